@@ -1,0 +1,124 @@
+# ebs - one Makefile for the whole tree.  kmod/ is built through kbuild.
+#
+#   make                 build/ebs and one static library per module
+#   make test            unit + integration tests; ends with "N passed, N failed, N skipped"
+#   make demo            install missing packages, build, record the bundled workload, report
+#   make install         PREFIX=/usr/local DESTDIR=
+#   V=1                  full command lines      DEBUG=1 (or CI=true)  -Werror
+#   SAN=address,undefined  sanitizer build (into build-san/)
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+CC        ?= cc
+AR        ?= ar
+
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+
+ifneq ($(SAN),)
+BUILD ?= build-san
+else
+BUILD ?= build
+endif
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-8s %s\n' $(1) $(2);
+endif
+
+WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
+	-Wundef -Wwrite-strings
+CFLAGS ?= -O2 -g
+BASE_CFLAGS := -std=gnu11 $(WARN) -MMD -MP -D_GNU_SOURCE -Iinclude -I. \
+	-DEBS_VERSION='"$(VERSION)"'
+ifneq ($(DEBUG)$(filter true,$(CI)),)
+BASE_CFLAGS += -Werror
+endif
+LDFLAGS ?=
+ifneq ($(SAN),)
+BASE_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SAN)
+endif
+
+LIBELF_CFLAGS := $(shell pkg-config --cflags libelf 2>/dev/null)
+LIBELF_LIBS   := $(shell pkg-config --libs libelf 2>/dev/null || echo -lelf)
+LIBS := $(LIBELF_LIBS) -lz
+
+ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) $(CFLAGS)
+
+# Modules, in link order (a module may use those after it).
+MODULES := report symbolize sampler data util
+define module_vars
+$(1)_SRCS := $$(wildcard $(1)/*.c)
+$(1)_OBJS := $$(patsubst %.c,$(BUILD)/%.o,$$($(1)_SRCS))
+$(1)_LIB  := $(BUILD)/libebs-$(1).a
+endef
+$(foreach m,$(MODULES),$(eval $(call module_vars,$(m))))
+MODULE_LIBS := $(foreach m,$(MODULES),$($(m)_LIB))
+
+CLI_SRCS := $(wildcard cli/*.c)
+CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
+EBS := $(BUILD)/ebs
+
+.PHONY: all deps test test-unit test-integration demo install clean kmod test-kmod bench
+all: $(EBS)
+
+$(BUILD)/%.o: %.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+define module_rule
+$$($(1)_LIB): $$($(1)_OBJS)
+	$$(call msg,AR,$$@)
+	$$(Q)rm -f $$@ && $$(AR) rcs $$@ $$^
+endef
+$(foreach m,$(MODULES),$(eval $(call module_rule,$(m))))
+
+$(EBS): $(CLI_OBJS) $(MODULE_LIBS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(MODULE_LIBS) $(LIBS)
+
+deps:
+	$(Q)scripts/deps.sh
+
+# ---- tests ---------------------------------------------------------------
+# Unit tests: tests/unit/test-*.c, each linked against the module libraries.
+UNIT_SRCS := $(wildcard tests/unit/test-*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
+
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(MODULE_LIBS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(MODULE_LIBS) $(LIBS)
+
+# Workloads are built by tests/workloads/Makefile.part (plain and PIE/non-PIE
+# variants, shared and dlopen()ed libraries), never with sanitizers.
+include tests/workloads/Makefile.part
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all unit-bins workloads
+	$(Q)BUILD=$(BUILD) EBS=$(abspath $(EBS)) tests/run.sh
+
+unit-bins: $(UNIT_BINS)
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all workloads
+	$(Q)BUILD=$(BUILD) scripts/demo.sh
+
+MAN_PAGES := $(wildcard docs/*.1)
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(EBS) $(DESTDIR)$(PREFIX)/bin/ebs
+	$(if $(MAN_PAGES),install -m 0644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/)
+
+clean:
+	rm -rf build build-san
+
+ALL_OBJS := $(foreach m,$(MODULES),$($(m)_OBJS)) $(CLI_OBJS) \
+	$(patsubst %,%.o,$(UNIT_BINS))
+-include $(ALL_OBJS:.o=.d)

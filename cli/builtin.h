@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * builtin.h - the ebs subcommands.  Each parses its options and calls the
+ * modules; it returns the process exit status:
+ *   0 success (record: the command's own status), 1 a failure of the system
+ *   or the environment, 2 bad input (usage, unknown event, bad data file),
+ *   127 the command to record could not be run.
+ */
+#ifndef EBS_CLI_BUILTIN_H
+#define EBS_CLI_BUILTIN_H
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+
+/* ebs's own command line as one string (for the data file header). */
+const char *ebs_cmdline(void);
+
+#endif

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/* cmd-record.c - ebs record: options, then sampler's ebs_record(). */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/builtin.h"
+#include "sampler/sampler.h"
+
+static const char usage_text[] =
+	"usage: ebs record [-e EVENT[,EVENT...]] [-c N | -F HZ] [-o FILE] [-p PID[,PID] | -a]\n"
+	"                  [-m PAGES] [--no-fallback] [-q] [--] [CMD [ARGS...]]\n"
+	"\n"
+	"  -e, --event E    events to sample (default cycles; 'ebs list' shows them)\n"
+	"  -c, --count N    sample after N events (the counter is preloaded with -N)\n"
+	"  -F, --freq HZ    sample about HZ times a second per CPU (default 1000)\n"
+	"  -o, --output F   data file (default ebs.data; '-' for stdout)\n"
+	"  -p, --pid P      attach to running processes (all their threads)\n"
+	"  -a, --all-cpus   sample every CPU; CMD, if given, only bounds the duration\n"
+	"  -m, --mmap-pages N  data pages per CPU ring buffer, power of two (default 128)\n"
+	"      --no-fallback   fail when a hardware event cannot be opened\n"
+	"  -q, --quiet      no summary line\n";
+
+static int parse_u64(const char *opt, const char *s, u64 *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || v == 0 || s[0] == '-') {
+		fprintf(stderr, "ebs record: %s wants a positive number, not '%s'\n", opt, s);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_pids(const char *s, struct record_opts *o)
+{
+	char *copy = strdup(s), *tok, *save = NULL, *end;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		long v = strtol(tok, &end, 10);
+		pid_t *n;
+
+		if (end == tok || *end || v <= 0 || v > 0x7fffffff) {
+			fprintf(stderr, "ebs record: -p: '%s' is not a pid\n", tok);
+			err = -EINVAL;
+			break;
+		}
+		if (kill((pid_t)v, 0) < 0 && errno == ESRCH) {
+			fprintf(stderr, "ebs record: pid %ld: no such process\n", v);
+			err = -ESRCH;
+			break;
+		}
+		n = realloc(o->pids, (o->nr_pids + 1) * sizeof(*n));
+		if (!n) {
+			err = -ENOMEM;
+			break;
+		}
+		o->pids = n;
+		o->pids[o->nr_pids++] = (pid_t)v;
+	}
+	free(copy);
+	return err;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"event", required_argument, NULL, 'e'},
+		{"count", required_argument, NULL, 'c'},
+		{"freq", required_argument, NULL, 'F'},
+		{"output", required_argument, NULL, 'o'},
+		{"pid", required_argument, NULL, 'p'},
+		{"all-cpus", no_argument, NULL, 'a'},
+		{"mmap-pages", required_argument, NULL, 'm'},
+		{"no-fallback", no_argument, NULL, 'N'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct record_opts o = {0};
+	struct record_result res;
+	struct ebs_error err = {0};
+	const char *events = "cycles";
+	bool quiet = false;
+	u64 pages = 128;
+	int c, n, ret = 2;
+
+	o.output = "ebs.data";
+	o.freq = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+e:c:F:o:p:am:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			events = optarg;
+			break;
+		case 'c':
+			if (parse_u64("-c", optarg, &o.period))
+				goto out;
+			break;
+		case 'F':
+			if (parse_u64("-F", optarg, &o.freq))
+				goto out;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'p':
+			if (parse_pids(optarg, &o))
+				goto out;
+			break;
+		case 'a':
+			o.system_wide = true;
+			break;
+		case 'm':
+			if (parse_u64("-m", optarg, &pages))
+				goto out;
+			if (pages & (pages - 1) || pages > 65536) {
+				fprintf(stderr, "ebs record: -m wants a power of two up to 65536, "
+						"not %s\n",
+					optarg);
+				goto out;
+			}
+			break;
+		case 'N':
+			o.no_fallback = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			ret = 0;
+			goto out;
+		default:
+			fputs(usage_text, stderr);
+			goto out;
+		}
+	}
+	if (o.period && o.freq) {
+		fprintf(stderr, "ebs record: -c and -F exclude each other\n");
+		goto out;
+	}
+	if (!o.period && !o.freq)
+		o.freq = 1000;
+	if (o.nr_pids && o.system_wide) {
+		fprintf(stderr, "ebs record: -p and -a exclude each other\n");
+		goto out;
+	}
+	if (o.nr_pids && optind < argc) {
+		fprintf(stderr, "ebs record: -p attaches to running processes; no command wanted\n");
+		goto out;
+	}
+	if (!o.nr_pids && !o.system_wide && optind >= argc) {
+		fprintf(stderr, "ebs record: nothing to record: give a command, -p PID or -a\n");
+		fputs(usage_text, stderr);
+		goto out;
+	}
+	n = event_spec__parse_list(events, o.events, EBS_MAX_EVENTS, &err);
+	if (n < 0) {
+		fprintf(stderr, "ebs record: %s\n", err.msg);
+		goto out;
+	}
+	o.nr_events = (unsigned int)n;
+	o.argv = optind < argc ? argv + optind : NULL;
+	o.mmap_pages = (unsigned int)pages;
+	o.cmdline = ebs_cmdline();
+	o.msg = stderr;
+
+	if (ebs_record(&o, &res, &err)) {
+		fprintf(stderr, "ebs record: %s\n", err.msg);
+		if (err.err == -ENOENT || err.err == -EACCES)
+			ret = o.argv && strstr(err.msg, "cannot run") ? 127 : 1;
+		else
+			ret = err.err == -ESRCH || err.err == -EINVAL ? 2 : 1;
+		goto out;
+	}
+	if (!quiet)
+		fprintf(stderr,
+			"ebs record: %llu samples written, %llu lost, %llu throttle events, "
+			"%s (%llu bytes)\n",
+			(unsigned long long)res.samples, (unsigned long long)res.lost,
+			(unsigned long long)res.throttled,
+			strcmp(o.output, "-") ? o.output : "stdout", (unsigned long long)res.bytes);
+	ret = res.have_child ? res.exit_status : 0;
+out:
+	free(o.pids);
+	return ret;
+}

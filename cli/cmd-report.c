@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+/* cmd-report.c - ebs report: options, then report's ebs_report(). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/builtin.h"
+#include "report/report.h"
+
+static const char usage_text[] =
+	"usage: ebs report [-i FILE] [--sort func|dso] [--top N] [--json] [--event NAME]\n"
+	"                  [--kallsyms FILE] [--dump]\n"
+	"\n"
+	"  -i, --input F    data file (default ebs.data; '-' reads stdin)\n"
+	"  -s, --sort K     rows by function (func, default) or by DSO (dso)\n"
+	"  -n, --top N      print the N hottest rows per event (default 0: all)\n"
+	"      --json       one JSON object (the first event, or --event's)\n"
+	"  -e, --event E    only event E (as asked or as used)\n"
+	"      --kallsyms F kernel symbols from F instead of /proc/kallsyms\n"
+	"  -D, --dump       print every record of the file, one line each\n";
+
+int cmd_report(int argc, char **argv)
+{
+	enum { OPT_JSON = 256, OPT_KALLSYMS };
+	static const struct option longopts[] = {
+		{"input", required_argument, NULL, 'i'},
+		{"sort", required_argument, NULL, 's'},
+		{"top", required_argument, NULL, 'n'},
+		{"json", no_argument, NULL, OPT_JSON},
+		{"event", required_argument, NULL, 'e'},
+		{"kallsyms", required_argument, NULL, OPT_KALLSYMS},
+		{"dump", no_argument, NULL, 'D'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct report_opts o = {0};
+	struct ebs_error err = {0};
+	bool dump = false;
+	char *end;
+	long v;
+	int c, e;
+
+	o.input = "ebs.data";
+	o.sort = SORT_FUNC;
+	o.out = stdout;
+	o.warn = stderr;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:s:n:e:Dh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o.input = optarg;
+			break;
+		case 's':
+			if (!strcmp(optarg, "func") || !strcmp(optarg, "function")) {
+				o.sort = SORT_FUNC;
+			} else if (!strcmp(optarg, "dso")) {
+				o.sort = SORT_DSO;
+			} else {
+				fprintf(stderr, "ebs report: --sort '%s': known keys are func, dso\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 0 || v > 1000000000) {
+				fprintf(stderr, "ebs report: --top wants a number >= 0, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			o.top = (unsigned int)v;
+			break;
+		case OPT_JSON:
+			o.json = true;
+			break;
+		case 'e':
+			o.event = optarg;
+			break;
+		case OPT_KALLSYMS:
+			o.kallsyms = optarg;
+			break;
+		case 'D':
+			dump = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "ebs report: unexpected argument '%s' (the file goes after -i)\n",
+			argv[optind]);
+		return 2;
+	}
+	e = dump ? ebs_report_dump(o.input, stdout, &err) : ebs_report(&o, &err);
+	if (e) {
+		fflush(stdout);
+		fprintf(stderr, "ebs report: %s\n", err.msg);
+		/* a bad or missing file, an unknown event: the input's fault */
+		return e == -ENOMEM || e == -EIO ? 1 : 2;
+	}
+	return 0;
+}

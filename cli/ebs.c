@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+/* ebs.c - the ebs command: dispatch to a subcommand. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/builtin.h"
+
+static char cmdline[4096];
+
+const char *ebs_cmdline(void)
+{
+	return cmdline;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} cmds[] = {
+	{"record", cmd_record, "sample a command, processes (-p) or the whole system (-a)"},
+	{"report", cmd_report, "hotspots of an ebs.data file, by function or DSO"},
+	{"list", cmd_list, "events this machine can sample"},
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: ebs [--version] [--help] COMMAND [ARGS]\n\n");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "   %-8s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f, "\n'ebs COMMAND --help' and 'man ebs-COMMAND' tell more.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i, len = 0;
+	int a;
+
+	for (a = 0; a < argc && len < sizeof(cmdline) - 1; a++)
+		len += (size_t)snprintf(cmdline + len, sizeof(cmdline) - len, "%s%s", a ? " " : "",
+					argv[a]);
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("ebs %s\n", EBS_VERSION);
+		return 0;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "ebs: '%s' is not an ebs command (see 'ebs --help')\n", argv[1]);
+	return 2;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ebsdata.h - write and read ebs.data files (layout: include/ebs/ebs_data.h,
+ * prose: docs/format.md).
+ *
+ * The writer streams records into a temporary file next to the final name
+ * and renames it at finish, so a crash never leaves a half file under that
+ * name; an existing file is kept as NAME.old.  "-" writes to stdout.
+ *
+ * The reader checks every length and offset before it uses it; any problem
+ * is one line in the ebs_error naming the file and the byte offset.
+ */
+#ifndef EBS_EBSDATA_H
+#define EBS_EBSDATA_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <ebs/ebs_data.h>
+#include "util/util.h"
+
+#define EBS_MAX_EVENTS 64
+
+/* ---- writer ----------------------------------------------------------- */
+
+struct ebs_writer;
+
+/* Create; header records follow with the calls below.  NULL on error (err filled). */
+struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err);
+
+/* Header records: only before ebs_writer__begin_data(). */
+int ebs_writer__meta(struct ebs_writer *w, u32 key, const char *value);
+/* asked/used/why: see struct ebs_rec_event; ev->index is assigned here. */
+int ebs_writer__event(struct ebs_writer *w, struct ebs_rec_event *ev, const char *asked,
+		      const char *used, const char *why);
+int ebs_writer__dso_image(struct ebs_writer *w, const char *name, const void *image,
+			  size_t size, const u8 *build_id, u8 build_id_size);
+
+/* End of the header; start_* are the two clocks at the start of collection. */
+int ebs_writer__begin_data(struct ebs_writer *w, u64 start_realtime_ns, u64 start_clock_ns);
+
+/*
+ * Append one data record (rec->size bytes; size must be a multiple of 8).
+ * SAMPLE, LOST and THROTTLE records are counted for the trailer here.
+ */
+int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec);
+
+/* Bytes written so far (header included). */
+u64 ebs_writer__size(const struct ebs_writer *w);
+/* Counts so far, for event i (NULL when out of range). */
+const struct ebs_event_counts *ebs_writer__counts(const struct ebs_writer *w, unsigned int i);
+
+/*
+ * Write the trailer, patch the header, flush, sync and rename into place;
+ * *size (may be NULL) gets the file's final size.  Returns 0 or -errno (err
+ * filled).  The writer is freed either way.
+ */
+int ebs_writer__finish(struct ebs_writer *w, int exit_status, u64 *size, struct ebs_error *err);
+
+/* Give up: remove the temporary file and free.  Accepts NULL. */
+void ebs_writer__abort(struct ebs_writer *w);
+
+/* ---- reader ----------------------------------------------------------- */
+
+struct ebs_data;
+
+/* One sampled event of a file, its strings pointing into the file. */
+struct ebs_event_info {
+	const struct ebs_rec_event *rec;
+	const char *asked;
+	const char *used;
+	const char *why;	/* "" when not a fallback */
+};
+
+/*
+ * Open and validate the header, the header records and (when the file has
+ * one at a known offset) the trailer.  "-" reads stdin.  NULL on error.
+ */
+struct ebs_data *ebs_data__open(const char *path, struct ebs_error *err);
+void ebs_data__close(struct ebs_data *d);
+
+const char *ebs_data__path(const struct ebs_data *d);
+const struct ebs_file_header *ebs_data__header(const struct ebs_data *d);
+unsigned int ebs_data__nr_events(const struct ebs_data *d);
+const struct ebs_event_info *ebs_data__event(const struct ebs_data *d, unsigned int i);
+/* Index of the event whose asked or used name is name, or -ENOENT. */
+int ebs_data__find_event(const struct ebs_data *d, const char *name);
+/* The META value for key, or NULL. */
+const char *ebs_data__meta(const struct ebs_data *d, u32 key);
+/* The first DSO_IMAGE named name, or NULL. */
+const struct ebs_rec_dso_image *ebs_data__dso_image(const struct ebs_data *d, const char *name);
+
+/*
+ * Iterate the data records from the start.  Returns 1 with *rec set, 0 after
+ * the trailer, or -errno (err filled: file and byte offset).  Every record
+ * handed out has been checked: its size covers its type's fixed part and
+ * any optional parts its misc bits announce, its strings are terminated
+ * within it, and its event index is in range.
+ */
+int ebs_data__rewind(struct ebs_data *d);
+int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_error *err);
+
+/* The trailer; only after ebs_data__next returned 0, or at open for seekable files. */
+const struct ebs_rec_trailer *ebs_data__trailer(const struct ebs_data *d);
+const struct ebs_event_counts *ebs_data__counts(const struct ebs_data *d, unsigned int event);
+
+/* Offset of rec in the file (for messages). */
+u64 ebs_data__offset(const struct ebs_data *d, const void *rec);
+
+/* Optional parts of a sample; NULL/0 when absent.  rec must come from ebs_data__next. */
+struct ebs_sample_parts {
+	u64 nr_callchain;
+	const u64 *callchain;
+	u64 regs_abi, regs_mask;
+	const u64 *regs;
+	u64 stack_size, stack_dyn_size;
+	const u8 *stack;
+};
+void ebs_sample__parts(const struct ebs_rec_sample *s, struct ebs_sample_parts *p);
+
+/* Name of a record type, for messages and dumps ("SAMPLE"); "?" when unknown. */
+const char *ebs_rec__type_name(u16 type);
+
+#endif /* EBS_EBSDATA_H */

@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: MIT
+/*
+ * writer.c - stream records into an ebs.data file.
+ *
+ * Header records are kept in memory until ebs_writer__begin_data(), so the
+ * fixed header can be written once with data_offset known, even to a pipe.
+ * Data records go through a 256 KiB buffer.  For a regular file the header's
+ * trailer_offset and data_size are patched at finish; a pipe gets
+ * EBS_FILE_STREAMED and readers scan to the TRAILER record.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "data/ebsdata.h"
+
+#define WBUF_SIZE (256u * 1024)
+
+struct ebs_writer {
+	int fd;
+	bool streamed;		/* stdout or another unseekable file */
+	bool data_started;
+	char path[PATH_MAX];	/* final name, "-" for stdout */
+	char tmp[PATH_MAX];	/* temporary name, "" when streamed */
+	char *hbuf;		/* header records until begin_data */
+	size_t hlen, hcap;
+	char *wbuf;		/* data buffer */
+	size_t wlen;
+	u64 offset;		/* bytes written or buffered */
+	struct ebs_file_header hdr;
+	unsigned int nr_events;
+	struct ebs_event_counts counts[EBS_MAX_EVENTS];
+	u64 nr_records, samples, lost, throttled;
+	struct ebs_index_entry *index;
+	u32 nr_index, cap_index;
+	u64 next_index_at;	/* offset at or after which the next index entry goes */
+	int err;		/* first write error, sticky */
+};
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int flush_buf(struct ebs_writer *w)
+{
+	int err;
+
+	if (w->err)
+		return w->err;
+	err = write_all(w->fd, w->wbuf, w->wlen);
+	w->wlen = 0;
+	if (err)
+		w->err = err;
+	return err;
+}
+
+struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err)
+{
+	struct ebs_writer *w;
+	struct stat st;
+
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		ebs_error__set(err, ENOMEM, "%s: out of memory", path);
+		return NULL;
+	}
+	w->fd = -1;
+	w->wbuf = malloc(WBUF_SIZE);
+	if (!w->wbuf) {
+		ebs_error__set(err, ENOMEM, "%s: out of memory", path);
+		goto out_free;
+	}
+	if (ebs_strlcpy(w->path, path, sizeof(w->path)) >= sizeof(w->path)) {
+		ebs_error__set(err, ENAMETOOLONG, "%s: file name too long", path);
+		goto out_free;
+	}
+	if (strcmp(path, "-") == 0) {
+		w->fd = STDOUT_FILENO;
+		w->streamed = fstat(w->fd, &st) < 0 || !S_ISREG(st.st_mode);
+	} else {
+		char dir[PATH_MAX], base[PATH_MAX];
+
+		ebs_strlcpy(dir, path, sizeof(dir));
+		ebs_strlcpy(base, path, sizeof(base));
+		if ((size_t)snprintf(w->tmp, sizeof(w->tmp), "%s/.%s.tmp.XXXXXX", dirname(dir),
+				     basename(base)) >= sizeof(w->tmp)) {
+			ebs_error__set(err, ENAMETOOLONG, "%s: file name too long", path);
+			goto out_free;
+		}
+		w->fd = mkostemp(w->tmp, O_CLOEXEC);
+		if (w->fd < 0) {
+			ebs_error__set(err, errno, "%s: cannot create the output file (%s): %s", path,
+				       w->tmp, strerror(errno));
+			w->tmp[0] = '\0';
+			goto out_free;
+		}
+		mode_t mask = umask(0);
+
+		umask(mask);
+		fchmod(w->fd, 0644 & ~mask);	/* mkostemp made it 0600 */
+	}
+	memcpy(w->hdr.magic, EBS_DATA_MAGIC, sizeof(EBS_DATA_MAGIC));
+	w->hdr.endian = EBS_DATA_ENDIAN;
+	w->hdr.version_major = EBS_DATA_VERSION_MAJOR;
+	w->hdr.version_minor = EBS_DATA_VERSION_MINOR;
+	w->hdr.header_size = sizeof(w->hdr);
+	w->hdr.flags = w->streamed ? EBS_FILE_STREAMED : 0;
+	return w;
+
+out_free:
+	free(w->wbuf);
+	free(w);
+	return NULL;
+}
+
+/* Append to the in-memory header area. */
+static int header_add(struct ebs_writer *w, const void *rec, size_t size)
+{
+	if (w->data_started)
+		return -EINVAL;
+	if (w->hlen + size > w->hcap) {
+		size_t cap = w->hcap ? w->hcap : 4096;
+		char *n;
+
+		while (cap < w->hlen + size)
+			cap *= 2;
+		n = realloc(w->hbuf, cap);
+		if (!n)
+			return -ENOMEM;
+		w->hbuf = n;
+		w->hcap = cap;
+	}
+	memcpy(w->hbuf + w->hlen, rec, size);
+	w->hlen += size;
+	return 0;
+}
+
+/* A record of fixed part `fixed` followed by n strings, NUL-padded to 8. */
+static int header_add_strings(struct ebs_writer *w, void *fixed, size_t fixed_size,
+			      const char *const *strs, unsigned int n)
+{
+	size_t size = fixed_size, off;
+	unsigned int i;
+	char *rec;
+	int err;
+
+	for (i = 0; i < n; i++)
+		size += strlen(strs[i]) + 1;
+	size = ALIGN8(size);
+	if (size > UINT32_MAX)
+		return -E2BIG;
+	rec = calloc(1, size);
+	if (!rec)
+		return -ENOMEM;
+	memcpy(rec, fixed, fixed_size);
+	((struct ebs_rec *)rec)->size = (u32)size;
+	off = fixed_size;
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(strs[i]) + 1;
+
+		memcpy(rec + off, strs[i], len);
+		off += len;
+	}
+	err = header_add(w, rec, size);
+	free(rec);
+	return err;
+}
+
+int ebs_writer__meta(struct ebs_writer *w, u32 key, const char *value)
+{
+	struct ebs_rec_meta m = {.hdr = {.type = EBS_REC_META}, .key = key};
+
+	return header_add_strings(w, &m, sizeof(m), &value, 1);
+}
+
+int ebs_writer__event(struct ebs_writer *w, struct ebs_rec_event *ev, const char *asked,
+		      const char *used, const char *why)
+{
+	const char *strs[3] = {asked, used, why ? why : ""};
+
+	if (w->nr_events >= EBS_MAX_EVENTS)
+		return -E2BIG;
+	ev->hdr.type = EBS_REC_EVENT;
+	ev->hdr.misc = 0;
+	ev->index = (u16)w->nr_events++;
+	return header_add_strings(w, ev, sizeof(*ev), strs, 3);
+}
+
+int ebs_writer__dso_image(struct ebs_writer *w, const char *name, const void *image,
+			  size_t size, const u8 *build_id, u8 build_id_size)
+{
+	struct ebs_rec_dso_image *rec;
+	size_t total = ALIGN8(sizeof(*rec) + size);
+	int err;
+
+	if (total > UINT32_MAX || build_id_size > sizeof(rec->build_id))
+		return -E2BIG;
+	rec = calloc(1, total);
+	if (!rec)
+		return -ENOMEM;
+	rec->hdr.type = EBS_REC_DSO_IMAGE;
+	rec->hdr.size = (u32)total;
+	rec->image_size = size;
+	rec->build_id_size = build_id_size;
+	if (build_id_size)
+		memcpy(rec->build_id, build_id, build_id_size);
+	ebs_strlcpy(rec->name, name, sizeof(rec->name));
+	memcpy(rec->image, image, size);
+	err = header_add(w, rec, total);
+	free(rec);
+	return err;
+}
+
+int ebs_writer__begin_data(struct ebs_writer *w, u64 start_realtime_ns, u64 start_clock_ns)
+{
+	int err;
+
+	if (w->data_started)
+		return -EINVAL;
+	w->hdr.start_realtime_ns = start_realtime_ns;
+	w->hdr.start_clock_ns = start_clock_ns;
+	w->hdr.data_offset = sizeof(w->hdr) + w->hlen;
+	err = write_all(w->fd, &w->hdr, sizeof(w->hdr));
+	if (!err && w->hlen)
+		err = write_all(w->fd, w->hbuf, w->hlen);
+	free(w->hbuf);
+	w->hbuf = NULL;
+	w->data_started = true;
+	w->offset = w->hdr.data_offset;
+	w->next_index_at = w->offset;
+	if (err)
+		w->err = err;
+	return err;
+}
+
+/* The time field of a data record, 0 when it has none. */
+static u64 rec_time(const struct ebs_rec *rec)
+{
+	switch (rec->type) {
+	case EBS_REC_SAMPLE:
+		return ((const struct ebs_rec_sample *)rec)->time;
+	case EBS_REC_MMAP:
+	case EBS_REC_COMM:
+	case EBS_REC_FORK:
+	case EBS_REC_EXIT:
+	case EBS_REC_LOST:
+	case EBS_REC_THROTTLE:
+	case EBS_REC_COUNT:
+		/* all of these have u64 time right after the header */
+		return *(const u64 *)(const void *)(rec + 1);
+	default:
+		return 0;
+	}
+}
+
+static int index_add(struct ebs_writer *w, u64 time)
+{
+	if (w->nr_index == w->cap_index) {
+		u32 cap = w->cap_index ? w->cap_index * 2 : 64;
+		struct ebs_index_entry *n = realloc(w->index, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		w->index = n;
+		w->cap_index = cap;
+	}
+	w->index[w->nr_index].offset = w->offset;
+	w->index[w->nr_index].time = time;
+	w->nr_index++;
+	return 0;
+}
+
+static void count_rec(struct ebs_writer *w, const struct ebs_rec *rec)
+{
+	const struct ebs_rec_sample *s;
+	const struct ebs_rec_lost *l;
+	const struct ebs_rec_throttle *t;
+
+	switch (rec->type) {
+	case EBS_REC_SAMPLE:
+		s = (const void *)rec;
+		w->samples++;
+		if (s->event < w->nr_events) {
+			w->counts[s->event].samples++;
+			w->counts[s->event].period_sum += s->period;
+		}
+		break;
+	case EBS_REC_LOST:
+		l = (const void *)rec;
+		w->lost += l->lost;
+		if (l->event < w->nr_events)
+			w->counts[l->event].lost += l->lost;
+		break;
+	case EBS_REC_THROTTLE:
+		t = (const void *)rec;
+		if (rec->misc & EBS_THROTTLE_END)
+			break;
+		w->throttled++;
+		if (t->event < w->nr_events)
+			w->counts[t->event].throttled++;
+		break;
+	default:
+		break;
+	}
+}
+
+int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec)
+{
+	u32 size = rec->size;
+	int err;
+
+	if (!w->data_started || size < sizeof(*rec) || size % 8 || rec->type == EBS_REC_TRAILER)
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	if (w->offset >= w->next_index_at) {
+		err = index_add(w, rec_time(rec));
+		if (err)
+			return err;
+		w->next_index_at = w->offset + EBS_INDEX_STRIDE;
+	}
+	if (w->wlen + size > WBUF_SIZE) {
+		err = flush_buf(w);
+		if (err)
+			return err;
+	}
+	if (size > WBUF_SIZE) {
+		err = write_all(w->fd, rec, size);
+		if (err)
+			return w->err = err;
+	} else {
+		memcpy(w->wbuf + w->wlen, rec, size);
+		w->wlen += size;
+	}
+	w->offset += size;
+	w->nr_records++;
+	count_rec(w, rec);
+	return 0;
+}
+
+u64 ebs_writer__size(const struct ebs_writer *w)
+{
+	return w->data_started ? w->offset : sizeof(w->hdr) + w->hlen;
+}
+
+const struct ebs_event_counts *ebs_writer__counts(const struct ebs_writer *w, unsigned int i)
+{
+	return i < w->nr_events ? &w->counts[i] : NULL;
+}
+
+static void writer_free(struct ebs_writer *w)
+{
+	if (w->fd >= 0 && w->fd != STDOUT_FILENO)
+		close(w->fd);
+	free(w->hbuf);
+	free(w->wbuf);
+	free(w->index);
+	free(w);
+}
+
+static int write_trailer(struct ebs_writer *w, int exit_status)
+{
+	struct ebs_rec_trailer t = {0};
+	size_t counts_size = w->nr_events * sizeof(struct ebs_event_counts);
+	size_t index_size = w->nr_index * sizeof(struct ebs_index_entry);
+	int err;
+
+	t.hdr.type = EBS_REC_TRAILER;
+	t.hdr.size = (u32)(sizeof(t) + counts_size + index_size);
+	t.end_realtime_ns = ebs_realtime_ns();
+	t.end_clock_ns = ebs_clock_ns();
+	t.nr_records = w->nr_records;
+	t.samples = w->samples;
+	t.lost = w->lost;
+	t.throttled = w->throttled;
+	t.exit_status = exit_status;
+	t.nr_events = w->nr_events;
+	t.nr_index = w->nr_index;
+	w->hdr.trailer_offset = w->offset;
+	err = flush_buf(w);
+	if (!err)
+		err = write_all(w->fd, &t, sizeof(t));
+	if (!err && counts_size)
+		err = write_all(w->fd, w->counts, counts_size);
+	if (!err && index_size)
+		err = write_all(w->fd, w->index, index_size);
+	if (!err)
+		w->offset += t.hdr.size;
+	return err;
+}
+
+int ebs_writer__finish(struct ebs_writer *w, int exit_status, u64 *size, struct ebs_error *err)
+{
+	char old[PATH_MAX + 8];
+	int e;
+
+	if (!w->data_started) {
+		e = ebs_writer__begin_data(w, ebs_realtime_ns(), ebs_clock_ns());
+		if (e)
+			goto fail;
+	}
+	e = write_trailer(w, exit_status);
+	if (e)
+		goto fail;
+	if (!w->streamed) {
+		w->hdr.data_size = w->offset - w->hdr.data_offset;
+		if (pwrite(w->fd, &w->hdr, sizeof(w->hdr), 0) != (ssize_t)sizeof(w->hdr)) {
+			e = -errno;
+			goto fail;
+		}
+	}
+	if (w->tmp[0]) {
+		if (fsync(w->fd) < 0) {
+			e = -errno;
+			goto fail;
+		}
+		snprintf(old, sizeof(old), "%s.old", w->path);
+		if (access(w->path, F_OK) == 0 && rename(w->path, old) < 0) {
+			e = -errno;
+			ebs_error__set(err, -e, "%s: cannot keep the old file as %s: %s", w->path, old,
+				       strerror(-e));
+			ebs_writer__abort(w);
+			return e;
+		}
+		if (rename(w->tmp, w->path) < 0) {
+			e = -errno;
+			goto fail;
+		}
+	}
+	if (size)
+		*size = w->offset;
+	writer_free(w);
+	return 0;
+
+fail:
+	ebs_error__set(err, -e, "%s: write failed: %s", w->path, strerror(-e));
+	ebs_writer__abort(w);
+	return e;
+}
+
+void ebs_writer__abort(struct ebs_writer *w)
+{
+	if (!w)
+		return;
+	if (w->tmp[0])
+		unlink(w->tmp);
+	writer_free(w);
+}

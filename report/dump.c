@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dump.c - ebs report --dump: every record of a file, one line each, with
+ * its byte offset.  For debugging ebs and for tests that look at records
+ * rather than at a listing.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "data/ebsdata.h"
+
+#define ULL(x) ((unsigned long long)(x))
+
+static void dump_header(struct ebs_data *d, FILE *out)
+{
+	const struct ebs_file_header *h = ebs_data__header(d);
+	static const char *const meta_names[] = {
+		[EBS_META_HOSTNAME] = "hostname",	  [EBS_META_OS_RELEASE] = "os-release",
+		[EBS_META_ARCH] = "arch",		  [EBS_META_CMDLINE] = "cmdline",
+		[EBS_META_CPU_DESC] = "cpu",		  [EBS_META_NR_CPUS] = "nr-cpus",
+		[EBS_META_EBS_VERSION] = "ebs-version",	  [EBS_META_TARGET] = "target",
+		[EBS_META_BACKEND] = "backend",		  [EBS_META_PAGE_SIZE] = "page-size",
+		[EBS_META_KERNEL_STEXT] = "kernel-stext",
+	};
+	unsigned int i;
+
+	fprintf(out, "# ebs.data version %u.%u, flags 0x%x, data at %llu (%llu bytes), trailer at %llu\n",
+		h->version_major, h->version_minor, h->flags, ULL(h->data_offset),
+		ULL(h->data_size), ULL(h->trailer_offset));
+	for (i = 1; i < ARRAY_SIZE(meta_names); i++) {
+		const char *v = ebs_data__meta(d, i);
+
+		if (v && meta_names[i])
+			fprintf(out, "# %s: %s\n", meta_names[i], v);
+	}
+	for (i = 0; i < ebs_data__nr_events(d); i++) {
+		const struct ebs_event_info *e = ebs_data__event(d, i);
+
+		fprintf(out, "# event %u: %s (asked %s%s%s) type %u config 0x%llx %s %llu flags 0x%x\n",
+			i, e->used, e->asked, e->why[0] ? "; " : "", e->why, e->rec->type,
+			ULL(e->rec->config), e->rec->flags & EBS_EVF_FREQ ? "freq" : "period",
+			ULL(e->rec->flags & EBS_EVF_FREQ ? e->rec->sample_freq
+							 : e->rec->sample_period),
+			e->rec->flags);
+	}
+}
+
+static void dump_record(struct ebs_data *d, const struct ebs_rec *r, FILE *out)
+{
+	fprintf(out, "%llu %s", ULL(ebs_data__offset(d, r)), ebs_rec__type_name(r->type));
+	switch (r->type) {
+	case EBS_REC_SAMPLE: {
+		const struct ebs_rec_sample *s = (const void *)r;
+
+		fprintf(out, " time %llu pid %u tid %u cpu %u ip 0x%llx period %llu event %u mode %u",
+			ULL(s->time), s->pid, s->tid, s->cpu, ULL(s->ip), ULL(s->period), s->event,
+			s->hdr.misc & EBS_CPUMODE_MASK);
+		break;
+	}
+	case EBS_REC_MMAP: {
+		const struct ebs_rec_mmap *m = (const void *)r;
+
+		fprintf(out, " time %llu pid %u [0x%llx+0x%llx] pgoff 0x%llx %s%s", ULL(m->time),
+			m->pid, ULL(m->start), ULL(m->len), ULL(m->pgoff), m->filename,
+			m->hdr.misc & EBS_MMAP_SYNTHESIZED ? " (synthesized)" : "");
+		break;
+	}
+	case EBS_REC_COMM: {
+		const struct ebs_rec_comm *c = (const void *)r;
+
+		fprintf(out, " time %llu pid %u tid %u %s%s", ULL(c->time), c->pid, c->tid, c->comm,
+			c->hdr.misc & EBS_COMM_EXEC ? " (exec)" : "");
+		break;
+	}
+	case EBS_REC_FORK:
+	case EBS_REC_EXIT: {
+		const struct ebs_rec_task *t = (const void *)r;
+
+		fprintf(out, " time %llu pid %u ppid %u tid %u ptid %u", ULL(t->time), t->pid,
+			t->ppid, t->tid, t->ptid);
+		break;
+	}
+	case EBS_REC_LOST: {
+		const struct ebs_rec_lost *l = (const void *)r;
+
+		fprintf(out, " time %llu lost %llu cpu %u event %u", ULL(l->time), ULL(l->lost),
+			l->cpu, l->event);
+		break;
+	}
+	case EBS_REC_THROTTLE: {
+		const struct ebs_rec_throttle *t = (const void *)r;
+
+		fprintf(out, " time %llu cpu %u event %u%s", ULL(t->time), t->cpu, t->event,
+			t->hdr.misc & EBS_THROTTLE_END ? " (unthrottle)" : "");
+		break;
+	}
+	case EBS_REC_COUNT: {
+		const struct ebs_rec_count *c = (const void *)r;
+
+		fprintf(out, " time %llu event %u value %llu enabled %llu running %llu",
+			ULL(c->time), c->event, ULL(c->value), ULL(c->time_enabled),
+			ULL(c->time_running));
+		break;
+	}
+	default:
+		break;
+	}
+	fputc('\n', out);
+}
+
+int ebs_report_dump(const char *input, FILE *out, struct ebs_error *err)
+{
+	const struct ebs_rec_trailer *t;
+	const struct ebs_rec *r;
+	struct ebs_data *d;
+	unsigned int i;
+	int e;
+
+	d = ebs_data__open(input, err);
+	if (!d)
+		return err->err;
+	dump_header(d, out);
+	while ((e = ebs_data__next(d, &r, err)) > 0)
+		dump_record(d, r, out);
+	if (e == 0) {
+		t = ebs_data__trailer(d);
+		fprintf(out, "%llu TRAILER records %llu samples %llu lost %llu throttled %llu exit %d\n",
+			ULL(ebs_data__offset(d, t)), ULL(t->nr_records), ULL(t->samples),
+			ULL(t->lost), ULL(t->throttled), t->exit_status);
+		for (i = 0; i < t->nr_events; i++) {
+			const struct ebs_event_counts *c = ebs_data__counts(d, i);
+
+			fprintf(out, "# event %u: samples %llu lost %llu throttled %llu period-sum %llu\n",
+				i, ULL(c->samples), ULL(c->lost), ULL(c->throttled),
+				ULL(c->period_sum));
+		}
+	}
+	ebs_data__close(d);
+	return e < 0 ? e : 0;
+}

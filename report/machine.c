@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+/*
+ * machine.c - per-process mapping history.
+ *
+ * Records arrive per CPU ring, so across CPUs they are only roughly in time
+ * order: maps are kept in arrival order with their time, and a lookup picks
+ * by time rather than by order.  Strings are interned per machine.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+#include "report/machine.h"
+
+struct proc {
+	u32 pid;
+	u32 ppid;		/* from FORK, 0 when unknown */
+	u64 fork_time;
+	u64 *execs;		/* times of exec, ascending as they arrive */
+	unsigned int nr_execs;
+	struct machine_map *maps;
+	unsigned int nr_maps, cap_maps;
+	char comm[32];
+	UT_hash_handle hh;
+};
+
+struct string {
+	UT_hash_handle hh;
+	char s[];
+};
+
+struct machine {
+	struct proc *procs;
+	struct string *strings;
+};
+
+struct machine *machine__new(void)
+{
+	return calloc(1, sizeof(struct machine));
+}
+
+void machine__free(struct machine *m)
+{
+	struct proc *p, *tp;
+	struct string *s, *ts;
+
+	if (!m)
+		return;
+	HASH_ITER(hh, m->procs, p, tp) {
+		HASH_DEL(m->procs, p);
+		free(p->maps);
+		free(p->execs);
+		free(p);
+	}
+	HASH_ITER(hh, m->strings, s, ts) {
+		HASH_DEL(m->strings, s);
+		free(s);
+	}
+	free(m);
+}
+
+static const char *intern(struct machine *m, const char *str)
+{
+	struct string *s;
+	size_t len = strlen(str);
+
+	HASH_FIND(hh, m->strings, str, len, s);
+	if (s)
+		return s->s;
+	s = malloc(sizeof(*s) + len + 1);
+	if (!s)
+		return NULL;
+	memcpy(s->s, str, len + 1);
+	HASH_ADD_KEYPTR(hh, m->strings, s->s, len, s);
+	return s->s;
+}
+
+static struct proc *proc_get(struct machine *m, u32 pid)
+{
+	struct proc *p;
+
+	HASH_FIND(hh, m->procs, &pid, sizeof(pid), p);
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	HASH_ADD(hh, m->procs, pid, sizeof(p->pid), p);
+	return p;
+}
+
+static int add_map(struct machine *m, const struct ebs_rec_mmap *r)
+{
+	struct proc *p = proc_get(m, r->pid);
+	struct machine_map *mm;
+
+	if (!p)
+		return -ENOMEM;
+	if (p->nr_maps == p->cap_maps) {
+		unsigned int cap = p->cap_maps ? p->cap_maps * 2 : 16;
+		struct machine_map *n = realloc(p->maps, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->maps = n;
+		p->cap_maps = cap;
+	}
+	mm = &p->maps[p->nr_maps];
+	memset(mm, 0, sizeof(*mm));
+	mm->time = r->time;
+	mm->sym.start = r->start;
+	mm->sym.len = r->len;
+	mm->sym.pgoff = r->pgoff;
+	mm->sym.ino = r->ino;
+	mm->sym.maj = r->maj;
+	mm->sym.min = r->min;
+	if (r->hdr.misc & EBS_MMAP_BUILD_ID) {
+		mm->sym.build_id_size = r->build_id_size;
+		memcpy(mm->sym.build_id, r->build_id, r->build_id_size);
+	}
+	mm->sym.filename = intern(m, r->filename);
+	if (!mm->sym.filename)
+		return -ENOMEM;
+	p->nr_maps++;
+	return 0;
+}
+
+static int add_exec(struct proc *p, u64 time)
+{
+	u64 *n = realloc(p->execs, (p->nr_execs + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	p->execs = n;
+	p->execs[p->nr_execs++] = time;
+	return 0;
+}
+
+int machine__add(struct machine *m, const struct ebs_rec *rec)
+{
+	struct proc *p;
+
+	switch (rec->type) {
+	case EBS_REC_MMAP:
+		return add_map(m, (const void *)rec);
+	case EBS_REC_COMM: {
+		const struct ebs_rec_comm *c = (const void *)rec;
+
+		if (c->pid != c->tid)
+			return 0;	/* a thread's name; the process keeps its own */
+		p = proc_get(m, c->pid);
+		if (!p)
+			return -ENOMEM;
+		ebs_strlcpy(p->comm, c->comm, sizeof(p->comm));
+		return (rec->misc & EBS_COMM_EXEC) ? add_exec(p, c->time) : 0;
+	}
+	case EBS_REC_FORK: {
+		const struct ebs_rec_task *t = (const void *)rec;
+
+		if (t->pid == t->ppid)
+			return 0;	/* a new thread */
+		p = proc_get(m, t->pid);
+		if (!p)
+			return -ENOMEM;
+		p->ppid = t->ppid;
+		p->fork_time = t->time;
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+void machine__set_image(struct machine *m, const char *name, const void *image, size_t size)
+{
+	struct proc *p, *tp;
+	unsigned int i;
+
+	HASH_ITER(hh, m->procs, p, tp)
+		for (i = 0; i < p->nr_maps; i++)
+			if (strcmp(p->maps[i].sym.filename, name) == 0) {
+				p->maps[i].sym.image = image;
+				p->maps[i].sym.image_size = size;
+			}
+}
+
+/* The time of pid's last exec at or before t, or 0. */
+static u64 last_exec(const struct proc *p, u64 t)
+{
+	u64 best = 0;
+	unsigned int i;
+
+	for (i = 0; i < p->nr_execs; i++)
+		if (p->execs[i] <= t && p->execs[i] > best)
+			best = p->execs[i];
+	return best;
+}
+
+static const struct machine_map *find_in(const struct proc *p, u64 addr, u64 t, bool strict)
+{
+	const struct machine_map *best = NULL;
+	u64 since = last_exec(p, t);
+	unsigned int i;
+
+	for (i = 0; i < p->nr_maps; i++) {
+		const struct machine_map *mm = &p->maps[i];
+
+		if (addr < mm->sym.start || addr - mm->sym.start >= mm->sym.len)
+			continue;
+		if (strict && (mm->time > t || mm->time < since))
+			continue;
+		if (!best || mm->time >= best->time)
+			best = mm;
+	}
+	return best;
+}
+
+const struct machine_map *machine__find_map(struct machine *m, u32 pid, u64 addr, u64 t)
+{
+	const struct proc *p, *start;
+	const struct machine_map *mm;
+	u64 t0 = t;
+	int depth;
+
+	HASH_FIND(hh, m->procs, &pid, sizeof(pid), start);
+	/* own maps, then the ancestors' as they were at fork time */
+	for (p = start, depth = 0; p && depth < 16; depth++) {
+		u32 ppid = p->ppid;
+
+		mm = find_in(p, addr, t, true);
+		if (mm)
+			return mm;
+		if (p->nr_execs && last_exec(p, t))
+			break;	/* exec'd: the parent's maps are gone */
+		t = p->fork_time;
+		HASH_FIND(hh, m->procs, &ppid, sizeof(ppid), p);
+	}
+	return start ? find_in(start, addr, t0, false) : NULL;
+}
+
+const char *machine__comm(struct machine *m, u32 pid)
+{
+	struct proc *p;
+
+	HASH_FIND(hh, m->procs, &pid, sizeof(pid), p);
+	return p && p->comm[0] ? p->comm : NULL;
+}

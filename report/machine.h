@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * machine.h - the processes of a recording as the data file describes them:
+ * for every pid its mappings over time (MMAP, exec through COMM, inherited
+ * through FORK) and its command name.  Pure bookkeeping: no ELF here.
+ */
+#ifndef EBS_REPORT_MACHINE_H
+#define EBS_REPORT_MACHINE_H
+
+#include "data/ebsdata.h"
+#include "symbolize/symbolize.h"
+
+struct machine;
+
+/* One mapping; sym is what symbolize/ gets.  Valid until machine__free. */
+struct machine_map {
+	struct sym_map sym;
+	u64 time;		/* when it appeared */
+};
+
+struct machine *machine__new(void);
+void machine__free(struct machine *m);
+
+/* Feed MMAP, COMM, FORK and EXIT records (others are ignored); 0 or -ENOMEM. */
+int machine__add(struct machine *m, const struct ebs_rec *rec);
+
+/* Attach an in-memory image to every map of that name ("[vdso]"). */
+void machine__set_image(struct machine *m, const char *name, const void *image, size_t size);
+
+/*
+ * The mapping of pid that covered addr at time t: the newest one that
+ * appeared before t and after pid's last exec before t, else the parent's
+ * (through FORK), else any mapping of pid covering addr.  NULL if none.
+ */
+const struct machine_map *machine__find_map(struct machine *m, u32 pid, u64 addr, u64 t);
+
+/* The command name of pid (its last COMM), or NULL. */
+const char *machine__comm(struct machine *m, u32 pid);
+
+#endif /* EBS_REPORT_MACHINE_H */

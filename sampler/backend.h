@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * backend.h - the collection backends' ops table, private to sampler/.
+ *
+ * A session (record.c) owns the targets and the writer; a backend owns the
+ * counters and the rings.  Order: open -> (header written) -> start ->
+ * read ... -> stop -> close.  open may replace events it cannot open by a
+ * fallback (recorded in used[]/why[]) before the header is written.
+ */
+#ifndef EBS_SAMPLER_BACKEND_H
+#define EBS_SAMPLER_BACKEND_H
+
+#include "sampler/sampler.h"
+
+struct sampler;
+
+#define SAMPLER_MAX_CPUS 4096
+
+struct sampler_backend {
+	const char *name;
+	int (*open)(struct sampler *s, struct ebs_error *err);
+	int (*start)(struct sampler *s, struct ebs_error *err);
+	/* Wait up to timeout_ms for data, then move it into the writer: 0 or -errno. */
+	int (*read)(struct sampler *s, int timeout_ms, struct ebs_error *err);
+	/* Disable the counters and drain what is left. */
+	int (*stop)(struct sampler *s, struct ebs_error *err);
+	void (*close)(struct sampler *s);
+};
+
+struct sampler {
+	const struct record_opts *opts;
+	struct ebs_writer *w;
+	FILE *msg;
+	/* events as opened: equal to opts->events unless a fallback happened */
+	struct event_spec used[EBS_MAX_EVENTS];
+	char why[EBS_MAX_EVENTS][200];
+	unsigned int nr_events;
+	/* targets: threads (inherit follows their new threads and children), or
+	 * system_wide (one "thread" -1 on every CPU) */
+	pid_t *tids;
+	unsigned int nr_tids;
+	bool system_wide;
+	bool enable_on_exec;	/* launched command: counting starts at its exec */
+	int *cpus;
+	unsigned int nr_cpus;
+	const struct sampler_backend *backend;
+	void *priv;
+};
+
+extern const struct sampler_backend perf_backend;
+
+/* Write the EVENT header records for s->used (after open). */
+int sampler__write_events(struct sampler *s);
+
+/* /proc snapshots for -p and -a: COMM and MMAP records of what already runs. */
+int synth_process(struct ebs_writer *w, pid_t pid, u64 time);
+int synth_all_processes(struct ebs_writer *w, u64 time);
+
+#endif /* EBS_SAMPLER_BACKEND_H */

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+/*
+ * events.c - event names and their perf_event_attr encodings.
+ *
+ * Raw events follow the IA32_PERFEVTSELx layout: "rUUEE" is unit mask UU and
+ * event select EE (hex); ":cmask=N", ":inv" and ":edge" set those fields.
+ * ":u" and ":k" are the USR/OS flags, i.e. exclude_kernel/exclude_user.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <ebs/ebs_abi.h>
+#include "sampler/sampler.h"
+
+const struct event_name event_names[] = {
+	{"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, true, "CPU cycles"},
+	{"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, true,
+	 "instructions retired"},
+	{"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, true,
+	 "branch instructions retired"},
+	{"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, true,
+	 "mispredicted branches"},
+	{"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, true,
+	 "last-level cache references"},
+	{"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, true,
+	 "last-level cache misses"},
+	{"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, false,
+	 "CPU time, nanoseconds (hrtimer)"},
+	{"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, false,
+	 "task CPU time, nanoseconds"},
+	{"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, false, "page faults"},
+	{"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, false,
+	 "context switches"},
+	{NULL, 0, 0, false, NULL},
+};
+
+static int parse_hex(const char *s, size_t len, u64 *out)
+{
+	u64 v = 0;
+	size_t i;
+
+	if (len == 0 || len > 16)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		char c = s[i];
+		unsigned int d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned int)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned int)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned int)(c - 'A' + 10);
+		else
+			return -EINVAL;
+		v = v << 4 | d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* One ":modifier" of an event; raw-only fields need a raw event. */
+static int parse_modifier(const char *text, const char *mod, size_t len, struct event_spec *ev,
+			  struct ebs_error *err)
+{
+	bool raw = ev->type == PERF_TYPE_RAW;
+	char *end;
+
+	if (len == 1 && mod[0] == 'u') {
+		ev->exclude_kernel = true;
+		return 0;
+	}
+	if (len == 1 && mod[0] == 'k') {
+		ev->exclude_user = true;
+		return 0;
+	}
+	if (raw && len == 3 && memcmp(mod, "inv", 3) == 0) {
+		ev->config |= EBS_EVTSEL_INV;
+		return 0;
+	}
+	if (raw && len == 4 && memcmp(mod, "edge", 4) == 0) {
+		ev->config |= EBS_EVTSEL_EDGE;
+		return 0;
+	}
+	if (raw && len > 6 && memcmp(mod, "cmask=", 6) == 0) {
+		unsigned long v = strtoul(mod + 6, &end, 0);
+
+		if (end != mod + len || v > 255)
+			return ebs_error__set(err, EINVAL,
+					      "event '%s': cmask must be 0..255", text);
+		ev->config = (ev->config & ~EBS_EVTSEL_CMASK(0xff)) | EBS_EVTSEL_CMASK(v);
+		return 0;
+	}
+	return ebs_error__set(err, EINVAL, "event '%s': unknown modifier ':%.*s'%s", text,
+			      (int)len, mod,
+			      raw ? " (known: u, k, inv, edge, cmask=N)" : " (known: u, k)");
+}
+
+int event_spec__parse(const char *text, struct event_spec *out, struct ebs_error *err)
+{
+	const char *colon = strchr(text, ':');
+	size_t base_len = colon ? (size_t)(colon - text) : strlen(text);
+	const struct event_name *n;
+	const char *mod;
+	int e;
+
+	memset(out, 0, sizeof(*out));
+	if (ebs_strlcpy(out->name, text, sizeof(out->name)) >= sizeof(out->name))
+		return ebs_error__set(err, EINVAL, "event '%.40s...': name too long", text);
+	for (n = event_names; n->name; n++) {
+		if (strlen(n->name) == base_len && memcmp(n->name, text, base_len) == 0) {
+			out->type = n->type;
+			out->config = n->config;
+			out->hardware = n->hardware;
+			break;
+		}
+	}
+	if (!n->name) {
+		u64 v;
+
+		if (base_len < 2 || text[0] != 'r' || parse_hex(text + 1, base_len - 1, &v))
+			return ebs_error__set(err, EINVAL,
+					      "unknown event '%.*s' (see 'ebs list'; raw events "
+					      "are rUUEE in hex)",
+					      (int)base_len, text);
+		out->type = PERF_TYPE_RAW;
+		out->config = v;
+		out->hardware = true;
+	}
+	for (mod = colon; mod; mod = strchr(mod + 1, ':')) {
+		const char *next = strchr(mod + 1, ':');
+		size_t len = next ? (size_t)(next - mod - 1) : strlen(mod + 1);
+
+		e = parse_modifier(text, mod + 1, len, out, err);
+		if (e)
+			return e;
+	}
+	if (out->exclude_user && out->exclude_kernel)
+		return ebs_error__set(err, EINVAL, "event '%s': :u and :k exclude each other",
+				      text);
+	return 0;
+}
+
+int event_spec__parse_list(const char *text, struct event_spec *out, unsigned int max,
+			   struct ebs_error *err)
+{
+	char *copy = strdup(text), *tok, *save = NULL;
+	unsigned int n = 0;
+	int e = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == max) {
+			e = ebs_error__set(err, E2BIG, "too many events (at most %u)", max);
+			break;
+		}
+		e = event_spec__parse(tok, &out[n], err);
+		if (e)
+			break;
+		n++;
+	}
+	free(copy);
+	if (!e && n == 0)
+		e = ebs_error__set(err, EINVAL, "no event named in '%s'", text);
+	return e ? e : (int)n;
+}
+
+int event_spec__probe(const struct event_spec *ev)
+{
+	struct perf_event_attr attr = {0};
+	int fd;
+
+	attr.size = sizeof(attr);
+	attr.type = ev->type;
+	attr.config = ev->config;
+	attr.disabled = 1;
+	attr.exclude_kernel = ev->exclude_kernel;
+	attr.exclude_user = ev->exclude_user;
+	attr.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+const char *event_open_reason(int err)
+{
+	switch (-err) {
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		return "no hardware PMU for it on this machine (virtual machine?)";
+	case EACCES:
+	case EPERM:
+		return "not permitted (see /proc/sys/kernel/perf_event_paranoid)";
+	case EINVAL:
+		return "the kernel rejected its encoding";
+	case EMFILE:
+		return "too many open files (raise ulimit -n)";
+	case ENOSYS:
+		return "perf_event_open is not available in this kernel";
+	default:
+		return strerror(-err);
+	}
+}

@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: MIT
+/*
+ * perf.c - the perf_event_open backend (the default).
+ *
+ * One counter per (event, target thread, CPU); counters on one CPU form a
+ * group per thread (the first event leads) and all of them write into one
+ * mmap'd ring per CPU (PERF_EVENT_IOC_SET_OUTPUT).  Only event 0 asks for
+ * the side-band records (MMAP2, COMM, FORK/EXIT), so they come once.
+ *
+ * Ring protocol (perf_event_open(2)): read data_head, read barrier, copy
+ * the records out, full barrier, write data_tail.  A record that wraps the
+ * end of the ring is reassembled in a bounce buffer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <uthash.h>
+
+#include "sampler/backend.h"
+
+#define SAMPLE_TYPE                                                                                \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |           \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+
+/* sample_id_all trailer of non-sample records, for SAMPLE_TYPE */
+struct sample_id {
+	u32 pid, tid;
+	u64 time;
+	u32 cpu, res;
+	u64 id;
+};
+
+struct perf_sample_body {
+	u64 id;
+	u64 ip;
+	u32 pid, tid;
+	u64 time;
+	u32 cpu, res;
+	u64 period;
+};
+
+struct id_entry {
+	u64 id;
+	u16 event;
+	UT_hash_handle hh;
+};
+
+struct ring {
+	int fd;			/* the counter whose ring it is */
+	int cpu;
+	void *base;		/* header page + data */
+	size_t data_size;
+	bool hup;
+};
+
+struct perf_priv {
+	int *fds;		/* [event][tid][cpu], -1 when not open */
+	size_t nr_fds;
+	struct ring *rings;	/* one per CPU */
+	struct id_entry *ids;
+	u8 *bounce;		/* for records that wrap */
+	struct pollfd *pfd;	/* one per ring */
+	union {
+		struct ebs_rec_sample sample;
+		u8 bytes[4096 + 256];
+	} out;
+	bool build_id;		/* kernel supports attr.build_id */
+};
+
+static size_t fd_index(const struct sampler *s, unsigned int ev, unsigned int t, unsigned int c)
+{
+	return ((size_t)ev * s->nr_tids + t) * s->nr_cpus + c;
+}
+
+static void fill_attr(const struct sampler *s, const struct event_spec *ev, unsigned int idx,
+		      bool build_id, struct perf_event_attr *attr)
+{
+	const struct record_opts *o = s->opts;
+	size_t ring_bytes = (size_t)o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE);
+
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = ev->type;
+	attr->config = ev->config;
+	if (o->period) {
+		attr->sample_period = o->period;
+	} else {
+		attr->freq = 1;
+		attr->sample_freq = o->freq;
+	}
+	attr->sample_type = SAMPLE_TYPE;
+	attr->disabled = 1;
+	attr->inherit = !s->system_wide;
+	attr->enable_on_exec = s->enable_on_exec;
+	attr->exclude_kernel = ev->exclude_kernel;
+	attr->exclude_user = ev->exclude_user;
+	attr->exclude_hv = 1;
+	attr->sample_id_all = 1;
+	attr->use_clockid = 1;
+	attr->clockid = CLOCK_MONOTONIC;
+	attr->watermark = 1;
+	attr->wakeup_watermark = (u32)(ring_bytes / 4);
+	if (idx == 0) {
+		/* the tracking event: side-band records come once */
+		attr->mmap = 1;
+		attr->mmap2 = 1;
+		attr->comm = 1;
+		attr->comm_exec = 1;
+		attr->task = 1;
+		attr->build_id = build_id;
+	}
+}
+
+static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group)
+{
+	int fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, group, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static bool is_no_pmu(int err)
+{
+	return err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV;
+}
+
+/* One line explaining a permission failure, with the setting to change. */
+static void permission_hint(char *buf, size_t len, const struct event_spec *ev, bool system_wide)
+{
+	char *val = NULL;
+	int paranoid = 2;
+
+	if (ebs_read_file("/proc/sys/kernel/perf_event_paranoid", &val) > 0)
+		paranoid = atoi(val);
+	free(val);
+	snprintf(buf, len,
+		 "kernel.perf_event_paranoid is %d; %s needs %s (sysctl "
+		 "kernel.perf_event_paranoid=%d), or run as root or with CAP_PERFMON",
+		 paranoid,
+		 system_wide ? "-a" : (ev->exclude_kernel ? "this" : "sampling kernel code too"),
+		 system_wide ? "0 or less" : (ev->exclude_kernel ? "2 or less" : "1 or less (or add :u)"),
+		 system_wide ? 0 : (ev->exclude_kernel ? 2 : 1));
+}
+
+static const char *target_name(const struct sampler *s, unsigned int t, char *buf, size_t len)
+{
+	if (s->system_wide)
+		snprintf(buf, len, "all CPUs");
+	else
+		snprintf(buf, len, "pid %d", (int)s->tids[t]);
+	return buf;
+}
+
+/* Open event ev on every target and CPU; returns 0, or -errno with err filled. */
+static int open_event(struct sampler *s, struct perf_priv *p, unsigned int ev,
+		      struct ebs_error *err)
+{
+	struct perf_event_attr attr;
+	unsigned int t, c;
+	char tn[32];
+	int fd, opened = 0;
+
+	for (t = 0; t < s->nr_tids; t++) {
+		for (c = 0; c < s->nr_cpus; c++) {
+			int group = ev ? p->fds[fd_index(s, 0, t, c)] : -1;
+			pid_t pid = s->system_wide ? -1 : s->tids[t];
+
+			if (ev && group < 0)
+				continue;	/* the leader's thread went away */
+			fill_attr(s, &s->used[ev], ev, p->build_id, &attr);
+			fd = sys_perf_event_open(&attr, pid, s->cpus[c], group);
+			if (fd == -EINVAL && ev == 0 && p->build_id) {
+				/* kernels before 5.12 have no build_id bit */
+				p->build_id = false;
+				fill_attr(s, &s->used[ev], ev, false, &attr);
+				fd = sys_perf_event_open(&attr, pid, s->cpus[c], group);
+			}
+			if (fd == -ESRCH && !s->system_wide && opened + t > 0)
+				break;	/* a thread of -p exited meanwhile: skip it */
+			if (fd < 0) {
+				const char *reason = event_open_reason(fd);
+				char hint[256] = "";
+
+				if (fd == -EACCES || fd == -EPERM)
+					permission_hint(hint, sizeof(hint), &s->used[ev],
+							s->system_wide);
+				if (fd == -ESRCH)
+					reason = "no such process";
+				return ebs_error__set(err, -fd,
+						      "cannot open event '%s' on %s, cpu %d: %s%s%s",
+						      s->used[ev].name, target_name(s, t, tn, sizeof(tn)),
+						      s->cpus[c], strerror(-fd),
+						      hint[0] ? "; " : "",
+						      hint[0] ? hint : (strcmp(reason, strerror(-fd)) ? reason : ""));
+			}
+			p->fds[fd_index(s, ev, t, c)] = fd;
+			opened++;
+		}
+	}
+	if (!opened)
+		return ebs_error__set(err, ESRCH, "event '%s': no target left to open it on",
+				      s->used[ev].name);
+	return 0;
+}
+
+static void close_event(struct sampler *s, struct perf_priv *p, unsigned int ev)
+{
+	unsigned int t, c;
+
+	for (t = 0; t < s->nr_tids; t++)
+		for (c = 0; c < s->nr_cpus; c++) {
+			int *fd = &p->fds[fd_index(s, ev, t, c)];
+
+			if (*fd >= 0)
+				close(*fd);
+			*fd = -1;
+		}
+}
+
+/* Replace event ev by cpu-clock, keeping its :u/:k, and say so. */
+static void fall_back(struct sampler *s, unsigned int ev, int why)
+{
+	struct event_spec *e = &s->used[ev];
+	const char *mod = e->exclude_kernel ? ":u" : e->exclude_user ? ":k" : "";
+	char asked[64];
+
+	ebs_strlcpy(asked, e->name, sizeof(asked));
+	ebs_strlcpy(s->why[ev], event_open_reason(why), sizeof(s->why[ev]));
+	snprintf(e->name, sizeof(e->name), "cpu-clock%s", mod);
+	e->type = PERF_TYPE_SOFTWARE;
+	e->config = PERF_COUNT_SW_CPU_CLOCK;
+	e->hardware = false;
+	if (s->msg)
+		fprintf(s->msg,
+			"ebs record: event '%s' cannot be opened here (%s); sampling '%s' instead\n",
+			asked, event_open_reason(why), e->name);
+}
+
+static int setup_rings(struct sampler *s, struct perf_priv *p, struct ebs_error *err)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t len = (1 + (size_t)s->opts->mmap_pages) * page;
+	unsigned int ev, t, c;
+
+	for (c = 0; c < s->nr_cpus; c++) {
+		struct ring *r = &p->rings[c];
+
+		r->fd = -1;
+		r->cpu = s->cpus[c];
+		for (ev = 0; ev < s->nr_events; ev++) {
+			for (t = 0; t < s->nr_tids; t++) {
+				int fd = p->fds[fd_index(s, ev, t, c)];
+				u64 id;
+
+				if (fd < 0)
+					continue;
+				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0) {
+					struct id_entry *e = calloc(1, sizeof(*e));
+
+					if (!e)
+						return ebs_error__set(err, ENOMEM, "out of memory");
+					e->id = id;
+					e->event = (u16)ev;
+					HASH_ADD(hh, p->ids, id, sizeof(e->id), e);
+				}
+				if (r->fd < 0) {
+					r->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+						       fd, 0);
+					if (r->base == MAP_FAILED) {
+						r->base = NULL;
+						return ebs_error__set(
+							err, errno,
+							"cannot map a %zu KiB ring buffer for cpu %d: "
+							"%s (see -m and "
+							"/proc/sys/kernel/perf_event_mlock_kb)",
+							len / 1024, r->cpu, strerror(errno));
+					}
+					r->fd = fd;
+					r->data_size = len - page;
+				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
+					return ebs_error__set(err, errno,
+							      "cannot share the ring of cpu %d: %s",
+							      r->cpu, strerror(errno));
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+static void perf_close(struct sampler *s)
+{
+	struct perf_priv *p = s->priv;
+	struct id_entry *e, *tmp;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t i;
+
+	if (!p)
+		return;
+	if (p->rings)
+		for (i = 0; i < s->nr_cpus; i++)
+			if (p->rings[i].base)
+				munmap(p->rings[i].base, p->rings[i].data_size + page);
+	if (p->fds)
+		for (i = 0; i < p->nr_fds; i++)
+			if (p->fds[i] >= 0)
+				close(p->fds[i]);
+	HASH_ITER(hh, p->ids, e, tmp) {
+		HASH_DEL(p->ids, e);
+		free(e);
+	}
+	free(p->fds);
+	free(p->rings);
+	free(p->bounce);
+	free(p->pfd);
+	free(p);
+	s->priv = NULL;
+}
+
+static int perf_open(struct sampler *s, struct ebs_error *err)
+{
+	struct perf_priv *p = calloc(1, sizeof(*p));
+	unsigned int ev;
+	size_t i;
+	int e;
+
+	if (!p)
+		return ebs_error__set(err, ENOMEM, "out of memory");
+	s->priv = p;
+	p->build_id = true;
+	p->nr_fds = (size_t)s->nr_events * s->nr_tids * s->nr_cpus;
+	p->fds = malloc(p->nr_fds * sizeof(*p->fds));
+	p->rings = calloc(s->nr_cpus, sizeof(*p->rings));
+	p->bounce = malloc(65536);
+	p->pfd = calloc(s->nr_cpus, sizeof(*p->pfd));
+	if (!p->fds || !p->rings || !p->bounce || !p->pfd) {
+		e = ebs_error__set(err, ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < p->nr_fds; i++)
+		p->fds[i] = -1;
+	for (ev = 0; ev < s->nr_events; ev++) {
+		e = open_event(s, p, ev, err);
+		if (e && s->used[ev].hardware && is_no_pmu(e) && !s->opts->no_fallback) {
+			close_event(s, p, ev);
+			fall_back(s, ev, e);
+			e = open_event(s, p, ev, err);
+		} else if (e && s->used[ev].hardware && is_no_pmu(e)) {
+			ebs_error__set(err, -e,
+				       "event '%s' cannot be opened here: %s (--no-fallback given)",
+				       s->used[ev].name, event_open_reason(e));
+		}
+		if (e)
+			goto fail;
+	}
+	e = setup_rings(s, p, err);
+	if (e)
+		goto fail;
+	return 0;
+
+fail:
+	perf_close(s);
+	return e;
+}
+
+static int ioctl_all(struct sampler *s, unsigned long req)
+{
+	struct perf_priv *p = s->priv;
+	size_t i;
+
+	/* per counter: group ioctls would skip counters whose leader is gone */
+	for (i = 0; i < p->nr_fds; i++)
+		if (p->fds[i] >= 0)
+			ioctl(p->fds[i], req, 0);
+	return 0;
+}
+
+static int perf_start(struct sampler *s, struct ebs_error *err)
+{
+	(void)err;
+	if (!s->enable_on_exec)
+		ioctl_all(s, PERF_EVENT_IOC_ENABLE);
+	return 0;
+}
+
+static u16 event_of(struct perf_priv *p, u64 id)
+{
+	struct id_entry *e;
+
+	HASH_FIND(hh, p->ids, &id, sizeof(id), e);
+	return e ? e->event : 0xffff;
+}
+
+static const struct sample_id *tail_id(const struct perf_event_header *h)
+{
+	return (const void *)((const u8 *)h + h->size - sizeof(struct sample_id));
+}
+
+/* Convert one perf record into an ebs record and hand it to the writer. */
+static int convert(struct sampler *s, struct perf_priv *p, const struct perf_event_header *h)
+{
+	struct ebs_rec *out = (struct ebs_rec *)p->out.bytes;
+	const u8 *body = (const u8 *)(h + 1);
+	size_t body_len = h->size - sizeof(*h);
+	const struct sample_id *sid;
+	u16 cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	memset(out, 0, 64);
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE: {
+		const struct perf_sample_body *b = (const void *)body;
+		struct ebs_rec_sample *o = &p->out.sample;
+		u16 ev;
+
+		if (body_len < sizeof(*b))
+			return 0;
+		ev = event_of(p, b->id);
+		if (ev == 0xffff)
+			return 0;	/* not ours: cannot happen with one fd set */
+		o->hdr.type = EBS_REC_SAMPLE;
+		o->hdr.misc = cpumode | ((h->misc & PERF_RECORD_MISC_EXACT_IP) ? EBS_SAMPLE_EXACT_IP : 0);
+		o->hdr.size = sizeof(*o);
+		o->ip = b->ip;
+		o->time = b->time;
+		o->period = b->period;
+		o->pid = b->pid;
+		o->tid = b->tid;
+		o->cpu = b->cpu;
+		o->event = ev;
+		break;
+	}
+	case PERF_RECORD_MMAP2: {
+		const struct {
+			u32 pid, tid;
+			u64 addr, len, pgoff;
+			union {
+				struct {
+					u32 maj, min;
+					u64 ino, ino_generation;
+				};
+				struct {
+					u8 build_id_size, r1;
+					u16 r2;
+					u8 build_id[20];
+				};
+			};
+			u32 prot, flags;
+			char filename[];
+		} *m = (const void *)body;
+		struct ebs_rec_mmap *o = (void *)out;
+		size_t max_name, name_len;
+
+		if (body_len < sizeof(*m) + sizeof(*sid))
+			return 0;
+		sid = tail_id(h);
+		max_name = body_len - sizeof(*m) - sizeof(*sid);
+		name_len = strnlen(m->filename, max_name);
+		if (name_len > 4096 - 1)
+			name_len = 4096 - 1;
+		o->hdr.type = EBS_REC_MMAP;
+		o->hdr.misc = cpumode;
+		o->time = sid->time;
+		o->start = m->addr;
+		o->len = m->len;
+		o->pgoff = m->pgoff;
+		o->pid = m->pid;
+		o->tid = m->tid;
+		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			o->build_id_size = m->build_id_size > 20 ? 20 : m->build_id_size;
+			memcpy(o->build_id, m->build_id, o->build_id_size);
+			o->hdr.misc |= EBS_MMAP_BUILD_ID;
+		} else {
+			o->maj = m->maj;
+			o->min = m->min;
+			o->ino = m->ino;
+			o->ino_generation = m->ino_generation;
+		}
+		o->prot = m->prot;
+		o->flags = m->flags;
+		memcpy(o->filename, m->filename, name_len);
+		memset(o->filename + name_len, 0, 8);
+		o->hdr.size = (u32)ALIGN8(sizeof(*o) + name_len + 1);
+		break;
+	}
+	case PERF_RECORD_COMM: {
+		const struct {
+			u32 pid, tid;
+			char comm[];
+		} *c = (const void *)body;
+		struct ebs_rec_comm *o = (void *)out;
+		size_t len;
+
+		if (body_len < sizeof(*c) + sizeof(*sid))
+			return 0;
+		sid = tail_id(h);
+		len = strnlen(c->comm, body_len - sizeof(*c) - sizeof(*sid));
+		if (len > 255)
+			len = 255;
+		o->hdr.type = EBS_REC_COMM;
+		o->hdr.misc = (h->misc & PERF_RECORD_MISC_COMM_EXEC) ? EBS_COMM_EXEC : 0;
+		o->time = sid->time;
+		o->pid = c->pid;
+		o->tid = c->tid;
+		memcpy(o->comm, c->comm, len);
+		memset(o->comm + len, 0, 8);
+		o->hdr.size = (u32)ALIGN8(sizeof(*o) + len + 1);
+		break;
+	}
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		const struct {
+			u32 pid, ppid, tid, ptid;
+			u64 time;
+		} *f = (const void *)body;
+		struct ebs_rec_task *o = (void *)out;
+
+		if (body_len < sizeof(*f))
+			return 0;
+		o->hdr.type = h->type == PERF_RECORD_FORK ? EBS_REC_FORK : EBS_REC_EXIT;
+		o->hdr.size = sizeof(*o);
+		o->time = f->time;
+		o->pid = f->pid;
+		o->ppid = f->ppid;
+		o->tid = f->tid;
+		o->ptid = f->ptid;
+		break;
+	}
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES: {
+		struct ebs_rec_lost *o = (void *)out;
+		u64 id, lost;
+
+		if (body_len < 16 + sizeof(*sid) - (h->type == PERF_RECORD_LOST_SAMPLES ? 8 : 0))
+			return 0;
+		sid = tail_id(h);
+		if (h->type == PERF_RECORD_LOST) {
+			memcpy(&id, body, 8);
+			memcpy(&lost, body + 8, 8);
+		} else {
+			id = sid->id;
+			memcpy(&lost, body, 8);
+		}
+		o->hdr.type = EBS_REC_LOST;
+		o->hdr.size = sizeof(*o);
+		o->time = sid->time;
+		o->lost = lost;
+		o->cpu = sid->cpu;
+		o->event = event_of(p, id);
+		break;
+	}
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE: {
+		const struct {
+			u64 time, id, stream_id;
+		} *t = (const void *)body;
+		struct ebs_rec_throttle *o = (void *)out;
+		u16 ev;
+
+		if (body_len < sizeof(*t) + sizeof(*sid))
+			return 0;
+		sid = tail_id(h);
+		ev = event_of(p, t->id);
+		if (ev == 0xffff)
+			ev = 0;
+		o->hdr.type = EBS_REC_THROTTLE;
+		o->hdr.misc = h->type == PERF_RECORD_UNTHROTTLE ? EBS_THROTTLE_END : 0;
+		o->hdr.size = sizeof(*o);
+		o->time = t->time;
+		o->cpu = sid->cpu;
+		o->event = ev;
+		break;
+	}
+	default:
+		return 0;	/* records ebs does not keep */
+	}
+	return ebs_writer__add(s->w, out);
+}
+
+/* Move everything between data_tail and data_head of one ring to the writer. */
+static int drain_ring(struct sampler *s, struct perf_priv *p, struct ring *r)
+{
+	struct perf_event_mmap_page *meta = r->base;
+	const u8 *data = (const u8 *)r->base + sysconf(_SC_PAGESIZE);
+	u64 head, tail = meta->data_tail;
+	size_t mask = r->data_size - 1;
+	int err = 0;
+
+	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);	/* read barrier */
+	while (tail < head) {
+		const struct perf_event_header *h = (const void *)(data + (tail & mask));
+		struct perf_event_header hcopy;
+		size_t off = tail & mask;
+
+		if (off + sizeof(hcopy) > r->data_size) {
+			/* the header itself wraps */
+			size_t first = r->data_size - off;
+
+			memcpy(&hcopy, data + off, first);
+			memcpy((u8 *)&hcopy + first, data, sizeof(hcopy) - first);
+			h = &hcopy;
+		}
+		if (h->size < sizeof(*h) || h->size > head - tail)
+			break;	/* corrupt or incomplete: stop here */
+		if (off + h->size > r->data_size) {
+			size_t first = r->data_size - off;
+
+			memcpy(p->bounce, data + off, first);
+			memcpy(p->bounce + first, data, h->size - first);
+			h = (const void *)p->bounce;
+		}
+		err = convert(s, p, h);
+		tail += h->size;
+		if (err)
+			break;
+	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* full barrier before giving space back */
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	return err;
+}
+
+static int drain_all(struct sampler *s, struct ebs_error *err)
+{
+	struct perf_priv *p = s->priv;
+	unsigned int c;
+	int e;
+
+	for (c = 0; c < s->nr_cpus; c++) {
+		if (!p->rings[c].base)
+			continue;
+		e = drain_ring(s, p, &p->rings[c]);
+		if (e)
+			return ebs_error__set(err, -e, "%s: write failed: %s", s->opts->output,
+					      strerror(-e));
+	}
+	return 0;
+}
+
+static int perf_read(struct sampler *s, int timeout_ms, struct ebs_error *err)
+{
+	struct perf_priv *p = s->priv;
+	struct pollfd *pfd = p->pfd;
+	unsigned int c, n = 0;
+
+	for (c = 0; c < s->nr_cpus; c++) {
+		if (p->rings[c].fd < 0 || p->rings[c].hup)
+			continue;
+		pfd[n].fd = p->rings[c].fd;
+		pfd[n].events = POLLIN;
+		pfd[n].revents = 0;
+		n++;
+	}
+	if (n) {
+		/* signals (SIGINT, SIGCHLD) interrupt this: the caller checks its flags */
+		poll(pfd, n, timeout_ms);
+		for (c = 0; c < n; c++) {
+			unsigned int i;
+
+			if (!(pfd[c].revents & (POLLHUP | POLLERR)))
+				continue;
+			for (i = 0; i < s->nr_cpus; i++)
+				if (p->rings[i].fd == pfd[c].fd)
+					p->rings[i].hup = true;
+		}
+	} else if (timeout_ms > 0) {
+		struct timespec ts = {0, (long)timeout_ms * 1000000L};
+
+		nanosleep(&ts, NULL);
+	}
+	return drain_all(s, err);
+}
+
+static int perf_stop(struct sampler *s, struct ebs_error *err)
+{
+	ioctl_all(s, PERF_EVENT_IOC_DISABLE);
+	return drain_all(s, err);
+}
+
+const struct sampler_backend perf_backend = {
+	.name = "perf",
+	.open = perf_open,
+	.start = perf_start,
+	.read = perf_read,
+	.stop = perf_stop,
+	.close = perf_close,
+};

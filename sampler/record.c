@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record.c - one `ebs record` session: targets, the launched command,
+ * signals, the file header, the collection loop and the finish.
+ *
+ * The command is forked first and waits on a pipe; the counters are opened
+ * on it (enable_on_exec: nothing of ebs is sampled), the header is written,
+ * and only then may it exec.  A second, close-on-exec pipe reports a failed
+ * exec back.  SIGINT/SIGTERM are forwarded to the command and collection
+ * stops; the file is still finished (a second signal kills the command).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sampler/backend.h"
+
+static volatile sig_atomic_t got_signal;	/* SIGINT or SIGTERM number */
+static volatile sig_atomic_t nr_signals;
+static volatile sig_atomic_t got_child;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGCHLD) {
+		got_child = 1;
+		return;
+	}
+	got_signal = sig;
+	nr_signals++;
+}
+
+static void install_handlers(struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: poll returns EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old[0]);
+	sigaction(SIGTERM, &sa, &old[1]);
+	sigaction(SIGCHLD, &sa, &old[2]);
+}
+
+static void restore_handlers(const struct sigaction *old)
+{
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
+	sigaction(SIGCHLD, &old[2], NULL);
+}
+
+/* Online CPUs from /sys; falls back to 0..nprocs-1. */
+static int online_cpus(int **out)
+{
+	char *buf = NULL, *p;
+	int *cpus, n = 0, cap = (int)sysconf(_SC_NPROCESSORS_CONF);
+
+	if (cap < 1)
+		cap = 1;
+	if (cap > SAMPLER_MAX_CPUS)
+		cap = SAMPLER_MAX_CPUS;
+	cpus = calloc((size_t)cap, sizeof(*cpus));
+	if (!cpus)
+		return -ENOMEM;
+	if (ebs_read_file("/sys/devices/system/cpu/online", &buf) > 0) {
+		for (p = buf; *p && n < cap;) {
+			char *end;
+			long a = strtol(p, &end, 10), b = a;
+
+			if (end == p)
+				break;
+			if (*end == '-')
+				b = strtol(end + 1, &end, 10);
+			for (; a <= b && n < cap; a++)
+				cpus[n++] = (int)a;
+			p = *end == ',' ? end + 1 : end;
+			if (*p == '\n')
+				break;
+		}
+	}
+	free(buf);
+	if (n == 0)
+		for (n = 0; n < cap; n++)
+			cpus[n] = n;
+	*out = cpus;
+	return n;
+}
+
+static int add_tid(struct sampler *s, pid_t tid)
+{
+	pid_t *n = realloc(s->tids, (s->nr_tids + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	s->tids = n;
+	s->tids[s->nr_tids++] = tid;
+	return 0;
+}
+
+/* Every thread of pid, from /proc/PID/task. */
+static int add_threads(struct sampler *s, pid_t pid, struct ebs_error *err)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *dir;
+	int e = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return ebs_error__set(err, ESRCH, "pid %d: no such process", (int)pid);
+	while (!e && (de = readdir(dir)))
+		if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
+			e = add_tid(s, (pid_t)atoi(de->d_name));
+	closedir(dir);
+	if (e)
+		return ebs_error__set(err, -e, "out of memory");
+	return 0;
+}
+
+static void write_meta(struct sampler *s)
+{
+	const struct record_opts *o = s->opts;
+	struct utsname u;
+	char buf[256], *cpuinfo = NULL, *model;
+	unsigned int i;
+	size_t len;
+
+	if (uname(&u) == 0) {
+		ebs_writer__meta(s->w, EBS_META_HOSTNAME, u.nodename);
+		ebs_writer__meta(s->w, EBS_META_OS_RELEASE, u.release);
+		ebs_writer__meta(s->w, EBS_META_ARCH, u.machine);
+	}
+	ebs_writer__meta(s->w, EBS_META_CMDLINE, o->cmdline ? o->cmdline : "");
+	if (ebs_read_file("/proc/cpuinfo", &cpuinfo) > 0 &&
+	    (model = strstr(cpuinfo, "model name"))) {
+		model = strchr(model, ':');
+		if (model) {
+			model += 2;
+			model[strcspn(model, "\n")] = '\0';
+			ebs_writer__meta(s->w, EBS_META_CPU_DESC, model);
+		}
+	}
+	free(cpuinfo);
+	snprintf(buf, sizeof(buf), "%u", s->nr_cpus);
+	ebs_writer__meta(s->w, EBS_META_NR_CPUS, buf);
+	ebs_writer__meta(s->w, EBS_META_EBS_VERSION, EBS_VERSION);
+	if (o->system_wide) {
+		ebs_writer__meta(s->w, EBS_META_TARGET, "system-wide");
+	} else if (o->nr_pids) {
+		len = (size_t)snprintf(buf, sizeof(buf), "pid");
+		for (i = 0; i < o->nr_pids && len < sizeof(buf); i++)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%d",
+						i ? "," : " ", (int)o->pids[i]);
+		ebs_writer__meta(s->w, EBS_META_TARGET, buf);
+	} else {
+		ebs_writer__meta(s->w, EBS_META_TARGET, "cmd");
+	}
+	ebs_writer__meta(s->w, EBS_META_BACKEND, s->backend->name);
+	snprintf(buf, sizeof(buf), "%ld", sysconf(_SC_PAGESIZE));
+	ebs_writer__meta(s->w, EBS_META_PAGE_SIZE, buf);
+}
+
+int sampler__write_events(struct sampler *s)
+{
+	const struct record_opts *o = s->opts;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < s->nr_events; i++) {
+		const struct event_spec *u = &s->used[i];
+		struct ebs_rec_event ev = {0};
+
+		ev.group = 0;
+		ev.type = u->type;
+		ev.config = u->config;
+		ev.flags = (o->period ? 0 : EBS_EVF_FREQ) | (s->why[i][0] ? EBS_EVF_FALLBACK : 0) |
+			   (u->exclude_user ? EBS_EVF_EXCLUDE_USER : 0) |
+			   (u->exclude_kernel ? EBS_EVF_EXCLUDE_KERNEL : 0) |
+			   (i == 0 ? EBS_EVF_GROUP_LEADER : 0) |
+			   (u->hardware ? EBS_EVF_HARDWARE : 0);
+		ev.sample_period = o->period;
+		ev.sample_freq = o->period ? 0 : o->freq;
+		err = ebs_writer__event(s->w, &ev, o->events[i].name, u->name, s->why[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* A copy of our own vdso: the same kernel gives every process the same one. */
+static void write_vdso(struct sampler *s)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	char *maps = NULL, *line;
+	unsigned long start, end;
+
+	if (!base || ebs_read_file("/proc/self/maps", &maps) < 0)
+		return;
+	for (line = maps; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (sscanf(line, "%lx-%lx", &start, &end) == 2 && start == base) {
+			ebs_writer__dso_image(s->w, "[vdso]", (const void *)start, end - start,
+					      NULL, 0);
+			break;
+		}
+	}
+	free(maps);
+}
+
+/*
+ * Fork the command, stopped before exec until go_fd is written.  err_fd
+ * (close-on-exec) receives errno if exec fails.
+ */
+static pid_t spawn(char *const *argv, int *go_fd, int *err_fd, struct ebs_error *err)
+{
+	int go[2], ex[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return ebs_error__set(err, errno, "pipe: %s", strerror(errno));
+	if (pipe2(ex, O_CLOEXEC) < 0) {
+		close(go[0]);
+		close(go[1]);
+		return ebs_error__set(err, errno, "pipe: %s", strerror(errno));
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(go[0]);
+		close(go[1]);
+		close(ex[0]);
+		close(ex[1]);
+		return ebs_error__set(err, errno, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(ex[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);	/* ebs gave up before exec */
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	*go_fd = go[1];
+	*err_fd = ex[0];
+	return pid;
+}
+
+static int status_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+static bool any_pid_alive(const struct record_opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nr_pids; i++)
+		if (kill(o->pids[i], 0) == 0 || errno == EPERM)
+			return true;
+	return false;
+}
+
+int ebs_record(const struct record_opts *o, struct record_result *res, struct ebs_error *err)
+{
+	struct sampler s = {0};
+	struct sigaction old[3];
+	int go_fd = -1, exec_fd = -1, e, n, status = 0, exit_status = -1;
+	pid_t child = -1;
+	bool child_done = false, stopping = false;
+	unsigned int i;
+	u64 t0;
+
+	memset(res, 0, sizeof(*res));
+	s.opts = o;
+	s.msg = o->msg;
+	s.backend = &perf_backend;
+	s.nr_events = o->nr_events;
+	memcpy(s.used, o->events, sizeof(s.used[0]) * o->nr_events);
+	s.system_wide = o->system_wide;
+	n = online_cpus(&s.cpus);
+	if (n < 0)
+		return ebs_error__set(err, -n, "out of memory");
+	s.nr_cpus = (unsigned int)n;
+
+	got_signal = nr_signals = got_child = 0;
+	install_handlers(old);
+
+	if (o->system_wide) {
+		e = add_tid(&s, -1);
+	} else if (o->nr_pids) {
+		for (i = 0, e = 0; i < o->nr_pids && !e; i++)
+			e = add_threads(&s, o->pids[i], err);
+	} else {
+		child = spawn(o->argv, &go_fd, &exec_fd, err);
+		e = child < 0 ? child : add_tid(&s, child);
+		s.enable_on_exec = true;
+	}
+	if (e) {
+		if (e == -ENOMEM)
+			ebs_error__set(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	if (o->system_wide && o->argv) {
+		child = spawn(o->argv, &go_fd, &exec_fd, err);
+		if (child < 0) {
+			e = child;
+			goto out;
+		}
+	}
+
+	s.w = ebs_writer__create(o->output, err);
+	if (!s.w) {
+		e = err->err;
+		goto out;
+	}
+	e = s.backend->open(&s, err);
+	if (e)
+		goto out;
+	write_meta(&s);
+	write_vdso(&s);
+	e = sampler__write_events(&s);
+	if (e) {
+		ebs_error__set(err, -e, "%s: cannot write the header: %s", o->output, strerror(-e));
+		goto out;
+	}
+	t0 = ebs_clock_ns();
+	e = ebs_writer__begin_data(s.w, ebs_realtime_ns(), t0);
+	if (!e && o->system_wide)
+		e = synth_all_processes(s.w, t0);
+	for (i = 0; !e && i < o->nr_pids; i++)
+		e = synth_process(s.w, o->pids[i], t0);
+	if (e) {
+		ebs_error__set(err, -e, "%s: write failed: %s", o->output, strerror(-e));
+		goto out;
+	}
+	e = s.backend->start(&s, err);
+	if (e)
+		goto out;
+
+	if (child > 0) {
+		int exec_errno = 0;
+
+		/* let it exec, then learn whether exec worked */
+		if (write(go_fd, "g", 1) != 1) {
+			e = ebs_error__set(err, errno, "cannot start '%s': %s", o->argv[0],
+					   strerror(errno));
+			goto out;
+		}
+		close(go_fd);
+		go_fd = -1;
+		if (read(exec_fd, &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno)) {
+			e = ebs_error__set(err, exec_errno, "cannot run '%s': %s", o->argv[0],
+					   strerror(exec_errno));
+			goto out;
+		}
+		close(exec_fd);
+		exec_fd = -1;
+		res->have_child = true;
+	}
+
+	/* collect */
+	for (;;) {
+		if (got_signal && !stopping) {
+			stopping = true;
+			if (child > 0 && !child_done)
+				kill(child, got_signal);
+		}
+		if (nr_signals > 1 && child > 0 && !child_done)
+			kill(child, SIGKILL);
+		if (child > 0 && !child_done && waitpid(child, &status, WNOHANG) == child) {
+			child_done = true;
+			exit_status = status_code(status);
+		}
+		if (child > 0 ? child_done : (stopping || (o->nr_pids && !any_pid_alive(o))))
+			break;
+		e = s.backend->read(&s, 200, err);
+		if (e)
+			goto out;
+	}
+	e = s.backend->stop(&s, err);
+	if (e)
+		goto out;
+	s.backend->close(&s);
+	for (i = 0; i < s.nr_events; i++) {
+		const struct ebs_event_counts *c = ebs_writer__counts(s.w, i);
+
+		res->samples += c->samples;
+		res->lost += c->lost;
+		res->throttled += c->throttled;
+	}
+	e = ebs_writer__finish(s.w, exit_status, &res->bytes, err);
+	s.w = NULL;
+	res->exit_status = exit_status < 0 ? 0 : exit_status;
+	goto out_free;
+
+out:
+	if (s.backend->close)
+		s.backend->close(&s);
+	ebs_writer__abort(s.w);
+	s.w = NULL;
+	if (child > 0 && !child_done) {
+		/* never leave the command stopped or running on its own */
+		if (go_fd >= 0)
+			close(go_fd);
+		go_fd = -1;
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+	}
+out_free:
+	if (go_fd >= 0)
+		close(go_fd);
+	if (exec_fd >= 0)
+		close(exec_fd);
+	restore_handlers(old);
+	free(s.tids);
+	free(s.cpus);
+	return e;
+}

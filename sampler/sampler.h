@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sampler.h - collection: event names, and `ebs record` sessions that write
+ * an ebs.data file.  The collection backend (perf_event_open, or the ebs.ko
+ * kernel module) sits behind struct sampler_backend (sampler/backend.h).
+ * sampler/ never symbolizes.
+ */
+#ifndef EBS_SAMPLER_H
+#define EBS_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "data/ebsdata.h"
+#include "util/util.h"
+
+/* One event as asked on the command line and what perf_event_open takes. */
+struct event_spec {
+	char name[64];		/* as asked: "cycles:u", "r01c2:cmask=1" */
+	u32 type;		/* PERF_TYPE_* */
+	u64 config;
+	bool exclude_user;	/* :k */
+	bool exclude_kernel;	/* :u */
+	bool hardware;		/* needs a hardware PMU */
+};
+
+/*
+ * Parse one event ("cycles", "cpu-clock:u", "r003c", "r01c2:cmask=1:inv:edge").
+ * Returns 0, or -EINVAL with err naming the event.
+ */
+int event_spec__parse(const char *text, struct event_spec *out, struct ebs_error *err);
+
+/* Parse a comma-separated list into out[max]; returns the count or -errno. */
+int event_spec__parse_list(const char *text, struct event_spec *out, unsigned int max,
+			   struct ebs_error *err);
+
+/* The named events, for `ebs list` and help: NULL-terminated. */
+struct event_name {
+	const char *name;
+	u32 type;
+	u64 config;
+	bool hardware;
+	const char *desc;
+};
+extern const struct event_name event_names[];
+
+/*
+ * Probe whether this machine can open ev for the calling process.
+ * Returns 0, or -errno from perf_event_open.
+ */
+int event_spec__probe(const struct event_spec *ev);
+
+/* The reason an open failed, in words fit for one line ("no hardware PMU ..."). */
+const char *event_open_reason(int err);
+
+struct record_opts {
+	const char *output;		/* "ebs.data"; "-" for stdout */
+	struct event_spec events[EBS_MAX_EVENTS];
+	unsigned int nr_events;
+	u64 period;			/* -c N; 0 when frequency mode */
+	u64 freq;			/* -F HZ */
+	bool no_fallback;
+	pid_t *pids;			/* -p */
+	unsigned int nr_pids;
+	bool system_wide;		/* -a */
+	char *const *argv;		/* command, or NULL */
+	unsigned int mmap_pages;	/* data pages per ring, power of two */
+	const char *cmdline;		/* ebs's own command line, for the header */
+	FILE *msg;			/* notices (fallbacks, the summary line); NULL: none */
+};
+
+struct record_result {
+	int exit_status;		/* of the command: code, or 128+signal; 0 otherwise */
+	bool have_child;
+	u64 samples, lost, throttled, bytes;
+};
+
+/*
+ * Run one recording: open the events on the targets, run the command (if
+ * any), collect until it exits (or the pids exit, or SIGINT/SIGTERM), and
+ * write the file.  Returns 0 or -errno with err filled; -ENOEXEC-like
+ * failures to start the command are -ENOENT/-EACCES with err naming it.
+ */
+int ebs_record(const struct record_opts *opts, struct record_result *res,
+	       struct ebs_error *err);
+
+#endif /* EBS_SAMPLER_H */

@@ -1,0 +1,41 @@
+#!/bin/sh
+# scripts/deps.sh - install the Debian packages ebs builds and tests with,
+# only those missing.  Quiet and fast (one dpkg-query) when all are present.
+#
+#   scripts/deps.sh            build and test dependencies
+#   EBS_DEPS_EXTRA="pkg ..."   more packages (e.g. the kernel-module test's)
+set -u
+
+PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
+elfutils binutils ${EBS_DEPS_EXTRA:-}"
+
+missing=""
+for p in $PKGS; do
+	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)
+	[ "$st" = "installed" ] || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+		SUDO="sudo -n"
+	else
+		echo "scripts/deps.sh: missing Debian packages:$missing" >&2
+		echo "scripts/deps.sh: run as root: apt-get install$missing" >&2
+		exit 1
+	fi
+else
+	SUDO=""
+fi
+echo "scripts/deps.sh: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+if ! $SUDO apt-get install -y -q --no-install-recommends $missing >/tmp/ebs-deps.log 2>&1; then
+	# the package lists may be stale or absent on a fresh machine
+	$SUDO apt-get update -q >>/tmp/ebs-deps.log 2>&1
+	if ! $SUDO apt-get install -y -q --no-install-recommends $missing >>/tmp/ebs-deps.log 2>&1; then
+		echo "scripts/deps.sh: apt-get install$missing failed; see /tmp/ebs-deps.log" >&2
+		tail -n 5 /tmp/ebs-deps.log >&2
+		exit 1
+	fi
+fi
+exit 0

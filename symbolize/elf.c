@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: MIT
+/*
+ * elf.c - turn one ELF file or in-memory image into what lookups need: the
+ * PT_LOAD segments (runtime file offset -> link-time address), the
+ * NT_GNU_BUILD_ID, and a sorted function symbol table with PLT entries.
+ * Everything is copied out of libelf, so no Elf handle or descriptor outlives
+ * the load.  All parsing goes through libelf; input may be hostile
+ * (truncated, garbage headers, bogus links), so every libelf result is
+ * checked and a bad part is skipped rather than trusted.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gelf.h>
+
+#include "symbolize/internal.h"
+
+/* Binding preference among aliases: lower wins. */
+enum {
+	RANK_GLOBAL = 0,
+	RANK_WEAK = 1,
+	RANK_LOCAL = 2,
+};
+
+/* A symbol as read, before aliases are merged and ends computed. */
+struct raw_sym {
+	u64 addr;
+	u64 size;
+	u64 sec_end;		/* end of its section, 0 when unknown */
+	const char *name;	/* libelf-owned until elf_end() */
+	size_t name_len;
+	u8 rank;
+	bool plt;		/* name gets "@plt" appended */
+};
+
+struct raw_vec {
+	struct raw_sym *v;
+	size_t n, cap;
+};
+
+static const char plt_suffix[] = "@plt";
+
+static void set_why(char *why, size_t why_len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_why(char *why, size_t why_len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !why_len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, why_len, fmt, ap);
+	va_end(ap);
+}
+
+static u64 sat_add(u64 a, u64 b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+static int raw_vec__push(struct raw_vec *rv, const struct raw_sym *rs)
+{
+	struct raw_sym *nv;
+	size_t ncap;
+
+	if (rv->n == rv->cap) {
+		ncap = rv->cap ? rv->cap * 2 : 256;
+		if (ncap > SIZE_MAX / sizeof(*nv))
+			return -ENOMEM;
+		nv = realloc(rv->v, ncap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		rv->v = nv;
+		rv->cap = ncap;
+	}
+	rv->v[rv->n++] = *rs;
+	return 0;
+}
+
+/* Name of section scn through the section-name string table, or NULL. */
+static const char *section_name(Elf *e, size_t shstrndx, const GElf_Shdr *sh)
+{
+	if (shstrndx == SHN_UNDEF)
+		return NULL;
+	return elf_strptr(e, shstrndx, sh->sh_name);
+}
+
+/* The section header of section index ndx, or NULL. */
+static GElf_Shdr *shdr_of(Elf *e, size_t ndx, GElf_Shdr *buf)
+{
+	Elf_Scn *scn = elf_getscn(e, ndx);
+
+	return scn ? gelf_getshdr(scn, buf) : NULL;
+}
+
+/* The converted symbol data of a symbol table section, or NULL. */
+static Elf_Data *sym_data(Elf_Scn *scn)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+
+	if (!data || data->d_type != ELF_T_SYM || !data->d_buf)
+		return NULL;
+	return data;
+}
+
+static size_t sym_count(Elf *e, const Elf_Data *data)
+{
+	size_t ent = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
+
+	return ent ? data->d_size / ent : 0;
+}
+
+/*
+ * Collect the function symbols of one symbol table section: STT_FUNC and
+ * STT_GNU_IFUNC that are defined, plus sized STT_NOTYPE symbols in
+ * executable sections (hand-written assembly often lacks .type).
+ */
+static int collect_syms(Elf *e, Elf_Scn *scn, struct raw_vec *rv)
+{
+	GElf_Shdr sh, ssh;
+	Elf_Data *data;
+	size_t i, n;
+	int err;
+
+	if (!gelf_getshdr(scn, &sh))
+		return 0;
+	data = sym_data(scn);
+	if (!data)
+		return 0;
+	n = sym_count(e, data);
+	/* Entry 0 is the reserved null symbol. */
+	for (i = 1; i < n && i <= INT32_MAX; i++) {
+		struct raw_sym rs = {0};
+		GElf_Sym sym;
+		GElf_Shdr *sec = NULL;
+		const char *name;
+		int type, bind;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		type = GELF_ST_TYPE(sym.st_info);
+		bind = GELF_ST_BIND(sym.st_info);
+		if (sym.st_shndx == SHN_UNDEF)
+			continue;
+		if (sym.st_shndx < SHN_LORESERVE)
+			sec = shdr_of(e, sym.st_shndx, &ssh);
+		if (type == STT_NOTYPE) {
+			if (!sym.st_size || !sec || !(sec->sh_flags & SHF_EXECINSTR))
+				continue;
+		} else if (type != STT_FUNC && type != STT_GNU_IFUNC) {
+			continue;
+		}
+		name = elf_strptr(e, sh.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		rs.addr = sym.st_value;
+		rs.size = sym.st_size;
+		if (sec && sec->sh_type != SHT_NULL) {
+			u64 end = sat_add(sec->sh_addr, sec->sh_size);
+
+			/* Only trust the section if the symbol lies inside it. */
+			if (sec->sh_addr <= rs.addr && rs.addr < end)
+				rs.sec_end = end;
+		}
+		rs.name = name;
+		rs.name_len = strlen(name);
+		if (bind == STB_GLOBAL || bind == STB_GNU_UNIQUE)
+			rs.rank = RANK_GLOBAL;
+		else if (bind == STB_WEAK)
+			rs.rank = RANK_WEAK;
+		else
+			rs.rank = RANK_LOCAL;
+		err = raw_vec__push(rv, &rs);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * PLT entries as NAME@plt (x86 only: that is where the layout is fixed).
+ * Relocation i of .rela.plt (or .rel.plt) names the target of entry i of
+ * .plt.sec when the binary has one (IBT), else of entry i + 1 of .plt
+ * (entry 0 is the resolver stub); entries are 16 bytes.
+ */
+static int collect_plt(Elf *e, size_t shstrndx, struct raw_vec *rv)
+{
+	Elf_Scn *scn = NULL, *rel_scn = NULL, *sym_scn;
+	GElf_Shdr sh, plt = {0}, plt_sec = {0}, rel_sh = {0}, sym_sh;
+	const GElf_Shdr *tab;
+	bool have_plt = false, have_plt_sec = false;
+	Elf_Data *rel_data, *symdata;
+	GElf_Ehdr eh;
+	size_t i, n, first, ent;
+	u64 stride;
+	int err;
+
+	if (!gelf_getehdr(e, &eh) || (eh.e_machine != EM_X86_64 && eh.e_machine != EM_386))
+		return 0;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = section_name(e, shstrndx, &sh);
+		if (!name)
+			continue;
+		if (!strcmp(name, ".plt") && sh.sh_type == SHT_PROGBITS) {
+			plt = sh;
+			have_plt = true;
+		} else if (!strcmp(name, ".plt.sec") && sh.sh_type == SHT_PROGBITS) {
+			plt_sec = sh;
+			have_plt_sec = true;
+		} else if ((!strcmp(name, ".rela.plt") && sh.sh_type == SHT_RELA) ||
+			   (!strcmp(name, ".rel.plt") && sh.sh_type == SHT_REL)) {
+			rel_scn = scn;
+			rel_sh = sh;
+		}
+	}
+	if (!rel_scn || (!have_plt && !have_plt_sec))
+		return 0;
+
+	rel_data = elf_getdata(rel_scn, NULL);
+	if (!rel_data || !rel_data->d_buf ||
+	    rel_data->d_type != (rel_sh.sh_type == SHT_RELA ? ELF_T_RELA : ELF_T_REL))
+		return 0;
+	ent = gelf_fsize(e, rel_data->d_type, 1, EV_CURRENT);
+	if (!ent)
+		return 0;
+	n = rel_data->d_size / ent;
+
+	/* The relocations' symbols: normally .dynsym. */
+	sym_scn = elf_getscn(e, rel_sh.sh_link);
+	if (!sym_scn || !gelf_getshdr(sym_scn, &sym_sh) ||
+	    (sym_sh.sh_type != SHT_DYNSYM && sym_sh.sh_type != SHT_SYMTAB))
+		return 0;
+	symdata = sym_data(sym_scn);
+	if (!symdata)
+		return 0;
+
+	stride = 16;
+	tab = have_plt_sec ? &plt_sec : &plt;
+	first = have_plt_sec ? 0 : 1;
+	for (i = 0; i < n && i <= INT32_MAX; i++) {
+		struct raw_sym rs = {0};
+		u64 slot = first + i, symi;
+		const char *name;
+		GElf_Sym sym;
+
+		/* Stop at the first entry that would not fit in the section. */
+		if (slot + 1 > tab->sh_size / stride)
+			break;
+		if (rel_sh.sh_type == SHT_RELA) {
+			GElf_Rela r;
+
+			if (!gelf_getrela(rel_data, (int)i, &r))
+				break;
+			symi = GELF_R_SYM(r.r_info);
+		} else {
+			GElf_Rel r;
+
+			if (!gelf_getrel(rel_data, (int)i, &r))
+				break;
+			symi = GELF_R_SYM(r.r_info);
+		}
+		/* IRELATIVE and friends have no symbol: the slot stays unnamed. */
+		if (!symi || symi > INT32_MAX || !gelf_getsym(symdata, (int)symi, &sym))
+			continue;
+		name = elf_strptr(e, sym_sh.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		rs.addr = tab->sh_addr + slot * stride;
+		rs.size = stride;
+		rs.sec_end = sat_add(tab->sh_addr, tab->sh_size);
+		rs.name = name;
+		rs.name_len = strlen(name);
+		rs.rank = RANK_GLOBAL;
+		rs.plt = true;
+		err = raw_vec__push(rv, &rs);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Order by address, then by alias preference: binding (global, weak,
+ * local), then the shorter name, then strcmp, so that the first of each
+ * address group is the name we show, whatever order the file lists them in.
+ * A real symbol beats a synthesized NAME@plt at the same address.
+ */
+static int raw_sym__cmp(const void *pa, const void *pb)
+{
+	const struct raw_sym *a = pa, *b = pb;
+	int c;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->plt != b->plt)
+		return a->plt ? 1 : -1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	if (a->name_len != b->name_len)
+		return a->name_len < b->name_len ? -1 : 1;
+	c = strcmp(a->name, b->name);
+	return c < 0 ? -1 : c > 0;
+}
+
+/*
+ * Build the final table from raw symbols: merge aliases, give size-0
+ * symbols the room up to the next symbol (bounded by their section), copy
+ * the names into one arena.
+ */
+static int symtab__build(struct symtab *t, struct raw_vec *rv)
+{
+	size_t i, j, n = 0, arena_len = 0;
+	struct sym *syms;
+	char *arena, *p;
+
+	memset(t, 0, sizeof(*t));
+	if (!rv->n)
+		return 0;
+	qsort(rv->v, rv->n, sizeof(*rv->v), raw_sym__cmp);
+
+	/* Merge each address group into its first element (in place). */
+	for (i = 0; i < rv->n; i = j) {
+		struct raw_sym best = rv->v[i];
+
+		for (j = i + 1; j < rv->n && rv->v[j].addr == best.addr; j++) {
+			if (rv->v[j].size > best.size)
+				best.size = rv->v[j].size;
+			if (rv->v[j].sec_end > best.sec_end)
+				best.sec_end = rv->v[j].sec_end;
+		}
+		rv->v[n++] = best;
+		arena_len += best.name_len + (best.plt ? sizeof(plt_suffix) - 1 : 0) + 1;
+	}
+
+	syms = calloc(n, sizeof(*syms));
+	arena = malloc(arena_len);
+	if (!syms || !arena) {
+		free(arena);
+		free(syms);
+		return -ENOMEM;
+	}
+
+	p = arena;
+	for (i = 0; i < n; i++) {
+		const struct raw_sym *rs = &rv->v[i];
+		u64 end;
+
+		memcpy(p, rs->name, rs->name_len);
+		if (rs->plt)
+			memcpy(p + rs->name_len, plt_suffix, sizeof(plt_suffix));
+		else
+			p[rs->name_len] = '\0';
+		syms[i].name = p;
+		p += strlen(p) + 1;
+
+		syms[i].addr = rs->addr;
+		if (rs->size) {
+			end = sat_add(rs->addr, rs->size);
+		} else {
+			/* Groups are merged, so the next address is strictly greater. */
+			end = i + 1 < n ? rv->v[i + 1].addr : UINT64_MAX;
+			if (rs->sec_end > rs->addr && rs->sec_end < end)
+				end = rs->sec_end;
+			if (end == UINT64_MAX)
+				end = sat_add(rs->addr, 1);
+		}
+		syms[i].end = end;
+		syms[i].max_end = i && syms[i - 1].max_end > end ? syms[i - 1].max_end : end;
+	}
+	t->syms = syms;
+	t->nsyms = n;
+	t->arena = arena;
+	return 0;
+}
+
+void symtab__exit(struct symtab *t)
+{
+	if (!t)
+		return;
+	free(t->syms);
+	free(t->arena);
+	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * The entries are sorted by addr; binary search for the last one starting
+ * at or before addr.  If it ends too early, an earlier, longer symbol may
+ * still cover addr: walk back while the running max_end says one could.
+ */
+const struct sym *symtab__find(const struct symtab *t, u64 addr)
+{
+	size_t lo = 0, hi = t->nsyms, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	for (i = lo - 1;; i--) {
+		if (addr < t->syms[i].end)
+			return &t->syms[i];
+		if (!i || t->syms[i - 1].max_end <= addr)
+			return NULL;
+	}
+}
+
+u64 dso__file_to_vaddr(const struct dso *d, u64 off)
+{
+	size_t i;
+
+	for (i = 0; i < d->nsegs; i++) {
+		const struct segment *sg = &d->segs[i];
+
+		if (sg->offset <= off && off - sg->offset < sg->filesz)
+			return off - sg->offset + sg->vaddr;
+	}
+	return off;
+}
+
+static int load_segments(struct dso *d, Elf *e)
+{
+	size_t i, n;
+
+	if (elf_getphdrnum(e, &n) || !n)
+		return 0;
+	d->segs = calloc(n, sizeof(*d->segs));
+	if (!d->segs)
+		return -ENOMEM;
+	for (i = 0; i < n && i <= INT32_MAX; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph))
+			break;
+		if (ph.p_type != PT_LOAD || !ph.p_filesz)
+			continue;
+		d->segs[d->nsegs].offset = ph.p_offset;
+		d->segs[d->nsegs].filesz = ph.p_filesz;
+		d->segs[d->nsegs].vaddr = ph.p_vaddr;
+		d->nsegs++;
+	}
+	return 0;
+}
+
+/* Look for NT_GNU_BUILD_ID in one block of notes. */
+static bool find_build_id(struct dso *d, Elf_Data *data)
+{
+	size_t off = 0, next, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	if (!data || !data->d_buf || data->d_type != ELF_T_NHDR)
+		return false;
+	while (off < data->d_size &&
+	       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == sizeof("GNU") &&
+		    !memcmp((const char *)data->d_buf + name_off, "GNU", sizeof("GNU")) &&
+		    nh.n_descsz) {
+			size_t len = nh.n_descsz < sizeof(d->build_id) ? nh.n_descsz
+								       : sizeof(d->build_id);
+
+			memcpy(d->build_id, (const char *)data->d_buf + desc_off, len);
+			d->build_id_size = (u8)len;
+			return true;
+		}
+		off = next;
+	}
+	return false;
+}
+
+/* The build-id from the note sections, else from the PT_NOTE segments. */
+static void load_build_id(struct dso *d, Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t i, n;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		if (find_build_id(d, elf_getdata(scn, NULL)))
+			return;
+	}
+	if (elf_getphdrnum(e, &n))
+		return;
+	for (i = 0; i < n && i <= INT32_MAX; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		if (ph.p_offset > INT64_MAX || !ph.p_filesz)
+			continue;
+		if (find_build_id(d, elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz,
+							  ELF_T_NHDR)))
+			return;
+	}
+}
+
+/* Read .symtab, else .dynsym, then the PLT, into a raw vector. */
+static int collect_all(Elf *e, struct raw_vec *rv, char *why, size_t why_len)
+{
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	size_t shnum, shstrndx;
+	int err;
+
+	if (elf_getshdrnum(e, &shnum)) {
+		set_why(why, why_len, "cannot read section headers: %s", elf_errmsg(-1));
+		return 0;
+	}
+	if (elf_getshdrstrndx(e, &shstrndx))
+		shstrndx = SHN_UNDEF;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && !symtab)
+			symtab = scn;
+		else if (sh.sh_type == SHT_DYNSYM && !dynsym)
+			dynsym = scn;
+	}
+	if (symtab) {
+		err = collect_syms(e, symtab, rv);
+		if (err)
+			return err;
+	}
+	/* A .symtab without usable functions is no better than none. */
+	if (!rv->n && dynsym) {
+		err = collect_syms(e, dynsym, rv);
+		if (err)
+			return err;
+	}
+	err = collect_plt(e, shstrndx, rv);
+	if (err)
+		return err;
+	if (!rv->n)
+		set_why(why, why_len, "%s",
+			symtab || dynsym ? "no usable function symbols" : "no symbol table");
+	return 0;
+}
+
+int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, char *why,
+		  size_t why_len)
+{
+	struct raw_vec rv = {0};
+	Elf *e;
+	int err;
+
+	if (why && why_len)
+		why[0] = '\0';
+	if (image)
+		e = elf_memory(image, image_size);
+	else
+		e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e) {
+		set_why(why, why_len, "cannot read ELF: %s", elf_errmsg(-1));
+		return -EINVAL;
+	}
+	if (elf_kind(e) != ELF_K_ELF) {
+		set_why(why, why_len, "not an ELF file");
+		err = -ENOEXEC;
+		goto out_end;
+	}
+	if (!gelf_getclass(e) || !gelf_getehdr(e, &(GElf_Ehdr){0})) {
+		set_why(why, why_len, "cannot read ELF: %s", elf_errmsg(-1));
+		err = -EINVAL;
+		goto out_end;
+	}
+	err = load_segments(d, e);
+	if (err)
+		goto out_nomem;
+	load_build_id(d, e);
+	err = collect_all(e, &rv, why, why_len);
+	if (err)
+		goto out_nomem;
+	/* Names still point into libelf's data: build before elf_end(). */
+	err = symtab__build(&d->symtab, &rv);
+	if (err)
+		goto out_nomem;
+	free(rv.v);
+	elf_end(e);
+	return 0;
+
+out_nomem:
+	set_why(why, why_len, "out of memory");
+out_end:
+	free(rv.v);
+	elf_end(e);
+	return err;
+}

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kallsyms.c - the kernel's text symbols from /proc/kallsyms (or a copy of
+ * it).  Lines look like
+ *
+ *	ffffffff81000000 T _stext
+ *	ffffffffc0a01000 t helper	[mymod]
+ *
+ * Only text symbols (t T w W) are kept.  A symbol covers addresses up to the
+ * next symbol; the last one covers KALLSYMS_LAST_SPAN bytes.  The file is
+ * untrusted input: a line that does not parse is skipped.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize/internal.h"
+
+#define KALLSYMS_LAST_SPAN 4096
+
+static const char kernel_dso[] = "[kernel]";
+
+struct ksym_vec {
+	struct ksym *v;
+	size_t n, cap;
+};
+
+static int ksym_vec__push(struct ksym_vec *kv, const struct ksym *k)
+{
+	struct ksym *nv;
+	size_t ncap;
+
+	if (kv->n == kv->cap) {
+		ncap = kv->cap ? kv->cap * 2 : 4096;
+		if (ncap > SIZE_MAX / sizeof(*nv))
+			return -ENOMEM;
+		nv = realloc(kv->v, ncap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		kv->v = nv;
+		kv->cap = ncap;
+	}
+	kv->v[kv->n++] = *k;
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* "[name]" interned in k->mods; NULL when out of memory. */
+static const char *kallsyms__module(struct kallsyms *k, const char *name, size_t len)
+{
+	struct kmod_name *m;
+	size_t klen = len + 2;
+
+	HASH_FIND(hh, k->mods, name - 1, klen, m);
+	if (m)
+		return m->name;
+	m = malloc(sizeof(*m) + klen + 1);
+	if (!m)
+		return NULL;
+	memcpy(m->name, name - 1, klen);
+	m->name[klen] = '\0';
+	HASH_ADD_KEYPTR(hh, k->mods, m->name, klen, m);
+	if (!m->hh.tbl) {
+		free(m);
+		return NULL;
+	}
+	return m->name;
+}
+
+/*
+ * Parse one line [p, eol) in place: the name (and the module name) are
+ * NUL-terminated inside the buffer.  Returns 1 and fills out for a text
+ * symbol, 0 for a line to skip, -ENOMEM.
+ */
+static int parse_line(struct kallsyms *k, char *p, char *eol, struct ksym *out)
+{
+	char *name, *name_end, *mod = NULL, *mod_end = NULL;
+	u64 addr = 0;
+	int digits = 0, v;
+	char type;
+
+	while (p < eol && (v = hexval(*p)) >= 0) {
+		if (++digits > 16)
+			return 0;
+		addr = addr << 4 | (u64)v;
+		p++;
+	}
+	if (!digits || p >= eol || !is_blank(*p))
+		return 0;
+	p++;
+	if (p >= eol)
+		return 0;
+	type = *p++;
+	if (p >= eol || !is_blank(*p))
+		return 0;
+	while (p < eol && is_blank(*p))
+		p++;
+	name = p;
+	while (p < eol && !is_blank(*p))
+		p++;
+	name_end = p;
+	if (name == name_end)
+		return 0;
+	while (p < eol && is_blank(*p))
+		p++;
+	if (p < eol && *p == '[') {
+		mod = p + 1;
+		mod_end = memchr(mod, ']', (size_t)(eol - mod));
+		if (!mod_end || mod_end == mod)
+			return 0;
+	}
+	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		return 0;
+
+	*name_end = '\0';
+	out->addr = addr;
+	out->name = name;
+	out->global = type == 'T' || type == 'W';
+	out->dso = kernel_dso;
+	if (mod) {
+		out->dso = kallsyms__module(k, mod, (size_t)(mod_end - mod));
+		if (!out->dso)
+			return -ENOMEM;
+	}
+	return 1;
+}
+
+/* By address; among aliases global first, then shortest, then strcmp. */
+static int ksym__cmp(const void *pa, const void *pb)
+{
+	const struct ksym *a = pa, *b = pb;
+	size_t la, lb;
+	int c;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->global != b->global)
+		return a->global ? -1 : 1;
+	la = strlen(a->name);
+	lb = strlen(b->name);
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	c = strcmp(a->name, b->name);
+	return c < 0 ? -1 : c > 0;
+}
+
+static void set_why(char *why, size_t why_len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_why(char *why, size_t why_len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !why_len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, why_len, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Read and index kallsyms.  Returns NULL with errno set and a reason in why
+ * when the file cannot be read, holds no text symbol, or shows only zeroed
+ * addresses (kptr_restrict).
+ */
+struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
+{
+	struct ksym_vec kv = {0};
+	struct kallsyms *k;
+	char *buf = NULL, *p, *end, *eol, *q;
+	size_t i, n, arena_len = 0;
+	bool all_zero = true;
+	ssize_t len;
+	int err;
+
+	k = calloc(1, sizeof(*k));
+	if (!k) {
+		set_why(why, why_len, "out of memory");
+		return NULL;
+	}
+	len = ebs_read_file(path, &buf);
+	if (len < 0) {
+		err = (int)len;
+		set_why(why, why_len, "%s", strerror(-err));
+		goto out_free;
+	}
+	end = buf + len;
+	for (p = buf; p < end; p = eol + 1) {
+		struct ksym ks;
+		int r;
+
+		eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		r = parse_line(k, p, eol, &ks);
+		if (r < 0) {
+			err = r;
+			set_why(why, why_len, "out of memory");
+			goto out_free;
+		}
+		if (!r)
+			continue;
+		if (ks.addr)
+			all_zero = false;
+		err = ksym_vec__push(&kv, &ks);
+		if (err) {
+			set_why(why, why_len, "out of memory");
+			goto out_free;
+		}
+	}
+	if (!kv.n) {
+		err = -ENOENT;
+		set_why(why, why_len, "no text symbols");
+		goto out_free;
+	}
+	if (all_zero) {
+		err = -EPERM;
+		set_why(why, why_len,
+			"addresses are hidden (kernel.kptr_restrict): kernel symbols unavailable");
+		goto out_free;
+	}
+
+	qsort(kv.v, kv.n, sizeof(*kv.v), ksym__cmp);
+	for (i = 0, n = 0; i < kv.n; i++) {
+		if (n && kv.v[n - 1].addr == kv.v[i].addr)
+			continue;
+		kv.v[n++] = kv.v[i];
+		arena_len += strlen(kv.v[i].name) + 1;
+	}
+
+	/* Keep only the names, not the whole file. */
+	k->arena = malloc(arena_len);
+	if (!k->arena) {
+		err = -ENOMEM;
+		set_why(why, why_len, "out of memory");
+		goto out_free;
+	}
+	for (i = 0, q = k->arena; i < n; i++) {
+		size_t l = strlen(kv.v[i].name) + 1;
+
+		memcpy(q, kv.v[i].name, l);
+		kv.v[i].name = q;
+		q += l;
+	}
+	free(buf);
+	k->syms = kv.v;
+	k->nsyms = n;
+	return k;
+
+out_free:
+	free(kv.v);
+	free(buf);
+	kallsyms__free(k);
+	errno = -err;
+	return NULL;
+}
+
+void kallsyms__free(struct kallsyms *k)
+{
+	struct kmod_name *m, *tmp;
+
+	if (!k)
+		return;
+	HASH_ITER(hh, k->mods, m, tmp) {
+		HASH_DEL(k->mods, m);
+		free(m);
+	}
+	free(k->syms);
+	free(k->arena);
+	free(k);
+}
+
+const struct ksym *kallsyms__find(const struct kallsyms *k, u64 addr)
+{
+	size_t lo = 0, hi = k->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	/* Entries are unique per address, so the next one starts above addr. */
+	if (lo == k->nsyms && addr - k->syms[lo - 1].addr >= KALLSYMS_LAST_SPAN)
+		return NULL;
+	return &k->syms[lo - 1];
+}

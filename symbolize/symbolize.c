@@ -1,0 +1,566 @@
+// SPDX-License-Identifier: MIT
+/*
+ * symbolize.c - the symbolizer object: the DSO cache, the per-mapping
+ * shortcut into it, and the two lookups.
+ *
+ * Two hash tables:
+ *   dsos  one struct dso per distinct file or image, keyed by build-id, by
+ *         (dev, inode, mtime, path), or by (name, size, hash of the bytes).
+ *         Each is loaded once, failures included.
+ *   maps  one struct map_ent per distinct (filename, inode, device,
+ *         build-id, image size) seen in a struct sym_map, pointing at its
+ *         dso.  It saves a stat() and a key build per lookup, and owns the
+ *         path and short-name strings that results borrow.
+ * Nothing is removed from either table before symbolizer__free(), which is
+ * what keeps every returned string valid.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gelf.h>
+
+#include "symbolize/internal.h"
+
+struct map_ent {
+	UT_hash_handle hh;
+	struct dso *dso;
+	char *path;		/* copy of sym_map.filename: out->dso_path */
+	const char *name;	/* its short name, inside path: out->dso */
+	size_t key_len;
+	unsigned char key[];	/* struct map_key, then the filename bytes */
+};
+
+/* Fixed part of a map_ent key; zeroed first so that padding compares equal. */
+struct map_key {
+	u64 ino;
+	u64 image_size;
+	u32 maj, min;
+	u8 build_id_size;
+	u8 build_id[20];
+	u8 has_image;
+	u8 pad[2];
+};
+
+_Static_assert(sizeof(struct map_key) == 48, "struct map_key has holes");
+
+/* Kinds of dso keys: the first byte of dso.key. */
+enum {
+	DSO_KEY_BUILD_ID = 'B',
+	DSO_KEY_FILE = 'F',
+	DSO_KEY_IMAGE = 'I',
+	DSO_KEY_PSEUDO = 'P',
+};
+
+struct file_key {
+	u64 dev, ino;
+	s64 mtime_sec, mtime_nsec;
+};
+
+struct image_key {
+	u64 size;
+	u64 hash;
+};
+
+void symbolizer__warn(struct symbolizer *s, const char *fmt, ...)
+{
+	char msg[1024], *p;
+	va_list ap;
+
+	if (!s->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* One line, whatever a file name or libelf message contains. */
+	for (p = msg; *p; p++) {
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	}
+	s->warn(s->warn_ctx, msg);
+}
+
+struct symbolizer *symbolizer__new(const struct symbolize_opts *opts)
+{
+	struct symbolizer *s;
+
+	/* Sets libelf's expected version; harmless to repeat. */
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ENOTSUP;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	if (opts) {
+		if (opts->kallsyms) {
+			s->kallsyms_path = strdup(opts->kallsyms);
+			if (!s->kallsyms_path) {
+				free(s);
+				return NULL;
+			}
+		}
+		s->demangle = opts->demangle;
+		s->warn = opts->warn;
+		s->warn_ctx = opts->warn_ctx;
+	}
+	return s;
+}
+
+static void dso__free(struct dso *d)
+{
+	if (!d)
+		return;
+	symtab__exit(&d->symtab);
+	free(d->segs);
+	free(d->image);
+	free(d->key);
+	free(d);
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	struct map_ent *m, *mtmp;
+	struct dso *d, *dtmp;
+
+	if (!s)
+		return;
+	HASH_ITER(hh, s->maps, m, mtmp) {
+		HASH_DEL(s->maps, m);
+		free(m->path);
+		free(m);
+	}
+	HASH_ITER(hh, s->dsos, d, dtmp) {
+		HASH_DEL(s->dsos, d);
+		dso__free(d);
+	}
+	kallsyms__free(s->kernel);
+	free(s->keybuf);
+	free(s->kallsyms_path);
+	free(s);
+}
+
+/* "[vdso]", "//anon", "[heap]", "" ...: names that are not paths. */
+static bool is_pseudo(const char *filename)
+{
+	return filename[0] != '/' || filename[1] == '/';
+}
+
+static bool is_kernel(const char *filename)
+{
+	return !strncmp(filename, "[kernel.kallsyms]", sizeof("[kernel.kallsyms]") - 1);
+}
+
+/* Basename of a path; a pseudo-name is its own short name. */
+static const char *short_name(const char *path)
+{
+	const char *slash;
+
+	if (is_pseudo(path))
+		return path;
+	slash = strrchr(path, '/');
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+static u64 fnv1a64(const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	u64 h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static void hex(char *out, size_t out_len, const u8 *id, size_t len)
+{
+	size_t i;
+
+	if (!out_len)
+		return;
+	out[0] = '\0';
+	for (i = 0; i < len && 2 * i + 2 < out_len; i++)
+		snprintf(out + 2 * i, 3, "%02x", id[i]);
+}
+
+/* A malloc'd dso key: kind, fixed part, then str (without its NUL). */
+static void *dso_key_new(int kind, const void *fixed, size_t fixed_len, const char *str,
+			 size_t *key_len)
+{
+	size_t slen = str ? strlen(str) : 0;
+	unsigned char *k;
+
+	k = malloc(1 + fixed_len + slen);
+	if (!k)
+		return NULL;
+	k[0] = (unsigned char)kind;
+	if (fixed_len)
+		memcpy(k + 1, fixed, fixed_len);
+	if (slen)
+		memcpy(k + 1 + fixed_len, str, slen);
+	*key_len = 1 + fixed_len + slen;
+	return k;
+}
+
+/*
+ * Find the dso for key, or insert a new, not yet loaded one (*fresh set).
+ * Takes ownership of key.  NULL when out of memory.
+ */
+static struct dso *dso_cache__get(struct symbolizer *s, void *key, size_t key_len, bool *fresh)
+{
+	struct dso *d;
+
+	*fresh = false;
+	if (!key)
+		return NULL;
+	HASH_FIND(hh, s->dsos, key, key_len, d);
+	if (d) {
+		free(key);
+		return d;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		free(key);
+		return NULL;
+	}
+	d->key = key;
+	d->key_len = key_len;
+	HASH_ADD_KEYPTR(hh, s->dsos, d->key, d->key_len, d);
+	if (!d->hh.tbl) {
+		dso__free(d);
+		return NULL;
+	}
+	*fresh = true;
+	return d;
+}
+
+/* After a successful load: the notes worth one line each. */
+static void dso__check(struct symbolizer *s, const struct dso *d, const struct sym_map *map,
+		       const char *what, const char *why)
+{
+	if (map->build_id_size && d->build_id_size &&
+	    (map->build_id_size != d->build_id_size ||
+	     memcmp(map->build_id, d->build_id, d->build_id_size))) {
+		char want[41], got[41];
+
+		hex(want, sizeof(want), map->build_id,
+		    map->build_id_size < 20 ? map->build_id_size : 20);
+		hex(got, sizeof(got), d->build_id, d->build_id_size);
+		symbolizer__warn(s, "%s: build-id %s differs from the recorded %s: symbols may be wrong",
+				 what, got, want);
+	}
+	if (!d->symtab.nsyms)
+		symbolizer__warn(s, "%s: no symbols (%s)", what, why[0] ? why : "empty symbol table");
+}
+
+/* The dso of an in-memory image (the vdso), loaded from our own copy. */
+static struct dso *dso_for_image(struct symbolizer *s, const struct sym_map *map)
+{
+	char why[256];
+	struct dso *d;
+	void *key;
+	size_t key_len = 0;
+	bool fresh;
+	int err;
+
+	if (map->build_id_size) {
+		key = dso_key_new(DSO_KEY_BUILD_ID, map->build_id,
+				  map->build_id_size < 20 ? map->build_id_size : 20, NULL, &key_len);
+	} else {
+		struct image_key ik = {
+			.size = map->image_size,
+			.hash = fnv1a64(map->image, map->image_size),
+		};
+
+		key = dso_key_new(DSO_KEY_IMAGE, &ik, sizeof(ik), map->filename, &key_len);
+	}
+	d = dso_cache__get(s, key, key_len, &fresh);
+	if (!d || !fresh)
+		return d;
+
+	/* libelf wants a char *: give it a private, writable copy. */
+	d->image = malloc(map->image_size);
+	if (!d->image) {
+		d->failed = true;
+		symbolizer__warn(s, "%s: out of memory", map->filename);
+		return d;
+	}
+	memcpy(d->image, map->image, map->image_size);
+	d->image_size = map->image_size;
+	err = dso__load_elf(d, -1, d->image, d->image_size, why, sizeof(why));
+	if (err) {
+		d->failed = true;
+		symbolizer__warn(s, "%s: %s", map->filename, why);
+		return d;
+	}
+	dso__check(s, d, map, map->filename, why);
+	return d;
+}
+
+static void dso__load_file(struct symbolizer *s, struct dso *d, const struct sym_map *map)
+{
+	const char *path = map->filename;
+	char why[256];
+	struct stat st;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		d->failed = true;
+		symbolizer__warn(s, "%s: %s", path, strerror(errno));
+		return;
+	}
+	if (fstat(fd, &st)) {
+		d->failed = true;
+		symbolizer__warn(s, "%s: %s", path, strerror(errno));
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		d->failed = true;
+		symbolizer__warn(s, "%s: not a regular file", path);
+		goto out_close;
+	}
+	if (!st.st_size) {
+		d->failed = true;
+		symbolizer__warn(s, "%s: empty file", path);
+		goto out_close;
+	}
+	if (map->ino && (u64)st.st_ino != map->ino && !map->build_id_size)
+		symbolizer__warn(s, "%s: inode %llu differs from the recorded %llu: the file may have changed since recording",
+				 path, (unsigned long long)st.st_ino,
+				 (unsigned long long)map->ino);
+	err = dso__load_elf(d, fd, NULL, 0, why, sizeof(why));
+	if (err) {
+		d->failed = true;
+		symbolizer__warn(s, "%s: %s", path, why);
+		goto out_close;
+	}
+	dso__check(s, d, map, path, why);
+out_close:
+	close(fd);
+}
+
+/* The dso of a file mapping: by build-id when known, else by what stat says. */
+static struct dso *dso_for_file(struct symbolizer *s, const struct sym_map *map)
+{
+	struct file_key fk = {0};
+	struct stat st;
+	struct dso *d;
+	void *key;
+	size_t key_len = 0;
+	bool fresh;
+	int stat_err = 0;
+
+	if (map->build_id_size) {
+		key = dso_key_new(DSO_KEY_BUILD_ID, map->build_id,
+				  map->build_id_size < 20 ? map->build_id_size : 20, NULL, &key_len);
+	} else {
+		if (stat(map->filename, &st)) {
+			/* All-zero identity: the failure itself is cached by path. */
+			stat_err = errno;
+		} else {
+			fk.dev = st.st_dev;
+			fk.ino = st.st_ino;
+			fk.mtime_sec = st.st_mtim.tv_sec;
+			fk.mtime_nsec = st.st_mtim.tv_nsec;
+		}
+		key = dso_key_new(DSO_KEY_FILE, &fk, sizeof(fk), map->filename, &key_len);
+	}
+	d = dso_cache__get(s, key, key_len, &fresh);
+	if (!d || !fresh)
+		return d;
+	if (stat_err) {
+		d->failed = true;
+		symbolizer__warn(s, "%s: %s", map->filename, strerror(stat_err));
+		return d;
+	}
+	dso__load_file(s, d, map);
+	return d;
+}
+
+/* Anonymous memory and the like: nothing to load. */
+static struct dso *dso_for_pseudo(struct symbolizer *s, const struct sym_map *map)
+{
+	struct dso *d;
+	size_t key_len = 0;
+	bool fresh;
+
+	d = dso_cache__get(s, dso_key_new(DSO_KEY_PSEUDO, NULL, 0, map->filename, &key_len),
+			   key_len, &fresh);
+	if (d && fresh) {
+		d->failed = true;
+		if (!strcmp(map->filename, "[vdso]"))
+			symbolizer__warn(s, "[vdso]: no image recorded: cannot symbolize");
+	}
+	return d;
+}
+
+static struct dso *dso_for_map(struct symbolizer *s, const struct sym_map *map)
+{
+	if (map->image)
+		return dso_for_image(s, map);
+	if (is_pseudo(map->filename))
+		return dso_for_pseudo(s, map);
+	return dso_for_file(s, map);
+}
+
+/* Build the map_ent key of map in s->keybuf. */
+static int map_key__build(struct symbolizer *s, const struct sym_map *map, size_t *key_len)
+{
+	size_t flen = strlen(map->filename), len;
+	struct map_key mk;
+
+	if (flen > SIZE_MAX - sizeof(mk))
+		return -ENAMETOOLONG;
+	len = sizeof(mk) + flen;
+	if (len > s->keybuf_cap) {
+		void *nb = realloc(s->keybuf, len);
+
+		if (!nb)
+			return -ENOMEM;
+		s->keybuf = nb;
+		s->keybuf_cap = len;
+	}
+	memset(&mk, 0, sizeof(mk));
+	mk.ino = map->ino;
+	mk.maj = map->maj;
+	mk.min = map->min;
+	mk.build_id_size = map->build_id_size < 20 ? map->build_id_size : 20;
+	memcpy(mk.build_id, map->build_id, mk.build_id_size);
+	if (map->image) {
+		mk.has_image = 1;
+		mk.image_size = map->image_size;
+	}
+	memcpy(s->keybuf, &mk, sizeof(mk));
+	memcpy((char *)s->keybuf + sizeof(mk), map->filename, flen);
+	*key_len = len;
+	return 0;
+}
+
+/*
+ * The map_ent for map, created on first sight.  For an image the key holds
+ * only its size, so the bytes are compared with the dso's copy each time: a
+ * different image under the same name gets (and keeps) its own dso.
+ */
+static int map_ent__get(struct symbolizer *s, const struct sym_map *map, struct map_ent **out)
+{
+	struct map_ent *m;
+	size_t key_len = 0;
+	struct dso *d;
+	int err;
+
+	err = map_key__build(s, map, &key_len);
+	if (err)
+		return err;
+	HASH_FIND(hh, s->maps, s->keybuf, key_len, m);
+	if (m) {
+		if (map->image && (!m->dso->image || m->dso->image_size != map->image_size ||
+				   memcmp(m->dso->image, map->image, map->image_size))) {
+			d = dso_for_image(s, map);
+			if (!d)
+				return -ENOMEM;
+			m->dso = d;
+		}
+		*out = m;
+		return 0;
+	}
+
+	m = calloc(1, sizeof(*m) + key_len);
+	if (!m)
+		return -ENOMEM;
+	memcpy(m->key, s->keybuf, key_len);
+	m->key_len = key_len;
+	m->path = strdup(map->filename);
+	if (!m->path)
+		goto out_free;
+	m->name = short_name(m->path);
+	m->dso = dso_for_map(s, map);
+	if (!m->dso)
+		goto out_free;
+	HASH_ADD_KEYPTR(hh, s->maps, m->key, m->key_len, m);
+	if (!m->hh.tbl)
+		goto out_free;
+	*out = m;
+	return 0;
+
+out_free:
+	free(m->path);
+	free(m);
+	return -ENOMEM;
+}
+
+int symbolizer__lookup(struct symbolizer *s, const struct sym_map *map, u64 addr,
+		       struct sym_result *out)
+{
+	const struct sym *sym;
+	struct map_ent *m;
+	u64 file_off, vaddr;
+	int err;
+
+	if (!s || !map || !out || !map->filename || (map->image && !map->image_size))
+		return -EINVAL;
+	if (addr < map->start || (map->len && addr - map->start >= map->len))
+		return -ERANGE;
+	if (!map->image && is_kernel(map->filename))
+		return symbolizer__lookup_kernel(s, addr, out);
+
+	err = map_ent__get(s, map, &m);
+	if (err)
+		return err;
+	file_off = addr - map->start + map->pgoff;
+	memset(out, 0, sizeof(*out));
+	out->dso = m->name;
+	out->dso_path = m->path;
+	out->dso_addr = file_off;
+	if (m->dso->failed)
+		return 0;
+	vaddr = dso__file_to_vaddr(m->dso, file_off);
+	out->dso_addr = vaddr;
+	sym = symtab__find(&m->dso->symtab, vaddr);
+	if (sym) {
+		out->function = sym->name;
+		out->sym_offset = vaddr - sym->addr;
+	}
+	return 0;
+}
+
+int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result *out)
+{
+	const char *path;
+	const struct ksym *ks;
+
+	if (!s || !out)
+		return -EINVAL;
+	path = s->kallsyms_path ? s->kallsyms_path : "/proc/kallsyms";
+	if (!s->kernel_tried) {
+		char why[256];
+
+		s->kernel_tried = true;
+		s->kernel = kallsyms__load(path, why, sizeof(why));
+		if (!s->kernel)
+			symbolizer__warn(s, "%s: %s", path, why);
+	}
+	memset(out, 0, sizeof(*out));
+	out->dso = "[kernel]";
+	out->dso_path = "[kernel]";
+	out->dso_addr = addr;
+	if (!s->kernel)
+		return 0;
+	ks = kallsyms__find(s->kernel, addr);
+	if (ks) {
+		out->function = ks->name;
+		out->dso = ks->dso;
+		out->dso_path = ks->dso;
+		out->sym_offset = addr - ks->addr;
+	}
+	return 0;
+}

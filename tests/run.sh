@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# tests/run.sh - run every unit test program and integration script, count
+# their PASS/FAIL/SKIP lines and end with "N passed, N failed, N skipped".
+#
+# Environment: BUILD (build dir), EBS (path of the ebs binary),
+# TESTS="pattern" runs only the tests whose file name matches.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+BUILD=${BUILD:-build}
+EBS=${EBS:-$PWD/$BUILD/ebs}
+export BUILD EBS
+export WORKLOADS="$PWD/$BUILD/tests/workloads"
+export TOP="$PWD"
+export ARTEFACTS="$PWD/$BUILD/test-artefacts"
+mkdir -p "$ARTEFACTS"
+
+pass=0 fail=0 skip=0
+log="$ARTEFACTS/test.log"
+: >"$log"
+
+run_one() {	# name, command...
+	local name=$1
+	shift
+	local out rc
+	out=$(timeout 600 "$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" >>"$log"
+	local p f s
+	p=$(grep -c '^PASS: ' <<<"$out")
+	f=$(grep -c '^FAIL: ' <<<"$out")
+	s=$(grep -c '^SKIP: ' <<<"$out")
+	grep -E '^(FAIL|SKIP): ' <<<"$out"
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "FAIL: $name: exited with status $rc and no FAIL line (crash?)"
+		printf '%s\n' "$out" | tail -n 15 | sed 's/^/    /'
+		f=1
+	elif [ "$f" -gt 0 ]; then
+		printf '%s\n' "$out" | grep -v -E '^(PASS|SKIP): ' | tail -n 25 | sed 's/^/    /'
+	fi
+	if [ $((p + f + s)) -eq 0 ]; then
+		echo "FAIL: $name: ran no check"
+		f=1
+	fi
+	printf '  %-40s %3d passed, %d failed, %d skipped\n' "$name" "$p" "$f" "$s"
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+}
+
+for t in "$BUILD"/tests/unit/test-*; do
+	[ -x "$t" ] || continue
+	case "$t" in *.d|*.o) continue ;; esac
+	[ -n "${TESTS:-}" ] && [[ "$t" != *${TESTS}* ]] && continue
+	run_one "unit/$(basename "$t")" "$t"
+done
+for t in tests/integration/*.sh; do
+	[ -f "$t" ] || continue
+	[ -n "${TESTS:-}" ] && [[ "$t" != *${TESTS}* ]] && continue
+	run_one "integration/$(basename "$t" .sh)" bash "$t"
+done
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

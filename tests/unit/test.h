@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test.h - the unit-test harness.  A test program calls TEST_OK/TEST_FAIL/
+ * TEST_SKIP (or the TEST_EQ family) once per check; each prints one line that
+ * tests/run.sh counts:
+ *
+ *   PASS: name
+ *   FAIL: name: why
+ *   SKIP: name: why
+ *
+ * and test_done() returns the exit status (nonzero when anything failed).
+ * A program that crashes before test_done() is counted as failed by run.sh.
+ */
+#ifndef EBS_TEST_H
+#define EBS_TEST_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static int test_failures;
+
+#define TEST_OK(name) printf("PASS: %s\n", (name))
+#define TEST_SKIP(name, ...)                                                                       \
+	do {                                                                                       \
+		printf("SKIP: %s: ", (name));                                                      \
+		printf(__VA_ARGS__);                                                               \
+		printf("\n");                                                                      \
+	} while (0)
+#define TEST_FAIL(name, ...)                                                                       \
+	do {                                                                                       \
+		printf("FAIL: %s: ", (name));                                                      \
+		printf(__VA_ARGS__);                                                               \
+		printf(" (%s:%d)\n", __FILE__, __LINE__);                                          \
+		test_failures++;                                                                   \
+	} while (0)
+
+/* TEST_CHECK(name, cond): pass when cond holds. */
+#define TEST_CHECK(name, cond)                                                                     \
+	do {                                                                                       \
+		if (cond)                                                                          \
+			TEST_OK(name);                                                             \
+		else                                                                               \
+			TEST_FAIL(name, "%s", #cond);                                              \
+	} while (0)
+
+/* TEST_EQ(name, got, want): integers, compared as intmax_t. */
+#define TEST_EQ(name, got, want)                                                                   \
+	do {                                                                                       \
+		intmax_t got_ = (intmax_t)(got), want_ = (intmax_t)(want);                         \
+		if (got_ == want_)                                                                 \
+			TEST_OK(name);                                                             \
+		else                                                                               \
+			TEST_FAIL(name, "%s = %jd, want %jd", #got, got_, want_);                  \
+	} while (0)
+
+/* TEST_STREQ(name, got, want): strings; NULL compares equal only to NULL. */
+#define TEST_STREQ(name, got, want)                                                                \
+	do {                                                                                       \
+		const char *gs_ = (got), *ws_ = (want);                                            \
+		if ((!gs_ && !ws_) || (gs_ && ws_ && strcmp(gs_, ws_) == 0))                       \
+			TEST_OK(name);                                                             \
+		else                                                                               \
+			TEST_FAIL(name, "%s = \"%s\", want \"%s\"", #got, gs_ ? gs_ : "(null)",     \
+				  ws_ ? ws_ : "(null)");                                           \
+	} while (0)
+
+static inline int test_done(void)
+{
+	fflush(stdout);
+	return test_failures ? 1 : 0;
+}
+
+#endif /* EBS_TEST_H */

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libebshot.so - linked into "shlib" at build time.  shlib_hot() runs n
+ * iterations of the same loop as dl_hot() and main_work() in shlib_main.c.
+ */
+void shlib_hot(unsigned long n);
+
+static volatile unsigned long sink;
+
+__attribute__((noinline, noipa)) void shlib_hot(unsigned long n)
+{
+	unsigned long x = sink;
+
+	for (unsigned long i = 0; i < n; i++) {
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+		__asm__ volatile("" : "+r"(x));
+	}
+	sink = x;
+}

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+/*
+ * split - split_a() and split_b() have identical bodies and alignment, so an
+ * iteration costs the same in both.  Each round runs 3*K iterations in
+ * split_a and K in split_b, so split_a's expected share of the samples in the
+ * two is exactly 0.75.
+ *
+ *   split [SECONDS]	run for SECONDS of CPU time (default 0.5)
+ *
+ * A round takes about a millisecond.  K varies pseudo-randomly from round to
+ * round so the rounds cannot stay in step with a sampling period.
+ */
+#include "workload.h"
+
+#define K_BASE 200000	/* 4 * K_BASE iterations take about 1 ms */
+
+static volatile unsigned long sink;
+
+WL_NOINLINE __attribute__((aligned(64))) void split_a(unsigned long n)
+{
+	unsigned long x = sink;
+
+	for (unsigned long i = 0; i < n; i++) {
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+		WL_OPAQUE(x);
+	}
+	sink = x;
+}
+
+WL_NOINLINE __attribute__((aligned(64))) void split_b(unsigned long n)
+{
+	unsigned long x = sink;
+
+	for (unsigned long i = 0; i < n; i++) {
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+		WL_OPAQUE(x);
+	}
+	sink = x;
+}
+
+int main(int argc, char **argv)
+{
+	double end = wl_thread_cpu() + wl_arg(argc, argv, 1, 0.5);
+	unsigned long rnd = 1;
+
+	do {
+		unsigned long k;
+
+		rnd = rnd * 1103515245 + 12345;
+		k = K_BASE / 2 + (rnd >> 16) % K_BASE;	/* 0.5 .. 1.5 * K_BASE */
+		split_a(3 * k);
+		split_b(k);
+	} while (wl_thread_cpu() < end);
+	return 0;
+}

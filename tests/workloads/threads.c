@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+/*
+ * threads - four threads, thread i spinning in its own function thread_fn_i()
+ * for SECONDS of its own CPU time; main joins them.
+ *
+ *   threads [SECONDS]	CPU time per thread (default 0.125, so 0.5 s in all)
+ */
+#include <pthread.h>
+
+#include "workload.h"
+
+static volatile unsigned long sink;
+
+/* The busy loop, inlined into each thread function so it owns its samples. */
+static inline __attribute__((always_inline)) void spin(double seconds)
+{
+	double end = wl_thread_cpu() + seconds;
+	unsigned long x = sink;
+
+	do {
+		for (int i = 0; i < 100000; i++) {
+			x = x * 6364136223846793005UL + 1442695040888963407UL;
+			WL_OPAQUE(x);
+		}
+	} while (wl_thread_cpu() < end);
+	sink = x;
+}
+
+WL_NOINLINE void *thread_fn_0(void *arg)
+{
+	spin(*(double *)arg);
+	return NULL;
+}
+
+WL_NOINLINE void *thread_fn_1(void *arg)
+{
+	spin(*(double *)arg);
+	return NULL;
+}
+
+WL_NOINLINE void *thread_fn_2(void *arg)
+{
+	spin(*(double *)arg);
+	return NULL;
+}
+
+WL_NOINLINE void *thread_fn_3(void *arg)
+{
+	spin(*(double *)arg);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static void *(*const fns[])(void *) = { thread_fn_0, thread_fn_1, thread_fn_2, thread_fn_3 };
+	double seconds = wl_arg(argc, argv, 1, 0.125);
+	pthread_t tids[4];
+	int err;
+
+	for (int i = 0; i < 4; i++) {
+		err = pthread_create(&tids[i], NULL, fns[i], &seconds);
+		if (err) {
+			fprintf(stderr, "threads: pthread_create: %s\n", strerror(err));
+			return 1;
+		}
+	}
+	for (int i = 0; i < 4; i++)
+		pthread_join(tids[i], NULL);
+	return 0;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util.h - small helpers every module uses: the one-line error buffer,
+ * bounded string copies, and file reading.  No global state.
+ */
+#ifndef EBS_UTIL_H
+#define EBS_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+typedef __u64 u64;
+typedef __u32 u32;
+typedef __u16 u16;
+typedef __u8 u8;
+typedef __s64 s64;
+typedef __s32 s32;
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ALIGN8(x)     (((x) + 7) & ~(size_t)7)
+
+/*
+ * One error, as the one line the user will see ("FILE: offset N: why").
+ * Library functions that can fail for a reason worth naming take one and
+ * return -errno; only main() prints it and exits.
+ */
+struct ebs_error {
+	int err;	/* negative errno, 0 when nothing failed */
+	char msg[512];
+};
+
+/* Format msg, set err = -errnum (errnum given positive); return -errnum. */
+int ebs_error__set(struct ebs_error *e, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Copy at most size-1 bytes and always terminate; return strlen(src). */
+size_t ebs_strlcpy(char *dst, const char *src, size_t size);
+
+/*
+ * Read a whole (small, /proc-like) file into a malloc'd NUL-terminated
+ * buffer.  Returns the length, or -errno.
+ */
+ssize_t ebs_read_file(const char *path, char **out);
+
+/* Monotonic (the perf clock) and real-time clocks, in nanoseconds. */
+u64 ebs_clock_ns(void);
+u64 ebs_realtime_ns(void);
+
+#endif /* EBS_UTIL_H */

@@ -240,8 +240,7 @@ static void print_text(struct report *r, u16 ev, struct row **rows, size_t n)
 
 	fprintf(f, "# event: %s", info->used);
 	if (info->why[0])
-		fprintf(f, " (asked for %s, which cannot be opened here: %s)", info->asked,
-			info->why);
+		fprintf(f, " (asked for %s: %s)", info->asked, info->why);
 	fprintf(f, "\n");
 	if (e->flags & EBS_EVF_FREQ)
 		fprintf(f, "# sampling: frequency %llu Hz per CPU\n",

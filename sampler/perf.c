@@ -7,9 +7,7 @@
  * mmap'd ring per CPU (PERF_EVENT_IOC_SET_OUTPUT).  Only event 0 asks for
  * the side-band records (MMAP2, COMM, FORK/EXIT), so they come once.
  *
- * Ring protocol (perf_event_open(2)): read data_head, read barrier, copy
- * the records out, full barrier, write data_tail.  A record that wraps the
- * end of the ring is reassembled in a bounce buffer.
+ * The rings are read by ring.c, which reassembles records that wrap.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +24,7 @@
 #include <uthash.h>
 
 #include "sampler/backend.h"
+#include "sampler/ring.h"
 
 #define SAMPLE_TYPE                                                                                \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |           \
@@ -132,8 +131,7 @@ static bool is_no_pmu(int err)
 	return err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV;
 }
 
-/* One line explaining a permission failure, with the setting to change. */
-static void permission_hint(char *buf, size_t len, const struct event_spec *ev, bool system_wide)
+static int paranoid_level(void)
 {
 	char *val = NULL;
 	int paranoid = 2;
@@ -141,13 +139,37 @@ static void permission_hint(char *buf, size_t len, const struct event_spec *ev, 
 	if (ebs_read_file("/proc/sys/kernel/perf_event_paranoid", &val) > 0)
 		paranoid = atoi(val);
 	free(val);
-	snprintf(buf, len,
-		 "kernel.perf_event_paranoid is %d; %s needs %s (sysctl "
-		 "kernel.perf_event_paranoid=%d), or run as root or with CAP_PERFMON",
-		 paranoid,
-		 system_wide ? "-a" : (ev->exclude_kernel ? "this" : "sampling kernel code too"),
-		 system_wide ? "0 or less" : (ev->exclude_kernel ? "2 or less" : "1 or less (or add :u)"),
-		 system_wide ? 0 : (ev->exclude_kernel ? 2 : 1));
+	return paranoid;
+}
+
+/*
+ * A permission failure explained, with the setting to change.  The levels
+ * (Documentation/admin-guide/sysctl/kernel.rst): >= 1 forbids CPU-wide
+ * events (-a), >= 2 forbids kernel profiling, 3 (a Debian patch) forbids
+ * perf_event_open for users without CAP_PERFMON.
+ */
+static void permission_hint(char *buf, size_t len, const struct event_spec *ev, bool system_wide)
+{
+	int paranoid = paranoid_level(), need;
+	const char *what;
+
+	if (system_wide) {
+		what = "sampling all CPUs (-a)";
+		need = 0;
+	} else if (!ev->exclude_kernel) {
+		what = "sampling kernel code (add :u to sample user space only)";
+		need = 1;
+	} else {
+		what = "sampling user space";
+		need = 2;
+	}
+	if (paranoid <= need)
+		snprintf(buf, len, "run as root or with CAP_PERFMON");
+	else
+		snprintf(buf, len,
+			 "kernel.perf_event_paranoid is %d and %s needs %d or less: run 'sysctl "
+			 "kernel.perf_event_paranoid=%d', or run as root or with CAP_PERFMON",
+			 paranoid, what, need, need);
 }
 
 static const char *target_name(const struct sampler *s, unsigned int t, char *buf, size_t len)
@@ -233,7 +255,13 @@ static void fall_back(struct sampler *s, unsigned int ev, int why)
 	char asked[64];
 
 	ebs_strlcpy(asked, e->name, sizeof(asked));
-	ebs_strlcpy(s->why[ev], event_open_reason(why), sizeof(s->why[ev]));
+	if (s->why[ev][0]) {
+		size_t len = strlen(s->why[ev]);
+
+		snprintf(s->why[ev] + len, sizeof(s->why[ev]) - len, "; %s", event_open_reason(why));
+	} else {
+		ebs_strlcpy(s->why[ev], event_open_reason(why), sizeof(s->why[ev]));
+	}
 	snprintf(e->name, sizeof(e->name), "cpu-clock%s", mod);
 	e->type = PERF_TYPE_SOFTWARE;
 	e->config = PERF_COUNT_SW_CPU_CLOCK;
@@ -242,6 +270,26 @@ static void fall_back(struct sampler *s, unsigned int ev, int why)
 		fprintf(s->msg,
 			"ebs record: event '%s' cannot be opened here (%s); sampling '%s' instead\n",
 			asked, event_open_reason(why), e->name);
+}
+
+/*
+ * Replace event ev by its user-space-only form after a permission failure,
+ * as perf does, and say so.  The reason is kept for the file's EVENT record.
+ */
+static void fall_back_user(struct sampler *s, unsigned int ev)
+{
+	struct event_spec *e = &s->used[ev];
+
+	e->exclude_kernel = true;
+	snprintf(s->why[ev], sizeof(s->why[ev]),
+		 "kernel.perf_event_paranoid is %d: kernel code is not sampled", paranoid_level());
+	if (strlen(e->name) + 2 < sizeof(e->name))
+		strcat(e->name, ":u");
+	if (s->msg)
+		fprintf(s->msg,
+			"ebs record: event '%s' may not sample kernel code here (%s); sampling "
+			"'%s' instead\n",
+			s->opts->events[ev].name, s->why[ev], e->name);
 }
 
 static int setup_rings(struct sampler *s, struct perf_priv *p, struct ebs_error *err)
@@ -339,7 +387,7 @@ static int perf_open(struct sampler *s, struct ebs_error *err)
 	p->nr_fds = (size_t)s->nr_events * s->nr_tids * s->nr_cpus;
 	p->fds = malloc(p->nr_fds * sizeof(*p->fds));
 	p->rings = calloc(s->nr_cpus, sizeof(*p->rings));
-	p->bounce = malloc(65536);
+	p->bounce = malloc(PERF_RING_BOUNCE_SIZE);
 	p->pfd = calloc(s->nr_cpus, sizeof(*p->pfd));
 	if (!p->fds || !p->rings || !p->bounce || !p->pfd) {
 		e = ebs_error__set(err, ENOMEM, "out of memory");
@@ -349,6 +397,12 @@ static int perf_open(struct sampler *s, struct ebs_error *err)
 		p->fds[i] = -1;
 	for (ev = 0; ev < s->nr_events; ev++) {
 		e = open_event(s, p, ev, err);
+		if ((e == -EACCES || e == -EPERM) && !s->used[ev].exclude_kernel &&
+		    !s->used[ev].exclude_user && !s->system_wide && !s->opts->no_fallback) {
+			close_event(s, p, ev);
+			fall_back_user(s, ev);
+			e = open_event(s, p, ev, err);
+		}
 		if (e && s->used[ev].hardware && is_no_pmu(e) && !s->opts->no_fallback) {
 			close_event(s, p, ev);
 			fall_back(s, ev, e);
@@ -584,46 +638,16 @@ static int convert(struct sampler *s, struct perf_priv *p, const struct perf_eve
 	return ebs_writer__add(s->w, out);
 }
 
-/* Move everything between data_tail and data_head of one ring to the writer. */
-static int drain_ring(struct sampler *s, struct perf_priv *p, struct ring *r)
+struct convert_ctx {
+	struct sampler *s;
+	struct perf_priv *p;
+};
+
+static int convert_cb(void *ctx, const struct perf_event_header *h)
 {
-	struct perf_event_mmap_page *meta = r->base;
-	const u8 *data = (const u8 *)r->base + sysconf(_SC_PAGESIZE);
-	u64 head, tail = meta->data_tail;
-	size_t mask = r->data_size - 1;
-	int err = 0;
+	struct convert_ctx *c = ctx;
 
-	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);	/* read barrier */
-	while (tail < head) {
-		const struct perf_event_header *h = (const void *)(data + (tail & mask));
-		struct perf_event_header hcopy;
-		size_t off = tail & mask;
-
-		if (off + sizeof(hcopy) > r->data_size) {
-			/* the header itself wraps */
-			size_t first = r->data_size - off;
-
-			memcpy(&hcopy, data + off, first);
-			memcpy((u8 *)&hcopy + first, data, sizeof(hcopy) - first);
-			h = &hcopy;
-		}
-		if (h->size < sizeof(*h) || h->size > head - tail)
-			break;	/* corrupt or incomplete: stop here */
-		if (off + h->size > r->data_size) {
-			size_t first = r->data_size - off;
-
-			memcpy(p->bounce, data + off, first);
-			memcpy(p->bounce + first, data, h->size - first);
-			h = (const void *)p->bounce;
-		}
-		err = convert(s, p, h);
-		tail += h->size;
-		if (err)
-			break;
-	}
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* full barrier before giving space back */
-	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
-	return err;
+	return convert(c->s, c->p, h);
 }
 
 static int drain_all(struct sampler *s, struct ebs_error *err)
@@ -632,10 +656,19 @@ static int drain_all(struct sampler *s, struct ebs_error *err)
 	unsigned int c;
 	int e;
 
+	struct convert_ctx ctx = {s, p};
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
 	for (c = 0; c < s->nr_cpus; c++) {
-		if (!p->rings[c].base)
+		struct ring *r = &p->rings[c];
+
+		if (!r->base)
 			continue;
-		e = drain_ring(s, p, &p->rings[c]);
+		e = perf_ring__drain(r->base, (const u8 *)r->base + page, r->data_size, p->bounce,
+				     convert_cb, &ctx);
+		if (e == -EBADMSG)
+			return ebs_error__set(err, EBADMSG, "cpu %d: corrupt record in the ring buffer",
+					      r->cpu);
 		if (e)
 			return ebs_error__set(err, -e, "%s: write failed: %s", s->opts->output,
 					      strerror(-e));

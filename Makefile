@@ -65,7 +65,7 @@ CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
 EBS := $(BUILD)/ebs
 
-.PHONY: all deps test test-unit test-integration demo install clean kmod test-kmod bench
+.PHONY: all deps test unit-bins demo install clean
 all: $(EBS)
 
 $(BUILD)/%.o: %.c
@@ -105,6 +105,8 @@ test: deps
 	$(Q)BUILD=$(BUILD) EBS=$(abspath $(EBS)) tests/run.sh
 
 unit-bins: $(UNIT_BINS)
+# Keep the unit tests' objects: make would delete them as intermediates.
+.SECONDARY: $(patsubst %,%.o,$(UNIT_BINS))
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all workloads

@@ -13,6 +13,12 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 
+/*
+ * getopt_long returned '?' or ':' (optstrings start with ':', opterr is 0):
+ * print one line naming the option and return the exit status 2.
+ */
+int cli_bad_option(const char *cmd, int c, char **argv);
+
 /* ebs's own command line as one string (for the data file header). */
 const char *ebs_cmdline(void);
 

@@ -100,7 +100,8 @@ int cmd_record(int argc, char **argv)
 	o.output = "ebs.data";
 	o.freq = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:c:F:o:p:am:qh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:e:c:F:o:p:am:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			events = optarg;
@@ -144,7 +145,7 @@ int cmd_record(int argc, char **argv)
 			ret = 0;
 			goto out;
 		default:
-			fputs(usage_text, stderr);
+			ret = cli_bad_option("record", c, argv);
 			goto out;
 		}
 	}
@@ -163,8 +164,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (!o.nr_pids && !o.system_wide && optind >= argc) {
-		fprintf(stderr, "ebs record: nothing to record: give a command, -p PID or -a\n");
-		fputs(usage_text, stderr);
+		fprintf(stderr, "ebs record: nothing to record: give a command, -p PID or -a "
+				"(see 'ebs record --help')\n");
 		goto out;
 	}
 	n = event_spec__parse_list(events, o.events, EBS_MAX_EVENTS, &err);

@@ -47,7 +47,8 @@ int cmd_report(int argc, char **argv)
 	o.out = stdout;
 	o.warn = stderr;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:s:n:e:Dh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:s:n:e:Dh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
@@ -89,8 +90,7 @@ int cmd_report(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		default:
-			fputs(usage_text, stderr);
-			return 2;
+			return cli_bad_option("report", c, argv);
 		}
 	}
 	if (optind < argc) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* ebs.c - the ebs command: dispatch to a subcommand. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,21 @@ static char cmdline[4096];
 const char *ebs_cmdline(void)
 {
 	return cmdline;
+}
+
+int cli_bad_option(const char *cmd, int c, char **argv)
+{
+	const char *opt = argv[optind - 1];
+
+	if (c == ':')
+		fprintf(stderr, "ebs %s: option '%s' wants an argument (see 'ebs %s --help')\n", cmd,
+			opt, cmd);
+	else if (optopt)
+		fprintf(stderr, "ebs %s: unknown option '-%c' (see 'ebs %s --help')\n", cmd, optopt,
+			cmd);
+	else
+		fprintf(stderr, "ebs %s: unknown option '%s' (see 'ebs %s --help')\n", cmd, opt, cmd);
+	return 2;
 }
 
 static const struct {

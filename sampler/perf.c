@@ -163,7 +163,10 @@ static void permission_hint(char *buf, size_t len, const struct event_spec *ev, 
 		what = "sampling user space";
 		need = 2;
 	}
-	if (paranoid <= need)
+	if (paranoid <= need && !system_wide)
+		snprintf(buf, len, "no permission to trace that process (another user's?): run as "
+			 "its user, as root, or with CAP_PERFMON");
+	else if (paranoid <= need)
 		snprintf(buf, len, "run as root or with CAP_PERFMON");
 	else
 		snprintf(buf, len,
@@ -268,7 +271,7 @@ static void fall_back(struct sampler *s, unsigned int ev, int why)
 	e->hardware = false;
 	if (s->msg)
 		fprintf(s->msg,
-			"ebs record: event '%s' cannot be opened here (%s); sampling '%s' instead\n",
+			"ebs record: event '%s' cannot be opened: %s; sampling '%s' instead\n",
 			asked, event_open_reason(why), e->name);
 }
 
@@ -409,7 +412,7 @@ static int perf_open(struct sampler *s, struct ebs_error *err)
 			e = open_event(s, p, ev, err);
 		} else if (e && s->used[ev].hardware && is_no_pmu(e)) {
 			ebs_error__set(err, -e,
-				       "event '%s' cannot be opened here: %s (--no-fallback given)",
+				       "event '%s' cannot be opened: %s (and --no-fallback was given)",
 				       s->used[ev].name, event_open_reason(e));
 		}
 		if (e)

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# badinput.sh - every kind of bad input gets one line naming the event,
+# command, pid, file or byte offset involved, and a nonzero exit status;
+# never a crash or a partial output file.
+. "$(dirname "$0")/../lib.sh"
+
+# expect NAME STATUS PATTERN CMD...: CMD exits with STATUS and prints exactly
+# one line on stderr, matching the extended regex PATTERN.
+expect() {
+	local name=$1 want=$2 pat=$3 rc
+	shift 3
+	"$@" >out.txt 2>err.txt
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		fail "$name" "exit status $rc, want $want; stderr: $(head -c 300 err.txt)"
+	elif [ "$(wc -l <err.txt)" -ne 1 ]; then
+		fail "$name" "want one line on stderr, got $(wc -l <err.txt): $(head -c 300 err.txt)"
+	elif ! grep -qE -e "$pat" err.txt; then
+		fail "$name" "stderr '$(cat err.txt)' does not match '$pat'"
+	else
+		pass "$name"
+	fi
+}
+
+L="$WORKLOADS/leafloop"
+expect "unknown event" 2 "unknown event 'nosuch'" "$EBS" record -e nosuch -o x.data "$L" 0.1
+expect "unknown event in a list" 2 "unknown event 'bogus'" "$EBS" record -e cpu-clock,bogus -o x.data "$L" 0.1
+expect "bad modifier" 2 "event 'cpu-clock:q'.*modifier" "$EBS" record -e cpu-clock:q -o x.data "$L" 0.1
+expect "nonexistent command" 127 "cannot run '/no/such/cmd': No such file" "$EBS" record -e cpu-clock -o x.data /no/such/cmd
+check "nonexistent command: no output file" [ ! -e x.data ]
+expect "command not executable" 127 "cannot run '/etc/passwd': Permission denied" "$EBS" record -e cpu-clock -o x.data /etc/passwd
+expect "output directory missing" 1 "/no/such/dir/x.data: cannot create" "$EBS" record -e cpu-clock -o /no/such/dir/x.data "$L" 0.1
+mkdir ro && chmod 755 ro
+expect "output directory not writable (unprivileged)" 1 "ro/x.data: cannot create.*Permission denied" \
+	$NOBODY "$EBS" record -e cpu-clock:u -o ro/x.data "$L" 0.1
+"$WORKLOADS/exitcode" 0 & dead=$!
+wait $dead
+expect "-p of a dead pid" 2 "pid $dead: no such process" "$EBS" record -e cpu-clock -p $dead -o x.data
+expect "-p of a non-number" 2 "-p: 'abc' is not a pid" "$EBS" record -p abc -o x.data
+expect "-c and -F together" 2 "-c and -F exclude each other" "$EBS" record -c 1000 -F 100 -o x.data "$L"
+expect "-c 0" 2 "-c wants a positive number" "$EBS" record -c 0 -o x.data "$L"
+expect "-m not a power of two" 2 "-m wants a power of two" "$EBS" record -m 3 -o x.data "$L"
+expect "-p and -a together" 2 "-p and -a exclude each other" "$EBS" record -a -p 1 -o x.data
+expect "nothing to record" 2 "nothing to record" "$EBS" record -o x.data
+expect "unknown option" 2 "unknown option '--frob'" "$EBS" record --frob
+expect "missing option argument" 2 "option '-e' wants an argument" "$EBS" record -e
+expect "unknown subcommand" 2 "'frobnicate' is not an ebs command" "$EBS" frobnicate
+expect "report: unknown --sort" 2 "--sort 'color'" "$EBS" report --sort color
+check "no output file from any of these" [ ! -e x.data ]
+
+# Data files: missing, empty, garbage, truncated, corrupted, foreign, future.
+record good.data -e cpu-clock -F 1000 "$L" 0.1
+size=$(stat -c %s good.data)
+expect "report: missing file" 2 "^ebs report: nosuch.data: No such file" "$EBS" report -i nosuch.data
+: >empty.data
+expect "report: empty file" 2 "empty.data: offset 0: empty file" "$EBS" report -i empty.data
+head -c 4096 /dev/urandom >garbage.data
+expect "report: garbage" 2 "garbage.data: offset 0: not an ebs.data file" "$EBS" report -i garbage.data
+expect "report: a directory" 2 "ro: is a directory" "$EBS" report -i ro
+for cut in 40 200 $((size / 2)) $((size - 8)); do
+	head -c $cut good.data >trunc.data
+	expect "report: truncated to $cut bytes" 2 "trunc.data: offset [0-9]+: " "$EBS" report -i trunc.data
+	expect "report --dump: truncated to $cut bytes" 2 "trunc.data: offset [0-9]+: " "$EBS" report --dump -i trunc.data
+done
+# A record size that is not a multiple of 8, in the first data record.
+data_off=$(python3 -c "import struct; print(struct.unpack_from('<Q', open('good.data','rb').read(), 24)[0])")
+python3 - "$data_off" <<'PY'
+import sys, struct
+off = int(sys.argv[1])
+b = bytearray(open('good.data', 'rb').read())
+struct.pack_into('<I', b, off + 4, 13)
+open('badsize.data', 'wb').write(b)
+b = bytearray(open('good.data', 'rb').read())
+struct.pack_into('<H', b, 12, 99)
+open('future.data', 'wb').write(b)
+b = bytearray(open('good.data', 'rb').read())
+b[8:12] = b[8:12][::-1]
+open('swapped.data', 'wb').write(b)
+PY
+expect "report: bad record size" 2 "badsize.data: offset $data_off: bad record size 13" "$EBS" report -i badsize.data
+expect "report: future major version" 2 "future.data: offset 12: format version 99" "$EBS" report -i future.data
+expect "report: other byte order" 2 "swapped.data: offset 8: .*byte order" "$EBS" report -i swapped.data
+expect "report: a perf.data file" 2 "offset 0: not an ebs.data file" "$EBS" report -i <(printf 'PERFILE2\0\0\0\0\0\0\0\0')

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# record.sh - ebs record of the leafloop workload: the leaf dominates, the
+# summary line, the file handling (temporary name, FILE.old), the fallback
+# from a hardware event that cannot be opened, --no-fallback, and -o -.
+. "$(dirname "$0")/../lib.sh"
+
+# leafloop: leaf() does ~99% of the work; parent() and main() almost none.
+"$EBS" record -e cpu-clock -F 2000 -o leaf.data "$WORKLOADS/leafloop" 0.4 2>rec.err
+rc=$?
+check "exit status 0" [ "$rc" -eq 0 ]
+check "summary line" grep -qE '^ebs record: [0-9]+ samples written, [0-9]+ lost, [0-9]+ throttle events, leaf.data \([0-9]+ bytes\)$' rec.err
+check "nothing but the summary on stderr" one_line rec.err
+"$EBS" report -i leaf.data --json >leaf.json
+read -r n total < <(share leaf.json leaf)
+# 0.4 s of CPU at 2000 Hz: about 800 samples; the leaf has ~99% of them.
+check "about 800 samples (400..1200)" [ "$total" -ge 400 -a "$total" -le 1200 ]
+check "leaf has >= 90% of the samples ($n of $total)" [ $((n * 100)) -ge $((total * 90)) ]
+check "leaf is the first row" [ "$(json leaf.json "j['rows'][0]['function']")" = leaf ]
+check "leaf's dso is leafloop" [ "$(json leaf.json "j['rows'][0]['dso']")" = leafloop ]
+samples_line=$(sed -nE 's/^ebs record: ([0-9]+) samples.*/\1/p' rec.err)
+check "summary count equals the report's" [ "$samples_line" = "$total" ]
+
+# The file is renamed into place; no temporary file is left; the old one is kept.
+check "no temporary file left" [ -z "$(ls -A | grep '\.tmp\.')" ]
+old_size=$(stat -c %s leaf.data)
+record leaf.data -e cpu-clock -F 500 "$WORKLOADS/leafloop" 0.1
+check "second run keeps the first as leaf.data.old" [ "$(stat -c %s leaf.data.old 2>/dev/null)" = "$old_size" ]
+
+# A hardware event that cannot be opened falls back to cpu-clock, saying so.
+if "$EBS" list | grep -qE '^cycles +hardware +available '; then
+	skip "fallback" "this machine has a PMU: cycles opens, nothing to fall back from"
+else
+	"$EBS" record -e cycles -F 500 -o fb.data "$WORKLOADS/leafloop" 0.1 2>fb.err
+	check "fallback: exit 0" [ $? -eq 0 ]
+	check "fallback: one notice naming both events" \
+		[ "$(grep -c "event 'cycles' cannot be opened: .*; sampling 'cpu-clock' instead" fb.err)" -eq 1 ]
+	check "fallback: notice plus summary, nothing else" [ "$(wc -l <fb.err)" -eq 2 ]
+	"$EBS" report -i fb.data --json >fb.json
+	check "fallback: recorded in the file (event)" [ "$(json fb.json "j['event']")" = cpu-clock ]
+	check "fallback: recorded in the file (asked)" [ "$(json fb.json "j['asked']")" = cycles ]
+	check "fallback: recorded in the file (why)" [ "$(json fb.json "len(j.get('fallback', '')) > 0")" = 1 ]
+	"$EBS" report -i fb.data | head -1 >fb.head
+	check "fallback: report header says so" grep -q 'cpu-clock (asked for cycles' fb.head
+	rm -f nofb.data
+	"$EBS" record --no-fallback -e cycles -o nofb.data "$WORKLOADS/leafloop" 0.1 2>nofb.err
+	rc=$?
+	check "--no-fallback: exit status 1" [ "$rc" -eq 1 ]
+	check "--no-fallback: one line naming the event" \
+		bash -c "[ \$(wc -l <nofb.err) -eq 1 ] && grep -q \"event 'cycles'\" nofb.err"
+	check "--no-fallback: no output file" [ ! -e nofb.data ]
+fi
+
+# -o - streams the file; report -i - reads it back.
+"$EBS" record -q -e cpu-clock -F 1000 -o - "$WORKLOADS/leafloop" 0.2 2>pipe.err | "$EBS" report -i - --json >pipe.json
+check "-o - | report -i -: exit 0" [ "${PIPESTATUS[0]}${PIPESTATUS[1]}" = 00 ]
+check "-o - | report -i -: leaf first" [ "$(json pipe.json "j['rows'][0]['function']")" = leaf ]
+"$EBS" record -q -e cpu-clock -F 1000 -o - "$WORKLOADS/leafloop" 0.1 >stream.data 2>/dev/null
+check "-o - to a regular file reads back" "$EBS" report -i stream.data --top 1 >/dev/null
+
+# ebs list: probes every event.
+"$EBS" list >list.out
+check "list: cpu-clock available" grep -qE '^cpu-clock +software +available' list.out
+check "list: names every event" [ "$(grep -cE '^(cycles|instructions|branches|branch-misses|cache-references|cache-misses|cpu-clock|task-clock|page-faults|context-switches) ' list.out)" -eq 10 ]
+if grep -qE '^cycles +hardware +unavailable ' list.out; then
+	check "list: says why cycles is unavailable" grep -qE '^cycles .*unavailable.*: .+' list.out
+fi

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# unpriv.sh - ebs run by an unprivileged user (nobody), under each
+# kernel.perf_event_paranoid level that matters: the kernel's reason and the
+# setting to change in one line, or (level 2) user-space-only sampling with a
+# notice, as perf does; never a crash.  The level is restored afterwards.
+. "$(dirname "$0")/../lib.sh"
+
+P=/proc/sys/kernel/perf_event_paranoid
+if [ "$(id -u)" -ne 0 ]; then
+	skip "all" "needs root to change $P and to drop to nobody"
+	exit 0
+fi
+orig=$(cat $P)
+if ! echo "$orig" >$P 2>/dev/null; then
+	skip "all" "$P is not writable here"
+	exit 0
+fi
+trap 'echo "$orig" >$P; rm -rf "$TMP"' EXIT
+chmod 777 "$TMP"
+L="$WORKLOADS/leafloop"
+
+echo 2 >$P
+$NOBODY "$EBS" record -e cpu-clock -F 1000 -o u2.data "$L" 0.2 2>u2.err
+check "paranoid 2, cpu-clock: records user space (exit 0)" [ $? -eq 0 ]
+check "paranoid 2, cpu-clock: one notice naming the setting" \
+	grep -q "event 'cpu-clock' may not sample kernel code here (kernel.perf_event_paranoid is 2.*sampling 'cpu-clock:u' instead" u2.err
+"$EBS" report -i u2.data --json >u2.json
+check "paranoid 2: the file says cpu-clock:u, asked cpu-clock" \
+	[ "$(json u2.json "j['event'] + ' ' + j['asked']")" = "cpu-clock:u cpu-clock" ]
+check "paranoid 2: leaf dominates" [ "$(json u2.json "j['rows'][0]['function']")" = leaf ]
+
+$NOBODY "$EBS" record --no-fallback -e cpu-clock -o nf.data "$L" 0.1 2>nf.err
+check "paranoid 2, --no-fallback: exit 1" [ $? -eq 1 ]
+check "paranoid 2, --no-fallback: one line: reason, level and the sysctl" \
+	bash -c "[ \$(wc -l <nf.err) -eq 1 ] && grep -q 'Permission denied.*kernel.perf_event_paranoid is 2.*sysctl kernel.perf_event_paranoid=1' nf.err"
+
+$NOBODY "$EBS" record -a -e cpu-clock -o a.data -- sleep 0.1 2>a.err
+check "paranoid 2, -a: exit 1" [ $? -eq 1 ]
+check "paranoid 2, -a: one line naming -a and the level it needs" \
+	bash -c "[ \$(wc -l <a.err) -eq 1 ] && grep -q 'all CPUs.*Permission denied.*-a) needs 0 or less' a.err"
+check "paranoid 2, -a: no output file" [ ! -e a.data ]
+
+# -p of a process the user may not trace (root's).
+"$WORKLOADS/sleeper" 2 >s.pid &
+spid=$!
+sleep 0.1
+$NOBODY "$EBS" record -e cpu-clock:u -p $spid -o p.data 2>p.err
+check "unprivileged -p of root's process: exit 1" [ $? -eq 1 ]
+check "unprivileged -p of root's process: one line naming the pid and why" \
+	bash -c "[ \$(wc -l <p.err) -eq 1 ] && grep -q 'pid $spid.*no permission to trace' p.err"
+kill $spid 2>/dev/null
+wait $spid 2>/dev/null
+
+# Level 3 forbids everything on kernels with Debian's patch; elsewhere it acts as 2.
+echo 3 >$P
+$NOBODY "$EBS" record -e cpu-clock:u -o u3.data "$L" 0.1 2>u3.err
+rc=$?
+if [ $rc -eq 0 ]; then
+	skip "paranoid 3" "this kernel treats level 3 like 2 (no Debian patch): user space may be sampled"
+else
+	check "paranoid 3: exit 1" [ $rc -eq 1 ]
+	check "paranoid 3: one line with the sysctl to run" \
+		bash -c "[ \$(wc -l <u3.err) -eq 1 ] && grep -q 'kernel.perf_event_paranoid is 3.*sysctl kernel.perf_event_paranoid=2' u3.err"
+fi

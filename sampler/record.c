@@ -271,12 +271,27 @@ static int status_code(int status)
 	return 1;
 }
 
+/* A process that exited but was not reaped yet (a zombie) counts as gone. */
+static bool pid_alive(pid_t pid)
+{
+	char path[64], *stat = NULL, *paren;
+	bool alive;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (ebs_read_file(path, &stat) < 0)
+		return false;
+	paren = strrchr(stat, ')');	/* the name may contain anything */
+	alive = paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+	free(stat);
+	return alive;
+}
+
 static bool any_pid_alive(const struct record_opts *o)
 {
 	unsigned int i;
 
 	for (i = 0; i < o->nr_pids; i++)
-		if (kill(o->pids[i], 0) == 0 || errno == EPERM)
+		if (pid_alive(o->pids[i]))
 			return true;
 	return false;
 }

@@ -34,6 +34,29 @@ for p in $p1 $p2; do
 	check "-p A,B: samples of pid $p" grep -q "SAMPLE .* pid $p " pp.dump
 done
 
+# -p of a process that exits but stays unreaped (a zombie) ends too.
+bash -c '"$1" 0.5 >/dev/null & exec sleep 2' _ "$WORKLOADS/sleeper" &
+zparent=$!
+sleep 0.2
+zpid=$(pgrep -P $zparent sleeper)
+start=$(date +%s%N)
+record z.data -e cpu-clock -F 500 -p "$zpid"
+took=$((($(date +%s%N) - start) / 1000000))
+check "-p of a process that becomes a zombie: ebs stops (after ${took} ms, before its parent exits at ~1800)" [ "$took" -lt 1500 ]
+wait $zparent
+
+# -p of a multi-threaded process: every thread is sampled.
+"$WORKLOADS/threads" 0.3 &
+tpid=$!
+sleep 0.2
+record t.data -e cpu-clock -F 1000 -p "$tpid"
+wait $tpid
+"$EBS" report -i t.data --json >t.json
+for i in 0 1 2 3; do
+	read -r k total < <(share t.json thread_fn_$i)
+	check "-p of threads: thread_fn_$i sampled ($k of $total)" [ $((k * 100)) -ge $((total * 10)) ]
+done
+
 # -a: a sleeper runs on its own; ebs records every CPU for 0.8 s.
 "$WORKLOADS/sleeper" 1.5 >a.pid &
 apid=$!

@@ -181,8 +181,8 @@ int cmd_record(int argc, char **argv)
 
 	if (ebs_record(&o, &res, &err)) {
 		fprintf(stderr, "ebs record: %s\n", err.msg);
-		if (err.err == -ENOENT || err.err == -EACCES)
-			ret = o.argv && strstr(err.msg, "cannot run") ? 127 : 1;
+		if (res.exec_failed)
+			ret = 127;
 		else
 			ret = err.err == -ESRCH || err.err == -EINVAL ? 2 : 1;
 		goto out;

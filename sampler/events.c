@@ -195,7 +195,7 @@ const char *event_open_reason(int err)
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		return "this machine has no hardware counter for it; virtual machines usually have no PMU";
+		return "this machine has no hardware counter for it (virtual machines usually have no PMU)";
 	case EACCES:
 	case EPERM:
 		return "not permitted (see /proc/sys/kernel/perf_event_paranoid)";

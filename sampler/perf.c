@@ -26,9 +26,14 @@
 #include "sampler/backend.h"
 #include "sampler/ring.h"
 
+/*
+ * PERF_SAMPLE_PERIOD only in frequency mode, where periods vary: with a fixed
+ * period it would make the kernel sample software events (page-faults,
+ * context-switches) on every event, whatever the period (perf_swevent_event).
+ */
 #define SAMPLE_TYPE                                                                                \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |           \
-	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+	 PERF_SAMPLE_CPU)
 
 /* sample_id_all trailer of non-sample records, for SAMPLE_TYPE */
 struct sample_id {
@@ -44,7 +49,7 @@ struct perf_sample_body {
 	u32 pid, tid;
 	u64 time;
 	u32 cpu, res;
-	u64 period;
+	u64 period;		/* only in frequency mode */
 };
 
 struct id_entry {
@@ -96,7 +101,7 @@ static void fill_attr(const struct sampler *s, const struct event_spec *ev, unsi
 		attr->freq = 1;
 		attr->sample_freq = o->freq;
 	}
-	attr->sample_type = SAMPLE_TYPE;
+	attr->sample_type = SAMPLE_TYPE | (o->period ? 0 : PERF_SAMPLE_PERIOD);
 	attr->disabled = 1;
 	attr->inherit = !s->system_wide;
 	attr->enable_on_exec = s->enable_on_exec;
@@ -219,12 +224,12 @@ static int open_event(struct sampler *s, struct perf_priv *p, unsigned int ev,
 							s->system_wide);
 				if (fd == -ESRCH)
 					reason = "no such process";
+				if (!hint[0] && strcmp(reason, strerror(-fd)))
+					ebs_strlcpy(hint, reason, sizeof(hint));
 				return ebs_error__set(err, -fd,
 						      "cannot open event '%s' on %s, cpu %d: %s%s%s",
 						      s->used[ev].name, target_name(s, t, tn, sizeof(tn)),
-						      s->cpus[c], strerror(-fd),
-						      hint[0] ? "; " : "",
-						      hint[0] ? hint : (strcmp(reason, strerror(-fd)) ? reason : ""));
+						      s->cpus[c], strerror(-fd), hint[0] ? ": " : "", hint);
 			}
 			p->fds[fd_index(s, ev, t, c)] = fd;
 			opened++;
@@ -477,7 +482,7 @@ static int convert(struct sampler *s, struct perf_priv *p, const struct perf_eve
 		struct ebs_rec_sample *o = &p->out.sample;
 		u16 ev;
 
-		if (body_len < sizeof(*b))
+		if (body_len < sizeof(*b) - (s->opts->period ? sizeof(b->period) : 0))
 			return 0;
 		ev = event_of(p, b->id);
 		if (ev == 0xffff)
@@ -487,7 +492,7 @@ static int convert(struct sampler *s, struct perf_priv *p, const struct perf_eve
 		o->hdr.size = sizeof(*o);
 		o->ip = b->ip;
 		o->time = b->time;
-		o->period = b->period;
+		o->period = s->opts->period ? s->opts->period : b->period;
 		o->pid = b->pid;
 		o->tid = b->tid;
 		o->cpu = b->cpu;

@@ -296,8 +296,33 @@ static bool any_pid_alive(const struct record_opts *o)
 	return false;
 }
 
-int ebs_record(const struct record_opts *o, struct record_result *res, struct ebs_error *err)
+/*
+ * The kernel refuses a frequency above kernel.perf_event_max_sample_rate
+ * (EINVAL).  Like perf, lower it to the limit and say so.
+ */
+static void cap_frequency(struct record_opts *o)
 {
+	char *val = NULL;
+	long max = 0;
+
+	if (!o->freq || ebs_read_file("/proc/sys/kernel/perf_event_max_sample_rate", &val) < 0)
+		return;
+	max = atol(val);
+	free(val);
+	if (max > 0 && o->freq > (u64)max) {
+		if (o->msg)
+			fprintf(o->msg,
+				"ebs record: -F %llu is above kernel.perf_event_max_sample_rate; "
+				"sampling at %ld Hz instead\n",
+				(unsigned long long)o->freq, max);
+		o->freq = (u64)max;
+	}
+}
+
+int ebs_record(const struct record_opts *opts, struct record_result *res, struct ebs_error *err)
+{
+	struct record_opts copy = *opts;
+	const struct record_opts *o = &copy;
 	struct sampler s = {0};
 	struct sigaction old[3];
 	int go_fd = -1, exec_fd = -1, e, n, status = 0, exit_status = -1;
@@ -307,6 +332,7 @@ int ebs_record(const struct record_opts *o, struct record_result *res, struct eb
 	u64 t0;
 
 	memset(res, 0, sizeof(*res));
+	cap_frequency(&copy);
 	s.opts = o;
 	s.msg = o->msg;
 	s.backend = &perf_backend;
@@ -387,6 +413,7 @@ int ebs_record(const struct record_opts *o, struct record_result *res, struct eb
 		if (read(exec_fd, &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno)) {
 			e = ebs_error__set(err, exec_errno, "cannot run '%s': %s", o->argv[0],
 					   strerror(exec_errno));
+			res->exec_failed = true;
 			goto out;
 		}
 		close(exec_fd);

@@ -73,6 +73,7 @@ struct record_opts {
 struct record_result {
 	int exit_status;		/* of the command: code, or 128+signal; 0 otherwise */
 	bool have_child;
+	bool exec_failed;		/* the command could not be run (exit status 127) */
 	u64 samples, lost, throttled, bytes;
 };
 

@@ -29,6 +29,7 @@ expect "bad modifier" 2 "event 'cpu-clock:q'.*modifier" "$EBS" record -e cpu-clo
 expect "nonexistent command" 127 "cannot run '/no/such/cmd': No such file" "$EBS" record -e cpu-clock -o x.data /no/such/cmd
 check "nonexistent command: no output file" [ ! -e x.data ]
 expect "command not executable" 127 "cannot run '/etc/passwd': Permission denied" "$EBS" record -e cpu-clock -o x.data /etc/passwd
+expect "command path through a file" 127 "cannot run '/etc/passwd/x': Not a directory" "$EBS" record -e cpu-clock -o x.data /etc/passwd/x
 expect "output directory missing" 1 "/no/such/dir/x.data: cannot create" "$EBS" record -e cpu-clock -o /no/such/dir/x.data "$L" 0.1
 mkdir ro && chmod 755 ro
 expect "output directory not writable (unprivileged)" 1 "ro/x.data: cannot create.*Permission denied" \

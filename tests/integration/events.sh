@@ -29,6 +29,14 @@ check "--event task-clock: the events list" [ "$(json tc.json "','.join(j['event
 check "--event nosuch: exit 2" [ $? -eq 2 ]
 check "--event nosuch: one line naming it" bash -c "one_line() { [ \$(wc -l <\$1) -eq 1 ]; }; one_line ev.err && grep -q \"no event 'nosuch'\" ev.err"
 
+# -c N of a software event: one sample per N events, each standing for N.
+# memtouch 64 2 makes 32768 page faults in user space: 32 or 33 samples.
+record pf.data -e page-faults:u -c 1000 "$WORKLOADS/memtouch" 64 2
+"$EBS" report -i pf.data --dump >pf.dump
+n=$(grep -c 'SAMPLE' pf.dump)
+check "page-faults -c 1000: 32768 faults give 32..34 samples ($n)" [ "$n" -ge 32 -a "$n" -le 34 ]
+check "page-faults -c 1000: every sample stands for 1000" bash -c "! grep SAMPLE pf.dump | grep -qv 'period 1000 '"
+
 # :u samples only user space, :k only the kernel (sysloop spends ~40% there).
 record u.data -e cpu-clock:u -F 2000 "$WORKLOADS/sysloop" 0.3
 "$EBS" report -i u.data --sort dso --json >u.json

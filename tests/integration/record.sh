@@ -50,6 +50,15 @@ else
 	check "--no-fallback: no output file" [ ! -e nofb.data ]
 fi
 
+# A frequency above the kernel's limit is lowered to it, with a notice.
+max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+"$EBS" record -e cpu-clock -F $((max + 1)) -o fmax.data "$WORKLOADS/leafloop" 0.01 2>fmax.err
+check "-F above the limit: exit 0" [ $? -eq 0 ]
+check "-F above the limit: one notice with the limit" \
+	grep -q "^ebs record: -F $((max + 1)) is above kernel.perf_event_max_sample_rate; sampling at $max Hz instead$" fmax.err
+check "-F above the limit: the file says the frequency used" \
+	bash -c "'$EBS' report -i fmax.data | grep -q '^# sampling: frequency $max Hz'"
+
 # -o - streams the file; report -i - reads it back.
 "$EBS" record -q -e cpu-clock -F 1000 -o - "$WORKLOADS/leafloop" 0.2 2>pipe.err | "$EBS" report -i - --json >pipe.json
 check "-o - | report -i -: exit 0" [ "${PIPESTATUS[0]}${PIPESTATUS[1]}" = 00 ]

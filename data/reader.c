@@ -429,6 +429,11 @@ static int read_trailer(struct ebs_data *d, u64 off, struct ebs_error *err)
 	if (off < d->hdr->data_offset || off % 8)
 		return BAD(d, err, 40, "trailer offset %llu is outside the data",
 			   (unsigned long long)off);
+	/* check_record wants off <= end: off + 8 would wrap for offsets near 2^64 */
+	if (off > d->size)
+		return BAD(d, err, 40, "trailer offset %llu is past the end of the file "
+				       "(%llu bytes; truncated?)",
+			   (unsigned long long)off, (unsigned long long)d->size);
 	e = check_record(d, off, d->size, &r, err);
 	if (e)
 		return e;

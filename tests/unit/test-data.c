@@ -1,0 +1,1875 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-data.c - the ebs.data writer (data/writer.c) and reader (data/reader.c).
+ *
+ * One function per group of checks:
+ *
+ *   test_round_trip   every header record (META, EVENT, DSO_IMAGE) and data
+ *                     record type (SAMPLE with and without a callchain, MMAP,
+ *                     COMM, FORK, EXIT, LOST, THROTTLE, UNTHROTTLE, COUNT)
+ *                     written and read back field by field and byte for byte;
+ *                     the lookups; record order; the trailer's totals and
+ *                     per-event counts.
+ *   test_index        more than 2 MiB of samples: the trailer's index has one
+ *                     entry per EBS_INDEX_STRIDE, each on a record boundary.
+ *   test_writer_misuse  calls out of order or with bad records are refused.
+ *   test_rename       the file appears under its name only at finish; abort
+ *                     leaves nothing behind; an existing file is kept as .old.
+ *   test_streamed     "-" to a pipe in a child: EBS_FILE_STREAMED, and the
+ *                     reader scans to the trailer (from a file and from stdin).
+ *   test_bad_files    hand-made corruptions, each refused with a negative errno
+ *                     and a message naming the file and the byte offset.
+ *   test_truncation   every proper prefix of a valid file (seekable and
+ *                     streamed) is refused cleanly.
+ *   test_corruption   3000 random 1-4 byte corruptions: no crash, no hang,
+ *                     either a full read or a message naming an offset, and
+ *                     every record handed out keeps the reader's promises.
+ *
+ * Everything happens in a mkdtemp() directory under /tmp, removed at the end.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "data/ebsdata.h"
+#include "test.h"
+
+static char tmpdir[64];
+
+/* ---- grouped checks: one PASS/FAIL line for many comparisons ---------- */
+
+struct group {
+	char name[160];
+	unsigned int checks, failed;
+	char first[320]; /* the first failed comparison */
+};
+
+__attribute__((format(printf, 2, 3))) static void group_begin(struct group *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	memset(g, 0, sizeof(*g));
+	va_start(ap, fmt);
+	vsnprintf(g->name, sizeof(g->name), fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 4, 5))) static void group_check(struct group *g, bool ok, int line,
+							      const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	g->checks++;
+	if (ok)
+		return;
+	if (g->failed++)
+		return;
+	n = snprintf(g->first, sizeof(g->first), "line %d: ", line);
+	va_start(ap, fmt);
+	vsnprintf(g->first + n, sizeof(g->first) - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+#define G_TRUE(g, cond) group_check(g, (cond), __LINE__, "%s", #cond)
+#define G_EQ(g, got, want)                                                                         \
+	do {                                                                                       \
+		uintmax_t got_ = (uintmax_t)(got), want_ = (uintmax_t)(want);                      \
+		group_check(g, got_ == want_, __LINE__, "%s = %#jx, want %#jx", #got, got_,        \
+			    want_);                                                                \
+	} while (0)
+#define G_STREQ(g, got, want)                                                                      \
+	do {                                                                                       \
+		const char *gs_ = (got), *ws_ = (want);                                            \
+		group_check(g, gs_ != NULL && strcmp(gs_, ws_) == 0, __LINE__,                     \
+			    "%s = \"%s\", want \"%s\"", #got, gs_ ? gs_ : "(null)", ws_);          \
+	} while (0)
+
+static void group_end(struct group *g)
+{
+	if (g->checks == 0)
+		TEST_FAIL(g->name, "no comparison was made");
+	else if (g->failed)
+		TEST_FAIL(g->name, "%u of %u comparisons failed; first: %s", g->failed, g->checks,
+			  g->first);
+	else
+		TEST_OK(g->name);
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+static void tmp_path(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s/%s", tmpdir, name);
+}
+
+static bool file_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+static u64 file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (u64)st.st_size : 0;
+}
+
+/* Read a whole file into a malloc'd buffer; NULL on error. */
+static u8 *file_load(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	u8 *buf;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !(buf = malloc((size_t)st.st_size + 1))) {
+		close(fd);
+		return NULL;
+	}
+	if (read(fd, buf, (size_t)st.st_size) != st.st_size) {
+		free(buf);
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	*len = (size_t)st.st_size;
+	return buf;
+}
+
+static int file_save(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = len ? write(fd, buf, len) : 0;
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+/* Temporary files the writer left for final name `name` (".name.tmp.XXXXXX"). */
+static unsigned int count_tmp_files(const char *name)
+{
+	char prefix[PATH_MAX];
+	unsigned int n = 0;
+	struct dirent *de;
+	DIR *dir = opendir(tmpdir);
+
+	if (!dir)
+		return 0;
+	snprintf(prefix, sizeof(prefix), ".%s.tmp.", name);
+	while ((de = readdir(dir)))
+		if (strncmp(de->d_name, prefix, strlen(prefix)) == 0)
+			n++;
+	closedir(dir);
+	return n;
+}
+
+static void remove_tmpdir(void)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *dir = opendir(tmpdir);
+
+	if (dir) {
+		while ((de = readdir(dir))) {
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			tmp_path(path, sizeof(path), de->d_name);
+			unlink(path);
+		}
+		closedir(dir);
+	}
+	if (rmdir(tmpdir) < 0)
+		TEST_FAIL("data: cleanup", "rmdir %s: %s", tmpdir, strerror(errno));
+}
+
+/* ---- the standard file ------------------------------------------------- */
+
+/*
+ * The standard content: 4 META, 2 EVENT, 1 DSO_IMAGE, then STD_NR_FIXED data
+ * records of every type, then nr_extra samples of varying shape, exit status
+ * STD_EXIT_STATUS.  Record i of the data is built by std_build(i), so a
+ * reader-side check can rebuild what was written.
+ */
+#define STD_REALTIME	1700000000123456789ull
+#define STD_CLOCK	424242000000ull
+#define T0		(STD_CLOCK + 1000)
+#define STD_EXIT_STATUS 3
+#define STD_NR_FIXED	11
+#define STD_MAX_RECORDS 160
+#define STD_DSO_SIZE	1001u /* not a multiple of 8: the record is padded */
+
+#define STD_HOSTNAME	"host-under-test"
+#define STD_ARCH	"x86_64" /* 7 bytes with the NUL */
+#define STD_CMDLINE	"ebs record -e cycles,instructions:u -- ./leafloop 3"
+#define STD_KEY_UNKNOWN 99
+#define STD_EV1_WHY	"no hardware PMU for it on this machine (virtual machine?)"
+#define STD_MMAP_FILE	"/usr/lib/x86_64-linux-gnu/libebstest.so.1"
+#define STD_COMM	"worker-1" /* 9 bytes with the NUL */
+
+static const u64 std_callchain[3] = {0xffffffff81000010ull, 0x401234, 0x401000};
+
+static u8 std_build_id(unsigned int i)
+{
+	return (u8)(0xb0 + i);
+}
+
+static u8 std_dso_byte(unsigned int i)
+{
+	return (u8)(i * 7 + 3);
+}
+
+/* What the trailer of the standard file must say. */
+struct expect {
+	unsigned int nr_records;
+	u64 samples, lost, throttled;
+	struct ebs_event_counts counts[2];
+};
+
+static void std_expect(unsigned int nr_extra, struct expect *x)
+{
+	unsigned int i;
+
+	memset(x, 0, sizeof(*x));
+	x->nr_records = STD_NR_FIXED + nr_extra;
+	/* the fixed part: two samples, LOST 17 (event 0) + 5 (unknown), one THROTTLE */
+	x->samples = 2;
+	x->counts[0].samples = 1;
+	x->counts[0].period_sum = 4001;
+	x->counts[1].samples = 1;
+	x->counts[1].period_sum = 1000003;
+	x->lost = 22;
+	x->counts[0].lost = 17;
+	x->throttled = 1;
+	x->counts[0].throttled = 1;
+	for (i = 0; i < nr_extra; i++) {
+		x->samples++;
+		x->counts[i % 2].samples++;
+		x->counts[i % 2].period_sum += 1000 + i;
+	}
+}
+
+/* A record with fixed part `fixed` and one string, NUL-padded to 8. */
+static u32 build_str_rec(u64 *buf, const void *fixed, size_t fixed_size, const char *s)
+{
+	size_t size = ALIGN8(fixed_size + strlen(s) + 1);
+
+	memset(buf, 0, size);
+	memcpy(buf, fixed, fixed_size);
+	memcpy((char *)buf + fixed_size, s, strlen(s) + 1);
+	((struct ebs_rec *)buf)->size = (u32)size;
+	return (u32)size;
+}
+
+/* A SAMPLE, with a callchain part when cc is not NULL. */
+static u32 build_sample(u64 *buf, const struct ebs_rec_sample *tmpl, const u64 *cc, u64 nr_cc)
+{
+	struct ebs_rec_sample *s = (void *)buf;
+	u64 *p = (u64 *)(s + 1);
+
+	*s = *tmpl;
+	s->hdr.type = EBS_REC_SAMPLE;
+	if (cc) {
+		s->hdr.misc |= EBS_SAMPLE_CALLCHAIN;
+		*p++ = nr_cc;
+		memcpy(p, cc, nr_cc * sizeof(*p));
+		p += nr_cc;
+	}
+	s->hdr.size = (u32)((u8 *)p - (u8 *)buf);
+	return s->hdr.size;
+}
+
+/* Data record i of the standard file into buf (at least 512 bytes); its size. */
+static u32 std_build(unsigned int i, u64 *buf)
+{
+	memset(buf, 0, 512);
+	switch (i) {
+	case 0: {
+		struct ebs_rec_sample s = {
+		    .hdr.misc = EBS_CPUMODE_USER | EBS_SAMPLE_EXACT_IP,
+		    .ip = 0x401000,
+		    .time = T0 + 1,
+		    .period = 4001,
+		    .pid = 100,
+		    .tid = 101,
+		    .cpu = 0,
+		    .event = 0,
+		};
+
+		return build_sample(buf, &s, NULL, 0);
+	}
+	case 1: {
+		struct ebs_rec_sample s = {
+		    .hdr.misc = EBS_CPUMODE_KERNEL,
+		    .ip = 0xffffffff81000010ull,
+		    .time = T0 + 2,
+		    .period = 1000003,
+		    .pid = 100,
+		    .tid = 102,
+		    .cpu = 5,
+		    .event = 1,
+		};
+
+		return build_sample(buf, &s, std_callchain, 3);
+	}
+	case 2: {
+		struct ebs_rec_mmap m = {
+		    .hdr = {.type = EBS_REC_MMAP, .misc = EBS_CPUMODE_USER | EBS_MMAP_BUILD_ID},
+		    .time = T0 + 3,
+		    .start = 0x7f0000400000ull,
+		    .len = 0x2000,
+		    .pgoff = 0x1000,
+		    .pid = 100,
+		    .tid = 100,
+		    .maj = 8,
+		    .min = 1,
+		    .ino = 123456,
+		    .ino_generation = 7,
+		    .prot = 5,
+		    .flags = 2,
+		    .build_id_size = 20,
+		};
+		unsigned int k;
+
+		for (k = 0; k < 20; k++)
+			m.build_id[k] = std_build_id(k);
+		return build_str_rec(buf, &m, sizeof(m), STD_MMAP_FILE);
+	}
+	case 3: {
+		struct ebs_rec_comm c = {
+		    .hdr = {.type = EBS_REC_COMM, .misc = EBS_COMM_EXEC},
+		    .time = T0 + 4,
+		    .pid = 100,
+		    .tid = 101,
+		};
+
+		return build_str_rec(buf, &c, sizeof(c), STD_COMM);
+	}
+	case 4:
+	case 5: {
+		struct ebs_rec_task *t = (void *)buf;
+
+		t->hdr.type = i == 4 ? EBS_REC_FORK : EBS_REC_EXIT;
+		t->hdr.size = sizeof(*t);
+		t->time = T0 + 1 + i;
+		t->pid = 100;
+		t->ppid = 1;
+		t->tid = 103;
+		t->ptid = 101;
+		return t->hdr.size;
+	}
+	case 6:
+	case 7: {
+		struct ebs_rec_lost *l = (void *)buf;
+
+		l->hdr.type = EBS_REC_LOST;
+		l->hdr.size = sizeof(*l);
+		l->time = T0 + 1 + i;
+		l->lost = i == 6 ? 17 : 5;
+		l->cpu = i == 6 ? 2 : 3;
+		l->event = i == 6 ? 0 : 0xffff;
+		return l->hdr.size;
+	}
+	case 8:
+	case 9: {
+		struct ebs_rec_throttle *t = (void *)buf;
+
+		t->hdr.type = EBS_REC_THROTTLE;
+		t->hdr.misc = i == 9 ? EBS_THROTTLE_END : 0;
+		t->hdr.size = sizeof(*t);
+		t->time = T0 + 1 + i;
+		t->cpu = 1;
+		t->event = 0;
+		return t->hdr.size;
+	}
+	case 10: {
+		struct ebs_rec_count *c = (void *)buf;
+
+		c->hdr.type = EBS_REC_COUNT;
+		c->hdr.size = sizeof(*c);
+		c->time = T0 + 11;
+		c->value = 987654321;
+		c->time_enabled = 2000;
+		c->time_running = 1500;
+		c->cpu = 0xffffffff;
+		c->tid = 101;
+		c->event = 1;
+		return c->hdr.size;
+	}
+	default: {
+		unsigned int e = i - STD_NR_FIXED;
+		struct ebs_rec_sample s = {
+		    .hdr.misc = EBS_CPUMODE_USER,
+		    .ip = 0x500000 + e * 16,
+		    .time = T0 + 100 + e,
+		    .period = 1000 + e,
+		    .pid = 200,
+		    .tid = 200 + e % 4,
+		    .cpu = e % 8,
+		    .event = (u16)(e % 2),
+		};
+		u64 cc[5];
+		unsigned int k;
+
+		for (k = 0; k < 5; k++)
+			cc[k] = 0x600000 + e * 256 + k;
+		return build_sample(buf, &s, e % 3 == 0 ? cc : NULL, e % 5);
+	}
+	}
+}
+
+static int std_header(struct ebs_writer *w)
+{
+	struct ebs_rec_event ev0 = {
+	    .group = 0,
+	    .flags = EBS_EVF_HARDWARE | EBS_EVF_FREQ | EBS_EVF_GROUP_LEADER,
+	    .type = 0,
+	    .config = 0,
+	    .sample_freq = 4000,
+	};
+	struct ebs_rec_event ev1 = {
+	    .group = 0,
+	    .flags = EBS_EVF_FALLBACK | EBS_EVF_EXCLUDE_KERNEL,
+	    .type = 1,
+	    .config = 1,
+	    .config1 = 0x55,
+	    .sample_period = 1000003,
+	};
+	u8 image[STD_DSO_SIZE], bid[20];
+	unsigned int i;
+	int e = 0;
+
+	for (i = 0; i < sizeof(image); i++)
+		image[i] = std_dso_byte(i);
+	for (i = 0; i < sizeof(bid); i++)
+		bid[i] = std_build_id(i);
+	e = e ?: ebs_writer__meta(w, EBS_META_HOSTNAME, STD_HOSTNAME);
+	e = e ?: ebs_writer__meta(w, EBS_META_ARCH, STD_ARCH);
+	e = e ?: ebs_writer__event(w, &ev0, "cycles", "cycles", NULL);
+	e = e ?: ebs_writer__meta(w, EBS_META_CMDLINE, STD_CMDLINE);
+	e = e ?: ebs_writer__event(w, &ev1, "instructions:u", "task-clock:u", STD_EV1_WHY);
+	e = e ?: ebs_writer__dso_image(w, "[vdso]", image, sizeof(image), bid, sizeof(bid));
+	e = e ?: ebs_writer__meta(w, STD_KEY_UNKNOWN, "");
+	if (!e && (ev0.index != 0 || ev1.index != 1))
+		e = -EPROTO; /* the writer assigns the indexes */
+	return e;
+}
+
+/* Header, data records, no finish.  Returns 0 or -errno. */
+static int std_write(struct ebs_writer *w, unsigned int nr_extra)
+{
+	u64 buf[64];
+	unsigned int i;
+	int e = std_header(w);
+
+	if (!e)
+		e = ebs_writer__begin_data(w, STD_REALTIME, STD_CLOCK);
+	for (i = 0; !e && i < STD_NR_FIXED + nr_extra; i++) {
+		std_build(i, buf);
+		e = ebs_writer__add(w, (const struct ebs_rec *)buf);
+	}
+	return e;
+}
+
+/* Write the standard file to path (not "-"); 0 or -errno, why in err. */
+static int std_file(const char *path, unsigned int nr_extra, struct ebs_error *err)
+{
+	struct ebs_writer *w = ebs_writer__create(path, err);
+	int e;
+
+	if (!w)
+		return err->err;
+	e = std_write(w, nr_extra);
+	if (e) {
+		ebs_error__set(err, -e, "%s: writing the standard content: %s", path, strerror(-e));
+		ebs_writer__abort(w);
+		return e;
+	}
+	return ebs_writer__finish(w, STD_EXIT_STATUS, NULL, err);
+}
+
+/*
+ * Run fn in a child whose stdout is a pipe, and save what it writes there
+ * as path.  Returns the child's exit status (0 when it succeeded) or -errno.
+ */
+static int capture_stdout(const char *path, int (*fn)(void *), void *arg)
+{
+	size_t cap = 1 << 16, len = 0;
+	u8 *buf = malloc(cap);
+	int p[2], status, e;
+	pid_t pid;
+
+	if (!buf || pipe(p) < 0) {
+		free(buf);
+		return -errno;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		e = -errno;
+		close(p[0]);
+		close(p[1]);
+		free(buf);
+		return e;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		if (dup2(p[1], STDOUT_FILENO) < 0)
+			_exit(126);
+		close(p[1]);
+		_exit(fn(arg) ? 1 : 0);
+	}
+	close(p[1]);
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			u8 *nb = realloc(buf, cap * 2);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(p[0], buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(p[0]);
+	if (waitpid(pid, &status, 0) < 0)
+		status = -1;
+	e = file_save(path, buf, len);
+	free(buf);
+	if (e)
+		return e;
+	return WIFEXITED(status) ? WEXITSTATUS(status)
+				 : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* In the child: the standard content to "-". */
+static int std_stream_child(void *arg)
+{
+	unsigned int nr_extra = *(const unsigned int *)arg;
+	struct ebs_error err = {0};
+	struct ebs_writer *w = ebs_writer__create("-", &err);
+
+	if (!w)
+		return 1;
+	if (std_write(w, nr_extra)) {
+		ebs_writer__abort(w);
+		return 1;
+	}
+	return ebs_writer__finish(w, STD_EXIT_STATUS, NULL, &err) ? 1 : 0;
+}
+
+/* The standard content written to a pipe, saved as path. */
+static int std_streamed_file(const char *path, unsigned int nr_extra)
+{
+	return capture_stdout(path, std_stream_child, &nr_extra);
+}
+
+/* ---- reading: the reader's promises ------------------------------------ */
+
+/* Fixed sizes of the data record types, restated here (not taken from reader.c). */
+static u32 data_fixed_size(u16 type)
+{
+	switch (type) {
+	case EBS_REC_SAMPLE:
+		return 48;
+	case EBS_REC_MMAP:
+		return 104;
+	case EBS_REC_COMM:
+		return 24;
+	case EBS_REC_FORK:
+	case EBS_REC_EXIT:
+		return 32;
+	case EBS_REC_LOST:
+		return 32;
+	case EBS_REC_THROTTLE:
+		return 24;
+	case EBS_REC_COUNT:
+		return 56;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Does rec, handed out by ebs_data__next, keep what ebs_data__next promises:
+ * inside the file, on 8 bytes, its type's fixed part and announced optional
+ * parts covered, strings terminated within it, event index in range?
+ */
+static bool rec_keeps_promises(const struct ebs_data *d, const struct ebs_rec *rec, u64 size)
+{
+	u64 off = ebs_data__offset(d, rec);
+	unsigned int nr_events = ebs_data__nr_events(d);
+	u32 fixed = data_fixed_size(rec->type);
+	const char *tail = (const char *)rec + fixed;
+	struct ebs_sample_parts parts;
+
+	if (off % 8 || off < ebs_data__header(d)->data_offset || off >= size ||
+	    rec->size < sizeof(*rec) || rec->size % 8 || rec->size > size - off)
+		return false;
+	if (rec->type == EBS_REC_TRAILER ||
+	    (rec->type >= EBS_REC_META && rec->type < EBS_REC_SAMPLE))
+		return false;
+	if (!fixed)
+		return false; /* ebs_data__next skips unknown types */
+	if (rec->size < fixed)
+		return false;
+	switch (rec->type) {
+	case EBS_REC_SAMPLE: {
+		const struct ebs_rec_sample *s = (const void *)rec;
+		const u8 *end = (const u8 *)rec + rec->size;
+
+		if (s->event >= nr_events)
+			return false;
+		ebs_sample__parts(s, &parts);
+		if (s->hdr.misc & EBS_SAMPLE_CALLCHAIN) {
+			if (!parts.callchain || (const u8 *)parts.callchain < (const u8 *)(s + 1) ||
+			    parts.nr_callchain > (u64)(end - (const u8 *)parts.callchain) / 8)
+				return false;
+		} else if (parts.callchain || parts.nr_callchain) {
+			return false;
+		}
+		break;
+	}
+	case EBS_REC_MMAP:
+		if (!memchr(tail, '\0', rec->size - fixed) ||
+		    ((const struct ebs_rec_mmap *)rec)->build_id_size > 20)
+			return false;
+		break;
+	case EBS_REC_COMM:
+		if (!memchr(tail, '\0', rec->size - fixed))
+			return false;
+		break;
+	case EBS_REC_LOST: {
+		u16 ev = ((const struct ebs_rec_lost *)rec)->event;
+
+		if (ev != 0xffff && ev >= nr_events)
+			return false;
+		break;
+	}
+	case EBS_REC_THROTTLE:
+		if (((const struct ebs_rec_throttle *)rec)->event >= nr_events)
+			return false;
+		break;
+	case EBS_REC_COUNT:
+		if (((const struct ebs_rec_count *)rec)->event >= nr_events)
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+/* The event strings and the trailer of an open file lie inside it. */
+static bool file_keeps_promises(const struct ebs_data *d, u64 size)
+{
+	const struct ebs_rec_trailer *t = ebs_data__trailer(d);
+	unsigned int i;
+
+	if (ebs_data__nr_events(d) == 0 || ebs_data__nr_events(d) > EBS_MAX_EVENTS)
+		return false;
+	for (i = 0; i < ebs_data__nr_events(d); i++) {
+		const struct ebs_event_info *ev = ebs_data__event(d, i);
+
+		if (!ev || ebs_data__offset(d, ev->why) >= size ||
+		    ebs_data__offset(d, ev->why) + strlen(ev->why) >= size)
+			return false;
+	}
+	if (t) {
+		u64 off = ebs_data__offset(d, t);
+
+		if (off >= size || t->hdr.size > size - off ||
+		    t->nr_events != ebs_data__nr_events(d) ||
+		    sizeof(*t) + (u64)t->nr_events * sizeof(struct ebs_event_counts) +
+			    (u64)t->nr_index * sizeof(struct ebs_index_entry) >
+			t->hdr.size)
+			return false;
+	}
+	return true;
+}
+
+/* Outcome of reading a file all the way through. */
+struct read_result {
+	int rc;		     /* 0: trailer reached; else the negative errno */
+	bool at_open;	     /* failed in ebs_data__open */
+	bool hung;	     /* more records than the file could hold */
+	bool broken_promise; /* a record or string outside what was promised */
+	bool bad_err;	     /* err.err disagrees with the return value */
+	unsigned int nr_records;
+	struct ebs_error err;
+};
+
+static void read_through(const char *path, u64 size, struct read_result *res)
+{
+	const struct ebs_rec *rec;
+	struct ebs_data *d;
+	u64 limit = size / 8 + 2;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	d = ebs_data__open(path, &res->err);
+	if (!d) {
+		res->rc = res->err.err ? res->err.err : -EPROTO;
+		res->at_open = true;
+		res->bad_err = res->err.err >= 0;
+		return;
+	}
+	if (!file_keeps_promises(d, size))
+		res->broken_promise = true;
+	while ((r = ebs_data__next(d, &rec, &res->err)) == 1) {
+		if (++res->nr_records > limit) {
+			res->hung = true;
+			r = -ELOOP;
+			break;
+		}
+		if (!rec_keeps_promises(d, rec, size))
+			res->broken_promise = true;
+	}
+	res->rc = r;
+	if (r < 0 && !res->hung && res->err.err != r)
+		res->bad_err = true;
+	if (r == 0 && (!ebs_data__trailer(d) || !file_keeps_promises(d, size)))
+		res->broken_promise = true;
+	ebs_data__close(d);
+}
+
+/* Does the message name path and a byte offset ("offset N")? */
+static bool names_path_and_offset(const char *msg, const char *path)
+{
+	const char *o = strstr(msg, "offset ");
+
+	return strstr(msg, path) && o && o[7] >= '0' && o[7] <= '9';
+}
+
+/* ---- round trip -------------------------------------------------------- */
+
+static void check_std_header(struct ebs_data *d, const char *path, const char *what, bool streamed)
+{
+	const struct ebs_file_header *h = ebs_data__header(d);
+	u64 header_recs, size = file_size(path);
+	struct group g;
+
+	/* META (16 + value), EVENT (56 + three strings), DSO_IMAGE (72 + image) */
+	header_recs =
+	    ALIGN8(16 + sizeof(STD_HOSTNAME)) + ALIGN8(16 + sizeof(STD_ARCH)) +
+	    ALIGN8(16 + sizeof(STD_CMDLINE)) + ALIGN8(16 + 1) +
+	    ALIGN8(56 + sizeof("cycles") + sizeof("cycles") + 1) +
+	    ALIGN8(56 + sizeof("instructions:u") + sizeof("task-clock:u") + sizeof(STD_EV1_WHY)) +
+	    ALIGN8(72 + STD_DSO_SIZE);
+	group_begin(&g, "data: %s: file header", what);
+	G_STREQ(&g, ebs_data__path(d), path);
+	G_TRUE(&g, memcmp(h->magic, "EBSDATA", 8) == 0);
+	G_EQ(&g, h->endian, 0x01020304);
+	G_EQ(&g, h->version_major, 1);
+	G_EQ(&g, h->version_minor, 0);
+	G_EQ(&g, h->header_size, 96);
+	G_EQ(&g, h->flags, streamed ? EBS_FILE_STREAMED : 0);
+	G_EQ(&g, h->data_offset, 96 + header_recs);
+	G_EQ(&g, h->start_realtime_ns, STD_REALTIME);
+	G_EQ(&g, h->start_clock_ns, STD_CLOCK);
+	G_EQ(&g, h->reserved[0] | h->reserved[1] | h->reserved[2] | h->reserved[3], 0);
+	if (streamed) {
+		G_EQ(&g, h->trailer_offset, 0);
+		G_EQ(&g, h->data_size, 0);
+		G_TRUE(&g, ebs_data__trailer(d) == NULL); /* not before the scan */
+	} else {
+		const struct ebs_rec_trailer *t = ebs_data__trailer(d);
+
+		G_EQ(&g, h->data_size, size - h->data_offset);
+		G_TRUE(&g, t != NULL);
+		if (t) {
+			G_EQ(&g, h->trailer_offset, ebs_data__offset(d, t));
+			G_EQ(&g, h->trailer_offset + t->hdr.size, size);
+		}
+	}
+	group_end(&g);
+}
+
+static void check_std_meta(struct ebs_data *d, const char *what)
+{
+	struct group g;
+
+	group_begin(&g, "data: %s: META", what);
+	G_STREQ(&g, ebs_data__meta(d, EBS_META_HOSTNAME), STD_HOSTNAME);
+	G_STREQ(&g, ebs_data__meta(d, EBS_META_ARCH), STD_ARCH);
+	G_STREQ(&g, ebs_data__meta(d, EBS_META_CMDLINE), STD_CMDLINE);
+	G_STREQ(&g, ebs_data__meta(d, STD_KEY_UNKNOWN), "");
+	G_TRUE(&g, ebs_data__meta(d, EBS_META_TARGET) == NULL);
+	group_end(&g);
+}
+
+static void check_std_events(struct ebs_data *d, const char *what)
+{
+	const struct ebs_event_info *e0 = ebs_data__event(d, 0), *e1 = ebs_data__event(d, 1);
+	struct group g;
+
+	group_begin(&g, "data: %s: EVENT records", what);
+	G_EQ(&g, ebs_data__nr_events(d), 2);
+	G_TRUE(&g, ebs_data__event(d, 2) == NULL);
+	G_TRUE(&g, e0 && e1);
+	if (e0 && e1) {
+		G_EQ(&g, e0->rec->index, 0);
+		G_EQ(&g, e0->rec->group, 0);
+		G_EQ(&g, e0->rec->flags, EBS_EVF_HARDWARE | EBS_EVF_FREQ | EBS_EVF_GROUP_LEADER);
+		G_EQ(&g, e0->rec->type, 0);
+		G_EQ(&g, e0->rec->config, 0);
+		G_EQ(&g, e0->rec->config1, 0);
+		G_EQ(&g, e0->rec->sample_period, 0);
+		G_EQ(&g, e0->rec->sample_freq, 4000);
+		G_STREQ(&g, e0->asked, "cycles");
+		G_STREQ(&g, e0->used, "cycles");
+		G_STREQ(&g, e0->why, "");
+		G_EQ(&g, e1->rec->index, 1);
+		G_EQ(&g, e1->rec->group, 0);
+		G_EQ(&g, e1->rec->flags, EBS_EVF_FALLBACK | EBS_EVF_EXCLUDE_KERNEL);
+		G_EQ(&g, e1->rec->type, 1);
+		G_EQ(&g, e1->rec->config, 1);
+		G_EQ(&g, e1->rec->config1, 0x55);
+		G_EQ(&g, e1->rec->sample_period, 1000003);
+		G_EQ(&g, e1->rec->sample_freq, 0);
+		G_STREQ(&g, e1->asked, "instructions:u");
+		G_STREQ(&g, e1->used, "task-clock:u");
+		G_STREQ(&g, e1->why, STD_EV1_WHY);
+	}
+	group_end(&g);
+
+	group_begin(&g, "data: %s: find_event", what);
+	G_EQ(&g, ebs_data__find_event(d, "cycles"), 0);
+	G_EQ(&g, ebs_data__find_event(d, "instructions:u"), 1);
+	G_EQ(&g, ebs_data__find_event(d, "task-clock:u"), 1);
+	G_EQ(&g, ebs_data__find_event(d, "instructions"), -ENOENT);
+	G_EQ(&g, ebs_data__find_event(d, ""), -ENOENT);
+	group_end(&g);
+}
+
+static void check_std_dso(struct ebs_data *d, const char *what)
+{
+	const struct ebs_rec_dso_image *im = ebs_data__dso_image(d, "[vdso]");
+	struct group g;
+	unsigned int i, bad = 0;
+
+	group_begin(&g, "data: %s: DSO_IMAGE", what);
+	G_TRUE(&g, ebs_data__dso_image(d, "[vdso32]") == NULL);
+	G_TRUE(&g, im != NULL);
+	if (im) {
+		G_EQ(&g, im->hdr.type, EBS_REC_DSO_IMAGE);
+		G_EQ(&g, im->hdr.size, ALIGN8(sizeof(*im) + STD_DSO_SIZE));
+		G_EQ(&g, im->image_size, STD_DSO_SIZE);
+		G_EQ(&g, im->build_id_size, 20);
+		for (i = 0; i < 20; i++)
+			bad += im->build_id[i] != std_build_id(i);
+		G_EQ(&g, bad, 0);
+		G_STREQ(&g, im->name, "[vdso]");
+		for (i = bad = 0; i < STD_DSO_SIZE; i++)
+			bad += im->image[i] != std_dso_byte(i);
+		G_EQ(&g, bad, 0);
+		for (i = STD_DSO_SIZE; i < im->hdr.size - sizeof(*im); i++)
+			bad += im->image[i] != 0;
+		G_EQ(&g, bad, 0); /* padding is zero */
+	}
+	group_end(&g);
+}
+
+/* Field checks of the fixed data records 0..10 (see std_build). */
+static void check_std_fixed_records(const struct ebs_rec *const *recs, const char *what)
+{
+	const struct ebs_rec_sample *s0 = (const void *)recs[0], *s1 = (const void *)recs[1];
+	const struct ebs_rec_mmap *m = (const void *)recs[2];
+	const struct ebs_rec_comm *c = (const void *)recs[3];
+	const struct ebs_rec_lost *l0 = (const void *)recs[6], *l1 = (const void *)recs[7];
+	const struct ebs_rec_throttle *t0 = (const void *)recs[8], *t1 = (const void *)recs[9];
+	const struct ebs_rec_count *n = (const void *)recs[10];
+	struct ebs_sample_parts p;
+	struct group g;
+	unsigned int i, bad = 0;
+
+	group_begin(&g, "data: %s: SAMPLE fields", what);
+	G_EQ(&g, s0->hdr.misc, EBS_CPUMODE_USER | EBS_SAMPLE_EXACT_IP);
+	G_EQ(&g, s0->hdr.size, 48);
+	G_EQ(&g, s0->ip, 0x401000);
+	G_EQ(&g, s0->time, T0 + 1);
+	G_EQ(&g, s0->period, 4001);
+	G_EQ(&g, s0->pid, 100);
+	G_EQ(&g, s0->tid, 101);
+	G_EQ(&g, s0->cpu, 0);
+	G_EQ(&g, s0->event, 0);
+	G_EQ(&g, s1->hdr.misc, EBS_CPUMODE_KERNEL | EBS_SAMPLE_CALLCHAIN);
+	G_EQ(&g, s1->ip, 0xffffffff81000010ull);
+	G_EQ(&g, s1->time, T0 + 2);
+	G_EQ(&g, s1->period, 1000003);
+	G_EQ(&g, s1->pid, 100);
+	G_EQ(&g, s1->tid, 102);
+	G_EQ(&g, s1->cpu, 5);
+	G_EQ(&g, s1->event, 1);
+	group_end(&g);
+
+	group_begin(&g, "data: %s: SAMPLE optional parts", what);
+	ebs_sample__parts(s0, &p);
+	G_EQ(&g, p.nr_callchain, 0);
+	G_TRUE(&g, p.callchain == NULL && p.regs == NULL && p.stack == NULL);
+	ebs_sample__parts(s1, &p);
+	G_EQ(&g, s1->hdr.size, 48 + 8 + 3 * 8);
+	G_EQ(&g, p.nr_callchain, 3);
+	G_TRUE(&g, p.callchain == (const u64 *)(const void *)(s1 + 1) + 1);
+	for (i = 0; p.callchain && i < 3; i++)
+		G_EQ(&g, p.callchain[i], std_callchain[i]);
+	G_TRUE(&g, p.regs == NULL && p.stack == NULL && p.stack_size == 0);
+	group_end(&g);
+
+	group_begin(&g, "data: %s: MMAP fields", what);
+	G_EQ(&g, m->hdr.misc, EBS_CPUMODE_USER | EBS_MMAP_BUILD_ID);
+	G_EQ(&g, m->hdr.size, ALIGN8(104 + sizeof(STD_MMAP_FILE)));
+	G_EQ(&g, m->time, T0 + 3);
+	G_EQ(&g, m->start, 0x7f0000400000ull);
+	G_EQ(&g, m->len, 0x2000);
+	G_EQ(&g, m->pgoff, 0x1000);
+	G_EQ(&g, m->pid, 100);
+	G_EQ(&g, m->tid, 100);
+	G_EQ(&g, m->maj, 8);
+	G_EQ(&g, m->min, 1);
+	G_EQ(&g, m->ino, 123456);
+	G_EQ(&g, m->ino_generation, 7);
+	G_EQ(&g, m->prot, 5);
+	G_EQ(&g, m->flags, 2);
+	G_EQ(&g, m->build_id_size, 20);
+	for (i = 0; i < 20; i++)
+		bad += m->build_id[i] != std_build_id(i);
+	G_EQ(&g, bad, 0);
+	G_STREQ(&g, m->filename, STD_MMAP_FILE);
+	group_end(&g);
+
+	group_begin(&g, "data: %s: COMM fields", what);
+	G_EQ(&g, c->hdr.misc, EBS_COMM_EXEC);
+	G_EQ(&g, c->hdr.size, 24 + 16);
+	G_EQ(&g, c->time, T0 + 4);
+	G_EQ(&g, c->pid, 100);
+	G_EQ(&g, c->tid, 101);
+	G_STREQ(&g, c->comm, STD_COMM);
+	group_end(&g);
+
+	group_begin(&g, "data: %s: FORK and EXIT fields", what);
+	for (i = 4; i <= 5; i++) {
+		const struct ebs_rec_task *t = (const void *)recs[i];
+
+		G_EQ(&g, t->hdr.size, 32);
+		G_EQ(&g, t->time, T0 + 1 + i);
+		G_EQ(&g, t->pid, 100);
+		G_EQ(&g, t->ppid, 1);
+		G_EQ(&g, t->tid, 103);
+		G_EQ(&g, t->ptid, 101);
+	}
+	group_end(&g);
+
+	group_begin(&g, "data: %s: LOST fields", what);
+	G_EQ(&g, l0->time, T0 + 7);
+	G_EQ(&g, l0->lost, 17);
+	G_EQ(&g, l0->cpu, 2);
+	G_EQ(&g, l0->event, 0);
+	G_EQ(&g, l1->time, T0 + 8);
+	G_EQ(&g, l1->lost, 5);
+	G_EQ(&g, l1->cpu, 3);
+	G_EQ(&g, l1->event, 0xffff);
+	group_end(&g);
+
+	group_begin(&g, "data: %s: THROTTLE and UNTHROTTLE fields", what);
+	G_EQ(&g, t0->hdr.misc, 0);
+	G_EQ(&g, t0->time, T0 + 9);
+	G_EQ(&g, t0->cpu, 1);
+	G_EQ(&g, t0->event, 0);
+	G_EQ(&g, t1->hdr.misc, EBS_THROTTLE_END);
+	G_EQ(&g, t1->time, T0 + 10);
+	G_EQ(&g, t1->event, 0);
+	group_end(&g);
+
+	group_begin(&g, "data: %s: COUNT fields", what);
+	G_EQ(&g, n->hdr.size, 56);
+	G_EQ(&g, n->time, T0 + 11);
+	G_EQ(&g, n->value, 987654321);
+	G_EQ(&g, n->time_enabled, 2000);
+	G_EQ(&g, n->time_running, 1500);
+	G_EQ(&g, n->cpu, 0xffffffff);
+	G_EQ(&g, n->tid, 101);
+	G_EQ(&g, n->event, 1);
+	group_end(&g);
+}
+
+/* Iterate, then check order, contents and the trailer against x. */
+static void check_std_data(struct ebs_data *d, const char *what, const struct expect *x)
+{
+	static const u16 fixed_types[STD_NR_FIXED] = {
+	    EBS_REC_SAMPLE,   EBS_REC_SAMPLE,	EBS_REC_MMAP,  EBS_REC_COMM,
+	    EBS_REC_FORK,     EBS_REC_EXIT,	EBS_REC_LOST,  EBS_REC_LOST,
+	    EBS_REC_THROTTLE, EBS_REC_THROTTLE, EBS_REC_COUNT,
+	};
+	const struct ebs_rec *recs[STD_MAX_RECORDS + 1], *rec;
+	struct ebs_error err = {0};
+	unsigned int n = 0, i, bad;
+	struct group g;
+	u64 buf[64];
+	int r;
+
+	while ((r = ebs_data__next(d, &rec, &err)) == 1 && n <= STD_MAX_RECORDS)
+		recs[n++] = rec;
+	group_begin(&g, "data: %s: iteration reaches the trailer", what);
+	G_EQ(&g, r, 0);
+	group_check(&g, r >= 0, __LINE__, "%s", err.msg);
+	G_TRUE(&g, ebs_data__trailer(d) != NULL);
+	G_EQ(&g, ebs_data__next(d, &rec, &err), 0); /* and stays there */
+	group_end(&g);
+
+	group_begin(&g, "data: %s: record order and count", what);
+	G_EQ(&g, n, x->nr_records);
+	for (i = 0; i < n && i < STD_NR_FIXED; i++)
+		G_EQ(&g, recs[i]->type, fixed_types[i]);
+	for (; i < n; i++)
+		G_EQ(&g, recs[i]->type, EBS_REC_SAMPLE);
+	for (i = 1; i < n; i++) /* in file order, back to back */
+		G_EQ(&g, ebs_data__offset(d, recs[i]),
+		     ebs_data__offset(d, recs[i - 1]) + recs[i - 1]->size);
+	if (n)
+		G_EQ(&g, ebs_data__offset(d, recs[0]), ebs_data__header(d)->data_offset);
+	bad = g.failed;
+	group_end(&g);
+	if (bad)
+		return; /* the checks below cast records by position */
+
+	group_begin(&g, "data: %s: every record byte for byte", what);
+	for (i = bad = 0; i < n; i++) {
+		u32 size = std_build(i, buf);
+
+		bad += recs[i]->size != size || memcmp(recs[i], buf, size) != 0;
+	}
+	G_EQ(&g, bad, 0);
+	group_end(&g);
+
+	check_std_fixed_records(recs, what);
+
+	group_begin(&g, "data: %s: rewind starts over", what);
+	G_EQ(&g, ebs_data__rewind(d), 0);
+	G_EQ(&g, ebs_data__next(d, &rec, &err), 1);
+	G_TRUE(&g, rec == recs[0]);
+	group_end(&g);
+}
+
+static void check_std_trailer(struct ebs_data *d, const char *what, const struct expect *x)
+{
+	const struct ebs_rec_trailer *t = ebs_data__trailer(d);
+	const struct ebs_index_entry *idx;
+	struct group g;
+	unsigned int i;
+
+	group_begin(&g, "data: %s: trailer totals", what);
+	G_TRUE(&g, t != NULL);
+	if (t) {
+		G_EQ(&g, t->hdr.type, EBS_REC_TRAILER);
+		G_EQ(&g, t->nr_records, x->nr_records);
+		G_EQ(&g, t->samples, x->samples);
+		G_EQ(&g, t->lost, x->lost);
+		G_EQ(&g, t->throttled, x->throttled); /* the UNTHROTTLE is not counted */
+		G_EQ(&g, t->exit_status, STD_EXIT_STATUS);
+		G_EQ(&g, t->nr_events, 2);
+		G_TRUE(&g, t->end_realtime_ns > STD_REALTIME && t->end_clock_ns != 0);
+	}
+	group_end(&g);
+
+	group_begin(&g, "data: %s: trailer counts per event", what);
+	G_TRUE(&g, ebs_data__counts(d, 2) == NULL);
+	for (i = 0; i < 2; i++) {
+		const struct ebs_event_counts *c = ebs_data__counts(d, i);
+
+		G_TRUE(&g, c != NULL);
+		if (!c)
+			continue;
+		G_EQ(&g, c->samples, x->counts[i].samples);
+		G_EQ(&g, c->lost, x->counts[i].lost);
+		G_EQ(&g, c->throttled, x->counts[i].throttled);
+		G_EQ(&g, c->period_sum, x->counts[i].period_sum);
+	}
+	group_end(&g);
+
+	group_begin(&g, "data: %s: trailer index", what);
+	if (t) {
+		idx = (const void *)((const struct ebs_event_counts *)(t + 1) + t->nr_events);
+		G_EQ(&g, t->hdr.size,
+		     sizeof(*t) + 2 * sizeof(struct ebs_event_counts) + t->nr_index * sizeof(*idx));
+		G_EQ(&g, t->nr_index, 1);
+		if (t->nr_index >= 1) {
+			G_EQ(&g, idx[0].offset, ebs_data__header(d)->data_offset);
+			G_EQ(&g, idx[0].time, T0 + 1);
+		}
+	}
+	group_end(&g);
+}
+
+/* Open path and run every check of the standard content on it. */
+static void check_std_file(const char *path, const char *what, bool streamed, unsigned int nr_extra)
+{
+	struct ebs_error err = {0};
+	struct ebs_data *d = ebs_data__open(path, &err);
+	char name[128];
+	struct expect x;
+
+	snprintf(name, sizeof(name), "data: %s: open", what);
+	if (!d) {
+		TEST_FAIL(name, "%s", err.msg);
+		return;
+	}
+	TEST_OK(name);
+	std_expect(nr_extra, &x);
+	check_std_header(d, path, what, streamed);
+	check_std_meta(d, what);
+	check_std_events(d, what);
+	check_std_dso(d, what);
+	check_std_data(d, what, &x);
+	check_std_trailer(d, what, &x);
+	ebs_data__close(d);
+}
+
+static void test_round_trip(void)
+{
+	const unsigned int nr_extra = 20;
+	struct ebs_error err = {0};
+	char path[PATH_MAX];
+	struct ebs_writer *w;
+	struct expect x;
+	struct group g;
+	u64 size = 0, written = 0;
+	int e;
+
+	tmp_path(path, sizeof(path), "roundtrip.data");
+	std_expect(nr_extra, &x);
+	group_begin(&g, "data: round trip: write");
+	w = ebs_writer__create(path, &err);
+	group_check(&g, w != NULL, __LINE__, "create: %s", err.msg);
+	if (!w) {
+		group_end(&g);
+		return;
+	}
+	e = std_write(w, nr_extra);
+	G_EQ(&g, e, 0);
+	G_TRUE(&g, ebs_writer__counts(w, 2) == NULL);
+	G_TRUE(&g, ebs_writer__counts(w, 0) &&
+		       ebs_writer__counts(w, 0)->samples == x.counts[0].samples);
+	G_TRUE(&g, ebs_writer__counts(w, 1) &&
+		       ebs_writer__counts(w, 1)->period_sum == x.counts[1].period_sum);
+	written = ebs_writer__size(w);
+	e = ebs_writer__finish(w, STD_EXIT_STATUS, &size, &err);
+	group_check(&g, e == 0, __LINE__, "finish: %d %s", e, err.msg);
+	G_EQ(&g, size, file_size(path));
+	G_TRUE(&g, size > written); /* the trailer came after */
+	group_end(&g);
+	if (e == 0)
+		check_std_file(path, "round trip", false, nr_extra);
+}
+
+/* ---- the trailer's index ----------------------------------------------- */
+
+/*
+ * More than 2 MiB of samples of varying sizes, so the index has at least
+ * three entries at offsets that are not multiples of the stride.  Each entry
+ * must sit on the first record boundary at or after the previous entry plus
+ * EBS_INDEX_STRIDE and carry that record's time.
+ */
+static void test_index(void)
+{
+	const struct ebs_rec_trailer *t;
+	const struct ebs_index_entry *idx;
+	const struct ebs_rec *rec;
+	struct ebs_error err = {0};
+	struct ebs_rec_event ev = {.sample_period = 1000};
+	struct ebs_writer *w;
+	struct ebs_data *d;
+	struct group g;
+	char path[PATH_MAX];
+	u64 buf[64], period_sum = 0, want_off = 0;
+	unsigned int nr = 0, k = 0, i;
+	int e, r;
+
+	tmp_path(path, sizeof(path), "index.data");
+	w = ebs_writer__create(path, &err);
+	if (!w) {
+		TEST_FAIL("data: index: write", "%s", err.msg);
+		return;
+	}
+	e = ebs_writer__event(w, &ev, "cycles", "cycles", NULL);
+	e = e ?: ebs_writer__begin_data(w, STD_REALTIME, STD_CLOCK);
+	while (!e && ebs_writer__size(w) < (5u << 20) / 2) {
+		struct ebs_rec_sample s = {
+		    .ip = 0x400000 + nr,
+		    .time = T0 + nr,
+		    .period = 1000 + nr % 7,
+		    .pid = 1,
+		    .tid = 1,
+		};
+		u64 cc[7] = {1, 2, 3, 4, 5, 6, 7};
+
+		build_sample(buf, &s, nr % 7 ? cc : NULL, nr % 7);
+		period_sum += s.period;
+		e = ebs_writer__add(w, (const struct ebs_rec *)buf);
+		nr++;
+	}
+	e = e ?: ebs_writer__finish(w, 0, NULL, &err);
+	if (e) {
+		TEST_FAIL("data: index: write", "%d %s", e, err.msg);
+		return;
+	}
+	d = ebs_data__open(path, &err);
+	if (!d) {
+		TEST_FAIL("data: index: open", "%s", err.msg);
+		return;
+	}
+	t = ebs_data__trailer(d);
+	if (!t) {
+		TEST_FAIL("data: index: open", "no trailer");
+		ebs_data__close(d);
+		return;
+	}
+	idx = (const void *)((const struct ebs_event_counts *)(t + 1) + t->nr_events);
+	group_begin(&g, "data: index: more than one entry, each on a record boundary");
+	G_TRUE(&g, file_size(path) > (2u << 20));
+	G_TRUE(&g, t->nr_index >= 3);
+	/* walk the records; entry k must be the first boundary >= want_off */
+	while ((r = ebs_data__next(d, &rec, &err)) == 1) {
+		u64 off = ebs_data__offset(d, rec);
+
+		if (k < t->nr_index && off >= want_off) {
+			G_EQ(&g, idx[k].offset, off);
+			G_EQ(&g, idx[k].time, ((const struct ebs_rec_sample *)rec)->time);
+			want_off = off + EBS_INDEX_STRIDE;
+			k++;
+		} else if (k == t->nr_index && off >= want_off) {
+			group_check(&g, false, __LINE__, "offset %llu: a stride without an entry",
+				    (unsigned long long)off);
+			want_off = UINT64_MAX;
+		}
+	}
+	group_check(&g, r == 0, __LINE__, "iteration: %s", err.msg);
+	G_EQ(&g, k, t->nr_index);
+	for (i = 1; i < t->nr_index; i++)
+		G_TRUE(&g, idx[i].offset >= idx[i - 1].offset + EBS_INDEX_STRIDE);
+	group_end(&g);
+
+	group_begin(&g, "data: index: trailer counts of the big file");
+	G_EQ(&g, t->nr_records, nr);
+	G_EQ(&g, t->samples, nr);
+	G_EQ(&g, ebs_data__counts(d, 0)->samples, nr);
+	G_EQ(&g, ebs_data__counts(d, 0)->period_sum, period_sum);
+	group_end(&g);
+	ebs_data__close(d);
+}
+
+/* ---- writer misuse ----------------------------------------------------- */
+
+static void test_writer_misuse(void)
+{
+	struct ebs_error err = {0};
+	struct ebs_rec_event ev = {0};
+	struct ebs_writer *w;
+	struct group g;
+	char path[PATH_MAX];
+	u64 buf[64];
+	struct ebs_rec *rec = (void *)buf;
+	unsigned int i;
+	int e = 0;
+
+	group_begin(&g, "data: writer: calls out of order and bad records are refused");
+	tmp_path(path, sizeof(path), "no-such-dir/x.data");
+	G_TRUE(&g, ebs_writer__create(path, &err) == NULL);
+	G_TRUE(&g, err.err < 0 && strstr(err.msg, path) != NULL);
+
+	tmp_path(path, sizeof(path), "misuse.data");
+	w = ebs_writer__create(path, &err); /* the event limit */
+	G_TRUE(&g, w != NULL);
+	if (w) {
+		std_build(0, buf);
+		G_EQ(&g, ebs_writer__add(w, rec), -EINVAL); /* before begin_data */
+		for (i = 0; i < EBS_MAX_EVENTS && !e; i++)
+			e = ebs_writer__event(w, &ev, "cpu-clock", "cpu-clock", NULL);
+		G_EQ(&g, e, 0);
+		G_EQ(&g, ebs_writer__event(w, &ev, "one-too-many", "x", NULL), -E2BIG);
+		ebs_writer__abort(w);
+	}
+	w = ebs_writer__create(path, &err); /* header calls after begin_data */
+	G_TRUE(&g, w != NULL);
+	if (w) {
+		G_EQ(&g, ebs_writer__event(w, &ev, "cpu-clock", "cpu-clock", NULL), 0);
+		G_EQ(&g, ebs_writer__begin_data(w, 1, 2), 0);
+		G_EQ(&g, ebs_writer__begin_data(w, 1, 2), -EINVAL);
+		G_EQ(&g, ebs_writer__meta(w, EBS_META_HOSTNAME, "late"), -EINVAL);
+		G_EQ(&g, ebs_writer__event(w, &ev, "late", "late", NULL), -EINVAL);
+		std_build(0, buf);
+		rec->size = 52; /* not a multiple of 8 */
+		G_EQ(&g, ebs_writer__add(w, rec), -EINVAL);
+		rec->size = 0;
+		G_EQ(&g, ebs_writer__add(w, rec), -EINVAL);
+		rec->type = EBS_REC_TRAILER; /* the writer's own */
+		rec->size = sizeof(struct ebs_rec_trailer);
+		G_EQ(&g, ebs_writer__add(w, rec), -EINVAL);
+		ebs_writer__abort(w);
+	}
+	ebs_writer__abort(NULL);
+	G_TRUE(&g, !file_exists(path));
+	group_end(&g);
+}
+
+/* ---- temporary name, abort, NAME.old ----------------------------------- */
+
+static int trailer_exit_status(const char *path)
+{
+	struct ebs_error err = {0};
+	struct ebs_data *d = ebs_data__open(path, &err);
+	int status;
+
+	if (!d)
+		return INT_MIN;
+	status = ebs_data__trailer(d)->exit_status;
+	ebs_data__close(d);
+	return status;
+}
+
+static void test_rename(void)
+{
+	struct ebs_error err = {0};
+	struct ebs_writer *w;
+	struct group g;
+	char path[PATH_MAX], old[PATH_MAX + 8];
+	int e;
+
+	group_begin(&g, "data: rename: the final name appears only at finish");
+	tmp_path(path, sizeof(path), "renamed.data");
+	w = ebs_writer__create(path, &err);
+	G_TRUE(&g, w != NULL);
+	if (w) {
+		G_EQ(&g, std_write(w, 0), 0);
+		G_TRUE(&g, !file_exists(path));
+		G_EQ(&g, count_tmp_files("renamed.data"), 1);
+		e = ebs_writer__finish(w, 0, NULL, &err);
+		group_check(&g, e == 0, __LINE__, "finish: %s", err.msg);
+		G_TRUE(&g, file_exists(path));
+		G_EQ(&g, count_tmp_files("renamed.data"), 0);
+		G_EQ(&g, trailer_exit_status(path), 0);
+	}
+	group_end(&g);
+
+	group_begin(&g, "data: rename: abort leaves no file at all");
+	tmp_path(path, sizeof(path), "aborted.data");
+	w = ebs_writer__create(path, &err); /* aborted with data */
+	G_TRUE(&g, w != NULL);
+	if (w) {
+		G_EQ(&g, std_write(w, 5), 0);
+		G_EQ(&g, count_tmp_files("aborted.data"), 1);
+		ebs_writer__abort(w);
+	}
+	w = ebs_writer__create(path, &err); /* aborted before begin_data */
+	G_TRUE(&g, w != NULL);
+	if (w) {
+		G_EQ(&g, ebs_writer__meta(w, EBS_META_HOSTNAME, "h"), 0);
+		ebs_writer__abort(w);
+	}
+	G_TRUE(&g, !file_exists(path));
+	G_EQ(&g, count_tmp_files("aborted.data"), 0);
+	group_end(&g);
+
+	group_begin(&g, "data: rename: an existing file is kept as NAME.old");
+	tmp_path(path, sizeof(path), "over.data");
+	snprintf(old, sizeof(old), "%s.old", path);
+	for (e = 1; e <= 3; e++) {
+		w = ebs_writer__create(path, &err);
+		G_TRUE(&g, w != NULL);
+		if (!w)
+			break;
+		G_EQ(&g, std_write(w, 0), 0);
+		G_EQ(&g, ebs_writer__finish(w, e, NULL, &err), 0);
+		G_EQ(&g, trailer_exit_status(path), e);
+		if (e == 1)
+			G_TRUE(&g, !file_exists(old));
+		else
+			G_EQ(&g, trailer_exit_status(old), e - 1);
+	}
+	G_EQ(&g, count_tmp_files("over.data"), 0);
+	group_end(&g);
+}
+
+/* ---- streamed output --------------------------------------------------- */
+
+/* In the child: copy the file named by arg to stdout, a pipe. */
+static int cat_child(void *arg)
+{
+	size_t len;
+	u8 *buf = file_load(arg, &len);
+	size_t off = 0;
+
+	if (!buf)
+		return 1;
+	while (off < len) {
+		ssize_t n = write(STDOUT_FILENO, buf + off, len - off);
+
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	free(buf);
+	return off == len ? 0 : 1;
+}
+
+/* The reader given "-" with stdin a pipe (the slurp path). */
+static void check_stdin_read(const char *file, const struct expect *x)
+{
+	const struct ebs_rec *rec;
+	struct ebs_error err = {0};
+	struct ebs_data *d = NULL;
+	struct group g;
+	unsigned int n = 0;
+	int p[2], saved, status = -1, r = -1;
+	pid_t pid;
+
+	group_begin(&g, "data: streamed: read from a pipe on stdin (\"-\")");
+	if (pipe(p) < 0) {
+		group_check(&g, false, __LINE__, "pipe: %s", strerror(errno));
+		group_end(&g);
+		return;
+	}
+	saved = dup(STDIN_FILENO);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		dup2(p[1], STDOUT_FILENO);
+		close(p[1]);
+		_exit(cat_child((void *)file));
+	}
+	close(p[1]);
+	dup2(p[0], STDIN_FILENO);
+	close(p[0]);
+	if (pid > 0) {
+		d = ebs_data__open("-", &err);
+		waitpid(pid, &status, 0);
+	}
+	dup2(saved, STDIN_FILENO);
+	close(saved);
+	G_TRUE(&g, pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	group_check(&g, d != NULL, __LINE__, "open: %s", err.msg);
+	if (d) {
+		G_STREQ(&g, ebs_data__path(d), "-");
+		G_TRUE(&g, ebs_data__header(d)->flags & EBS_FILE_STREAMED);
+		while ((r = ebs_data__next(d, &rec, &err)) == 1)
+			n++;
+		group_check(&g, r == 0, __LINE__, "iteration: %s", err.msg);
+		G_EQ(&g, n, x->nr_records);
+		G_TRUE(&g, ebs_data__trailer(d) && ebs_data__trailer(d)->samples == x->samples);
+		ebs_data__close(d);
+	}
+	group_end(&g);
+}
+
+static void test_streamed(void)
+{
+	const unsigned int nr_extra = 20;
+	char path[PATH_MAX];
+	struct expect x;
+	int status;
+
+	tmp_path(path, sizeof(path), "streamed.data");
+	status = std_streamed_file(path, nr_extra);
+	if (status != 0) {
+		TEST_FAIL("data: streamed: write to a pipe in a child", "status %d", status);
+		return;
+	}
+	TEST_OK("data: streamed: write to a pipe in a child");
+	check_std_file(path, "streamed", true, nr_extra);
+	std_expect(nr_extra, &x);
+	check_stdin_read(path, &x);
+}
+
+/* ---- bad files --------------------------------------------------------- */
+
+/* Offset of the nth (0-based) record of type at or after from; 0 when none. */
+static u64 find_rec(const u8 *buf, size_t len, u64 from, u16 type, unsigned int nth)
+{
+	u64 off = from;
+
+	while (off + sizeof(struct ebs_rec) <= len) {
+		const struct ebs_rec *r = (const void *)(buf + off);
+
+		if (r->type == type && nth-- == 0)
+			return off;
+		if (r->size < 8)
+			return 0;
+		off += r->size;
+	}
+	return 0;
+}
+
+/*
+ * Write buf as a file and read it through: it must be refused, by open or
+ * by ebs_data__next, with a negative errno and a message naming the file
+ * and "offset <want_off>" (want_off UINT64_MAX: any offset).
+ */
+static void expect_bad(const char *label, const void *buf, size_t len, u64 want_off)
+{
+	char name[160], path[PATH_MAX], want[48];
+	struct read_result res;
+
+	snprintf(name, sizeof(name), "data: bad file: %s", label);
+	tmp_path(path, sizeof(path), "bad.data");
+	if (file_save(path, buf, len)) {
+		TEST_FAIL(name, "cannot write %s", path);
+		return;
+	}
+	read_through(path, len, &res);
+	snprintf(want, sizeof(want), "offset %llu:", (unsigned long long)want_off);
+	if (res.rc >= 0)
+		TEST_FAIL(name, "read without error (%u records)", res.nr_records);
+	else if (res.bad_err)
+		TEST_FAIL(name, "returned %d but err.err is %d", res.rc, res.err.err);
+	else if (!names_path_and_offset(res.err.msg, path))
+		TEST_FAIL(name, "message does not name the file and an offset: %s", res.err.msg);
+	else if (want_off != UINT64_MAX && !strstr(res.err.msg, want))
+		TEST_FAIL(name, "message does not name %s: %s", want, res.err.msg);
+	else
+		TEST_OK(name);
+	if (res.rc < 0)
+		printf("  # %s -> %s\n", label, res.err.msg);
+}
+
+static void test_bad_files(void)
+{
+	static const char text[] = "This is a text file, not a recording.\nSecond line.\n"
+				   "Third line, long enough to cover a whole file header.\n";
+	char path[PATH_MAX];
+	struct ebs_error err = {0};
+	struct ebs_file_header *h;
+	size_t len;
+	u8 *base, *b;
+	u64 off, data;
+
+	tmp_path(path, sizeof(path), "base.data");
+	if (std_file(path, 4, &err) || !(base = file_load(path, &len))) {
+		TEST_FAIL("data: bad file: base file", "%s", err.msg);
+		return;
+	}
+	b = malloc(len + 64);
+	if (!b) {
+		free(base);
+		return;
+	}
+	h = (void *)b;
+	data = ((const struct ebs_file_header *)(const void *)base)->data_offset;
+#define RESET() memcpy(b, base, len)
+
+	expect_bad("empty file", b, 0, 0);
+	expect_bad("a text file", text, sizeof(text) - 1, 0);
+	RESET();
+	h->magic[3] = 'X';
+	expect_bad("wrong magic", b, len, 0);
+	RESET();
+	h->endian = __builtin_bswap32(EBS_DATA_ENDIAN);
+	expect_bad("the other byte order", b, len, 8);
+	RESET();
+	h->version_major = EBS_DATA_VERSION_MAJOR + 1;
+	expect_bad("a future major version", b, len, 12);
+	RESET();
+	h->header_size = 64;
+	expect_bad("header_size too small", b, len, 16);
+	RESET();
+	h->data_offset = len + 8;
+	expect_bad("data_offset past the end", b, len, 24);
+
+	RESET();
+	off = find_rec(b, len, data, EBS_REC_COMM, 0);
+	((struct ebs_rec *)(b + off))->size += 4;
+	expect_bad("a record size not a multiple of 8", b, len, off);
+	RESET();
+	off = find_rec(b, len, data, EBS_REC_COUNT, 0);
+	((struct ebs_rec *)(b + off))->size = 1u << 20;
+	expect_bad("a data record running past the end", b, len, off);
+	RESET();
+	off = find_rec(b, len, 96, EBS_REC_EVENT, 1);
+	((struct ebs_rec *)(b + off))->size = (u32)len;
+	expect_bad("a header record running past the end", b, len, off);
+	RESET();
+	off = find_rec(b, len, data, EBS_REC_SAMPLE, 0);
+	((struct ebs_rec_sample *)(b + off))->event = 2;
+	expect_bad("a SAMPLE naming event 2 of 2", b, len, off);
+	RESET();
+	off = find_rec(b, len, data, EBS_REC_SAMPLE, 1); /* the one with a callchain */
+	((u64 *)(b + off + sizeof(struct ebs_rec_sample)))[0] = 4;
+	expect_bad("a SAMPLE callchain overrunning the record", b, len, off);
+	RESET();
+	off = find_rec(b, len, data, EBS_REC_MMAP, 0);
+	memset(b + off + sizeof(struct ebs_rec_mmap), 'A',
+	       ((struct ebs_rec *)(b + off))->size - sizeof(struct ebs_rec_mmap));
+	expect_bad("an MMAP file name not NUL-terminated", b, len, off);
+	RESET();
+	off = h->trailer_offset;
+	((struct ebs_rec_trailer *)(b + off))->nr_events = 3;
+	expect_bad("a trailer whose nr_events differs from the header", b, len, off);
+	RESET();
+	h->trailer_offset = 0;
+	expect_bad("no trailer (trailer_offset 0)", b, len, 40);
+	RESET();
+	h->trailer_offset = len + 64;
+	expect_bad("trailer_offset past the end", b, len, 40);
+	RESET();
+	h->trailer_offset = UINT64_MAX - 7; /* off + 8 wraps to 0 */
+	expect_bad("trailer_offset near 2^64", b, len, 40);
+	RESET();
+	h->trailer_offset = find_rec(b, len, data, EBS_REC_SAMPLE, 0);
+	expect_bad("trailer_offset at a SAMPLE", b, len, h->trailer_offset);
+#undef RESET
+	free(b);
+	free(base);
+}
+
+/* ---- truncation -------------------------------------------------------- */
+
+/* Every proper prefix of path must be refused with the file and an offset named. */
+static void truncate_all(const char *path, const char *what)
+{
+	char name[160], cut[PATH_MAX], first[600] = "";
+	unsigned int succeeded = 0, unnamed = 0, promises = 0;
+	struct read_result res;
+	size_t len, l;
+	u8 *buf = file_load(path, &len);
+
+	snprintf(name, sizeof(name), "data: truncation: %s file", what);
+	if (!buf || len < 1024) {
+		TEST_FAIL(name, "no valid file to cut (%zu bytes)", buf ? len : 0);
+		free(buf);
+		return;
+	}
+	tmp_path(cut, sizeof(cut), "cut.data");
+	for (l = 0; l < len; l++) {
+		if (file_save(cut, buf, l)) {
+			TEST_FAIL(name, "cannot write %s", cut);
+			break;
+		}
+		read_through(cut, l, &res);
+		if (res.rc >= 0) {
+			succeeded++;
+			if (!first[0])
+				snprintf(first, sizeof(first), "%zu bytes read without error", l);
+		} else if (res.bad_err || !names_path_and_offset(res.err.msg, cut)) {
+			unnamed++;
+			if (!first[0])
+				snprintf(first, sizeof(first), "%zu bytes: %s", l, res.err.msg);
+		}
+		promises += res.broken_promise;
+	}
+	snprintf(name, sizeof(name), "data: truncation: all %zu prefixes of the %s file refused",
+		 len, what);
+	if (succeeded)
+		TEST_FAIL(name, "%u prefixes read without error; first: %s", succeeded, first);
+	else
+		TEST_OK(name);
+	snprintf(name, sizeof(name),
+		 "data: truncation: %s file: every message names it and an "
+		 "offset",
+		 what);
+	if (unnamed)
+		TEST_FAIL(name, "%u messages do not; first: %s", unnamed, first);
+	else
+		TEST_OK(name);
+	snprintf(name, sizeof(name),
+		 "data: truncation: %s file: records handed out before the "
+		 "cut keep the reader's promises",
+		 what);
+	if (promises)
+		TEST_FAIL(name, "%u prefixes broke one", promises);
+	else
+		TEST_OK(name);
+	free(buf);
+}
+
+static void test_truncation(void)
+{
+	struct ebs_error err = {0};
+	char path[PATH_MAX];
+
+	tmp_path(path, sizeof(path), "trunc-src.data");
+	if (std_file(path, 40, &err)) {
+		TEST_FAIL("data: truncation: seekable file", "%s", err.msg);
+		return;
+	}
+	truncate_all(path, "seekable");
+	tmp_path(path, sizeof(path), "trunc-src-streamed.data");
+	if (std_streamed_file(path, 40)) {
+		TEST_FAIL("data: truncation: streamed file", "could not write it");
+		return;
+	}
+	truncate_all(path, "streamed");
+}
+
+/* ---- random corruption ------------------------------------------------- */
+
+static u64 xorshift64(u64 *s)
+{
+	u64 x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+/*
+ * 3000 copies of a valid file, each with 1-4 bytes XORed with a random
+ * nonzero value.  Half of the flips land anywhere; the other half in the
+ * file header or the trailer, where a single byte changes the most.
+ */
+static void corrupt_many(const char *path, const char *what, u64 seed)
+{
+	const unsigned int rounds = 3000;
+	unsigned int i, ok = 0, at_open = 0, later = 0, hung = 0, unnamed = 0, promises = 0;
+	char name[160], fuzz[PATH_MAX], first[600] = "";
+	struct read_result res;
+	size_t len;
+	u8 *base = file_load(path, &len), *b;
+	u64 trailer;
+
+	b = base ? malloc(len) : NULL;
+	snprintf(name, sizeof(name), "data: corruption: %s file", what);
+	if (!b || len < 1024) {
+		TEST_FAIL(name, "no valid file to corrupt");
+		free(base);
+		free(b);
+		return;
+	}
+	/* the trailer: the last record, found by walking the data */
+	trailer = ((const struct ebs_file_header *)(const void *)base)->data_offset;
+	while (trailer + ((const struct ebs_rec *)(base + trailer))->size < len)
+		trailer += ((const struct ebs_rec *)(base + trailer))->size;
+	tmp_path(fuzz, sizeof(fuzz), "fuzz.data");
+	for (i = 0; i < rounds; i++) {
+		unsigned int nflips = 1 + (unsigned int)(xorshift64(&seed) % 4), k;
+
+		memcpy(b, base, len);
+		for (k = 0; k < nflips; k++) {
+			u64 r = xorshift64(&seed);
+			size_t pos;
+
+			switch (r & 3) {
+			case 0:
+				pos = (r >> 8) % sizeof(struct ebs_file_header);
+				break;
+			case 1:
+				pos = trailer + (r >> 8) % (len - trailer);
+				break;
+			default:
+				pos = (r >> 8) % len;
+				break;
+			}
+			b[pos] ^= (u8)(1 + (r >> 40) % 255);
+		}
+		if (file_save(fuzz, b, len)) {
+			TEST_FAIL(name, "cannot write %s", fuzz);
+			break;
+		}
+		read_through(fuzz, len, &res);
+		hung += res.hung;
+		promises += res.broken_promise;
+		if (res.rc == 0) {
+			ok++;
+			continue;
+		}
+		if (res.at_open)
+			at_open++;
+		else
+			later++;
+		if (!res.hung && (res.bad_err || !names_path_and_offset(res.err.msg, fuzz))) {
+			unnamed++;
+			if (!first[0])
+				snprintf(first, sizeof(first), "round %u: %s", i, res.err.msg);
+		}
+	}
+	printf("  # corruption of the %s file: %u read fully, %u refused at open, "
+	       "%u refused while iterating\n",
+	       what, ok, at_open, later);
+	snprintf(name, sizeof(name), "data: corruption: %s file: %u rounds, no crash, no hang",
+		 what, rounds);
+	if (hung || ok + at_open + later != rounds)
+		TEST_FAIL(name, "%u iterations did not end; %u rounds ran", hung,
+			  ok + at_open + later);
+	else
+		TEST_OK(name);
+	snprintf(name, sizeof(name),
+		 "data: corruption: %s file: every refusal names the file and "
+		 "an offset",
+		 what);
+	if (unnamed)
+		TEST_FAIL(name, "%u do not; first: %s", unnamed, first);
+	else
+		TEST_OK(name);
+	snprintf(name, sizeof(name),
+		 "data: corruption: %s file: records handed out keep the "
+		 "reader's promises",
+		 what);
+	if (promises)
+		TEST_FAIL(name, "%u rounds broke one", promises);
+	else
+		TEST_OK(name);
+	free(b);
+	free(base);
+}
+
+static void test_corruption(void)
+{
+	struct ebs_error err = {0};
+	char path[PATH_MAX];
+
+	tmp_path(path, sizeof(path), "fuzz-src.data");
+	if (std_file(path, 40, &err)) {
+		TEST_FAIL("data: corruption: seekable file", "%s", err.msg);
+		return;
+	}
+	corrupt_many(path, "seekable", 0x9e3779b97f4a7c15ull);
+	tmp_path(path, sizeof(path), "fuzz-src-streamed.data");
+	if (std_streamed_file(path, 40)) {
+		TEST_FAIL("data: corruption: streamed file", "could not write it");
+		return;
+	}
+	corrupt_many(path, "streamed", 0x2545f4914f6cdd1dull);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0); /* a crash keeps the lines before it */
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ebs-test-data.XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		TEST_FAIL("data: temporary directory", "mkdtemp: %s", strerror(errno));
+		return test_done();
+	}
+	alarm(300); /* a hang ends as a crash that run.sh reports */
+	test_round_trip();
+	test_index();
+	test_writer_misuse();
+	test_rename();
+	test_streamed();
+	test_bad_files();
+	test_truncation();
+	test_corruption();
+	remove_tmpdir();
+	return test_done();
+}

@@ -187,13 +187,20 @@ int cmd_record(int argc, char **argv)
 			ret = err.err == -ESRCH || err.err == -EINVAL ? 2 : 1;
 		goto out;
 	}
-	if (!quiet)
+	if (!quiet) {
+		char extra[96] = "";
+
+		if (res.undelivered)
+			snprintf(extra, sizeof(extra),
+				 " (and %llu more the counters counted but never delivered)",
+				 (unsigned long long)res.undelivered);
 		fprintf(stderr,
-			"ebs record: %llu samples written, %llu lost, %llu throttle events, "
+			"ebs record: %llu samples written, %llu lost%s, %llu throttle events, "
 			"%s (%llu bytes)\n",
-			(unsigned long long)res.samples, (unsigned long long)res.lost,
+			(unsigned long long)res.samples, (unsigned long long)res.lost, extra,
 			(unsigned long long)res.throttled,
 			strcmp(o.output, "-") ? o.output : "stdout", (unsigned long long)res.bytes);
+	}
 	ret = res.have_child ? res.exit_status : 0;
 out:
 	free(o.pids);

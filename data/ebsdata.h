@@ -49,11 +49,15 @@ int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec);
 u64 ebs_writer__size(const struct ebs_writer *w);
 /* Counts so far, for event i (NULL when out of range). */
 const struct ebs_event_counts *ebs_writer__counts(const struct ebs_writer *w, unsigned int i);
+/* Totals so far over all events, LOST records of no known event included. */
+void ebs_writer__totals(const struct ebs_writer *w, u64 *samples, u64 *lost, u64 *throttled);
 
 /*
- * Write the trailer, patch the header, flush, sync and rename into place;
- * *size (may be NULL) gets the file's final size.  Returns 0 or -errno (err
- * filled).  The writer is freed either way.
+ * Write the trailer, patch the header, flush, sync and rename into place
+ * (an existing file is kept as NAME.old first); *size (may be NULL) gets the
+ * file's final size.  Returns 0 or -errno (err filled).  When the old file
+ * cannot be kept or the new one not renamed, the complete recording stays
+ * under its temporary name, which err names.  The writer is freed either way.
  */
 int ebs_writer__finish(struct ebs_writer *w, int exit_status, u64 *size, struct ebs_error *err);
 
@@ -120,5 +124,7 @@ void ebs_sample__parts(const struct ebs_rec_sample *s, struct ebs_sample_parts *
 
 /* Name of a record type, for messages and dumps ("SAMPLE"); "?" when unknown. */
 const char *ebs_rec__type_name(u16 type);
+/* Size of a known type's fixed part, 0 for unknown types. */
+u32 ebs_rec__fixed_size(u16 type);
 
 #endif /* EBS_EBSDATA_H */

@@ -32,6 +32,7 @@ struct ebs_data {
 	const struct ebs_rec_trailer *trailer;
 	const struct ebs_event_counts *counts;
 	u64 pos;		/* iteration offset */
+	u64 nr_seen;		/* data records iterated, to check against the trailer */
 	bool done;
 };
 
@@ -76,8 +77,7 @@ static bool is_header_type(u16 type)
 	return type >= EBS_REC_META && type < EBS_REC_SAMPLE;
 }
 
-/* Fixed size of a known type, 0 for unknown types. */
-static u32 fixed_size(u16 type)
+u32 ebs_rec__fixed_size(u16 type)
 {
 	switch (type) {
 	case EBS_REC_META: return sizeof(struct ebs_rec_meta);
@@ -175,7 +175,7 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 	const char *tail;
 	size_t tail_len;
 
-	if (off + sizeof(*r) > end)
+	if (off > end || end - off < sizeof(*r))
 		return BAD(d, err, off, "truncated: %llu bytes left where a record header needs %zu",
 			   (unsigned long long)(end - off), sizeof(*r));
 	r = (const void *)(d->base + off);
@@ -185,7 +185,7 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 	if (size > end - off)
 		return BAD(d, err, off, "truncated %s record: size %u, %llu bytes left",
 			   ebs_rec__type_name(r->type), size, (unsigned long long)(end - off));
-	fixed = fixed_size(r->type);
+	fixed = ebs_rec__fixed_size(r->type);
 	if (fixed && size < fixed)
 		return BAD(d, err, off, "%s record of %u bytes is shorter than its %u fixed bytes",
 			   ebs_rec__type_name(r->type), size, fixed);
@@ -394,9 +394,9 @@ static int read_header_records(struct ebs_data *d, struct ebs_error *err)
 		e = check_record(d, off, end, &r, err);
 		if (e)
 			return e;
-		if (!is_header_type(r->type) && fixed_size(r->type))
-			return BAD(d, err, off, "%s record inside the file header",
-				   ebs_rec__type_name(r->type));
+		if (!is_header_type(r->type))	/* unknown header types (< 16) are skipped */
+			return BAD(d, err, off, "%s record (type %u) inside the file header",
+				   ebs_rec__type_name(r->type), r->type);
 		if (r->type == EBS_REC_EVENT) {
 			const struct ebs_rec_event *ev = (const void *)r;
 			struct ebs_event_info *info;
@@ -545,6 +545,7 @@ const struct ebs_rec_dso_image *ebs_data__dso_image(const struct ebs_data *d, co
 int ebs_data__rewind(struct ebs_data *d)
 {
 	d->pos = d->hdr->data_offset;
+	d->nr_seen = 0;
 	d->done = false;
 	return 0;
 }
@@ -564,8 +565,15 @@ int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_er
 		if (e)
 			return e;
 		if (r->type == EBS_REC_TRAILER) {
+			const struct ebs_rec_trailer *t = (const void *)r;
+
 			if (d->trailer && (const void *)r != (const void *)d->trailer)
 				return BAD(d, err, d->pos, "a second TRAILER record");
+			if (t->nr_records != d->nr_seen)
+				return BAD(d, err, d->pos,
+					   "the trailer counts %llu records, the file has %llu",
+					   (unsigned long long)t->nr_records,
+					   (unsigned long long)d->nr_seen);
 			d->trailer = (const void *)r;
 			d->counts = (const void *)(d->trailer + 1);
 			d->done = true;
@@ -575,10 +583,11 @@ int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_er
 			return BAD(d, err, d->pos, "%s record overlaps the trailer",
 				   ebs_rec__type_name(r->type));
 		d->pos += r->size;
-		if (is_header_type(r->type))
-			return BAD(d, err, d->pos - r->size, "%s record after the file header",
-				   ebs_rec__type_name(r->type));
-		if (!fixed_size(r->type))
+		d->nr_seen++;
+		if (r->type < EBS_REC_SAMPLE)	/* unknown data types (>= 16) are skipped */
+			return BAD(d, err, d->pos - r->size, "%s record (type %u) after the file header",
+				   ebs_rec__type_name(r->type), r->type);
+		if (!ebs_rec__fixed_size(r->type))
 			continue;	/* unknown type */
 		*rec = r;
 		return 1;

@@ -96,7 +96,14 @@ struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err)
 	}
 	if (strcmp(path, "-") == 0) {
 		w->fd = STDOUT_FILENO;
-		w->streamed = fstat(w->fd, &st) < 0 || !S_ISREG(st.st_mode);
+		/*
+		 * The header is patched at offset 0 at the end: only for a regular
+		 * file that starts there and is not in append mode (where pwrite
+		 * appends).  Anything else is written as a stream.
+		 */
+		w->streamed = fstat(w->fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+			      lseek(w->fd, 0, SEEK_CUR) != 0 ||
+			      (fcntl(w->fd, F_GETFL) & O_APPEND);
 	} else {
 		char dir[PATH_MAX], base[PATH_MAX];
 
@@ -329,7 +336,8 @@ int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec)
 	u32 size = rec->size;
 	int err;
 
-	if (!w->data_started || size < sizeof(*rec) || size % 8 || rec->type == EBS_REC_TRAILER)
+	if (!w->data_started || size < sizeof(*rec) || size % 8 || rec->type < EBS_REC_SAMPLE ||
+	    rec->type == EBS_REC_TRAILER || size < ebs_rec__fixed_size(rec->type))
 		return -EINVAL;
 	if (w->err)
 		return w->err;
@@ -366,6 +374,27 @@ u64 ebs_writer__size(const struct ebs_writer *w)
 const struct ebs_event_counts *ebs_writer__counts(const struct ebs_writer *w, unsigned int i)
 {
 	return i < w->nr_events ? &w->counts[i] : NULL;
+}
+
+void ebs_writer__totals(const struct ebs_writer *w, u64 *samples, u64 *lost, u64 *throttled)
+{
+	*samples = w->samples;
+	*lost = w->lost;
+	*throttled = w->throttled;
+}
+
+/* Make the rename durable: fsync the directory holding path (best effort). */
+static void fsync_dir(const char *path)
+{
+	char dir[PATH_MAX];
+	int fd;
+
+	ebs_strlcpy(dir, path, sizeof(dir));
+	fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
 }
 
 static void writer_free(struct ebs_writer *w)
@@ -435,17 +464,35 @@ int ebs_writer__finish(struct ebs_writer *w, int exit_status, u64 *size, struct 
 			goto fail;
 		}
 		snprintf(old, sizeof(old), "%s.old", w->path);
-		if (access(w->path, F_OK) == 0 && rename(w->path, old) < 0) {
-			e = -errno;
-			ebs_error__set(err, -e, "%s: cannot keep the old file as %s: %s", w->path, old,
-				       strerror(-e));
-			ebs_writer__abort(w);
-			return e;
+		/*
+		 * Keep the old file as NAME.old through a hard link, so that the
+		 * final rename replaces NAME atomically and NAME is never missing.
+		 */
+		if (access(w->path, F_OK) == 0) {
+			if (unlink(old) < 0 && errno != ENOENT)
+				e = -errno;
+			else if (link(w->path, old) < 0)
+				e = rename(w->path, old) < 0 ? -errno : 0;	/* no hard links here */
+			else
+				e = 0;
+			if (e) {
+				/* overwrite nothing unkept, lose nothing recorded */
+				ebs_error__set(err, -e, "%s: cannot keep the old file as %s: %s; the "
+					       "new recording is in %s", w->path, old,
+					       strerror(-e), w->tmp);
+				writer_free(w);
+				return e;
+			}
 		}
 		if (rename(w->tmp, w->path) < 0) {
+			/* never lose the recording: leave it under its temporary name */
 			e = -errno;
-			goto fail;
+			ebs_error__set(err, -e, "%s: cannot rename %s into place: %s; the recording "
+				       "is in %s", w->path, w->tmp, strerror(-e), w->tmp);
+			writer_free(w);
+			return e;
 		}
+		fsync_dir(w->path);
 	}
 	if (size)
 		*size = w->offset;

@@ -161,6 +161,22 @@ static struct row **sorted_rows(struct report *r, u16 ev, size_t *n)
 	return v;
 }
 
+/*
+ * Samples of event ev the kernel dropped: its own, plus the losses of full
+ * rings, which all the events of a CPU share (LOST records of no event).
+ */
+static u64 lost_of(const struct report *r, u16 ev)
+{
+	const struct ebs_rec_trailer *t = ebs_data__trailer(r->d);
+	const struct ebs_event_counts *c = ebs_data__counts(r->d, ev);
+	u64 attributed = 0;
+	unsigned int i;
+
+	for (i = 0; i < ebs_data__nr_events(r->d); i++)
+		attributed += ebs_data__counts(r->d, i)->lost;
+	return c->lost + (t->lost > attributed ? t->lost - attributed : 0);
+}
+
 static void json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -199,7 +215,7 @@ static void print_json(struct report *r, u16 ev, struct row **rows, size_t n)
 	else
 		fprintf(f, ",\"period\":%llu", (unsigned long long)e->sample_period);
 	fprintf(f, ",\"samples\":%llu,\"lost\":%llu,\"throttled\":%llu",
-		(unsigned long long)r->total[ev], (unsigned long long)(c ? c->lost : 0),
+		(unsigned long long)r->total[ev], (unsigned long long)lost_of(r, ev),
 		(unsigned long long)(c ? c->throttled : 0));
 	fprintf(f, ",\"sort\":\"%s\"", r->opts->sort == SORT_DSO ? "dso" : "func");
 	if (nev > 1) {
@@ -248,8 +264,9 @@ static void print_text(struct report *r, u16 ev, struct row **rows, size_t n)
 	else
 		fprintf(f, "# sampling: one sample after every %llu events\n",
 			(unsigned long long)e->sample_period);
-	fprintf(f, "# samples: %llu, lost: %llu, throttled: %llu\n",
-		(unsigned long long)r->total[ev], (unsigned long long)(c ? c->lost : 0),
+	fprintf(f, "# samples: %llu, lost: %llu%s, throttled: %llu\n",
+		(unsigned long long)r->total[ev], (unsigned long long)lost_of(r, ev),
+		lost_of(r, ev) > (c ? c->lost : 0) ? " (of all events: they share the rings)" : "",
 		(unsigned long long)(c ? c->throttled : 0));
 	if (r->total[ev] == 0) {
 		fprintf(f, "# no samples\n\n");

@@ -22,7 +22,7 @@ struct sampler_backend {
 	int (*start)(struct sampler *s, struct ebs_error *err);
 	/* Wait up to timeout_ms for data, then move it into the writer: 0 or -errno. */
 	int (*read)(struct sampler *s, int timeout_ms, struct ebs_error *err);
-	/* Disable the counters and drain what is left. */
+	/* Disable the counters, drain what is left, fill counted[] if it can. */
 	int (*stop)(struct sampler *s, struct ebs_error *err);
 	void (*close)(struct sampler *s);
 };
@@ -43,6 +43,9 @@ struct sampler {
 	bool enable_on_exec;	/* launched command: counting starts at its exec */
 	int *cpus;
 	unsigned int nr_cpus;
+	/* what each event counted over the run, when the backend knows (stop) */
+	u64 counted[EBS_MAX_EVENTS];
+	bool have_counts;
 	const struct sampler_backend *backend;
 	void *priv;
 };

@@ -68,7 +68,7 @@ static int parse_modifier(const char *text, const char *mod, size_t len, struct 
 			  struct ebs_error *err)
 {
 	bool raw = ev->type == PERF_TYPE_RAW;
-	char *end;
+	char *end = NULL;
 
 	if (len == 1 && mod[0] == 'u') {
 		ev->exclude_kernel = true;
@@ -87,11 +87,21 @@ static int parse_modifier(const char *text, const char *mod, size_t len, struct 
 		return 0;
 	}
 	if (raw && len > 6 && memcmp(mod, "cmask=", 6) == 0) {
-		unsigned long v = strtoul(mod + 6, &end, 0);
+		unsigned long v = 256;
 
-		if (end != mod + len || v > 255)
+		const char *num = mod + 6;
+		size_t nlen = len - 6;
+
+		/* decimal or 0x hex: no sign, no space, no octal surprise */
+		if (nlen > 2 && num[0] == '0' && (num[1] == 'x' || num[1] == 'X')) {
+			if (strspn(num + 2, "0123456789abcdefABCDEF") == nlen - 2 && nlen <= 4)
+				v = strtoul(num + 2, &end, 16);
+		} else if (strspn(num, "0123456789") == nlen && nlen <= 3) {
+			v = strtoul(num, &end, 10);
+		}
+		if (v > 255)
 			return ebs_error__set(err, EINVAL,
-					      "event '%s': cmask must be 0..255", text);
+					      "event '%s': cmask must be 0..255 (decimal or 0x hex)", text);
 		ev->config = (ev->config & ~EBS_EVTSEL_CMASK(0xff)) | EBS_EVTSEL_CMASK(v);
 		return 0;
 	}
@@ -127,6 +137,12 @@ int event_spec__parse(const char *text, struct event_spec *out, struct ebs_error
 					      "unknown event '%.*s' (see 'ebs list'; raw events "
 					      "are rUUEE in hex)",
 					      (int)base_len, text);
+		if (v & 0xffff0000ull)
+			return ebs_error__set(err, EINVAL,
+					      "event '%.*s': bits 16-31 of a raw event (USR, OS, "
+					      "EDGE, INT, EN, INV, CMASK) are set with :u, :k, :edge, "
+					      ":inv and :cmask=N",
+					      (int)base_len, text);
 		out->type = PERF_TYPE_RAW;
 		out->config = v;
 		out->hardware = true;
@@ -148,25 +164,23 @@ int event_spec__parse(const char *text, struct event_spec *out, struct ebs_error
 int event_spec__parse_list(const char *text, struct event_spec *out, unsigned int max,
 			   struct ebs_error *err)
 {
-	char *copy = strdup(text), *tok, *save = NULL;
+	char *copy = strdup(text), *tok, *next;
 	unsigned int n = 0;
 	int e = 0;
 
 	if (!copy)
 		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n == max) {
+	/* strsep, not strtok: an empty item ("a,,b", a trailing comma) is an error */
+	for (next = copy; next && !e;) {
+		tok = strsep(&next, ",");
+		if (!*tok)
+			e = ebs_error__set(err, EINVAL, "event list '%s' has an empty item", text);
+		else if (n == max)
 			e = ebs_error__set(err, E2BIG, "too many events (at most %u)", max);
-			break;
-		}
-		e = event_spec__parse(tok, &out[n], err);
-		if (e)
-			break;
-		n++;
+		else if (!(e = event_spec__parse(tok, &out[n], err)))
+			n++;
 	}
 	free(copy);
-	if (!e && n == 0)
-		e = ebs_error__set(err, EINVAL, "no event named in '%s'", text);
 	return e ? e : (int)n;
 }
 

@@ -108,6 +108,7 @@ static void fill_attr(const struct sampler *s, const struct event_spec *ev, unsi
 	attr->exclude_kernel = ev->exclude_kernel;
 	attr->exclude_user = ev->exclude_user;
 	attr->exclude_hv = 1;
+	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	attr->sample_id_all = 1;
 	attr->use_clockid = 1;
 	attr->clockid = CLOCK_MONOTONIC;
@@ -598,24 +599,25 @@ static int convert(struct sampler *s, struct perf_priv *p, const struct perf_eve
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES: {
 		struct ebs_rec_lost *o = (void *)out;
-		u64 id, lost;
+		u64 lost;
 
 		if (body_len < 16 + sizeof(*sid) - (h->type == PERF_RECORD_LOST_SAMPLES ? 8 : 0))
 			return 0;
 		sid = tail_id(h);
-		if (h->type == PERF_RECORD_LOST) {
-			memcpy(&id, body, 8);
-			memcpy(&lost, body + 8, 8);
-		} else {
-			id = sid->id;
-			memcpy(&lost, body, 8);
-		}
 		o->hdr.type = EBS_REC_LOST;
 		o->hdr.size = sizeof(*o);
 		o->time = sid->time;
-		o->lost = lost;
 		o->cpu = sid->cpu;
-		o->event = event_of(p, id);
+		if (h->type == PERF_RECORD_LOST) {
+			/* a full ring: its count covers every event sharing the ring */
+			memcpy(&lost, body + 8, 8);
+			o->event = s->nr_events == 1 ? 0 : 0xffff;
+		} else {
+			/* samples one event's PMU could not deliver */
+			memcpy(&lost, body, 8);
+			o->event = event_of(p, sid->id);
+		}
+		o->lost = lost;
 		break;
 	}
 	case PERF_RECORD_THROTTLE:
@@ -718,10 +720,55 @@ static int perf_read(struct sampler *s, int timeout_ms, struct ebs_error *err)
 	return drain_all(s, err);
 }
 
+/*
+ * The counters' own totals: what each event counted over the run, exited
+ * children included (the kernel folds an inherited counter into its parent
+ * when the child exits).  Stored as COUNT records, so that a report can set
+ * the samples against what was counted.
+ */
+static int write_counts(struct sampler *s, struct perf_priv *p)
+{
+	unsigned int ev, t, c;
+	int err;
+
+	for (ev = 0; ev < s->nr_events; ev++) {
+		struct ebs_rec_count rec = {0};
+
+		for (t = 0; t < s->nr_tids; t++)
+			for (c = 0; c < s->nr_cpus; c++) {
+				int fd = p->fds[fd_index(s, ev, t, c)];
+				u64 v[3];
+
+				if (fd < 0 || read(fd, v, sizeof(v)) != (ssize_t)sizeof(v))
+					continue;
+				rec.value += v[0];
+				rec.time_enabled += v[1];
+				rec.time_running += v[2];
+			}
+		rec.hdr.type = EBS_REC_COUNT;
+		rec.hdr.size = sizeof(rec);
+		rec.time = ebs_clock_ns();
+		rec.cpu = 0xffffffff;
+		rec.event = (u16)ev;
+		s->counted[ev] = rec.value;
+		err = ebs_writer__add(s->w, &rec.hdr);
+		if (err)
+			return err;
+	}
+	s->have_counts = true;
+	return 0;
+}
+
 static int perf_stop(struct sampler *s, struct ebs_error *err)
 {
+	struct perf_priv *p = s->priv;
+	int e;
+
 	ioctl_all(s, PERF_EVENT_IOC_DISABLE);
-	return drain_all(s, err);
+	e = drain_all(s, err);
+	if (!e && (e = write_counts(s, p)))
+		ebs_error__set(err, -e, "%s: write failed: %s", s->opts->output, strerror(-e));
+	return e;
 }
 
 const struct sampler_backend perf_backend = {

@@ -75,6 +75,14 @@ struct record_result {
 	bool have_child;
 	bool exec_failed;		/* the command could not be run (exit status 127) */
 	u64 samples, lost, throttled, bytes;
+	/*
+	 * With -c N: samples the counters' totals call for (count / N, summed
+	 * over the events) that neither arrived nor were reported lost: the
+	 * kernel reports a full ring's losses only when it next writes to it,
+	 * so losses at the very end, and samples withheld by throttling, show
+	 * only here.  0 in frequency mode or when unknown.
+	 */
+	u64 undelivered;
 };
 
 /*

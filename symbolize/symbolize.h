@@ -54,7 +54,7 @@ struct sym_result {
 	const char *dso_path;	/* as mapped */
 	u64 sym_offset;		/* addr - function start, when function != NULL */
 	u64 dso_addr;		/* the address in the DSO's own (link-time) address space,
-				 * or for an unreadable DSO the offset into the mapping */
+				 * or for an unreadable DSO the file offset */
 };
 
 /* Returns NULL with errno set when out of memory. */

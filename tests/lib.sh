@@ -26,6 +26,9 @@ check() {
 	if "$@"; then pass "$name"; else fail "$name" "($*) failed"; fi
 }
 
+# quiet CMD...: run CMD with its output thrown away (for check's CMD).
+quiet() { "$@" >/dev/null 2>&1; }
+
 # Keep a file for whoever reads the test artefacts.
 keep() { cp -f "$1" "$ARTEFACTS/$T-$(basename "$1")" 2>/dev/null; }
 

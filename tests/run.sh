@@ -18,6 +18,15 @@ pass=0 fail=0 skip=0
 log="$ARTEFACTS/test.log"
 : >"$log"
 
+# Sanitizer reports go to files, wherever the program's stderr went (tests
+# often capture it): any report at all fails the run, see the end.
+# The directory is world-writable: some tests run ebs as nobody.
+SANLOGS="$ARTEFACTS/sanitizer"
+rm -rf "$SANLOGS"
+mkdir -p "$SANLOGS" && chmod 1777 "$SANLOGS"
+export ASAN_OPTIONS="log_path=$SANLOGS/report:detect_leaks=1"
+export UBSAN_OPTIONS="log_path=$SANLOGS/report:print_stacktrace=1:halt_on_error=1"
+
 run_one() {	# name, command...
 	local name=$1
 	shift
@@ -30,7 +39,11 @@ run_one() {	# name, command...
 	f=$(grep -c '^FAIL: ' <<<"$out")
 	s=$(grep -c '^SKIP: ' <<<"$out")
 	grep -E '^(FAIL|SKIP): ' <<<"$out"
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+	if [ "$rc" -ge 124 ]; then
+		echo "FAIL: $name: killed or timed out (status $rc)"
+		printf '%s\n' "$out" | tail -n 15 | sed 's/^/    /'
+		f=$((f + 1))
+	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "FAIL: $name: exited with status $rc and no FAIL line (crash?)"
 		printf '%s\n' "$out" | tail -n 15 | sed 's/^/    /'
 		f=1
@@ -55,6 +68,13 @@ for t in tests/integration/*.sh; do
 	[ -f "$t" ] || continue
 	[ -n "${TESTS:-}" ] && [[ "$t" != *${TESTS}* ]] && continue
 	run_one "integration/$(basename "$t" .sh)" bash "$t"
+done
+
+for report in "$SANLOGS"/report.*; do
+	[ -e "$report" ] || continue
+	echo "FAIL: sanitizer report $report:"
+	head -n 20 "$report" | sed 's/^/    /'
+	fail=$((fail + 1))
 done
 
 echo "$pass passed, $fail failed, $skip skipped"

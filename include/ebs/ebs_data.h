@@ -13,10 +13,10 @@
  *   TRAILER record              the last record: counts and an index
  *
  * Every record starts with struct ebs_rec and is a multiple of 8 bytes long.
- * A reader skips record types it does not know, so minor versions may add
- * types and may append fields to the end of a record (a reader takes the
- * larger of its own and the record's size into account).  A change that old
- * readers would misread bumps EBS_DATA_VERSION_MAJOR.
+ * Header record types are 1..15, data record types 16 and up; a reader skips
+ * a type it does not know within the right range, so a minor version may add
+ * record types.  It never changes the layout of an existing record: that,
+ * like any change old readers would misread, bumps EBS_DATA_VERSION_MAJOR.
  *
  * All fields are in the byte order of the machine that wrote the file;
  * header.endian tells which (it reads 0x01020304 in the writer's order).
@@ -34,7 +34,12 @@
 #define EBS_DATA_VERSION_MINOR	0
 
 /* header.flags */
-#define EBS_FILE_STREAMED	(1u << 0)	/* written to a pipe: offsets are 0, scan to TRAILER */
+/*
+ * Written where the header could not be patched at the end (a pipe, or
+ * standard output not at offset 0 of a regular file): data_size and
+ * trailer_offset are 0 and a reader scans to the TRAILER record.
+ */
+#define EBS_FILE_STREAMED	(1u << 0)
 
 struct ebs_file_header {
 	char magic[8];		/*  0: EBS_DATA_MAGIC */
@@ -118,7 +123,8 @@ struct ebs_rec_meta {
 /*
  * EVENT: one sampled event.  Samples name it by index.  type/config are the
  * perf_event_attr values actually used (PERF_TYPE_*); for the kernel module
- * backend type is EBS_EVENT_TYPE_KMOD and config the ebs_abi.h encoding.
+ * backend type is EBS_EVENT_TYPE_KMOD, config1 the ebs_config.event_kind
+ * (EBS_EVENT_GENERIC or EBS_EVENT_RAW) and config its event_id.
  */
 struct ebs_rec_event {
 	struct ebs_rec hdr;
@@ -231,7 +237,11 @@ struct ebs_rec_task {
 	__u32 ptid;
 };
 
-/* LOST: the kernel dropped this many samples because a ring was full. */
+/*
+ * LOST: the kernel dropped this many samples because a ring was full.  The
+ * events of a CPU share its ring, so with several events the count is the
+ * ring's and event is 0xffff.
+ */
 struct ebs_rec_lost {
 	struct ebs_rec hdr;
 	__u64 time;
@@ -251,13 +261,20 @@ struct ebs_rec_throttle {
 	__u16 reserved;
 };
 
-/* COUNT: a counter value (ebs stat, interval logs). */
+/*
+ * COUNT: a counter value.  ebs record writes one per event at the end: the
+ * event's total over the run and all its targets, with the enabled and
+ * running times summed over its counters (one per CPU and thread; a
+ * thread's counter on one CPU is enabled while the thread runs anywhere, so
+ * for threads the sums are not a multiplexing ratio).  Planned: ebs stat
+ * and interval logs, one counter each.
+ */
 struct ebs_rec_count {
 	struct ebs_rec hdr;
 	__u64 time;
 	__u64 value;
 	__u64 time_enabled;
-	__u64 time_running;	/* < time_enabled when multiplexed */
+	__u64 time_running;	/* < time_enabled: multiplexed (for one counter) */
 	__u32 cpu;		/* or 0xffffffff */
 	__u32 tid;		/* or 0 */
 	__u16 event;
@@ -274,7 +291,7 @@ struct ebs_event_counts {
 /* A resynchronisation point: a record boundary every EBS_INDEX_STRIDE bytes. */
 struct ebs_index_entry {
 	__u64 offset;
-	__u64 time;		/* time of the first timed record at or after offset */
+	__u64 time;		/* time of the record at offset, 0 when it has none */
 };
 
 #define EBS_INDEX_STRIDE	(1u << 20)

@@ -64,7 +64,14 @@ check "-F above the limit: the file says the frequency used" \
 check "-o - | report -i -: exit 0" [ "${PIPESTATUS[0]}${PIPESTATUS[1]}" = 00 ]
 check "-o - | report -i -: leaf first" [ "$(json pipe.json "j['rows'][0]['function']")" = leaf ]
 "$EBS" record -q -e cpu-clock -F 1000 -o - "$WORKLOADS/leafloop" 0.1 >stream.data 2>/dev/null
-check "-o - to a regular file reads back" "$EBS" report -i stream.data --top 1 >/dev/null
+check "-o - to a regular file reads back" quiet "$EBS" report -i stream.data --top 1
+: >append.data
+"$EBS" record -q -e cpu-clock -F 1000 -o - "$WORKLOADS/leafloop" 0.1 >>append.data 2>/dev/null
+check "-o - appending (>>) to an empty file reads back" quiet "$EBS" report -i append.data --top 1
+printf 'prefix!!' >offset.data
+( exec 3<>offset.data; exec >&3; read -r -n 8 <&3; "$EBS" record -q -e cpu-clock -F 1000 -o - "$WORKLOADS/leafloop" 0.1 2>/dev/null )
+tail -c +9 offset.data >offset.tail
+check "-o - to a file opened at offset 8 writes a valid stream there" quiet "$EBS" report -i offset.tail --top 1
 
 # ebs list: probes every event.
 "$EBS" list >list.out

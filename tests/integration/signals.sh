@@ -30,4 +30,4 @@ record ec.data -e cpu-clock -F 500 "$WORKLOADS/exitcode" 7
 check "exit status 7 passes through" [ $? -eq 7 ]
 "$EBS" record -q -e cpu-clock -F 500 -o kill.data -- sh -c 'sleep 0.3; kill -KILL $$' 2>/dev/null
 check "a command killed by SIGKILL: ebs exits 137" [ $? -eq 137 ]
-check "the killed command's file reports" "$EBS" report -i kill.data --top 1 >/dev/null
+check "the killed command's file reports" quiet "$EBS" report -i kill.data --top 1

@@ -1327,6 +1327,12 @@ static void test_writer_misuse(void)
 		rec->type = EBS_REC_TRAILER; /* the writer's own */
 		rec->size = sizeof(struct ebs_rec_trailer);
 		G_EQ(&g, ebs_writer__add(w, rec), -EINVAL);
+		rec->type = EBS_REC_SAMPLE; /* shorter than its fixed part */
+		rec->size = 24;
+		G_EQ(&g, ebs_writer__add(w, rec), -EINVAL);
+		rec->type = EBS_REC_META; /* a header type among data records */
+		rec->size = sizeof(struct ebs_rec_meta) + 8;
+		G_EQ(&g, ebs_writer__add(w, rec), -EINVAL);
 		ebs_writer__abort(w);
 	}
 	ebs_writer__abort(NULL);
@@ -1638,6 +1644,18 @@ static void test_bad_files(void)
 	RESET();
 	h->trailer_offset = find_rec(b, len, data, EBS_REC_SAMPLE, 0);
 	expect_bad("trailer_offset at a SAMPLE", b, len, h->trailer_offset);
+	RESET();
+	off = h->trailer_offset;
+	((struct ebs_rec_trailer *)(b + off))->nr_records--;
+	expect_bad("a trailer counting one record less than the file has", b, len, off);
+	RESET();
+	off = find_rec(b, len, data, EBS_REC_COMM, 0);
+	((struct ebs_rec *)(b + off))->type = 15; /* a header type, unknown or not */
+	expect_bad("a header-type record among the data records", b, len, off);
+	RESET();
+	off = find_rec(b, len, 96, EBS_REC_EVENT, 0);
+	((struct ebs_rec *)(b + off))->type = 200; /* a data type */
+	expect_bad("a data-type record in the file header", b, len, off);
 #undef RESET
 	free(b);
 	free(base);
@@ -1855,7 +1873,6 @@ static void test_corruption(void)
 
 int main(void)
 {
-	setvbuf(stdout, NULL, _IOLBF, 0); /* a crash keeps the lines before it */
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ebs-test-data.XXXXXX");
 	if (!mkdtemp(tmpdir)) {
 		TEST_FAIL("data: temporary directory", "mkdtemp: %s", strerror(errno));

@@ -180,6 +180,11 @@ static void test_raw(void)
 		     PERF_TYPE_RAW, 0x01c2 | EBS_EVTSEL_CMASK(0x81), true, false, false);
 	expect_event("events: raw: cmask=255 is the largest", "r01c2:cmask=255", PERF_TYPE_RAW,
 		     0x01c2 | EBS_EVTSEL_CMASK(255), true, false, false);
+	expect_event("events: raw: cmask=010 is decimal ten, not octal", "r01c2:cmask=010",
+		     PERF_TYPE_RAW, 0x01c2 | EBS_EVTSEL_CMASK(10), true, false, false);
+	/* bits above 31 (AMD's extended event select) pass through */
+	expect_event("events: raw: bits above 31 are kept", "r1000001c2", PERF_TYPE_RAW,
+		     0x1000001c2ull, true, false, false);
 }
 
 static void test_bad(void)
@@ -197,6 +202,12 @@ static void test_bad(void)
 	expect_bad_event("cycles:edge", "'cycles:edge'");
 	expect_bad_event("cycles:cmask=1", "'cycles:cmask=1'");
 	expect_bad_event("cycles:z", "'cycles:z'");
+	expect_bad_event("r01c2:cmask=+3", "'r01c2:cmask=+3'");
+	expect_bad_event("r01c2:cmask= 3", "'r01c2:cmask= 3'");
+	expect_bad_event("r01c2:cmask=0x100", "'r01c2:cmask=0x100'");
+	/* USR/OS/INT/EN/INV/CMASK come from modifiers, never from the raw code */
+	expect_bad_event("r1ffffffff", "bits 16-31");
+	expect_bad_event("r4101c2", "bits 16-31");
 	expect_bad_event("cycles:", "'cycles:'");
 	expect_bad_event("", "''");
 	memset(longname, 'e', 100);
@@ -232,6 +243,13 @@ static void test_lists(void)
 	r = event_spec__parse_list(",", evs, EBS_MAX_EVENTS, &err);
 	TEST_CHECK("events: list: \",\" is an error", r < 0 && err.err == r && err.msg[0]);
 	memset(&err, 0, sizeof(err));
+	memset(&err, 0, sizeof(err));
+	r = event_spec__parse_list("cycles,,cpu-clock", evs, EBS_MAX_EVENTS, &err);
+	expect_refused("events: list: an empty item is an error", r, &err, EINVAL, "empty item");
+	memset(&err, 0, sizeof(err));
+	r = event_spec__parse_list("cycles,", evs, EBS_MAX_EVENTS, &err);
+	expect_refused("events: list: a trailing comma is an error", r, &err, EINVAL, "empty item");
+	memset(&err, 0, sizeof(err));
 	r = event_spec__parse_list("cycles,nosuch", evs, EBS_MAX_EVENTS, &err);
 	expect_refused("events: list: a bad event in a list is named", r, &err, EINVAL, "'nosuch'");
 
@@ -250,7 +268,6 @@ static void test_lists(void)
 
 int main(void)
 {
-	setvbuf(stdout, NULL, _IOLBF, 0); /* a crash keeps the lines before it */
 	test_named();
 	test_modifiers();
 	test_raw();

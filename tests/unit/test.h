@@ -20,6 +20,12 @@
 
 static int test_failures;
 
+/* Line-buffered output: a crash keeps the lines printed before it. */
+__attribute__((constructor)) static void test_init(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
 #define TEST_OK(name) printf("PASS: %s\n", (name))
 #define TEST_SKIP(name, ...)                                                                       \
 	do {                                                                                       \

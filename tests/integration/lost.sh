@@ -4,23 +4,30 @@
 # trailer, prints the same count, and the report header shows it.
 . "$(dirname "$0")/../lib.sh"
 
-# One sample per page fault (-c 1) and a one-page ring (-m 1, room for
-# about 80 samples).  ebs is stopped (SIGSTOP) while memtouch makes its
-# ~32 K faults, so the ring must overflow whatever the machine's speed.  The
-# kernel reports a ring's losses when it next writes to that ring: the
+# starved OUT SCRIPT: record one sample per page fault (-c 1) of
+# "sh -c SCRIPT memtouch" into OUT with a one-page ring (-m 1, room for about
+# 80 samples), and stop ebs (SIGSTOP) from 0.2 s to 1.4 s, while the script
+# has memtouch make its faults: the ring must overflow whatever the
+# machine's speed.  Returns ebs's exit status.
+starved() {
+	local out=$1 script=$2 epid
+	"$EBS" record -e page-faults -c 1 -m 1 -o "$out" -- \
+		taskset -c 0 sh -c "$script" "$WORKLOADS/memtouch" 2>"$out.err" &
+	epid=$!
+	sleep 0.2
+	kill -STOP $epid
+	sleep 1.2
+	kill -CONT $epid
+	wait $epid
+}
+
+# The kernel reports a ring's losses when it next writes to that ring: the
 # second, small memtouch, after ebs runs again, on the same CPU (taskset), so
 # into the same per-CPU ring.
-"$EBS" record -e page-faults -c 1 -m 1 -o lost.data -- \
-	taskset -c 0 sh -c 'sleep 0.6; "$0" 64 2; sleep 1; "$0" 1 1' "$WORKLOADS/memtouch" 2>lost.err &
-epid=$!
-sleep 0.2
-kill -STOP $epid
-sleep 1.2
-kill -CONT $epid
-wait $epid
+starved lost.data 'sleep 0.6; "$0" 64 2; sleep 1; "$0" 1 1'
 check "record exit 0" [ $? -eq 0 ]
-printed=$(sed -nE 's/^ebs record: [0-9]+ samples written, ([0-9]+) lost.*/\1/p' lost.err)
-samples=$(sed -nE 's/^ebs record: ([0-9]+) samples written.*/\1/p' lost.err)
+printed=$(sed -nE 's/^ebs record: [0-9]+ samples written, ([0-9]+) lost.*/\1/p' lost.data.err)
+samples=$(sed -nE 's/^ebs record: ([0-9]+) samples written.*/\1/p' lost.data.err)
 "$EBS" report -i lost.data --dump >lost.dump
 from_records=$(awk '$2 == "LOST" {s += $6} END {print s + 0}' lost.dump)
 in_trailer=$(awk '$2 == "TRAILER" {print $8}' lost.dump)
@@ -37,15 +44,8 @@ check "report header's lost" bash -c "'$EBS' report -i lost.data | grep -q '^# s
 # Losses the kernel never reported: ebs stopped until the workload is gone,
 # so no later write to the ring carries a LOST record.  The counter's own
 # total still shows them, and the summary says how many.
-"$EBS" record -e page-faults -c 1 -m 1 -o gone.data -- sh -c 'sleep 0.6; exec "$0" 64 2' \
-	"$WORKLOADS/memtouch" 2>gone.err &
-epid=$!
-sleep 0.2
-kill -STOP $epid
-sleep 1.2
-kill -CONT $epid
-wait $epid
-undelivered=$(sed -nE 's/.*\(and ([0-9]+) more the counters counted but never delivered\).*/\1/p' gone.err)
+starved gone.data 'sleep 0.6; exec "$0" 64 2'
+undelivered=$(sed -nE 's/.*\(and ([0-9]+) more the counters counted but never delivered\).*/\1/p' gone.data.err)
 check "unreported losses: the summary counts them (${undelivered:-none} of ~32768)" [ "${undelivered:-0}" -ge 30000 ]
 "$EBS" report -i gone.data --dump >gone.dump
 counted=$(awk '$2 == "COUNT" && $6 == 0 {print $8}' gone.dump)

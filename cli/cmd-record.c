@@ -23,7 +23,9 @@ static const char usage_text[] =
 	"  -p, --pid P      attach to running processes (all their threads)\n"
 	"  -a, --all-cpus   sample every CPU; CMD, if given, only bounds the duration\n"
 	"  -m, --mmap-pages N  data pages per CPU ring buffer, power of two (default 128)\n"
-	"      --no-fallback   fail when a hardware event cannot be opened\n"
+	"      --no-fallback   fail instead of sampling cpu-clock for a hardware event that\n"
+	"                      cannot be opened, or user space only where kernel code may\n"
+	"                      not be sampled\n"
 	"  -q, --quiet      no summary line\n";
 
 static int parse_u64(const char *opt, const char *s, u64 *out)

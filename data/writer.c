@@ -5,8 +5,9 @@
  * Header records are kept in memory until ebs_writer__begin_data(), so the
  * fixed header can be written once with data_offset known, even to a pipe.
  * Data records go through a 256 KiB buffer.  For a regular file the header's
- * trailer_offset and data_size are patched at finish; a pipe gets
- * EBS_FILE_STREAMED and readers scan to the TRAILER record.
+ * trailer_offset and data_size are patched at finish; output that cannot be
+ * patched at offset 0 (a pipe; standard output not at offset 0 or in append
+ * mode) gets EBS_FILE_STREAMED and readers scan to the TRAILER record.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +25,7 @@
 
 struct ebs_writer {
 	int fd;
-	bool streamed;		/* stdout or another unseekable file */
+	bool streamed;		/* the header cannot be patched at the end */
 	bool data_started;
 	char path[PATH_MAX];	/* final name, "-" for stdout */
 	char tmp[PATH_MAX];	/* temporary name, "" when streamed */
@@ -466,7 +467,9 @@ int ebs_writer__finish(struct ebs_writer *w, int exit_status, u64 *size, struct 
 		snprintf(old, sizeof(old), "%s.old", w->path);
 		/*
 		 * Keep the old file as NAME.old through a hard link, so that the
-		 * final rename replaces NAME atomically and NAME is never missing.
+		 * final rename replaces NAME atomically and NAME is never missing
+		 * (except on a file system without hard links, where NAME moves
+		 * to NAME.old first).
 		 */
 		if (access(w->path, F_OK) == 0) {
 			if (unlink(old) < 0 && errno != ENOENT)

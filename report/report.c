@@ -168,13 +168,14 @@ static struct row **sorted_rows(struct report *r, u16 ev, size_t *n)
 static u64 lost_of(const struct report *r, u16 ev)
 {
 	const struct ebs_rec_trailer *t = ebs_data__trailer(r->d);
-	const struct ebs_event_counts *c = ebs_data__counts(r->d, ev);
 	u64 attributed = 0;
 	unsigned int i;
 
+	if (!t)
+		return 0;
 	for (i = 0; i < ebs_data__nr_events(r->d); i++)
 		attributed += ebs_data__counts(r->d, i)->lost;
-	return c->lost + (t->lost > attributed ? t->lost - attributed : 0);
+	return ebs_data__counts(r->d, ev)->lost + (t->lost > attributed ? t->lost - attributed : 0);
 }
 
 static void json_string(FILE *f, const char *s)

@@ -162,6 +162,9 @@ static void permission_hint(char *buf, size_t len, const struct event_spec *ev, 
 	if (system_wide) {
 		what = "sampling all CPUs (-a)";
 		need = 0;
+	} else if (ev->exclude_user) {
+		what = "sampling kernel code";
+		need = 1;
 	} else if (!ev->exclude_kernel) {
 		what = "sampling kernel code (add :u to sample user space only)";
 		need = 1;
@@ -282,23 +285,32 @@ static void fall_back(struct sampler *s, unsigned int ev, int why)
 }
 
 /*
- * Replace event ev by its user-space-only form after a permission failure,
- * as perf does, and say so.  The reason is kept for the file's EVENT record.
+ * After a permission failure, try event ev user-space only, as perf does.
+ * Only when that opens was the paranoid level the reason: then say so and
+ * keep the reason for the EVENT record.  When it fails too, its error is the
+ * more telling one (another user's process, say).  Returns 0 or -errno.
  */
-static void fall_back_user(struct sampler *s, unsigned int ev)
+static int fall_back_user(struct sampler *s, struct perf_priv *p, unsigned int ev,
+			  struct ebs_error *err)
 {
 	struct event_spec *e = &s->used[ev];
+	int e2;
 
+	close_event(s, p, ev);
 	e->exclude_kernel = true;
-	snprintf(s->why[ev], sizeof(s->why[ev]),
-		 "kernel.perf_event_paranoid is %d: kernel code is not sampled", paranoid_level());
 	if (strlen(e->name) + 2 < sizeof(e->name))
 		strcat(e->name, ":u");
+	e2 = open_event(s, p, ev, err);
+	if (e2)
+		return e2;
+	snprintf(s->why[ev], sizeof(s->why[ev]),
+		 "kernel.perf_event_paranoid is %d: kernel code is not sampled", paranoid_level());
 	if (s->msg)
 		fprintf(s->msg,
 			"ebs record: event '%s' may not sample kernel code here (%s); sampling "
 			"'%s' instead\n",
 			s->opts->events[ev].name, s->why[ev], e->name);
+	return 0;
 }
 
 static int setup_rings(struct sampler *s, struct perf_priv *p, struct ebs_error *err)
@@ -407,11 +419,8 @@ static int perf_open(struct sampler *s, struct ebs_error *err)
 	for (ev = 0; ev < s->nr_events; ev++) {
 		e = open_event(s, p, ev, err);
 		if ((e == -EACCES || e == -EPERM) && !s->used[ev].exclude_kernel &&
-		    !s->used[ev].exclude_user && !s->system_wide && !s->opts->no_fallback) {
-			close_event(s, p, ev);
-			fall_back_user(s, ev);
-			e = open_event(s, p, ev, err);
-		}
+		    !s->used[ev].exclude_user && !s->system_wide && !s->opts->no_fallback)
+			e = fall_back_user(s, p, ev, err);
 		if (e && s->used[ev].hardware && is_no_pmu(e) && !s->opts->no_fallback) {
 			close_event(s, p, ev);
 			fall_back(s, ev, e);

@@ -88,8 +88,8 @@ struct record_result {
 /*
  * Run one recording: open the events on the targets, run the command (if
  * any), collect until it exits (or the pids exit, or SIGINT/SIGTERM), and
- * write the file.  Returns 0 or -errno with err filled; -ENOEXEC-like
- * failures to start the command are -ENOENT/-EACCES with err naming it.
+ * write the file.  Returns 0 or -errno with err filled; when the command
+ * could not be exec'd, res->exec_failed is set and err names it.
  */
 int ebs_record(const struct record_opts *opts, struct record_result *res,
 	       struct ebs_error *err);

@@ -36,8 +36,9 @@
 /* header.flags */
 /*
  * Written where the header could not be patched at the end (a pipe, or
- * standard output not at offset 0 of a regular file): data_size and
- * trailer_offset are 0 and a reader scans to the TRAILER record.
+ * standard output that is a regular file not at offset 0 or in append
+ * mode): data_size and trailer_offset are 0 and a reader scans to the
+ * TRAILER record.
  */
 #define EBS_FILE_STREAMED	(1u << 0)
 
@@ -77,7 +78,7 @@ enum ebs_rec_type {
 	EBS_REC_EXIT = 20,	/* struct ebs_rec_task */
 	EBS_REC_LOST = 21,	/* struct ebs_rec_lost */
 	EBS_REC_THROTTLE = 22,	/* struct ebs_rec_throttle; misc EBS_THROTTLE_END = unthrottle */
-	EBS_REC_COUNT = 23,	/* struct ebs_rec_count: counting mode / interval values */
+	EBS_REC_COUNT = 23,	/* struct ebs_rec_count: a counter's value */
 	EBS_REC_TRAILER = 31,	/* struct ebs_rec_trailer: always the last record */
 };
 

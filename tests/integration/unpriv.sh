@@ -48,6 +48,16 @@ $NOBODY "$EBS" record -e cpu-clock:u -p $spid -o p.data 2>p.err
 check "unprivileged -p of root's process: exit 1" [ $? -eq 1 ]
 check "unprivileged -p of root's process: one line naming the pid and why" \
 	bash -c "[ \$(wc -l <p.err) -eq 1 ] && grep -q 'pid $spid.*no permission to trace' p.err"
+$NOBODY "$EBS" record -e cpu-clock -p $spid -o p2.data 2>p2.err
+check "unprivileged -p of root's process without :u: one line, no :u fallback notice" \
+	bash -c "[ \$(wc -l <p2.err) -eq 1 ] && grep -q 'pid $spid.*no permission to trace' p2.err"
+echo 1 >$P
+$NOBODY "$EBS" record -e cpu-clock:k -o k.data "$L" 0.1 2>k.err
+check "paranoid 1, :k: sampling the kernel is allowed" [ $? -eq 0 ]
+echo 2 >$P
+$NOBODY "$EBS" record -e cpu-clock:k -o k.data "$L" 0.1 2>k.err
+check "paranoid 2, :k: one line, needs 1, no advice to add :u" \
+	bash -c "[ \$(wc -l <k.err) -eq 1 ] && grep -q 'sampling kernel code needs 1 or less' k.err && ! grep -q 'add :u' k.err"
 kill $spid 2>/dev/null
 wait $spid 2>/dev/null
 

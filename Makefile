@@ -47,7 +47,9 @@ endif
 
 LIBELF_CFLAGS := $(shell pkg-config --cflags libelf 2>/dev/null)
 LIBELF_LIBS   := $(shell pkg-config --libs libelf 2>/dev/null || echo -lelf)
-LIBS := $(LIBELF_LIBS) -lz
+LIBDWARF_LIBS := $(shell pkg-config --libs libdwarf 2>/dev/null || echo -ldwarf)
+# libstdc++ for __cxa_demangle, the C++ runtime's demangler
+LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) -lz -lstdc++
 
 ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) $(CFLAGS)
 

@@ -10,20 +10,25 @@
 #include "report/report.h"
 
 static const char usage_text[] =
-	"usage: ebs report [-i FILE] [--sort func|dso] [--top N] [--json] [--event NAME]\n"
-	"                  [--kallsyms FILE] [--dump]\n"
+	"usage: ebs report [-i FILE] [--sort func|line|dso] [--top N] [--json] [--event NAME]\n"
+	"                  [--stats] [--debug-dir DIR]... [--no-demangle] [--kallsyms FILE] [--dump]\n"
 	"\n"
 	"  -i, --input F    data file (default ebs.data; '-' reads stdin)\n"
-	"  -s, --sort K     rows by function (func, default) or by DSO (dso)\n"
+	"  -s, --sort K     rows by function (func, default), by source line (line: file:line\n"
+	"                   with its function), or by DSO (dso)\n"
 	"  -n, --top N      print the N hottest rows per event (default 0: all)\n"
 	"      --json       one JSON object (the first event, or --event's)\n"
 	"  -e, --event E    only event E (as asked or as used)\n"
+	"      --stats      per DSO: the share of samples with a function and with a line,\n"
+	"                   and where its debug information came from or was looked for\n"
+	"      --debug-dir D  look for separate debug files under D too (before /usr/lib/debug)\n"
+	"      --no-demangle  C++ names as they are in the files\n"
 	"      --kallsyms F kernel symbols from F instead of /proc/kallsyms\n"
 	"  -D, --dump       print every record of the file, one line each\n";
 
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_KALLSYMS };
+	enum { OPT_JSON = 256, OPT_KALLSYMS, OPT_STATS, OPT_DEBUG_DIR, OPT_NO_DEMANGLE };
 	static const struct option longopts[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"sort", required_argument, NULL, 's'},
@@ -31,16 +36,21 @@ int cmd_report(int argc, char **argv)
 		{"json", no_argument, NULL, OPT_JSON},
 		{"event", required_argument, NULL, 'e'},
 		{"kallsyms", required_argument, NULL, OPT_KALLSYMS},
+		{"stats", no_argument, NULL, OPT_STATS},
+		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
 		{"dump", no_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct report_opts o = {0};
 	struct ebs_error err = {0};
+	const char **dirs = NULL;
+	unsigned int ndirs = 0;
 	bool dump = false;
+	int c, e, ret = 2;
 	char *end;
 	long v;
-	int c, e;
 
 	o.input = "ebs.data";
 	o.sort = SORT_FUNC;
@@ -58,10 +68,12 @@ int cmd_report(int argc, char **argv)
 				o.sort = SORT_FUNC;
 			} else if (!strcmp(optarg, "dso")) {
 				o.sort = SORT_DSO;
+			} else if (!strcmp(optarg, "line") || !strcmp(optarg, "srcline")) {
+				o.sort = SORT_LINE;
 			} else {
-				fprintf(stderr, "ebs report: --sort '%s': known keys are func, dso\n",
+				fprintf(stderr, "ebs report: --sort '%s': known keys are func, line, dso\n",
 					optarg);
-				return 2;
+				goto out;
 			}
 			break;
 		case 'n':
@@ -70,7 +82,7 @@ int cmd_report(int argc, char **argv)
 			if (errno || end == optarg || *end || v < 0 || v > 1000000000) {
 				fprintf(stderr, "ebs report: --top wants a number >= 0, not '%s'\n",
 					optarg);
-				return 2;
+				goto out;
 			}
 			o.top = (unsigned int)v;
 			break;
@@ -83,27 +95,53 @@ int cmd_report(int argc, char **argv)
 		case OPT_KALLSYMS:
 			o.kallsyms = optarg;
 			break;
+		case OPT_STATS:
+			o.stats = true;
+			break;
+		case OPT_DEBUG_DIR: {
+			const char **n = realloc(dirs, (ndirs + 2) * sizeof(*n));
+
+			if (!n) {
+				fprintf(stderr, "ebs report: out of memory\n");
+				ret = 1;
+				goto out;
+			}
+			dirs = n;
+			dirs[ndirs++] = optarg;
+			dirs[ndirs] = NULL;
+			break;
+		}
+		case OPT_NO_DEMANGLE:
+			o.no_demangle = true;
+			break;
 		case 'D':
 			dump = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			return 0;
+			ret = 0;
+			goto out;
 		default:
-			return cli_bad_option("report", c, argv);
+			ret = cli_bad_option("report", c, argv);
+			goto out;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "ebs report: unexpected argument '%s' (the file goes after -i)\n",
 			argv[optind]);
-		return 2;
+		goto out;
 	}
+	o.debug_dirs = dirs;
 	e = dump ? ebs_report_dump(o.input, stdout, &err) : ebs_report(&o, &err);
 	if (e) {
 		fflush(stdout);
 		fprintf(stderr, "ebs report: %s\n", err.msg);
 		/* a bad or missing file, an unknown event: the input's fault */
-		return e == -ENOMEM || e == -EIO ? 1 : 2;
+		ret = e == -ENOMEM || e == -EIO ? 1 : 2;
+		goto out;
 	}
-	return 0;
+	ret = 0;
+out:
+	free(dirs);
+	return ret;
 }

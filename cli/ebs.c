@@ -37,6 +37,7 @@ static const struct {
 	{"record", cmd_record, "sample a command, processes (-p) or the whole system (-a)"},
 	{"report", cmd_report, "hotspots of an ebs.data file, by function or DSO"},
 	{"list", cmd_list, "events this machine can sample"},
+	{"addr2line", cmd_addr2line, "resolve addresses of an ELF file to function, file and line"},
 };
 
 static void usage(FILE *f)

@@ -116,6 +116,7 @@ static int add_map(struct machine *m, const struct ebs_rec_mmap *r)
 	mm->sym.ino = r->ino;
 	mm->sym.maj = r->maj;
 	mm->sym.min = r->min;
+	mm->sym.pid = r->pid;
 	if (r->hdr.misc & EBS_MMAP_BUILD_ID) {
 		mm->sym.build_id_size = r->build_id_size;
 		memcpy(mm->sym.build_id, r->build_id, r->build_id_size);

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * report.c - aggregate samples by function or DSO and print the table.
+ * report.c - aggregate samples by function, source line or DSO and print
+ * the table.
  *
  * Two passes over the (mapped) file: the first builds the process/mapping
  * history, the second resolves each sample and counts it into a row keyed
- * by (function, dso) or dso.  Unresolved addresses keep their own rows as
- * "[unknown] DSO+0xOFFSET": nothing is dropped.
+ * by (function, dso), (file, line, function, dso) or dso.  Unresolved
+ * addresses keep their own rows as "[unknown] DSO+0xOFFSET", and samples
+ * without a source line a row of their function at "??": nothing is
+ * dropped.  Per DSO, how many samples got a function and a line is kept
+ * for --stats.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,9 +22,20 @@
 struct row {
 	UT_hash_handle hh;
 	u64 samples[EBS_MAX_EVENTS];
-	const char *function;	/* interned in key */
+	const char *function;	/* in key; "" when sorting by dso */
 	const char *dso;
-	char key[];		/* "function\0dso\0" */
+	const char *file;	/* NULL unless sorting by line; NULL when unknown */
+	u32 line;
+	size_t key_len;
+	char key[];		/* "function\0dso\0file\0" then u32 line */
+};
+
+/* Per DSO: what symbolization found, for --stats. */
+struct dso_stat {
+	UT_hash_handle hh;
+	u64 samples, with_function, with_line;
+	const struct sym_dso_info *info;	/* NULL for the kernel */
+	char name[];		/* the path as mapped */
 };
 
 struct report {
@@ -29,39 +44,74 @@ struct report {
 	struct machine *m;
 	struct symbolizer *sym;
 	struct row *rows;
+	struct dso_stat *stats;
 	u64 total[EBS_MAX_EVENTS];
 };
 
-static int add_row(struct report *r, const char *function, const char *dso, u16 event)
+/* Count one sample of event into the row of (function, dso, file, line). */
+static int add_row(struct report *r, const char *function, const char *dso, const char *file,
+		   u32 line, u16 event)
 {
-	size_t flen = strlen(function), dlen = strlen(dso), klen = flen + 1 + dlen;
-	char stack_key[512], *key = stack_key;
+	size_t flen = strlen(function), dlen = strlen(dso), slen = file ? strlen(file) + 1 : 0;
+	size_t klen = flen + 1 + dlen + 1 + slen + sizeof(line);
+	char stack_key[1024], *key = stack_key, *p;
 	struct row *row;
 
-	if (klen + 1 > sizeof(stack_key)) {
-		key = malloc(klen + 1);
+	if (klen > sizeof(stack_key)) {
+		key = malloc(klen);
 		if (!key)
 			return -ENOMEM;
 	}
-	memcpy(key, function, flen + 1);
-	memcpy(key + flen + 1, dso, dlen + 1);
+	p = key;
+	memcpy(p, function, flen + 1);
+	p += flen + 1;
+	memcpy(p, dso, dlen + 1);
+	p += dlen + 1;
+	if (file) {
+		memcpy(p, file, slen);
+		p += slen;
+	}
+	memcpy(p, &line, sizeof(line));
 	HASH_FIND(hh, r->rows, key, klen, row);
 	if (!row) {
-		row = calloc(1, sizeof(*row) + klen + 1);
+		row = calloc(1, sizeof(*row) + klen);
 		if (!row) {
 			if (key != stack_key)
 				free(key);
 			return -ENOMEM;
 		}
-		memcpy(row->key, key, klen + 1);
+		memcpy(row->key, key, klen);
+		row->key_len = klen;
 		row->function = row->key;
 		row->dso = row->key + flen + 1;
+		row->file = file ? row->dso + dlen + 1 : NULL;
+		row->line = line;
 		HASH_ADD(hh, r->rows, key[0], klen, row);
 	}
 	if (key != stack_key)
 		free(key);
 	row->samples[event]++;
 	r->total[event]++;
+	return 0;
+}
+
+static int add_stat(struct report *r, const char *dso, const struct sym_result *res)
+{
+	size_t len = strlen(dso);
+	struct dso_stat *st;
+
+	HASH_FIND(hh, r->stats, dso, len, st);
+	if (!st) {
+		st = calloc(1, sizeof(*st) + len + 1);
+		if (!st)
+			return -ENOMEM;
+		memcpy(st->name, dso, len + 1);
+		st->info = res->info;
+		HASH_ADD(hh, r->stats, name[0], len, st);
+	}
+	st->samples++;
+	st->with_function += res->function != NULL;
+	st->with_line += res->line != 0;
 	return 0;
 }
 
@@ -79,29 +129,38 @@ static int account(struct report *r, const struct ebs_rec_sample *s)
 	struct sym_result res = {0};
 	const struct machine_map *map = NULL;
 	u16 mode = s->hdr.misc & EBS_CPUMODE_MASK;
+	const char *function, *dso;
 	char unknown[512];
-	const char *dso;
 
 	if (mode == EBS_CPUMODE_KERNEL || mode == EBS_CPUMODE_GUEST_KERNEL) {
 		symbolizer__lookup_kernel(r->sym, s->ip, &res);
 	} else {
 		map = machine__find_map(r->m, s->pid, s->ip, s->time);
-		if (map)
-			symbolizer__lookup(r->sym, &map->sym, s->ip, &res);
+		if (map && symbolizer__lookup(r->sym, &map->sym, s->ip, &res) == -ENOMEM)
+			return -ENOMEM;
 	}
-	if (r->opts->sort == SORT_DSO) {
-		dso = res.dso ? res.dso : "[unknown]";
-		return add_row(r, "", dso, s->event);
-	}
-	if (res.function)
-		return add_row(r, res.function, res.dso, s->event);
-	if (res.dso) {
+	dso = res.dso ? res.dso : "[unknown]";
+	if (r->opts->stats && add_stat(r, res.dso_path ? res.dso_path : dso, &res))
+		return -ENOMEM;
+	if (r->opts->sort == SORT_DSO)
+		return add_row(r, "", dso, NULL, 0, s->event);
+	if (res.function) {
+		function = res.function;
+	} else if (res.dso) {
 		snprintf(unknown, sizeof(unknown), "[unknown] %s+0x%llx", res.dso,
 			 (unsigned long long)res.dso_addr);
-		return add_row(r, unknown, res.dso, s->event);
+		function = unknown;
+	} else {
+		snprintf(unknown, sizeof(unknown), "[unknown] 0x%llx", (unsigned long long)s->ip);
+		function = unknown;
 	}
-	snprintf(unknown, sizeof(unknown), "[unknown] 0x%llx", (unsigned long long)s->ip);
-	return add_row(r, unknown, "[unknown]", s->event);
+	if (r->opts->sort == SORT_LINE) {
+		/* the innermost source line, in the function whose line it is */
+		if (res.nr_frames && res.frames[0].function)
+			function = res.frames[0].function;
+		return add_row(r, function, dso, res.file ? res.file : "", res.line, s->event);
+	}
+	return add_row(r, function, dso, NULL, 0, s->event);
 }
 
 static int load(struct report *r, struct ebs_error *err)
@@ -141,7 +200,13 @@ static int row_cmp(const void *a, const void *b, void *ctx)
 	if (x->samples[ev] != y->samples[ev])
 		return x->samples[ev] > y->samples[ev] ? -1 : 1;
 	c = strcmp(x->function, y->function);
-	return c ? c : strcmp(x->dso, y->dso);
+	if (!c)
+		c = strcmp(x->dso, y->dso);
+	if (!c && x->file && y->file)
+		c = strcmp(x->file, y->file);
+	if (!c)
+		c = x->line < y->line ? -1 : x->line > y->line;
+	return c;
 }
 
 /* Rows with samples of event ev, sorted by them; *n gets the count. */
@@ -194,6 +259,118 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+static const char *const sort_names[] = {
+	[SORT_FUNC] = "func",
+	[SORT_DSO] = "dso",
+	[SORT_LINE] = "line",
+};
+
+static int stat_cmp(const void *a, const void *b)
+{
+	const struct dso_stat *x = *(const struct dso_stat *const *)a;
+	const struct dso_stat *y = *(const struct dso_stat *const *)b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The DSO statistics, most samples first; NULL when out of memory. */
+static struct dso_stat **sorted_stats(struct report *r, size_t *n)
+{
+	struct dso_stat *st, *tmp, **v = malloc((HASH_COUNT(r->stats) + 1) * sizeof(*v));
+	size_t i = 0;
+
+	if (!v)
+		return NULL;
+	HASH_ITER(hh, r->stats, st, tmp)
+		v[i++] = st;
+	qsort(v, i, sizeof(*v), stat_cmp);
+	*n = i;
+	return v;
+}
+
+/* Where a DSO's debug information came from, or why there is none, in words. */
+static void debug_words(const struct dso_stat *st, char *buf, size_t len)
+{
+	const struct sym_dso_info *in = st->info;
+
+	if (!in)
+		snprintf(buf, len, "kernel symbols from kallsyms; no line information");
+	else if (in->debug_path && !in->problem)
+		snprintf(buf, len, "DWARF from %s", in->debug_path);
+	else if (in->problem)
+		snprintf(buf, len, "%s", in->problem);
+	else if (!in->looked || !in->looked[0])
+		snprintf(buf, len, "no debug information");
+	else
+		snprintf(buf, len, "no debug information; looked in %s", in->looked);
+}
+
+static double pct(u64 part, u64 whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void print_stats_text(struct report *r, FILE *f)
+{
+	struct dso_stat **v;
+	char words[2048];
+	size_t n, i;
+
+	v = sorted_stats(r, &n);
+	if (!v)
+		return;
+	fprintf(f, "# symbolization, per DSO (all events):\n");
+	fprintf(f, "# %8s %9s %9s  %s\n", "samples", "function", "line", "dso");
+	for (i = 0; i < n; i++) {
+		debug_words(v[i], words, sizeof(words));
+		fprintf(f, "  %8llu %8.1f%% %8.1f%%  %s\n", (unsigned long long)v[i]->samples,
+			pct(v[i]->with_function, v[i]->samples), pct(v[i]->with_line, v[i]->samples),
+			v[i]->name);
+		fprintf(f, "  %28s%s\n", "", words);
+		if (v[i]->info && v[i]->info->symbols_from && v[i]->info->debug_path &&
+		    strcmp(v[i]->info->symbols_from, v[i]->info->path))
+			fprintf(f, "  %28ssymbols from %s\n", "", v[i]->info->symbols_from);
+	}
+	fprintf(f, "\n");
+	free(v);
+}
+
+static void print_stats_json(struct report *r, FILE *f)
+{
+	struct dso_stat **v;
+	char words[2048];
+	size_t n, i;
+
+	v = sorted_stats(r, &n);
+	if (!v)
+		return;
+	fprintf(f, ",\"stats\":[");
+	for (i = 0; i < n; i++) {
+		const struct sym_dso_info *in = v[i]->info;
+
+		debug_words(v[i], words, sizeof(words));
+		fprintf(f, "%s{\"dso\":", i ? "," : "");
+		json_string(f, v[i]->name);
+		fprintf(f, ",\"samples\":%llu,\"with_function\":%llu,\"with_line\":%llu,"
+			   "\"debug\":",
+			(unsigned long long)v[i]->samples, (unsigned long long)v[i]->with_function,
+			(unsigned long long)v[i]->with_line);
+		if (in && in->debug_path && !in->problem)
+			json_string(f, in->debug_path);
+		else
+			fprintf(f, "null");
+		fprintf(f, ",\"looked\":");
+		json_string(f, in && in->looked ? in->looked : "");
+		fprintf(f, ",\"note\":");
+		json_string(f, words);
+		fprintf(f, "}");
+	}
+	fprintf(f, "]");
+	free(v);
+}
+
 static void print_json(struct report *r, u16 ev, struct row **rows, size_t n)
 {
 	const struct ebs_event_info *info = ebs_data__event(r->d, ev);
@@ -218,7 +395,7 @@ static void print_json(struct report *r, u16 ev, struct row **rows, size_t n)
 	fprintf(f, ",\"samples\":%llu,\"lost\":%llu,\"throttled\":%llu",
 		(unsigned long long)r->total[ev], (unsigned long long)lost_of(r, ev),
 		(unsigned long long)(c ? c->throttled : 0));
-	fprintf(f, ",\"sort\":\"%s\"", r->opts->sort == SORT_DSO ? "dso" : "func");
+	fprintf(f, ",\"sort\":\"%s\"", sort_names[r->opts->sort]);
 	if (nev > 1) {
 		fprintf(f, ",\"events\":[");
 		for (i = 0; i < nev; i++) {
@@ -239,11 +416,22 @@ static void print_json(struct report *r, u16 ev, struct row **rows, size_t n)
 		}
 		fprintf(f, "\"dso\":");
 		json_string(f, row->dso);
+		if (row->file) {
+			fprintf(f, ",\"file\":");
+			if (row->file[0])
+				json_string(f, row->file);
+			else
+				fprintf(f, "null");
+			fprintf(f, row->line ? ",\"line\":%u" : ",\"line\":null", row->line);
+		}
 		fprintf(f, ",\"samples\":%llu,\"percent\":%.4f}",
 			(unsigned long long)row->samples[ev],
 			100.0 * (double)row->samples[ev] / (double)r->total[ev]);
 	}
-	fprintf(f, "]}\n");
+	fprintf(f, "]");
+	if (r->opts->stats)
+		print_stats_json(r, f);
+	fprintf(f, "}\n");
 }
 
 static void print_text(struct report *r, u16 ev, struct row **rows, size_t n)
@@ -253,7 +441,7 @@ static void print_text(struct report *r, u16 ev, struct row **rows, size_t n)
 	const struct ebs_rec_event *e = info->rec;
 	FILE *f = r->opts->out;
 	size_t k, limit = r->opts->top && r->opts->top < n ? r->opts->top : n;
-	int w = 8;
+	int w = 8, lw = 11;
 
 	fprintf(f, "# event: %s", info->used);
 	if (info->why[0])
@@ -278,25 +466,46 @@ static void print_text(struct report *r, u16 ev, struct row **rows, size_t n)
 
 		if (len > w)
 			w = len;
+		if (rows[k]->file) {
+			len = (int)strlen(rows[k]->file[0] ? rows[k]->file : "??") + 11;
+			if (len > lw)
+				lw = len;
+		}
 	}
 	if (w > 60)
 		w = 60;
+	if (lw > 70)
+		lw = 70;
 	fprintf(f, "#\n");
 	if (r->opts->sort == SORT_DSO)
 		fprintf(f, "# %8s %8s  %s\n", "samples", "percent", "dso");
+	else if (r->opts->sort == SORT_LINE)
+		fprintf(f, "# %8s %8s  %-*s  %-*s  %s\n", "samples", "percent", lw, "source line",
+			w, "function", "dso");
 	else
 		fprintf(f, "# %8s %8s  %-*s  %s\n", "samples", "percent", w, "function", "dso");
 	for (k = 0; k < limit; k++) {
 		const struct row *row = rows[k];
-		double pct = 100.0 * (double)row->samples[ev] / (double)r->total[ev];
+		double p = pct(row->samples[ev], r->total[ev]);
 
-		if (r->opts->sort == SORT_DSO)
-			fprintf(f, "  %8llu %7.2f%%  %s\n", (unsigned long long)row->samples[ev],
-				pct, row->dso);
-		else
-			fprintf(f, "  %8llu %7.2f%%  %-*s  %s\n",
-				(unsigned long long)row->samples[ev], pct, w, row->function,
+		if (r->opts->sort == SORT_DSO) {
+			fprintf(f, "  %8llu %7.2f%%  %s\n", (unsigned long long)row->samples[ev], p,
 				row->dso);
+		} else if (r->opts->sort == SORT_LINE) {
+			char loc[4200];
+
+			if (row->line)
+				snprintf(loc, sizeof(loc), "%s:%u", row->file[0] ? row->file : "??",
+					 row->line);
+			else
+				snprintf(loc, sizeof(loc), "??");
+			fprintf(f, "  %8llu %7.2f%%  %-*s  %-*s  %s\n",
+				(unsigned long long)row->samples[ev], p, lw, loc, w, row->function,
+				row->dso);
+		} else {
+			fprintf(f, "  %8llu %7.2f%%  %-*s  %s\n", (unsigned long long)row->samples[ev],
+				p, w, row->function, row->dso);
+		}
 	}
 	if (limit < n)
 		fprintf(f, "  (%zu more rows; --top 0 shows all)\n", n - limit);
@@ -308,6 +517,7 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	struct symbolize_opts so = {0};
 	struct report r = {0};
 	struct row *row, *tmp;
+	struct dso_stat *st, *stmp;
 	unsigned int ev, first = 0, last;
 	int e;
 
@@ -328,7 +538,10 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 		last = 0;
 	}
 	so.kallsyms = opts->kallsyms;
-	so.demangle = true;
+	so.debug_dirs = opts->debug_dirs;
+	so.demangle = !opts->no_demangle;
+	/* DWARF only where lines are shown or counted */
+	so.no_dwarf = opts->sort != SORT_LINE && !opts->stats;
 	so.warn = warn_cb;
 	so.warn_ctx = opts->warn;
 	r.m = machine__new();
@@ -354,11 +567,17 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 			print_text(&r, (u16)ev, rows, n);
 		free(rows);
 	}
+	if (opts->stats && !opts->json)
+		print_stats_text(&r, opts->out);
 	fflush(opts->out);
 out:
 	HASH_ITER(hh, r.rows, row, tmp) {
 		HASH_DEL(r.rows, row);
 		free(row);
+	}
+	HASH_ITER(hh, r.stats, st, stmp) {
+		HASH_DEL(r.stats, st);
+		free(st);
 	}
 	symbolizer__free(r.sym);
 	machine__free(r.m);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report.h - hotspot listings of an ebs.data file.  report/ aggregates and
- * prints; symbolize/ does every ELF lookup; report/ never touches ELF.
+ * prints; symbolize/ does every ELF and DWARF lookup; report/ never touches
+ * ELF.
  */
 #ifndef EBS_REPORT_H
 #define EBS_REPORT_H
@@ -14,6 +15,7 @@
 enum report_sort {
 	SORT_FUNC,
 	SORT_DSO,
+	SORT_LINE,	/* file:line, with the function */
 };
 
 struct report_opts {
@@ -23,6 +25,9 @@ struct report_opts {
 	bool json;
 	const char *event;	/* only this event (asked or used name); NULL: all (json: first) */
 	const char *kallsyms;	/* NULL: /proc/kallsyms */
+	const char *const *debug_dirs;	/* NULL-terminated; more places for debug files */
+	bool no_demangle;
+	bool stats;		/* per-DSO symbol and line coverage after the table */
 	FILE *out;
 	FILE *warn;		/* per-DSO warnings; NULL: none */
 };

@@ -19,29 +19,6 @@
 
 #include "symbolize/internal.h"
 
-/* Binding preference among aliases: lower wins. */
-enum {
-	RANK_GLOBAL = 0,
-	RANK_WEAK = 1,
-	RANK_LOCAL = 2,
-};
-
-/* A symbol as read, before aliases are merged and ends computed. */
-struct raw_sym {
-	u64 addr;
-	u64 size;
-	u64 sec_end;		/* end of its section, 0 when unknown */
-	const char *name;	/* libelf-owned until elf_end() */
-	size_t name_len;
-	u8 rank;
-	bool plt;		/* name gets "@plt" appended */
-};
-
-struct raw_vec {
-	struct raw_sym *v;
-	size_t n, cap;
-};
-
 static const char plt_suffix[] = "@plt";
 
 static void set_why(char *why, size_t why_len, const char *fmt, ...)
@@ -63,7 +40,7 @@ static u64 sat_add(u64 a, u64 b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
-static int raw_vec__push(struct raw_vec *rv, const struct raw_sym *rs)
+int raw_vec__push(struct raw_vec *rv, const struct raw_sym *rs)
 {
 	struct raw_sym *nv;
 	size_t ncap;
@@ -314,12 +291,13 @@ static int raw_sym__cmp(const void *pa, const void *pb)
 /*
  * Build the final table from raw symbols: merge aliases, give size-0
  * symbols the room up to the next symbol (bounded by their section), copy
- * the names into one arena.
+ * the names (demangled when asked) into one arena.
  */
-static int symtab__build(struct symtab *t, struct raw_vec *rv)
+int symtab__build(struct symtab *t, struct raw_vec *rv, bool demangle)
 {
 	size_t i, j, n = 0, arena_len = 0;
 	struct sym *syms;
+	char **dm = NULL;
 	char *arena, *p;
 
 	memset(t, 0, sizeof(*t));
@@ -338,7 +316,18 @@ static int symtab__build(struct symtab *t, struct raw_vec *rv)
 				best.sec_end = rv->v[j].sec_end;
 		}
 		rv->v[n++] = best;
-		arena_len += best.name_len + (best.plt ? sizeof(plt_suffix) - 1 : 0) + 1;
+	}
+
+	/* The names as shown: demangled ones replace the mangled */
+	if (demangle && !(dm = calloc(n, sizeof(*dm))))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct raw_sym *rs = &rv->v[i];
+		size_t len = rs->name_len;
+
+		if (dm && (dm[i] = ebs_demangle(rs->name)))
+			len = strlen(dm[i]);
+		arena_len += len + (rs->plt ? sizeof(plt_suffix) - 1 : 0) + 1;
 	}
 
 	syms = calloc(n, sizeof(*syms));
@@ -346,21 +335,28 @@ static int symtab__build(struct symtab *t, struct raw_vec *rv)
 	if (!syms || !arena) {
 		free(arena);
 		free(syms);
+		for (i = 0; dm && i < n; i++)
+			free(dm[i]);
+		free(dm);
 		return -ENOMEM;
 	}
 
 	p = arena;
 	for (i = 0; i < n; i++) {
 		const struct raw_sym *rs = &rv->v[i];
+		const char *name = dm && dm[i] ? dm[i] : rs->name;
+		size_t len = dm && dm[i] ? strlen(dm[i]) : rs->name_len;
 		u64 end;
 
-		memcpy(p, rs->name, rs->name_len);
+		memcpy(p, name, len);
 		if (rs->plt)
-			memcpy(p + rs->name_len, plt_suffix, sizeof(plt_suffix));
+			memcpy(p + len, plt_suffix, sizeof(plt_suffix));
 		else
-			p[rs->name_len] = '\0';
+			p[len] = '\0';
 		syms[i].name = p;
 		p += strlen(p) + 1;
+		if (dm)
+			free(dm[i]);
 
 		syms[i].addr = rs->addr;
 		if (rs->size) {
@@ -376,6 +372,7 @@ static int symtab__build(struct symtab *t, struct raw_vec *rv)
 		syms[i].end = end;
 		syms[i].max_end = i && syms[i - 1].max_end > end ? syms[i - 1].max_end : end;
 	}
+	free(dm);
 	t->syms = syms;
 	t->nsyms = n;
 	t->arena = arena;
@@ -509,8 +506,44 @@ static void load_build_id(struct dso *d, Elf *e)
 	}
 }
 
+/*
+ * What the file says of its debug information: a .debug_info with contents
+ * (not SHT_NOBITS, as in a stripped file's leftovers), and .gnu_debuglink
+ * (a file name, padding to 4, then the CRC-32 of the debug file).
+ */
+static void load_debug_facts(struct dso *d, Elf *e, size_t shstrndx)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *name;
+		Elf_Data *data;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = section_name(e, shstrndx, &sh)))
+			continue;
+		if (!strcmp(name, ".debug_info") && sh.sh_type != SHT_NOBITS && sh.sh_size) {
+			d->has_dwarf = true;
+		} else if (!strcmp(name, ".gnu_debuglink") && sh.sh_type != SHT_NOBITS &&
+			   (data = elf_getdata(scn, NULL)) && data->d_buf && data->d_size >= 8) {
+			const char *link = data->d_buf;
+			size_t len = strnlen(link, data->d_size);
+			size_t crc_off = (len + 4) & ~(size_t)3;
+
+			if (len && len < sizeof(d->debuglink) && crc_off + 4 <= data->d_size &&
+			    !strchr(link, '/')) {
+				memcpy(d->debuglink, link, len);
+				d->debuglink[len] = '\0';
+				/* the CRC is in the file's byte order: ours */
+				memcpy(&d->debuglink_crc, (const char *)data->d_buf + crc_off, 4);
+				d->has_debuglink = true;
+			}
+		}
+	}
+}
+
 /* Read .symtab, else .dynsym, then the PLT, into a raw vector. */
-static int collect_all(Elf *e, struct raw_vec *rv, char *why, size_t why_len)
+static int collect_all(Elf *e, struct raw_vec *rv, bool *has_symtab, char *why, size_t why_len)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 	size_t shnum, shstrndx;
@@ -536,6 +569,7 @@ static int collect_all(Elf *e, struct raw_vec *rv, char *why, size_t why_len)
 		err = collect_syms(e, symtab, rv);
 		if (err)
 			return err;
+		*has_symtab = rv->n > 0;
 	}
 	/* A .symtab without usable functions is no better than none. */
 	if (!rv->n && dynsym) {
@@ -552,42 +586,53 @@ static int collect_all(Elf *e, struct raw_vec *rv, char *why, size_t why_len)
 	return 0;
 }
 
-int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, char *why,
-		  size_t why_len)
+/* An ELF handle on fd or image, checked to be a readable ELF file. */
+static Elf *elf_open(int fd, void *image, size_t image_size, char *why, size_t why_len)
+{
+	Elf *e = image ? elf_memory(image, image_size) : elf_begin(fd, ELF_C_READ, NULL);
+
+	if (!e) {
+		set_why(why, why_len, "cannot read ELF: %s", elf_errmsg(-1));
+		return NULL;
+	}
+	if (elf_kind(e) != ELF_K_ELF) {
+		set_why(why, why_len, "not an ELF file");
+		elf_end(e);
+		return NULL;
+	}
+	if (!gelf_getclass(e) || !gelf_getehdr(e, &(GElf_Ehdr){0})) {
+		set_why(why, why_len, "cannot read ELF: %s", elf_errmsg(-1));
+		elf_end(e);
+		return NULL;
+	}
+	return e;
+}
+
+int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool demangle,
+		  char *why, size_t why_len)
 {
 	struct raw_vec rv = {0};
+	size_t shstrndx;
 	Elf *e;
 	int err;
 
 	if (why && why_len)
 		why[0] = '\0';
-	if (image)
-		e = elf_memory(image, image_size);
-	else
-		e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e) {
-		set_why(why, why_len, "cannot read ELF: %s", elf_errmsg(-1));
+	e = elf_open(fd, image, image_size, why, why_len);
+	if (!e)
 		return -EINVAL;
-	}
-	if (elf_kind(e) != ELF_K_ELF) {
-		set_why(why, why_len, "not an ELF file");
-		err = -ENOEXEC;
-		goto out_end;
-	}
-	if (!gelf_getclass(e) || !gelf_getehdr(e, &(GElf_Ehdr){0})) {
-		set_why(why, why_len, "cannot read ELF: %s", elf_errmsg(-1));
-		err = -EINVAL;
-		goto out_end;
-	}
 	err = load_segments(d, e);
 	if (err)
 		goto out_nomem;
 	load_build_id(d, e);
-	err = collect_all(e, &rv, why, why_len);
+	if (elf_getshdrstrndx(e, &shstrndx))
+		shstrndx = SHN_UNDEF;
+	load_debug_facts(d, e, shstrndx);
+	err = collect_all(e, &rv, &d->has_symtab, why, why_len);
 	if (err)
 		goto out_nomem;
 	/* Names still point into libelf's data: build before elf_end(). */
-	err = symtab__build(&d->symtab, &rv);
+	err = symtab__build(&d->symtab, &rv, demangle);
 	if (err)
 		goto out_nomem;
 	free(rv.v);
@@ -596,8 +641,67 @@ int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, char *w
 
 out_nomem:
 	set_why(why, why_len, "out of memory");
-out_end:
 	free(rv.v);
 	elf_end(e);
 	return err;
+}
+
+int dso__load_debug_symtab(struct dso *d, int fd, int dbg_fd, bool demangle)
+{
+	struct raw_vec rv = {0};
+	struct symtab t;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	Elf *e, *dbg;
+	int err = 0;
+
+	dbg = elf_open(dbg_fd, NULL, 0, NULL, 0);
+	if (!dbg)
+		return -EINVAL;
+	e = elf_open(fd, NULL, 0, NULL, 0);
+	while (dbg && (scn = elf_nextscn(dbg, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
+			err = collect_syms(dbg, scn, &rv);
+			break;
+		}
+	}
+	if (!err && !rv.n)
+		err = -ENOENT;	/* nothing better than what d has */
+	if (!err && e && !elf_getshdrstrndx(e, &shstrndx))
+		err = collect_plt(e, shstrndx, &rv);
+	if (!err)
+		err = symtab__build(&t, &rv, demangle);
+	if (!err) {
+		symtab__exit(&d->symtab);
+		d->symtab = t;
+		d->has_symtab = true;
+	}
+	free(rv.v);
+	if (e)
+		elf_end(e);
+	elf_end(dbg);
+	return err;
+}
+
+/* The build-id of the ELF file open on fd, and whether it carries DWARF. */
+int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf)
+{
+	struct dso tmp;
+	size_t shstrndx;
+	Elf *e = elf_open(fd, NULL, 0, NULL, 0);
+
+	if (!e)
+		return -EINVAL;
+	memset(&tmp, 0, sizeof(tmp));
+	load_build_id(&tmp, e);
+	if (elf_getshdrstrndx(e, &shstrndx))
+		shstrndx = SHN_UNDEF;
+	load_debug_facts(&tmp, e, shstrndx);
+	memcpy(build_id, tmp.build_id, tmp.build_id_size);
+	*build_id_size = tmp.build_id_size;
+	*has_dwarf = tmp.has_dwarf;
+	elf_end(e);
+	return 0;
 }

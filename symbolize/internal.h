@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * internal.h - what the files of symbolize/ share: the DSO cache entry, the
- * symbol table built from an ELF file, and the kallsyms table.  Nothing here
- * is part of the public API.
+ * symbol table built from an ELF file (or a JIT map), the kallsyms table,
+ * the DWARF index, and the debug-file search.  Nothing here is part of the
+ * public API.
  *
  * A struct symbolizer is not thread-safe: give each thread its own, or
  * serialise the calls.
@@ -41,6 +42,37 @@ struct symtab {
 	char *arena;
 };
 
+/* Binding preference among aliases: lower wins. */
+enum {
+	RANK_GLOBAL = 0,
+	RANK_WEAK = 1,
+	RANK_LOCAL = 2,
+};
+
+/* A symbol as read, before aliases are merged and ends computed. */
+struct raw_sym {
+	u64 addr;
+	u64 size;
+	u64 sec_end;		/* end of its section, 0 when unknown */
+	const char *name;	/* owned by the reader until the table is built */
+	size_t name_len;
+	u8 rank;
+	bool plt;		/* name gets "@plt" appended */
+};
+
+struct raw_vec {
+	struct raw_sym *v;
+	size_t n, cap;
+};
+
+int raw_vec__push(struct raw_vec *rv, const struct raw_sym *rs);
+
+/*
+ * Build t from rv (sorted and merged in place; names copied, demangled when
+ * asked).  rv keeps its memory: the caller frees rv->v.  0 or -ENOMEM.
+ */
+int symtab__build(struct symtab *t, struct raw_vec *rv, bool demangle);
+
 /* One PT_LOAD segment: file offsets [offset, offset + filesz) map to vaddr. */
 struct segment {
 	u64 offset;
@@ -48,13 +80,16 @@ struct segment {
 	u64 vaddr;
 };
 
+struct dwarf_info;
+struct addr_ent;
+
 /*
  * One distinct object file (or in-memory image), loaded once per
  * symbolizer and shared by every map that shows it.  Keyed in
  * symbolizer.dsos by build-id, by (dev, inode, mtime, path), or for images
  * by (name, size, hash of the bytes).  A DSO that failed to load stays in
  * the cache with failed set and no symbols, so it is tried (and warned
- * about) once.
+ * about) once.  Its DWARF is opened on the first lookup that wants it.
  */
 struct dso {
 	UT_hash_handle hh;
@@ -68,6 +103,25 @@ struct dso {
 	size_t image_size;
 	u8 build_id_size;	/* the file's own NT_GNU_BUILD_ID, 0 if none */
 	u8 build_id[20];
+
+	/* what the ELF file says about its debug information */
+	bool has_symtab;	/* .symtab with functions (else .dynsym was used) */
+	bool has_dwarf;		/* .debug_info with contents */
+	bool has_debuglink;
+	u32 debuglink_crc;
+	char debuglink[256];	/* .gnu_debuglink file name */
+
+	char *path;		/* the file, NULL for an image */
+	char *debug_path;	/* where DWARF is: path, a separate file, or NULL */
+	char *symbols_from;	/* the file the symbol table came from */
+	char *looked;		/* where a separate debug file was looked for */
+	bool dwarf_tried;
+	struct dwarf_info *dwarf;
+	char dwarf_problem[640];
+	struct sym_dso_info info;	/* views of the above, handed out */
+
+	struct addr_ent *cache;	/* per-address results, by link-time address */
+	bool is_jit;		/* a perf-PID.map: addresses are runtime ones */
 };
 
 /* The kernel's symbols, read from kallsyms on first use. */
@@ -94,7 +148,10 @@ struct map_ent;
 
 struct symbolizer {
 	char *kallsyms_path;	/* NULL: /proc/kallsyms */
+	char **debug_dirs;	/* the options' dirs, then /usr/lib/debug; NULL-terminated */
+	char *perf_map_dir;
 	bool demangle;
+	bool no_dwarf;
 	symbolize_warn_fn warn;
 	void *warn_ctx;
 
@@ -113,12 +170,33 @@ void symbolizer__warn(struct symbolizer *s, const char *fmt, ...)
 
 /*
  * Load the symbols and PT_LOAD segments of an ELF file (fd) or of an
- * in-memory image (image != NULL, fd ignored) into d.  Returns 0, or
- * -errno with a one-line reason in why.  "No symbols" is a success with an
- * empty table; the caller warns about it.
+ * in-memory image (image != NULL, fd ignored) into d, and note what the
+ * file says of its debug information.  Returns 0, or -errno with a
+ * one-line reason in why.  "No symbols" is a success with an empty table;
+ * the caller warns about it.
  */
-int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, char *why,
-		  size_t why_len);
+int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool demangle,
+		  char *why, size_t why_len);
+
+/*
+ * Replace d's symbols by the .symtab of its separate debug file (dbg_fd),
+ * keeping the PLT entries of the file itself (fd).  For a stripped file
+ * whose debug file has the full table.  0, or -errno (d unchanged).
+ */
+int dso__load_debug_symtab(struct dso *d, int fd, int dbg_fd, bool demangle);
+
+/*
+ * Look for d's separate debug file (d->path is the file, NULL for an image):
+ * by build-id under each debug directory's .build-id/, then by
+ * .gnu_debuglink beside the file, in its .debug/ and under each debug
+ * directory.  A candidate must carry DWARF and match the build-id (or the
+ * debuglink CRC).  Sets d->debug_path (or leaves it NULL) and d->looked.
+ * 0 or -ENOMEM.
+ */
+int dso__find_debug(struct symbolizer *s, struct dso *d);
+
+/* The build-id of the ELF file open on fd, and whether it carries DWARF. 0 or -EINVAL. */
+int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf);
 
 /* Link-time address of file offset off in d. */
 u64 dso__file_to_vaddr(const struct dso *d, u64 off);
@@ -127,9 +205,31 @@ u64 dso__file_to_vaddr(const struct dso *d, u64 off);
 const struct sym *symtab__find(const struct symtab *t, u64 addr);
 void symtab__exit(struct symtab *t);
 
+/*
+ * Read a perf-PID.map (lines "START SIZE NAME", hex) into t.  0, or -errno
+ * (-ENOENT when there is no such file).
+ */
+int jitmap__load(const char *path, struct symtab *t, bool demangle);
+
 /* Kernel side (kallsyms.c). */
 struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len);
 void kallsyms__free(struct kallsyms *k);
 const struct ksym *kallsyms__find(const struct kallsyms *k, u64 addr);
+
+/* DWARF (dwarf.c): NULL with a one-line reason in why when there is none. */
+struct dwarf_info *dwarf_info__open(const char *path, bool demangle, char *why, size_t why_len);
+void dwarf_info__free(struct dwarf_info *di);
+/*
+ * The inline chain at link-time address addr, innermost first (see struct
+ * sym_frame), at most max_frames of it.  Returns the number of frames, 0
+ * when no DWARF covers addr.  Strings stay valid until dwarf_info__free.
+ */
+int dwarf_info__lookup(struct dwarf_info *di, u64 addr, struct sym_frame *frames,
+		       unsigned int max_frames);
+/* The first problem met while decoding (a corrupt unit...), or NULL. */
+const char *dwarf_info__problem(const struct dwarf_info *di);
+
+/* A malloc'd demangled C++ name, or NULL when name is not a mangled one. */
+char *ebs_demangle(const char *name);
 
 #endif /* EBS_SYMBOLIZE_INTERNAL_H */

@@ -1,21 +1,26 @@
 // SPDX-License-Identifier: MIT
 /*
  * symbolize.c - the symbolizer object: the DSO cache, the per-mapping
- * shortcut into it, and the two lookups.
+ * shortcut into it, the per-address result cache, and the lookups.
  *
- * Two hash tables:
+ * Two hash tables of the symbolizer:
  *   dsos  one struct dso per distinct file or image, keyed by build-id, by
  *         (dev, inode, mtime, path), or by (name, size, hash of the bytes).
  *         Each is loaded once, failures included.
  *   maps  one struct map_ent per distinct (filename, inode, device,
- *         build-id, image size) seen in a struct sym_map, pointing at its
- *         dso.  It saves a stat() and a key build per lookup, and owns the
- *         path and short-name strings that results borrow.
- * Nothing is removed from either table before symbolizer__free(), which is
+ *         build-id, image size, and for anonymous memory the pid) seen in a
+ *         struct sym_map, pointing at its dso.  It saves a stat() and a key
+ *         build per lookup, and owns the path and short-name strings that
+ *         results borrow.
+ * and one per DSO: the results by link-time address (addr_ent), so that the
+ * symbol table, the line table and the inline chain are searched once per
+ * distinct address however many samples land there.
+ * Nothing is removed from any table before symbolizer__free(), which is
  * what keeps every returned string valid.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,11 +33,14 @@
 
 #include "symbolize/internal.h"
 
+#define MAX_FRAMES 64	/* inline depth kept; deeper chains are cut */
+
 struct map_ent {
 	UT_hash_handle hh;
 	struct dso *dso;
 	char *path;		/* copy of sym_map.filename: out->dso_path */
-	const char *name;	/* its short name, inside path: out->dso */
+	const char *name;	/* its short name, inside path or jit_name: out->dso */
+	char *jit_name;		/* "perf-PID.map" for JIT code, else NULL */
 	size_t key_len;
 	unsigned char key[];	/* struct map_key, then the filename bytes */
 };
@@ -42,13 +50,24 @@ struct map_key {
 	u64 ino;
 	u64 image_size;
 	u32 maj, min;
+	u32 pid;		/* anonymous memory only: whose perf-PID.map */
 	u8 build_id_size;
 	u8 build_id[20];
 	u8 has_image;
-	u8 pad[2];
+	u8 pad[6];
 };
 
-_Static_assert(sizeof(struct map_key) == 48, "struct map_key has holes");
+_Static_assert(sizeof(struct map_key) == 56, "struct map_key has holes");
+
+/* One resolved address of a DSO: what a lookup returns, kept. */
+struct addr_ent {
+	UT_hash_handle hh;
+	u64 vaddr;
+	const char *function;	/* the symbol table's, else DWARF's, else NULL */
+	u64 sym_offset;
+	unsigned int nr_frames;
+	struct sym_frame frames[];
+};
 
 /* Kinds of dso keys: the first byte of dso.key. */
 enum {
@@ -56,6 +75,7 @@ enum {
 	DSO_KEY_FILE = 'F',
 	DSO_KEY_IMAGE = 'I',
 	DSO_KEY_PSEUDO = 'P',
+	DSO_KEY_JIT = 'J',
 };
 
 struct file_key {
@@ -86,8 +106,32 @@ void symbolizer__warn(struct symbolizer *s, const char *fmt, ...)
 	s->warn(s->warn_ctx, msg);
 }
 
+static char **copy_debug_dirs(const char *const *dirs)
+{
+	size_t n = 0, i;
+	char **v;
+
+	while (dirs && dirs[n])
+		n++;
+	v = calloc(n + 2, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (!(v[i] = strdup(dirs[i])))
+			goto fail;
+	if (!(v[n] = strdup("/usr/lib/debug")))
+		goto fail;
+	return v;
+fail:
+	while (i--)
+		free(v[i]);
+	free(v);
+	return NULL;
+}
+
 struct symbolizer *symbolizer__new(const struct symbolize_opts *opts)
 {
+	static const struct symbolize_opts none;
 	struct symbolizer *s;
 
 	/* Sets libelf's expected version; harmless to repeat. */
@@ -95,31 +139,43 @@ struct symbolizer *symbolizer__new(const struct symbolize_opts *opts)
 		errno = ENOTSUP;
 		return NULL;
 	}
+	if (!opts)
+		opts = &none;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	if (opts) {
-		if (opts->kallsyms) {
-			s->kallsyms_path = strdup(opts->kallsyms);
-			if (!s->kallsyms_path) {
-				free(s);
-				return NULL;
-			}
-		}
-		s->demangle = opts->demangle;
-		s->warn = opts->warn;
-		s->warn_ctx = opts->warn_ctx;
+	s->demangle = opts->demangle;
+	s->no_dwarf = opts->no_dwarf;
+	s->warn = opts->warn;
+	s->warn_ctx = opts->warn_ctx;
+	if ((opts->kallsyms && !(s->kallsyms_path = strdup(opts->kallsyms))) ||
+	    !(s->perf_map_dir = strdup(opts->perf_map_dir ? opts->perf_map_dir : "/tmp")) ||
+	    !(s->debug_dirs = copy_debug_dirs(opts->debug_dirs))) {
+		symbolizer__free(s);
+		errno = ENOMEM;
+		return NULL;
 	}
 	return s;
 }
 
 static void dso__free(struct dso *d)
 {
+	struct addr_ent *a, *tmp;
+
 	if (!d)
 		return;
+	HASH_ITER(hh, d->cache, a, tmp) {
+		HASH_DEL(d->cache, a);
+		free(a);
+	}
+	dwarf_info__free(d->dwarf);
 	symtab__exit(&d->symtab);
 	free(d->segs);
 	free(d->image);
+	free(d->path);
+	free(d->debug_path);
+	free(d->symbols_from);
+	free(d->looked);
 	free(d->key);
 	free(d);
 }
@@ -128,12 +184,14 @@ void symbolizer__free(struct symbolizer *s)
 {
 	struct map_ent *m, *mtmp;
 	struct dso *d, *dtmp;
+	size_t i;
 
 	if (!s)
 		return;
 	HASH_ITER(hh, s->maps, m, mtmp) {
 		HASH_DEL(s->maps, m);
 		free(m->path);
+		free(m->jit_name);
 		free(m);
 	}
 	HASH_ITER(hh, s->dsos, d, dtmp) {
@@ -143,6 +201,10 @@ void symbolizer__free(struct symbolizer *s)
 	kallsyms__free(s->kernel);
 	free(s->keybuf);
 	free(s->kallsyms_path);
+	free(s->perf_map_dir);
+	for (i = 0; s->debug_dirs && s->debug_dirs[i]; i++)
+		free(s->debug_dirs[i]);
+	free(s->debug_dirs);
 	free(s);
 }
 
@@ -262,6 +324,45 @@ static void dso__check(struct symbolizer *s, const struct dso *d, const struct s
 		symbolizer__warn(s, "%s: no symbols (%s)", what, why[0] ? why : "empty symbol table");
 }
 
+/* The views handed out in sym_result.info, from what d knows. */
+static void dso__fill_info(struct dso *d, const char *path)
+{
+	d->info.path = d->path ? d->path : path;
+	d->info.has_symbols = d->symtab.nsyms > 0;
+	d->info.symbols_from = d->symbols_from;
+	d->info.debug_path = d->debug_path;
+	d->info.looked = d->looked ? d->looked : "";
+	d->info.problem = d->dwarf_problem[0] ? d->dwarf_problem : NULL;
+}
+
+/*
+ * Where d's DWARF is: in the file itself, or in a separate debug file,
+ * whose fuller symbol table then replaces a stripped file's .dynsym.
+ * fd is the file (-1 for an image).
+ */
+static void dso__locate_debug(struct symbolizer *s, struct dso *d, int fd, bool demangle)
+{
+	int dbg_fd;
+
+	/* even without lines: a stripped file's debug file has its full symbol table */
+	if (d->has_dwarf && d->path) {
+		d->debug_path = strdup(d->path);
+		return;
+	}
+	if (dso__find_debug(s, d) || !d->debug_path)
+		return;	/* d->looked says where */
+	if (d->has_symtab || fd < 0)
+		return;
+	dbg_fd = open(d->debug_path, O_RDONLY | O_CLOEXEC);
+	if (dbg_fd >= 0) {
+		if (!dso__load_debug_symtab(d, fd, dbg_fd, demangle)) {
+			free(d->symbols_from);
+			d->symbols_from = strdup(d->debug_path);
+		}
+		close(dbg_fd);
+	}
+}
+
 /* The dso of an in-memory image (the vdso), loaded from our own copy. */
 static struct dso *dso_for_image(struct symbolizer *s, const struct sym_map *map)
 {
@@ -296,23 +397,27 @@ static struct dso *dso_for_image(struct symbolizer *s, const struct sym_map *map
 	}
 	memcpy(d->image, map->image, map->image_size);
 	d->image_size = map->image_size;
-	err = dso__load_elf(d, -1, d->image, d->image_size, why, sizeof(why));
+	err = dso__load_elf(d, -1, d->image, d->image_size, s->demangle, why, sizeof(why));
 	if (err) {
 		d->failed = true;
 		symbolizer__warn(s, "%s: %s", map->filename, why);
 		return d;
 	}
 	dso__check(s, d, map, map->filename, why);
+	d->symbols_from = strdup(map->filename);
+	dso__locate_debug(s, d, -1, s->demangle);	/* by build-id only */
+	dso__fill_info(d, map->filename);
 	return d;
 }
 
-static void dso__load_file(struct symbolizer *s, struct dso *d, const struct sym_map *map)
+static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path, u64 ino,
+			   const struct sym_map *map)
 {
-	const char *path = map->filename;
 	char why[256];
 	struct stat st;
 	int fd, err;
 
+	d->path = strdup(path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		d->failed = true;
@@ -334,23 +439,27 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const struct sym
 		symbolizer__warn(s, "%s: empty file", path);
 		goto out_close;
 	}
-	if (map->ino && (u64)st.st_ino != map->ino && !map->build_id_size)
+	if (ino && (u64)st.st_ino != ino && !(map && map->build_id_size))
 		symbolizer__warn(s, "%s: inode %llu differs from the recorded %llu: the file may have changed since recording",
-				 path, (unsigned long long)st.st_ino,
-				 (unsigned long long)map->ino);
-	err = dso__load_elf(d, fd, NULL, 0, why, sizeof(why));
+				 path, (unsigned long long)st.st_ino, (unsigned long long)ino);
+	err = dso__load_elf(d, fd, NULL, 0, s->demangle, why, sizeof(why));
 	if (err) {
 		d->failed = true;
 		symbolizer__warn(s, "%s: %s", path, why);
 		goto out_close;
 	}
-	dso__check(s, d, map, path, why);
+	d->symbols_from = strdup(path);
+	dso__locate_debug(s, d, fd, s->demangle);
+	if (map)
+		dso__check(s, d, map, path, why);
+	else if (!d->symtab.nsyms)
+		symbolizer__warn(s, "%s: no symbols (%s)", path, why[0] ? why : "empty symbol table");
 out_close:
 	close(fd);
 }
 
-/* The dso of a file mapping: by build-id when known, else by what stat says. */
-static struct dso *dso_for_file(struct symbolizer *s, const struct sym_map *map)
+/* The dso of a file: by build-id when known, else by what stat says. */
+static struct dso *dso_for_path(struct symbolizer *s, const char *path, const struct sym_map *map)
 {
 	struct file_key fk = {0};
 	struct stat st;
@@ -360,11 +469,11 @@ static struct dso *dso_for_file(struct symbolizer *s, const struct sym_map *map)
 	bool fresh;
 	int stat_err = 0;
 
-	if (map->build_id_size) {
+	if (map && map->build_id_size) {
 		key = dso_key_new(DSO_KEY_BUILD_ID, map->build_id,
 				  map->build_id_size < 20 ? map->build_id_size : 20, NULL, &key_len);
 	} else {
-		if (stat(map->filename, &st)) {
+		if (stat(path, &st)) {
 			/* All-zero identity: the failure itself is cached by path. */
 			stat_err = errno;
 		} else {
@@ -373,17 +482,54 @@ static struct dso *dso_for_file(struct symbolizer *s, const struct sym_map *map)
 			fk.mtime_sec = st.st_mtim.tv_sec;
 			fk.mtime_nsec = st.st_mtim.tv_nsec;
 		}
-		key = dso_key_new(DSO_KEY_FILE, &fk, sizeof(fk), map->filename, &key_len);
+		key = dso_key_new(DSO_KEY_FILE, &fk, sizeof(fk), path, &key_len);
 	}
 	d = dso_cache__get(s, key, key_len, &fresh);
 	if (!d || !fresh)
 		return d;
 	if (stat_err) {
 		d->failed = true;
-		symbolizer__warn(s, "%s: %s", map->filename, strerror(stat_err));
-		return d;
+		d->path = strdup(path);
+		symbolizer__warn(s, "%s: %s", path, strerror(stat_err));
+	} else {
+		dso__load_file(s, d, path, map ? map->ino : 0, map);
 	}
-	dso__load_file(s, d, map);
+	dso__fill_info(d, path);
+	return d;
+}
+
+/* "//anon" and its kin: memory that JIT compilers fill. */
+static bool is_anon(const char *filename)
+{
+	return !strcmp(filename, "//anon") || !strncmp(filename, "[anon", 5) ||
+	       !strncmp(filename, "/dev/zero", 9) || !strncmp(filename, "/anon_hugepage", 14) ||
+	       !strncmp(filename, "/memfd:", 7) || !filename[0];
+}
+
+/* JIT code of pid, if it wrote a perf-PID.map. */
+static struct dso *dso_for_jit(struct symbolizer *s, const struct sym_map *map)
+{
+	char path[PATH_MAX];
+	struct dso *d;
+	size_t key_len = 0;
+	bool fresh;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/perf-%u.map", s->perf_map_dir, map->pid);
+	d = dso_cache__get(s, dso_key_new(DSO_KEY_JIT, NULL, 0, path, &key_len), key_len, &fresh);
+	if (!d || !fresh)
+		return d;
+	d->path = strdup(path);
+	err = jitmap__load(path, &d->symtab, s->demangle);
+	if (err) {
+		d->failed = true;
+		if (err != -ENOENT)
+			symbolizer__warn(s, "%s: %s", path, strerror(-err));
+	} else {
+		d->is_jit = true;
+		d->symbols_from = strdup(path);
+	}
+	dso__fill_info(d, path);
 	return d;
 }
 
@@ -394,12 +540,18 @@ static struct dso *dso_for_pseudo(struct symbolizer *s, const struct sym_map *ma
 	size_t key_len = 0;
 	bool fresh;
 
+	if (map->pid && is_anon(map->filename)) {
+		d = dso_for_jit(s, map);
+		if (!d || !d->failed)
+			return d;
+	}
 	d = dso_cache__get(s, dso_key_new(DSO_KEY_PSEUDO, NULL, 0, map->filename, &key_len),
 			   key_len, &fresh);
 	if (d && fresh) {
 		d->failed = true;
 		if (!strcmp(map->filename, "[vdso]"))
 			symbolizer__warn(s, "[vdso]: no image recorded: cannot symbolize");
+		dso__fill_info(d, map->filename);
 	}
 	return d;
 }
@@ -410,7 +562,7 @@ static struct dso *dso_for_map(struct symbolizer *s, const struct sym_map *map)
 		return dso_for_image(s, map);
 	if (is_pseudo(map->filename))
 		return dso_for_pseudo(s, map);
-	return dso_for_file(s, map);
+	return dso_for_path(s, map->filename, map);
 }
 
 /* Build the map_ent key of map in s->keybuf. */
@@ -434,6 +586,8 @@ static int map_key__build(struct symbolizer *s, const struct sym_map *map, size_
 	mk.ino = map->ino;
 	mk.maj = map->maj;
 	mk.min = map->min;
+	if (!map->image && is_pseudo(map->filename) && is_anon(map->filename))
+		mk.pid = map->pid;
 	mk.build_id_size = map->build_id_size < 20 ? map->build_id_size : 20;
 	memcpy(mk.build_id, map->build_id, mk.build_id_size);
 	if (map->image) {
@@ -486,6 +640,12 @@ static int map_ent__get(struct symbolizer *s, const struct sym_map *map, struct 
 	m->dso = dso_for_map(s, map);
 	if (!m->dso)
 		goto out_free;
+	if (m->dso->is_jit) {
+		m->jit_name = strdup(short_name(m->dso->path));
+		if (!m->jit_name)
+			goto out_free;
+		m->name = m->jit_name;
+	}
 	HASH_ADD_KEYPTR(hh, s->maps, m->key, m->key_len, m);
 	if (!m->hh.tbl)
 		goto out_free;
@@ -493,17 +653,100 @@ static int map_ent__get(struct symbolizer *s, const struct sym_map *map, struct 
 	return 0;
 
 out_free:
+	free(m->jit_name);
 	free(m->path);
 	free(m);
 	return -ENOMEM;
 }
 
+/* d's DWARF, opened on first use; NULL when it has none. */
+static struct dwarf_info *dso__dwarf(struct symbolizer *s, struct dso *d)
+{
+	char why[256];
+
+	if (d->dwarf_tried)
+		return d->dwarf;
+	d->dwarf_tried = true;
+	if (!d->debug_path)
+		return NULL;
+	d->dwarf = dwarf_info__open(d->debug_path, s->demangle, why, sizeof(why));
+	if (!d->dwarf) {
+		snprintf(d->dwarf_problem, sizeof(d->dwarf_problem), "%.360s: %.250s", d->debug_path,
+			 why);
+		symbolizer__warn(s, "%s", d->dwarf_problem);
+		dso__fill_info(d, d->path);
+	}
+	return d->dwarf;
+}
+
+/* Resolve link-time address vaddr of d, once; later calls hit the cache. */
+static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, u64 vaddr)
+{
+	struct sym_frame frames[MAX_FRAMES];
+	struct dwarf_info *di;
+	const struct sym *sym;
+	struct addr_ent *a;
+	int n = 0;
+
+	HASH_FIND(hh, d->cache, &vaddr, sizeof(vaddr), a);
+	if (a)
+		return a;
+	di = s->no_dwarf ? NULL : dso__dwarf(s, d);
+	if (di) {
+		n = dwarf_info__lookup(di, vaddr, frames, MAX_FRAMES);
+		/* a unit that failed to decode says why, once, and for --stats */
+		if (!d->dwarf_problem[0] && dwarf_info__problem(di)) {
+			snprintf(d->dwarf_problem, sizeof(d->dwarf_problem), "%.360s: %.250s",
+				 d->debug_path, dwarf_info__problem(di));
+			d->info.problem = d->dwarf_problem;
+			symbolizer__warn(s, "%s (lines may be missing)", d->dwarf_problem);
+		}
+	}
+	a = calloc(1, sizeof(*a) + (size_t)n * sizeof(a->frames[0]));
+	if (!a)
+		return NULL;
+	a->vaddr = vaddr;
+	a->nr_frames = (unsigned int)n;
+	memcpy(a->frames, frames, (size_t)n * sizeof(frames[0]));
+	sym = symtab__find(&d->symtab, vaddr);
+	if (sym) {
+		a->function = sym->name;
+		a->sym_offset = vaddr - sym->addr;
+	} else if (n) {
+		a->function = frames[n - 1].function;	/* the compiled function */
+	}
+	HASH_ADD(hh, d->cache, vaddr, sizeof(a->vaddr), a);
+	if (!a->hh.tbl) {
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+static int fill_result(struct symbolizer *s, struct dso *d, u64 vaddr, struct sym_result *out)
+{
+	const struct addr_ent *a = dso__resolve(s, d, vaddr);
+
+	if (!a)
+		return -ENOMEM;
+	out->dso_addr = vaddr;
+	out->function = a->function;
+	out->sym_offset = a->sym_offset;
+	out->nr_frames = a->nr_frames;
+	out->frames = a->nr_frames ? a->frames : NULL;
+	if (a->nr_frames) {
+		out->file = a->frames[0].file;
+		out->line = a->frames[0].line;
+		out->column = a->frames[0].column;
+	}
+	return 0;
+}
+
 int symbolizer__lookup(struct symbolizer *s, const struct sym_map *map, u64 addr,
 		       struct sym_result *out)
 {
-	const struct sym *sym;
 	struct map_ent *m;
-	u64 file_off, vaddr;
+	u64 file_off;
 	int err;
 
 	if (!s || !map || !out || !map->filename || (map->image && !map->image_size))
@@ -521,16 +764,32 @@ int symbolizer__lookup(struct symbolizer *s, const struct sym_map *map, u64 addr
 	out->dso = m->name;
 	out->dso_path = m->path;
 	out->dso_addr = file_off;
+	out->info = &m->dso->info;
 	if (m->dso->failed)
 		return 0;
-	vaddr = dso__file_to_vaddr(m->dso, file_off);
+	/* a JIT map holds runtime addresses; a file, link-time ones */
+	return fill_result(s, m->dso, m->dso->is_jit ? addr : dso__file_to_vaddr(m->dso, file_off),
+			   out);
+}
+
+int symbolizer__lookup_file(struct symbolizer *s, const char *path, u64 vaddr,
+			    struct sym_result *out)
+{
+	struct dso *d;
+
+	if (!s || !path || !out)
+		return -EINVAL;
+	d = dso_for_path(s, path, NULL);
+	if (!d)
+		return -ENOMEM;
+	memset(out, 0, sizeof(*out));
+	out->dso = short_name(d->info.path);
+	out->dso_path = d->info.path;
 	out->dso_addr = vaddr;
-	sym = symtab__find(&m->dso->symtab, vaddr);
-	if (sym) {
-		out->function = sym->name;
-		out->sym_offset = vaddr - sym->addr;
-	}
-	return 0;
+	out->info = &d->info;
+	if (d->failed)
+		return 0;
+	return fill_result(s, d, vaddr, out);
 }
 
 int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result *out)

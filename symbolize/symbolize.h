@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * symbolize.h - resolve sample addresses to DSO, function (and, with DWARF,
- * file, line and inline chain).  The only module that includes <gelf.h> or
+ * symbolize.h - resolve sample addresses to DSO, function, source file and
+ * line, and inline chain.  The only module that includes <gelf.h> or
  * <libdwarf.h>.  No process-global state: everything hangs off a
  * struct symbolizer.
  *
- * Ownership: every string a lookup returns is borrowed from the symbolizer
- * and stays valid until symbolizer__free().
+ * Ownership: every string and frame a lookup returns is borrowed from the
+ * symbolizer and stays valid until symbolizer__free().
  */
 #ifndef EBS_SYMBOLIZE_H
 #define EBS_SYMBOLIZE_H
@@ -23,8 +23,12 @@ typedef void (*symbolize_warn_fn)(void *ctx, const char *msg);
 
 struct symbolize_opts {
 	const char *kallsyms;		/* NULL: /proc/kallsyms */
-	const char *const *debug_dirs;	/* NULL-terminated extra places for debug files, or NULL */
-	bool demangle;
+	const char *const *debug_dirs;	/* NULL-terminated places to look for separate debug
+					 * files, searched before /usr/lib/debug; or NULL */
+	const char *perf_map_dir;	/* where JIT perf-PID.map files are; NULL: /tmp */
+	bool demangle;			/* C++ names demangled */
+	bool no_dwarf;			/* no lines, no inline chains (separate debug files
+					 * are still found, for their symbol tables) */
 	symbolize_warn_fn warn;		/* NULL: stay quiet */
 	void *warn_ctx;
 };
@@ -33,7 +37,8 @@ struct symbolize_opts {
  * A mapping as the data file describes it.  filename is a path, or a
  * pseudo-name: "[vdso]" (image/image_size then hold its bytes, copied at
  * record time), "[kernel.kallsyms]" for kernel addresses, "//anon" and
- * friends for anonymous memory.
+ * friends for anonymous memory (JIT code, resolved through pid's
+ * perf-PID.map when there is one).
  */
 struct sym_map {
 	u64 start;
@@ -41,6 +46,7 @@ struct sym_map {
 	u64 pgoff;		/* file offset that start maps */
 	u64 ino;
 	u32 maj, min;
+	u32 pid;		/* the process, for JIT maps; 0 when unknown */
 	u8 build_id_size;
 	u8 build_id[20];
 	const char *filename;
@@ -48,13 +54,43 @@ struct sym_map {
 	size_t image_size;
 };
 
+/* What is known of one DSO's symbols and debug information (for --stats). */
+struct sym_dso_info {
+	const char *path;	/* as mapped */
+	bool has_symbols;	/* a symbol table with functions was read */
+	const char *symbols_from; /* the file the symbols came from, or NULL */
+	const char *debug_path;	/* the file DWARF came from, NULL when none */
+	const char *looked;	/* where a separate debug file was looked for, "" when not */
+	const char *problem;	/* why DWARF is missing or partial, NULL when it is not */
+};
+
+/*
+ * One function of an inline chain.  frames[0] is the innermost: the
+ * function whose code is at the address, at the line table's location.
+ * frames[i] (i > 0) is the function frames[i - 1] was inlined into, at the
+ * call site; the last frame is the function that was compiled.
+ */
+struct sym_frame {
+	const char *function;	/* demangled; NULL when DWARF names none */
+	const char *file;	/* full path as compiled; NULL when unknown */
+	u32 line;		/* 0 when unknown */
+	u32 column;		/* 0 when unknown */
+};
+
 struct sym_result {
-	const char *function;	/* NULL when no symbol covers the address */
+	const char *function;	/* the symbol table's name, else DWARF's; NULL when
+				 * neither covers the address */
 	const char *dso;	/* short name: "libc.so.6", "[vdso]", "[kernel]" */
 	const char *dso_path;	/* as mapped */
-	u64 sym_offset;		/* addr - function start, when function != NULL */
+	u64 sym_offset;		/* addr - function start, when the symbol table has it */
 	u64 dso_addr;		/* the address in the DSO's own (link-time) address space,
 				 * or for an unreadable DSO the file offset */
+	/* from DWARF; file NULL and nr_frames 0 when there is none for addr */
+	const char *file;	/* = frames[0].file */
+	u32 line, column;
+	unsigned int nr_frames;
+	const struct sym_frame *frames;
+	const struct sym_dso_info *info; /* NULL for the kernel */
 };
 
 /* Returns NULL with errno set when out of memory. */
@@ -64,12 +100,19 @@ void symbolizer__free(struct symbolizer *s);
 /*
  * Resolve a user-space address inside map.  Returns 0 and fills out (with
  * out->function NULL when no symbol covers addr: the caller reports it as
- * "[unknown] DSO+0xdso_addr"); -errno only for bad arguments.  A DSO that
- * cannot be read is remembered, warned about once, and still fills
- * out->dso and out->dso_addr.
+ * "[unknown] DSO+0xdso_addr"); -errno only for bad arguments or no memory.
+ * A DSO that cannot be read is remembered, warned about once, and still
+ * fills out->dso and out->dso_addr.
  */
 int symbolizer__lookup(struct symbolizer *s, const struct sym_map *map, u64 addr,
 		       struct sym_result *out);
+
+/*
+ * Resolve a link-time address of the ELF file at path, as addr2line does.
+ * Returns 0 (out filled as above) or -errno.
+ */
+int symbolizer__lookup_file(struct symbolizer *s, const char *path, u64 vaddr,
+			    struct sym_result *out);
 
 /*
  * Resolve a kernel address through kallsyms (opts.kallsyms or

@@ -12,7 +12,7 @@ set -u
 T=$(basename "$0" .sh)
 TMP=$(mktemp -d "/tmp/ebs-test-$T.XXXXXX")
 chmod 755 "$TMP"
-trap 'rm -rf "$TMP"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
 cd "$TMP" || exit 1
 
 pass() { echo "PASS: $T: $1"; }

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd-addr2line.c - ebs addr2line: resolve link-time addresses of an ELF
+ * file with ebs's symbolizer, printing what elfutils' `eu-addr2line -f -i
+ * -C --pretty-print` prints: per address, "FUNCTION at FILE:LINE:COLUMN",
+ * then " (inlined by) CALLER at FILE:LINE:COLUMN" for each function the code
+ * was inlined into.  For checking ebs against elfutils, and for scripts.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/builtin.h"
+#include "symbolize/symbolize.h"
+
+static const char usage_text[] =
+	"usage: ebs addr2line -e FILE [--debug-dir DIR]... [--no-demangle] [ADDR...]\n"
+	"\n"
+	"  -e, --exe FILE     the ELF file whose (link-time, hex) addresses these are\n"
+	"      --debug-dir D  look for separate debug files under D too\n"
+	"      --no-demangle  print C++ names as they are in the file\n"
+	"Without ADDR, addresses are read from standard input, one a line.\n";
+
+static void warn_cb(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "ebs addr2line: warning: %s\n", msg);
+}
+
+/* "FILE:LINE:COLUMN", as elfutils' addr2line writes it; "??:0" when unknown. */
+static void print_loc(const char *file, u32 line, u32 column)
+{
+	if (!file && !line)
+		printf("??:0\n");
+	else if (column)
+		printf("%s:%u:%u\n", file ? file : "??", line, column);
+	else
+		printf("%s:%u\n", file ? file : "??", line);
+}
+
+static int resolve(struct symbolizer *s, const char *exe, const char *text)
+{
+	struct sym_result r;
+	unsigned int i;
+	char *end;
+	u64 addr;
+
+	errno = 0;
+	addr = strtoull(text, &end, 16);
+	if (errno || end == text || (*end && *end != '\n')) {
+		fprintf(stderr, "ebs addr2line: '%s' is not a hex address\n", text);
+		return 2;
+	}
+	if (symbolizer__lookup_file(s, exe, addr, &r)) {
+		fprintf(stderr, "ebs addr2line: %s: out of memory\n", exe);
+		return 1;
+	}
+	if (!r.nr_frames) {
+		printf("%s at ", r.function ? r.function : "??");
+		print_loc(NULL, 0, 0);
+		return 0;
+	}
+	for (i = 0; i < r.nr_frames; i++) {
+		const struct sym_frame *f = &r.frames[i];
+
+		/* a frame DWARF leaves unnamed: the symbol table's name */
+		printf("%s%s at ", i ? " (inlined by) " : "",
+		       f->function ? f->function : (r.function ? r.function : "??"));
+		print_loc(f->file, f->line, f->column);
+	}
+	return 0;
+}
+
+int cmd_addr2line(int argc, char **argv)
+{
+	enum { OPT_DEBUG_DIR = 256, OPT_NO_DEMANGLE };
+	static const struct option longopts[] = {
+		{"exe", required_argument, NULL, 'e'},
+		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct symbolize_opts so = {.demangle = true, .warn = warn_cb};
+	const char **dirs = NULL;
+	struct symbolizer *s;
+	const char *exe = NULL;
+	unsigned int ndirs = 0;
+	int c, i, ret = 0;
+	char line[256];
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":e:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			exe = optarg;
+			break;
+		case OPT_DEBUG_DIR: {
+			const char **n = realloc(dirs, (ndirs + 2) * sizeof(*n));
+
+			if (!n) {
+				free(dirs);
+				return 1;
+			}
+			dirs = n;
+			dirs[ndirs++] = optarg;
+			dirs[ndirs] = NULL;
+			break;
+		}
+		case OPT_NO_DEMANGLE:
+			so.demangle = false;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			free(dirs);
+			return 0;
+		default:
+			free(dirs);
+			return cli_bad_option("addr2line", c, argv);
+		}
+	}
+	if (!exe) {
+		fprintf(stderr, "ebs addr2line: which file? (-e FILE)\n");
+		free(dirs);
+		return 2;
+	}
+	so.debug_dirs = dirs;
+	s = symbolizer__new(&so);
+	if (!s) {
+		fprintf(stderr, "ebs addr2line: %s\n", strerror(errno));
+		free(dirs);
+		return 1;
+	}
+	if (optind < argc) {
+		for (i = optind; i < argc && !ret; i++)
+			ret = resolve(s, exe, argv[i]);
+	} else {
+		while (!ret && fgets(line, sizeof(line), stdin))
+			ret = resolve(s, exe, line);
+	}
+	symbolizer__free(s);
+	free(dirs);
+	return ret;
+}

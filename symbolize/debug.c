@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+/*
+ * debug.c - find a DSO's separate debug file, where gdb and perf look:
+ *
+ *   DIR/.build-id/xx/yyyy.debug      for each debug directory (--debug-dir
+ *                                    ones first, then /usr/lib/debug)
+ *   FILEDIR/LINK                     LINK from .gnu_debuglink, beside the file
+ *   FILEDIR/.debug/LINK
+ *   DIR/FILEDIR/LINK                 under each debug directory
+ *   DIR/LINK                         directly in a --debug-dir
+ *
+ * A candidate counts only when it carries DWARF and is the right one: the
+ * same build-id when both have one, else the debuglink's CRC-32 of its
+ * bytes.  Every place tried is remembered for `report --stats`.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "symbolize/internal.h"
+
+struct looked {
+	char *buf;
+	size_t len, cap;
+	int err;
+};
+
+static void looked_add(struct looked *l, const char *path, const char *verdict)
+{
+	size_t need = strlen(path) + strlen(verdict) + 8;
+
+	if (l->err)
+		return;
+	if (l->len + need > l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		char *n;
+
+		while (cap < l->len + need)
+			cap *= 2;
+		n = realloc(l->buf, cap);
+		if (!n) {
+			l->err = -ENOMEM;
+			return;
+		}
+		l->buf = n;
+		l->cap = cap;
+	}
+	l->len += (size_t)snprintf(l->buf + l->len, l->cap - l->len, "%s%s%s%s",
+				   l->len ? ", " : "", path, verdict[0] ? " " : "", verdict);
+}
+
+/* CRC-32 (the zlib polynomial, as .gnu_debuglink uses) of a whole file. */
+static int file_crc(int fd, u32 *out)
+{
+	unsigned char buf[65536];
+	uLong crc = crc32(0, Z_NULL, 0);
+	ssize_t n;
+
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crc = crc32(crc, buf, (uInt)n);
+	if (n < 0)
+		return -errno;
+	*out = (u32)crc;
+	return 0;
+}
+
+/*
+ * Is path d's debug file?  A verdict for the looked list goes to verdict
+ * ("" when the file is simply absent).
+ */
+static bool try_candidate(struct dso *d, const char *path, bool by_link, const char **verdict)
+{
+	u8 id[20];
+	u8 id_size = 0;
+	bool has_dwarf = false, ok;
+	struct stat st, self;
+	u32 crc;
+	int fd;
+
+	*verdict = "";
+	if (d->path && stat(path, &st) == 0 && stat(d->path, &self) == 0 &&
+	    self.st_ino == st.st_ino && self.st_dev == st.st_dev)
+		return false;	/* the file itself (a debuglink naming its own file) */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (elf_fd__debug_facts(fd, id, &id_size, &has_dwarf)) {
+		*verdict = "(not ELF)";
+		ok = false;
+	} else if (!has_dwarf) {
+		*verdict = "(no DWARF)";
+		ok = false;
+	} else if (d->build_id_size && id_size) {
+		ok = id_size == d->build_id_size && !memcmp(id, d->build_id, id_size);
+		if (!ok)
+			*verdict = "(other build-id)";
+	} else if (by_link) {
+		ok = !file_crc(fd, &crc) && crc == d->debuglink_crc;
+		if (!ok)
+			*verdict = "(CRC mismatch)";
+	} else {
+		ok = false;
+		*verdict = "(no build-id to check)";
+	}
+	close(fd);
+	return ok;
+}
+
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+
+	if (!slash)
+		return strdup(".");
+	dir = strndup(path, (size_t)(slash - path));
+	return dir;
+}
+
+int dso__find_debug(struct symbolizer *s, struct dso *d)
+{
+	char cand[PATH_MAX], hex[41];
+	struct looked l = {0};
+	const char *verdict;
+	char *dir = NULL;
+	bool found = false;
+	size_t i, k;
+
+	/* by build-id: exact, whatever the file was called */
+	for (i = 0; i < d->build_id_size; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d->build_id[i]);
+	for (k = 0; d->build_id_size > 1 && s->debug_dirs[k] && !found; k++) {
+		snprintf(cand, sizeof(cand), "%s/.build-id/%.2s/%s.debug", s->debug_dirs[k], hex,
+			 hex + 2);
+		found = try_candidate(d, cand, false, &verdict);
+		looked_add(&l, cand, verdict);
+	}
+	/* by .gnu_debuglink: a name, in the usual places */
+	if (!found && d->has_debuglink && d->path && (dir = dir_of(d->path))) {
+		const char *const sub[] = {"", "/.debug"};
+
+		for (i = 0; i < ARRAY_SIZE(sub) && !found; i++) {
+			snprintf(cand, sizeof(cand), "%s%s/%s", dir, sub[i], d->debuglink);
+			found = try_candidate(d, cand, true, &verdict);
+			looked_add(&l, cand, verdict);
+		}
+		for (k = 0; s->debug_dirs[k] && !found; k++) {
+			snprintf(cand, sizeof(cand), "%s%s/%s", s->debug_dirs[k], dir, d->debuglink);
+			found = try_candidate(d, cand, true, &verdict);
+			looked_add(&l, cand, verdict);
+			if (!found && s->debug_dirs[k + 1]) {	/* a --debug-dir, not the default */
+				snprintf(cand, sizeof(cand), "%s/%s", s->debug_dirs[k], d->debuglink);
+				found = try_candidate(d, cand, true, &verdict);
+				looked_add(&l, cand, verdict);
+			}
+		}
+	}
+	free(dir);
+	if (l.err) {
+		free(l.buf);
+		return l.err;
+	}
+	d->looked = l.buf ? l.buf : strdup("");
+	if (found && !(d->debug_path = strdup(cand)))
+		return -ENOMEM;
+	return d->looked ? 0 : -ENOMEM;
+}

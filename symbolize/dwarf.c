@@ -1,0 +1,1028 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dwarf.c - source lines and inline chains from DWARF, through libdwarf.
+ *
+ * A DSO's DWARF is opened once and indexed by compilation unit: the CU
+ * headers and each CU DIE's address ranges are read at open, which is
+ * cheap.  A CU's line table and DIE tree are decoded only when a lookup
+ * first lands in it, into three sorted arrays:
+ *
+ *   rows      every line-table row, by address (stable: of several rows at
+ *             one address the last wins, as addr2line has it; a sequence's
+ *             end row sorts before a row starting the next one there)
+ *   scopes    each subprogram and inlined instance: its name, its parent
+ *             scope, and for an inlined one the call site
+ *   segments  the CU's code cut into pieces that each have one innermost
+ *             scope, found by a sweep over all scope ranges, so that a
+ *             lookup is a binary search even where ranges overlap oddly
+ *
+ * Input may be hostile: every libdwarf call's result is checked, recursion
+ * is bounded, and a CU that fails to decode is marked and skipped.  Every
+ * libdwarf object is freed in the function that obtained it; the strings
+ * kept are copied into the info's own interned table.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libdwarf/dwarf.h>
+#include <libdwarf/libdwarf.h>
+
+#include "symbolize/internal.h"
+
+#define NO_SCOPE     UINT32_MAX
+#define MAX_DEPTH    128	/* DIE nesting we follow; deeper is corrupt */
+#define MAX_REF_HOPS 8		/* abstract_origin/specification chains */
+
+struct dw_row {
+	u64 addr;
+	u32 file;		/* index into cu->files, or NO_SCOPE */
+	u32 line;
+	u32 column;
+	u32 seq;		/* position in the line table, for a stable sort */
+	bool end;		/* end of a sequence: no line from here */
+};
+
+struct dw_scope {
+	const char *name;	/* interned; NULL when DWARF names none */
+	u32 parent;		/* NO_SCOPE for a subprogram */
+	u32 depth;
+	u32 call_file;		/* for an inlined instance: index into cu->files */
+	u32 call_line;
+	u32 call_column;
+};
+
+struct dw_range {
+	u64 lo, hi;
+	u32 scope;
+};
+
+struct dw_seg {
+	u64 lo, hi;
+	u32 scope;
+};
+
+struct dw_cu {
+	Dwarf_Off die_off;
+	bool decoded;
+	bool failed;
+	u16 version;
+	u64 base;			/* the CU's low_pc: base for its ranges */
+	struct dw_row *rows;
+	size_t nrows;
+	struct dw_scope *scopes;
+	size_t nscopes, cap_scopes;
+	struct dw_range *ranges;	/* scope ranges, as collected */
+	size_t nranges, cap_ranges;
+	struct dw_seg *segs;
+	size_t nsegs;
+	const char **files;
+	u32 nfiles;
+	u32 line_version;
+};
+
+struct cu_span {
+	u64 lo, hi;
+	u64 max_hi;		/* max hi over this and every earlier span */
+	u32 cu;
+};
+
+struct istr {
+	UT_hash_handle hh;
+	char s[];
+};
+
+struct name_cache {
+	UT_hash_handle hh;
+	Dwarf_Off off;
+	const char *name;
+};
+
+struct dwarf_info {
+	int fd;
+	Dwarf_Debug dbg;
+	bool demangle;
+	struct dw_cu *cus;
+	size_t ncus;
+	struct cu_span *spans;
+	size_t nspans;
+	struct istr *strs;
+	struct name_cache *names;
+	char why[256];		/* the first problem met, for --stats */
+};
+
+static void note(struct dwarf_info *di, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Remember the first problem: one line is enough to say what is missing. */
+static void note(struct dwarf_info *di, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (di->why[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(di->why, sizeof(di->why), fmt, ap);
+	va_end(ap);
+}
+
+static void drop_error(struct dwarf_info *di, Dwarf_Error *err)
+{
+	if (*err) {
+		note(di, "%s", dwarf_errmsg(*err));
+		dwarf_dealloc_error(di->dbg, *err);
+		*err = NULL;
+	}
+}
+
+static const char *intern(struct dwarf_info *di, const char *s)
+{
+	struct istr *e;
+	size_t len = strlen(s);
+
+	HASH_FIND(hh, di->strs, s, len, e);
+	if (e)
+		return e->s;
+	e = malloc(sizeof(*e) + len + 1);
+	if (!e)
+		return NULL;
+	memcpy(e->s, s, len + 1);
+	HASH_ADD_KEYPTR(hh, di->strs, e->s, len, e);
+	if (!e->hh.tbl) {
+		free(e);
+		return NULL;
+	}
+	return e->s;
+}
+
+/* A function name as shown: demangled when asked and when it is mangled. */
+static const char *intern_name(struct dwarf_info *di, const char *s)
+{
+	char *dm = di->demangle ? ebs_demangle(s) : NULL;
+	const char *r = intern(di, dm ? dm : s);
+
+	free(dm);
+	return r;
+}
+
+static bool get_udata(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at, Dwarf_Unsigned *out)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Error err = NULL;
+	Dwarf_Signed sv = 0;
+	Dwarf_Half form = 0;
+	int r;
+
+	if (dwarf_attr(die, at, &attr, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return false;
+	}
+	if (dwarf_whatform(attr, &form, &err) == DW_DLV_OK && form == DW_FORM_implicit_const) {
+		/* DWARF 5's constant in the abbreviation: only formsdata reads it here */
+		r = dwarf_formsdata(attr, &sv, &err);
+		if (r == DW_DLV_OK && sv < 0)
+			r = DW_DLV_NO_ENTRY;
+		*out = (Dwarf_Unsigned)sv;
+	} else {
+		r = dwarf_formudata(attr, out, &err);
+	}
+	drop_error(di, &err);
+	dwarf_dealloc_attribute(attr);
+	return r == DW_DLV_OK;
+}
+
+/* A string attribute, interned (as a function name when is_name). */
+static const char *get_string(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at, bool is_name)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Error err = NULL;
+	const char *r = NULL;
+	char *s = NULL;
+
+	if (dwarf_attr(die, at, &attr, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return NULL;
+	}
+	/* the string lives in libdwarf's section data: copy it, never free it */
+	if (dwarf_formstring(attr, &s, &err) == DW_DLV_OK && s && *s)
+		r = is_name ? intern_name(di, s) : intern(di, s);
+	drop_error(di, &err);
+	dwarf_dealloc_attribute(attr);
+	return r;
+}
+
+/* The DIE a reference attribute points to, or NULL. */
+static Dwarf_Die get_ref(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Error err = NULL;
+	Dwarf_Die target = NULL;
+	Dwarf_Off off;
+	int r;
+
+	if (dwarf_attr(die, at, &attr, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return NULL;
+	}
+	r = dwarf_global_formref(attr, &off, &err);
+	drop_error(di, &err);
+	dwarf_dealloc_attribute(attr);
+	if (r == DW_DLV_OK && dwarf_offdie_b(di->dbg, off, 1, &target, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		target = NULL;
+	}
+	return target;
+}
+
+/*
+ * The name of a function DIE: its linkage name (the mangled one, shown
+ * demangled), else its name, else those of the DIE it is an instance or a
+ * definition of (abstract_origin, specification).  Cached by DIE offset:
+ * many inlined instances share one origin.
+ */
+static const char *die_name(struct dwarf_info *di, Dwarf_Die die, int hops)
+{
+	static const Dwarf_Half refs[] = {DW_AT_abstract_origin, DW_AT_specification};
+	struct name_cache *nc;
+	Dwarf_Error err = NULL;
+	const char *name;
+	Dwarf_Off off = 0;
+	size_t i;
+
+	if (dwarf_dieoffset(die, &off, &err) == DW_DLV_OK) {
+		HASH_FIND(hh, di->names, &off, sizeof(off), nc);
+		if (nc)
+			return nc->name;
+	}
+	drop_error(di, &err);
+	name = get_string(di, die, DW_AT_linkage_name, true);
+	if (!name)
+		name = get_string(di, die, DW_AT_MIPS_linkage_name, true);
+	if (!name)
+		name = get_string(di, die, DW_AT_name, true);
+	for (i = 0; !name && hops < MAX_REF_HOPS && i < ARRAY_SIZE(refs); i++) {
+		Dwarf_Die target = get_ref(di, die, refs[i]);
+
+		if (target) {
+			name = die_name(di, target, hops + 1);
+			dwarf_dealloc_die(target);
+		}
+	}
+	if (off && (nc = calloc(1, sizeof(*nc)))) {
+		nc->off = off;
+		nc->name = name;
+		HASH_ADD(hh, di->names, off, sizeof(nc->off), nc);
+		if (!nc->hh.tbl)
+			free(nc);
+	}
+	return name;
+}
+
+struct span_vec {
+	u64 (*v)[2];
+	size_t n, cap;
+};
+
+static int span_push(struct span_vec *sv, u64 lo, u64 hi)
+{
+	if (hi <= lo)
+		return 0;	/* empty or backwards: nothing to cover */
+	if (sv->n == sv->cap) {
+		size_t cap = sv->cap ? sv->cap * 2 : 8;
+		void *n = realloc(sv->v, cap * sizeof(*sv->v));
+
+		if (!n)
+			return -ENOMEM;
+		sv->v = n;
+		sv->cap = cap;
+	}
+	sv->v[sv->n][0] = lo;
+	sv->v[sv->n][1] = hi;
+	sv->n++;
+	return 0;
+}
+
+/* DWARF 5 DW_AT_ranges: a .debug_rnglists list, addresses cooked by libdwarf. */
+static int rnglists(struct dwarf_info *di, Dwarf_Attribute attr, struct span_vec *sv)
+{
+	Dwarf_Rnglists_Head head = NULL;
+	Dwarf_Unsigned val = 0, count = 0, global_off, i;
+	Dwarf_Error err = NULL;
+	Dwarf_Half form = 0;
+	int r, e = 0;
+
+	if (dwarf_whatform(attr, &form, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return 0;
+	}
+	r = form == DW_FORM_rnglistx ? dwarf_formudata(attr, &val, &err)
+				     : dwarf_global_formref(attr, &val, &err);
+	if (r != DW_DLV_OK ||
+	    dwarf_rnglists_get_rle_head(attr, form, val, &head, &count, &global_off, &err) !=
+		    DW_DLV_OK) {
+		drop_error(di, &err);
+		return 0;
+	}
+	for (i = 0; i < count && !e; i++) {
+		Dwarf_Unsigned raw1, raw2, lo, hi;
+		Dwarf_Bool unavailable = 0;
+		unsigned int len, code;
+
+		if (dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &raw1, &raw2,
+						      &unavailable, &lo, &hi, &err) != DW_DLV_OK) {
+			drop_error(di, &err);
+			break;
+		}
+		if (unavailable)
+			continue;
+		switch (code) {
+		case DW_RLE_startx_endx:
+		case DW_RLE_startx_length:
+		case DW_RLE_offset_pair:
+		case DW_RLE_start_end:
+		case DW_RLE_start_length:
+			e = span_push(sv, lo, hi);
+			break;
+		default:
+			break;	/* base addresses, the end */
+		}
+	}
+	dwarf_dealloc_rnglists_head(head);
+	return e;
+}
+
+/* DWARF 2-4 DW_AT_ranges: a .debug_ranges list relative to the CU base. */
+static int debug_ranges(struct dwarf_info *di, Dwarf_Die die, Dwarf_Attribute attr, u64 base,
+			struct span_vec *sv)
+{
+	Dwarf_Ranges *rs = NULL;
+	Dwarf_Signed n = 0, i;
+	Dwarf_Unsigned bytes;
+	Dwarf_Error err = NULL;
+	Dwarf_Off off, real;
+	int e = 0;
+
+	if (dwarf_global_formref(attr, &off, &err) != DW_DLV_OK ||
+	    dwarf_get_ranges_b(di->dbg, off, die, &real, &rs, &n, &bytes, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return 0;
+	}
+	for (i = 0; i < n && !e; i++) {
+		if (rs[i].dwr_type == DW_RANGES_ENTRY)
+			e = span_push(sv, base + rs[i].dwr_addr1, base + rs[i].dwr_addr2);
+		else if (rs[i].dwr_type == DW_RANGES_ADDRESS_SELECTION)
+			base = rs[i].dwr_addr2;
+		else
+			break;
+	}
+	dwarf_ranges_dealloc(di->dbg, rs, n);
+	return e;
+}
+
+/* The address ranges of a DIE: low_pc/high_pc, or DW_AT_ranges. */
+static int die_spans(struct dwarf_info *di, Dwarf_Die die, u16 version, u64 base,
+		     struct span_vec *sv)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Error err = NULL;
+	enum Dwarf_Form_Class cls;
+	Dwarf_Addr lo, hi;
+	Dwarf_Half form;
+	int e;
+
+	if (dwarf_attr(die, DW_AT_ranges, &attr, &err) == DW_DLV_OK) {
+		e = version >= 5 ? rnglists(di, attr, sv) : debug_ranges(di, die, attr, base, sv);
+		dwarf_dealloc_attribute(attr);
+		return e;
+	}
+	drop_error(di, &err);
+	if (dwarf_lowpc(die, &lo, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return 0;
+	}
+	if (dwarf_highpc_b(die, &hi, &form, &cls, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return span_push(sv, lo, lo + 1);	/* a lone address */
+	}
+	if (cls == DW_FORM_CLASS_CONSTANT)
+		hi += lo;
+	return span_push(sv, lo, hi);
+}
+
+/* ---- decoding one CU ---------------------------------------------------- */
+
+static int add_scope(struct dw_cu *cu, const struct dw_scope *sc, u32 *index)
+{
+	if (cu->nscopes >= NO_SCOPE - 1)
+		return -E2BIG;
+	if (cu->nscopes == cu->cap_scopes) {
+		size_t cap = cu->cap_scopes ? cu->cap_scopes * 2 : 64;
+		void *n = realloc(cu->scopes, cap * sizeof(*cu->scopes));
+
+		if (!n)
+			return -ENOMEM;
+		cu->scopes = n;
+		cu->cap_scopes = cap;
+	}
+	cu->scopes[cu->nscopes] = *sc;
+	*index = (u32)cu->nscopes++;
+	return 0;
+}
+
+static int add_range(struct dw_cu *cu, u64 lo, u64 hi, u32 scope)
+{
+	if (cu->nranges == cu->cap_ranges) {
+		size_t cap = cu->cap_ranges ? cu->cap_ranges * 2 : 64;
+		void *n = realloc(cu->ranges, cap * sizeof(*cu->ranges));
+
+		if (!n)
+			return -ENOMEM;
+		cu->ranges = n;
+		cu->cap_ranges = cap;
+	}
+	cu->ranges[cu->nranges++] = (struct dw_range){lo, hi, scope};
+	return 0;
+}
+
+/* A file number of the line table as an index into cu->files. */
+static u32 file_index(const struct dw_cu *cu, Dwarf_Unsigned fno)
+{
+	/* DWARF 5 numbers files from 0, earlier versions from 1 */
+	if (cu->line_version < 5) {
+		if (fno == 0)
+			return NO_SCOPE;
+		fno--;
+	}
+	return fno < cu->nfiles ? (u32)fno : NO_SCOPE;
+}
+
+/* A subprogram or inlined instance with code: a scope and its ranges. */
+static int add_code_scope(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, Dwarf_Half tag,
+			  u32 parent, u32 depth, u32 *index)
+{
+	struct span_vec sv = {0};
+	struct dw_scope sc = {0};
+	Dwarf_Unsigned v;
+	size_t i;
+	int e;
+
+	*index = NO_SCOPE;
+	e = die_spans(di, die, cu->version, cu->base, &sv);
+	if (e || !sv.n)
+		goto out;	/* a declaration or an abstract instance: no code */
+	sc.name = die_name(di, die, 0);
+	sc.parent = tag == DW_TAG_inlined_subroutine ? parent : NO_SCOPE;
+	sc.depth = depth;
+	sc.call_file = NO_SCOPE;
+	if (tag == DW_TAG_inlined_subroutine) {
+		if (get_udata(di, die, DW_AT_call_file, &v))
+			sc.call_file = file_index(cu, v);
+		if (get_udata(di, die, DW_AT_call_line, &v) && v <= UINT32_MAX)
+			sc.call_line = (u32)v;
+		if (get_udata(di, die, DW_AT_call_column, &v) && v <= UINT32_MAX)
+			sc.call_column = (u32)v;
+	}
+	e = add_scope(cu, &sc, index);
+	for (i = 0; !e && i < sv.n; i++)
+		e = add_range(cu, sv.v[i][0], sv.v[i][1], *index);
+out:
+	free(sv.v);
+	return e;
+}
+
+/*
+ * Walk the children of die.  parent is the scope code inside them belongs
+ * to (NO_SCOPE outside any function), depth its nesting.
+ */
+static int walk(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 parent, u32 depth,
+		int level)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Die child = NULL, next;
+	int r, e = 0;
+
+	if (level > MAX_DEPTH) {
+		note(di, "DIEs nested deeper than %d", MAX_DEPTH);
+		return 0;
+	}
+	r = dwarf_child(die, &child, &err);
+	drop_error(di, &err);
+	while (r == DW_DLV_OK && !e) {
+		Dwarf_Half tag = 0;
+		u32 scope;
+
+		if (dwarf_tag(child, &tag, &err) != DW_DLV_OK)
+			drop_error(di, &err);
+		switch (tag) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+			/* an inlined instance outside any function is corrupt */
+			if (tag == DW_TAG_inlined_subroutine && parent == NO_SCOPE)
+				break;
+			e = add_code_scope(di, cu, child, tag,  parent,
+					   tag == DW_TAG_subprogram ? 0 : depth + 1, &scope);
+			if (!e && scope != NO_SCOPE)
+				e = walk(di, cu, child, scope, cu->scopes[scope].depth, level + 1);
+			break;
+		case DW_TAG_lexical_block:
+		case DW_TAG_namespace:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+		case DW_TAG_module:
+			e = walk(di, cu, child, parent, depth, level + 1);
+			break;
+		default:
+			break;
+		}
+		r = dwarf_siblingof_b(di->dbg, child, 1, &next, &err);
+		drop_error(di, &err);
+		dwarf_dealloc_die(child);
+		child = next;
+	}
+	return e;
+}
+
+static int row_cmp(const void *pa, const void *pb)
+{
+	const struct dw_row *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->end != b->end)
+		return a->end ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_die)
+{
+	Dwarf_Line_Context ctx = NULL;
+	Dwarf_Unsigned version = 0;
+	Dwarf_Small tables = 0;
+	Dwarf_Error err = NULL;
+	Dwarf_Line *lines = NULL;
+	Dwarf_Signed n = 0, nf = 0, i;
+	char **files = NULL;
+	int e = 0;
+
+	if (dwarf_srclines_b(cu_die, &version, &tables, &ctx, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return 0;	/* no line table: scopes only */
+	}
+	cu->line_version = (u32)version;
+	if (dwarf_srcfiles(cu_die, &files, &nf, &err) == DW_DLV_OK && nf > 0) {
+		cu->files = calloc((size_t)nf, sizeof(*cu->files));
+		if (!cu->files)
+			e = -ENOMEM;
+		for (i = 0; i < nf; i++) {
+			if (cu->files && files[i])
+				cu->files[i] = intern(di, files[i]);
+			dwarf_dealloc(di->dbg, files[i], DW_DLA_STRING);
+		}
+		dwarf_dealloc(di->dbg, files, DW_DLA_LIST);
+		if (cu->files)
+			cu->nfiles = (u32)nf;
+	}
+	drop_error(di, &err);
+	if (!e && dwarf_srclines_from_linecontext(ctx, &lines, &n, &err) == DW_DLV_OK && n > 0) {
+		cu->rows = calloc((size_t)n, sizeof(*cu->rows));
+		if (!cu->rows)
+			e = -ENOMEM;
+		for (i = 0; cu->rows && i < n; i++) {
+			struct dw_row *row = &cu->rows[cu->nrows];
+			Dwarf_Unsigned line = 0, col = 0, fno = 0;
+			Dwarf_Bool end = 0;
+			Dwarf_Addr addr;
+
+			if (dwarf_lineaddr(lines[i], &addr, &err) != DW_DLV_OK) {
+				drop_error(di, &err);
+				continue;
+			}
+			dwarf_lineno(lines[i], &line, &err);
+			drop_error(di, &err);
+			dwarf_lineoff_b(lines[i], &col, &err);
+			drop_error(di, &err);
+			dwarf_line_srcfileno(lines[i], &fno, &err);
+			drop_error(di, &err);
+			dwarf_lineendsequence(lines[i], &end, &err);
+			drop_error(di, &err);
+			row->addr = addr;
+			row->line = line <= UINT32_MAX ? (u32)line : 0;
+			row->column = col <= UINT32_MAX ? (u32)col : 0;
+			row->file = file_index(cu, fno);
+			row->seq = (u32)i;
+			row->end = end;
+			cu->nrows++;
+		}
+		if (cu->rows)
+			qsort(cu->rows, cu->nrows, sizeof(*cu->rows), row_cmp);
+	}
+	drop_error(di, &err);
+	dwarf_srclines_dealloc_b(ctx);
+	return e;
+}
+
+/*
+ * Cut the CU's code into segments of one innermost scope: sweep the range
+ * boundaries in order, keeping the ranges open at each point; the deepest
+ * open one (the first in DIE order, on a tie) owns the segment up to the
+ * next boundary.  Robust to ranges that do not nest as they should.
+ */
+struct bound {
+	u64 addr;
+	u32 range;
+	bool open;
+};
+
+static int bound_cmp(const void *pa, const void *pb)
+{
+	const struct bound *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->open != b->open)
+		return a->open ? 1 : -1;	/* close before open at one address */
+	return a->range < b->range ? -1 : a->range > b->range;
+}
+
+static int build_segments(struct dw_cu *cu)
+{
+	struct bound *b;
+	u32 *open = NULL;
+	size_t nb = 2 * cu->nranges, nopen = 0, i, j;
+	int e = 0;
+
+	if (!cu->nranges)
+		return 0;
+	b = malloc(nb * sizeof(*b));
+	open = malloc(cu->nranges * sizeof(*open));
+	cu->segs = malloc(nb * sizeof(*cu->segs));
+	if (!b || !open || !cu->segs) {
+		e = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < cu->nranges; i++) {
+		b[2 * i] = (struct bound){cu->ranges[i].lo, (u32)i, true};
+		b[2 * i + 1] = (struct bound){cu->ranges[i].hi, (u32)i, false};
+	}
+	qsort(b, nb, sizeof(*b), bound_cmp);
+	for (i = 0; i < nb; i++) {
+		u32 best = NO_SCOPE, best_depth = 0;
+
+		if (b[i].open) {
+			open[nopen++] = b[i].range;
+		} else {
+			for (j = 0; j < nopen; j++)
+				if (open[j] == b[i].range) {
+					open[j] = open[--nopen];
+					break;
+				}
+		}
+		if (i + 1 < nb && b[i + 1].addr == b[i].addr)
+			continue;	/* settle every boundary at this address first */
+		for (j = 0; j < nopen; j++) {
+			const struct dw_range *r = &cu->ranges[open[j]];
+			u32 d = cu->scopes[r->scope].depth;
+
+			/* of equally deep scopes, the first in DIE order, as elfutils */
+			if (best == NO_SCOPE || d > best_depth ||
+			    (d == best_depth && r->scope < cu->ranges[best].scope)) {
+				best = open[j];
+				best_depth = d;
+			}
+		}
+		if (best == NO_SCOPE || i + 1 == nb)
+			continue;
+		if (cu->nsegs && cu->segs[cu->nsegs - 1].hi == b[i].addr &&
+		    cu->segs[cu->nsegs - 1].scope == cu->ranges[best].scope) {
+			cu->segs[cu->nsegs - 1].hi = b[i + 1].addr;
+			continue;
+		}
+		cu->segs[cu->nsegs++] = (struct dw_seg){b[i].addr, b[i + 1].addr,
+							cu->ranges[best].scope};
+	}
+out:
+	free(b);
+	free(open);
+	return e;
+}
+
+static void cu_clear(struct dw_cu *cu)
+{
+	free(cu->rows);
+	free(cu->scopes);
+	free(cu->ranges);
+	free(cu->segs);
+	free(cu->files);
+	cu->rows = NULL;
+	cu->scopes = NULL;
+	cu->ranges = NULL;
+	cu->segs = NULL;
+	cu->files = NULL;
+	cu->nrows = cu->nscopes = cu->nranges = cu->nsegs = 0;
+	cu->cap_scopes = cu->cap_ranges = 0;
+	cu->nfiles = 0;
+}
+
+static void decode_cu(struct dwarf_info *di, struct dw_cu *cu)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Die die;
+	int e;
+
+	cu->decoded = true;
+	if (dwarf_offdie_b(di->dbg, cu->die_off, 1, &die, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		cu->failed = true;
+		return;
+	}
+	e = decode_lines(di, cu, die);
+	if (!e)
+		e = walk(di, cu, die, NO_SCOPE, 0, 0);
+	if (!e)
+		e = build_segments(cu);
+	dwarf_dealloc_die(die);
+	/* the collected ranges served the sweep; segments replace them */
+	free(cu->ranges);
+	cu->ranges = NULL;
+	cu->nranges = cu->cap_ranges = 0;
+	if (e) {
+		note(di, "out of memory decoding a compilation unit");
+		cu_clear(cu);
+		cu->failed = true;
+	}
+}
+
+/* ---- the CU index --------------------------------------------------------- */
+
+static int span_cmp(const void *pa, const void *pb)
+{
+	const struct cu_span *a = pa, *b = pb;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->cu < b->cu ? -1 : a->cu > b->cu;
+}
+
+/* Read every CU header and its DIE's ranges. */
+static int build_index(struct dwarf_info *di)
+{
+	struct span_vec sv = {0};
+	size_t cap = 0, scap = 0, i;
+	int e = 0;
+
+	for (;;) {
+		Dwarf_Unsigned hlen, abbrev, next, tsoff;
+		Dwarf_Half ver, asz, osz, xsz, utype;
+		Dwarf_Sig8 sig;
+		Dwarf_Error err = NULL;
+		Dwarf_Die die = NULL;
+		Dwarf_Addr lo = 0;
+		struct dw_cu *cu;
+		int r;
+
+		r = dwarf_next_cu_header_d(di->dbg, 1, &hlen, &ver, &abbrev, &asz, &osz, &xsz, &sig,
+					   &tsoff, &next, &utype, &err);
+		if (r != DW_DLV_OK) {
+			drop_error(di, &err);
+			break;
+		}
+		if (dwarf_siblingof_b(di->dbg, NULL, 1, &die, &err) != DW_DLV_OK) {
+			drop_error(di, &err);
+			continue;
+		}
+		if (di->ncus == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			void *n = realloc(di->cus, ncap * sizeof(*di->cus));
+
+			if (!n) {
+				dwarf_dealloc_die(die);
+				e = -ENOMEM;
+				break;
+			}
+			di->cus = n;
+			cap = ncap;
+		}
+		cu = &di->cus[di->ncus];
+		memset(cu, 0, sizeof(*cu));
+		cu->version = ver;
+		if (dwarf_dieoffset(die, &cu->die_off, &err) != DW_DLV_OK) {
+			drop_error(di, &err);
+			dwarf_dealloc_die(die);
+			continue;
+		}
+		if (dwarf_lowpc(die, &lo, &err) == DW_DLV_OK)
+			cu->base = lo;
+		drop_error(di, &err);
+		sv.n = 0;
+		e = die_spans(di, die, ver, cu->base, &sv);
+		dwarf_dealloc_die(die);
+		if (e)
+			break;
+		for (i = 0; i < sv.n; i++) {
+			if (di->nspans == scap) {
+				size_t ncap = scap ? scap * 2 : 16;
+				void *n = realloc(di->spans, ncap * sizeof(*di->spans));
+
+				if (!n) {
+					e = -ENOMEM;
+					break;
+				}
+				di->spans = n;
+				scap = ncap;
+			}
+			di->spans[di->nspans++] = (struct cu_span){sv.v[i][0], sv.v[i][1], 0,
+								   (u32)di->ncus};
+		}
+		if (e)
+			break;
+		di->ncus++;
+	}
+	free(sv.v);
+	if (e)
+		return e;
+	qsort(di->spans, di->nspans, sizeof(*di->spans), span_cmp);
+	for (i = 0; i < di->nspans; i++)
+		di->spans[i].max_hi = i && di->spans[i - 1].max_hi > di->spans[i].hi
+					      ? di->spans[i - 1].max_hi
+					      : di->spans[i].hi;
+	return 0;
+}
+
+/* The CU whose ranges cover addr (the last to start, where several do). */
+static struct dw_cu *cu_of(struct dwarf_info *di, u64 addr)
+{
+	size_t lo = 0, hi = di->nspans, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (di->spans[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i-- > 0;) {
+		if (addr < di->spans[i].hi)
+			return &di->cus[di->spans[i].cu];
+		if (di->spans[i].max_hi <= addr)
+			break;
+	}
+	return NULL;
+}
+
+struct dwarf_info *dwarf_info__open(const char *path, bool demangle, char *why, size_t why_len)
+{
+	struct dwarf_info *di = calloc(1, sizeof(*di));
+	Dwarf_Error err = NULL;
+	int r;
+
+	if (!di) {
+		snprintf(why, why_len, "out of memory");
+		return NULL;
+	}
+	di->demangle = demangle;
+	di->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (di->fd < 0) {
+		snprintf(why, why_len, "%s", strerror(errno));
+		free(di);
+		return NULL;
+	}
+	r = dwarf_init_b(di->fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &di->dbg, &err);
+	if (r != DW_DLV_OK) {
+		snprintf(why, why_len, "%s",
+			 r == DW_DLV_ERROR ? dwarf_errmsg(err) : "no DWARF debug information");
+		if (err)
+			dwarf_dealloc_error(NULL, err);
+		close(di->fd);
+		free(di);
+		return NULL;
+	}
+	if (build_index(di)) {
+		snprintf(why, why_len, "out of memory");
+		dwarf_info__free(di);
+		return NULL;
+	}
+	if (!di->nspans) {
+		snprintf(why, why_len, "%s", di->why[0] ? di->why : "no compilation unit with code");
+		dwarf_info__free(di);
+		return NULL;
+	}
+	return di;
+}
+
+void dwarf_info__free(struct dwarf_info *di)
+{
+	struct istr *s, *ts;
+	struct name_cache *n, *tn;
+	Dwarf_Error err = NULL;
+	size_t i;
+
+	if (!di)
+		return;
+	for (i = 0; i < di->ncus; i++)
+		cu_clear(&di->cus[i]);
+	free(di->cus);
+	free(di->spans);
+	if (di->dbg)
+		dwarf_finish(di->dbg, &err);
+	if (di->fd >= 0)
+		close(di->fd);
+	HASH_ITER(hh, di->names, n, tn) {
+		HASH_DEL(di->names, n);
+		free(n);
+	}
+	HASH_ITER(hh, di->strs, s, ts) {
+		HASH_DEL(di->strs, s);
+		free(s);
+	}
+	free(di);
+}
+
+const char *dwarf_info__problem(const struct dwarf_info *di)
+{
+	return di->why[0] ? di->why : NULL;
+}
+
+static const struct dw_row *row_of(const struct dw_cu *cu, u64 addr)
+{
+	size_t lo = 0, hi = cu->nrows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cu->rows[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || cu->rows[lo - 1].end)
+		return NULL;
+	return &cu->rows[lo - 1];
+}
+
+static u32 scope_of(const struct dw_cu *cu, u64 addr)
+{
+	size_t lo = 0, hi = cu->nsegs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cu->segs[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= cu->segs[lo - 1].hi)
+		return NO_SCOPE;
+	return cu->segs[lo - 1].scope;
+}
+
+static const char *file_name(const struct dw_cu *cu, u32 f)
+{
+	return f < cu->nfiles ? cu->files[f] : NULL;
+}
+
+int dwarf_info__lookup(struct dwarf_info *di, u64 addr, struct sym_frame *frames,
+		       unsigned int max_frames)
+{
+	const struct dw_row *row;
+	struct dw_cu *cu = cu_of(di, addr);
+	unsigned int n = 0;
+	u32 sc;
+
+	if (!cu || !max_frames)
+		return 0;
+	if (!cu->decoded)
+		decode_cu(di, cu);
+	if (cu->failed)
+		return 0;
+	row = row_of(cu, addr);
+	sc = scope_of(cu, addr);
+	if (!row && sc == NO_SCOPE)
+		return 0;
+	/* innermost: the line table's location, in the innermost scope's function */
+	memset(&frames[0], 0, sizeof(frames[0]));
+	if (row && row->line) {	/* line 0: code the compiler made up, no source line */
+		frames[0].file = file_name(cu, row->file);
+		frames[0].line = row->line;
+		frames[0].column = row->column;
+	}
+	frames[0].function = sc != NO_SCOPE ? cu->scopes[sc].name : NULL;
+	n = 1;
+	/* outwards: each caller, at the call site of the scope inlined into it */
+	while (sc != NO_SCOPE && cu->scopes[sc].parent != NO_SCOPE && n < max_frames) {
+		const struct dw_scope *child = &cu->scopes[sc];
+
+		sc = child->parent;
+		frames[n].function = cu->scopes[sc].name;
+		frames[n].file = file_name(cu, child->call_file);
+		frames[n].line = child->call_line;
+		frames[n].column = child->call_column;
+		n++;
+	}
+	return (int)n;
+}

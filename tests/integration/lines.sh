@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# lines.sh - symbolization as ebs report uses it: --sort line finds the known
+# hot source lines (looked up by their /* HOT */ markers, never by number),
+# inlined code counts at the inlined function's own line, --stats says per
+# DSO what got a function and a line and where debug information came from,
+# a stripped program's separate debug file (--debug-dir), JIT code through
+# perf-PID.map, and the symbol table's alias and PLT rules.
+. "$(dirname "$0")/../lib.sh"
+
+SRC="$TOP/tests/workloads/hotline.c"
+hot=$(grep -n '/\* HOT \*/' "$SRC" | cut -d: -f1)
+inl=$(grep -n '/\* INLINE-HOT \*/' "$SRC" | cut -d: -f1)
+
+record hl.data -e cpu-clock -F 2000 "$WORKLOADS/hotline" 0.5
+"$EBS" report -i hl.data --sort line --json >hl.json
+check "--sort line: the HOT line ($hot) is the first row" \
+	[ "$(json hl.json "'%s:%s' % (j['rows'][0]['file'], j['rows'][0]['line'])")" = "$SRC:$hot" ]
+check "--sort line: the HOT line is in hot_loop" [ "$(json hl.json "j['rows'][0]['function']")" = hot_loop ]
+check "--sort line: the INLINE-HOT line ($inl) is counted in inl_helper" \
+	[ "$(json hl.json "[r['function'] for r in j['rows'] if r['line'] == $inl and r['file'] == '$SRC'][0]")" = inl_helper ]
+# perf measured ~57% HOT, ~25% INLINE-HOT; demand a clear majority and a clear share
+check "--sort line: HOT has >= 40% of the samples" [ "$(json hl.json "j['rows'][0]['percent'] >= 40")" = 1 ]
+check "--sort line: INLINE-HOT has >= 10%" \
+	[ "$(json hl.json "sum(r['percent'] for r in j['rows'] if r['line'] == $inl) >= 10")" = 1 ]
+check "--sort line: JSON rows have file and line" [ "$(json hl.json "j['sort'] == 'line' and all('file' in r and 'line' in r for r in j['rows'])")" = 1 ]
+check "--sort line: kernel rows have no line (null)" \
+	[ "$(json hl.json "all(r['line'] is None for r in j['rows'] if r['dso'] == '[kernel]')")" = 1 ]
+"$EBS" report -i hl.data --sort line --top 3 >hl.txt
+check "--sort line text: FILE:LINE then the function" grep -qE "^ +[0-9]+ +[0-9.]+%  $SRC:$hot +hot_loop +hotline$" hl.txt
+
+# --stats: coverage and where DWARF came from
+"$EBS" report -i hl.data --stats >stats.txt
+check "--stats: hotline 100% function, 100% line" grep -qE "^ +[0-9]+ +100\.0% +100\.0%  $WORKLOADS/hotline$" stats.txt
+check "--stats: hotline's DWARF is in the file itself" grep -q "DWARF from $WORKLOADS/hotline$" stats.txt
+"$EBS" report -i hl.data --stats --json >stats.json
+check "--stats --json: per-DSO entries" [ "$(json stats.json "[s['with_line'] == s['samples'] for s in j['stats'] if s['dso'].endswith('/hotline')][0]")" = 1 ]
+
+# A stripped program whose debug information is in a separate directory.
+cp "$WORKLOADS/hotline" stripped
+objcopy --only-keep-debug stripped stripped.debug
+strip --strip-all stripped
+bid=$(readelf -n stripped | sed -n 's/.*Build ID: //p')
+mkdir -p dbg/.build-id/${bid:0:2}
+mv stripped.debug dbg/.build-id/${bid:0:2}/${bid:2}.debug
+record st.data -e cpu-clock -F 2000 ./stripped 0.3
+"$EBS" report -i st.data --sort line --json >st-none.json 2>/dev/null
+check "stripped, no --debug-dir: no lines" [ "$(json st-none.json "all(r['line'] is None for r in j['rows'] if r['dso'] == 'stripped')")" = 1 ]
+"$EBS" report -i st.data --stats >st-none.txt 2>/dev/null
+check "stripped, no --debug-dir: --stats says where it looked" \
+	grep -q "no debug information; looked in /usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug" st-none.txt
+"$EBS" report -i st.data --sort line --json --debug-dir "$TMP/dbg" >st.json
+check "stripped + --debug-dir: the HOT line first" [ "$(json st.json "j['rows'][0]['line']")" = "$hot" ]
+"$EBS" report -i st.data --json --debug-dir "$TMP/dbg" >stf.json
+check "stripped + --debug-dir: hot_loop named (from the debug file's symbol table)" \
+	[ "$(json stf.json "j['rows'][0]['function']")" = hot_loop ]
+
+# JIT code named through /tmp/perf-PID.map.
+jpid=$("$EBS" record -q -e cpu-clock -F 2000 -o jit.data "$WORKLOADS/jit" 0.3 2>/dev/null)
+"$EBS" report -i jit.data --json >jit.json
+rm -f "/tmp/perf-$jpid.map"
+check "JIT: jit_spin named from perf-$jpid.map" [ "$(json jit.json "j['rows'][0]['function'] + ' ' + j['rows'][0]['dso']")" = "jit_spin perf-$jpid.map" ]
+"$EBS" report -i jit.data --json >jit2.json 2>/dev/null
+check "JIT: without the map file, an [unknown] row of //anon" \
+	[ "$(json jit2.json "j['rows'][0]['function'].startswith('[unknown] //anon')")" = 1 ]
+
+# Symbol tables: aliases (global, non-weak, shortest name wins), PLT entries.
+cat >alias.c <<'C'
+#include <stdio.h>
+int real_impl(int x) { return x * 3 + 1; }
+int alias_longer_name(int) __attribute__((alias("real_impl")));
+int wk(int) __attribute__((weak, alias("real_impl")));
+static int lcl(int) __attribute__((alias("real_impl"), used));
+int main(int argc, char **argv) { (void)argv; return puts("x") + real_impl(argc) > 0 ? 0 : 1; }
+C
+gcc -O1 -o alias alias.c
+addr=$(nm alias | awk '$3 == "real_impl" {print $1}')
+check "aliases: the global, non-weak, shortest name" [ "$("$EBS" addr2line -e alias "$addr")" = "real_impl at ??:0" ]
+plt=$(objdump -d alias | sed -n 's/^0*\([0-9a-f]*\) <puts@plt>:$/\1/p')
+check "PLT: puts@plt" [ "$("$EBS" addr2line -e alias "$plt")" = "puts@plt at ??:0" ]

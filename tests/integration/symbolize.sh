@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# symbolize.sh - ebs's symbolizer against elfutils and binutils over every
+# instruction address of fixtures compiled here: gcc DWARF 5 and 4, PIE and
+# not, compressed debug sections, clang, C++, a shared library; separate
+# debug files found by .gnu_debuglink and by build-id; no debug info at all;
+# and corrupt ELF and DWARF input.
+. "$(dirname "$0")/../lib.sh"
+
+S="$TOP/tests/symbolize"
+G() {	# NAME BIN [golden.py options]
+	local name=$1
+	shift
+	python3 "$S/golden.py" "$T: $name" "$@" --ebs "$EBS"
+}
+
+if ! command -v eu-addr2line >/dev/null || ! command -v addr2line >/dev/null; then
+	skip "all" "eu-addr2line (elfutils) and addr2line (binutils) are needed; scripts/deps.sh installs them"
+	exit 0
+fi
+
+CFLAGS="-O2 -I$S"
+gcc $CFLAGS -g -fPIC -shared -o libfix.so "$S/fix_lib.c" || fail "build libfix.so" "gcc failed"
+# build NAME COMPILER FLAGS...: the fixture program, linked with libfix.so
+build() {
+	local name=$1 cc=$2
+	shift 2
+	$cc $CFLAGS "$@" -o "$name" "$S/fix_main.c" "$S/fix_util.c" -L. -lfix -Wl,-rpath,'$ORIGIN' ||
+		fail "build $name" "$cc $* failed"
+}
+build d5 gcc -g
+build d4-nopie gcc -gdwarf-4 -fno-pie -no-pie
+build gz gcc -g -gz=zlib
+build nodebug gcc
+check "gz has compressed debug sections" bash -c "readelf -SW gz | grep -E ' \.debug_info .* [A-Z]*C[A-Z]* ' >/dev/null"
+
+for b in d5 d4-nopie gz libfix.so; do
+	G "$b" "$b"
+done
+G "no debug info (names, no lines)" nodebug
+if command -v clang >/dev/null; then
+	build clang clang -g
+	G "clang" clang
+	clang $CFLAGS -gdwarf-4 -o clang4 "$S/fix_main.c" "$S/fix_util.c" -L. -lfix -Wl,-rpath,'$ORIGIN'
+	G "clang DWARF 4" clang4
+else
+	skip "clang" "clang is not installed"
+fi
+if command -v g++ >/dev/null; then
+	g++ -O2 -g -o cpp "$S/fix_cpp.cpp" || fail "build cpp" "g++ failed"
+	G "C++" cpp
+	g++ -O2 -g -gdwarf-4 -fno-pie -no-pie -o cpp4 "$S/fix_cpp.cpp"
+	G "C++ DWARF 4 non-PIE" cpp4
+else
+	skip "C++" "g++ is not installed"
+fi
+
+# Separate debug files: stripped copies resolve exactly like d5.
+debug_copy() {	# NAME: NAME stripped, NAME.debug its debug info
+	cp d5 "$1"
+	objcopy --only-keep-debug "$1" "$1.debug"
+	strip --strip-all "$1"
+}
+debug_copy link
+objcopy --add-gnu-debuglink=link.debug link
+G "stripped + debuglink beside it = unstripped" link --oracle ebs --ref d5 --symbols d5
+mkdir -p sub/.debug
+debug_copy sub/dot
+objcopy --add-gnu-debuglink=sub/dot.debug sub/dot
+mv sub/dot.debug sub/.debug/
+G "stripped + debuglink in .debug/ = unstripped" sub/dot --oracle ebs --ref d5 --symbols d5
+debug_copy bid
+bid=$(readelf -n bid | sed -n 's/.*Build ID: //p')
+mkdir -p dbg/.build-id/${bid:0:2}
+mv bid.debug "dbg/.build-id/${bid:0:2}/${bid:2}.debug"
+G "stripped + build-id dir (--debug-dir) = unstripped" bid --oracle ebs --ref d5 --symbols d5 --debug-dir "$TMP/dbg"
+debug_copy zlink
+objcopy --compress-debug-sections=zlib zlink.debug
+objcopy --add-gnu-debuglink=zlink.debug zlink
+G "stripped + compressed debug file = unstripped" zlink --oracle ebs --ref d5 --symbols d5
+debug_copy wrong
+objcopy --add-gnu-debuglink=wrong.debug wrong
+cp nodebug wrong.debug	# same name, wrong file: refused by CRC/build-id
+"$EBS" addr2line -e wrong "$(nm d5 | awk '$3 == "main" {print $1}')" >wrong.out 2>wrong.err
+check "a debug file that does not match is refused" grep -q '^?? at ??:0$' wrong.out
+
+# Missing debug info: names from the symbol table, lines reported missing.
+strip --strip-debug -o nolines d5
+main=$(nm d5 | awk '$3 == "static_fn" {print $1}')
+"$EBS" addr2line -e nolines "$main" >nolines.out 2>nolines.err
+check "no debug info: the symbol table's name, no line" grep -qx 'static_fn at ??:0' nolines.out
+
+# Corrupt input: one warning naming the file, no crash, exit 0.
+corrupt() {	# NAME: run ebs addr2line on NAME, expect a warning and an answer
+	"$EBS" addr2line -e "$1" "$main" >"$1.out" 2>"$1.err"
+	local rc=$?
+	check "corrupt $1: exit 0 (got $rc), one answer" [ "$rc" -eq 0 -a "$(wc -l <"$1.out")" -ge 1 ]
+	check "corrupt $1: a warning naming the file" grep -q "warning: .*$1" "$1.err"
+}
+head -c 3000 d5 >truncated
+corrupt truncated
+python3 - d5 <<'PY'
+import struct, sys, random
+b = bytearray(open(sys.argv[1], 'rb').read())
+shoff = struct.unpack_from('<Q', b, 0x28)[0]
+rnd = random.Random(7)
+for i in range(shoff, len(b)):
+    b[i] = rnd.randrange(256)
+open('badshdr', 'wb').write(b)
+# .debug_line's first unit claims to run far past its section
+b = bytearray(open(sys.argv[1], 'rb').read())
+shnum, shstrndx = struct.unpack_from('<HH', b, 0x3c)
+def sh(i):
+    return struct.unpack_from('<IIQQQQIIQQ', b, shoff + 64 * i)
+stroff = sh(shstrndx)[4]
+for i in range(shnum):
+    s = sh(i)
+    name = b[stroff + s[0]:b.index(0, stroff + s[0])].decode()
+    if name == '.debug_line':
+        struct.pack_into('<I', b, s[4], 0x7ffffff0)
+    if name == '.debug_info':
+        struct.pack_into('<I', b, s[4] + 64, 0xdeadbeef)	# garbage inside the first unit
+open('badline', 'wb').write(b)
+PY
+"$EBS" addr2line -e badshdr "$main" >badshdr.out 2>badshdr.err
+check "corrupt section headers: exit 0, an answer" [ $? -eq 0 -a -s badshdr.out ]
+corrupt badline
+check "corrupt DWARF: the symbol table still names the function" grep -q '^static_fn at' badline.out

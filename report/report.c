@@ -19,15 +19,30 @@
 #include "report/machine.h"
 #include "report/report.h"
 
+/*
+ * What a row is keyed by.  The strings are the symbolizer's, which keeps
+ * them (and hands out the same pointer for the same name of the same DSO)
+ * until it is freed: comparing pointers is exact and needs no strlen per
+ * sample.  An address no symbol covers has function NULL and its address.
+ */
+struct row_key {
+	const char *function;	/* NULL: unknown, see addr; "" when sorting by dso */
+	const char *dso;
+	const char *file;	/* sorting by line: NULL when unknown */
+	u64 addr;		/* function NULL: the address in the DSO (or the ip) */
+	u32 line;
+	u32 pad;
+};
+
 struct row {
 	UT_hash_handle hh;
+	struct row_key key;
 	u64 samples[EBS_MAX_EVENTS];
-	const char *function;	/* in key; "" when sorting by dso */
+	const char *function;	/* as shown: key.function, or text below */
 	const char *dso;
-	const char *file;	/* NULL unless sorting by line; NULL when unknown */
+	const char *file;	/* NULL unless sorting by line; "" when unknown */
 	u32 line;
-	size_t key_len;
-	char key[];		/* "function\0dso\0file\0" then u32 line */
+	char text[];		/* "[unknown] DSO+0xADDR" for an unknown function */
 };
 
 /* Per DSO: what symbolization found, for --stats. */
@@ -48,48 +63,33 @@ struct report {
 	u64 total[EBS_MAX_EVENTS];
 };
 
-/* Count one sample of event into the row of (function, dso, file, line). */
-static int add_row(struct report *r, const char *function, const char *dso, const char *file,
-		   u32 line, u16 event)
+/* Count one sample of event into the row of k (zero-filled but for its fields). */
+static int add_row(struct report *r, const struct row_key *k, u16 event)
 {
-	size_t flen = strlen(function), dlen = strlen(dso), slen = file ? strlen(file) + 1 : 0;
-	size_t klen = flen + 1 + dlen + 1 + slen + sizeof(line);
-	char stack_key[1024], *key = stack_key, *p;
+	char text[512] = "";
 	struct row *row;
 
-	if (klen > sizeof(stack_key)) {
-		key = malloc(klen);
-		if (!key)
-			return -ENOMEM;
-	}
-	p = key;
-	memcpy(p, function, flen + 1);
-	p += flen + 1;
-	memcpy(p, dso, dlen + 1);
-	p += dlen + 1;
-	if (file) {
-		memcpy(p, file, slen);
-		p += slen;
-	}
-	memcpy(p, &line, sizeof(line));
-	HASH_FIND(hh, r->rows, key, klen, row);
+	HASH_FIND(hh, r->rows, k, sizeof(*k), row);
 	if (!row) {
-		row = calloc(1, sizeof(*row) + klen);
-		if (!row) {
-			if (key != stack_key)
-				free(key);
-			return -ENOMEM;
+		if (!k->function) {
+			if (strcmp(k->dso, "[unknown]"))
+				snprintf(text, sizeof(text), "[unknown] %s+0x%llx", k->dso,
+					 (unsigned long long)k->addr);
+			else
+				snprintf(text, sizeof(text), "[unknown] 0x%llx",
+					 (unsigned long long)k->addr);
 		}
-		memcpy(row->key, key, klen);
-		row->key_len = klen;
-		row->function = row->key;
-		row->dso = row->key + flen + 1;
-		row->file = file ? row->dso + dlen + 1 : NULL;
-		row->line = line;
-		HASH_ADD(hh, r->rows, key[0], klen, row);
+		row = calloc(1, sizeof(*row) + strlen(text) + 1);
+		if (!row)
+			return -ENOMEM;
+		row->key = *k;
+		strcpy(row->text, text);
+		row->function = k->function ? k->function : row->text;
+		row->dso = k->dso;
+		row->file = r->opts->sort == SORT_LINE ? (k->file ? k->file : "") : NULL;
+		row->line = k->line;
+		HASH_ADD(hh, r->rows, key, sizeof(row->key), row);
 	}
-	if (key != stack_key)
-		free(key);
 	row->samples[event]++;
 	r->total[event]++;
 	return 0;
@@ -129,8 +129,7 @@ static int account(struct report *r, const struct ebs_rec_sample *s)
 	struct sym_result res = {0};
 	const struct machine_map *map = NULL;
 	u16 mode = s->hdr.misc & EBS_CPUMODE_MASK;
-	const char *function, *dso;
-	char unknown[512];
+	struct row_key k;
 
 	if (mode == EBS_CPUMODE_KERNEL || mode == EBS_CPUMODE_GUEST_KERNEL) {
 		symbolizer__lookup_kernel(r->sym, s->ip, &res);
@@ -139,28 +138,27 @@ static int account(struct report *r, const struct ebs_rec_sample *s)
 		if (map && symbolizer__lookup(r->sym, &map->sym, s->ip, &res) == -ENOMEM)
 			return -ENOMEM;
 	}
-	dso = res.dso ? res.dso : "[unknown]";
-	if (r->opts->stats && add_stat(r, res.dso_path ? res.dso_path : dso, &res))
+	memset(&k, 0, sizeof(k));
+	k.dso = res.dso ? res.dso : "[unknown]";
+	if (r->opts->stats && add_stat(r, res.dso_path ? res.dso_path : k.dso, &res))
 		return -ENOMEM;
-	if (r->opts->sort == SORT_DSO)
-		return add_row(r, "", dso, NULL, 0, s->event);
-	if (res.function) {
-		function = res.function;
-	} else if (res.dso) {
-		snprintf(unknown, sizeof(unknown), "[unknown] %s+0x%llx", res.dso,
-			 (unsigned long long)res.dso_addr);
-		function = unknown;
-	} else {
-		snprintf(unknown, sizeof(unknown), "[unknown] 0x%llx", (unsigned long long)s->ip);
-		function = unknown;
+	if (r->opts->sort == SORT_DSO) {
+		k.function = "";
+		return add_row(r, &k, s->event);
 	}
+	k.function = res.function;
+	if (!res.function)
+		k.addr = res.dso ? res.dso_addr : s->ip;
 	if (r->opts->sort == SORT_LINE) {
 		/* the innermost source line, in the function whose line it is */
-		if (res.nr_frames && res.frames[0].function)
-			function = res.frames[0].function;
-		return add_row(r, function, dso, res.file ? res.file : "", res.line, s->event);
+		if (res.nr_frames && res.frames[0].function) {
+			k.function = res.frames[0].function;
+			k.addr = 0;
+		}
+		k.file = res.file;
+		k.line = res.line;
 	}
-	return add_row(r, function, dso, NULL, 0, s->event);
+	return add_row(r, &k, s->event);
 }
 
 static int load(struct report *r, struct ebs_error *err)

@@ -3,6 +3,7 @@
 #   make                 build/ebs and one static library per module
 #   make test            unit + integration tests; ends with "N passed, N failed, N skipped"
 #   make demo            install missing packages, build, record the bundled workload, report
+#   make bench           ebs against perf: recording overhead, report speed (ratios)
 #   make install         PREFIX=/usr/local DESTDIR=
 #   V=1                  full command lines      DEBUG=1 (or CI=true)  -Werror
 #   SAN=address,undefined  sanitizer build (into build-san/)
@@ -67,7 +68,7 @@ CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
 EBS := $(BUILD)/ebs
 
-.PHONY: all deps test unit-bins demo install clean
+.PHONY: all deps test unit-bins demo bench install clean
 all: $(EBS)
 
 $(BUILD)/%.o: %.c
@@ -113,6 +114,10 @@ unit-bins: $(UNIT_BINS)
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all workloads
 	$(Q)BUILD=$(BUILD) scripts/demo.sh
+
+# ebs against perf on the same work; prints times and ratios (never part of test)
+bench: all
+	$(Q)BUILD=$(BUILD) bench/bench.sh
 
 MAN_PAGES := $(wildcard docs/*.1)
 install: all

@@ -11,7 +11,7 @@
 
 static const char usage_text[] =
 	"usage: ebs report [-i FILE] [--sort func|line|dso] [--top N] [--json] [--event NAME]\n"
-	"                  [--stats] [--debug-dir DIR]... [--no-demangle] [--kallsyms FILE] [--dump]\n"
+	"                  [--stats] [--debug-dir DIR]... [--[no-]demangle] [--kallsyms FILE] [--dump]\n"
 	"\n"
 	"  -i, --input F    data file (default ebs.data; '-' reads stdin)\n"
 	"  -s, --sort K     rows by function (func, default), by source line (line: file:line\n"
@@ -22,13 +22,13 @@ static const char usage_text[] =
 	"      --stats      per DSO: the share of samples with a function and with a line,\n"
 	"                   and where its debug information came from or was looked for\n"
 	"      --debug-dir D  look for separate debug files under D too (before /usr/lib/debug)\n"
-	"      --no-demangle  C++ names as they are in the files\n"
+	"      --demangle     C++ names demangled (the default); --no-demangle: as in the files\n"
 	"      --kallsyms F kernel symbols from F instead of /proc/kallsyms\n"
 	"  -D, --dump       print every record of the file, one line each\n";
 
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_KALLSYMS, OPT_STATS, OPT_DEBUG_DIR, OPT_NO_DEMANGLE };
+	enum { OPT_JSON = 256, OPT_KALLSYMS, OPT_STATS, OPT_DEBUG_DIR, OPT_NO_DEMANGLE, OPT_DEMANGLE };
 	static const struct option longopts[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"sort", required_argument, NULL, 's'},
@@ -39,6 +39,7 @@ int cmd_report(int argc, char **argv)
 		{"stats", no_argument, NULL, OPT_STATS},
 		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
 		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+		{"demangle", no_argument, NULL, OPT_DEMANGLE},
 		{"dump", no_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -113,6 +114,9 @@ int cmd_report(int argc, char **argv)
 		}
 		case OPT_NO_DEMANGLE:
 			o.no_demangle = true;
+			break;
+		case OPT_DEMANGLE:
+			o.no_demangle = false;
 			break;
 		case 'D':
 			dump = true;

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# bench/bench.sh - what `make bench` runs: ebs and perf on the same work, in
+# one run, with ratios.  Not part of `make test` (timings are never asserted).
+#
+#   1. recording overhead: a fixed amount of work alone, under
+#      `ebs record` and under `perf record`, both cpu-clock at the same rate
+#   2. reporting a small (~5,000 samples) and a large (~200,000 samples)
+#      profile of a 2,000-function program: by function and by source line,
+#      ebs against perf
+#
+# Every time is the best of RUNS runs (default 3), except perf's per-line
+# report, which runs once (it takes minutes).  BUILD names the build dir.
+set -u
+BUILD=${BUILD:-build}
+RUNS=${RUNS:-3}
+EBS="$PWD/$BUILD/ebs"
+OUT="$PWD/$BUILD/bench"
+mkdir -p "$OUT"
+cd "$OUT" || exit 1
+
+if ! command -v perf >/dev/null; then
+	echo "bench: perf is not installed (Debian: linux-perf); nothing to compare with" >&2
+	exit 1
+fi
+if [ ! -x big ] || [ "$(dirname "$0")/gen.py" -nt big ]; then
+	echo "bench: generating and compiling a 2,000-function program (about 15 s)"
+	python3 "$OLDPWD/bench/gen.py" 2000 big.c && gcc -O2 -g -o big big.c || exit 1
+fi
+
+# best CMD...: the shortest wall time of RUNS runs, in seconds
+best() {
+	local i t0 t min=""
+	for i in $(seq "$RUNS"); do
+		t0=$(date +%s%N)
+		"$@" >/dev/null 2>&1
+		t=$(( $(date +%s%N) - t0 ))
+		if [ -z "$min" ] || [ "$t" -lt "$min" ]; then min=$t; fi
+	done
+	python3 -c "print('%.3f' % ($min / 1e9))"
+}
+ratio() { python3 -c "print('%.2f' % ($1 / $2))"; }
+
+ROUNDS=6000	# about 2.5 s of work here
+echo
+echo "== recording overhead: ./big $ROUNDS, cpu-clock at 4000 Hz"
+alone=$(best ./big $ROUNDS)
+ebs_rec=$(best "$EBS" record -q -e cpu-clock -F 4000 -o rec.data ./big $ROUNDS)
+perf_rec=$(best perf record -q -e cpu-clock -F 4000 -o rec.perf ./big $ROUNDS)
+printf '  %-28s %8s s\n' "alone" "$alone"
+printf '  %-28s %8s s  (%s x alone)\n' "ebs record" "$ebs_rec" "$(ratio "$ebs_rec" "$alone")"
+printf '  %-28s %8s s  (%s x alone)\n' "perf record" "$perf_rec" "$(ratio "$perf_rec" "$alone")"
+printf '  ebs record / perf record: %s\n' "$(ratio "$ebs_rec" "$perf_rec")"
+
+# report NAME EBSDATA PERFDATA: the four reports of one profile, and ratios
+report() {
+	local name=$1 ed=$2 pd=$3 ebs_func ebs_line perf_sym perf_line rc t0
+	echo
+	echo "== reporting $name: ebs $("$EBS" report -i "$ed" --top 1 | sed -n 's/^# samples: \([0-9]*\).*/\1/p') samples," \
+		"perf $(perf report -i "$pd" --stdio 2>/dev/null | sed -n 's/^# Samples: \(.*\) of event.*/\1/p') samples"
+	ebs_func=$(best "$EBS" report -i "$ed" --sort func)
+	ebs_line=$(best "$EBS" report -i "$ed" --sort line)
+	perf_sym=$(best perf report -i "$pd" --stdio --sort sym)
+	t0=$(date +%s%N)
+	timeout 900 perf report -i "$pd" --stdio --sort srcline >/dev/null 2>&1
+	rc=$?
+	perf_line=$(python3 -c "print('%.3f' % (($(date +%s%N) - $t0) / 1e9))")
+	printf '  %-34s %8s s\n' "ebs report --sort func" "$ebs_func"
+	printf '  %-34s %8s s\n' "ebs report --sort line" "$ebs_line"
+	printf '  %-34s %8s s\n' "perf report --sort sym" "$perf_sym"
+	if [ $rc -eq 124 ]; then
+		printf '  %-34s %8s s\n' "perf report --sort srcline" ">900"
+	else
+		printf '  %-34s %8s s\n' "perf report --sort srcline" "$perf_line"
+	fi
+	printf '  ebs line / ebs func:        %s\n' "$(ratio "$ebs_line" "$ebs_func")"
+	printf '  ebs func / perf sym:        %s\n' "$(ratio "$ebs_func" "$perf_sym")"
+	[ $rc -ne 124 ] && printf '  perf srcline / ebs line:    %s\n' "$(ratio "$perf_line" "$ebs_line")"
+}
+
+# The recording-overhead run's own files: a small profile.
+report "a small profile (one ./big $ROUNDS at 4000 Hz)" rec.data rec.perf
+
+# A large one: two programs at once for ~12 s at 10 kHz.  Fixed costs (reading
+# DWARF, kallsyms) weigh less as profiles grow.
+work='./big 30000 >/dev/null & ./big 30000 >/dev/null; wait'
+"$EBS" record -q -e cpu-clock -F 10000 -o large.data -- sh -c "$work"
+perf record -q -e cpu-clock -F 10000 -o large.perf -- sh -c "$work" 2>/dev/null
+report "a large profile (two ./big 30000 at once, 10000 Hz)" large.data large.perf
+exit 0

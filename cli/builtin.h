@@ -20,6 +20,9 @@ int cmd_addr2line(int argc, char **argv);
  */
 int cli_bad_option(const char *cmd, int c, char **argv);
 
+/* Append s to the NULL-terminated vector *v of *n strings; 0 or -ENOMEM. */
+int cli_push_str(const char ***v, unsigned int *n, const char *s);
+
 /* ebs's own command line as one string (for the data file header). */
 const char *ebs_cmdline(void);
 

@@ -98,18 +98,13 @@ int cmd_addr2line(int argc, char **argv)
 		case 'e':
 			exe = optarg;
 			break;
-		case OPT_DEBUG_DIR: {
-			const char **n = realloc(dirs, (ndirs + 2) * sizeof(*n));
-
-			if (!n) {
+		case OPT_DEBUG_DIR:
+			if (cli_push_str(&dirs, &ndirs, optarg)) {
+				fprintf(stderr, "ebs addr2line: out of memory\n");
 				free(dirs);
 				return 1;
 			}
-			dirs = n;
-			dirs[ndirs++] = optarg;
-			dirs[ndirs] = NULL;
 			break;
-		}
 		case OPT_NO_DEMANGLE:
 			so.demangle = false;
 			break;

@@ -99,19 +99,13 @@ int cmd_report(int argc, char **argv)
 		case OPT_STATS:
 			o.stats = true;
 			break;
-		case OPT_DEBUG_DIR: {
-			const char **n = realloc(dirs, (ndirs + 2) * sizeof(*n));
-
-			if (!n) {
+		case OPT_DEBUG_DIR:
+			if (cli_push_str(&dirs, &ndirs, optarg)) {
 				fprintf(stderr, "ebs report: out of memory\n");
 				ret = 1;
 				goto out;
 			}
-			dirs = n;
-			dirs[ndirs++] = optarg;
-			dirs[ndirs] = NULL;
 			break;
-		}
 		case OPT_NO_DEMANGLE:
 			o.no_demangle = true;
 			break;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* ebs.c - the ebs command: dispatch to a subcommand. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,18 @@ int cli_bad_option(const char *cmd, int c, char **argv)
 	else
 		fprintf(stderr, "ebs %s: unknown option '%s' (see 'ebs %s --help')\n", cmd, opt, cmd);
 	return 2;
+}
+
+int cli_push_str(const char ***v, unsigned int *n, const char *s)
+{
+	const char **nv = realloc(*v, (*n + 2) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	nv[(*n)++] = s;
+	nv[*n] = NULL;
+	*v = nv;
+	return 0;
 }
 
 static const struct {

@@ -55,7 +55,9 @@ int raw_vec__push(struct raw_vec *rv, const struct raw_sym *rs)
 		rv->v = nv;
 		rv->cap = ncap;
 	}
-	rv->v[rv->n++] = *rs;
+	rv->v[rv->n] = *rs;
+	rv->v[rv->n].order = rv->n;
+	rv->n++;
 	return 0;
 }
 
@@ -267,14 +269,14 @@ static int collect_plt(Elf *e, size_t shstrndx, struct raw_vec *rv)
 
 /*
  * Order by address, then by alias preference: binding (global, weak,
- * local), then the shorter name, then strcmp, so that the first of each
- * address group is the name we show, whatever order the file lists them in.
+ * local), then the shorter name, then the first in the file's table (as
+ * elfutils and binutils choose), so that the first of each address group is
+ * the name we show.
  * A real symbol beats a synthesized NAME@plt at the same address.
  */
 static int raw_sym__cmp(const void *pa, const void *pb)
 {
 	const struct raw_sym *a = pa, *b = pb;
-	int c;
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
@@ -284,8 +286,8 @@ static int raw_sym__cmp(const void *pa, const void *pb)
 		return a->rank < b->rank ? -1 : 1;
 	if (a->name_len != b->name_len)
 		return a->name_len < b->name_len ? -1 : 1;
-	c = strcmp(a->name, b->name);
-	return c < 0 ? -1 : c > 0;
+	/* then the first in the symbol table, as elfutils and binutils choose */
+	return a->order < b->order ? -1 : a->order > b->order;
 }
 
 /*

@@ -58,6 +58,7 @@ struct raw_sym {
 	size_t name_len;
 	u8 rank;
 	bool plt;		/* name gets "@plt" appended */
+	size_t order;		/* position in the table, set by raw_vec__push */
 };
 
 struct raw_vec {

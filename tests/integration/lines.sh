@@ -28,6 +28,15 @@ check "--sort line: kernel rows have no line (null)" \
 "$EBS" report -i hl.data --sort line --top 3 >hl.txt
 check "--sort line text: FILE:LINE then the function" grep -qE "^ +[0-9]+ +[0-9.]+%  $SRC:$hot +hot_loop +hotline$" hl.txt
 
+# PIE and non-PIE builds of one program: the same hot source line.
+for v in pie nopie; do
+	record ll-$v.data -e cpu-clock -F 2000 "$WORKLOADS/leafloop-$v" 0.2
+	"$EBS" report -i ll-$v.data --sort line --json >ll-$v.json
+done
+check "PIE and non-PIE: the same top source line" \
+	[ "$(json ll-pie.json "'%s:%s %s' % (j['rows'][0]['file'], j['rows'][0]['line'], j['rows'][0]['function'])")" = \
+	  "$(json ll-nopie.json "'%s:%s %s' % (j['rows'][0]['file'], j['rows'][0]['line'], j['rows'][0]['function'])")" ]
+
 # --stats: coverage and where DWARF came from
 "$EBS" report -i hl.data --stats >stats.txt
 check "--stats: hotline 100% function, 100% line" grep -qE "^ +[0-9]+ +100\.0% +100\.0%  $WORKLOADS/hotline$" stats.txt

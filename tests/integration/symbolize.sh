@@ -83,6 +83,17 @@ cp nodebug wrong.debug	# same name, wrong file: refused by CRC/build-id
 "$EBS" addr2line -e wrong "$(nm d5 | awk '$3 == "main" {print $1}')" >wrong.out 2>wrong.err
 check "a debug file that does not match is refused" grep -q '^?? at ??:0$' wrong.out
 
+# A real system library with its separate (compressed) debug file, when the
+# distribution's is installed (Debian: libc6-dbg): the dynamic loader.
+LD=/lib64/ld-linux-x86-64.so.2
+ldbid=$(readelf -n "$LD" 2>/dev/null | sed -n 's/.*Build ID: //p')
+lddbg=/usr/lib/debug/.build-id/${ldbid:0:2}/${ldbid:2}.debug
+if [ -n "$ldbid" ] && [ -r "$lddbg" ]; then
+	G "the system's ld.so with its debug file" "$LD" --symbols "$lddbg"
+else
+	skip "the system's ld.so" "its debug file $lddbg is not installed (Debian: libc6-dbg)"
+fi
+
 # Missing debug info: names from the symbol table, lines reported missing.
 strip --strip-debug -o nolines d5
 main=$(nm d5 | awk '$3 == "static_fn" {print $1}')

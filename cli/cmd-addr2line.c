@@ -49,8 +49,10 @@ static int resolve(struct symbolizer *s, const char *exe, const char *text)
 
 	errno = 0;
 	addr = strtoull(text, &end, 16);
-	if (errno || end == text || (*end && *end != '\n')) {
+	if (errno || end == text || *end || text[0] == '-') {
+		/* keep one answer per address, so output lines up with input */
 		fprintf(stderr, "ebs addr2line: '%s' is not a hex address\n", text);
+		printf("?? at ??:0\n");
 		return 2;
 	}
 	if (symbolizer__lookup_file(s, exe, addr, &r)) {
@@ -129,13 +131,18 @@ int cmd_addr2line(int argc, char **argv)
 		free(dirs);
 		return 1;
 	}
+	/* a bad address is answered "??" and makes the exit status 2; no memory stops */
 	if (optind < argc) {
-		for (i = optind; i < argc && !ret; i++)
-			ret = resolve(s, exe, argv[i]);
+		for (i = optind; i < argc && ret != 1; i++)
+			ret |= resolve(s, exe, argv[i]);
 	} else {
-		while (!ret && fgets(line, sizeof(line), stdin))
-			ret = resolve(s, exe, line);
+		while (ret != 1 && fgets(line, sizeof(line), stdin)) {
+			line[strcspn(line, "\r\n")] = '\0';
+			if (line[strspn(line, " \t")])
+				ret |= resolve(s, exe, line + strspn(line, " \t"));
+		}
 	}
+	ret = ret & 1 ? 1 : ret;
 	symbolizer__free(s);
 	free(dirs);
 	return ret;

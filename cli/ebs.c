@@ -48,7 +48,7 @@ static const struct {
 	const char *help;
 } cmds[] = {
 	{"record", cmd_record, "sample a command, processes (-p) or the whole system (-a)"},
-	{"report", cmd_report, "hotspots of an ebs.data file, by function or DSO"},
+	{"report", cmd_report, "hotspots of an ebs.data file, by function, source line or DSO"},
 	{"list", cmd_list, "events this machine can sample"},
 	{"addr2line", cmd_addr2line, "resolve addresses of an ELF file to function, file and line"},
 };
@@ -59,7 +59,7 @@ static void usage(FILE *f)
 
 	fprintf(f, "usage: ebs [--version] [--help] COMMAND [ARGS]\n\n");
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(f, "   %-8s %s\n", cmds[i].name, cmds[i].help);
+		fprintf(f, "   %-10s %s\n", cmds[i].name, cmds[i].help);
 	fprintf(f, "\n'ebs COMMAND --help' and 'man ebs-COMMAND' tell more.\n");
 }
 

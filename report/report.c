@@ -21,9 +21,11 @@
 
 /*
  * What a row is keyed by.  The strings are the symbolizer's, which keeps
- * them (and hands out the same pointer for the same name of the same DSO)
- * until it is freed: comparing pointers is exact and needs no strlen per
- * sample.  An address no symbol covers has function NULL and its address.
+ * them until it is freed: one symbol (or one DWARF function, or one file)
+ * is one pointer, so comparing pointers is exact and needs no strlen per
+ * sample.  Two different functions of the same name (static ones in two
+ * files) are two rows.  An address no symbol covers has function NULL and
+ * its address.
  */
 struct row_key {
 	const char *function;	/* NULL: unknown, see addr; "" when sorting by dso */
@@ -293,7 +295,11 @@ static void debug_words(const struct dso_stat *st, char *buf, size_t len)
 {
 	const struct sym_dso_info *in = st->info;
 
-	if (!in)
+	if (!in && !strcmp(st->name, "[unknown]"))
+		snprintf(buf, len, "no mapping covers these addresses");
+	else if (!in && !st->with_function)
+		snprintf(buf, len, "kernel: no symbols (kallsyms unreadable or restricted)");
+	else if (!in)
 		snprintf(buf, len, "kernel symbols from kallsyms; no line information");
 	else if (in->debug_path && !in->problem)
 		snprintf(buf, len, "DWARF from %s", in->debug_path);

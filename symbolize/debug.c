@@ -6,7 +6,8 @@
  *                                    ones first, then /usr/lib/debug)
  *   FILEDIR/LINK                     LINK from .gnu_debuglink, beside the file
  *   FILEDIR/.debug/LINK
- *   DIR/FILEDIR/LINK                 under each debug directory
+ *   then for each debug directory:
+ *   DIR/FILEDIR/LINK                 FILEDIR absolute, links resolved
  *   DIR/LINK                         directly in a --debug-dir
  *
  * A candidate counts only when it carries DWARF and is the right one: the
@@ -114,15 +115,19 @@ static bool try_candidate(struct dso *d, const char *path, bool by_link, const c
 	return ok;
 }
 
+/* The absolute directory of path (its real one, links resolved), or NULL. */
 static char *dir_of(const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir;
+	char *real = realpath(path, NULL), *slash;
 
-	if (!slash)
-		return strdup(".");
-	dir = strndup(path, (size_t)(slash - path));
-	return dir;
+	if (!real)
+		return NULL;
+	slash = strrchr(real, '/');
+	if (slash && slash != real)
+		*slash = '\0';
+	else if (slash)
+		slash[1] = '\0';	/* a file in / */
+	return real;
 }
 
 int dso__find_debug(struct symbolizer *s, struct dso *d)

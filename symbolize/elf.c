@@ -509,8 +509,9 @@ static void load_build_id(struct dso *d, Elf *e)
 }
 
 /*
- * What the file says of its debug information: a .debug_info with contents
- * (not SHT_NOBITS, as in a stripped file's leftovers), and .gnu_debuglink
+ * What the file says of its debug information: a .debug_info (or
+ * .zdebug_info) with contents (not SHT_NOBITS, as in a stripped file's
+ * leftovers), and .gnu_debuglink
  * (a file name, padding to 4, then the CRC-32 of the debug file).
  */
 static void load_debug_facts(struct dso *d, Elf *e, size_t shstrndx)
@@ -524,7 +525,9 @@ static void load_debug_facts(struct dso *d, Elf *e, size_t shstrndx)
 
 		if (!gelf_getshdr(scn, &sh) || !(name = section_name(e, shstrndx, &sh)))
 			continue;
-		if (!strcmp(name, ".debug_info") && sh.sh_type != SHT_NOBITS && sh.sh_size) {
+		/* .zdebug_info: the older, GNU-style compressed sections */
+		if ((!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")) &&
+		    sh.sh_type != SHT_NOBITS && sh.sh_size) {
 			d->has_dwarf = true;
 		} else if (!strcmp(name, ".gnu_debuglink") && sh.sh_type != SHT_NOBITS &&
 			   (data = elf_getdata(scn, NULL)) && data->d_buf && data->d_size >= 8) {

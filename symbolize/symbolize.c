@@ -63,7 +63,7 @@ _Static_assert(sizeof(struct map_key) == 56, "struct map_key has holes");
 struct addr_ent {
 	UT_hash_handle hh;
 	u64 vaddr;
-	const char *function;	/* the symbol table's, else DWARF's, else NULL */
+	const char *function;	/* the symbol table's, or NULL */
 	u64 sym_offset;
 	unsigned int nr_frames;
 	struct sym_frame frames[];
@@ -712,8 +712,6 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 	if (sym) {
 		a->function = sym->name;
 		a->sym_offset = vaddr - sym->addr;
-	} else if (n) {
-		a->function = frames[n - 1].function;	/* the compiled function */
 	}
 	HASH_ADD(hh, d->cache, vaddr, sizeof(a->vaddr), a);
 	if (!a->hh.tbl) {

@@ -78,8 +78,8 @@ struct sym_frame {
 };
 
 struct sym_result {
-	const char *function;	/* the symbol table's name, else DWARF's; NULL when
-				 * neither covers the address */
+	const char *function;	/* the symbol table's name; NULL when no symbol covers
+				 * the address (DWARF's names are in frames[]) */
 	const char *dso;	/* short name: "libc.so.6", "[vdso]", "[kernel]" */
 	const char *dso_path;	/* as mapped */
 	u64 sym_offset;		/* addr - function start, when the symbol table has it */

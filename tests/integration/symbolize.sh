@@ -30,10 +30,11 @@ build() {
 build d5 gcc -g
 build d4-nopie gcc -gdwarf-4 -fno-pie -no-pie
 build gz gcc -g -gz=zlib
+build gz-gnu gcc -g -gz=zlib-gnu
 build nodebug gcc
 check "gz has compressed debug sections" bash -c "readelf -SW gz | grep -E ' \.debug_info .* [A-Z]*C[A-Z]* ' >/dev/null"
 
-for b in d5 d4-nopie gz libfix.so; do
+for b in d5 d4-nopie gz gz-gnu libfix.so; do
 	G "$b" "$b"
 done
 G "no debug info (names, no lines)" nodebug
@@ -73,6 +74,11 @@ bid=$(readelf -n bid | sed -n 's/.*Build ID: //p')
 mkdir -p dbg/.build-id/${bid:0:2}
 mv bid.debug "dbg/.build-id/${bid:0:2}/${bid:2}.debug"
 G "stripped + build-id dir (--debug-dir) = unstripped" bid --oracle ebs --ref d5 --symbols d5 --debug-dir "$TMP/dbg"
+debug_copy under
+objcopy --add-gnu-debuglink=under.debug under
+mkdir -p "dbg2$TMP"
+mv under.debug "dbg2$TMP/"	# DIR/FILEDIR/LINK, the file named by a relative path
+G "stripped + debuglink under --debug-dir/its own dir = unstripped" under --oracle ebs --ref d5 --symbols d5 --debug-dir "$TMP/dbg2"
 debug_copy zlink
 objcopy --compress-debug-sections=zlib zlink.debug
 objcopy --add-gnu-debuglink=zlink.debug zlink

@@ -97,7 +97,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(MODULE_LIBS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(MODULE_LIBS) $(LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(filter $(BUILD)/tests/kmod/%,$^) $(MODULE_LIBS) $(LIBS)
 
 # Workloads are built by tests/workloads/Makefile.part (plain and PIE/non-PIE
 # variants, shared and dlopen()ed libraries), never with sanitizers.
@@ -106,6 +106,17 @@ include tests/workloads/Makefile.part
 test: deps
 	$(Q)$(MAKE) --no-print-directory all unit-bins workloads
 	$(Q)BUILD=$(BUILD) EBS=$(abspath $(EBS)) tests/run.sh
+
+# The module's portable parts, compiled for user space into test-kmod
+# against a simulated PMU (tests/kmod/ebs_compat.h stands in for the kernel).
+KMOD_PORTABLE := ebs_ring ebs_msr
+KMOD_USER_OBJS := $(patsubst %,$(BUILD)/tests/kmod/%.o,$(KMOD_PORTABLE))
+$(BUILD)/tests/kmod/%.o: kmod/%.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/kmod -Wno-missing-prototypes -c -o $@ $<
+$(BUILD)/tests/unit/test-kmod: $(KMOD_USER_OBJS)
+$(BUILD)/tests/unit/test-kmod.o: ALL_CFLAGS += -Itests/kmod -Ikmod
 
 unit-bins: $(UNIT_BINS)
 # Keep the unit tests' objects: make would delete them as intermediates.
@@ -129,5 +140,5 @@ clean:
 	rm -rf build build-san
 
 ALL_OBJS := $(foreach m,$(MODULES),$($(m)_OBJS)) $(CLI_OBJS) \
-	$(patsubst %,%.o,$(UNIT_BINS))
+	$(patsubst %,%.o,$(UNIT_BINS)) $(KMOD_USER_OBJS)
 -include $(ALL_OBJS:.o=.d)

@@ -59,17 +59,22 @@
 #define EBS_CFG_USER		(1u << 0)	/* count in user mode (USR) */
 #define EBS_CFG_KERNEL		(1u << 1)	/* count in kernel mode (OS) */
 #define EBS_CFG_ALL_CPUS	(1u << 2)	/* system-wide; pid is ignored */
+#define EBS_CFG_ON_EXEC		(1u << 3)	/* pid target: start counting at its next exec */
+#define EBS_CFG_KNOWN		0xfu
 
 #define EBS_RING_MIN_PAGES	1
 #define EBS_RING_MAX_PAGES	4096	/* data pages per CPU, power of two */
 #define EBS_SAMPLE_AFTER_MIN	1000ull	/* below this the NMI rate is a denial of service */
+#define EBS_MAX_THREADS		4096	/* threads of a pid target counted at CONFIG */
 
 struct ebs_config {
 	__u32 mode;		/* EBS_MODE_* */
 	__u32 event_kind;	/* EBS_EVENT_* */
-	__u64 event_id;		/* EBS_GEN_* or, raw, the PerfEvtSel bits
-				 * (event, umask, edge, inv, cmask; USR/OS/INT/EN
-				 * are set by the module from flags) */
+	/*
+	 * EBS_GEN_* or, raw, the PerfEvtSel bits (event, umask, edge, inv,
+	 * cmask; USR/OS/INT/EN are set by the module from flags)
+	 */
+	__u64 event_id;
 	__u64 sample_after;	/* N: the counter is preloaded with -N */
 	__u32 flags;		/* EBS_CFG_* */
 	__s32 pid;		/* target process (with its threads), unless ALL_CPUS */
@@ -102,7 +107,7 @@ struct ebs_ring_header {
 
 struct ebs_krecord {
 	__u64 ip;
-	__u64 time_ns;		/* local_clock() */
+	__u64 time_ns;		/* CLOCK_MONOTONIC (ktime_get_mono_fast_ns), as perf's clock */
 	__u32 pid;
 	__u32 tid;
 	__u32 cpu;

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the files of ebs.ko share: the session and the
+ * collection modes' ops table.
+ */
+#ifndef EBS_KMOD_H
+#define EBS_KMOD_H
+
+#include <linux/irq_work.h>
+#include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/sched.h>
+#include <linux/wait.h>
+
+#include "ebs_ring.h"
+
+struct ebs_session;
+
+/* Per CPU: wakes the reader from the sample handler's context, via irq_work. */
+struct ebs_waker {
+	struct irq_work work;
+	struct ebs_session *session;
+};
+
+/*
+ * A collection mode.  config() claims what the mode needs (counters,
+ * reservations) for s->cfg, start()/stop() switch counting on and off,
+ * release() gives everything back.  config() and release() may sleep;
+ * start() and stop() too.  All are called with s->lock held.
+ */
+struct ebs_mode_ops {
+	const char *name;
+	int (*config)(struct ebs_session *s);
+	void (*start)(struct ebs_session *s);
+	void (*stop)(struct ebs_session *s);
+	void (*release)(struct ebs_session *s);
+};
+
+enum ebs_state {
+	EBS_OPEN,		/* opened, nothing configured */
+	EBS_CONFIGURED,		/* rings allocated, counters claimed, not counting */
+	EBS_RUNNING,		/* counting */
+	EBS_STOPPED,		/* counting stopped; rings still readable */
+};
+
+/*
+ * One open of /dev/ebs; at most one exists (ebs_busy).
+ *
+ * State machine: OPEN -CONFIG-> CONFIGURED -START-> RUNNING -STOP-> STOPPED
+ * -START-> RUNNING ...; RESET takes CONFIGURED or STOPPED back to
+ * CONFIGURED with empty rings and zero statistics.  Anything else is
+ * -EINVAL, or -EBUSY while RUNNING.  close (the last reference to the file,
+ * so also after every mapping is gone) stops and releases everything.
+ *
+ * Locking: lock (a mutex) protects state, cfg, the mode and the ring array
+ * itself against ioctl, mmap, poll and release.  Inside a ring, head and
+ * the statistics belong to the sample handler of the ring's CPU (no lock:
+ * see ebs_ring.h); tail is set under lock.  The handlers reach the session
+ * only through the counters' context pointer (perf-kernel) or ebs_msr_active
+ * (msr), both cleared, with the handlers quiesced, before the session is
+ * freed.
+ */
+struct ebs_session {
+	struct mutex lock;
+	enum ebs_state state;
+	struct ebs_config cfg;
+	const struct ebs_mode_ops *mode;
+	unsigned int nr_rings;		/* nr_cpu_ids */
+	struct ebs_ring *rings;		/* [nr_rings], by CPU */
+	void **ring_mem;		/* [nr_rings]: vmalloc_user()ed buffers */
+	struct ebs_waker *wake;		/* [nr_rings]: wakes wq from any context */
+	wait_queue_head_t wq;
+	struct pid *target;		/* pid target (a reference), NULL for all CPUs */
+	void *mode_data;		/* the mode's own */
+};
+
+extern const struct ebs_mode_ops ebs_perf_mode;
+extern const struct ebs_mode_ops ebs_msr_mode;
+
+/* Record the interrupted context (regs) as a sample in this CPU's ring. */
+void ebs_session_sample(struct ebs_session *s, struct pt_regs *regs);
+
+#endif /* EBS_KMOD_H */

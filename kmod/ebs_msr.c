@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Counter 0 through its MSRs: the logic (see ebs_msr.h). */
+#include "ebs_msr.h"
+
+/*
+ * Architectural events (SDM Vol. 3B 18.2.1.2, table 18-1), by EBS_GEN_*:
+ * event select, unit mask, and the CPUID.0AH:EBX bit that says it is absent.
+ */
+static const struct {
+	__u8 event, umask, ebx_bit;
+} arch_events[] = {
+	[EBS_GEN_CYCLES] = {0x3c, 0x00, 0},
+	[EBS_GEN_INSTRUCTIONS] = {0xc0, 0x00, 1},
+	[EBS_GEN_BRANCHES] = {0xc4, 0x00, 5},
+	[EBS_GEN_BRANCH_MISSES] = {0xc5, 0x00, 6},
+	[EBS_GEN_CACHE_REFS] = {0x2e, 0x4f, 3},
+	[EBS_GEN_CACHE_MISSES] = {0x2e, 0x41, 4},
+};
+
+/* Fields of IA32_PERFEVTSELx a raw event may set; the rest come from flags. */
+#define RAW_FIELDS (EBS_EVTSEL_EVENT(0xff) | EBS_EVTSEL_UMASK(0xff) | EBS_EVTSEL_EDGE | \
+		    EBS_EVTSEL_INV | EBS_EVTSEL_CMASK(0xff))
+
+int ebs_msr_probe(const struct ebs_hw_ops *hw, struct ebs_msr_pmu *pmu)
+{
+	__u32 eax = 0, ebx = 0, ecx = 0, edx = 0, max_leaf = 0;
+
+	memset(pmu, 0, sizeof(*pmu));
+	hw->cpuid(0, &max_leaf, &ebx, &ecx, &edx);
+	if (max_leaf < 0xa)
+		return -ENODEV;
+	hw->cpuid(0xa, &eax, &ebx, &ecx, &edx);
+	pmu->version = eax & 0xff;
+	pmu->counters = (eax >> 8) & 0xff;
+	pmu->width = (eax >> 16) & 0xff;
+	pmu->nr_events = (eax >> 24) & 0xff;
+	pmu->unavailable = ebx;
+	if (!pmu->version || !pmu->counters || pmu->width < 32 || pmu->width > 64)
+		return -ENODEV;
+	pmu->mask = pmu->width == 64 ? ~0ull : (1ull << pmu->width) - 1;
+	return 0;
+}
+
+__u64 ebs_msr_evtsel(const struct ebs_msr_pmu *pmu, const struct ebs_config *cfg, int *err)
+{
+	__u64 sel;
+
+	*err = 0;
+	if (cfg->event_kind == EBS_EVENT_RAW) {
+		if (cfg->event_id & ~RAW_FIELDS) {
+			*err = -EINVAL;	/* USR, OS, INT, EN and the like are not raw fields */
+			return 0;
+		}
+		sel = cfg->event_id;
+	} else if (cfg->event_kind == EBS_EVENT_GENERIC && cfg->event_id < ARRAY_SIZE(arch_events)) {
+		__u32 bit = arch_events[cfg->event_id].ebx_bit;
+
+		if (bit >= pmu->nr_events || (pmu->unavailable & (1u << bit))) {
+			*err = -EOPNOTSUPP;
+			return 0;
+		}
+		sel = EBS_EVTSEL_EVENT(arch_events[cfg->event_id].event) |
+		      EBS_EVTSEL_UMASK(arch_events[cfg->event_id].umask);
+	} else {
+		*err = -EINVAL;	/* a software event: no counter counts it */
+		return 0;
+	}
+	/*
+	 * The counter is written through IA32_PMC0's legacy address, which
+	 * takes 32 bits and sign-extends them: -n must fit in a signed 32-bit
+	 * value, and the counter must be wide enough to hold n.
+	 */
+	if (cfg->sample_after < EBS_SAMPLE_AFTER_MIN || cfg->sample_after > 0x7fffffffull ||
+	    cfg->sample_after > (pmu->mask >> 1)) {
+		*err = -ERANGE;
+		return 0;
+	}
+	if (cfg->flags & EBS_CFG_USER)
+		sel |= EBS_EVTSEL_USR;
+	if (cfg->flags & EBS_CFG_KERNEL)
+		sel |= EBS_EVTSEL_OS;
+	if (!(sel & (EBS_EVTSEL_USR | EBS_EVTSEL_OS))) {
+		*err = -EINVAL;
+		return 0;
+	}
+	return sel | EBS_EVTSEL_INT | EBS_EVTSEL_EN;
+}
+
+__u64 ebs_msr_preload(const struct ebs_msr_pmu *pmu, __u64 n)
+{
+	return (0 - n) & pmu->mask;
+}
+
+void ebs_msr_cpu_start(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu,
+		       __u64 evtsel, __u64 n)
+{
+	hw->wrmsr(EBS_MSR_EVNTSEL0, 0);			/* stop while programming */
+	hw->wrmsr(EBS_MSR_PERFCTR0, ebs_msr_preload(pmu, n));
+	if (pmu->version >= 2) {
+		hw->wrmsr(EBS_MSR_GLOBAL_OVF_CTRL, 1);	/* a stale overflow of counter 0 */
+		hw->wrmsr(EBS_MSR_GLOBAL_CTRL, hw->rdmsr(EBS_MSR_GLOBAL_CTRL) | 1);
+	}
+	hw->lvtpc_nmi();
+	hw->wrmsr(EBS_MSR_EVNTSEL0, evtsel);
+}
+
+void ebs_msr_cpu_stop(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu)
+{
+	hw->wrmsr(EBS_MSR_EVNTSEL0, 0);
+	if (pmu->version >= 2) {
+		hw->wrmsr(EBS_MSR_GLOBAL_CTRL, hw->rdmsr(EBS_MSR_GLOBAL_CTRL) & ~1ull);
+		hw->wrmsr(EBS_MSR_GLOBAL_OVF_CTRL, 1);
+	}
+	hw->wrmsr(EBS_MSR_PERFCTR0, 0);
+}
+
+bool ebs_msr_nmi(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu, __u64 evtsel,
+		 __u64 n)
+{
+	bool ours;
+
+	if (pmu->version >= 2) {
+		ours = hw->rdmsr(EBS_MSR_GLOBAL_STATUS) & 1;
+	} else {
+		/*
+		 * Version 1 has no status register: the counter was preloaded
+		 * with its top bit set (-n, n < 2^(width-1)); a clear top bit
+		 * means it wrapped.
+		 */
+		ours = !(hw->rdmsr(EBS_MSR_PERFCTR0) & (1ull << (pmu->width - 1)));
+	}
+	if (!ours)
+		return false;
+	hw->wrmsr(EBS_MSR_EVNTSEL0, 0);
+	hw->wrmsr(EBS_MSR_PERFCTR0, ebs_msr_preload(pmu, n));
+	if (pmu->version >= 2)
+		hw->wrmsr(EBS_MSR_GLOBAL_OVF_CTRL, 1);
+	hw->lvtpc_nmi();
+	hw->wrmsr(EBS_MSR_EVNTSEL0, evtsel);
+	return true;
+}

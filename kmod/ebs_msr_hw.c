@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The msr mode in the kernel: counter 0 of every CPU
+ * reserved through the NMI watchdog's bookkeeping (the same reservation
+ * perf takes for all counters while it has events: so neither can take the
+ * counter from the other), programmed through ebs_msr.c with the real
+ * CPUID, MSRs and local APIC, and an NMI_LOCAL handler.  CPUs coming and
+ * going are programmed and cleared by CPU hotplug callbacks.
+ */
+#include <linux/cpuhotplug.h>
+#include <linux/slab.h>
+#include <asm/apic.h>
+#include <asm/msr.h>
+#include <asm/nmi.h>
+#include <asm/perf_event.h>
+#include <asm/processor.h>
+
+#include "ebs_kmod.h"
+#include "ebs_msr.h"
+
+static void hw_cpuid(u32 leaf, u32 *a, u32 *b, u32 *c, u32 *d)
+{
+	cpuid(leaf, a, b, c, d);
+}
+
+static u64 hw_rdmsr(u32 msr)
+{
+	u64 v;
+
+	rdmsrl(msr, v);
+	return v;
+}
+
+static void hw_wrmsr(u32 msr, u64 v)
+{
+	wrmsrl(msr, v);
+}
+
+static void hw_lvtpc_nmi(void)
+{
+	apic_write(APIC_LVTPC, APIC_DM_NMI);
+}
+
+static const struct ebs_hw_ops hw = {
+	.cpuid = hw_cpuid,
+	.rdmsr = hw_rdmsr,
+	.wrmsr = hw_wrmsr,
+	.lvtpc_nmi = hw_lvtpc_nmi,
+};
+
+struct ebs_msr_state {
+	struct ebs_msr_pmu pmu;
+	u64 evtsel;
+	int hp_state;		/* the dynamic hotplug state, > 0 when set up */
+	bool reserved, nmi_registered;
+};
+
+/*
+ * The session the NMI handler serves, NULL when none.  Set before the
+ * handler is registered and counting starts, cleared after counting stops
+ * on every CPU and the handler is unregistered (which waits for running
+ * handlers): a handler never sees a freed session.
+ */
+static struct ebs_session *ebs_msr_active;
+static bool ebs_msr_counting;
+
+static int ebs_msr_handler(unsigned int cmd, struct pt_regs *regs)
+{
+	struct ebs_session *s = READ_ONCE(ebs_msr_active);
+	struct ebs_msr_state *st;
+	unsigned int cpu = smp_processor_id();
+
+	if (!s || !READ_ONCE(ebs_msr_counting))
+		return NMI_DONE;
+	st = s->mode_data;
+	if (!ebs_msr_nmi(&hw, &st->pmu, st->evtsel, s->cfg.sample_after)) {
+		if (cpu < s->nr_rings)
+			s->rings[cpu].spurious++;
+		return NMI_DONE;
+	}
+	/* a pid target: counter 0 counts every task; keep the target's samples */
+	if (s->target && task_tgid(current) != s->target)
+		return NMI_HANDLED;
+	ebs_session_sample(s, regs);
+	return NMI_HANDLED;
+}
+
+static int ebs_msr_cpu_online(unsigned int cpu)
+{
+	struct ebs_session *s = READ_ONCE(ebs_msr_active);
+	struct ebs_msr_state *st;
+
+	if (s && READ_ONCE(ebs_msr_counting)) {
+		st = s->mode_data;
+		ebs_msr_cpu_start(&hw, &st->pmu, st->evtsel, s->cfg.sample_after);
+	}
+	return 0;
+}
+
+static int ebs_msr_cpu_offline(unsigned int cpu)
+{
+	struct ebs_session *s = READ_ONCE(ebs_msr_active);
+
+	if (s)
+		ebs_msr_cpu_stop(&hw, &((struct ebs_msr_state *)s->mode_data)->pmu);
+	return 0;
+}
+
+static void ebs_msr_release(struct ebs_session *s)
+{
+	struct ebs_msr_state *st = s->mode_data;
+
+	if (!st)
+		return;
+	if (st->hp_state > 0)
+		cpuhp_remove_state(st->hp_state);	/* clears every online CPU */
+	if (st->nmi_registered)
+		unregister_nmi_handler(NMI_LOCAL, "ebs");	/* waits for handlers */
+	WRITE_ONCE(ebs_msr_active, NULL);
+	if (st->reserved) {
+		release_evntsel_nmi(MSR_ARCH_PERFMON_EVENTSEL0);
+		release_perfctr_nmi(MSR_ARCH_PERFMON_PERFCTR0);
+	}
+	kfree(st);
+	s->mode_data = NULL;
+}
+
+static int ebs_msr_config(struct ebs_session *s)
+{
+	struct ebs_msr_state *st;
+	int err;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	s->mode_data = st;
+	/* QEMU (TCG) and most hypervisors report no architectural perfmon */
+	err = ebs_msr_probe(&hw, &st->pmu);
+	if (err)
+		goto fail;
+	st->evtsel = ebs_msr_evtsel(&st->pmu, &s->cfg, &err);
+	if (err)
+		goto fail;
+	if (!reserve_perfctr_nmi(MSR_ARCH_PERFMON_PERFCTR0)) {
+		err = -EBUSY;	/* perf (or its NMI watchdog) owns the counters */
+		goto fail;
+	}
+	if (!reserve_evntsel_nmi(MSR_ARCH_PERFMON_EVENTSEL0)) {
+		release_perfctr_nmi(MSR_ARCH_PERFMON_PERFCTR0);
+		err = -EBUSY;
+		goto fail;
+	}
+	st->reserved = true;
+	WRITE_ONCE(ebs_msr_active, s);
+	err = register_nmi_handler(NMI_LOCAL, ebs_msr_handler, 0, "ebs");
+	if (err)
+		goto fail;
+	st->nmi_registered = true;
+	err = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "ebs/msr:online", ebs_msr_cpu_online,
+				ebs_msr_cpu_offline);
+	if (err < 0)
+		goto fail;
+	st->hp_state = err;
+	return 0;
+
+fail:
+	ebs_msr_release(s);
+	return err;
+}
+
+static void ebs_msr_cpu_start_fn(void *arg)
+{
+	struct ebs_session *s = arg;
+	struct ebs_msr_state *st = s->mode_data;
+
+	ebs_msr_cpu_start(&hw, &st->pmu, st->evtsel, s->cfg.sample_after);
+}
+
+static void ebs_msr_cpu_stop_fn(void *arg)
+{
+	struct ebs_session *s = arg;
+
+	ebs_msr_cpu_stop(&hw, &((struct ebs_msr_state *)s->mode_data)->pmu);
+}
+
+static void ebs_msr_start(struct ebs_session *s)
+{
+	cpus_read_lock();
+	WRITE_ONCE(ebs_msr_counting, true);
+	on_each_cpu(ebs_msr_cpu_start_fn, s, 1);
+	cpus_read_unlock();
+}
+
+static void ebs_msr_stop(struct ebs_session *s)
+{
+	cpus_read_lock();
+	on_each_cpu(ebs_msr_cpu_stop_fn, s, 1);
+	WRITE_ONCE(ebs_msr_counting, false);
+	cpus_read_unlock();
+}
+
+const struct ebs_mode_ops ebs_msr_mode = {
+	.name = "msr",
+	.config = ebs_msr_config,
+	.start = ebs_msr_start,
+	.stop = ebs_msr_stop,
+	.release = ebs_msr_release,
+};

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The perf-kernel mode: kernel perf counters (one per thread
+ * of the target, inherited by its new threads and children, or one per
+ * CPU) with sample_period = N and an overflow handler that records the
+ * interrupted IP.  The kernel's perf subsystem owns the counter: this works
+ * wherever it has the event, software clocks in a guest without a PMU too.
+ */
+#include <linux/perf_event.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "ebs_kmod.h"
+
+struct ebs_perf {
+	unsigned int nr;
+	struct perf_event **events;
+	bool started;		/* once started, START enables even with ON_EXEC */
+};
+
+static const struct {
+	u32 type;
+	u64 config;
+} generic[EBS_GEN_MAX] = {
+	[EBS_GEN_CYCLES] = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+	[EBS_GEN_INSTRUCTIONS] = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+	[EBS_GEN_BRANCHES] = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+	[EBS_GEN_BRANCH_MISSES] = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
+	[EBS_GEN_CACHE_REFS] = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES},
+	[EBS_GEN_CACHE_MISSES] = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
+	[EBS_GEN_CPU_CLOCK] = {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
+	[EBS_GEN_TASK_CLOCK] = {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+};
+
+#define RAW_FIELDS (EBS_EVTSEL_EVENT(0xff) | EBS_EVTSEL_UMASK(0xff) | EBS_EVTSEL_EDGE | \
+		    EBS_EVTSEL_INV | EBS_EVTSEL_CMASK(0xff))
+
+static void ebs_perf_overflow(struct perf_event *event, struct perf_sample_data *data,
+			      struct pt_regs *regs)
+{
+	ebs_session_sample(event->overflow_handler_context, regs);
+}
+
+static int ebs_perf_attr(const struct ebs_config *cfg, struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	if (cfg->event_kind == EBS_EVENT_RAW) {
+		if (cfg->event_id & ~RAW_FIELDS)
+			return -EINVAL;
+		attr->type = PERF_TYPE_RAW;
+		attr->config = cfg->event_id;
+	} else {
+		attr->type = generic[cfg->event_id].type;
+		attr->config = generic[cfg->event_id].config;
+	}
+	attr->sample_period = cfg->sample_after;
+	attr->disabled = 1;
+	attr->exclude_user = !(cfg->flags & EBS_CFG_USER);
+	attr->exclude_kernel = !(cfg->flags & EBS_CFG_KERNEL);
+	attr->exclude_hv = 1;
+	attr->inherit = !(cfg->flags & EBS_CFG_ALL_CPUS);
+	attr->enable_on_exec = !!(cfg->flags & EBS_CFG_ON_EXEC);
+	return 0;
+}
+
+static int ebs_perf_add(struct ebs_session *s, struct ebs_perf *p, struct perf_event_attr *attr,
+			int cpu, struct task_struct *task)
+{
+	struct perf_event *ev;
+
+	ev = perf_event_create_kernel_counter(attr, cpu, task, ebs_perf_overflow, s);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev);
+	p->events[p->nr++] = ev;
+	return 0;
+}
+
+/* The threads of the target, each with a reference; at most EBS_MAX_THREADS. */
+static int ebs_perf_threads(struct ebs_session *s, struct task_struct ***out)
+{
+	struct task_struct *leader, *t, **v;
+	int n = 0;
+
+	leader = get_pid_task(s->target, PIDTYPE_PID);
+	if (!leader)
+		return -ESRCH;
+	v = kcalloc(EBS_MAX_THREADS, sizeof(*v), GFP_KERNEL);
+	if (!v) {
+		put_task_struct(leader);
+		return -ENOMEM;
+	}
+	rcu_read_lock();
+	for_each_thread(leader, t) {
+		if (n == EBS_MAX_THREADS)
+			break;
+		get_task_struct(t);
+		v[n++] = t;
+	}
+	rcu_read_unlock();
+	put_task_struct(leader);
+	*out = v;
+	return n;
+}
+
+static void ebs_perf_release(struct ebs_session *s)
+{
+	struct ebs_perf *p = s->mode_data;
+	unsigned int i;
+
+	if (!p)
+		return;
+	/* waits for running handlers: none runs after this */
+	for (i = 0; i < p->nr; i++)
+		perf_event_release_kernel(p->events[i]);
+	kfree(p->events);
+	kfree(p);
+	s->mode_data = NULL;
+}
+
+static int ebs_perf_config(struct ebs_session *s)
+{
+	struct task_struct **threads = NULL;
+	struct perf_event_attr attr;
+	struct ebs_perf *p;
+	int err, cpu, i, n = 0;
+
+	err = ebs_perf_attr(&s->cfg, &attr);
+	if (err)
+		return err;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	s->mode_data = p;
+	if (s->cfg.flags & EBS_CFG_ALL_CPUS) {
+		p->events = kcalloc(nr_cpu_ids, sizeof(*p->events), GFP_KERNEL);
+		if (!p->events) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		cpus_read_lock();
+		for_each_online_cpu(cpu) {
+			err = ebs_perf_add(s, p, &attr, cpu, NULL);
+			if (err)
+				break;
+		}
+		cpus_read_unlock();
+	} else {
+		n = ebs_perf_threads(s, &threads);
+		if (n < 0) {
+			err = n;
+			goto fail;
+		}
+		p->events = kcalloc(n, sizeof(*p->events), GFP_KERNEL);
+		err = p->events ? 0 : -ENOMEM;
+		/* a thread that exits meanwhile (-ESRCH) is no loss, unless all do */
+		for (i = 0; i < n && !err; i++) {
+			err = ebs_perf_add(s, p, &attr, -1, threads[i]);
+			if (err == -ESRCH && i + 1 < n)
+				err = 0;
+		}
+		for (i = 0; i < n; i++)
+			put_task_struct(threads[i]);
+		kfree(threads);
+		if (!err && !p->nr)
+			err = -ESRCH;
+	}
+	if (err)
+		goto fail;
+	return 0;
+
+fail:
+	ebs_perf_release(s);
+	return err;
+}
+
+static void ebs_perf_start(struct ebs_session *s)
+{
+	struct ebs_perf *p = s->mode_data;
+	unsigned int i;
+
+	/* the first time, with EBS_CFG_ON_EXEC, the target's exec enables them */
+	if ((s->cfg.flags & EBS_CFG_ON_EXEC) && !p->started) {
+		p->started = true;
+		return;
+	}
+	for (i = 0; i < p->nr; i++)
+		perf_event_enable(p->events[i]);
+}
+
+static void ebs_perf_stop(struct ebs_session *s)
+{
+	struct ebs_perf *p = s->mode_data;
+	unsigned int i;
+
+	for (i = 0; i < p->nr; i++)
+		perf_event_disable(p->events[i]);
+}
+
+const struct ebs_mode_ops ebs_perf_mode = {
+	.name = "perf-kernel",
+	.config = ebs_perf_config,
+	.start = ebs_perf_start,
+	.stop = ebs_perf_stop,
+	.release = ebs_perf_release,
+};

@@ -4,6 +4,7 @@
 #   make test            unit + integration tests; ends with "N passed, N failed, N skipped"
 #   make demo            install missing packages, build, record the bundled workload, report
 #   make bench           ebs against perf: recording overhead, report speed (ratios)
+#   make kmod            ebs.ko (KDIR= for another kernel tree); make test-kmod: in QEMU
 #   make install         PREFIX=/usr/local DESTDIR=
 #   V=1                  full command lines      DEBUG=1 (or CI=true)  -Werror
 #   SAN=address,undefined  sanitizer build (into build-san/)
@@ -68,7 +69,7 @@ CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
 EBS := $(BUILD)/ebs
 
-.PHONY: all deps test unit-bins demo bench install clean
+.PHONY: all deps test unit-bins demo bench kmod test-kmod install clean
 all: $(EBS)
 
 $(BUILD)/%.o: %.c
@@ -126,6 +127,19 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all workloads
 	$(Q)BUILD=$(BUILD) scripts/demo.sh
 
+# ebs.ko through kbuild, against KDIR: the running kernel's headers, else the
+# newest of Debian's /usr/src/linux-headers-*-amd64.
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+	$(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))))
+kmod:
+	$(if $(KDIR),,$(error no kernel headers: install linux-headers-amd64, or give KDIR=))
+	$(Q)$(MAKE) -C kmod KDIR=$(KDIR)
+
+# ebs.ko in a QEMU guest (also part of `make test`): installs what it needs
+test-kmod: deps
+	$(Q)$(MAKE) --no-print-directory all unit-bins workloads
+	$(Q)BUILD=$(BUILD) EBS=$(abspath $(EBS)) TESTS=kmod tests/run.sh
+
 # ebs against perf on the same work; prints times and ratios (never part of test)
 bench: all
 	$(Q)BUILD=$(BUILD) bench/bench.sh
@@ -138,6 +152,7 @@ install: all
 
 clean:
 	rm -rf build build-san
+	$(if $(KDIR),-$(MAKE) -C kmod KDIR=$(KDIR) clean >/dev/null 2>&1)
 
 ALL_OBJS := $(foreach m,$(MODULES),$($(m)_OBJS)) $(CLI_OBJS) \
 	$(patsubst %,%.o,$(UNIT_BINS)) $(KMOD_USER_OBJS)

@@ -9,12 +9,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <ebs/ebs_abi.h>
 #include "cli/builtin.h"
 #include "sampler/sampler.h"
 
 static const char usage_text[] =
 	"usage: ebs record [-e EVENT[,EVENT...]] [-c N | -F HZ] [-o FILE] [-p PID[,PID] | -a]\n"
-	"                  [-m PAGES] [--no-fallback] [-q] [--] [CMD [ARGS...]]\n"
+	"                  [-m PAGES] [--backend perf|kmod] [--kmod-mode perf-kernel|msr]\n"
+	"                  [--no-fallback] [-q] [--] [CMD [ARGS...]]\n"
 	"\n"
 	"  -e, --event E    events to sample (default cycles; 'ebs list' shows them)\n"
 	"  -c, --count N    sample after N events (the counter is preloaded with -N)\n"
@@ -23,6 +25,9 @@ static const char usage_text[] =
 	"  -p, --pid P      attach to running processes (all their threads)\n"
 	"  -a, --all-cpus   sample every CPU; CMD, if given, only bounds the duration\n"
 	"  -m, --mmap-pages N  data pages per CPU ring buffer, power of two (default 128)\n"
+	"      --backend B  perf (perf_event_open, the default) or kmod (ebs.ko's /dev/ebs)\n"
+	"      --kmod-mode M  with --backend=kmod: perf-kernel (default) or msr (counter 0\n"
+	"                   programmed directly, NMI on overflow; bare metal only)\n"
 	"      --no-fallback   fail instead of sampling cpu-clock for a hardware event that\n"
 	"                      cannot be opened, or user space only where kernel code may\n"
 	"                      not be sampled\n"
@@ -87,6 +92,8 @@ int cmd_record(int argc, char **argv)
 		{"all-cpus", no_argument, NULL, 'a'},
 		{"mmap-pages", required_argument, NULL, 'm'},
 		{"no-fallback", no_argument, NULL, 'N'},
+		{"backend", required_argument, NULL, 'B'},
+		{"kmod-mode", required_argument, NULL, 'K'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -95,7 +102,7 @@ int cmd_record(int argc, char **argv)
 	struct record_result res;
 	struct ebs_error err = {0};
 	const char *events = "cycles";
-	bool quiet = false;
+	bool quiet = false, kmod_mode_given = false;
 	u64 pages = 128;
 	int c, n, ret = 2;
 
@@ -139,6 +146,28 @@ int cmd_record(int argc, char **argv)
 		case 'N':
 			o.no_fallback = true;
 			break;
+		case 'B':
+			if (!strcmp(optarg, "perf")) {
+				o.backend = BACKEND_PERF;
+			} else if (!strcmp(optarg, "kmod")) {
+				o.backend = BACKEND_KMOD;
+			} else {
+				fprintf(stderr, "ebs record: --backend '%s': perf or kmod\n", optarg);
+				goto out;
+			}
+			break;
+		case 'K':
+			if (!strcmp(optarg, "perf-kernel")) {
+				o.kmod_mode = EBS_MODE_PERF_KERNEL;
+			} else if (!strcmp(optarg, "msr")) {
+				o.kmod_mode = EBS_MODE_MSR;
+			} else {
+				fprintf(stderr, "ebs record: --kmod-mode '%s': perf-kernel or msr\n",
+					optarg);
+				goto out;
+			}
+			kmod_mode_given = true;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -150,6 +179,10 @@ int cmd_record(int argc, char **argv)
 			ret = cli_bad_option("record", c, argv);
 			goto out;
 		}
+	}
+	if (kmod_mode_given && o.backend != BACKEND_KMOD) {
+		fprintf(stderr, "ebs record: --kmod-mode goes with --backend=kmod\n");
+		goto out;
 	}
 	if (o.period && o.freq) {
 		fprintf(stderr, "ebs record: -c and -F exclude each other\n");

@@ -43,6 +43,13 @@ struct sampler {
 	bool enable_on_exec;	/* launched command: counting starts at its exec */
 	int *cpus;
 	unsigned int nr_cpus;
+	/* how the file's EVENT records describe them (perf attr, or the kmod ABI) */
+	struct {
+		u32 type;
+		u64 config, config1;
+	} enc[EBS_MAX_EVENTS];
+	u64 period;		/* sample-after value in force; 0: frequency mode */
+	bool tracking_only;	/* side-band records only (MMAP, COMM...): no counts */
 	/* what each event counted over the run, when the backend knows (stop) */
 	u64 counted[EBS_MAX_EVENTS];
 	bool have_counts;
@@ -51,6 +58,13 @@ struct sampler {
 };
 
 extern const struct sampler_backend perf_backend;
+extern const struct sampler_backend kmod_backend;
+
+/*
+ * Replace event ev, which cannot be opened for reason why (-errno), by
+ * cpu-clock with its :u/:k, recording the reason and saying so in one line.
+ */
+void sampler__fall_back(struct sampler *s, unsigned int ev, int why);
 
 /* Write the EVENT header records for s->used (after open). */
 int sampler__write_events(struct sampler *s);

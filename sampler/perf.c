@@ -95,13 +95,13 @@ static void fill_attr(const struct sampler *s, const struct event_spec *ev, unsi
 	attr->size = sizeof(*attr);
 	attr->type = ev->type;
 	attr->config = ev->config;
-	if (o->period) {
-		attr->sample_period = o->period;
+	if (s->period) {
+		attr->sample_period = s->period;
 	} else {
 		attr->freq = 1;
 		attr->sample_freq = o->freq;
 	}
-	attr->sample_type = SAMPLE_TYPE | (o->period ? 0 : PERF_SAMPLE_PERIOD);
+	attr->sample_type = SAMPLE_TYPE | (s->period ? 0 : PERF_SAMPLE_PERIOD);
 	attr->disabled = 1;
 	attr->inherit = !s->system_wide;
 	attr->enable_on_exec = s->enable_on_exec;
@@ -259,31 +259,6 @@ static void close_event(struct sampler *s, struct perf_priv *p, unsigned int ev)
 		}
 }
 
-/* Replace event ev by cpu-clock, keeping its :u/:k, and say so. */
-static void fall_back(struct sampler *s, unsigned int ev, int why)
-{
-	struct event_spec *e = &s->used[ev];
-	const char *mod = e->exclude_kernel ? ":u" : e->exclude_user ? ":k" : "";
-	char asked[64];
-
-	ebs_strlcpy(asked, e->name, sizeof(asked));
-	if (s->why[ev][0]) {
-		size_t len = strlen(s->why[ev]);
-
-		snprintf(s->why[ev] + len, sizeof(s->why[ev]) - len, "; %s", event_open_reason(why));
-	} else {
-		ebs_strlcpy(s->why[ev], event_open_reason(why), sizeof(s->why[ev]));
-	}
-	snprintf(e->name, sizeof(e->name), "cpu-clock%s", mod);
-	e->type = PERF_TYPE_SOFTWARE;
-	e->config = PERF_COUNT_SW_CPU_CLOCK;
-	e->hardware = false;
-	if (s->msg)
-		fprintf(s->msg,
-			"ebs record: event '%s' cannot be opened: %s; sampling '%s' instead\n",
-			asked, event_open_reason(why), e->name);
-}
-
 /*
  * After a permission failure, try event ev user-space only, as perf does.
  * Only when that opens was the paranoid level the reason: then say so and
@@ -423,7 +398,7 @@ static int perf_open(struct sampler *s, struct ebs_error *err)
 			e = fall_back_user(s, p, ev, err);
 		if (e && s->used[ev].hardware && is_no_pmu(e) && !s->opts->no_fallback) {
 			close_event(s, p, ev);
-			fall_back(s, ev, e);
+			sampler__fall_back(s, ev, e);
 			e = open_event(s, p, ev, err);
 		} else if (e && s->used[ev].hardware && is_no_pmu(e)) {
 			ebs_error__set(err, -e,
@@ -436,6 +411,10 @@ static int perf_open(struct sampler *s, struct ebs_error *err)
 	e = setup_rings(s, p, err);
 	if (e)
 		goto fail;
+	for (ev = 0; ev < s->nr_events; ev++) {
+		s->enc[ev].type = s->used[ev].type;
+		s->enc[ev].config = s->used[ev].config;
+	}
 	return 0;
 
 fail:
@@ -492,7 +471,7 @@ static int convert(struct sampler *s, struct perf_priv *p, const struct perf_eve
 		struct ebs_rec_sample *o = &p->out.sample;
 		u16 ev;
 
-		if (body_len < sizeof(*b) - (s->opts->period ? sizeof(b->period) : 0))
+		if (body_len < sizeof(*b) - (s->period ? sizeof(b->period) : 0))
 			return 0;
 		ev = event_of(p, b->id);
 		if (ev == 0xffff)
@@ -502,7 +481,7 @@ static int convert(struct sampler *s, struct perf_priv *p, const struct perf_eve
 		o->hdr.size = sizeof(*o);
 		o->ip = b->ip;
 		o->time = b->time;
-		o->period = s->opts->period ? s->opts->period : b->period;
+		o->period = s->period ? s->period : b->period;
 		o->pid = b->pid;
 		o->tid = b->tid;
 		o->cpu = b->cpu;
@@ -620,7 +599,7 @@ static int convert(struct sampler *s, struct perf_priv *p, const struct perf_eve
 		if (h->type == PERF_RECORD_LOST) {
 			/* a full ring: its count covers every event sharing the ring */
 			memcpy(&lost, body + 8, 8);
-			o->event = s->nr_events == 1 ? 0 : 0xffff;
+			o->event = s->nr_events == 1 && !s->tracking_only ? 0 : 0xffff;
 		} else {
 			/* samples one event's PMU could not deliver */
 			memcpy(&lost, body, 8);
@@ -775,7 +754,7 @@ static int perf_stop(struct sampler *s, struct ebs_error *err)
 
 	ioctl_all(s, PERF_EVENT_IOC_DISABLE);
 	e = drain_all(s, err);
-	if (!e && (e = write_counts(s, p)))
+	if (!e && !s->tracking_only && (e = write_counts(s, p)))
 		ebs_error__set(err, -e, "%s: write failed: %s", s->opts->output, strerror(-e));
 	return e;
 }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include <ebs/ebs_abi.h>
 #include "sampler/backend.h"
 
 static volatile sig_atomic_t got_signal;	/* SIGINT or SIGTERM number */
@@ -164,9 +165,39 @@ static void write_meta(struct sampler *s)
 	} else {
 		ebs_writer__meta(s->w, EBS_META_TARGET, "cmd");
 	}
-	ebs_writer__meta(s->w, EBS_META_BACKEND, s->backend->name);
+	if (s->backend == &kmod_backend) {
+		snprintf(buf, sizeof(buf), "kmod (%s)",
+			 o->kmod_mode == EBS_MODE_MSR ? "msr" : "perf-kernel");
+		ebs_writer__meta(s->w, EBS_META_BACKEND, buf);
+	} else {
+		ebs_writer__meta(s->w, EBS_META_BACKEND, s->backend->name);
+	}
 	snprintf(buf, sizeof(buf), "%ld", sysconf(_SC_PAGESIZE));
 	ebs_writer__meta(s->w, EBS_META_PAGE_SIZE, buf);
+}
+
+void sampler__fall_back(struct sampler *s, unsigned int ev, int why)
+{
+	struct event_spec *e = &s->used[ev];
+	const char *mod = e->exclude_kernel ? ":u" : e->exclude_user ? ":k" : "";
+	char asked[64];
+
+	ebs_strlcpy(asked, e->name, sizeof(asked));
+	if (s->why[ev][0]) {
+		size_t len = strlen(s->why[ev]);
+
+		snprintf(s->why[ev] + len, sizeof(s->why[ev]) - len, "; %s", event_open_reason(why));
+	} else {
+		ebs_strlcpy(s->why[ev], event_open_reason(why), sizeof(s->why[ev]));
+	}
+	snprintf(e->name, sizeof(e->name), "cpu-clock%s", mod);
+	e->type = PERF_TYPE_SOFTWARE;
+	e->config = PERF_COUNT_SW_CPU_CLOCK;
+	e->hardware = false;
+	if (s->msg)
+		fprintf(s->msg,
+			"ebs record: event '%s' cannot be opened: %s; sampling '%s' instead\n",
+			asked, event_open_reason(why), e->name);
 }
 
 int sampler__write_events(struct sampler *s)
@@ -180,15 +211,16 @@ int sampler__write_events(struct sampler *s)
 		struct ebs_rec_event ev = {0};
 
 		ev.group = 0;
-		ev.type = u->type;
-		ev.config = u->config;
-		ev.flags = (o->period ? 0 : EBS_EVF_FREQ) | (s->why[i][0] ? EBS_EVF_FALLBACK : 0) |
+		ev.type = s->enc[i].type;
+		ev.config = s->enc[i].config;
+		ev.config1 = s->enc[i].config1;
+		ev.flags = (s->period ? 0 : EBS_EVF_FREQ) | (s->why[i][0] ? EBS_EVF_FALLBACK : 0) |
 			   (u->exclude_user ? EBS_EVF_EXCLUDE_USER : 0) |
 			   (u->exclude_kernel ? EBS_EVF_EXCLUDE_KERNEL : 0) |
 			   (i == 0 ? EBS_EVF_GROUP_LEADER : 0) |
 			   (u->hardware ? EBS_EVF_HARDWARE : 0);
-		ev.sample_period = o->period;
-		ev.sample_freq = o->period ? 0 : o->freq;
+		ev.sample_period = s->period;
+		ev.sample_freq = s->period ? 0 : o->freq;
 		err = ebs_writer__event(s->w, &ev, o->events[i].name, u->name, s->why[i]);
 		if (err)
 			return err;
@@ -353,7 +385,8 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	cap_frequency(&copy);
 	s.opts = o;
 	s.msg = o->msg;
-	s.backend = &perf_backend;
+	s.backend = o->backend == BACKEND_KMOD ? &kmod_backend : &perf_backend;
+	s.period = o->period;
 	s.nr_events = o->nr_events;
 	memcpy(s.used, o->events, sizeof(s.used[0]) * o->nr_events);
 	s.system_wide = o->system_wide;
@@ -463,11 +496,11 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		goto out;
 	s.backend->close(&s);
 	ebs_writer__totals(s.w, &res->samples, &res->lost, &res->throttled);
-	if (s.have_counts && o->period && !any_clock_event(&s)) {
+	if (s.have_counts && s.period && !any_clock_event(&s)) {
 		u64 expected = 0;
 
 		for (i = 0; i < s.nr_events; i++)
-			expected += s.counted[i] / o->period;
+			expected += s.counted[i] / s.period;
 		/* allow one sample per event for where a period was cut */
 		if (expected > res->samples + res->lost + s.nr_events)
 			res->undelivered = expected - res->samples - res->lost;

@@ -54,8 +54,15 @@ int event_spec__probe(const struct event_spec *ev);
 /* The reason an open failed, in words fit for one line ("no hardware PMU ..."). */
 const char *event_open_reason(int err);
 
+enum record_backend {
+	BACKEND_PERF,			/* perf_event_open (the default) */
+	BACKEND_KMOD,			/* ebs.ko's /dev/ebs */
+};
+
 struct record_opts {
 	const char *output;		/* "ebs.data"; "-" for stdout */
+	enum record_backend backend;
+	u32 kmod_mode;			/* EBS_MODE_* of include/ebs/ebs_abi.h */
 	struct event_spec events[EBS_MAX_EVENTS];
 	unsigned int nr_events;
 	u64 period;			/* -c N; 0 when frequency mode */

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kmod.c - the kernel module backend: samples from ebs.ko's /dev/ebs
+ * (include/ebs/ebs_abi.h), one ring per CPU mapped read-only and given back
+ * with EBS_IOC_TAIL.
+ *
+ * ebs.ko records instruction pointers, nothing else.  So that samples
+ * resolve, the side-band records (MMAP, COMM, FORK, EXIT) come from a
+ * tracking-only perf_event_open session (one software dummy event) run
+ * beside it through the perf backend, as perf does for its own tracking;
+ * where that cannot be opened, ebs says so and goes on with what /proc gave
+ * at the start.  Both clocks are CLOCK_MONOTONIC.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <ebs/ebs_abi.h>
+#include "sampler/backend.h"
+
+struct kmod_priv {
+	int fd;
+	u32 mode;
+	unsigned int nr_rings;
+	size_t ring_len;		/* header page + data */
+	void **rings;
+	struct ebs_cpu_stats *stats;	/* [nr_rings], for EBS_IOC_STATS */
+	struct ebs_config cfg;
+	/* the side-band session: a dummy event through the perf backend */
+	struct sampler track;
+	struct record_opts track_opts;
+	bool tracking;
+};
+
+static const char *const mode_names[] = {
+	[EBS_MODE_PERF_KERNEL] = "perf-kernel",
+	[EBS_MODE_MSR] = "msr",
+};
+
+/* perf_event_attr (type, config) as the module's event encoding; -EINVAL if none. */
+static int kmod_event(const struct event_spec *ev, u32 *kind, u64 *id)
+{
+	static const struct {
+		u32 type;
+		u64 config;
+		u64 gen;
+	} map[] = {
+		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, EBS_GEN_CYCLES},
+		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, EBS_GEN_INSTRUCTIONS},
+		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, EBS_GEN_BRANCHES},
+		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, EBS_GEN_BRANCH_MISSES},
+		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, EBS_GEN_CACHE_REFS},
+		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, EBS_GEN_CACHE_MISSES},
+		{PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, EBS_GEN_CPU_CLOCK},
+		{PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, EBS_GEN_TASK_CLOCK},
+	};
+	size_t i;
+
+	if (ev->type == PERF_TYPE_RAW) {
+		*kind = EBS_EVENT_RAW;
+		*id = ev->config;
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(map); i++)
+		if (map[i].type == ev->type && map[i].config == ev->config) {
+			*kind = EBS_EVENT_GENERIC;
+			*id = map[i].gen;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static bool is_clock(const struct event_spec *ev)
+{
+	return ev->type == PERF_TYPE_SOFTWARE &&
+	       (ev->config == PERF_COUNT_SW_CPU_CLOCK || ev->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/*
+ * The module counts with a sample-after value only.  Without -c: for a
+ * clock, the period that gives -F's frequency exactly (nanoseconds); for
+ * other events KMOD_DEFAULT_N, said in a notice.
+ */
+#define KMOD_DEFAULT_N 2000000ull
+
+static void set_period(struct sampler *s)
+{
+	if (s->opts->period)
+		s->period = s->opts->period;
+	else if (is_clock(&s->used[0]))
+		s->period = 1000000000ull / (s->opts->freq ? s->opts->freq : 1000);
+	else
+		s->period = KMOD_DEFAULT_N;
+}
+
+/* One line saying why CONFIG failed, for event ev of mode. */
+static int config_error(struct sampler *s, struct kmod_priv *p, int e, struct ebs_error *err)
+{
+	const char *what = s->used[0].name, *mode = mode_names[p->mode];
+
+	switch (-e) {
+	case ENODEV:
+		return ebs_error__set(err, ENODEV,
+				      "%s: %s mode needs architectural performance monitoring "
+				      "(CPUID leaf 0xA), which this CPU reports none of (a virtual "
+				      "machine?); use the default perf-kernel mode",
+				      EBS_DEVICE, mode);
+	case EBUSY:
+		return ebs_error__set(err, EBUSY,
+				      "%s: counter 0 is in use by perf or the NMI watchdog "
+				      "(sysctl kernel.nmi_watchdog=0, and no other perf user)",
+				      EBS_DEVICE);
+	case ERANGE:
+		return ebs_error__set(err, ERANGE,
+				      "%s: -c %llu cannot be preloaded into counter 0 (%s mode takes "
+				      "%llu to 2147483647)",
+				      EBS_DEVICE, (unsigned long long)p->cfg.sample_after, mode,
+				      (unsigned long long)EBS_SAMPLE_AFTER_MIN);
+	case ESRCH:
+		return ebs_error__set(err, ESRCH, "pid %d: no such process", (int)p->cfg.pid);
+	case EACCES:
+	case EPERM:
+		return ebs_error__set(err, -e,
+				      "%s: event '%s' on %s: %s: needs CAP_PERFMON (or "
+				      "CAP_SYS_ADMIN) to sample the kernel, and ptrace access to "
+				      "a pid",
+				      EBS_DEVICE, what,
+				      p->cfg.flags & EBS_CFG_ALL_CPUS ? "all CPUs" : "the target",
+				      strerror(-e));
+	default:
+		return ebs_error__set(err, -e, "%s: cannot configure event '%s' (%s mode): %s",
+				      EBS_DEVICE, what, mode, strerror(-e));
+	}
+}
+
+/* CONFIG for event 0 as s->used[0] now is; 0 or -errno (no message). */
+static int kmod_config(struct sampler *s, struct kmod_priv *p)
+{
+	const struct event_spec *ev = &s->used[0];
+
+	memset(&p->cfg, 0, sizeof(p->cfg));
+	p->cfg.mode = p->mode;
+	if (kmod_event(ev, &p->cfg.event_kind, &p->cfg.event_id))
+		return -EOPNOTSUPP;
+	p->cfg.sample_after = s->period;
+	p->cfg.flags = (ev->exclude_user ? 0 : EBS_CFG_USER) |
+		       (ev->exclude_kernel ? 0 : EBS_CFG_KERNEL);
+	if (s->system_wide) {
+		p->cfg.flags |= EBS_CFG_ALL_CPUS;
+	} else {
+		/* the process: the module follows all its threads itself */
+		p->cfg.pid = s->opts->nr_pids ? s->opts->pids[0] : s->tids[0];
+		if (s->enable_on_exec)
+			p->cfg.flags |= EBS_CFG_ON_EXEC;
+	}
+	p->cfg.ring_pages = s->opts->mmap_pages;
+	return ioctl(p->fd, EBS_IOC_CONFIG, &p->cfg) < 0 ? -errno : 0;
+}
+
+static void kmod_close(struct sampler *s)
+{
+	struct kmod_priv *p = s->priv;
+	unsigned int i;
+
+	if (!p)
+		return;
+	if (p->tracking)
+		perf_backend.close(&p->track);
+	for (i = 0; p->rings && i < p->nr_rings; i++)
+		if (p->rings[i] && p->rings[i] != MAP_FAILED)
+			munmap(p->rings[i], p->ring_len);
+	if (p->fd >= 0)
+		close(p->fd);	/* the module stops and frees the session */
+	free(p->rings);
+	free(p->stats);
+	free(p);
+	s->priv = NULL;
+}
+
+/* The side-band session; a failure is a notice, not an error. */
+static void open_tracking(struct sampler *s, struct kmod_priv *p)
+{
+	struct ebs_error err = {0};
+
+	p->track = *s;
+	p->track_opts = *s->opts;
+	p->track_opts.nr_events = 1;
+	memset(&p->track_opts.events[0], 0, sizeof(p->track_opts.events[0]));
+	ebs_strlcpy(p->track_opts.events[0].name, "dummy", sizeof(p->track_opts.events[0].name));
+	p->track_opts.events[0].type = PERF_TYPE_SOFTWARE;
+	p->track_opts.events[0].config = PERF_COUNT_SW_DUMMY;
+	p->track_opts.period = 1;	/* a dummy never samples */
+	p->track_opts.no_fallback = true;
+	p->track.opts = &p->track_opts;
+	p->track.used[0] = p->track_opts.events[0];
+	p->track.nr_events = 1;
+	p->track.period = 1;
+	p->track.tracking_only = true;
+	p->track.msg = NULL;
+	p->track.priv = NULL;
+	if (perf_backend.open(&p->track, &err)) {
+		if (s->msg)
+			fprintf(s->msg,
+				"ebs record: no mapping tracking through perf_event_open (%s); code "
+				"mapped after the start will not resolve\n",
+				err.msg);
+		return;
+	}
+	p->tracking = true;
+}
+
+static int kmod_open(struct sampler *s, struct ebs_error *err)
+{
+	struct kmod_priv *p = calloc(1, sizeof(*p));
+	struct ebs_stats st = {0};
+	u32 version = 0;
+	unsigned int i;
+	int e;
+
+	if (!p)
+		return ebs_error__set(err, ENOMEM, "out of memory");
+	p->fd = -1;
+	p->mode = s->opts->kmod_mode;
+	s->priv = p;
+	if (s->nr_events != 1) {
+		e = ebs_error__set(err, EINVAL, "--backend=kmod samples one event (got %u)",
+				   s->nr_events);
+		goto fail;
+	}
+	if (s->opts->nr_pids > 1) {
+		e = ebs_error__set(err, EINVAL,
+				   "--backend=kmod samples one process (or -a); -p named %u",
+				   s->opts->nr_pids);
+		goto fail;
+	}
+	p->fd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC);
+	if (p->fd < 0) {
+		e = -errno;
+		if (e == -ENOENT || e == -ENODEV || e == -ENXIO)
+			ebs_error__set(err, -e, "%s: %s: the ebs.ko module is not loaded "
+				       "(make kmod, then insmod kmod/ebs.ko)",
+				       EBS_DEVICE, strerror(-e));
+		else if (e == -EBUSY)
+			ebs_error__set(err, EBUSY, "%s: another ebs session is using it",
+				       EBS_DEVICE);
+		else
+			ebs_error__set(err, -e, "%s: %s%s", EBS_DEVICE, strerror(-e),
+				       e == -EACCES || e == -EPERM
+					       ? " (needs CAP_PERFMON or CAP_SYS_ADMIN)" : "");
+		goto fail;
+	}
+	if (ioctl(p->fd, EBS_IOC_VERSION, &version) < 0 || version != EBS_ABI_VERSION) {
+		e = ebs_error__set(err, EPROTO, "%s: ABI version %u, this ebs speaks %u",
+				   EBS_DEVICE, version, EBS_ABI_VERSION);
+		goto fail;
+	}
+	set_period(s);
+	e = kmod_config(s, p);
+	if ((e == -ENOENT || e == -EOPNOTSUPP || e == -ENODEV) && s->used[0].hardware &&
+	    p->mode == EBS_MODE_PERF_KERNEL && !s->opts->no_fallback) {
+		sampler__fall_back(s, 0, e);
+		set_period(s);
+		e = kmod_config(s, p);
+	}
+	if (e == -EOPNOTSUPP && !s->used[0].hardware) {
+		e = ebs_error__set(err, EINVAL, "event '%s' is not available with --backend=kmod",
+				   s->used[0].name);
+		goto fail;
+	}
+	if (e) {
+		e = config_error(s, p, e, err);
+		goto fail;
+	}
+	if (!s->opts->period && !is_clock(&s->used[0]) && s->msg)
+		fprintf(s->msg,
+			"ebs record: --backend=kmod samples after N events, not at a frequency: "
+			"using -c %llu for '%s'\n",
+			(unsigned long long)KMOD_DEFAULT_N, s->used[0].name);
+	/* how many rings: STATS fills one entry per ring */
+	p->stats = calloc(SAMPLER_MAX_CPUS, sizeof(*p->stats));
+	if (!p->stats) {
+		e = ebs_error__set(err, ENOMEM, "out of memory");
+		goto fail;
+	}
+	st.nr_cpus = SAMPLER_MAX_CPUS;
+	st.cpu_ptr = (u64)(uintptr_t)p->stats;
+	if (ioctl(p->fd, EBS_IOC_STATS, &st) < 0 || !st.nr_cpus) {
+		e = ebs_error__set(err, errno ? errno : EIO, "%s: statistics: %s", EBS_DEVICE,
+				   strerror(errno));
+		goto fail;
+	}
+	p->nr_rings = st.nr_cpus;
+	p->ring_len = (1 + (size_t)s->opts->mmap_pages) * (size_t)sysconf(_SC_PAGESIZE);
+	p->rings = calloc(p->nr_rings, sizeof(*p->rings));
+	if (!p->rings) {
+		e = ebs_error__set(err, ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < p->nr_rings; i++) {
+		p->rings[i] = mmap(NULL, p->ring_len, PROT_READ, MAP_SHARED, p->fd,
+				   (off_t)(i * p->ring_len));
+		if (p->rings[i] == MAP_FAILED) {
+			e = ebs_error__set(err, errno, "%s: cannot map the ring of cpu %u: %s",
+					   EBS_DEVICE, i, strerror(errno));
+			goto fail;
+		}
+	}
+	s->enc[0].type = EBS_EVENT_TYPE_KMOD;
+	s->enc[0].config = p->cfg.event_id;
+	s->enc[0].config1 = p->cfg.event_kind;
+	open_tracking(s, p);
+	return 0;
+
+fail:
+	kmod_close(s);
+	return e;
+}
+
+static int kmod_start(struct sampler *s, struct ebs_error *err)
+{
+	struct kmod_priv *p = s->priv;
+	int e;
+
+	if (p->tracking && (e = perf_backend.start(&p->track, err)))
+		return e;
+	if (ioctl(p->fd, EBS_IOC_START) < 0)
+		return ebs_error__set(err, errno, "%s: start: %s", EBS_DEVICE, strerror(errno));
+	return 0;
+}
+
+/* Move every ring's records to the writer and give the space back. */
+static int drain(struct sampler *s, struct kmod_priv *p, struct ebs_error *err)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_rings; i++) {
+		const struct ebs_ring_header *h = p->rings[i];
+		const u8 *data = (const u8 *)p->rings[i] + sysconf(_SC_PAGESIZE);
+		u64 head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+		u64 tail = __atomic_load_n(&h->tail, __ATOMIC_RELAXED), mask = h->data_size - 1;
+		struct ebs_tail t = {.cpu = i};
+		int e;
+
+		if (head == tail)
+			continue;
+		for (; tail < head; tail += sizeof(struct ebs_krecord)) {
+			const struct ebs_krecord *k = (const void *)(data + (tail & mask));
+			struct ebs_rec_sample rec = {0};
+
+			if (k->flags & EBS_KREC_PAD)
+				continue;
+			rec.hdr.type = EBS_REC_SAMPLE;
+			rec.hdr.size = sizeof(rec);
+			rec.hdr.misc = (k->flags & EBS_KREC_KERNEL) ? EBS_CPUMODE_KERNEL
+								    : EBS_CPUMODE_USER;
+			if (k->flags & EBS_KREC_PRECISE)
+				rec.hdr.misc |= EBS_SAMPLE_EXACT_IP;
+			rec.ip = k->ip;
+			rec.time = k->time_ns;
+			rec.period = s->period;
+			rec.pid = k->pid;
+			rec.tid = k->tid;
+			rec.cpu = k->cpu;
+			e = ebs_writer__add(s->w, &rec.hdr);
+			if (e)
+				return ebs_error__set(err, -e, "%s: write failed: %s",
+						      s->opts->output, strerror(-e));
+		}
+		t.tail = head;
+		if (ioctl(p->fd, EBS_IOC_TAIL, &t) < 0)
+			return ebs_error__set(err, errno, "%s: cpu %u: giving back the ring: %s",
+					      EBS_DEVICE, i, strerror(errno));
+	}
+	return 0;
+}
+
+static int kmod_read(struct sampler *s, int timeout_ms, struct ebs_error *err)
+{
+	struct kmod_priv *p = s->priv;
+	struct pollfd pfd = {.fd = p->fd, .events = POLLIN};
+	int e;
+
+	/* signals interrupt this: the caller checks its flags */
+	poll(&pfd, 1, timeout_ms);
+	e = drain(s, p, err);
+	if (!e && p->tracking)
+		e = perf_backend.read(&p->track, 0, err);
+	return e;
+}
+
+static int kmod_stop(struct sampler *s, struct ebs_error *err)
+{
+	struct kmod_priv *p = s->priv;
+	struct ebs_stats st = {.nr_cpus = p->nr_rings, .cpu_ptr = (u64)(uintptr_t)p->stats};
+	unsigned int i;
+	int e;
+
+	if (ioctl(p->fd, EBS_IOC_STOP) < 0)
+		return ebs_error__set(err, errno, "%s: stop: %s", EBS_DEVICE, strerror(errno));
+	e = drain(s, p, err);
+	if (!e && p->tracking)
+		e = perf_backend.stop(&p->track, err);
+	if (e)
+		return e;
+	if (ioctl(p->fd, EBS_IOC_STATS, &st) < 0)
+		return ebs_error__set(err, errno, "%s: statistics: %s", EBS_DEVICE, strerror(errno));
+	/* what the full rings dropped, as LOST records (one per CPU) */
+	for (i = 0; i < st.nr_cpus; i++) {
+		struct ebs_rec_lost lost = {0};
+
+		if (!p->stats[i].dropped)
+			continue;
+		lost.hdr.type = EBS_REC_LOST;
+		lost.hdr.size = sizeof(lost);
+		lost.time = ebs_clock_ns();
+		lost.lost = p->stats[i].dropped;
+		lost.cpu = i;
+		lost.event = 0;
+		e = ebs_writer__add(s->w, &lost.hdr);
+		if (e)
+			return ebs_error__set(err, -e, "%s: write failed: %s", s->opts->output,
+					      strerror(-e));
+	}
+	return 0;
+}
+
+const struct sampler_backend kmod_backend = {
+	.name = "kmod",
+	.open = kmod_open,
+	.start = kmod_start,
+	.read = kmod_read,
+	.stop = kmod_stop,
+	.close = kmod_close,
+};

@@ -9,7 +9,7 @@
  * Checked: the version ioctl; a second open is -EBUSY; calls out of order
  * are -EINVAL; bad CONFIG arguments are -EINVAL; an unknown ioctl is
  * -ENOTTY; a writable mapping is refused; a real session on a busy child
- * (cpu-clock, N = 100 us) fills the rings, STATS agrees with the records,
+ * (cpu-clock, N = 1 ms) fills the rings, STATS agrees with the records,
  * a one-page ring drops instead of overwriting; RESET empties; the msr mode
  * is -ENODEV without architectural perfmon; an unprivileged open is -EACCES.
  */
@@ -53,7 +53,7 @@ static struct ebs_config base_config(pid_t pid, __u32 pages)
 		.mode = EBS_MODE_PERF_KERNEL,
 		.event_kind = EBS_EVENT_GENERIC,
 		.event_id = EBS_GEN_CPU_CLOCK,
-		.sample_after = 100000,	/* 100 us of CPU time */
+		.sample_after = 1000000,	/* 1 ms of CPU time */
 		.flags = EBS_CFG_USER | EBS_CFG_KERNEL,
 		.pid = pid,
 		.ring_pages = pages,
@@ -165,7 +165,7 @@ static void session(__u32 pages, double seconds, const char *tag)
 	fd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC);
 	child = spinner();
 	c = base_config(child, pages);
-	snprintf(name, sizeof(name), "%s: CONFIG cpu-clock N=100us on a busy child", tag);
+	snprintf(name, sizeof(name), "%s: CONFIG cpu-clock N=1ms on a busy child", tag);
 	CHECK(name, ioc(fd, EBS_IOC_CONFIG, &c) == 0);
 	snprintf(name, sizeof(name), "%s: a second CONFIG is -EINVAL", tag);
 	CHECK(name, ioc(fd, EBS_IOC_CONFIG, &c) == -EINVAL);
@@ -195,11 +195,15 @@ static void session(__u32 pages, double seconds, const char *tag)
 	printf("    %s: %llu overflows, %llu samples, %llu dropped, %llu records\n", tag,
 	       (unsigned long long)overflows, (unsigned long long)samples,
 	       (unsigned long long)dropped, (unsigned long long)in_rings);
-	/* 100 us of CPU: ~seconds * 10000 overflows; TCG timers lag: 50% to 110% */
+	/*
+	 * 1 ms of a busy child's CPU: ~seconds * 1000 overflows.  Timers lag
+	 * under TCG (hrtimer overruns are skipped): 955..1013 of 1000 were
+	 * seen at this period; accept 60% to 110%.
+	 */
 	snprintf(name, sizeof(name), "%s: overflows about %.0f (%.0f..%.0f): %llu", tag,
-		 seconds * 1e4, seconds * 1e4 * 0.5, seconds * 1e4 * 1.1,
+		 seconds * 1e3, seconds * 1e3 * 0.6, seconds * 1e3 * 1.1,
 		 (unsigned long long)overflows);
-	CHECK(name, overflows >= seconds * 1e4 * 0.5 && overflows <= seconds * 1e4 * 1.1);
+	CHECK(name, overflows >= seconds * 1e3 * 0.6 && overflows <= seconds * 1e3 * 1.1);
 	snprintf(name, sizeof(name), "%s: STATS samples = records in the rings", tag);
 	CHECK(name, samples == in_rings);
 	snprintf(name, sizeof(name), "%s: overflows = samples + dropped", tag);
@@ -270,8 +274,8 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	page_size = sysconf(_SC_PAGESIZE);
 	test_abi();
-	session(64, 0.5, "session");	/* 8192 records a CPU: room for 0.5 s at 10 kHz */
-	session(1, 0.5, "small ring");
+	session(16, 1.0, "session");	/* 2048 records a CPU: room for 1 s at 1 kHz */
+	session(1, 1.0, "small ring");	/* 128 records: must drop */
 	test_unprivileged();
 	return failures ? 1 : 0;
 }

@@ -93,6 +93,9 @@ cat a.err
 check "-a: the separately running sleeper's leaf is seen" sh -c "/ebs report -i /tmp/a.data | grep -q ' leaf '"
 wait
 
+exec 3</dev/ebs
+check "rmmod while a session is open is refused (module refcount)" sh -c "! rmmod ebs 2>/dev/null"
+exec 3<&-
 if rmmod ebs; then pass "rmmod ebs"; else fail "rmmod ebs"; fi
 check "/dev/ebs is gone" [ ! -e /dev/ebs ]
 dmesg >dmesg.txt

@@ -251,6 +251,42 @@ static void session(__u32 pages, double seconds, const char *tag)
 		close(fd);
 }
 
+/* A session whose process dies mid-run: the device must come free. */
+static void test_death(void)
+{
+	int sync[2], fd, status = 0;
+	pid_t child, spin;
+	char c;
+
+	if (pipe(sync))
+		return;
+	spin = spinner();
+	child = fork();
+	if (child == 0) {
+		struct ebs_config cfg = base_config(spin, 4);
+		int f = open(EBS_DEVICE, O_RDWR);
+
+		if (f < 0 || ioc(f, EBS_IOC_CONFIG, &cfg) || ioc(f, EBS_IOC_START, NULL))
+			_exit(1);
+		if (write(sync[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(sync[1]);
+	CHECK("a session starts in a child", read(sync[0], &c, 1) == 1);
+	fd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC);
+	CHECK("the child's running session keeps the device busy", fd < 0 && errno == EBUSY);
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	fd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC);
+	CHECK("killing the process tears the session down: the device is free", fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	close(sync[0]);
+	stop_child(spin);
+}
+
 static void test_unprivileged(void)
 {
 	pid_t pid = fork();
@@ -276,6 +312,7 @@ int main(void)
 	test_abi();
 	session(16, 1.0, "session");	/* 2048 records a CPU: room for 1 s at 1 kHz */
 	session(1, 1.0, "small ring");	/* 128 records: must drop */
+	test_death();
 	test_unprivileged();
 	return failures ? 1 : 0;
 }

@@ -130,7 +130,7 @@ demo: deps
 # ebs.ko through kbuild, against KDIR: the running kernel's headers, else the
 # newest of Debian's /usr/src/linux-headers-*-amd64.
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-	$(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))))
+	$(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1))
 kmod:
 	$(if $(KDIR),,$(error no kernel headers: install linux-headers-amd64, or give KDIR=))
 	$(Q)$(MAKE) -C kmod KDIR=$(KDIR)

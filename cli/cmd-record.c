@@ -219,7 +219,7 @@ int cmd_record(int argc, char **argv)
 		if (res.exec_failed)
 			ret = 127;
 		else
-			ret = err.err == -ESRCH || err.err == -EINVAL ? 2 : 1;
+			ret = err.err == -ESRCH || err.err == -EINVAL || err.err == -ERANGE ? 2 : 1;
 		goto out;
 	}
 	if (!quiet) {

@@ -52,6 +52,10 @@ enum ebs_state {
  * -EINVAL, or -EBUSY while RUNNING.  close (the last reference to the file,
  * so also after every mapping is gone) stops and releases everything.
  *
+ * The handlers keep a sample only while counting is set (from START to
+ * STOP): counters that the target's exec enables early (EBS_CFG_ON_EXEC)
+ * write nothing before START, so RESET never races a writer.
+ *
  * Locking: lock (a mutex) protects state, cfg, the mode and the ring array
  * itself against ioctl, mmap, poll and release.  Inside a ring, head and
  * the statistics belong to the sample handler of the ring's CPU (no lock:
@@ -63,6 +67,7 @@ enum ebs_state {
 struct ebs_session {
 	struct mutex lock;
 	enum ebs_state state;
+	bool counting;			/* RUNNING, as the sample handlers read it */
 	struct ebs_config cfg;
 	const struct ebs_mode_ops *mode;
 	unsigned int nr_rings;		/* nr_cpu_ids */

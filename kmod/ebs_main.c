@@ -44,6 +44,8 @@ void ebs_session_sample(struct ebs_session *s, struct pt_regs *regs)
 		return;
 	r = &s->rings[cpu];
 	r->overflows++;
+	if (!READ_ONCE(s->counting))
+		return;	/* enabled by an exec before START: not ours to keep yet */
 	rec.ip = instruction_pointer(regs);
 	rec.time_ns = ktime_get_mono_fast_ns();
 	rec.pid = task_tgid_nr(current);
@@ -143,6 +145,7 @@ static int ebs_config_locked(struct ebs_session *s, const struct ebs_config __us
 {
 	struct ebs_config cfg;
 	struct task_struct *task;
+	struct pid *pid;
 	int err;
 
 	if (s->state != EBS_OPEN)
@@ -158,19 +161,23 @@ static int ebs_config_locked(struct ebs_session *s, const struct ebs_config __us
 	    (cfg.ring_pages & (cfg.ring_pages - 1)) ||
 	    ((cfg.flags & EBS_CFG_ALL_CPUS) && (cfg.flags & EBS_CFG_ON_EXEC)))
 		return -EINVAL;
-	/* kernel code is sampled only by those perf_event_paranoid would let */
+	/*
+	 * Kernel code is sampled only with CAP_PERFMON (as perf at paranoid
+	 * level 2).  open already asked for it; this is for a descriptor that
+	 * was handed to a less privileged process.
+	 */
 	if ((cfg.flags & EBS_CFG_KERNEL) && !perfmon_capable())
 		return -EACCES;
 	if (!(cfg.flags & EBS_CFG_ALL_CPUS)) {
 		if (cfg.pid <= 0)
 			return -EINVAL;
-		s->target = find_get_pid(cfg.pid);
-		task = s->target ? get_pid_task(s->target, PIDTYPE_PID) : NULL;
-		if (!task) {
-			put_pid(s->target);
-			s->target = NULL;
+		pid = find_get_pid(cfg.pid);
+		task = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
+		put_pid(pid);
+		if (!task)
 			return -ESRCH;
-		}
+		/* the process, whichever of its threads was named */
+		s->target = get_task_pid(task, PIDTYPE_TGID);
 		err = ebs_may_trace(task) ? 0 : -EACCES;
 		put_task_struct(task);
 		if (err)
@@ -259,6 +266,7 @@ static long ebs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			err = s->state == EBS_RUNNING ? -EBUSY : -EINVAL;
 			break;
 		}
+		WRITE_ONCE(s->counting, true);
 		s->mode->start(s);
 		s->state = EBS_RUNNING;
 		break;
@@ -267,7 +275,8 @@ static long ebs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			err = -EINVAL;
 			break;
 		}
-		s->mode->stop(s);
+		s->mode->stop(s);	/* no handler runs after this */
+		WRITE_ONCE(s->counting, false);
 		s->state = EBS_STOPPED;
 		wake_up_interruptible(&s->wq);
 		break;

@@ -79,8 +79,11 @@ static int ebs_msr_handler(unsigned int cmd, struct pt_regs *regs)
 		return NMI_DONE;
 	}
 	/* a pid target: counter 0 counts every task; keep the target's samples */
-	if (s->target && task_tgid(current) != s->target)
+	if (s->target && task_tgid(current) != s->target) {
+		if (cpu < s->nr_rings)
+			s->rings[cpu].overflows++;
 		return NMI_HANDLED;
+	}
 	ebs_session_sample(s, regs);
 	return NMI_HANDLED;
 }

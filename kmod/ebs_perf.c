@@ -156,7 +156,7 @@ static int ebs_perf_config(struct ebs_session *s)
 		/* a thread that exits meanwhile (-ESRCH) is no loss, unless all do */
 		for (i = 0; i < n && !err; i++) {
 			err = ebs_perf_add(s, p, &attr, -1, threads[i]);
-			if (err == -ESRCH && i + 1 < n)
+			if (err == -ESRCH)
 				err = 0;
 		}
 		for (i = 0; i < n; i++)

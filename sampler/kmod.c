@@ -9,7 +9,8 @@
  * tracking-only perf_event_open session (one software dummy event) run
  * beside it through the perf backend, as perf does for its own tracking;
  * where that cannot be opened, ebs says so and goes on with what /proc gave
- * at the start.  Both clocks are CLOCK_MONOTONIC.
+ * at the start (for -p and -a; a launched command's samples then do not
+ * resolve).  Both clocks are CLOCK_MONOTONIC.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -231,6 +232,11 @@ static int kmod_open(struct sampler *s, struct ebs_error *err)
 	if (s->nr_events != 1) {
 		e = ebs_error__set(err, EINVAL, "--backend=kmod samples one event (got %u)",
 				   s->nr_events);
+		goto fail;
+	}
+	if (s->opts->mmap_pages > EBS_RING_MAX_PAGES) {
+		e = ebs_error__set(err, EINVAL, "--backend=kmod takes -m up to %u pages",
+				   EBS_RING_MAX_PAGES);
 		goto fail;
 	}
 	if (s->opts->nr_pids > 1) {

@@ -59,7 +59,10 @@
 #define EBS_CFG_USER		(1u << 0)	/* count in user mode (USR) */
 #define EBS_CFG_KERNEL		(1u << 1)	/* count in kernel mode (OS) */
 #define EBS_CFG_ALL_CPUS	(1u << 2)	/* system-wide; pid is ignored */
-#define EBS_CFG_ON_EXEC		(1u << 3)	/* pid target: start counting at its next exec */
+#define EBS_CFG_ON_EXEC		(1u << 3)	/* pid target, perf-kernel mode: counters are
+						 * enabled by the target's next exec (samples
+						 * are kept only while RUNNING); msr mode counts
+						 * from START */
 #define EBS_CFG_KNOWN		0xfu
 
 #define EBS_RING_MIN_PAGES	1
@@ -86,13 +89,16 @@ struct ebs_config {
  * The ring: per CPU, one mmap of (1 + ring_pages) pages at offset
  * cpu * (1 + ring_pages) * PAGE_SIZE.  Page 0 is this header, read-only
  * to user space; the records follow.  head and tail count bytes and only
- * grow; the position of a byte is (count & (data_size - 1)).  The NMI
- * handler on that CPU is the only writer of head; the reader gives records
- * back with EBS_IOC_TAIL.  Records never straddle the end: a writer that
- * would, pads with an EBS_KREC_PAD record instead.
+ * grow; the position of a byte is (count & (data_size - 1)).  The sample
+ * handler on that CPU (the NMI handler in msr mode; perf's overflow
+ * handler, an NMI or a timer interrupt, in perf-kernel mode) is the only
+ * writer of head; the reader gives records back with EBS_IOC_TAIL.  Records
+ * are 32 bytes and data_size a power of two: a record never straddles the
+ * end.  EBS_KREC_PAD marks a record to skip; no mode writes one today.
  */
 struct ebs_ring_header {
-	__u64 head;		/* written by the kernel after the record (smp_wmb) */
+	__u64 head;		/* stored by the kernel after the record (release): load it
+				 * with acquire before reading the records */
 	__u64 tail;		/* written by the kernel from EBS_IOC_TAIL */
 	__u64 data_size;	/* bytes of data, power of two */
 	__u32 cpu;
@@ -102,7 +108,7 @@ struct ebs_ring_header {
 
 #define EBS_KREC_USER		(1u << 0)	/* interrupted in user mode */
 #define EBS_KREC_KERNEL		(1u << 1)
-#define EBS_KREC_PRECISE	(1u << 2)	/* IP is exact (PEBS) */
+#define EBS_KREC_PRECISE	(1u << 2)	/* IP is exact (PEBS); no mode sets it yet */
 #define EBS_KREC_PAD		(1u << 15)	/* skip to the end of the ring */
 
 struct ebs_krecord {
@@ -120,12 +126,12 @@ struct ebs_tail {
 	__u64 tail;		/* new tail: not beyond head, not backwards */
 };
 
-#define EBS_MAX_CPUS		256
-
 struct ebs_cpu_stats {
 	__u64 samples;		/* records written */
 	__u64 dropped;		/* ring full */
-	__u64 overflows;	/* counter overflows handled */
+	__u64 overflows;	/* overflows handled: samples + dropped, plus those
+				 * ignored (before START; another process's in
+				 * msr mode with a pid target) */
 	__u64 spurious;		/* NMIs that were not ours */
 };
 

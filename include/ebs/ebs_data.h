@@ -101,7 +101,7 @@ enum ebs_meta_key {
 	EBS_META_NR_CPUS = 6,		/* decimal */
 	EBS_META_EBS_VERSION = 7,
 	EBS_META_TARGET = 8,		/* "cmd", "pid 12,13" or "system-wide" */
-	EBS_META_BACKEND = 9,		/* "perf" or "kmod" */
+	EBS_META_BACKEND = 9,		/* "perf", "kmod (perf-kernel)" or "kmod (msr)" */
 	EBS_META_PAGE_SIZE = 10,	/* decimal */
 	EBS_META_KERNEL_STEXT = 11,	/* hex address of _stext at record time, when readable */
 };

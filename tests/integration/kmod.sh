@@ -62,7 +62,7 @@ if [ ! -f "$CP" ]; then
 		rm -rf checkpatch && mv "$src/scripts" checkpatch && rm -rf "$src" usr "$src"_*.deb)
 fi
 if [ -f "$CP" ]; then
-	(cd "$TOP/kmod" && perl "$CP" --no-tree -f --terse *.c *.h kernel/*.h \
+	(cd "$TOP/kmod" && perl "$CP" --no-tree -f --terse ebs_*.c ebs_*.h kernel/*.h \
 		../include/ebs/ebs_abi.h) >checkpatch.log 2>&1
 	keep checkpatch.log
 	check "checkpatch.pl: no errors" bash -c "! grep -q ': ERROR:' checkpatch.log && grep -q '^total: 0 errors' checkpatch.log"

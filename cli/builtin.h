@@ -9,6 +9,8 @@
 #ifndef EBS_CLI_BUILTIN_H
 #define EBS_CLI_BUILTIN_H
 
+#include "report/report.h"
+
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_list(int argc, char **argv);
@@ -19,6 +21,15 @@ int cmd_addr2line(int argc, char **argv);
  * print one line naming the option and return the exit status 2.
  */
 int cli_bad_option(const char *cmd, int c, char **argv);
+
+/*
+ * Option values, each with one line naming the command and the option on
+ * error (returning -EINVAL): a whole number >= min, a percentage 0..100,
+ * auto|always|never.
+ */
+int cli_u32(const char *cmd, const char *opt, const char *s, unsigned int min, unsigned int *out);
+int cli_percent(const char *cmd, const char *s, double *out);
+int cli_color(const char *cmd, const char *s, enum report_color *out);
 
 /* Append s to the NULL-terminated vector *v of *n strings; 0 or -ENOMEM. */
 int cli_push_str(const char ***v, unsigned int *n, const char *s);

@@ -10,31 +10,53 @@
 #include "report/report.h"
 
 static const char usage_text[] =
-	"usage: ebs report [-i FILE] [--sort func|line|dso] [--top N] [--json] [--event NAME]\n"
-	"                  [--stats] [--debug-dir DIR]... [--[no-]demangle] [--kallsyms FILE] [--dump]\n"
+	"usage: ebs report [-i FILE] [--sort KEYS] [--event NAME] [--pid PID] [--tid TID]\n"
+	"                  [--comm NAME] [--dso NAME] [--top N] [--min-percent P] [--json]\n"
+	"                  [--stats] [--no-inline] [--color=auto|always|never] [--width N]\n"
+	"                  [--debug-dir DIR]... [--[no-]demangle] [--kallsyms FILE] [--dump]\n"
 	"\n"
-	"  -i, --input F    data file (default ebs.data; '-' reads stdin)\n"
-	"  -s, --sort K     rows by function (func, default), by source line (line: file:line\n"
-	"                   with its function), or by DSO (dso)\n"
-	"  -n, --top N      print the N hottest rows per event (default 0: all)\n"
-	"      --json       one JSON object (the first event, or --event's)\n"
-	"  -e, --event E    only event E (as asked or as used)\n"
-	"      --stats      per DSO: the share of samples with a function and with a line,\n"
-	"                   and where its debug information came from or was looked for\n"
+	"  -i, --input F      data file (default ebs.data; '-' reads stdin)\n"
+	"  -s, --sort KEYS    rows keyed by, comma-separated, in column order: func (default;\n"
+	"                     with its DSO), line (file:line with its function), dso, pid,\n"
+	"                     tid, comm, event (one table for all events)\n"
+	"  -e, --event E      only event E (as asked or as used)\n"
+	"      --pid P, --tid T, --comm NAME, --dso NAME   only those samples\n"
+	"  -n, --top N        the N hottest rows per table (default 0: all)\n"
+	"      --min-percent P  leave out rows below P percent\n"
+	"      --json         one JSON object (the first event, or --event's)\n"
+	"      --stats        per DSO: the share of samples with a function and with a line,\n"
+	"                     and where its debug information came from or was looked for\n"
+	"      --no-inline    inlined code counts for the function it was inlined into, at\n"
+	"                     the call site (default: for the inlined function, at its line)\n"
+	"      --color WHEN   auto (on a terminal, the default), always, never\n"
+	"      --width N      fit rows in N columns (default: the terminal's; none in a pipe)\n"
 	"      --debug-dir D  look for separate debug files under D too (before /usr/lib/debug)\n"
 	"      --demangle     C++ names demangled (the default); --no-demangle: as in the files\n"
-	"      --kallsyms F kernel symbols from F instead of /proc/kallsyms\n"
-	"  -D, --dump       print every record of the file, one line each\n";
+	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
+	"  -D, --dump         print every record of the file, one line each\n";
 
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_KALLSYMS, OPT_STATS, OPT_DEBUG_DIR, OPT_NO_DEMANGLE, OPT_DEMANGLE };
+	enum {
+		OPT_JSON = 256, OPT_KALLSYMS, OPT_STATS, OPT_DEBUG_DIR, OPT_NO_DEMANGLE,
+		OPT_DEMANGLE, OPT_PID, OPT_TID, OPT_COMM, OPT_DSO, OPT_MIN, OPT_NO_INLINE,
+		OPT_COLOR, OPT_WIDTH,
+	};
 	static const struct option longopts[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"sort", required_argument, NULL, 's'},
 		{"top", required_argument, NULL, 'n'},
 		{"json", no_argument, NULL, OPT_JSON},
 		{"event", required_argument, NULL, 'e'},
+		{"pid", required_argument, NULL, OPT_PID},
+		{"tid", required_argument, NULL, OPT_TID},
+		{"comm", required_argument, NULL, OPT_COMM},
+		{"dso", required_argument, NULL, OPT_DSO},
+		{"min-percent", required_argument, NULL, OPT_MIN},
+		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
+		{"color", required_argument, NULL, OPT_COLOR},
+		{"colour", required_argument, NULL, OPT_COLOR},
+		{"width", required_argument, NULL, OPT_WIDTH},
 		{"kallsyms", required_argument, NULL, OPT_KALLSYMS},
 		{"stats", no_argument, NULL, OPT_STATS},
 		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
@@ -47,14 +69,11 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o = {0};
 	struct ebs_error err = {0};
 	const char **dirs = NULL;
-	unsigned int ndirs = 0;
+	unsigned int ndirs = 0, u;
 	bool dump = false;
 	int c, e, ret = 2;
-	char *end;
-	long v;
 
 	o.input = "ebs.data";
-	o.sort = SORT_FUNC;
 	o.out = stdout;
 	o.warn = stderr;
 	optind = 1;
@@ -65,33 +84,48 @@ int cmd_report(int argc, char **argv)
 			o.input = optarg;
 			break;
 		case 's':
-			if (!strcmp(optarg, "func") || !strcmp(optarg, "function")) {
-				o.sort = SORT_FUNC;
-			} else if (!strcmp(optarg, "dso")) {
-				o.sort = SORT_DSO;
-			} else if (!strcmp(optarg, "line") || !strcmp(optarg, "srcline")) {
-				o.sort = SORT_LINE;
-			} else {
-				fprintf(stderr, "ebs report: --sort '%s': known keys are func, line, dso\n",
-					optarg);
+			if (report_parse_keys(optarg, &o, &err)) {
+				fprintf(stderr, "ebs report: %s\n", err.msg);
 				goto out;
 			}
 			break;
 		case 'n':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 0 || v > 1000000000) {
-				fprintf(stderr, "ebs report: --top wants a number >= 0, not '%s'\n",
-					optarg);
+			if (cli_u32("report", "--top", optarg, 0, &o.top))
 				goto out;
-			}
-			o.top = (unsigned int)v;
 			break;
 		case OPT_JSON:
 			o.json = true;
 			break;
 		case 'e':
-			o.event = optarg;
+			o.filter.event = optarg;
+			break;
+		case OPT_PID:
+		case OPT_TID:
+			if (cli_u32("report", c == OPT_PID ? "--pid" : "--tid", optarg, 1, &u))
+				goto out;
+			*(c == OPT_PID ? &o.filter.pid : &o.filter.tid) = u;
+			break;
+		case OPT_COMM:
+			o.filter.comm = optarg;
+			break;
+		case OPT_DSO:
+			o.filter.dso = optarg;
+			break;
+		case OPT_MIN:
+			if (cli_percent("report", optarg, &o.min_percent))
+				goto out;
+			break;
+		case OPT_NO_INLINE:
+			o.no_inline = true;
+			break;
+		case OPT_COLOR:
+			if (cli_color("report", optarg, &o.color))
+				goto out;
+			break;
+		case OPT_WIDTH:
+			if (cli_u32("report", "--width", optarg, 20, &u))
+				goto out;
+			o.width = (int)u;
 			break;
 		case OPT_KALLSYMS:
 			o.kallsyms = optarg;

@@ -30,6 +30,52 @@ int cli_bad_option(const char *cmd, int c, char **argv)
 	return 2;
 }
 
+int cli_u32(const char *cmd, const char *opt, const char *s, unsigned int min, unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > 0xffffffffu) {
+		fprintf(stderr, "ebs %s: %s wants a whole number from %u, not '%s'\n", cmd, opt, min,
+			s);
+		return -EINVAL;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+int cli_percent(const char *cmd, const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0 && v <= 100)) {
+		fprintf(stderr, "ebs %s: --min-percent wants 0 to 100, not '%s'\n", cmd, s);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_color(const char *cmd, const char *s, enum report_color *out)
+{
+	if (!strcmp(s, "auto"))
+		*out = COLOR_AUTO;
+	else if (!strcmp(s, "always"))
+		*out = COLOR_ALWAYS;
+	else if (!strcmp(s, "never"))
+		*out = COLOR_NEVER;
+	else {
+		fprintf(stderr, "ebs %s: --color '%s': auto, always or never\n", cmd, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int cli_push_str(const char ***v, unsigned int *n, const char *s)
 {
 	const char **nv = realloc(*v, (*n + 2) * sizeof(*nv));

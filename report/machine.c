@@ -21,7 +21,7 @@ struct proc {
 	unsigned int nr_execs;
 	struct machine_map *maps;
 	unsigned int nr_maps, cap_maps;
-	char comm[32];
+	const char *comm;	/* interned: one pointer per distinct name */
 	UT_hash_handle hh;
 };
 
@@ -154,7 +154,9 @@ int machine__add(struct machine *m, const struct ebs_rec *rec)
 		p = proc_get(m, c->pid);
 		if (!p)
 			return -ENOMEM;
-		ebs_strlcpy(p->comm, c->comm, sizeof(p->comm));
+		p->comm = intern(m, c->comm);
+		if (!p->comm)
+			return -ENOMEM;
 		return (rec->misc & EBS_COMM_EXEC) ? add_exec(p, c->time) : 0;
 	}
 	case EBS_REC_FORK: {
@@ -246,5 +248,5 @@ const char *machine__comm(struct machine *m, u32 pid)
 	struct proc *p;
 
 	HASH_FIND(hh, m->procs, &pid, sizeof(pid), p);
-	return p && p->comm[0] ? p->comm : NULL;
+	return p && p->comm && p->comm[0] ? p->comm : NULL;
 }

@@ -34,7 +34,10 @@ void machine__set_image(struct machine *m, const char *name, const void *image, 
  */
 const struct machine_map *machine__find_map(struct machine *m, u32 pid, u64 addr, u64 t);
 
-/* The command name of pid (its last COMM), or NULL. */
+/*
+ * The command name of pid (its last COMM), or NULL.  Interned: the same
+ * name is the same pointer, valid until machine__free.
+ */
 const char *machine__comm(struct machine *m, u32 pid);
 
 #endif /* EBS_REPORT_MACHINE_H */

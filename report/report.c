@@ -1,71 +1,175 @@
 // SPDX-License-Identifier: MIT
 /*
- * report.c - aggregate samples by function, source line or DSO and print
- * the table.
+ * report.c - aggregate samples into rows keyed by the --sort keys (function,
+ * source line, DSO, pid, tid, command, event) and print the tables.
  *
- * Two passes over the (mapped) file: the first builds the process/mapping
- * history, the second resolves each sample and counts it into a row keyed
- * by (function, dso), (file, line, function, dso) or dso.  Unresolved
- * addresses keep their own rows as "[unknown] DSO+0xOFFSET", and samples
- * without a source line a row of their function at "??": nothing is
- * dropped.  Per DSO, how many samples got a function and a line is kept
- * for --stats.
+ * One pass over the samples (session.c) resolves each and counts it into
+ * its row.  Unresolved addresses keep their own rows as "[unknown]
+ * DSO+0xOFFSET", samples without a source line a row of their function at
+ * "??": nothing is dropped.  Inlined code counts for the inlined function,
+ * at its own line, shown as "inlined into CALLER"; --no-inline gives it to
+ * the function it was compiled into, at the call site.  Every row carries
+ * a 95% confidence interval for its share.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
 
-#include "report/machine.h"
-#include "report/report.h"
+#include "report/present.h"
+#include "report/session.h"
+#include "report/stats.h"
+
+/* The columns a table prints, from the keys. */
+enum column {
+	COL_LINE,
+	COL_FUNC,
+	COL_DSO,
+	COL_PID,
+	COL_TID,
+	COL_COMM,
+	COL_EVENT,
+	COL_MAX,
+};
+
+static const char *const key_names[KEY_MAX] = {
+	[KEY_FUNC] = "func", [KEY_LINE] = "line", [KEY_DSO] = "dso",	[KEY_PID] = "pid",
+	[KEY_TID] = "tid",   [KEY_COMM] = "comm", [KEY_EVENT] = "event",
+};
+
+static const char *const col_titles[COL_MAX] = {
+	[COL_LINE] = "source line", [COL_FUNC] = "function", [COL_DSO] = "dso",
+	[COL_PID] = "pid",	    [COL_TID] = "tid",	     [COL_COMM] = "command",
+	[COL_EVENT] = "event",
+};
+
+/* Elided to fit the terminal: names; numbers never are. */
+static const bool col_elidable[COL_MAX] = {
+	[COL_LINE] = true, [COL_FUNC] = true, [COL_DSO] = true, [COL_COMM] = true,
+};
 
 /*
- * What a row is keyed by.  The strings are the symbolizer's, which keeps
- * them until it is freed: one symbol (or one DWARF function, or one file)
- * is one pointer, so comparing pointers is exact and needs no strlen per
- * sample.  Two different functions of the same name (static ones in two
- * files) are two rows.  An address no symbol covers has function NULL and
- * its address.
+ * What a row is keyed by.  The strings are the symbolizer's and the
+ * machine's, which keep them until they are freed: one symbol, DWARF
+ * function, file or command name is one pointer, so comparing pointers is
+ * exact and costs no strlen per sample.  Two different functions of one
+ * name (static ones in two files) are two rows.  Fields of columns not
+ * shown stay zero.
  */
 struct row_key {
-	const char *function;	/* NULL: unknown, see addr; "" when sorting by dso */
+	const char *function;	/* NULL: no symbol, see addr */
+	const char *inlined_into;
 	const char *dso;
-	const char *file;	/* sorting by line: NULL when unknown */
+	const char *file;
+	const char *comm;
 	u64 addr;		/* function NULL: the address in the DSO (or the ip) */
-	u32 line;
-	u32 pad;
+	u32 line, pid, tid, event;
 };
 
 struct row {
 	UT_hash_handle hh;
 	struct row_key key;
 	u64 samples[EBS_MAX_EVENTS];
-	const char *function;	/* as shown: key.function, or text below */
-	const char *dso;
-	const char *file;	/* NULL unless sorting by line; "" when unknown */
-	u32 line;
+	u64 all;		/* over every event */
 	char text[];		/* "[unknown] DSO+0xADDR" for an unknown function */
 };
 
-/* Per DSO: what symbolization found, for --stats. */
-struct dso_stat {
-	UT_hash_handle hh;
-	u64 samples, with_function, with_line;
-	const struct sym_dso_info *info;	/* NULL for the kernel */
-	char name[];		/* the path as mapped */
-};
-
 struct report {
-	const struct report_opts *opts;
-	struct ebs_data *d;
-	struct machine *m;
-	struct symbolizer *sym;
+	const struct report_opts *o;
+	struct rsession rs;
+	bool col[COL_MAX];
+	enum column cols[COL_MAX];	/* shown, in order */
+	unsigned int nr_cols;
+	bool by_event;		/* one table of all events */
 	struct row *rows;
+	u64 total[EBS_MAX_EVENTS], total_all;
+	u64 period_sum[EBS_MAX_EVENTS];
 	struct dso_stat *stats;
-	u64 total[EBS_MAX_EVENTS];
+	bool color;
+	int width;
 };
 
-/* Count one sample of event into the row of k (zero-filled but for its fields). */
+int report_parse_keys(const char *text, struct report_opts *o, struct ebs_error *err)
+{
+	char *copy = strdup(text), *tok, *next;
+	unsigned int i;
+	int e = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	o->nr_keys = 0;
+	for (next = copy; next && !e;) {
+		tok = strsep(&next, ",");
+		for (i = 0; i < KEY_MAX; i++)
+			if (!strcmp(tok, key_names[i]) || (i == KEY_FUNC && !strcmp(tok, "function")) ||
+			    (i == KEY_FUNC && !strcmp(tok, "sym")) ||
+			    (i == KEY_LINE && !strcmp(tok, "srcline")))
+				break;
+		if (i == KEY_MAX) {
+			e = ebs_error__set(err, EINVAL, "--sort '%s': known keys are func, line, dso, "
+					   "pid, tid, comm, event", tok);
+		} else {
+			unsigned int j;
+
+			for (j = 0; j < o->nr_keys; j++)
+				if (o->keys[j] == (enum report_key)i)
+					e = ebs_error__set(err, EINVAL, "--sort: '%s' twice", tok);
+			if (!e)
+				o->keys[o->nr_keys++] = (enum report_key)i;
+		}
+	}
+	free(copy);
+	return e;
+}
+
+static void add_col(struct report *r, enum column c)
+{
+	if (!r->col[c]) {
+		r->col[c] = true;
+		r->cols[r->nr_cols++] = c;
+	}
+}
+
+static void plan_columns(struct report *r)
+{
+	static const enum report_key dflt = KEY_FUNC;
+	const enum report_key *keys = r->o->nr_keys ? r->o->keys : &dflt;
+	unsigned int i, n = r->o->nr_keys ? r->o->nr_keys : 1;
+
+	for (i = 0; i < n; i++) {
+		switch (keys[i]) {
+		case KEY_FUNC:
+			add_col(r, COL_FUNC);
+			add_col(r, COL_DSO);
+			break;
+		case KEY_LINE:
+			add_col(r, COL_LINE);
+			add_col(r, COL_FUNC);
+			add_col(r, COL_DSO);
+			break;
+		case KEY_DSO:
+			add_col(r, COL_DSO);
+			break;
+		case KEY_PID:
+			add_col(r, COL_PID);
+			break;
+		case KEY_TID:
+			add_col(r, COL_TID);
+			break;
+		case KEY_COMM:
+			add_col(r, COL_COMM);
+			break;
+		case KEY_EVENT:
+			add_col(r, COL_EVENT);
+			r->by_event = true;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Count one sample into the row of k. */
 static int add_row(struct report *r, const struct row_key *k, u16 event)
 {
 	char text[512] = "";
@@ -73,7 +177,7 @@ static int add_row(struct report *r, const struct row_key *k, u16 event)
 
 	HASH_FIND(hh, r->rows, k, sizeof(*k), row);
 	if (!row) {
-		if (!k->function) {
+		if (r->col[COL_FUNC] && !k->function) {
 			if (strcmp(k->dso, "[unknown]"))
 				snprintf(text, sizeof(text), "[unknown] %s+0x%llx", k->dso,
 					 (unsigned long long)k->addr);
@@ -86,142 +190,164 @@ static int add_row(struct report *r, const struct row_key *k, u16 event)
 			return -ENOMEM;
 		row->key = *k;
 		strcpy(row->text, text);
-		row->function = k->function ? k->function : row->text;
-		row->dso = k->dso;
-		row->file = r->opts->sort == SORT_LINE ? (k->file ? k->file : "") : NULL;
-		row->line = k->line;
 		HASH_ADD(hh, r->rows, key, sizeof(row->key), row);
 	}
 	row->samples[event]++;
-	r->total[event]++;
+	row->all++;
 	return 0;
 }
 
-static int add_stat(struct report *r, const char *dso, const struct sym_result *res)
+static int account(void *ctx, const struct resolved *rv)
 {
-	size_t len = strlen(dso);
-	struct dso_stat *st;
-
-	HASH_FIND(hh, r->stats, dso, len, st);
-	if (!st) {
-		st = calloc(1, sizeof(*st) + len + 1);
-		if (!st)
-			return -ENOMEM;
-		memcpy(st->name, dso, len + 1);
-		st->info = res->info;
-		HASH_ADD(hh, r->stats, name[0], len, st);
-	}
-	st->samples++;
-	st->with_function += res->function != NULL;
-	st->with_line += res->line != 0;
-	return 0;
-}
-
-static void warn_cb(void *ctx, const char *msg)
-{
-	FILE *f = ctx;
-
-	if (f)
-		fprintf(f, "ebs report: warning: %s\n", msg);
-}
-
-/* Resolve one sample and count it. */
-static int account(struct report *r, const struct ebs_rec_sample *s)
-{
-	struct sym_result res = {0};
-	const struct machine_map *map = NULL;
-	u16 mode = s->hdr.misc & EBS_CPUMODE_MASK;
+	struct report *r = ctx;
+	const struct sym_result *res = &rv->res;
+	const struct ebs_rec_sample *s = rv->s;
 	struct row_key k;
 
-	if (mode == EBS_CPUMODE_KERNEL || mode == EBS_CPUMODE_GUEST_KERNEL) {
-		symbolizer__lookup_kernel(r->sym, s->ip, &res);
-	} else {
-		map = machine__find_map(r->m, s->pid, s->ip, s->time);
-		if (map && symbolizer__lookup(r->sym, &map->sym, s->ip, &res) == -ENOMEM)
-			return -ENOMEM;
-	}
 	memset(&k, 0, sizeof(k));
-	k.dso = res.dso ? res.dso : "[unknown]";
-	if (r->opts->stats && add_stat(r, res.dso_path ? res.dso_path : k.dso, &res))
+	r->total[s->event]++;
+	r->total_all++;
+	r->period_sum[s->event] += s->period;
+	if (r->o->stats && dso_stats__add(&r->stats, res->dso_path ? res->dso_path :
+						      res->dso ? res->dso : "[unknown]", res))
 		return -ENOMEM;
-	if (r->opts->sort == SORT_DSO) {
-		k.function = "";
-		return add_row(r, &k, s->event);
-	}
-	k.function = res.function;
-	if (!res.function)
-		k.addr = res.dso ? res.dso_addr : s->ip;
-	if (r->opts->sort == SORT_LINE) {
-		/* the innermost source line, in the function whose line it is */
-		if (res.nr_frames && res.frames[0].function) {
-			k.function = res.frames[0].function;
-			k.addr = 0;
+	if (r->col[COL_FUNC]) {
+		const struct sym_frame *loc = NULL;
+
+		if (res->nr_frames > 1 && !r->o->no_inline) {
+			/* inlined code: the inlined function, at its own line */
+			k.function = res->frames[0].function ? res->frames[0].function : res->function;
+			k.inlined_into = res->frames[1].function ? res->frames[1].function
+								  : res->function;
+			loc = &res->frames[0];
+		} else {
+			k.function = res->function;
+			if (!k.function && res->nr_frames)
+				k.function = res->frames[res->nr_frames - 1].function;
+			if (res->nr_frames)	/* the compiled function's own line */
+				loc = &res->frames[res->nr_frames - 1];
 		}
-		k.file = res.file;
-		k.line = res.line;
+		if (!k.function)
+			k.addr = res->dso ? res->dso_addr : s->ip;
+		if (r->col[COL_LINE] && loc && loc->line) {
+			k.file = loc->file;
+			k.line = loc->line;
+		}
 	}
+	if (r->col[COL_DSO] || r->col[COL_FUNC])
+		k.dso = res->dso ? res->dso : "[unknown]";
+	if (r->col[COL_PID])
+		k.pid = s->pid;
+	if (r->col[COL_TID])
+		k.tid = s->tid;
+	if (r->col[COL_COMM])
+		k.comm = rv->comm;
+	if (r->col[COL_EVENT])
+		k.event = s->event;
 	return add_row(r, &k, s->event);
 }
 
-static int load(struct report *r, struct ebs_error *err)
+/* A row's count in the table of ev (-1: the table of all events). */
+static u64 count(const struct row *row, int ev)
 {
-	const struct ebs_rec_dso_image *vdso;
-	const struct ebs_rec *rec;
-	int e;
-
-	/* pass 1: processes and mappings */
-	while ((e = ebs_data__next(r->d, &rec, err)) > 0) {
-		if (machine__add(r->m, rec))
-			return ebs_error__set(err, ENOMEM, "out of memory");
-	}
-	if (e < 0)
-		return e;
-	vdso = ebs_data__dso_image(r->d, "[vdso]");
-	if (vdso)
-		machine__set_image(r->m, "[vdso]", vdso->image, vdso->image_size);
-	/* pass 2: samples */
-	ebs_data__rewind(r->d);
-	while ((e = ebs_data__next(r->d, &rec, err)) > 0) {
-		if (rec->type != EBS_REC_SAMPLE)
-			continue;
-		if (account(r, (const void *)rec))
-			return ebs_error__set(err, ENOMEM, "out of memory");
-	}
-	return e;
+	return ev < 0 ? row->all : row->samples[ev];
 }
 
-/* Most samples of event *ctx first; ties in key order, so output is stable. */
-static int row_cmp(const void *a, const void *b, void *ctx)
+static const char *function_text(const struct row *row)
+{
+	return row->key.function ? row->key.function : row->text;
+}
+
+/* The text of column c of row. */
+static void cell(const struct report *r, const struct row *row, enum column c, char *buf,
+		 size_t len)
+{
+	const struct row_key *k = &row->key;
+
+	switch (c) {
+	case COL_LINE:
+		if (k->line)
+			snprintf(buf, len, "%s:%u", k->file ? k->file : "??", k->line);
+		else
+			snprintf(buf, len, "??");
+		break;
+	case COL_FUNC:
+		if (k->inlined_into)
+			snprintf(buf, len, "%s (inlined into %s)", function_text(row), k->inlined_into);
+		else
+			snprintf(buf, len, "%s", function_text(row));
+		break;
+	case COL_DSO:
+		snprintf(buf, len, "%s", k->dso);
+		break;
+	case COL_PID:
+		snprintf(buf, len, "%u", k->pid);
+		break;
+	case COL_TID:
+		snprintf(buf, len, "%u", k->tid);
+		break;
+	case COL_COMM:
+		snprintf(buf, len, "%s", k->comm ? k->comm : "??");
+		break;
+	case COL_EVENT:
+		snprintf(buf, len, "%s", ebs_data__event(r->rs.d, k->event)->used);
+		break;
+	default:
+		buf[0] = '\0';
+	}
+}
+
+struct sort_ctx {
+	const struct report *r;
+	int ev;
+};
+
+/* Most samples first; ties by the columns' text, so output is stable. */
+static int row_cmp(const void *a, const void *b, void *arg)
 {
 	const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
-	u16 ev = *(const u16 *)ctx;
+	const struct sort_ctx *sc = arg;
+	char bx[4200], by[4200];
+	unsigned int i;
 	int c;
 
-	if (x->samples[ev] != y->samples[ev])
-		return x->samples[ev] > y->samples[ev] ? -1 : 1;
-	c = strcmp(x->function, y->function);
-	if (!c)
-		c = strcmp(x->dso, y->dso);
-	if (!c && x->file && y->file)
-		c = strcmp(x->file, y->file);
-	if (!c)
-		c = x->line < y->line ? -1 : x->line > y->line;
-	return c;
+	if (count(x, sc->ev) != count(y, sc->ev))
+		return count(x, sc->ev) > count(y, sc->ev) ? -1 : 1;
+	for (i = 0; i < sc->r->nr_cols; i++) {
+		enum column col = sc->r->cols[i];
+
+		if (col == COL_PID || col == COL_TID || col == COL_EVENT) {
+			u32 vx = col == COL_PID ? x->key.pid : col == COL_TID ? x->key.tid : x->key.event;
+			u32 vy = col == COL_PID ? y->key.pid : col == COL_TID ? y->key.tid : y->key.event;
+
+			if (vx != vy)
+				return vx < vy ? -1 : 1;
+			continue;
+		}
+		cell(sc->r, x, col, bx, sizeof(bx));
+		cell(sc->r, y, col, by, sizeof(by));
+		c = strcmp(bx, by);
+		if (c)
+			return c;
+		if (col == COL_LINE && x->key.line != y->key.line)
+			return x->key.line < y->key.line ? -1 : 1;
+	}
+	return 0;
 }
 
-/* Rows with samples of event ev, sorted by them; *n gets the count. */
-static struct row **sorted_rows(struct report *r, u16 ev, size_t *n)
+/* Rows with samples in table ev, sorted; *n gets the count. */
+static struct row **sorted_rows(struct report *r, int ev, size_t *n)
 {
-	struct row *row, *tmp, **v;
+	struct row *row, *tmp, **v = malloc((HASH_COUNT(r->rows) + 1) * sizeof(*v));
+	struct sort_ctx sc = {r, ev};
 	size_t i = 0;
 
-	v = malloc((HASH_COUNT(r->rows) + 1) * sizeof(*v));
 	if (!v)
 		return NULL;
 	HASH_ITER(hh, r->rows, row, tmp)
-		if (row->samples[ev])
+		if (count(row, ev))
 			v[i++] = row;
-	qsort_r(v, i, sizeof(*v), row_cmp, &ev);
+	qsort_r(v, i, sizeof(*v), row_cmp, &sc);
 	*n = i;
 	return v;
 }
@@ -230,361 +356,377 @@ static struct row **sorted_rows(struct report *r, u16 ev, size_t *n)
  * Samples of event ev the kernel dropped: its own, plus the losses of full
  * rings, which all the events of a CPU share (LOST records of no event).
  */
-static u64 lost_of(const struct report *r, u16 ev)
+static u64 lost_of(const struct report *r, int ev)
 {
-	const struct ebs_rec_trailer *t = ebs_data__trailer(r->d);
+	const struct ebs_rec_trailer *t = ebs_data__trailer(r->rs.d);
 	u64 attributed = 0;
-	unsigned int i;
+	unsigned int i, nev = ebs_data__nr_events(r->rs.d);
 
 	if (!t)
 		return 0;
-	for (i = 0; i < ebs_data__nr_events(r->d); i++)
-		attributed += ebs_data__counts(r->d, i)->lost;
-	return ebs_data__counts(r->d, ev)->lost + (t->lost > attributed ? t->lost - attributed : 0);
+	if (ev < 0)
+		return t->lost;
+	for (i = 0; i < nev; i++)
+		attributed += ebs_data__counts(r->rs.d, i)->lost;
+	return ebs_data__counts(r->rs.d, ev)->lost + (t->lost > attributed ? t->lost - attributed : 0);
 }
 
-static void json_string(FILE *f, const char *s)
+static u64 throttled_of(const struct report *r, int ev)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const struct ebs_rec_trailer *t = ebs_data__trailer(r->rs.d);
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	if (!t)
+		return 0;
+	return ev < 0 ? t->throttled : ebs_data__counts(r->rs.d, ev)->throttled;
 }
 
-static const char *const sort_names[] = {
-	[SORT_FUNC] = "func",
-	[SORT_DSO] = "dso",
-	[SORT_LINE] = "line",
-};
-
-static int stat_cmp(const void *a, const void *b)
+static bool filtered(const struct report *r)
 {
-	const struct dso_stat *x = *(const struct dso_stat *const *)a;
-	const struct dso_stat *y = *(const struct dso_stat *const *)b;
+	const struct report_filter *f = &r->o->filter;
 
-	if (x->samples != y->samples)
-		return x->samples > y->samples ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return f->pid || f->tid || f->comm || f->dso;
 }
 
-/* The DSO statistics, most samples first; NULL when out of memory. */
-static struct dso_stat **sorted_stats(struct report *r, size_t *n)
+/* The counter's own total for ev (a COUNT record), or 0 when the file has none. */
+static u64 counted_of(const struct report *r, int ev)
 {
-	struct dso_stat *st, *tmp, **v = malloc((HASH_COUNT(r->stats) + 1) * sizeof(*v));
-	size_t i = 0;
+	const struct ebs_rec *rec;
+	struct ebs_error err = {0};
+	u64 v = 0;
 
-	if (!v)
-		return NULL;
-	HASH_ITER(hh, r->stats, st, tmp)
-		v[i++] = st;
-	qsort(v, i, sizeof(*v), stat_cmp);
-	*n = i;
+	if (ev < 0 || filtered(r))
+		return 0;
+	ebs_data__rewind(r->rs.d);
+	while (ebs_data__next(r->rs.d, &rec, &err) > 0)
+		if (rec->type == EBS_REC_COUNT && ((const struct ebs_rec_count *)rec)->event == ev)
+			v += ((const struct ebs_rec_count *)rec)->value;
 	return v;
 }
 
-/* Where a DSO's debug information came from, or why there is none, in words. */
-static void debug_words(const struct dso_stat *st, char *buf, size_t len)
+/*
+ * What the table's samples say of the event's total: the sum of their
+ * periods (samples x N with -c), and why it is only approximate.
+ */
+static void estimate(const struct report *r, int ev, u64 *events, char *why, size_t len)
 {
-	const struct sym_dso_info *in = st->info;
+	u64 lost = lost_of(r, ev), thr = throttled_of(r, ev);
 
-	if (!in && !strcmp(st->name, "[unknown]"))
-		snprintf(buf, len, "no mapping covers these addresses");
-	else if (!in && !st->with_function)
-		snprintf(buf, len, "kernel: no symbols (kallsyms unreadable or restricted)");
-	else if (!in)
-		snprintf(buf, len, "kernel symbols from kallsyms; no line information");
-	else if (in->debug_path && !in->problem)
-		snprintf(buf, len, "DWARF from %s", in->debug_path);
-	else if (in->problem)
-		snprintf(buf, len, "%s", in->problem);
-	else if (!in->looked || !in->looked[0])
-		snprintf(buf, len, "no debug information");
-	else
-		snprintf(buf, len, "no debug information; looked in %s", in->looked);
+	*events = r->period_sum[ev];
+	why[0] = '\0';
+	if (lost && thr)
+		snprintf(why, len, "%llu samples lost and %llu throttle events are not in it",
+			 (unsigned long long)lost, (unsigned long long)thr);
+	else if (lost)
+		snprintf(why, len, "%llu lost samples are not in it", (unsigned long long)lost);
+	else if (thr)
+		snprintf(why, len, "%llu throttle events: samples were withheld",
+			 (unsigned long long)thr);
 }
 
-static double pct(u64 part, u64 whole)
+static void filter_words(const struct report *r, char *buf, size_t len)
 {
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+	const struct report_filter *f = &r->o->filter;
+	size_t n = 0;
+
+	buf[0] = '\0';
+#define ADD(...)                                                                                   \
+	do {                                                                                       \
+		if (n < len)                                                                       \
+			n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__);                      \
+	} while (0)
+	if (f->pid)
+		ADD("%spid %u", n ? ", " : "", f->pid);
+	if (f->tid)
+		ADD("%stid %u", n ? ", " : "", f->tid);
+	if (f->comm)
+		ADD("%scommand %s", n ? ", " : "", f->comm);
+	if (f->dso)
+		ADD("%sdso %s", n ? ", " : "", f->dso);
+#undef ADD
 }
 
-static void print_stats_text(struct report *r, FILE *f)
+static void print_header(struct report *r, int ev, FILE *f)
 {
-	struct dso_stat **v;
-	char words[2048];
-	size_t n, i;
+	u64 total = ev < 0 ? r->total_all : r->total[ev];
+	char why[256], fw[512];
+	unsigned int i, nev = ebs_data__nr_events(r->rs.d);
 
-	v = sorted_stats(r, &n);
-	if (!v)
-		return;
-	fprintf(f, "# symbolization, per DSO (all events):\n");
-	fprintf(f, "# %8s %9s %9s  %s\n", "samples", "function", "line", "dso");
-	for (i = 0; i < n; i++) {
-		debug_words(v[i], words, sizeof(words));
-		fprintf(f, "  %8llu %8.1f%% %8.1f%%  %s\n", (unsigned long long)v[i]->samples,
-			pct(v[i]->with_function, v[i]->samples), pct(v[i]->with_line, v[i]->samples),
-			v[i]->name);
-		fprintf(f, "  %28s%s\n", "", words);
-		if (v[i]->info && v[i]->info->symbols_from && v[i]->info->debug_path &&
-		    strcmp(v[i]->info->symbols_from, v[i]->info->path))
-			fprintf(f, "  %28ssymbols from %s\n", "", v[i]->info->symbols_from);
-	}
-	fprintf(f, "\n");
-	free(v);
-}
+	if (ev < 0) {
+		fprintf(f, "# events:");
+		for (i = 0; i < nev; i++)
+			fprintf(f, "%s %s", i ? "," : "", ebs_data__event(r->rs.d, i)->used);
+		fprintf(f, " (one table: percent of the samples of all events)\n");
+	} else {
+		const struct ebs_event_info *info = ebs_data__event(r->rs.d, ev);
+		const struct ebs_rec_event *e = info->rec;
+		u64 events, counted = counted_of(r, ev);
 
-static void print_stats_json(struct report *r, FILE *f)
-{
-	struct dso_stat **v;
-	char words[2048];
-	size_t n, i;
-
-	v = sorted_stats(r, &n);
-	if (!v)
-		return;
-	fprintf(f, ",\"stats\":[");
-	for (i = 0; i < n; i++) {
-		const struct sym_dso_info *in = v[i]->info;
-
-		debug_words(v[i], words, sizeof(words));
-		fprintf(f, "%s{\"dso\":", i ? "," : "");
-		json_string(f, v[i]->name);
-		fprintf(f, ",\"samples\":%llu,\"with_function\":%llu,\"with_line\":%llu,"
-			   "\"debug\":",
-			(unsigned long long)v[i]->samples, (unsigned long long)v[i]->with_function,
-			(unsigned long long)v[i]->with_line);
-		if (in && in->debug_path && !in->problem)
-			json_string(f, in->debug_path);
+		fprintf(f, "# event: %s", info->used);
+		if (info->why[0])
+			fprintf(f, " (asked for %s: %s)", info->asked, info->why);
+		fprintf(f, "\n");
+		if (e->flags & EBS_EVF_FREQ)
+			fprintf(f, "# sampling: frequency %llu Hz per CPU\n",
+				(unsigned long long)e->sample_freq);
 		else
-			fprintf(f, "null");
-		fprintf(f, ",\"looked\":");
-		json_string(f, in && in->looked ? in->looked : "");
-		fprintf(f, ",\"note\":");
-		json_string(f, words);
-		fprintf(f, "}");
+			fprintf(f, "# sampling: one sample after every %llu events\n",
+				(unsigned long long)e->sample_period);
+		estimate(r, ev, &events, why, sizeof(why));
+		if (total) {
+			fprintf(f, "# events: about %llu (%s)%s%s\n", (unsigned long long)events,
+				e->flags & EBS_EVF_FREQ ? "the sum of the samples' periods"
+							: "samples x the sample-after value",
+				why[0] ? "; approximate: " : "", why);
+		}
+		if (counted)
+			fprintf(f, "# counted: %llu (the counter's own total)\n",
+				(unsigned long long)counted);
 	}
-	fprintf(f, "]");
-	free(v);
+	fprintf(f, "# samples: %llu, lost: %llu%s, throttled: %llu\n", (unsigned long long)total,
+		(unsigned long long)lost_of(r, ev),
+		ev >= 0 && nev > 1 && lost_of(r, ev) > ebs_data__counts(r->rs.d, ev)->lost
+			? " (of all events: they share the rings)" : "",
+		(unsigned long long)throttled_of(r, ev));
+	filter_words(r, fw, sizeof(fw));
+	if (fw[0])
+		fprintf(f, "# only: %s\n", fw);
 }
 
-static void print_json(struct report *r, u16 ev, struct row **rows, size_t n)
+static void print_text(struct report *r, int ev, struct row **rows, size_t n)
 {
-	const struct ebs_event_info *info = ebs_data__event(r->d, ev);
-	const struct ebs_event_counts *c = ebs_data__counts(r->d, ev);
-	const struct ebs_rec_event *e = info->rec;
-	FILE *f = r->opts->out;
-	unsigned int i, nev = ebs_data__nr_events(r->d);
-	size_t k, limit = r->opts->top && r->opts->top < n ? r->opts->top : n;
+	FILE *f = r->o->out;
+	u64 total = ev < 0 ? r->total_all : r->total[ev];
+	size_t k, shown = 0, limit = r->o->top && r->o->top < n ? r->o->top : n;
+	int w[COL_MAX] = {0}, fixed, sum, i;
+	char buf[4200], cut[4200];
 
-	fprintf(f, "{\"event\":");
-	json_string(f, info->used);
-	fprintf(f, ",\"asked\":");
-	json_string(f, info->asked);
-	if (info->why[0]) {
-		fprintf(f, ",\"fallback\":");
-		json_string(f, info->why);
+	print_header(r, ev, f);
+	if (!total) {
+		fprintf(f, "# no samples\n\n");
+		return;
 	}
-	if (e->flags & EBS_EVF_FREQ)
-		fprintf(f, ",\"period\":null,\"freq\":%llu", (unsigned long long)e->sample_freq);
-	else
-		fprintf(f, ",\"period\":%llu", (unsigned long long)e->sample_period);
+	/* natural widths, then elide the widest name columns to fit */
+	for (i = 0; i < (int)r->nr_cols; i++)
+		w[i] = (int)strlen(col_titles[r->cols[i]]);
+	for (k = 0; k < limit; k++)
+		for (i = 0; i < (int)r->nr_cols; i++) {
+			cell(r, rows[k], r->cols[i], buf, sizeof(buf));
+			if ((int)strlen(buf) > w[i])
+				w[i] = (int)strlen(buf);
+		}
+	fixed = 2 + 8 + 1 + 8 + 2 + 14;
+	for (;;) {
+		int widest = -1;
+
+		for (sum = fixed, i = 0; i < (int)r->nr_cols; i++)
+			sum += 2 + w[i];
+		if (!r->width || sum <= r->width)
+			break;
+		for (i = 0; i < (int)r->nr_cols; i++)
+			if (col_elidable[r->cols[i]] && w[i] > 12 && (widest < 0 || w[i] > w[widest]))
+				widest = i;
+		if (widest < 0)
+			break;	/* nothing left to narrow: let the line be long */
+		w[widest]--;
+	}
+	fprintf(f, "#\n# %8s %8s  %-14s", "samples", "percent", "95% interval");
+	for (i = 0; i < (int)r->nr_cols; i++)
+		fprintf(f, "  %-*s", i + 1 < (int)r->nr_cols ? w[i] : 0, col_titles[r->cols[i]]);
+	fprintf(f, "\n");
+	for (k = 0; k < limit; k++) {
+		u64 c = count(rows[k], ev);
+		double p = percent(c, total), lo, hi;
+
+		if (p < r->o->min_percent)
+			continue;
+		wilson95(c, total, &lo, &hi);
+		fprintf(f, "  %8llu %s%7.2f%%%s  [%5.1f, %5.1f]", (unsigned long long)c,
+			heat_color(r->color, p), p, color_end(r->color), lo, hi);
+		for (i = 0; i < (int)r->nr_cols; i++) {
+			cell(r, rows[k], r->cols[i], buf, sizeof(buf));
+			elide(cut, sizeof(cut), buf, (size_t)w[i]);
+			fprintf(f, "  %-*s", i + 1 < (int)r->nr_cols ? w[i] : 0, cut);
+		}
+		fprintf(f, "\n");
+		shown++;
+	}
+	if (shown < n)
+		fprintf(f, "  (%zu more rows%s; --top 0 --min-percent 0 shows all)\n", n - shown,
+			r->o->min_percent > 0 ? ", some below --min-percent" : "");
+	fprintf(f, "\n");
+}
+
+static void print_json(struct report *r, int ev, struct row **rows, size_t n)
+{
+	FILE *f = r->o->out;
+	u64 total = ev < 0 ? r->total_all : r->total[ev];
+	unsigned int i, nev = ebs_data__nr_events(r->rs.d);
+	size_t k, limit = r->o->top && r->o->top < n ? r->o->top : n;
+	bool first = true;
+
+	if (ev < 0) {
+		fprintf(f, "{\"event\":null");
+	} else {
+		const struct ebs_event_info *info = ebs_data__event(r->rs.d, ev);
+		const struct ebs_rec_event *e = info->rec;
+		const struct ebs_event_counts *c = ebs_data__counts(r->rs.d, ev);
+		u64 events, counted = counted_of(r, ev);
+		char why[256];
+
+		fprintf(f, "{\"event\":");
+		json_string(f, info->used);
+		fprintf(f, ",\"asked\":");
+		json_string(f, info->asked);
+		if (info->why[0]) {
+			fprintf(f, ",\"fallback\":");
+			json_string(f, info->why);
+		}
+		if (e->flags & EBS_EVF_FREQ)
+			fprintf(f, ",\"period\":null,\"freq\":%llu", (unsigned long long)e->sample_freq);
+		else
+			fprintf(f, ",\"period\":%llu", (unsigned long long)e->sample_period);
+		estimate(r, ev, &events, why, sizeof(why));
+		fprintf(f, ",\"estimate\":{\"events\":%llu,\"approximate\":%s",
+			(unsigned long long)events, why[0] ? "true" : "false");
+		if (why[0]) {
+			fprintf(f, ",\"why\":");
+			json_string(f, why);
+		}
+		fprintf(f, "}");
+		if (counted)
+			fprintf(f, ",\"counted\":%llu", (unsigned long long)counted);
+		(void)c;
+	}
 	fprintf(f, ",\"samples\":%llu,\"lost\":%llu,\"throttled\":%llu",
-		(unsigned long long)r->total[ev], (unsigned long long)lost_of(r, ev),
-		(unsigned long long)(c ? c->throttled : 0));
-	fprintf(f, ",\"sort\":\"%s\"", sort_names[r->opts->sort]);
+		(unsigned long long)total, (unsigned long long)lost_of(r, ev),
+		(unsigned long long)throttled_of(r, ev));
+	fprintf(f, ",\"sort\":\"");
+	for (i = 0; i < (r->o->nr_keys ? r->o->nr_keys : 1); i++)
+		fprintf(f, "%s%s", i ? "," : "", key_names[r->o->nr_keys ? r->o->keys[i] : KEY_FUNC]);
+	fprintf(f, "\"");
 	if (nev > 1) {
 		fprintf(f, ",\"events\":[");
 		for (i = 0; i < nev; i++) {
 			fprintf(f, i ? "," : "");
-			json_string(f, ebs_data__event(r->d, i)->used);
+			json_string(f, ebs_data__event(r->rs.d, i)->used);
 		}
 		fprintf(f, "]");
 	}
 	fprintf(f, ",\"rows\":[");
 	for (k = 0; k < limit; k++) {
 		const struct row *row = rows[k];
+		const struct row_key *key = &row->key;
+		u64 c = count(row, ev);
+		double p = percent(c, total), lo, hi;
 
-		fprintf(f, "%s{", k ? "," : "");
-		if (r->opts->sort != SORT_DSO) {
+		if (p < r->o->min_percent)
+			continue;
+		wilson95(c, total, &lo, &hi);
+		fprintf(f, "%s{", first ? "" : ",");
+		first = false;
+		if (r->col[COL_FUNC]) {
 			fprintf(f, "\"function\":");
-			json_string(f, row->function);
+			json_string(f, function_text(row));
+			if (key->inlined_into) {
+				fprintf(f, ",\"inlined_into\":");
+				json_string(f, key->inlined_into);
+			}
 			fprintf(f, ",");
 		}
-		fprintf(f, "\"dso\":");
-		json_string(f, row->dso);
-		if (row->file) {
-			fprintf(f, ",\"file\":");
-			if (row->file[0])
-				json_string(f, row->file);
+		if (r->col[COL_LINE]) {
+			fprintf(f, "\"file\":");
+			if (key->line && key->file)
+				json_string(f, key->file);
 			else
 				fprintf(f, "null");
-			fprintf(f, row->line ? ",\"line\":%u" : ",\"line\":null", row->line);
+			fprintf(f, key->line ? ",\"line\":%u," : ",\"line\":null,", key->line);
 		}
-		fprintf(f, ",\"samples\":%llu,\"percent\":%.4f}",
-			(unsigned long long)row->samples[ev],
-			100.0 * (double)row->samples[ev] / (double)r->total[ev]);
+		if (r->col[COL_DSO]) {
+			fprintf(f, "\"dso\":");
+			json_string(f, key->dso);
+			fprintf(f, ",");
+		}
+		if (r->col[COL_PID])
+			fprintf(f, "\"pid\":%u,", key->pid);
+		if (r->col[COL_TID])
+			fprintf(f, "\"tid\":%u,", key->tid);
+		if (r->col[COL_COMM]) {
+			fprintf(f, "\"comm\":");
+			if (key->comm)
+				json_string(f, key->comm);
+			else
+				fprintf(f, "null");
+			fprintf(f, ",");
+		}
+		if (r->col[COL_EVENT]) {
+			fprintf(f, "\"event\":");
+			json_string(f, ebs_data__event(r->rs.d, key->event)->used);
+			fprintf(f, ",");
+		}
+		fprintf(f, "\"samples\":%llu,\"percent\":%.4f,\"ci95\":[%.4f,%.4f]}",
+			(unsigned long long)c, p, lo, hi);
 	}
 	fprintf(f, "]");
-	if (r->opts->stats)
-		print_stats_json(r, f);
+	if (r->o->stats)
+		dso_stats__print_json(r->stats, f);
 	fprintf(f, "}\n");
-}
-
-static void print_text(struct report *r, u16 ev, struct row **rows, size_t n)
-{
-	const struct ebs_event_info *info = ebs_data__event(r->d, ev);
-	const struct ebs_event_counts *c = ebs_data__counts(r->d, ev);
-	const struct ebs_rec_event *e = info->rec;
-	FILE *f = r->opts->out;
-	size_t k, limit = r->opts->top && r->opts->top < n ? r->opts->top : n;
-	int w = 8, lw = 11;
-
-	fprintf(f, "# event: %s", info->used);
-	if (info->why[0])
-		fprintf(f, " (asked for %s: %s)", info->asked, info->why);
-	fprintf(f, "\n");
-	if (e->flags & EBS_EVF_FREQ)
-		fprintf(f, "# sampling: frequency %llu Hz per CPU\n",
-			(unsigned long long)e->sample_freq);
-	else
-		fprintf(f, "# sampling: one sample after every %llu events\n",
-			(unsigned long long)e->sample_period);
-	fprintf(f, "# samples: %llu, lost: %llu%s, throttled: %llu\n",
-		(unsigned long long)r->total[ev], (unsigned long long)lost_of(r, ev),
-		lost_of(r, ev) > (c ? c->lost : 0) ? " (of all events: they share the rings)" : "",
-		(unsigned long long)(c ? c->throttled : 0));
-	if (r->total[ev] == 0) {
-		fprintf(f, "# no samples\n\n");
-		return;
-	}
-	for (k = 0; k < limit; k++) {
-		int len = (int)strlen(rows[k]->function);
-
-		if (len > w)
-			w = len;
-		if (rows[k]->file) {
-			len = (int)strlen(rows[k]->file[0] ? rows[k]->file : "??") + 11;
-			if (len > lw)
-				lw = len;
-		}
-	}
-	if (w > 60)
-		w = 60;
-	if (lw > 70)
-		lw = 70;
-	fprintf(f, "#\n");
-	if (r->opts->sort == SORT_DSO)
-		fprintf(f, "# %8s %8s  %s\n", "samples", "percent", "dso");
-	else if (r->opts->sort == SORT_LINE)
-		fprintf(f, "# %8s %8s  %-*s  %-*s  %s\n", "samples", "percent", lw, "source line",
-			w, "function", "dso");
-	else
-		fprintf(f, "# %8s %8s  %-*s  %s\n", "samples", "percent", w, "function", "dso");
-	for (k = 0; k < limit; k++) {
-		const struct row *row = rows[k];
-		double p = pct(row->samples[ev], r->total[ev]);
-
-		if (r->opts->sort == SORT_DSO) {
-			fprintf(f, "  %8llu %7.2f%%  %s\n", (unsigned long long)row->samples[ev], p,
-				row->dso);
-		} else if (r->opts->sort == SORT_LINE) {
-			char loc[4200];
-
-			if (row->line)
-				snprintf(loc, sizeof(loc), "%s:%u", row->file[0] ? row->file : "??",
-					 row->line);
-			else
-				snprintf(loc, sizeof(loc), "??");
-			fprintf(f, "  %8llu %7.2f%%  %-*s  %-*s  %s\n",
-				(unsigned long long)row->samples[ev], p, lw, loc, w, row->function,
-				row->dso);
-		} else {
-			fprintf(f, "  %8llu %7.2f%%  %-*s  %s\n", (unsigned long long)row->samples[ev],
-				p, w, row->function, row->dso);
-		}
-	}
-	if (limit < n)
-		fprintf(f, "  (%zu more rows; --top 0 shows all)\n", n - limit);
-	fprintf(f, "\n");
 }
 
 int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 {
 	struct symbolize_opts so = {0};
-	struct report r = {0};
+	struct report r;
 	struct row *row, *tmp;
-	struct dso_stat *st, *stmp;
-	unsigned int ev, first = 0, last;
-	int e;
+	int ev, first = 0, last, e;
 
-	r.opts = opts;
-	r.d = ebs_data__open(opts->input, err);
-	if (!r.d)
-		return err->err;
-	last = ebs_data__nr_events(r.d) - 1;
-	if (opts->event) {
-		e = ebs_data__find_event(r.d, opts->event);
-		if (e < 0) {
-			e = ebs_error__set(err, ENOENT, "%s: no event '%s' in this file",
-					   opts->input, opts->event);
-			goto out;
-		}
-		first = last = (unsigned int)e;
-	} else if (opts->json) {
-		last = 0;
-	}
+	memset(&r, 0, sizeof(r));
+	r.o = opts;
+	plan_columns(&r);
+	r.color = !opts->json && out_color(opts->out, opts->color);
+	r.width = opts->json ? 0 : out_width(opts->out, opts->width);
 	so.kallsyms = opts->kallsyms;
 	so.debug_dirs = opts->debug_dirs;
 	so.demangle = !opts->no_demangle;
-	/* DWARF only where lines are shown or counted */
-	so.no_dwarf = opts->sort != SORT_LINE && !opts->stats;
-	so.warn = warn_cb;
+	so.warn = rsession_warn;
 	so.warn_ctx = opts->warn;
-	r.m = machine__new();
-	r.sym = symbolizer__new(&so);
-	if (!r.m || !r.sym) {
-		e = ebs_error__set(err, ENOMEM, "out of memory");
-		goto out;
-	}
-	e = load(&r, err);
+	/* DWARF where lines or inline chains are shown or counted */
+	so.no_dwarf = !r.col[COL_LINE] && !opts->stats && (opts->no_inline || !r.col[COL_FUNC]);
+	e = rsession__open(&r.rs, opts->input, &so, &opts->filter, err);
+	if (e)
+		return e;
+	e = rsession__each(&r.rs, account, &r, err);
 	if (e)
 		goto out;
+	last = (int)ebs_data__nr_events(r.rs.d) - 1;
+	if (r.rs.event >= 0)
+		first = last = r.rs.event;
+	else if (opts->json)
+		last = 0;
+	if (r.by_event)
+		first = last = -1;
 	for (ev = first; ev <= last; ev++) {
 		size_t n;
-		struct row **rows = sorted_rows(&r, (u16)ev, &n);
+		struct row **rows = sorted_rows(&r, ev, &n);
 
 		if (!rows) {
 			e = ebs_error__set(err, ENOMEM, "out of memory");
 			goto out;
 		}
 		if (opts->json)
-			print_json(&r, (u16)ev, rows, n);
+			print_json(&r, ev, rows, n);
 		else
-			print_text(&r, (u16)ev, rows, n);
+			print_text(&r, ev, rows, n);
 		free(rows);
 	}
 	if (opts->stats && !opts->json)
-		print_stats_text(&r, opts->out);
+		dso_stats__print_text(r.stats, opts->out);
 	fflush(opts->out);
 out:
 	HASH_ITER(hh, r.rows, row, tmp) {
 		HASH_DEL(r.rows, row);
 		free(row);
 	}
-	HASH_ITER(hh, r.stats, st, stmp) {
-		HASH_DEL(r.stats, st);
-		free(st);
-	}
-	symbolizer__free(r.sym);
-	machine__free(r.m);
-	ebs_data__close(r.d);
+	dso_stats__free(&r.stats);
+	rsession__close(&r.rs);
 	return e;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.h - hotspot listings of an ebs.data file.  report/ aggregates and
- * prints; symbolize/ does every ELF and DWARF lookup; report/ never touches
- * ELF.
+ * report.h - hotspot listings and annotated source of an ebs.data file.
+ * report/ aggregates and prints; symbolize/ does every ELF and DWARF
+ * lookup; report/ never touches ELF.
  */
 #ifndef EBS_REPORT_H
 #define EBS_REPORT_H
@@ -12,25 +12,56 @@
 
 #include "util/util.h"
 
-enum report_sort {
-	SORT_FUNC,
-	SORT_DSO,
-	SORT_LINE,	/* file:line, with the function */
+/* What rows are keyed by; --sort takes several, in column order. */
+enum report_key {
+	KEY_FUNC,	/* the function (and its DSO) */
+	KEY_LINE,	/* file:line (with its function and DSO) */
+	KEY_DSO,
+	KEY_PID,
+	KEY_TID,
+	KEY_COMM,
+	KEY_EVENT,	/* one table of all events instead of one per event */
+	KEY_MAX,
+};
+
+/* Which samples count.  Zero/NULL fields do not filter. */
+struct report_filter {
+	const char *event;	/* as asked or as used */
+	u32 pid, tid;
+	const char *comm;
+	const char *dso;	/* short name or path as mapped */
+};
+
+enum report_color {
+	COLOR_AUTO,	/* on a terminal only */
+	COLOR_ALWAYS,
+	COLOR_NEVER,
 };
 
 struct report_opts {
 	const char *input;	/* "ebs.data"; "-" reads stdin */
-	enum report_sort sort;
-	unsigned int top;	/* rows per event, 0 = all */
-	bool json;
-	const char *event;	/* only this event (asked or used name); NULL: all (json: first) */
+	enum report_key keys[KEY_MAX];
+	unsigned int nr_keys;	/* 0: func */
+	struct report_filter filter;
+	unsigned int top;	/* rows per table, 0 = all */
+	double min_percent;	/* rows below this share are left out */
+	bool json;		/* one object: the first event's table, or --event's */
+	bool stats;		/* per-DSO symbol and line coverage after the table */
+	bool no_inline;		/* inlined code counts for the function it was inlined into */
+	bool no_demangle;
 	const char *kallsyms;	/* NULL: /proc/kallsyms */
 	const char *const *debug_dirs;	/* NULL-terminated; more places for debug files */
-	bool no_demangle;
-	bool stats;		/* per-DSO symbol and line coverage after the table */
+	enum report_color color;
+	int width;		/* columns; 0: the terminal's when out is one, else no limit */
 	FILE *out;
 	FILE *warn;		/* per-DSO warnings; NULL: none */
 };
+
+/*
+ * Parse "--sort" text ("func", "dso,func", "line,pid"...) into o->keys.
+ * Returns 0, or -EINVAL with err naming the unknown or repeated key.
+ */
+int report_parse_keys(const char *text, struct report_opts *o, struct ebs_error *err);
 
 /*
  * Read the file and print the listing.  Returns 0, -EBADMSG for a bad file
@@ -40,5 +71,33 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err);
 
 /* Print every record, one line each (ebs report --dump). */
 int ebs_report_dump(const char *input, FILE *out, struct ebs_error *err);
+
+struct annotate_opts {
+	const char *input;
+	const char *target;	/* FUNC, FILE or FILE:LINE; NULL: the hottest functions */
+	struct report_filter filter;
+	bool asm_;		/* instructions under their source lines */
+	bool skid_adjust;	/* a sample counts for the instruction before its IP */
+	bool no_inline;
+	bool no_demangle;
+	unsigned int context;	/* lines shown around hot lines with no target */
+	unsigned int top;	/* functions shown with no target (default 5) */
+	double min_percent;	/* with no target: functions below this share are left out */
+	const char *html;	/* write this self-contained HTML file instead of text */
+	const char *const *source_dirs;	/* "OLD=NEW" prefix maps, or directories to try */
+	const char *const *debug_dirs;
+	const char *kallsyms;
+	enum report_color color;
+	int width;
+	FILE *out;
+	FILE *warn;
+};
+
+/*
+ * Print annotated source (and with asm_, instructions).  Returns 0, -ENOENT
+ * with err naming it when the function or file has no samples, or as
+ * ebs_report.
+ */
+int ebs_annotate(const struct annotate_opts *opts, struct ebs_error *err);
 
 #endif /* EBS_REPORT_H */

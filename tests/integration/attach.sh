@@ -51,7 +51,7 @@ tpid=$!
 sleep 0.2
 record t.data -e cpu-clock -F 1000 -p "$tpid"
 wait $tpid
-"$EBS" report -i t.data --json >t.json
+"$EBS" report -i t.data --json --no-inline >t.json
 for i in 0 1 2 3; do
 	read -r k total < <(share t.json thread_fn_$i)
 	check "-p of threads: thread_fn_$i sampled ($k of $total)" [ $((k * 100)) -ge $((total * 10)) ]

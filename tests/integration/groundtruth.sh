@@ -24,7 +24,8 @@ check "split: split_a's share $p is 0.75 +- $tol" within "$p" 0.75 "$tol"
 # CPU time, so each has a quarter; demand at least 15% each (the binomial
 # sd at ~500 samples is 2%).
 record threads.data -e cpu-clock -F 2000 "$WORKLOADS/threads" 0.06
-"$EBS" report -i threads.data --json >threads.json
+# (--no-inline: the spin loop is inlined into each thread's function)
+"$EBS" report -i threads.data --json --no-inline >threads.json
 for i in 0 1 2 3; do
 	read -r k total < <(share threads.json thread_fn_$i)
 	check "threads: thread_fn_$i has >= 15% ($k of $total)" [ $((k * 100)) -ge $((total * 15)) ]

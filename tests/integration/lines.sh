@@ -26,7 +26,7 @@ check "--sort line: JSON rows have file and line" [ "$(json hl.json "j['sort'] =
 check "--sort line: kernel rows have no line (null)" \
 	[ "$(json hl.json "all(r['line'] is None for r in j['rows'] if r['dso'] == '[kernel]')")" = 1 ]
 "$EBS" report -i hl.data --sort line --top 3 >hl.txt
-check "--sort line text: FILE:LINE then the function" grep -qE "^ +[0-9]+ +[0-9.]+%  $SRC:$hot +hot_loop +hotline$" hl.txt
+check "--sort line text: FILE:LINE then the function" grep -qE "^ +[0-9]+ +[0-9.]+%  \[ *[0-9.]+, +[0-9.]+\]  $SRC:$hot +hot_loop +hotline$" hl.txt
 
 # PIE and non-PIE builds of one program: the same hot source line.
 for v in pie nopie; do

@@ -36,9 +36,12 @@ check "about 1000 samples for 1 s of CPU at N = 1 ms (600..1200): ${n:-none}" \
 	[ "${n:-0}" -ge 600 -a "${n:-0}" -le 1200 ]
 /ebs report -i /tmp/k.data --top 3 >rep.txt 2>rep.err
 cat rep.txt
-top=$(awk '$1 ~ /^[0-9]+$/ {print $3, $2; exit}' rep.txt)
-check "the report's top function is leaf with >= 90% ($top)" \
-	sh -c "echo '$top' | awk '{p = \$2; sub(\"%\", \"\", p); exit !(\$1 == \"leaf\" && p + 0 >= 90)}'"
+# a row: samples, percent, [low, high], function, dso
+top=$(awk '$1 ~ /^[0-9]+$/ {for (i = 3; i < NF; i++) if ($i ~ /\]$/) {print $(i + 1), $2; exit}}' rep.txt)
+# leaf is ~99% of leafloop's user time; the guest's own interrupts take a few
+# percent more in a slow (sanitizer-built, busy host) run: 89-95% seen
+check "the report's top function is leaf with >= 80% ($top)" \
+	sh -c "echo '$top' | awk '{p = \$2; sub(\"%\", \"\", p); exit !(\$1 == \"leaf\" && p + 0 >= 80)}'"
 check "the report names the kmod backend" sh -c "/ebs report -i /tmp/k.data --dump | grep -q '^# backend: kmod (perf-kernel)'"
 check "samples are period 1000000 of event 0" sh -c "! /ebs report -i /tmp/k.data --dump | grep SAMPLE | grep -qv 'period 1000000 event 0 '"
 
@@ -46,7 +49,9 @@ check "samples are period 1000000 of event 0" sh -c "! /ebs report -i /tmp/k.dat
 # the module drops what does not fit, ebs stores the drops as LOST records.
 /ebs record --backend=kmod -e cpu-clock -c 100000 -m 1 -o /tmp/l.data /leafloop 1.0 2>l.err &
 lpid=$!
-sleep 0.3
+# stop ebs only once the workload runs (a sanitizer build starts slowly)
+for i in $(seq 50); do pidof leafloop >/dev/null && break; sleep 0.1; done
+sleep 0.1
 kill -STOP $lpid
 sleep 0.5
 kill -CONT $lpid

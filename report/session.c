@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * session.c - the data file, the mapping history and the symbolizer, and
+ * the pass over the samples that report and annotate both make.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/session.h"
+
+int rsession__open(struct rsession *rs, const char *input, const struct symbolize_opts *so,
+		   const struct report_filter *filter, struct ebs_error *err)
+{
+	const struct ebs_rec_dso_image *vdso;
+	const struct ebs_rec *rec;
+	int e;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->filter = filter;
+	rs->event = -1;
+	rs->d = ebs_data__open(input, err);
+	if (!rs->d)
+		return err->err;
+	if (filter && filter->event) {
+		rs->event = ebs_data__find_event(rs->d, filter->event);
+		if (rs->event < 0) {
+			e = ebs_error__set(err, ENOENT, "%s: no event '%s' in this file", input,
+					   filter->event);
+			goto fail;
+		}
+	}
+	rs->m = machine__new();
+	rs->sym = symbolizer__new(so);
+	if (!rs->m || !rs->sym) {
+		e = ebs_error__set(err, ENOMEM, "out of memory");
+		goto fail;
+	}
+	while ((e = ebs_data__next(rs->d, &rec, err)) > 0)
+		if (machine__add(rs->m, rec)) {
+			e = ebs_error__set(err, ENOMEM, "out of memory");
+			goto fail;
+		}
+	if (e < 0)
+		goto fail;
+	vdso = ebs_data__dso_image(rs->d, "[vdso]");
+	if (vdso)
+		machine__set_image(rs->m, "[vdso]", vdso->image, vdso->image_size);
+	return 0;
+
+fail:
+	rsession__close(rs);
+	return e;
+}
+
+void rsession_warn(void *ctx, const char *msg)
+{
+	FILE *f = ctx;
+
+	if (f)
+		fprintf(f, "ebs report: warning: %s\n", msg);
+}
+
+void rsession__close(struct rsession *rs)
+{
+	symbolizer__free(rs->sym);
+	machine__free(rs->m);
+	ebs_data__close(rs->d);
+	memset(rs, 0, sizeof(*rs));
+}
+
+/* Does name match a DSO filter: its short name or its path as mapped? */
+static bool dso_match(const char *want, const struct sym_result *res)
+{
+	return (res->dso && !strcmp(want, res->dso)) ||
+	       (res->dso_path && !strcmp(want, res->dso_path));
+}
+
+int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolved *r),
+		   void *ctx, struct ebs_error *err)
+{
+	const struct report_filter *f = rs->filter;
+	const struct ebs_rec *rec;
+	int e;
+
+	ebs_data__rewind(rs->d);
+	while ((e = ebs_data__next(rs->d, &rec, err)) > 0) {
+		const struct ebs_rec_sample *s = (const void *)rec;
+		u16 mode = rec->misc & EBS_CPUMODE_MASK;
+		struct resolved r;
+
+		if (rec->type != EBS_REC_SAMPLE)
+			continue;
+		if (rs->event >= 0 && s->event != rs->event)
+			continue;
+		if (f && ((f->pid && s->pid != f->pid) || (f->tid && s->tid != f->tid)))
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.s = s;
+		r.comm = machine__comm(rs->m, s->pid);
+		if (f && f->comm && (!r.comm || strcmp(r.comm, f->comm)))
+			continue;
+		if (mode == EBS_CPUMODE_KERNEL || mode == EBS_CPUMODE_GUEST_KERNEL) {
+			symbolizer__lookup_kernel(rs->sym, s->ip, &r.res);
+		} else {
+			r.map = machine__find_map(rs->m, s->pid, s->ip, s->time);
+			if (r.map && symbolizer__lookup(rs->sym, &r.map->sym, s->ip, &r.res) == -ENOMEM)
+				return ebs_error__set(err, ENOMEM, "out of memory");
+		}
+		if (f && f->dso && !dso_match(f->dso, &r.res))
+			continue;
+		e = fn(ctx, &r);
+		if (e)
+			return e < 0 ? ebs_error__set(err, -e, "%s", strerror(-e)) : e;
+	}
+	return e;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.h - what ebs report and ebs annotate share: the data file, the
+ * processes' mapping history, the symbolizer, and one pass over the
+ * samples that resolves each and hands it on, after the filters.
+ * Private to report/.
+ */
+#ifndef EBS_REPORT_SESSION_H
+#define EBS_REPORT_SESSION_H
+
+#include "data/ebsdata.h"
+#include "report/machine.h"
+#include "report/report.h"
+#include "symbolize/symbolize.h"
+
+struct rsession {
+	const struct report_filter *filter;
+	struct ebs_data *d;
+	struct machine *m;
+	struct symbolizer *sym;
+	int event;		/* the filter's event index, -1 for all */
+};
+
+/* One sample and what it resolved to. */
+struct resolved {
+	const struct ebs_rec_sample *s;
+	struct sym_result res;
+	const struct machine_map *map;	/* NULL for kernel samples and unmapped ones */
+	const char *comm;		/* interned, NULL when unknown */
+};
+
+/*
+ * Open input and read its processes and mappings (the first pass).
+ * so->demangle etc. as the caller wants; filter may be NULL.  Returns 0 or
+ * -errno with err filled (-ENOENT for an unknown --event).
+ */
+int rsession__open(struct rsession *rs, const char *input, const struct symbolize_opts *so,
+		   const struct report_filter *filter, struct ebs_error *err);
+
+/* The second pass: fn for every sample the filters let through; fn's nonzero stops it. */
+int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolved *r),
+		   void *ctx, struct ebs_error *err);
+
+void rsession__close(struct rsession *rs);
+
+/* A symbolize_warn_fn printing "ebs report: warning: MSG" to the FILE * ctx. */
+void rsession_warn(void *ctx, const char *msg);
+
+#endif /* EBS_REPORT_SESSION_H */

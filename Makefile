@@ -51,7 +51,9 @@ LIBELF_CFLAGS := $(shell pkg-config --cflags libelf 2>/dev/null)
 LIBELF_LIBS   := $(shell pkg-config --libs libelf 2>/dev/null || echo -lelf)
 LIBDWARF_LIBS := $(shell pkg-config --libs libdwarf 2>/dev/null || echo -ldwarf)
 # libstdc++ for __cxa_demangle, the C++ runtime's demangler
-LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) -lz -lstdc++ -lm
+# capstone: ebs annotate --asm decodes instructions with it
+CAPSTONE_LIBS := $(shell pkg-config --libs capstone 2>/dev/null || echo -lcapstone)
+LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(CAPSTONE_LIBS) -lz -lstdc++ -lm
 
 ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) $(CFLAGS)
 

@@ -15,6 +15,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_addr2line(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 
 /*
  * getopt_long returned '?' or ':' (optstrings start with ':', opterr is 0):

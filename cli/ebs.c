@@ -95,6 +95,7 @@ static const struct {
 } cmds[] = {
 	{"record", cmd_record, "sample a command, processes (-p) or the whole system (-a)"},
 	{"report", cmd_report, "hotspots of an ebs.data file, by function, source line or DSO"},
+	{"annotate", cmd_annotate, "source (and instructions) of hot functions, with their samples"},
 	{"list", cmd_list, "events this machine can sample"},
 	{"addr2line", cmd_addr2line, "resolve addresses of an ELF file to function, file and line"},
 };

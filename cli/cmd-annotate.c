@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/* cmd-annotate.c - ebs annotate: options, then report's ebs_annotate(). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/builtin.h"
+#include "report/report.h"
+
+static const char usage_text[] =
+	"usage: ebs annotate [-i FILE] [FUNC | FILE[:LINE]] [--asm] [--skid-adjust]\n"
+	"                    [--context N] [--top N] [--min-percent P] [--html OUT.html]\n"
+	"                    [--source-dir DIR|OLD=NEW]... [--event NAME] [--pid PID]\n"
+	"                    [--tid TID] [--comm NAME] [--dso NAME] [--no-inline]\n"
+	"                    [--color=auto|always|never] [--debug-dir DIR]... [--no-demangle]\n"
+	"\n"
+	"  FUNC             the function's whole source, each line with its samples\n"
+	"  FILE[:LINE]      every sampled line of a source file (around LINE)\n"
+	"  (nothing)        the hottest functions, their hot lines with context\n"
+	"  -i, --input F    data file (default ebs.data)\n"
+	"      --asm        the instructions under their source lines, samples each\n"
+	"      --skid-adjust  count each sample for the instruction before its IP\n"
+	"  -C, --context N  lines around hot lines (default 3)\n"
+	"  -n, --top N      with no FUNC: how many functions (default 5)\n"
+	"      --min-percent P  with no FUNC: leave out functions below P percent\n"
+	"      --html F     write one self-contained HTML page to F instead\n"
+	"      --source-dir D  where sources are: DIR (tried under it and by file name) or\n"
+	"                   OLD=NEW (a path prefix replaced); may be repeated\n"
+	"  -e, --event E    annotate event E (default: the file's first)\n"
+	"      --pid, --tid, --comm, --dso   only those samples\n"
+	"      --no-inline  inlined code counts at its call site in the function\n"
+	"      --color WHEN auto (on a terminal), always, never\n"
+	"      --debug-dir D, --no-demangle, --kallsyms F   as for ebs report\n";
+
+int cmd_annotate(int argc, char **argv)
+{
+	enum {
+		OPT_ASM = 256, OPT_SKID, OPT_HTML, OPT_SRCDIR, OPT_PID, OPT_TID, OPT_COMM,
+		OPT_DSO, OPT_MIN, OPT_NO_INLINE, OPT_COLOR, OPT_DEBUG_DIR, OPT_NO_DEMANGLE,
+		OPT_KALLSYMS,
+	};
+	static const struct option longopts[] = {
+		{"input", required_argument, NULL, 'i'},
+		{"asm", no_argument, NULL, OPT_ASM},
+		{"skid-adjust", no_argument, NULL, OPT_SKID},
+		{"context", required_argument, NULL, 'C'},
+		{"top", required_argument, NULL, 'n'},
+		{"min-percent", required_argument, NULL, OPT_MIN},
+		{"html", required_argument, NULL, OPT_HTML},
+		{"source-dir", required_argument, NULL, OPT_SRCDIR},
+		{"event", required_argument, NULL, 'e'},
+		{"pid", required_argument, NULL, OPT_PID},
+		{"tid", required_argument, NULL, OPT_TID},
+		{"comm", required_argument, NULL, OPT_COMM},
+		{"dso", required_argument, NULL, OPT_DSO},
+		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
+		{"color", required_argument, NULL, OPT_COLOR},
+		{"colour", required_argument, NULL, OPT_COLOR},
+		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+		{"kallsyms", required_argument, NULL, OPT_KALLSYMS},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct annotate_opts o = {0};
+	struct ebs_error err = {0};
+	const char **dirs = NULL, **srcs = NULL;
+	unsigned int ndirs = 0, nsrcs = 0, u;
+	int c, e, ret = 2;
+
+	o.input = "ebs.data";
+	o.context = 3;
+	o.out = stdout;
+	o.warn = stderr;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:C:n:e:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o.input = optarg;
+			break;
+		case OPT_ASM:
+			o.asm_ = true;
+			break;
+		case OPT_SKID:
+			o.skid_adjust = true;
+			break;
+		case 'C':
+			if (cli_u32("annotate", "--context", optarg, 0, &o.context))
+				goto out;
+			break;
+		case 'n':
+			if (cli_u32("annotate", "--top", optarg, 1, &o.top))
+				goto out;
+			break;
+		case OPT_MIN:
+			if (cli_percent("annotate", optarg, &o.min_percent))
+				goto out;
+			break;
+		case OPT_HTML:
+			o.html = optarg;
+			break;
+		case OPT_SRCDIR:
+		case OPT_DEBUG_DIR:
+			if (cli_push_str(c == OPT_SRCDIR ? &srcs : &dirs, c == OPT_SRCDIR ? &nsrcs : &ndirs,
+					 optarg)) {
+				fprintf(stderr, "ebs annotate: out of memory\n");
+				ret = 1;
+				goto out;
+			}
+			break;
+		case 'e':
+			o.filter.event = optarg;
+			break;
+		case OPT_PID:
+		case OPT_TID:
+			if (cli_u32("annotate", c == OPT_PID ? "--pid" : "--tid", optarg, 1, &u))
+				goto out;
+			*(c == OPT_PID ? &o.filter.pid : &o.filter.tid) = u;
+			break;
+		case OPT_COMM:
+			o.filter.comm = optarg;
+			break;
+		case OPT_DSO:
+			o.filter.dso = optarg;
+			break;
+		case OPT_NO_INLINE:
+			o.no_inline = true;
+			break;
+		case OPT_COLOR:
+			if (cli_color("annotate", optarg, &o.color))
+				goto out;
+			break;
+		case OPT_NO_DEMANGLE:
+			o.no_demangle = true;
+			break;
+		case OPT_KALLSYMS:
+			o.kallsyms = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			ret = 0;
+			goto out;
+		default:
+			ret = cli_bad_option("annotate", c, argv);
+			goto out;
+		}
+	}
+	if (optind < argc)
+		o.target = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "ebs annotate: one FUNC or FILE[:LINE], not also '%s'\n", argv[optind]);
+		goto out;
+	}
+	o.source_dirs = srcs;
+	o.debug_dirs = dirs;
+	e = ebs_annotate(&o, &err);
+	if (e) {
+		fflush(stdout);
+		fprintf(stderr, "ebs annotate: %s\n", err.msg);
+		ret = e == -ENOMEM || e == -EIO ? 1 : 2;
+		goto out;
+	}
+	ret = 0;
+out:
+	free(dirs);
+	free(srcs);
+	return ret;
+}

@@ -1,0 +1,928 @@
+// SPDX-License-Identifier: MIT
+/*
+ * annotate.c - ebs annotate: the source of the hot functions with the
+ * samples of every line beside it, and with --asm their instructions.
+ *
+ * One pass over the samples counts them per function (by its DSO and
+ * start address) and per address.  For each function shown, the addresses'
+ * inline chains (from symbolize/) give the lines: a sample counts at the
+ * innermost function's own line, and each call site it was inlined
+ * through shows what it inlined; --no-inline counts it at the compiled
+ * function's line instead.  The source is read from the path DWARF gives,
+ * mapped through --source-dir.  Instructions are decoded with capstone from
+ * the bytes symbolize/ reads out of the DSO.  The listing is built as a
+ * model (annotate.h) and printed as text here or as HTML by html.c.
+ */
+#include <capstone/capstone.h>
+#include <elf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+#include "report/annotate.h"
+#include "report/present.h"
+#include "report/session.h"
+
+#define MAX_FUNC_BYTES (4u << 20)	/* larger "functions" are not decoded */
+
+struct addr_cnt {
+	UT_hash_handle hh;
+	u64 addr;
+	u64 n;
+	unsigned int nr_frames;
+	const struct sym_frame *frames;	/* the symbolizer's, stable */
+};
+
+struct fn_key {
+	const struct sym_dso_info *info;
+	u64 start;
+};
+
+struct fn_ent {
+	UT_hash_handle hh;
+	struct fn_key key;
+	const char *name, *dso, *dso_path;
+	u64 end;
+	u64 samples;
+	struct addr_cnt *addrs;
+};
+
+/* One (file, line) of a file-mode listing, over every function. */
+struct fl_ent {
+	UT_hash_handle hh;
+	struct {
+		const char *file;
+		u32 line;
+	} key;
+	u64 n;
+};
+
+struct source {
+	UT_hash_handle hh;
+	char *path;		/* as DWARF names it: the key */
+	char *buf;		/* the file, NULL when not found */
+	char **lines;		/* lines[i] is line i + 1 */
+	u32 nlines;
+	char *found_at;
+};
+
+struct annot {
+	const struct annotate_opts *o;
+	struct rsession rs;
+	struct fn_ent *fns;
+	struct fl_ent *flines;
+	struct source *sources;
+	u64 total;
+	bool file_mode;
+	char target_file[4096];
+	u32 target_line;
+	bool color;
+};
+
+/* ---- collection ------------------------------------------------------- */
+
+static int add_addr(struct fn_ent *f, u64 addr, const struct sym_result *res)
+{
+	struct addr_cnt *a;
+
+	HASH_FIND(hh, f->addrs, &addr, sizeof(addr), a);
+	if (!a) {
+		a = calloc(1, sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		a->addr = addr;
+		a->nr_frames = res->nr_frames;
+		a->frames = res->frames;
+		HASH_ADD(hh, f->addrs, addr, sizeof(a->addr), a);
+	}
+	a->n++;
+	return 0;
+}
+
+static int collect(void *ctx, const struct resolved *rv)
+{
+	struct annot *an = ctx;
+	const struct sym_result *res = &rv->res;
+	struct fn_key key = {0};
+	struct fn_ent *f;
+
+	an->total++;
+	if (an->file_mode && res->nr_frames) {
+		/* every line the sample touches: its own and the call sites */
+		unsigned int i;
+
+		for (i = 0; i < res->nr_frames; i++) {
+			const struct sym_frame *fr = &res->frames[i];
+			struct fl_ent *e, probe = {0};
+
+			if (!fr->file || !fr->line || (i && an->o->no_inline))
+				continue;
+			probe.key.file = fr->file;
+			probe.key.line = fr->line;
+			HASH_FIND(hh, an->flines, &probe.key, sizeof(probe.key), e);
+			if (!e) {
+				e = calloc(1, sizeof(*e));
+				if (!e)
+					return -ENOMEM;
+				e->key = probe.key;
+				HASH_ADD(hh, an->flines, key, sizeof(e->key), e);
+			}
+			e->n++;
+			if (!an->o->no_inline)
+				break;	/* the innermost line only */
+		}
+	}
+	if (!res->function || !res->info)
+		return 0;
+	key.info = res->info;
+	key.start = res->dso_addr - res->sym_offset;
+	HASH_FIND(hh, an->fns, &key, sizeof(key), f);
+	if (!f) {
+		struct sym_func sf;
+
+		f = calloc(1, sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		f->key = key;
+		f->name = res->function;
+		f->dso = res->dso;
+		f->dso_path = res->dso_path;
+		f->end = symbolizer__function(an->rs.sym, res->info, key.start, &sf) == 0
+				 ? sf.end : res->dso_addr + 1;
+		HASH_ADD(hh, an->fns, key, sizeof(f->key), f);
+	}
+	f->samples++;
+	return add_addr(f, res->dso_addr, res);
+}
+
+/* ---- sources ------------------------------------------------------------ */
+
+static char *try_read(const char *path)
+{
+	char *buf = NULL;
+
+	return ebs_read_file(path, &buf) >= 0 ? buf : NULL;
+}
+
+/*
+ * The text of path: as named, else through each --source-dir: "OLD=NEW"
+ * replaces a prefix, a plain DIR is tried with the path under it and with
+ * the file name alone.
+ */
+static struct source *source_of(struct annot *an, const char *path)
+{
+	const char *const *d = an->o->source_dirs;
+	char cand[8192];
+	struct source *s;
+	char *p;
+	u32 n = 0;
+
+	HASH_FIND_STR(an->sources, path, s);
+	if (s)
+		return s;
+	s = calloc(1, sizeof(*s));
+	if (!s || !(s->path = strdup(path))) {
+		free(s);
+		return NULL;
+	}
+	for (; d && *d && !s->buf; d++) {
+		const char *eq = strchr(*d, '=');
+		const char *base = strrchr(path, '/');
+
+		if (eq) {
+			size_t olen = (size_t)(eq - *d);
+
+			if (!strncmp(path, *d, olen)) {
+				snprintf(cand, sizeof(cand), "%s%s", eq + 1, path + olen);
+				s->buf = try_read(cand);
+			}
+		} else {
+			snprintf(cand, sizeof(cand), "%s/%s", *d, path[0] == '/' ? path + 1 : path);
+			s->buf = try_read(cand);
+			if (!s->buf && base) {
+				snprintf(cand, sizeof(cand), "%s%s", *d, base);
+				s->buf = try_read(cand);
+			}
+		}
+		if (s->buf)
+			s->found_at = strdup(cand);
+	}
+	if (!s->buf) {
+		s->buf = try_read(path);
+		if (s->buf)
+			s->found_at = strdup(path);
+	}
+	for (p = s->buf; p && *p; p++)
+		n += *p == '\n';
+	if (s->buf && (s->lines = calloc((size_t)n + 2, sizeof(*s->lines)))) {
+		char *line = s->buf;
+
+		while (line && *line) {
+			char *nl = strchr(line, '\n');
+
+			if (nl)
+				*nl = '\0';
+			s->lines[s->nlines++] = line;
+			line = nl ? nl + 1 : NULL;
+		}
+	}
+	HASH_ADD_KEYPTR(hh, an->sources, s->path, strlen(s->path), s);
+	return s;
+}
+
+static const char *line_text(struct annot *an, const char *file, u32 line)
+{
+	struct source *s = file ? source_of(an, file) : NULL;
+
+	if (!s || !s->lines || !line || line > s->nlines)
+		return NULL;
+	return s->lines[line - 1];
+}
+
+/* ---- one function's model ----------------------------------------------- */
+
+struct line_vec {
+	struct ann_line *v;
+	size_t n, cap;
+};
+
+static struct ann_line *line_get(struct line_vec *lv, const char *file, u32 line)
+{
+	size_t i;
+
+	for (i = 0; i < lv->n; i++)
+		if (lv->v[i].line == line && lv->v[i].file == file)
+			return &lv->v[i];
+	if (lv->n == lv->cap) {
+		size_t cap = lv->cap ? lv->cap * 2 : 64;
+		struct ann_line *nv = realloc(lv->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		lv->v = nv;
+		lv->cap = cap;
+	}
+	memset(&lv->v[lv->n], 0, sizeof(lv->v[0]));
+	lv->v[lv->n].file = file;
+	lv->v[lv->n].line = line;
+	return &lv->v[lv->n++];
+}
+
+struct rows_ctx {
+	struct line_vec *lv;
+	const char *first_file;
+	u64 start;
+	u32 lo, hi;		/* the main file's line range */
+	struct row_vec {
+		u64 addr;
+		const char *file;
+		u32 line;
+	} *rows;
+	size_t nrows, cap;
+};
+
+static int row_cb(void *ctx, u64 addr, const char *file, u32 line)
+{
+	struct rows_ctx *rc = ctx;
+
+	if (rc->nrows == rc->cap) {
+		size_t cap = rc->cap ? rc->cap * 2 : 256;
+		void *n = realloc(rc->rows, cap * sizeof(*rc->rows));
+
+		if (!n)
+			return -ENOMEM;
+		rc->rows = n;
+		rc->cap = cap;
+	}
+	rc->rows[rc->nrows++] = (struct row_vec){addr, file, line};
+	if (addr == rc->start && !rc->first_file)
+		rc->first_file = file;
+	return 0;
+}
+
+/* Decode the function's instructions (x86-64 only); 0 or -ENOENT/-ENOMEM. */
+static int decode(struct annot *an, const struct fn_ent *f, struct ann_func *af, char *why,
+		  size_t why_len)
+{
+	size_t len = f->end - f->key.start, i, count;
+	u16 machine = 0;
+	cs_insn *insn = NULL;
+	csh cs;
+	u8 *code;
+	int e;
+
+	if (!len || len > MAX_FUNC_BYTES) {
+		snprintf(why, why_len, "no instructions: the function's size is unknown");
+		return -ENOENT;
+	}
+	code = malloc(len);
+	if (!code)
+		return -ENOMEM;
+	e = symbolizer__code(an->rs.sym, f->key.info, f->key.start, code, len, &machine);
+	if (e) {
+		snprintf(why, why_len, "no instructions: cannot read the code from %s", f->dso_path);
+		free(code);
+		return e;
+	}
+	if (machine != EM_X86_64) {
+		snprintf(why, why_len, "no instructions: only x86-64 code is decoded");
+		free(code);
+		return -ENOENT;
+	}
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
+		free(code);
+		return -ENOMEM;
+	}
+	cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);	/* as objdump and perf show it */
+	count = cs_disasm(cs, code, len, f->key.start, 0, &insn);
+	af->insns = calloc(count ? count : 1, sizeof(*af->insns));
+	for (i = 0; af->insns && i < count; i++) {
+		struct ann_insn *ai = &af->insns[i];
+
+		ai->addr = insn[i].address;
+		snprintf(ai->text, sizeof(ai->text), "%.31s %.63s", insn[i].mnemonic, insn[i].op_str);
+	}
+	af->ninsns = af->insns ? count : 0;
+	if (count)
+		cs_free(insn, count);
+	cs_close(&cs);
+	free(code);
+	return af->insns ? 0 : -ENOMEM;
+}
+
+/* The instruction at or before addr, or NULL. */
+static struct ann_insn *insn_at(struct ann_func *af, u64 addr)
+{
+	size_t lo = 0, hi = af->ninsns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (af->insns[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &af->insns[lo - 1] : NULL;
+}
+
+/* Samples at addr, or (skid-adjusted) at the instruction before addr. */
+static u64 where(struct ann_func *af, u64 addr, bool skid)
+{
+	struct ann_insn *in;
+
+	if (!skid || !af->ninsns)
+		return addr;
+	in = insn_at(af, addr);
+	if (in && in->addr == addr && in > af->insns)
+		return in[-1].addr;
+	return addr;
+}
+
+static int line_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct ann_line *x = a, *y = b;
+	const char *main_file = ctx;
+	int c;
+
+	if ((x->file == main_file) != (y->file == main_file))
+		return x->file == main_file ? -1 : 1;
+	if (x->in_range != y->in_range)
+		return x->in_range ? -1 : 1;
+	c = strcmp(x->file ? x->file : "", y->file ? y->file : "");
+	if (c)
+		return c;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static void free_model(struct ann_func *af)
+{
+	if (!af)
+		return;
+	free(af->lines);
+	free(af->insns);
+	free(af);
+}
+
+/* Decide which lines are printed: all of the function, or hot ones with context. */
+static void choose_lines(struct ann_func *af, bool whole, unsigned int context)
+{
+	size_t i, j;
+
+	for (i = 0; i < af->nlines; i++) {
+		struct ann_line *l = &af->lines[i];
+
+		if (whole && l->in_range)
+			l->shown = true;
+		if (l->self || l->inlined)
+			for (j = 0; j < af->nlines; j++) {
+				struct ann_line *m = &af->lines[j];
+
+				if (m->file == l->file && m->line + context >= l->line &&
+				    m->line <= l->line + context)
+					m->shown = true;
+			}
+	}
+	for (i = 1; i < af->nlines; i++)
+		af->lines[i].gap_before = af->lines[i].file == af->lines[i - 1].file &&
+					  af->lines[i].line != af->lines[i - 1].line + 1;
+}
+
+static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, char *err_why,
+			      size_t err_len)
+{
+	const struct annotate_opts *o = an->o;
+	struct ann_func *af = calloc(1, sizeof(*af));
+	struct rows_ctx rc = {0};
+	struct line_vec lv = {0};
+	struct addr_cnt *a, *tmp;
+	bool need_insns = o->asm_ || o->skid_adjust;
+	char why[256] = "";
+	u64 noline = 0;
+	size_t i;
+	u32 l;
+
+	if (!af)
+		return NULL;
+	af->name = f->name;
+	af->dso = f->dso;
+	af->dso_path = f->dso_path;
+	af->samples = f->samples;
+	af->total = an->total;
+	af->event = ebs_data__event(an->rs.d, an->rs.event < 0 ? 0 : (unsigned int)an->rs.event)->used;
+	af->skid_adjusted = o->skid_adjust;
+	if (need_insns && decode(an, f, af, why, sizeof(why)) == -ENOMEM)
+		goto nomem;
+	/* the line table under the function: its own file and line range */
+	rc.lv = &lv;
+	rc.start = f->key.start;
+	if (symbolizer__rows(an->rs.sym, f->key.info, f->key.start, f->end, row_cb, &rc) == -ENOMEM)
+		goto nomem;
+	af->main_file = rc.first_file ? rc.first_file : rc.nrows ? rc.rows[0].file : NULL;
+	rc.lo = UINT32_MAX;
+	for (i = 0; i < rc.nrows; i++)
+		if (rc.rows[i].file == af->main_file) {
+			if (rc.rows[i].line < rc.lo)
+				rc.lo = rc.rows[i].line;
+			if (rc.rows[i].line > rc.hi)
+				rc.hi = rc.rows[i].line;
+		}
+	/* the function's own lines, whether they took samples or not */
+	for (l = rc.lo; af->main_file && l <= rc.hi && l - rc.lo < 100000; l++) {
+		struct ann_line *al = line_get(&lv, af->main_file, l);
+
+		if (!al)
+			goto nomem;
+		al->in_range = true;
+	}
+	HASH_ITER(hh, f->addrs, a, tmp) {
+		unsigned int k;
+		u64 at = where(af, a->addr, o->skid_adjust);
+		struct ann_insn *in = af->ninsns ? insn_at(af, at) : NULL;
+
+		if (in)
+			in->samples += a->n;
+		if (!a->nr_frames) {
+			noline += a->n;
+			continue;
+		}
+		if (o->no_inline || a->nr_frames == 1) {
+			const struct sym_frame *fr = &a->frames[a->nr_frames - 1];
+			struct ann_line *al;
+
+			if (!fr->line) {
+				noline += a->n;
+				continue;
+			}
+			al = line_get(&lv, fr->file, fr->line);
+			if (!al)
+				goto nomem;
+			al->self += a->n;
+			continue;
+		}
+		for (k = 0; k < a->nr_frames; k++) {
+			const struct sym_frame *fr = &a->frames[k];
+			struct ann_line *al;
+
+			if (!fr->line) {
+				if (!k)
+					noline += a->n;
+				continue;
+			}
+			al = line_get(&lv, fr->file, fr->line);
+			if (!al)
+				goto nomem;
+			if (!k) {
+				al->self += a->n;
+				if (fr->function && fr->function != f->name)
+					al->function = fr->function;
+			} else {
+				al->inlined += a->n;
+				al->callee = a->frames[k - 1].function;
+			}
+		}
+	}
+	for (i = 0; i < lv.n; i++) {
+		lv.v[i].in_range = lv.v[i].file == af->main_file && lv.v[i].line >= rc.lo &&
+				   lv.v[i].line <= rc.hi;
+		lv.v[i].text = line_text(an, lv.v[i].file, lv.v[i].line);
+		if (lv.v[i].self > af->hottest && !o->asm_)
+			af->hottest = lv.v[i].self;
+	}
+	qsort_r(lv.v, lv.n, sizeof(lv.v[0]), line_cmp, (void *)af->main_file);
+	af->lines = lv.v;
+	af->nlines = lv.n;
+	choose_lines(af, whole, o->context);
+	/* the instructions' lines, and the hottest instruction */
+	for (i = 0; i < af->ninsns; i++) {
+		struct ann_insn *in = &af->insns[i];
+		size_t lo = 0, hi = rc.nrows;
+
+		/* rows are in address order within the function's unit */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (rc.rows[mid].addr <= in->addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo) {
+			in->file = rc.rows[lo - 1].file;
+			in->line = rc.rows[lo - 1].line;
+		}
+		if (o->asm_ && in->samples > af->hottest)
+			af->hottest = in->samples;
+	}
+	if (!af->main_file)
+		snprintf(af->note, sizeof(af->note),
+			 "no line information for %s (no DWARF for %s: see ebs report --stats)%s%s",
+			 f->name, f->dso, why[0] ? "; " : "", why);
+	else if (noline)
+		snprintf(af->note, sizeof(af->note), "%llu samples at addresses without a line%s%s",
+			 (unsigned long long)noline, why[0] ? "; " : "", why);
+	else if (why[0] && o->asm_)
+		snprintf(af->note, sizeof(af->note), "%s", why);
+	free(rc.rows);
+	return af;
+
+nomem:
+	snprintf(err_why, err_len, "out of memory");
+	free(rc.rows);
+	free(lv.v);
+	free_model(af);
+	return NULL;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static void print_counts(FILE *out, bool color, u64 n, u64 fn_total, u64 total, bool hottest)
+{
+	double pf = percent(n, fn_total), pt = percent(n, total);
+
+	if (!n) {
+		fprintf(out, "  %8s %6s %6s", "", "", "");
+		return;
+	}
+	fprintf(out, "  %s%8llu %6.1f %6.1f%s", hottest && color ? "\033[1;31m" : heat_color(color, pf),
+		(unsigned long long)n, pf, pt, color_end(color));
+}
+
+static void print_text(struct annot *an, const struct ann_func *af)
+{
+	FILE *out = an->o->out;
+	const char *last_file = NULL;
+	bool color = an->color;
+	size_t i;
+
+	fprintf(out, "# annotate: %s (%s, %s)\n", af->name, af->dso, af->dso_path);
+	fprintf(out, "# event: %s: %llu samples in it, %.1f%% of %llu\n", af->event,
+		(unsigned long long)af->samples, percent(af->samples, af->total),
+		(unsigned long long)af->total);
+	if (af->main_file) {
+		struct source *s = source_of(an, af->main_file);
+
+		fprintf(out, "# source: %s%s%s%s\n", af->main_file,
+			s && s->found_at && strcmp(s->found_at, af->main_file) ? " (read from " : "",
+			s && s->found_at && strcmp(s->found_at, af->main_file) ? s->found_at : "",
+			s && s->found_at && strcmp(s->found_at, af->main_file) ? ")" : "");
+		if (!s || !s->buf)
+			fprintf(out, "# note: %s is not there to read (give --source-dir)\n",
+				af->main_file);
+	}
+	if (an->o->asm_ || af->skid_adjusted)
+		fprintf(out, "# skid: the sampled IP is usually the instruction after the one that "
+			     "caused the event, so the cost lies just before where samples land%s\n",
+			af->skid_adjusted ? "; --skid-adjust moved each sample back one instruction"
+					  : " (--skid-adjust moves each back one instruction)");
+	if (af->note[0])
+		fprintf(out, "# note: %s\n", af->note);
+	fprintf(out, "#\n#  %8s %6s %6s  %6s  %s\n", "samples", "%func", "%total", "line", "source");
+	if (an->o->asm_) {
+		u32 cur_line = 0;
+		const char *cur_file = NULL;
+
+		for (i = 0; i < af->ninsns; i++) {
+			const struct ann_insn *in = &af->insns[i];
+
+			if (in->line && (in->line != cur_line || in->file != cur_file)) {
+				const char *t = line_text(an, in->file, in->line);
+
+				cur_line = in->line;
+				cur_file = in->file;
+				fprintf(out, "  %8s %6s %6s  %6u  %s%s\n", "", "", "", in->line,
+					in->file != af->main_file ? "[other file] " : "",
+					t ? t : "<source not found>");
+			}
+			print_counts(out, color, in->samples, af->samples, af->total,
+				     in->samples && in->samples == af->hottest);
+			fprintf(out, "  %6s      %llx:  %s\n", "", (unsigned long long)in->addr, in->text);
+		}
+		fprintf(out, "\n");
+		return;
+	}
+	for (i = 0; i < af->nlines; i++) {
+		const struct ann_line *l = &af->lines[i];
+
+		if (!l->shown)
+			continue;
+		if (l->file != last_file && (l->file != af->main_file || !l->in_range)) {
+			fprintf(out, "#\n# %s:\n", l->in_range ? l->file
+				: l->function ? "inlined code" : "other lines");
+			if (!l->in_range)
+				fprintf(out, "# (%s)\n", l->file ? l->file : "??");
+		} else if (l->gap_before || (i && !af->lines[i - 1].shown)) {
+			fprintf(out, "  %8s %6s %6s  %6s\n", "", "", "", "...");
+		}
+		last_file = l->file;
+		print_counts(out, color, l->self, af->samples, af->total,
+			     l->self && l->self == af->hottest);
+		fprintf(out, "  %6u  %s", l->line, l->text ? l->text : "<source not found>");
+		if (l->function)
+			fprintf(out, "   [%s]", l->function);
+		if (l->inlined)
+			fprintf(out, "   <- %llu samples (%.1f%%) of %s inlined here",
+				(unsigned long long)l->inlined, percent(l->inlined, af->samples),
+				l->callee ? l->callee : "inlined code");
+		fprintf(out, "\n");
+	}
+	fprintf(out, "\n");
+}
+
+/* ---- targets -------------------------------------------------------------- */
+
+static int fn_cmp(const void *a, const void *b)
+{
+	const struct fn_ent *x = *(const struct fn_ent *const *)a;
+	const struct fn_ent *y = *(const struct fn_ent *const *)b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static struct fn_ent **sorted_fns(struct annot *an, size_t *n)
+{
+	struct fn_ent *f, *tmp, **v = malloc((HASH_COUNT(an->fns) + 1) * sizeof(*v));
+	size_t i = 0;
+
+	if (!v)
+		return NULL;
+	HASH_ITER(hh, an->fns, f, tmp)
+		v[i++] = f;
+	qsort(v, i, sizeof(*v), fn_cmp);
+	*n = i;
+	return v;
+}
+
+/* "ns::f" names "ns::f(int)" too. */
+static bool name_match(const char *want, const char *name)
+{
+	size_t len = strlen(want);
+
+	return !strcmp(want, name) || (!strncmp(want, name, len) && name[len] == '(');
+}
+
+static bool file_match(const char *want, const char *file)
+{
+	size_t wl = strlen(want), fl = strlen(file);
+
+	return !strcmp(want, file) ||
+	       (fl > wl && !strcmp(file + fl - wl, want) && file[fl - wl - 1] == '/');
+}
+
+/* A file-mode listing: every sampled line of the file, as one model. */
+static struct ann_func *build_file(struct annot *an)
+{
+	struct ann_func *af = calloc(1, sizeof(*af));
+	struct line_vec lv = {0};
+	struct fl_ent *e, *tmp;
+	size_t i;
+
+	if (!af)
+		return NULL;
+	HASH_ITER(hh, an->flines, e, tmp) {
+		struct ann_line *l;
+
+		if (!file_match(an->target_file, e->key.file))
+			continue;
+		l = line_get(&lv, e->key.file, e->key.line);
+		if (!l) {
+			free(lv.v);
+			free(af);
+			return NULL;
+		}
+		l->self = e->n;
+		af->samples += e->n;
+		if (!af->main_file)
+			af->main_file = e->key.file;
+	}
+	if (!af->main_file) {
+		free(af);
+		return NULL;
+	}
+	/* the target line itself, and its neighbours, even without samples */
+	if (an->target_line) {
+		u32 c = an->o->context, l0 = an->target_line > c ? an->target_line - c : 1;
+		u32 l;
+
+		for (l = l0; l <= an->target_line + c; l++)
+			if (!line_get(&lv, af->main_file, l))
+				break;
+	}
+	for (i = 0; i < lv.n; i++) {
+		lv.v[i].text = line_text(an, lv.v[i].file, lv.v[i].line);
+		lv.v[i].in_range = true;
+		if (lv.v[i].self > af->hottest)
+			af->hottest = lv.v[i].self;
+	}
+	qsort_r(lv.v, lv.n, sizeof(lv.v[0]), line_cmp, (void *)af->main_file);
+	af->lines = lv.v;
+	af->nlines = lv.n;
+	af->name = an->target_file;
+	af->dso = "all functions";
+	af->dso_path = af->main_file;
+	af->total = an->total;
+	af->event = ebs_data__event(an->rs.d, an->rs.event < 0 ? 0 : (unsigned int)an->rs.event)->used;
+	for (i = 0; i < af->nlines; i++) {
+		struct ann_line *l = &af->lines[i];
+
+		if (an->target_line)
+			l->shown = l->line + an->o->context >= an->target_line &&
+				   l->line <= an->target_line + an->o->context;
+		else
+			l->shown = true;
+	}
+	choose_lines(af, false, an->target_line ? 0 : an->o->context);
+	for (i = 0; i < af->nlines; i++)
+		if (an->target_line)
+			af->lines[i].shown = af->lines[i].line + an->o->context >= an->target_line &&
+					     af->lines[i].line <= an->target_line + an->o->context;
+	return af;
+}
+
+/* Is target FILE or FILE:LINE rather than a function? */
+static bool looks_like_file(struct annot *an, const char *target)
+{
+	const char *colon = strrchr(target, ':');
+	char *end;
+
+	snprintf(an->target_file, sizeof(an->target_file), "%s", target);
+	if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1) &&
+	    colon[-1] != ':') {
+		an->target_file[colon - target] = '\0';
+		an->target_line = (u32)strtoul(colon + 1, &end, 10);
+		return true;
+	}
+	return strchr(target, '/') || strchr(target, '.');
+}
+
+static void free_all(struct annot *an)
+{
+	struct fn_ent *f, *ft;
+	struct fl_ent *e, *et;
+	struct source *s, *st;
+	struct addr_cnt *a, *at;
+
+	HASH_ITER(hh, an->fns, f, ft) {
+		HASH_ITER(hh, f->addrs, a, at) {
+			HASH_DEL(f->addrs, a);
+			free(a);
+		}
+		HASH_DEL(an->fns, f);
+		free(f);
+	}
+	HASH_ITER(hh, an->flines, e, et) {
+		HASH_DEL(an->flines, e);
+		free(e);
+	}
+	HASH_ITER(hh, an->sources, s, st) {
+		HASH_DEL(an->sources, s);
+		free(s->path);
+		free(s->buf);
+		free(s->lines);
+		free(s->found_at);
+		free(s);
+	}
+}
+
+int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
+{
+	struct symbolize_opts so = {0};
+	struct ann_func **models = NULL;
+	struct fn_ent **fns = NULL;
+	size_t nfns = 0, nmodels = 0, i;
+	struct annot an;
+	char why[256] = "";
+	int e;
+
+	memset(&an, 0, sizeof(an));
+	an.o = o;
+	an.color = !o->html && out_color(o->out, o->color);
+	so.kallsyms = o->kallsyms;
+	so.debug_dirs = o->debug_dirs;
+	so.demangle = !o->no_demangle;
+	so.warn = rsession_warn;
+	so.warn_ctx = o->warn;
+	if (o->target)
+		an.file_mode = looks_like_file(&an, o->target);
+	e = rsession__open(&an.rs, o->input, &so, &o->filter, err);
+	if (e)
+		return e;
+	if (an.rs.event < 0)
+		an.rs.event = 0;	/* one event: the first, unless --event */
+	e = rsession__each(&an.rs, collect, &an, err);
+	if (e)
+		goto out;
+	fns = sorted_fns(&an, &nfns);
+	models = calloc(nfns + 1, sizeof(*models));
+	if (!fns || !models) {
+		e = ebs_error__set(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	if (o->target) {
+		for (i = 0; i < nfns; i++) {
+			if (!name_match(o->target, fns[i]->name))
+				continue;
+			models[nmodels] = build(&an, fns[i], true, why, sizeof(why));
+			if (!models[nmodels]) {
+				e = ebs_error__set(err, ENOMEM, "%s", why);
+				goto out;
+			}
+			nmodels++;
+		}
+		if (!nmodels && an.file_mode) {
+			models[0] = build_file(&an);
+			nmodels = models[0] != NULL;
+		}
+		if (!nmodels) {
+			char hot[256] = "";
+			size_t len = 0;
+
+			for (i = 0; i < nfns && i < 3 && len < sizeof(hot); i++)
+				len += (size_t)snprintf(hot + len, sizeof(hot) - len, "%s%s",
+							i ? ", " : "", fns[i]->name);
+			e = ebs_error__set(err, ENOENT, "%s: no %s '%s' with samples%s%s%s",
+					   o->input, an.file_mode ? "source file" : "function",
+					   o->target, nfns ? " (the hottest: " : "", hot,
+					   nfns ? ")" : "");
+			goto out;
+		}
+	} else {
+		unsigned int top = o->top ? o->top : 5;
+
+		for (i = 0; i < nfns && nmodels < top; i++) {
+			if (percent(fns[i]->samples, an.total) < o->min_percent)
+				break;
+			models[nmodels] = build(&an, fns[i], false, why, sizeof(why));
+			if (!models[nmodels]) {
+				e = ebs_error__set(err, ENOMEM, "%s", why);
+				goto out;
+			}
+			nmodels++;
+		}
+		if (!nmodels) {
+			e = ebs_error__set(err, ENOENT, "%s: no function with samples to annotate",
+					   o->input);
+			goto out;
+		}
+	}
+	if (o->html) {
+		e = annotate_html(o->html, (const struct ann_func *const *)models, nmodels, o->input);
+		if (e)
+			ebs_error__set(err, -e, "%s: cannot write: %s", o->html, strerror(-e));
+	} else {
+		for (i = 0; i < nmodels; i++)
+			print_text(&an, models[i]);
+		fflush(o->out);
+	}
+out:
+	for (i = 0; models && i < nmodels; i++)
+		free_model(models[i]);
+	free(models);
+	free(fns);
+	free_all(&an);
+	rsession__close(&an.rs);
+	return e;
+}

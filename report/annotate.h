@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * annotate.h - the annotated listing of one function as a model, so that
+ * the text (annotate.c) and the HTML (html.c) say the same.  Private to
+ * report/.
+ */
+#ifndef EBS_REPORT_ANNOTATE_H
+#define EBS_REPORT_ANNOTATE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "util/util.h"
+
+/* One source line with what its code took. */
+struct ann_line {
+	const char *file;	/* as DWARF names it */
+	u32 line;
+	u64 self;		/* samples of its own code (inlined code: at its own line) */
+	u64 inlined;		/* samples of code inlined at this call site */
+	const char *callee;	/* the function inlined here, when inlined */
+	const char *function;	/* whose code the self samples are, when not the annotated one */
+	const char *text;	/* the source text, NULL when the file was not found */
+	bool in_range;		/* inside the function's own line range of its own file */
+	bool shown;		/* printed (hot, context, or whole function) */
+	bool gap_before;	/* lines left out before this one */
+};
+
+/* One instruction (--asm). */
+struct ann_insn {
+	u64 addr;
+	u64 samples;
+	char text[96];		/* "mnemonic operands" */
+	const char *file;	/* its line-table row */
+	u32 line;
+};
+
+struct ann_func {
+	const char *name, *dso, *dso_path;
+	const char *event;
+	u64 samples;		/* in this function */
+	u64 total;		/* of the event, after the filters */
+	const char *main_file;	/* the function's own source file, NULL without DWARF */
+	struct ann_line *lines;	/* sorted: the main file's first, then by file and line */
+	size_t nlines;
+	struct ann_insn *insns;	/* with --asm; NULL otherwise */
+	size_t ninsns;
+	u64 hottest;		/* the largest self count of a line (insn with --asm) */
+	bool skid_adjusted;
+	char note[512];		/* missing source, no line information... */
+};
+
+/* Write the functions as one self-contained HTML page. 0 or -errno. */
+int annotate_html(const char *path, const struct ann_func *const *funcs, size_t n,
+		  const char *input);
+
+#endif /* EBS_REPORT_ANNOTATE_H */

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+/*
+ * html.c - ebs annotate --html: the annotated functions as one
+ * self-contained page (inline CSS, no script, nothing fetched): each
+ * source line with its samples and a heat colour, and at the top the
+ * hottest lines, each linked to its place.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/annotate.h"
+#include "report/present.h"
+
+static void esc(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\t':
+			fputs("        ", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+	}
+}
+
+/* A background for a share of the function: white to red. */
+static void heat(FILE *f, double pct)
+{
+	int a = pct <= 0 ? 0 : pct >= 50 ? 60 : (int)(pct + 8);
+
+	if (a)
+		fprintf(f, " style=\"background: rgba(230, 60, 30, %.2f)\"", a / 100.0);
+}
+
+struct hot {
+	size_t fn, line;
+	u64 n;
+};
+
+static int hot_cmp(const void *a, const void *b)
+{
+	const struct hot *x = a, *y = b;
+
+	return x->n != y->n ? (x->n > y->n ? -1 : 1) : (x->fn != y->fn ? (x->fn < y->fn ? -1 : 1)
+								 : (x->line < y->line ? -1 : 1));
+}
+
+static void hottest(FILE *f, const struct ann_func *const *funcs, size_t n)
+{
+	struct hot *h;
+	size_t i, j, k = 0, total = 0;
+
+	for (i = 0; i < n; i++)
+		total += funcs[i]->nlines;
+	h = calloc(total + 1, sizeof(*h));
+	if (!h)
+		return;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < funcs[i]->nlines; j++)
+			if (funcs[i]->lines[j].self)
+				h[k++] = (struct hot){i, j, funcs[i]->lines[j].self};
+	qsort(h, k, sizeof(*h), hot_cmp);
+	fputs("<h2>Hottest lines</h2>\n<ol class=\"hot\">\n", f);
+	for (i = 0; i < k && i < 10; i++) {
+		const struct ann_func *af = funcs[h[i].fn];
+		const struct ann_line *l = &af->lines[h[i].line];
+
+		fprintf(f, "<li><a href=\"#f%zu-l%zu\">%s:%u</a> in ", h[i].fn, h[i].line,
+			l->file ? strrchr(l->file, '/') ? strrchr(l->file, '/') + 1 : l->file : "??",
+			l->line);
+		esc(f, l->function ? l->function : af->name);
+		fprintf(f, ": <b>%.1f%%</b> (%llu samples)</li>\n", percent(l->self, af->total),
+			(unsigned long long)l->self);
+	}
+	fputs("</ol>\n", f);
+	free(h);
+}
+
+static void function(FILE *f, const struct ann_func *af, size_t fi)
+{
+	size_t i;
+
+	fprintf(f, "<h2 id=\"f%zu\">", fi);
+	esc(f, af->name);
+	fputs(" <small>(", f);
+	esc(f, af->dso);
+	fprintf(f, ")</small></h2>\n<p>%s: %llu samples, %.1f%% of %llu. Source: <code>",
+		af->event, (unsigned long long)af->samples, percent(af->samples, af->total),
+		(unsigned long long)af->total);
+	esc(f, af->main_file ? af->main_file : "(no line information)");
+	fputs("</code></p>\n", f);
+	if (af->note[0]) {
+		fputs("<p class=\"note\">", f);
+		esc(f, af->note);
+		fputs("</p>\n", f);
+	}
+	fputs("<table>\n<tr><th>samples</th><th>%func</th><th>%total</th><th>line</th>"
+	      "<th class=\"src\">source</th></tr>\n", f);
+	for (i = 0; i < af->nlines; i++) {
+		const struct ann_line *l = &af->lines[i];
+		double pf = percent(l->self, af->samples);
+
+		if (!l->shown)
+			continue;
+		if (l->gap_before || (i && l->file != af->lines[i - 1].file))
+			fputs("<tr class=\"gap\"><td colspan=\"5\">&#8942;</td></tr>\n", f);
+		fprintf(f, "<tr id=\"f%zu-l%zu\"%s>", fi, i,
+			l->self && l->self == af->hottest ? " class=\"hottest\"" : "");
+		if (l->self)
+			fprintf(f, "<td>%llu</td><td>%.1f</td><td>%.1f</td>",
+				(unsigned long long)l->self, pf, percent(l->self, af->total));
+		else
+			fputs("<td></td><td></td><td></td>", f);
+		fprintf(f, "<td class=\"ln\">%u</td><td class=\"src\"", l->line);
+		heat(f, pf);
+		fputs("><pre>", f);
+		esc(f, l->text ? l->text : "<source not found>");
+		fputs("</pre>", f);
+		if (l->function) {
+			fputs("<span class=\"inl\">[", f);
+			esc(f, l->function);
+			fputs("]</span>", f);
+		}
+		if (l->inlined) {
+			fprintf(f, "<span class=\"inl\">&larr; %llu samples (%.1f%%) of ",
+				(unsigned long long)l->inlined, percent(l->inlined, af->samples));
+			esc(f, l->callee ? l->callee : "inlined code");
+			fputs(" inlined here</span>", f);
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+int annotate_html(const char *path, const struct ann_func *const *funcs, size_t n,
+		  const char *input)
+{
+	char tmp[4096];
+	size_t i;
+	FILE *f;
+	int e = 0;
+
+	/* written aside and renamed: never a half page under the final name */
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>ebs annotate: ", f);
+	esc(f, input);
+	fputs("</title>\n<style>\n"
+	      "body { font-family: sans-serif; margin: 1.5em; }\n"
+	      "table { border-collapse: collapse; font-size: 0.9em; }\n"
+	      "td, th { padding: 0 0.5em; text-align: right; vertical-align: top; }\n"
+	      "td.src, th.src { text-align: left; }\n"
+	      "td.ln { color: #888; }\n"
+	      "pre { margin: 0; display: inline; font-family: monospace; }\n"
+	      "tr.hottest td { font-weight: bold; }\n"
+	      "tr.gap td { text-align: left; color: #aaa; }\n"
+	      ".inl { color: #36c; margin-left: 1em; font-size: 0.9em; }\n"
+	      ".note { color: #a60; }\n"
+	      "</style></head><body>\n<h1>ebs annotate</h1>\n<p>", f);
+	esc(f, input);
+	fputs("</p>\n", f);
+	hottest(f, funcs, n);
+	for (i = 0; i < n; i++)
+		function(f, funcs[i], i);
+	fputs("</body></html>\n", f);
+	if (ferror(f))
+		e = -EIO;
+	if (fclose(f) && !e)
+		e = -errno;
+	if (!e && rename(tmp, path))
+		e = -errno;
+	if (e)
+		unlink(tmp);
+	return e;
+}

@@ -1033,3 +1033,35 @@ int dwarf_info__lookup(struct dwarf_info *di, u64 addr, struct sym_frame *frames
 	}
 	return (int)n;
 }
+
+int dwarf_info__rows(struct dwarf_info *di, u64 lo, u64 hi,
+		     int (*fn)(void *ctx, u64 addr, const char *file, u32 line), void *ctx)
+{
+	size_t c, i;
+	int e;
+
+	/* the CUs whose ranges meet [lo, hi); one function lies in one, normally */
+	for (c = 0; c < di->ncus; c++) {
+		struct dw_cu *cu = &di->cus[c];
+		bool meets = false;
+
+		for (i = 0; i < di->nspans && !meets; i++)
+			meets = di->spans[i].cu == c && di->spans[i].lo < hi && lo < di->spans[i].hi;
+		if (!meets)
+			continue;
+		if (!cu->decoded)
+			decode_cu(di, cu);
+		if (cu->failed)
+			continue;
+		for (i = 0; i < cu->nrows; i++) {
+			const struct dw_row *row = &cu->rows[i];
+
+			if (row->addr < lo || row->addr >= hi || row->end || !row->line)
+				continue;
+			e = fn(ctx, row->addr, file_name(cu, row->file), row->line);
+			if (e)
+				return e;
+		}
+	}
+	return 0;
+}

@@ -430,10 +430,28 @@ u64 dso__file_to_vaddr(const struct dso *d, u64 off)
 	return off;
 }
 
+s64 dso__vaddr_to_file(const struct dso *d, u64 vaddr, u64 *room)
+{
+	size_t i;
+
+	for (i = 0; i < d->nsegs; i++) {
+		const struct segment *sg = &d->segs[i];
+
+		if (sg->vaddr <= vaddr && vaddr - sg->vaddr < sg->filesz) {
+			*room = sg->filesz - (vaddr - sg->vaddr);
+			return (s64)(sg->offset + (vaddr - sg->vaddr));
+		}
+	}
+	return -1;
+}
+
 static int load_segments(struct dso *d, Elf *e)
 {
+	GElf_Ehdr eh;
 	size_t i, n;
 
+	if (gelf_getehdr(e, &eh))
+		d->machine = eh.e_machine;
 	if (elf_getphdrnum(e, &n) || !n)
 		return 0;
 	d->segs = calloc(n, sizeof(*d->segs));

@@ -104,6 +104,7 @@ struct dso {
 	size_t image_size;
 	u8 build_id_size;	/* the file's own NT_GNU_BUILD_ID, 0 if none */
 	u8 build_id[20];
+	u16 machine;		/* ELF e_machine */
 
 	/* what the ELF file says about its debug information */
 	bool has_symtab;	/* .symtab with functions (else .dynsym was used) */
@@ -201,6 +202,8 @@ int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf
 
 /* Link-time address of file offset off in d. */
 u64 dso__file_to_vaddr(const struct dso *d, u64 off);
+/* File offset of link-time address vaddr in d, with *room bytes after it in its segment; -1 if none. */
+s64 dso__vaddr_to_file(const struct dso *d, u64 vaddr, u64 *room);
 
 /* The symbol covering addr, or NULL. */
 const struct sym *symtab__find(const struct symtab *t, u64 addr);
@@ -227,6 +230,13 @@ void dwarf_info__free(struct dwarf_info *di);
  */
 int dwarf_info__lookup(struct dwarf_info *di, u64 addr, struct sym_frame *frames,
 		       unsigned int max_frames);
+/*
+ * fn for every line-table row (with a line) at an address in [lo, hi), in
+ * address order within each unit.  0, or fn's nonzero value.
+ */
+int dwarf_info__rows(struct dwarf_info *di, u64 lo, u64 hi,
+		     int (*fn)(void *ctx, u64 addr, const char *file, u32 line), void *ctx);
+
 /* The first problem met while decoding (a corrupt unit...), or NULL. */
 const char *dwarf_info__problem(const struct dwarf_info *di);
 

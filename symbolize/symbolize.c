@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -820,4 +821,77 @@ int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result 
 		out->sym_offset = addr - ks->addr;
 	}
 	return 0;
+}
+
+/* The dso behind a sym_dso_info handed out by a lookup. */
+static struct dso *dso_of(const struct sym_dso_info *info)
+{
+	return (struct dso *)((const char *)info - offsetof(struct dso, info));
+}
+
+int symbolizer__function(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
+			 struct sym_func *out)
+{
+	struct dso *d;
+	const struct sym *sym;
+
+	if (!s || !info || !out)
+		return -EINVAL;
+	d = dso_of(info);
+	sym = d->failed ? NULL : symtab__find(&d->symtab, vaddr);
+	if (!sym)
+		return -ENOENT;
+	out->name = sym->name;
+	out->start = sym->addr;
+	out->end = sym->end;
+	return 0;
+}
+
+int symbolizer__rows(struct symbolizer *s, const struct sym_dso_info *info, u64 lo, u64 hi,
+		     int (*fn)(void *ctx, u64 addr, const char *file, u32 line), void *ctx)
+{
+	struct dwarf_info *di;
+	struct dso *d;
+
+	if (!s || !info || !fn)
+		return -EINVAL;
+	d = dso_of(info);
+	di = d->failed ? NULL : dso__dwarf(s, d);
+	if (!di)
+		return -ENOENT;
+	return dwarf_info__rows(di, lo, hi, fn, ctx);
+}
+
+int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
+		     void *buf, size_t len, u16 *machine)
+{
+	struct dso *d;
+	u64 room = 0;
+	s64 off;
+	ssize_t n;
+	int fd;
+
+	if (!s || !info || !buf)
+		return -EINVAL;
+	d = dso_of(info);
+	if (d->failed || d->is_jit)
+		return -ENOENT;
+	off = dso__vaddr_to_file(d, vaddr, &room);
+	if (off < 0 || room < len)
+		return -ENOENT;
+	*machine = d->machine;
+	if (d->image) {
+		if ((u64)off + len > d->image_size)
+			return -ENOENT;
+		memcpy(buf, (const char *)d->image + off, len);
+		return 0;
+	}
+	if (!d->path)
+		return -ENOENT;
+	fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, buf, len, off);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
 }

@@ -102,6 +102,14 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(MODULE_LIBS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(filter $(BUILD)/tests/kmod/%,$^) $(MODULE_LIBS) $(LIBS)
 
+# Test tools (tests/tools/*.c): helpers the integration tests run, such
+# as mkdata, which writes ebs.data files from a script.
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
+$(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(MODULE_LIBS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(MODULE_LIBS) $(LIBS)
+
 # Workloads are built by tests/workloads/Makefile.part (plain and PIE/non-PIE
 # variants, shared and dlopen()ed libraries), never with sanitizers.
 include tests/workloads/Makefile.part
@@ -121,9 +129,9 @@ $(BUILD)/tests/kmod/%.o: kmod/%.c
 $(BUILD)/tests/unit/test-kmod: $(KMOD_USER_OBJS)
 $(BUILD)/tests/unit/test-kmod.o: ALL_CFLAGS += -Itests/kmod -Ikmod
 
-unit-bins: $(UNIT_BINS)
+unit-bins: $(UNIT_BINS) $(TOOL_BINS)
 # Keep the unit tests' objects: make would delete them as intermediates.
-.SECONDARY: $(patsubst %,%.o,$(UNIT_BINS))
+.SECONDARY: $(patsubst %,%.o,$(UNIT_BINS) $(TOOL_BINS))
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all workloads
@@ -157,5 +165,5 @@ clean:
 	$(if $(KDIR),-$(MAKE) -C kmod KDIR=$(KDIR) clean >/dev/null 2>&1)
 
 ALL_OBJS := $(foreach m,$(MODULES),$($(m)_OBJS)) $(CLI_OBJS) \
-	$(patsubst %,%.o,$(UNIT_BINS)) $(KMOD_USER_OBJS)
+	$(patsubst %,%.o,$(UNIT_BINS) $(TOOL_BINS)) $(KMOD_USER_OBJS)
 -include $(ALL_OBJS:.o=.d)

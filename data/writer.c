@@ -105,6 +105,22 @@ struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err)
 		w->streamed = fstat(w->fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 			      lseek(w->fd, 0, SEEK_CUR) != 0 ||
 			      (fcntl(w->fd, F_GETFL) & O_APPEND);
+	} else if (ebs_path_in_place(path)) {
+		/*
+		 * A device or FIFO (/dev/null, /dev/stdout, a named pipe): written
+		 * in place as a stream.  Renaming a temporary file over it would
+		 * replace the device node or link itself.
+		 */
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			ebs_error__set(err, EISDIR, "%s: is a directory", path);
+			goto out_free;
+		}
+		w->fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (w->fd < 0) {
+			ebs_error__set(err, errno, "%s: cannot open: %s", path, strerror(errno));
+			goto out_free;
+		}
+		w->streamed = true;
 	} else {
 		char dir[PATH_MAX], base[PATH_MAX];
 

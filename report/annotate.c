@@ -74,6 +74,7 @@ struct annot {
 	struct fl_ent *flines;
 	struct source *sources;
 	u64 total;
+	u64 kernel, nofunc;	/* samples no function listing can show */
 	bool file_mode;
 	char target_file[4096];
 	u32 target_line;
@@ -133,8 +134,14 @@ static int collect(void *ctx, const struct resolved *rv)
 				break;	/* the innermost line only */
 		}
 	}
-	if (!res->function || !res->info)
+	if (!res->info && (rv->s->hdr.misc & EBS_CPUMODE_MASK) == EBS_CPUMODE_KERNEL) {
+		an->kernel++;	/* no code to read: kallsyms names functions only */
 		return 0;
+	}
+	if (!res->function || !res->info) {
+		an->nofunc++;
+		return 0;
+	}
 	key.info = res->info;
 	key.start = res->dso_addr - res->sym_offset;
 	HASH_FIND(hh, an->fns, &key, sizeof(key), f);
@@ -274,15 +281,11 @@ struct rows_ctx {
 	const char *first_file;
 	u64 start;
 	u32 lo, hi;		/* the main file's line range */
-	struct row_vec {
-		u64 addr;
-		const char *file;
-		u32 line;
-	} *rows;
+	struct sym_row *rows;
 	size_t nrows, cap;
 };
 
-static int row_cb(void *ctx, u64 addr, const char *file, u32 line)
+static int row_cb(void *ctx, const struct sym_row *row)
 {
 	struct rows_ctx *rc = ctx;
 
@@ -295,10 +298,18 @@ static int row_cb(void *ctx, u64 addr, const char *file, u32 line)
 		rc->rows = n;
 		rc->cap = cap;
 	}
-	rc->rows[rc->nrows++] = (struct row_vec){addr, file, line};
-	if (addr == rc->start && !rc->first_file)
-		rc->first_file = file;
+	rc->rows[rc->nrows++] = *row;
+	if (row->addr == rc->start && !rc->first_file)
+		rc->first_file = row->file;
 	return 0;
+}
+
+/* Is dso a JIT's perf-PID.map? */
+static bool is_perf_map(const char *dso)
+{
+	size_t len = strlen(dso);
+
+	return !strncmp(dso, "perf-", 5) && len > 9 && !strcmp(dso + len - 4, ".map");
 }
 
 /* Decode the function's instructions (x86-64 only); 0 or -ENOENT/-ENOMEM. */
@@ -341,7 +352,8 @@ static int decode(struct annot *an, const struct fn_ent *f, struct ann_func *af,
 		struct ann_insn *ai = &af->insns[i];
 
 		ai->addr = insn[i].address;
-		snprintf(ai->text, sizeof(ai->text), "%.31s %.63s", insn[i].mnemonic, insn[i].op_str);
+		snprintf(ai->text, sizeof(ai->text), "%.31s%s%.63s", insn[i].mnemonic,
+			 insn[i].op_str[0] ? " " : "", insn[i].op_str);
 	}
 	af->ninsns = af->insns ? count : 0;
 	if (count)
@@ -405,6 +417,29 @@ static void free_model(struct ann_func *af)
 	free(af);
 }
 
+/*
+ * Where the printed listing breaks: a header before the first shown line of
+ * each group outside the function's own range (another file, or inlined
+ * code from elsewhere in its file), a gap where shown lines do not follow
+ * each other.
+ */
+static void mark_breaks(struct ann_func *af)
+{
+	const struct ann_line *prev = NULL;
+	size_t i;
+
+	for (i = 0; i < af->nlines; i++) {
+		struct ann_line *l = &af->lines[i];
+
+		if (!l->shown)
+			continue;
+		l->section_before = !l->in_range && (!prev || prev->in_range || prev->file != l->file);
+		l->gap_before = !l->section_before && prev &&
+				(prev->file != l->file || prev->line + 1 != l->line);
+		prev = l;
+	}
+}
+
 /* Decide which lines are printed: all of the function, or hot ones with context. */
 static void choose_lines(struct ann_func *af, bool whole, unsigned int context)
 {
@@ -424,9 +459,7 @@ static void choose_lines(struct ann_func *af, bool whole, unsigned int context)
 					m->shown = true;
 			}
 	}
-	for (i = 1; i < af->nlines; i++)
-		af->lines[i].gap_before = af->lines[i].file == af->lines[i - 1].file &&
-					  af->lines[i].line != af->lines[i - 1].line + 1;
+	mark_breaks(af);
 }
 
 static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, char *err_why,
@@ -446,6 +479,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	if (!af)
 		return NULL;
 	af->name = f->name;
+	af->per = "%func";
 	af->dso = f->dso;
 	af->dso_path = f->dso_path;
 	af->samples = f->samples;
@@ -460,9 +494,10 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	if (symbolizer__rows(an->rs.sym, f->key.info, f->key.start, f->end, row_cb, &rc) == -ENOMEM)
 		goto nomem;
 	af->main_file = rc.first_file ? rc.first_file : rc.nrows ? rc.rows[0].file : NULL;
+	/* the range is of the function's own code: inlined code's lines lie elsewhere */
 	rc.lo = UINT32_MAX;
 	for (i = 0; i < rc.nrows; i++)
-		if (rc.rows[i].file == af->main_file) {
+		if (rc.rows[i].file == af->main_file && !rc.rows[i].inlined) {
 			if (rc.rows[i].line < rc.lo)
 				rc.lo = rc.rows[i].line;
 			if (rc.rows[i].line > rc.hi)
@@ -555,10 +590,15 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		if (o->asm_ && in->samples > af->hottest)
 			af->hottest = in->samples;
 	}
-	if (!af->main_file)
+	if (!af->main_file && is_perf_map(f->dso))
+		snprintf(af->note, sizeof(af->note),
+			 "no line information for %s: JIT code, whose %s names functions only",
+			 f->name, f->dso);
+	else if (!af->main_file)
 		snprintf(af->note, sizeof(af->note),
 			 "no line information for %s (no DWARF for %s: see ebs report --stats)%s%s",
-			 f->name, f->dso, why[0] ? "; " : "", why);
+			 f->name, f->dso, why[0] ? "; " : o->asm_ ? "" : "; --asm shows its instructions",
+			 why);
 	else if (noline)
 		snprintf(af->note, sizeof(af->note), "%llu samples at addresses without a line%s%s",
 			 (unsigned long long)noline, why[0] ? "; " : "", why);
@@ -592,7 +632,6 @@ static void print_counts(FILE *out, bool color, u64 n, u64 fn_total, u64 total, 
 static void print_text(struct annot *an, const struct ann_func *af)
 {
 	FILE *out = an->o->out;
-	const char *last_file = NULL;
 	bool color = an->color;
 	size_t i;
 
@@ -618,7 +657,11 @@ static void print_text(struct annot *an, const struct ann_func *af)
 					  : " (--skid-adjust moves each back one instruction)");
 	if (af->note[0])
 		fprintf(out, "# note: %s\n", af->note);
-	fprintf(out, "#\n#  %8s %6s %6s  %6s  %s\n", "samples", "%func", "%total", "line", "source");
+	if (!af->ninsns && !af->main_file) {
+		fprintf(out, "\n");	/* nothing to list */
+		return;
+	}
+	fprintf(out, "#\n#  %8s %6s %6s  %6s  %s\n", "samples", af->per, "%total", "line", "source");
 	if (an->o->asm_) {
 		u32 cur_line = 0;
 		const char *cur_file = NULL;
@@ -647,15 +690,11 @@ static void print_text(struct annot *an, const struct ann_func *af)
 
 		if (!l->shown)
 			continue;
-		if (l->file != last_file && (l->file != af->main_file || !l->in_range)) {
-			fprintf(out, "#\n# %s:\n", l->in_range ? l->file
-				: l->function ? "inlined code" : "other lines");
-			if (!l->in_range)
-				fprintf(out, "# (%s)\n", l->file ? l->file : "??");
-		} else if (l->gap_before || (i && !af->lines[i - 1].shown)) {
+		if (l->section_before)
+			fprintf(out, "#\n# %s, %s:\n", l->function ? "inlined code" : "other lines",
+				l->file ? l->file : "??");
+		else if (l->gap_before)
 			fprintf(out, "  %8s %6s %6s  %6s\n", "", "", "", "...");
-		}
-		last_file = l->file;
 		print_counts(out, color, l->self, af->samples, af->total,
 			     l->self && l->self == af->hottest);
 		fprintf(out, "  %6u  %s", l->line, l->text ? l->text : "<source not found>");
@@ -712,10 +751,15 @@ static bool file_match(const char *want, const char *file)
 	       (fl > wl && !strcmp(file + fl - wl, want) && file[fl - wl - 1] == '/');
 }
 
-/* A file-mode listing: every sampled line of the file, as one model. */
+/*
+ * A file-mode listing as one model: FILE alone shows every sampled line of
+ * the file with --context lines around each; FILE:LINE the lines within
+ * --context of LINE.
+ */
 static struct ann_func *build_file(struct annot *an)
 {
 	struct ann_func *af = calloc(1, sizeof(*af));
+	u32 c = an->o->context, line = an->target_line;
 	struct line_vec lv = {0};
 	struct fl_ent *e, *tmp;
 	size_t i;
@@ -727,59 +771,61 @@ static struct ann_func *build_file(struct annot *an)
 
 		if (!file_match(an->target_file, e->key.file))
 			continue;
+		if (af->main_file && e->key.file != af->main_file)
+			continue;	/* two files that match: the first one met */
 		l = line_get(&lv, e->key.file, e->key.line);
-		if (!l) {
-			free(lv.v);
-			free(af);
-			return NULL;
-		}
+		if (!l)
+			goto nomem;
 		l->self = e->n;
 		af->samples += e->n;
-		if (!af->main_file)
-			af->main_file = e->key.file;
+		af->main_file = e->key.file;
 	}
 	if (!af->main_file) {
 		free(af);
 		return NULL;
 	}
-	/* the target line itself, and its neighbours, even without samples */
-	if (an->target_line) {
-		u32 c = an->o->context, l0 = an->target_line > c ? an->target_line - c : 1;
-		u32 l;
-
-		for (l = l0; l <= an->target_line + c; l++)
+	/* the lines to show, with or without samples */
+	if (line) {
+		for (u32 l = line > c ? line - c : 1; l <= line + c; l++)
 			if (!line_get(&lv, af->main_file, l))
-				break;
+				goto nomem;
+	} else {
+		size_t n = lv.n;
+
+		for (i = 0; i < n; i++) {
+			u32 at = lv.v[i].line;
+
+			for (u32 l = at > c ? at - c : 1; l <= at + c; l++)
+				if (!line_get(&lv, af->main_file, l))
+					goto nomem;
+		}
 	}
 	for (i = 0; i < lv.n; i++) {
-		lv.v[i].text = line_text(an, lv.v[i].file, lv.v[i].line);
-		lv.v[i].in_range = true;
-		if (lv.v[i].self > af->hottest)
-			af->hottest = lv.v[i].self;
+		struct ann_line *l = &lv.v[i];
+
+		l->text = line_text(an, l->file, l->line);
+		l->in_range = true;
+		l->shown = line ? l->line + c >= line && l->line <= line + c
+				: l->text || l->self;	/* not past the end of the file */
+		if (l->self > af->hottest)
+			af->hottest = l->self;
 	}
 	qsort_r(lv.v, lv.n, sizeof(lv.v[0]), line_cmp, (void *)af->main_file);
 	af->lines = lv.v;
 	af->nlines = lv.n;
+	mark_breaks(af);
 	af->name = an->target_file;
 	af->dso = "all functions";
 	af->dso_path = af->main_file;
+	af->per = "%file";
 	af->total = an->total;
 	af->event = ebs_data__event(an->rs.d, an->rs.event < 0 ? 0 : (unsigned int)an->rs.event)->used;
-	for (i = 0; i < af->nlines; i++) {
-		struct ann_line *l = &af->lines[i];
-
-		if (an->target_line)
-			l->shown = l->line + an->o->context >= an->target_line &&
-				   l->line <= an->target_line + an->o->context;
-		else
-			l->shown = true;
-	}
-	choose_lines(af, false, an->target_line ? 0 : an->o->context);
-	for (i = 0; i < af->nlines; i++)
-		if (an->target_line)
-			af->lines[i].shown = af->lines[i].line + an->o->context >= an->target_line &&
-					     af->lines[i].line <= an->target_line + an->o->context;
 	return af;
+
+nomem:
+	free(lv.v);
+	free(af);
+	return NULL;
 }
 
 /* Is target FILE or FILE:LINE rather than a function? */
@@ -915,6 +961,11 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	} else {
 		for (i = 0; i < nmodels; i++)
 			print_text(&an, models[i]);
+		if (!o->target && (an.kernel || an.nofunc))
+			fprintf(o->out, "# not annotated: %llu samples (%.1f%%) in the kernel, "
+				"%llu (%.1f%%) outside any known function\n",
+				(unsigned long long)an.kernel, percent(an.kernel, an.total),
+				(unsigned long long)an.nofunc, percent(an.nofunc, an.total));
 		fflush(o->out);
 	}
 out:

@@ -23,7 +23,9 @@ struct ann_line {
 	const char *text;	/* the source text, NULL when the file was not found */
 	bool in_range;		/* inside the function's own line range of its own file */
 	bool shown;		/* printed (hot, context, or whole function) */
-	bool gap_before;	/* lines left out before this one */
+	/* for shown lines: the first of a group outside the function's own
+	 * range (say which), or lines left out since the previous shown one */
+	bool section_before, gap_before;
 };
 
 /* One instruction (--asm). */
@@ -38,7 +40,8 @@ struct ann_insn {
 struct ann_func {
 	const char *name, *dso, *dso_path;
 	const char *event;
-	u64 samples;		/* in this function */
+	const char *per;	/* "%func", or "%file" for a file's listing */
+	u64 samples;		/* in this function (file) */
 	u64 total;		/* of the event, after the filters */
 	const char *main_file;	/* the function's own source file, NULL without DWARF */
 	struct ann_line *lines;	/* sorted: the main file's first, then by file and line */

@@ -110,16 +110,22 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 		esc(f, af->note);
 		fputs("</p>\n", f);
 	}
-	fputs("<table>\n<tr><th>samples</th><th>%func</th><th>%total</th><th>line</th>"
-	      "<th class=\"src\">source</th></tr>\n", f);
+	fprintf(f, "<table>\n<tr><th>samples</th><th>%s</th><th>%%total</th><th>line</th>"
+		"<th class=\"src\">source</th></tr>\n", af->per);
 	for (i = 0; i < af->nlines; i++) {
 		const struct ann_line *l = &af->lines[i];
 		double pf = percent(l->self, af->samples);
 
 		if (!l->shown)
 			continue;
-		if (l->gap_before || (i && l->file != af->lines[i - 1].file))
+		if (l->section_before) {
+			fprintf(f, "<tr class=\"gap\"><td colspan=\"5\">%s, ",
+				l->function ? "inlined code" : "other lines");
+			esc(f, l->file ? l->file : "??");
+			fputs(":</td></tr>\n", f);
+		} else if (l->gap_before) {
 			fputs("<tr class=\"gap\"><td colspan=\"5\">&#8942;</td></tr>\n", f);
+		}
 		fprintf(f, "<tr id=\"f%zu-l%zu\"%s>", fi, i,
 			l->self && l->self == af->hottest ? " class=\"hottest\"" : "");
 		if (l->self)
@@ -151,15 +157,22 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 int annotate_html(const char *path, const struct ann_func *const *funcs, size_t n,
 		  const char *input)
 {
-	char tmp[4096];
+	char tmp[4096] = "";
 	size_t i;
 	FILE *f;
 	int e = 0;
 
-	/* written aside and renamed: never a half page under the final name */
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	f = fopen(tmp, "w");
+	if (!strcmp(path, "-")) {
+		f = stdout;
+	} else if (ebs_path_in_place(path)) {
+		/* a device, FIFO or /dev/stdout: written in place, never renamed over */
+		f = fopen(path, "w");
+	} else {
+		/* written aside and renamed: never a half page under the final name */
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+			return -ENAMETOOLONG;
+		f = fopen(tmp, "w");
+	}
 	if (!f)
 		return -errno;
 	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>ebs annotate: ", f);
@@ -184,11 +197,11 @@ int annotate_html(const char *path, const struct ann_func *const *funcs, size_t 
 	fputs("</body></html>\n", f);
 	if (ferror(f))
 		e = -EIO;
-	if (fclose(f) && !e)
+	if (f == stdout ? fflush(f) : fclose(f))
+		e = e ?: -errno;
+	if (!e && tmp[0] && rename(tmp, path))
 		e = -errno;
-	if (!e && rename(tmp, path))
-		e = -errno;
-	if (e)
+	if (e && tmp[0])
 		unlink(tmp);
 	return e;
 }

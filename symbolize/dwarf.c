@@ -1035,7 +1035,7 @@ int dwarf_info__lookup(struct dwarf_info *di, u64 addr, struct sym_frame *frames
 }
 
 int dwarf_info__rows(struct dwarf_info *di, u64 lo, u64 hi,
-		     int (*fn)(void *ctx, u64 addr, const char *file, u32 line), void *ctx)
+		     int (*fn)(void *ctx, const struct sym_row *row), void *ctx)
 {
 	size_t c, i;
 	int e;
@@ -1055,10 +1055,17 @@ int dwarf_info__rows(struct dwarf_info *di, u64 lo, u64 hi,
 			continue;
 		for (i = 0; i < cu->nrows; i++) {
 			const struct dw_row *row = &cu->rows[i];
+			struct sym_row out;
+			u32 sc;
 
 			if (row->addr < lo || row->addr >= hi || row->end || !row->line)
 				continue;
-			e = fn(ctx, row->addr, file_name(cu, row->file), row->line);
+			sc = scope_of(cu, row->addr);
+			out = (struct sym_row){
+				.addr = row->addr, .file = file_name(cu, row->file), .line = row->line,
+				.inlined = sc != NO_SCOPE && cu->scopes[sc].parent != NO_SCOPE,
+			};
+			e = fn(ctx, &out);
 			if (e)
 				return e;
 		}

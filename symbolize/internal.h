@@ -232,10 +232,11 @@ int dwarf_info__lookup(struct dwarf_info *di, u64 addr, struct sym_frame *frames
 		       unsigned int max_frames);
 /*
  * fn for every line-table row (with a line) at an address in [lo, hi), in
- * address order within each unit.  0, or fn's nonzero value.
+ * address order within each unit, saying whether an inlined scope covers
+ * it.  0, or fn's nonzero value.
  */
 int dwarf_info__rows(struct dwarf_info *di, u64 lo, u64 hi,
-		     int (*fn)(void *ctx, u64 addr, const char *file, u32 line), void *ctx);
+		     int (*fn)(void *ctx, const struct sym_row *row), void *ctx);
 
 /* The first problem met while decoding (a corrupt unit...), or NULL. */
 const char *dwarf_info__problem(const struct dwarf_info *di);

@@ -848,7 +848,7 @@ int symbolizer__function(struct symbolizer *s, const struct sym_dso_info *info, 
 }
 
 int symbolizer__rows(struct symbolizer *s, const struct sym_dso_info *info, u64 lo, u64 hi,
-		     int (*fn)(void *ctx, u64 addr, const char *file, u32 line), void *ctx)
+		     int (*fn)(void *ctx, const struct sym_row *row), void *ctx)
 {
 	struct dwarf_info *di;
 	struct dso *d;

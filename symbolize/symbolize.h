@@ -122,6 +122,14 @@ int symbolizer__lookup_file(struct symbolizer *s, const char *path, u64 vaddr,
  */
 int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result *out);
 
+/* One line-table row, for annotation. */
+struct sym_row {
+	u64 addr;		/* link-time */
+	const char *file;	/* as in sym_frame */
+	u32 line;
+	bool inlined;		/* the code there was inlined from another function */
+};
+
 /* The function covering an address of a DSO, from its symbol table. */
 struct sym_func {
 	const char *name;	/* as in sym_result.function */
@@ -134,15 +142,15 @@ struct sym_func {
  * readable), or -errno.
  *
  * symbolizer__function: the symbol covering vaddr.
- * symbolizer__rows: fn for each line-table row (address, file, line) in
- *   [lo, hi); fn's nonzero return stops and is returned.
+ * symbolizer__rows: fn for each line-table row with a line in [lo, hi), in
+ *   address order; fn's nonzero return stops and is returned.
  * symbolizer__code: len bytes of the DSO's file at link-time address vaddr
  *   (from its PT_LOAD segments), into buf; *machine gets ELF's e_machine.
  */
 int symbolizer__function(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
 			 struct sym_func *out);
 int symbolizer__rows(struct symbolizer *s, const struct sym_dso_info *info, u64 lo, u64 hi,
-		     int (*fn)(void *ctx, u64 addr, const char *file, u32 line), void *ctx);
+		     int (*fn)(void *ctx, const struct sym_row *row), void *ctx);
 int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
 		     void *buf, size_t len, u16 *machine);
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -98,4 +100,16 @@ u64 ebs_clock_ns(void)
 u64 ebs_realtime_ns(void)
 {
 	return clock_of(CLOCK_REALTIME);
+}
+
+bool ebs_path_in_place(const char *path)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return true;
+	if (!strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6))
+		return true;
+	return realpath(path, real) && (!strncmp(real, "/dev/", 5) || !strncmp(real, "/proc/", 6));
 }

@@ -7,6 +7,7 @@
 #define EBS_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -44,6 +45,14 @@ size_t ebs_strlcpy(char *dst, const char *src, size_t size);
  * buffer.  Returns the length, or -errno.
  */
 ssize_t ebs_read_file(const char *path, char **out);
+
+/*
+ * Must an output file be written in place rather than into a temporary
+ * file renamed over it at the end?  True for an existing device, FIFO or
+ * socket, and for names under /dev and /proc (/dev/stdout names a link
+ * that a rename would replace).
+ */
+bool ebs_path_in_place(const char *path);
 
 /* Monotonic (the perf clock) and real-time clocks, in nanoseconds. */
 u64 ebs_clock_ns(void);

@@ -72,6 +72,20 @@ printf 'prefix!!' >offset.data
 ( exec 3<>offset.data; exec >&3; read -r -n 8 <&3; "$EBS" record -q -e cpu-clock -F 1000 -o - "$WORKLOADS/leafloop" 0.1 2>/dev/null )
 tail -c +9 offset.data >offset.tail
 check "-o - to a file opened at offset 8 writes a valid stream there" quiet "$EBS" report -i offset.tail --top 1
+# devices and FIFOs are written in place, as streams: never renamed over
+check "-o /dev/null: exit 0" quiet "$EBS" record -q -e cpu-clock -F 1000 -o /dev/null "$WORKLOADS/leafloop" 0.05
+check "-o /dev/null: /dev/null is still a character device" [ -c /dev/null ]
+check "-o /dev/null: no temporary file left in /dev" [ -z "$(ls -A /dev | grep -E '^\.null\.tmp')" ]
+"$EBS" record -q -e cpu-clock -F 1000 -o /dev/stdout "$WORKLOADS/leafloop" 0.1 >devstdout.data 2>/dev/null
+check "-o /dev/stdout: reads back, /dev/stdout still a link" \
+	sh -c '[ -L /dev/stdout ] && "$1" report -i devstdout.data --top 1 >/dev/null' sh "$EBS"
+mkfifo rec.fifo
+"$EBS" report -i rec.fifo --json >fifo.json 2>fifo.err &
+reader=$!
+"$EBS" record -q -e cpu-clock -F 1000 -o rec.fifo "$WORKLOADS/leafloop" 0.2 2>/dev/null
+wait $reader
+check "-o FIFO | report -i FIFO: the leaf first" [ "$(json fifo.json "j['rows'][0]['function']")" = leaf ]
+check "-o FIFO: still a FIFO" [ -p rec.fifo ]
 
 # ebs list: probes every event.
 "$EBS" list >list.out

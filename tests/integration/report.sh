@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# report.sh - golden outputs of ebs report and ebs annotate.  The recording
+# is made by mkdata from tests/report/golden.script, over a program
+# assembled from tests/report/golden.s (fixed addresses, hand-written DWARF
+# with one inlined call), so every count, percentage, interval and
+# instruction in tests/report/expected/ is known in advance and was checked
+# by hand when it was written; any change to the output shows as a diff.
+# This run's directory and the checkout's are replaced by @TMP@ and @TOP@.
+#
+# After an intended change of output: UPDATE=1 make test TESTS=report
+# rewrites the expected files; review them with git diff before committing.
+. "$(dirname "$0")/../lib.sh"
+
+MKDATA=$(dirname "$EBS")/tests/tools/mkdata
+GOLD=$TOP/tests/report
+EXPECTED=$GOLD/expected
+JITPID=4194999	# above the default pid_max: never a live process's map
+JITMAP=/tmp/perf-$JITPID.map
+trap 'rm -f "$JITMAP"; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+
+if ! as --64 -o golden.o "$GOLD/golden.s" 2>as.err ||
+   ! ld -o golden -Ttext=0x401000 --build-id=none -e work golden.o 2>>as.err; then
+	fail "build the golden program" "$(head -n 1 as.err)"
+	exit 0
+fi
+cp "$GOLD/golden.c" .
+cp "$GOLD/jit.map" "$JITMAP"
+sed -e "s|@GOLDEN@|$TMP/golden|; s|@JITPID@|$JITPID|g" "$GOLD/golden.script" |
+	"$MKDATA" ebs.data || { fail "mkdata" "cannot write ebs.data"; exit 0; }
+
+norm() { sed -i "s|$TMP|@TMP@|g; s|$TOP|@TOP@|g" "$1"; }
+
+# golden NAME CMD...: CMD's stdout (paths normalised) equals expected/NAME.
+golden() {
+	local name=$1
+	shift
+	if ! "$@" >"$name.out" 2>"$name.err"; then
+		fail "$name" "($*) exited nonzero: $(head -n 1 "$name.err")"
+		return
+	fi
+	norm "$name.out"
+	if [ -n "${UPDATE:-}" ]; then
+		cp "$name.out" "$EXPECTED/$name"
+		pass "$name (expected output rewritten)"
+	elif diff -u "$EXPECTED/$name" "$name.out" >"$name.diff"; then
+		pass "$name"
+	else
+		keep "$name.out"
+		fail "$name" "differs from tests/report/expected/$name: $(sed -n '4,12p' "$name.diff" | tr '\n' '|')"
+	fi
+}
+R() { "$EBS" report --kallsyms "$GOLD/kallsyms" "$@"; }
+A() { "$EBS" annotate --kallsyms "$GOLD/kallsyms" "$@"; }
+
+golden report.txt R
+golden report-line.txt R -s line -e cycles
+golden report-no-inline.txt R -s line -e cycles --no-inline
+golden report-dso-comm-pid.txt R -s dso,comm,pid -e cpu-clock
+golden report-event.txt R -s event
+golden report-width.txt R -s func,tid -e cycles --width 80 --min-percent 3
+golden report-filter.txt R --pid 100 --tid 100 --comm golden --dso golden -e cycles
+golden report-top.txt R -n 2 -e cycles
+golden report.json R --json -e cycles -s line
+golden report-color.txt R -e task-clock --color always
+golden annotate-work.txt A work
+golden annotate-no-inline.txt A work --no-inline
+golden annotate-asm.txt A work --asm
+golden annotate-skid.txt A work --asm --skid-adjust
+golden annotate-hottest.txt A -n 3 -C 1
+golden annotate-file.txt A golden.c -C 1
+golden annotate-file-line.txt A golden.c:13 -C 2
+golden annotate-color.txt A cold --color always
+golden annotate-html.html A work --html -
+A work --html /dev/stdout >html-stdout.out
+norm html-stdout.out
+check "--html /dev/stdout: the page, and /dev/stdout still a link" \
+	sh -c '[ -L /dev/stdout ] && cmp -s html-stdout.out "$1"' sh "$EXPECTED/annotate-html.html"
+A work --html page.html >/dev/null
+norm page.html
+check "--html FILE: the page, no temporary file left" \
+	sh -c 'cmp -s page.html "$1" && ! ls page.html.tmp 2>/dev/null' sh "$EXPECTED/annotate-html.html"
+
+# sources elsewhere: said so without --source-dir, found through it
+mkdir elsewhere && cd elsewhere || exit 1
+golden annotate-nosource.txt A -i ../ebs.data cold
+golden annotate-source-dir.txt A -i ../ebs.data cold --source-dir "$GOLD"
+cd "$TMP" || exit 1
+
+# the JSON is JSON, and its numbers agree with the text
+check "--json parses; rows sum to the samples less none" \
+	[ "$(json report.json.out "sum(r['samples'] for r in j['rows']) == j['samples'] == 1239")" = 1 ]
+check "--json: the hot line's interval holds its percentage" \
+	[ "$(json report.json.out "j['rows'][0]['ci95'][0] < j['rows'][0]['percent'] < j['rows'][0]['ci95'][1]")" = 1 ]
+
+# errors: one line naming the input and the target, exit status 2
+A nosuch >err.out 2>err.txt
+rc=$?
+check "annotate of a function without samples: exit 2" [ $rc -eq 2 ]
+check "annotate of a function without samples: one line naming it" \
+	sh -c "[ \$(wc -l <err.txt) -eq 1 ] && grep -q \"ebs.data: no function 'nosuch' with samples (the hottest: work\" err.txt"
+check "annotate of a function without samples: nothing on stdout" [ ! -s err.out ]
+A nosuch.c:3 >/dev/null 2>err.txt
+check "annotate of a file without samples: one line naming it" \
+	sh -c "[ \$(wc -l <err.txt) -eq 1 ] && grep -q \"no source file 'nosuch.c:3' with samples\" err.txt"
+R -s nokey >/dev/null 2>err.txt
+check "report --sort with an unknown key: one line naming it" \
+	sh -c "[ \$(wc -l <err.txt) -eq 1 ] && grep -q nokey err.txt"
+A work --html /nonexistent/dir/x.html >/dev/null 2>err.txt
+check "annotate --html into a missing directory: one line naming the file" \
+	sh -c "[ \$(wc -l <err.txt) -eq 1 ] && grep -q /nonexistent/dir/x.html err.txt"

@@ -11,9 +11,10 @@
 
 static const char usage_text[] =
 	"usage: ebs report [-i FILE] [--sort KEYS] [--event NAME] [--pid PID] [--tid TID]\n"
-	"                  [--comm NAME] [--dso NAME] [--top N] [--min-percent P] [--json]\n"
-	"                  [--stats] [--no-inline] [--color=auto|always|never] [--width N]\n"
-	"                  [--debug-dir DIR]... [--[no-]demangle] [--kallsyms FILE] [--dump]\n"
+	"                  [--comm NAME] [--dso NAME] [--func NAMES] [--top N]\n"
+	"                  [--min-percent P] [--json] [--stats] [--no-inline]\n"
+	"                  [--color=auto|always|never] [--width N] [--debug-dir DIR]...\n"
+	"                  [--[no-]demangle] [--kallsyms FILE] [--dump]\n"
 	"\n"
 	"  -i, --input F      data file (default ebs.data; '-' reads stdin)\n"
 	"  -s, --sort KEYS    rows keyed by, comma-separated, in column order: func (default;\n"
@@ -21,6 +22,8 @@ static const char usage_text[] =
 	"                     tid, comm, event (one table for all events)\n"
 	"  -e, --event E      only event E (as asked or as used)\n"
 	"      --pid P, --tid T, --comm NAME, --dso NAME   only those samples\n"
+	"      --func F,G     only samples whose function, or one inlined there, is F or G;\n"
+	"                     percentages are then shares of their samples\n"
 	"  -n, --top N        the N hottest rows per table (default 0: all)\n"
 	"      --min-percent P  leave out rows below P percent\n"
 	"      --json         one JSON object (the first event, or --event's)\n"
@@ -40,7 +43,7 @@ int cmd_report(int argc, char **argv)
 	enum {
 		OPT_JSON = 256, OPT_KALLSYMS, OPT_STATS, OPT_DEBUG_DIR, OPT_NO_DEMANGLE,
 		OPT_DEMANGLE, OPT_PID, OPT_TID, OPT_COMM, OPT_DSO, OPT_MIN, OPT_NO_INLINE,
-		OPT_COLOR, OPT_WIDTH,
+		OPT_COLOR, OPT_WIDTH, OPT_FUNC,
 	};
 	static const struct option longopts[] = {
 		{"input", required_argument, NULL, 'i'},
@@ -52,6 +55,7 @@ int cmd_report(int argc, char **argv)
 		{"tid", required_argument, NULL, OPT_TID},
 		{"comm", required_argument, NULL, OPT_COMM},
 		{"dso", required_argument, NULL, OPT_DSO},
+		{"func", required_argument, NULL, OPT_FUNC},
 		{"min-percent", required_argument, NULL, OPT_MIN},
 		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
 		{"color", required_argument, NULL, OPT_COLOR},
@@ -110,6 +114,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_DSO:
 			o.filter.dso = optarg;
+			break;
+		case OPT_FUNC:
+			o.filter.funcs = optarg;
 			break;
 		case OPT_MIN:
 			if (cli_percent("report", optarg, &o.min_percent))

@@ -384,7 +384,7 @@ static bool filtered(const struct report *r)
 {
 	const struct report_filter *f = &r->o->filter;
 
-	return f->pid || f->tid || f->comm || f->dso;
+	return f->pid || f->tid || f->comm || f->dso || f->funcs;
 }
 
 /* The counter's own total for ev (a COUNT record), or 0 when the file has none. */
@@ -442,6 +442,8 @@ static void filter_words(const struct report *r, char *buf, size_t len)
 		ADD("%scommand %s", n ? ", " : "", f->comm);
 	if (f->dso)
 		ADD("%sdso %s", n ? ", " : "", f->dso);
+	if (f->funcs)
+		ADD("%sfunction %s", n ? ", " : "", f->funcs);
 #undef ADD
 }
 

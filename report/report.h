@@ -30,6 +30,7 @@ struct report_filter {
 	u32 pid, tid;
 	const char *comm;
 	const char *dso;	/* short name or path as mapped */
+	const char *funcs;	/* comma-separated function names (compiled or inlined) */
 };
 
 enum report_color {

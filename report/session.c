@@ -76,6 +76,34 @@ static bool dso_match(const char *want, const struct sym_result *res)
 	       (res->dso_path && !strcmp(want, res->dso_path));
 }
 
+/* Is name one of the comma-separated names in list ("ns::f" matches "ns::f(int)")? */
+static bool name_in(const char *list, const char *name)
+{
+	const char *p = list;
+
+	while (name && *p) {
+		size_t len = strcspn(p, ",");
+
+		if (!strncmp(p, name, len) && (name[len] == '\0' || name[len] == '('))
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
+}
+
+/* Does the sample's function, or a function inlined at it, match the --func list? */
+static bool func_match(const char *list, const struct sym_result *res)
+{
+	unsigned int i;
+
+	if (name_in(list, res->function))
+		return true;
+	for (i = 0; i < res->nr_frames; i++)
+		if (name_in(list, res->frames[i].function))
+			return true;
+	return false;
+}
+
 int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolved *r),
 		   void *ctx, struct ebs_error *err)
 {
@@ -108,6 +136,8 @@ int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolv
 				return ebs_error__set(err, ENOMEM, "out of memory");
 		}
 		if (f && f->dso && !dso_match(f->dso, &r.res))
+			continue;
+		if (f && f->funcs && !func_match(f->funcs, &r.res))
 			continue;
 		e = fn(ctx, &r);
 		if (e)

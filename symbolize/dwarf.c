@@ -1060,6 +1060,13 @@ int dwarf_info__rows(struct dwarf_info *di, u64 lo, u64 hi,
 
 			if (row->addr < lo || row->addr >= hi || row->end || !row->line)
 				continue;
+			/*
+			 * Of rows at one address (views: an inline entry, a
+			 * statement boundary) only the last describes the
+			 * instruction there; the others cover no code.
+			 */
+			if (i + 1 < cu->nrows && cu->rows[i + 1].addr == row->addr)
+				continue;
 			sc = scope_of(cu, row->addr);
 			out = (struct sym_row){
 				.addr = row->addr, .file = file_name(cu, row->file), .line = row->line,

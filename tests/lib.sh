@@ -29,6 +29,9 @@ check() {
 # quiet CMD...: run CMD with its output thrown away (for check's CMD).
 quiet() { "$@" >/dev/null 2>&1; }
 
+# not CMD...: succeed when CMD fails (for check's CMD).
+not() { ! "$@"; }
+
 # Keep a file for whoever reads the test artefacts.
 keep() { cp -f "$1" "$ARTEFACTS/$T-$(basename "$1")" 2>/dev/null; }
 

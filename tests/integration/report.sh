@@ -60,6 +60,7 @@ golden report-event.txt R -s event
 golden report-width.txt R -s func,tid -e cycles --width 80 --min-percent 3
 golden report-filter.txt R --pid 100 --tid 100 --comm golden --dso golden -e cycles
 golden report-top.txt R -n 2 -e cycles
+golden report-func.txt R --func work,jit_stub -e cycles -s func,tid
 golden report.json R --json -e cycles -s line
 golden report-color.txt R -e task-clock --color always
 golden annotate-work.txt A work

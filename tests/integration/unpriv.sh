@@ -72,3 +72,18 @@ else
 	check "paranoid 3: one line with the sysctl to run" \
 		bash -c "[ \$(wc -l <u3.err) -eq 1 ] && grep -q 'kernel.perf_event_paranoid is 3.*sysctl kernel.perf_event_paranoid=2' u3.err"
 fi
+
+# Reading: report and annotate as nobody, of a file nobody may read and of
+# one it may (u2.data is nobody's own).
+chmod 600 u2.data && chown root u2.data
+$NOBODY "$EBS" report -i u2.data >ur.out 2>ur.err
+rc=$?
+check "report of an unreadable file as nobody: exit nonzero, one line naming it" \
+	bash -c "[ $rc -ne 0 ] && [ \$(wc -l <ur.err) -eq 1 ] && grep -q 'u2.data.*[Pp]ermission denied' ur.err && [ ! -s ur.out ]"
+$NOBODY "$EBS" annotate -i u2.data leaf >ua.out 2>ua.err
+rc=$?
+check "annotate of an unreadable file as nobody: exit nonzero, one line naming it" \
+	bash -c "[ $rc -ne 0 ] && [ \$(wc -l <ua.err) -eq 1 ] && grep -q 'u2.data.*[Pp]ermission denied' ua.err && [ ! -s ua.out ]"
+chmod 644 u2.data
+$NOBODY "$EBS" annotate -i u2.data leaf --color never >ua2.out 2>ua2.err
+check "annotate as nobody of a readable file: leaf's source" grep -q '^# annotate: leaf ' ua2.out

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# annotate.sh - ebs annotate and the inline rules of ebs report on a real
+# recording of the hotline workload (lines found by their /* HOT */ and
+# /* INLINE-HOT */ markers, never by number): the HOT line has the most
+# samples; inlined code counts at inl_helper's own line, marked as inlined
+# into hot_loop, and --no-inline folds it into the call site; --asm lists
+# the same instructions as objdump -d, with every sample on one of them,
+# and --skid-adjust keeps the total; missing sources, missing debug
+# information and unknown functions are said in one line; --html renders
+# in headless Chromium with the hot line and its percentage.
+. "$(dirname "$0")/../lib.sh"
+
+SRC="$TOP/tests/workloads/hotline.c"
+hot=$(grep -n '/\* HOT \*/' "$SRC" | cut -d: -f1)
+inl=$(grep -n '/\* INLINE-HOT \*/' "$SRC" | cut -d: -f1)
+call=$(grep -n 'y = inl_helper(y);' "$SRC" | cut -d: -f1)
+
+# ~1000 samples: the HOT line's ~57% against the next line's ~25% is many
+# standard deviations (~1.6 points each) apart.
+record hl.data -e cpu-clock -F 2000 "$WORKLOADS/hotline" 0.5
+
+# ---- ebs report: inline attribution ---------------------------------------
+"$EBS" report -i hl.data --sort line --json >inl.json
+check "report: inl_helper's row is at its own line $inl, inlined into hot_loop" \
+	[ "$(json inl.json "[(r['line'], r.get('inlined_into')) for r in j['rows'] if r['function'] == 'inl_helper'][0] == ($inl, 'hot_loop')")" = 1 ]
+"$EBS" report -i hl.data >inl.txt
+check "report text: 'inl_helper (inlined into hot_loop)'" grep -q 'inl_helper (inlined into hot_loop)' inl.txt
+"$EBS" report -i hl.data --sort line --no-inline --json >noinl.json
+check "report --no-inline: no inl_helper row" \
+	[ "$(json noinl.json "any(r['function'] == 'inl_helper' for r in j['rows'])")" = 0 ]
+check "report --no-inline: the call site (line $call) in hot_loop has >= 10%" \
+	[ "$(json noinl.json "sum(r['percent'] for r in j['rows'] if r['line'] == $call and r['function'] == 'hot_loop') >= 10")" = 1 ]
+check "report --no-inline: the totals agree" \
+	[ "$(json noinl.json "j['samples']")" = "$(json inl.json "j['samples']")" ]
+
+# ---- annotate FUNC ----------------------------------------------------------
+# counts (samples %func %total LINE source) of each line, as "LINE COUNT"
+counts() { awk '/^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+  / { print $4, $1 }' "$1"; }
+"$EBS" annotate -i hl.data hot_loop --color never >ann.txt
+check "annotate hot_loop: exit 0, the header names it" grep -q '^# annotate: hot_loop (hotline, ' ann.txt
+check "annotate hot_loop: the HOT line ($hot) has the most samples" \
+	[ "$(counts ann.txt | sort -k2,2nr | head -n 1 | cut -d' ' -f1)" = "$hot" ]
+check "annotate hot_loop: the call site ($call) shows what inl_helper inlined there" \
+	grep -qE "^ {29,}$call  .*<- [0-9]+ samples \([0-9.]+%\) of inl_helper inlined here" ann.txt
+check "annotate hot_loop: INLINE-HOT ($inl) under 'inlined code', marked [inl_helper]" \
+	sh -c "grep -A3 '^# inlined code, $SRC:' ann.txt | grep -qE '^ +[0-9]+ .* $inl  .*\[inl_helper\]'"
+fn_samples=$(sed -n 's/^# event: cpu-clock: \([0-9]*\) samples in it.*/\1/p' ann.txt)
+check "annotate hot_loop: line counts add up to the function's $fn_samples samples" \
+	[ "$(counts ann.txt | awk '{ s += $2 } END { print s }')" = "$fn_samples" ]
+"$EBS" annotate -i hl.data hot_loop --no-inline --color never >ann-noinl.txt
+check "annotate --no-inline: inl_helper's samples at the call site, no inlined group" \
+	sh -c "! grep -q 'inlined code' ann-noinl.txt && awk '\$4 == $call && \$1 > 0' ann-noinl.txt | grep -q ."
+"$EBS" annotate -i hl.data --color never >ann-top.txt
+check "annotate (no function): hot_loop first, with its HOT line" \
+	sh -c "head -n 1 ann-top.txt | grep -q '^# annotate: hot_loop ' && grep -qE '^ +[0-9]+ .* $hot  .*/\* HOT \*/' ann-top.txt"
+"$EBS" annotate -i hl.data "hotline.c:$hot" -C 0 --color never >ann-line.txt
+check "annotate FILE:LINE: just that line, with samples" \
+	[ "$(counts ann-line.txt | cut -d' ' -f1)" = "$hot" ]
+
+# ---- --asm against objdump ----------------------------------------------------
+"$EBS" annotate -i hl.data hot_loop --asm --color never >asm.txt
+awk '/^ .*  [0-9a-f]+:  / { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9a-f]+:$/) { sub(":", "", $i); print $i; break } }' asm.txt >asm.addrs
+objdump -d --no-show-raw-insn --disassemble=hot_loop "$WORKLOADS/hotline" |
+	awk '/^ +[0-9a-f]+:/ { sub(":", "", $1); print $1 }' >objdump.addrs
+check "--asm: the same $(wc -l <objdump.addrs) instruction addresses as objdump -d" \
+	sh -c '[ -s objdump.addrs ] && diff -q asm.addrs objdump.addrs'
+check "--asm: divsd instructions listed" grep -qE '  [0-9a-f]+:  divsd ' asm.txt
+asum() { awk '/^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9a-f]+:  / { s += $1 } END { print s + 0 }' "$1"; }
+check "--asm: instruction counts add up to the function's $fn_samples samples" [ "$(asum asm.txt)" = "$fn_samples" ]
+check "--asm: the header notes the skid" grep -q '^# skid: the sampled IP is usually the instruction after' asm.txt
+"$EBS" annotate -i hl.data hot_loop --asm --skid-adjust --color never >skid.txt
+check "--asm --skid-adjust: the same total" [ "$(asum skid.txt)" = "$fn_samples" ]
+check "--asm --skid-adjust: a different distribution (samples moved back)" not cmp -s asm.txt skid.txt
+# after the shift, the instruction with the most samples is a division:
+# the dependent divisions are where the time goes
+check "--asm --skid-adjust: the hottest instruction is a divsd" \
+	[ "$(awk '/^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9a-f]+:  / { print $1, $5 }' skid.txt | sort -k1,1nr | head -n 1 | cut -d' ' -f2)" = divsd ]
+
+# ---- sources and debug information missing ------------------------------------
+mkdir src
+cp "$SRC" "$TOP/tests/workloads/workload.h" src/
+gcc -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -o hl-copy src/hotline.c
+record copy.data -e cpu-clock -F 1000 ./hl-copy 0.2
+rm src/hotline.c
+"$EBS" annotate -i copy.data hot_loop >nosrc.txt 2>nosrc.err
+check "missing source: exit 0, one note naming the file and --source-dir" \
+	sh -c "grep -c '^# note: $TMP/src/hotline.c is not there to read (give --source-dir)' nosrc.txt | grep -qx 1"
+check "missing source: lines still counted" grep -qE '^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+  <source not found>' nosrc.txt
+"$EBS" annotate -i copy.data hot_loop --source-dir "$TMP/src=$TOP/tests/workloads" >srcmap.txt
+check "--source-dir OLD=NEW: read from the new place" \
+	grep -q "^# source: $TMP/src/hotline.c (read from $TOP/tests/workloads/hotline.c)" srcmap.txt
+"$EBS" annotate -i copy.data hot_loop --source-dir "$TOP/tests/workloads" >srcdir.txt
+check "--source-dir DIR: found by file name" grep -qE '^ +[0-9]+ .*/\* HOT \*/' srcdir.txt
+strip --strip-debug hl-copy
+"$EBS" annotate -i copy.data hot_loop >nodebug.txt 2>nodebug.err
+check "missing debug information: exit 0 and says so" \
+	grep -q '^# note: no line information for hot_loop (no DWARF for hl-copy: see ebs report --stats); --asm shows its instructions' nodebug.txt
+"$EBS" annotate -i copy.data hot_loop --asm >nodebug-asm.txt 2>&1
+check "missing debug information: --asm still lists the instructions" grep -qE '  [0-9a-f]+:  divsd ' nodebug-asm.txt
+"$EBS" annotate -i hl.data no_such_function >nofn.out 2>nofn.err
+rc=$?
+check "unknown function: exit status 2" [ $rc -eq 2 ]
+check "unknown function: one line naming it and the hottest" \
+	sh -c "one_line() { [ \$(wc -l <\"\$1\") -eq 1 ]; }; one_line nofn.err && grep -q \"hl.data: no function 'no_such_function' with samples (the hottest: hot_loop\" nofn.err && [ ! -s nofn.out ]"
+
+# ---- HTML in headless Chromium -------------------------------------------------
+"$EBS" annotate -i hl.data hot_loop --html hl.html
+check "--html: exit 0, one file, no temporary left" sh -c '[ -s hl.html ] && [ ! -e hl.html.tmp ]'
+check "--html: self-contained (no URL to fetch)" not grep -qiE '(src|href)="(https?:)?//' hl.html
+pct=$(awk -v l="$hot" '$4 == l { print $3; exit }' ann.txt)	# %total of the HOT line
+if ! command -v chromium >/dev/null; then
+	EBS_DEPS_EXTRA=chromium "$TOP/scripts/deps.sh" >deps.out 2>&1
+fi
+if ! command -v chromium >/dev/null; then
+	skip "--html rendered in Chromium" "chromium is not installed and could not be ($(tail -n 1 deps.out))"
+elif ! python3 "$TOP/tests/tools/render.py" hl.html hl.png >rendered.txt 2>render.err; then
+	fail "--html rendered in Chromium" "$(head -n 1 render.err)"
+else
+	keep hl.png
+	check "--html in Chromium: the hottest-lines list starts with hotline.c:$hot at $pct%" \
+		sh -c "grep -A1 '^Hottest lines' rendered.txt | tail -n 1 | grep -qF 'hotline.c:$hot in hot_loop: $pct%'"
+	check "--html in Chromium: the HOT line's row shows line $hot and $pct%" \
+		grep -qP "^\d+\t[\d.]+\t\Q$pct\E\t$hot\t.*/\* HOT \*/" rendered.txt
+	check "--html in Chromium: a screenshot was taken" sh -c '[ "$(head -c 4 hl.png | tail -c 3)" = PNG ]'
+fi

@@ -48,6 +48,7 @@ bool out_color(FILE *f, enum report_color mode)
 void elide(char *out, size_t size, const char *s, size_t width)
 {
 	size_t len = strlen(s), head, tail;
+	const char *slash = strrchr(s, '/');
 
 	if (width >= size)
 		width = size - 1;
@@ -58,6 +59,11 @@ void elide(char *out, size_t size, const char *s, size_t width)
 	/* more of the end: a function's own name, a path's file name */
 	head = (width - 3) * 2 / 5;
 	tail = width - 3 - head;
+	/* a path keeps its whole file name when that leaves a character of the head */
+	if (slash && (size_t)(s + len - slash) > tail && (size_t)(s + len - slash) + 4 <= width) {
+		tail = (size_t)(s + len - slash);
+		head = width - 3 - tail;
+	}
 	memcpy(out, s, head);
 	memcpy(out + head, "...", 3);
 	memcpy(out + head + 3, s + len - tail, tail);

@@ -387,40 +387,75 @@ static bool filtered(const struct report *r)
 	return f->pid || f->tid || f->comm || f->dso || f->funcs;
 }
 
-/* The counter's own total for ev (a COUNT record), or 0 when the file has none. */
-static u64 counted_of(const struct report *r, int ev)
+/* What an event's COUNT records say: its counters' totals, and for how long they ran. */
+struct counted {
+	u64 value;		/* 0 when the file has no COUNT record of the event */
+	u64 enabled, running;	/* ns, summed over its counters */
+};
+
+static struct counted counted_of(const struct report *r, int ev)
 {
 	const struct ebs_rec *rec;
 	struct ebs_error err = {0};
-	u64 v = 0;
+	struct counted c = {0};
 
-	if (ev < 0 || filtered(r))
-		return 0;
+	if (ev < 0)
+		return c;
 	ebs_data__rewind(r->rs.d);
-	while (ebs_data__next(r->rs.d, &rec, &err) > 0)
-		if (rec->type == EBS_REC_COUNT && ((const struct ebs_rec_count *)rec)->event == ev)
-			v += ((const struct ebs_rec_count *)rec)->value;
-	return v;
+	while (ebs_data__next(r->rs.d, &rec, &err) > 0) {
+		const struct ebs_rec_count *cr = (const void *)rec;
+
+		if (rec->type != EBS_REC_COUNT || cr->event != ev)
+			continue;
+		c.value += cr->value;
+		c.enabled += cr->time_enabled;
+		c.running += cr->time_running;
+	}
+	return c;
+}
+
+/*
+ * Was the event multiplexed: its counters ran less than 99.9% of the time
+ * they were enabled (the kernel shared the PMU among more events than it
+ * has counters)?  Samples are only taken while a counter runs.
+ */
+static bool multiplexed(const struct counted *c)
+{
+	return c->enabled && c->running < c->enabled - c->enabled / 1000;
+}
+
+/* The counted total scaled to the whole enabled time, as perf stat scales it. */
+static u64 counted_scaled(const struct counted *c)
+{
+	return c->running ? (u64)((double)c->value * (double)c->enabled / (double)c->running) : 0;
 }
 
 /*
  * What the table's samples say of the event's total: the sum of their
  * periods (samples x N with -c), and why it is only approximate.
  */
-static void estimate(const struct report *r, int ev, u64 *events, char *why, size_t len)
+static void estimate(const struct report *r, int ev, const struct counted *c, u64 *events,
+		     char *why, size_t len)
 {
 	u64 lost = lost_of(r, ev), thr = throttled_of(r, ev);
+	size_t n = 0;
 
 	*events = r->period_sum[ev];
 	why[0] = '\0';
-	if (lost && thr)
-		snprintf(why, len, "%llu samples lost and %llu throttle events are not in it",
-			 (unsigned long long)lost, (unsigned long long)thr);
-	else if (lost)
-		snprintf(why, len, "%llu lost samples are not in it", (unsigned long long)lost);
-	else if (thr)
-		snprintf(why, len, "%llu throttle events: samples were withheld",
-			 (unsigned long long)thr);
+#define ADD(...)                                                                                   \
+	do {                                                                                       \
+		if (n < len)                                                                       \
+			n += (size_t)snprintf(why + n, len - n, __VA_ARGS__);                      \
+	} while (0)
+	if (lost)
+		ADD("%llu lost samples are not in it", (unsigned long long)lost);
+	if (thr)
+		ADD("%s%llu throttle events: samples were withheld", n ? "; " : "",
+		    (unsigned long long)thr);
+	if (multiplexed(c))
+		ADD("%smultiplexed: the counter ran %.1f%% of the time, and samples only then",
+		    n ? "; " : "", 100.0 * (double)c->running / (double)c->enabled);
+#undef ADD
 }
 
 static void filter_words(const struct report *r, char *buf, size_t len)
@@ -461,7 +496,8 @@ static void print_header(struct report *r, int ev, FILE *f)
 	} else {
 		const struct ebs_event_info *info = ebs_data__event(r->rs.d, ev);
 		const struct ebs_rec_event *e = info->rec;
-		u64 events, counted = counted_of(r, ev);
+		struct counted c = counted_of(r, ev);
+		u64 events;
 
 		fprintf(f, "# event: %s", info->used);
 		if (info->why[0])
@@ -473,16 +509,21 @@ static void print_header(struct report *r, int ev, FILE *f)
 		else
 			fprintf(f, "# sampling: one sample after every %llu events\n",
 				(unsigned long long)e->sample_period);
-		estimate(r, ev, &events, why, sizeof(why));
+		estimate(r, ev, &c, &events, why, sizeof(why));
 		if (total) {
 			fprintf(f, "# events: about %llu (%s)%s%s\n", (unsigned long long)events,
 				e->flags & EBS_EVF_FREQ ? "the sum of the samples' periods"
 							: "samples x the sample-after value",
 				why[0] ? "; approximate: " : "", why);
 		}
-		if (counted)
+		/* the count is of everything: beside a filtered table it would mislead */
+		if (c.value && !filtered(r) && multiplexed(&c))
+			fprintf(f, "# counted: about %llu (%llu while the counter ran, %.1f%% of the "
+				"time, scaled to all of it)\n", (unsigned long long)counted_scaled(&c),
+				(unsigned long long)c.value, 100.0 * (double)c.running / (double)c.enabled);
+		else if (c.value && !filtered(r))
 			fprintf(f, "# counted: %llu (the counter's own total)\n",
-				(unsigned long long)counted);
+				(unsigned long long)c.value);
 	}
 	fprintf(f, "# samples: %llu, lost: %llu%s, throttled: %llu\n", (unsigned long long)total,
 		(unsigned long long)lost_of(r, ev),
@@ -572,7 +613,8 @@ static void print_json(struct report *r, int ev, struct row **rows, size_t n)
 		const struct ebs_event_info *info = ebs_data__event(r->rs.d, ev);
 		const struct ebs_rec_event *e = info->rec;
 		const struct ebs_event_counts *c = ebs_data__counts(r->rs.d, ev);
-		u64 events, counted = counted_of(r, ev);
+		struct counted cn = counted_of(r, ev);
+		u64 events;
 		char why[256];
 
 		fprintf(f, "{\"event\":");
@@ -587,7 +629,7 @@ static void print_json(struct report *r, int ev, struct row **rows, size_t n)
 			fprintf(f, ",\"period\":null,\"freq\":%llu", (unsigned long long)e->sample_freq);
 		else
 			fprintf(f, ",\"period\":%llu", (unsigned long long)e->sample_period);
-		estimate(r, ev, &events, why, sizeof(why));
+		estimate(r, ev, &cn, &events, why, sizeof(why));
 		fprintf(f, ",\"estimate\":{\"events\":%llu,\"approximate\":%s",
 			(unsigned long long)events, why[0] ? "true" : "false");
 		if (why[0]) {
@@ -595,8 +637,13 @@ static void print_json(struct report *r, int ev, struct row **rows, size_t n)
 			json_string(f, why);
 		}
 		fprintf(f, "}");
-		if (counted)
-			fprintf(f, ",\"counted\":%llu", (unsigned long long)counted);
+		if (cn.value && !filtered(r)) {
+			fprintf(f, ",\"counted\":%llu", (unsigned long long)cn.value);
+			if (multiplexed(&cn))
+				fprintf(f, ",\"counted_scaled\":%llu,\"running_fraction\":%.4f",
+					(unsigned long long)counted_scaled(&cn),
+					(double)cn.running / (double)cn.enabled);
+		}
 		(void)c;
 	}
 	fprintf(f, ",\"samples\":%llu,\"lost\":%llu,\"throttled\":%llu",

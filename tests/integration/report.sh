@@ -23,7 +23,8 @@ if ! as --64 -o golden.o "$GOLD/golden.s" 2>as.err ||
 	fail "build the golden program" "$(head -n 1 as.err)"
 	exit 0
 fi
-cp "$GOLD/golden.c" .
+mkdir src && cp "$GOLD/golden.c" src/
+SRCMAP=/build/ebs-golden/a-long-source-directory=$TMP/src	# where DWARF says it is
 cp "$GOLD/jit.map" "$JITMAP"
 sed -e "s|@GOLDEN@|$TMP/golden|; s|@JITPID@|$JITPID|g" "$GOLD/golden.script" |
 	"$MKDATA" ebs.data || { fail "mkdata" "cannot write ebs.data"; exit 0; }
@@ -50,7 +51,7 @@ golden() {
 	fi
 }
 R() { "$EBS" report --kallsyms "$GOLD/kallsyms" "$@"; }
-A() { "$EBS" annotate --kallsyms "$GOLD/kallsyms" "$@"; }
+A() { "$EBS" annotate --kallsyms "$GOLD/kallsyms" --source-dir "$SRCMAP" "$@"; }
 
 golden report.txt R
 golden report-line.txt R -s line -e cycles
@@ -58,11 +59,19 @@ golden report-no-inline.txt R -s line -e cycles --no-inline
 golden report-dso-comm-pid.txt R -s dso,comm,pid -e cpu-clock
 golden report-event.txt R -s event
 golden report-width.txt R -s func,tid -e cycles --width 80 --min-percent 3
+golden report-width-line.txt R -s line -e cycles --width 90 --min-percent 1
 golden report-filter.txt R --pid 100 --tid 100 --comm golden --dso golden -e cycles
 golden report-top.txt R -n 2 -e cycles
 golden report-func.txt R --func work,jit_stub -e cycles -s func,tid
 golden report.json R --json -e cycles -s line
 golden report-color.txt R -e task-clock --color always
+golden report-mux.json R --json -e task-clock
+
+# --color auto (the default): colour on a terminal, none in a pipe or file
+R -e task-clock >auto-pipe.out
+check "--color auto in a pipe: no escape sequences" not grep -q $'\033' auto-pipe.out
+script -qec "$EBS report --kallsyms $GOLD/kallsyms -e task-clock" /dev/null >auto-tty.out 2>&1
+check "--color auto on a terminal: the percent coloured" grep -q $'\033\[31m  83.33%' auto-tty.out
 golden annotate-work.txt A work
 golden annotate-no-inline.txt A work --no-inline
 golden annotate-asm.txt A work --asm
@@ -81,11 +90,10 @@ norm page.html
 check "--html FILE: the page, no temporary file left" \
 	sh -c 'cmp -s page.html "$1" && ! ls page.html.tmp 2>/dev/null' sh "$EXPECTED/annotate-html.html"
 
-# sources elsewhere: said so without --source-dir, found through it
-mkdir elsewhere && cd elsewhere || exit 1
-golden annotate-nosource.txt A -i ../ebs.data cold
-golden annotate-source-dir.txt A -i ../ebs.data cold --source-dir "$GOLD"
-cd "$TMP" || exit 1
+# sources elsewhere: said so without --source-dir, found through a
+# directory (by file name) as well as through OLD=NEW
+golden annotate-nosource.txt "$EBS" annotate cold
+golden annotate-source-dir.txt "$EBS" annotate cold --source-dir "$GOLD"
 
 # the JSON is JSON, and its numbers agree with the text
 check "--json parses; rows sum to the samples less none" \

@@ -1,12 +1,13 @@
 # golden.s - a program with fixed addresses and hand-written DWARF, so
 # that annotate's golden output does not depend on the compiler: work()
 # (lines 9-16 of golden.c, with helper() inlined at line 14) and cold().
-# Linked with -Ttext=0x401000 and no build-id; never run.
+# Linked with -Ttext=0x401000 and no build-id; never run.  Its source path
+# is long (for elision) and not on the test machine (for --source-dir).
 	.text
 	.globl	work
 	.type	work, @function
 work:
-	.file 1 "golden.c"
+	.file 1 "/build/ebs-golden/a-long-source-directory/golden.c"
 	.loc 1 9 0
 	pushq	%rbp
 	movq	%rsp, %rbp
@@ -94,7 +95,7 @@ cold:
 	.long	.Labbrev
 	.byte	8
 	.uleb128 1		# the unit
-	.string	"golden.c"
+	.string	"/build/ebs-golden/a-long-source-directory/golden.c"
 	.quad	work
 	.quad	.Lcold_end - work
 	.long	.Lline

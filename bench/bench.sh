@@ -7,6 +7,9 @@
 #   2. reporting a small (~5,000 samples) and a large (~200,000 samples)
 #      profile of a 2,000-function program: by function and by source line,
 #      ebs against perf
+#   3. annotating the small profile's hottest function, as source and as
+#      instructions (ebs decodes with capstone, perf runs objdump), and
+#      ebs annotating its 100 hottest functions
 #
 # Every time is the best of RUNS runs (default 3), except perf's per-line
 # report, which runs once (it takes minutes).  BUILD names the build dir.
@@ -79,6 +82,20 @@ report() {
 
 # The recording-overhead run's own files: a small profile.
 report "a small profile (one ./big $ROUNDS at 4000 Hz)" rec.data rec.perf
+
+# annotate: the hottest function of the small profile
+hot=$("$EBS" report -i rec.data --top 1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["rows"][0]["function"])')
+echo
+echo "== annotating the small profile's hottest function, $hot"
+ebs_src=$(best "$EBS" annotate -i rec.data "$hot")
+ebs_asm=$(best "$EBS" annotate -i rec.data "$hot" --asm)
+perf_ann=$(best perf annotate -i rec.perf --stdio "$hot")
+ebs_100=$(best "$EBS" annotate -i rec.data --top 100 --asm)
+printf '  %-34s %8s s\n' "ebs annotate $hot" "$ebs_src"
+printf '  %-34s %8s s\n' "ebs annotate $hot --asm" "$ebs_asm"
+printf '  %-34s %8s s\n' "perf annotate --stdio $hot" "$perf_ann"
+printf '  %-34s %8s s\n' "ebs annotate --top 100 --asm" "$ebs_100"
+printf '  perf annotate / ebs annotate --asm: %s\n' "$(ratio "$perf_ann" "$ebs_asm")"
 
 # A large one: two programs at once for ~12 s at 10 kHz.  Fixed costs (reading
 # DWARF, kallsyms) weigh less as profiles grow.

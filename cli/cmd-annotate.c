@@ -14,12 +14,14 @@ static const char usage_text[] =
 	"                    [--context N] [--top N] [--min-percent P] [--html OUT.html]\n"
 	"                    [--source-dir DIR|OLD=NEW]... [--event NAME] [--pid PID]\n"
 	"                    [--tid TID] [--comm NAME] [--dso NAME] [--no-inline]\n"
-	"                    [--color=auto|always|never] [--debug-dir DIR]... [--no-demangle]\n"
+	"                    [--color=auto|always|never] [--debug-dir DIR]...\n"
+	"                    [--[no-]demangle]\n"
 	"\n"
-	"  FUNC             the function's whole source, each line with its samples\n"
+	"  FUNC             the function's whole source, each line with its samples (a\n"
+	"                   function that was only inlined: its lines wherever inlined)\n"
 	"  FILE[:LINE]      every sampled line of a source file (around LINE)\n"
 	"  (nothing)        the hottest functions, their hot lines with context\n"
-	"  -i, --input F    data file (default ebs.data)\n"
+	"  -i, --input F    data file (default ebs.data; '-' reads stdin)\n"
 	"      --asm        the instructions under their source lines, samples each\n"
 	"      --skid-adjust  count each sample for the instruction before its IP\n"
 	"  -C, --context N  lines around hot lines (default 3)\n"
@@ -32,14 +34,15 @@ static const char usage_text[] =
 	"      --pid, --tid, --comm, --dso   only those samples\n"
 	"      --no-inline  inlined code counts at its call site in the function\n"
 	"      --color WHEN auto (on a terminal), always, never\n"
-	"      --debug-dir D, --no-demangle, --kallsyms F   as for ebs report\n";
+	"      --debug-dir D  look for separate debug files under D too\n"
+	"      --demangle   C++ names demangled (the default); --no-demangle: as in the files\n";
 
 int cmd_annotate(int argc, char **argv)
 {
 	enum {
 		OPT_ASM = 256, OPT_SKID, OPT_HTML, OPT_SRCDIR, OPT_PID, OPT_TID, OPT_COMM,
 		OPT_DSO, OPT_MIN, OPT_NO_INLINE, OPT_COLOR, OPT_DEBUG_DIR, OPT_NO_DEMANGLE,
-		OPT_KALLSYMS,
+		OPT_DEMANGLE,
 	};
 	static const struct option longopts[] = {
 		{"input", required_argument, NULL, 'i'},
@@ -60,7 +63,7 @@ int cmd_annotate(int argc, char **argv)
 		{"colour", required_argument, NULL, OPT_COLOR},
 		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
 		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
-		{"kallsyms", required_argument, NULL, OPT_KALLSYMS},
+		{"demangle", no_argument, NULL, OPT_DEMANGLE},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -136,8 +139,8 @@ int cmd_annotate(int argc, char **argv)
 		case OPT_NO_DEMANGLE:
 			o.no_demangle = true;
 			break;
-		case OPT_KALLSYMS:
-			o.kallsyms = optarg;
+		case OPT_DEMANGLE:
+			o.no_demangle = false;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

@@ -131,8 +131,19 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+		if (!strcmp(argv[1], cmds[i].name)) {
+			int ret = cmds[i].fn(argc - 1, argv + 1);
+
+			/* a listing that did not reach its reader (a full disk, a closed pipe) */
+			errno = 0;
+			if (fflush(stdout) || ferror(stdout)) {
+				/* errno is only known when the last flush failed */
+				fprintf(stderr, "ebs %s: standard output: write failed%s%s\n",
+					cmds[i].name, errno ? ": " : "", errno ? strerror(errno) : "");
+				return ret ? ret : 1;
+			}
+			return ret;
+		}
 	fprintf(stderr, "ebs: '%s' is not an ebs command (see 'ebs --help')\n", argv[1]);
 	return 2;
 }

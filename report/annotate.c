@@ -58,6 +58,11 @@ struct fl_ent {
 	u64 n;
 };
 
+struct fname {
+	UT_hash_handle hh;
+	const char *name;	/* the first of the symbolizer's copies met */
+};
+
 struct source {
 	UT_hash_handle hh;
 	char *path;		/* as DWARF names it: the key */
@@ -72,9 +77,11 @@ struct annot {
 	struct rsession rs;
 	struct fn_ent *fns;
 	struct fl_ent *flines;
+	struct fname *fnames;
 	struct source *sources;
 	u64 total;
 	u64 kernel, nofunc;	/* samples no function listing can show */
+	const char *inlined_name; /* FUNC's name where it was inlined */
 	bool file_mode;
 	char target_file[4096];
 	u32 target_line;
@@ -101,25 +108,60 @@ static int add_addr(struct fn_ent *f, u64 addr, const struct sym_result *res)
 	return 0;
 }
 
+/* "ns::f" names "ns::f(int)" too. */
+static bool name_match(const char *want, const char *name)
+{
+	size_t len = strlen(want);
+
+	return !strcmp(want, name) || (!strncmp(want, name, len) && name[len] == '(');
+}
+
+/*
+ * One pointer per file name, whatever DSO's DWARF named it (a header's
+ * lines, inlined into two libraries), so that file listings can compare
+ * pointers.  NULL when out of memory.
+ */
+static const char *canon_file(struct annot *an, const char *file)
+{
+	struct fname *e;
+
+	HASH_FIND_STR(an->fnames, file, e);
+	if (e)
+		return e->name;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->name = file;
+	HASH_ADD_KEYPTR(hh, an->fnames, e->name, strlen(e->name), e);
+	return e->name;
+}
+
 static int collect(void *ctx, const struct resolved *rv)
 {
 	struct annot *an = ctx;
 	const struct sym_result *res = &rv->res;
 	struct fn_key key = {0};
 	struct fn_ent *f;
+	const struct sym_frame *fr = NULL;
 
 	an->total++;
-	if (an->file_mode && res->nr_frames) {
-		/* every line the sample touches: its own and the call sites */
-		unsigned int i;
+	/* the innermost line, or with --no-inline the compiled function's */
+	if (an->file_mode && res->nr_frames)
+		fr = &res->frames[an->o->no_inline ? res->nr_frames - 1 : 0];
+	/* a FUNC that may only exist inlined: its own lines, wherever inlined */
+	else if (an->o->target && !an->o->no_inline && res->nr_frames > 1 &&
+		 res->frames[0].function && name_match(an->o->target, res->frames[0].function)) {
+		fr = &res->frames[0];
+		if (!an->inlined_name)
+			an->inlined_name = fr->function;
+	}
+	if (fr) {
+		struct fl_ent *e, probe = {0};
 
-		for (i = 0; i < res->nr_frames; i++) {
-			const struct sym_frame *fr = &res->frames[i];
-			struct fl_ent *e, probe = {0};
-
-			if (!fr->file || !fr->line || (i && an->o->no_inline))
-				continue;
-			probe.key.file = fr->file;
+		if (fr->file && fr->line) {
+			probe.key.file = canon_file(an, fr->file);
+			if (!probe.key.file)
+				return -ENOMEM;
 			probe.key.line = fr->line;
 			HASH_FIND(hh, an->flines, &probe.key, sizeof(probe.key), e);
 			if (!e) {
@@ -130,8 +172,6 @@ static int collect(void *ctx, const struct resolved *rv)
 				HASH_ADD(hh, an->flines, key, sizeof(e->key), e);
 			}
 			e->n++;
-			if (!an->o->no_inline)
-				break;	/* the innermost line only */
 		}
 	}
 	if (!res->info && (rv->s->hdr.misc & EBS_CPUMODE_MASK) == EBS_CPUMODE_KERNEL) {
@@ -486,6 +526,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	af->total = an->total;
 	af->event = ebs_data__event(an->rs.d, an->rs.event < 0 ? 0 : (unsigned int)an->rs.event)->used;
 	af->skid_adjusted = o->skid_adjust;
+	af->show_asm = o->asm_;
 	if (need_insns && decode(an, f, af, why, sizeof(why)) == -ENOMEM)
 		goto nomem;
 	/* the line table under the function: its own file and line range */
@@ -512,18 +553,25 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		al->in_range = true;
 	}
 	HASH_ITER(hh, f->addrs, a, tmp) {
-		unsigned int k;
+		unsigned int k, nr_frames = a->nr_frames;
+		const struct sym_frame *frames = a->frames;
 		u64 at = where(af, a->addr, o->skid_adjust);
 		struct ann_insn *in = af->ninsns ? insn_at(af, at) : NULL;
+		struct sym_result moved;
 
 		if (in)
 			in->samples += a->n;
-		if (!a->nr_frames) {
+		/* skid-adjusted: the lines of the instruction the sample moved to */
+		if (at != a->addr && symbolizer__lookup_in(an->rs.sym, f->key.info, at, &moved) == 0) {
+			nr_frames = moved.nr_frames;
+			frames = moved.frames;
+		}
+		if (!nr_frames) {
 			noline += a->n;
 			continue;
 		}
-		if (o->no_inline || a->nr_frames == 1) {
-			const struct sym_frame *fr = &a->frames[a->nr_frames - 1];
+		if (o->no_inline || nr_frames == 1) {
+			const struct sym_frame *fr = &frames[nr_frames - 1];
 			struct ann_line *al;
 
 			if (!fr->line) {
@@ -536,8 +584,8 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 			al->self += a->n;
 			continue;
 		}
-		for (k = 0; k < a->nr_frames; k++) {
-			const struct sym_frame *fr = &a->frames[k];
+		for (k = 0; k < nr_frames; k++) {
+			const struct sym_frame *fr = &frames[k];
 			struct ann_line *al;
 
 			if (!fr->line) {
@@ -554,7 +602,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 					al->function = fr->function;
 			} else {
 				al->inlined += a->n;
-				al->callee = a->frames[k - 1].function;
+				al->callee = frames[k - 1].function;
 			}
 		}
 	}
@@ -562,10 +610,11 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		lv.v[i].in_range = lv.v[i].file == af->main_file && lv.v[i].line >= rc.lo &&
 				   lv.v[i].line <= rc.hi;
 		lv.v[i].text = line_text(an, lv.v[i].file, lv.v[i].line);
-		if (lv.v[i].self > af->hottest && !o->asm_)
+		if (lv.v[i].self > af->hottest)
 			af->hottest = lv.v[i].self;
 	}
-	qsort_r(lv.v, lv.n, sizeof(lv.v[0]), line_cmp, (void *)af->main_file);
+	if (lv.n)	/* none without DWARF */
+		qsort_r(lv.v, lv.n, sizeof(lv.v[0]), line_cmp, (void *)af->main_file);
 	af->lines = lv.v;
 	af->nlines = lv.n;
 	choose_lines(af, whole, o->context);
@@ -587,8 +636,8 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 			in->file = rc.rows[lo - 1].file;
 			in->line = rc.rows[lo - 1].line;
 		}
-		if (o->asm_ && in->samples > af->hottest)
-			af->hottest = in->samples;
+		if (in->samples > af->hottest_insn)
+			af->hottest_insn = in->samples;
 	}
 	if (!af->main_file && is_perf_map(f->dso))
 		snprintf(af->note, sizeof(af->note),
@@ -600,8 +649,8 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 			 f->name, f->dso, why[0] ? "; " : o->asm_ ? "" : "; --asm shows its instructions",
 			 why);
 	else if (noline)
-		snprintf(af->note, sizeof(af->note), "%llu samples at addresses without a line%s%s",
-			 (unsigned long long)noline, why[0] ? "; " : "", why);
+		snprintf(af->note, sizeof(af->note), "%llu sample%s at addresses without a line%s%s",
+			 (unsigned long long)noline, noline == 1 ? "" : "s", why[0] ? "; " : "", why);
 	else if (why[0] && o->asm_)
 		snprintf(af->note, sizeof(af->note), "%s", why);
 	free(rc.rows);
@@ -636,8 +685,8 @@ static void print_text(struct annot *an, const struct ann_func *af)
 	size_t i;
 
 	fprintf(out, "# annotate: %s (%s, %s)\n", af->name, af->dso, af->dso_path);
-	fprintf(out, "# event: %s: %llu samples in it, %.1f%% of %llu\n", af->event,
-		(unsigned long long)af->samples, percent(af->samples, af->total),
+	fprintf(out, "# event: %s: %llu sample%s in it, %.1f%% of %llu\n", af->event,
+		(unsigned long long)af->samples, af->samples == 1 ? "" : "s", percent(af->samples, af->total),
 		(unsigned long long)af->total);
 	if (af->main_file) {
 		struct source *s = source_of(an, af->main_file);
@@ -679,7 +728,7 @@ static void print_text(struct annot *an, const struct ann_func *af)
 					t ? t : "<source not found>");
 			}
 			print_counts(out, color, in->samples, af->samples, af->total,
-				     in->samples && in->samples == af->hottest);
+				     in->samples && in->samples == af->hottest_insn);
 			fprintf(out, "  %6s      %llx:  %s\n", "", (unsigned long long)in->addr, in->text);
 		}
 		fprintf(out, "\n");
@@ -701,8 +750,8 @@ static void print_text(struct annot *an, const struct ann_func *af)
 		if (l->function)
 			fprintf(out, "   [%s]", l->function);
 		if (l->inlined)
-			fprintf(out, "   <- %llu samples (%.1f%%) of %s inlined here",
-				(unsigned long long)l->inlined, percent(l->inlined, af->samples),
+			fprintf(out, "   <- %llu sample%s (%.1f%%) of %s inlined here",
+				(unsigned long long)l->inlined, l->inlined == 1 ? "" : "s", percent(l->inlined, af->samples),
 				l->callee ? l->callee : "inlined code");
 		fprintf(out, "\n");
 	}
@@ -735,20 +784,39 @@ static struct fn_ent **sorted_fns(struct annot *an, size_t *n)
 	return v;
 }
 
-/* "ns::f" names "ns::f(int)" too. */
-static bool name_match(const char *want, const char *name)
-{
-	size_t len = strlen(want);
-
-	return !strcmp(want, name) || (!strncmp(want, name, len) && name[len] == '(');
-}
-
 static bool file_match(const char *want, const char *file)
 {
 	size_t wl = strlen(want), fl = strlen(file);
 
 	return !strcmp(want, file) ||
 	       (fl > wl && !strcmp(file + fl - wl, want) && file[fl - wl - 1] == '/');
+}
+
+/*
+ * Of the files that match the target (several may: "util.c" of two
+ * directories), the one with the most samples; NULL when none.  File names
+ * went through canon_file: equal names, equal pointers.
+ */
+static const char *busiest_file(struct annot *an)
+{
+	struct fl_ent *e, *tmp, *f, *ftmp;
+	const char *best = NULL;
+	u64 best_n = 0;
+
+	HASH_ITER(hh, an->flines, e, tmp) {
+		u64 n = 0;
+
+		if (!file_match(an->target_file, e->key.file) || e->key.file == best)
+			continue;
+		HASH_ITER(hh, an->flines, f, ftmp)
+			if (f->key.file == e->key.file)
+				n += f->n;
+		if (n > best_n || (n == best_n && best && strcmp(e->key.file, best) < 0)) {
+			best = e->key.file;
+			best_n = n;
+		}
+	}
+	return best;
 }
 
 /*
@@ -766,19 +834,17 @@ static struct ann_func *build_file(struct annot *an)
 
 	if (!af)
 		return NULL;
+	af->main_file = busiest_file(an);
 	HASH_ITER(hh, an->flines, e, tmp) {
 		struct ann_line *l;
 
-		if (!file_match(an->target_file, e->key.file))
+		if (e->key.file != af->main_file)
 			continue;
-		if (af->main_file && e->key.file != af->main_file)
-			continue;	/* two files that match: the first one met */
 		l = line_get(&lv, e->key.file, e->key.line);
 		if (!l)
 			goto nomem;
 		l->self = e->n;
 		af->samples += e->n;
-		af->main_file = e->key.file;
 	}
 	if (!af->main_file) {
 		free(af);
@@ -848,6 +914,7 @@ static void free_all(struct annot *an)
 {
 	struct fn_ent *f, *ft;
 	struct fl_ent *e, *et;
+	struct fname *n, *nt;
 	struct source *s, *st;
 	struct addr_cnt *a, *at;
 
@@ -862,6 +929,10 @@ static void free_all(struct annot *an)
 	HASH_ITER(hh, an->flines, e, et) {
 		HASH_DEL(an->flines, e);
 		free(e);
+	}
+	HASH_ITER(hh, an->fnames, n, nt) {
+		HASH_DEL(an->fnames, n);
+		free(n);
 	}
 	HASH_ITER(hh, an->sources, s, st) {
 		HASH_DEL(an->sources, s);
@@ -886,10 +957,9 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	memset(&an, 0, sizeof(an));
 	an.o = o;
 	an.color = !o->html && out_color(o->out, o->color);
-	so.kallsyms = o->kallsyms;
 	so.debug_dirs = o->debug_dirs;
 	so.demangle = !o->no_demangle;
-	so.warn = rsession_warn;
+	so.warn = rsession_warn_annotate;
 	so.warn_ctx = o->warn;
 	if (o->target)
 		an.file_mode = looks_like_file(&an, o->target);
@@ -921,6 +991,18 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 		if (!nmodels && an.file_mode) {
 			models[0] = build_file(&an);
 			nmodels = models[0] != NULL;
+		}
+		if (!nmodels && an.flines && !an.file_mode) {
+			/* only inlined: its lines over every place it was inlined into */
+			snprintf(an.target_file, sizeof(an.target_file), "%s", an.flines->key.file);
+			models[0] = build_file(&an);
+			if (models[0]) {
+				models[0]->name = an.inlined_name;
+				models[0]->dso = "inlined";
+				models[0]->dso_path = "its code in every function it was inlined into";
+				models[0]->per = "%func";
+				nmodels = 1;
+			}
 		}
 		if (!nmodels) {
 			char hot[256] = "";
@@ -957,7 +1039,7 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	if (o->html) {
 		e = annotate_html(o->html, (const struct ann_func *const *)models, nmodels, o->input);
 		if (e)
-			ebs_error__set(err, -e, "%s: cannot write: %s", o->html, strerror(-e));
+			e = ebs_error__set(err, EIO, "%s: cannot write: %s", o->html, strerror(-e));
 	} else {
 		for (i = 0; i < nmodels; i++)
 			print_text(&an, models[i]);

@@ -48,8 +48,10 @@ struct ann_func {
 	size_t nlines;
 	struct ann_insn *insns;	/* with --asm; NULL otherwise */
 	size_t ninsns;
-	u64 hottest;		/* the largest self count of a line (insn with --asm) */
+	u64 hottest;		/* the largest self count of a line */
+	u64 hottest_insn;	/* the largest count of an instruction */
 	bool skid_adjusted;
+	bool show_asm;		/* list the instructions (--asm) */
 	char note[512];		/* missing source, no line information... */
 };
 

@@ -102,6 +102,10 @@ static void dump_record(struct ebs_data *d, const struct ebs_rec *r, FILE *out)
 		fprintf(out, " time %llu event %u value %llu enabled %llu running %llu",
 			ULL(c->time), c->event, ULL(c->value), ULL(c->time_enabled),
 			ULL(c->time_running));
+		if (c->cpu != 0xffffffff)
+			fprintf(out, " cpu %u", c->cpu);
+		if (c->tid)
+			fprintf(out, " tid %u", c->tid);
 		break;
 	}
 	default:

@@ -6,13 +6,23 @@
  * hottest lines, each linked to its place.
  */
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "report/annotate.h"
 #include "report/present.h"
+
+static mode_t current_umask(void)
+{
+	mode_t m = umask(0);
+
+	umask(m);
+	return m;
+}
 
 static void esc(FILE *f, const char *s)
 {
@@ -92,6 +102,63 @@ static void hottest(FILE *f, const struct ann_func *const *funcs, size_t n)
 	free(h);
 }
 
+/* One row of counts: samples, %func, %total (empty cells without samples). */
+static void counts(FILE *f, u64 n, const struct ann_func *af)
+{
+	if (n)
+		fprintf(f, "<td>%llu</td><td>%.1f</td><td>%.1f</td>", (unsigned long long)n,
+			percent(n, af->samples), percent(n, af->total));
+	else
+		fputs("<td></td><td></td><td></td>", f);
+}
+
+/* --asm: the instructions in address order under their source lines. */
+static void instructions(FILE *f, const struct ann_func *af, size_t fi)
+{
+	bool *anchored = calloc(af->nlines + 1, sizeof(*anchored));
+	const char *cur_file = NULL;
+	u32 cur_line = 0;
+	size_t i, j;
+
+	for (i = 0; i < af->ninsns; i++) {
+		const struct ann_insn *in = &af->insns[i];
+
+		if (in->line && (in->line != cur_line || in->file != cur_file)) {
+			const char *text = NULL;
+
+			cur_line = in->line;
+			cur_file = in->file;
+			for (j = 0; j < af->nlines; j++)
+				if (af->lines[j].line == in->line && af->lines[j].file == in->file)
+					break;
+			fputs("<tr class=\"srcline\"", f);
+			if (j < af->nlines) {
+				text = af->lines[j].text;
+				/* the hottest-lines list links to a line's first place */
+				if (anchored && !anchored[j]) {
+					anchored[j] = true;
+					fprintf(f, " id=\"f%zu-l%zu\"", fi, j);
+				}
+			}
+			fprintf(f, "><td></td><td></td><td></td>"
+				   "<td class=\"ln\">%u</td><td class=\"src\"><pre>", in->line);
+			if (in->file != af->main_file)
+				fputs("[other file] ", f);
+			esc(f, text ? text : "<source not found>");
+			fputs("</pre></td></tr>\n", f);
+		}
+		fprintf(f, "<tr id=\"f%zu-i%zu\"%s>", fi, i,
+			in->samples && in->samples == af->hottest_insn ? " class=\"hottest\"" : "");
+		counts(f, in->samples, af);
+		fprintf(f, "<td class=\"ln\">%llx</td><td class=\"src\"", (unsigned long long)in->addr);
+		heat(f, percent(in->samples, af->samples));
+		fputs("><pre>    ", f);
+		esc(f, in->text);
+		fputs("</pre></td></tr>\n", f);
+	}
+	free(anchored);
+}
+
 static void function(FILE *f, const struct ann_func *af, size_t fi)
 {
 	size_t i;
@@ -105,13 +172,23 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 		(unsigned long long)af->total);
 	esc(f, af->main_file ? af->main_file : "(no line information)");
 	fputs("</code></p>\n", f);
+	if (af->show_asm || af->skid_adjusted)
+		fprintf(f, "<p class=\"note\">Skid: the sampled IP is usually the instruction after "
+			   "the one that caused the event, so the cost lies just before where samples "
+			   "land%s.</p>\n", af->skid_adjusted ? "; each sample was moved back one "
+			   "instruction (--skid-adjust)" : "");
 	if (af->note[0]) {
 		fputs("<p class=\"note\">", f);
 		esc(f, af->note);
 		fputs("</p>\n", f);
 	}
-	fprintf(f, "<table>\n<tr><th>samples</th><th>%s</th><th>%%total</th><th>line</th>"
-		"<th class=\"src\">source</th></tr>\n", af->per);
+	fprintf(f, "<table>\n<tr><th>samples</th><th>%s</th><th>%%total</th><th>%s</th>"
+		"<th class=\"src\">source</th></tr>\n", af->per, af->show_asm ? "line / address" : "line");
+	if (af->show_asm) {
+		instructions(f, af, fi);
+		fputs("</table>\n", f);
+		return;
+	}
 	for (i = 0; i < af->nlines; i++) {
 		const struct ann_line *l = &af->lines[i];
 		double pf = percent(l->self, af->samples);
@@ -169,9 +246,24 @@ int annotate_html(const char *path, const struct ann_func *const *funcs, size_t 
 		f = fopen(path, "w");
 	} else {
 		/* written aside and renamed: never a half page under the final name */
-		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		char dir[4096], base[4096];
+		int fd;
+
+		ebs_strlcpy(dir, path, sizeof(dir));
+		ebs_strlcpy(base, path, sizeof(base));
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dirname(dir),
+				     basename(base)) >= sizeof(tmp))
 			return -ENAMETOOLONG;
-		f = fopen(tmp, "w");
+		fd = mkstemp(tmp);
+		if (fd < 0)
+			return -errno;
+		fchmod(fd, 0644 & ~current_umask());
+		f = fdopen(fd, "w");
+		if (!f) {
+			close(fd);
+			unlink(tmp);
+			return -ENOMEM;
+		}
 	}
 	if (!f)
 		return -errno;

@@ -390,11 +390,42 @@ static bool filtered(const struct report *r)
 /* What an event's COUNT records say: its counters' totals, and for how long they ran. */
 struct counted {
 	u64 value;		/* 0 when the file has no COUNT record of the event */
-	u64 enabled, running;	/* ns, summed over its counters */
+	double scaled;		/* value scaled to the whole enabled time */
+	u64 enabled, running;	/* ns, as a multiplexing ratio: see counted_of */
+	bool multiplexed;
 };
 
+/* The counters of one target thread, one per CPU. */
+struct cnt_thread {
+	UT_hash_handle hh;
+	u32 tid;
+	u64 value, running, enabled;	/* enabled: the largest of its counters' */
+};
+
+/* One counter's share of c: scaled as perf stat scales it. */
+static void add_counter(struct counted *c, u64 value, u64 enabled, u64 running)
+{
+	if (running && running < enabled - enabled / 1000) {
+		c->multiplexed = true;
+		c->scaled += (double)value * (double)enabled / (double)running;
+	} else {
+		c->scaled += (double)value;
+	}
+	c->enabled += enabled;
+	c->running += running < enabled ? running : enabled;
+}
+
+/*
+ * The event's COUNT records, one per counter.  A counter of a target
+ * thread on one CPU is enabled whenever the thread runs on any CPU, but
+ * runs only while it is on that CPU: the thread's counters together ran
+ * for all of that time unless the kernel multiplexed them, so for a thread
+ * the sum of its counters' running times is set against its largest
+ * enabled time.  A system-wide counter (tid 0) stands alone.
+ */
 static struct counted counted_of(const struct report *r, int ev)
 {
+	struct cnt_thread *threads = NULL, *t, *tmp;
 	const struct ebs_rec *rec;
 	struct ebs_error err = {0};
 	struct counted c = {0};
@@ -408,26 +439,31 @@ static struct counted counted_of(const struct report *r, int ev)
 		if (rec->type != EBS_REC_COUNT || cr->event != ev)
 			continue;
 		c.value += cr->value;
-		c.enabled += cr->time_enabled;
-		c.running += cr->time_running;
+		if (!cr->tid) {
+			add_counter(&c, cr->value, cr->time_enabled, cr->time_running);
+			continue;
+		}
+		HASH_FIND(hh, threads, &cr->tid, sizeof(cr->tid), t);
+		if (!t) {
+			t = calloc(1, sizeof(*t));
+			if (!t) {	/* out of memory: count it alone */
+				add_counter(&c, cr->value, cr->time_enabled, cr->time_running);
+				continue;
+			}
+			t->tid = cr->tid;
+			HASH_ADD(hh, threads, tid, sizeof(t->tid), t);
+		}
+		t->value += cr->value;
+		t->running += cr->time_running;
+		if (cr->time_enabled > t->enabled)
+			t->enabled = cr->time_enabled;
+	}
+	HASH_ITER(hh, threads, t, tmp) {
+		add_counter(&c, t->value, t->enabled, t->running);
+		HASH_DEL(threads, t);
+		free(t);
 	}
 	return c;
-}
-
-/*
- * Was the event multiplexed: its counters ran less than 99.9% of the time
- * they were enabled (the kernel shared the PMU among more events than it
- * has counters)?  Samples are only taken while a counter runs.
- */
-static bool multiplexed(const struct counted *c)
-{
-	return c->enabled && c->running < c->enabled - c->enabled / 1000;
-}
-
-/* The counted total scaled to the whole enabled time, as perf stat scales it. */
-static u64 counted_scaled(const struct counted *c)
-{
-	return c->running ? (u64)((double)c->value * (double)c->enabled / (double)c->running) : 0;
 }
 
 /*
@@ -452,8 +488,8 @@ static void estimate(const struct report *r, int ev, const struct counted *c, u6
 	if (thr)
 		ADD("%s%llu throttle events: samples were withheld", n ? "; " : "",
 		    (unsigned long long)thr);
-	if (multiplexed(c))
-		ADD("%smultiplexed: the counter ran %.1f%% of the time, and samples only then",
+	if (c->multiplexed)
+		ADD("%smultiplexed: the counters ran %.1f%% of the time, and samples only then",
 		    n ? "; " : "", 100.0 * (double)c->running / (double)c->enabled);
 #undef ADD
 }
@@ -489,10 +525,10 @@ static void print_header(struct report *r, int ev, FILE *f)
 	unsigned int i, nev = ebs_data__nr_events(r->rs.d);
 
 	if (ev < 0) {
-		fprintf(f, "# events:");
+		fprintf(f, "# event: all (");
 		for (i = 0; i < nev; i++)
-			fprintf(f, "%s %s", i ? "," : "", ebs_data__event(r->rs.d, i)->used);
-		fprintf(f, " (one table: percent of the samples of all events)\n");
+			fprintf(f, "%s%s", i ? ", " : "", ebs_data__event(r->rs.d, i)->used);
+		fprintf(f, "; one table: percent of the samples of all events)\n");
 	} else {
 		const struct ebs_event_info *info = ebs_data__event(r->rs.d, ev);
 		const struct ebs_rec_event *e = info->rec;
@@ -517,9 +553,9 @@ static void print_header(struct report *r, int ev, FILE *f)
 				why[0] ? "; approximate: " : "", why);
 		}
 		/* the count is of everything: beside a filtered table it would mislead */
-		if (c.value && !filtered(r) && multiplexed(&c))
-			fprintf(f, "# counted: about %llu (%llu while the counter ran, %.1f%% of the "
-				"time, scaled to all of it)\n", (unsigned long long)counted_scaled(&c),
+		if (c.value && !filtered(r) && c.multiplexed)
+			fprintf(f, "# counted: about %.0f (%llu while the counters ran, %.1f%% of the "
+				"time, scaled to all of it)\n", c.scaled,
 				(unsigned long long)c.value, 100.0 * (double)c.running / (double)c.enabled);
 		else if (c.value && !filtered(r))
 			fprintf(f, "# counted: %llu (the counter's own total)\n",
@@ -553,6 +589,8 @@ static void print_text(struct report *r, int ev, struct row **rows, size_t n)
 		w[i] = (int)strlen(col_titles[r->cols[i]]);
 	for (k = 0; k < limit; k++)
 		for (i = 0; i < (int)r->nr_cols; i++) {
+			if (percent(count(rows[k], ev), total) < r->o->min_percent)
+				break;	/* not shown */
 			cell(r, rows[k], r->cols[i], buf, sizeof(buf));
 			if ((int)strlen(buf) > w[i])
 				w[i] = (int)strlen(buf);
@@ -594,8 +632,9 @@ static void print_text(struct report *r, int ev, struct row **rows, size_t n)
 		shown++;
 	}
 	if (shown < n)
-		fprintf(f, "  (%zu more rows%s; --top 0 --min-percent 0 shows all)\n", n - shown,
-			r->o->min_percent > 0 ? ", some below --min-percent" : "");
+		fprintf(f, "  (%zu more row%s; %s shows all)\n", n - shown, n - shown == 1 ? "" : "s",
+			r->o->min_percent > 0 && r->o->top ? "--top 0 --min-percent 0"
+			: r->o->min_percent > 0 ? "--min-percent 0" : "--top 0");
 	fprintf(f, "\n");
 }
 
@@ -612,7 +651,6 @@ static void print_json(struct report *r, int ev, struct row **rows, size_t n)
 	} else {
 		const struct ebs_event_info *info = ebs_data__event(r->rs.d, ev);
 		const struct ebs_rec_event *e = info->rec;
-		const struct ebs_event_counts *c = ebs_data__counts(r->rs.d, ev);
 		struct counted cn = counted_of(r, ev);
 		u64 events;
 		char why[256];
@@ -639,12 +677,10 @@ static void print_json(struct report *r, int ev, struct row **rows, size_t n)
 		fprintf(f, "}");
 		if (cn.value && !filtered(r)) {
 			fprintf(f, ",\"counted\":%llu", (unsigned long long)cn.value);
-			if (multiplexed(&cn))
-				fprintf(f, ",\"counted_scaled\":%llu,\"running_fraction\":%.4f",
-					(unsigned long long)counted_scaled(&cn),
+			if (cn.multiplexed)
+				fprintf(f, ",\"counted_scaled\":%.0f,\"running_fraction\":%.4f", cn.scaled,
 					(double)cn.running / (double)cn.enabled);
 		}
-		(void)c;
 	}
 	fprintf(f, ",\"samples\":%llu,\"lost\":%llu,\"throttled\":%llu",
 		(unsigned long long)total, (unsigned long long)lost_of(r, ev),
@@ -738,8 +774,9 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	so.demangle = !opts->no_demangle;
 	so.warn = rsession_warn;
 	so.warn_ctx = opts->warn;
-	/* DWARF where lines or inline chains are shown or counted */
-	so.no_dwarf = !r.col[COL_LINE] && !opts->stats && (opts->no_inline || !r.col[COL_FUNC]);
+	/* DWARF where lines or inline chains are shown, counted or filtered on */
+	so.no_dwarf = !r.col[COL_LINE] && !opts->stats && !opts->filter.funcs &&
+		      (opts->no_inline || !r.col[COL_FUNC]);
 	e = rsession__open(&r.rs, opts->input, &so, &opts->filter, err);
 	if (e)
 		return e;

@@ -87,7 +87,6 @@ struct annotate_opts {
 	const char *html;	/* write this self-contained HTML file instead of text */
 	const char *const *source_dirs;	/* "OLD=NEW" prefix maps, or directories to try */
 	const char *const *debug_dirs;
-	const char *kallsyms;
 	enum report_color color;
 	int width;
 	FILE *out;

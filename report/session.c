@@ -61,6 +61,14 @@ void rsession_warn(void *ctx, const char *msg)
 		fprintf(f, "ebs report: warning: %s\n", msg);
 }
 
+void rsession_warn_annotate(void *ctx, const char *msg)
+{
+	FILE *f = ctx;
+
+	if (f)
+		fprintf(f, "ebs annotate: warning: %s\n", msg);
+}
+
 void rsession__close(struct rsession *rs)
 {
 	symbolizer__free(rs->sym);

@@ -43,7 +43,8 @@ int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolv
 
 void rsession__close(struct rsession *rs);
 
-/* A symbolize_warn_fn printing "ebs report: warning: MSG" to the FILE * ctx. */
+/* symbolize_warn_fns printing "ebs report: warning: MSG" (annotate: ...) to the FILE * ctx. */
 void rsession_warn(void *ctx, const char *msg);
+void rsession_warn_annotate(void *ctx, const char *msg);
 
 #endif /* EBS_REPORT_SESSION_H */

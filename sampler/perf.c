@@ -709,10 +709,11 @@ static int perf_read(struct sampler *s, int timeout_ms, struct ebs_error *err)
 }
 
 /*
- * The counters' own totals: what each event counted over the run, exited
+ * The counters' own totals: what each counter counted over the run, exited
  * children included (the kernel folds an inherited counter into its parent
- * when the child exits).  Stored as COUNT records, so that a report can set
- * the samples against what was counted.
+ * when the child exits).  One COUNT record per counter, with its CPU and
+ * target thread, so that a report can set the samples against what was
+ * counted and tell multiplexing from a thread that ran on another CPU.
  */
 static int write_counts(struct sampler *s, struct perf_priv *p)
 {
@@ -720,28 +721,29 @@ static int write_counts(struct sampler *s, struct perf_priv *p)
 	int err;
 
 	for (ev = 0; ev < s->nr_events; ev++) {
-		struct ebs_rec_count rec = {0};
-
+		s->counted[ev] = 0;
 		for (t = 0; t < s->nr_tids; t++)
 			for (c = 0; c < s->nr_cpus; c++) {
 				int fd = p->fds[fd_index(s, ev, t, c)];
+				struct ebs_rec_count rec = {0};
 				u64 v[3];
 
 				if (fd < 0 || read(fd, v, sizeof(v)) != (ssize_t)sizeof(v))
 					continue;
-				rec.value += v[0];
-				rec.time_enabled += v[1];
-				rec.time_running += v[2];
+				rec.hdr.type = EBS_REC_COUNT;
+				rec.hdr.size = sizeof(rec);
+				rec.time = ebs_clock_ns();
+				rec.value = v[0];
+				rec.time_enabled = v[1];
+				rec.time_running = v[2];
+				rec.cpu = s->cpus[c] < 0 ? 0xffffffff : (u32)s->cpus[c];
+				rec.tid = s->system_wide ? 0 : (u32)s->tids[t];
+				rec.event = (u16)ev;
+				s->counted[ev] += rec.value;
+				err = ebs_writer__add(s->w, &rec.hdr);
+				if (err)
+					return err;
 			}
-		rec.hdr.type = EBS_REC_COUNT;
-		rec.hdr.size = sizeof(rec);
-		rec.time = ebs_clock_ns();
-		rec.cpu = 0xffffffff;
-		rec.event = (u16)ev;
-		s->counted[ev] = rec.value;
-		err = ebs_writer__add(s->w, &rec.hdr);
-		if (err)
-			return err;
 	}
 	s->have_counts = true;
 	return 0;

@@ -829,6 +829,24 @@ static struct dso *dso_of(const struct sym_dso_info *info)
 	return (struct dso *)((const char *)info - offsetof(struct dso, info));
 }
 
+int symbolizer__lookup_in(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
+			  struct sym_result *out)
+{
+	struct dso *d;
+
+	if (!s || !info || !out)
+		return -EINVAL;
+	d = dso_of(info);
+	memset(out, 0, sizeof(*out));
+	out->dso = short_name(d->info.path);
+	out->dso_path = d->info.path;
+	out->dso_addr = vaddr;
+	out->info = &d->info;
+	if (d->failed)
+		return 0;
+	return fill_result(s, d, vaddr, out);
+}
+
 int symbolizer__function(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
 			 struct sym_func *out)
 {

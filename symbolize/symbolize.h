@@ -141,12 +141,16 @@ struct sym_func {
  * 0, -ENOENT when the DSO cannot answer (no symbol there, no DWARF, not
  * readable), or -errno.
  *
+ * symbolizer__lookup_in: resolve link-time address vaddr of that DSO, as
+ *   symbolizer__lookup_file does (0 or -errno).
  * symbolizer__function: the symbol covering vaddr.
  * symbolizer__rows: fn for each line-table row with a line in [lo, hi), in
  *   address order; fn's nonzero return stops and is returned.
  * symbolizer__code: len bytes of the DSO's file at link-time address vaddr
  *   (from its PT_LOAD segments), into buf; *machine gets ELF's e_machine.
  */
+int symbolizer__lookup_in(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
+			  struct sym_result *out);
 int symbolizer__function(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
 			 struct sym_func *out);
 int symbolizer__rows(struct symbolizer *s, const struct sym_dso_info *info, u64 lo, u64 hi,

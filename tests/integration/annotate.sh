@@ -32,6 +32,11 @@ check "report --no-inline: the call site (line $call) in hot_loop has >= 10%" \
 	[ "$(json noinl.json "sum(r['percent'] for r in j['rows'] if r['line'] == $call and r['function'] == 'hot_loop') >= 10")" = 1 ]
 check "report --no-inline: the totals agree" \
 	[ "$(json noinl.json "j['samples']")" = "$(json inl.json "j['samples']")" ]
+n_inl=$(json inl.json "sum(r['samples'] for r in j['rows'] if r['function'] == 'inl_helper')")
+for sort in func dso "line --no-inline"; do
+	"$EBS" report -i hl.data --func inl_helper -s $sort --json >f.json
+	check "report --func inl_helper -s $sort: its $n_inl samples" [ "$(json f.json "j['samples']")" = "$n_inl" ]
+done
 
 # ---- annotate FUNC ----------------------------------------------------------
 # counts (samples %func %total LINE source) of each line, as "LINE COUNT"
@@ -50,6 +55,9 @@ check "annotate hot_loop: line counts add up to the function's $fn_samples sampl
 "$EBS" annotate -i hl.data hot_loop --no-inline --color never >ann-noinl.txt
 check "annotate --no-inline: inl_helper's samples at the call site, no inlined group" \
 	sh -c "! grep -q 'inlined code' ann-noinl.txt && awk '\$4 == $call && \$1 > 0' ann-noinl.txt | grep -q ."
+"$EBS" annotate -i hl.data inl_helper --color never >ann-inl.txt
+check "annotate of a function that exists only inlined: its $n_inl samples at INLINE-HOT ($inl)" \
+	sh -c "head -n 1 ann-inl.txt | grep -q '^# annotate: inl_helper (inlined' && [ \"\$(awk '/^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+  / { print \$4, \$1 }' ann-inl.txt)\" = '$inl $n_inl' ]"
 "$EBS" annotate -i hl.data --color never >ann-top.txt
 check "annotate (no function): hot_loop first, with its HOT line" \
 	sh -c "head -n 1 ann-top.txt | grep -q '^# annotate: hot_loop ' && grep -qE '^ +[0-9]+ .* $hot  .*/\* HOT \*/' ann-top.txt"
@@ -105,7 +113,7 @@ check "unknown function: one line naming it and the hottest" \
 
 # ---- HTML in headless Chromium -------------------------------------------------
 "$EBS" annotate -i hl.data hot_loop --html hl.html
-check "--html: exit 0, one file, no temporary left" sh -c '[ -s hl.html ] && [ ! -e hl.html.tmp ]'
+check "--html: exit 0, one file, no temporary left" sh -c '[ -s hl.html ] && [ -z "$(ls -A | grep '"'"'^\.hl\.html\.'"'"')" ]'
 check "--html: self-contained (no URL to fetch)" not grep -qiE '(src|href)="(https?:)?//' hl.html
 pct=$(awk -v l="$hot" '$4 == l { print $3; exit }' ann.txt)	# %total of the HOT line
 if ! command -v chromium >/dev/null; then

@@ -94,3 +94,16 @@ check "list: names every event" [ "$(grep -cE '^(cycles|instructions|branches|br
 if grep -qE '^cycles +hardware +unavailable ' list.out; then
 	check "list: says why cycles is unavailable" grep -qE '^cycles .*unavailable.*: .+' list.out
 fi
+
+# COUNT records: one per counter (CPU and thread).  A thread's counter on
+# one CPU is enabled while it runs on any CPU, so summing enabled times
+# over CPUs looked like multiplexing; software events never multiplex.
+record mux.data -e cpu-clock -F 1000 "$WORKLOADS/threads" 0.05
+"$EBS" report -i mux.data --dump >mux.dump
+check "COUNT: one record per counter, with cpu and tid" \
+	[ "$(awk '$2 == "COUNT" && / cpu [0-9]+ tid [0-9]+$/' mux.dump | wc -l)" -eq "$(nproc)" ]
+"$EBS" report -i mux.data --json >mux.json
+check "cpu-clock over 4 threads on $(nproc) CPUs: not called multiplexed" \
+	[ "$(json mux.json "'counted_scaled' not in j and 'multiplexed' not in j['estimate'].get('why', '')")" = 1 ]
+check "cpu-clock: counted and the sum of periods agree within 10%" \
+	[ "$(json mux.json "abs(j['counted'] - j['estimate']['events']) <= 0.1 * j['counted']")" = 1 ]

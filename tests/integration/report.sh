@@ -51,7 +51,7 @@ golden() {
 	fi
 }
 R() { "$EBS" report --kallsyms "$GOLD/kallsyms" "$@"; }
-A() { "$EBS" annotate --kallsyms "$GOLD/kallsyms" --source-dir "$SRCMAP" "$@"; }
+A() { "$EBS" annotate --source-dir "$SRCMAP" "$@"; }
 
 golden report.txt R
 golden report-line.txt R -s line -e cycles
@@ -74,13 +74,17 @@ script -qec "$EBS report --kallsyms $GOLD/kallsyms -e task-clock" /dev/null >aut
 check "--color auto on a terminal: the percent coloured" grep -q $'\033\[31m  83.33%' auto-tty.out
 golden annotate-work.txt A work
 golden annotate-no-inline.txt A work --no-inline
+golden annotate-inlined.txt A helper
 golden annotate-asm.txt A work --asm
 golden annotate-skid.txt A work --asm --skid-adjust
+golden annotate-skid-source.txt A work --skid-adjust
 golden annotate-hottest.txt A -n 3 -C 1
 golden annotate-file.txt A golden.c -C 1
 golden annotate-file-line.txt A golden.c:13 -C 2
+golden annotate-file-no-inline.txt A golden.c --no-inline -C 0
 golden annotate-color.txt A cold --color always
 golden annotate-html.html A work --html -
+golden annotate-html-asm.html A work --asm --html -
 A work --html /dev/stdout >html-stdout.out
 norm html-stdout.out
 check "--html /dev/stdout: the page, and /dev/stdout still a link" \
@@ -88,7 +92,7 @@ check "--html /dev/stdout: the page, and /dev/stdout still a link" \
 A work --html page.html >/dev/null
 norm page.html
 check "--html FILE: the page, no temporary file left" \
-	sh -c 'cmp -s page.html "$1" && ! ls page.html.tmp 2>/dev/null' sh "$EXPECTED/annotate-html.html"
+	sh -c 'cmp -s page.html "$1" && ! ls -A | grep -q "^\.page\.html\."' sh "$EXPECTED/annotate-html.html"
 
 # sources elsewhere: said so without --source-dir, found through a
 # directory (by file name) as well as through OLD=NEW
@@ -115,5 +119,12 @@ R -s nokey >/dev/null 2>err.txt
 check "report --sort with an unknown key: one line naming it" \
 	sh -c "[ \$(wc -l <err.txt) -eq 1 ] && grep -q nokey err.txt"
 A work --html /nonexistent/dir/x.html >/dev/null 2>err.txt
-check "annotate --html into a missing directory: one line naming the file" \
-	sh -c "[ \$(wc -l <err.txt) -eq 1 ] && grep -q /nonexistent/dir/x.html err.txt"
+rc=$?
+check "annotate --html into a missing directory: exit 1, one line naming the file" \
+	sh -c "[ $rc -eq 1 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q /nonexistent/dir/x.html err.txt"
+for cmd in R A; do
+	$cmd >/dev/full 2>err.txt
+	rc=$?
+	check "$cmd to a full disk (/dev/full): exit 1, one line" \
+		sh -c "[ $rc -eq 1 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'standard output: write failed' err.txt"
+done

@@ -18,7 +18,7 @@
  *   sample EVENT PID TID IP N [k]  N samples at hex IP, period from the event;
  *                                  k: kernel mode (else user)
  *   lost EVENT N
- *   count EVENT VALUE ENABLED RUNNING
+ *   count EVENT VALUE ENABLED RUNNING [CPU TID]  one counter's total
  *
  * Every record gets the next timestamp (1000 ns apart) and cpu 0, so the
  * output is the same byte for byte on every run.  Exits 1 with one line
@@ -118,13 +118,14 @@ static int data_statement(struct ebs_writer *w, char *words[], int n)
 		};
 		return ebs_writer__add(w, &l.hdr);
 	}
-	if (!strcmp(op, "count") && n == 5 && !event_index(words[1], &ev)) {
+	if (!strcmp(op, "count") && (n == 5 || n == 7) && !event_index(words[1], &ev)) {
 		struct ebs_rec_count c = {
 			.hdr.type = EBS_REC_COUNT, .hdr.size = sizeof(c), .time = tick(),
 			.value = strtoull(words[2], NULL, 10),
 			.time_enabled = strtoull(words[3], NULL, 10),
 			.time_running = strtoull(words[4], NULL, 10),
-			.cpu = 0xffffffff, .event = (u16)ev,
+			.cpu = n == 7 ? (u32)strtoul(words[5], NULL, 10) : 0xffffffff,
+			.tid = n == 7 ? (u32)strtoul(words[6], NULL, 10) : 0, .event = (u16)ev,
 		};
 		return ebs_writer__add(w, &c.hdr);
 	}

@@ -9,7 +9,7 @@
 #      ebs against perf
 #   3. annotating the small profile's hottest function, as source and as
 #      instructions (ebs decodes with capstone, perf runs objdump), and
-#      ebs annotating its 100 hottest functions
+#      every function with samples (perf: once, it takes a minute)
 #
 # Every time is the best of RUNS runs (default 3), except perf's per-line
 # report, which runs once (it takes minutes).  BUILD names the build dir.
@@ -90,12 +90,18 @@ echo "== annotating the small profile's hottest function, $hot"
 ebs_src=$(best "$EBS" annotate -i rec.data "$hot")
 ebs_asm=$(best "$EBS" annotate -i rec.data "$hot" --asm)
 perf_ann=$(best perf annotate -i rec.perf --stdio "$hot")
-ebs_100=$(best "$EBS" annotate -i rec.data --top 100 --asm)
-printf '  %-34s %8s s\n' "ebs annotate $hot" "$ebs_src"
-printf '  %-34s %8s s\n' "ebs annotate $hot --asm" "$ebs_asm"
-printf '  %-34s %8s s\n' "perf annotate --stdio $hot" "$perf_ann"
-printf '  %-34s %8s s\n' "ebs annotate --top 100 --asm" "$ebs_100"
-printf '  perf annotate / ebs annotate --asm: %s\n' "$(ratio "$perf_ann" "$ebs_asm")"
+nfuncs=$("$EBS" report -i rec.data --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["rows"]))')
+ebs_all=$(best "$EBS" annotate -i rec.data --top 1000000 --asm)
+t0=$(date +%s%N)
+timeout 900 perf annotate -i rec.perf --stdio >/dev/null 2>&1
+perf_all=$(python3 -c "print('%.3f' % (($(date +%s%N) - $t0) / 1e9))")
+printf '  %-38s %8s s\n' "ebs annotate $hot" "$ebs_src"
+printf '  %-38s %8s s\n' "ebs annotate $hot --asm" "$ebs_asm"
+printf '  %-38s %8s s\n' "perf annotate --stdio $hot" "$perf_ann"
+printf '  %-38s %8s s\n' "ebs annotate --asm, all $nfuncs functions" "$ebs_all"
+printf '  %-38s %8s s\n' "perf annotate --stdio, all functions" "$perf_all"
+printf '  perf / ebs, one function:   %s\n' "$(ratio "$perf_ann" "$ebs_asm")"
+printf '  perf / ebs, all functions:  %s\n' "$(ratio "$perf_all" "$ebs_all")"
 
 # A large one: two programs at once for ~12 s at 10 kHz.  Fixed costs (reading
 # DWARF, kallsyms) weigh less as profiles grow.

@@ -136,11 +136,11 @@ int main(int argc, char **argv)
 
 			/* a listing that did not reach its reader (a full disk, a closed pipe) */
 			errno = 0;
-			if (fflush(stdout) || ferror(stdout)) {
+			if ((fflush(stdout) || ferror(stdout)) && !ret) {	/* else said already */
 				/* errno is only known when the last flush failed */
 				fprintf(stderr, "ebs %s: standard output: write failed%s%s\n",
 					cmds[i].name, errno ? ": " : "", errno ? strerror(errno) : "");
-				return ret ? ret : 1;
+				return 1;
 			}
 			return ret;
 		}

@@ -525,10 +525,10 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	af->samples = f->samples;
 	af->total = an->total;
 	af->event = ebs_data__event(an->rs.d, an->rs.event < 0 ? 0 : (unsigned int)an->rs.event)->used;
-	af->skid_adjusted = o->skid_adjust;
 	af->show_asm = o->asm_;
 	if (need_insns && decode(an, f, af, why, sizeof(why)) == -ENOMEM)
 		goto nomem;
+	af->skid_adjusted = o->skid_adjust && af->ninsns;	/* nothing moves without them */
 	/* the line table under the function: its own file and line range */
 	rc.lv = &lv;
 	rc.start = f->key.start;
@@ -651,7 +651,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	else if (noline)
 		snprintf(af->note, sizeof(af->note), "%llu sample%s at addresses without a line%s%s",
 			 (unsigned long long)noline, noline == 1 ? "" : "s", why[0] ? "; " : "", why);
-	else if (why[0] && o->asm_)
+	else if (why[0] && (o->asm_ || o->skid_adjust))
 		snprintf(af->note, sizeof(af->note), "%s", why);
 	free(rc.rows);
 	return af;
@@ -699,7 +699,7 @@ static void print_text(struct annot *an, const struct ann_func *af)
 			fprintf(out, "# note: %s is not there to read (give --source-dir)\n",
 				af->main_file);
 	}
-	if (an->o->asm_ || af->skid_adjusted)
+	if (af->show_asm || af->skid_adjusted)
 		fprintf(out, "# skid: the sampled IP is usually the instruction after the one that "
 			     "caused the event, so the cost lies just before where samples land%s\n",
 			af->skid_adjusted ? "; --skid-adjust moved each sample back one instruction"
@@ -711,7 +711,7 @@ static void print_text(struct annot *an, const struct ann_func *af)
 		return;
 	}
 	fprintf(out, "#\n#  %8s %6s %6s  %6s  %s\n", "samples", af->per, "%total", "line", "source");
-	if (an->o->asm_) {
+	if (af->show_asm) {
 		u32 cur_line = 0;
 		const char *cur_file = NULL;
 
@@ -882,6 +882,9 @@ static struct ann_func *build_file(struct annot *an)
 	mark_breaks(af);
 	af->name = an->target_file;
 	af->dso = "all functions";
+	if (an->o->asm_ || an->o->skid_adjust)
+		snprintf(af->note, sizeof(af->note), "--asm and --skid-adjust work on one "
+			 "function's instructions: give a function's name");
 	af->dso_path = af->main_file;
 	af->per = "%file";
 	af->total = an->total;
@@ -1044,9 +1047,10 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 		for (i = 0; i < nmodels; i++)
 			print_text(&an, models[i]);
 		if (!o->target && (an.kernel || an.nofunc))
-			fprintf(o->out, "# not annotated: %llu samples (%.1f%%) in the kernel, "
+			fprintf(o->out, "# not annotated: %llu sample%s (%.1f%%) in the kernel, "
 				"%llu (%.1f%%) outside any known function\n",
-				(unsigned long long)an.kernel, percent(an.kernel, an.total),
+				(unsigned long long)an.kernel, an.kernel == 1 ? "" : "s",
+				percent(an.kernel, an.total),
 				(unsigned long long)an.nofunc, percent(an.nofunc, an.total));
 		fflush(o->out);
 	}

@@ -95,8 +95,8 @@ static void hottest(FILE *f, const struct ann_func *const *funcs, size_t n)
 			l->file ? strrchr(l->file, '/') ? strrchr(l->file, '/') + 1 : l->file : "??",
 			l->line);
 		esc(f, l->function ? l->function : af->name);
-		fprintf(f, ": <b>%.1f%%</b> (%llu samples)</li>\n", percent(l->self, af->total),
-			(unsigned long long)l->self);
+		fprintf(f, ": <b>%.1f%%</b> (%llu sample%s)</li>\n", percent(l->self, af->total),
+			(unsigned long long)l->self, l->self == 1 ? "" : "s");
 	}
 	fputs("</ol>\n", f);
 	free(h);
@@ -221,8 +221,9 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 			fputs("]</span>", f);
 		}
 		if (l->inlined) {
-			fprintf(f, "<span class=\"inl\">&larr; %llu samples (%.1f%%) of ",
-				(unsigned long long)l->inlined, percent(l->inlined, af->samples));
+			fprintf(f, "<span class=\"inl\">&larr; %llu sample%s (%.1f%%) of ",
+				(unsigned long long)l->inlined, l->inlined == 1 ? "" : "s",
+				percent(l->inlined, af->samples));
 			esc(f, l->callee ? l->callee : "inlined code");
 			fputs(" inlined here</span>", f);
 		}

@@ -558,7 +558,7 @@ static void print_header(struct report *r, int ev, FILE *f)
 				"time, scaled to all of it)\n", c.scaled,
 				(unsigned long long)c.value, 100.0 * (double)c.running / (double)c.enabled);
 		else if (c.value && !filtered(r))
-			fprintf(f, "# counted: %llu (the counter's own total)\n",
+			fprintf(f, "# counted: %llu (the counters' own total)\n",
 				(unsigned long long)c.value);
 	}
 	fprintf(f, "# samples: %llu, lost: %llu%s, throttled: %llu\n", (unsigned long long)total,
@@ -631,10 +631,14 @@ static void print_text(struct report *r, int ev, struct row **rows, size_t n)
 		fprintf(f, "\n");
 		shown++;
 	}
-	if (shown < n)
+	if (shown < n) {
+		/* which option left rows out: --top (rows past the limit), --min-percent, both */
+		bool by_top = limit < n, by_min = shown < limit;
+
 		fprintf(f, "  (%zu more row%s; %s shows all)\n", n - shown, n - shown == 1 ? "" : "s",
-			r->o->min_percent > 0 && r->o->top ? "--top 0 --min-percent 0"
-			: r->o->min_percent > 0 ? "--min-percent 0" : "--top 0");
+			by_top && by_min ? "--top 0 --min-percent 0"
+			: by_min ? "--min-percent 0" : "--top 0");
+	}
 	fprintf(f, "\n");
 }
 

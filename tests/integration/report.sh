@@ -63,6 +63,7 @@ golden report-width-line.txt R -s line -e cycles --width 90 --min-percent 1
 golden report-filter.txt R --pid 100 --tid 100 --comm golden --dso golden -e cycles
 golden report-top.txt R -n 2 -e cycles
 golden report-func.txt R --func work,jit_stub -e cycles -s func,tid
+golden report-top-min.txt R -e cycles -n 20 --min-percent 3
 golden report.json R --json -e cycles -s line
 golden report-color.txt R -e task-clock --color always
 golden report-mux.json R --json -e task-clock
@@ -81,6 +82,7 @@ golden annotate-skid-source.txt A work --skid-adjust
 golden annotate-hottest.txt A -n 3 -C 1
 golden annotate-file.txt A golden.c -C 1
 golden annotate-file-line.txt A golden.c:13 -C 2
+golden annotate-file-asm.txt A golden.c --asm -C 0
 golden annotate-file-no-inline.txt A golden.c --no-inline -C 0
 golden annotate-color.txt A cold --color always
 golden annotate-html.html A work --html -

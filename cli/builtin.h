@@ -32,6 +32,20 @@ int cli_u32(const char *cmd, const char *opt, const char *s, unsigned int min, u
 int cli_percent(const char *cmd, const char *s, double *out);
 int cli_color(const char *cmd, const char *s, enum report_color *out);
 
+/*
+ * The sample filters that report and annotate share: -e/--event, --pid,
+ * --tid, --comm, --dso, --func.  CLI_FILTER_OPTIONS goes into the long
+ * options; cli_filter_option() takes getopt's c: 1 when it was one of them
+ * (stored in f), 0 when not, -EINVAL after one line naming the option.
+ */
+enum { CLI_OPT_PID = 0x1000, CLI_OPT_TID, CLI_OPT_COMM, CLI_OPT_DSO, CLI_OPT_FUNC };
+#define CLI_FILTER_OPTIONS                                                                         \
+	{"event", required_argument, NULL, 'e'}, {"pid", required_argument, NULL, CLI_OPT_PID},   \
+	{"tid", required_argument, NULL, CLI_OPT_TID},                                             \
+	{"comm", required_argument, NULL, CLI_OPT_COMM},                                           \
+	{"dso", required_argument, NULL, CLI_OPT_DSO}, {"func", required_argument, NULL, CLI_OPT_FUNC}
+int cli_filter_option(const char *cmd, int c, const char *arg, struct report_filter *f);
+
 /* Append s to the NULL-terminated vector *v of *n strings; 0 or -ENOMEM. */
 int cli_push_str(const char ***v, unsigned int *n, const char *s);
 

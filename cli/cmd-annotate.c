@@ -13,8 +13,8 @@ static const char usage_text[] =
 	"usage: ebs annotate [-i FILE] [FUNC | FILE[:LINE]] [--asm] [--skid-adjust]\n"
 	"                    [--context N] [--top N] [--min-percent P] [--html OUT.html]\n"
 	"                    [--source-dir DIR|OLD=NEW]... [--event NAME] [--pid PID]\n"
-	"                    [--tid TID] [--comm NAME] [--dso NAME] [--no-inline]\n"
-	"                    [--color=auto|always|never] [--debug-dir DIR]...\n"
+	"                    [--tid TID] [--comm NAME] [--dso NAME] [--func NAMES]\n"
+	"                    [--no-inline] [--color=auto|always|never] [--debug-dir DIR]...\n"
 	"                    [--[no-]demangle]\n"
 	"\n"
 	"  FUNC             the function's whole source, each line with its samples (a\n"
@@ -31,7 +31,7 @@ static const char usage_text[] =
 	"      --source-dir D  where sources are: DIR (tried under it and by file name) or\n"
 	"                   OLD=NEW (a path prefix replaced); may be repeated\n"
 	"  -e, --event E    annotate event E (default: the file's first)\n"
-	"      --pid, --tid, --comm, --dso   only those samples\n"
+	"      --pid, --tid, --comm, --dso, --func   only those samples (as for ebs report)\n"
 	"      --no-inline  inlined code counts at its call site in the function\n"
 	"      --color WHEN auto (on a terminal), always, never\n"
 	"      --debug-dir D  look for separate debug files under D too\n"
@@ -40,9 +40,8 @@ static const char usage_text[] =
 int cmd_annotate(int argc, char **argv)
 {
 	enum {
-		OPT_ASM = 256, OPT_SKID, OPT_HTML, OPT_SRCDIR, OPT_PID, OPT_TID, OPT_COMM,
-		OPT_DSO, OPT_MIN, OPT_NO_INLINE, OPT_COLOR, OPT_DEBUG_DIR, OPT_NO_DEMANGLE,
-		OPT_DEMANGLE,
+		OPT_ASM = 256, OPT_SKID, OPT_HTML, OPT_SRCDIR, OPT_MIN, OPT_NO_INLINE, OPT_COLOR,
+		OPT_DEBUG_DIR, OPT_NO_DEMANGLE, OPT_DEMANGLE,
 	};
 	static const struct option longopts[] = {
 		{"input", required_argument, NULL, 'i'},
@@ -53,11 +52,7 @@ int cmd_annotate(int argc, char **argv)
 		{"min-percent", required_argument, NULL, OPT_MIN},
 		{"html", required_argument, NULL, OPT_HTML},
 		{"source-dir", required_argument, NULL, OPT_SRCDIR},
-		{"event", required_argument, NULL, 'e'},
-		{"pid", required_argument, NULL, OPT_PID},
-		{"tid", required_argument, NULL, OPT_TID},
-		{"comm", required_argument, NULL, OPT_COMM},
-		{"dso", required_argument, NULL, OPT_DSO},
+		CLI_FILTER_OPTIONS,
 		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
 		{"color", required_argument, NULL, OPT_COLOR},
 		{"colour", required_argument, NULL, OPT_COLOR},
@@ -70,7 +65,7 @@ int cmd_annotate(int argc, char **argv)
 	struct annotate_opts o = {0};
 	struct ebs_error err = {0};
 	const char **dirs = NULL, **srcs = NULL;
-	unsigned int ndirs = 0, nsrcs = 0, u;
+	unsigned int ndirs = 0, nsrcs = 0;
 	int c, e, ret = 2;
 
 	o.input = "ebs.data";
@@ -114,21 +109,6 @@ int cmd_annotate(int argc, char **argv)
 				goto out;
 			}
 			break;
-		case 'e':
-			o.filter.event = optarg;
-			break;
-		case OPT_PID:
-		case OPT_TID:
-			if (cli_u32("annotate", c == OPT_PID ? "--pid" : "--tid", optarg, 1, &u))
-				goto out;
-			*(c == OPT_PID ? &o.filter.pid : &o.filter.tid) = u;
-			break;
-		case OPT_COMM:
-			o.filter.comm = optarg;
-			break;
-		case OPT_DSO:
-			o.filter.dso = optarg;
-			break;
 		case OPT_NO_INLINE:
 			o.no_inline = true;
 			break;
@@ -147,8 +127,14 @@ int cmd_annotate(int argc, char **argv)
 			ret = 0;
 			goto out;
 		default:
-			ret = cli_bad_option("annotate", c, argv);
-			goto out;
+			e = cli_filter_option("annotate", c, optarg, &o.filter);
+			if (e < 0)
+				goto out;
+			if (!e) {
+				ret = cli_bad_option("annotate", c, argv);
+				goto out;
+			}
+			break;
 		}
 	}
 	if (optind < argc)

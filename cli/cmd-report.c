@@ -42,20 +42,14 @@ int cmd_report(int argc, char **argv)
 {
 	enum {
 		OPT_JSON = 256, OPT_KALLSYMS, OPT_STATS, OPT_DEBUG_DIR, OPT_NO_DEMANGLE,
-		OPT_DEMANGLE, OPT_PID, OPT_TID, OPT_COMM, OPT_DSO, OPT_MIN, OPT_NO_INLINE,
-		OPT_COLOR, OPT_WIDTH, OPT_FUNC,
+		OPT_DEMANGLE, OPT_MIN, OPT_NO_INLINE, OPT_COLOR, OPT_WIDTH,
 	};
 	static const struct option longopts[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"sort", required_argument, NULL, 's'},
 		{"top", required_argument, NULL, 'n'},
 		{"json", no_argument, NULL, OPT_JSON},
-		{"event", required_argument, NULL, 'e'},
-		{"pid", required_argument, NULL, OPT_PID},
-		{"tid", required_argument, NULL, OPT_TID},
-		{"comm", required_argument, NULL, OPT_COMM},
-		{"dso", required_argument, NULL, OPT_DSO},
-		{"func", required_argument, NULL, OPT_FUNC},
+		CLI_FILTER_OPTIONS,
 		{"min-percent", required_argument, NULL, OPT_MIN},
 		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
 		{"color", required_argument, NULL, OPT_COLOR},
@@ -100,24 +94,6 @@ int cmd_report(int argc, char **argv)
 		case OPT_JSON:
 			o.json = true;
 			break;
-		case 'e':
-			o.filter.event = optarg;
-			break;
-		case OPT_PID:
-		case OPT_TID:
-			if (cli_u32("report", c == OPT_PID ? "--pid" : "--tid", optarg, 1, &u))
-				goto out;
-			*(c == OPT_PID ? &o.filter.pid : &o.filter.tid) = u;
-			break;
-		case OPT_COMM:
-			o.filter.comm = optarg;
-			break;
-		case OPT_DSO:
-			o.filter.dso = optarg;
-			break;
-		case OPT_FUNC:
-			o.filter.funcs = optarg;
-			break;
 		case OPT_MIN:
 			if (cli_percent("report", optarg, &o.min_percent))
 				goto out;
@@ -161,8 +137,14 @@ int cmd_report(int argc, char **argv)
 			ret = 0;
 			goto out;
 		default:
-			ret = cli_bad_option("report", c, argv);
-			goto out;
+			e = cli_filter_option("report", c, optarg, &o.filter);
+			if (e < 0)
+				goto out;
+			if (!e) {
+				ret = cli_bad_option("report", c, argv);
+				goto out;
+			}
+			break;
 		}
 	}
 	if (optind < argc) {

@@ -46,6 +46,33 @@ int cli_u32(const char *cmd, const char *opt, const char *s, unsigned int min, u
 	return 0;
 }
 
+int cli_filter_option(const char *cmd, int c, const char *arg, struct report_filter *f)
+{
+	unsigned int u;
+
+	switch (c) {
+	case 'e':
+		f->event = arg;
+		return 1;
+	case CLI_OPT_PID:
+	case CLI_OPT_TID:
+		if (cli_u32(cmd, c == CLI_OPT_PID ? "--pid" : "--tid", arg, 1, &u))
+			return -EINVAL;
+		*(c == CLI_OPT_PID ? &f->pid : &f->tid) = u;
+		return 1;
+	case CLI_OPT_COMM:
+		f->comm = arg;
+		return 1;
+	case CLI_OPT_DSO:
+		f->dso = arg;
+		return 1;
+	case CLI_OPT_FUNC:
+		f->funcs = arg;
+		return 1;
+	}
+	return 0;
+}
+
 int cli_percent(const char *cmd, const char *s, double *out)
 {
 	char *end;

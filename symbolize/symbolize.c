@@ -771,6 +771,19 @@ int symbolizer__lookup(struct symbolizer *s, const struct sym_map *map, u64 addr
 			   out);
 }
 
+/* Link-time address vaddr of d into out; 0 or -ENOMEM. */
+static int resolve_in(struct symbolizer *s, struct dso *d, u64 vaddr, struct sym_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->dso = short_name(d->info.path);
+	out->dso_path = d->info.path;
+	out->dso_addr = vaddr;
+	out->info = &d->info;
+	if (d->failed)
+		return 0;
+	return fill_result(s, d, vaddr, out);
+}
+
 int symbolizer__lookup_file(struct symbolizer *s, const char *path, u64 vaddr,
 			    struct sym_result *out)
 {
@@ -781,14 +794,7 @@ int symbolizer__lookup_file(struct symbolizer *s, const char *path, u64 vaddr,
 	d = dso_for_path(s, path, NULL);
 	if (!d)
 		return -ENOMEM;
-	memset(out, 0, sizeof(*out));
-	out->dso = short_name(d->info.path);
-	out->dso_path = d->info.path;
-	out->dso_addr = vaddr;
-	out->info = &d->info;
-	if (d->failed)
-		return 0;
-	return fill_result(s, d, vaddr, out);
+	return resolve_in(s, d, vaddr, out);
 }
 
 int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result *out)
@@ -832,19 +838,9 @@ static struct dso *dso_of(const struct sym_dso_info *info)
 int symbolizer__lookup_in(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
 			  struct sym_result *out)
 {
-	struct dso *d;
-
 	if (!s || !info || !out)
 		return -EINVAL;
-	d = dso_of(info);
-	memset(out, 0, sizeof(*out));
-	out->dso = short_name(d->info.path);
-	out->dso_path = d->info.path;
-	out->dso_addr = vaddr;
-	out->info = &d->info;
-	if (d->failed)
-		return 0;
-	return fill_result(s, d, vaddr, out);
+	return resolve_in(s, dso_of(info), vaddr, out);
 }
 
 int symbolizer__function(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,

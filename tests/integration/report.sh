@@ -85,6 +85,7 @@ golden annotate-file-line.txt A golden.c:13 -C 2
 golden annotate-file-asm.txt A golden.c --asm -C 0
 golden annotate-file-no-inline.txt A golden.c --no-inline -C 0
 golden annotate-color.txt A cold --color always
+golden annotate-func.txt A --func cold,helper -C 0
 golden annotate-html.html A work --html -
 golden annotate-html-asm.html A work --asm --html -
 A work --html /dev/stdout >html-stdout.out

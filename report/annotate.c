@@ -16,6 +16,7 @@
 #include <capstone/capstone.h>
 #include <elf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
@@ -58,11 +59,6 @@ struct fl_ent {
 	u64 n;
 };
 
-struct fname {
-	UT_hash_handle hh;
-	const char *name;	/* the first of the symbolizer's copies met */
-};
-
 struct source {
 	UT_hash_handle hh;
 	char *path;		/* as DWARF names it: the key */
@@ -77,7 +73,9 @@ struct annot {
 	struct rsession rs;
 	struct fn_ent *fns;
 	struct fl_ent *flines;
-	struct fname *fnames;
+	/* file names of file listings: one pointer per name, whatever DSO's
+	 * DWARF named it (a header inlined into two libraries) */
+	struct ebs_strset *fnames;
 	struct source *sources;
 	u64 total;
 	u64 kernel, nofunc;	/* samples no function listing can show */
@@ -116,26 +114,6 @@ static bool name_match(const char *want, const char *name)
 	return !strcmp(want, name) || (!strncmp(want, name, len) && name[len] == '(');
 }
 
-/*
- * One pointer per file name, whatever DSO's DWARF named it (a header's
- * lines, inlined into two libraries), so that file listings can compare
- * pointers.  NULL when out of memory.
- */
-static const char *canon_file(struct annot *an, const char *file)
-{
-	struct fname *e;
-
-	HASH_FIND_STR(an->fnames, file, e);
-	if (e)
-		return e->name;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return NULL;
-	e->name = file;
-	HASH_ADD_KEYPTR(hh, an->fnames, e->name, strlen(e->name), e);
-	return e->name;
-}
-
 static int collect(void *ctx, const struct resolved *rv)
 {
 	struct annot *an = ctx;
@@ -159,7 +137,7 @@ static int collect(void *ctx, const struct resolved *rv)
 		struct fl_ent *e, probe = {0};
 
 		if (fr->file && fr->line) {
-			probe.key.file = canon_file(an, fr->file);
+			probe.key.file = ebs_strset__intern(&an->fnames, fr->file);
 			if (!probe.key.file)
 				return -ENOMEM;
 			probe.key.line = fr->line;
@@ -406,16 +384,9 @@ static int decode(struct annot *an, const struct fn_ent *f, struct ann_func *af,
 /* The instruction at or before addr, or NULL. */
 static struct ann_insn *insn_at(struct ann_func *af, u64 addr)
 {
-	size_t lo = 0, hi = af->ninsns;
+	size_t lo = ebs_upper_bound(af->insns, af->ninsns, sizeof(af->insns[0]),
+				    offsetof(struct ann_insn, addr), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (af->insns[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? &af->insns[lo - 1] : NULL;
 }
 
@@ -621,17 +592,10 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	/* the instructions' lines, and the hottest instruction */
 	for (i = 0; i < af->ninsns; i++) {
 		struct ann_insn *in = &af->insns[i];
-		size_t lo = 0, hi = rc.nrows;
-
 		/* rows are in address order within the function's unit */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
+		size_t lo = ebs_upper_bound(rc.rows, rc.nrows, sizeof(rc.rows[0]),
+					    offsetof(struct sym_row, addr), in->addr);
 
-			if (rc.rows[mid].addr <= in->addr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		if (lo) {
 			in->file = rc.rows[lo - 1].file;
 			in->line = rc.rows[lo - 1].line;
@@ -795,7 +759,7 @@ static bool file_match(const char *want, const char *file)
 /*
  * Of the files that match the target (several may: "util.c" of two
  * directories), the one with the most samples; NULL when none.  File names
- * went through canon_file: equal names, equal pointers.
+ * went through an->fnames: equal names, equal pointers.
  */
 static const char *busiest_file(struct annot *an)
 {
@@ -917,7 +881,6 @@ static void free_all(struct annot *an)
 {
 	struct fn_ent *f, *ft;
 	struct fl_ent *e, *et;
-	struct fname *n, *nt;
 	struct source *s, *st;
 	struct addr_cnt *a, *at;
 
@@ -933,10 +896,7 @@ static void free_all(struct annot *an)
 		HASH_DEL(an->flines, e);
 		free(e);
 	}
-	HASH_ITER(hh, an->fnames, n, nt) {
-		HASH_DEL(an->fnames, n);
-		free(n);
-	}
+	ebs_strset__free(&an->fnames);
 	HASH_ITER(hh, an->sources, s, st) {
 		HASH_DEL(an->sources, s);
 		free(s->path);

@@ -25,14 +25,9 @@ struct proc {
 	UT_hash_handle hh;
 };
 
-struct string {
-	UT_hash_handle hh;
-	char s[];
-};
-
 struct machine {
 	struct proc *procs;
-	struct string *strings;
+	struct ebs_strset *strings;	/* command names and paths */
 };
 
 struct machine *machine__new(void)
@@ -43,7 +38,6 @@ struct machine *machine__new(void)
 void machine__free(struct machine *m)
 {
 	struct proc *p, *tp;
-	struct string *s, *ts;
 
 	if (!m)
 		return;
@@ -53,27 +47,8 @@ void machine__free(struct machine *m)
 		free(p->execs);
 		free(p);
 	}
-	HASH_ITER(hh, m->strings, s, ts) {
-		HASH_DEL(m->strings, s);
-		free(s);
-	}
+	ebs_strset__free(&m->strings);
 	free(m);
-}
-
-static const char *intern(struct machine *m, const char *str)
-{
-	struct string *s;
-	size_t len = strlen(str);
-
-	HASH_FIND(hh, m->strings, str, len, s);
-	if (s)
-		return s->s;
-	s = malloc(sizeof(*s) + len + 1);
-	if (!s)
-		return NULL;
-	memcpy(s->s, str, len + 1);
-	HASH_ADD_KEYPTR(hh, m->strings, s->s, len, s);
-	return s->s;
 }
 
 static struct proc *proc_get(struct machine *m, u32 pid)
@@ -121,7 +96,7 @@ static int add_map(struct machine *m, const struct ebs_rec_mmap *r)
 		mm->sym.build_id_size = r->build_id_size;
 		memcpy(mm->sym.build_id, r->build_id, r->build_id_size);
 	}
-	mm->sym.filename = intern(m, r->filename);
+	mm->sym.filename = ebs_strset__intern(&m->strings, r->filename);
 	if (!mm->sym.filename)
 		return -ENOMEM;
 	p->nr_maps++;
@@ -154,7 +129,7 @@ int machine__add(struct machine *m, const struct ebs_rec *rec)
 		p = proc_get(m, c->pid);
 		if (!p)
 			return -ENOMEM;
-		p->comm = intern(m, c->comm);
+		p->comm = ebs_strset__intern(&m->strings, c->comm);
 		if (!p->comm)
 			return -ENOMEM;
 		return (rec->misc & EBS_COMM_EXEC) ? add_exec(p, c->time) : 0;

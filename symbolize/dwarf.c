@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,11 +92,6 @@ struct cu_span {
 	u32 cu;
 };
 
-struct istr {
-	UT_hash_handle hh;
-	char s[];
-};
-
 struct name_cache {
 	UT_hash_handle hh;
 	Dwarf_Off off;
@@ -110,7 +106,7 @@ struct dwarf_info {
 	size_t ncus;
 	struct cu_span *spans;
 	size_t nspans;
-	struct istr *strs;
+	struct ebs_strset *strs;
 	struct name_cache *names;
 	char why[256];		/* the first problem met, for --stats */
 };
@@ -138,31 +134,11 @@ static void drop_error(struct dwarf_info *di, Dwarf_Error *err)
 	}
 }
 
-static const char *intern(struct dwarf_info *di, const char *s)
-{
-	struct istr *e;
-	size_t len = strlen(s);
-
-	HASH_FIND(hh, di->strs, s, len, e);
-	if (e)
-		return e->s;
-	e = malloc(sizeof(*e) + len + 1);
-	if (!e)
-		return NULL;
-	memcpy(e->s, s, len + 1);
-	HASH_ADD_KEYPTR(hh, di->strs, e->s, len, e);
-	if (!e->hh.tbl) {
-		free(e);
-		return NULL;
-	}
-	return e->s;
-}
-
 /* A function name as shown: demangled when asked and when it is mangled. */
 static const char *intern_name(struct dwarf_info *di, const char *s)
 {
 	char *dm = di->demangle ? ebs_demangle(s) : NULL;
-	const char *r = intern(di, dm ? dm : s);
+	const char *r = ebs_strset__intern(&di->strs, dm ? dm : s);
 
 	free(dm);
 	return r;
@@ -208,7 +184,7 @@ static const char *get_string(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half a
 	}
 	/* the string lives in libdwarf's section data: copy it, never free it */
 	if (dwarf_formstring(attr, &s, &err) == DW_DLV_OK && s && *s)
-		r = is_name ? intern_name(di, s) : intern(di, s);
+		r = is_name ? intern_name(di, s) : ebs_strset__intern(&di->strs, s);
 	drop_error(di, &err);
 	dwarf_dealloc_attribute(attr);
 	return r;
@@ -579,7 +555,7 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 			e = -ENOMEM;
 		for (i = 0; i < nf; i++) {
 			if (cu->files && files[i])
-				cu->files[i] = intern(di, files[i]);
+				cu->files[i] = ebs_strset__intern(&di->strs, files[i]);
 			dwarf_dealloc(di->dbg, files[i], DW_DLA_STRING);
 		}
 		dwarf_dealloc(di->dbg, files, DW_DLA_LIST);
@@ -855,17 +831,10 @@ static int build_index(struct dwarf_info *di)
 /* The CU whose ranges cover addr (the last to start, where several do). */
 static struct dw_cu *cu_of(struct dwarf_info *di, u64 addr)
 {
-	size_t lo = 0, hi = di->nspans, i;
+	size_t i = ebs_upper_bound(di->spans, di->nspans, sizeof(di->spans[0]),
+				   offsetof(struct cu_span, lo), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (di->spans[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = lo; i-- > 0;) {
+	while (i-- > 0) {
 		if (addr < di->spans[i].hi)
 			return &di->cus[di->spans[i].cu];
 		if (di->spans[i].max_hi <= addr)
@@ -923,7 +892,6 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle, char *why, 
 
 void dwarf_info__free(struct dwarf_info *di)
 {
-	struct istr *s, *ts;
 	struct name_cache *n, *tn;
 	Dwarf_Error err = NULL;
 	size_t i;
@@ -942,10 +910,7 @@ void dwarf_info__free(struct dwarf_info *di)
 		HASH_DEL(di->names, n);
 		free(n);
 	}
-	HASH_ITER(hh, di->strs, s, ts) {
-		HASH_DEL(di->strs, s);
-		free(s);
-	}
+	ebs_strset__free(&di->strs);
 	free(di);
 }
 
@@ -956,16 +921,9 @@ const char *dwarf_info__problem(const struct dwarf_info *di)
 
 static const struct dw_row *row_of(const struct dw_cu *cu, u64 addr)
 {
-	size_t lo = 0, hi = cu->nrows;
+	size_t lo = ebs_upper_bound(cu->rows, cu->nrows, sizeof(cu->rows[0]),
+				    offsetof(struct dw_row, addr), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cu->rows[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || cu->rows[lo - 1].end)
 		return NULL;
 	return &cu->rows[lo - 1];
@@ -973,16 +931,9 @@ static const struct dw_row *row_of(const struct dw_cu *cu, u64 addr)
 
 static u32 scope_of(const struct dw_cu *cu, u64 addr)
 {
-	size_t lo = 0, hi = cu->nsegs;
+	size_t lo = ebs_upper_bound(cu->segs, cu->nsegs, sizeof(cu->segs[0]),
+				    offsetof(struct dw_seg, lo), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cu->segs[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || addr >= cu->segs[lo - 1].hi)
 		return NO_SCOPE;
 	return cu->segs[lo - 1].scope;

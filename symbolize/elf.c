@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,16 +398,9 @@ void symtab__exit(struct symtab *t)
  */
 const struct sym *symtab__find(const struct symtab *t, u64 addr)
 {
-	size_t lo = 0, hi = t->nsyms, i;
+	size_t lo = ebs_upper_bound(t->syms, t->nsyms, sizeof(t->syms[0]),
+				    offsetof(struct sym, addr), addr), i;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	for (i = lo - 1;; i--) {

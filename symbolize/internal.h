@@ -134,16 +134,11 @@ struct ksym {
 	bool global;		/* upper-case type letter: preferred among aliases */
 };
 
-struct kmod_name {
-	UT_hash_handle hh;
-	char name[];		/* "[modname]" */
-};
-
 struct kallsyms {
 	struct ksym *syms;	/* sorted by addr, one per address */
 	size_t nsyms;
 	char *arena;
-	struct kmod_name *mods;
+	struct ebs_strset *mods;	/* "[modname]" */
 };
 
 struct map_ent;

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,23 +67,10 @@ static bool is_blank(char c)
 /* "[name]" interned in k->mods; NULL when out of memory. */
 static const char *kallsyms__module(struct kallsyms *k, const char *name, size_t len)
 {
-	struct kmod_name *m;
-	size_t klen = len + 2;
+	char bracketed[256];
 
-	HASH_FIND(hh, k->mods, name - 1, klen, m);
-	if (m)
-		return m->name;
-	m = malloc(sizeof(*m) + klen + 1);
-	if (!m)
-		return NULL;
-	memcpy(m->name, name - 1, klen);
-	m->name[klen] = '\0';
-	HASH_ADD_KEYPTR(hh, k->mods, m->name, klen, m);
-	if (!m->hh.tbl) {
-		free(m);
-		return NULL;
-	}
-	return m->name;
+	snprintf(bracketed, sizeof(bracketed), "[%.*s]", (int)len, name);
+	return ebs_strset__intern(&k->mods, bracketed);
 }
 
 /*
@@ -275,14 +263,9 @@ out_free:
 
 void kallsyms__free(struct kallsyms *k)
 {
-	struct kmod_name *m, *tmp;
-
 	if (!k)
 		return;
-	HASH_ITER(hh, k->mods, m, tmp) {
-		HASH_DEL(k->mods, m);
-		free(m);
-	}
+	ebs_strset__free(&k->mods);
 	free(k->syms);
 	free(k->arena);
 	free(k);
@@ -290,16 +273,8 @@ void kallsyms__free(struct kallsyms *k)
 
 const struct ksym *kallsyms__find(const struct kallsyms *k, u64 addr)
 {
-	size_t lo = 0, hi = k->nsyms;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = ebs_upper_bound(k->syms, k->nsyms, sizeof(k->syms[0]),
+				    offsetof(struct ksym, addr), addr);
 	if (!lo)
 		return NULL;
 	/* Entries are unique per address, so the next one starts above addr. */

@@ -8,6 +8,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+/* a failed allocation inside uthash leaves the item out (checked below) */
+#define HASH_NONFATAL_OOM 1
+#include <uthash.h>
 
 #include "util/util.h"
 
@@ -112,4 +115,56 @@ bool ebs_path_in_place(const char *path)
 	if (!strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6))
 		return true;
 	return realpath(path, real) && (!strncmp(real, "/dev/", 5) || !strncmp(real, "/proc/", 6));
+}
+
+size_t ebs_upper_bound(const void *base, size_t n, size_t size, size_t key_off, u64 key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		u64 k;
+
+		memcpy(&k, (const char *)base + mid * size + key_off, sizeof(k));
+		if (k <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct ebs_strset {
+	UT_hash_handle hh;
+	char s[];
+};
+
+const char *ebs_strset__intern(struct ebs_strset **set, const char *s)
+{
+	struct ebs_strset *e;
+	size_t len = strlen(s);
+
+	HASH_FIND(hh, *set, s, len, e);
+	if (e)
+		return e->s;
+	e = malloc(sizeof(*e) + len + 1);
+	if (!e)
+		return NULL;
+	memcpy(e->s, s, len + 1);
+	HASH_ADD_KEYPTR(hh, *set, e->s, len, e);
+	if (!e->hh.tbl) {	/* uthash could not allocate its table */
+		free(e);
+		return NULL;
+	}
+	return e->s;
+}
+
+void ebs_strset__free(struct ebs_strset **set)
+{
+	struct ebs_strset *e, *tmp;
+
+	HASH_ITER(hh, *set, e, tmp) {
+		HASH_DEL(*set, e);
+		free(e);
+	}
 }

@@ -47,6 +47,24 @@ size_t ebs_strlcpy(char *dst, const char *src, size_t size);
 ssize_t ebs_read_file(const char *path, char **out);
 
 /*
+ * In base[0..n), elements of size bytes sorted by the u64 at byte offset
+ * key_off (offsetof(struct x, addr)), the number of elements whose key is
+ * <= key: the index just after the last one at or before key, 0 when none
+ * is.  The binary search every address lookup makes.
+ */
+size_t ebs_upper_bound(const void *base, size_t n, size_t size, size_t key_off, u64 key);
+
+/*
+ * A set of strings, each kept once: equal strings, one pointer, so that
+ * callers can compare names by pointer.  Start with a NULL set.
+ * ebs_strset__intern returns the set's copy of s, NULL when out of memory;
+ * the copies live until ebs_strset__free, which accepts an empty set.
+ */
+struct ebs_strset;
+const char *ebs_strset__intern(struct ebs_strset **set, const char *s);
+void ebs_strset__free(struct ebs_strset **set);
+
+/*
  * Must an output file be written in place rather than into a temporary
  * file renamed over it at the end?  True for an existing device, FIFO or
  * socket, and for names under /dev and /proc (/dev/stdout names a link

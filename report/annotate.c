@@ -106,14 +106,6 @@ static int add_addr(struct fn_ent *f, u64 addr, const struct sym_result *res)
 	return 0;
 }
 
-/* "ns::f" names "ns::f(int)" too. */
-static bool name_match(const char *want, const char *name)
-{
-	size_t len = strlen(want);
-
-	return !strcmp(want, name) || (!strncmp(want, name, len) && name[len] == '(');
-}
-
 static int collect(void *ctx, const struct resolved *rv)
 {
 	struct annot *an = ctx;
@@ -128,7 +120,7 @@ static int collect(void *ctx, const struct resolved *rv)
 		fr = &res->frames[an->o->no_inline ? res->nr_frames - 1 : 0];
 	/* a FUNC that may only exist inlined: its own lines, wherever inlined */
 	else if (an->o->target && !an->o->no_inline && res->nr_frames > 1 &&
-		 res->frames[0].function && name_match(an->o->target, res->frames[0].function)) {
+		 rsession_name_is(an->o->target, strlen(an->o->target), res->frames[0].function)) {
 		fr = &res->frames[0];
 		if (!an->inlined_name)
 			an->inlined_name = fr->function;
@@ -942,7 +934,7 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	}
 	if (o->target) {
 		for (i = 0; i < nfns; i++) {
-			if (!name_match(o->target, fns[i]->name))
+			if (!rsession_name_is(o->target, strlen(o->target), fns[i]->name))
 				continue;
 			models[nmodels] = build(&an, fns[i], true, why, sizeof(why));
 			if (!models[nmodels]) {

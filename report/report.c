@@ -426,17 +426,15 @@ static void add_counter(struct counted *c, u64 value, u64 enabled, u64 running)
 static struct counted counted_of(const struct report *r, int ev)
 {
 	struct cnt_thread *threads = NULL, *t, *tmp;
-	const struct ebs_rec *rec;
-	struct ebs_error err = {0};
 	struct counted c = {0};
+	size_t i;
 
 	if (ev < 0)
 		return c;
-	ebs_data__rewind(r->rs.d);
-	while (ebs_data__next(r->rs.d, &rec, &err) > 0) {
-		const struct ebs_rec_count *cr = (const void *)rec;
+	for (i = 0; i < r->rs.ncounts; i++) {
+		const struct ebs_rec_count *cr = &r->rs.counts[i];
 
-		if (rec->type != EBS_REC_COUNT || cr->event != ev)
+		if (cr->event != ev)
 			continue;
 		c.value += cr->value;
 		if (!cr->tid) {

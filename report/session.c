@@ -9,6 +9,17 @@
 
 #include "report/session.h"
 
+static int keep_count(struct rsession *rs, const struct ebs_rec *rec)
+{
+	struct ebs_rec_count *v = realloc(rs->counts, (rs->ncounts + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	rs->counts = v;
+	memcpy(&v[rs->ncounts++], rec, sizeof(*v));
+	return 0;
+}
+
 int rsession__open(struct rsession *rs, const char *input, const struct symbolize_opts *so,
 		   const struct report_filter *filter, struct ebs_error *err)
 {
@@ -37,7 +48,7 @@ int rsession__open(struct rsession *rs, const char *input, const struct symboliz
 		goto fail;
 	}
 	while ((e = ebs_data__next(rs->d, &rec, err)) > 0)
-		if (machine__add(rs->m, rec)) {
+		if (machine__add(rs->m, rec) || (rec->type == EBS_REC_COUNT && keep_count(rs, rec))) {
 			e = ebs_error__set(err, ENOMEM, "out of memory");
 			goto fail;
 		}
@@ -74,6 +85,7 @@ void rsession__close(struct rsession *rs)
 	symbolizer__free(rs->sym);
 	machine__free(rs->m);
 	ebs_data__close(rs->d);
+	free(rs->counts);
 	memset(rs, 0, sizeof(*rs));
 }
 
@@ -84,7 +96,12 @@ static bool dso_match(const char *want, const struct sym_result *res)
 	       (res->dso_path && !strcmp(want, res->dso_path));
 }
 
-/* Is name one of the comma-separated names in list ("ns::f" matches "ns::f(int)")? */
+bool rsession_name_is(const char *want, size_t len, const char *name)
+{
+	return name && !strncmp(want, name, len) && (name[len] == '\0' || name[len] == '(');
+}
+
+/* Is name one of the comma-separated names in list? */
 static bool name_in(const char *list, const char *name)
 {
 	const char *p = list;
@@ -92,7 +109,7 @@ static bool name_in(const char *list, const char *name)
 	while (name && *p) {
 		size_t len = strcspn(p, ",");
 
-		if (!strncmp(p, name, len) && (name[len] == '\0' || name[len] == '('))
+		if (rsession_name_is(p, len, name))
 			return true;
 		p += len + (p[len] == ',');
 	}

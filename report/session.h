@@ -19,6 +19,8 @@ struct rsession {
 	struct machine *m;
 	struct symbolizer *sym;
 	int event;		/* the filter's event index, -1 for all */
+	struct ebs_rec_count *counts;	/* the file's COUNT records, in file order */
+	size_t ncounts;
 };
 
 /* One sample and what it resolved to. */
@@ -30,7 +32,8 @@ struct resolved {
 };
 
 /*
- * Open input and read its processes and mappings (the first pass).
+ * Open input and read its processes and mappings, and keep its COUNT
+ * records (the first pass).
  * so->demangle etc. as the caller wants; filter may be NULL.  Returns 0 or
  * -errno with err filled (-ENOENT for an unknown --event).
  */
@@ -42,6 +45,12 @@ int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolv
 		   void *ctx, struct ebs_error *err);
 
 void rsession__close(struct rsession *rs);
+
+/*
+ * Is name the function the first len bytes of want name?  "ns::f" names
+ * "ns::f(int)" too (demangled C++ with its parameters).  NULL names none.
+ */
+bool rsession_name_is(const char *want, size_t len, const char *name);
 
 /* symbolize_warn_fns printing "ebs report: warning: MSG" (annotate: ...) to the FILE * ctx. */
 void rsession_warn(void *ctx, const char *msg);

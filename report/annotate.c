@@ -287,10 +287,8 @@ static struct ann_line *line_get(struct line_vec *lv, const char *file, u32 line
 }
 
 struct rows_ctx {
-	struct line_vec *lv;
-	const char *first_file;
+	const char *first_file;	/* the file of the row at start */
 	u64 start;
-	u32 lo, hi;		/* the main file's line range */
 	struct sym_row *rows;
 	size_t nrows, cap;
 };
@@ -477,7 +475,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	char why[256] = "";
 	u64 noline = 0;
 	size_t i;
-	u32 l;
+	u32 l, lo = UINT32_MAX, hi = 0;	/* the function's own line range in its file */
 
 	if (!af)
 		return NULL;
@@ -493,28 +491,22 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		goto nomem;
 	af->skid_adjusted = o->skid_adjust && af->ninsns;	/* nothing moves without them */
 	/* the line table under the function: its own file and line range */
-	rc.lv = &lv;
 	rc.start = f->key.start;
 	if (symbolizer__rows(an->rs.sym, f->key.info, f->key.start, f->end, row_cb, &rc) == -ENOMEM)
 		goto nomem;
 	af->main_file = rc.first_file ? rc.first_file : rc.nrows ? rc.rows[0].file : NULL;
 	/* the range is of the function's own code: inlined code's lines lie elsewhere */
-	rc.lo = UINT32_MAX;
 	for (i = 0; i < rc.nrows; i++)
 		if (rc.rows[i].file == af->main_file && !rc.rows[i].inlined) {
-			if (rc.rows[i].line < rc.lo)
-				rc.lo = rc.rows[i].line;
-			if (rc.rows[i].line > rc.hi)
-				rc.hi = rc.rows[i].line;
+			if (rc.rows[i].line < lo)
+				lo = rc.rows[i].line;
+			if (rc.rows[i].line > hi)
+				hi = rc.rows[i].line;
 		}
 	/* the function's own lines, whether they took samples or not */
-	for (l = rc.lo; af->main_file && l <= rc.hi && l - rc.lo < 100000; l++) {
-		struct ann_line *al = line_get(&lv, af->main_file, l);
-
-		if (!al)
+	for (l = lo; af->main_file && l <= hi && l - lo < 100000; l++)
+		if (!line_get(&lv, af->main_file, l))
 			goto nomem;
-		al->in_range = true;
-	}
 	HASH_ITER(hh, f->addrs, a, tmp) {
 		unsigned int k, nr_frames = a->nr_frames;
 		const struct sym_frame *frames = a->frames;
@@ -559,10 +551,9 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 			al = line_get(&lv, fr->file, fr->line);
 			if (!al)
 				goto nomem;
-			if (!k) {
+			if (!k) {	/* an inlined function's own line: name it */
 				al->self += a->n;
-				if (fr->function && fr->function != f->name)
-					al->function = fr->function;
+				al->function = fr->function;
 			} else {
 				al->inlined += a->n;
 				al->callee = frames[k - 1].function;
@@ -570,8 +561,8 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		}
 	}
 	for (i = 0; i < lv.n; i++) {
-		lv.v[i].in_range = lv.v[i].file == af->main_file && lv.v[i].line >= rc.lo &&
-				   lv.v[i].line <= rc.hi;
+		lv.v[i].in_range = lv.v[i].file == af->main_file && lv.v[i].line >= lo &&
+				   lv.v[i].line <= hi;
 		lv.v[i].text = line_text(an, lv.v[i].file, lv.v[i].line);
 		if (lv.v[i].self > af->hottest)
 			af->hottest = lv.v[i].self;
@@ -585,12 +576,12 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	for (i = 0; i < af->ninsns; i++) {
 		struct ann_insn *in = &af->insns[i];
 		/* rows are in address order within the function's unit */
-		size_t lo = ebs_upper_bound(rc.rows, rc.nrows, sizeof(rc.rows[0]),
-					    offsetof(struct sym_row, addr), in->addr);
+		size_t r = ebs_upper_bound(rc.rows, rc.nrows, sizeof(rc.rows[0]),
+					   offsetof(struct sym_row, addr), in->addr);
 
-		if (lo) {
-			in->file = rc.rows[lo - 1].file;
-			in->line = rc.rows[lo - 1].line;
+		if (r) {
+			in->file = rc.rows[r - 1].file;
+			in->line = rc.rows[r - 1].line;
 		}
 		if (in->samples > af->hottest_insn)
 			af->hottest_insn = in->samples;

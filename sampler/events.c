@@ -203,6 +203,12 @@ int event_spec__probe(const struct event_spec *ev)
 	return 0;
 }
 
+bool event_spec__is_clock(const struct event_spec *ev)
+{
+	return ev->type == PERF_TYPE_SOFTWARE &&
+	       (ev->config == PERF_COUNT_SW_CPU_CLOCK || ev->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
 const char *event_open_reason(int err)
 {
 	switch (-err) {

@@ -77,12 +77,6 @@ static int kmod_event(const struct event_spec *ev, u32 *kind, u64 *id)
 	return -EINVAL;
 }
 
-static bool is_clock(const struct event_spec *ev)
-{
-	return ev->type == PERF_TYPE_SOFTWARE &&
-	       (ev->config == PERF_COUNT_SW_CPU_CLOCK || ev->config == PERF_COUNT_SW_TASK_CLOCK);
-}
-
 /*
  * The module counts with a sample-after value only.  Without -c: for a
  * clock, the period that gives -F's frequency exactly (nanoseconds); for
@@ -94,7 +88,7 @@ static void set_period(struct sampler *s)
 {
 	if (s->opts->period)
 		s->period = s->opts->period;
-	else if (is_clock(&s->used[0]))
+	else if (event_spec__is_clock(&s->used[0]))
 		s->period = 1000000000ull / (s->opts->freq ? s->opts->freq : 1000);
 	else
 		s->period = KMOD_DEFAULT_N;
@@ -283,7 +277,7 @@ static int kmod_open(struct sampler *s, struct ebs_error *err)
 		e = config_error(s, p, e, err);
 		goto fail;
 	}
-	if (!s->opts->period && !is_clock(&s->used[0]) && s->msg)
+	if (!s->opts->period && !event_spec__is_clock(&s->used[0]) && s->msg)
 		fprintf(s->msg,
 			"ebs record: --backend=kmod samples after N events, not at a frequency: "
 			"using -c %llu for '%s'\n",

@@ -339,9 +339,7 @@ static bool any_clock_event(const struct sampler *s)
 	unsigned int i;
 
 	for (i = 0; i < s->nr_events; i++)
-		if (s->used[i].type == PERF_TYPE_SOFTWARE &&
-		    (s->used[i].config == PERF_COUNT_SW_CPU_CLOCK ||
-		     s->used[i].config == PERF_COUNT_SW_TASK_CLOCK))
+		if (event_spec__is_clock(&s->used[i]))
 			return true;
 	return false;
 }

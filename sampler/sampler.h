@@ -51,6 +51,9 @@ extern const struct event_name event_names[];
  */
 int event_spec__probe(const struct event_spec *ev);
 
+/* Is ev cpu-clock or task-clock: sampled by an hrtimer, its period in nanoseconds? */
+bool event_spec__is_clock(const struct event_spec *ev);
+
 /* The reason an open failed, in words fit for one line ("no hardware PMU ..."). */
 const char *event_open_reason(int err);
 

@@ -84,6 +84,7 @@ struct dw_cu {
 	const char **files;
 	u32 nfiles;
 	u32 line_version;
+	bool file0_is_1;	/* libdwarf's file 0 is the line program's default file 1 */
 };
 
 struct cu_span {
@@ -423,7 +424,24 @@ static int add_range(struct dw_cu *cu, u64 lo, u64 hi, u32 scope)
 	return 0;
 }
 
-/* A file number of the line table as an index into cu->files. */
+/*
+ * Does the libdwarf we run with start a DWARF 5 line program's file
+ * register at 0?  DWARF 5 (table 6.4) starts it at 1, as every earlier
+ * version did; libdwarf until 0.5.0 (its issue 137, fixed in late 2022;
+ * Debian 12 has 20210528) starts it at 0, so rows before the program's
+ * first DW_LNS_set_file name file 0.  Versions were dates until 0.1.
+ */
+static bool libdwarf_file_register_starts_at_0(void)
+{
+	const char *v = dwarf_package_version();
+	unsigned int major = 0, minor = 0;
+
+	if (!v || strspn(v, "0123456789") >= 8)
+		return true;	/* "20210528" */
+	return sscanf(v, "%u.%u", &major, &minor) == 2 && major == 0 && minor < 5;
+}
+
+/* A file number (of a DIE attribute, or a row's) as an index into cu->files. */
 static u32 file_index(const struct dw_cu *cu, Dwarf_Unsigned fno)
 {
 	/* DWARF 5 numbers files from 0, earlier versions from 1 */
@@ -549,6 +567,22 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 		return 0;	/* no line table: scopes only */
 	}
 	cu->line_version = (u32)version;
+	/*
+	 * With such a libdwarf, file 0 is either the default register (really
+	 * file 1) or an explicit DW_LNS_set_file 0.  GNU tools (gcc through
+	 * gas, and gas itself) number the files they use from 1 and rely on
+	 * the default, never setting file 0; clang sets the file at the start
+	 * of every sequence and uses 0.  So for a GNU producer, 0 means 1.
+	 * Where entries 0 and 1 name one file (gcc's usual table) it changes
+	 * nothing; where they differ (a .c file whose first function comes
+	 * from a header) it is the difference between the right file and a
+	 * wrong one.
+	 */
+	if (version == 5 && libdwarf_file_register_starts_at_0()) {
+		const char *producer = get_string(di, cu_die, DW_AT_producer, false);
+
+		cu->file0_is_1 = producer && !strncmp(producer, "GNU ", 4);
+	}
 	if (dwarf_srcfiles(cu_die, &files, &nf, &err) == DW_DLV_OK && nf > 0) {
 		cu->files = calloc((size_t)nf, sizeof(*cu->files));
 		if (!cu->files)
@@ -588,7 +622,8 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 			row->addr = addr;
 			row->line = line <= UINT32_MAX ? (u32)line : 0;
 			row->column = col <= UINT32_MAX ? (u32)col : 0;
-			row->file = file_index(cu, fno);
+			/* see above: a default file register misread as 0 */
+			row->file = file_index(cu, fno == 0 && cu->file0_is_1 ? 1 : fno);
 			row->seq = (u32)i;
 			row->end = end;
 			cu->nrows++;

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+/* a failed add leaves the table as it was (checked below), never exit() */
+#define HASH_NONFATAL_OOM 1
 #include <uthash.h>
 
 #include "report/annotate.h"
@@ -259,30 +261,83 @@ static const char *line_text(struct annot *an, const char *file, u32 line)
 
 /* ---- one function's model ----------------------------------------------- */
 
+/*
+ * The lines of a listing, in a vector, with a hash index by (file, line):
+ * a function of 10,000 lines meets each of them once per sample address.
+ * File names are the symbolizer's interned pointers, so the pointer is
+ * the file.
+ */
+struct line_key {
+	const char *file;
+	u32 line;
+};
+
+struct line_ref {
+	UT_hash_handle hh;
+	struct line_key key;
+	size_t i;		/* index into line_vec.v */
+};
+
 struct line_vec {
 	struct ann_line *v;
 	size_t n, cap;
+	struct line_ref *index;
+	struct line_ref *refs;	/* one per line, for the index: cap of them */
 };
+
+static void line_vec__free_index(struct line_vec *lv)
+{
+	HASH_CLEAR(hh, lv->index);
+	free(lv->refs);
+	lv->refs = NULL;
+}
 
 static struct ann_line *line_get(struct line_vec *lv, const char *file, u32 line)
 {
+	struct line_key k;
+	struct line_ref *r;
 	size_t i;
 
-	for (i = 0; i < lv->n; i++)
-		if (lv->v[i].line == line && lv->v[i].file == file)
-			return &lv->v[i];
+	memset(&k, 0, sizeof(k));	/* padding is part of the hashed key */
+	k.file = file;
+	k.line = line;
+	HASH_FIND(hh, lv->index, &k, sizeof(k), r);
+	if (r)
+		return &lv->v[r->i];
 	if (lv->n == lv->cap) {
 		size_t cap = lv->cap ? lv->cap * 2 : 64;
 		struct ann_line *nv = realloc(lv->v, cap * sizeof(*nv));
+		struct line_ref *nr;
 
 		if (!nv)
 			return NULL;
 		lv->v = nv;
+		/* the refs move: rebuild the index over the new array */
+		nr = calloc(cap, sizeof(*nr));
+		if (!nr)
+			return NULL;
+		HASH_CLEAR(hh, lv->index);
+		free(lv->refs);
+		lv->refs = nr;
 		lv->cap = cap;
+		for (i = 0; i < lv->n; i++) {
+			nr[i].key.file = lv->v[i].file;
+			nr[i].key.line = lv->v[i].line;
+			nr[i].i = i;
+			HASH_ADD(hh, lv->index, key, sizeof(nr[i].key), &nr[i]);
+			if (!nr[i].hh.tbl)
+				return NULL;
+		}
 	}
 	memset(&lv->v[lv->n], 0, sizeof(lv->v[0]));
 	lv->v[lv->n].file = file;
 	lv->v[lv->n].line = line;
+	r = &lv->refs[lv->n];
+	r->key = k;
+	r->i = lv->n;
+	HASH_ADD(hh, lv->index, key, sizeof(r->key), r);
+	if (!r->hh.tbl)
+		return NULL;
 	return &lv->v[lv->n++];
 }
 
@@ -441,7 +496,11 @@ static void mark_breaks(struct ann_func *af)
 	}
 }
 
-/* Decide which lines are printed: all of the function, or hot ones with context. */
+/*
+ * Decide which lines are printed: all of the function, or hot ones with
+ * context.  Lines are sorted (line_cmp): the lines within context of a hot
+ * one are its neighbours in the array, in the same file and group.
+ */
 static void choose_lines(struct ann_func *af, bool whole, unsigned int context)
 {
 	size_t i, j;
@@ -451,14 +510,25 @@ static void choose_lines(struct ann_func *af, bool whole, unsigned int context)
 
 		if (whole && l->in_range)
 			l->shown = true;
-		if (l->self || l->inlined)
-			for (j = 0; j < af->nlines; j++) {
-				struct ann_line *m = &af->lines[j];
+		if (!l->self && !l->inlined)
+			continue;
+		l->shown = true;
+		for (j = i; j-- > 0;) {
+			struct ann_line *m = &af->lines[j];
 
-				if (m->file == l->file && m->line + context >= l->line &&
-				    m->line <= l->line + context)
-					m->shown = true;
-			}
+			if (m->file != l->file || m->in_range != l->in_range ||
+			    m->line + context < l->line)
+				break;
+			m->shown = true;
+		}
+		for (j = i + 1; j < af->nlines; j++) {
+			struct ann_line *m = &af->lines[j];
+
+			if (m->file != l->file || m->in_range != l->in_range ||
+			    m->line > l->line + context)
+				break;
+			m->shown = true;
+		}
 	}
 	mark_breaks(af);
 }
@@ -471,6 +541,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	struct rows_ctx rc = {0};
 	struct line_vec lv = {0};
 	struct addr_cnt *a, *tmp;
+	struct sym_span span;
 	bool need_insns = o->asm_ || o->skid_adjust;
 	char why[256] = "";
 	u64 noline = 0;
@@ -490,21 +561,43 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	if (need_insns && decode(an, f, af, why, sizeof(why)) == -ENOMEM)
 		goto nomem;
 	af->skid_adjusted = o->skid_adjust && af->ninsns;	/* nothing moves without them */
-	/* the line table under the function: its own file and line range */
+	/* the line table under the function */
 	rc.start = f->key.start;
 	if (symbolizer__rows(an->rs.sym, f->key.info, f->key.start, f->end, row_cb, &rc) == -ENOMEM)
 		goto nomem;
-	af->main_file = rc.first_file ? rc.first_file : rc.nrows ? rc.rows[0].file : NULL;
-	/* the range is of the function's own code: inlined code's lines lie elsewhere */
-	for (i = 0; i < rc.nrows; i++)
-		if (rc.rows[i].file == af->main_file && !rc.rows[i].inlined) {
-			if (rc.rows[i].line < lo)
-				lo = rc.rows[i].line;
-			if (rc.rows[i].line > hi)
-				hi = rc.rows[i].line;
-		}
+	/*
+	 * Its own lines: from its declaration to its last line of its own
+	 * code, within its own text (before the next function of its file).
+	 * Optimised code has rows of inlined helpers that DWARF's inline
+	 * scopes miss, and several rows at one address: their lines lie
+	 * outside that text and are listed apart, never stretching the range.
+	 * Without a declaration, the lines of its own code's rows.
+	 */
+	if (symbolizer__source_span(an->rs.sym, f->key.info, f->key.start, &span) == 0) {
+		af->main_file = span.file;
+		lo = span.first;
+	} else {
+		af->main_file = rc.first_file ? rc.first_file : rc.nrows ? rc.rows[0].file : NULL;
+		span.first = 0;
+		span.limit = UINT32_MAX;
+	}
+	for (i = 0; i < rc.nrows; i++) {
+		const struct sym_row *r = &rc.rows[i];
+
+		if (r->file != af->main_file || r->inlined || r->line < span.first ||
+		    r->line > span.limit)
+			continue;
+		if (r->line < lo)
+			lo = r->line;
+		if (r->line > hi)
+			hi = r->line;
+	}
+	if (af->main_file && hi < lo)
+		hi = lo;	/* a declaration, no row of its own: its first line */
+	af->first_line = af->main_file ? lo : 0;
+	af->last_line = af->main_file ? hi : 0;
 	/* the function's own lines, whether they took samples or not */
-	for (l = lo; af->main_file && l <= hi && l - lo < 100000; l++)
+	for (l = lo; af->main_file && l <= hi; l++)
 		if (!line_get(&lv, af->main_file, l))
 			goto nomem;
 	HASH_ITER(hh, f->addrs, a, tmp) {
@@ -560,12 +653,18 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 			}
 		}
 	}
+	line_vec__free_index(&lv);	/* the lines move now */
 	for (i = 0; i < lv.n; i++) {
-		lv.v[i].in_range = lv.v[i].file == af->main_file && lv.v[i].line >= lo &&
-				   lv.v[i].line <= hi;
-		lv.v[i].text = line_text(an, lv.v[i].file, lv.v[i].line);
-		if (lv.v[i].self > af->hottest)
-			af->hottest = lv.v[i].self;
+		struct ann_line *al = &lv.v[i];
+
+		al->in_range = al->file == af->main_file && al->line >= lo && al->line <= hi;
+		al->text = line_text(an, al->file, al->line);
+		if (al->self > af->hottest)
+			af->hottest = al->self;
+		/* own code at another function's line: name whose text it is */
+		if (!al->in_range && al->self && !al->function)
+			al->owner = symbolizer__line_owner(an->rs.sym, f->key.info, f->key.start,
+							   al->file, al->line);
 	}
 	if (lv.n)	/* none without DWARF */
 		qsort_r(lv.v, lv.n, sizeof(lv.v[0]), line_cmp, (void *)af->main_file);
@@ -606,6 +705,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 nomem:
 	snprintf(err_why, err_len, "out of memory");
 	free(rc.rows);
+	line_vec__free_index(&lv);
 	free(lv.v);
 	free_model(af);
 	return NULL;
@@ -694,8 +794,8 @@ static void print_text(struct annot *an, const struct ann_func *af)
 		print_counts(out, color, l->self, af->samples, af->total,
 			     l->self && l->self == af->hottest);
 		fprintf(out, "  %6u  %s", l->line, l->text ? l->text : "<source not found>");
-		if (l->function)
-			fprintf(out, "   [%s]", l->function);
+		if (l->function || l->owner)
+			fprintf(out, "   [%s]", l->function ? l->function : l->owner);
 		if (l->inlined)
 			fprintf(out, "   <- %llu sample%s (%.1f%%) of %s inlined here",
 				(unsigned long long)l->inlined, l->inlined == 1 ? "" : "s", percent(l->inlined, af->samples),
@@ -823,6 +923,7 @@ static struct ann_func *build_file(struct annot *an)
 		if (l->self > af->hottest)
 			af->hottest = l->self;
 	}
+	line_vec__free_index(&lv);
 	qsort_r(lv.v, lv.n, sizeof(lv.v[0]), line_cmp, (void *)af->main_file);
 	af->lines = lv.v;
 	af->nlines = lv.n;
@@ -839,6 +940,7 @@ static struct ann_func *build_file(struct annot *an)
 	return af;
 
 nomem:
+	line_vec__free_index(&lv);
 	free(lv.v);
 	free(af);
 	return NULL;

@@ -20,6 +20,8 @@ struct ann_line {
 	u64 inlined;		/* samples of code inlined at this call site */
 	const char *callee;	/* the function inlined here, when inlined */
 	const char *function;	/* whose code the self samples are, when not the annotated one */
+	const char *owner;	/* outside the function's own lines, with no inline scope:
+				 * the function whose source text holds the line */
 	const char *text;	/* the source text, NULL when the file was not found */
 	bool in_range;		/* inside the function's own line range of its own file */
 	bool shown;		/* printed (hot, context, or whole function) */
@@ -44,6 +46,7 @@ struct ann_func {
 	u64 samples;		/* in this function (file) */
 	u64 total;		/* of the event, after the filters */
 	const char *main_file;	/* the function's own source file, NULL without DWARF */
+	u32 first_line, last_line; /* its own lines in main_file (0 without DWARF) */
 	struct ann_line *lines;	/* sorted: the main file's first, then by file and line */
 	size_t nlines;
 	struct ann_insn *insns;	/* with --asm; NULL otherwise */

@@ -15,6 +15,11 @@
  *   segments  the CU's code cut into pieces that each have one innermost
  *             scope, found by a sweep over all scope ranges, so that a
  *             lookup is a binary search even where ranges overlap oddly
+ *   decls     every subprogram DIE's declaration (file, line), with the
+ *             function whose DIE encloses it (a lambda's, a local class's
+ *             methods, a nested function's): a function's own source runs
+ *             from its declaration to the next declaration in its file that
+ *             it does not enclose (dwarf_info__source_span)
  *
  * Input may be hostile: every libdwarf call's result is checked, recursion
  * is bounded, and a CU that fails to decode is marked and skipped.  Every
@@ -25,6 +30,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +57,7 @@ struct dw_row {
 struct dw_scope {
 	const char *name;	/* interned; NULL when DWARF names none */
 	u32 parent;		/* NO_SCOPE for a subprogram */
+	u32 decl;		/* a subprogram's index into cu->decls, else NO_SCOPE */
 	u32 depth;
 	u32 call_file;		/* for an inlined instance: index into cu->files */
 	u32 call_line;
@@ -67,6 +74,16 @@ struct dw_seg {
 	u32 scope;
 };
 
+/* A subprogram DIE's declaration: where its source text starts. */
+struct dw_decl {
+	Dwarf_Off off;		/* the DIE; decls are in DIE (offset) order */
+	Dwarf_Off ref;		/* its specification or abstract origin, 0 if none */
+	const char *file;	/* interned, as cu->files; NULL when unknown */
+	const char *name;
+	u32 line;		/* 0 when unknown */
+	u32 encl;		/* the scope of the function whose DIE encloses it, or NO_SCOPE */
+};
+
 struct dw_cu {
 	Dwarf_Off die_off;
 	bool decoded;
@@ -81,6 +98,10 @@ struct dw_cu {
 	size_t nranges, cap_ranges;
 	struct dw_seg *segs;
 	size_t nsegs;
+	struct dw_decl *decls;
+	size_t ndecls, cap_decls;
+	u32 *decl_order;		/* indices of decls with a line, by (file, line) */
+	size_t ndecl_order;
 	const char **files;
 	u32 nfiles;
 	u32 line_version;
@@ -453,9 +474,106 @@ static u32 file_index(const struct dw_cu *cu, Dwarf_Unsigned fno)
 	return fno < cu->nfiles ? (u32)fno : NO_SCOPE;
 }
 
+/*
+ * The file and line where die is declared: its own DW_AT_decl_file and
+ * DW_AT_decl_line, else those of the DIE it is an instance or a
+ * definition of, within the same CU (a file number means nothing in
+ * another CU's table).
+ */
+static void decl_at(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, int hops,
+		    const char **file, u32 *line)
+{
+	static const Dwarf_Half refs[] = {DW_AT_abstract_origin, DW_AT_specification};
+	Dwarf_Unsigned f, l;
+	Dwarf_Error err = NULL;
+	size_t i;
+
+	if (get_udata(di, die, DW_AT_decl_line, &l) && l && l <= UINT32_MAX) {
+		u32 fi = get_udata(di, die, DW_AT_decl_file, &f) ? file_index(cu, f) : NO_SCOPE;
+
+		*file = fi < cu->nfiles ? cu->files[fi] : NULL;
+		*line = (u32)l;
+		return;
+	}
+	for (i = 0; hops < MAX_REF_HOPS && i < ARRAY_SIZE(refs) && !*line; i++) {
+		Dwarf_Die target = get_ref(di, die, refs[i]);
+		Dwarf_Off cu_off = 0;
+
+		if (!target)
+			continue;
+		if (dwarf_CU_dieoffset_given_die(target, &cu_off, &err) == DW_DLV_OK &&
+		    cu_off == cu->die_off)
+			decl_at(di, cu, target, hops + 1, file, line);
+		drop_error(di, &err);
+		dwarf_dealloc_die(target);
+	}
+}
+
+/* The offset a reference attribute of die points to, or 0. */
+static Dwarf_Off ref_off(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Error err = NULL;
+	Dwarf_Off off = 0;
+
+	if (dwarf_attr(die, at, &attr, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return 0;
+	}
+	if (dwarf_global_formref(attr, &off, &err) != DW_DLV_OK)
+		off = 0;
+	drop_error(di, &err);
+	dwarf_dealloc_attribute(attr);
+	return off;
+}
+
+/* The subprogram scope that scope sc lies in (itself, for a subprogram). */
+static u32 top_scope(const struct dw_cu *cu, u32 sc)
+{
+	unsigned int hops = 0;
+
+	while (sc != NO_SCOPE && cu->scopes[sc].parent != NO_SCOPE && hops++ < MAX_DEPTH)
+		sc = cu->scopes[sc].parent;
+	return sc;
+}
+
+/* Record a subprogram DIE's declaration; *index gets its place in cu->decls. */
+static int add_decl(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 parent,
+		    u32 *index)
+{
+	struct dw_decl d = {0};
+	Dwarf_Error err = NULL;
+
+	*index = NO_SCOPE;
+	if (dwarf_dieoffset(die, &d.off, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return 0;
+	}
+	d.ref = ref_off(di, die, DW_AT_specification);
+	if (!d.ref)
+		d.ref = ref_off(di, die, DW_AT_abstract_origin);
+	decl_at(di, cu, die, 0, &d.file, &d.line);
+	d.name = die_name(di, die, 0);
+	d.encl = top_scope(cu, parent);
+	if (cu->ndecls >= NO_SCOPE - 1)
+		return -E2BIG;
+	if (cu->ndecls == cu->cap_decls) {
+		size_t cap = cu->cap_decls ? cu->cap_decls * 2 : 64;
+		void *n = realloc(cu->decls, cap * sizeof(*cu->decls));
+
+		if (!n)
+			return -ENOMEM;
+		cu->decls = n;
+		cu->cap_decls = cap;
+	}
+	cu->decls[cu->ndecls] = d;
+	*index = (u32)cu->ndecls++;
+	return 0;
+}
+
 /* A subprogram or inlined instance with code: a scope and its ranges. */
 static int add_code_scope(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, Dwarf_Half tag,
-			  u32 parent, u32 depth, u32 *index)
+			  u32 parent, u32 depth, u32 decl, u32 *index)
 {
 	struct span_vec sv = {0};
 	struct dw_scope sc = {0};
@@ -471,6 +589,7 @@ static int add_code_scope(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die
 	sc.parent = tag == DW_TAG_inlined_subroutine ? parent : NO_SCOPE;
 	sc.depth = depth;
 	sc.call_file = NO_SCOPE;
+	sc.decl = decl;
 	if (tag == DW_TAG_inlined_subroutine) {
 		if (get_udata(di, die, DW_AT_call_file, &v))
 			sc.call_file = file_index(cu, v);
@@ -506,7 +625,7 @@ static int walk(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 pare
 	drop_error(di, &err);
 	while (r == DW_DLV_OK && !e) {
 		Dwarf_Half tag = 0;
-		u32 scope;
+		u32 scope, decl;
 
 		if (dwarf_tag(child, &tag, &err) != DW_DLV_OK)
 			drop_error(di, &err);
@@ -516,8 +635,13 @@ static int walk(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 pare
 			/* an inlined instance outside any function is corrupt */
 			if (tag == DW_TAG_inlined_subroutine && parent == NO_SCOPE)
 				break;
-			e = add_code_scope(di, cu, child, tag,  parent,
-					   tag == DW_TAG_subprogram ? 0 : depth + 1, &scope);
+			decl = NO_SCOPE;
+			if (tag == DW_TAG_subprogram)
+				e = add_decl(di, cu, child, parent, &decl);
+			if (!e)
+				e = add_code_scope(di, cu, child, tag, parent,
+						   tag == DW_TAG_subprogram ? 0 : depth + 1, decl,
+						   &scope);
 			if (!e && scope != NO_SCOPE)
 				e = walk(di, cu, child, scope, cu->scopes[scope].depth, level + 1);
 			break;
@@ -721,6 +845,73 @@ out:
 	return e;
 }
 
+/* The decl at DIE offset off, by binary search (decls are in offset order), or NULL. */
+static struct dw_decl *decl_by_off(struct dw_cu *cu, Dwarf_Off off)
+{
+	size_t lo = 0, hi = cu->ndecls;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cu->decls[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < cu->ndecls && cu->decls[lo].off == off ? &cu->decls[lo] : NULL;
+}
+
+static int decl_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct dw_cu *cu = ctx;
+	const struct dw_decl *a = &cu->decls[*(const u32 *)pa], *b = &cu->decls[*(const u32 *)pb];
+
+	if (a->file != b->file)
+		return (uintptr_t)a->file < (uintptr_t)b->file ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+/*
+ * A definition whose DIE lies outside the function it belongs to (a
+ * lambda's operator(), a local class's method: their declarations are in
+ * a class inside the function) is enclosed by what its declaration is
+ * enclosed by.  Then the decls with a line, in (file, line) order.
+ */
+static int index_decls(struct dw_cu *cu)
+{
+	size_t i, n = 0;
+	int hops;
+
+	for (hops = 0; hops < MAX_REF_HOPS; hops++) {
+		bool changed = false;
+
+		for (i = 0; i < cu->ndecls; i++) {
+			struct dw_decl *d = &cu->decls[i], *t;
+
+			if (d->encl != NO_SCOPE || !d->ref)
+				continue;
+			t = decl_by_off(cu, d->ref);
+			if (t && t->encl != NO_SCOPE) {
+				d->encl = t->encl;
+				changed = true;
+			}
+		}
+		if (!changed)
+			break;
+	}
+	if (!cu->ndecls)
+		return 0;
+	cu->decl_order = malloc(cu->ndecls * sizeof(*cu->decl_order));
+	if (!cu->decl_order)
+		return -ENOMEM;
+	for (i = 0; i < cu->ndecls; i++)
+		if (cu->decls[i].line && cu->decls[i].file)
+			cu->decl_order[n++] = (u32)i;
+	cu->ndecl_order = n;
+	qsort_r(cu->decl_order, n, sizeof(*cu->decl_order), decl_cmp, cu);
+	return 0;
+}
+
 static void cu_clear(struct dw_cu *cu)
 {
 	free(cu->rows);
@@ -728,12 +919,17 @@ static void cu_clear(struct dw_cu *cu)
 	free(cu->ranges);
 	free(cu->segs);
 	free(cu->files);
+	free(cu->decls);
+	free(cu->decl_order);
 	cu->rows = NULL;
 	cu->scopes = NULL;
 	cu->ranges = NULL;
 	cu->segs = NULL;
 	cu->files = NULL;
+	cu->decls = NULL;
+	cu->decl_order = NULL;
 	cu->nrows = cu->nscopes = cu->nranges = cu->nsegs = 0;
+	cu->ndecls = cu->cap_decls = cu->ndecl_order = 0;
 	cu->cap_scopes = cu->cap_ranges = 0;
 	cu->nfiles = 0;
 }
@@ -755,6 +951,8 @@ static void decode_cu(struct dwarf_info *di, struct dw_cu *cu)
 		e = walk(di, cu, die, NO_SCOPE, 0, 0);
 	if (!e)
 		e = build_segments(cu);
+	if (!e)
+		e = index_decls(cu);
 	dwarf_dealloc_die(die);
 	/* the collected ranges served the sweep; segments replace them */
 	free(cu->ranges);
@@ -1020,48 +1218,168 @@ int dwarf_info__lookup(struct dwarf_info *di, u64 addr, struct sym_frame *frames
 	return (int)n;
 }
 
+/* fn for the rows of one decoded CU at addresses in [lo, hi); see dwarf_info__rows. */
+static int cu_rows(const struct dw_cu *cu, u64 lo, u64 hi,
+		   int (*fn)(void *ctx, const struct sym_row *row), void *ctx)
+{
+	/* rows are sorted by address: start at the first one at lo or after */
+	size_t i = ebs_upper_bound(cu->rows, cu->nrows, sizeof(cu->rows[0]),
+				   offsetof(struct dw_row, addr), lo ? lo - 1 : 0);
+	int e;
+
+	if (!lo)
+		i = 0;
+	for (; i < cu->nrows && cu->rows[i].addr < hi; i++) {
+		const struct dw_row *row = &cu->rows[i];
+		struct sym_row out;
+		u32 sc;
+
+		if (row->addr < lo || row->end || !row->line)
+			continue;
+		/*
+		 * Of rows at one address (views: an inline entry, a
+		 * statement boundary) only the last describes the
+		 * instruction there; the others cover no code.
+		 */
+		if (i + 1 < cu->nrows && cu->rows[i + 1].addr == row->addr)
+			continue;
+		sc = scope_of(cu, row->addr);
+		out = (struct sym_row){
+			.addr = row->addr, .file = file_name(cu, row->file), .line = row->line,
+			.inlined = sc != NO_SCOPE && cu->scopes[sc].parent != NO_SCOPE,
+		};
+		e = fn(ctx, &out);
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
 int dwarf_info__rows(struct dwarf_info *di, u64 lo, u64 hi,
 		     int (*fn)(void *ctx, const struct sym_row *row), void *ctx)
 {
-	size_t c, i;
-	int e;
+	size_t i, j, n = 0;
+	u32 *seen = NULL;
+	int e = 0;
 
-	/* the CUs whose ranges meet [lo, hi); one function lies in one, normally */
-	for (c = 0; c < di->ncus; c++) {
-		struct dw_cu *cu = &di->cus[c];
-		bool meets = false;
+	/*
+	 * The CUs whose spans meet [lo, hi): spans sorted by lo, so those
+	 * starting before hi, back to where no earlier span reaches lo.  One
+	 * function lies in one CU, normally; each CU is visited once.
+	 */
+	i = ebs_upper_bound(di->spans, di->nspans, sizeof(di->spans[0]),
+			    offsetof(struct cu_span, lo), hi ? hi - 1 : 0);
+	while (i-- > 0 && !e) {
+		const struct cu_span *sp = &di->spans[i];
+		struct dw_cu *cu = &di->cus[sp->cu];
+		bool dup = false;
 
-		for (i = 0; i < di->nspans && !meets; i++)
-			meets = di->spans[i].cu == c && di->spans[i].lo < hi && lo < di->spans[i].hi;
-		if (!meets)
+		if (sp->max_hi <= lo)
+			break;
+		if (sp->hi <= lo)
 			continue;
+		for (j = 0; j < n && !dup; j++)
+			dup = seen[j] == sp->cu;
+		if (dup)
+			continue;
+		if (!(n & (n + 1))) {	/* n + 1 a power of two: grow */
+			u32 *ns = realloc(seen, 2 * (n + 1) * sizeof(*seen));
+
+			if (!ns) {
+				e = -ENOMEM;
+				break;
+			}
+			seen = ns;
+		}
+		seen[n++] = sp->cu;
 		if (!cu->decoded)
 			decode_cu(di, cu);
-		if (cu->failed)
-			continue;
-		for (i = 0; i < cu->nrows; i++) {
-			const struct dw_row *row = &cu->rows[i];
-			struct sym_row out;
-			u32 sc;
+		if (!cu->failed)
+			e = cu_rows(cu, lo, hi, fn, ctx);
+	}
+	free(seen);
+	return e;
+}
 
-			if (row->addr < lo || row->addr >= hi || row->end || !row->line)
-				continue;
-			/*
-			 * Of rows at one address (views: an inline entry, a
-			 * statement boundary) only the last describes the
-			 * instruction there; the others cover no code.
-			 */
-			if (i + 1 < cu->nrows && cu->rows[i + 1].addr == row->addr)
-				continue;
-			sc = scope_of(cu, row->addr);
-			out = (struct sym_row){
-				.addr = row->addr, .file = file_name(cu, row->file), .line = row->line,
-				.inlined = sc != NO_SCOPE && cu->scopes[sc].parent != NO_SCOPE,
-			};
-			e = fn(ctx, &out);
-			if (e)
-				return e;
-		}
+/*
+ * The first decl_order position at or after (file, line): decl_order is
+ * sorted by (file pointer, line).
+ */
+static size_t decl_lower_bound(const struct dw_cu *cu, const char *file, u32 line)
+{
+	size_t lo = 0, hi = cu->ndecl_order;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct dw_decl *d = &cu->decls[cu->decl_order[mid]];
+
+		if ((uintptr_t)d->file < (uintptr_t)file || (d->file == file && d->line < line))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int dwarf_info__source_span(struct dwarf_info *di, u64 addr, struct sym_span *out)
+{
+	struct dw_cu *cu = cu_of(di, addr);
+	const struct dw_decl *d;
+	size_t i;
+	u32 top;
+
+	memset(out, 0, sizeof(*out));
+	if (!cu)
+		return -ENOENT;
+	if (!cu->decoded)
+		decode_cu(di, cu);
+	if (cu->failed)
+		return -ENOENT;
+	top = top_scope(cu, scope_of(cu, addr));
+	if (top == NO_SCOPE || cu->scopes[top].decl == NO_SCOPE)
+		return -ENOENT;
+	d = &cu->decls[cu->scopes[top].decl];
+	if (!d->file || !d->line)
+		return -ENOENT;
+	out->function = d->name;
+	out->file = d->file;
+	out->first = d->line;
+	out->limit = UINT32_MAX;
+	/* the next declaration in the file that is not the function's own or inside it */
+	for (i = decl_lower_bound(cu, d->file, d->line + 1); i < cu->ndecl_order; i++) {
+		const struct dw_decl *n = &cu->decls[cu->decl_order[i]];
+
+		if (n->file != d->file)
+			break;
+		if (n->encl == top)
+			continue;
+		out->limit = n->line - 1;
+		break;
 	}
 	return 0;
+}
+
+const char *dwarf_info__line_owner(struct dwarf_info *di, u64 addr, const char *file, u32 line)
+{
+	struct dw_cu *cu = cu_of(di, addr);
+	size_t i;
+
+	if (!cu || !file)
+		return NULL;
+	if (!cu->decoded)
+		decode_cu(di, cu);
+	if (cu->failed)
+		return NULL;
+	/* file is a name another CU may have interned: compare text, as one pointer here */
+	file = ebs_strset__intern(&di->strs, file);
+	/* the last declaration at or before line in file, not inside another function */
+	for (i = decl_lower_bound(cu, file, line + 1); i-- > 0;) {
+		const struct dw_decl *d = &cu->decls[cu->decl_order[i]];
+
+		if (d->file != file)
+			return NULL;
+		if (d->encl == NO_SCOPE)
+			return d->name;
+	}
+	return NULL;
 }

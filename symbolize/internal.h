@@ -233,6 +233,18 @@ int dwarf_info__lookup(struct dwarf_info *di, u64 addr, struct sym_frame *frames
 int dwarf_info__rows(struct dwarf_info *di, u64 lo, u64 hi,
 		     int (*fn)(void *ctx, const struct sym_row *row), void *ctx);
 
+/*
+ * The source span of the function compiled at addr (see struct sym_span).
+ * 0, or -ENOENT when DWARF does not say where it is declared.
+ */
+int dwarf_info__source_span(struct dwarf_info *di, u64 addr, struct sym_span *out);
+/*
+ * The function whose source text holds file:line, by the declarations of
+ * the compilation unit at addr: the last one at or before line in file, not
+ * inside another function.  NULL when none.
+ */
+const char *dwarf_info__line_owner(struct dwarf_info *di, u64 addr, const char *file, u32 line);
+
 /* The first problem met while decoding (a corrupt unit...), or NULL. */
 const char *dwarf_info__problem(const struct dwarf_info *di);
 

@@ -861,6 +861,36 @@ int symbolizer__function(struct symbolizer *s, const struct sym_dso_info *info, 
 	return 0;
 }
 
+/* The DWARF of the DSO info names, or NULL. */
+static struct dwarf_info *dwarf_of(struct symbolizer *s, const struct sym_dso_info *info)
+{
+	struct dso *d;
+
+	if (!s || !info)
+		return NULL;
+	d = dso_of(info);
+	return d->failed ? NULL : dso__dwarf(s, d);
+}
+
+int symbolizer__source_span(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
+			    struct sym_span *out)
+{
+	struct dwarf_info *di = dwarf_of(s, info);
+
+	if (!out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	return di ? dwarf_info__source_span(di, vaddr, out) : -ENOENT;
+}
+
+const char *symbolizer__line_owner(struct symbolizer *s, const struct sym_dso_info *info,
+				   u64 vaddr, const char *file, u32 line)
+{
+	struct dwarf_info *di = dwarf_of(s, info);
+
+	return di ? dwarf_info__line_owner(di, vaddr, file, line) : NULL;
+}
+
 int symbolizer__rows(struct symbolizer *s, const struct sym_dso_info *info, u64 lo, u64 hi,
 		     int (*fn)(void *ctx, const struct sym_row *row), void *ctx)
 {

@@ -137,6 +137,21 @@ struct sym_func {
 };
 
 /*
+ * Where a function's own source text is, from DWARF: it starts at its
+ * declaration (DW_AT_decl_file, DW_AT_decl_line) and cannot run past the
+ * line before the next function declared in that file (other than those
+ * declared inside it: lambdas, local classes, nested functions).  Line rows
+ * of its code outside [first, limit] are code of other functions that
+ * DWARF's inline scopes do not cover.
+ */
+struct sym_span {
+	const char *function;	/* as in sym_frame */
+	const char *file;	/* as in sym_frame */
+	u32 first;		/* the declaration's line */
+	u32 limit;		/* the last line it can reach; UINT32_MAX: to the end */
+};
+
+/*
  * For annotation.  info is a sym_result's: the DSO it names.  Each returns
  * 0, -ENOENT when the DSO cannot answer (no symbol there, no DWARF, not
  * readable), or -errno.
@@ -146,6 +161,10 @@ struct sym_func {
  * symbolizer__function: the symbol covering vaddr.
  * symbolizer__rows: fn for each line-table row with a line in [lo, hi), in
  *   address order; fn's nonzero return stops and is returned.
+ * symbolizer__source_span: the source span of the function compiled at vaddr.
+ * symbolizer__line_owner: the name of the function whose source text holds
+ *   file:line (by the declarations of the compilation unit at vaddr), or
+ *   NULL when none is known.
  * symbolizer__code: len bytes of the DSO's file at link-time address vaddr
  *   (from its PT_LOAD segments), into buf; *machine gets ELF's e_machine.
  */
@@ -155,6 +174,10 @@ int symbolizer__function(struct symbolizer *s, const struct sym_dso_info *info, 
 			 struct sym_func *out);
 int symbolizer__rows(struct symbolizer *s, const struct sym_dso_info *info, u64 lo, u64 hi,
 		     int (*fn)(void *ctx, const struct sym_row *row), void *ctx);
+int symbolizer__source_span(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
+			    struct sym_span *out);
+const char *symbolizer__line_owner(struct symbolizer *s, const struct sym_dso_info *info,
+				   u64 vaddr, const char *file, u32 line);
 int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
 		     void *buf, size_t len, u16 *machine);
 

@@ -1,6 +1,9 @@
 # golden.s - a program with fixed addresses and hand-written DWARF, so
 # that annotate's golden output does not depend on the compiler: work()
-# (lines 9-16 of golden.c, with helper() inlined at line 14) and cold().
+# (lines 9-16 of golden.c, declared at 8, with helper() inlined at line 14)
+# and cold() (declared at 18).  Like gcc -O2 code, work() also has rows of
+# other functions' lines that no inline scope covers (lines 5 and 19):
+# they must not stretch its own range.
 # Linked with -Ttext=0x401000 and no build-id; never run.  Its source path
 # is long (for elision) and not on the test machine (for --source-dir).
 	.text
@@ -21,7 +24,9 @@ work:
 	.loc 1 13 0
 	addl	%ecx, %eax
 	addl	$1, %ecx
+	.loc 1 19 0		# cold's line, no inline scope
 	nop
+	.loc 1 5 0		# helper's line, no inline scope
 	nop
 	.loc 1 12 0
 	jmp	.Lloop
@@ -60,6 +65,8 @@ cold:
 	.uleb128 0x2e
 	.byte 1
 	.uleb128 0x3, 0x8
+	.uleb128 0x3a, 0xb	# decl_file: data1
+	.uleb128 0x3b, 0xb	# decl_line: data1
 	.uleb128 0x11, 0x1
 	.uleb128 0x12, 0x7
 	.byte 0, 0
@@ -67,6 +74,8 @@ cold:
 	.uleb128 0x2e
 	.byte 0
 	.uleb128 0x3, 0x8
+	.uleb128 0x3a, 0xb
+	.uleb128 0x3b, 0xb
 	.uleb128 0x20, 0xb	# inline: data1
 	.byte 0, 0
 	.uleb128 4		# inlined subroutine
@@ -82,6 +91,8 @@ cold:
 	.uleb128 0x2e
 	.byte 0
 	.uleb128 0x3, 0x8
+	.uleb128 0x3a, 0xb
+	.uleb128 0x3b, 0xb
 	.uleb128 0x11, 0x1
 	.uleb128 0x12, 0x7
 	.byte 0, 0
@@ -102,9 +113,13 @@ cold:
 .Lhelper_die = . - .Linfo
 	.uleb128 3		# helper, abstract
 	.string	"helper"
+	.byte	1		# declared in golden.c
+	.byte	3		# at line 3
 	.byte	3		# DW_INL_declared_inlined
 	.uleb128 2		# work
 	.string	"work"
+	.byte	1
+	.byte	8
 	.quad	work
 	.quad	.Lwork_end - work
 	.uleb128 4		# helper inlined into work at line 14
@@ -116,6 +131,8 @@ cold:
 	.byte	0		# end of work's children
 	.uleb128 5		# cold
 	.string	"cold"
+	.byte	1
+	.byte	18
 	.quad	cold
 	.quad	.Lcold_end - cold
 	.byte	0		# end of the unit's children

@@ -292,11 +292,45 @@ static void line_vec__free_index(struct line_vec *lv)
 	lv->refs = NULL;
 }
 
+/* The line (file, line) of lv, or NULL; lv's index must be current. */
+static struct ann_line *line_find(struct line_vec *lv, const char *file, u32 line)
+{
+	struct line_key k;
+	struct line_ref *r;
+
+	memset(&k, 0, sizeof(k));
+	k.file = file;
+	k.line = line;
+	HASH_FIND(hh, lv->index, &k, sizeof(k), r);
+	return r ? &lv->v[r->i] : NULL;
+}
+
+/* Index lv's lines where they are now (after a sort); 0 or -ENOMEM. */
+static int line_vec__reindex(struct line_vec *lv)
+{
+	size_t i;
+
+	line_vec__free_index(lv);
+	lv->refs = calloc(lv->cap ? lv->cap : 1, sizeof(*lv->refs));
+	if (!lv->refs)
+		return -ENOMEM;
+	for (i = 0; i < lv->n; i++) {
+		struct line_ref *r = &lv->refs[i];
+
+		r->key.file = lv->v[i].file;
+		r->key.line = lv->v[i].line;
+		r->i = i;
+		HASH_ADD(hh, lv->index, key, sizeof(r->key), r);
+		if (!r->hh.tbl)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static struct ann_line *line_get(struct line_vec *lv, const char *file, u32 line)
 {
 	struct line_key k;
 	struct line_ref *r;
-	size_t i;
 
 	memset(&k, 0, sizeof(k));	/* padding is part of the hashed key */
 	k.file = file;
@@ -307,27 +341,14 @@ static struct ann_line *line_get(struct line_vec *lv, const char *file, u32 line
 	if (lv->n == lv->cap) {
 		size_t cap = lv->cap ? lv->cap * 2 : 64;
 		struct ann_line *nv = realloc(lv->v, cap * sizeof(*nv));
-		struct line_ref *nr;
 
 		if (!nv)
 			return NULL;
 		lv->v = nv;
-		/* the refs move: rebuild the index over the new array */
-		nr = calloc(cap, sizeof(*nr));
-		if (!nr)
-			return NULL;
-		HASH_CLEAR(hh, lv->index);
-		free(lv->refs);
-		lv->refs = nr;
 		lv->cap = cap;
-		for (i = 0; i < lv->n; i++) {
-			nr[i].key.file = lv->v[i].file;
-			nr[i].key.line = lv->v[i].line;
-			nr[i].i = i;
-			HASH_ADD(hh, lv->index, key, sizeof(nr[i].key), &nr[i]);
-			if (!nr[i].hh.tbl)
-				return NULL;
-		}
+		/* the refs array grows too: index the lines anew */
+		if (line_vec__reindex(lv))
+			return NULL;
 	}
 	memset(&lv->v[lv->n], 0, sizeof(lv->v[0]));
 	lv->v[lv->n].file = file;
@@ -375,11 +396,59 @@ static bool is_perf_map(const char *dso)
 	return !strncmp(dso, "perf-", 5) && len > 9 && !strcmp(dso + len - 4, ".map");
 }
 
-/* Decode the function's instructions (x86-64 only); 0 or -ENOENT/-ENOMEM. */
+/* Room for one more instruction in af->insns; 0 or -ENOMEM. */
+static int insn_room(struct ann_func *af, size_t *cap)
+{
+	if (af->ninsns == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 256;
+		struct ann_insn *n = realloc(af->insns, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		af->insns = n;
+		*cap = ncap;
+	}
+	memset(&af->insns[af->ninsns], 0, sizeof(af->insns[0]));
+	return 0;
+}
+
+/*
+ * A call's or jump's target as objdump names it: <fn> or <fn+0xoff>, inside
+ * this function or through the DSO's symbol table (PLT entries included).
+ */
+static void name_target(struct annot *an, const struct fn_ent *f, struct ann_insn *ai)
+{
+	const char *name = NULL;
+	struct sym_func sf;
+	u64 start = 0;
+
+	if (ai->target >= f->key.start && ai->target < f->end) {
+		name = f->name;
+		start = f->key.start;
+		ai->target_local = true;
+	} else if (symbolizer__function(an->rs.sym, f->key.info, ai->target, &sf) == 0 && sf.name) {
+		name = sf.name;
+		start = sf.start;
+	}
+	if (!name)
+		return;
+	if (ai->target == start)
+		snprintf(ai->target_name, sizeof(ai->target_name), "%.*s", 120, name);
+	else
+		snprintf(ai->target_name, sizeof(ai->target_name), "%.*s+0x%llx", 120, name,
+			 (unsigned long long)(ai->target - start));
+}
+
+/*
+ * Decode the function's instructions (x86-64 only) into af->insns; 0 or
+ * -ENOENT/-ENOMEM.  A byte capstone cannot decode (data in the code,
+ * padding) is listed as ".byte 0xNN" and decoding goes on after it, as
+ * objdump does: what was decoded is kept, and where it stopped is seen.
+ */
 static int decode(struct annot *an, const struct fn_ent *f, struct ann_func *af, char *why,
 		  size_t why_len)
 {
-	size_t len = f->end - f->key.start, i, count;
+	size_t len = f->end - f->key.start, off = 0, cap = 0, i, count;
 	u16 machine = 0;
 	cs_insn *insn = NULL;
 	csh cs;
@@ -409,21 +478,37 @@ static int decode(struct annot *an, const struct fn_ent *f, struct ann_func *af,
 		return -ENOMEM;
 	}
 	cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);	/* as objdump and perf show it */
-	count = cs_disasm(cs, code, len, f->key.start, 0, &insn);
-	af->insns = calloc(count ? count : 1, sizeof(*af->insns));
-	for (i = 0; af->insns && i < count; i++) {
-		struct ann_insn *ai = &af->insns[i];
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);		/* branch targets */
+	while (off < len && !e) {
+		count = cs_disasm(cs, code + off, len - off, f->key.start + off, 0, &insn);
+		for (i = 0; i < count && !(e = insn_room(af, &cap)); i++) {
+			struct ann_insn *ai = &af->insns[af->ninsns++];
+			const cs_detail *d = insn[i].detail;
 
-		ai->addr = insn[i].address;
-		snprintf(ai->text, sizeof(ai->text), "%.31s%s%.63s", insn[i].mnemonic,
-			 insn[i].op_str[0] ? " " : "", insn[i].op_str);
+			ai->addr = insn[i].address;
+			snprintf(ai->text, sizeof(ai->text), "%.31s%s%.63s", insn[i].mnemonic,
+				 insn[i].op_str[0] ? " " : "", insn[i].op_str);
+			if (d && (cs_insn_group(cs, &insn[i], CS_GRP_JUMP) ||
+				  cs_insn_group(cs, &insn[i], CS_GRP_CALL)) &&
+			    d->x86.op_count == 1 && d->x86.operands[0].type == X86_OP_IMM) {
+				ai->target = (u64)d->x86.operands[0].imm;
+				name_target(an, f, ai);
+			}
+			off += insn[i].size;
+		}
+		if (count)
+			cs_free(insn, count);
+		if (off < len && !e && !(e = insn_room(af, &cap))) {
+			struct ann_insn *ai = &af->insns[af->ninsns++];
+
+			ai->addr = f->key.start + off;
+			snprintf(ai->text, sizeof(ai->text), ".byte 0x%02x", code[off]);
+			off++;
+		}
 	}
-	af->ninsns = af->insns ? count : 0;
-	if (count)
-		cs_free(insn, count);
 	cs_close(&cs);
 	free(code);
-	return af->insns ? 0 : -ENOMEM;
+	return e;
 }
 
 /* The instruction at or before addr, or NULL. */
@@ -558,9 +643,6 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	af->total = an->total;
 	af->event = ebs_data__event(an->rs.d, an->rs.event < 0 ? 0 : (unsigned int)an->rs.event)->used;
 	af->show_asm = o->asm_;
-	if (need_insns && decode(an, f, af, why, sizeof(why)) == -ENOMEM)
-		goto nomem;
-	af->skid_adjusted = o->skid_adjust && af->ninsns;	/* nothing moves without them */
 	/* the line table under the function */
 	rc.start = f->key.start;
 	if (symbolizer__rows(an->rs.sym, f->key.info, f->key.start, f->end, row_cb, &rc) == -ENOMEM)
@@ -596,6 +678,20 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		hi = lo;	/* a declaration, no row of its own: its first line */
 	af->first_line = af->main_file ? lo : 0;
 	af->last_line = af->main_file ? hi : 0;
+	/* no source to show: its instructions instead of a page of placeholders */
+	if (af->main_file && !o->asm_) {
+		const struct source *src = source_of(an, af->main_file);
+
+		if (src && !src->buf)
+			af->asm_for_source = need_insns = true;
+	}
+	if (need_insns && decode(an, f, af, why, sizeof(why)) == -ENOMEM)
+		goto nomem;
+	if (af->asm_for_source && af->ninsns)
+		af->show_asm = true;
+	else
+		af->asm_for_source = false;
+	af->skid_adjusted = o->skid_adjust && af->ninsns;	/* nothing moves without them */
 	/* the function's own lines, whether they took samples or not */
 	for (l = lo; af->main_file && l <= hi; l++)
 		if (!line_get(&lv, af->main_file, l))
@@ -671,20 +767,35 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	af->lines = lv.v;
 	af->nlines = lv.n;
 	choose_lines(af, whole, o->context);
+	if (af->ninsns && line_vec__reindex(&lv))
+		goto nomem;
 	/* the instructions' lines, and the hottest instruction */
 	for (i = 0; i < af->ninsns; i++) {
 		struct ann_insn *in = &af->insns[i];
 		/* rows are in address order within the function's unit */
 		size_t r = ebs_upper_bound(rc.rows, rc.nrows, sizeof(rc.rows[0]),
 					   offsetof(struct sym_row, addr), in->addr);
+		struct sym_result res;
 
 		if (r) {
 			in->file = rc.rows[r - 1].file;
 			in->line = rc.rows[r - 1].line;
+			in->src = line_find(&lv, in->file, in->line);
+			in->line_text = line_text(an, in->file, in->line);
+		}
+		/* a line outside its own: inlined code, or another function's text */
+		if (in->line && !(in->file == af->main_file && in->line >= lo && in->line <= hi)) {
+			if (symbolizer__lookup_in(an->rs.sym, f->key.info, in->addr, &res) == 0 &&
+			    res.nr_frames > 1 && res.frames[0].function)
+				in->owner = res.frames[0].function;
+			else
+				in->owner = symbolizer__line_owner(an->rs.sym, f->key.info,
+								   f->key.start, in->file, in->line);
 		}
 		if (in->samples > af->hottest_insn)
 			af->hottest_insn = in->samples;
 	}
+	line_vec__free_index(&lv);
 	if (!af->main_file && is_perf_map(f->dso))
 		snprintf(af->note, sizeof(af->note),
 			 "no line information for %s: JIT code, whose %s names functions only",
@@ -712,6 +823,14 @@ nomem:
 }
 
 /* ---- text ---------------------------------------------------------------- */
+
+/* The file name of a path, or "??". */
+static const char *base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : path ? path : "??";
+}
 
 static void print_counts(FILE *out, bool color, u64 n, u64 fn_total, u64 total, bool hottest)
 {
@@ -743,8 +862,8 @@ static void print_text(struct annot *an, const struct ann_func *af)
 			s && s->found_at && strcmp(s->found_at, af->main_file) ? s->found_at : "",
 			s && s->found_at && strcmp(s->found_at, af->main_file) ? ")" : "");
 		if (!s || !s->buf)
-			fprintf(out, "# note: %s is not there to read (give --source-dir)\n",
-				af->main_file);
+			fprintf(out, "# note: %s is not there to read (give --source-dir)%s\n",
+				af->main_file, af->asm_for_source ? "; its instructions instead" : "");
 	}
 	if (af->show_asm || af->skid_adjusted)
 		fprintf(out, "# skid: the sampled IP is usually the instruction after the one that "
@@ -757,7 +876,8 @@ static void print_text(struct annot *an, const struct ann_func *af)
 		fprintf(out, "\n");	/* nothing to list */
 		return;
 	}
-	fprintf(out, "#\n#  %8s %6s %6s  %6s  %s\n", "samples", af->per, "%total", "line", "source");
+	fprintf(out, "#\n#  %8s %6s %6s  %6s  %s\n", "samples", af->per, "%total", "line",
+		af->asm_for_source ? "    instruction" : "source");
 	if (af->show_asm) {
 		u32 cur_line = 0;
 		const char *cur_file = NULL;
@@ -765,18 +885,52 @@ static void print_text(struct annot *an, const struct ann_func *af)
 		for (i = 0; i < af->ninsns; i++) {
 			const struct ann_insn *in = &af->insns[i];
 
-			if (in->line && (in->line != cur_line || in->file != cur_file)) {
-				const char *t = line_text(an, in->file, in->line);
+			bool new_line = in->line && (in->line != cur_line || in->file != cur_file);
 
-				cur_line = in->line;
-				cur_file = in->file;
-				fprintf(out, "  %8s %6s %6s  %6u  %s%s\n", "", "", "", in->line,
-					in->file != af->main_file ? "[other file] " : "",
-					t ? t : "<source not found>");
+			cur_line = in->line ? in->line : cur_line;
+			cur_file = in->line ? in->file : cur_file;
+			if (af->asm_for_source) {
+				/* no text to show: the line numbers beside the instructions */
+				print_counts(out, color, in->samples, af->samples, af->total,
+					     in->samples && in->samples == af->hottest_insn);
+				if (new_line)
+					fprintf(out, "  %6u", in->line);
+				else
+					fprintf(out, "  %6s", "");
+				fprintf(out, "      %llx:  %s", (unsigned long long)in->addr, in->text);
+				if (in->target_name[0])
+					fprintf(out, " <%s>", in->target_name);
+				if (new_line && (in->owner || in->file != af->main_file))
+					fprintf(out, "   [%s%s%s]", in->owner ? in->owner : "",
+						in->owner && in->file != af->main_file ? ", " : "",
+						in->file != af->main_file ? base_name(in->file) : "");
+				fputc('\n', out);
+				continue;
+			}
+			if (new_line) {
+				const char *t = in->line_text;
+				u64 n = in->src ? in->src->self : 0;
+
+				/* the line's own total, as in the source view */
+				print_counts(out, color, n, af->samples, af->total,
+					     n && n == af->hottest);
+				fprintf(out, "  %6u  ", in->line);
+				if (in->file != af->main_file)
+					fprintf(out, "%s: ", base_name(in->file));
+				if (t)
+					fputs(t, out);
+				else
+					fprintf(out, "<%s:%u>", base_name(in->file), in->line);
+				if (in->owner)
+					fprintf(out, "   [%s]", in->owner);
+				fputc('\n', out);
 			}
 			print_counts(out, color, in->samples, af->samples, af->total,
 				     in->samples && in->samples == af->hottest_insn);
-			fprintf(out, "  %6s      %llx:  %s\n", "", (unsigned long long)in->addr, in->text);
+			fprintf(out, "  %6s      %llx:  %s", "", (unsigned long long)in->addr, in->text);
+			if (in->target_name[0])
+				fprintf(out, " <%s>", in->target_name);
+			fputc('\n', out);
 		}
 		fprintf(out, "\n");
 		return;

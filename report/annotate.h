@@ -37,6 +37,12 @@ struct ann_insn {
 	char text[96];		/* "mnemonic operands" */
 	const char *file;	/* its line-table row */
 	u32 line;
+	const struct ann_line *src; /* that line in the listing, or NULL */
+	const char *line_text;	/* that line's source text, NULL when not found */
+	const char *owner;	/* its line is not the function's own: whose it is */
+	u64 target;		/* a call's or jump's target address, 0 when none */
+	bool target_local;	/* inside this function */
+	char target_name[160];	/* "fn" or "fn+0x1c", "" when unknown */
 };
 
 struct ann_func {
@@ -55,6 +61,7 @@ struct ann_func {
 	u64 hottest_insn;	/* the largest count of an instruction */
 	bool skid_adjusted;
 	bool show_asm;		/* list the instructions (--asm) */
+	bool asm_for_source;	/* listed since the source is missing (no --asm) */
 	char note[512];		/* missing source, no line information... */
 };
 

@@ -112,49 +112,106 @@ static void counts(FILE *f, u64 n, const struct ann_func *af)
 		fputs("<td></td><td></td><td></td>", f);
 }
 
-/* --asm: the instructions in address order under their source lines. */
+/* The file name of a path. */
+static const char *base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : path ? path : "??";
+}
+
+/* An instruction's text, its branch target named and, inside the function, linked. */
+static void insn_text(FILE *f, const struct ann_insn *in, size_t fi)
+{
+	esc(f, in->text);
+	if (!in->target_name[0])
+		return;
+	if (in->target_local)
+		fprintf(f, " <a href=\"#f%zu-a%llx\">", fi, (unsigned long long)in->target);
+	else
+		fputc(' ', f);
+	fputs("&lt;", f);
+	esc(f, in->target_name);
+	fputs("&gt;", f);
+	if (in->target_local)
+		fputs("</a>", f);
+}
+
+/*
+ * --asm: the instructions in address order under their source lines, each
+ * source line with its own total; without source (the file is missing),
+ * the line numbers beside the instructions.
+ */
 static void instructions(FILE *f, const struct ann_func *af, size_t fi)
 {
 	bool *anchored = calloc(af->nlines + 1, sizeof(*anchored));
 	const char *cur_file = NULL;
 	u32 cur_line = 0;
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < af->ninsns; i++) {
 		const struct ann_insn *in = &af->insns[i];
+		bool new_line = in->line && (in->line != cur_line || in->file != cur_file);
+		size_t j = in->src ? (size_t)(in->src - af->lines) : af->nlines;
 
-		if (in->line && (in->line != cur_line || in->file != cur_file)) {
-			const char *text = NULL;
+		cur_line = in->line ? in->line : cur_line;
+		cur_file = in->line ? in->file : cur_file;
+		if (new_line && !af->asm_for_source) {
+			u64 n = in->src ? in->src->self : 0;
 
-			cur_line = in->line;
-			cur_file = in->file;
-			for (j = 0; j < af->nlines; j++)
-				if (af->lines[j].line == in->line && af->lines[j].file == in->file)
-					break;
 			fputs("<tr class=\"srcline\"", f);
-			if (j < af->nlines) {
-				text = af->lines[j].text;
-				/* the hottest-lines list links to a line's first place */
-				if (anchored && !anchored[j]) {
-					anchored[j] = true;
-					fprintf(f, " id=\"f%zu-l%zu\"", fi, j);
-				}
+			/* the hottest-lines list links to a line's first place */
+			if (j < af->nlines && anchored && !anchored[j]) {
+				anchored[j] = true;
+				fprintf(f, " id=\"f%zu-l%zu\"", fi, j);
 			}
-			fprintf(f, "><td></td><td></td><td></td>"
-				   "<td class=\"ln\">%u</td><td class=\"src\"><pre>", in->line);
-			if (in->file != af->main_file)
-				fputs("[other file] ", f);
-			esc(f, text ? text : "<source not found>");
-			fputs("</pre></td></tr>\n", f);
+			fputc('>', f);
+			counts(f, n, af);
+			fprintf(f, "<td class=\"ln\">%u</td><td class=\"src\"", in->line);
+			heat(f, percent(n, af->samples));
+			fputs("><pre>", f);
+			if (in->file != af->main_file) {
+				esc(f, base_name(in->file));
+				fputs(": ", f);
+			}
+			esc(f, in->line_text ? in->line_text : "<source not found>");
+			fputs("</pre>", f);
+			if (in->owner) {
+				fputs("<span class=\"inl\">[", f);
+				esc(f, in->owner);
+				fputs("]</span>", f);
+			}
+			fputs("</td></tr>\n", f);
 		}
-		fprintf(f, "<tr id=\"f%zu-i%zu\"%s>", fi, i,
+		fprintf(f, "<tr id=\"f%zu-a%llx\"%s>", fi, (unsigned long long)in->addr,
 			in->samples && in->samples == af->hottest_insn ? " class=\"hottest\"" : "");
 		counts(f, in->samples, af);
-		fprintf(f, "<td class=\"ln\">%llx</td><td class=\"src\"", (unsigned long long)in->addr);
+		if (af->asm_for_source && new_line) {
+			fputs("<td class=\"ln\">", f);
+			if (j < af->nlines && anchored && !anchored[j]) {
+				anchored[j] = true;
+				fprintf(f, "<a id=\"f%zu-l%zu\"></a>", fi, j);
+			}
+			fprintf(f, "%u</td>", in->line);
+		}
+		else if (af->asm_for_source)
+			fputs("<td></td>", f);
+		fprintf(f, "<td class=\"addr\">%llx</td><td class=\"src\"",
+			(unsigned long long)in->addr);
 		heat(f, percent(in->samples, af->samples));
 		fputs("><pre>    ", f);
-		esc(f, in->text);
-		fputs("</pre></td></tr>\n", f);
+		insn_text(f, in, fi);
+		fputs("</pre>", f);
+		if (af->asm_for_source && new_line && (in->owner || in->file != af->main_file)) {
+			fputs("<span class=\"inl\">[", f);
+			esc(f, in->owner ? in->owner : "");
+			if (in->file != af->main_file) {
+				fputs(in->owner ? ", " : "", f);
+				esc(f, base_name(in->file));
+			}
+			fputs("]</span>", f);
+		}
+		fputs("</td></tr>\n", f);
 	}
 	free(anchored);
 }
@@ -182,8 +239,13 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 		esc(f, af->note);
 		fputs("</p>\n", f);
 	}
-	fprintf(f, "<table>\n<tr><th>samples</th><th>%s</th><th>%%total</th><th>%s</th>"
-		"<th class=\"src\">source</th></tr>\n", af->per, af->show_asm ? "line / address" : "line");
+	if (af->asm_for_source)
+		fprintf(f, "<table>\n<tr><th>samples</th><th>%s</th><th>%%total</th><th>line</th>"
+			"<th>address</th><th class=\"src\">instruction</th></tr>\n", af->per);
+	else
+		fprintf(f, "<table>\n<tr><th>samples</th><th>%s</th><th>%%total</th><th>%s</th>"
+			"<th class=\"src\">source</th></tr>\n", af->per,
+			af->show_asm ? "line / address" : "line");
 	if (af->show_asm) {
 		instructions(f, af, fi);
 		fputs("</table>\n", f);
@@ -276,6 +338,7 @@ int annotate_html(const char *path, const struct ann_func *const *funcs, size_t 
 	      "td, th { padding: 0 0.5em; text-align: right; vertical-align: top; }\n"
 	      "td.src, th.src { text-align: left; }\n"
 	      "td.ln { color: #888; }\n"
+	      "td.addr { color: #888; font-family: monospace; }\n"
 	      "pre { margin: 0; display: inline; font-family: monospace; }\n"
 	      "tr.hottest td { font-weight: bold; }\n"
 	      "tr.gap td { text-align: left; color: #aaa; }\n"

@@ -73,6 +73,19 @@ objdump -d --no-show-raw-insn --disassemble=hot_loop "$WORKLOADS/hotline" |
 check "--asm: the same $(wc -l <objdump.addrs) instruction addresses as objdump -d" \
 	sh -c '[ -s objdump.addrs ] && diff -q asm.addrs objdump.addrs'
 check "--asm: divsd instructions listed" grep -qE '  [0-9a-f]+:  divsd ' asm.txt
+# calls and jumps name their targets as objdump does: <fn> or <fn+0xoff>
+# (objdump's "# ADDR <sym>" comments on RIP-relative data are not branches)
+objdump -d --no-show-raw-insn --disassemble=hot_loop "$WORKLOADS/hotline" | grep -v '#' |
+	sed -n 's/^ *\([0-9a-f]*\):.*[0-9a-f] \(<[^>]*>\)$/\1 \2/p' >objdump.targets
+sed -n 's/^.*  \([0-9a-f]*\):  .* 0x[0-9a-f]* \(<[^>]*>\)$/\1 \2/p' asm.txt >asm.targets
+check "--asm: the $(wc -l <objdump.targets) branch and call targets objdump names, named alike" \
+	sh -c '[ -s objdump.targets ] && diff -q asm.targets objdump.targets'
+check "--asm: a call out of the function is named (hot_loop calls another function)" \
+	grep -qE '  call[q]? 0x[0-9a-f]+ <[a-z_]+[^+]*>$' asm.txt
+# source rows carry their line's total, as in the source view
+hot_total=$(awk -v l="$hot" '$4 == l { print $1; exit }' ann.txt)
+check "--asm: the HOT line's source row carries its total ($hot_total)" \
+	grep -qE "^ +$hot_total +[0-9.]+ +[0-9.]+ +$hot  " asm.txt
 asum() { awk '/^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9a-f]+:  / { s += $1 } END { print s + 0 }' "$1"; }
 check "--asm: instruction counts add up to the function's $fn_samples samples" [ "$(asum asm.txt)" = "$fn_samples" ]
 check "--asm: the header notes the skid" grep -q '^# skid: the sampled IP is usually the instruction after' asm.txt
@@ -92,8 +105,15 @@ record copy.data -e cpu-clock -F 1000 ./hl-copy 0.2
 rm src/hotline.c
 "$EBS" annotate -i copy.data hot_loop >nosrc.txt 2>nosrc.err
 check "missing source: exit 0, one note naming the file and --source-dir" \
-	sh -c "grep -c '^# note: $TMP/src/hotline.c is not there to read (give --source-dir)' nosrc.txt | grep -qx 1"
-check "missing source: lines still counted" grep -qE '^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+  <source not found>' nosrc.txt
+	sh -c "grep -c '^# note: $TMP/src/hotline.c is not there to read (give --source-dir); its instructions instead' nosrc.txt | grep -qx 1"
+# no page of placeholders: the instructions, each with its samples, the
+# line numbers beside them
+copy_samples=$(sed -n 's/^# event: cpu-clock: \([0-9]*\) samples in it.*/\1/p' nosrc.txt)
+check "missing source: no placeholder lines" not grep -q 'source not found' nosrc.txt
+check "missing source: the instructions' samples add up to the function's $copy_samples" \
+	[ "$(awk '/  [0-9a-f]+:  / { if ($1 ~ /^[0-9]+$/ && $2 ~ /\./) s += $1 } END { print s + 0 }' nosrc.txt)" = "$copy_samples" ]
+check "missing source: the HOT line's number beside its first instruction" \
+	grep -qE "^( +[0-9]+ +[0-9.]+ +[0-9.]+)? +$hot +[0-9a-f]+:  " nosrc.txt
 "$EBS" annotate -i copy.data hot_loop --source-dir "$TMP/src=$TOP/tests/workloads" >srcmap.txt
 check "--source-dir OLD=NEW: read from the new place" \
 	grep -q "^# source: $TMP/src/hotline.c (read from $TOP/tests/workloads/hotline.c)" srcmap.txt
@@ -115,6 +135,20 @@ check "unknown function: one line naming it and the hottest" \
 "$EBS" annotate -i hl.data hot_loop --html hl.html
 check "--html: exit 0, one file, no temporary left" sh -c '[ -s hl.html ] && [ -z "$(ls -A | grep '"'"'^\.hl\.html\.'"'"')" ]'
 check "--html: self-contained (no URL to fetch)" not grep -qiE '(src|href)="(https?:)?//' hl.html
+"$EBS" annotate -i hl.data hot_loop --asm --html hl-asm.html
+python3 - hl-asm.html >links.txt <<'PY'
+import re, sys
+page = open(sys.argv[1]).read()
+ids = set(re.findall(r'id="([^"]+)"', page))
+hrefs = re.findall(r'href="#([^"]+)"', page)
+jumps = [h for h in hrefs if re.match(r'f\d+-a[0-9a-f]+$', h)]
+print(len(jumps), len([h for h in hrefs if h not in ids]))
+PY
+read -r njumps nbroken <links.txt
+check "--asm --html: local jump targets are links ($njumps), every link has its anchor" \
+	[ "$njumps" -ge 1 -a "$nbroken" = 0 ]
+check "--asm --html: addresses in a monospace column" \
+	sh -c "grep -q 'td.addr {[^}]*font-family: monospace' hl-asm.html && grep -q '<td class=\"addr\">' hl-asm.html"
 pct=$(awk -v l="$hot" '$4 == l { print $3; exit }' ann.txt)	# %total of the HOT line
 if ! command -v chromium >/dev/null; then
 	EBS_DEPS_EXTRA=chromium "$TOP/scripts/deps.sh" >deps.out 2>&1

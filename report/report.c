@@ -66,11 +66,32 @@ struct row_key {
 	u32 line, pid, tid, event;
 };
 
+/*
+ * Of a source line's samples, those of one function's code compiled into
+ * another: code is the innermost frame's function, into the function it
+ * was inlined into (NULL: code's own, not inlined).  After the pass
+ * (settle_line) function is the caller to show, NULL for the line's own.
+ */
+struct caller {
+	const char *code, *into;
+	const char *function;
+	u64 samples[EBS_MAX_EVENTS];
+	u64 all;
+};
+
 struct row {
 	UT_hash_handle hh;
 	struct row_key key;
 	u64 samples[EBS_MAX_EVENTS];
 	u64 all;		/* over every event */
+	/*
+	 * --sort line alone: rows are source lines, whatever they were
+	 * inlined into; function is the line's own (key.function is NULL),
+	 * callers the functions its code was inlined into.
+	 */
+	const char *function;
+	struct caller *callers;
+	size_t ncallers;
 	char text[];		/* "[unknown] DSO+0xADDR" for an unknown function */
 };
 
@@ -82,6 +103,7 @@ struct report {
 	unsigned int nr_cols;
 	bool by_event;		/* one table of all events */
 	struct row *rows;
+	bool by_line;		/* --sort line without func: one row per source line */
 	u64 total[EBS_MAX_EVENTS], total_all;
 	u64 period_sum[EBS_MAX_EVENTS];
 	struct dso_stat *stats;
@@ -135,6 +157,14 @@ static void plan_columns(struct report *r)
 	static const enum report_key dflt = KEY_FUNC;
 	const enum report_key *keys = r->o->nr_keys ? r->o->keys : &dflt;
 	unsigned int i, n = r->o->nr_keys ? r->o->nr_keys : 1;
+	bool line = false, func = false;
+
+	for (i = 0; i < n; i++) {
+		line |= keys[i] == KEY_LINE;
+		func |= keys[i] == KEY_FUNC;
+	}
+	/* "which lines are hot": a line inlined into many functions is one row */
+	r->by_line = line && !func && !r->o->no_inline;
 
 	for (i = 0; i < n; i++) {
 		switch (keys[i]) {
@@ -169,15 +199,40 @@ static void plan_columns(struct report *r)
 	}
 }
 
-/* Count one sample into the row of k. */
-static int add_row(struct report *r, const struct row_key *k, u16 event)
+/* Count one sample of a line's code (code's, inlined into into) into row. */
+static int add_caller(struct row *row, const char *code, const char *into, u16 event)
+{
+	size_t i;
+
+	for (i = 0; i < row->ncallers; i++)	/* a line has few callers */
+		if (row->callers[i].code == code && row->callers[i].into == into)
+			break;
+	if (i == row->ncallers) {
+		struct caller *n = realloc(row->callers, (i + 1) * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		row->callers = n;
+		memset(&n[i], 0, sizeof(n[i]));
+		n[i].code = code;
+		n[i].into = into;
+		row->ncallers++;
+	}
+	row->callers[i].samples[event]++;
+	row->callers[i].all++;
+	return 0;
+}
+
+/* Count one sample into the row of k; *out gets the row. */
+static int add_row(struct report *r, const struct row_key *k, u16 event, struct row **out)
 {
 	char text[512] = "";
 	struct row *row;
 
 	HASH_FIND(hh, r->rows, k, sizeof(*k), row);
 	if (!row) {
-		if (r->col[COL_FUNC] && !k->function) {
+		/* (a source line's row: its function is row->function) */
+		if (r->col[COL_FUNC] && !k->function && !(r->by_line && k->line)) {
 			if (strcmp(k->dso, "[unknown]"))
 				snprintf(text, sizeof(text), "[unknown] %s+0x%llx", k->dso,
 					 (unsigned long long)k->addr);
@@ -194,7 +249,14 @@ static int add_row(struct report *r, const struct row_key *k, u16 event)
 	}
 	row->samples[event]++;
 	row->all++;
+	*out = row;
 	return 0;
+}
+
+/* Is a the name of b (one interned pointer, or the same text)? */
+static bool same_name(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
 }
 
 static int account(void *ctx, const struct resolved *rv)
@@ -219,6 +281,9 @@ static int account(void *ctx, const struct resolved *rv)
 			k.function = res->frames[0].function ? res->frames[0].function : res->function;
 			k.inlined_into = res->frames[1].function ? res->frames[1].function
 								  : res->function;
+			/* a function inlined into itself (a recursive call, an alias): its own */
+			if (same_name(k.function, k.inlined_into))
+				k.inlined_into = NULL;
 			loc = &res->frames[0];
 		} else {
 			k.function = res->function;
@@ -244,7 +309,21 @@ static int account(void *ctx, const struct resolved *rv)
 		k.comm = rv->comm;
 	if (r->col[COL_EVENT])
 		k.event = s->event;
-	return add_row(r, &k, s->event);
+	if (r->by_line && k.line) {
+		/* the line is the row: its function shown, its callers counted */
+		const char *function = k.function, *into = k.inlined_into;
+		struct row *row;
+		int e;
+
+		k.function = k.inlined_into = NULL;
+		e = add_row(r, &k, s->event, &row);
+		return e ? e : add_caller(row, function, into, s->event);
+	}
+	{
+		struct row *row;
+
+		return add_row(r, &k, s->event, &row);
+	}
 }
 
 /* A row's count in the table of ev (-1: the table of all events). */
@@ -255,7 +334,112 @@ static u64 count(const struct row *row, int ev)
 
 static const char *function_text(const struct row *row)
 {
-	return row->key.function ? row->key.function : row->text;
+	if (row->function)
+		return row->function;
+	if (row->key.function)
+		return row->key.function;
+	return row->text[0] ? row->text : "??";
+}
+
+/* A source line's samples that are its function's own code, not inlined. */
+static u64 own_samples(const struct row *row, int ev)
+{
+	u64 n = ev < 0 ? row->all : row->samples[ev];
+	size_t i;
+
+	for (i = 0; i < row->ncallers; i++)
+		if (row->callers[i].function)
+			n -= ev < 0 ? row->callers[i].all : row->callers[i].samples[ev];
+	return n;
+}
+
+/* The line's own samples (function NULL) last, then most samples first. */
+static int caller_cmp(const void *pa, const void *pb)
+{
+	const struct caller *a = pa, *b = pb;
+
+	if (!a->function != !b->function)
+		return a->function ? -1 : 1;
+	if (a->all != b->all)
+		return a->all > b->all ? -1 : 1;
+	return strcmp(a->function ? a->function : "", b->function ? b->function : "");
+}
+
+/*
+ * After the pass: whose line it is, and where its code went.  The line's
+ * function is the one inlined code names (where DWARF has an inline scope
+ * it is exact), else the one with most samples.  Code of another function
+ * at this line without an inline scope (gcc -O2 leaves such rows) counts
+ * as inlined into the function it was compiled into; a function inlined
+ * into itself (recursion, an alias) is its own.  Callers of one name are
+ * merged, the own samples kept as the entry of no function, sorted last.
+ */
+static void settle_line(struct row *row)
+{
+	const struct caller *best = NULL;
+	size_t i, j, n = 0;
+
+	for (i = 0; i < row->ncallers; i++) {
+		const struct caller *c = &row->callers[i];
+
+		if (!best || (!best->into && c->into) ||
+		    (!best->into == !c->into && c->all > best->all))
+			best = c;
+	}
+	row->function = best ? best->code : NULL;
+	for (i = 0; i < row->ncallers; i++) {
+		struct caller *c = &row->callers[i];
+
+		c->function = c->into && !same_name(c->into, row->function) ? c->into
+			      : !same_name(c->code, row->function) ? c->code : NULL;
+	}
+	/* merge callers of one name (and the own entries) */
+	for (i = 0; i < row->ncallers; i++) {
+		struct caller *c = &row->callers[i];
+
+		for (j = 0; j < n; j++)
+			if (same_name(row->callers[j].function, c->function))
+				break;
+		if (j == n) {
+			row->callers[n++] = *c;
+			continue;
+		}
+		for (unsigned int ev = 0; ev < EBS_MAX_EVENTS; ev++)
+			row->callers[j].samples[ev] += c->samples[ev];
+		row->callers[j].all += c->all;
+	}
+	row->ncallers = n;
+	qsort(row->callers, n, sizeof(*row->callers), caller_cmp);
+	/* nothing but its own: no breakdown */
+	if (n == 1 && !row->callers[0].function)
+		row->ncallers = 0;
+}
+
+/*
+ * A source line's function and where its code was inlined, the callers
+ * with most samples first: "f", "f (inlined into g)", "f (inlined into
+ * g, h, +3 more)", "f (and inlined into g)" when some of it is f's own.
+ */
+static void line_function(const struct row *row, char *buf, size_t len)
+{
+	size_t n = 0, i;
+
+	size_t nc = row->ncallers;
+
+	n += (size_t)snprintf(buf, len, "%s", function_text(row));
+	if (nc && !row->callers[nc - 1].function)
+		nc--;	/* the own samples' entry */
+	if (!nc || n >= len)
+		return;
+	n += (size_t)snprintf(buf + n, len - n, " (%sinlined into ",
+			      own_samples(row, -1) ? "and " : "");
+	for (i = 0; i < nc && i < 2 && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
+				      row->callers[i].function);
+	if (nc > 2 && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", +%zu more", nc - 2);
+	if (n < len)
+		snprintf(buf + n, len - n, ")");
 }
 
 /* The text of column c of row. */
@@ -272,7 +456,9 @@ static void cell(const struct report *r, const struct row *row, enum column c, c
 			snprintf(buf, len, "??");
 		break;
 	case COL_FUNC:
-		if (k->inlined_into)
+		if (r->by_line && k->line)
+			line_function(row, buf, len);
+		else if (k->inlined_into)
 			snprintf(buf, len, "%s (inlined into %s)", function_text(row), k->inlined_into);
 		else
 			snprintf(buf, len, "%s", function_text(row));
@@ -717,6 +903,21 @@ static void print_json(struct report *r, int ev, struct row **rows, size_t n)
 			if (key->inlined_into) {
 				fprintf(f, ",\"inlined_into\":");
 				json_string(f, key->inlined_into);
+			} else if (row->ncallers) {
+				/* a source line: every function its code was inlined into */
+				const struct caller *cl;
+
+				fprintf(f, ",\"own\":%llu,\"inlined_into\":[",
+					(unsigned long long)own_samples(row, ev));
+				for (cl = row->callers; cl < row->callers + row->ncallers; cl++) {
+					if (!cl->function)
+						continue;	/* the own entry, sorted last */
+					fprintf(f, "%s{\"function\":", cl > row->callers ? "," : "");
+					json_string(f, cl->function);
+					fprintf(f, ",\"samples\":%llu}",
+						(unsigned long long)(ev < 0 ? cl->all : cl->samples[ev]));
+				}
+				fprintf(f, "]");
 			}
 			fprintf(f, ",");
 		}
@@ -785,6 +986,9 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	e = rsession__each(&r.rs, account, &r, err);
 	if (e)
 		goto out;
+	HASH_ITER(hh, r.rows, row, tmp)
+		if (row->ncallers)
+			settle_line(row);
 	last = (int)ebs_data__nr_events(r.rs.d) - 1;
 	if (r.rs.event >= 0)
 		first = last = r.rs.event;
@@ -812,6 +1016,7 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 out:
 	HASH_ITER(hh, r.rows, row, tmp) {
 		HASH_DEL(r.rows, row);
+		free(row->callers);
 		free(row);
 	}
 	dso_stats__free(&r.stats);

@@ -22,7 +22,7 @@ record hl.data -e cpu-clock -F 2000 "$WORKLOADS/hotline" 0.5
 # ---- ebs report: inline attribution ---------------------------------------
 "$EBS" report -i hl.data --sort line --json >inl.json
 check "report: inl_helper's row is at its own line $inl, inlined into hot_loop" \
-	[ "$(json inl.json "[(r['line'], r.get('inlined_into')) for r in j['rows'] if r['function'] == 'inl_helper'][0] == ($inl, 'hot_loop')")" = 1 ]
+	[ "$(json inl.json "[(r['line'], [c['function'] for c in r.get('inlined_into', [])]) for r in j['rows'] if r['function'] == 'inl_helper'][0] == ($inl, ['hot_loop'])")" = 1 ]
 "$EBS" report -i hl.data >inl.txt
 check "report text: 'inl_helper (inlined into hot_loop)'" grep -q 'inl_helper (inlined into hot_loop)' inl.txt
 "$EBS" report -i hl.data --sort line --no-inline --json >noinl.json

@@ -25,6 +25,27 @@ check "--sort line: INLINE-HOT has >= 10%" \
 check "--sort line: JSON rows have file and line" [ "$(json hl.json "j['sort'] == 'line' and all('file' in r and 'line' in r for r in j['rows'])")" = 1 ]
 check "--sort line: kernel rows have no line (null)" \
 	[ "$(json hl.json "all(r['line'] is None for r in j['rows'] if r['dso'] == '[kernel]')")" = 1 ]
+# One source line inlined into four functions is one row: the question a
+# line report answers is which lines are hot.  inlmany spends about 80% of
+# its time at step()'s STEP line, a quarter of that in each of caller_a ..
+# caller_d (each runs for the same CPU time).  The four callers' counts
+# must add up to the row; each must be there; --sort line,func keeps one
+# row per function as before.
+MSRC="$TOP/tests/workloads/inlmany.c"
+step=$(grep -n '/\* STEP \*/' "$MSRC" | cut -d: -f1)
+record many.data -e cpu-clock -F 2000 "$WORKLOADS/inlmany" 0.4
+"$EBS" report -i many.data --sort line --json >many.json
+check "--sort line: STEP line ($step), inlined into four functions, is one row" \
+	[ "$(json many.json "len([r for r in j['rows'] if r['line'] == $step and r['file'] == '$MSRC'])")" = 1 ]
+check "--sort line: that row is step's, inlined into caller_a..caller_d, counts adding up" \
+	[ "$(json many.json "[(r['function'], sorted(c['function'] for c in r['inlined_into']), sum(c['samples'] for c in r['inlined_into']) + r['own'] == r['samples']) for r in j['rows'] if r['line'] == $step][0] == ('step', ['caller_a', 'caller_b', 'caller_c', 'caller_d'], True)")" = 1 ]
+check "--sort line: the STEP line is the hottest row" [ "$(json many.json "j['rows'][0]['line']")" = "$step" ]
+"$EBS" report -i many.data --sort line --width 200 >many.txt
+check "--sort line text: 'step (inlined into A, B, +2 more)'" \
+	grep -qE "inlmany.c:$step +step \(inlined into caller_[a-d], caller_[a-d], \+2 more\) +inlmany" many.txt
+"$EBS" report -i many.data --sort line,func --json >many-func.json
+check "--sort line,func: one row per function it was inlined into (4)" \
+	[ "$(json many-func.json "sorted(r['inlined_into'] for r in j['rows'] if r['line'] == $step)")" = "['caller_a', 'caller_b', 'caller_c', 'caller_d']" ]
 "$EBS" report -i hl.data --sort line --top 3 >hl.txt
 check "--sort line text: FILE:LINE then the function" grep -qE "^ +[0-9]+ +[0-9.]+%  \[ *[0-9.]+, +[0-9.]+\]  $SRC:$hot +hot_loop +hotline$" hl.txt
 

@@ -55,6 +55,8 @@ A() { "$EBS" annotate --source-dir "$SRCMAP" "$@"; }
 
 golden report.txt R
 golden report-line.txt R -s line -e cycles
+golden report-line.json R -s line -e cycles --json
+golden report-line-func.txt R -s line,func -e cycles
 golden report-no-inline.txt R -s line -e cycles --no-inline
 golden report-dso-comm-pid.txt R -s dso,comm,pid -e cpu-clock
 golden report-event.txt R -s event

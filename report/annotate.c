@@ -388,6 +388,12 @@ static int row_cb(void *ctx, const struct sym_row *row)
 	return 0;
 }
 
+/* Are a and b one function's name (one interned pointer, or the same text)? */
+static bool same_name(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 /* Is dso a JIT's perf-PID.map? */
 static bool is_perf_map(const char *dso)
 {
@@ -666,8 +672,13 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	for (i = 0; i < rc.nrows; i++) {
 		const struct sym_row *r = &rc.rows[i];
 
-		if (r->file != af->main_file || r->inlined || r->line < span.first ||
-		    r->line > span.limit)
+		/*
+		 * Within its own text, inlined code is its own too (itself
+		 * inlined into itself, a lambda); without a declaration to
+		 * bound it, only the code of no inline scope counts.
+		 */
+		if (r->file != af->main_file || (r->inlined && !span.first) ||
+		    r->line < span.first || r->line > span.limit)
 			continue;
 		if (r->line < lo)
 			lo = r->line;
@@ -737,12 +748,16 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 					noline += a->n;
 				continue;
 			}
+			/* a function inlined into itself (recursion, an alias): one function */
+			if (k && same_name(frames[k - 1].function, fr->function))
+				continue;
 			al = line_get(&lv, fr->file, fr->line);
 			if (!al)
 				goto nomem;
 			if (!k) {	/* an inlined function's own line: name it */
 				al->self += a->n;
-				al->function = fr->function;
+				if (!same_name(fr->function, frames[nr_frames - 1].function))
+					al->function = fr->function;
 			} else {
 				al->inlined += a->n;
 				al->callee = frames[k - 1].function;

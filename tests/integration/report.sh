@@ -76,6 +76,8 @@ check "--color auto in a pipe: no escape sequences" not grep -q $'\033' auto-pip
 script -qec "$EBS report --kallsyms $GOLD/kallsyms -e task-clock" /dev/null >auto-tty.out 2>&1
 check "--color auto on a terminal: the percent coloured" grep -q $'\033\[31m  83.33%' auto-tty.out
 golden annotate-work.txt A work
+# a function inlined into itself (recursion): one function, its own lines
+golden annotate-twice.txt A twice
 golden annotate-no-inline.txt A work --no-inline
 golden annotate-inlined.txt A helper
 golden annotate-asm.txt A work --asm
@@ -106,7 +108,7 @@ golden annotate-source-dir.txt "$EBS" annotate cold --source-dir "$GOLD"
 
 # the JSON is JSON, and its numbers agree with the text
 check "--json parses; rows sum to the samples less none" \
-	[ "$(json report.json.out "sum(r['samples'] for r in j['rows']) == j['samples'] == 1244")" = 1 ]
+	[ "$(json report.json.out "sum(r['samples'] for r in j['rows']) == j['samples'] == 1251")" = 1 ]
 check "--json: the hot line's interval holds its percentage" \
 	[ "$(json report.json.out "j['rows'][0]['ci95'][0] < j['rows'][0]['percent'] < j['rows'][0]['ci95'][1]")" = 1 ]
 

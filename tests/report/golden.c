@@ -19,3 +19,9 @@ int cold(void)
 {
 	return 1;
 }
+
+/* a function inlined into itself, as gcc does with recursion */
+int twice(int x)
+{
+	return x ? twice(x - 1) + 2 : 0;
+}

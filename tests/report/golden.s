@@ -1,7 +1,8 @@
 # golden.s - a program with fixed addresses and hand-written DWARF, so
 # that annotate's golden output does not depend on the compiler: work()
 # (lines 9-16 of golden.c, declared at 8, with helper() inlined at line 14)
-# and cold() (declared at 18).  Like gcc -O2 code, work() also has rows of
+# and cold() (declared at 18), and twice() (declared at 24), inlined into
+# itself as gcc does with recursion.  Like gcc -O2 code, work() also has rows of
 # other functions' lines that no inline scope covers (lines 5 and 19):
 # they must not stretch its own range.
 # Linked with -Ttext=0x401000 and no build-id; never run.  Its source path
@@ -51,6 +52,20 @@ cold:
 .Lcold_end:
 	.size	cold, .-cold
 
+	.globl	twice
+	.type	twice, @function
+twice:
+	.loc 1 25 0
+	movl	%edi, %eax
+	.loc 1 26 0
+.Ltwice_inl_start:
+	addl	%eax, %eax
+	addl	%eax, %eax
+.Ltwice_inl_end:
+	ret
+.Ltwice_end:
+	.size	twice, .-twice
+
 	.section .debug_abbrev,"",@progbits
 .Labbrev:
 	.uleb128 1		# compile unit
@@ -87,6 +102,13 @@ cold:
 	.uleb128 0x58, 0xb	# call_file: data1
 	.uleb128 0x59, 0xb	# call_line: data1
 	.byte 0, 0
+	.uleb128 6		# concrete out-of-line instance, with children
+	.uleb128 0x2e
+	.byte 1
+	.uleb128 0x31, 0x13	# abstract_origin: ref4
+	.uleb128 0x11, 0x1
+	.uleb128 0x12, 0x7
+	.byte 0, 0
 	.uleb128 5		# subprogram, no children
 	.uleb128 0x2e
 	.byte 0
@@ -108,7 +130,7 @@ cold:
 	.uleb128 1		# the unit
 	.string	"/build/ebs-golden/a-long-source-directory/golden.c"
 	.quad	work
-	.quad	.Lcold_end - work
+	.quad	.Ltwice_end - work
 	.long	.Lline
 .Lhelper_die = . - .Linfo
 	.uleb128 3		# helper, abstract
@@ -135,6 +157,23 @@ cold:
 	.byte	18
 	.quad	cold
 	.quad	.Lcold_end - cold
+.Ltwice_die = . - .Linfo
+	.uleb128 3		# twice, abstract
+	.string	"twice"
+	.byte	1
+	.byte	24
+	.byte	3
+	.uleb128 6		# twice out of line, with itself inlined at line 26
+	.long	.Ltwice_die
+	.quad	twice
+	.quad	.Ltwice_end - twice
+	.uleb128 4
+	.long	.Ltwice_die
+	.quad	.Ltwice_inl_start
+	.quad	.Ltwice_inl_end - .Ltwice_inl_start
+	.byte	1
+	.byte	26
+	.byte	0		# end of twice's children
 	.byte	0		# end of the unit's children
 .Linfo_end:
 

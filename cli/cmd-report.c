@@ -13,7 +13,8 @@ static const char usage_text[] =
 	"usage: ebs report [-i FILE] [--sort KEYS] [--event NAME] [--pid PID] [--tid TID]\n"
 	"                  [--comm NAME] [--dso NAME] [--func NAMES] [--top N]\n"
 	"                  [--min-percent P] [--json] [--stats] [--no-inline]\n"
-	"                  [--color=auto|always|never] [--width N] [--debug-dir DIR]...\n"
+	"                  [--color=auto|always|never] [--width N] [--fields LIST] [--no-ci]\n"
+	"                  [--debug-dir DIR]...\n"
 	"                  [--[no-]demangle] [--kallsyms FILE] [--dump]\n"
 	"\n"
 	"  -i, --input F      data file (default ebs.data; '-' reads stdin)\n"
@@ -33,6 +34,9 @@ static const char usage_text[] =
 	"                     the call site (default: for the inlined function, at its line)\n"
 	"      --color WHEN   auto (on a terminal, the default), always, never\n"
 	"      --width N      fit rows in N columns (default: the terminal's; none in a pipe)\n"
+	"      --fields LIST  the text columns to show, comma-separated: samples, percent,\n"
+	"                     ci (the 95% interval), and the table's keys (func, dso, line...)\n"
+	"      --no-ci        no 95% interval column\n"
 	"      --debug-dir D  look for separate debug files under D too (before /usr/lib/debug)\n"
 	"      --demangle     C++ names demangled (the default); --no-demangle: as in the files\n"
 	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
@@ -42,7 +46,7 @@ int cmd_report(int argc, char **argv)
 {
 	enum {
 		OPT_JSON = 256, OPT_KALLSYMS, OPT_STATS, OPT_DEBUG_DIR, OPT_NO_DEMANGLE,
-		OPT_DEMANGLE, OPT_MIN, OPT_NO_INLINE, OPT_COLOR, OPT_WIDTH,
+		OPT_DEMANGLE, OPT_MIN, OPT_NO_INLINE, OPT_COLOR, OPT_WIDTH, OPT_FIELDS, OPT_NO_CI,
 	};
 	static const struct option longopts[] = {
 		{"input", required_argument, NULL, 'i'},
@@ -55,6 +59,8 @@ int cmd_report(int argc, char **argv)
 		{"color", required_argument, NULL, OPT_COLOR},
 		{"colour", required_argument, NULL, OPT_COLOR},
 		{"width", required_argument, NULL, OPT_WIDTH},
+		{"fields", required_argument, NULL, OPT_FIELDS},
+		{"no-ci", no_argument, NULL, OPT_NO_CI},
 		{"kallsyms", required_argument, NULL, OPT_KALLSYMS},
 		{"stats", no_argument, NULL, OPT_STATS},
 		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
@@ -104,6 +110,15 @@ int cmd_report(int argc, char **argv)
 		case OPT_COLOR:
 			if (cli_color("report", optarg, &o.color))
 				goto out;
+			break;
+		case OPT_FIELDS:
+			if (report_parse_fields(optarg, &o, &err)) {
+				fprintf(stderr, "ebs report: %s\n", err.msg);
+				goto out;
+			}
+			break;
+		case OPT_NO_CI:
+			o.no_ci = true;
 			break;
 		case OPT_WIDTH:
 			if (cli_u32("report", "--width", optarg, 20, &u))

@@ -144,6 +144,66 @@ int report_parse_keys(const char *text, struct report_opts *o, struct ebs_error 
 	return e;
 }
 
+static const char *const field_names[FIELD_MAX] = {
+	[FIELD_SAMPLES] = "samples", [FIELD_PERCENT] = "percent", [FIELD_CI] = "ci",
+	[FIELD_LINE] = "line",	     [FIELD_FUNC] = "func",	  [FIELD_DSO] = "dso",
+	[FIELD_PID] = "pid",	     [FIELD_TID] = "tid",	  [FIELD_COMM] = "comm",
+	[FIELD_EVENT] = "event",
+};
+
+/* The field of a key column: they follow the counts in column order. */
+static enum report_field col_field(enum column c)
+{
+	return (enum report_field)(FIELD_LINE + (int)c);
+}
+
+int report_parse_fields(const char *text, struct report_opts *o, struct ebs_error *err)
+{
+	char *copy = strdup(text), *tok, *next;
+	unsigned int i;
+	int e = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	o->fields = 0;
+	for (next = copy; next && !e;) {
+		tok = strsep(&next, ",");
+		for (i = 0; i < FIELD_MAX; i++)
+			if (!strcmp(tok, field_names[i]) ||
+			    (i == FIELD_CI && !strcmp(tok, "interval")) ||
+			    (i == FIELD_FUNC && (!strcmp(tok, "function") || !strcmp(tok, "sym"))) ||
+			    (i == FIELD_LINE && !strcmp(tok, "srcline")))
+				break;
+		if (i == FIELD_MAX)
+			e = ebs_error__set(err, EINVAL, "--fields '%s': known fields are samples, "
+					   "percent, ci, line, func, dso, pid, tid, comm, event", tok);
+		else
+			o->fields |= 1u << i;
+	}
+	free(copy);
+	return e;
+}
+
+/* Is field f shown in the text table? */
+static bool shows(const struct report *r, enum report_field f)
+{
+	if (f == FIELD_CI && r->o->no_ci)
+		return false;
+	return !r->o->fields || (r->o->fields & (1u << f));
+}
+
+/* Every --fields field is a column of the table: 0, or -EINVAL naming the first that is not. */
+static int check_fields(const struct report *r, struct ebs_error *err)
+{
+	unsigned int f;
+
+	for (f = FIELD_LINE; f < FIELD_MAX; f++)
+		if ((r->o->fields & (1u << f)) && !r->col[f - FIELD_LINE])
+			return ebs_error__set(err, EINVAL, "--fields %s: not a column of this table "
+					      "(add it to --sort)", field_names[f]);
+	return 0;
+}
+
 static void add_col(struct report *r, enum column c)
 {
 	if (!r->col[c]) {
@@ -675,6 +735,19 @@ static void estimate(const struct report *r, int ev, const struct counted *c, u6
 	if (c->multiplexed)
 		ADD("%smultiplexed: the counters ran %.1f%% of the time, and samples only then",
 		    n ? "; " : "", 100.0 * (double)c->running / (double)c->enabled);
+	/*
+	 * The counters' own total says how many events there were; samples
+	 * standing for much less mean the kernel took fewer samples than the
+	 * rate asks: throttling (kernel.perf_event_max_sample_rate,
+	 * perf_cpu_time_max_percent), or a clock event's timer falling
+	 * behind when an interrupt costs more than the period.  A timer's
+	 * latency alone loses a few percent, hence a tenth.
+	 */
+	if (c->value && !filtered(r) && *events < c->scaled * 0.9)
+		ADD("%sthe samples stand for %.0f%% of the counted events: the kernel took fewer "
+		    "samples than asked (throttled, or the interrupts cost more than the period: "
+		    "a lower rate samples more evenly)", n ? "; " : "",
+		    100.0 * (double)*events / c->scaled);
 #undef ADD
 }
 
@@ -760,44 +833,72 @@ static void print_text(struct report *r, int ev, struct row **rows, size_t n)
 	FILE *f = r->o->out;
 	u64 total = ev < 0 ? r->total_all : r->total[ev];
 	size_t k, shown = 0, limit = r->o->top && r->o->top < n ? r->o->top : n;
-	int w[COL_MAX] = {0}, fixed, sum, i;
-	char buf[4200], cut[4200];
+	int w[COL_MAX] = {0}, fixed, sum, i, nc;
+	enum column cols[COL_MAX];
+	char buf[4200], cut[4200], head[1024] = " ";
+	size_t hn;
 
 	print_header(r, ev, f);
 	if (!total) {
 		fprintf(f, "# no samples\n\n");
 		return;
 	}
-	/* natural widths, then elide the widest name columns to fit */
-	for (i = 0; i < (int)r->nr_cols; i++)
-		w[i] = (int)strlen(col_titles[r->cols[i]]);
+	/* the key columns shown, in order */
+	for (i = 0, nc = 0; i < (int)r->nr_cols; i++)
+		if (shows(r, col_field(r->cols[i])))
+			cols[nc++] = r->cols[i];
+	/* natural widths, then elide name columns to fit */
+	for (i = 0; i < nc; i++)
+		w[i] = (int)strlen(col_titles[cols[i]]);
 	for (k = 0; k < limit; k++)
-		for (i = 0; i < (int)r->nr_cols; i++) {
+		for (i = 0; i < nc; i++) {
 			if (percent(count(rows[k], ev), total) < r->o->min_percent)
 				break;	/* not shown */
-			cell(r, rows[k], r->cols[i], buf, sizeof(buf));
+			cell(r, rows[k], cols[i], buf, sizeof(buf));
 			if ((int)strlen(buf) > w[i])
 				w[i] = (int)strlen(buf);
 		}
-	fixed = 2 + 8 + 1 + 8 + 2 + 14;
+	fixed = (shows(r, FIELD_SAMPLES) ? 10 : 0) + (shows(r, FIELD_PERCENT) ? 9 : 0) +
+		(shows(r, FIELD_CI) ? 16 : 0);
 	for (;;) {
-		int widest = -1;
+		int pick = -1;
 
-		for (sum = fixed, i = 0; i < (int)r->nr_cols; i++)
+		for (sum = fixed, i = 0; i < nc; i++)
 			sum += 2 + w[i];
 		if (!r->width || sum <= r->width)
 			break;
-		for (i = 0; i < (int)r->nr_cols; i++)
-			if (col_elidable[r->cols[i]] && w[i] > 12 && (widest < 0 || w[i] > w[widest]))
-				widest = i;
-		if (widest < 0)
+		/*
+		 * The DSO first (its name is the least telling part of a row),
+		 * then the command, then the widest of the others; none
+		 * narrower than 12.
+		 */
+		for (i = 0; i < nc && pick < 0; i++)
+			if (cols[i] == COL_DSO && w[i] > 12)
+				pick = i;
+		for (i = 0; i < nc && pick < 0; i++)
+			if (cols[i] == COL_COMM && w[i] > 12)
+				pick = i;
+		if (pick < 0)
+			for (i = 0; i < nc; i++)
+				if (col_elidable[cols[i]] && w[i] > 12 && (pick < 0 || w[i] > w[pick]))
+					pick = i;
+		if (pick < 0)
 			break;	/* nothing left to narrow: let the line be long */
-		w[widest]--;
+		w[pick]--;
 	}
-	fprintf(f, "#\n# %8s %8s  %-14s", "samples", "percent", "95% interval");
-	for (i = 0; i < (int)r->nr_cols; i++)
-		fprintf(f, "  %-*s", i + 1 < (int)r->nr_cols ? w[i] : 0, col_titles[r->cols[i]]);
-	fprintf(f, "\n");
+	/* the titles as wide as the fields below them, a '#' for the first space */
+	hn = 0;
+	if (shows(r, FIELD_SAMPLES))
+		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, "  %8s", "samples");
+	if (shows(r, FIELD_PERCENT) && hn < sizeof(head))
+		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, " %8s", "percent");
+	if (shows(r, FIELD_CI) && hn < sizeof(head))
+		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, "  %-14s", "95% interval");
+	for (i = 0; i < nc && hn < sizeof(head); i++)
+		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, "  %-*s", i + 1 < nc ? w[i] : 0,
+				       col_titles[cols[i]]);
+	head[0] = '#';
+	fprintf(f, "#\n%s\n", head);
 	for (k = 0; k < limit; k++) {
 		u64 c = count(rows[k], ev);
 		double p = percent(c, total), lo, hi;
@@ -805,12 +906,16 @@ static void print_text(struct report *r, int ev, struct row **rows, size_t n)
 		if (p < r->o->min_percent)
 			continue;
 		wilson95(c, total, &lo, &hi);
-		fprintf(f, "  %8llu %s%7.2f%%%s  [%5.1f, %5.1f]", (unsigned long long)c,
-			heat_color(r->color, p), p, color_end(r->color), lo, hi);
-		for (i = 0; i < (int)r->nr_cols; i++) {
-			cell(r, rows[k], r->cols[i], buf, sizeof(buf));
+		if (shows(r, FIELD_SAMPLES))
+			fprintf(f, "  %8llu", (unsigned long long)c);
+		if (shows(r, FIELD_PERCENT))
+			fprintf(f, " %s%7.2f%%%s", heat_color(r->color, p), p, color_end(r->color));
+		if (shows(r, FIELD_CI))
+			fprintf(f, "  [%5.1f, %5.1f]", lo, hi);
+		for (i = 0; i < nc; i++) {
+			cell(r, rows[k], cols[i], buf, sizeof(buf));
 			elide(cut, sizeof(cut), buf, (size_t)w[i]);
-			fprintf(f, "  %-*s", i + 1 < (int)r->nr_cols ? w[i] : 0, cut);
+			fprintf(f, "  %-*s", i + 1 < nc ? w[i] : 0, cut);
 		}
 		fprintf(f, "\n");
 		shown++;
@@ -970,6 +1075,9 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	memset(&r, 0, sizeof(r));
 	r.o = opts;
 	plan_columns(&r);
+	e = check_fields(&r, err);
+	if (e)
+		return e;
 	r.color = !opts->json && out_color(opts->out, opts->color);
 	r.width = opts->json ? 0 : out_width(opts->out, opts->width);
 	so.kallsyms = opts->kallsyms;

@@ -24,6 +24,24 @@ enum report_key {
 	KEY_MAX,
 };
 
+/*
+ * The columns a text table can show (--fields): the counts, then one per
+ * key column.  Bit 1 << FIELD_x of report_opts.fields.
+ */
+enum report_field {
+	FIELD_SAMPLES,
+	FIELD_PERCENT,
+	FIELD_CI,	/* the 95% interval */
+	FIELD_LINE,
+	FIELD_FUNC,
+	FIELD_DSO,
+	FIELD_PID,
+	FIELD_TID,
+	FIELD_COMM,
+	FIELD_EVENT,
+	FIELD_MAX,
+};
+
 /* Which samples count.  Zero/NULL fields do not filter. */
 struct report_filter {
 	const char *event;	/* as asked or as used */
@@ -46,6 +64,8 @@ struct report_opts {
 	struct report_filter filter;
 	unsigned int top;	/* rows per table, 0 = all */
 	double min_percent;	/* rows below this share are left out */
+	unsigned int fields;	/* text columns shown, 1 << FIELD_x; 0: all of the table's */
+	bool no_ci;		/* no 95% interval column */
 	bool json;		/* one object: the first event's table, or --event's */
 	bool stats;		/* per-DSO symbol and line coverage after the table */
 	bool no_inline;		/* inlined code counts for the function it was inlined into */
@@ -63,6 +83,13 @@ struct report_opts {
  * Returns 0, or -EINVAL with err naming the unknown or repeated key.
  */
 int report_parse_keys(const char *text, struct report_opts *o, struct ebs_error *err);
+
+/*
+ * Parse "--fields" text ("samples,percent,func"...) into o->fields.
+ * Returns 0, or -EINVAL with err naming the unknown field.  Whether each is
+ * a column of the table is checked by ebs_report.
+ */
+int report_parse_fields(const char *text, struct report_opts *o, struct ebs_error *err);
 
 /*
  * Read the file and print the listing.  Returns 0, -EBADMSG for a bad file

@@ -61,6 +61,10 @@ golden report-no-inline.txt R -s line -e cycles --no-inline
 golden report-dso-comm-pid.txt R -s dso,comm,pid -e cpu-clock
 golden report-event.txt R -s event
 golden report-width.txt R -s func,tid -e cycles --width 80 --min-percent 3
+# an 80-column terminal: the interval off, or chosen columns only; the DSO
+# column narrows before the function's
+golden report-no-ci.txt R -s func,tid -e cycles --width 80 --no-ci
+golden report-fields.txt R -e cycles --width 60 --fields percent,func
 golden report-width-line.txt R -s line -e cycles --width 90 --min-percent 1
 golden report-filter.txt R --pid 100 --tid 100 --comm golden --dso golden -e cycles
 golden report-top.txt R -n 2 -e cycles
@@ -106,6 +110,24 @@ check "--html FILE: the page, no temporary file left" \
 golden annotate-nosource.txt "$EBS" annotate cold
 golden annotate-source-dir.txt "$EBS" annotate cold --source-dir "$GOLD"
 
+# Samples standing for far fewer events than the counters counted (what
+# -F 100000 gives when each interrupt costs more than its period) are said
+# to be too few, with why: 10 samples of 100000 against 10,000,000 counted.
+cat >few.script <<EOF2
+event cpu-clock cpu-clock 100000
+comm 100 100 golden
+mmap 100 401000 1000 1000 $TMP/golden
+$(for i in 1 2 3 4 5 6 7 8 9 10; do echo "sample 0 100 100 40100c 1"; done)
+count 0 10000000 100000000 100000000 0 100
+EOF2
+"$MKDATA" few.data <few.script
+R -i few.data >few.out 2>&1
+check "report: samples standing for 10% of the counted events say so, and why" \
+	grep -q '^# events: about 1000000 .*approximate: the samples stand for 10% of the counted events: the kernel took fewer samples than asked (throttled, or the interrupts cost more' few.out
+R -i few.data --json >few.json
+check "report --json: the same reason in estimate.why" \
+	[ "$(json few.json "j['estimate']['approximate'] and 'stand for 10%' in j['estimate']['why']")" = 1 ]
+
 # the JSON is JSON, and its numbers agree with the text
 check "--json parses; rows sum to the samples less none" \
 	[ "$(json report.json.out "sum(r['samples'] for r in j['rows']) == j['samples'] == 1251")" = 1 ]
@@ -122,6 +144,13 @@ check "annotate of a function without samples: nothing on stdout" [ ! -s err.out
 A nosuch.c:3 >/dev/null 2>err.txt
 check "annotate of a file without samples: one line naming it" \
 	sh -c "[ \$(wc -l <err.txt) -eq 1 ] && grep -q \"no source file 'nosuch.c:3' with samples\" err.txt"
+R --fields pid >/dev/null 2>err.txt
+rc=$?
+check "report --fields of a column the table lacks: exit 2, one line naming it" \
+	sh -c "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'fields pid: not a column' err.txt"
+R --fields samples,nosuch >/dev/null 2>err.txt
+check "report --fields with an unknown field: one line naming it" \
+	sh -c "[ \$(wc -l <err.txt) -eq 1 ] && grep -q \"fields 'nosuch'\" err.txt"
 R -s nokey >/dev/null 2>err.txt
 check "report --sort with an unknown key: one line naming it" \
 	sh -c "[ \$(wc -l <err.txt) -eq 1 ] && grep -q nokey err.txt"

@@ -15,6 +15,7 @@ static const char usage_text[] =
 	"                    [--source-dir DIR|OLD=NEW]... [--event NAME] [--pid PID]\n"
 	"                    [--tid TID] [--comm NAME] [--dso NAME] [--func NAMES]\n"
 	"                    [--no-inline] [--color=auto|always|never] [--debug-dir DIR]...\n"
+	"                    [--kallsyms FILE] [--kcore FILE]\n"
 	"                    [--[no-]demangle]\n"
 	"\n"
 	"  FUNC             the function's whole source, each line with its samples (a\n"
@@ -35,13 +36,16 @@ static const char usage_text[] =
 	"      --no-inline  inlined code counts at its call site in the function\n"
 	"      --color WHEN auto (on a terminal), always, never\n"
 	"      --debug-dir D  look for separate debug files under D too\n"
+	"      --kallsyms F kernel symbols from F instead of /proc/kallsyms\n"
+	"      --kcore F    kernel functions' instructions from F (an ELF core of the\n"
+	"                   kernel's memory) instead of /proc/kcore\n"
 	"      --demangle   C++ names demangled (the default); --no-demangle: as in the files\n";
 
 int cmd_annotate(int argc, char **argv)
 {
 	enum {
 		OPT_ASM = 256, OPT_SKID, OPT_HTML, OPT_SRCDIR, OPT_MIN, OPT_NO_INLINE, OPT_COLOR,
-		OPT_DEBUG_DIR, OPT_NO_DEMANGLE, OPT_DEMANGLE,
+		OPT_DEBUG_DIR, OPT_NO_DEMANGLE, OPT_DEMANGLE, OPT_KALLSYMS, OPT_KCORE,
 	};
 	static const struct option longopts[] = {
 		{"input", required_argument, NULL, 'i'},
@@ -57,6 +61,8 @@ int cmd_annotate(int argc, char **argv)
 		{"color", required_argument, NULL, OPT_COLOR},
 		{"colour", required_argument, NULL, OPT_COLOR},
 		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+		{"kallsyms", required_argument, NULL, OPT_KALLSYMS},
+		{"kcore", required_argument, NULL, OPT_KCORE},
 		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
 		{"demangle", no_argument, NULL, OPT_DEMANGLE},
 		{"help", no_argument, NULL, 'h'},
@@ -115,6 +121,12 @@ int cmd_annotate(int argc, char **argv)
 		case OPT_COLOR:
 			if (cli_color("annotate", optarg, &o.color))
 				goto out;
+			break;
+		case OPT_KALLSYMS:
+			o.kallsyms = optarg;
+			break;
+		case OPT_KCORE:
+			o.kcore = optarg;
 			break;
 		case OPT_NO_DEMANGLE:
 			o.no_demangle = true;

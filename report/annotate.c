@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 /* a failed add leaves the table as it was (checked below), never exit() */
 #define HASH_NONFATAL_OOM 1
 #include <uthash.h>
@@ -44,8 +45,9 @@ struct fn_key {
 
 struct fn_ent {
 	UT_hash_handle hh;
-	struct fn_key key;
+	struct fn_key key;		/* key.info NULL: a kernel function */
 	const char *name, *dso, *dso_path;
+	bool kernel;
 	u64 end;
 	u64 samples;
 	struct addr_cnt *addrs;
@@ -103,6 +105,10 @@ static int add_addr(struct fn_ent *f, u64 addr, const struct sym_result *res)
 		a->nr_frames = res->nr_frames;
 		a->frames = res->frames;
 		HASH_ADD(hh, f->addrs, addr, sizeof(a->addr), a);
+		if (!a->hh.tbl) {
+			free(a);
+			return -ENOMEM;
+		}
 	}
 	a->n++;
 	return 0;
@@ -115,6 +121,7 @@ static int collect(void *ctx, const struct resolved *rv)
 	struct fn_key key = {0};
 	struct fn_ent *f;
 	const struct sym_frame *fr = NULL;
+	bool kernel;
 
 	an->total++;
 	/* the innermost line, or with --no-inline the compiled function's */
@@ -142,23 +149,29 @@ static int collect(void *ctx, const struct resolved *rv)
 					return -ENOMEM;
 				e->key = probe.key;
 				HASH_ADD(hh, an->flines, key, sizeof(e->key), e);
+				if (!e->hh.tbl) {
+					free(e);
+					return -ENOMEM;
+				}
 			}
 			e->n++;
 		}
 	}
-	if (!res->info && (rv->s->hdr.misc & EBS_CPUMODE_MASK) == EBS_CPUMODE_KERNEL) {
-		an->kernel++;	/* no code to read: kallsyms names functions only */
+	/* kernel code: kallsyms names it; its instructions may be in /proc/kcore */
+	kernel = !res->info && (rv->s->hdr.misc & EBS_CPUMODE_MASK) == EBS_CPUMODE_KERNEL;
+	if (kernel)
+		an->kernel++;
+	if (!res->function || (!res->info && !kernel)) {
+		if (!kernel)
+			an->nofunc++;
 		return 0;
 	}
-	if (!res->function || !res->info) {
-		an->nofunc++;
-		return 0;
-	}
-	key.info = res->info;
+	key.info = res->info;	/* NULL: the kernel, in its own address space */
 	key.start = res->dso_addr - res->sym_offset;
 	HASH_FIND(hh, an->fns, &key, sizeof(key), f);
 	if (!f) {
 		struct sym_func sf;
+		int e;
 
 		f = calloc(1, sizeof(*f));
 		if (!f)
@@ -167,9 +180,15 @@ static int collect(void *ctx, const struct resolved *rv)
 		f->name = res->function;
 		f->dso = res->dso;
 		f->dso_path = res->dso_path;
-		f->end = symbolizer__function(an->rs.sym, res->info, key.start, &sf) == 0
-				 ? sf.end : res->dso_addr + 1;
+		f->kernel = kernel;
+		e = kernel ? symbolizer__kernel_function(an->rs.sym, key.start, &sf)
+			   : symbolizer__function(an->rs.sym, res->info, key.start, &sf);
+		f->end = e == 0 ? sf.end : res->dso_addr + 1;
 		HASH_ADD(hh, an->fns, key, sizeof(f->key), f);
+		if (!f->hh.tbl) {
+			free(f);
+			return -ENOMEM;
+		}
 	}
 	f->samples++;
 	return add_addr(f, res->dso_addr, res);
@@ -247,6 +266,14 @@ static struct source *source_of(struct annot *an, const char *path)
 		}
 	}
 	HASH_ADD_KEYPTR(hh, an->sources, s->path, strlen(s->path), s);
+	if (!s->hh.tbl) {	/* out of memory: not kept, found again next time */
+		free(s->path);
+		free(s->buf);
+		free(s->lines);
+		free(s->found_at);
+		free(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -402,6 +429,50 @@ static bool is_perf_map(const char *dso)
 	return !strncmp(dso, "perf-", 5) && len > 9 && !strcmp(dso + len - 4, ".map");
 }
 
+/*
+ * A kernel function's bytes, from the kernel's memory (/proc/kcore or
+ * --kcore), when the recording was made on the kernel whose memory that is:
+ * the same _stext in kallsyms as recorded (KASLR moves it every boot), or
+ * without that record, the same release as the running one.  0, or -errno
+ * with why saying what is missing in words.
+ */
+static int kernel_code(struct annot *an, const struct fn_ent *f, u8 *code, size_t len,
+		       u16 *machine, char *why, size_t why_len)
+{
+	const char *stext = ebs_data__meta(an->rs.d, EBS_META_KERNEL_STEXT);
+	const char *release = ebs_data__meta(an->rs.d, EBS_META_OS_RELEASE);
+	const char *arch = ebs_data__meta(an->rs.d, EBS_META_ARCH);
+	const char *kcore = an->o->kcore ? an->o->kcore : "/proc/kcore";
+	struct utsname u;
+	u64 now = 0;
+	int e;
+
+	*machine = arch && !strcmp(arch, "x86_64") ? EM_X86_64 : EM_NONE;
+	if (stext && symbolizer__kernel_stext(an->rs.sym, &now) == 0 &&
+	    strtoull(stext, NULL, 16) != now) {
+		snprintf(why, why_len, "no instructions: recorded on a kernel laid out otherwise "
+			 "(_stext at %s, now at %llx: another boot or machine)", stext,
+			 (unsigned long long)now);
+		return -ESTALE;
+	}
+	if (!stext && !an->o->kcore && release && uname(&u) == 0 && strcmp(release, u.release)) {
+		snprintf(why, why_len, "no instructions: recorded on kernel %s, this one is %s",
+			 release, u.release);
+		return -ESTALE;
+	}
+	e = symbolizer__kernel_code(an->rs.sym, f->key.start, code, len);
+	if (e == -ENOENT)
+		snprintf(why, why_len, "no instructions: %s is not there (%s)", kcore,
+			 an->o->kcore ? "no such file" : "a kernel built without CONFIG_PROC_KCORE");
+	else if ((e == -EACCES || e == -EPERM) && !an->o->kcore)
+		snprintf(why, why_len, "no instructions: %s is readable by root only", kcore);
+	else if (e == -ENXIO)
+		snprintf(why, why_len, "no instructions: %s does not hold %s", kcore, f->name);
+	else if (e)
+		snprintf(why, why_len, "no instructions: %s: %s", kcore, strerror(-e));
+	return e;
+}
+
 /* Room for one more instruction in af->insns; 0 or -ENOMEM. */
 static int insn_room(struct ann_func *af, size_t *cap)
 {
@@ -432,7 +503,9 @@ static void name_target(struct annot *an, const struct fn_ent *f, struct ann_ins
 		name = f->name;
 		start = f->key.start;
 		ai->target_local = true;
-	} else if (symbolizer__function(an->rs.sym, f->key.info, ai->target, &sf) == 0 && sf.name) {
+	} else if ((f->kernel ? symbolizer__kernel_function(an->rs.sym, ai->target, &sf)
+			      : symbolizer__function(an->rs.sym, f->key.info, ai->target, &sf)) == 0 &&
+		   sf.name) {
 		name = sf.name;
 		start = sf.start;
 	}
@@ -468,11 +541,14 @@ static int decode(struct annot *an, const struct fn_ent *f, struct ann_func *af,
 	code = malloc(len);
 	if (!code)
 		return -ENOMEM;
-	e = symbolizer__code(an->rs.sym, f->key.info, f->key.start, code, len, &machine);
+	e = f->kernel ? kernel_code(an, f, code, len, &machine, why, why_len)
+		      : symbolizer__code(an->rs.sym, f->key.info, f->key.start, code, len, &machine);
 	if (e) {
-		snprintf(why, why_len, "no instructions: cannot read the code from %s", f->dso_path);
+		if (!f->kernel)
+			snprintf(why, why_len, "no instructions: cannot read the code from %s",
+				 f->dso_path);
 		free(code);
-		return e;
+		return e == -ENOMEM ? e : -ENOENT;
 	}
 	if (machine != EM_X86_64) {
 		snprintf(why, why_len, "no instructions: only x86-64 code is decoded");
@@ -633,7 +709,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	struct line_vec lv = {0};
 	struct addr_cnt *a, *tmp;
 	struct sym_span span;
-	bool need_insns = o->asm_ || o->skid_adjust;
+	bool need_insns = o->asm_ || o->skid_adjust || f->kernel;	/* the kernel: nothing else */
 	char why[256] = "";
 	u64 noline = 0;
 	size_t i;
@@ -698,8 +774,8 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	}
 	if (need_insns && decode(an, f, af, why, sizeof(why)) == -ENOMEM)
 		goto nomem;
-	if (af->asm_for_source && af->ninsns)
-		af->show_asm = true;
+	if ((af->asm_for_source || f->kernel) && af->ninsns)
+		af->show_asm = af->asm_for_source = true;
 	else
 		af->asm_for_source = false;
 	af->skid_adjusted = o->skid_adjust && af->ninsns;	/* nothing moves without them */
@@ -811,7 +887,14 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 			af->hottest_insn = in->samples;
 	}
 	line_vec__free_index(&lv);
-	if (!af->main_file && is_perf_map(f->dso))
+	if (f->kernel)
+		snprintf(af->note, sizeof(af->note),
+			 "kernel code: its source lines need the kernel's debug information (a vmlinux "
+			 "with DWARF, as Debian's linux-image-*-dbg packages have), which ebs does not "
+			 "read yet; %s%s%s", af->ninsns ? "its instructions are from " : "",
+			 af->ninsns ? (o->kcore ? o->kcore : "/proc/kcore") : why[0] ? why : "no instructions",
+			 af->ninsns ? ", the kernel's memory" : "");
+	else if (!af->main_file && is_perf_map(f->dso))
 		snprintf(af->note, sizeof(af->note),
 			 "no line information for %s: JIT code, whose %s names functions only",
 			 f->name, f->dso);
@@ -1169,12 +1252,15 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	size_t nfns = 0, nmodels = 0, i;
 	struct annot an;
 	char why[256] = "";
+	u64 kernel_shown = 0;
 	int e;
 
 	memset(&an, 0, sizeof(an));
 	an.o = o;
 	an.color = !o->html && out_color(o->out, o->color);
 	so.debug_dirs = o->debug_dirs;
+	so.kallsyms = o->kallsyms;
+	so.kcore = o->kcore;
 	so.demangle = !o->no_demangle;
 	so.warn = rsession_warn_annotate;
 	so.warn_ctx = o->warn;
@@ -1245,6 +1331,14 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 				e = ebs_error__set(err, ENOMEM, "%s", why);
 				goto out;
 			}
+			/* a kernel function is worth a listing only with its instructions */
+			if (fns[i]->kernel && !models[nmodels]->ninsns) {
+				free_model(models[nmodels]);
+				models[nmodels] = NULL;
+				continue;
+			}
+			if (fns[i]->kernel)
+				kernel_shown += fns[i]->samples;
 			nmodels++;
 		}
 		if (!nmodels) {
@@ -1260,6 +1354,7 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	} else {
 		for (i = 0; i < nmodels; i++)
 			print_text(&an, models[i]);
+		an.kernel -= kernel_shown;
 		if (!o->target && (an.kernel || an.nofunc))
 			fprintf(o->out, "# not annotated: %llu sample%s (%.1f%%) in the kernel, "
 				"%llu (%.1f%%) outside any known function\n",

@@ -114,6 +114,8 @@ struct annotate_opts {
 	const char *html;	/* write this self-contained HTML file instead of text */
 	const char *const *source_dirs;	/* "OLD=NEW" prefix maps, or directories to try */
 	const char *const *debug_dirs;
+	const char *kallsyms;	/* NULL: /proc/kallsyms */
+	const char *kcore;	/* the kernel's memory for its instructions; NULL: /proc/kcore */
 	enum report_color color;
 	int width;
 	FILE *out;

@@ -145,6 +145,7 @@ struct map_ent;
 
 struct symbolizer {
 	char *kallsyms_path;	/* NULL: /proc/kallsyms */
+	char *kcore_path;	/* NULL: /proc/kcore */
 	char **debug_dirs;	/* the options' dirs, then /usr/lib/debug; NULL-terminated */
 	char *perf_map_dir;
 	bool demangle;

@@ -150,6 +150,7 @@ struct symbolizer *symbolizer__new(const struct symbolize_opts *opts)
 	s->warn = opts->warn;
 	s->warn_ctx = opts->warn_ctx;
 	if ((opts->kallsyms && !(s->kallsyms_path = strdup(opts->kallsyms))) ||
+	    (opts->kcore && !(s->kcore_path = strdup(opts->kcore))) ||
 	    !(s->perf_map_dir = strdup(opts->perf_map_dir ? opts->perf_map_dir : "/tmp")) ||
 	    !(s->debug_dirs = copy_debug_dirs(opts->debug_dirs))) {
 		symbolizer__free(s);
@@ -202,6 +203,7 @@ void symbolizer__free(struct symbolizer *s)
 	kallsyms__free(s->kernel);
 	free(s->keybuf);
 	free(s->kallsyms_path);
+	free(s->kcore_path);
 	free(s->perf_map_dir);
 	for (i = 0; s->debug_dirs && s->debug_dirs[i]; i++)
 		free(s->debug_dirs[i]);

@@ -23,6 +23,7 @@ typedef void (*symbolize_warn_fn)(void *ctx, const char *msg);
 
 struct symbolize_opts {
 	const char *kallsyms;		/* NULL: /proc/kallsyms */
+	const char *kcore;		/* the kernel's memory; NULL: /proc/kcore */
 	const char *const *debug_dirs;	/* NULL-terminated places to look for separate debug
 					 * files, searched before /usr/lib/debug; or NULL */
 	const char *perf_map_dir;	/* where JIT perf-PID.map files are; NULL: /tmp */
@@ -180,5 +181,23 @@ const char *symbolizer__line_owner(struct symbolizer *s, const struct sym_dso_in
 				   u64 vaddr, const char *file, u32 line);
 int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
 		     void *buf, size_t len, u16 *machine);
+
+/*
+ * Kernel code, for annotation (kcore.c).
+ *
+ * symbolizer__kernel_function: the kallsyms symbol covering kernel address
+ *   addr; its end is the next symbol's start.  0 or -ENOENT.
+ * symbolizer__kernel_stext: the address of _stext in that kallsyms, to tell
+ *   whether a recording's kernel is the one whose memory would be read.
+ *   0 or -ENOENT.
+ * symbolizer__kernel_code: len bytes at kernel address addr from the
+ *   kernel's memory (opts.kcore, or /proc/kcore: root only, and only in
+ *   kernels built with it).  0; -ENOENT when there is no such file, -ENXIO
+ *   when it has no such bytes, -EACCES or -EPERM when not allowed, -EINVAL
+ *   when it is not an ELF core, or -errno.
+ */
+int symbolizer__kernel_function(struct symbolizer *s, u64 addr, struct sym_func *out);
+int symbolizer__kernel_stext(struct symbolizer *s, u64 *addr);
+int symbolizer__kernel_code(struct symbolizer *s, u64 addr, void *buf, size_t len);
 
 #endif /* EBS_SYMBOLIZE_H */

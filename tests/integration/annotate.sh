@@ -165,3 +165,106 @@ else
 		grep -qP "^\d+\t[\d.]+\t\Q$pct\E\t$hot\t.*/\* HOT \*/" rendered.txt
 	check "--html in Chromium: a screenshot was taken" sh -c '[ "$(head -c 4 hl.png | tail -c 3)" = PNG ]'
 fi
+
+# ---- kernel functions ----------------------------------------------------------
+# A kernel function is annotated from its instructions in the kernel's memory
+# (/proc/kcore: root only, and only in kernels built with it), never with
+# "no function".  First deterministically, with a made-up kernel: code
+# assembled here, laid out at 0xffffffff81000000 in an ELF core file (--kcore)
+# with its kallsyms (--kallsyms), and samples written by mkdata.
+MKDATA=$(dirname "$EBS")/tests/tools/mkdata
+KBASE=ffffffff81000000
+cat >k.s <<'EOF2'
+	.text
+_stext:	.skip 16, 0x90
+	.globl kfunc_a
+kfunc_a:
+	xorl	%eax, %eax
+1:	addl	$1, %eax
+	cmpl	$100, %eax
+	jne	1b
+	call	kfunc_b
+	ret
+kfunc_b:			# local: the call is resolved here, not relocated
+	ret
+	.globl kfunc_end
+kfunc_end:
+	.skip 16, 0xcc
+EOF2
+as --64 -o k.o k.s && objcopy -O binary -j .text k.o k.bin
+nm k.o | python3 -c 'import sys
+for l in sys.stdin:
+    a, t, n = l.split()
+    print("%x T %s" % (0xffffffff81000000 + int(a, 16), n))' >k.kallsyms
+python3 - k.bin k.core <<'PY'
+import struct, sys
+code = open(sys.argv[1], 'rb').read()
+eh = b'\x7fELF\x02\x01\x01' + bytes(9) + struct.pack('<HHIQQQIHHHHHH', 4, 62, 1, 0, 64, 0, 0, 64, 56, 1, 64, 0, 0)
+ph = struct.pack('<IIQQQQQQ', 1, 5, 0x1000, 0xffffffff81000000, 0, len(code), len(code), 0x1000)
+open(sys.argv[2], 'wb').write((eh + ph).ljust(0x1000, b'\0') + code)
+PY
+ka=$(awk '$3 == "kfunc_a" { print $1 }' k.kallsyms)
+kb=$(awk '$3 == "kfunc_b" { print $1 }' k.kallsyms)
+kdata() {	# OUT STEXT: 40 samples in kfunc_a's loop, 10 on its call, 5 in kfunc_b
+	{
+		echo "meta 3 x86_64"
+		echo "meta 11 $2"
+		echo "event cpu-clock cpu-clock 1000000"
+		echo "comm 1 1 init"
+		echo "sample 0 1 1 $(printf %x $((0x$ka + 2))) 40 k"
+		echo "sample 0 1 1 $(printf %x $((0x$ka + 10))) 10 k"
+		echo "sample 0 1 1 $kb 5 k"
+	} | "$MKDATA" "$1"
+}
+kdata k.data $KBASE
+"$EBS" annotate -i k.data kfunc_a --kallsyms k.kallsyms --kcore k.core --color never >ka.txt 2>ka.err
+check "kernel function: exit 0, a kernel function's header" \
+	sh -c "grep -q '^# annotate: kfunc_a (\[kernel\], \[kernel\])' ka.txt && [ ! -s ka.err ]"
+check "kernel function: the note names what source lines need, and where the instructions are from" \
+	grep -q "^# note: kernel code: its source lines need the kernel's debug information (a vmlinux with DWARF.*; its instructions are from k.core, the kernel's memory$" ka.txt
+awk '/  [0-9a-f]+:  / { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9a-f]+:$/) { sub(":", "", $i); print $i; break } }' ka.txt >ka.addrs
+objdump -D -b binary -m i386:x86-64 --adjust-vma=0x$KBASE --start-address=0x$ka --stop-address=0x$kb k.bin |
+	awk '/^ *[0-9a-f]+:\t/ { sub(":", "", $1); print $1 }' >ka.objdump
+check "kernel function: the same $(wc -l <ka.objdump) instructions as objdump of the kernel's bytes" \
+	sh -c '[ -s ka.objdump ] && diff -q ka.addrs ka.objdump'
+check "kernel function: its samples (50) on its instructions" \
+	[ "$(awk '/  [0-9a-f]+:  / { if ($1 ~ /^[0-9]+$/ && $2 ~ /\./) s += $1 } END { print s + 0 }' ka.txt)" = 50 ]
+check "kernel function: the call names kfunc_b, the loop's jump its own place" \
+	sh -c "grep -qE 'call[q]? 0x$kb <kfunc_b>$' ka.txt && grep -qE 'jne 0x[0-9a-f]+ <kfunc_a\+0x2>$' ka.txt"
+kdata k-other.data ffffffff82000000
+"$EBS" annotate -i k-other.data kfunc_a --kallsyms k.kallsyms --kcore k.core >ko.txt 2>&1
+check "kernel function of another boot (_stext elsewhere): no instructions, said why" \
+	grep -q "no instructions: recorded on a kernel laid out otherwise (_stext at ffffffff82000000, now at $KBASE" ko.txt
+"$EBS" annotate -i k.data kfunc_a --kallsyms k.kallsyms --kcore k.nonexistent >kn.txt 2>&1
+check "kernel function, --kcore missing: exit 0, no instructions, said why" \
+	grep -q "no instructions: k.nonexistent is not there (no such file)" kn.txt
+chmod 600 k.core
+$NOBODY "$EBS" annotate -i k.data kfunc_a --kallsyms k.kallsyms --kcore k.core >knb.txt 2>&1
+rc=$?
+check "kernel function, kcore unreadable (as nobody): exit 0 ($rc), says it cannot be read" \
+	sh -c "[ $rc -eq 0 ] && grep -q 'no instructions: k.core: Permission denied' knb.txt"
+"$EBS" annotate -i k.data --kallsyms k.kallsyms --kcore k.core --color never >ktop.txt 2>&1
+check "no target: kernel functions with instructions are among the hottest" grep -q '^# annotate: kfunc_a ' ktop.txt
+
+# Then this machine's kernel, as it is: with /proc/kcore readable (root, a
+# kernel with CONFIG_PROC_KCORE) its instructions, else a note saying what
+# is missing; never "no function".
+record sys.data -e cpu-clock -F 2000 "$WORKLOADS/sysloop" 0.3
+kf=$("$EBS" report -i sys.data --dso '[kernel]' --json | python3 -c 'import json, sys
+rows = [r for r in json.load(sys.stdin)["rows"] if not r["function"].startswith("[unknown]")]
+print(rows[0]["function"] if rows else "")')
+if [ -z "$kf" ]; then
+	skip "this kernel's functions" "no named kernel function in the recording (kallsyms hidden?)"
+else
+	"$EBS" annotate -i sys.data "$kf" --color never >kf.txt 2>kf.err
+	rc=$?
+	check "annotate $kf (this kernel): exit 0 ($rc), the kernel's header and note" \
+		sh -c "[ $rc -eq 0 ] && grep -q '^# annotate: $kf (\[kernel\]' kf.txt && grep -q '^# note: kernel code: ' kf.txt"
+	if head -c 1 /proc/kcore >/dev/null 2>&1; then
+		check "annotate $kf: /proc/kcore readable here: its instructions listed" \
+			grep -qE '^ .* [0-9a-f]{8,}:  ' kf.txt
+	else
+		check "annotate $kf: /proc/kcore not readable here: the note says why" \
+			grep -qE 'no instructions: /proc/kcore is (not there|readable by root only)' kf.txt
+	fi
+fi

@@ -98,6 +98,26 @@ cat a.err
 check "-a: the separately running sleeper's leaf is seen" sh -c "/ebs report -i /tmp/a.data | grep -q ' leaf '"
 wait
 
+# annotate of a kernel function: its instructions from /proc/kcore, which
+# Debian's kernel has (the host's may not), read as root in the same boot.
+/ebs record -e cpu-clock -F 1000 -o /tmp/kc.data -- dd if=/dev/zero of=/dev/null bs=1 count=100000 2>kc.err
+kf=$(/ebs report -i /tmp/kc.data --dso '[kernel]' --top 1 --fields func 2>/dev/null | awk '!/^#/ && NF { print $1; exit }')
+if [ -z "$kf" ]; then
+	fail "annotate of a kernel function: no kernel function in the recording ($(tail -n 1 kc.err))"
+else
+	/ebs annotate -i /tmp/kc.data "$kf" --color never >kann.txt 2>&1
+	rc=$?
+	head -n 12 kann.txt | sed 's/^/    /'
+	check "annotate $kf: exit 0, instructions from /proc/kcore" \
+		sh -c "[ $rc -eq 0 ] && grep -q 'its instructions are from /proc/kcore' kann.txt"
+	first=$(awk '/  [0-9a-f]+:  / { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9a-f]+:$/) { sub(":", "", $i); print $i; exit } }' kann.txt)
+	want=$(awk -v f="$kf" '$3 == f { print $1; exit }' /proc/kallsyms | sed 's/^0*//')
+	check "annotate $kf: the first instruction at its kallsyms address ($first = $want)" [ "$first" = "$want" ]
+	n=$(sed -n 's/^# event: .*: \([0-9]*\) samples* in it.*/\1/p' kann.txt)
+	sum=$(awk '/  [0-9a-f]+:  / { if ($1 ~ /^[0-9]+$/ && $2 ~ /\./) s += $1 } END { print s + 0 }' kann.txt)
+	check "annotate $kf: its ${n:-?} samples on its instructions ($sum)" [ "$sum" = "${n:-x}" ]
+fi
+
 exec 3</dev/ebs
 check "rmmod while a session is open is refused (module refcount)" sh -c "! rmmod ebs 2>/dev/null"
 exec 3<&-

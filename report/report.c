@@ -59,7 +59,12 @@ static const bool col_elidable[COL_MAX] = {
 struct row_key {
 	const char *function;	/* NULL: no symbol, see addr */
 	const char *inlined_into;
-	const char *dso;
+	/*
+	 * The DSO: the symbolizer's object for it (one per file, whatever
+	 * mappings or paths showed it), or for the kernel and what has none
+	 * its name.  Its name is row.dso.
+	 */
+	const void *dso_id;
 	const char *file;
 	const char *comm;
 	u64 addr;		/* function NULL: the address in the DSO (or the ip) */
@@ -92,6 +97,7 @@ struct row {
 	const char *function;
 	struct caller *callers;
 	size_t ncallers;
+	const char *dso;	/* its name, when the DSO is a column */
 	char text[];		/* "[unknown] DSO+0xADDR" for an unknown function */
 };
 
@@ -283,8 +289,9 @@ static int add_caller(struct row *row, const char *code, const char *into, u16 e
 	return 0;
 }
 
-/* Count one sample into the row of k; *out gets the row. */
-static int add_row(struct report *r, const struct row_key *k, u16 event, struct row **out)
+/* Count one sample into the row of k (of DSO dso); *out gets the row. */
+static int add_row(struct report *r, const struct row_key *k, const char *dso, u16 event,
+		   struct row **out)
 {
 	char text[512] = "";
 	struct row *row;
@@ -293,8 +300,8 @@ static int add_row(struct report *r, const struct row_key *k, u16 event, struct 
 	if (!row) {
 		/* (a source line's row: its function is row->function) */
 		if (r->col[COL_FUNC] && !k->function && !(r->by_line && k->line)) {
-			if (strcmp(k->dso, "[unknown]"))
-				snprintf(text, sizeof(text), "[unknown] %s+0x%llx", k->dso,
+			if (strcmp(dso, "[unknown]"))
+				snprintf(text, sizeof(text), "[unknown] %s+0x%llx", dso,
 					 (unsigned long long)k->addr);
 			else
 				snprintf(text, sizeof(text), "[unknown] 0x%llx",
@@ -304,6 +311,7 @@ static int add_row(struct report *r, const struct row_key *k, u16 event, struct 
 		if (!row)
 			return -ENOMEM;
 		row->key = *k;
+		row->dso = k->dso_id ? dso : NULL;
 		strcpy(row->text, text);
 		HASH_ADD(hh, r->rows, key, sizeof(row->key), row);
 	}
@@ -324,14 +332,16 @@ static int account(void *ctx, const struct resolved *rv)
 	struct report *r = ctx;
 	const struct sym_result *res = &rv->res;
 	const struct ebs_rec_sample *s = rv->s;
+	const char *dso = res->dso ? res->dso : "[unknown]";
 	struct row_key k;
 
 	memset(&k, 0, sizeof(k));
 	r->total[s->event]++;
 	r->total_all++;
 	r->period_sum[s->event] += s->period;
-	if (r->o->stats && dso_stats__add(&r->stats, res->dso_path ? res->dso_path :
-						      res->dso ? res->dso : "[unknown]", res))
+	/* by the DSO's own path (one file seen under two paths is one DSO) */
+	if (r->o->stats && dso_stats__add(&r->stats, res->info && res->info->path ? res->info->path :
+						      res->dso_path ? res->dso_path : dso, res))
 		return -ENOMEM;
 	if (r->col[COL_FUNC]) {
 		const struct sym_frame *loc = NULL;
@@ -360,7 +370,7 @@ static int account(void *ctx, const struct resolved *rv)
 		}
 	}
 	if (r->col[COL_DSO] || r->col[COL_FUNC])
-		k.dso = res->dso ? res->dso : "[unknown]";
+		k.dso_id = res->info ? (const void *)res->info : (const void *)dso;
 	if (r->col[COL_PID])
 		k.pid = s->pid;
 	if (r->col[COL_TID])
@@ -376,13 +386,13 @@ static int account(void *ctx, const struct resolved *rv)
 		int e;
 
 		k.function = k.inlined_into = NULL;
-		e = add_row(r, &k, s->event, &row);
+		e = add_row(r, &k, dso, s->event, &row);
 		return e ? e : add_caller(row, function, into, s->event);
 	}
 	{
 		struct row *row;
 
-		return add_row(r, &k, s->event, &row);
+		return add_row(r, &k, dso, s->event, &row);
 	}
 }
 
@@ -524,7 +534,7 @@ static void cell(const struct report *r, const struct row *row, enum column c, c
 			snprintf(buf, len, "%s", function_text(row));
 		break;
 	case COL_DSO:
-		snprintf(buf, len, "%s", k->dso);
+		snprintf(buf, len, "%s", row->dso ? row->dso : "??");
 		break;
 	case COL_PID:
 		snprintf(buf, len, "%u", k->pid);
@@ -1036,7 +1046,7 @@ static void print_json(struct report *r, int ev, struct row **rows, size_t n)
 		}
 		if (r->col[COL_DSO]) {
 			fprintf(f, "\"dso\":");
-			json_string(f, key->dso);
+			json_string(f, row->dso ? row->dso : "??");
 			fprintf(f, ",");
 		}
 		if (r->col[COL_PID])

@@ -124,6 +124,19 @@ struct dso {
 
 	struct addr_ent *cache;	/* per-address results, by link-time address */
 	bool is_jit;		/* a perf-PID.map: addresses are runtime ones */
+
+	/*
+	 * One file seen under two keys (through /lib and /usr/lib, with a
+	 * build-id and without) is one DSO: the first loaded is canonical,
+	 * found by its identity (the file's own build-id, else device, inode
+	 * and mtime) in symbolizer.dsos_by_id; a later one points at it.
+	 */
+	struct dso *canon;	/* NULL: this one is canonical */
+	UT_hash_handle hh_id;
+	void *id_key;
+	size_t id_len;
+	u64 st_dev, st_ino;	/* of the loaded file, 0 for an image */
+	s64 st_mtime_sec, st_mtime_nsec;
 };
 
 /* The kernel's symbols, read from kallsyms on first use. */
@@ -154,6 +167,7 @@ struct symbolizer {
 	void *warn_ctx;
 
 	struct dso *dsos;	/* by dso.key */
+	struct dso *dsos_by_id;	/* canonical ones, by dso.id_key (hh_id) */
 	struct map_ent *maps;	/* per-mapping shortcut to the dso, see symbolize.c */
 	void *keybuf;		/* scratch for building map keys */
 	size_t keybuf_cap;

@@ -179,6 +179,7 @@ static void dso__free(struct dso *d)
 	free(d->symbols_from);
 	free(d->looked);
 	free(d->key);
+	free(d->id_key);
 	free(d);
 }
 
@@ -196,6 +197,7 @@ void symbolizer__free(struct symbolizer *s)
 		free(m->jit_name);
 		free(m);
 	}
+	HASH_CLEAR(hh_id, s->dsos_by_id);	/* the same dsos, freed below */
 	HASH_ITER(hh, s->dsos, d, dtmp) {
 		HASH_DEL(s->dsos, d);
 		dso__free(d);
@@ -432,6 +434,10 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path
 		symbolizer__warn(s, "%s: %s", path, strerror(errno));
 		goto out_close;
 	}
+	d->st_dev = st.st_dev;
+	d->st_ino = st.st_ino;
+	d->st_mtime_sec = st.st_mtim.tv_sec;
+	d->st_mtime_nsec = st.st_mtim.tv_nsec;
 	if (!S_ISREG(st.st_mode)) {
 		d->failed = true;
 		symbolizer__warn(s, "%s: not a regular file", path);
@@ -559,13 +565,55 @@ static struct dso *dso_for_pseudo(struct symbolizer *s, const struct sym_map *ma
 	return d;
 }
 
+/*
+ * The DSO that d is: itself, or the one loaded earlier from the same file
+ * under another key (see struct dso).  A fresh d is registered by its
+ * identity: the file's own build-id, else its device, inode and mtime; a
+ * DSO that failed to load, or an image without a build-id, has none.
+ */
+static struct dso *dso__canonical(struct symbolizer *s, struct dso *d)
+{
+	struct file_key fk = {0};
+	struct dso *c;
+
+	if (!d || d->canon)
+		return d ? d->canon : NULL;
+	if (d->id_key || d->failed)
+		return d;
+	if (d->build_id_size)
+		d->id_key = dso_key_new(DSO_KEY_BUILD_ID, d->build_id, d->build_id_size, NULL,
+					&d->id_len);
+	else if (d->st_ino) {
+		fk.dev = d->st_dev;
+		fk.ino = d->st_ino;
+		fk.mtime_sec = d->st_mtime_sec;
+		fk.mtime_nsec = d->st_mtime_nsec;
+		d->id_key = dso_key_new(DSO_KEY_FILE, &fk, sizeof(fk), NULL, &d->id_len);
+	}
+	if (!d->id_key)
+		return d;	/* no identity (or no memory for it): stands alone */
+	HASH_FIND(hh_id, s->dsos_by_id, d->id_key, d->id_len, c);
+	if (c && c != d) {
+		d->canon = c;
+		/* its symbols were loaded for nothing: the canonical one answers */
+		symtab__exit(&d->symtab);
+		return c;
+	}
+	HASH_ADD_KEYPTR(hh_id, s->dsos_by_id, d->id_key, d->id_len, d);
+	if (!d->hh_id.tbl) {
+		free(d->id_key);
+		d->id_key = NULL;
+	}
+	return d;
+}
+
 static struct dso *dso_for_map(struct symbolizer *s, const struct sym_map *map)
 {
 	if (map->image)
-		return dso_for_image(s, map);
+		return dso__canonical(s, dso_for_image(s, map));
 	if (is_pseudo(map->filename))
 		return dso_for_pseudo(s, map);
-	return dso_for_path(s, map->filename, map);
+	return dso__canonical(s, dso_for_path(s, map->filename, map));
 }
 
 /* Build the map_ent key of map in s->keybuf. */
@@ -622,7 +670,7 @@ static int map_ent__get(struct symbolizer *s, const struct sym_map *map, struct 
 	if (m) {
 		if (map->image && (!m->dso->image || m->dso->image_size != map->image_size ||
 				   memcmp(m->dso->image, map->image, map->image_size))) {
-			d = dso_for_image(s, map);
+			d = dso__canonical(s, dso_for_image(s, map));
 			if (!d)
 				return -ENOMEM;
 			m->dso = d;
@@ -793,7 +841,7 @@ int symbolizer__lookup_file(struct symbolizer *s, const char *path, u64 vaddr,
 
 	if (!s || !path || !out)
 		return -EINVAL;
-	d = dso_for_path(s, path, NULL);
+	d = dso__canonical(s, dso_for_path(s, path, NULL));
 	if (!d)
 		return -ENOMEM;
 	return resolve_in(s, d, vaddr, out);

@@ -128,6 +128,29 @@ R -i few.data --json >few.json
 check "report --json: the same reason in estimate.why" \
 	[ "$(json few.json "j['estimate']['approximate'] and 'stand for 10%' in j['estimate']['why']")" = 1 ]
 
+# One file mapped under two paths (as /lib and /usr/lib are one directory
+# on Debian) is one DSO: one row by DSO, one per function, one in --stats.
+mkdir -p lib-a && ln -s lib-a lib-b && cp "$WORKLOADS/libebshot.so" lib-a/
+hot=$(nm -D lib-a/libebshot.so | awk '$3 == "shlib_hot" { print $1 }')
+{
+	echo "event cpu-clock cpu-clock 1000000"
+	echo "comm 300 300 one"
+	echo "mmap 300 7f0000001000 1000 1000 $TMP/lib-a/libebshot.so"
+	echo "sample 0 300 300 $(printf %x $((0x7f0000000000 + 0x$hot + 4))) 30"
+	echo "comm 301 301 two"
+	echo "mmap 301 7f0000101000 1000 1000 $TMP/lib-b/libebshot.so"
+	echo "sample 0 301 301 $(printf %x $((0x7f0000100000 + 0x$hot + 4))) 20"
+} | "$MKDATA" twopaths.data
+R -i twopaths.data -s dso --json >twopaths.json
+check "one file under two paths: one DSO row with its 50 samples" \
+	[ "$(json twopaths.json "[(r['dso'], r['samples']) for r in j['rows']] == [('libebshot.so', 50)]")" = 1 ]
+R -i twopaths.data --json >twopaths-func.json
+check "one file under two paths: one row for its function" \
+	[ "$(json twopaths-func.json "[(r['function'], r['samples']) for r in j['rows']] == [('shlib_hot', 50)]")" = 1 ]
+R -i twopaths.data --stats >twopaths-stats.txt
+check "one file under two paths: one DSO in --stats" \
+	[ "$(grep -cE '^ +[0-9]+ +[0-9.]+% +[0-9.]+% +.*/libebshot.so$' twopaths-stats.txt)" = 1 ]
+
 # the JSON is JSON, and its numbers agree with the text
 check "--json parses; rows sum to the samples less none" \
 	[ "$(json report.json.out "sum(r['samples'] for r in j['rows']) == j['samples'] == 1251")" = 1 ]

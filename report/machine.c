@@ -3,25 +3,41 @@
  * machine.c - per-process mapping history.
  *
  * Records arrive per CPU ring, so across CPUs they are only roughly in time
- * order: maps are kept in arrival order with their time, and a lookup picks
- * by time rather than by order.  Strings are interned per machine.
+ * order: maps and names are kept in arrival order with their time, and a
+ * lookup picks by time rather than by order.  Strings are interned per
+ * machine.
+ *
+ * One entry per task id: a process's entry (pid) holds its maps and the
+ * names of its main thread, which are the process's names; a thread's
+ * entry (its tid, which no process shares while the thread lives) holds
+ * only that thread's names and where it was forked.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
 
 #include "report/machine.h"
 
+/* A task's name from a time on (its COMM record's). */
+struct name_at {
+	u64 time;
+	const char *name;	/* interned: one pointer per distinct name */
+};
+
 struct proc {
-	u32 pid;
-	u32 ppid;		/* from FORK, 0 when unknown */
+	u32 pid;		/* the task id: a pid, or a thread's tid */
+	u32 ppid;		/* from FORK of a process, 0 when unknown */
+	u32 ptid;		/* from FORK: the thread that forked this task */
+	bool forked;		/* fork_time and ptid are known */
 	u64 fork_time;
 	u64 *execs;		/* times of exec, ascending as they arrive */
 	unsigned int nr_execs;
 	struct machine_map *maps;
 	unsigned int nr_maps, cap_maps;
-	const char *comm;	/* interned: one pointer per distinct name */
+	struct name_at *names;	/* from the COMM records of this tid, any order */
+	unsigned int nr_names;
 	UT_hash_handle hh;
 };
 
@@ -29,6 +45,14 @@ struct machine {
 	struct proc *procs;
 	struct ebs_strset *strings;	/* command names and paths */
 };
+
+/*
+ * kthreadd, the parent of every kernel thread, in the initial pid
+ * namespace.  The kernel names a kernel thread inside fork (Linux 6.4 and
+ * later): the child never runs under kthreadd's name, so it does not
+ * inherit it.
+ */
+#define KTHREADD_PID 2
 
 struct machine *machine__new(void)
 {
@@ -45,6 +69,7 @@ void machine__free(struct machine *m)
 		HASH_DEL(m->procs, p);
 		free(p->maps);
 		free(p->execs);
+		free(p->names);
 		free(p);
 	}
 	ebs_strset__free(&m->strings);
@@ -114,36 +139,49 @@ static int add_exec(struct proc *p, u64 time)
 	return 0;
 }
 
+/* A COMM record: the name of task tid from its time on. */
+static int add_name(struct machine *m, const struct ebs_rec_comm *c)
+{
+	struct proc *p = proc_get(m, c->tid);
+	struct name_at *n;
+
+	if (!p)
+		return -ENOMEM;
+	n = realloc(p->names, (p->nr_names + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	p->names = n;
+	n = &p->names[p->nr_names];
+	n->time = c->time;
+	n->name = ebs_strset__intern(&m->strings, c->comm);
+	if (!n->name)
+		return -ENOMEM;
+	p->nr_names++;
+	if (!(c->hdr.misc & EBS_COMM_EXEC))
+		return 0;
+	p = proc_get(m, c->pid);
+	return p ? add_exec(p, c->time) : -ENOMEM;
+}
+
 int machine__add(struct machine *m, const struct ebs_rec *rec)
 {
-	struct proc *p;
-
 	switch (rec->type) {
 	case EBS_REC_MMAP:
 		return add_map(m, (const void *)rec);
-	case EBS_REC_COMM: {
-		const struct ebs_rec_comm *c = (const void *)rec;
-
-		if (c->pid != c->tid)
-			return 0;	/* a thread's name; the process keeps its own */
-		p = proc_get(m, c->pid);
-		if (!p)
-			return -ENOMEM;
-		p->comm = ebs_strset__intern(&m->strings, c->comm);
-		if (!p->comm)
-			return -ENOMEM;
-		return (rec->misc & EBS_COMM_EXEC) ? add_exec(p, c->time) : 0;
-	}
+	case EBS_REC_COMM:
+		return add_name(m, (const void *)rec);
 	case EBS_REC_FORK: {
 		const struct ebs_rec_task *t = (const void *)rec;
+		struct proc *p = proc_get(m, t->tid);
 
-		if (t->pid == t->ppid)
-			return 0;	/* a new thread */
-		p = proc_get(m, t->pid);
 		if (!p)
 			return -ENOMEM;
-		p->ppid = t->ppid;
+		/* a new process (tid == pid) inherits maps; any new task its name */
+		if (t->pid != t->ppid)
+			p->ppid = t->ppid;
+		p->ptid = t->ptid;
 		p->fork_time = t->time;
+		p->forked = true;
 		return 0;
 	}
 	default:
@@ -218,10 +256,53 @@ const struct machine_map *machine__find_map(struct machine *m, u32 pid, u64 addr
 	return start ? find_in(start, addr, t0, false) : NULL;
 }
 
-const char *machine__comm(struct machine *m, u32 pid)
+/*
+ * The name task tid had at time t: its newest name from t or before, unless
+ * it was forked after that name (a reused id) and by t: then the name its
+ * forking thread had at the fork, which fork copies.  kthreadd's name is
+ * not inherited (a kernel thread is named inside fork); a task without a
+ * name from before t takes its first one after t.  NULL when none is known.
+ */
+static const char *task_name(struct machine *m, u32 tid, u64 t, int depth)
 {
-	struct proc *p;
+	const struct name_at *best = NULL, *after = NULL;
+	const struct proc *p;
+	unsigned int i;
 
-	HASH_FIND(hh, m->procs, &pid, sizeof(pid), p);
-	return p && p->comm && p->comm[0] ? p->comm : NULL;
+	HASH_FIND(hh, m->procs, &tid, sizeof(tid), p);
+	if (!p)
+		return NULL;
+	for (i = 0; i < p->nr_names; i++) {
+		const struct name_at *n = &p->names[i];
+
+		if (!n->name[0])
+			continue;
+		if (n->time <= t && (!best || n->time >= best->time))
+			best = n;
+		if (n->time > t && (!after || n->time < after->time))
+			after = n;
+	}
+	if (p->forked && p->fork_time <= t && (!best || best->time < p->fork_time)) {
+		const char *n = depth < 16 ? task_name(m, p->ptid, p->fork_time, depth + 1) : NULL;
+
+		if (n && !(p->ptid == KTHREADD_PID && !strcmp(n, "kthreadd")))
+			return n;
+		best = NULL;	/* names before the fork were another task's */
+	}
+	return best ? best->name : after ? after->name : NULL;
+}
+
+const char *machine__comm(struct machine *m, u32 pid, u32 tid, u64 t)
+{
+	const char *name = task_name(m, pid, t, 0);
+	char buf[16];
+
+	if (!name && tid != pid)
+		name = task_name(m, tid, t, 0);
+	if (name)
+		return name;
+	if (pid == 0)
+		return ebs_strset__intern(&m->strings, "swapper");
+	snprintf(buf, sizeof(buf), ":%u", pid);
+	return ebs_strset__intern(&m->strings, buf);
 }

@@ -2,7 +2,8 @@
 /*
  * machine.h - the processes of a recording as the data file describes them:
  * for every pid its mappings over time (MMAP, exec through COMM, inherited
- * through FORK) and its command name.  Pure bookkeeping: no ELF here.
+ * through FORK) and its command names over time.  Pure bookkeeping: no ELF
+ * here.
  */
 #ifndef EBS_REPORT_MACHINE_H
 #define EBS_REPORT_MACHINE_H
@@ -35,9 +36,14 @@ void machine__set_image(struct machine *m, const char *name, const void *image, 
 const struct machine_map *machine__find_map(struct machine *m, u32 pid, u64 addr, u64 t);
 
 /*
- * The command name of pid (its last COMM), or NULL.  Interned: the same
- * name is the same pointer, valid until machine__free.
+ * The command name of a sample of thread tid of process pid at time t: the
+ * name pid's main thread had then (from COMM records, or inherited through
+ * FORK from the thread that forked it); when unknown, thread tid's name;
+ * then "swapper" for pid 0 (the idle tasks), else ":PID".  Never NULL but
+ * out of memory.  Interned: the same name is the same pointer, valid until
+ * machine__free, so that what a report shows and what --comm compares are
+ * one string.
  */
-const char *machine__comm(struct machine *m, u32 pid);
+const char *machine__comm(struct machine *m, u32 pid, u32 tid, u64 t);
 
 #endif /* EBS_REPORT_MACHINE_H */

@@ -150,8 +150,11 @@ int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolv
 			continue;
 		memset(&r, 0, sizeof(r));
 		r.s = s;
-		r.comm = machine__comm(rs->m, s->pid);
-		if (f && f->comm && (!r.comm || strcmp(r.comm, f->comm)))
+		r.comm = machine__comm(rs->m, s->pid, s->tid, s->time);
+		if (!r.comm)
+			return ebs_error__set(err, ENOMEM, "out of memory");
+		/* the very text a report shows: every shown name selects its samples */
+		if (f && f->comm && strcmp(r.comm, f->comm))
 			continue;
 		if (mode == EBS_CPUMODE_KERNEL || mode == EBS_CPUMODE_GUEST_KERNEL) {
 			symbolizer__lookup_kernel(rs->sym, s->ip, &r.res);

@@ -28,7 +28,7 @@ struct resolved {
 	const struct ebs_rec_sample *s;
 	struct sym_result res;
 	const struct machine_map *map;	/* NULL for kernel samples and unmapped ones */
-	const char *comm;		/* interned, NULL when unknown */
+	const char *comm;		/* interned, never NULL: see machine__comm */
 };
 
 /*

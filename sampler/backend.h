@@ -73,4 +73,10 @@ int sampler__write_events(struct sampler *s);
 int synth_process(struct ebs_writer *w, pid_t pid, u64 time);
 int synth_all_processes(struct ebs_writer *w, u64 time);
 
+/*
+ * A COMM record for thread tid of pid with its name now in /proc, stamped
+ * time.  0 (and nothing written) when the thread is gone, or -errno.
+ */
+int synth_comm(struct ebs_writer *w, pid_t pid, pid_t tid, u64 time);
+
 #endif /* EBS_SAMPLER_BACKEND_H */

@@ -5,7 +5,8 @@
  * One counter per (event, target thread, CPU); counters on one CPU form a
  * group per thread (the first event leads) and all of them write into one
  * mmap'd ring per CPU (PERF_EVENT_IOC_SET_OUTPUT).  Only event 0 asks for
- * the side-band records (MMAP2, COMM, FORK/EXIT), so they come once.
+ * the side-band records (MMAP2, COMM with comm_exec, FORK/EXIT through
+ * task), so they come once; kernel threads' names come from /proc.
  *
  * The rings are read by ring.c, which reassembles records that wrap.
  */
@@ -34,6 +35,16 @@
 #define SAMPLE_TYPE                                                                                \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |           \
 	 PERF_SAMPLE_CPU)
+
+/*
+ * kthreadd, the parent of every kernel thread, in the initial pid namespace.
+ * The kernel names a kernel thread inside fork (copy_process() copies the
+ * name that kthread_create() gave; Linux 6.4 and later) and reports that
+ * name in no COMM record: a FORK from kthreadd is all the ring says.  So
+ * the name is read from /proc when the FORK is read, usually well within a
+ * second of it, and written as a COMM record with the FORK's time.
+ */
+#define KTHREADD_PID 2
 
 /* sample_id_all trailer of non-sample records, for SAMPLE_TYPE */
 struct sample_id {
@@ -582,6 +593,11 @@ static int convert(struct sampler *s, struct perf_priv *p, const struct perf_eve
 		o->ppid = f->ppid;
 		o->tid = f->tid;
 		o->ptid = f->ptid;
+		if (h->type == PERF_RECORD_FORK && f->pid != f->ppid && f->ppid == KTHREADD_PID) {
+			int e = ebs_writer__add(s->w, out);
+
+			return e ? e : synth_comm(s->w, (pid_t)f->pid, (pid_t)f->tid, f->time);
+		}
 		break;
 	}
 	case PERF_RECORD_LOST:

@@ -2,7 +2,9 @@
 /*
  * synth.c - records for what was already running when collection began:
  * the thread names and executable mappings of a process, read from /proc,
- * so that samples of already-running code (-p, -a) resolve.
+ * so that samples of already-running code (-p, -a) resolve.  Also the
+ * names of kernel threads started meanwhile, which the kernel reports no
+ * COMM record for (perf.c).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -15,7 +17,7 @@
 
 #include "sampler/backend.h"
 
-static int add_comm(struct ebs_writer *w, pid_t pid, pid_t tid, u64 time)
+int synth_comm(struct ebs_writer *w, pid_t pid, pid_t tid, u64 time)
 {
 	union {
 		struct ebs_rec_comm c;
@@ -104,7 +106,7 @@ int synth_process(struct ebs_writer *w, pid_t pid, u64 time)
 		return 0;	/* exited meanwhile */
 	while (!err && (de = readdir(dir)))
 		if (isdigit((unsigned char)de->d_name[0]))
-			err = add_comm(w, pid, (pid_t)atoi(de->d_name), time);
+			err = synth_comm(w, pid, (pid_t)atoi(de->d_name), time);
 	closedir(dir);
 	if (err)
 		return err;

@@ -14,6 +14,7 @@
  * then data statements (the first one ends the header):
  *
  *   comm PID TID NAME
+ *   fork PID PPID TID PTID         a new process (PID != PPID) or thread
  *   mmap PID START LEN PGOFF FILE  an executable mapping (hex START LEN PGOFF)
  *   sample EVENT PID TID IP N [k]  N samples at hex IP, period from the event;
  *                                  k: kernel mode (else user)
@@ -79,6 +80,14 @@ static int data_statement(struct ebs_writer *w, char *words[], int n)
 			.pid = (u32)strtoul(words[1], NULL, 10), .tid = (u32)strtoul(words[2], NULL, 10),
 		};
 		return ebs_writer__add(w, str_rec(buf, &c, sizeof(c), words[3]));
+	}
+	if (!strcmp(op, "fork") && n == 5) {
+		struct ebs_rec_task t = {
+			.hdr.type = EBS_REC_FORK, .hdr.size = sizeof(t), .time = tick(),
+			.pid = (u32)strtoul(words[1], NULL, 10), .ppid = (u32)strtoul(words[2], NULL, 10),
+			.tid = (u32)strtoul(words[3], NULL, 10), .ptid = (u32)strtoul(words[4], NULL, 10),
+		};
+		return ebs_writer__add(w, &t.hdr);
 	}
 	if (!strcmp(op, "mmap") && n == 6) {
 		struct ebs_rec_mmap m = {

@@ -7,7 +7,7 @@
 set -u
 
 PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
-libcapstone-dev
+libcapstone-dev libstb-dev
 elfutils binutils python3 clang llvm ${EBS_DEPS_EXTRA:-}"
 
 missing=""

@@ -1383,3 +1383,52 @@ const char *dwarf_info__line_owner(struct dwarf_info *di, u64 addr, const char *
 	}
 	return NULL;
 }
+
+int eh_frame__fde_around(const char *path, u64 addr, u64 *lo, u64 *hi, u64 *next)
+{
+	Dwarf_Debug dbg = NULL;
+	Dwarf_Error err = NULL;
+	Dwarf_Cie *cies = NULL;
+	Dwarf_Fde *fdes = NULL;
+	Dwarf_Signed ncies = 0, nfdes = 0, i;
+	int fd, r = -ENOENT;
+
+	*next = UINT64_MAX;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dwarf_set_de_alloc_flag(0);	/* as dwarf_info__open */
+	if (dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &dbg, &err) != DW_DLV_OK)
+		goto out;
+	if (dwarf_get_fde_list_eh(dbg, &cies, &ncies, &fdes, &nfdes, &err) != DW_DLV_OK)
+		goto out;
+	r = 0;
+	for (i = 0; i < nfdes; i++) {
+		Dwarf_Addr low = 0;
+		Dwarf_Unsigned len = 0;
+
+		if (dwarf_get_fde_range(fdes[i], &low, &len, NULL, NULL, NULL, NULL, NULL, &err) !=
+		    DW_DLV_OK) {
+			if (err)
+				dwarf_dealloc_error(dbg, err);
+			err = NULL;
+			continue;
+		}
+		if (low <= addr && addr - low < len) {
+			*lo = low;
+			*hi = low + len;
+			r = 1;
+			break;
+		}
+		if (low > addr && low < *next)
+			*next = low;
+	}
+	dwarf_fde_cie_list_dealloc(dbg, cies, ncies, fdes, nfdes);
+out:
+	if (err)
+		dwarf_dealloc_error(dbg, err);
+	if (dbg)
+		dwarf_finish(dbg, &err);
+	close(fd);
+	return r;
+}

@@ -269,6 +269,82 @@ static int collect_plt(Elf *e, size_t shstrndx, struct raw_vec *rv)
 }
 
 /*
+ * A file's entry point that no symbol covers gets a synthetic "_start": a
+ * stripped executable's, and that of Debian's ld.so, which has only
+ * .dynsym.  perf names it from the separate debug file's .symtab, where
+ * _start is an unsized local label (a kind of symbol not taken here, see
+ * collect_syms); this names it from the file alone, with or without one.  It
+ * ends where the .eh_frame FDE covering it ends, else where the next FDE
+ * begins, and never past the next symbol or the end of its section.  Only
+ * for a file that has some symbols: one without any stays "no symbols".
+ */
+static int add_entry_sym(Elf *e, const char *path, struct raw_vec *rv)
+{
+	u64 entry, sec_end = 0, next_sym = UINT64_MAX, below = 0, below_end, end, lo, hi, next_fde;
+	bool have_below = false, below_sized = false;
+	struct raw_sym rs = {0};
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	size_t i;
+
+	if (!rv->n || !gelf_getehdr(e, &eh) || !eh.e_entry ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
+		return 0;
+	entry = eh.e_entry;
+	while (!sec_end && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+		    (sh.sh_flags & SHF_EXECINSTR) && sh.sh_addr <= entry &&
+		    entry - sh.sh_addr < sh.sh_size)
+			sec_end = sat_add(sh.sh_addr, sh.sh_size);
+	}
+	if (!sec_end)
+		return 0;	/* not in code: nothing to name */
+	/* Covered as symtab__build will extend them: a sized symbol over entry... */
+	for (i = 0; i < rv->n; i++) {
+		const struct raw_sym *r = &rv->v[i];
+
+		if (r->addr > entry) {
+			next_sym = r->addr < next_sym ? r->addr : next_sym;
+			continue;
+		}
+		if (r->size && entry - r->addr < r->size)
+			return 0;
+		if (!have_below || r->addr > below)
+			below = r->addr;
+		have_below = true;
+	}
+	/* ...or the closest one below, if every symbol there is unsized, up to the next symbol */
+	below_end = next_sym;
+	for (i = 0; have_below && i < rv->n; i++) {
+		const struct raw_sym *r = &rv->v[i];
+
+		if (r->addr != below)
+			continue;
+		below_sized |= r->size != 0;
+		if (r->sec_end > r->addr && r->sec_end < below_end)
+			below_end = r->sec_end;
+	}
+	if (have_below && !below_sized &&
+	    entry < (below_end == UINT64_MAX ? sat_add(below, 1) : below_end))
+		return 0;
+
+	end = next_sym < sec_end ? next_sym : sec_end;
+	if (path && eh_frame__fde_around(path, entry, &lo, &hi, &next_fde) == 1)
+		end = hi < end ? hi : end;
+	else if (path)
+		end = next_fde < end ? next_fde : end;
+	rs.addr = entry;
+	rs.size = end - entry;	/* > 0: every bound lies above entry */
+	rs.sec_end = sec_end;
+	rs.name = "_start";
+	rs.name_len = strlen(rs.name);
+	rs.rank = RANK_LOCAL;
+	return raw_vec__push(rv, &rs);
+}
+
+/*
  * Order by address, then by alias preference: binding (global, weak,
  * local), then the shorter name, then the first in the file's table (as
  * elfutils and binutils choose), so that the first of each address group is
@@ -646,6 +722,9 @@ int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool de
 		shstrndx = SHN_UNDEF;
 	load_debug_facts(d, e, shstrndx);
 	err = collect_all(e, &rv, &d->has_symtab, why, why_len);
+	/* an in-memory image (the vdso) is not entered at e_entry */
+	if (!err && !image)
+		err = add_entry_sym(e, d->path, &rv);
 	if (err)
 		goto out_nomem;
 	/* Names still point into libelf's data: build before elf_end(). */
@@ -686,8 +765,12 @@ int dso__load_debug_symtab(struct dso *d, int fd, int dbg_fd, bool demangle)
 	}
 	if (!err && !rv.n)
 		err = -ENOENT;	/* nothing better than what d has */
-	if (!err && e && !elf_getshdrstrndx(e, &shstrndx))
+	if (!err && e && !elf_getshdrstrndx(e, &shstrndx)) {
 		err = collect_plt(e, shstrndx, &rv);
+		/* the file's entry point, which the debug file's table may leave unnamed */
+		if (!err)
+			err = add_entry_sym(e, d->path, &rv);
+	}
 	if (!err)
 		err = symtab__build(&t, &rv, demangle);
 	if (!err) {

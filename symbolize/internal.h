@@ -260,6 +260,14 @@ int dwarf_info__source_span(struct dwarf_info *di, u64 addr, struct sym_span *ou
  */
 const char *dwarf_info__line_owner(struct dwarf_info *di, u64 addr, const char *file, u32 line);
 
+/*
+ * From the .eh_frame of the ELF file at path (libdwarf reads it, with or
+ * without .debug_* sections): 1 with the FDE covering addr as [*lo, *hi);
+ * else 0 with *next the lowest FDE start above addr (UINT64_MAX: none);
+ * -errno when there is no .eh_frame to read.
+ */
+int eh_frame__fde_around(const char *path, u64 addr, u64 *lo, u64 *hi, u64 *next);
+
 /* The first problem met while decoding (a corrupt unit...), or NULL. */
 const char *dwarf_info__problem(const struct dwarf_info *di);
 

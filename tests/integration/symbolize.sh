@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# symbolize.sh - ebs's symbolizer against elfutils and binutils over every
-# instruction address of fixtures compiled here: gcc DWARF 5 and 4, PIE and
-# not, compressed debug sections, clang, C++, a shared library; separate
-# debug files found by .gnu_debuglink and by build-id; no debug info at all;
-# and corrupt ELF and DWARF input.
+# symbolize.sh - ebs's symbolizer over every instruction address of fixtures
+# compiled here, held against the line program (decoded from readelf's raw
+# dump) and elfutils, binutils and llvm-symbolizer, whose known mistakes
+# golden.py lists: gcc DWARF 5 and 4, PIE and not, compressed debug
+# sections, clang, C++, a shared library, stb_image.h; separate debug files
+# found by .gnu_debuglink and by build-id; no debug info at all; and corrupt
+# ELF and DWARF input.
 . "$(dirname "$0")/../lib.sh"
 
 S="$TOP/tests/symbolize"
@@ -55,6 +57,29 @@ else
 	skip "C++" "g++ is not installed"
 fi
 
+# Code no one here wrote, whose first function comes from a header: see
+# fix_stb.c.  Every line of stbi__zhuffman_decode is in stb_image.h.
+STB=/usr/include/stb/stb_image.h
+if [ ! -r "$STB" ]; then
+	skip "stb_image.h" "$STB is not installed (Debian: libstb-dev; scripts/deps.sh installs it)"
+elif ! gcc -O2 -g -DSTBI_ONLY_PNG -I"${STB%/*}" -o stb "$S/fix_stb.c" -lm; then
+	fail "build stb" "gcc -O2 -g $S/fix_stb.c with $STB failed"
+else
+	G "stb_image.h PNG decoder (gcc -O2 -g)" stb
+	read -r zlo zsize < <(nm -S stb | awk '$4 == "stbi__zhuffman_decode" {print $1, $2}')
+	if [ -z "${zsize:-}" ]; then
+		fail "stbi__zhuffman_decode" "no such function symbol in stb"
+	else
+		objdump -d --no-show-raw-insn --start-address=0x$zlo \
+			--stop-address=$((0x$zlo + 0x$zsize)) stb | sed -n 's/^ *\([0-9a-f]*\):.*/\1/p' >zh.addrs
+		"$EBS" addr2line -e stb <zh.addrs >zh.out
+		zn=$(grep -c ' at ' zh.out) zstb=$(grep -cF " at $STB:" zh.out)
+		zother=$(grep ' at ' zh.out | grep -vF -e " at $STB:" -e ' at ??:0' | head -n 1)
+		check "stbi__zhuffman_decode: $zstb of $zn frames at stb_image.h lines, none elsewhere${zother:+ (not $zother)}" \
+			[ "$zstb" -gt 0 -a -z "$zother" ]
+	fi
+fi
+
 # Separate debug files: stripped copies resolve exactly like d5.
 debug_copy() {	# NAME: NAME stripped, NAME.debug its debug info
 	cp d5 "$1"
@@ -98,6 +123,99 @@ if [ -n "$ldbid" ] && [ -r "$lddbg" ]; then
 	G "the system's ld.so with its debug file" "$LD" --symbols "$lddbg"
 else
 	skip "the system's ld.so" "its debug file $lddbg is not installed (Debian: libc6-dbg)"
+fi
+
+# An entry point that no symbol names is "_start", ending where its FDE
+# ends, else where the next FDE (or symbol) begins.  entry.s: a shared
+# object entered at a hidden label, stripped to its .dynsym; @CFI@ gives the
+# entry code an FDE or not.
+cat >entry.s <<'EOF'
+	.text
+	.p2align 4
+	.type	before, @function
+before:
+	.cfi_startproc
+	ret
+	.cfi_endproc
+	.size	before, .-before
+	.p2align 4
+	.globl	entry
+	.hidden	entry
+entry:
+	@CFI@.cfi_startproc
+	xor	%ebp, %ebp
+	call	before
+	mov	$60, %eax
+	syscall
+	@CFI@.cfi_endproc
+after_fde:
+	ud2
+	.p2align 4
+	.type	unnamed, @function
+unnamed:
+	.cfi_startproc
+	ret
+	.cfi_endproc
+	.size	unnamed, .-unnamed
+	.p2align 4
+	.globl	exported
+	.type	exported, @function
+exported:
+	.cfi_startproc
+	ret
+	.cfi_endproc
+	.size	exported, .-exported
+EOF
+# entry_names NAME: ebs's names in NAME.so at before, entry, after_fde, unnamed, exported
+entry_names() {
+	local a
+	for a in before entry after_fde unnamed exported; do
+		nm "$1.full" | awk -v s=$a '$3 == s {print $1}'
+	done | "$EBS" addr2line -e "$1.so" | sed 's/ at .*//' | tr '\n' ' '
+}
+for cfi in yes no; do
+	sed "s/@CFI@/$([ $cfi = yes ] || echo '# ')/" entry.s >entry-$cfi.s
+	if gcc -nostdlib -shared -Wl,-e,entry -o entry-$cfi.full entry-$cfi.s 2>entry.err; then
+		strip --strip-all -o entry-$cfi.so entry-$cfi.full
+		got=$(entry_names entry-$cfi)
+		if [ $cfi = yes ]; then want="?? _start ?? ?? exported "; else want="?? _start _start ?? exported "; fi
+		check "entry point without a symbol, FDE $cfi: '$want' (got '$got')" [ "$got" = "$want" ]
+	else
+		fail "build entry-$cfi.so" "$(head -n 1 entry.err)"
+	fi
+done
+# Debian's ld.so has only .dynsym, none of it at its entry point; perf names
+# it _start from the debug file's .symtab (libc6-dbg).  So does ebs, with
+# the debug file and without: a copy whose build-id no debug file has.
+ldentry=$(readelf -h "$LD" 2>/dev/null | awk '/Entry point/ {print $4}')
+if [ -z "$ldentry" ] || readelf -sW "$LD" | python3 -c '
+import sys
+e = int(sys.argv[1], 16)
+for f in (l.split() for l in sys.stdin):
+    if len(f) >= 8 and f[3] in ("FUNC", "IFUNC") and f[6] != "UND" and \
+            int(f[1], 16) <= e < int(f[1], 16) + int(f[2], 0):
+        sys.exit(0)
+sys.exit(1)' "$ldentry"; then
+	skip "ld.so's entry point" "$LD has none, or a symbol of its own names it"
+else
+	cp "$LD" ldcopy
+	python3 - ldcopy "$ldbid" <<'EOF'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+bid = bytes.fromhex(sys.argv[2])
+i = b.find(bid) if bid else -1
+if i > 0:
+    b[i:i + len(bid)] = bytes(x ^ 0xff for x in bid)
+open(sys.argv[1], 'wb').write(b)
+EOF
+	got=$("$EBS" addr2line -e ldcopy "$ldentry" 2>&1)
+	check "ld.so's entry point $ldentry without a debug file: _start (got '$got')" [ "$got" = "_start at ??:0" ]
+	if [ -r "$lddbg" ]; then
+		got=$("$EBS" addr2line -e "$LD" "$ldentry" 2>&1)
+		check "ld.so's entry point $ldentry with its debug file: _start (got '$got')" [ "$got" = "_start at ??:0" ]
+	else
+		skip "ld.so's entry point with its debug file" "$lddbg is not installed (Debian: libc6-dbg)"
+	fi
 fi
 
 # Missing debug info: names from the symbol table, lines reported missing.

@@ -49,6 +49,27 @@ int cli_filter_option(const char *cmd, int c, const char *arg, struct report_fil
 /* Append s to the NULL-terminated vector *v of *n strings; 0 or -ENOMEM. */
 int cli_push_str(const char ***v, unsigned int *n, const char *s);
 
+/*
+ * report's or annotate's failure e (-errno, err from the module) on input:
+ * one line, with a hint to record first when the data file does not exist.
+ * Returns the exit status: 1 out of memory or I/O, else 2.
+ */
+int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_error *err);
+
+/*
+ * The pager (pager.c).  cli_pager_stream(): where a listing goes: stdout,
+ * or, when stdout is a terminal, a pager is set and neither no_pager (the
+ * command's --no-pager) nor cli_pager_disable() (ebs --no-pager) turned it
+ * off, a stream that starts the pager at its first write; *color (if auto)
+ * and *width (if 0) are then set as for the terminal (either may be NULL).
+ * cli_pager_finish(), by main after the command: flush that stream, wait for
+ * the pager; 0, or -errno when the listing could not be written (a pager that
+ * quit early is not a failure).
+ */
+void cli_pager_disable(void);
+FILE *cli_pager_stream(bool no_pager, enum report_color *color, int *width);
+int cli_pager_finish(void);
+
 /* ebs's own command line as one string (for the data file header). */
 const char *ebs_cmdline(void);
 

@@ -16,7 +16,7 @@ static const char usage_text[] =
 	"                    [--tid TID] [--comm NAME] [--dso NAME] [--func NAMES]\n"
 	"                    [--no-inline] [--color=auto|always|never] [--debug-dir DIR]...\n"
 	"                    [--kallsyms FILE] [--kcore FILE]\n"
-	"                    [--[no-]demangle]\n"
+	"                    [--[no-]demangle] [--no-pager]\n"
 	"\n"
 	"  FUNC             the function's whole source, each line with its samples (a\n"
 	"                   function that was only inlined: its lines wherever inlined)\n"
@@ -39,13 +39,15 @@ static const char usage_text[] =
 	"      --kallsyms F kernel symbols from F instead of /proc/kallsyms\n"
 	"      --kcore F    kernel functions' instructions from F (an ELF core of the\n"
 	"                   kernel's memory) instead of /proc/kcore\n"
-	"      --demangle   C++ names demangled (the default); --no-demangle: as in the files\n";
+	"      --demangle   C++ names demangled (the default); --no-demangle: as in the files\n"
+	"      --no-pager   on a terminal too, no pager ($EBS_PAGER, $PAGER or less)\n";
 
 int cmd_annotate(int argc, char **argv)
 {
 	enum {
 		OPT_ASM = 256, OPT_SKID, OPT_HTML, OPT_SRCDIR, OPT_MIN, OPT_NO_INLINE, OPT_COLOR,
 		OPT_DEBUG_DIR, OPT_NO_DEMANGLE, OPT_DEMANGLE, OPT_KALLSYMS, OPT_KCORE,
+		OPT_NO_PAGER,
 	};
 	static const struct option longopts[] = {
 		{"input", required_argument, NULL, 'i'},
@@ -65,6 +67,7 @@ int cmd_annotate(int argc, char **argv)
 		{"kcore", required_argument, NULL, OPT_KCORE},
 		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
 		{"demangle", no_argument, NULL, OPT_DEMANGLE},
+		{"no-pager", no_argument, NULL, OPT_NO_PAGER},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -72,6 +75,7 @@ int cmd_annotate(int argc, char **argv)
 	struct ebs_error err = {0};
 	const char **dirs = NULL, **srcs = NULL;
 	unsigned int ndirs = 0, nsrcs = 0;
+	bool no_pager = false;
 	int c, e, ret = 2;
 
 	o.input = "ebs.data";
@@ -134,6 +138,9 @@ int cmd_annotate(int argc, char **argv)
 		case OPT_DEMANGLE:
 			o.no_demangle = false;
 			break;
+		case OPT_NO_PAGER:
+			no_pager = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = 0;
@@ -157,11 +164,12 @@ int cmd_annotate(int argc, char **argv)
 	}
 	o.source_dirs = srcs;
 	o.debug_dirs = dirs;
+	if (!o.html)	/* started at the first line */
+		o.out = cli_pager_stream(no_pager, &o.color, &o.width);
 	e = ebs_annotate(&o, &err);
 	if (e) {
-		fflush(stdout);
-		fprintf(stderr, "ebs annotate: %s\n", err.msg);
-		ret = e == -ENOMEM || e == -EIO ? 1 : 2;
+		fflush(o.out);
+		ret = cli_input_error("annotate", o.input, e, &err);
 		goto out;
 	}
 	ret = 0;

@@ -7,21 +7,37 @@
 #include "cli/builtin.h"
 #include "sampler/sampler.h"
 
+/* The raw-event row: its name, then its description. */
+#define RAW_NAME "rUUEE"
+#define RAW_DESC "a raw PMU event (see below); modifiers :cmask=N, :inv, :edge too; not probed"
+
 int cmd_list(int argc, char **argv)
 {
 	const struct event_name *n;
-	int i;
+	bool no_pager = false;
+	int i, w = (int)strlen(RAW_NAME);
+	FILE *out;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: ebs list\n\nProbes every named event with perf_event_open and "
-			       "says whether it can be sampled here.\n");
+			printf("usage: ebs list [--no-pager]\n\nProbes every named event with "
+			       "perf_event_open and says whether it can be sampled here.\n");
 			return 0;
+		}
+		if (!strcmp(argv[i], "--no-pager")) {
+			no_pager = true;
+			continue;
 		}
 		fprintf(stderr, "ebs list: unknown argument '%s'\n", argv[i]);
 		return 2;
 	}
-	printf("%-18s %-9s %-12s %s\n", "event", "kind", "status", "description");
+	/* every row's columns where the header's are: the event column fits all names */
+	for (n = event_names; n->name; n++)
+		if ((int)strlen(n->name) > w)
+			w = (int)strlen(n->name);
+	w += 2;
+	out = cli_pager_stream(no_pager, NULL, NULL);
+	fprintf(out, "%-*s %-9s %-12s %s\n", w, "event", "kind", "status", "description");
 	for (n = event_names; n->name; n++) {
 		struct event_spec ev = {0};
 		int err, err_u;
@@ -34,21 +50,21 @@ int cmd_list(int argc, char **argv)
 		ev.exclude_kernel = true;
 		err_u = err ? event_spec__probe(&ev) : 0;
 		if (!err)
-			printf("%-18s %-9s %-12s %s\n", n->name, n->hardware ? "hardware" : "software",
-			       "available", n->desc);
+			fprintf(out, "%-*s %-9s %-12s %s\n", w, n->name,
+				n->hardware ? "hardware" : "software", "available", n->desc);
 		else if (!err_u)
-			printf("%-18s %-9s %-12s %s (user space only here: %s)\n", n->name,
-			       n->hardware ? "hardware" : "software", "available:u", n->desc,
-			       event_open_reason(err));
+			fprintf(out, "%-*s %-9s %-12s %s (user space only here: %s)\n", w, n->name,
+				n->hardware ? "hardware" : "software", "available:u", n->desc,
+				event_open_reason(err));
 		else
-			printf("%-18s %-9s %-12s %s: %s\n", n->name,
-			       n->hardware ? "hardware" : "software", "unavailable", n->desc,
-			       event_open_reason(err));
+			fprintf(out, "%-*s %-9s %-12s %s: %s\n", w, n->name,
+				n->hardware ? "hardware" : "software", "unavailable", n->desc,
+				event_open_reason(err));
 	}
-	printf("%-18s %-9s %-12s %s\n", "rUUEE[:cmask=N][:inv][:edge]", "raw", "", "");
-	printf("\nModifiers: :u user space only (USR), :k kernel only (OS).\n"
-	       "Raw events use the PerfEvtSel layout: unit mask UU, event select EE, in hex.\n"
-	       "Unavailable hardware events fall back to cpu-clock in 'ebs record' (with a "
-	       "notice), unless --no-fallback.\n");
+	fprintf(out, "%-*s %-9s %-12s %s\n", w, RAW_NAME, "raw", "-", RAW_DESC);
+	fprintf(out, "\nModifiers: :u user space only (USR), :k kernel only (OS).\n"
+		"Raw events use the PerfEvtSel layout: unit mask UU, event select EE, in hex.\n"
+		"Unavailable hardware events fall back to cpu-clock in 'ebs record' (with a "
+		"notice), unless --no-fallback.\n");
 	return 0;
 }

@@ -15,7 +15,7 @@ static const char usage_text[] =
 	"                  [--min-percent P] [--json] [--stats] [--no-inline]\n"
 	"                  [--color=auto|always|never] [--width N] [--fields LIST] [--no-ci]\n"
 	"                  [--debug-dir DIR]...\n"
-	"                  [--[no-]demangle] [--kallsyms FILE] [--dump]\n"
+	"                  [--[no-]demangle] [--kallsyms FILE] [--dump] [--no-pager]\n"
 	"\n"
 	"  -i, --input F      data file (default ebs.data; '-' reads stdin)\n"
 	"  -s, --sort KEYS    rows keyed by, comma-separated, in column order: func (default;\n"
@@ -40,13 +40,15 @@ static const char usage_text[] =
 	"      --debug-dir D  look for separate debug files under D too (before /usr/lib/debug)\n"
 	"      --demangle     C++ names demangled (the default); --no-demangle: as in the files\n"
 	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
-	"  -D, --dump         print every record of the file, one line each\n";
+	"  -D, --dump         print every record of the file, one line each\n"
+	"      --no-pager     on a terminal too, no pager ($EBS_PAGER, $PAGER or less)\n";
 
 int cmd_report(int argc, char **argv)
 {
 	enum {
 		OPT_JSON = 256, OPT_KALLSYMS, OPT_STATS, OPT_DEBUG_DIR, OPT_NO_DEMANGLE,
 		OPT_DEMANGLE, OPT_MIN, OPT_NO_INLINE, OPT_COLOR, OPT_WIDTH, OPT_FIELDS, OPT_NO_CI,
+		OPT_NO_PAGER,
 	};
 	static const struct option longopts[] = {
 		{"input", required_argument, NULL, 'i'},
@@ -67,6 +69,7 @@ int cmd_report(int argc, char **argv)
 		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
 		{"demangle", no_argument, NULL, OPT_DEMANGLE},
 		{"dump", no_argument, NULL, 'D'},
+		{"no-pager", no_argument, NULL, OPT_NO_PAGER},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -74,7 +77,7 @@ int cmd_report(int argc, char **argv)
 	struct ebs_error err = {0};
 	const char **dirs = NULL;
 	unsigned int ndirs = 0, u;
-	bool dump = false;
+	bool dump = false, no_pager = false;
 	int c, e, ret = 2;
 
 	o.input = "ebs.data";
@@ -147,6 +150,9 @@ int cmd_report(int argc, char **argv)
 		case 'D':
 			dump = true;
 			break;
+		case OPT_NO_PAGER:
+			no_pager = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = 0;
@@ -168,12 +174,11 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	o.debug_dirs = dirs;
-	e = dump ? ebs_report_dump(o.input, stdout, &err) : ebs_report(&o, &err);
+	o.out = cli_pager_stream(no_pager, &o.color, &o.width);	/* started at the first line */
+	e = dump ? ebs_report_dump(o.input, o.out, &err) : ebs_report(&o, &err);
 	if (e) {
-		fflush(stdout);
-		fprintf(stderr, "ebs report: %s\n", err.msg);
-		/* a bad or missing file, an unknown event: the input's fault */
-		ret = e == -ENOMEM || e == -EIO ? 1 : 2;
+		fflush(o.out);
+		ret = cli_input_error("report", o.input, e, &err);
 		goto out;
 	}
 	ret = 0;

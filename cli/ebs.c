@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/builtin.h"
 
@@ -131,46 +132,100 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: ebs [--version] [--help] COMMAND [ARGS]\n\n");
+	fprintf(f, "usage: ebs [--version] [--help] [--no-pager] COMMAND [ARGS]\n\n");
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "   %-10s %s\n", cmds[i].name, cmds[i].help);
-	fprintf(f, "\n'ebs COMMAND --help' and 'man ebs-COMMAND' tell more.\n");
+	fprintf(f, "\n'ebs help COMMAND', 'ebs COMMAND --help' and 'man ebs-COMMAND' tell more.\n");
+}
+
+static int find_cmd(const char *name)
+{
+	int i;
+
+	for (i = 0; i < (int)(sizeof(cmds) / sizeof(cmds[0])); i++)
+		if (!strcmp(name, cmds[i].name))
+			return i;
+	return -1;
+}
+
+/* ebs help [COMMAND]: the general usage, or COMMAND's (its --help). */
+static int help(int argc, char **argv)
+{
+	char *args[] = {argv[1], (char *)"--help", NULL};
+	int i;
+
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 2) {
+		fprintf(stderr, "ebs help: one COMMAND, not also '%s'\n", argv[2]);
+		return 2;
+	}
+	i = find_cmd(argv[1]);
+	if (i < 0) {
+		fprintf(stderr, "ebs help: '%s' is not an ebs command (see 'ebs --help')\n", argv[1]);
+		return 2;
+	}
+	return cmds[i].fn(2, args);
+}
+
+int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_error *err)
+{
+	struct stat st;
+	/* -ENOENT is also an unknown event or function: the file must be missing */
+	bool missing = e == -ENOENT && strcmp(input, "-") && stat(input, &st) && errno == ENOENT;
+
+	fprintf(stderr, "ebs %s: %s%s\n", cmd, err->msg,
+		missing ? " (run 'ebs record' first, or give -i FILE)" : "");
+	/* a bad or missing file, an unknown event: the input's fault */
+	return e == -ENOMEM || e == -EIO ? 1 : 2;
 }
 
 int main(int argc, char **argv)
 {
-	size_t i, len = 0;
-	int a;
+	size_t len = 0;
+	int a, i, ret, e;
 
 	for (a = 0; a < argc && len < sizeof(cmdline) - 1; a++)
 		len += (size_t)snprintf(cmdline + len, sizeof(cmdline) - len, "%s%s", a ? " " : "",
 					argv[a]);
-	if (argc < 2) {
+	for (a = 1; a < argc && argv[a][0] == '-'; a++) {
+		if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[a], "--version")) {
+			printf("ebs %s\n", EBS_VERSION);
+			return 0;
+		} else if (!strcmp(argv[a], "--no-pager")) {
+			cli_pager_disable();
+		} else {
+			fprintf(stderr, "ebs: unknown option '%s' (see 'ebs --help')\n", argv[a]);
+			return 2;
+		}
+	}
+	if (a == argc) {
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		usage(stdout);
-		return 0;
+	if (!strcmp(argv[a], "help"))
+		return help(argc - a, argv + a);
+	i = find_cmd(argv[a]);
+	if (i < 0) {
+		fprintf(stderr, "ebs: '%s' is not an ebs command (see 'ebs --help')\n", argv[a]);
+		return 2;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("ebs %s\n", EBS_VERSION);
-		return 0;
+	ret = cmds[i].fn(argc - a, argv + a);
+	/* a listing that did not reach its reader (a full disk, a closed pipe) */
+	e = cli_pager_finish();
+	errno = 0;
+	if ((e || fflush(stdout) || ferror(stdout)) && !ret) {	/* else said already */
+		/* errno is only known when the last flush failed */
+		if (e)
+			errno = -e;
+		fprintf(stderr, "ebs %s: standard output: write failed%s%s\n", cmds[i].name,
+			errno ? ": " : "", errno ? strerror(errno) : "");
+		return 1;
 	}
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name)) {
-			int ret = cmds[i].fn(argc - 1, argv + 1);
-
-			/* a listing that did not reach its reader (a full disk, a closed pipe) */
-			errno = 0;
-			if ((fflush(stdout) || ferror(stdout)) && !ret) {	/* else said already */
-				/* errno is only known when the last flush failed */
-				fprintf(stderr, "ebs %s: standard output: write failed%s%s\n",
-					cmds[i].name, errno ? ": " : "", errno ? strerror(errno) : "");
-				return 1;
-			}
-			return ret;
-		}
-	fprintf(stderr, "ebs: '%s' is not an ebs command (see 'ebs --help')\n", argv[1]);
-	return 2;
+	return ret;
 }

@@ -628,6 +628,9 @@ static int line_cmp(const void *a, const void *b, void *ctx)
 	c = strcmp(x->file ? x->file : "", y->file ? y->file : "");
 	if (c)
 		return c;
+	/* outside the range: inlined code, then the other functions' lines */
+	if (!x->in_range && !x->function != !y->function)
+		return x->function ? -1 : 1;
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
@@ -656,7 +659,9 @@ static void mark_breaks(struct ann_func *af)
 
 		if (!l->shown)
 			continue;
-		l->section_before = !l->in_range && (!prev || prev->in_range || prev->file != l->file);
+		/* inlined code and other functions' lines are headed apart */
+		l->section_before = !l->in_range && (!prev || prev->in_range || prev->file != l->file ||
+						     !prev->function != !l->function);
 		l->gap_before = !l->section_before && prev &&
 				(prev->file != l->file || prev->line + 1 != l->line);
 		prev = l;

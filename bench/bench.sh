@@ -10,6 +10,8 @@
 #   3. annotating the small profile's hottest function, as source and as
 #      instructions (ebs decodes with capstone, perf runs objdump), and
 #      every function with samples (perf: once, it takes a minute)
+#   4. a real program, SQLite: annotating its three hottest functions
+#      (times and listing lengths), and its reports by function and line
 #
 # Every time is the best of RUNS runs (default 3), except perf's per-line
 # report, which runs once (it takes minutes).  BUILD names the build dir.
@@ -102,6 +104,30 @@ printf '  %-38s %8s s\n' "ebs annotate --asm, all $nfuncs functions" "$ebs_all"
 printf '  %-38s %8s s\n' "perf annotate --stdio, all functions" "$perf_all"
 printf '  perf / ebs, one function:   %s\n' "$(ratio "$perf_ann" "$ebs_asm")"
 printf '  perf / ebs, all functions:  %s\n' "$(ratio "$perf_all" "$ebs_all")"
+
+# A real program: the SQLite amalgamation under the test's driver (built
+# by tests/real/build-sqlite.sh, cached).  Its three hottest functions are
+# annotated by both (ebs: source; perf: its --stdio, source and
+# instructions), with the listings' line counts, and both reports by line.
+if SQLWORK=$("$OLDPWD/tests/real/build-sqlite.sh" 2>sqlite-build.err); then
+	"$EBS" record -q -e cpu-clock -F 2000 -o sqlite.data "$SQLWORK" 400000
+	perf record -q -e cpu-clock -F 2000 -o sqlite.perf "$SQLWORK" 400000 2>/dev/null
+	echo
+	echo "== SQLite 3.53.2 (sqlwork 400000): annotating the three hottest functions"
+	for fn in $("$EBS" report -i sqlite.data --dso sqlwork --top 3 --json |
+		    python3 -c 'import json,sys; print(" ".join(r["function"] for r in json.load(sys.stdin)["rows"]))'); do
+		ebs_t=$(best "$EBS" annotate -i sqlite.data "$fn")
+		ebs_n=$("$EBS" annotate -i sqlite.data "$fn" | wc -l)
+		perf_t=$(best perf annotate -i sqlite.perf --stdio "$fn")
+		perf_n=$(perf annotate -i sqlite.perf --stdio "$fn" 2>/dev/null | wc -l)
+		printf '  %-32s ebs %7s s %7s lines   perf %7s s %7s lines   perf / ebs %s\n' \
+			"$fn" "$ebs_t" "$ebs_n" "$perf_t" "$perf_n" "$(ratio "$perf_t" "$ebs_t")"
+	done
+	report "SQLite (sqlwork 400000 at 2000 Hz)" sqlite.data sqlite.perf
+else
+	echo
+	echo "== SQLite: not built ($(tail -n 1 sqlite-build.err)); left out"
+fi
 
 # A large one: two programs at once for ~12 s at 10 kHz.  Fixed costs (reading
 # DWARF, kallsyms) weigh less as profiles grow.

@@ -49,6 +49,15 @@ share() {
 	json "$1" "'%d %d' % (sum(r['samples'] for r in j['rows'] if r.get('function') == '$2'), j['samples'])"
 }
 
+# ushare FILE FUNCTION: samples of FUNCTION in a --json report, and the
+# samples in user space (all but the rows of [kernel] and of [MODULE]s), as
+# "samples user_total".  A user-space workload's kernel share is mostly what
+# the machine's interrupts cost (the sampling timer's own among them: 1-2%
+# on a KVM guest, 5-10% under QEMU's emulation), not the workload's doing.
+ushare() {
+	json "$1" "'%d %d' % (sum(r['samples'] for r in j['rows'] if r.get('function') == '$2'), j['samples'] - sum(r['samples'] for r in j['rows'] if r['dso'] == '[kernel]' or (r['dso'].startswith('[') and r['dso'] not in ('[vdso]', '[vsyscall]', '[unknown]'))))"
+}
+
 # within GOT WANT TOL: |GOT - WANT| <= TOL (floating point).
 within() {
 	python3 -c 'import sys; g, w, t = map(float, sys.argv[1:4]); sys.exit(0 if abs(g - w) <= t else 1)' "$1" "$2" "$3"
@@ -71,3 +80,127 @@ record() {
 
 # The user that unprivileged tests drop to.
 NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+
+# ---- samples: counts, statistics, waiting ---------------------------------
+# The rules these follow are in docs/testing.md.  In short: no sample count
+# is expected from a rate times a time.  A timer interrupt that comes late
+# (a loaded host, a virtual machine, a coarse clock) makes the kernel skip
+# the periods it missed, so a machine may deliver far fewer samples than
+# periods; no ABI promises otherwise.  What the kernel does guarantee is the
+# other direction (periods_bound).  Workloads run for a given CPU time, never
+# wall-clock time, so a loaded machine only makes them take longer.
+
+# dumpcount DUMP [EVENT]: of event EVENT (default 0) in `ebs report --dump`
+# output, "samples period_sum max_period counted counters tasks": the SAMPLE
+# records, the sum and largest of their periods, the sum of the COUNT
+# records' values, how many COUNT records, and how many distinct threads
+# the file names.
+dumpcount() {
+	awk -v ev="${2:-0}" '
+	function field(k,   i) { for (i = 3; i < NF; i++) if ($i == k) return $(i + 1); return "" }
+	$2 == "SAMPLE" && field("event") == ev {
+		n++; p = field("period"); sum += p; if (p + 0 > max) max = p + 0
+	}
+	$2 == "COUNT" && field("event") == ev { counted += field("value"); counters++ }
+	$2 == "SAMPLE" || $2 == "COMM" || $2 == "FORK" || $2 == "EXIT" { tids[field("tid")] = 1 }
+	END { t = 0; for (k in tids) t++; printf "%d %.0f %.0f %.0f %d %d\n", n, sum, max, counted, counters, t }' "$1"
+}
+
+# periods_bound NAME DUMP [EVENT]: the samples stand for no more events than
+# the counters counted.  The kernel writes a sample when a counter has
+# counted a whole period (for cpu-clock and task-clock: when the hrtimer of
+# the period expires while the task runs), so each counter of each thread
+# gives at most counted/period samples, plus one where its hrtimer's clock
+# and the count's clock (CLOCK_MONOTONIC and sched_clock: both the TSC,
+# NTP slewing at most 0.05%) differ at the edge: period_sum <= 1.01 *
+# counted + tasks * counters * max_period.  This holds on any machine; the
+# opposite bound (about as many samples as periods) does not.
+periods_bound() {
+	local s sum max counted counters tasks
+	read -r s sum max counted counters tasks < <(dumpcount "$2" "${3:-0}")
+	check "$1: $s samples stand for $sum events, counters counted $counted ($counters counters, $tasks threads)" \
+		awk "BEGIN { exit !($s > 0 && $sum <= 1.01 * $counted + $tasks * $counters * $max) }"
+}
+
+# enough NAME N MIN: true when N >= MIN; else a SKIP line for NAME, saying
+# that this machine delivered too few samples for the check to mean
+# anything (its timer interrupts come late: see above), and false.
+enough() {
+	[ "$2" -ge "$3" ] && return 0
+	skip "$1" "only $2 samples, $3 needed for this check to mean anything (this machine's timer delivered few)"
+	return 1
+}
+
+# near NAME K N P [SLACK]: K of N samples is a share P, within 5 binomial
+# standard deviations, 5 * sqrt(P(1-P)/N), plus SLACK (default 0.01) for
+# what the workload's construction leaves uneven (named at each use).  A
+# false alarm needs a 5 sd deviation: about 1 run in 1.7 million.
+near() {
+	local name=$1 k=$2 n=$3 p=$4 slack=${5:-0.01} tol got
+	[ "$n" -gt 0 ] || n=1
+	tol=$(awk "BEGIN { printf \"%.3f\", 5 * sqrt($p * (1 - $p) / $n) + $slack }")
+	got=$(awk "BEGIN { printf \"%.3f\", $k / $n }")
+	check "$name: $k of $n is $got, want $p +- $tol" awk "BEGIN { d = $got - $p; exit !(d <= $tol && -d <= $tol) }"
+}
+
+# cpu_ticks PID: the CPU time PID has used, in clock ticks (user + system,
+# fields 14 and 15 of /proc/PID/stat; the name in field 2 may hold spaces).
+cpu_ticks() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	s=${s##*) }
+	set -- $s
+	echo $((${12} + ${13}))
+}
+
+# wait_cpu PID SECONDS: wait until PID has used SECONDS more CPU time, so
+# that what it did is set by CPU time, whatever the load.  False when PID
+# ends first or makes no progress for 300 s (a hang guard only).
+wait_cpu() {
+	local start now last want i=0
+	start=$(cpu_ticks "$1") || return 1
+	want=$(awk -v s="$start" -v t="$2" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%d", s + t * hz + 0.999 }')
+	last=$start
+	while now=$(cpu_ticks "$1"); do
+		[ "$now" -ge "$want" ] && return 0
+		if [ "$now" = "$last" ]; then i=$((i + 1)); else i=0; last=$now; fi
+		[ $i -ge 3000 ] && return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_polling EBSPID: wait until ebs record waits in poll(2) for samples,
+# which it reaches only once its counters are open and enabled (-p, -a).
+# x86-64's poll is system call 7 (ppoll: 271).  Where /proc/PID/syscall
+# cannot be read (Yama's ptrace_scope 3 refuses even root), ebs holding
+# perf_event descriptors and sleeping for three looks 0.1 s apart stands in.
+# False when ebs is gone or after 300 s (a hang guard only).
+wait_polling() {
+	local i sleeping=0 sc
+	for i in $(seq 3000); do
+		[ -d "/proc/$1" ] || return 1
+		if sc=$(cat "/proc/$1/syscall" 2>/dev/null); then
+			case "$sc" in "7 "* | "271 "*) return 0 ;; esac
+		elif ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'perf_event' &&
+		     [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = S ]; then
+			sleeping=$((sleeping + 1))
+			[ $sleeping -ge 3 ] && return 0
+		else
+			sleeping=0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_line FILE: wait until FILE holds a line (a workload's pid, say); false
+# after 300 s (a hang guard only).
+wait_line() {
+	local i
+	for i in $(seq 6000); do
+		[ -s "$1" ] && grep -q . "$1" && return 0
+		sleep 0.05
+	done
+	return 1
+}

@@ -11,9 +11,14 @@ check "two events: record exit 0" [ $? -eq 0 ]
 check "two events: two EVENT headers" [ "$(grep -c '^# event [01]: ' two.dump)" -ge 2 ]
 c0=$(grep -c 'SAMPLE .* event 0 ' two.dump)
 c1=$(grep -c 'SAMPLE .* event 1 ' two.dump)
-# -c 1000000 of a nanosecond clock: 1000 samples a second each, ~300 in 0.3 s.
-check "two events: samples of event 0 (cpu-clock): $c0 in 150..450" [ "$c0" -ge 150 -a "$c0" -le 450 ]
-check "two events: samples of event 1 (task-clock): $c1 in 150..450" [ "$c1" -ge 150 -a "$c1" -le 450 ]
+# -c 1000000 of a nanosecond clock over 0.3 s of CPU time: 300 periods each.
+# How many of them become samples depends on the machine's timer (lib.sh),
+# so: some samples of each (the hrtimer of a period fires, if late, while
+# leafloop runs), never more than the counters counted.
+check "two events: samples of event 0 (cpu-clock): $c0" [ "$c0" -gt 0 ]
+check "two events: samples of event 1 (task-clock): $c1" [ "$c1" -gt 0 ]
+periods_bound "two events: event 0" two.dump 0
+periods_bound "two events: event 1" two.dump 1
 check "two events: every sample's period is 1000000" \
 	bash -c "! grep 'SAMPLE' two.dump | grep -qv 'period 1000000 '"
 "$EBS" report -i two.data >two.txt
@@ -30,14 +35,20 @@ check "--event nosuch: exit 2" [ $? -eq 2 ]
 check "--event nosuch: one line naming it" bash -c "one_line() { [ \$(wc -l <\$1) -eq 1 ]; }; one_line ev.err && grep -q \"no event 'nosuch'\" ev.err"
 
 # -c N of a software event: one sample per N events, each standing for N.
-# memtouch 64 2 makes 32768 page faults in user space: 32 or 33 samples.
+# memtouch 64 2 writes once into each 4 KiB page of a fresh anonymous 64 MiB
+# mapping, twice: 32768 write faults, one each (MADV_NOHUGEPAGE rules out
+# huge and multi-size THP folios; fault-around is for file pages only), on
+# any kernel.  Its start-up (ld.so, libc) adds a few hundred user-mode
+# faults (:u), far below the 1000 more that a 35th sample would need.
 record pf.data -e page-faults:u -c 1000 "$WORKLOADS/memtouch" 64 2
 "$EBS" report -i pf.data --dump >pf.dump
 n=$(grep -c 'SAMPLE' pf.dump)
-check "page-faults -c 1000: 32768 faults give 32..34 samples ($n)" [ "$n" -ge 32 -a "$n" -le 34 ]
+check "page-faults -c 1000: 32768 faults and start-up give 32..34 samples ($n)" [ "$n" -ge 32 -a "$n" -le 34 ]
 check "page-faults -c 1000: every sample stands for 1000" bash -c "! grep SAMPLE pf.dump | grep -qv 'period 1000 '"
 
-# :u samples only user space, :k only the kernel (sysloop spends ~40% there).
+# :u samples only user space, :k only the kernel.  sysloop's kernel_phase
+# spends its 0.15 s of CPU time making system calls: some of it in the
+# kernel on any machine, so :k has samples.
 record u.data -e cpu-clock:u -F 2000 "$WORKLOADS/sysloop" 0.3
 "$EBS" report -i u.data --sort dso --json >u.json
 check ":u: no kernel samples" [ "$(json u.json "sum(r['samples'] for r in j['rows'] if r['dso'] == '[kernel]')")" = 0 ]
@@ -45,18 +56,185 @@ record k.data -e cpu-clock:k -F 2000 "$WORKLOADS/sysloop" 0.3
 "$EBS" report -i k.data --sort dso --json >k.json
 check ":k: only kernel samples" [ "$(json k.json "all(r['dso'] == '[kernel]' for r in j['rows']) and j['samples'] > 0")" = 1 ]
 
-# The vdso (its image is copied into the file) and the kernel resolve by name.
+# The vdso (its image is copied into the file) and the kernel resolve by
+# name.  How the time splits inside the vdso and the kernel depends on their
+# build (6.18's vdso spends most of clock_gettime in an unnamed static
+# helper; mitigations and paravirt hooks fill a kernel profile), so what is
+# checked is what ebs promises, sample by sample: a vdso sample whose
+# link-time address a symbol of the recorded image covers is named by that
+# symbol (as readelf lists the image's symbols; aliases and extents by the
+# rules of docs/symbolize.md, section 3), the others are rows "[unknown]
+# [vdso]+0xADDRESS"; a kernel sample is named by /proc/kallsyms (section 7).
+# The expected rows and counts are computed here from the raw samples of
+# --dump and must equal the report's: a sample misnamed, dropped or
+# counted twice shows as a difference.
 record sys.data -e cpu-clock -F 2000 "$WORKLOADS/sysloop" 0.4
 "$EBS" report -i sys.data --json >sys.json
-check "vdso: __vdso_clock_gettime in [vdso] has >= 20%" \
-	[ "$(json sys.json "sum(r['percent'] for r in j['rows'] if r['dso'] == '[vdso]' and 'clock_gettime' in r['function']) >= 20")" = 1 ]
+"$EBS" report -i sys.data --dump >sys.dump
+
+# vdso_rows DATA DUMP JSON: prints "named unknown total" of the vdso samples
+# and, where the report differs from the recorded image's symbols, each row
+# that differs; false then.
+vdso_rows() {
+	python3 - "$@" <<'PY'
+import collections, json, re, struct, subprocess, sys
+
+data = open(sys.argv[1], 'rb').read()
+hsize = struct.unpack_from('<I', data, 16)[0]
+doff = struct.unpack_from('<Q', data, 24)[0]
+off, img = hsize, None
+while off < doff:	# header records (docs/format.md): the DSO_IMAGE of [vdso]
+    typ, _, size = struct.unpack_from('<HHI', data, off)
+    if typ == 3 and data[off + 40:off + 72].split(b'\0')[0] == b'[vdso]':
+        img = data[off + 72:off + 72 + struct.unpack_from('<Q', data, off + 8)[0]]
+    off += size
+if img is None:
+    sys.exit('no DSO_IMAGE record of [vdso] in ' + sys.argv[1])
+open('vdso.img', 'wb').write(img)
+
+def readelf(*args):
+    return subprocess.run(['readelf', '-W', *args, 'vdso.img'], capture_output=True,
+                          text=True, check=True).stdout
+
+loads = [(int(m[1], 16), int(m[2], 16), int(m[3], 16)) for m in
+         re.finditer(r'^\s*LOAD\s+(0x\S+)\s+(0x\S+)\s+\S+\s+(0x\S+)', readelf('-l'), re.M)]
+tables, cur = {}, None	# table name -> [(value, size, binding, name)]
+for line in readelf('-s').splitlines():
+    m = re.match(r"Symbol table '(\S+)'", line)
+    if m:
+        cur = tables.setdefault(m[1], [])
+        continue
+    f = line.split()
+    if cur is None or len(f) < 8 or not f[0].endswith(':'):
+        continue
+    if f[3] in ('FUNC', 'IFUNC') and f[6] != 'UND':
+        cur.append((int(f[1], 16), int(f[2], 0), f[4], f[7].split('@')[0]))
+# .symtab when it has a function, else .dynsym; aliases: GLOBAL, then WEAK,
+# then LOCAL, then the shorter name, then table order; the largest size
+syms = tables.get('.symtab') or tables.get('.dynsym') or []
+rank = {'GLOBAL': 0, 'UNIQUE': 0, 'WEAK': 1}
+best = {}
+for i, (v, sz, b, n) in enumerate(syms):
+    key = (rank.get(b, 2), len(n), i)
+    old = best.get(v)
+    if not old or key < old[0]:
+        old = (key, n, old[2] if old else 0)
+    best[v] = (old[0], old[1], max(old[2], sz))
+starts = sorted(best)
+
+def name_of(a):	# the last symbol starting at or below a that covers it
+    hit = None
+    for k, v in enumerate(starts):
+        end = v + best[v][2] if best[v][2] else (starts[k + 1] if k + 1 < len(starts) else v + 1)
+        if v <= a < end:
+            hit = best[v][1]
+    return hit
+
+maps, want = {}, collections.Counter()
+for line in open(sys.argv[2]):
+    f = line.split()
+    if len(f) < 3:
+        continue
+    if f[1] == 'MMAP' and f[-1] == '[vdso]':
+        m = re.search(r' pid (\d+) .*\[0x([0-9a-f]+)\+0x([0-9a-f]+)\] pgoff 0x([0-9a-f]+) ', line)
+        maps[m[1]] = (int(m[2], 16), int(m[3], 16), int(m[4], 16))
+        continue
+    kv = dict(zip(f[2::2], f[3::2]))
+    if f[1] == 'FORK' and kv.get('ppid') in maps:
+        maps[kv['pid']] = maps[kv['ppid']]
+    elif f[1] == 'SAMPLE' and kv['pid'] in maps:
+        start, length, pgoff = maps[kv['pid']]
+        ip = int(kv['ip'], 16)
+        if start <= ip < start + length:
+            o = ip - start + pgoff	# the file offset, then the link-time address
+            a = next((o - po + va for po, va, fs in loads if po <= o < po + fs), o)
+            want[name_of(a) or '[unknown] [vdso]+0x%x' % a] += 1
+got = collections.Counter()
+for r in json.load(open(sys.argv[3]))['rows']:
+    if r['dso'] == '[vdso]':
+        got[r['function']] += r['samples']
+unk = sum(c for n, c in want.items() if n.startswith('[unknown]'))
+print(sum(want.values()) - unk, unk, sum(want.values()), end=' ')
+diff = ['%s: ebs %d, the image %d' % (n, got[n], want[n])
+        for n in sorted(set(got) | set(want)) if got[n] != want[n]]
+print('; '.join(diff[:5]) + ('; %d more' % (len(diff) - 5) if len(diff) > 5 else ''))
+sys.exit(got != want)
+PY
+}
+if ! grep -q 'MMAP .* \[vdso\]$' sys.dump; then
+	skip "vdso" "sysloop had no vdso mapped (booted with vdso=0?)"
+else
+	out=$(vdso_rows sys.data sys.dump sys.json)
+	rc=$?
+	read -r named unknown total rest <<<"$out"
+	cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)
+	if [ "${total:-0}" = 0 ] && [ $rc = 0 ] &&
+	   ! [[ "$cs" =~ ^(tsc|kvm-clock|hyperv_clocksource_tsc_page)$ ]]; then
+		# only these clocksources are read in the vdso; with another, clock_gettime
+		# is a system call made from the vdso and the vdso's share is tiny
+		skip "vdso" "no sample in the vdso: clocksource $cs is not read there"
+	else
+		# with a clocksource read in the vdso, sysloop's vdso_phase (0.2 s of CPU)
+		# is nearly all vdso code: hundreds of periods, some samples on any machine
+		check "vdso: $total samples in [vdso]" [ "${total:-0}" -gt 0 ]
+		check "vdso: rows as the recorded image's symbols name them ($named named, $unknown in [unknown] rows)${rest:+: $rest}" [ $rc = 0 ]
+	fi
+fi
+
+# kernel_rows KALLSYMS DUMP JSON: prints "named unknown total" of the kernel
+# samples and, where the report differs from KALLSYMS, each row that
+# differs; false then.
+kernel_rows() {
+	python3 - "$@" <<'PY'
+import bisect, collections, json, sys
+
+best, dsos = {}, {'[kernel]'}	# address -> (rank, name, DSO); the DSOs
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) < 3 or f[1] not in ('t', 'T', 'w', 'W'):
+        continue
+    a = int(f[0], 16)
+    dso = f[3] if len(f) > 3 and f[3].startswith('[') else '[kernel]'	# [MODULE]
+    dsos.add(dso)
+    key = (f[1] not in 'TW', len(f[2]), f[2])	# T or W, then shorter, then strcmp
+    if a not in best or key < best[a][0]:
+        best[a] = (key, f[2], dso)
+starts = sorted(best)
+want = collections.Counter()
+for line in open(sys.argv[2]):
+    f = line.split()
+    if len(f) < 4 or f[1] != 'SAMPLE':
+        continue
+    kv = dict(zip(f[2::2], f[3::2]))
+    if kv.get('mode') != '1':	# EBS_CPUMODE_KERNEL
+        continue
+    ip = int(kv['ip'], 16)
+    i = bisect.bisect_right(starts, ip)	# up to the next symbol; the last one 4096 bytes
+    if i == 0 or (i == len(starts) and ip - starts[-1] >= 4096):
+        want[('[unknown] [kernel]+0x%x' % ip, '[kernel]')] += 1
+    else:
+        want[best[starts[i - 1]][1:]] += 1
+got = collections.Counter()
+for r in json.load(open(sys.argv[3]))['rows']:
+    if r['dso'] in dsos:
+        got[(r['function'], r['dso'])] += r['samples']
+unk = sum(c for k, c in want.items() if k[0].startswith('[unknown]'))
+print(sum(want.values()) - unk, unk, sum(want.values()), end=' ')
+diff = ['%s %s: ebs %d, kallsyms %d' % (k[0], k[1], got[k], want[k])
+        for k in sorted(set(got) | set(want)) if got[k] != want[k]]
+print('; '.join(diff[:5]) + ('; %d more' % (len(diff) - 5) if len(diff) > 5 else ''))
+sys.exit(got != want)
+PY
+}
 if [ "$(awk 'NR == 1 {print $1; exit}' /proc/kallsyms)" = 0000000000000000 ]; then
 	skip "kernel symbols" "/proc/kallsyms shows zero addresses to this user"
 else
-	check "kernel: >= 20% of samples in named kernel functions" \
-		[ "$(json sys.json "sum(r['percent'] for r in j['rows'] if r['dso'] == '[kernel]' and not r['function'].startswith('[unknown]')) >= 20")" = 1 ]
-	check "kernel: the getppid system call is named" \
-		[ "$(json sys.json "any('getppid' in r['function'] or 'task_pid_nr' in r['function'] for r in j['rows'])")" = 1 ]
+	out=$(kernel_rows /proc/kallsyms sys.dump sys.json)
+	rc=$?
+	read -r named unknown total rest <<<"$out"
+	# kernel_phase's 0.2 s of CPU making system calls: some of it in the kernel
+	check "kernel: $total samples in the kernel" [ "${total:-0}" -gt 0 ]
+	check "kernel: rows as /proc/kallsyms names them ($named named, $unknown in [unknown] rows)${rest:+: $rest}" [ $rc = 0 ]
 fi
 "$EBS" report -i sys.data --kallsyms /dev/null --json >nok.json 2>nok.err
 check "no kallsyms: kernel samples grouped as [unknown] in [kernel]" \

@@ -97,9 +97,11 @@ check "initramfs built" [ -s initramfs.cpio.gz ]
 # thread=single: one host thread runs both vCPUs, so they compete less with
 # the host for its two cores; the timers then lag less and less unevenly
 # (at 100 us: 59-96% of the expected overflows, against 21-91% with a
-# thread per vCPU).
+# thread per vCPU).  The guest runs 16 to 40 s here; 400 s is a hang guard
+# (a guest that stops at a panic or in a loop), not a speed requirement,
+# and leaves room in run.sh's 600 s for the build steps above.
 start=$(date +%s)
-timeout 170 qemu-system-x86_64 -accel tcg,thread=single -m 1024 -smp 2 -nographic \
+timeout 400 qemu-system-x86_64 -accel tcg,thread=single -m 1024 -smp 2 -nographic \
 	-no-reboot -net none \
 	-kernel "$VMLINUZ" -initrd initramfs.cpio.gz \
 	-append "console=ttyS0 quiet panic=-1 tsc=reliable clocksource=tsc" >"$LOG" 2>&1
@@ -109,6 +111,6 @@ tr -d '\r' <"$LOG" >guest.log
 grep -E '^(PASS|FAIL|SKIP): ' guest.log
 grep -E '^    ' guest.log
 check "the guest ran to its end (${took} s, qemu status $rc)" grep -q '^EBS-GUEST-END' guest.log
-check "the guest ran in under 170 s" [ $rc -ne 124 ]
+check "the guest did not hang (ended before the 400 s guard)" [ $rc -ne 124 ]
 check "no kernel panic, oops or BUG in the guest's console" \
 	bash -c "! grep -E 'Kernel panic|Oops:|BUG:|Call Trace' guest.log"

@@ -27,6 +27,7 @@ check "paranoid 2, cpu-clock: one notice naming the setting" \
 "$EBS" report -i u2.data --json >u2.json
 check "paranoid 2: the file says cpu-clock:u, asked cpu-clock" \
 	[ "$(json u2.json "j['event'] + ' ' + j['asked']")" = "cpu-clock:u cpu-clock" ]
+# cpu-clock:u: user space only, where leaf has ~99% (groundtruth.sh)
 check "paranoid 2: leaf dominates" [ "$(json u2.json "j['rows'][0]['function']")" = leaf ]
 
 $NOBODY "$EBS" record --no-fallback -e cpu-clock -o nf.data "$L" 0.1 2>nf.err
@@ -40,10 +41,12 @@ check "paranoid 2, -a: one line naming -a and the level it needs" \
 	bash -c "[ \$(wc -l <a.err) -eq 1 ] && grep -q 'all CPUs.*Permission denied.*-a) needs 0 or less' a.err"
 check "paranoid 2, -a: no output file" [ ! -e a.data ]
 
-# -p of a process the user may not trace (root's).
-"$WORKLOADS/sleeper" 2 >s.pid &
+# -p of a process the user may not trace (root's), alive until killed below
+# (300 s is only a bound): the checks in between may take long on a busy
+# machine.
+"$WORKLOADS/sleeper" 300 >s.pid &
 spid=$!
-sleep 0.1
+wait_line s.pid
 $NOBODY "$EBS" record -e cpu-clock:u -p $spid -o p.data 2>p.err
 check "unprivileged -p of root's process: exit 1" [ $? -eq 1 ]
 check "unprivileged -p of root's process: one line naming the pid and why" \

@@ -28,8 +28,10 @@ check "report text: 'inl_helper (inlined into hot_loop)'" grep -q 'inl_helper (i
 "$EBS" report -i hl.data --sort line --no-inline --json >noinl.json
 check "report --no-inline: no inl_helper row" \
 	[ "$(json noinl.json "any(r['function'] == 'inl_helper' for r in j['rows'])")" = 0 ]
-check "report --no-inline: the call site (line $call) in hot_loop has >= 10%" \
-	[ "$(json noinl.json "sum(r['percent'] for r in j['rows'] if r['line'] == $call and r['function'] == 'hot_loop') >= 10")" = 1 ]
+# inl_helper's one division is about a quarter of hot_loop's time on any
+# x86-64 CPU (see lines.sh); 10% of hot_loop's samples is far below
+check "report --no-inline: the call site (line $call) holds >= 10% of hot_loop's samples" \
+	[ "$(json noinl.json "sum(r['samples'] for r in j['rows'] if r['line'] == $call and r['function'] == 'hot_loop') >= 0.10 * sum(r['samples'] for r in j['rows'] if r['function'] == 'hot_loop')")" = 1 ]
 check "report --no-inline: the totals agree" \
 	[ "$(json noinl.json "j['samples']")" = "$(json inl.json "j['samples']")" ]
 n_inl=$(json inl.json "sum(r['samples'] for r in j['rows'] if r['function'] == 'inl_helper')")
@@ -43,8 +45,12 @@ done
 counts() { awk '/^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+  / { print $4, $1 }' "$1"; }
 "$EBS" annotate -i hl.data hot_loop --color never >ann.txt
 check "annotate hot_loop: exit 0, the header names it" grep -q '^# annotate: hot_loop (hotline, ' ann.txt
-check "annotate hot_loop: the HOT line ($hot) has the most samples" \
-	[ "$(counts ann.txt | sort -k2,2nr | head -n 1 | cut -d' ' -f1)" = "$hot" ]
+# HOT's three divisions against at most one on any other line (lines.sh)
+n_hl=$(sed -n 's/^# event: cpu-clock: \([0-9]*\) samples in it.*/\1/p' ann.txt)
+if enough "annotate hot_loop: the HOT line has the most samples" "${n_hl:-0}" 200; then
+	check "annotate hot_loop: the HOT line ($hot) has the most samples" \
+		[ "$(counts ann.txt | sort -k2,2nr | head -n 1 | cut -d' ' -f1)" = "$hot" ]
+fi
 check "annotate hot_loop: the call site ($call) shows what inl_helper inlined there" \
 	grep -qE "^ {29,}$call  .*<- [0-9]+ samples \([0-9.]+%\) of inl_helper inlined here" ann.txt
 check "annotate hot_loop: INLINE-HOT ($inl) under 'inlined code', marked [inl_helper]" \
@@ -92,10 +98,12 @@ check "--asm: the header notes the skid" grep -q '^# skid: the sampled IP is usu
 "$EBS" annotate -i hl.data hot_loop --asm --skid-adjust --color never >skid.txt
 check "--asm --skid-adjust: the same total" [ "$(asum skid.txt)" = "$fn_samples" ]
 check "--asm --skid-adjust: a different distribution (samples moved back)" not cmp -s asm.txt skid.txt
-# after the shift, the instruction with the most samples is a division:
-# the dependent divisions are where the time goes
-check "--asm --skid-adjust: the hottest instruction is a divsd" \
-	[ "$(awk '/^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9a-f]+:  / { print $1, $5 }' skid.txt | sort -k1,1nr | head -n 1 | cut -d' ' -f2)" = divsd ]
+# after the shift, the divisions hold most of the samples: the four
+# dependent divsd are where the time goes on any x86-64 CPU (which one of
+# them a sample lands after depends on the CPU and the hypervisor; that
+# they together have most does not)
+check "--asm --skid-adjust: the divsd instructions hold most of the samples" \
+	awk '/^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9a-f]+:  / { all += $1; if ($5 == "divsd") d += $1 } END { exit !(all > 0 && d > all / 2) }' skid.txt
 
 # ---- sources and debug information missing ------------------------------------
 mkdir src

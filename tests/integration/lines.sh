@@ -18,10 +18,20 @@ check "--sort line: the HOT line ($hot) is the first row" \
 check "--sort line: the HOT line is in hot_loop" [ "$(json hl.json "j['rows'][0]['function']")" = hot_loop ]
 check "--sort line: the INLINE-HOT line ($inl) is counted in inl_helper" \
 	[ "$(json hl.json "[r['function'] for r in j['rows'] if r['line'] == $inl and r['file'] == '$SRC'][0]")" = inl_helper ]
-# perf measured ~57% HOT, ~25% INLINE-HOT; demand a clear majority and a clear share
-check "--sort line: HOT has >= 40% of the samples" [ "$(json hl.json "j['rows'][0]['percent'] >= 40")" = 1 ]
-check "--sort line: INLINE-HOT has >= 10%" \
-	[ "$(json hl.json "sum(r['percent'] for r in j['rows'] if r['line'] == $inl) >= 10")" = 1 ]
+# Shares of hot_loop's own samples (its lines and inl_helper's), not of
+# all: the kernel's share (this machine's interrupt cost) varies.  perf
+# measured ~57% HOT, ~25% INLINE-HOT of it.  They hold on any x86-64 CPU:
+# HOT is three dependent divsd, INLINE-HOT one, the other lines a mulsd and
+# addsd whose latency is a third of a divsd's or less, and a timer's sample
+# lands on the instruction waiting for a division.  At 400 samples of
+# hot_loop a share's sd is under 2.5 points: 40% and 10% are far below.
+read -r n_loop < <(json hl.json "sum(r['samples'] for r in j['rows'] if r['function'] in ('hot_loop', 'inl_helper'))")
+if enough "--sort line: HOT's and INLINE-HOT's shares of hot_loop" "$n_loop" 400; then
+	check "--sort line: HOT has >= 40% of hot_loop's $n_loop samples" \
+		[ "$(json hl.json "j['rows'][0]['samples'] >= 0.40 * $n_loop")" = 1 ]
+	check "--sort line: INLINE-HOT has >= 10% of hot_loop's samples" \
+		[ "$(json hl.json "sum(r['samples'] for r in j['rows'] if r['line'] == $inl) >= 0.10 * $n_loop")" = 1 ]
+fi
 check "--sort line: JSON rows have file and line" [ "$(json hl.json "j['sort'] == 'line' and all('file' in r and 'line' in r for r in j['rows'])")" = 1 ]
 check "--sort line: kernel rows have no line (null)" \
 	[ "$(json hl.json "all(r['line'] is None for r in j['rows'] if r['dso'] == '[kernel]')")" = 1 ]
@@ -59,10 +69,12 @@ check "PIE and non-PIE: the same top source line" \
 	  "$(json ll-nopie.json "'%s:%s %s' % (j['rows'][0]['file'], j['rows'][0]['line'], j['rows'][0]['function'])")" ]
 
 # --stats: coverage and where DWARF came from
-"$EBS" report -i hl.data --stats >stats.txt
-check "--stats: hotline 100% function, 100% line" grep -qE "^ +[0-9]+ +100\.0% +100\.0%  $WORKLOADS/hotline$" stats.txt
+# (of hot_loop's samples: a rare sample in startup code or a PLT stub has
+# no line, and which ones the run catches is chance)
+"$EBS" report -i hl.data --func hot_loop,inl_helper --stats >stats.txt
+check "--stats: hot_loop's samples in hotline: 100% function, 100% line" grep -qE "^ +[0-9]+ +100\.0% +100\.0%  $WORKLOADS/hotline$" stats.txt
 check "--stats: hotline's DWARF is in the file itself" grep -q "DWARF from $WORKLOADS/hotline$" stats.txt
-"$EBS" report -i hl.data --stats --json >stats.json
+"$EBS" report -i hl.data --func hot_loop,inl_helper --stats --json >stats.json
 check "--stats --json: per-DSO entries" [ "$(json stats.json "[s['with_line'] == s['samples'] for s in j['stats'] if s['dso'].endswith('/hotline')][0]")" = 1 ]
 
 # A stripped program whose debug information is in a separate directory.

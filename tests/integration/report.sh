@@ -14,7 +14,7 @@
 MKDATA=$(dirname "$EBS")/tests/tools/mkdata
 GOLD=$TOP/tests/report
 EXPECTED=$GOLD/expected
-JITPID=4194999	# above the default pid_max: never a live process's map
+JITPID=4194999	# above the largest pid_max (4194304): never a live process's map
 JITMAP=/tmp/perf-$JITPID.map
 trap 'rm -f "$JITMAP"; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
 

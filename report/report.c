@@ -117,6 +117,20 @@ struct report {
 	int width;
 };
 
+/* A --sort key's or --fields field's other names: perf's, and plain words. */
+static const char *canonical_name(const char *tok)
+{
+	static const char *const aliases[][2] = {
+		{"function", "func"}, {"sym", "func"}, {"srcline", "line"}, {"interval", "ci"},
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(aliases); i++)
+		if (!strcmp(tok, aliases[i][0]))
+			return aliases[i][1];
+	return tok;
+}
+
 int report_parse_keys(const char *text, struct report_opts *o, struct ebs_error *err)
 {
 	char *copy = strdup(text), *tok, *next;
@@ -129,9 +143,7 @@ int report_parse_keys(const char *text, struct report_opts *o, struct ebs_error 
 	for (next = copy; next && !e;) {
 		tok = strsep(&next, ",");
 		for (i = 0; i < KEY_MAX; i++)
-			if (!strcmp(tok, key_names[i]) || (i == KEY_FUNC && !strcmp(tok, "function")) ||
-			    (i == KEY_FUNC && !strcmp(tok, "sym")) ||
-			    (i == KEY_LINE && !strcmp(tok, "srcline")))
+			if (!strcmp(canonical_name(tok), key_names[i]))
 				break;
 		if (i == KEY_MAX) {
 			e = ebs_error__set(err, EINVAL, "--sort '%s': known keys are func, line, dso, "
@@ -175,10 +187,7 @@ int report_parse_fields(const char *text, struct report_opts *o, struct ebs_erro
 	for (next = copy; next && !e;) {
 		tok = strsep(&next, ",");
 		for (i = 0; i < FIELD_MAX; i++)
-			if (!strcmp(tok, field_names[i]) ||
-			    (i == FIELD_CI && !strcmp(tok, "interval")) ||
-			    (i == FIELD_FUNC && (!strcmp(tok, "function") || !strcmp(tok, "sym"))) ||
-			    (i == FIELD_LINE && !strcmp(tok, "srcline")))
+			if (!strcmp(canonical_name(tok), field_names[i]))
 				break;
 		if (i == FIELD_MAX)
 			e = ebs_error__set(err, EINVAL, "--fields '%s': known fields are samples, "

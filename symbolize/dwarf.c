@@ -416,15 +416,8 @@ static int add_scope(struct dw_cu *cu, const struct dw_scope *sc, u32 *index)
 {
 	if (cu->nscopes >= NO_SCOPE - 1)
 		return -E2BIG;
-	if (cu->nscopes == cu->cap_scopes) {
-		size_t cap = cu->cap_scopes ? cu->cap_scopes * 2 : 64;
-		void *n = realloc(cu->scopes, cap * sizeof(*cu->scopes));
-
-		if (!n)
-			return -ENOMEM;
-		cu->scopes = n;
-		cu->cap_scopes = cap;
-	}
+	if (ebs_grow((void **)&cu->scopes, &cu->cap_scopes, cu->nscopes, sizeof(*cu->scopes), 64))
+		return -ENOMEM;
 	cu->scopes[cu->nscopes] = *sc;
 	*index = (u32)cu->nscopes++;
 	return 0;
@@ -432,15 +425,8 @@ static int add_scope(struct dw_cu *cu, const struct dw_scope *sc, u32 *index)
 
 static int add_range(struct dw_cu *cu, u64 lo, u64 hi, u32 scope)
 {
-	if (cu->nranges == cu->cap_ranges) {
-		size_t cap = cu->cap_ranges ? cu->cap_ranges * 2 : 64;
-		void *n = realloc(cu->ranges, cap * sizeof(*cu->ranges));
-
-		if (!n)
-			return -ENOMEM;
-		cu->ranges = n;
-		cu->cap_ranges = cap;
-	}
+	if (ebs_grow((void **)&cu->ranges, &cu->cap_ranges, cu->nranges, sizeof(*cu->ranges), 64))
+		return -ENOMEM;
 	cu->ranges[cu->nranges++] = (struct dw_range){lo, hi, scope};
 	return 0;
 }
@@ -557,15 +543,8 @@ static int add_decl(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 
 	d.encl = top_scope(cu, parent);
 	if (cu->ndecls >= NO_SCOPE - 1)
 		return -E2BIG;
-	if (cu->ndecls == cu->cap_decls) {
-		size_t cap = cu->cap_decls ? cu->cap_decls * 2 : 64;
-		void *n = realloc(cu->decls, cap * sizeof(*cu->decls));
-
-		if (!n)
-			return -ENOMEM;
-		cu->decls = n;
-		cu->cap_decls = cap;
-	}
+	if (ebs_grow((void **)&cu->decls, &cu->cap_decls, cu->ndecls, sizeof(*cu->decls), 64))
+		return -ENOMEM;
 	cu->decls[cu->ndecls] = d;
 	*index = (u32)cu->ndecls++;
 	return 0;

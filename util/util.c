@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -115,6 +116,24 @@ bool ebs_path_in_place(const char *path)
 	if (!strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6))
 		return true;
 	return realpath(path, real) && (!strncmp(real, "/dev/", 5) || !strncmp(real, "/proc/", 6));
+}
+
+int ebs_grow(void **v, size_t *cap, size_t n, size_t size, size_t min)
+{
+	size_t ncap;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : min;
+	if (ncap < *cap || ncap > SIZE_MAX / size)
+		return -ENOMEM;
+	nv = realloc(*v, ncap * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
 }
 
 size_t ebs_upper_bound(const void *base, size_t n, size_t size, size_t key_off, u64 key)

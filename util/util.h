@@ -55,6 +55,13 @@ ssize_t ebs_read_file(const char *path, char **out);
 size_t ebs_upper_bound(const void *base, size_t n, size_t size, size_t key_off, u64 key);
 
 /*
+ * Room for one more element in a growing array *v of *cap elements of
+ * size bytes, n of them used: doubles *cap (from min) when n == *cap.
+ * 0, or -ENOMEM with *v and *cap unchanged.
+ */
+int ebs_grow(void **v, size_t *cap, size_t n, size_t size, size_t min);
+
+/*
  * A set of strings, each kept once: equal strings, one pointer, so that
  * callers can compare names by pointer.  Start with a NULL set.
  * ebs_strset__intern returns the set's copy of s, NULL when out of memory;

@@ -26,7 +26,7 @@ static const char usage_text[] =
 	"      --asm        the instructions under their source lines, samples each\n"
 	"      --skid-adjust  count each sample for the instruction before its IP\n"
 	"  -C, --context N  lines around hot lines (default 3)\n"
-	"  -n, --top N      with no FUNC: how many functions (default 5)\n"
+	"  -n, --top N      with no FUNC: how many functions (default 5; 0: all)\n"
 	"      --min-percent P  with no FUNC: leave out functions below P percent\n"
 	"      --html F     write one self-contained HTML page to F instead\n"
 	"      --source-dir D  where sources are: DIR (tried under it and by file name) or\n"
@@ -80,6 +80,7 @@ int cmd_annotate(int argc, char **argv)
 
 	o.input = "ebs.data";
 	o.context = 3;
+	o.top = 5;
 	o.out = stdout;
 	o.warn = stderr;
 	optind = 1;
@@ -100,7 +101,7 @@ int cmd_annotate(int argc, char **argv)
 				goto out;
 			break;
 		case 'n':
-			if (cli_u32("annotate", "--top", optarg, 1, &o.top))
+			if (cli_u32("annotate", "--top", optarg, 0, &o.top))
 				goto out;
 			break;
 		case OPT_MIN:

@@ -135,7 +135,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: ebs [--version] [--help] [--no-pager] COMMAND [ARGS]\n\n");
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "   %-10s %s\n", cmds[i].name, cmds[i].help);
-	fprintf(f, "\n'ebs help COMMAND', 'ebs COMMAND --help' and 'man ebs-COMMAND' tell more.\n");
+	fprintf(f, "\n'ebs help COMMAND', 'ebs COMMAND --help' and 'man ebs-COMMAND' tell more\n"
+		   "(before 'make install': 'man -l docs/ebs-COMMAND.1' in the source tree).\n");
 }
 
 static int find_cmd(const char *name)
@@ -176,8 +177,12 @@ int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_
 	/* -ENOENT is also an unknown event or function: the file must be missing */
 	bool missing = e == -ENOENT && strcmp(input, "-") && stat(input, &st) && errno == ENOENT;
 
-	fprintf(stderr, "ebs %s: %s%s\n", cmd, err->msg,
-		missing ? " (run 'ebs record' first, or give -i FILE)" : "");
+	/* the default name: no recording here yet; a name given: a recording elsewhere? */
+	fprintf(stderr, "ebs %s: %s%s%s%s\n", cmd, err->msg,
+		missing && !strcmp(input, "ebs.data") ? " (run 'ebs record' first, or give -i FILE)"
+		: missing ? " (write it with 'ebs record -o " : "",
+		missing && strcmp(input, "ebs.data") ? input : "",
+		missing && strcmp(input, "ebs.data") ? "')" : "");
 	/* a bad or missing file, an unknown event: the input's fault */
 	return e == -ENOMEM || e == -EIO ? 1 : 2;
 }

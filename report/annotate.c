@@ -82,8 +82,10 @@ struct annot {
 	struct ebs_strset *fnames;
 	struct source *sources;
 	u64 total;
-	u64 kernel, nofunc;	/* samples no function listing can show */
+	u64 kernel, nofunc;	/* samples no function listing can show: in the kernel
+				 * without kallsyms, outside any known function */
 	const char *inlined_name; /* FUNC's name where it was inlined */
+	const char *inlined_in;	/* a compiled function it was inlined into */
 	bool file_mode;
 	char target_file[4096];
 	u32 target_line;
@@ -133,6 +135,9 @@ static int collect(void *ctx, const struct resolved *rv)
 		fr = &res->frames[0];
 		if (!an->inlined_name)
 			an->inlined_name = fr->function;
+		if (!an->inlined_in)
+			an->inlined_in = res->function ? res->function
+						       : res->frames[res->nr_frames - 1].function;
 	}
 	if (fr) {
 		struct fl_ent *e, probe = {0};
@@ -159,10 +164,10 @@ static int collect(void *ctx, const struct resolved *rv)
 	}
 	/* kernel code: kallsyms names it; its instructions may be in /proc/kcore */
 	kernel = !res->info && (rv->s->hdr.misc & EBS_CPUMODE_MASK) == EBS_CPUMODE_KERNEL;
-	if (kernel)
-		an->kernel++;
 	if (!res->function || (!res->info && !kernel)) {
-		if (!kernel)
+		if (kernel)
+			an->kernel++;	/* kallsyms unreadable: no function to list */
+		else
 			an->nofunc++;
 		return 0;
 	}
@@ -179,7 +184,8 @@ static int collect(void *ctx, const struct resolved *rv)
 		f->key = key;
 		f->name = res->function;
 		f->dso = res->dso;
-		f->dso_path = res->dso_path;
+		f->dso_path = kernel ? (an->o->kallsyms ? an->o->kallsyms : "/proc/kallsyms")
+				     : res->dso_path;
 		f->kernel = kernel;
 		e = kernel ? symbolizer__kernel_function(an->rs.sym, key.start, &sf)
 			   : symbolizer__function(an->rs.sym, res->info, key.start, &sf);
@@ -686,6 +692,64 @@ static void choose_lines(struct ann_func *af, bool whole, unsigned int context)
 	mark_breaks(af);
 }
 
+static int addr_cmp(const void *a, const void *b)
+{
+	u64 x = ((const struct ann_insn *)a)->addr, y = ((const struct ann_insn *)b)->addr;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A function whose code cannot be read (the kernel's without /proc/kcore):
+ * its sampled addresses as rows, "fn+0x19", so that where the samples fall
+ * is still seen, as perf shows it.  0 or -ENOMEM.
+ */
+static int sampled_offsets(const struct fn_ent *f, struct ann_func *af)
+{
+	struct addr_cnt *a, *tmp;
+	size_t cap = 0;
+
+	HASH_ITER(hh, f->addrs, a, tmp) {
+		struct ann_insn *in;
+
+		if (insn_room(af, &cap))
+			return -ENOMEM;
+		in = &af->insns[af->ninsns++];
+		in->addr = a->addr;
+		snprintf(in->text, sizeof(in->text), "%.40s+0x%llx (not read)", f->name,
+			 (unsigned long long)(a->addr - f->key.start));
+	}
+	qsort(af->insns, af->ninsns, sizeof(*af->insns), addr_cmp);
+	return 0;
+}
+
+/*
+ * Which instructions are printed: all of them (a function named, or
+ * --asm), else, as for source lines, those within context of one with
+ * samples (the hottest functions listed by instructions alone: no source).
+ */
+static void choose_insns(struct ann_func *af, bool all, unsigned int context)
+{
+	size_t i, j, last = 0;
+	bool any = false;
+
+	for (i = 0; i < af->ninsns; i++)
+		af->insns[i].shown = all;
+	for (i = 0; !all && i < af->ninsns; i++) {
+		if (!af->insns[i].samples)
+			continue;
+		for (j = i > context ? i - context : 0; j < af->ninsns && j <= i + context; j++)
+			af->insns[j].shown = true;
+	}
+	for (i = 0; i < af->ninsns; i++) {
+		if (!af->insns[i].shown)
+			continue;
+		af->insns[i].gap_before = any ? last + 1 != i : i > 0;
+		any = true;
+		last = i;
+	}
+}
+
 static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, char *err_why,
 			      size_t err_len)
 {
@@ -696,6 +760,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	struct addr_cnt *a, *tmp;
 	struct sym_span span;
 	bool need_insns = o->asm_ || o->skid_adjust || f->kernel;	/* the kernel: nothing else */
+	bool code_read;
 	char why[256] = "";
 	u64 noline = 0;
 	size_t i;
@@ -704,6 +769,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	if (!af)
 		return NULL;
 	af->name = f->name;
+	af->start = f->key.start;
 	af->per = "%func";
 	af->dso = f->dso;
 	af->dso_path = f->dso_path;
@@ -752,13 +818,20 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	af->first_line = af->main_file ? lo : 0;
 	af->last_line = af->main_file ? hi : 0;
 	/* no source to show: its instructions instead of a page of placeholders */
-	if (af->main_file && !o->asm_) {
+	if (af->main_file) {
 		const struct source *src = source_of(an, af->main_file);
 
-		if (src && !src->buf)
+		af->source_missing = src && !src->buf;
+		if (af->source_missing && !o->asm_)
 			af->asm_for_source = need_insns = true;
+	} else if (!o->asm_ && !f->kernel && !is_perf_map(f->dso)) {
+		af->asm_for_source = need_insns = true;	/* no DWARF: its instructions */
 	}
 	if (need_insns && decode(an, f, af, why, sizeof(why)) == -ENOMEM)
+		goto nomem;
+	code_read = af->ninsns > 0;
+	/* kernel code not read: at least where in it the samples are */
+	if (f->kernel && !af->ninsns && sampled_offsets(f, af))
 		goto nomem;
 	if ((af->asm_for_source || f->kernel) && af->ninsns)
 		af->show_asm = af->asm_for_source = true;
@@ -823,6 +896,10 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 			} else {
 				al->inlined += a->n;
 				al->callee = frames[k - 1].function;
+				/* a call site inside inlined code is that function's line */
+				if (k + 1 < nr_frames && !al->function &&
+				    !same_name(fr->function, frames[nr_frames - 1].function))
+					al->function = fr->function;
 			}
 		}
 	}
@@ -835,7 +912,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		if (al->self > af->hottest)
 			af->hottest = al->self;
 		/* own code at another function's line: name whose text it is */
-		if (!al->in_range && al->self && !al->function)
+		if (!al->in_range && !al->function)
 			al->owner = symbolizer__line_owner(an->rs.sym, f->key.info, f->key.start,
 							   al->file, al->line);
 	}
@@ -873,13 +950,21 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 			af->hottest_insn = in->samples;
 	}
 	line_vec__free_index(&lv);
+	/* a jump into the middle of an instruction (over a lock prefix) has no row to link */
+	for (i = 0; i < af->ninsns; i++) {
+		struct ann_insn *in = &af->insns[i], *t;
+
+		if (in->target_local && (!(t = insn_at(af, in->target)) || t->addr != in->target))
+			in->target_local = false;
+	}
+	choose_insns(af, whole || o->asm_, o->context);
 	if (f->kernel)
 		snprintf(af->note, sizeof(af->note),
 			 "kernel code: its source lines need the kernel's debug information (a vmlinux "
 			 "with DWARF, as Debian's linux-image-*-dbg packages have), which ebs does not "
-			 "read yet; %s%s%s", af->ninsns ? "its instructions are from " : "",
-			 af->ninsns ? (o->kcore ? o->kcore : "/proc/kcore") : why[0] ? why : "no instructions",
-			 af->ninsns ? ", the kernel's memory" : "");
+			 "read yet; %s%s%s", code_read ? "its instructions are from " : "",
+			 code_read ? (o->kcore ? o->kcore : "/proc/kcore") : why[0] ? why : "no instructions",
+			 code_read ? ", the kernel's memory" : "; the sampled addresses instead");
 	else if (!af->main_file && is_perf_map(f->dso))
 		snprintf(af->note, sizeof(af->note),
 			 "no line information for %s: JIT code, whose %s names functions only",
@@ -887,8 +972,8 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	else if (!af->main_file)
 		snprintf(af->note, sizeof(af->note),
 			 "no line information for %s (no DWARF for %s: see ebs report --stats)%s%s",
-			 f->name, f->dso, why[0] ? "; " : o->asm_ ? "" : "; --asm shows its instructions",
-			 why);
+			 f->name, f->dso, why[0] ? "; " : af->asm_for_source ? "; its instructions instead"
+							 : "", why);
 	else if (noline)
 		snprintf(af->note, sizeof(af->note), "%llu sample%s at addresses without a line%s%s",
 			 (unsigned long long)noline, noline == 1 ? "" : "s", why[0] ? "; " : "", why);
@@ -934,7 +1019,10 @@ static void print_text(struct annot *an, const struct ann_func *af)
 	bool color = an->color;
 	size_t i;
 
-	fprintf(out, "# annotate: %s (%s, %s)\n", af->name, af->dso, af->dso_path);
+	fprintf(out, "# annotate: %s (%s, %s)", af->name, af->dso, af->dso_path);
+	if (af->show_start)
+		fprintf(out, " at 0x%llx", (unsigned long long)af->start);
+	fputc('\n', out);
 	fprintf(out, "# event: %s: %llu sample%s in it, %.1f%% of %llu\n", af->event,
 		(unsigned long long)af->samples, af->samples == 1 ? "" : "s", percent(af->samples, af->total),
 		(unsigned long long)af->total);
@@ -968,8 +1056,15 @@ static void print_text(struct annot *an, const struct ann_func *af)
 
 		for (i = 0; i < af->ninsns; i++) {
 			const struct ann_insn *in = &af->insns[i];
+			bool new_line;
 
-			bool new_line = in->line && (in->line != cur_line || in->file != cur_file);
+			if (!in->shown)
+				continue;
+			if (in->gap_before) {
+				fprintf(out, "  %8s %6s %6s  %6s\n", "", "", "", "...");
+				cur_line = 0;	/* say the line again after a gap */
+			}
+			new_line = in->line && (in->line != cur_line || in->file != cur_file);
 
 			cur_line = in->line ? in->line : cur_line;
 			cur_file = in->line ? in->file : cur_file;
@@ -1238,7 +1333,6 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	size_t nfns = 0, nmodels = 0, i;
 	struct annot an;
 	char why[256] = "";
-	u64 kernel_shown = 0;
 	int e;
 
 	memset(&an, 0, sizeof(an));
@@ -1277,6 +1371,8 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 			}
 			nmodels++;
 		}
+		for (i = 0; nmodels > 1 && i < nmodels; i++)	/* static functions of one name */
+			models[i]->show_start = true;
 		if (!nmodels && an.file_mode) {
 			models[0] = build_file(&an);
 			nmodels = models[0] != NULL;
@@ -1290,6 +1386,12 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 				models[0]->dso = "inlined";
 				models[0]->dso_path = "its code in every function it was inlined into";
 				models[0]->per = "%func";
+				if ((o->asm_ || o->skid_adjust) && an.inlined_in)
+					snprintf(models[0]->note, sizeof(models[0]->note),
+						 "%s has no instructions of its own (it was only "
+						 "inlined): --asm and --skid-adjust work on a function it "
+						 "was inlined into, such as %s", an.inlined_name,
+						 an.inlined_in);
 				nmodels = 1;
 			}
 		}
@@ -1307,7 +1409,7 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 			goto out;
 		}
 	} else {
-		unsigned int top = o->top ? o->top : 5;
+		size_t top = o->top ? o->top : nfns;	/* 0: all */
 
 		for (i = 0; i < nfns && nmodels < top; i++) {
 			if (percent(fns[i]->samples, an.total) < o->min_percent)
@@ -1317,14 +1419,6 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 				e = ebs_error__set(err, ENOMEM, "%s", why);
 				goto out;
 			}
-			/* a kernel function is worth a listing only with its instructions */
-			if (fns[i]->kernel && !models[nmodels]->ninsns) {
-				free_model(models[nmodels]);
-				models[nmodels] = NULL;
-				continue;
-			}
-			if (fns[i]->kernel)
-				kernel_shown += fns[i]->samples;
 			nmodels++;
 		}
 		if (!nmodels) {
@@ -1340,13 +1434,14 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	} else {
 		for (i = 0; i < nmodels; i++)
 			print_text(&an, models[i]);
-		an.kernel -= kernel_shown;
-		if (!o->target && (an.kernel || an.nofunc))
+		if (!o->target && an.kernel)
 			fprintf(o->out, "# not annotated: %llu sample%s (%.1f%%) in the kernel, "
-				"%llu (%.1f%%) outside any known function\n",
-				(unsigned long long)an.kernel, an.kernel == 1 ? "" : "s",
-				percent(an.kernel, an.total),
-				(unsigned long long)an.nofunc, percent(an.nofunc, an.total));
+				"without kernel symbols\n", (unsigned long long)an.kernel,
+				an.kernel == 1 ? "" : "s", percent(an.kernel, an.total));
+		if (!o->target && an.nofunc)
+			fprintf(o->out, "# not annotated: %llu sample%s (%.1f%%) outside any known "
+				"function\n", (unsigned long long)an.nofunc,
+				an.nofunc == 1 ? "" : "s", percent(an.nofunc, an.total));
 		fflush(o->out);
 	}
 out:

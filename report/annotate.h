@@ -43,12 +43,16 @@ struct ann_insn {
 	u64 target;		/* a call's or jump's target address, 0 when none */
 	bool target_local;	/* inside this function */
 	char target_name[160];	/* "fn" or "fn+0x1c", "" when unknown */
+	bool shown;		/* printed (all, or within --context of a sampled one) */
+	bool gap_before;	/* instructions left out just before it */
 };
 
 struct ann_func {
 	const char *name, *dso, *dso_path;
 	const char *event;
 	const char *per;	/* "%func", or "%file" for a file's listing */
+	u64 start;		/* its address (link-time; the kernel's own) */
+	bool show_start;	/* several functions of one name are listed: say which */
 	u64 samples;		/* in this function (file) */
 	u64 total;		/* of the event, after the filters */
 	const char *main_file;	/* the function's own source file, NULL without DWARF */
@@ -62,6 +66,7 @@ struct ann_func {
 	bool skid_adjusted;
 	bool show_asm;		/* list the instructions (--asm) */
 	bool asm_for_source;	/* listed since the source is missing (no --asm) */
+	bool source_missing;	/* main_file could not be read */
 	char note[512];		/* missing source, no line information... */
 };
 

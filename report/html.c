@@ -58,6 +58,14 @@ static void heat(FILE *f, double pct)
 		fprintf(f, " style=\"background: rgba(230, 60, 30, %.2f)\"", a / 100.0);
 }
 
+/* The file name of a path. */
+static const char *base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : path ? path : "??";
+}
+
 struct hot {
 	size_t fn, line;
 	u64 n;
@@ -86,16 +94,25 @@ static void hottest(FILE *f, const struct ann_func *const *funcs, size_t n)
 			if (funcs[i]->lines[j].self)
 				h[k++] = (struct hot){i, j, funcs[i]->lines[j].self};
 	qsort(h, k, sizeof(*h), hot_cmp);
+	if (!k) {	/* no line has samples (instructions only) */
+		free(h);
+		return;
+	}
 	fputs("<h2>Hottest lines</h2>\n<ol class=\"hot\">\n", f);
 	for (i = 0; i < k && i < 10; i++) {
 		const struct ann_func *af = funcs[h[i].fn];
 		const struct ann_line *l = &af->lines[h[i].line];
 
-		fprintf(f, "<li><a href=\"#f%zu-l%zu\">%s:%u</a> in ", h[i].fn, h[i].line,
-			l->file ? strrchr(l->file, '/') ? strrchr(l->file, '/') + 1 : l->file : "??",
-			l->line);
-		esc(f, l->function ? l->function : af->name);
-		fprintf(f, ": <b>%.1f%%</b> (%llu sample%s)</li>\n", percent(l->self, af->total),
+		double pt = percent(l->self, af->total);
+
+		fprintf(f, "<li><a href=\"#f%zu-l%zu\">%s:%u</a>", h[i].fn, h[i].line,
+			base_name(l->file), l->line);
+		/* a file's listing knows the function only of inlined code */
+		if (l->function || strcmp(af->per, "%file")) {
+			fputs(" in ", f);
+			esc(f, l->function ? l->function : af->name);
+		}
+		fprintf(f, ": <b>%.*f%%</b> (%llu sample%s)</li>\n", pt < 1 ? 2 : 1, pt,
 			(unsigned long long)l->self, l->self == 1 ? "" : "s");
 	}
 	fputs("</ol>\n", f);
@@ -110,14 +127,6 @@ static void counts(FILE *f, u64 n, const struct ann_func *af)
 			percent(n, af->samples), percent(n, af->total));
 	else
 		fputs("<td></td><td></td><td></td>", f);
-}
-
-/* The file name of a path. */
-static const char *base_name(const char *path)
-{
-	const char *slash = path ? strrchr(path, '/') : NULL;
-
-	return slash ? slash + 1 : path ? path : "??";
 }
 
 /* An instruction's text, its branch target named and, inside the function, linked. */
@@ -224,6 +233,8 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 	esc(f, af->name);
 	fputs(" <small>(", f);
 	esc(f, af->dso);
+	if (af->show_start)
+		fprintf(f, ", at 0x%llx", (unsigned long long)af->start);
 	fprintf(f, ")</small></h2>\n<p>%s: %llu samples, %.1f%% of %llu. Source: <code>",
 		af->event, (unsigned long long)af->samples, percent(af->samples, af->total),
 		(unsigned long long)af->total);
@@ -234,11 +245,19 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 			   "the one that caused the event, so the cost lies just before where samples "
 			   "land%s.</p>\n", af->skid_adjusted ? "; each sample was moved back one "
 			   "instruction (--skid-adjust)" : "");
+	if (af->source_missing) {
+		fputs("<p class=\"note\">", f);
+		esc(f, af->main_file);
+		fprintf(f, " is not there to read (give --source-dir)%s.</p>\n",
+			af->asm_for_source ? "; its instructions instead" : "");
+	}
 	if (af->note[0]) {
 		fputs("<p class=\"note\">", f);
 		esc(f, af->note);
 		fputs("</p>\n", f);
 	}
+	if (!af->ninsns && !af->nlines)
+		return;	/* nothing to list: the notes say why */
 	if (af->asm_for_source)
 		fprintf(f, "<table>\n<tr><th>samples</th><th>%s</th><th>%%total</th><th>line</th>"
 			"<th>address</th><th class=\"src\">instruction</th></tr>\n", af->per);
@@ -331,15 +350,21 @@ int annotate_html(const char *path, const struct ann_func *const *funcs, size_t 
 	if (!f)
 		return -errno;
 	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>ebs annotate: ", f);
+	if (n) {	/* the first function listed, and how many more */
+		esc(f, funcs[0]->name);
+		if (n > 1)
+			fprintf(f, " and %zu more", n - 1);
+		fputs(" \xe2\x80\x94 ", f);
+	}
 	esc(f, input);
 	fputs("</title>\n<style>\n"
 	      "body { font-family: sans-serif; margin: 1.5em; }\n"
 	      "table { border-collapse: collapse; font-size: 0.9em; }\n"
-	      "td, th { padding: 0 0.5em; text-align: right; vertical-align: top; }\n"
+	      "td, th { padding: 0 0.5em; text-align: right; vertical-align: baseline; }\n"
 	      "td.src, th.src { text-align: left; }\n"
 	      "td.ln { color: #888; }\n"
-	      "td.addr { color: #888; font-family: monospace; }\n"
-	      "pre { margin: 0; display: inline; font-family: monospace; }\n"
+	      "td.addr { color: #555; font-family: monospace, monospace; }\n"
+	      "pre { margin: 0; display: inline; font-family: monospace, monospace; }\n"
 	      "tr.hottest td { font-weight: bold; }\n"
 	      "tr.gap td { text-align: left; color: #aaa; }\n"
 	      ".inl { color: #36c; margin-left: 1em; font-size: 0.9em; }\n"

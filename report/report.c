@@ -110,6 +110,7 @@ struct report {
 	bool by_event;		/* one table of all events */
 	struct row *rows;
 	bool by_line;		/* --sort line without func: one row per source line */
+	bool ci_dropped;	/* this table left the interval out to fit the width */
 	u64 total[EBS_MAX_EVENTS], total_all;
 	u64 period_sum[EBS_MAX_EVENTS];
 	struct dso_stat *stats;
@@ -202,7 +203,7 @@ int report_parse_fields(const char *text, struct report_opts *o, struct ebs_erro
 /* Is field f shown in the text table? */
 static bool shows(const struct report *r, enum report_field f)
 {
-	if (f == FIELD_CI && r->o->no_ci)
+	if (f == FIELD_CI && (r->o->no_ci || r->ci_dropped))
 		return false;
 	return !r->o->fields || (r->o->fields & (1u << f));
 }
@@ -210,12 +211,29 @@ static bool shows(const struct report *r, enum report_field f)
 /* Every --fields field is a column of the table: 0, or -EINVAL naming the first that is not. */
 static int check_fields(const struct report *r, struct ebs_error *err)
 {
-	unsigned int f;
+	/* the column that tells a --sort key's rows apart */
+	static const enum column key_col[KEY_MAX] = {
+		[KEY_FUNC] = COL_FUNC, [KEY_LINE] = COL_LINE, [KEY_DSO] = COL_DSO,
+		[KEY_PID] = COL_PID,   [KEY_TID] = COL_TID,	  [KEY_COMM] = COL_COMM,
+		[KEY_EVENT] = COL_EVENT,
+	};
+	unsigned int f, i;
 
+	if (!r->o->fields)
+		return 0;
 	for (f = FIELD_LINE; f < FIELD_MAX; f++)
 		if ((r->o->fields & (1u << f)) && !r->col[f - FIELD_LINE])
 			return ebs_error__set(err, EINVAL, "--fields %s: not a column of this table "
 					      "(add it to --sort)", field_names[f]);
+	for (i = 0; i < (r->o->nr_keys ? r->o->nr_keys : 1); i++) {
+		enum column c = key_col[r->o->nr_keys ? r->o->keys[i] : KEY_FUNC];
+
+		if (!(r->o->fields & (1u << col_field(c))))
+			return ebs_error__set(err, EINVAL, "--fields: the rows are keyed by %s: "
+					      "without it they cannot be told apart (add %s)",
+					      key_names[r->o->nr_keys ? r->o->keys[i] : KEY_FUNC],
+					      field_names[col_field(c)]);
+	}
 	return 0;
 }
 
@@ -356,11 +374,32 @@ static int account(void *ctx, const struct resolved *rv)
 		const struct sym_frame *loc = NULL;
 
 		if (res->nr_frames > 1 && !r->o->no_inline) {
+			unsigned int into = 1, last = res->nr_frames - 1, j;
+
+			/* a function inlined into itself (a recursive call, an alias): one function */
+			while (into <= last && same_name(res->frames[into].function,
+							 res->frames[0].function))
+				into++;
+			/* ...and one repeated out to the compiled function is that one */
+			for (j = into; j < last && same_name(res->frames[j].function,
+							    res->frames[j + 1].function); j++)
+				;
+			if (into < last && j == last)
+				into = last;
 			/* inlined code: the inlined function, at its own line */
 			k.function = res->frames[0].function ? res->frames[0].function : res->function;
-			k.inlined_into = res->frames[1].function ? res->frames[1].function
-								  : res->function;
-			/* a function inlined into itself (a recursive call, an alias): its own */
+			/*
+			 * ...inlined into the next function out; the compiled one
+			 * named as its own code's rows name it, by the symbol table
+			 * (DWARF may name it by an alias: glibc's __GI_ names)
+			 */
+			if (into < last)
+				k.inlined_into = res->frames[into].function;
+			else if (into == last)
+				k.inlined_into = res->function ? res->function
+							       : res->frames[last].function;
+			else if (res->function)	/* itself all the way out: its own code */
+				k.function = res->function;
 			if (same_name(k.function, k.inlined_into))
 				k.inlined_into = NULL;
 			loc = &res->frames[0];
@@ -847,12 +886,65 @@ static void print_header(struct report *r, int ev, FILE *f)
 		fprintf(f, "# only: %s\n", fw);
 }
 
+/*
+ * Narrow the name columns w[] (natural widths) until a row fits width:
+ * the DSO first (its name tells least), then the command, then the widest
+ * of the others; none below min_w[].  True when the rows fit.
+ */
+static bool fit(int *w, const enum column *cols, const int *min_w, int nc, int fixed, int width)
+{
+	for (;;) {
+		int pick = -1, sum = fixed, i;
+
+		for (i = 0; i < nc; i++)
+			sum += 2 + w[i];
+		if (!width || sum <= width)
+			return true;
+		for (i = 0; i < nc && pick < 0; i++)
+			if (cols[i] == COL_DSO && w[i] > min_w[i])
+				pick = i;
+		for (i = 0; i < nc && pick < 0; i++)
+			if (cols[i] == COL_COMM && w[i] > min_w[i])
+				pick = i;
+		if (pick < 0)
+			for (i = 0; i < nc; i++)
+				if (col_elidable[cols[i]] && w[i] > min_w[i] &&
+				    (pick < 0 || w[i] > w[pick]))
+					pick = i;
+		if (pick < 0)
+			return false;	/* nothing left to narrow */
+		w[pick]--;
+	}
+}
+
+/*
+ * A cell cut to width: a function's own name is kept before what follows
+ * it ("f (inlined into g, ...)" loses the parenthesis first); other names
+ * are elided in the middle (a path keeps its file name).
+ */
+static void elide_cell(enum column c, char *out, size_t size, const char *s, size_t width)
+{
+	const char *paren = c == COL_FUNC ? strstr(s, " (") : NULL;
+	size_t name = paren ? (size_t)(paren - s) : 0;
+
+	if (paren && strlen(s) > width && name + 6 <= width && width < size) {
+		/* "name (inlined i...)" */
+		snprintf(out, size, "%.*s...)", (int)(width - 4), s);
+		return;
+	}
+	if (paren && strlen(s) > width && name <= width) {
+		snprintf(out, size, "%.*s", (int)name, s);	/* the name alone */
+		return;
+	}
+	elide(out, size, s, width);
+}
+
 static void print_text(struct report *r, int ev, struct row **rows, size_t n)
 {
 	FILE *f = r->o->out;
 	u64 total = ev < 0 ? r->total_all : r->total[ev];
 	size_t k, shown = 0, limit = r->o->top && r->o->top < n ? r->o->top : n;
-	int w[COL_MAX] = {0}, fixed, sum, i, nc;
+	int w[COL_MAX] = {0}, natural[COL_MAX], min_w[COL_MAX], line_min = 12, fixed, i, nc;
 	enum column cols[COL_MAX];
 	char buf[4200], cut[4200], head[1024] = " ";
 	size_t hn;
@@ -876,34 +968,27 @@ static void print_text(struct report *r, int ev, struct row **rows, size_t n)
 			cell(r, rows[k], cols[i], buf, sizeof(buf));
 			if ((int)strlen(buf) > w[i])
 				w[i] = (int)strlen(buf);
+			if (cols[i] == COL_LINE) {	/* ".../file.c:123": at most 30 */
+				const char *b = strrchr(buf, '/');
+				int want = b ? (int)strlen(b) + 3 : 0;
+
+				if (want > line_min)
+					line_min = want < 30 ? want : 30;
+			}
 		}
+	for (i = 0; i < nc; i++)	/* a source line keeps its file name and line */
+		min_w[i] = cols[i] == COL_LINE ? line_min : 12;
+	memcpy(natural, w, sizeof(w));
+	r->ci_dropped = false;
 	fixed = (shows(r, FIELD_SAMPLES) ? 10 : 0) + (shows(r, FIELD_PERCENT) ? 9 : 0) +
 		(shows(r, FIELD_CI) ? 16 : 0);
-	for (;;) {
-		int pick = -1;
-
-		for (sum = fixed, i = 0; i < nc; i++)
-			sum += 2 + w[i];
-		if (!r->width || sum <= r->width)
-			break;
-		/*
-		 * The DSO first (its name is the least telling part of a row),
-		 * then the command, then the widest of the others; none
-		 * narrower than 12.
-		 */
-		for (i = 0; i < nc && pick < 0; i++)
-			if (cols[i] == COL_DSO && w[i] > 12)
-				pick = i;
-		for (i = 0; i < nc && pick < 0; i++)
-			if (cols[i] == COL_COMM && w[i] > 12)
-				pick = i;
-		if (pick < 0)
-			for (i = 0; i < nc; i++)
-				if (col_elidable[cols[i]] && w[i] > 12 && (pick < 0 || w[i] > w[pick]))
-					pick = i;
-		if (pick < 0)
-			break;	/* nothing left to narrow: let the line be long */
-		w[pick]--;
+	if (!fit(w, cols, min_w, nc, fixed, r->width) && shows(r, FIELD_CI) && !r->o->fields) {
+		/* the names matter more than the interval on a narrow terminal: say so */
+		r->ci_dropped = true;
+		memcpy(w, natural, sizeof(w));
+		fit(w, cols, min_w, nc, fixed - 16, r->width);
+		fprintf(f, "# (no 95%% interval column: %d columns are too few for it; --no-ci, "
+			"--fields or --width choose)\n", r->width);
 	}
 	/* the titles as wide as the fields below them, a '#' for the first space */
 	hn = 0;
@@ -933,7 +1018,7 @@ static void print_text(struct report *r, int ev, struct row **rows, size_t n)
 			fprintf(f, "  [%5.1f, %5.1f]", lo, hi);
 		for (i = 0; i < nc; i++) {
 			cell(r, rows[k], cols[i], buf, sizeof(buf));
-			elide(cut, sizeof(cut), buf, (size_t)w[i]);
+			elide_cell(cols[i], cut, sizeof(cut), buf, (size_t)w[i]);
 			fprintf(f, "  %-*s", i + 1 < nc ? w[i] : 0, cut);
 		}
 		fprintf(f, "\n");

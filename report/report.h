@@ -109,7 +109,7 @@ struct annotate_opts {
 	bool no_inline;
 	bool no_demangle;
 	unsigned int context;	/* lines shown around hot lines with no target */
-	unsigned int top;	/* functions shown with no target (default 5) */
+	unsigned int top;	/* functions shown with no target; 0: all */
 	double min_percent;	/* with no target: functions below this share are left out */
 	const char *html;	/* write this self-contained HTML file instead of text */
 	const char *const *source_dirs;	/* "OLD=NEW" prefix maps, or directories to try */

@@ -96,9 +96,15 @@ static bool dso_match(const char *want, const struct sym_result *res)
 	       (res->dso_path && !strcmp(want, res->dso_path));
 }
 
+/*
+ * A name without parameters matches the demangled C++ names that add
+ * them ("ns::f" is "ns::f(int)"), and a C function's name matches gcc's
+ * clones of it ("f" is "f.constprop.0", "f.isra.0", "f.part.0", "f.cold").
+ */
 bool rsession_name_is(const char *want, size_t len, const char *name)
 {
-	return name && !strncmp(want, name, len) && (name[len] == '\0' || name[len] == '(');
+	return name && !strncmp(want, name, len) &&
+	       (name[len] == '\0' || name[len] == '(' || name[len] == '.');
 }
 
 /* Is name one of the comma-separated names in list? */

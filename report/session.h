@@ -48,7 +48,8 @@ void rsession__close(struct rsession *rs);
 
 /*
  * Is name the function the first len bytes of want name?  "ns::f" names
- * "ns::f(int)" too (demangled C++ with its parameters).  NULL names none.
+ * "ns::f(int)" too (demangled C++ with its parameters), "f" gcc's clones
+ * "f.constprop.0", "f.isra.0", "f.part.0", "f.cold".  NULL names none.
  */
 bool rsession_name_is(const char *want, size_t len, const char *name);
 

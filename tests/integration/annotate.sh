@@ -130,7 +130,8 @@ check "--source-dir DIR: found by file name" grep -qE '^ +[0-9]+ .*/\* HOT \*/' 
 strip --strip-debug hl-copy
 "$EBS" annotate -i copy.data hot_loop >nodebug.txt 2>nodebug.err
 check "missing debug information: exit 0 and says so" \
-	grep -q '^# note: no line information for hot_loop (no DWARF for hl-copy: see ebs report --stats); --asm shows its instructions' nodebug.txt
+	grep -q '^# note: no line information for hot_loop (no DWARF for hl-copy: see ebs report --stats); its instructions instead' nodebug.txt
+check "missing debug information: its instructions listed all the same" grep -qE '  [0-9a-f]+:  divsd ' nodebug.txt
 "$EBS" annotate -i copy.data hot_loop --asm >nodebug-asm.txt 2>&1
 check "missing debug information: --asm still lists the instructions" grep -qE '  [0-9a-f]+:  divsd ' nodebug-asm.txt
 "$EBS" annotate -i hl.data no_such_function >nofn.out 2>nofn.err
@@ -227,7 +228,7 @@ kdata() {	# OUT STEXT: 40 samples in kfunc_a's loop, 10 on its call, 5 in kfunc_
 kdata k.data $KBASE
 "$EBS" annotate -i k.data kfunc_a --kallsyms k.kallsyms --kcore k.core --color never >ka.txt 2>ka.err
 check "kernel function: exit 0, a kernel function's header" \
-	sh -c "grep -q '^# annotate: kfunc_a (\[kernel\], \[kernel\])' ka.txt && [ ! -s ka.err ]"
+	sh -c "grep -q '^# annotate: kfunc_a (\[kernel\], k.kallsyms)' ka.txt && [ ! -s ka.err ]"
 check "kernel function: the note names what source lines need, and where the instructions are from" \
 	grep -q "^# note: kernel code: its source lines need the kernel's debug information (a vmlinux with DWARF.*; its instructions are from k.core, the kernel's memory$" ka.txt
 awk '/  [0-9a-f]+:  / { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9a-f]+:$/) { sub(":", "", $i); print $i; break } }' ka.txt >ka.addrs
@@ -274,5 +275,7 @@ else
 	else
 		check "annotate $kf: /proc/kcore not readable here: the note says why" \
 			grep -qE 'no instructions: /proc/kcore is (not there|readable by root only)' kf.txt
+		check "annotate $kf: the sampled addresses listed instead, as $kf+0xOFFSET" \
+			grep -qE "^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9a-f]+:  $kf\+0x[0-9a-f]+ \(not read\)$" kf.txt
 	fi
 fi

@@ -232,6 +232,9 @@ for cmd in report annotate; do
 		sh -c "[ $rc -eq 2 ] && [ \$(wc -l <empty/err.txt) -eq 1 ] &&
 		       grep -qx \"ebs $cmd: ebs.data: No such file or directory (run 'ebs record' first, or give -i FILE)\" empty/err.txt"
 done
+"$EBS" report -i nosuch.data >/dev/null 2>err.txt
+check "report -i a missing file: the hint names it, not -i" \
+	grep -qx "ebs report: nosuch.data: No such file or directory (write it with 'ebs record -o nosuch.data')" err.txt
 head -c 4096 /dev/zero >zero.data
 R -i zero.data >/dev/null 2>err.txt
 check "a file that exists but is bad: no hint" not grep -q "ebs record" err.txt

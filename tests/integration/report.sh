@@ -51,7 +51,8 @@ golden() {
 	fi
 }
 R() { "$EBS" report --kallsyms "$GOLD/kallsyms" "$@"; }
-A() { "$EBS" annotate --source-dir "$SRCMAP" "$@"; }
+# the kernel of the recording: the test's kallsyms, and no memory to read
+A() { "$EBS" annotate --source-dir "$SRCMAP" --kallsyms "$GOLD/kallsyms" --kcore "$GOLD/no-kcore" "$@"; }
 
 golden report.txt R
 golden report-line.txt R -s line -e cycles
@@ -65,6 +66,8 @@ golden report-width.txt R -s func,tid -e cycles --width 80 --min-percent 3
 # column narrows before the function's
 golden report-no-ci.txt R -s func,tid -e cycles --width 80 --no-ci
 golden report-fields.txt R -e cycles --width 60 --fields percent,func
+# too narrow for names and the interval: the interval goes, and says so
+golden report-narrow-line.txt R -s line -e cycles --width 72
 golden report-width-line.txt R -s line -e cycles --width 90 --min-percent 1
 golden report-filter.txt R --pid 100 --tid 100 --comm golden --dso golden -e cycles
 golden report-top.txt R -n 2 -e cycles
@@ -88,6 +91,8 @@ golden annotate-asm.txt A work --asm
 golden annotate-skid.txt A work --asm --skid-adjust
 golden annotate-skid-source.txt A work --skid-adjust
 golden annotate-hottest.txt A -n 3 -C 1
+# without kernel symbols, kernel samples are said in the closing line
+golden annotate-nokallsyms.txt A -n 1 -C 0 --kallsyms /dev/null
 golden annotate-file.txt A golden.c -C 1
 golden annotate-file-line.txt A golden.c:13 -C 2
 golden annotate-file-asm.txt A golden.c --asm -C 0
@@ -171,6 +176,10 @@ R --fields pid >/dev/null 2>err.txt
 rc=$?
 check "report --fields of a column the table lacks: exit 2, one line naming it" \
 	sh -c "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'fields pid: not a column' err.txt"
+R -s line --fields percent,func >/dev/null 2>err.txt
+rc=$?
+check "report --fields without the --sort key's column: exit 2, one line saying why" \
+	sh -c "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'keyed by line: without it they cannot be told apart' err.txt"
 R --fields samples,nosuch >/dev/null 2>err.txt
 check "report --fields with an unknown field: one line naming it" \
 	sh -c "[ \$(wc -l <err.txt) -eq 1 ] && grep -q \"fields 'nosuch'\" err.txt"

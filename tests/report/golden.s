@@ -2,7 +2,8 @@
 # that annotate's golden output does not depend on the compiler: work()
 # (lines 9-16 of golden.c, declared at 8, with helper() inlined at line 14)
 # and cold() (declared at 18), and twice() (declared at 24), inlined into
-# itself as gcc does with recursion.  Like gcc -O2 code, work() also has rows of
+# itself as gcc does with recursion, its DWARF name an alias (__GI_twice,
+# as glibc's are) of its symbol's.  Like gcc -O2 code, work() also has rows of
 # other functions' lines that no inline scope covers (lines 5 and 19):
 # they must not stretch its own range.
 # Linked with -Ttext=0x401000 and no build-id; never run.  Its source path
@@ -159,7 +160,7 @@ twice:
 	.quad	.Lcold_end - cold
 .Ltwice_die = . - .Linfo
 	.uleb128 3		# twice, abstract
-	.string	"twice"
+	.string	"__GI_twice"	# DWARF names it by an alias, as glibc does
 	.byte	1
 	.byte	24
 	.byte	3

@@ -122,6 +122,13 @@ check "missing source: the instructions' samples add up to the function's $copy_
 	[ "$(awk '/  [0-9a-f]+:  / { if ($1 ~ /^[0-9]+$/ && $2 ~ /\./) s += $1 } END { print s + 0 }' nosrc.txt)" = "$copy_samples" ]
 check "missing source: the HOT line's number beside its first instruction" \
 	grep -qE "^( +[0-9]+ +[0-9.]+ +[0-9.]+)? +$hot +[0-9a-f]+:  " nosrc.txt
+"$EBS" annotate -i copy.data hot_loop --html nosrc.html
+check "missing source, --html: the page says so too" grep -q 'hotline.c is not there to read (give --source-dir); its instructions instead' nosrc.html
+# with no function named: its hot instructions with --context (1) around them
+"$EBS" annotate -i copy.data -n 1 -C 1 --color never >nosrc-top.txt
+ninsn() { grep -cE '  [0-9a-f]+:  ' "$1"; }
+check "missing source, hottest functions: hot instructions and context ($(ninsn nosrc-top.txt) of $(ninsn nosrc.txt)), gaps marked" \
+	sh -c "[ $(ninsn nosrc-top.txt) -lt $(ninsn nosrc.txt) ] && grep -qE '^ +\.\.\.$' nosrc-top.txt"
 "$EBS" annotate -i copy.data hot_loop --source-dir "$TMP/src=$TOP/tests/workloads" >srcmap.txt
 check "--source-dir OLD=NEW: read from the new place" \
 	grep -q "^# source: $TMP/src/hotline.c (read from $TOP/tests/workloads/hotline.c)" srcmap.txt

@@ -114,7 +114,7 @@ if SQLWORK=$("$OLDPWD/tests/real/build-sqlite.sh" 2>sqlite-build.err); then
 	perf record -q -e cpu-clock -F 2000 -o sqlite.perf "$SQLWORK" 400000 2>/dev/null
 	echo
 	echo "== SQLite 3.53.2 (sqlwork 400000): annotating the three hottest functions"
-	for fn in $("$EBS" report -i sqlite.data --dso sqlwork --top 3 --json |
+	for fn in $("$EBS" report -i sqlite.data --dso sqlwork --no-inline --top 3 --json |
 		    python3 -c 'import json,sys; print(" ".join(r["function"] for r in json.load(sys.stdin)["rows"]))'); do
 		ebs_t=$(best "$EBS" annotate -i sqlite.data "$fn")
 		ebs_n=$("$EBS" annotate -i sqlite.data "$fn" | wc -l)

@@ -360,17 +360,14 @@ static int line_vec__reindex(struct line_vec *lv)
 	return 0;
 }
 
+/* The line (file, line) of lv, added when new; NULL when out of memory. */
 static struct ann_line *line_get(struct line_vec *lv, const char *file, u32 line)
 {
-	struct line_key k;
+	struct ann_line *l = line_find(lv, file, line);
 	struct line_ref *r;
 
-	memset(&k, 0, sizeof(k));	/* padding is part of the hashed key */
-	k.file = file;
-	k.line = line;
-	HASH_FIND(hh, lv->index, &k, sizeof(k), r);
-	if (r)
-		return &lv->v[r->i];
+	if (l)
+		return l;
 	if (lv->n == lv->cap) {
 		if (ebs_grow((void **)&lv->v, &lv->cap, lv->n, sizeof(*lv->v), 64))
 			return NULL;
@@ -381,8 +378,9 @@ static struct ann_line *line_get(struct line_vec *lv, const char *file, u32 line
 	memset(&lv->v[lv->n], 0, sizeof(lv->v[0]));
 	lv->v[lv->n].file = file;
 	lv->v[lv->n].line = line;
-	r = &lv->refs[lv->n];
-	r->key = k;
+	r = &lv->refs[lv->n];	/* zeroed: padding is part of the hashed key */
+	r->key.file = file;
+	r->key.line = line;
 	r->i = lv->n;
 	HASH_ADD(hh, lv->index, key, sizeof(r->key), r);
 	if (!r->hh.tbl)
@@ -407,12 +405,6 @@ static int row_cb(void *ctx, const struct sym_row *row)
 	if (row->addr == rc->start && !rc->first_file)
 		rc->first_file = row->file;
 	return 0;
-}
-
-/* Are a and b one function's name (one interned pointer, or the same text)? */
-static bool same_name(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
 }
 
 /* Is dso a JIT's perf-PID.map? */
@@ -815,8 +807,6 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	}
 	if (af->main_file && hi < lo)
 		hi = lo;	/* a declaration, no row of its own: its first line */
-	af->first_line = af->main_file ? lo : 0;
-	af->last_line = af->main_file ? hi : 0;
 	/* no source to show: its instructions instead of a page of placeholders */
 	if (af->main_file) {
 		const struct source *src = source_of(an, af->main_file);
@@ -884,21 +874,21 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 				continue;
 			}
 			/* a function inlined into itself (recursion, an alias): one function */
-			if (k && same_name(frames[k - 1].function, fr->function))
+			if (k && rsession_same_name(frames[k - 1].function, fr->function))
 				continue;
 			al = line_get(&lv, fr->file, fr->line);
 			if (!al)
 				goto nomem;
 			if (!k) {	/* an inlined function's own line: name it */
 				al->self += a->n;
-				if (!same_name(fr->function, frames[nr_frames - 1].function))
+				if (!rsession_same_name(fr->function, frames[nr_frames - 1].function))
 					al->function = fr->function;
 			} else {
 				al->inlined += a->n;
 				al->callee = frames[k - 1].function;
 				/* a call site inside inlined code is that function's line */
 				if (k + 1 < nr_frames && !al->function &&
-				    !same_name(fr->function, frames[nr_frames - 1].function))
+				    !rsession_same_name(fr->function, frames[nr_frames - 1].function))
 					al->function = fr->function;
 			}
 		}

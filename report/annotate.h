@@ -56,7 +56,6 @@ struct ann_func {
 	u64 samples;		/* in this function (file) */
 	u64 total;		/* of the event, after the filters */
 	const char *main_file;	/* the function's own source file, NULL without DWARF */
-	u32 first_line, last_line; /* its own lines in main_file (0 without DWARF) */
 	struct ann_line *lines;	/* sorted: the main file's first, then by file and line */
 	size_t nlines;
 	struct ann_insn *insns;	/* with --asm; NULL otherwise */

@@ -129,6 +129,14 @@ static void counts(FILE *f, u64 n, const struct ann_func *af)
 		fputs("<td></td><td></td><td></td>", f);
 }
 
+/* A function's name after a line, in brackets: whose code or text the line is. */
+static void bracketed(FILE *f, const char *name)
+{
+	fputs("<span class=\"inl\">[", f);
+	esc(f, name);
+	fputs("]</span>", f);
+}
+
 /* An instruction's text, its branch target named and, inside the function, linked. */
 static void insn_text(FILE *f, const struct ann_insn *in, size_t fi)
 {
@@ -185,11 +193,8 @@ static void instructions(FILE *f, const struct ann_func *af, size_t fi)
 			}
 			esc(f, in->line_text ? in->line_text : "<source not found>");
 			fputs("</pre>", f);
-			if (in->owner) {
-				fputs("<span class=\"inl\">[", f);
-				esc(f, in->owner);
-				fputs("]</span>", f);
-			}
+			if (in->owner)
+				bracketed(f, in->owner);
 			fputs("</td></tr>\n", f);
 		}
 		fprintf(f, "<tr id=\"f%zu-a%llx\"%s>", fi, (unsigned long long)in->addr,
@@ -286,21 +291,14 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 		}
 		fprintf(f, "<tr id=\"f%zu-l%zu\"%s>", fi, i,
 			l->self && l->self == af->hottest ? " class=\"hottest\"" : "");
-		if (l->self)
-			fprintf(f, "<td>%llu</td><td>%.1f</td><td>%.1f</td>",
-				(unsigned long long)l->self, pf, percent(l->self, af->total));
-		else
-			fputs("<td></td><td></td><td></td>", f);
+		counts(f, l->self, af);
 		fprintf(f, "<td class=\"ln\">%u</td><td class=\"src\"", l->line);
 		heat(f, pf);
 		fputs("><pre>", f);
 		esc(f, l->text ? l->text : "<source not found>");
 		fputs("</pre>", f);
-		if (l->function) {
-			fputs("<span class=\"inl\">[", f);
-			esc(f, l->function);
-			fputs("]</span>", f);
-		}
+		if (l->function)
+			bracketed(f, l->function);
 		if (l->inlined) {
 			fprintf(f, "<span class=\"inl\">&larr; %llu sample%s (%.1f%%) of ",
 				(unsigned long long)l->inlined, l->inlined == 1 ? "" : "s",

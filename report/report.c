@@ -132,6 +132,17 @@ static const char *canonical_name(const char *tok)
 	return tok;
 }
 
+/* The index of tok (or its alias) in names[0..n), or n when it is none of them. */
+static unsigned int name_index(const char *tok, const char *const *names, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(canonical_name(tok), names[i]))
+			break;
+	return i;
+}
+
 int report_parse_keys(const char *text, struct report_opts *o, struct ebs_error *err)
 {
 	char *copy = strdup(text), *tok, *next;
@@ -143,9 +154,7 @@ int report_parse_keys(const char *text, struct report_opts *o, struct ebs_error 
 	o->nr_keys = 0;
 	for (next = copy; next && !e;) {
 		tok = strsep(&next, ",");
-		for (i = 0; i < KEY_MAX; i++)
-			if (!strcmp(canonical_name(tok), key_names[i]))
-				break;
+		i = name_index(tok, key_names, KEY_MAX);
 		if (i == KEY_MAX) {
 			e = ebs_error__set(err, EINVAL, "--sort '%s': known keys are func, line, dso, "
 					   "pid, tid, comm, event", tok);
@@ -187,9 +196,7 @@ int report_parse_fields(const char *text, struct report_opts *o, struct ebs_erro
 	o->fields = 0;
 	for (next = copy; next && !e;) {
 		tok = strsep(&next, ",");
-		for (i = 0; i < FIELD_MAX; i++)
-			if (!strcmp(canonical_name(tok), field_names[i]))
-				break;
+		i = name_index(tok, field_names, FIELD_MAX);
 		if (i == FIELD_MAX)
 			e = ebs_error__set(err, EINVAL, "--fields '%s': known fields are samples, "
 					   "percent, ci, line, func, dso, pid, tid, comm, event", tok);
@@ -348,19 +355,16 @@ static int add_row(struct report *r, const struct row_key *k, const char *dso, u
 	return 0;
 }
 
-/* Is a the name of b (one interned pointer, or the same text)? */
-static bool same_name(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
 static int account(void *ctx, const struct resolved *rv)
 {
 	struct report *r = ctx;
 	const struct sym_result *res = &rv->res;
 	const struct ebs_rec_sample *s = rv->s;
 	const char *dso = res->dso ? res->dso : "[unknown]";
+	const char *code, *code_into;
+	struct row *row;
 	struct row_key k;
+	int e;
 
 	memset(&k, 0, sizeof(k));
 	r->total[s->event]++;
@@ -377,12 +381,12 @@ static int account(void *ctx, const struct resolved *rv)
 			unsigned int into = 1, last = res->nr_frames - 1, j;
 
 			/* a function inlined into itself (a recursive call, an alias): one function */
-			while (into <= last && same_name(res->frames[into].function,
-							 res->frames[0].function))
+			while (into <= last && rsession_same_name(res->frames[into].function,
+								  res->frames[0].function))
 				into++;
 			/* ...and one repeated out to the compiled function is that one */
-			for (j = into; j < last && same_name(res->frames[j].function,
-							    res->frames[j + 1].function); j++)
+			for (j = into; j < last && rsession_same_name(res->frames[j].function,
+								     res->frames[j + 1].function); j++)
 				;
 			if (into < last && j == last)
 				into = last;
@@ -400,7 +404,7 @@ static int account(void *ctx, const struct resolved *rv)
 							       : res->frames[last].function;
 			else if (res->function)	/* itself all the way out: its own code */
 				k.function = res->function;
-			if (same_name(k.function, k.inlined_into))
+			if (rsession_same_name(k.function, k.inlined_into))
 				k.inlined_into = NULL;
 			loc = &res->frames[0];
 		} else {
@@ -427,21 +431,14 @@ static int account(void *ctx, const struct resolved *rv)
 		k.comm = rv->comm;
 	if (r->col[COL_EVENT])
 		k.event = s->event;
-	if (r->by_line && k.line) {
-		/* the line is the row: its function shown, its callers counted */
-		const char *function = k.function, *into = k.inlined_into;
-		struct row *row;
-		int e;
-
-		k.function = k.inlined_into = NULL;
-		e = add_row(r, &k, dso, s->event, &row);
-		return e ? e : add_caller(row, function, into, s->event);
-	}
-	{
-		struct row *row;
-
+	if (!r->by_line || !k.line)
 		return add_row(r, &k, dso, s->event, &row);
-	}
+	/* the line is the row: its function shown, its callers counted */
+	code = k.function;
+	code_into = k.inlined_into;
+	k.function = k.inlined_into = NULL;
+	e = add_row(r, &k, dso, s->event, &row);
+	return e ? e : add_caller(row, code, code_into, s->event);
 }
 
 /* A row's count in the table of ev (-1: the table of all events). */
@@ -508,15 +505,15 @@ static void settle_line(struct row *row)
 	for (i = 0; i < row->ncallers; i++) {
 		struct caller *c = &row->callers[i];
 
-		c->function = c->into && !same_name(c->into, row->function) ? c->into
-			      : !same_name(c->code, row->function) ? c->code : NULL;
+		c->function = c->into && !rsession_same_name(c->into, row->function) ? c->into
+			      : !rsession_same_name(c->code, row->function) ? c->code : NULL;
 	}
 	/* merge callers of one name (and the own entries) */
 	for (i = 0; i < row->ncallers; i++) {
 		struct caller *c = &row->callers[i];
 
 		for (j = 0; j < n; j++)
-			if (same_name(row->callers[j].function, c->function))
+			if (rsession_same_name(row->callers[j].function, c->function))
 				break;
 		if (j == n) {
 			row->callers[n++] = *c;
@@ -540,9 +537,7 @@ static void settle_line(struct row *row)
  */
 static void line_function(const struct row *row, char *buf, size_t len)
 {
-	size_t n = 0, i;
-
-	size_t nc = row->ncallers;
+	size_t n = 0, i, nc = row->ncallers;
 
 	n += (size_t)snprintf(buf, len, "%s", function_text(row));
 	if (nc && !row->callers[nc - 1].function)

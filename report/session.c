@@ -107,6 +107,11 @@ bool rsession_name_is(const char *want, size_t len, const char *name)
 	       (name[len] == '\0' || name[len] == '(' || name[len] == '.');
 }
 
+bool rsession_same_name(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 /* Is name one of the comma-separated names in list? */
 static bool name_in(const char *list, const char *name)
 {

@@ -53,6 +53,9 @@ void rsession__close(struct rsession *rs);
  */
 bool rsession_name_is(const char *want, size_t len, const char *name);
 
+/* Are a and b one function's name (one interned pointer, or the same text)? */
+bool rsession_same_name(const char *a, const char *b);
+
 /* symbolize_warn_fns printing "ebs report: warning: MSG" (annotate: ...) to the FILE * ctx. */
 void rsession_warn(void *ctx, const char *msg);
 void rsession_warn_annotate(void *ctx, const char *msg);

@@ -74,6 +74,8 @@ struct dw_seg {
 	u32 scope;
 };
 
+_Static_assert(sizeof(Dwarf_Off) == sizeof(u64), "decl_by_off searches Dwarf_Off as a u64");
+
 /* A subprogram DIE's declaration: where its source text starts. */
 struct dw_decl {
 	Dwarf_Off off;		/* the DIE; decls are in DIE (offset) order */
@@ -827,17 +829,10 @@ out:
 /* The decl at DIE offset off, by binary search (decls are in offset order), or NULL. */
 static struct dw_decl *decl_by_off(struct dw_cu *cu, Dwarf_Off off)
 {
-	size_t lo = 0, hi = cu->ndecls;
+	size_t i = ebs_upper_bound(cu->decls, cu->ndecls, sizeof(cu->decls[0]),
+				   offsetof(struct dw_decl, off), off);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cu->decls[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < cu->ndecls && cu->decls[lo].off == off ? &cu->decls[lo] : NULL;
+	return i && cu->decls[i - 1].off == off ? &cu->decls[i - 1] : NULL;
 }
 
 static int decl_cmp(const void *pa, const void *pb, void *ctx)
@@ -1202,12 +1197,11 @@ static int cu_rows(const struct dw_cu *cu, u64 lo, u64 hi,
 		   int (*fn)(void *ctx, const struct sym_row *row), void *ctx)
 {
 	/* rows are sorted by address: start at the first one at lo or after */
-	size_t i = ebs_upper_bound(cu->rows, cu->nrows, sizeof(cu->rows[0]),
-				   offsetof(struct dw_row, addr), lo ? lo - 1 : 0);
+	size_t i = lo ? ebs_upper_bound(cu->rows, cu->nrows, sizeof(cu->rows[0]),
+					offsetof(struct dw_row, addr), lo - 1)
+		      : 0;
 	int e;
 
-	if (!lo)
-		i = 0;
 	for (; i < cu->nrows && cu->rows[i].addr < hi; i++) {
 		const struct dw_row *row = &cu->rows[i];
 		struct sym_row out;
@@ -1237,7 +1231,7 @@ static int cu_rows(const struct dw_cu *cu, u64 lo, u64 hi,
 int dwarf_info__rows(struct dwarf_info *di, u64 lo, u64 hi,
 		     int (*fn)(void *ctx, const struct sym_row *row), void *ctx)
 {
-	size_t i, j, n = 0;
+	size_t i, j, n = 0, cap = 0;
 	u32 *seen = NULL;
 	int e = 0;
 
@@ -1261,14 +1255,9 @@ int dwarf_info__rows(struct dwarf_info *di, u64 lo, u64 hi,
 			dup = seen[j] == sp->cu;
 		if (dup)
 			continue;
-		if (!(n & (n + 1))) {	/* n + 1 a power of two: grow */
-			u32 *ns = realloc(seen, 2 * (n + 1) * sizeof(*seen));
-
-			if (!ns) {
-				e = -ENOMEM;
-				break;
-			}
-			seen = ns;
+		if (ebs_grow((void **)&seen, &cap, n, sizeof(*seen), 4)) {
+			e = -ENOMEM;
+			break;
 		}
 		seen[n++] = sp->cu;
 		if (!cu->decoded)

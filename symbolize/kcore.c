@@ -79,7 +79,6 @@ static int pread_all(int fd, void *buf, size_t len, off_t off)
 int symbolizer__kernel_code(struct symbolizer *s, u64 addr, void *buf, size_t len)
 {
 	const char *path = s && s->kcore_path ? s->kcore_path : "/proc/kcore";
-	unsigned char ident[EI_NIDENT + 64];
 	Elf64_Ehdr eh;
 	GElf_Phdr ph;
 	size_t hlen, i, phnum = 0;
@@ -93,10 +92,9 @@ int symbolizer__kernel_code(struct symbolizer *s, u64 addr, void *buf, size_t le
 	if (fd < 0)
 		return -errno;
 	/* the ELF header first: where the program headers are, and how many */
-	e = pread_all(fd, ident, sizeof(eh), 0);
+	e = pread_all(fd, &eh, sizeof(eh), 0);
 	if (e)
 		goto out;
-	memcpy(&eh, ident, sizeof(eh));
 	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > KCORE_MAX_HEADERS ||
 	    (size_t)eh.e_phnum * sizeof(Elf64_Phdr) > KCORE_MAX_HEADERS) {

@@ -70,16 +70,15 @@ def link_address(maps, segs, pid, ip):
     return None
 
 
-def perf_samples(script, exe):
-    """[(address, perf's symbol)] of the samples in exe, from
-    perf script -F pid,ip,sym,dso --show-mmap-events."""
+def mapped_samples(lines, exe, mm, sm):
+    """[(link-time address or None, match)] of the samples of exe in lines:
+    mm matches a mapping (pid, start, len, pgoff, file), sm a sample (pid,
+    ip, ...), both in time order, so a sample resolves through the maps
+    seen before it."""
     exe = os.path.realpath(exe)
     segs = load_segments(exe)
-    mm = re.compile(r"^\s*-?\d+\s+PERF_RECORD_MMAP2? (-?\d+)/-?\d+: \[(0x[0-9a-f]+)\((0x[0-9a-f]+)\)"
-                    r" @ (0x[0-9a-f]+|0)[ \]].*\]: [-rwxps]+ (.*)$")
-    sm = re.compile(r"^\s*(\d+)\s+([0-9a-f]+) (.*) \((.*)\)$")
-    maps, out, unmapped = collections.defaultdict(list), [], 0
-    for line in open(script):
+    maps, out = collections.defaultdict(list), []
+    for line in lines:
         m = mm.match(line)
         if m:
             if os.path.realpath(m.group(5)) == exe:
@@ -87,36 +86,30 @@ def perf_samples(script, exe):
                                               int(m.group(4), 16)))
             continue
         m = sm.match(line)
-        if not m or os.path.realpath(m.group(4)) != exe:
-            continue
-        a = link_address(maps, segs, int(m.group(1)), int(m.group(2), 16))
-        if a is None:
-            unmapped += 1
-        else:
-            out.append((a, m.group(3)))
-    return out, unmapped
+        if m:
+            out.append((link_address(maps, segs, int(m.group(1)), int(m.group(2), 16)), m))
+    return out
+
+
+def perf_samples(script, exe):
+    """[(address, perf's symbol)] of the samples in exe, from
+    perf script -F pid,ip,sym,dso --show-mmap-events, and how many were not
+    in a mapping of it."""
+    mm = re.compile(r"^\s*-?\d+\s+PERF_RECORD_MMAP2? (-?\d+)/-?\d+: \[(0x[0-9a-f]+)\((0x[0-9a-f]+)\)"
+                    r" @ (0x[0-9a-f]+|0)[ \]].*\]: [-rwxps]+ (.*)$")
+    sm = re.compile(r"^\s*(\d+)\s+([0-9a-f]+) (.*) \((.*)\)$")
+    real = os.path.realpath(exe)
+    got = [(a, m.group(3)) for a, m in mapped_samples(open(script), exe, mm, sm)
+           if os.path.realpath(m.group(4)) == real]
+    return [g for g in got if g[0] is not None], sum(1 for g in got if g[0] is None)
 
 
 def ebs_samples(ebs, data, exe):
     """Link-time addresses of ebs's samples in exe, from ebs report --dump."""
-    exe = os.path.realpath(exe)
-    segs = load_segments(exe)
     mm = re.compile(r"^\d+ MMAP .* pid (\d+) \[(0x[0-9a-f]+)\+(0x[0-9a-f]+)\] pgoff (0x[0-9a-f]+) (.*)$")
     sm = re.compile(r"^\d+ SAMPLE .* pid (\d+) .* ip (0x[0-9a-f]+) .* event 0 ")
-    maps, out = collections.defaultdict(list), []
-    for line in run([ebs, "report", "-i", data, "--dump"]).splitlines():
-        m = mm.match(line)
-        if m:
-            if os.path.realpath(m.group(5)) == exe:
-                maps[int(m.group(1))].append((int(m.group(2), 16), int(m.group(3), 16),
-                                              int(m.group(4), 16)))
-            continue
-        m = sm.match(line)
-        if m:
-            a = link_address(maps, segs, int(m.group(1)), int(m.group(2), 16))
-            if a is not None:
-                out.append(a)
-    return out
+    dump = run([ebs, "report", "-i", data, "--dump"]).splitlines()
+    return [a for a, _ in mapped_samples(dump, exe, mm, sm) if a is not None]
 
 
 def ebs_compiled(ebs, exe, addrs):

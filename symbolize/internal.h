@@ -152,6 +152,8 @@ struct kallsyms {
 	size_t nsyms;
 	char *arena;
 	struct ebs_strset *mods;	/* "[modname]" */
+	u64 stext;		/* _stext's address, 0: not listed (read before
+				 * aliases are merged: _text often wins it) */
 };
 
 struct map_ent;

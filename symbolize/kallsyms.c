@@ -208,6 +208,8 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 			continue;
 		if (ks.addr)
 			all_zero = false;
+		if (ks.dso == kernel_dso && !strcmp(ks.name, "_stext"))
+			k->stext = ks.addr;
 		err = ksym_vec__push(&kv, &ks);
 		if (err) {
 			set_why(why, why_len, "out of memory");

@@ -44,17 +44,14 @@ int symbolizer__kernel_function(struct symbolizer *s, u64 addr, struct sym_func 
 int symbolizer__kernel_stext(struct symbolizer *s, u64 *addr)
 {
 	struct sym_result res;
-	size_t i;
 
 	if (!s || !addr)
 		return -EINVAL;
-	symbolizer__lookup_kernel(s, 0, &res);
-	for (i = 0; s->kernel && i < s->kernel->nsyms; i++)
-		if (!strcmp(s->kernel->syms[i].name, "_stext")) {
-			*addr = s->kernel->syms[i].addr;
-			return 0;
-		}
-	return -ENOENT;
+	symbolizer__lookup_kernel(s, 0, &res);	/* loads kallsyms once */
+	if (!s->kernel || !s->kernel->stext)
+		return -ENOENT;
+	*addr = s->kernel->stext;
+	return 0;
 }
 
 /* Read exactly len bytes at off; 0 or -errno (-EIO at a short read). */

@@ -251,6 +251,12 @@ kdata k-other.data ffffffff82000000
 "$EBS" annotate -i k-other.data kfunc_a --kallsyms k.kallsyms --kcore k.core >ko.txt 2>&1
 check "kernel function of another boot (_stext elsewhere): no instructions, said why" \
 	grep -q "no instructions: recorded on a kernel laid out otherwise (_stext at ffffffff82000000, now at $KBASE" ko.txt
+# As in real kernels, _text at _stext's address: the alias kept is _text,
+# and _stext must still be found.
+{ echo "$KBASE T _text"; cat k.kallsyms; } >k-text.kallsyms
+"$EBS" annotate -i k-other.data kfunc_a --kallsyms k-text.kallsyms --kcore k.core >kt.txt 2>&1
+check "kernel function of another boot, _text aliasing _stext: no instructions, said why" \
+	grep -q "no instructions: recorded on a kernel laid out otherwise (_stext at ffffffff82000000, now at $KBASE" kt.txt
 "$EBS" annotate -i k.data kfunc_a --kallsyms k.kallsyms --kcore k.nonexistent >kn.txt 2>&1
 check "kernel function, --kcore missing: exit 0, no instructions, said why" \
 	grep -q "no instructions: k.nonexistent is not there (no such file)" kn.txt

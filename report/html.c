@@ -297,8 +297,8 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 		fputs("><pre>", f);
 		esc(f, l->text ? l->text : "<source not found>");
 		fputs("</pre>", f);
-		if (l->function)
-			bracketed(f, l->function);
+		if (l->function || l->owner)
+			bracketed(f, l->function ? l->function : l->owner);
 		if (l->inlined) {
 			fprintf(f, "<span class=\"inl\">&larr; %llu sample%s (%.1f%%) of ",
 				(unsigned long long)l->inlined, l->inlined == 1 ? "" : "s",

@@ -101,6 +101,10 @@ golden annotate-color.txt A cold --color always
 golden annotate-func.txt A --func cold,helper -C 0
 golden annotate-html.html A work --html -
 golden annotate-html-asm.html A work --asm --html -
+# the HTML view names whose other lines are, as the text view does
+A work --no-inline --html - >html-owner.out
+check "--html: another function's line named, as in text ([helper])" \
+	grep -q 'helper.s own line \*/</pre><span class="inl">\[helper\]</span>' html-owner.out
 A work --html /dev/stdout >html-stdout.out
 norm html-stdout.out
 check "--html /dev/stdout: the page, and /dev/stdout still a link" \

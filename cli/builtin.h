@@ -10,12 +10,14 @@
 #define EBS_CLI_BUILTIN_H
 
 #include "report/report.h"
+#include "sampler/calibrate.h"
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_addr2line(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 /*
  * getopt_long returned '?' or ':' (optstrings start with ':', opterr is 0):
@@ -69,6 +71,24 @@ int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_
 void cli_pager_disable(void);
 FILE *cli_pager_stream(bool no_pager, enum report_color *color, int *width);
 int cli_pager_finish(void);
+
+/*
+ * Calibration, shared by ebs calibrate and ebs record --calibrate
+ * (cmd-calibrate.c).  cli_calibrate_inline() parses record's OPTIONS (the
+ * targets only: --rate, --min-samples, --focus, --overhead, --retries,
+ * --cost-probe, --exact, -q), after record's own options.  cli_calibrate()
+ * runs it: 0, or the exit status after one line.
+ */
+struct cli_calibrate {
+	struct calibrate_opts o;
+	const char *events;
+	bool json, quiet;
+	char *buf;		/* cli_calibrate_inline's words: free() when done */
+};
+void cli_calibrate_defaults(struct cli_calibrate *cc);
+int cli_calibrate_inline(const char *cmd, const char *text, struct cli_calibrate *cc);
+int cli_calibrate(const char *cmd, struct cli_calibrate *cc, struct calibrate_result *r);
+void cli_calibrate_print(FILE *f, const struct cli_calibrate *cc, const struct calibrate_result *r);
 
 /* ebs's own command line as one string (for the data file header). */
 const char *ebs_cmdline(void);

@@ -16,10 +16,11 @@
 static const char usage_text[] =
 	"usage: ebs record [-e EVENT[,EVENT...]] [-c N | -F HZ] [-o FILE] [-p PID[,PID] | -a]\n"
 	"                  [-m PAGES] [--backend perf|kmod] [--kmod-mode perf-kernel|msr]\n"
-	"                  [--no-fallback] [-q] [--] [CMD [ARGS...]]\n"
+	"                  [--no-fallback] [--calibrate[=OPTIONS]] [-q] [--] [CMD [ARGS...]]\n"
 	"\n"
 	"  -e, --event E    events to sample (default cycles; 'ebs list' shows them)\n"
-	"  -c, --count N    sample after N events (the counter is preloaded with -N)\n"
+	"  -c, --count N[,N...]  sample after N events (the counter is preloaded with -N);\n"
+	"                   one N for every event, or one per event in -e's order\n"
 	"  -F, --freq HZ    sample about HZ times a second per CPU (default 1000)\n"
 	"  -o, --output F   data file (default ebs.data; '-' for stdout)\n"
 	"  -p, --pid P      attach to running processes (all their threads)\n"
@@ -31,6 +32,8 @@ static const char usage_text[] =
 	"      --no-fallback   fail instead of sampling cpu-clock for a hardware event that\n"
 	"                      cannot be opened, or user space only where kernel code may\n"
 	"                      not be sampled\n"
+	"      --calibrate[=OPTIONS]  choose each event's N first, as 'ebs calibrate' does\n"
+	"                   (OPTIONS: its targets in one argument, e.g. \"--rate 500 --focus f\")\n"
 	"  -q, --quiet      no summary line\n";
 
 static int parse_u64(const char *opt, const char *s, u64 *out)
@@ -46,6 +49,31 @@ static int parse_u64(const char *opt, const char *s, u64 *out)
 	}
 	*out = v;
 	return 0;
+}
+
+/* -c N or -c N1,N2,...: one per event, matched to -e after the options. */
+static int parse_periods(const char *s, struct record_opts *o, unsigned int *n)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	*n = 0;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		if (*n >= EBS_MAX_EVENTS) {
+			fprintf(stderr, "ebs record: -c: more than %d values\n", EBS_MAX_EVENTS);
+			err = -EINVAL;
+			break;
+		}
+		err = parse_u64("-c", tok, &o->periods[(*n)++]);
+	}
+	if (!err && (*n == 0 || s[strlen(s) - 1] == ',')) {
+		fprintf(stderr, "ebs record: -c wants a positive number, not '%s'\n", s);
+		err = -EINVAL;
+	}
+	free(copy);
+	return err;
 }
 
 static int parse_pids(const char *s, struct record_opts *o)
@@ -95,16 +123,23 @@ int cmd_record(int argc, char **argv)
 		{"backend", required_argument, NULL, 'B'},
 		{"kmod-mode", required_argument, NULL, 'K'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"calibrate", optional_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	static struct calibrate_result cr;
+	struct ebs_rec_calibration calib[EBS_MAX_EVENTS];
 	struct record_opts o = {0};
 	struct record_result res;
 	struct ebs_error err = {0};
-	const char *events = "cycles";
-	bool quiet = false, kmod_mode_given = false;
+	struct cli_calibrate cc;
+	const char *events = "cycles", *calibrate = NULL;
+	bool quiet = false, kmod_mode_given = false, freq_given = false;
+	unsigned int nperiods = 0, i;
 	u64 pages = 128;
 	int c, n, ret = 2;
+
+	cli_calibrate_defaults(&cc);
 
 	o.output = "ebs.data";
 	o.freq = 0;
@@ -116,12 +151,17 @@ int cmd_record(int argc, char **argv)
 			events = optarg;
 			break;
 		case 'c':
-			if (parse_u64("-c", optarg, &o.period))
+			if (parse_periods(optarg, &o, &nperiods))
 				goto out;
+			o.period = o.periods[0];
+			break;
+		case 'C':
+			calibrate = optarg ? optarg : "";
 			break;
 		case 'F':
 			if (parse_u64("-F", optarg, &o.freq))
 				goto out;
+			freq_given = true;
 			break;
 		case 'o':
 			o.output = optarg;
@@ -209,10 +249,43 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	o.nr_events = (unsigned int)n;
+	if (nperiods > 1 && nperiods != o.nr_events) {
+		fprintf(stderr, "ebs record: -c gives %u values for %u events: one, or one per "
+				"event\n",
+			nperiods, o.nr_events);
+		goto out;
+	}
+	if (nperiods == 1)
+		memset(o.periods, 0, sizeof(o.periods));
 	o.argv = optind < argc ? argv + optind : NULL;
 	o.mmap_pages = (unsigned int)pages;
 	o.cmdline = ebs_cmdline();
 	o.msg = stderr;
+	if (calibrate) {
+		if (o.period || freq_given || o.nr_pids || o.system_wide || !o.argv) {
+			fprintf(stderr, "ebs record: --calibrate chooses -c itself and wants a command "
+					"(not -c, -F, -p or -a)\n");
+			goto out;
+		}
+		if (*calibrate && cli_calibrate_inline("record", calibrate, &cc))
+			goto out;
+		cc.events = events;
+		cc.o.rec = o;
+		ret = cli_calibrate("record", &cc, &cr);
+		if (ret)
+			goto out;
+		ret = 2;
+		if (!quiet)
+			cli_calibrate_print(stderr, &cc, &cr);
+		for (i = 0; i < o.nr_events; i++) {
+			o.periods[i] = cr.ev[i].n;
+			calibrate_record(&cc.o, &cr, i, &calib[i]);
+		}
+		o.freq = 0;
+		o.period = o.periods[0];
+		o.calib = calib;
+		o.nr_calib = o.nr_events;
+	}
 
 	if (ebs_record(&o, &res, &err)) {
 		fprintf(stderr, "ebs record: %s\n", err.msg);
@@ -238,6 +311,7 @@ int cmd_record(int argc, char **argv)
 	}
 	ret = res.have_child ? res.exit_status : 0;
 out:
+	free(cc.buf);
 	free(o.pids);
 	return ret;
 }

@@ -123,6 +123,7 @@ static const struct {
 } cmds[] = {
 	{"record", cmd_record, "sample a command, processes (-p) or the whole system (-a)"},
 	{"report", cmd_report, "hotspots of an ebs.data file, by function, source line or DSO"},
+	{"calibrate", cmd_calibrate, "choose sample-after values for a command: measured, verified"},
 	{"annotate", cmd_annotate, "source (and instructions) of hot functions, with their samples"},
 	{"list", cmd_list, "events this machine can sample"},
 	{"addr2line", cmd_addr2line, "resolve addresses of an ELF file to function, file and line"},
@@ -215,6 +216,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[a], "help"))
 		return help(argc - a, argv + a);
+	if (!strcmp(argv[a], "__cost-probe")) {	/* ebs calibrate --cost-probe=loop */
+		calibrate_probe_loop();
+		return 0;
+	}
 	i = find_cmd(argv[a]);
 	if (i < 0) {
 		fprintf(stderr, "ebs: '%s' is not an ebs command (see 'ebs --help')\n", argv[a]);

@@ -36,6 +36,17 @@ int ebs_writer__event(struct ebs_writer *w, struct ebs_rec_event *ev, const char
 int ebs_writer__dso_image(struct ebs_writer *w, const char *name, const void *image,
 			  size_t size, const u8 *build_id, u8 build_id_size);
 
+/* A CALIBRATION record (struct ebs_rec_calibration; hdr is filled here). */
+int ebs_writer__calibration(struct ebs_writer *w, const struct ebs_rec_calibration *c);
+
+/*
+ * Overwrite, in the finished file path, the CALIBRATION record of event
+ * c->event with c (hdr ignored): for values measured by the run that wrote
+ * the file.  0, or -errno with err naming the file (-ENOENT: no such record).
+ */
+int ebs_data__set_calibration(const char *path, const struct ebs_rec_calibration *c,
+			      struct ebs_error *err);
+
 /* End of the header; start_* are the two clocks at the start of collection. */
 int ebs_writer__begin_data(struct ebs_writer *w, u64 start_realtime_ns, u64 start_clock_ns);
 
@@ -91,6 +102,8 @@ const struct ebs_event_info *ebs_data__event(const struct ebs_data *d, unsigned 
 int ebs_data__find_event(const struct ebs_data *d, const char *name);
 /* The META value for key, or NULL. */
 const char *ebs_data__meta(const struct ebs_data *d, u32 key);
+/* The CALIBRATION record of event ev, or NULL. */
+const struct ebs_rec_calibration *ebs_data__calibration(const struct ebs_data *d, unsigned int ev);
 /* The first DSO_IMAGE named name, or NULL. */
 const struct ebs_rec_dso_image *ebs_data__dso_image(const struct ebs_data *d, const char *name);
 

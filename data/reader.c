@@ -28,6 +28,7 @@ struct ebs_data {
 	unsigned int nr_events;
 	struct ebs_event_info events[EBS_MAX_EVENTS];
 	const struct ebs_rec_meta *meta[64];
+	const struct ebs_rec_calibration *calib[EBS_MAX_EVENTS];	/* by event */
 	unsigned int nr_meta;
 	const struct ebs_rec_trailer *trailer;
 	const struct ebs_event_counts *counts;
@@ -413,6 +414,14 @@ static int read_header_records(struct ebs_data *d, struct ebs_error *err)
 			info->why = info->used + strlen(info->used) + 1;
 		} else if (r->type == EBS_REC_META && d->nr_meta < ARRAY_SIZE(d->meta)) {
 			d->meta[d->nr_meta++] = (const void *)r;
+		} else if (r->type == EBS_REC_CALIBRATION) {
+			const struct ebs_rec_calibration *c = (const void *)r;
+
+			/* after the EVENT it calibrates */
+			if (c->event >= d->nr_events)
+				return BAD(d, err, off, "CALIBRATION of event %u, which is not "
+					   "described before it", c->event);
+			d->calib[c->event] = c;
 		}
 		off += r->size;
 	}
@@ -524,6 +533,11 @@ const char *ebs_data__meta(const struct ebs_data *d, u32 key)
 		if (d->meta[i]->key == key)
 			return d->meta[i]->value;
 	return NULL;
+}
+
+const struct ebs_rec_calibration *ebs_data__calibration(const struct ebs_data *d, unsigned int ev)
+{
+	return ev < d->nr_events ? d->calib[ev] : NULL;
 }
 
 const struct ebs_rec_dso_image *ebs_data__dso_image(const struct ebs_data *d, const char *name)

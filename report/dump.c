@@ -45,6 +45,16 @@ static void dump_header(struct ebs_data *d, FILE *out)
 							 : e->rec->sample_period),
 			e->rec->flags);
 	}
+	for (i = 0; i < ebs_data__nr_events(d); i++) {
+		const struct ebs_rec_calibration *c = ebs_data__calibration(d, i);
+
+		if (c)
+			fprintf(out, "# calibration of event %u: sample_after %llu rate_hz %u "
+				     "events_per_sec %llu target_samples %llu overhead_ppm %llu "
+				     "budget_ppm %llu\n",
+				i, ULL(c->sample_after), c->rate_hz, ULL(c->events_per_sec),
+				ULL(c->target_samples), ULL(c->overhead_ppm), ULL(c->budget_ppm));
+	}
 }
 
 static void dump_record(struct ebs_data *d, const struct ebs_rec *r, FILE *out)

@@ -828,6 +828,26 @@ static void filter_words(const struct report *r, char *buf, size_t len)
 #undef ADD
 }
 
+/*
+ * How N was chosen, when ebs calibrate chose it: the rate asked, the rate
+ * this recording achieved (its samples per second of the counters' running
+ * time: per CPU-second of the target), the overhead measured in calibration.
+ */
+static void calibration_words(const struct report *r, int ev, const struct counted *c, FILE *f)
+{
+	const struct ebs_rec_calibration *cal = ebs_data__calibration(r->rs.d, (unsigned int)ev);
+	const struct ebs_event_counts *k = ebs_data__counts(r->rs.d, (unsigned int)ev);
+
+	if (cal) {
+		fprintf(f, " (calibrated: %u/s asked", cal->rate_hz);
+		if (c->running && k)
+			fprintf(f, ", %.0f/s achieved",
+				(double)k->samples / ((double)c->running * 1e-9));
+		fprintf(f, ", %.1f%% overhead)", (double)cal->overhead_ppm / 1e4);
+	}
+	fputc('\n', f);
+}
+
 static void print_header(struct report *r, int ev, FILE *f)
 {
 	u64 total = ev < 0 ? r->total_all : r->total[ev];
@@ -853,8 +873,10 @@ static void print_header(struct report *r, int ev, FILE *f)
 			fprintf(f, "# sampling: frequency %llu Hz per CPU\n",
 				(unsigned long long)e->sample_freq);
 		else
-			fprintf(f, "# sampling: one sample after every %llu events\n",
+			fprintf(f, "# sampling: one sample after every %llu events",
 				(unsigned long long)e->sample_period);
+		if (!(e->flags & EBS_EVF_FREQ))
+			calibration_words(r, ev, &c, f);
 		estimate(r, ev, &c, &events, why, sizeof(why));
 		if (total) {
 			fprintf(f, "# events: about %llu (%s)%s%s\n", (unsigned long long)events,

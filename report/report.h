@@ -97,6 +97,14 @@ int report_parse_fields(const char *text, struct report_opts *o, struct ebs_erro
  */
 int ebs_report(const struct report_opts *opts, struct ebs_error *err);
 
+/*
+ * Of event's samples in input, how many fall in list (comma-separated
+ * function names, compiled or inlined, or DSO names or paths): *matched of
+ * *total.  0 or -errno with err filled.
+ */
+int ebs_report_focus(const char *input, unsigned int event, const char *list,
+		     const char *const *debug_dirs, u64 *matched, u64 *total, struct ebs_error *err);
+
 /* Print every record, one line each (ebs report --dump). */
 int ebs_report_dump(const char *input, FILE *out, struct ebs_error *err);
 

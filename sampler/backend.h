@@ -49,9 +49,13 @@ struct sampler {
 		u64 config, config1;
 	} enc[EBS_MAX_EVENTS];
 	u64 period;		/* sample-after value in force; 0: frequency mode */
+	u64 periods[EBS_MAX_EVENTS];	/* each event's (all equal to period unless
+					 * the options gave one per event) */
 	bool tracking_only;	/* side-band records only (MMAP, COMM...): no counts */
 	/* what each event counted over the run, when the backend knows (stop) */
 	u64 counted[EBS_MAX_EVENTS];
+	double scaled[EBS_MAX_EVENTS];	/* counted, each counter x enabled / running */
+	bool multiplexed;		/* a counter ran only part of its enabled time */
 	bool have_counts;
 	const struct sampler_backend *backend;
 	void *priv;

@@ -86,12 +86,15 @@ static int kmod_event(const struct event_spec *ev, u32 *kind, u64 *id)
 
 static void set_period(struct sampler *s)
 {
-	if (s->opts->period)
+	if (s->opts->periods[0])
+		s->period = s->opts->periods[0];
+	else if (s->opts->period)
 		s->period = s->opts->period;
 	else if (event_spec__is_clock(&s->used[0]))
 		s->period = 1000000000ull / (s->opts->freq ? s->opts->freq : 1000);
 	else
 		s->period = KMOD_DEFAULT_N;
+	s->periods[0] = s->period;
 }
 
 /* One line saying why CONFIG failed, for event ev of mode. */
@@ -196,6 +199,7 @@ static void open_tracking(struct sampler *s, struct kmod_priv *p)
 	p->track.used[0] = p->track_opts.events[0];
 	p->track.nr_events = 1;
 	p->track.period = 1;
+	p->track.periods[0] = 1;
 	p->track.tracking_only = true;
 	p->track.msg = NULL;
 	p->track.priv = NULL;
@@ -277,7 +281,7 @@ static int kmod_open(struct sampler *s, struct ebs_error *err)
 		e = config_error(s, p, e, err);
 		goto fail;
 	}
-	if (!s->opts->period && !event_spec__is_clock(&s->used[0]) && s->msg)
+	if (!s->opts->period && !s->opts->periods[0] && !event_spec__is_clock(&s->used[0]) && s->msg)
 		fprintf(s->msg,
 			"ebs record: --backend=kmod samples after N events, not at a frequency: "
 			"using -c %llu for '%s'\n",

@@ -106,8 +106,10 @@ static void fill_attr(const struct sampler *s, const struct event_spec *ev, unsi
 	attr->size = sizeof(*attr);
 	attr->type = ev->type;
 	attr->config = ev->config;
-	if (s->period) {
-		attr->sample_period = s->period;
+	if (o->count_only) {
+		/* a counting event: no sample_period, no freq */
+	} else if (s->period) {
+		attr->sample_period = s->periods[idx];
 	} else {
 		attr->freq = 1;
 		attr->sample_freq = o->freq;
@@ -492,7 +494,7 @@ static int convert(struct sampler *s, struct perf_priv *p, const struct perf_eve
 		o->hdr.size = sizeof(*o);
 		o->ip = b->ip;
 		o->time = b->time;
-		o->period = s->period ? s->period : b->period;
+		o->period = s->period ? s->periods[ev] : b->period;
 		o->pid = b->pid;
 		o->tid = b->tid;
 		o->cpu = b->cpu;
@@ -738,6 +740,7 @@ static int write_counts(struct sampler *s, struct perf_priv *p)
 
 	for (ev = 0; ev < s->nr_events; ev++) {
 		s->counted[ev] = 0;
+		s->scaled[ev] = 0;
 		for (t = 0; t < s->nr_tids; t++)
 			for (c = 0; c < s->nr_cpus; c++) {
 				int fd = p->fds[fd_index(s, ev, t, c)];
@@ -756,6 +759,12 @@ static int write_counts(struct sampler *s, struct perf_priv *p)
 				rec.tid = s->system_wide ? 0 : (u32)s->tids[t];
 				rec.event = (u16)ev;
 				s->counted[ev] += rec.value;
+				if (v[2] && v[2] < v[1]) {
+					s->multiplexed = true;
+					s->scaled[ev] += (double)v[0] * (double)v[1] / (double)v[2];
+				} else {
+					s->scaled[ev] += (double)v[0];
+				}
 				err = ebs_writer__add(s->w, &rec.hdr);
 				if (err)
 					return err;

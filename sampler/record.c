@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -249,13 +250,13 @@ int sampler__write_events(struct sampler *s)
 		ev.type = s->enc[i].type;
 		ev.config = s->enc[i].config;
 		ev.config1 = s->enc[i].config1;
-		ev.flags = (s->period ? 0 : EBS_EVF_FREQ) | (s->why[i][0] ? EBS_EVF_FALLBACK : 0) |
+		ev.flags = (s->period || o->count_only ? 0 : EBS_EVF_FREQ) | (s->why[i][0] ? EBS_EVF_FALLBACK : 0) |
 			   (u->exclude_user ? EBS_EVF_EXCLUDE_USER : 0) |
 			   (u->exclude_kernel ? EBS_EVF_EXCLUDE_KERNEL : 0) |
 			   (i == 0 ? EBS_EVF_GROUP_LEADER : 0) |
 			   (u->hardware ? EBS_EVF_HARDWARE : 0);
-		ev.sample_period = s->period;
-		ev.sample_freq = s->period ? 0 : o->freq;
+		ev.sample_period = s->period ? s->periods[i] : 0;
+		ev.sample_freq = s->period || o->count_only ? 0 : o->freq;
 		err = ebs_writer__event(s->w, &ev, o->events[i].name, u->name, s->why[i]);
 		if (err)
 			return err;
@@ -286,7 +287,7 @@ static void write_vdso(struct sampler *s)
  * Fork the command, stopped before exec until go_fd is written.  err_fd
  * (close-on-exec) receives errno if exec fails.
  */
-static pid_t spawn(char *const *argv, int *go_fd, int *err_fd, struct ebs_error *err)
+static pid_t spawn(char *const *argv, int out_fd, int *go_fd, int *err_fd, struct ebs_error *err)
 {
 	int go[2], ex[2];
 	pid_t pid;
@@ -317,6 +318,8 @@ static pid_t spawn(char *const *argv, int *go_fd, int *err_fd, struct ebs_error 
 		signal(SIGCHLD, SIG_DFL);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);	/* ebs gave up before exec */
+		if (out_fd > 0 && dup2(out_fd, STDOUT_FILENO) < 0)
+			_exit(127);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(ex[1], &e, sizeof(e)) < 0)
@@ -411,15 +414,18 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	int go_fd = -1, exec_fd = -1, e, n, status = 0, exit_status = -1;
 	pid_t child = -1;
 	bool child_done = false, stopping = false;
+	struct rusage ru;
 	unsigned int i;
-	u64 t0;
+	u64 t0, t_exec = 0;
 
 	memset(res, 0, sizeof(*res));
 	cap_frequency(&copy);
 	s.opts = o;
 	s.msg = o->msg;
 	s.backend = o->backend == BACKEND_KMOD ? &kmod_backend : &perf_backend;
-	s.period = o->period;
+	s.period = o->count_only ? 0 : o->periods[0] ? o->periods[0] : o->period;
+	for (i = 0; s.period && i < o->nr_events; i++)
+		s.periods[i] = o->periods[i] ? o->periods[i] : s.period;
 	s.nr_events = o->nr_events;
 	memcpy(s.used, o->events, sizeof(s.used[0]) * o->nr_events);
 	s.system_wide = o->system_wide;
@@ -437,7 +443,7 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		for (i = 0, e = 0; i < o->nr_pids && !e; i++)
 			e = add_threads(&s, o->pids[i], err);
 	} else {
-		child = spawn(o->argv, &go_fd, &exec_fd, err);
+		child = spawn(o->argv, o->child_stdout, &go_fd, &exec_fd, err);
 		e = child < 0 ? child : add_tid(&s, child);
 		s.enable_on_exec = true;
 	}
@@ -447,7 +453,7 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		goto out;
 	}
 	if (o->system_wide && o->argv) {
-		child = spawn(o->argv, &go_fd, &exec_fd, err);
+		child = spawn(o->argv, o->child_stdout, &go_fd, &exec_fd, err);
 		if (child < 0) {
 			e = child;
 			goto out;
@@ -465,6 +471,8 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	write_meta(&s);
 	write_vdso(&s);
 	e = sampler__write_events(&s);
+	for (i = 0; !e && i < o->nr_calib; i++)
+		e = ebs_writer__calibration(s.w, &o->calib[i]);
 	if (e) {
 		ebs_error__set(err, -e, "%s: cannot write the header: %s", o->output, strerror(-e));
 		goto out;
@@ -494,6 +502,7 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		}
 		close(go_fd);
 		go_fd = -1;
+		t_exec = ebs_clock_ns();
 		if (read(exec_fd, &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno)) {
 			e = ebs_error__set(err, exec_errno, "cannot run '%s': %s", o->argv[0],
 					   strerror(exec_errno));
@@ -514,9 +523,12 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		}
 		if (nr_signals > 1 && child > 0 && !child_done)
 			kill(child, SIGKILL);
-		if (child > 0 && !child_done && waitpid(child, &status, WNOHANG) == child) {
+		if (child > 0 && !child_done && wait4(child, &status, WNOHANG, &ru) == child) {
 			child_done = true;
 			exit_status = status_code(status);
+			res->wall_ns = t_exec ? ebs_clock_ns() - t_exec : 0;
+			res->cpu_ns = (u64)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+				      (u64)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
 		}
 		if (child > 0 ? child_done : (stopping || (o->nr_pids && !any_pid_alive(o))))
 			break;
@@ -529,11 +541,15 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		goto out;
 	s.backend->close(&s);
 	ebs_writer__totals(s.w, &res->samples, &res->lost, &res->throttled);
+	res->have_counts = s.have_counts;
+	res->multiplexed = s.multiplexed;
+	for (i = 0; s.have_counts && i < s.nr_events; i++)
+		res->counted[i] = (u64)(s.scaled[i] + 0.5);
 	if (s.have_counts && s.period && !any_clock_event(&s)) {
 		u64 expected = 0;
 
 		for (i = 0; i < s.nr_events; i++)
-			expected += s.counted[i] / s.period;
+			expected += s.counted[i] / s.periods[i];
 		/* allow one sample per event for where a period was cut */
 		if (expected > res->samples + res->lost + s.nr_events)
 			res->undelivered = expected - res->samples - res->lost;

@@ -69,6 +69,7 @@ struct record_opts {
 	struct event_spec events[EBS_MAX_EVENTS];
 	unsigned int nr_events;
 	u64 period;			/* -c N; 0 when frequency mode */
+	u64 periods[EBS_MAX_EVENTS];	/* per event, overriding period (all or none) */
 	u64 freq;			/* -F HZ */
 	bool no_fallback;
 	pid_t *pids;			/* -p */
@@ -78,6 +79,11 @@ struct record_opts {
 	unsigned int mmap_pages;	/* data pages per ring, power of two */
 	const char *cmdline;		/* ebs's own command line, for the header */
 	FILE *msg;			/* notices (fallbacks, the summary line); NULL: none */
+	bool count_only;		/* count the events, take no samples (perf backend) */
+	int child_stdout;		/* > 0: the command's standard output goes here */
+	/* CALIBRATION header records, their event indexes into events[] */
+	const struct ebs_rec_calibration *calib;
+	unsigned int nr_calib;
 };
 
 struct record_result {
@@ -93,6 +99,13 @@ struct record_result {
 	 * only here.  0 in frequency mode or when unknown.
 	 */
 	u64 undelivered;
+	/* the command's CPU time (user + system, its waited-for children
+	 * included) and its wall time from exec to exit; 0 without a command */
+	u64 cpu_ns, wall_ns;
+	/* what each event counted (scaled when multiplexed), when known */
+	u64 counted[EBS_MAX_EVENTS];
+	bool multiplexed;		/* some counter ran part of the time only */
+	bool have_counts;
 };
 
 /*

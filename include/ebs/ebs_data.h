@@ -31,7 +31,7 @@
 #define EBS_DATA_MAGIC		"EBSDATA"	/* 8 bytes with the NUL */
 #define EBS_DATA_ENDIAN		0x01020304u
 #define EBS_DATA_VERSION_MAJOR	1
-#define EBS_DATA_VERSION_MINOR	0
+#define EBS_DATA_VERSION_MINOR	1	/* 1.1: CALIBRATION written, its rate_hz */
 
 /* header.flags */
 /*
@@ -157,12 +157,16 @@ struct ebs_rec_dso_image {
 	__u8 image[];		/* image_size bytes, then padding to 8 */
 };
 
-/* CALIBRATION: the outcome of a sample-after calibration (ebs calibrate). */
+/*
+ * CALIBRATION: the outcome of a sample-after calibration (ebs calibrate,
+ * ebs record --calibrate), one per calibrated event.  rate_hz was reserved1
+ * in 1.0, when no ebs wrote this record (1.1).
+ */
 struct ebs_rec_calibration {
 	struct ebs_rec hdr;
 	__u16 event;		/* index of the calibrated event */
 	__u16 reserved0;
-	__u32 reserved1;
+	__u32 rate_hz;		/* the rate asked: samples per second per CPU */
 	__u64 sample_after;	/* chosen N */
 	__u64 events_per_sec;	/* measured event rate */
 	__u64 target_samples;	/* samples the run was calibrated to reach */

@@ -432,6 +432,12 @@ static u32 std_build(unsigned int i, u64 *buf)
 	}
 }
 
+/* event 1's CALIBRATION (hdr is the writer's) */
+static const struct ebs_rec_calibration std_calib = {
+	.event = 1, .rate_hz = 500, .sample_after = 2000000, .events_per_sec = 999000000,
+	.target_samples = 10000, .overhead_ppm = 13000, .budget_ppm = 20000,
+};
+
 static int std_header(struct ebs_writer *w)
 {
 	struct ebs_rec_event ev0 = {
@@ -463,6 +469,7 @@ static int std_header(struct ebs_writer *w)
 	e = e ?: ebs_writer__meta(w, EBS_META_CMDLINE, STD_CMDLINE);
 	e = e ?: ebs_writer__event(w, &ev1, "instructions:u", "task-clock:u", STD_EV1_WHY);
 	e = e ?: ebs_writer__dso_image(w, "[vdso]", image, sizeof(image), bid, sizeof(bid));
+	e = e ?: ebs_writer__calibration(w, &std_calib);
 	e = e ?: ebs_writer__meta(w, STD_KEY_UNKNOWN, "");
 	if (!e && (ev0.index != 0 || ev1.index != 1))
 		e = -EPROTO; /* the writer assigns the indexes */
@@ -777,13 +784,13 @@ static void check_std_header(struct ebs_data *d, const char *path, const char *w
 	    ALIGN8(16 + sizeof(STD_CMDLINE)) + ALIGN8(16 + 1) +
 	    ALIGN8(56 + sizeof("cycles") + sizeof("cycles") + 1) +
 	    ALIGN8(56 + sizeof("instructions:u") + sizeof("task-clock:u") + sizeof(STD_EV1_WHY)) +
-	    ALIGN8(72 + STD_DSO_SIZE);
+	    ALIGN8(72 + STD_DSO_SIZE) + 56;
 	group_begin(&g, "data: %s: file header", what);
 	G_STREQ(&g, ebs_data__path(d), path);
 	G_TRUE(&g, memcmp(h->magic, "EBSDATA", 8) == 0);
 	G_EQ(&g, h->endian, 0x01020304);
 	G_EQ(&g, h->version_major, 1);
-	G_EQ(&g, h->version_minor, 0);
+	G_EQ(&g, h->version_minor, 1);	/* 1.1: CALIBRATION's rate_hz */
 	G_EQ(&g, h->header_size, 96);
 	G_EQ(&g, h->flags, streamed ? EBS_FILE_STREAMED : 0);
 	G_EQ(&g, h->data_offset, 96 + header_recs);
@@ -888,6 +895,29 @@ static void check_std_dso(struct ebs_data *d, const char *what)
 		for (i = STD_DSO_SIZE; i < im->hdr.size - sizeof(*im); i++)
 			bad += im->image[i] != 0;
 		G_EQ(&g, bad, 0); /* padding is zero */
+	}
+	group_end(&g);
+}
+
+static void check_std_calibration(struct ebs_data *d, const char *what)
+{
+	const struct ebs_rec_calibration *c = ebs_data__calibration(d, 1);
+	struct group g;
+
+	group_begin(&g, "data: %s: CALIBRATION", what);
+	G_TRUE(&g, ebs_data__calibration(d, 0) == NULL);
+	G_TRUE(&g, ebs_data__calibration(d, 64) == NULL);
+	G_TRUE(&g, c != NULL);
+	if (c) {
+		G_EQ(&g, c->hdr.type, EBS_REC_CALIBRATION);
+		G_EQ(&g, c->hdr.size, 56);
+		G_EQ(&g, c->event, 1);
+		G_EQ(&g, c->rate_hz, 500);
+		G_EQ(&g, c->sample_after, 2000000);
+		G_EQ(&g, c->events_per_sec, 999000000);
+		G_EQ(&g, c->target_samples, 10000);
+		G_EQ(&g, c->overhead_ppm, 13000);
+		G_EQ(&g, c->budget_ppm, 20000);
 	}
 	group_end(&g);
 }
@@ -1142,6 +1172,7 @@ static void check_std_file(const char *path, const char *what, bool streamed, un
 	check_std_meta(d, what);
 	check_std_events(d, what);
 	check_std_dso(d, what);
+	check_std_calibration(d, what);
 	check_std_data(d, what, &x);
 	check_std_trailer(d, what, &x);
 	ebs_data__close(d);
@@ -1871,6 +1902,50 @@ static void test_corruption(void)
 	corrupt_many(path, "streamed", 0x2545f4914f6cdd1dull);
 }
 
+/* A finished file's CALIBRATION updated in place (ebs calibrate -o). */
+static void test_set_calibration(void)
+{
+	struct ebs_rec_calibration c = std_calib;
+	struct ebs_error err = {0};
+	char path[PATH_MAX];
+	struct ebs_data *d;
+	struct group g;
+	u8 *before, *after;
+	size_t len_before = 0, len_after = 0, i, diff = 0;
+	int e;
+
+	tmp_path(path, sizeof(path), "setcal.data");
+	group_begin(&g, "data: CALIBRATION updated in a finished file");
+	e = std_file(path, 0, &err);
+	group_check(&g, e == 0, __LINE__, "write: %s", err.msg);
+	before = file_load(path, &len_before);
+	c.overhead_ppm = 4242;
+	c.sample_after = 5000000;
+	e = ebs_data__set_calibration(path, &c, &err);
+	group_check(&g, e == 0, __LINE__, "set: %s", err.msg);
+	after = file_load(path, &len_after);
+	G_EQ(&g, len_after, len_before);
+	for (i = 0; before && after && i < len_before && i < len_after; i++)
+		diff += before[i] != after[i];
+	G_TRUE(&g, diff > 0 && diff <= 16);	/* two fields, nothing else */
+	d = ebs_data__open(path, &err);
+	group_check(&g, d != NULL, __LINE__, "open: %s", err.msg);
+	if (d) {
+		G_EQ(&g, ebs_data__calibration(d, 1)->overhead_ppm, 4242);
+		G_EQ(&g, ebs_data__calibration(d, 1)->sample_after, 5000000);
+		G_EQ(&g, ebs_data__calibration(d, 1)->hdr.type, EBS_REC_CALIBRATION);
+		ebs_data__close(d);
+	}
+	c.event = 0;	/* no CALIBRATION of event 0: said, nothing written */
+	e = ebs_data__set_calibration(path, &c, &err);
+	G_EQ(&g, e, -ENOENT);
+	group_check(&g, strstr(err.msg, path) && strstr(err.msg, "event 0"), __LINE__, "%s",
+		    err.msg);
+	free(before);
+	free(after);
+	group_end(&g);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ebs-test-data.XXXXXX");
@@ -1880,6 +1955,7 @@ int main(void)
 	}
 	alarm(300); /* a hang ends as a crash that run.sh reports */
 	test_round_trip();
+	test_set_calibration();
 	test_index();
 	test_writer_misuse();
 	test_rename();

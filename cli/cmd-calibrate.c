@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd-calibrate.c - ebs calibrate: options, then sampler's ebs_calibrate(),
+ * then the table (or JSON).  ebs record --calibrate shares the options and
+ * the table (cli_calibrate below).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ebs/ebs_abi.h>
+#include "cli/builtin.h"
+#include "sampler/calibrate.h"
+
+static const char usage_text[] =
+	"usage: ebs calibrate [-e EVENT[,EVENT...]] [--rate HZ] [--min-samples N]\n"
+	"                     [--focus FUNC|DSO[,...]] [--overhead PCT] [--retries K]\n"
+	"                     [--cost-probe cmd|loop] [-c N] [--exact] [--backend perf|kmod]\n"
+	"                     [--json] [-o FILE] [-q] -- CMD [ARGS...]\n"
+	"\n"
+	"Choose each event's sample-after value N for CMD: count the events, measure what a\n"
+	"sample costs here, solve N for the targets, verify with a sampled run and retry.\n"
+	"\n"
+	"  -e, --event E      events (default cycles; 'ebs list' shows them)\n"
+	"      --rate HZ      at most HZ samples per second per CPU (default 1000)\n"
+	"      --min-samples N  at least N samples in the run, or in the focus (default 10000)\n"
+	"      --focus LIST   the area of interest: functions or DSOs, as ebs report names them\n"
+	"      --overhead PCT   the sampling may cost at most PCT percent (default 2)\n"
+	"      --retries K    verifying runs after the first, when a target is missed (default 2)\n"
+	"      --cost-probe P   cmd (default): the cost of a sample measured on CMD; loop: on\n"
+	"                     ebs's own fixed loop, which is quicker for a long CMD\n"
+	"  -c, --count N      verify this N first instead of the solved one\n"
+	"      --exact        N as solved, not rounded to 1, 2 or 5 times a power of ten\n"
+	"      --backend B    perf (perf_event_open, the default) or kmod (ebs.ko)\n"
+	"      --json         the result as one JSON object (docs/ebs-calibrate.1)\n"
+	"  -o, --output F     keep the verifying run's recording, its calibration in it\n"
+	"  -q, --quiet        no line per run\n"
+	"\n"
+	"CMD runs several times (about five, and once per retry); its standard output\n"
+	"is discarded, its standard error kept.\n";
+
+enum {
+	OPT_RATE = 0x2000,
+	OPT_MIN_SAMPLES,
+	OPT_FOCUS,
+	OPT_OVERHEAD,
+	OPT_RETRIES,
+	OPT_PROBE,
+	OPT_EXACT,
+	OPT_BACKEND,
+	OPT_JSON,
+};
+
+static const struct option calib_longopts[] = {
+	{"event", required_argument, NULL, 'e'},
+	{"rate", required_argument, NULL, OPT_RATE},
+	{"min-samples", required_argument, NULL, OPT_MIN_SAMPLES},
+	{"focus", required_argument, NULL, OPT_FOCUS},
+	{"overhead", required_argument, NULL, OPT_OVERHEAD},
+	{"retries", required_argument, NULL, OPT_RETRIES},
+	{"cost-probe", required_argument, NULL, OPT_PROBE},
+	{"count", required_argument, NULL, 'c'},
+	{"exact", no_argument, NULL, OPT_EXACT},
+	{"backend", required_argument, NULL, OPT_BACKEND},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"output", required_argument, NULL, 'o'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+/* A positive finite number, at most max; one line naming the option otherwise. */
+static int positive(const char *cmd, const char *opt, const char *s, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || !(v <= max)) {
+		fprintf(stderr, "ebs %s: %s wants a number above 0%s, not '%s'\n", cmd, opt,
+			max < 1e300 ? " and at most 100" : "", s);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int whole(const char *cmd, const char *opt, const char *s, u64 min, u64 *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < min) {
+		fprintf(stderr, "ebs %s: %s wants a whole number from %llu, not '%s'\n", cmd, opt,
+			(unsigned long long)min, s);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+void cli_calibrate_defaults(struct cli_calibrate *cc)
+{
+	memset(cc, 0, sizeof(*cc));
+	cc->o.rate = 1000;
+	cc->o.min_samples = 10000;
+	cc->o.overhead = 0.02;
+	cc->o.retries = 2;
+	cc->events = "cycles";
+}
+
+static int cli_calibrate_option(const char *cmd, int c, const char *arg, struct cli_calibrate *cc)
+{
+	u64 v;
+
+	switch (c) {
+	case OPT_RATE:
+		return positive(cmd, "--rate", arg, 1e300, &cc->o.rate) ? -EINVAL : 1;
+	case OPT_MIN_SAMPLES:
+		return whole(cmd, "--min-samples", arg, 1, &cc->o.min_samples) ? -EINVAL : 1;
+	case OPT_FOCUS:
+		if (!*arg || arg[0] == ',' || strstr(arg, ",,") || arg[strlen(arg) - 1] == ',') {
+			fprintf(stderr, "ebs %s: --focus wants function or DSO names, "
+					"comma-separated, not '%s'\n",
+				cmd, arg);
+			return -EINVAL;
+		}
+		cc->o.focus = arg;
+		return 1;
+	case OPT_OVERHEAD:
+		if (positive(cmd, "--overhead", arg, 100, &cc->o.overhead))
+			return -EINVAL;
+		cc->o.overhead /= 100;
+		return 1;
+	case OPT_RETRIES:
+		if (whole(cmd, "--retries", arg, 0, &v))
+			return -EINVAL;
+		if (v > 20) {
+			fprintf(stderr, "ebs %s: --retries wants at most 20, not '%s'\n", cmd, arg);
+			return -EINVAL;
+		}
+		cc->o.retries = (unsigned int)v;
+		return 1;
+	case OPT_PROBE:
+		if (strcmp(arg, "cmd") && strcmp(arg, "loop")) {
+			fprintf(stderr, "ebs %s: --cost-probe '%s': cmd or loop\n", cmd, arg);
+			return -EINVAL;
+		}
+		cc->o.probe_loop = !strcmp(arg, "loop");
+		return 1;
+	case OPT_EXACT:
+		cc->o.exact = true;
+		return 1;
+	}
+	return 0;
+}
+
+int cli_calibrate_inline(const char *cmd, const char *text, struct cli_calibrate *cc)
+{
+	char *copy = strdup(text), *args[64], *tok, *save = NULL;
+	int argc = 1, c, k, ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	args[0] = (char *)cmd;
+	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		if (argc >= 63) {
+			fprintf(stderr, "ebs %s: --calibrate: too many options\n", cmd);
+			free(copy);
+			return -EINVAL;
+		}
+		args[argc++] = tok;
+	}
+	args[argc] = NULL;
+	optind = 1;
+	opterr = 0;
+	while (!ret && (c = getopt_long(argc, args, ":qh", calib_longopts, NULL)) != -1) {
+		k = cli_calibrate_option(cmd, c, optarg, cc);
+		if (k < 0)
+			ret = -EINVAL;
+		else if (c == 'q')
+			cc->quiet = true;
+		else if (!k && (c == '?' || c == ':'))
+			ret = cli_bad_option(cmd, c, args) ? -EINVAL : 0;
+		else if (!k) {
+			fprintf(stderr, "ebs %s: --calibrate: '%s' is not a calibration target "
+					"(--rate, --min-samples, --focus, --overhead, --retries, "
+					"--cost-probe, --exact, -q)\n",
+				cmd, args[optind - 1]);
+			ret = -EINVAL;
+		}
+	}
+	if (!ret && optind < argc) {
+		fprintf(stderr, "ebs %s: --calibrate: '%s' is not an option\n", cmd, args[optind]);
+		ret = -EINVAL;
+	}
+	/* --focus points into copy */
+	if (ret)
+		free(copy);
+	else
+		cc->buf = copy;
+	return ret;
+}
+
+/* ebs report's focus count, for sampler/ which does not symbolize. */
+static int focus_share(void *ctx, const char *path, unsigned int ev, u64 *matched, u64 *total,
+		       struct ebs_error *err)
+{
+	const struct cli_calibrate *cc = ctx;
+
+	return ebs_report_focus(path, ev, cc->o.focus, NULL, matched, total, err);
+}
+
+static const char *bound_words(enum calib_bound b)
+{
+	switch (b) {
+	case CALIB_BY_RATE: return "the rate cap";
+	case CALIB_BY_OVERHEAD: return "the overhead budget";
+	case CALIB_BY_EVENTS: return "the event's own rate (N = 1)";
+	}
+	return "?";
+}
+
+/* The table, then the notes, each line "# ...". */
+static void print_table(FILE *f, const struct cli_calibrate *cc, const struct calibrate_result *r)
+{
+	const char *basis = r->wall_time ? "wall" : "CPU";
+	unsigned int i;
+	bool same = true;
+
+	fprintf(f, "# calibrated '%s': %u runs; times are %s time; counting pass %.3f s\n",
+		cc->o.rec.argv[0], r->runs, basis, r->base_seconds);
+	fprintf(f, "# targets: at most %.0f samples/s per CPU, at least %llu samples%s%s, "
+		   "overhead at most %.1f%%\n",
+		cc->o.rate, (unsigned long long)cc->o.min_samples, cc->o.focus ? " in " : "",
+		cc->o.focus ? cc->o.focus : "", 100 * cc->o.overhead);
+	fprintf(f, "%-16s %10s %12s %9s %9s %8s %9s %14s %7s %7s\n", "event", "events/s", "N",
+		"expected", "achieved", "rate/s", "overhead", "us/sample", "10%+-", "1%+-");
+	for (i = 0; i < r->nr_events; i++) {
+		const struct calibrate_event *e = &r->ev[i];
+		char cost[32];
+
+		snprintf(cost, sizeof(cost), "%.1f+-%.1f", e->fit.cost * 1e6, 2 * e->fit.cost_se * 1e6);
+		fprintf(f, "%-16s %10.3g %12llu %9.0f %9llu %8.0f %8.1f%% %14s %7.2f %7.2f\n",
+			e->name, e->events_per_sec, (unsigned long long)e->n, e->sol.samples,
+			(unsigned long long)e->achieved_samples, e->achieved_rate,
+			100 * e->overhead, cost,
+			100 * calib_halfwidth(0.10, (double)e->achieved_samples),
+			100 * calib_halfwidth(0.01, (double)e->achieved_samples));
+		if (e->n != r->ev[0].n)
+			same = false;
+	}
+	for (i = 0; i < r->nr_events; i++) {
+		const struct calibrate_event *e = &r->ev[i];
+
+		fprintf(f, "# %s: N set by %s; %s%s", e->name, bound_words(e->sol.bound),
+			e->met ? "the verifying run met every target" : "targets missed (below)",
+			e->retries ? "" : "\n");
+		if (e->retries)
+			fprintf(f, " after %u retr%s\n", e->retries, e->retries == 1 ? "y" : "ies");
+		if (cc->o.focus)
+			fprintf(f, "# %s: %.1f%% of the pilot's samples in %s; %llu of the verifying "
+				   "run's\n",
+				e->name, 100 * e->share, cc->o.focus,
+				(unsigned long long)e->focus_samples);
+	}
+	fprintf(f, "# overhead measured: %.1f%% (+-%.1f) in %.3f s against %.3f s unsampled\n",
+		100 * r->overhead, 200 * r->overhead_se, r->verify_seconds, r->base_seconds);
+	fprintf(f, "# precision: the 95%% interval, in points, of a function holding 10%% and 1%% "
+		   "of the samples\n");
+	for (i = 0; i < r->nr_notes; i++)
+		fprintf(f, "# note: %s\n", r->notes[i]);
+	if (same) {
+		fprintf(f, "# to record: ebs record -e ");
+		for (i = 0; i < r->nr_events; i++)
+			fprintf(f, "%s%s", i ? "," : "", r->ev[i].name);
+		fprintf(f, " -c %llu -- %s ...\n", (unsigned long long)r->ev[0].n, cc->o.rec.argv[0]);
+	} else {
+		fprintf(f, "# to record: ebs record -e ");
+		for (i = 0; i < r->nr_events; i++)
+			fprintf(f, "%s%s", i ? "," : "", r->ev[i].name);
+		fprintf(f, " -c ");
+		for (i = 0; i < r->nr_events; i++)
+			fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)r->ev[i].n);
+		fprintf(f, " -- %s ...\n", cc->o.rec.argv[0]);
+	}
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void print_json(FILE *f, const struct cli_calibrate *cc, const struct calibrate_result *r)
+{
+	unsigned int i, k;
+
+	fprintf(f, "{\"command\":");
+	json_str(f, cc->o.rec.argv[0]);
+	fprintf(f, ",\"time\":\"%s\",\"runs\":%u,\"base_seconds\":%.6f,\"verify_seconds\":%.6f,"
+		   "\"overhead_pct\":%.4f,\"overhead_pct_spread\":%.4f,"
+		   "\"targets\":{\"rate\":%.6g,\"min_samples\":%llu,\"overhead_pct\":%.6g,"
+		   "\"retries\":%u,\"focus\":",
+		r->wall_time ? "wall" : "cpu", r->runs, r->base_seconds, r->verify_seconds,
+		100 * r->overhead, 200 * r->overhead_se, cc->o.rate,
+		(unsigned long long)cc->o.min_samples, 100 * cc->o.overhead, cc->o.retries);
+	if (cc->o.focus)
+		json_str(f, cc->o.focus);
+	else
+		fputs("null", f);
+	fprintf(f, "},\"events\":[");
+	for (i = 0; i < r->nr_events; i++) {
+		const struct calibrate_event *e = &r->ev[i];
+
+		fprintf(f, "%s{\"name\":", i ? "," : "");
+		json_str(f, e->name);
+		fprintf(f, ",\"events\":%.0f,\"events_per_sec\":%.6g,\"sample_after\":%llu,"
+			   "\"bound\":\"%s\",\"expected_samples\":%.1f,\"achieved_samples\":%llu,"
+			   "\"achieved_rate\":%.3f,\"lost\":%llu,\"throttled\":%llu,"
+			   "\"overhead_pct\":%.4f,\"cost_us_per_sample\":%.4f,"
+			   "\"cost_us_spread\":%.4f,\"cost_measured\":%s,\"retries\":%u,\"met\":%s,"
+			   "\"precision_10pct\":%.4f,\"precision_1pct\":%.4f,\"short_run\":%s,"
+			   "\"longer\":%.4f",
+			e->events, e->events_per_sec, (unsigned long long)e->n,
+			e->sol.bound == CALIB_BY_RATE ? "rate"
+			: e->sol.bound == CALIB_BY_OVERHEAD ? "overhead" : "events",
+			e->sol.samples, (unsigned long long)e->achieved_samples, e->achieved_rate,
+			(unsigned long long)e->lost, (unsigned long long)e->throttled,
+			100 * e->overhead, e->fit.cost * 1e6, 2 * e->fit.cost_se * 1e6,
+			e->cost_measured ? "true" : "false", e->retries, e->met ? "true" : "false",
+			100 * calib_halfwidth(0.10, (double)e->achieved_samples),
+			100 * calib_halfwidth(0.01, (double)e->achieved_samples),
+			e->sol.short_run ? "true" : "false", e->sol.longer);
+		if (cc->o.focus)
+			fprintf(f, ",\"focus_share\":%.6f,\"focus_samples\":%llu", e->share,
+				(unsigned long long)e->focus_samples);
+		fprintf(f, ",\"fit\":{\"base_seconds\":%.6f,\"rms_seconds\":%.6f,\"points\":[",
+			e->fit.base, e->fit.rms);
+		for (k = 0; k < e->nr_points; k++)
+			fprintf(f, "%s[%.0f,%.6f]", k ? "," : "", e->points[k].samples,
+				e->points[k].seconds);
+		fprintf(f, "],\"residuals\":[");
+		for (k = 0; k < e->nr_points; k++)
+			fprintf(f, "%s%.6f", k ? "," : "", e->fit.resid[k]);
+		fprintf(f, "]}}");
+	}
+	fprintf(f, "],\"notes\":[");
+	for (i = 0; i < r->nr_notes; i++) {
+		fputs(i ? "," : "", f);
+		json_str(f, r->notes[i]);
+	}
+	fprintf(f, "]}\n");
+}
+
+/* ebs's own executable, for the cost loop. */
+static const char *self_exe(void)
+{
+	static char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+
+	if (n <= 0)
+		return "ebs";
+	path[n] = '\0';
+	return path;
+}
+
+int cli_calibrate(const char *cmd, struct cli_calibrate *cc, struct calibrate_result *r)
+{
+	struct ebs_error err = {0};
+	int n, e;
+
+	if (cc->o.rec.backend == BACKEND_KMOD && strchr(cc->events, ',')) {
+		fprintf(stderr, "ebs %s: --backend=kmod samples one event, not '%s'\n", cmd,
+			cc->events);
+		return 2;
+	}
+	n = event_spec__parse_list(cc->events, cc->o.rec.events, EBS_MAX_EVENTS, &err);
+	if (n < 0) {
+		fprintf(stderr, "ebs %s: %s\n", cmd, err.msg);
+		return 2;
+	}
+	cc->o.rec.nr_events = (unsigned int)n;
+	if (!cc->o.rec.mmap_pages)
+		cc->o.rec.mmap_pages = 128;
+	cc->o.rec.cmdline = ebs_cmdline();
+	cc->o.rec.msg = stderr;
+	cc->o.focus_fn = focus_share;
+	cc->o.focus_ctx = cc;
+	cc->o.self = self_exe();
+	if (!cc->quiet)
+		cc->o.progress = stderr;
+	e = ebs_calibrate(&cc->o, r, &err);
+	if (e) {
+		fprintf(stderr, "ebs %s: %s\n", cmd, err.msg);
+		return e == -ENOMEM || e == -EIO || e == -ENOSPC ? 1 : 2;
+	}
+	return 0;
+}
+
+void cli_calibrate_print(FILE *f, const struct cli_calibrate *cc, const struct calibrate_result *r)
+{
+	if (cc->json)
+		print_json(f, cc, r);
+	else
+		print_table(f, cc, r);
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	static struct calibrate_result r;
+	struct cli_calibrate cc;
+	int c, ret = 2, k;
+	u64 v;
+
+	cli_calibrate_defaults(&cc);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:e:c:o:qh", calib_longopts, NULL)) != -1) {
+		k = cli_calibrate_option("calibrate", c, optarg, &cc);
+		if (k < 0)
+			return 2;
+		if (k)
+			continue;
+		switch (c) {
+		case 'e':
+			cc.events = optarg;
+			break;
+		case 'c':
+			if (whole("calibrate", "-c", optarg, 1, &v))
+				return 2;
+			cc.o.start_n = v;
+			break;
+		case OPT_BACKEND:
+			if (!strcmp(optarg, "perf")) {
+				cc.o.rec.backend = BACKEND_PERF;
+			} else if (!strcmp(optarg, "kmod")) {
+				cc.o.rec.backend = BACKEND_KMOD;
+			} else {
+				fprintf(stderr, "ebs calibrate: --backend '%s': perf or kmod\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_JSON:
+			cc.json = true;
+			break;
+		case 'o':
+			if (!strcmp(optarg, "-")) {
+				fprintf(stderr, "ebs calibrate: -o wants a file, not standard output\n");
+				return 2;
+			}
+			cc.o.keep = optarg;
+			break;
+		case 'q':
+			cc.quiet = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			return cli_bad_option("calibrate", c, argv);
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "ebs calibrate: no command: give one after '--' (see 'ebs calibrate "
+				"--help')\n");
+		return 2;
+	}
+	cc.o.rec.argv = argv + optind;
+	ret = cli_calibrate("calibrate", &cc, &r);
+	if (ret)
+		return ret;
+	cli_calibrate_print(stdout, &cc, &r);
+	if (cc.o.keep && !cc.json)
+		fprintf(stdout, "# the verifying run's recording: %s\n", cc.o.keep);
+	return 0;
+}

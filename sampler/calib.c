@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+/*
+ * calib.c - the calibration model: arithmetic only (see calibrate.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sampler/calibrate.h"
+
+int calib_fit(const struct calib_point *p, unsigned int n, struct calib_fit *f)
+{
+	double mx = 0, my = 0, sxx = 0, sxy = 0, sse = 0;
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	if (n < 2)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		mx += p[i].samples;
+		my += p[i].seconds;
+	}
+	mx /= n;
+	my /= n;
+	for (i = 0; i < n; i++) {
+		sxx += (p[i].samples - mx) * (p[i].samples - mx);
+		sxy += (p[i].samples - mx) * (p[i].seconds - my);
+	}
+	if (!(sxx > 0))
+		return -EINVAL;
+	f->n = n;
+	f->cost = sxy / sxx;
+	f->base = my - f->cost * mx;
+	for (i = 0; i < n; i++) {
+		double r = p[i].seconds - (f->base + f->cost * p[i].samples);
+
+		if (i < sizeof(f->resid) / sizeof(f->resid[0]))
+			f->resid[i] = r;
+		sse += r * r;
+	}
+	f->rms = sqrt(sse / n);
+	f->cost_se = n > 2 ? sqrt(sse / (n - 2) / sxx) : 0;
+	return 0;
+}
+
+static const unsigned int steps[] = {1, 2, 5};
+
+u64 calib_round_up(u64 n)
+{
+	u64 decade = 1;
+
+	if (n <= 1)
+		return 1;
+	for (;;) {
+		unsigned int i;
+
+		for (i = 0; i < 3; i++)
+			if (decade * steps[i] >= n)
+				return decade * steps[i];
+		if (decade > UINT64_MAX / 100)
+			return n;
+		decade *= 10;
+	}
+}
+
+u64 calib_step_up(u64 n)
+{
+	u64 r = calib_round_up(n);
+
+	return r > n ? r : calib_round_up(n + 1);
+}
+
+u64 calib_step_down(u64 n)
+{
+	u64 below = 1, next;
+
+	/* the largest 1-2-5 value below n */
+	while ((next = calib_step_up(below)) < n && next != below)
+		below = next;
+	return below;
+}
+
+double calib_halfwidth(double p, double n)
+{
+	const double z = 1.959964;
+
+	if (!(n > 0))
+		return 1;
+	return z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n);
+}
+
+void calib_solve(const struct calib_input *in, struct calib_solution *out)
+{
+	double cap = in->rate, nf;
+	u64 n;
+
+	memset(out, 0, sizeof(*out));
+	out->events_per_sec = in->events / in->seconds;
+	out->bound = CALIB_BY_RATE;
+	if (in->cost > 0 && in->budget > 0 && in->budget / in->cost < cap) {
+		cap = in->budget / in->cost;
+		out->bound = CALIB_BY_OVERHEAD;
+	}
+	nf = out->events_per_sec / cap;
+	if (nf <= 1) {
+		n = 1;
+		out->bound = CALIB_BY_EVENTS;
+	} else {
+		n = nf >= 1.8e19 ? UINT64_MAX : (u64)ceil(nf);
+	}
+	if (!in->exact)
+		n = calib_round_up(n);
+	out->n = n;
+	out->rate = out->events_per_sec / (double)n;
+	out->samples = in->events / (double)n;
+	out->focus_samples = out->samples * in->share;
+	out->overhead = out->rate * in->cost;
+	out->short_run = out->focus_samples < in->min_samples;
+	out->longer = out->focus_samples > 0 ? in->min_samples / out->focus_samples : 0;
+}

@@ -334,12 +334,12 @@ static void print_json(FILE *f, const struct cli_calibrate *cc, const struct cal
 		fprintf(f, "%s{\"name\":", i ? "," : "");
 		json_str(f, e->name);
 		fprintf(f, ",\"events\":%.0f,\"events_per_sec\":%.6g,\"sample_after\":%llu,"
-			   "\"bound\":\"%s\",\"expected_samples\":%.1f,\"achieved_samples\":%llu,"
+			   "\"bound\":\"%s\",\"expected_samples\":%.3f,\"achieved_samples\":%llu,"
 			   "\"achieved_rate\":%.3f,\"lost\":%llu,\"throttled\":%llu,"
 			   "\"overhead_pct\":%.4f,\"cost_us_per_sample\":%.4f,"
 			   "\"cost_us_spread\":%.4f,\"cost_measured\":%s,\"retries\":%u,\"met\":%s,"
 			   "\"precision_10pct\":%.4f,\"precision_1pct\":%.4f,\"short_run\":%s,"
-			   "\"longer\":%.4f",
+			   "\"longer\":%.6f",
 			e->events, e->events_per_sec, (unsigned long long)e->n,
 			e->sol.bound == CALIB_BY_RATE ? "rate"
 			: e->sol.bound == CALIB_BY_OVERHEAD ? "overhead" : "events",

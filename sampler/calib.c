@@ -46,6 +46,8 @@ int calib_fit(const struct calib_point *p, unsigned int n, struct calib_fit *f)
 
 static const unsigned int steps[] = {1, 2, 5};
 
+#define ROUND_SLACK 1.02
+
 u64 calib_round_up(u64 n)
 {
 	u64 decade = 1;
@@ -109,8 +111,13 @@ void calib_solve(const struct calib_input *in, struct calib_solution *out)
 	} else {
 		n = nf >= 1.8e19 ? UINT64_MAX : (u64)ceil(nf);
 	}
+	/*
+	 * Up to 1-2-5, so that the caps hold; a 1-2-5 value at most 2% below
+	 * is taken instead (a clock's 0.999e9 or 1.001e9 events/s at 1000/s is
+	 * N = 1000000, not 2000000): the rate may exceed the cap by 2%.
+	 */
 	if (!in->exact)
-		n = calib_round_up(n);
+		n = calib_round_up((u64)ceil((double)n / ROUND_SLACK));
 	out->n = n;
 	out->rate = out->events_per_sec / (double)n;
 	out->samples = in->events / (double)n;

@@ -5,8 +5,9 @@
  * 1. A counting pass: the events counted, not sampled (ebs.ko cannot count:
  *    there, a coarse sampled run whose overflows x N estimate the count).
  * 2. The cost of a sample: runs of the command (or of ebs's own loop) at
- *    about 1000 and 4000 samples a second, fitted with the counting pass as
- *    the unsampled point: time = base + samples x cost.
+ *    about 1000 and 4000 samples a second, fitted with the counting pass and
+ *    another unsampled run after them (drift shows as spread, not as cost):
+ *    time = base + samples x cost.
  * 3. N solved per event (calib.c).
  * 4. A verifying run with every event at its N; a target missed by more
  *    than 20% (lost or throttled samples count) adjusts N and runs again,
@@ -211,7 +212,8 @@ static int take_fallbacks(struct cal *c, const char *path, struct ebs_error *err
  * *seconds its times.  With ebs.ko, which samples only: overflows x N.
  */
 static int count_pass(struct cal *c, char *const *argv, const char *what, bool first,
-		      double *events, double *cpu, double *seconds, struct ebs_error *err)
+		      double *events, double *cpu, double *seconds, double *sampled,
+		      struct ebs_error *err)
 {
 	char path[4200];
 	struct run rn;
@@ -229,6 +231,7 @@ static int count_pass(struct cal *c, char *const *argv, const char *what, bool f
 			return e;
 		/* the used event may differ after a fallback: the N given was for it */
 		events[0] = (double)(rn.samples[0] + rn.lost[0]) * (double)n;
+		*sampled = (double)(rn.samples[0] + rn.lost[0]);
 		if (first)
 			note(c->r, "%s: ebs.ko samples and does not count: the count is its "
 				   "overflows at N = %llu (%llu), within one N",
@@ -245,6 +248,7 @@ static int count_pass(struct cal *c, char *const *argv, const char *what, bool f
 					      path);
 		for (i = 0; i < c->nev; i++)
 			events[i] = (double)rn.res.counted[i];
+		*sampled = 0;
 		if (rn.res.multiplexed && first) {
 			c->r->multiplexed = true;
 			note(c->r, "the counting pass was multiplexed: the counts are scaled "
@@ -270,7 +274,7 @@ static double run_samples(const struct run *rn, unsigned int i)
  * sampled run of the command is the pilot for --focus.
  */
 static int measure_cost(struct cal *c, unsigned int i, char *const *argv, double events,
-			double cpu, double base, struct ebs_error *err)
+			double cpu, double base, double base_samples, struct ebs_error *err)
 {
 	static const double rates[] = {1000, 4000};
 	struct calibrate_event *ce = &c->r->ev[i];
@@ -282,7 +286,7 @@ static int measure_cost(struct cal *c, unsigned int i, char *const *argv, double
 	if (ebs_read_file("/proc/sys/kernel/perf_event_max_sample_rate", &val) > 0 && atol(val) > 0)
 		max_rate = (double)atol(val);
 	free(val);
-	ce->points[0].samples = 0;
+	ce->points[0].samples = base_samples;
 	ce->points[0].seconds = base;
 	ce->nr_points = 1;
 	for (k = 0; k < sizeof(rates) / sizeof(rates[0]); k++) {
@@ -307,6 +311,17 @@ static int measure_cost(struct cal *c, unsigned int i, char *const *argv, double
 			if (e)
 				return e;
 		}
+	}
+	/* the unsampled point again, last: drift shows as spread, not as cost */
+	{
+		double ev2[EBS_MAX_EVENTS], cpu2, sec2, smp2;
+
+		e = count_pass(c, argv, "base", false, ev2, &cpu2, &sec2, &smp2, err);
+		if (e)
+			return e;
+		ce->points[ce->nr_points].samples = smp2;
+		ce->points[ce->nr_points].seconds = sec2;
+		ce->nr_points++;
 	}
 	e = calib_fit(ce->points, ce->nr_points, &ce->fit);
 	if (e)
@@ -602,14 +617,15 @@ static int calibrate(struct cal *c, struct ebs_error *err)
 	struct calibrate_result *r = c->r;
 	char *probe_argv[] = {(char *)o->self, (char *)"__cost-probe", NULL};
 	char *const *probe = o->probe_loop ? probe_argv : o->rec.argv;
-	double events[EBS_MAX_EVENTS], cpu, seconds, pevents[EBS_MAX_EVENTS], pcpu, pseconds;
+	double events[EBS_MAX_EVENTS], cpu, seconds, sampled, pevents[EBS_MAX_EVENTS], pcpu, pseconds;
+	double psampled;
 	char path[4200], why[1024];
 	unsigned int i, attempt;
 	struct run rn;
 	int e;
 
 	/* 1. the counting pass */
-	e = count_pass(c, o->rec.argv, "count", true, events, &cpu, &seconds, err);
+	e = count_pass(c, o->rec.argv, "count", true, events, &cpu, &seconds, &sampled, err);
 	if (e)
 		return e;
 	r->base_seconds = seconds;
@@ -628,8 +644,10 @@ static int calibrate(struct cal *c, struct ebs_error *err)
 	memcpy(pevents, events, sizeof(events));
 	pcpu = cpu;
 	pseconds = seconds;
+	psampled = sampled;
 	if (o->probe_loop) {
-		e = count_pass(c, probe, "count-loop", false, pevents, &pcpu, &pseconds, err);
+		e = count_pass(c, probe, "count-loop", false, pevents, &pcpu, &pseconds, &psampled,
+			       err);
 		if (e)
 			return e;
 	}
@@ -638,7 +656,7 @@ static int calibrate(struct cal *c, struct ebs_error *err)
 			return ebs_error__set(err, EINVAL, "event '%s' counted nothing in ebs's "
 							   "cost loop: use --cost-probe=cmd",
 					      r->ev[i].name);
-		e = measure_cost(c, i, probe, pevents[i], pcpu, pseconds, err);
+		e = measure_cost(c, i, probe, pevents[i], pcpu, pseconds, psampled, err);
 		if (!e && o->focus && o->probe_loop)
 			e = pilot(c, i, err);
 		if (e)

@@ -83,7 +83,8 @@ struct calib_solution {
 /*
  * N for in: as many samples as the rate cap and the overhead budget allow
  * (N = events per second / the tighter cap, rounded up to 1-2-5 unless
- * exact), and whether min_samples is then reached.  in->events and
+ * exact; a 1-2-5 value within 2% below counts), and whether min_samples is
+ * then reached.  in->events and
  * in->seconds must be positive.
  */
 void calib_solve(const struct calib_input *in, struct calib_solution *out);
@@ -151,7 +152,7 @@ struct calibrate_result {
 	double overhead;	/* its measured overhead, a fraction */
 	double overhead_se;	/* the noise of that measure */
 	unsigned int runs;	/* every run of the command (or the loop) */
-	char notes[CALIB_MAX_NOTES][400];
+	char notes[CALIB_MAX_NOTES][640];
 	unsigned int nr_notes;
 };
 

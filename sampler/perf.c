@@ -726,6 +726,17 @@ static int perf_read(struct sampler *s, int timeout_ms, struct ebs_error *err)
 	return drain_all(s, err);
 }
 
+/* Add a count to s->scaled[ev], scaled to enabled when it ran less (0.1% slack). */
+static void add_scaled(struct sampler *s, unsigned int ev, u64 value, u64 enabled, u64 running)
+{
+	if (running && running < enabled - enabled / 1000) {
+		s->multiplexed = true;
+		s->scaled[ev] += (double)value * (double)enabled / (double)running;
+	} else {
+		s->scaled[ev] += (double)value;
+	}
+}
+
 /*
  * The counters' own totals: what each counter counted over the run, exited
  * children included (the kernel folds an inherited counter into its parent
@@ -741,7 +752,15 @@ static int write_counts(struct sampler *s, struct perf_priv *p)
 	for (ev = 0; ev < s->nr_events; ev++) {
 		s->counted[ev] = 0;
 		s->scaled[ev] = 0;
-		for (t = 0; t < s->nr_tids; t++)
+		for (t = 0; t < s->nr_tids; t++) {
+			/*
+			 * A thread's counters, one per CPU, are each enabled for
+			 * all of its time and run while it is on their CPU: the
+			 * thread was multiplexed only when their running times add
+			 * up to less than that (as report's counted_of reads them).
+			 */
+			u64 value = 0, enabled = 0, running = 0;
+
 			for (c = 0; c < s->nr_cpus; c++) {
 				int fd = p->fds[fd_index(s, ev, t, c)];
 				struct ebs_rec_count rec = {0};
@@ -759,16 +778,20 @@ static int write_counts(struct sampler *s, struct perf_priv *p)
 				rec.tid = s->system_wide ? 0 : (u32)s->tids[t];
 				rec.event = (u16)ev;
 				s->counted[ev] += rec.value;
-				if (v[2] && v[2] < v[1]) {
-					s->multiplexed = true;
-					s->scaled[ev] += (double)v[0] * (double)v[1] / (double)v[2];
+				if (s->system_wide) {	/* one counter per CPU, each its own */
+					add_scaled(s, ev, v[0], v[1], v[2]);
 				} else {
-					s->scaled[ev] += (double)v[0];
+					value += v[0];
+					running += v[2];
+					enabled = v[1] > enabled ? v[1] : enabled;
 				}
 				err = ebs_writer__add(s->w, &rec.hdr);
 				if (err)
 					return err;
 			}
+			if (!s->system_wide)
+				add_scaled(s, ev, value, enabled, running);
+		}
 	}
 	s->have_counts = true;
 	return 0;

@@ -43,6 +43,9 @@ r = eval(sys.argv[2])
 print(r if not isinstance(r, bool) else int(r))' "$1" "$2"
 }
 
+# jtrue FILE EXPR: succeed when EXPR (over the JSON object j) is true (for check).
+jtrue() { [ "$(json "$1" "bool($2)")" = 1 ]; }
+
 # share FILE FUNCTION: samples of FUNCTION in a --json report, and the total,
 # as "samples total".
 share() {

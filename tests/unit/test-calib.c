@@ -143,6 +143,15 @@ static void test_solve(void)
 	in.events = 6000;
 	calib_solve(&in, &s);
 	TEST_EQ("solve: no cost: the rate alone", s.n, 5);
+
+	/* a clock a hair fast (1.001e9/s) at 1000/s: 1000000, not 2000000 (2% slack);
+	 * 1.03e9/s is beyond it: 2000000 */
+	in.events = 2.002e9;
+	calib_solve(&in, &s);
+	TEST_EQ("solve: within 2% above a 1-2-5 value: that value", s.n, 1000000);
+	in.events = 2.06e9;
+	calib_solve(&in, &s);
+	TEST_EQ("solve: 3% above: the next 1-2-5 value", s.n, 2000000);
 }
 
 int main(void)

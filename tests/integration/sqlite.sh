@@ -60,6 +60,24 @@ else
 	$CHECK perf "$T" --ebs "$EBS" --exe "$SQLWORK" --script perf.txt
 fi
 
+# ---- f. calibrate on a real program ---------------------------------------------
+# sqlwork does fixed work, so the command itself is the cost probe.  What
+# ebs promises, checked: a clock's N by the rule at 1000/s; the focus's
+# samples in the verifying run are what ebs report counts for that
+# function in the kept recording; and they reach --min-samples within the
+# 20% miss rule, or the run says it missed (met false, a note).
+"$EBS" calibrate -q -e cpu-clock --rate 1000 --overhead 90 --min-samples 40 \
+	--focus sqlite3VdbeExec --json -o sqcal.data -- "$SQLWORK" 200000 >sqcal.json 2>sqcal.err
+rc=$?
+keep sqcal.json
+check "calibrate sqlwork --focus sqlite3VdbeExec: exit 0 ($rc), N = 1000000 for a clock at 1000/s" \
+	jtrue sqcal.json "j['events'][0]['sample_after'] == 1000000 and j['events'][0]['focus_share'] > 0"
+"$EBS" report -i sqcal.data --func sqlite3VdbeExec --json >sqcal-report.json 2>&1
+check "calibrate: the focus's samples ($(json sqcal.json "j['events'][0]['focus_samples']")) are what report counts in the kept file" \
+	[ "$(json sqcal.json "j['events'][0]['focus_samples']")" = "$(json sqcal-report.json "j['samples']")" ]
+check "calibrate: >= 32 samples (40 - 20%) in sqlite3VdbeExec, or the miss said" \
+	jtrue sqcal.json "j['events'][0]['focus_samples'] >= 32 or (not j['events'][0]['met'] and j['notes'])"
+
 # ---- c, d, e. annotate ------------------------------------------------------------
 if ! command -v llvm-dwarfdump >/dev/null; then
 	skip "annotate" "llvm-dwarfdump (llvm) is needed for the DWARF declarations; scripts/deps.sh installs it"

@@ -103,6 +103,128 @@ cat a.err
 check "-a: the separately running sleeper's leaf is seen" sh -c "/ebs report -i /tmp/a.data | grep -q ' leaf '"
 wait
 
+# ebs calibrate --backend=kmod.  ebs.ko samples and cannot count, so the
+# counting pass is a run at N = 10000000 ns of cpu-clock whose overflows x N
+# stand for the count; then cost runs at about 1000 and 4000/s, N solved
+# for --rate 500 (--overhead 90, so that the rate cap binds) and a verifying
+# run, kept with -o.  leafloop stops once it used 0.3 s of CPU time, so each
+# of the 5 to 7 runs takes about that.
+CT=0.3
+/ebs calibrate --backend=kmod -e cpu-clock --rate 500 --overhead 90 --min-samples 100 --json \
+	-o /tmp/cal.data -- /leafloop $CT >cal.json 2>cal.err
+rc=$?
+cat cal.err cal.json
+check "calibrate --backend=kmod: exit 0 ($rc), one JSON line" \
+	sh -c "[ $rc -eq 0 ] && [ \$(wc -l <cal.json) -eq 1 ]"
+# jv KEY: KEY's value, its last occurrence: the one event's (the notes hold no '"KEY":')
+jv() { sed -n "s/.*\"$1\":\"\{0,1\}\([^,}\"]*\).*/\1/p" cal.json; }
+# the time basis and the counting pass's time: the top level's, its first keys
+tb=$(sed -n 's/^{"command":"[^"]*","time":"\([a-z]*\)","runs":[0-9]*,"base_seconds":\([0-9.]*\),.*/\1 \2/p' cal.json)
+n=$(jv sample_after) eps=$(jv events_per_sec) ev=$(jv events) bound=$(jv bound)
+exp=$(jv expected_samples) got=$(jv achieved_samples) met=$(jv met) tries=$(jv retries)
+lost=$(jv lost) thr=$(jv throttled) rate=$(jv achieved_rate)
+echo "    N $n, $eps events/s, $ev events, bound $bound, $got samples ($exp expected), met $met, $tries retries, basis ${tb:-?}"
+# fcmp EXPR [VAR=VALUE...]: awk (busybox's) decides EXPR
+fcmp() { local e=$1; shift; awk "$@" "function abs(x) { return x < 0 ? -x : x } BEGIN { exit !($e) }"; }
+# r125 E R: N by calib_solve's rule: E events/s / R samples/s, up, then up
+# to 1, 2 or 5 x 10^k, a value within 2% below counting
+r125() {
+	awk -v e="$1" -v r="$2" 'function up(x) { return x == int(x) ? x : int(x) + 1 }
+	BEGIN { n = up(up(e / r) / 1.02); if (n < 1) n = 1
+		for (d = 1; ; d *= 10) for (m = 1; m <= 5; m += m == 2 ? 3 : 1)
+			if (m * d >= n) { printf "%.0f\n", m * d; exit } }'
+}
+# the counting pass: K overflows at N = 10000000 in a run of about 0.3 s of
+# CPU time: at least one (else calibrate refuses), at most one per 10 ms of
+# CPU time (leafloop stops at 0.3 s, checked every few us; its exec and
+# start take well under 0.2 s even under TCG), and the count is K x N
+k=$(sed -n 's/.*overflows at N = 10000000 (\([0-9]*\)).*/\1/p' cal.json)
+check "calibrate kmod: the count is the counting pass's overflows x 10000000 (${k:-no note} x 1e7 = ${ev:-?})" \
+	fcmp "k >= 1 && k <= (t + 0.2) * 100 && ev == k * 10000000" -v k="${k:-0}" -v t=$CT -v ev="${ev:-0}"
+check "calibrate kmod: the expected samples are the count / N (${exp:-?} = ${ev:-?} / ${n:-?})" \
+	fcmp "n >= 1 && x > 0 && abs(x - ev / n) < 1e-3" -v n="${n:-0}" -v x="${exp:-0}" -v ev="${ev:-0}"
+# a clock's events per CPU-second: at most 1e9, as its overflows cannot
+# outrun the CPU time the task used (10% for the counter's enabled time
+# against rusage's CPU time), more than 0; the guest's timers lag (see
+# above), so no lower bound
+check "calibrate kmod: cpu-clock's events/s in (0, 1.1e9] (${eps:-?})" \
+	fcmp "e > 0 && e <= 1.1e9" -v e="${eps:-0}"
+# The cap: 500/s, or 0.9 / cost a second if lower (the overhead budget;
+# the cost used is the fit's, or its bound when not measured: the fit's
+# + twice its error, the JSON's spread).  With runs that each stop at
+# 0.3 s of CPU time the rate binds, but the check does not rely on it.
+cap=$(awk -v c="$(jv cost_us_per_sample)" -v s="$(jv cost_us_spread)" -v m="$(jv cost_measured)" \
+	'BEGIN { u = m == "true" ? c : c + s; u = u > 0 ? u * 1e-6 : 0
+		if (u > 0 && 0.9 / u < 500) printf "%.9g overhead\n", 0.9 / u; else print "500 rate" }')
+check "calibrate kmod: N set by the lower cap ($bound; $cap)" [ "$bound" = "${cap#* }" ]
+# The rule, from the counting pass's events/s: the JSON's events_per_sec
+# (6 digits) without retries (a retry measures it again), else the count
+# over the pass's CPU time; 1e-5 relative covers the printed digits.
+eps0=
+if [ "${tries:-x}" = 0 ]; then
+	eps0=$eps
+elif [ "${tb%% *}" = cpu ]; then
+	eps0=$(awk -v ev="${ev:-0}" -v s="${tb#* }" 'BEGIN { printf "%.9g\n", ev / s }')
+fi
+first=$n
+[ "${tries:-0}" != 0 ] && first=$(grep -o 'N [0-9]* -> [0-9]*' cal.json | head -n 1 | cut -d' ' -f2)
+if [ -z "$eps0" ]; then
+	echo "SKIP: kmod: calibrate kmod: N solved by the rule: times are wall time and a retry re-measured events/s"
+else
+	lo=$(r125 "$(awk -v e="$eps0" 'BEGIN { printf "%.9g\n", e * (1 - 1e-5) }')" "${cap%% *}")
+	hi=$(r125 "$(awk -v e="$eps0" 'BEGIN { printf "%.9g\n", e * (1 + 1e-5) }')" "${cap%% *}")
+	check "calibrate kmod: N solved ${first:-?} is $eps0 events/s / ${cap%% *}, up to 1-2-5 ($lo)" \
+		sh -c "[ '$first' = '$lo' ] || [ '$first' = '$hi' ]"
+	# the cost runs: N = events/s / 1000 and / 4000, truncated
+	c1=$(sed -n 's/^ebs calibrate: cost of cpu-clock: N = \([0-9]*\),.*/\1/p' cal.err | head -n 1)
+	c2=$(sed -n 's/^ebs calibrate: cost of cpu-clock: N = \([0-9]*\),.*/\1/p' cal.err | sed -n 2p)
+	check "calibrate kmod: cost runs at 1000/s and 4000/s (N ${c1:-?}, ${c2:-?} of $eps0 events/s)" \
+		fcmp "c1 > 0 && c2 > 0 && abs(c1 - e / 1000) <= 1 + 1e-5 * e / 1000 && abs(c2 - e / 4000) <= 1 + 1e-5 * e / 4000" \
+		-v c1="${c1:-0}" -v c2="${c2:-0}" -v e="$eps0"
+fi
+# every retry says so: one note "N a -> b" per retry, each from the last, the last to N
+chain=$(grep -o 'N [0-9]* -> [0-9]*' cal.json | awk -v n="$n" '
+	{ if ($2 != prev && NR > 1) bad = 1; prev = $4; c++ }
+	END { if (c && prev != n) bad = 1; print c + 0, (bad ? "broken" : "ok") }')
+check "calibrate kmod: $tries retries, each noted ($chain)" [ "$chain" = "${tries:-x} ok" ]
+# the verifying run: calibrate's own 20% when it says met (no loss, no
+# throttling, at most 20% above the rate asked), else a note; and never more than one sample per N ns of the
+# run's CPU time (as above: 0.3 s and at most 0.2 s of start)
+if [ "$met" = true ]; then
+	check "calibrate kmod: met: $got samples within 20% of $exp, none lost or throttled, ${rate:-?}/s <= 600" \
+		fcmp "g > 0 && abs(g - x) <= 0.2 * x && l == 0 && h == 0 && a > 0 && a <= 600" \
+		-v g="${got:-0}" -v x="${exp:-0}" -v l="${lost:-1}" -v h="${thr:-1}" -v a="${rate:-0}"
+else
+	check "calibrate kmod: not met ($met), and a note says what was missed" \
+		sh -c "[ '$met' = false ] && grep -q 'targets still missed after 2 retries' cal.json"
+fi
+check "calibrate kmod: $got samples at N = $n: 1 to one per N ns of ~$CT s of CPU" \
+	fcmp "n > 0 && g >= 1 && g <= (t + 0.2) * 1e9 / n" -v g="${got:-0}" -v n="${n:-0}" -v t=$CT
+# the kept file: the verifying run at N, its samples, its CALIBRATION record
+/ebs report --dump -i /tmp/cal.data >cal.dump 2>&1
+/ebs report -i /tmp/cal.data >cal.rep 2>&1
+grep '^# \(event 0\|calibration\|backend\)' cal.dump
+grep '^# sampling' cal.rep
+check "calibrate kmod -o: the kept run is ebs.ko's, at N = $n" sh -c \
+	"grep -q '^# backend: kmod' cal.dump && grep -q '^# event 0: cpu-clock .* period $n ' cal.dump"
+check "calibrate kmod -o: it holds the verifying run's $got samples" \
+	[ "$(grep -c ' SAMPLE ' cal.dump)" = "$got" ]
+cr=$(sed -n "s/^# calibration of event 0: sample_after $n rate_hz 500 events_per_sec \([0-9]*\) target_samples 100 overhead_ppm [0-9]* budget_ppm 900000\$/\1/p" cal.dump)
+check "calibrate kmod -o: the CALIBRATION record: N, 500/s, 100 samples, 90%, events/s (${cr:-none})" \
+	fcmp "c > 0 && abs(c - e) <= 1e-5 * e + 1" -v c="${cr:-0}" -v e="${eps:-0}"
+# ebs.ko writes no counter totals (COUNT records), so report has no running
+# time to give an achieved rate by: that part may be absent
+check "calibrate kmod -o: report's sampling line says it was calibrated" \
+	grep -qE "^# sampling: one sample after every $n events \\(calibrated: 500/s asked(, [0-9]+/s achieved)?, [0-9.]+% overhead\\)\$" cal.rep
+check "calibrate kmod -o: no run left beside it" sh -c "! ls -A /tmp | grep -q '^\.ebs-calibrate'"
+
+# bad input through the kmod backend: one line, exit 2, no file
+/ebs calibrate --backend=kmod -e cpu-clock,task-clock -o /tmp/bad.data -- /leafloop 0.1 >bad.out 2>bad.err
+rc=$?
+cat bad.err
+check "calibrate --backend=kmod with two events: exit 2 ($rc), one line naming them, no file" \
+	sh -c "[ $rc -eq 2 ] && [ \$(wc -l <bad.err) -eq 1 ] && grep -q 'cpu-clock,task-clock' bad.err && [ ! -e /tmp/bad.data ] && [ ! -s bad.out ]"
+
 # annotate of a kernel function: its instructions from /proc/kcore, which
 # Debian's kernel has (the host's may not), read as root in the same boot.
 /ebs record -e cpu-clock -F 1000 -o /tmp/kc.data -- dd if=/dev/zero of=/dev/null bs=1 count=100000 2>kc.err

@@ -60,6 +60,12 @@ static int parse_periods(const char *s, struct record_opts *o, unsigned int *n)
 	if (!copy)
 		return -ENOMEM;
 	*n = 0;
+	if (!*s || s[0] == ',' || strstr(s, ",,")) {
+		fprintf(stderr, "ebs record: -c wants positive numbers, comma-separated, not '%s'\n",
+			s);
+		free(copy);
+		return -EINVAL;
+	}
 	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
 		if (*n >= EBS_MAX_EVENTS) {
 			fprintf(stderr, "ebs record: -c: more than %d values\n", EBS_MAX_EVENTS);
@@ -270,6 +276,7 @@ int cmd_record(int argc, char **argv)
 		if (*calibrate && cli_calibrate_inline("record", calibrate, &cc))
 			goto out;
 		cc.events = events;
+		cc.quiet = cc.quiet || quiet;
 		cc.o.rec = o;
 		ret = cli_calibrate("record", &cc, &cr);
 		if (ret)

@@ -337,8 +337,8 @@ static int measure_cost(struct cal *c, unsigned int i, char *const *argv, double
 		if (ce->cost < 0)
 			ce->cost = 0;
 		note(c->r, "%s: the cost of a sample is not measurable above the noise (%.1f +- "
-			   "%.1f us); the overhead is bounded with %.1f us",
-		     ce->name, ce->fit.cost * 1e6, ce->fit.cost_se * 1e6, ce->cost * 1e6);
+			   "%.1f us, two standard errors); the overhead is bounded with %.1f us",
+		     ce->name, ce->fit.cost * 1e6, 2 * ce->fit.cost_se * 1e6, ce->cost * 1e6);
 	}
 	return 0;
 }
@@ -503,6 +503,10 @@ static int verify(struct cal *c, const char *path, bool *met, char *why, size_t 
 		if (fabs(got - want) > MISS * want)
 			MISSED("%s%s: %.0f samples, %.0f expected", n ? "; " : "", ce->name, got,
 			       want);
+		if (!c->o->focus && !ce->sol.short_run &&
+		    got < (1 - MISS) * (double)c->o->min_samples)
+			MISSED("%s%s: %.0f samples, --min-samples %llu", n ? "; " : "", ce->name, got,
+			       (unsigned long long)c->o->min_samples);
 		if (c->o->focus) {
 			e = c->o->focus_fn(c->o->focus_ctx, path, i, &ce->focus_samples,
 					   &ce->focus_total, err);
@@ -549,6 +553,7 @@ static u64 adjust(struct cal *c, unsigned int i, const struct run *rn)
 	eps = (got + (double)ce->lost) * (double)n / rn->cpu;
 	if (eps > 0) {
 		in.events = eps * in.seconds;
+		ce->events = in.events;	/* the same run time, at the rate seen */
 		ce->events_per_sec = eps;
 	}
 	if (ce->throttled)
@@ -558,8 +563,7 @@ static u64 adjust(struct cal *c, unsigned int i, const struct run *rn)
 	calib_solve(&in, &s);
 	if (fewer && s.n <= n)
 		s.n = c->o->exact ? n + n / 4 + 1 : calib_step_up(n);
-	else if (more && s.n >= n)
-		s.n = c->o->exact ? (n * 4 / 5 ? n * 4 / 5 : 1) : calib_step_down(n);
+	/* fewer samples than expected, but the caps allow no smaller N: keep it */
 	return s.n;
 }
 
@@ -620,7 +624,7 @@ static int calibrate(struct cal *c, struct ebs_error *err)
 	double events[EBS_MAX_EVENTS], cpu, seconds, sampled, pevents[EBS_MAX_EVENTS], pcpu, pseconds;
 	double psampled;
 	char path[4200], why[1024];
-	unsigned int i, attempt;
+	unsigned int i, attempt, changed;
 	struct run rn;
 	int e;
 
@@ -713,6 +717,7 @@ static int calibrate(struct cal *c, struct ebs_error *err)
 			     o->retries == 1 ? "y" : "ies", why);
 			break;
 		}
+		changed = 0;
 		for (i = 0; i < c->nev; i++) {
 			struct calibrate_event *ce = &r->ev[i];
 			u64 old = ce->n, n = adjust(c, i, &rn);
@@ -720,6 +725,7 @@ static int calibrate(struct cal *c, struct ebs_error *err)
 
 			if (n == old)
 				continue;
+			changed++;
 			ce->n = n;
 			ce->retries++;
 			input_of(c, i, &in);
@@ -728,6 +734,12 @@ static int calibrate(struct cal *c, struct ebs_error *err)
 			     (unsigned long long)old, (unsigned long long)n);
 			progress(c, "retry %u: %s; %s: N %llu -> %llu", attempt + 1, why, ce->name,
 				 (unsigned long long)old, (unsigned long long)n);
+		}
+		if (!changed) {
+			/* another run at the same N would only repeat this one */
+			note(r, "targets missed, and the caps (--rate, --overhead) allow no other N: "
+				"%s", why);
+			break;
 		}
 		unlink(path);
 	}

@@ -172,6 +172,7 @@ bad "-o -" calibrate -e cpu-clock -o - -- "$L" 0.1
 bad "--focus on nothing there" calibrate -q -e cpu-clock --cost-probe loop --focus no_such_function \
 	-o kept.data -- "$L" 0.2
 bad "record --calibrate with -c" record --calibrate -c 1000 -e cpu-clock -o kept.data -- "$L" 0.1
+bad "record -c with an empty value" record -c 1000000,,2000000 -e cpu-clock,task-clock -o kept.data -- "$L" 0.1
 bad "record --calibrate=--json" record --calibrate=--json -e cpu-clock -o kept.data -- "$L" 0.1
 "$EBS" calibrate -q -e cpu-clock -- sh -c 'exit 3' 2>fail.err
 check "a command that fails: its status said" grep -q "'sh' exited with status 3" fail.err

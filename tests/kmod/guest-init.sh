@@ -187,13 +187,14 @@ chain=$(grep -o 'N [0-9]* -> [0-9]*' cal.json | awk -v n="$n" '
 	{ if ($2 != prev && NR > 1) bad = 1; prev = $4; c++ }
 	END { if (c && prev != n) bad = 1; print c + 0, (bad ? "broken" : "ok") }')
 check "calibrate kmod: $tries retries, each noted ($chain)" [ "$chain" = "${tries:-x} ok" ]
-# the verifying run: calibrate's own 20% when it says met (no loss, no
-# throttling, at most 20% above the rate asked), else a note; and never more than one sample per N ns of the
+# the verifying run: calibrate's own 20% when it says met (the rate within
+# 20% of events/s / N, no loss, no throttling, at most 20% above the rate
+# asked), else a note; and never more than one sample per N ns of the
 # run's CPU time (as above: 0.3 s and at most 0.2 s of start)
 if [ "$met" = true ]; then
-	check "calibrate kmod: met: $got samples within 20% of $exp, none lost or throttled, ${rate:-?}/s <= 600" \
-		fcmp "g > 0 && abs(g - x) <= 0.2 * x && l == 0 && h == 0 && a > 0 && a <= 600" \
-		-v g="${got:-0}" -v x="${exp:-0}" -v l="${lost:-1}" -v h="${thr:-1}" -v a="${rate:-0}"
+	check "calibrate kmod: met: ${rate:-?}/s within 20% of $eps / $n, none lost or throttled, <= 600/s" \
+		fcmp "a > 0 && abs(a - e / n) <= 0.2 * e / n && l == 0 && h == 0 && a <= 600" \
+		-v e="${eps:-0}" -v n="${n:-1}" -v l="${lost:-1}" -v h="${thr:-1}" -v a="${rate:-0}"
 else
 	check "calibrate kmod: not met ($met), and a note says what was missed" \
 		sh -c "[ '$met' = false ] && grep -qE 'targets still missed after 2 retries|targets missed, and the caps' cal.json"

@@ -294,28 +294,12 @@ static void print_table(FILE *f, const struct cli_calibrate *cc, const struct ca
 	}
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 static void print_json(FILE *f, const struct cli_calibrate *cc, const struct calibrate_result *r)
 {
 	unsigned int i, k;
 
 	fprintf(f, "{\"command\":");
-	json_str(f, cc->o.rec.argv[0]);
+	json_string(f, cc->o.rec.argv[0]);
 	fprintf(f, ",\"time\":\"%s\",\"runs\":%u,\"base_seconds\":%.6f,\"verify_seconds\":%.6f,"
 		   "\"overhead_pct\":%.4f,\"overhead_pct_spread\":%.4f,"
 		   "\"targets\":{\"rate\":%.6g,\"min_samples\":%llu,\"overhead_pct\":%.6g,"
@@ -324,7 +308,7 @@ static void print_json(FILE *f, const struct cli_calibrate *cc, const struct cal
 		100 * r->overhead, 200 * r->overhead_se, cc->o.rate,
 		(unsigned long long)cc->o.min_samples, 100 * cc->o.overhead, cc->o.retries);
 	if (cc->o.focus)
-		json_str(f, cc->o.focus);
+		json_string(f, cc->o.focus);
 	else
 		fputs("null", f);
 	fprintf(f, "},\"events\":[");
@@ -332,7 +316,7 @@ static void print_json(FILE *f, const struct cli_calibrate *cc, const struct cal
 		const struct calibrate_event *e = &r->ev[i];
 
 		fprintf(f, "%s{\"name\":", i ? "," : "");
-		json_str(f, e->name);
+		json_string(f, e->name);
 		fprintf(f, ",\"events\":%.0f,\"events_per_sec\":%.6g,\"sample_after\":%llu,"
 			   "\"bound\":\"%s\",\"expected_samples\":%.3f,\"achieved_samples\":%llu,"
 			   "\"achieved_rate\":%.3f,\"lost\":%llu,\"throttled\":%llu,"
@@ -366,7 +350,7 @@ static void print_json(FILE *f, const struct cli_calibrate *cc, const struct cal
 	fprintf(f, "],\"notes\":[");
 	for (i = 0; i < r->nr_notes; i++) {
 		fputs(i ? "," : "", f);
-		json_str(f, r->notes[i]);
+		json_string(f, r->notes[i]);
 	}
 	fprintf(f, "]}\n");
 }

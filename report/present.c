@@ -70,22 +70,6 @@ void elide(char *out, size_t size, const char *s, size_t width)
 	out[width] = '\0';
 }
 
-void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 const char *heat_color(bool on, double pct)
 {
 	if (!on)

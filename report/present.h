@@ -35,9 +35,6 @@ bool out_color(FILE *f, enum report_color mode);
  */
 void elide(char *out, size_t size, const char *s, size_t width);
 
-/* s as a JSON string, quotes included. */
-void json_string(FILE *f, const char *s);
-
 /* ANSI colour for a share: red from 10%, yellow from 1%; "" without colour. */
 const char *heat_color(bool on, double pct);
 const char *color_end(bool on);

@@ -114,6 +114,7 @@ struct run {
 	struct record_result res;
 	double seconds;		/* by the time basis */
 	double cpu;		/* CPU seconds */
+	double ev_cpu[EBS_MAX_EVENTS];	/* CPU seconds as each event's counters saw them */
 	u64 samples[EBS_MAX_EVENTS], lost[EBS_MAX_EVENTS], throttled[EBS_MAX_EVENTS];
 	u64 period_sum[EBS_MAX_EVENTS];
 };
@@ -170,6 +171,11 @@ static int run(struct cal *c, char *const *argv, const struct event_spec *evs, u
 				      "sample; calibration needs at least %.0f ms",
 				      argv[0], out->cpu * 1e3, (double)out->res.wall_ns * 1e-6,
 				      MIN_SECONDS * 1e3);
+	/* rates per CPU-second on the counters' own clock where known (a
+	 * clock event then counts exactly 1e9 a second), else rusage's */
+	for (i = 0; i < n; i++)
+		out->ev_cpu[i] = out->res.running_ns[i] ? (double)out->res.running_ns[i] * 1e-9
+							 : out->cpu;
 	d = ebs_data__open(path, err);
 	if (!d)
 		return err->err;
@@ -208,8 +214,8 @@ static int take_fallbacks(struct cal *c, const char *path, struct ebs_error *err
 }
 
 /*
- * The counting pass of argv: *events[i] what each event counted, *cpu and
- * *seconds its times.  With ebs.ko, which samples only: overflows x N.
+ * The counting pass of argv: events[i] what each event counted, cpu[i] the
+ * CPU seconds its counters ran (rusage's without them), *seconds the time.  With ebs.ko, which samples only: overflows x N.
  */
 static int count_pass(struct cal *c, char *const *argv, const char *what, bool first,
 		      double *events, double *cpu, double *seconds, double *sampled,
@@ -255,7 +261,8 @@ static int count_pass(struct cal *c, char *const *argv, const char *what, bool f
 				   "by the time each counter ran");
 		}
 	}
-	*cpu = rn.cpu;
+	for (i = 0; i < c->nev; i++)
+		cpu[i] = rn.ev_cpu[i];
 	*seconds = rn.seconds;
 	progress(c, "%s: %s counted, %.3f s of %s", what, argv[0], rn.seconds,
 		 c->wall ? "wall time" : "CPU time");
@@ -314,9 +321,9 @@ static int measure_cost(struct cal *c, unsigned int i, char *const *argv, double
 	}
 	/* the unsampled point again, last: drift shows as spread, not as cost */
 	{
-		double ev2[EBS_MAX_EVENTS], cpu2, sec2, smp2;
+		double ev2[EBS_MAX_EVENTS], cpu2[EBS_MAX_EVENTS], sec2, smp2;
 
-		e = count_pass(c, argv, "base", false, ev2, &cpu2, &sec2, &smp2, err);
+		e = count_pass(c, argv, "base", false, ev2, cpu2, &sec2, &smp2, err);
 		if (e)
 			return e;
 		ce->points[ce->nr_points].samples = smp2;
@@ -490,7 +497,7 @@ static int verify(struct cal *c, const char *path, bool *met, char *why, size_t 
 		ce->achieved_samples = rn->samples[i];
 		ce->lost = rn->lost[i];
 		ce->throttled = rn->throttled[i];
-		ce->achieved_rate = got / rn->cpu;
+		ce->achieved_rate = got / rn->ev_cpu[i];
 		ce->overhead = model > 0 ? r->overhead * ce->sol.overhead / model
 					 : r->overhead / c->nev;
 		if (ce->lost || ce->throttled)
@@ -551,7 +558,7 @@ static u64 adjust(struct cal *c, unsigned int i, const struct run *rn)
 		return n;
 	input_of(c, i, &in);
 	/* the event rate this run saw: the samples stand for samples x N events */
-	eps = (got + (double)ce->lost) * (double)n / rn->cpu;
+	eps = (got + (double)ce->lost) * (double)n / rn->ev_cpu[i];
 	if (eps > 0) {
 		in.events = eps * in.seconds;
 		ce->events = in.events;	/* the same run time, at the rate seen */
@@ -622,7 +629,8 @@ static int calibrate(struct cal *c, struct ebs_error *err)
 	struct calibrate_result *r = c->r;
 	char *probe_argv[] = {(char *)o->self, (char *)"__cost-probe", NULL};
 	char *const *probe = o->probe_loop ? probe_argv : o->rec.argv;
-	double events[EBS_MAX_EVENTS], cpu, seconds, sampled, pevents[EBS_MAX_EVENTS], pcpu, pseconds;
+	double events[EBS_MAX_EVENTS], cpu[EBS_MAX_EVENTS], seconds, sampled;
+	double pevents[EBS_MAX_EVENTS], pcpu[EBS_MAX_EVENTS], pseconds;
 	double psampled;
 	char path[4200], why[1024];
 	unsigned int i, attempt, changed;
@@ -630,7 +638,7 @@ static int calibrate(struct cal *c, struct ebs_error *err)
 	int e;
 
 	/* 1. the counting pass */
-	e = count_pass(c, o->rec.argv, "count", true, events, &cpu, &seconds, &sampled, err);
+	e = count_pass(c, o->rec.argv, "count", true, events, cpu, &seconds, &sampled, err);
 	if (e)
 		return e;
 	r->base_seconds = seconds;
@@ -641,17 +649,17 @@ static int calibrate(struct cal *c, struct ebs_error *err)
 					      "nothing to calibrate",
 					      r->ev[i].name, cmd_name(c));
 		r->ev[i].events = events[i];
-		r->ev[i].events_per_sec = events[i] / cpu;
+		r->ev[i].events_per_sec = events[i] / cpu[i];
 		r->ev[i].share = 1;
 	}
 
 	/* 2. the cost of a sample, per event */
 	memcpy(pevents, events, sizeof(events));
-	pcpu = cpu;
+	memcpy(pcpu, cpu, sizeof(cpu));
 	pseconds = seconds;
 	psampled = sampled;
 	if (o->probe_loop) {
-		e = count_pass(c, probe, "count-loop", false, pevents, &pcpu, &pseconds, &psampled,
+		e = count_pass(c, probe, "count-loop", false, pevents, pcpu, &pseconds, &psampled,
 			       err);
 		if (e)
 			return e;
@@ -661,7 +669,7 @@ static int calibrate(struct cal *c, struct ebs_error *err)
 			return ebs_error__set(err, EINVAL, "event '%s' counted nothing in ebs's "
 							   "cost loop: use --cost-probe=cmd",
 					      r->ev[i].name);
-		e = measure_cost(c, i, probe, pevents[i], pcpu, pseconds, psampled, err);
+		e = measure_cost(c, i, probe, pevents[i], pcpu[i], pseconds, psampled, err);
 		if (!e && o->focus && o->probe_loop)
 			e = pilot(c, i, err);
 		if (e)

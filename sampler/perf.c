@@ -726,10 +726,15 @@ static int perf_read(struct sampler *s, int timeout_ms, struct ebs_error *err)
 	return drain_all(s, err);
 }
 
-/* Add a count to s->scaled[ev], scaled to enabled when it ran less (0.1% slack). */
+/*
+ * Add a count to s->scaled[ev], scaled to enabled when it ran less (0.1%
+ * slack).  Software events are never multiplexed: their enabled and running
+ * times may still part (seen under load), and scaling would invent events.
+ */
 static void add_scaled(struct sampler *s, unsigned int ev, u64 value, u64 enabled, u64 running)
 {
-	if (running && running < enabled - enabled / 1000) {
+	if (s->used[ev].type != PERF_TYPE_SOFTWARE && running &&
+	    running < enabled - enabled / 1000) {
 		s->multiplexed = true;
 		s->scaled[ev] += (double)value * (double)enabled / (double)running;
 	} else {
@@ -752,6 +757,7 @@ static int write_counts(struct sampler *s, struct perf_priv *p)
 	for (ev = 0; ev < s->nr_events; ev++) {
 		s->counted[ev] = 0;
 		s->scaled[ev] = 0;
+		s->running[ev] = 0;
 		for (t = 0; t < s->nr_tids; t++) {
 			/*
 			 * A thread's counters, one per CPU, are each enabled for
@@ -778,6 +784,7 @@ static int write_counts(struct sampler *s, struct perf_priv *p)
 				rec.tid = s->system_wide ? 0 : (u32)s->tids[t];
 				rec.event = (u16)ev;
 				s->counted[ev] += rec.value;
+				s->running[ev] += v[2];
 				if (s->system_wide) {	/* one counter per CPU, each its own */
 					add_scaled(s, ev, v[0], v[1], v[2]);
 				} else {

@@ -105,6 +105,8 @@ struct record_result {
 	/* what each event counted (scaled when multiplexed), when known */
 	u64 counted[EBS_MAX_EVENTS];
 	bool multiplexed;		/* some counter ran part of the time only */
+	u64 running_ns[EBS_MAX_EVENTS];	/* how long each event's counters ran (their
+					 * targets' CPU time, as the perf clock sees it) */
 	bool have_counts;
 };
 

@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -36,6 +37,9 @@ struct ebs_error {
 /* Format msg, set err = -errnum (errnum given positive); return -errnum. */
 int ebs_error__set(struct ebs_error *e, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* s as a JSON string, quotes included. */
+void json_string(FILE *f, const char *s);
 
 /* Copy at most size-1 bytes and always terminate; return strlen(src). */
 size_t ebs_strlcpy(char *dst, const char *src, size_t size);

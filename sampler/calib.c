@@ -118,6 +118,12 @@ void calib_solve(const struct calib_input *in, struct calib_solution *out)
 	 */
 	if (!in->exact)
 		n = calib_round_up((u64)ceil((double)n / ROUND_SLACK));
+	calib_expect(in, n, out);
+}
+
+void calib_expect(const struct calib_input *in, u64 n, struct calib_solution *out)
+{
+	out->events_per_sec = in->events / in->seconds;
 	out->n = n;
 	out->rate = out->events_per_sec / (double)n;
 	out->samples = in->events / (double)n;

@@ -370,14 +370,8 @@ static int pilot(struct cal *c, unsigned int i, struct ebs_error *err)
 /* The solution's expectations at n (for -c N and for retries). */
 static void solution_at(const struct calib_input *in, u64 n, struct calib_solution *s)
 {
-	calib_solve(in, s);
-	s->n = n;
-	s->rate = s->events_per_sec / (double)n;
-	s->samples = in->events / (double)n;
-	s->focus_samples = s->samples * in->share;
-	s->overhead = s->rate * in->cost;
-	s->short_run = s->focus_samples < in->min_samples;
-	s->longer = s->focus_samples > 0 ? in->min_samples / s->focus_samples : 0;
+	calib_solve(in, s);	/* for the bound it would have had */
+	calib_expect(in, n, s);
 }
 
 static void input_of(const struct cal *c, unsigned int i, struct calib_input *in)

@@ -89,6 +89,9 @@ struct calib_solution {
  */
 void calib_solve(const struct calib_input *in, struct calib_solution *out);
 
+/* What N = n gives for in (every field of out but bound, which calib_solve sets). */
+void calib_expect(const struct calib_input *in, u64 n, struct calib_solution *out);
+
 /* ---- the runs (calibrate.c) --------------------------------------------- */
 
 /*

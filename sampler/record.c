@@ -543,8 +543,10 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	ebs_writer__totals(s.w, &res->samples, &res->lost, &res->throttled);
 	res->have_counts = s.have_counts;
 	res->multiplexed = s.multiplexed;
-	for (i = 0; s.have_counts && i < s.nr_events; i++)
-		res->counted[i] = (u64)(s.scaled[i] + 0.5), res->running_ns[i] = s.running[i];
+	for (i = 0; s.have_counts && i < s.nr_events; i++) {
+		res->counted[i] = (u64)(s.scaled[i] + 0.5);
+		res->running_ns[i] = s.running[i];
+	}
 	if (s.have_counts && s.period && !any_clock_event(&s)) {
 		u64 expected = 0;
 

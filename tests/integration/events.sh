@@ -130,19 +130,24 @@ def name_of(a):	# the last symbol starting at or below a that covers it
             hit = best[v][1]
     return hit
 
+# The mappings first, then the samples: records of different CPUs come in
+# batches (docs/format.md, section 7), so a sample may stand before the
+# MMAP or FORK of its process in the file.
 maps, want = {}, collections.Counter()
-for line in open(sys.argv[2]):
+lines = [l for l in open(sys.argv[2]) if len(l.split()) >= 3]
+for line in lines:
     f = line.split()
-    if len(f) < 3:
-        continue
     if f[1] == 'MMAP' and f[-1] == '[vdso]':
         m = re.search(r' pid (\d+) .*\[0x([0-9a-f]+)\+0x([0-9a-f]+)\] pgoff 0x([0-9a-f]+) ', line)
         maps[m[1]] = (int(m[2], 16), int(m[3], 16), int(m[4], 16))
-        continue
+    elif f[1] == 'FORK':
+        kv = dict(zip(f[2::2], f[3::2]))
+        if kv.get('ppid') in maps:
+            maps[kv['pid']] = maps[kv['ppid']]
+for line in lines:
+    f = line.split()
     kv = dict(zip(f[2::2], f[3::2]))
-    if f[1] == 'FORK' and kv.get('ppid') in maps:
-        maps[kv['pid']] = maps[kv['ppid']]
-    elif f[1] == 'SAMPLE' and kv['pid'] in maps:
+    if f[1] == 'SAMPLE' and kv['pid'] in maps:
         start, length, pgoff = maps[kv['pid']]
         ip = int(kv['ip'], 16)
         if start <= ip < start + length:

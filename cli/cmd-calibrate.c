@@ -324,7 +324,7 @@ static void print_json(FILE *f, const struct cli_calibrate *cc, const struct cal
 			   "\"cost_us_spread\":%.4f,\"cost_measured\":%s,\"retries\":%u,\"met\":%s,"
 			   "\"precision_10pct\":%.4f,\"precision_1pct\":%.4f,\"short_run\":%s,"
 			   "\"longer\":%.6f",
-			e->events, e->events_per_sec, (unsigned long long)e->n,
+			e->counted, e->events_per_sec, (unsigned long long)e->n,
 			e->sol.bound == CALIB_BY_RATE ? "rate"
 			: e->sol.bound == CALIB_BY_OVERHEAD ? "overhead" : "events",
 			e->sol.samples, (unsigned long long)e->achieved_samples, e->achieved_rate,

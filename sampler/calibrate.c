@@ -539,10 +539,12 @@ static u64 adjust(struct cal *c, unsigned int i, const struct run *rn)
 	struct calib_input in;
 	struct calib_solution s;
 	double got = (double)rn->samples[i], eps;
-	bool fewer = ce->lost || ce->throttled || ce->achieved_rate > (1 + MISS) * c->o->rate ||
+	/* a cap broken: fewer samples, whatever the new solution says */
+	bool broke = ce->lost || ce->throttled || ce->achieved_rate > (1 + MISS) * c->o->rate ||
 		     (c->r->overhead - 2 * c->r->overhead_se > (1 + MISS) * c->o->overhead &&
-		      ce->overhead > 0) ||
-		     ce->achieved_rate > (1 + MISS) * ce->sol.rate;
+		      ce->overhead > 0);
+	/* within the caps but faster than expected: the event rate was misjudged */
+	bool fewer = broke || ce->achieved_rate > (1 + MISS) * ce->sol.rate;
 	bool more = !fewer && (ce->achieved_rate < (1 - MISS) * ce->sol.rate ||
 			       (c->o->focus && !ce->sol.short_run &&
 				(double)ce->focus_samples < (1 - MISS) * (double)c->o->min_samples));
@@ -553,19 +555,24 @@ static u64 adjust(struct cal *c, unsigned int i, const struct run *rn)
 	input_of(c, i, &in);
 	/* the event rate this run saw: the samples stand for samples x N events */
 	eps = (got + (double)ce->lost) * (double)n / rn->ev_cpu[i];
-	if (eps > 0) {
-		in.events = eps * in.seconds;
-		ce->events = in.events;	/* the same run time, at the rate seen */
-		ce->events_per_sec = eps;
-	}
+	if (eps > 0)
+		in.events = eps * in.seconds;	/* the same run time, at the rate seen */
 	if (ce->throttled)
 		in.rate = fmin(in.rate, (1 - MISS) * ce->achieved_rate);
 	if (c->r->overhead > c->o->overhead && ce->overhead > 0 && ce->achieved_rate > 0)
 		in.rate = fmin(in.rate, ce->achieved_rate * c->o->overhead / c->r->overhead);
+	/*
+	 * A broken cap takes fewer samples; a misjudged rate alone takes the
+	 * N the caps allow at the rate seen, which may be the same N (the
+	 * caller then ends the retries, saying so).
+	 */
 	calib_solve(&in, &s);
-	if (fewer && s.n <= n)
+	if (broke && s.n <= n)
 		s.n = c->o->exact ? n + n / 4 + 1 : calib_step_up(n);
-	/* fewer samples than expected, but the caps allow no smaller N: keep it */
+	if (s.n != n && eps > 0) {
+		ce->events = in.events;
+		ce->events_per_sec = eps;
+	}
 	return s.n;
 }
 
@@ -642,6 +649,7 @@ static int calibrate(struct cal *c, struct ebs_error *err)
 					      "event '%s' counted nothing in a run of '%s': "
 					      "nothing to calibrate",
 					      r->ev[i].name, cmd_name(c));
+		r->ev[i].counted = events[i];
 		r->ev[i].events = events[i];
 		r->ev[i].events_per_sec = events[i] / cpu[i];
 		r->ev[i].share = 1;

@@ -124,8 +124,10 @@ struct calibrate_opts {
 
 struct calibrate_event {
 	char name[64];		/* as used */
-	double events;		/* counted in the counting pass */
-	double events_per_sec;	/* per CPU-second */
+	double counted;		/* counted in the counting pass */
+	double events;		/* in a run that long at events_per_sec */
+	double events_per_sec;	/* per CPU-second: the counting pass's, or after
+				 * a retry the rate the missed run showed */
 	double share;		/* focus share in the pilot (1 without focus) */
 	u64 focus_matched, focus_total;	/* the pilot's samples behind share */
 	struct calib_point points[CALIB_MAX_POINTS];	/* the cost runs, first the unsampled */

@@ -120,7 +120,7 @@ test: deps
 
 # The module's portable parts, compiled for user space into test-kmod
 # against a simulated PMU (tests/kmod/ebs_compat.h stands in for the kernel).
-KMOD_PORTABLE := ebs_ring ebs_msr
+KMOD_PORTABLE := ebs_ring ebs_msr ebs_check
 KMOD_USER_OBJS := $(patsubst %,$(BUILD)/tests/kmod/%.o,$(KMOD_PORTABLE))
 $(BUILD)/tests/kmod/%.o: kmod/%.c
 	$(call msg,CC,$<)

@@ -8,18 +8,29 @@
  * name; an existing file is kept as NAME.old.  "-" writes to stdout.
  *
  * The reader checks every length and offset before it uses it; any problem
- * is one line in the ebs_error naming the file and the byte offset.
+ * is one line in the ebs_error naming the file and the byte offset.  It
+ * reads with pread (never mmap), so a file that shrinks under it is an
+ * error, not SIGBUS; its memory does not grow with the file's size.
  */
 #ifndef EBS_EBSDATA_H
 #define EBS_EBSDATA_H
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <ebs/ebs_data.h>
 #include "util/util.h"
 
 #define EBS_MAX_EVENTS 64
+
+/*
+ * Limits of the reader (docs/format.md, section 10): the header records
+ * together, and any one data record (those of ebs come from perf's ring,
+ * whose records are at most 64 KiB).
+ */
+#define EBS_DATA_MAX_HEADER (64u << 20)
+#define EBS_DATA_MAX_RECORD (16u << 20)
 
 /* ---- writer ----------------------------------------------------------- */
 
@@ -90,8 +101,21 @@ struct ebs_event_info {
 /*
  * Open and validate the header, the header records and (when the file has
  * one at a known offset) the trailer.  "-" reads stdin.  NULL on error.
+ * A stream (pipe, stdin, device) is copied into an unlinked file in
+ * $TMPDIR (else /tmp) first, up to its TRAILER.
  */
 struct ebs_data *ebs_data__open(const char *path, struct ebs_error *err);
+
+/*
+ * EBS_DATA_UNFINISHED: accept a recording that never finished (no
+ * trailer: a killed ebs record's temporary file, a stream cut short);
+ * ebs_data__next then ends at the last whole record, and
+ * ebs_data__unfinished says so.  A finished file cut short (its trailer
+ * offset past the end) is still refused.
+ */
+#define EBS_DATA_UNFINISHED (1u << 0)
+struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags,
+				      struct ebs_error *err);
 void ebs_data__close(struct ebs_data *d);
 
 const char *ebs_data__path(const struct ebs_data *d);
@@ -109,19 +133,36 @@ const struct ebs_rec_dso_image *ebs_data__dso_image(const struct ebs_data *d, co
 
 /*
  * Iterate the data records from the start.  Returns 1 with *rec set, 0 after
- * the trailer, or -errno (err filled: file and byte offset).  Every record
- * handed out has been checked: its size covers its type's fixed part and
- * any optional parts its misc bits announce, its strings are terminated
- * within it, and its event index is in range.
+ * the trailer (or the last whole record of an unfinished recording), or
+ * -errno (err filled: file and byte offset).  Every record handed out has
+ * been checked: its size covers its type's fixed part and any optional
+ * parts its misc bits announce, its strings are terminated within it, and
+ * its event index is in range.  *rec is valid until the next call of
+ * ebs_data__next, ebs_data__rewind or ebs_data__close: copy what you keep.
  */
 int ebs_data__rewind(struct ebs_data *d);
 int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_error *err);
 
 /* The trailer; only after ebs_data__next returned 0, or at open for seekable files. */
 const struct ebs_rec_trailer *ebs_data__trailer(const struct ebs_data *d);
+
+/*
+ * After ebs_data__next returned 0: NULL for a complete recording; for an
+ * unfinished one (EBS_DATA_UNFINISHED), the line that says so, "FILE:
+ * recording did not finish: 1,234 samples up to offset N".
+ */
+const char *ebs_data__unfinished(const struct ebs_data *d);
+
+/*
+ * The totals: the trailer's, or for an unfinished recording read to its
+ * end the same counted from its records (exit_status -1, no index); NULL
+ * when neither is known yet.  ebs_data__counts gives the per-event ones
+ * the same way.
+ */
+const struct ebs_rec_trailer *ebs_data__totals(const struct ebs_data *d);
 const struct ebs_event_counts *ebs_data__counts(const struct ebs_data *d, unsigned int event);
 
-/* Offset of rec in the file (for messages). */
+/* Offset in the file of rec, a pointer the reader handed out (for messages). */
 u64 ebs_data__offset(const struct ebs_data *d, const void *rec);
 
 /* Optional parts of a sample; NULL/0 when absent.  rec must come from ebs_data__next. */

@@ -2,28 +2,51 @@
 /*
  * reader.c - read and validate ebs.data files.
  *
- * The whole file is mapped (or, from a pipe, read into memory).  Nothing is
- * trusted: before a field is used, the bytes it lies in are known to be
- * inside the file and inside its record.  Every problem becomes one line
- * "FILE: offset N: what is wrong" and -EBADMSG (or the errno of a failed
- * system call); main turns that into exit status 2.
+ * Nothing is trusted: before a field is used, the bytes it lies in are
+ * known to be inside the file and inside its record.  Every problem becomes
+ * one line "FILE: offset N: what is wrong" and -EBADMSG (or the errno of a
+ * failed system call); main turns that into exit status 2.
+ *
+ * The file is read with pread(2), never mapped: a file that shrinks while
+ * it is read (truncated, rewritten, still being written) is an error
+ * rather than SIGBUS, and memory does not grow with the file.  In memory
+ * are the fixed header with the header records (at most
+ * EBS_DATA_MAX_HEADER bytes), a copy of the TRAILER, and a window over the
+ * data records holding at least the current one (at most
+ * EBS_DATA_MAX_RECORD bytes).  Nothing past the size the file had at open
+ * is read.  A stream (a pipe, standard input, a device) is first copied
+ * into an unlinked temporary file, and the copy stops at the first bytes
+ * that cannot continue an ebs.data file (a bad magic, an impossible header
+ * or record size) and after the TRAILER: endless input ends at once.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "data/ebsdata.h"
 
+#define WINDOW_SIZE (1u << 20)	/* what one read of the data records asks for */
+#define SPOOL_CHUNK (256u * 1024)
+
 struct ebs_data {
 	char *path;
-	const u8 *base;
-	u64 size;
-	bool mapped;
+	int fd;			/* the file, or the copy of a stream */
+	bool own_fd;		/* not standard input */
+	unsigned int flags;	/* EBS_DATA_* */
+	u64 size;		/* at open: nothing past it is read */
+	u8 *head;		/* bytes [0, data_offset): fixed header, header records */
+	u64 head_len;
+	u8 *win;		/* bytes [win_off, win_off + win_len) of the file */
+	u64 win_off;
+	size_t win_len, win_cap;
+	u8 *tbuf;		/* a copy of the TRAILER record, which is at tbuf_off */
+	u64 tbuf_off;
 	const struct ebs_file_header *hdr;
 	unsigned int nr_events;
 	struct ebs_event_info events[EBS_MAX_EVENTS];
@@ -35,6 +58,11 @@ struct ebs_data {
 	u64 pos;		/* iteration offset */
 	u64 nr_seen;		/* data records iterated, to check against the trailer */
 	bool done;
+	/* what this pass handed out, counted as the writer counts for its trailer */
+	struct ebs_rec_trailer tally;
+	struct ebs_event_counts tally_counts[EBS_MAX_EVENTS];
+	/* an unfinished recording read to its end (EBS_DATA_UNFINISHED) says so here */
+	char unfinished[384];
 };
 
 #define BAD(d, err, off, ...) bad(d, err, off, __VA_ARGS__)
@@ -164,28 +192,115 @@ void ebs_sample__parts(const struct ebs_rec_sample *s, struct ebs_sample_parts *
 		memset(p, 0, sizeof(*p));
 }
 
+/* The file's size now, for a message about a file that changed. */
+static unsigned long long size_now(const struct ebs_data *d)
+{
+	struct stat st;
+
+	return fstat(d->fd, &st) == 0 ? (unsigned long long)st.st_size : 0;
+}
+
+/* Read len bytes at off into buf; off + len is within the size at open. */
+static int read_at(struct ebs_data *d, u64 off, void *buf, size_t len, struct ebs_error *err)
+{
+	u8 *p = buf;
+
+	while (len) {
+		ssize_t n = pread(d->fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return ebs_error__set(err, errno, "%s: offset %llu: read failed: %s", d->path,
+					      (unsigned long long)off, strerror(errno));
+		if (n == 0)
+			return BAD(d, err, off, "the file shrank while it was read (%llu bytes "
+				   "when opened, %llu now)", (unsigned long long)d->size, size_now(d));
+		p += n;
+		off += (u64)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * The len bytes at off, with off + len <= d->size: from the header area,
+ * else through the window, which moves to off when it does not hold them
+ * (off is a record boundary, so records stay 8-aligned in memory).  Valid
+ * until the next call.
+ */
+static int bytes_at(struct ebs_data *d, u64 off, size_t len, const u8 **p,
+		    struct ebs_error *err)
+{
+	size_t want;
+	int e;
+
+	if (off + len <= d->head_len) {
+		*p = d->head + off;
+		return 0;
+	}
+	if (d->win_len && off >= d->win_off && off - d->win_off <= d->win_len &&
+	    len <= d->win_len - (off - d->win_off)) {
+		*p = d->win + (off - d->win_off);
+		return 0;
+	}
+	want = len > WINDOW_SIZE ? len : WINDOW_SIZE;
+	if (want > d->size - off)
+		want = (size_t)(d->size - off);
+	if (want > d->win_cap) {
+		u8 *n = malloc(want);
+
+		if (!n)
+			return ebs_error__set(err, ENOMEM, "%s: out of memory", d->path);
+		free(d->win);
+		d->win = n;
+		d->win_cap = want;
+	}
+	d->win_len = 0;
+	e = read_at(d, off, d->win, want, err);
+	if (e)
+		return e;
+	d->win_off = off;
+	d->win_len = want;
+	*p = d->win;
+	return 0;
+}
+
 /*
  * Check the record at off (end is where records must stop).  On success
- * *out points to it.  Type-specific checks need d->nr_events known.
+ * *out points to it, valid until the reader reads again.  Type-specific
+ * checks need d->nr_events known.
  */
 static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_rec **out,
 			struct ebs_error *err)
 {
 	const struct ebs_rec *r;
+	const u8 *p;
 	u32 fixed, size;
 	const char *tail;
 	size_t tail_len;
+	int e;
 
 	if (off > end || end - off < sizeof(*r))
 		return BAD(d, err, off, "truncated: %llu bytes left where a record header needs %zu",
 			   (unsigned long long)(end - off), sizeof(*r));
-	r = (const void *)(d->base + off);
+	e = bytes_at(d, off, sizeof(*r), &p, err);
+	if (e)
+		return e;
+	r = (const void *)p;
 	size = r->size;
 	if (size < sizeof(*r) || size % 8)
 		return BAD(d, err, off, "bad record size %u (type %u)", size, r->type);
+	if (size > EBS_DATA_MAX_RECORD && off >= d->head_len)
+		return BAD(d, err, off, "%s record of %u bytes: more than the %u this reader "
+			   "accepts", ebs_rec__type_name(r->type), size, EBS_DATA_MAX_RECORD);
 	if (size > end - off)
 		return BAD(d, err, off, "truncated %s record: size %u, %llu bytes left",
 			   ebs_rec__type_name(r->type), size, (unsigned long long)(end - off));
+	e = bytes_at(d, off, size, &p, err);
+	if (e)
+		return e;
+	r = (const void *)p;
 	fixed = ebs_rec__fixed_size(r->type);
 	if (fixed && size < fixed)
 		return BAD(d, err, off, "%s record of %u bytes is shorter than its %u fixed bytes",
@@ -282,41 +397,159 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 	return 0;
 }
 
-/* Read a non-regular file (pipe, stdin) into memory. */
-static int slurp(int fd, struct ebs_data *d)
+/* ---- streams ----------------------------------------------------------- */
+
+/* An unlinked temporary file in $TMPDIR (else /tmp), or -errno. */
+static int temp_fd(const char **dir)
 {
-	size_t cap = 1 << 20, len = 0;
-	u8 *buf = malloc(cap), *n;
+	char path[PATH_MAX];
+	int fd;
 
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t r;
+	*dir = getenv("TMPDIR");
+	if (!*dir || !**dir)
+		*dir = "/tmp";
+	fd = open(*dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	if ((size_t)snprintf(path, sizeof(path), "%s/.ebs-stream.XXXXXX", *dir) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = mkostemp(path, O_CLOEXEC);	/* no O_TMPFILE here: the name goes at once */
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	return fd;
+}
 
-		if (len == cap) {
-			n = realloc(buf, cap * 2);
-			if (!n) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = n;
-			cap *= 2;
-		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			free(buf);
+struct spool {
+	int in, out;
+	u8 *buf;		/* SPOOL_CHUNK bytes of input */
+	size_t at, have;	/* buf[0, at) taken, buf[at, have) not yet */
+	u64 len;		/* bytes taken in all: the copy's size */
+};
+
+/* Write what was taken of buf into the copy.  0 or -errno. */
+static int put(struct spool *s)
+{
+	size_t done = 0;
+
+	while (done < s->at) {
+		ssize_t w = write(s->out, s->buf + done, s->at - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
 			return -errno;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
+		done += (size_t)w;
 	}
-	d->base = buf;
-	d->size = len;
 	return 0;
 }
+
+/*
+ * Take up to n bytes of the stream into the copy, the first keep_len of
+ * them also into keep.  0 when all n came, 1 at the end of the stream
+ * before that, or -errno (of a read or a write).
+ */
+static int take(struct spool *s, u64 n, void *keep, size_t keep_len)
+{
+	u64 done = 0;
+
+	while (done < n) {
+		size_t c;
+
+		if (s->at == s->have) {
+			ssize_t r;
+			int e = put(s);
+
+			if (e)
+				return e;
+			s->at = s->have = 0;
+			do
+				r = read(s->in, s->buf, SPOOL_CHUNK);
+			while (r < 0 && errno == EINTR);
+			if (r < 0)
+				return -errno;
+			if (r == 0)
+				return 1;
+			s->have = (size_t)r;
+		}
+		c = n - done < s->have - s->at ? (size_t)(n - done) : s->have - s->at;
+		if (keep && done < keep_len)
+			memcpy((u8 *)keep + done, s->buf + s->at,
+			       keep_len - done < c ? (size_t)(keep_len - done) : c);
+		s->at += c;
+		s->len += c;
+		done += c;
+	}
+	return 0;
+}
+
+/*
+ * Copy the stream: the fixed header, the header records, then record by
+ * record up to and including the TRAILER.  It stops early, leaving the
+ * checks at open to name what is wrong, where what came cannot continue
+ * an ebs.data file: a bad magic, an impossible header size or data offset,
+ * header records of more than EBS_DATA_MAX_HEADER bytes, a record size
+ * below 8, not a multiple of 8 or above EBS_DATA_MAX_RECORD.  So no input
+ * is read further than the format and these limits allow.
+ */
+static int spool_records(struct spool *s)
+{
+	struct ebs_file_header h;
+	struct ebs_rec r;
+	int e;
+
+	e = take(s, 8, &h, 8);
+	if (e || memcmp(h.magic, EBS_DATA_MAGIC, sizeof(EBS_DATA_MAGIC)) != 0)
+		return e < 0 ? e : 0;
+	e = take(s, sizeof(h) - 8, (u8 *)&h + 8, sizeof(h) - 8);
+	if (e || h.header_size < sizeof(h) || h.header_size % 8 ||
+	    h.data_offset < h.header_size || h.data_offset % 8 ||
+	    h.data_offset - h.header_size > EBS_DATA_MAX_HEADER)
+		return e < 0 ? e : 0;
+	e = take(s, h.data_offset - sizeof(h), NULL, 0);
+	while (!e) {
+		e = take(s, sizeof(r), &r, sizeof(r));
+		if (e || r.size < sizeof(r) || r.size % 8 || r.size > EBS_DATA_MAX_RECORD)
+			break;
+		e = take(s, r.size - sizeof(r), NULL, 0);
+		if (r.type == EBS_REC_TRAILER)
+			break;
+	}
+	return e < 0 ? e : 0;
+}
+
+static int spool(struct ebs_data *d, int in, struct ebs_error *err)
+{
+	struct spool s = { .in = in };
+	const char *dir;
+	int e;
+
+	s.out = temp_fd(&dir);
+	if (s.out < 0)
+		return ebs_error__set(err, -s.out, "%s: cannot keep the stream in a temporary file "
+				      "in %s: %s", d->path, dir, strerror(-s.out));
+	s.buf = malloc(SPOOL_CHUNK);
+	if (!s.buf) {
+		close(s.out);
+		return ebs_error__set(err, ENOMEM, "%s: out of memory", d->path);
+	}
+	e = spool_records(&s);
+	if (!e)
+		e = put(&s);	/* what was taken: not what came after the TRAILER */
+	free(s.buf);
+	if (e) {
+		close(s.out);
+		return ebs_error__set(err, -e, "%s: offset %llu: cannot copy the stream into a "
+				      "temporary file in %s: %s", d->path,
+				      (unsigned long long)s.len, dir, strerror(-e));
+	}
+	d->fd = s.out;
+	d->own_fd = true;
+	d->size = s.len;
+	return 0;
+}
+
+/* ---- open -------------------------------------------------------------- */
 
 static int load(struct ebs_data *d, const char *path, struct ebs_error *err)
 {
@@ -331,22 +564,12 @@ static int load(struct ebs_data *d, const char *path, struct ebs_error *err)
 	} else if (S_ISDIR(st.st_mode)) {
 		e = ebs_error__set(err, EISDIR, "%s: is a directory", path);
 	} else if (S_ISREG(st.st_mode)) {
+		d->fd = fd;
+		d->own_fd = fd != STDIN_FILENO;
 		d->size = (u64)st.st_size;
-		if (d->size) {
-			void *p = mmap(NULL, d->size, PROT_READ, MAP_PRIVATE, fd, 0);
-
-			if (p == MAP_FAILED)
-				e = ebs_error__set(err, errno, "%s: cannot map: %s", path,
-						   strerror(errno));
-			else {
-				d->base = p;
-				d->mapped = true;
-			}
-		}
+		return 0;
 	} else {
-		e = slurp(fd, d);
-		if (e)
-			ebs_error__set(err, -e, "%s: read failed: %s", path, strerror(-e));
+		e = spool(d, fd, err);
 	}
 	if (fd != STDIN_FILENO)
 		close(fd);
@@ -355,10 +578,14 @@ static int load(struct ebs_data *d, const char *path, struct ebs_error *err)
 
 static int check_header(struct ebs_data *d, struct ebs_error *err)
 {
-	const struct ebs_file_header *h = (const void *)d->base;
+	struct ebs_file_header fh = {0}, *h = &fh;
+	int e;
 
 	if (d->size == 0)
 		return BAD(d, err, 0, "empty file, not an ebs.data file");
+	e = read_at(d, 0, h, d->size < sizeof(*h) ? (size_t)d->size : sizeof(*h), err);
+	if (e)
+		return e;
 	if (d->size < 8 || memcmp(h->magic, EBS_DATA_MAGIC, sizeof(EBS_DATA_MAGIC)) != 0)
 		return BAD(d, err, 0, "not an ebs.data file (bad magic)");
 	if (d->size < offsetof(struct ebs_file_header, header_size) + 4)
@@ -377,10 +604,23 @@ static int check_header(struct ebs_data *d, struct ebs_error *err)
 	if (d->size < h->header_size)
 		return BAD(d, err, d->size, "truncated inside the file header (%llu of %u bytes)",
 			   (unsigned long long)d->size, h->header_size);
+	if (h->data_offset >= h->header_size && h->data_offset % 8 == 0 &&
+	    h->data_offset - h->header_size > EBS_DATA_MAX_HEADER)
+		return BAD(d, err, 24, "data offset %llu: header records of more than the %u "
+			   "bytes this reader accepts", (unsigned long long)h->data_offset,
+			   EBS_DATA_MAX_HEADER);
 	if (h->data_offset < h->header_size || h->data_offset > d->size || h->data_offset % 8)
 		return BAD(d, err, 24, "data offset %llu is outside the file (%llu bytes)",
 			   (unsigned long long)h->data_offset, (unsigned long long)d->size);
-	d->hdr = h;
+	d->head = malloc(h->data_offset);
+	if (!d->head)
+		return ebs_error__set(err, ENOMEM, "%s: out of memory", d->path);
+	e = read_at(d, 0, d->head, h->data_offset, err);
+	if (e)
+		return e;
+	memcpy(d->head, h, sizeof(*h));	/* what was checked, should it have changed */
+	d->head_len = h->data_offset;
+	d->hdr = (const void *)d->head;
 	return 0;
 }
 
@@ -430,6 +670,23 @@ static int read_header_records(struct ebs_data *d, struct ebs_error *err)
 	return 0;
 }
 
+/* Keep a copy of the TRAILER record r, which is at off. */
+static int keep_trailer(struct ebs_data *d, const struct ebs_rec *r, u64 off,
+			struct ebs_error *err)
+{
+	u8 *t = malloc(r->size);
+
+	if (!t)
+		return ebs_error__set(err, ENOMEM, "%s: out of memory", d->path);
+	memcpy(t, r, r->size);
+	free(d->tbuf);
+	d->tbuf = t;
+	d->tbuf_off = off;
+	d->trailer = (const void *)t;
+	d->counts = (const void *)(d->trailer + 1);
+	return 0;
+}
+
 static int read_trailer(struct ebs_data *d, u64 off, struct ebs_error *err)
 {
 	const struct ebs_rec *r;
@@ -449,12 +706,11 @@ static int read_trailer(struct ebs_data *d, u64 off, struct ebs_error *err)
 	if (r->type != EBS_REC_TRAILER)
 		return BAD(d, err, off, "expected the TRAILER record, found %s",
 			   ebs_rec__type_name(r->type));
-	d->trailer = (const void *)r;
-	d->counts = (const void *)(d->trailer + 1);
-	return 0;
+	return keep_trailer(d, r, off, err);
 }
 
-struct ebs_data *ebs_data__open(const char *path, struct ebs_error *err)
+struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags,
+				      struct ebs_error *err)
 {
 	struct ebs_data *d = calloc(1, sizeof(*d));
 	int e;
@@ -464,33 +720,42 @@ struct ebs_data *ebs_data__open(const char *path, struct ebs_error *err)
 		ebs_error__set(err, ENOMEM, "%s: out of memory", path);
 		return NULL;
 	}
+	d->fd = -1;
+	d->flags = flags;
 	e = load(d, path, err);
 	if (!e)
 		e = check_header(d, err);
 	if (!e)
 		e = read_header_records(d, err);
+	/* streamed, or never finished (when that is asked for): found by scanning */
 	if (!e && !(d->hdr->flags & EBS_FILE_STREAMED)) {
-		if (d->hdr->trailer_offset == 0)
-			e = BAD(d, err, 40, "no trailer: the recording never finished");
-		else
+		if (d->hdr->trailer_offset != 0)
 			e = read_trailer(d, d->hdr->trailer_offset, err);
+		else if (!(flags & EBS_DATA_UNFINISHED))
+			e = BAD(d, err, 40, "no trailer: the recording never finished");
 	}
 	if (e) {
 		ebs_data__close(d);
 		return NULL;
 	}
-	d->pos = d->hdr->data_offset;
+	ebs_data__rewind(d);
 	return d;
+}
+
+struct ebs_data *ebs_data__open(const char *path, struct ebs_error *err)
+{
+	return ebs_data__open_flags(path, 0, err);
 }
 
 void ebs_data__close(struct ebs_data *d)
 {
 	if (!d)
 		return;
-	if (d->mapped)
-		munmap((void *)d->base, d->size);
-	else
-		free((void *)d->base);
+	if (d->own_fd)
+		close(d->fd);
+	free(d->head);
+	free(d->win);
+	free(d->tbuf);
 	free(d->path);
 	free(d);
 }
@@ -544,9 +809,9 @@ const struct ebs_rec_dso_image *ebs_data__dso_image(const struct ebs_data *d, co
 {
 	u64 off = d->hdr->header_size;
 
-	/* already validated at open */
+	/* validated at open, and kept in memory */
 	while (off < d->hdr->data_offset) {
-		const struct ebs_rec *r = (const void *)(d->base + off);
+		const struct ebs_rec *r = (const void *)(d->head + off);
 
 		if (r->type == EBS_REC_DSO_IMAGE &&
 		    strcmp(((const struct ebs_rec_dso_image *)r)->name, name) == 0)
@@ -561,18 +826,121 @@ int ebs_data__rewind(struct ebs_data *d)
 	d->pos = d->hdr->data_offset;
 	d->nr_seen = 0;
 	d->done = false;
+	d->unfinished[0] = '\0';
+	memset(&d->tally, 0, sizeof(d->tally));
+	memset(d->tally_counts, 0, sizeof(d->tally_counts));
+	if (!d->trailer)
+		d->counts = NULL;
+	return 0;
+}
+
+/* Count a record handed out, as the writer counts it for the trailer. */
+static void tally(struct ebs_data *d, const struct ebs_rec *r)
+{
+	switch (r->type) {
+	case EBS_REC_SAMPLE: {
+		const struct ebs_rec_sample *s = (const void *)r;
+
+		d->tally.samples++;
+		d->tally_counts[s->event].samples++;
+		d->tally_counts[s->event].period_sum += s->period;
+		break;
+	}
+	case EBS_REC_LOST: {
+		const struct ebs_rec_lost *l = (const void *)r;
+
+		d->tally.lost += l->lost;
+		if (l->event < d->nr_events)
+			d->tally_counts[l->event].lost += l->lost;
+		break;
+	}
+	case EBS_REC_THROTTLE: {
+		const struct ebs_rec_throttle *t = (const void *)r;
+
+		if (t->hdr.misc & EBS_THROTTLE_END)
+			break;
+		d->tally.throttled++;
+		d->tally_counts[t->event].throttled++;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* n with a comma every three digits: "1,234,567". */
+static const char *grouped(u64 n, char *buf, size_t size)
+{
+	char digits[24];
+	int len = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)n), i;
+	size_t o = 0;
+
+	for (i = 0; i < len && o + 2 < size; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/*
+ * Does a whole record start at d->pos, before end?  1 yes (or a record
+ * whose size is wrong, which check_record names), 0 when the data stop
+ * there: at end, or in a record header or a record (of a size this reader
+ * accepts) that end cuts short.
+ */
+static int whole_record_at(struct ebs_data *d, u64 end, struct ebs_error *err)
+{
+	const u8 *p;
+	u32 size;
+	int e;
+
+	if (d->pos >= end || end - d->pos < sizeof(struct ebs_rec))
+		return 0;
+	e = bytes_at(d, d->pos, sizeof(struct ebs_rec), &p, err);
+	if (e)
+		return e;
+	size = ((const struct ebs_rec *)(const void *)p)->size;
+	return !(size >= sizeof(struct ebs_rec) && size % 8 == 0 && size <= EBS_DATA_MAX_RECORD &&
+		 size > end - d->pos);
+}
+
+/* An unfinished recording's data end at d->pos: keep the totals counted, and say so. */
+static int end_unfinished(struct ebs_data *d, u64 end)
+{
+	char n[32];
+
+	d->done = true;
+	d->tally.hdr.type = EBS_REC_TRAILER;
+	d->tally.hdr.size = (u32)(sizeof(d->tally) + d->nr_events * sizeof(d->tally_counts[0]));
+	d->tally.nr_records = d->nr_seen;
+	d->tally.exit_status = -1;
+	d->tally.nr_events = d->nr_events;
+	d->counts = d->tally_counts;
+	snprintf(d->unfinished, sizeof(d->unfinished),
+		 "%s: recording did not finish: %s samples up to offset %llu%s", d->path,
+		 grouped(d->tally.samples, n, sizeof(n)), (unsigned long long)d->pos,
+		 end > d->pos ? " (an incomplete record after it left out)" : "");
 	return 0;
 }
 
 int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_error *err)
 {
 	const struct ebs_rec *r;
-	u64 end = d->trailer ? ebs_data__offset(d, d->trailer) + d->trailer->hdr.size : d->size;
+	u64 end = d->trailer ? d->tbuf_off + d->trailer->hdr.size : d->size;
+	/* no trailer known: scanning for it, or to the end of an unfinished recording */
+	bool to_end = !d->trailer && (d->flags & EBS_DATA_UNFINISHED);
 	int e;
 
 	if (d->done)
 		return 0;
 	for (;;) {
+		if (to_end) {
+			e = whole_record_at(d, end, err);
+			if (e <= 0)
+				return e < 0 ? e : end_unfinished(d, end);
+		}
 		if (d->pos >= end)
 			return BAD(d, err, d->pos, "the file ends before its trailer (truncated?)");
 		e = check_record(d, d->pos, end, &r, err);
@@ -581,19 +949,22 @@ int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_er
 		if (r->type == EBS_REC_TRAILER) {
 			const struct ebs_rec_trailer *t = (const void *)r;
 
-			if (d->trailer && (const void *)r != (const void *)d->trailer)
+			if (d->trailer && d->pos != d->tbuf_off)
 				return BAD(d, err, d->pos, "a second TRAILER record");
 			if (t->nr_records != d->nr_seen)
 				return BAD(d, err, d->pos,
 					   "the trailer counts %llu records, the file has %llu",
 					   (unsigned long long)t->nr_records,
 					   (unsigned long long)d->nr_seen);
-			d->trailer = (const void *)r;
-			d->counts = (const void *)(d->trailer + 1);
+			if (!d->trailer) {
+				e = keep_trailer(d, r, d->pos, err);
+				if (e)
+					return e;
+			}
 			d->done = true;
 			return 0;
 		}
-		if (d->trailer && d->pos + r->size > ebs_data__offset(d, d->trailer))
+		if (d->trailer && d->pos + r->size > d->tbuf_off)
 			return BAD(d, err, d->pos, "%s record overlaps the trailer",
 				   ebs_rec__type_name(r->type));
 		d->pos += r->size;
@@ -603,6 +974,7 @@ int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_er
 				   ebs_rec__type_name(r->type), r->type);
 		if (!ebs_rec__fixed_size(r->type))
 			continue;	/* unknown type */
+		tally(d, r);
 		*rec = r;
 		return 1;
 	}
@@ -613,14 +985,35 @@ const struct ebs_rec_trailer *ebs_data__trailer(const struct ebs_data *d)
 	return d->trailer;
 }
 
+const char *ebs_data__unfinished(const struct ebs_data *d)
+{
+	return d->unfinished[0] ? d->unfinished : NULL;
+}
+
+const struct ebs_rec_trailer *ebs_data__totals(const struct ebs_data *d)
+{
+	return d->trailer ? d->trailer : d->unfinished[0] ? &d->tally : NULL;
+}
+
 const struct ebs_event_counts *ebs_data__counts(const struct ebs_data *d, unsigned int event)
 {
-	if (!d->trailer || event >= d->nr_events)
+	if (!d->counts || event >= d->nr_events)
 		return NULL;
 	return &d->counts[event];
 }
 
 u64 ebs_data__offset(const struct ebs_data *d, const void *rec)
 {
-	return (u64)((const u8 *)rec - d->base);
+	uintptr_t p = (uintptr_t)rec, b;
+
+	b = (uintptr_t)d->head;
+	if (d->head && p >= b && p - b < d->head_len)
+		return p - b;
+	b = (uintptr_t)d->tbuf;
+	if (d->tbuf && p >= b && p - b < d->trailer->hdr.size)
+		return d->tbuf_off + (p - b);
+	b = (uintptr_t)d->win;
+	if (d->win && p >= b && p - b < d->win_len)
+		return d->win_off + (p - b);
+	return UINT64_MAX;
 }

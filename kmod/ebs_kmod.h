@@ -12,6 +12,7 @@
 #include <linux/sched.h>
 #include <linux/wait.h>
 
+#include "ebs_check.h"
 #include "ebs_ring.h"
 
 struct ebs_session;
@@ -36,13 +37,6 @@ struct ebs_mode_ops {
 	void (*release)(struct ebs_session *s);
 };
 
-enum ebs_state {
-	EBS_OPEN,		/* opened, nothing configured */
-	EBS_CONFIGURED,		/* rings allocated, counters claimed, not counting */
-	EBS_RUNNING,		/* counting */
-	EBS_STOPPED,		/* counting stopped; rings still readable */
-};
-
 /*
  * One open of /dev/ebs; at most one exists (ebs_busy).
  *
@@ -52,12 +46,21 @@ enum ebs_state {
  * -EINVAL, or -EBUSY while RUNNING.  close (the last reference to the file,
  * so also after every mapping is gone) stops and releases everything.
  *
- * The handlers keep a sample only while counting is set (from START to
- * STOP): counters that the target's exec enables early (EBS_CFG_ON_EXEC)
- * write nothing before START, so RESET never races a writer.
+ * The handlers count and keep nothing unless counting is set (from START
+ * to STOP): counters that the target's exec enables early
+ * (EBS_CFG_ON_EXEC) write nothing before START, and counters that the
+ * target's children inherited, which STOP leaves armed (ebs_perf_stop()),
+ * nothing after STOP, which waits for a handler that saw counting set to
+ * return.  So STATS is final once STOPPED, and RESET never races a writer.
+ *
+ * Memory: the rings are charged at CONFIG to the caller, as perf charges
+ * its rings (ebs_charge() in ebs_main.c), and uncharged when they are freed.
  *
  * Locking: lock (a mutex) protects state, cfg, the mode and the ring array
- * itself against ioctl, mmap, poll and release.  Inside a ring, head and
+ * itself against ioctl, mmap, poll and release.  It is never held while
+ * user memory is touched: mmap() takes it under mmap_lock, which a fault
+ * takes (ebs_ioctl()).  The ring array and nr_rings do not change from
+ * CONFIG to release.  Inside a ring, head and
  * the statistics belong to the sample handler of the ring's CPU (no lock:
  * see ebs_ring.h); tail is set under lock.  The handlers reach the session
  * only through the counters' context pointer (perf-kernel) or ebs_msr_active
@@ -76,6 +79,9 @@ struct ebs_session {
 	struct ebs_waker *wake;		/* [nr_rings]: wakes wq from any context */
 	wait_queue_head_t wq;
 	struct pid *target;		/* pid target (a reference), NULL for all CPUs */
+	struct user_struct *mlock_user;	/* charged user_pages of its locked_vm (a reference) */
+	struct mm_struct *mlock_mm;	/* charged pinned_pages of its pinned_vm (mmgrab()) */
+	u64 user_pages, pinned_pages;
 	void *mode_data;		/* the mode's own */
 };
 

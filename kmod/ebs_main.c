@@ -10,22 +10,38 @@
  * counter 0 programmed directly, an NMI handler).
  */
 #include <linux/capability.h>
+#include <linux/cpumask.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/poll.h>
 #include <linux/ptrace.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/coredump.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 #include <linux/vmalloc.h>
 
 #include "ebs_kmod.h"
+
+/*
+ * Ring memory a user may lock without RLIMIT_MEMLOCK, in KB per online
+ * CPU: perf's kernel.perf_event_mlock_kb and its default (that sysctl is
+ * not exported to modules).  Beyond it, rings count against the caller's
+ * RLIMIT_MEMLOCK unless it has CAP_IPC_LOCK.
+ */
+static unsigned int ebs_mlock_kb = 512 + (PAGE_SIZE / 1024);
+module_param_named(mlock_kb, ebs_mlock_kb, uint, 0644);
+MODULE_PARM_DESC(mlock_kb, "ring memory (KB per online CPU) a user may lock beyond RLIMIT_MEMLOCK");
 
 static atomic_t ebs_busy = ATOMIC_INIT(0);
 
@@ -40,12 +56,18 @@ void ebs_session_sample(struct ebs_session *s, struct pt_regs *regs)
 	struct ebs_krecord rec;
 	struct ebs_ring *r;
 
-	if (cpu >= s->nr_rings)
+	/*
+	 * Nothing is counted or kept outside START..STOP: counters that an
+	 * exec enabled before START, and those the target's children
+	 * inherited, which STOP cannot disable (ebs_perf_stop()), write
+	 * nothing, so STATS is final after STOP and RESET never races a writer.
+	 */
+	if (!READ_ONCE(s->counting) || cpu >= s->nr_rings)
 		return;
 	r = &s->rings[cpu];
 	r->overflows++;
-	if (!READ_ONCE(s->counting))
-		return;	/* enabled by an exec before START: not ours to keep yet */
+	if (!ebs_check_sample(s->cfg.flags, user_mode(regs)))
+		return;	/* a user-only counter's overflow that skid into the kernel */
 	rec.ip = instruction_pointer(regs);
 	rec.time_ns = ktime_get_mono_fast_ns();
 	rec.pid = task_tgid_nr(current);
@@ -62,6 +84,63 @@ static void ebs_wake_fn(struct irq_work *w)
 	struct ebs_waker *wk = container_of(w, struct ebs_waker, work);
 
 	wake_up_interruptible(&wk->session->wq);
+}
+
+/* ---- ring memory: charged as perf charges its rings ----------------------- */
+
+/*
+ * Charge pages of ring memory to the caller, as perf_mmap() charges a
+ * ring: the user's locked_vm (shared with perf, io_uring and the like) up
+ * to mlock_kb per online CPU, the rest the process's pinned_vm within
+ * RLIMIT_MEMLOCK, unless CAP_IPC_LOCK.  Unlike perf, the check asks for
+ * CAP_IPC_LOCK whatever kernel.perf_event_paranoid says (not exported).
+ * 0 or -EPERM.
+ */
+static int ebs_charge(struct ebs_session *s, u64 pages)
+{
+	struct user_struct *user = current_user();
+	struct mm_struct *mm = current->mm;
+	u64 limit = (u64)(READ_ONCE(ebs_mlock_kb) >> (PAGE_SHIFT - 10)) * num_online_cpus();
+	u64 locked, pinned, rlim = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	u64 user_pages, pinned_pages;
+	int err;
+
+	if (!mm)
+		return -EINVAL;	/* no process to charge */
+	locked = atomic_long_read(&user->locked_vm);
+	pinned = atomic64_read(&mm->pinned_vm);
+	err = ebs_check_charge(pages, locked, limit, pinned, rlim, false, &user_pages,
+			       &pinned_pages);
+	/* asked only when it matters: capable() is audited */
+	if (err == -EPERM && capable(CAP_IPC_LOCK))
+		err = ebs_check_charge(pages, locked, limit, pinned, rlim, true, &user_pages,
+				       &pinned_pages);
+	if (err)
+		return err;
+	atomic_long_add(user_pages, &user->locked_vm);
+	atomic64_add(pinned_pages, &mm->pinned_vm);
+	s->mlock_user = get_uid(user);
+	mmgrab(mm);
+	s->mlock_mm = mm;
+	s->user_pages = user_pages;
+	s->pinned_pages = pinned_pages;
+	return 0;
+}
+
+static void ebs_uncharge(struct ebs_session *s)
+{
+	if (s->mlock_user) {
+		atomic_long_sub(s->user_pages, &s->mlock_user->locked_vm);
+		free_uid(s->mlock_user);
+	}
+	if (s->mlock_mm) {
+		atomic64_sub(s->pinned_pages, &s->mlock_mm->pinned_vm);
+		mmdrop(s->mlock_mm);
+	}
+	s->mlock_user = NULL;
+	s->mlock_mm = NULL;
+	s->user_pages = 0;
+	s->pinned_pages = 0;
 }
 
 /* ---- rings ---------------------------------------------------------------- */
@@ -83,12 +162,18 @@ static void ebs_free_rings(struct ebs_session *s)
 	s->rings = NULL;
 	s->wake = NULL;
 	s->nr_rings = 0;
+	ebs_uncharge(s);
 }
 
+/* One ring of (1 + pages) pages per possible CPU, charged first: 0, -EPERM or -ENOMEM. */
 static int ebs_alloc_rings(struct ebs_session *s, u32 pages)
 {
 	unsigned int i, n = nr_cpu_ids;
+	int err;
 
+	err = ebs_charge(s, (u64)n * (1 + (u64)pages));
+	if (err)
+		return err;
 	s->rings = kcalloc(n, sizeof(*s->rings), GFP_KERNEL);
 	s->ring_mem = kcalloc(n, sizeof(*s->ring_mem), GFP_KERNEL);
 	s->wake = kcalloc(n, sizeof(*s->wake), GFP_KERNEL);
@@ -114,64 +199,89 @@ out_nomem:
 /* ---- permission ------------------------------------------------------------ */
 
 /*
- * May the caller sample task?  The ptrace rule for reading another process
- * (ptrace_may_access() is not exported to modules): same real, effective
- * and saved ids and a dumpable task, or CAP_SYS_PTRACE in the task's user
- * namespace.  LSM hooks (Yama's ptrace_scope) are not consulted.
+ * May the caller sample task?  __ptrace_may_access()'s rule for
+ * PTRACE_MODE_READ_REALCREDS, what perf_event_open asks (ptrace_may_access()
+ * is not exported to modules): the caller's own thread group; or its real
+ * uid and gid equal the target's real, effective and saved ones, or it has
+ * CAP_SYS_PTRACE in the user namespace of the target's credentials; and
+ * then the target's memory is dumpable, or it has CAP_SYS_PTRACE in the
+ * user namespace of that memory.  task_lock() keeps task->mm from being
+ * freed under us (exit_mm() clears it under that lock), as
+ * ptrace_may_access() holds it.  LSM hooks (Yama's ptrace_scope) are not
+ * consulted: security_ptrace_access_check() is not exported either.
  */
 static bool ebs_may_trace(struct task_struct *task)
 {
 	const struct cred *me = current_cred(), *them;
+	struct mm_struct *mm;
 	bool ok;
 
 	if (same_thread_group(task, current))
 		return true;
+	task_lock(task);
 	rcu_read_lock();
 	them = __task_cred(task);
-	ok = uid_eq(me->uid, them->euid) && uid_eq(me->uid, them->suid) &&
-	     uid_eq(me->uid, them->uid) && gid_eq(me->gid, them->egid) &&
-	     gid_eq(me->gid, them->sgid) && gid_eq(me->gid, them->gid);
-	if (ok && task->mm && get_dumpable(task->mm) != SUID_DUMP_USER)
-		ok = false;
-	if (!ok)
-		ok = ns_capable(them->user_ns, CAP_SYS_PTRACE);
+	ok = (uid_eq(me->uid, them->euid) && uid_eq(me->uid, them->suid) &&
+	      uid_eq(me->uid, them->uid) && gid_eq(me->gid, them->egid) &&
+	      gid_eq(me->gid, them->sgid) && gid_eq(me->gid, them->gid)) ||
+	     ns_capable(them->user_ns, CAP_SYS_PTRACE);
 	rcu_read_unlock();
+	if (ok) {
+		/* dumpability after the credentials: pairs with commit_creds()' barrier */
+		smp_rmb();
+		mm = task->mm;
+		if (mm && get_dumpable(mm) != SUID_DUMP_USER &&
+		    !ns_capable(mm->user_ns, CAP_SYS_PTRACE))
+			ok = false;
+	}
+	task_unlock(task);
 	return ok;
+}
+
+/*
+ * May the caller see kernel addresses in samples?  perf's rule for
+ * sampling the kernel (perf_allow_kernel(): CAP_PERFMON or CAP_SYS_ADMIN,
+ * as at perf_event_paranoid 2 and up), and kernel.kptr_restrict's, as the
+ * kernel applies it to %pK (restricted_pointer() in lib/vsprintf.c): 0
+ * shows them, 1 only to a caller with CAP_SYSLOG whose effective ids are
+ * its real ones, 2 to no one.  Neither kptr_restrict nor
+ * kallsyms_show_value() is exported to modules, so the kernel is asked
+ * through %pK itself: for a pointer that is not NULL it prints zeros
+ * exactly when the rule hides it.  Process context only (%pK refuses
+ * interrupts).
+ */
+static bool ebs_may_see_kernel(void)
+{
+	char buf[32];
+	const char *p;
+
+	if (!perfmon_capable())
+		return false;
+	snprintf(buf, sizeof(buf), "%pK", &ebs_busy);
+	for (p = buf; *p == '0'; p++)
+		;
+	return *p != '\0';
 }
 
 /* ---- ioctls ---------------------------------------------------------------- */
 
-static int ebs_config_locked(struct ebs_session *s, const struct ebs_config __user *arg)
+/* CONFIG of cfg, which ebs_check_ioctl() found well formed. */
+static int ebs_config_locked(struct ebs_session *s, const struct ebs_config *cfg)
 {
-	struct ebs_config cfg;
 	struct task_struct *task;
 	struct pid *pid;
 	int err;
 
-	if (s->state != EBS_OPEN)
-		return s->state == EBS_RUNNING ? -EBUSY : -EINVAL;
-	if (copy_from_user(&cfg, arg, sizeof(cfg)))
-		return -EFAULT;
-	if (cfg.mode >= ARRAY_SIZE(ebs_modes) || cfg.reserved || (cfg.flags & ~EBS_CFG_KNOWN) ||
-	    !(cfg.flags & (EBS_CFG_USER | EBS_CFG_KERNEL)) ||
-	    (cfg.event_kind != EBS_EVENT_GENERIC && cfg.event_kind != EBS_EVENT_RAW) ||
-	    (cfg.event_kind == EBS_EVENT_GENERIC && cfg.event_id >= EBS_GEN_MAX) ||
-	    cfg.sample_after < EBS_SAMPLE_AFTER_MIN ||
-	    cfg.ring_pages < EBS_RING_MIN_PAGES || cfg.ring_pages > EBS_RING_MAX_PAGES ||
-	    (cfg.ring_pages & (cfg.ring_pages - 1)) ||
-	    ((cfg.flags & EBS_CFG_ALL_CPUS) && (cfg.flags & EBS_CFG_ON_EXEC)))
-		return -EINVAL;
 	/*
-	 * Kernel code is sampled only with CAP_PERFMON (as perf at paranoid
-	 * level 2).  open already asked for it; this is for a descriptor that
-	 * was handed to a less privileged process.
+	 * Checked here, against the caller of CONFIG, and not only at open:
+	 * the descriptor may have been handed to a less privileged process.
 	 */
-	if ((cfg.flags & EBS_CFG_KERNEL) && !perfmon_capable())
+	if ((cfg->flags & EBS_CFG_KERNEL) && !ebs_may_see_kernel())
 		return -EACCES;
-	if (!(cfg.flags & EBS_CFG_ALL_CPUS)) {
-		if (cfg.pid <= 0)
-			return -EINVAL;
-		pid = find_get_pid(cfg.pid);
+	if ((cfg->flags & EBS_CFG_ALL_CPUS) && !perfmon_capable())
+		return -EACCES;	/* every process's samples: perf_allow_cpu()'s rule */
+	if (!(cfg->flags & EBS_CFG_ALL_CPUS)) {
+		pid = find_get_pid(cfg->pid);
 		task = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
 		put_pid(pid);
 		if (!task)
@@ -183,11 +293,11 @@ static int ebs_config_locked(struct ebs_session *s, const struct ebs_config __us
 		if (err)
 			goto out_put;
 	}
-	err = ebs_alloc_rings(s, cfg.ring_pages);
+	err = ebs_alloc_rings(s, cfg->ring_pages);
 	if (err)
 		goto out_put;
-	s->cfg = cfg;
-	s->mode = ebs_modes[cfg.mode];
+	s->cfg = *cfg;
+	s->mode = ebs_modes[cfg->mode];
 	err = s->mode->config(s);
 	if (err) {
 		s->mode = NULL;
@@ -203,20 +313,17 @@ out_put:
 	return err;
 }
 
-static int ebs_stats_locked(struct ebs_session *s, struct ebs_stats __user *arg)
+/*
+ * STATS' copy out, made without the lock (see ebs_ioctl()): the rings and
+ * their number do not change from CONFIG to release, and the statistics
+ * are read as the handlers write them, without a lock anyway.
+ */
+static int ebs_stats_copy_out(struct ebs_session *s, struct ebs_stats *st,
+			      struct ebs_stats __user *arg)
 {
-	struct ebs_cpu_stats __user *out;
-	struct ebs_stats st;
-	unsigned int i, n;
+	struct ebs_cpu_stats __user *out = u64_to_user_ptr(st->cpu_ptr);
+	unsigned int i, n = min_t(unsigned int, st->nr_cpus, s->nr_rings);
 
-	if (s->state == EBS_OPEN)
-		return -EINVAL;
-	if (copy_from_user(&st, arg, sizeof(st)))
-		return -EFAULT;
-	if (st.reserved)
-		return -EINVAL;
-	n = min_t(unsigned int, st.nr_cpus, s->nr_rings);
-	out = u64_to_user_ptr(st.cpu_ptr);
 	for (i = 0; i < n; i++) {
 		const struct ebs_ring *r = &s->rings[i];
 		struct ebs_cpu_stats c = {
@@ -229,77 +336,88 @@ static int ebs_stats_locked(struct ebs_session *s, struct ebs_stats __user *arg)
 		if (copy_to_user(&out[i], &c, sizeof(c)))
 			return -EFAULT;
 	}
-	st.nr_cpus = n;
-	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+	st->nr_cpus = n;
+	return copy_to_user(arg, st, sizeof(*st)) ? -EFAULT : 0;
 }
 
-static int ebs_tail_locked(struct ebs_session *s, const struct ebs_tail __user *arg)
+/* STOP: after it, no handler writes a sample or a statistic. */
+static void ebs_stop_locked(struct ebs_session *s)
 {
-	struct ebs_tail t;
-
-	if (s->state == EBS_OPEN)
-		return -EINVAL;
-	if (copy_from_user(&t, arg, sizeof(t)))
-		return -EFAULT;
-	if (t.reserved || t.cpu >= s->nr_rings)
-		return -EINVAL;
-	return ebs_ring_set_tail(&s->rings[t.cpu], t.tail);
+	WRITE_ONCE(s->counting, false);
+	s->mode->stop(s);
+	/*
+	 * Counters the target's children inherited are not stopped (see
+	 * ebs_perf_stop()); their handlers, and any other that read counting
+	 * before it was cleared, run in interrupt or NMI context: each is an
+	 * RCU read-side critical section, so a grace period outlasts them.
+	 */
+	synchronize_rcu();
 }
 
+/*
+ * The lock is never held while user memory is touched: mmap() holds the
+ * process's mmap_lock when it calls ebs_mmap(), which takes the lock, and
+ * a fault on user memory takes mmap_lock, so a copy under the lock in one
+ * thread and an mmap() in another would deadlock.  The argument is copied
+ * in first, STATS copies out after the lock is dropped; the state decides
+ * first all the same, so a request in the wrong state fails alike
+ * whatever its pointer.
+ */
 static long ebs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct ebs_session *s = file->private_data;
 	void __user *uarg = (void __user *)arg;
+	union ebs_ioctl_arg a;
+	bool fault = false;
 	unsigned int i;
-	long err = 0;
+	long err;
 
 	if (cmd == EBS_IOC_VERSION)
 		return put_user((__u32)EBS_ABI_VERSION, (__u32 __user *)uarg);
+	/* a request of ours (known in some state) has the size of a member of a */
+	if (ebs_check_state(cmd, EBS_OPEN) != -ENOTTY && (_IOC_DIR(cmd) & _IOC_WRITE))
+		fault = copy_from_user(&a, uarg, _IOC_SIZE(cmd)) != 0;
 
 	mutex_lock(&s->lock);
+	err = ebs_check_state(cmd, s->state);
+	if (!err && fault)
+		err = -EFAULT;
+	if (!err)
+		err = ebs_check_ioctl(cmd, s->state, s->nr_rings, &a);
+	if (err)
+		goto out;
 	switch (cmd) {
 	case EBS_IOC_CONFIG:
-		err = ebs_config_locked(s, uarg);
+		err = ebs_config_locked(s, &a.cfg);
 		break;
 	case EBS_IOC_START:
-		if (s->state != EBS_CONFIGURED && s->state != EBS_STOPPED) {
-			err = s->state == EBS_RUNNING ? -EBUSY : -EINVAL;
-			break;
-		}
 		WRITE_ONCE(s->counting, true);
 		s->mode->start(s);
 		s->state = EBS_RUNNING;
 		break;
 	case EBS_IOC_STOP:
-		if (s->state != EBS_RUNNING) {
-			err = -EINVAL;
-			break;
-		}
-		s->mode->stop(s);	/* no handler runs after this */
-		WRITE_ONCE(s->counting, false);
+		ebs_stop_locked(s);
 		s->state = EBS_STOPPED;
 		wake_up_interruptible(&s->wq);
 		break;
 	case EBS_IOC_STATS:
-		err = ebs_stats_locked(s, uarg);
-		break;
+		break;	/* below, without the lock */
 	case EBS_IOC_RESET:
-		if (s->state != EBS_CONFIGURED && s->state != EBS_STOPPED) {
-			err = s->state == EBS_RUNNING ? -EBUSY : -EINVAL;
-			break;
-		}
 		for (i = 0; i < s->nr_rings; i++)
 			ebs_ring_reset(&s->rings[i]);
 		s->state = EBS_CONFIGURED;
 		break;
 	case EBS_IOC_TAIL:
-		err = ebs_tail_locked(s, uarg);
+		err = ebs_ring_set_tail(&s->rings[a.tail.cpu], a.tail.tail);
 		break;
 	default:
-		err = -ENOTTY;
+		err = -ENOTTY;	/* not reached: ebs_check_state() knows the requests */
 		break;
 	}
+out:
 	mutex_unlock(&s->lock);
+	if (!err && cmd == EBS_IOC_STATS)
+		err = ebs_stats_copy_out(s, &a.stats, uarg);
 	return err;
 }
 
@@ -332,10 +450,10 @@ static int ebs_release(struct inode *inode, struct file *file)
 
 	mutex_lock(&s->lock);
 	if (s->state == EBS_RUNNING)
-		s->mode->stop(s);
+		ebs_stop_locked(s);
 	if (s->mode)
 		s->mode->release(s);	/* no handler runs after this */
-	ebs_free_rings(s);
+	ebs_free_rings(s);		/* and uncharges them */
 	put_pid(s->target);
 	mutex_unlock(&s->lock);
 	mutex_destroy(&s->lock);
@@ -348,26 +466,23 @@ static int ebs_release(struct inode *inode, struct file *file)
 static int ebs_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct ebs_session *s = file->private_data;
-	unsigned long pages, cpu;
-	int err = -EINVAL;
+	unsigned int cpu;
+	int err;
 
-	if (vma->vm_flags & VM_WRITE)
-		return -EPERM;
 	mutex_lock(&s->lock);
-	if (s->state == EBS_OPEN)
-		goto out;
-	pages = 1 + (unsigned long)s->cfg.ring_pages;
-	cpu = vma->vm_pgoff / pages;
-	if (vma->vm_pgoff % pages || cpu >= s->nr_rings ||
-	    vma->vm_end - vma->vm_start != pages * PAGE_SIZE)
-		goto out;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-	vm_flags_clear(vma, VM_MAYWRITE);
-#else
-	vma->vm_flags &= ~VM_MAYWRITE;
-#endif
-	err = remap_vmalloc_range(vma, s->ring_mem[cpu], 0);
-out:
+	err = ebs_check_mmap(vma->vm_pgoff, vma->vm_end - vma->vm_start,
+			     vma->vm_flags & VM_WRITE, s->state, s->cfg.ring_pages, s->nr_rings,
+			     PAGE_SIZE, &cpu);
+	if (!err) {
+		/*
+		 * perf_mmap()'s flags: never writable (no mprotect() later),
+		 * not copied into a forked child (which would hold the session
+		 * open after its owner closed it), never grown by mremap(),
+		 * not in core dumps.
+		 */
+		ebs_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
+		err = remap_vmalloc_range(vma, s->ring_mem[cpu], 0);
+	}
 	mutex_unlock(&s->lock);
 	return err;
 }

@@ -80,7 +80,7 @@ static int ebs_msr_handler(unsigned int cmd, struct pt_regs *regs)
 	}
 	/* a pid target: counter 0 counts every task; keep the target's samples */
 	if (s->target && task_tgid(current) != s->target) {
-		if (cpu < s->nr_rings)
+		if (cpu < s->nr_rings && READ_ONCE(s->counting))
 			s->rings[cpu].overflows++;
 		return NMI_HANDLED;
 	}

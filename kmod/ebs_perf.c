@@ -188,6 +188,19 @@ static void ebs_perf_start(struct ebs_session *s)
 		perf_event_enable(p->events[i]);
 }
 
+/*
+ * Disables the counters the module created, not those that the target's
+ * children forked before STOP inherited from them: the kernel walks those
+ * (perf_event_for_each_child()) holding the parent's context mutex and
+ * then child_mutex, and neither that walk nor _perf_event_disable() is
+ * exported.  perf_event_disable() on a child takes the child's context
+ * mutex, which under child_mutex inverts the order an exiting child takes
+ * them in (its context mutex, then the parent's child_mutex): a deadlock.
+ * So the inherited counters stay armed until release, and their handlers
+ * find counting cleared and write nothing (ebs_session_sample()); STOP
+ * waits for those that did not (ebs_stop_locked()).  A START after STOP
+ * has them counting again with the rest.
+ */
 static void ebs_perf_stop(struct ebs_session *s)
 {
 	struct ebs_perf *p = s->mode_data;

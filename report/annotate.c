@@ -20,13 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-/* a failed add leaves the table as it was (checked below), never exit() */
-#define HASH_NONFATAL_OOM 1
-#include <uthash.h>
 
 #include "report/annotate.h"
 #include "report/present.h"
 #include "report/session.h"
+#include "util/hash.h"
 
 #define MAX_FUNC_BYTES (4u << 20)	/* larger "functions" are not decoded */
 
@@ -1222,8 +1220,10 @@ static struct ann_func *build_file(struct annot *an)
 	}
 	/* the lines to show, with or without samples */
 	if (line) {
-		for (u32 l = line > c ? line - c : 1; l <= line + c; l++)
-			if (!line_get(&lv, af->main_file, l))
+		u64 last = (u64)line + c < UINT32_MAX ? (u64)line + c : UINT32_MAX;
+
+		for (u64 l = line > c ? line - c : 1; l <= last; l++)
+			if (!line_get(&lv, af->main_file, (u32)l))
 				goto nomem;
 	} else {
 		size_t n = lv.n;
@@ -1269,20 +1269,46 @@ nomem:
 	return NULL;
 }
 
-/* Is target FILE or FILE:LINE rather than a function? */
-static bool looks_like_file(struct annot *an, const char *target)
+/*
+ * Is target FILE or FILE:LINE rather than a function (an->file_mode)?
+ * After its last ':' (not one of C++'s "::"), what begins like a number
+ * is a LINE and must be one: decimal digits, 1 to 4294967295 here, and at
+ * most the file's last line once its source is read (check_target_line).
+ * 0, or -EINVAL with err filled.
+ */
+static int parse_target(struct annot *an, const char *target, struct ebs_error *err)
 {
 	const char *colon = strrchr(target, ':');
-	char *end;
+	unsigned long long v = 0;
+	const char *p;
 
 	snprintf(an->target_file, sizeof(an->target_file), "%s", target);
-	if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1) &&
-	    colon[-1] != ':') {
+	if (colon && colon > target && colon[-1] != ':' && colon[1] &&
+	    strchr("0123456789+-", colon[1])) {
+		for (p = colon + 1; *p >= '0' && *p <= '9' && v <= UINT32_MAX; p++)
+			v = v * 10 + (unsigned long long)(*p - '0');
+		if (*p || v < 1 || v > UINT32_MAX)
+			return ebs_error__set(err, EINVAL, "%s: no line '%s': LINE is a whole number "
+					      "from 1 to the file's last line", target, colon + 1);
 		an->target_file[colon - target] = '\0';
-		an->target_line = (u32)strtoul(colon + 1, &end, 10);
-		return true;
+		an->target_line = (u32)v;
+		an->file_mode = true;
+		return 0;
 	}
-	return strchr(target, '/') || strchr(target, '.');
+	an->file_mode = strchr(target, '/') || strchr(target, '.');
+	return 0;
+}
+
+/* FILE:LINE: 0, or -EINVAL when the file's source has fewer lines (err filled). */
+static int check_target_line(struct annot *an, struct ebs_error *err)
+{
+	const char *file = an->file_mode && an->target_line ? busiest_file(an) : NULL;
+	const struct source *s = file ? source_of(an, file) : NULL;
+
+	if (!s || !s->buf || an->target_line <= s->nlines)
+		return 0;	/* no source to count its lines: any LINE */
+	return ebs_error__set(err, EINVAL, "%s: no line %u: %s has %u lines", an->o->target,
+			      an->target_line, s->found_at ? s->found_at : file, s->nlines);
 }
 
 static void free_all(struct annot *an)
@@ -1334,14 +1360,16 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	so.demangle = !o->no_demangle;
 	so.warn = rsession_warn_annotate;
 	so.warn_ctx = o->warn;
-	if (o->target)
-		an.file_mode = looks_like_file(&an, o->target);
+	if (o->target && (e = parse_target(&an, o->target, err)))
+		return e;
 	e = rsession__open(&an.rs, o->input, &so, &o->filter, err);
 	if (e)
 		return e;
 	if (an.rs.event < 0)
 		an.rs.event = 0;	/* one event: the first, unless --event */
 	e = rsession__each(&an.rs, collect, &an, err);
+	if (!e)
+		e = check_target_line(&an, err);
 	if (e)
 		goto out;
 	fns = sorted_fns(&an, &nfns);

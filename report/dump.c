@@ -124,7 +124,7 @@ static void dump_record(struct ebs_data *d, const struct ebs_rec *r, FILE *out)
 	fputc('\n', out);
 }
 
-int ebs_report_dump(const char *input, FILE *out, struct ebs_error *err)
+int ebs_report_dump(const char *input, FILE *out, FILE *warn, struct ebs_error *err)
 {
 	const struct ebs_rec_trailer *t;
 	const struct ebs_rec *r;
@@ -132,13 +132,18 @@ int ebs_report_dump(const char *input, FILE *out, struct ebs_error *err)
 	unsigned int i;
 	int e;
 
-	d = ebs_data__open(input, err);
+	d = ebs_data__open_flags(input, EBS_DATA_UNFINISHED, err);
 	if (!d)
 		return err->err;
 	dump_header(d, out);
 	while ((e = ebs_data__next(d, &r, err)) > 0)
 		dump_record(d, r, out);
-	if (e == 0) {
+	if (e == 0 && ebs_data__unfinished(d)) {
+		/* no TRAILER: where the records stop instead */
+		fprintf(out, "# no TRAILER: %s\n", ebs_data__unfinished(d));
+		if (warn)
+			fprintf(warn, "ebs report: warning: %s\n", ebs_data__unfinished(d));
+	} else if (e == 0) {
 		t = ebs_data__trailer(d);
 		fprintf(out, "%llu TRAILER records %llu samples %llu lost %llu throttled %llu exit %d\n",
 			ULL(ebs_data__offset(d, t)), ULL(t->nr_records), ULL(t->samples),

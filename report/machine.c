@@ -11,19 +11,49 @@
  * names of its main thread, which are the process's names; a thread's
  * entry (its tid, which no process shares while the thread lives) holds
  * only that thread's names and where it was forked.
+ *
+ * Lookups are logarithmic, so that a file of many mappings, names or
+ * execs costs no more per sample than a small one: the first lookup after
+ * records were added sorts a task's names and execs by time and indexes
+ * its maps (struct map_index).
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uthash.h>
 
 #include "report/machine.h"
+#include "util/hash.h"
 
 /* A task's name from a time on (its COMM record's). */
 struct name_at {
 	u64 time;
 	const char *name;	/* interned: one pointer per distinct name */
+	unsigned int seq;	/* arrival order, which breaks ties of time */
+};
+
+/*
+ * Which map covered an address at a time.  A lookup wants, of the maps
+ * covering addr, the newest that appeared at or before t: the maps ranked
+ * by (time, arrival), the largest rank below K(t), the number of maps of
+ * time <= t.  (Ties of time go to the later arrival, as when mappings
+ * replace each other in file order.)  The maps' starts and ends cut the
+ * address space into segments, each covered by a map entirely or not at
+ * all; a segment tree over them keeps in each node the ranks, ascending,
+ * of the maps that cover that node's segments and not its parent's, so a
+ * map sits in at most 2 log2(segments) nodes.  A lookup walks from its
+ * segment's leaf to the root and binary-searches each node: O(log^2 n).
+ */
+struct map_index {
+	u32 *order;		/* map numbers by rank: (time, arrival) ascending */
+	u64 *times;		/* times[k] = maps[order[k]].time */
+	u64 *bounds;		/* segment boundaries, ascending, distinct */
+	size_t nbounds;
+	size_t leaves;		/* a power of two >= nbounds - 1 */
+	size_t *first;		/* node i's ranks: ranks[first[i] .. first[i + 1]) */
+	u32 *ranks;
 };
 
 struct proc {
@@ -32,12 +62,15 @@ struct proc {
 	u32 ptid;		/* from FORK: the thread that forked this task */
 	bool forked;		/* fork_time and ptid are known */
 	u64 fork_time;
-	u64 *execs;		/* times of exec, ascending as they arrive */
-	unsigned int nr_execs;
+	u64 *execs;		/* times of exec; sorted when sorted is set */
+	size_t nr_execs, cap_execs;
 	struct machine_map *maps;
 	unsigned int nr_maps, cap_maps;
-	struct name_at *names;	/* from the COMM records of this tid, any order */
-	unsigned int nr_names;
+	struct name_at *names;	/* from the COMM records of this tid; sorted by
+				 * (time, seq) when sorted is set */
+	size_t nr_names, cap_names;
+	bool sorted;		/* execs and names sorted, the map index built */
+	struct map_index *ix;	/* NULL when few maps (or no memory): scanned */
 	UT_hash_handle hh;
 };
 
@@ -54,9 +87,24 @@ struct machine {
  */
 #define KTHREADD_PID 2
 
+/* Up to this many maps a process's maps are scanned rather than indexed. */
+#define SCAN_MAPS 8
+
 struct machine *machine__new(void)
 {
 	return calloc(1, sizeof(struct machine));
+}
+
+static void index_free(struct map_index *ix)
+{
+	if (!ix)
+		return;
+	free(ix->order);
+	free(ix->times);
+	free(ix->bounds);
+	free(ix->first);
+	free(ix->ranks);
+	free(ix);
 }
 
 void machine__free(struct machine *m)
@@ -67,6 +115,7 @@ void machine__free(struct machine *m)
 		return;
 	HASH_ITER(hh, m->procs, p, tp) {
 		HASH_DEL(m->procs, p);
+		index_free(p->ix);
 		free(p->maps);
 		free(p->execs);
 		free(p->names);
@@ -88,6 +137,10 @@ static struct proc *proc_get(struct machine *m, u32 pid)
 		return NULL;
 	p->pid = pid;
 	HASH_ADD(hh, m->procs, pid, sizeof(p->pid), p);
+	if (!p->hh.tbl) {
+		free(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -125,17 +178,16 @@ static int add_map(struct machine *m, const struct ebs_rec_mmap *r)
 	if (!mm->sym.filename)
 		return -ENOMEM;
 	p->nr_maps++;
+	p->sorted = false;
 	return 0;
 }
 
 static int add_exec(struct proc *p, u64 time)
 {
-	u64 *n = realloc(p->execs, (p->nr_execs + 1) * sizeof(*n));
-
-	if (!n)
+	if (ebs_grow((void **)&p->execs, &p->cap_execs, p->nr_execs, sizeof(*p->execs), 4))
 		return -ENOMEM;
-	p->execs = n;
 	p->execs[p->nr_execs++] = time;
+	p->sorted = false;
 	return 0;
 }
 
@@ -147,16 +199,19 @@ static int add_name(struct machine *m, const struct ebs_rec_comm *c)
 
 	if (!p)
 		return -ENOMEM;
-	n = realloc(p->names, (p->nr_names + 1) * sizeof(*n));
-	if (!n)
+	if (!c->comm[0])
+		goto exec;	/* no name: nothing to look up */
+	if (ebs_grow((void **)&p->names, &p->cap_names, p->nr_names, sizeof(*p->names), 4))
 		return -ENOMEM;
-	p->names = n;
 	n = &p->names[p->nr_names];
 	n->time = c->time;
+	n->seq = (unsigned int)p->nr_names;
 	n->name = ebs_strset__intern(&m->strings, c->comm);
 	if (!n->name)
 		return -ENOMEM;
 	p->nr_names++;
+	p->sorted = false;
+exec:
 	if (!(c->hdr.misc & EBS_COMM_EXEC))
 		return 0;
 	p = proc_get(m, c->pid);
@@ -202,24 +257,198 @@ void machine__set_image(struct machine *m, const char *name, const void *image, 
 			}
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct name_at *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Rank order of maps: by time, then by arrival (the map's number). */
+static int cmp_rank(const void *a, const void *b, void *ctx)
+{
+	const struct machine_map *maps = ctx;
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	if (maps[x].time != maps[y].time)
+		return maps[x].time < maps[y].time ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* The index of bound b in ix->bounds, where it is. */
+static size_t bound_at(const struct map_index *ix, u64 b)
+{
+	return ebs_upper_bound(ix->bounds, ix->nbounds, sizeof(u64), 0, b) - 1;
+}
+
+/*
+ * The nodes of the segment tree that between them cover segments
+ * [lo, hi), each segment once, into node[] (node 1 is the root, leaf j is
+ * leaves + j; at most two a level, so 128 will do); their number.
+ */
+static size_t cover(const struct map_index *ix, size_t lo, size_t hi, size_t *node)
+{
+	size_t l = lo + ix->leaves, r = hi + ix->leaves, n = 0;
+
+	for (; l < r; l >>= 1, r >>= 1) {
+		if (l & 1)
+			node[n++] = l++;
+		if (r & 1)
+			node[n++] = --r;
+	}
+	return n;
+}
+
+/* Index p's maps (struct map_index); NULL when out of memory. */
+static struct map_index *index_build(const struct proc *p)
+{
+	struct map_index *ix = calloc(1, sizeof(*ix));
+	size_t n = p->nr_maps, nb = 0, k, i, j, nodes, nn, node[128];
+	size_t *fill = NULL;
+
+	if (!ix)
+		return NULL;
+	ix->order = malloc(n * sizeof(*ix->order));
+	ix->times = malloc(n * sizeof(*ix->times));
+	ix->bounds = malloc(2 * n * sizeof(*ix->bounds));
+	if (!ix->order || !ix->times || !ix->bounds)
+		goto fail;
+	for (k = 0; k < n; k++)
+		ix->order[k] = (u32)k;
+	qsort_r(ix->order, n, sizeof(*ix->order), cmp_rank, p->maps);
+	for (k = 0; k < n; k++) {
+		const struct sym_map *s = &p->maps[ix->order[k]].sym;
+
+		ix->times[k] = p->maps[ix->order[k]].time;
+		if (s->len) {	/* start + len does not wrap: the reader checked */
+			ix->bounds[nb++] = s->start;
+			ix->bounds[nb++] = s->start + s->len;
+		}
+	}
+	qsort(ix->bounds, nb, sizeof(*ix->bounds), cmp_u64);
+	for (i = 0, k = 0; k < nb; k++)
+		if (!i || ix->bounds[k] != ix->bounds[i - 1])
+			ix->bounds[i++] = ix->bounds[k];
+	ix->nbounds = i;
+	for (ix->leaves = 1; ix->leaves + 1 < ix->nbounds; ix->leaves <<= 1)
+		;
+	nodes = 2 * ix->leaves;
+	ix->first = calloc(nodes + 1, sizeof(*ix->first));
+	fill = calloc(nodes, sizeof(*fill));
+	if (!ix->first || !fill)
+		goto fail;
+	/* count each node's ranks, then place them: in rank order, so ascending */
+	for (k = 0; k < n; k++) {
+		const struct sym_map *s = &p->maps[ix->order[k]].sym;
+
+		if (!s->len)
+			continue;
+		nn = cover(ix, bound_at(ix, s->start), bound_at(ix, s->start + s->len), node);
+		for (j = 0; j < nn; j++)
+			ix->first[node[j] + 1]++;
+	}
+	for (i = 0; i < nodes; i++)
+		ix->first[i + 1] += ix->first[i];
+	ix->ranks = malloc((ix->first[nodes] ? ix->first[nodes] : 1) * sizeof(*ix->ranks));
+	if (!ix->ranks)
+		goto fail;
+	for (k = 0; k < n; k++) {
+		const struct sym_map *s = &p->maps[ix->order[k]].sym;
+
+		if (!s->len)
+			continue;
+		nn = cover(ix, bound_at(ix, s->start), bound_at(ix, s->start + s->len), node);
+		for (j = 0; j < nn; j++)
+			ix->ranks[ix->first[node[j]] + fill[node[j]]++] = (u32)k;
+	}
+	free(fill);
+	return ix;
+
+fail:
+	free(fill);
+	index_free(ix);
+	return NULL;
+}
+
+/*
+ * Before a lookup in p: names and execs sorted, maps indexed, once after
+ * records were added.  Without memory for the index, maps are scanned.
+ */
+static void prepare(struct proc *p)
+{
+	if (p->sorted)
+		return;
+	if (p->nr_names)
+		qsort(p->names, p->nr_names, sizeof(*p->names), cmp_name);
+	if (p->nr_execs)
+		qsort(p->execs, p->nr_execs, sizeof(*p->execs), cmp_u64);
+	index_free(p->ix);
+	p->ix = p->nr_maps > SCAN_MAPS ? index_build(p) : NULL;
+	p->sorted = true;
+}
+
 /* The time of pid's last exec at or before t, or 0. */
 static u64 last_exec(const struct proc *p, u64 t)
 {
-	u64 best = 0;
-	unsigned int i;
+	size_t i = ebs_upper_bound(p->execs, p->nr_execs, sizeof(u64), 0, t);
 
-	for (i = 0; i < p->nr_execs; i++)
-		if (p->execs[i] <= t && p->execs[i] > best)
-			best = p->execs[i];
-	return best;
+	return i ? p->execs[i - 1] : 0;
 }
 
+/* Of p's maps covering addr, the one of the largest rank below k; NULL if none. */
+static const struct machine_map *index_find(const struct proc *p, u64 addr, size_t k)
+{
+	const struct map_index *ix = p->ix;
+	size_t node, best = SIZE_MAX;
+
+	if (ix->nbounds < 2 || addr < ix->bounds[0] || addr >= ix->bounds[ix->nbounds - 1])
+		return NULL;
+	for (node = bound_at(ix, addr) + ix->leaves; node; node >>= 1) {
+		const u32 *r = ix->ranks + ix->first[node];
+		size_t lo = 0, hi = ix->first[node + 1] - ix->first[node];
+
+		while (lo < hi) {	/* how many of the node's ranks are below k */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (r[mid] < k)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && (best == SIZE_MAX || r[lo - 1] > best))
+			best = r[lo - 1];
+	}
+	return best == SIZE_MAX ? NULL : &p->maps[ix->order[best]];
+}
+
+/*
+ * The newest of p's maps covering addr (of equal times the last to
+ * arrive); strict: only those that appeared at or before t and not before
+ * p's last exec at or before t.  p is prepared.
+ */
 static const struct machine_map *find_in(const struct proc *p, u64 addr, u64 t, bool strict)
 {
 	const struct machine_map *best = NULL;
-	u64 since = last_exec(p, t);
+	u64 since = strict ? last_exec(p, t) : 0;
 	unsigned int i;
 
+	if (p->ix) {
+		size_t k = strict ? ebs_upper_bound(p->ix->times, p->nr_maps, sizeof(u64), 0, t)
+				  : p->nr_maps;
+
+		best = index_find(p, addr, k);
+		/* the newest map at or before t is from before the exec: so are all others */
+		return best && best->time >= since ? best : NULL;
+	}
 	for (i = 0; i < p->nr_maps; i++) {
 		const struct machine_map *mm = &p->maps[i];
 
@@ -235,7 +464,7 @@ static const struct machine_map *find_in(const struct proc *p, u64 addr, u64 t, 
 
 const struct machine_map *machine__find_map(struct machine *m, u32 pid, u64 addr, u64 t)
 {
-	const struct proc *p, *start;
+	struct proc *p, *start;
 	const struct machine_map *mm;
 	u64 t0 = t;
 	int depth;
@@ -245,6 +474,7 @@ const struct machine_map *machine__find_map(struct machine *m, u32 pid, u64 addr
 	for (p = start, depth = 0; p && depth < 16; depth++) {
 		u32 ppid = p->ppid;
 
+		prepare(p);
 		mm = find_in(p, addr, t, true);
 		if (mm)
 			return mm;
@@ -266,22 +496,20 @@ const struct machine_map *machine__find_map(struct machine *m, u32 pid, u64 addr
 static const char *task_name(struct machine *m, u32 tid, u64 t, int depth)
 {
 	const struct name_at *best = NULL, *after = NULL;
-	const struct proc *p;
-	unsigned int i;
+	struct proc *p;
+	size_t i;
 
 	HASH_FIND(hh, m->procs, &tid, sizeof(tid), p);
 	if (!p)
 		return NULL;
-	for (i = 0; i < p->nr_names; i++) {
-		const struct name_at *n = &p->names[i];
-
-		if (!n->name[0])
-			continue;
-		if (n->time <= t && (!best || n->time >= best->time))
-			best = n;
-		if (n->time > t && (!after || n->time < after->time))
-			after = n;
-	}
+	prepare(p);
+	/* the newest name from t or before (of equal times the last to arrive), the first after */
+	i = ebs_upper_bound(p->names, p->nr_names, sizeof(*p->names),
+			    offsetof(struct name_at, time), t);
+	if (i)
+		best = &p->names[i - 1];
+	if (i < p->nr_names)
+		after = &p->names[i];
 	if (p->forked && p->fork_time <= t && (!best || best->time < p->fork_time)) {
 		const char *n = depth < 16 ? task_name(m, p->ptid, p->fork_time, depth + 1) : NULL;
 

@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uthash.h>
+#include "util/hash.h"
 
 #include "report/present.h"
 #include "report/session.h"
@@ -348,6 +348,10 @@ static int add_row(struct report *r, const struct row_key *k, const char *dso, u
 		row->dso = k->dso_id ? dso : NULL;
 		strcpy(row->text, text);
 		HASH_ADD(hh, r->rows, key, sizeof(row->key), row);
+		if (!row->hh.tbl) {
+			free(row);
+			return -ENOMEM;
+		}
 	}
 	row->samples[event]++;
 	row->all++;
@@ -657,7 +661,7 @@ static struct row **sorted_rows(struct report *r, int ev, size_t *n)
  */
 static u64 lost_of(const struct report *r, int ev)
 {
-	const struct ebs_rec_trailer *t = ebs_data__trailer(r->rs.d);
+	const struct ebs_rec_trailer *t = ebs_data__totals(r->rs.d);
 	u64 attributed = 0;
 	unsigned int i, nev = ebs_data__nr_events(r->rs.d);
 
@@ -672,7 +676,7 @@ static u64 lost_of(const struct report *r, int ev)
 
 static u64 throttled_of(const struct report *r, int ev)
 {
-	const struct ebs_rec_trailer *t = ebs_data__trailer(r->rs.d);
+	const struct ebs_rec_trailer *t = ebs_data__totals(r->rs.d);
 
 	if (!t)
 		return 0;
@@ -749,6 +753,11 @@ static struct counted counted_of(const struct report *r, int ev)
 			}
 			t->tid = cr->tid;
 			HASH_ADD(hh, threads, tid, sizeof(t->tid), t);
+			if (!t->hh.tbl) {	/* the same */
+				free(t);
+				add_counter(&c, cr->value, cr->time_enabled, cr->time_running);
+				continue;
+			}
 		}
 		t->value += cr->value;
 		t->running += cr->time_running;

@@ -30,7 +30,7 @@ int rsession__open(struct rsession *rs, const char *input, const struct symboliz
 	memset(rs, 0, sizeof(*rs));
 	rs->filter = filter;
 	rs->event = -1;
-	rs->d = ebs_data__open(input, err);
+	rs->d = ebs_data__open_flags(input, EBS_DATA_UNFINISHED, err);
 	if (!rs->d)
 		return err->err;
 	if (filter && filter->event) {
@@ -54,6 +54,9 @@ int rsession__open(struct rsession *rs, const char *input, const struct symboliz
 		}
 	if (e < 0)
 		goto fail;
+	/* read up to its last whole record: say that the profile is partial */
+	if (ebs_data__unfinished(rs->d) && so->warn)
+		so->warn(so->warn_ctx, ebs_data__unfinished(rs->d));
 	vdso = ebs_data__dso_image(rs->d, "[vdso]");
 	if (vdso)
 		machine__set_image(rs->m, "[vdso]", vdso->image, vdso->image_size);

@@ -23,6 +23,10 @@ int dso_stats__add(struct dso_stat **stats, const char *dso, const struct sym_re
 		memcpy(st->name, dso, len + 1);
 		st->info = res->info;
 		HASH_ADD(hh, *stats, name[0], len, st);
+		if (!st->hh.tbl) {
+			free(st);
+			return -ENOMEM;
+		}
 	}
 	st->samples++;
 	st->with_function += res->function != NULL;

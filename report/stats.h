@@ -4,9 +4,9 @@
 #define EBS_REPORT_STATS_H
 
 #include <stdio.h>
-#include <uthash.h>
 
 #include "symbolize/symbolize.h"
+#include "util/hash.h"
 
 struct dso_stat {
 	UT_hash_handle hh;

@@ -16,10 +16,12 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <ebs/ebs_abi.h>
@@ -97,6 +99,34 @@ static void set_period(struct sampler *s)
 	s->periods[0] = s->period;
 }
 
+#define KMOD_MLOCK_KB "/sys/module/ebs/parameters/mlock_kb"
+
+/*
+ * One line for CONFIG's -EPERM: the rings are over the locked-memory
+ * limit, which ebs.ko applies as perf applies perf_event_mlock_kb and
+ * RLIMIT_MEMLOCK (docs/kmod.md section 3): the numbers, and what to do.
+ */
+static int memory_error(const struct kmod_priv *p, struct ebs_error *err)
+{
+	unsigned long long kb = (1 + (unsigned long long)p->cfg.ring_pages) *
+				(unsigned long long)sysconf(_SC_PAGESIZE) / 1024;
+	char mlock[32] = "?", memlock[32] = "unlimited";
+	char *val = NULL;
+	struct rlimit rl;
+
+	if (ebs_read_file(KMOD_MLOCK_KB, &val) > 0)
+		snprintf(mlock, sizeof(mlock), "%ld", strtol(val, NULL, 10));
+	free(val);
+	if (!getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(memlock, sizeof(memlock), "%llu KB", (unsigned long long)rl.rlim_cur / 1024);
+	return ebs_error__set(err, EPERM,
+			      "%s: the rings (-m %u: %llu KB per CPU) exceed the locked-memory "
+			      "limit, ebs.ko's mlock_kb (%s KB per online CPU, %s) plus "
+			      "RLIMIT_MEMLOCK (%s): use a smaller -m, raise 'ulimit -l', or have "
+			      "root raise mlock_kb",
+			      EBS_DEVICE, p->cfg.ring_pages, kb, mlock, KMOD_MLOCK_KB, memlock);
+}
+
 /* One line saying why CONFIG failed, for event ev of mode. */
 static int config_error(struct sampler *s, struct kmod_priv *p, int e, struct ebs_error *err)
 {
@@ -122,15 +152,17 @@ static int config_error(struct sampler *s, struct kmod_priv *p, int e, struct eb
 				      (unsigned long long)EBS_SAMPLE_AFTER_MIN);
 	case ESRCH:
 		return ebs_error__set(err, ESRCH, "pid %d: no such process", (int)p->cfg.pid);
-	case EACCES:
 	case EPERM:
-		return ebs_error__set(err, -e,
+		return memory_error(p, err);
+	case EACCES:
+		return ebs_error__set(err, EACCES,
 				      "%s: event '%s' on %s: %s: needs CAP_PERFMON (or "
-				      "CAP_SYS_ADMIN) to sample the kernel, and ptrace access to "
-				      "a pid",
+				      "CAP_SYS_ADMIN) for all CPUs or the kernel, kernel addresses "
+				      "allowed by kernel.kptr_restrict for the kernel, and ptrace "
+				      "access to a pid",
 				      EBS_DEVICE, what,
 				      p->cfg.flags & EBS_CFG_ALL_CPUS ? "all CPUs" : "the target",
-				      strerror(-e));
+				      strerror(EACCES));
 	default:
 		return ebs_error__set(err, -e, "%s: cannot configure event '%s' (%s mode): %s",
 				      EBS_DEVICE, what, mode, strerror(-e));
@@ -159,6 +191,44 @@ static int kmod_config(struct sampler *s, struct kmod_priv *p)
 	}
 	p->cfg.ring_pages = s->opts->mmap_pages;
 	return ioctl(p->fd, EBS_IOC_CONFIG, &p->cfg) < 0 ? -errno : 0;
+}
+
+/*
+ * After CONFIG's -EACCES for an event that counts the kernel too: try it
+ * user-mode only, as the perf backend does.  ebs.ko refuses the kernel to
+ * a caller that may not see kernel addresses (kernel.kptr_restrict, or no
+ * CAP_PERFMON); when user mode is allowed, that was the reason: say so.
+ * Returns CONFIG's result.
+ */
+static int fall_back_user(struct sampler *s, struct kmod_priv *p)
+{
+	struct event_spec *e = &s->used[0];
+	char *val = NULL;
+	int kptr = -1, rc;
+
+	e->exclude_kernel = true;
+	if (strlen(e->name) + 2 < sizeof(e->name))
+		strcat(e->name, ":u");
+	rc = kmod_config(s, p);
+	if (rc)
+		return rc;
+	if (ebs_read_file("/proc/sys/kernel/kptr_restrict", &val) > 0)
+		kptr = atoi(val);
+	free(val);
+	if (kptr > 0)
+		snprintf(s->why[0], sizeof(s->why[0]),
+			 "kernel.kptr_restrict is %d: ebs.ko hides kernel addresses from this user, "
+			 "kernel code is not sampled", kptr);
+	else
+		snprintf(s->why[0], sizeof(s->why[0]),
+			 "ebs.ko allows kernel addresses with CAP_PERFMON only: kernel code is not "
+			 "sampled");
+	if (s->msg)
+		fprintf(s->msg,
+			"ebs record: event '%s' may not sample kernel code here (%s); sampling "
+			"'%s' instead\n",
+			s->opts->events[0].name, s->why[0], e->name);
+	return 0;
 }
 
 static void kmod_close(struct sampler *s)
@@ -272,6 +342,9 @@ static int kmod_open(struct sampler *s, struct ebs_error *err)
 		set_period(s);
 		e = kmod_config(s, p);
 	}
+	if (e == -EACCES && !s->used[0].exclude_kernel && !s->used[0].exclude_user &&
+	    !s->opts->no_fallback)
+		e = fall_back_user(s, p);
 	if (e == -EOPNOTSUPP && !s->used[0].hardware) {
 		e = ebs_error__set(err, EINVAL, "event '%s' is not available with --backend=kmod",
 				   s->used[0].name);

@@ -22,10 +22,10 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include <uthash.h>
 
 #include "sampler/backend.h"
 #include "sampler/ring.h"
+#include "util/hash.h"
 
 /*
  * PERF_SAMPLE_PERIOD only in frequency mode, where periods vary: with a fixed
@@ -327,6 +327,10 @@ static int setup_rings(struct sampler *s, struct perf_priv *p, struct ebs_error 
 					e->id = id;
 					e->event = (u16)ev;
 					HASH_ADD(hh, p->ids, id, sizeof(e->id), e);
+					if (!e->hh.tbl) {
+						free(e);
+						return ebs_error__set(err, ENOMEM, "out of memory");
+					}
 				}
 				if (r->fd < 0) {
 					r->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,

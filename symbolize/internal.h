@@ -14,15 +14,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/*
- * uthash's default on a failed malloc is exit(); library code must not exit,
- * so ask for the non-fatal mode: a failed add leaves elt->hh.tbl == NULL and
- * the table unchanged.
- */
-#define HASH_NONFATAL_OOM 1
-#include <uthash.h>
 
 #include "symbolize/symbolize.h"
+#include "util/hash.h"
 
 /* One function symbol, in the DSO's link-time address space. */
 struct sym {

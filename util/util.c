@@ -9,10 +9,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-/* a failed allocation inside uthash leaves the item out (checked below) */
-#define HASH_NONFATAL_OOM 1
-#include <uthash.h>
 
+#include "util/hash.h"
 #include "util/util.h"
 
 int ebs_error__set(struct ebs_error *e, int errnum, const char *fmt, ...)

@@ -129,9 +129,10 @@ struct ebs_tail {
 struct ebs_cpu_stats {
 	__u64 samples;		/* records written */
 	__u64 dropped;		/* ring full */
-	__u64 overflows;	/* overflows handled: samples + dropped, plus those
-				 * ignored (before START; another process's in
-				 * msr mode with a pid target) */
+	__u64 overflows;	/* overflows handled from START to STOP: samples +
+				 * dropped, plus those not kept (another process's
+				 * in msr mode with a pid target; a user-only
+				 * session's that landed in the kernel) */
 	__u64 spurious;		/* NMIs that were not ours */
 };
 

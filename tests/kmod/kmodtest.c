@@ -4,7 +4,11 @@
  * ioctl ABI directly, where ebs record would never go.  Prints PASS/FAIL
  * lines like every ebs test.  Statically linked at test time.
  *
- *   kmodtest	all checks (as root)
+ *   kmodtest [TEST...]		all checks, or those named (see tests[]), as root
+ *   kmodtest as WHO [KB] -- CMD	run CMD as WHO: nobody (uid 65534, no
+ *				capabilities), perfmon (uid 65534 with
+ *				CAP_PERFMON) or root-noipclock (root
+ *				without CAP_IPC_LOCK), RLIMIT_MEMLOCK KB
  *
  * Checked: the version ioctl; a second open is -EBUSY; calls out of order
  * are -EINVAL; bad CONFIG arguments are -EINVAL; an unknown ioctl is
@@ -12,11 +16,21 @@
  * (cpu-clock, N = 1 ms) fills the rings, STATS agrees with the records,
  * a one-page ring drops instead of overwriting; RESET empties; the msr mode
  * is -ENODEV without architectural perfmon; an unprivileged open is -EACCES.
+ * After STOP a child forked while running adds no sample and no overflow;
+ * a forked child does not inherit the rings' mapping; ring memory is
+ * charged as perf charges its rings and refused beyond the limits; kernel
+ * sampling follows kptr_restrict; a pid target needs the ptrace rule; a
+ * descriptor handed to a user without capabilities cannot sample all CPUs;
+ * an mmap() racing an ioctl whose copy faults does not deadlock.
  */
+#define _GNU_SOURCE	/* setresuid() */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -26,6 +40,8 @@
 #include <unistd.h>
 
 #include <ebs/ebs_abi.h>
+
+#include "guest.h"
 
 static int failures;
 
@@ -117,6 +133,7 @@ static void test_abi(void)
 	c = base_config(getpid(), 1);
 	c.reserved = 1;
 	CHECK("CONFIG with reserved bits is -EINVAL", ioc(fd, EBS_IOC_CONFIG, &c) == -EINVAL);
+
 	c = base_config(getpid(), 1);
 	c.flags = 0;
 	CHECK("CONFIG counting neither user nor kernel is -EINVAL",
@@ -131,6 +148,10 @@ static void test_abi(void)
 	c = base_config(getpid(), 1);
 	c.event_id = EBS_GEN_CYCLES;
 	CHECK("perf-kernel cycles without a PMU is -ENOENT", ioc(fd, EBS_IOC_CONFIG, &c) == -ENOENT);
+	/* perf_event_open refuses such periods; an hrtimer would fire without pause (last: it would succeed) */
+	c = base_config(getpid(), 1);
+	c.sample_after = 1ull << 63;
+	CHECK("CONFIG with sample_after 2^63 is -EINVAL", ioc(fd, EBS_IOC_CONFIG, &c) == -EINVAL);
 	close(fd);
 }
 
@@ -318,6 +339,587 @@ static void test_death(void)
 	stop_child(spin);
 }
 
+/* ---- mmap against an ioctl that faults ------------------------------------ */
+
+static volatile int race_fd = -1, race_stop;
+
+/* Map and unmap ring 0, over and over: mmap() holds mmap_lock and wants the session's. */
+static void *race_mapper(void *arg)
+{
+	size_t len = 2 * page_size;
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 400 && !race_stop; i++) {
+		void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, race_fd, 0);
+
+		if (m != MAP_FAILED)
+			munmap(m, len);
+	}
+	return NULL;
+}
+
+/*
+ * STATS into pages never touched before, so that the copy out faults and
+ * takes mmap_lock, while another thread maps the rings: before the module
+ * dropped its lock around user copies this deadlocked (found by kfuzz: a
+ * task blocked for good).  The threads run in a child; a child that has
+ * not ended after 60 s is the deadlock (and stays, in D state).
+ */
+static void test_mmap_race(void)
+{
+	struct ebs_config c = base_config(getpid(), 1);
+	int status = 0, i;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		pthread_t th;
+
+		race_fd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC);
+		if (race_fd < 0 || ioc(race_fd, EBS_IOC_CONFIG, &c) ||
+		    pthread_create(&th, NULL, race_mapper, NULL))
+			_exit(2);
+		for (i = 0; i < 400; i++) {
+			void *p = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			struct ebs_stats s = {.nr_cpus = 1, .cpu_ptr = (__u64)(unsigned long)p};
+
+			if (p == MAP_FAILED || ioc(race_fd, EBS_IOC_STATS, &s))
+				_exit(3);
+			munmap(p, page_size);
+		}
+		race_stop = 1;
+		pthread_join(th, NULL);
+		_exit(0);
+	}
+	for (i = 0; i < 600 && waitpid(pid, &status, WNOHANG) == 0; i++)
+		usleep(100000);
+	CHECK("mmap in one thread, STATS faulting in another: no deadlock (400 each within 60 s)",
+	      i < 600 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* ---- STOP, fork, memory, privilege ------------------------------------------ */
+
+/* What the handlers wrote: STATS summed over the rings, and the rings' heads. */
+struct totals {
+	__u64 overflows, samples, dropped, heads;
+};
+
+static int totals(int fd, void **rings, unsigned int n, struct totals *t)
+{
+	struct ebs_cpu_stats st[64];
+	struct ebs_stats s = {.nr_cpus = n, .cpu_ptr = (__u64)(unsigned long)st};
+	unsigned int i;
+
+	memset(t, 0, sizeof(*t));
+	if (ioc(fd, EBS_IOC_STATS, &s))
+		return -1;
+	for (i = 0; i < s.nr_cpus; i++) {
+		t->overflows += st[i].overflows;
+		t->samples += st[i].samples;
+		t->dropped += st[i].dropped;
+	}
+	for (i = 0; i < n; i++)
+		t->heads += ((const struct ebs_ring_header *)rings[i])->head;
+	return 0;
+}
+
+/* Unread records of process pid in the rings. */
+static __u64 records_of(void **rings, unsigned int n, pid_t pid)
+{
+	__u64 count = 0, c;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct ebs_ring_header *h = rings[i];
+		const char *data = (const char *)h + page_size;
+
+		for (c = h->tail; c < h->head; c += sizeof(struct ebs_krecord)) {
+			const struct ebs_krecord *r = (const void *)(data + (c & (h->data_size - 1)));
+
+			count += r->pid == (__u32)pid;
+		}
+	}
+	return count;
+}
+
+/* Wait until pid has used ms more milliseconds of CPU than from (at most 20 s). */
+static bool ran(pid_t pid, double from, double ms)
+{
+	int i;
+
+	for (i = 0; i < 400; i++) {
+		double now = cpu_ms(pid);
+
+		if (now < 0)
+			return false;
+		if (now >= from + ms)
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+/*
+ * STOP and the target's children: a child forked while RUNNING inherited
+ * the target's counter, which STOP cannot disable (kmod/ebs_perf.c); it
+ * runs on after STOP, and nothing of it may be written or counted.  START
+ * has it counted again.
+ */
+static void test_stop_children(void)
+{
+	int go[2], back[2], fd;
+	pid_t target, child = 0;
+	struct ebs_config c;
+	struct ebs_stats s = {0};
+	struct ebs_cpu_stats st[64];
+	struct totals t0, t1;
+	void *rings[64];
+	unsigned int i, n;
+	size_t len = 17 * page_size;
+	__u64 k0, k1;
+	char name[200];
+	double at;
+
+	if (pipe(go) || pipe(back))
+		return;
+	target = fork();
+	if (target == 0) {
+		char b;
+		pid_t k;
+
+		/* forks its busy child once told to, then waits */
+		if (read(go[0], &b, 1) != 1)
+			_exit(1);
+		k = spinner();
+		if (write(back[1], &k, sizeof(k)) != sizeof(k))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	fd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC);
+	c = base_config(target, 16);
+	s.nr_cpus = 64;
+	s.cpu_ptr = (__u64)(unsigned long)st;
+	CHECK("stop: CONFIG on a process that will fork", ioc(fd, EBS_IOC_CONFIG, &c) == 0 &&
+							   ioc(fd, EBS_IOC_STATS, &s) == 0);
+	n = s.nr_cpus;
+	for (i = 0; i < n; i++)
+		rings[i] = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)(i * len));
+	CHECK("stop: START, then the target forks a busy child",
+	      ioc(fd, EBS_IOC_START, NULL) == 0 && write(go[1], "g", 1) == 1 &&
+		      read(back[0], &child, sizeof(child)) == sizeof(child));
+	CHECK("stop: the child runs 100 ms while RUNNING", ran(child, 0, 100));
+	CHECK("stop: STOP", ioc(fd, EBS_IOC_STOP, NULL) == 0);
+	totals(fd, rings, n, &t0);
+	k0 = records_of(rings, n, child);
+	snprintf(name, sizeof(name), "stop: the child was sampled while RUNNING (%llu records)",
+		 (unsigned long long)k0);
+	CHECK(name, k0 > 0);
+	at = cpu_ms(child);
+	CHECK("stop: the child runs on, 200 ms of CPU after STOP", ran(child, at, 200));
+	totals(fd, rings, n, &t1);
+	snprintf(name, sizeof(name),
+		 "stop: after STOP no overflow, sample, drop or record "
+		 "(overflows %llu -> %llu, samples %llu -> %llu, head bytes %llu -> %llu)",
+		 (unsigned long long)t0.overflows, (unsigned long long)t1.overflows,
+		 (unsigned long long)t0.samples, (unsigned long long)t1.samples,
+		 (unsigned long long)t0.heads, (unsigned long long)t1.heads);
+	CHECK(name, !memcmp(&t0, &t1, sizeof(t0)));
+	at = cpu_ms(child);
+	CHECK("stop: START again", ioc(fd, EBS_IOC_START, NULL) == 0);
+	ran(child, at, 100);
+	CHECK("stop: STOP again", ioc(fd, EBS_IOC_STOP, NULL) == 0);
+	k1 = records_of(rings, n, child);
+	snprintf(name, sizeof(name), "stop: START counts the child again (%llu -> %llu records)",
+		 (unsigned long long)k0, (unsigned long long)k1);
+	CHECK(name, k1 > k0);
+	for (i = 0; i < n; i++)
+		munmap(rings[i], len);
+	close(fd);
+	if (child > 0)
+		kill(child, SIGKILL);
+	stop_child(target);
+	close(go[0]);
+	close(go[1]);
+	close(back[0]);
+	close(back[1]);
+}
+
+/* Does this process map /dev/ebs? */
+static bool maps_ebs(void)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return true;	/* cannot tell: fail the check */
+	while (fgets(line, sizeof(line), f))
+		found = found || strstr(line, EBS_DEVICE);
+	fclose(f);
+	return found;
+}
+
+/*
+ * A forked child must not inherit a ring's mapping (VM_DONTCOPY): the
+ * mapping holds the file, so the child would keep the session, and the
+ * device, after its owner closed both.
+ */
+static void test_fork_mapping(void)
+{
+	struct ebs_config c = base_config(getpid(), 1);
+	int fd, fd2, sync[2], status = -1;
+	size_t len = 2 * page_size;
+	pid_t pid;
+	void *m;
+	char b;
+
+	m = MAP_FAILED;
+	fd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC);
+	CHECK("fork: CONFIG and map a ring",
+	      fd >= 0 && ioc(fd, EBS_IOC_CONFIG, &c) == 0 &&
+		      (m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0)) != MAP_FAILED && maps_ebs());
+	pid = fork();
+	if (pid == 0)
+		_exit(maps_ebs() ? 1 : 0);
+	waitpid(pid, &status, 0);
+	CHECK("fork: the child has no mapping of /dev/ebs", WIFEXITED(status) &&
+								 WEXITSTATUS(status) == 0);
+	if (pipe(sync))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		close(fd);
+		if (write(sync[1], "c", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	CHECK("fork: a child that closed its copy of the descriptor", read(sync[0], &b, 1) == 1);
+	if (m != MAP_FAILED)
+		munmap(m, len);
+	close(fd);
+	fd2 = open(EBS_DEVICE, O_RDWR | O_CLOEXEC);
+	CHECK("fork: once the owner closed it, the device is free (the child holds nothing)",
+	      fd2 >= 0);
+	if (fd2 >= 0)
+		close(fd2);
+	stop_child(pid);
+	close(sync[0]);
+	close(sync[1]);
+}
+
+/* VmPin of this process (its mm's pinned_vm), in kB; -1 if unknown. */
+static long vm_pin_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+enum probe_target { T_SELF, T_CHILD, T_CHILD_NODUMP, T_INIT };
+
+/* A CONFIG tried in a child process, under another identity. */
+struct probe {
+	uid_t uid;
+	uint64_t caps;
+	long memlock_kb;	/* RLIMIT_MEMLOCK, or -1 to leave it */
+	int fd;			/* a descriptor opened by root, or -1: open it */
+	__u32 flags, pages;
+	enum probe_target target;
+};
+
+struct probe_out {
+	int become;		/* the identity was taken: 0, else errno */
+	int open;		/* 0 or -errno */
+	int config;		/* 0 or -errno */
+	long pin0, pin, pin1;	/* VmPin kB before CONFIG, during the session, after close */
+};
+
+static void probe(const struct probe *p, struct probe_out *o)
+{
+	int res[2];
+	pid_t pid;
+
+	memset(o, 0, sizeof(*o));
+	o->become = o->open = o->config = -EIO;
+	if (pipe(res))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		struct probe_out r = {.open = -EIO, .config = -EIO};
+		struct ebs_config c;
+		pid_t t = 0;
+		int fd = p->fd;
+
+		r.become = guest_become(p->uid, p->caps, p->memlock_kb) ? errno : 0;
+		if (!r.become) {
+			if (p->target == T_CHILD || p->target == T_CHILD_NODUMP) {
+				t = fork();
+				if (t == 0) {
+					if (p->target == T_CHILD_NODUMP)
+						prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+					for (;;)
+						pause();
+				}
+				usleep(100000);	/* the child made itself undumpable */
+			}
+			if (fd < 0)
+				fd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC);
+			r.open = fd < 0 ? -errno : 0;
+			c = base_config(p->target == T_SELF ? getpid() : p->target == T_INIT ? 1 : t,
+					p->pages);
+			c.flags = p->flags;
+			c.pid = c.flags & EBS_CFG_ALL_CPUS ? 0 : c.pid;
+			r.pin0 = vm_pin_kb();
+			if (fd >= 0)
+				r.config = ioc(fd, EBS_IOC_CONFIG, &c);
+			r.pin = vm_pin_kb();
+			if (fd >= 0)
+				close(fd);	/* the release runs before close() returns */
+			r.pin1 = vm_pin_kb();
+			if (t > 0)
+				stop_child(t);
+		}
+		_exit(write(res[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+	}
+	if (read(res[0], o, sizeof(*o)) != sizeof(*o))
+		o->become = EIO;
+	waitpid(pid, NULL, 0);
+	close(res[0]);
+	close(res[1]);
+}
+
+#define ROOT_NOIPCLOCK (~0ull & ~CAPBIT(CAP_IPC_LOCK) & ((CAPBIT(CAP_LAST_CAP) << 1) - 1))
+
+static int write_file(const char *path, long v)
+{
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f)
+		return -1;
+	err = fprintf(f, "%ld\n", v) < 0;
+	return fclose(f) || err ? -1 : 0;
+}
+
+static long read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+#define MLOCK_KB "/sys/module/ebs/parameters/mlock_kb"
+
+/*
+ * Ring memory: charged at CONFIG as perf_mmap() charges a ring, to the
+ * user's locked_vm up to mlock_kb per online CPU, the rest to the
+ * process's pinned_vm (VmPin) within RLIMIT_MEMLOCK unless CAP_IPC_LOCK;
+ * uncharged at release.  Page counts from here on.
+ */
+static void test_memory(void)
+{
+	struct ebs_cpu_stats st[64];
+	struct ebs_stats s = {.nr_cpus = 64, .cpu_ptr = (__u64)(unsigned long)st};
+	struct ebs_config c = base_config(getpid(), 1);
+	long mlock0 = read_file(MLOCK_KB), online = sysconf(_SC_NPROCESSORS_ONLN), kb = page_size / 1024;
+	long n, ch, l, ch2, extra;
+	struct probe p = {.uid = 0, .caps = ROOT_NOIPCLOCK, .fd = -1, .flags = EBS_CFG_USER,
+			  .pages = 1, .target = T_SELF};
+	struct probe_out o;
+	char name[200];
+	int fd;
+
+	fd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC);
+	CHECK("memory: how many rings", fd >= 0 && ioc(fd, EBS_IOC_CONFIG, &c) == 0 &&
+						ioc(fd, EBS_IOC_STATS, &s) == 0);
+	close(fd);
+	n = s.nr_cpus;
+	CHECK("memory: the module's mlock_kb is perf's default, 512 KB + a page", mlock0 == 512 + kb);
+	printf("    memory: %ld rings, %ld online CPUs, %ld-KB pages, mlock_kb %ld\n", n, online, kb,
+	       mlock0);
+
+	/* one-page rings: ch pages in all, a header page and a data page per ring */
+	ch = 2 * n;
+	write_file(MLOCK_KB, 0);
+	p.memlock_kb = 0;
+	probe(&p, &o);
+	snprintf(name, sizeof(name),
+		 "memory: mlock_kb 0, RLIMIT_MEMLOCK 0, no CAP_IPC_LOCK: %ld pages are -EPERM", ch);
+	CHECK(name, !o.become && !o.open && o.config == -EPERM && o.pin == o.pin0);
+	p.memlock_kb = ch * kb;
+	probe(&p, &o);
+	snprintf(name, sizeof(name),
+		 "memory: ... with RLIMIT_MEMLOCK %ld KB: allowed, VmPin +%ld kB (%ld), 0 after close",
+		 ch * kb, ch * kb, o.pin - o.pin0);
+	CHECK(name, !o.config && o.pin - o.pin0 == ch * kb && o.pin1 == o.pin0);
+	p.memlock_kb = (ch - 1) * kb;
+	probe(&p, &o);
+	snprintf(name, sizeof(name), "memory: ... with RLIMIT_MEMLOCK a page less: -EPERM");
+	CHECK(name, o.config == -EPERM);
+	p.caps = ~0ull & ((CAPBIT(CAP_LAST_CAP) << 1) - 1);
+	p.memlock_kb = 0;
+	probe(&p, &o);
+	snprintf(name, sizeof(name),
+		 "memory: root with CAP_IPC_LOCK passes RLIMIT_MEMLOCK 0, charged all the same "
+		 "(VmPin +%ld kB)", o.pin - o.pin0);
+	CHECK(name, !o.config && o.pin - o.pin0 == ch * kb && o.pin1 == o.pin0);
+
+	/* the user's part: mlock_kb just enough for ch pages */
+	l = (ch + online - 1) / online * online;
+	write_file(MLOCK_KB, l / online * kb);
+	p.caps = ROOT_NOIPCLOCK;
+	probe(&p, &o);
+	snprintf(name, sizeof(name), "memory: mlock_kb %ld (%ld pages for the user): %ld pages "
+		 "charged to the user, none pinned", l / online * kb, l, ch);
+	CHECK(name, !o.config && o.pin == o.pin0);
+	probe(&p, &o);
+	/* if the first had not been uncharged, the user would hold ch of its l pages */
+	CHECK("memory: and again: the first session was uncharged at release",
+	      !o.config && o.pin == o.pin0);
+	ch2 = 3 * n;	/* two-page rings */
+	extra = ch2 - l;
+	p.pages = 2;
+	probe(&p, &o);
+	snprintf(name, sizeof(name), "memory: %ld pages, %ld beyond the user's, RLIMIT_MEMLOCK 0: "
+		 "-EPERM", ch2, extra);
+	CHECK(name, extra > 0 && o.config == -EPERM);
+	p.memlock_kb = extra * kb;
+	probe(&p, &o);
+	snprintf(name, sizeof(name), "memory: ... with RLIMIT_MEMLOCK %ld KB: the %ld beyond are "
+		 "pinned (VmPin +%ld kB)", extra * kb, extra, o.pin - o.pin0);
+	CHECK(name, !o.config && o.pin - o.pin0 == extra * kb && o.pin1 == o.pin0);
+
+	/* a user with CAP_PERFMON only, at the default limit, RLIMIT_MEMLOCK 64 KB */
+	write_file(MLOCK_KB, mlock0);
+	p.uid = GUEST_NOBODY;
+	p.caps = CAPBIT(CAP_PERFMON);
+	p.memlock_kb = 64;
+	p.pages = 4096;
+	l = mlock0 / kb * online;
+	ch = 4097 * n;
+	probe(&p, &o);
+	snprintf(name, sizeof(name),
+		 "memory: CAP_PERFMON user, -m 4096 (%ld pages; the user's %ld + 64 KB): %s", ch, l,
+		 ch - l > 64 / kb ? "-EPERM" : "allowed");
+	CHECK(name, !o.become && !o.open && o.config == (ch - l > 64 / kb ? -EPERM : 0));
+	p.pages = 128;
+	ch = 129 * n;
+	probe(&p, &o);
+	snprintf(name, sizeof(name),
+		 "memory: CAP_PERFMON user, -m 128 (%ld pages; the user's %ld + 64 KB): %s", ch, l,
+		 ch - l > 64 / kb ? "-EPERM" : "allowed");
+	CHECK(name, o.config == (ch - l > 64 / kb ? -EPERM : 0));
+	write_file(MLOCK_KB, mlock0);
+}
+
+#define KPTR "/proc/sys/kernel/kptr_restrict"
+
+/*
+ * Kernel samples only for a caller that may see kernel addresses:
+ * CAP_PERFMON (or CAP_SYS_ADMIN), and kptr_restrict 0, or 1 with
+ * CAP_SYSLOG (root has it; a CAP_PERFMON user has not); never at 2.
+ * User-mode sampling is allowed at every level.
+ */
+static void test_kptr(void)
+{
+	long k0 = read_file(KPTR), k;
+	struct probe root = {.uid = 0, .caps = ~0ull & ((CAPBIT(CAP_LAST_CAP) << 1) - 1),
+			     .memlock_kb = -1, .fd = -1, .pages = 1, .target = T_SELF};
+	struct probe pm = root;
+	struct probe_out o;
+	char name[160];
+
+	pm.uid = GUEST_NOBODY;
+	pm.caps = CAPBIT(CAP_PERFMON);
+	for (k = 0; k <= 2; k++) {
+		if (write_file(KPTR, k)) {
+			CHECK("kptr: set kernel.kptr_restrict", 0);
+			break;
+		}
+		root.flags = pm.flags = EBS_CFG_USER | EBS_CFG_KERNEL;
+		probe(&root, &o);
+		snprintf(name, sizeof(name), "kptr_restrict %ld: root samples the kernel: %s", k,
+			 k < 2 ? "allowed" : "-EACCES");
+		CHECK(name, o.config == (k < 2 ? 0 : -EACCES));
+		probe(&pm, &o);
+		snprintf(name, sizeof(name), "kptr_restrict %ld: a CAP_PERFMON user samples the "
+			 "kernel: %s", k, k < 1 ? "allowed" : "-EACCES");
+		CHECK(name, !o.become && !o.open && o.config == (k < 1 ? 0 : -EACCES));
+		root.flags = pm.flags = EBS_CFG_USER;
+		probe(&root, &o);
+		snprintf(name, sizeof(name), "kptr_restrict %ld: root samples user mode", k);
+		CHECK(name, o.config == 0);
+		probe(&pm, &o);
+		snprintf(name, sizeof(name), "kptr_restrict %ld: a CAP_PERFMON user samples user "
+			 "mode", k);
+		CHECK(name, o.config == 0);
+	}
+	write_file(KPTR, k0);
+}
+
+/*
+ * Who may be sampled (the ptrace rule, kmod/ebs_main.c ebs_may_trace()),
+ * and what a descriptor handed to a user without capabilities allows.
+ * The race the task lock closes (the target's memory freed as it exits)
+ * cannot be made to happen on purpose; kfuzz runs CONFIG against exiting
+ * processes many times.
+ */
+static void test_privilege(void)
+{
+	struct probe pm = {.uid = GUEST_NOBODY, .caps = CAPBIT(CAP_PERFMON), .memlock_kb = -1,
+			   .fd = -1, .flags = EBS_CFG_USER, .pages = 1, .target = T_CHILD};
+	struct probe root = pm, handed = pm;
+	struct probe_out o;
+
+	probe(&pm, &o);
+	CHECK("ptrace rule: a CAP_PERFMON user samples its own child", !o.become && o.config == 0);
+	pm.target = T_CHILD_NODUMP;
+	probe(&pm, &o);
+	CHECK("ptrace rule: ... not its child made undumpable", o.config == -EACCES);
+	pm.target = T_INIT;
+	probe(&pm, &o);
+	CHECK("ptrace rule: ... nor root's init", o.config == -EACCES);
+	root.uid = 0;
+	root.caps = ~0ull & ((CAPBIT(CAP_LAST_CAP) << 1) - 1);
+	root.target = T_INIT;
+	probe(&root, &o);
+	CHECK("ptrace rule: root (CAP_SYS_PTRACE) samples init", o.config == 0);
+
+	/* a descriptor root opened, used by a user without any capability */
+	handed.caps = 0;
+	handed.target = T_SELF;
+	handed.flags = EBS_CFG_USER | EBS_CFG_ALL_CPUS;
+	handed.fd = open(EBS_DEVICE, O_RDWR);
+	probe(&handed, &o);
+	CHECK("handed descriptor: all CPUs needs CAP_PERFMON at CONFIG",
+	      !o.become && !o.open && o.config == -EACCES);
+	handed.flags = EBS_CFG_USER | EBS_CFG_KERNEL;
+	probe(&handed, &o);
+	CHECK("handed descriptor: the kernel needs CAP_PERFMON at CONFIG", o.config == -EACCES);
+	handed.flags = EBS_CFG_USER;
+	probe(&handed, &o);
+	CHECK("handed descriptor: its own user mode is allowed", o.config == 0);
+	close(handed.fd);
+}
+
 static void test_unprivileged(void)
 {
 	pid_t pid = fork();
@@ -336,14 +938,83 @@ static void test_unprivileged(void)
 	CHECK("an unprivileged open is refused", WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
-int main(void)
+/* kmodtest as WHO KB -- CMD...: exec CMD as WHO (see the top), RLIMIT_MEMLOCK KB (-1: as is). */
+static int run_as(int argc, char **argv)
 {
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	page_size = sysconf(_SC_PAGESIZE);
-	test_abi();
+	uint64_t all = ~0ull & ((CAPBIT(CAP_LAST_CAP) << 1) - 1);
+	uid_t uid = GUEST_NOBODY;
+	uint64_t caps;
+
+	if (argc < 6 || strcmp(argv[4], "--")) {
+		fprintf(stderr, "usage: kmodtest as nobody|perfmon|root-noipclock KB -- CMD...\n");
+		return 2;
+	}
+	if (!strcmp(argv[2], "nobody")) {
+		caps = 0;
+	} else if (!strcmp(argv[2], "perfmon")) {
+		caps = CAPBIT(CAP_PERFMON);
+	} else if (!strcmp(argv[2], "root-noipclock")) {
+		uid = 0;
+		caps = all & ~CAPBIT(CAP_IPC_LOCK);
+	} else {
+		fprintf(stderr, "kmodtest: who is '%s'?\n", argv[2]);
+		return 2;
+	}
+	if (guest_become(uid, caps, atol(argv[3]))) {
+		perror("kmodtest: taking the identity");
+		return 2;
+	}
+	execv(argv[5], argv + 5);
+	perror(argv[5]);
+	return 127;
+}
+
+static void test_sessions(void)
+{
 	session(16, 1.0, "session");	/* 2048 records a CPU: room for 1 s at 1 kHz */
 	session(1, 1.0, "small ring");	/* 128 records: must drop */
-	test_death();
-	test_unprivileged();
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{"abi", test_abi},
+	{"sessions", test_sessions},
+	{"death", test_death},
+	{"unprivileged", test_unprivileged},
+	{"mmap_race", test_mmap_race},
+	{"stop_children", test_stop_children},
+	{"fork_mapping", test_fork_mapping},
+	{"memory", test_memory},
+	{"kptr", test_kptr},
+	{"privilege", test_privilege},
+};
+
+/* kmodtest [TEST...]: the tests named, else all, in the table's order. */
+int main(int argc, char **argv)
+{
+	unsigned int i;
+	int a;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	page_size = sysconf(_SC_PAGESIZE);
+	if (argc > 1 && !strcmp(argv[1], "as"))
+		return run_as(argc, argv);
+	for (a = 1; a < argc; a++) {
+		for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+			if (!strcmp(argv[a], tests[i].name))
+				break;
+		if (i == sizeof(tests) / sizeof(tests[0])) {
+			fprintf(stderr, "kmodtest: no test '%s'\n", argv[a]);
+			return 2;
+		}
+	}
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		for (a = 1; a < argc && strcmp(argv[a], tests[i].name); a++)
+			;
+		if (argc == 1 || a < argc)
+			tests[i].fn();
+	}
 	return failures ? 1 : 0;
 }

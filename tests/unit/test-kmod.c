@@ -1,21 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test-kmod.c - the kernel module's portable parts, compiled unchanged from
- * kmod/ (ebs_msr.c: the msr mode's logic; ebs_ring.c: the per-CPU ring),
- * against a simulated PMU: CPUID leaf 0xA, counter 0 with its event
+ * kmod/ (ebs_check.c: the rules for requests, arguments, mappings, memory
+ * and samples; ebs_msr.c: the msr mode's logic; ebs_ring.c: the per-CPU
+ * ring).  The msr logic runs against a simulated PMU: CPUID leaf 0xA, counter 0 with its event
  * select, the version 2 global status/control/overflow registers, 32-bit
  * sign-extended counter writes, and a local APIC LVTPC that masks itself
  * when it delivers the NMI.  Events are "counted" in steps; an overflow
  * with INT set and LVTPC unmasked calls the NMI path the module's handler
  * takes.
  *
- * Checked: the preload value and the counter width, overflow detection
- * (version 1 by the counter's top bit, version 2 by the status register),
- * reload, the record written, spurious NMIs, dropped-on-full, and teardown.
+ * Checked: the state machine, every CONFIG, STATS and TAIL argument rule
+ * and the mmap rule, the memory charge against perf_mmap()'s arithmetic,
+ * the kernel-sample rule; the preload value and the counter width,
+ * overflow detection (version 1 by the counter's top bit, version 2 by the
+ * status register), reload, the record written, spurious NMIs,
+ * dropped-on-full, and teardown.
  */
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "ebs_check.h"
 #include "ebs_msr.h"
 #include "ebs_ring.h"
 #include "test.h"
@@ -324,8 +329,221 @@ static void test_tail(void)
 	free(s.mem);
 }
 
+/* ---- ebs_check.c ---------------------------------------------------------- */
+
+/* The state machine of ebs_kmod.h, as docs/kmod.md section 4.2 tables it. */
+static void test_check_state(void)
+{
+	static const struct {
+		unsigned int cmd;
+		const char *name;
+		int want[4];	/* OPEN, CONFIGURED, RUNNING, STOPPED */
+	} table[] = {
+		{EBS_IOC_VERSION, "VERSION", {0, 0, 0, 0}},
+		{EBS_IOC_CONFIG, "CONFIG", {0, -EINVAL, -EBUSY, -EINVAL}},
+		{EBS_IOC_START, "START", {-EINVAL, 0, -EBUSY, 0}},
+		{EBS_IOC_STOP, "STOP", {-EINVAL, -EINVAL, 0, -EINVAL}},
+		{EBS_IOC_STATS, "STATS", {-EINVAL, 0, 0, 0}},
+		{EBS_IOC_RESET, "RESET", {-EINVAL, 0, -EBUSY, 0}},
+		{EBS_IOC_TAIL, "TAIL", {-EINVAL, 0, 0, 0}},
+	};
+	static const enum ebs_state states[] = {EBS_OPEN, EBS_CONFIGURED, EBS_RUNNING,
+						 EBS_STOPPED};
+	unsigned int i, j, bad = 0;
+	char name[96];
+
+	for (i = 0; i < ARRAY_SIZE(table); i++)
+		for (j = 0; j < 4; j++) {
+			int got = ebs_check_state(table[i].cmd, states[j]);
+
+			if (got != table[i].want[j]) {
+				snprintf(name, sizeof(name), "check: %s in state %u", table[i].name,
+					 j);
+				TEST_EQ(name, got, table[i].want[j]);
+				bad++;
+			}
+		}
+	TEST_CHECK("check: the state machine, 7 requests x 4 states", bad == 0);
+	TEST_EQ("check: an unknown number is -ENOTTY", ebs_check_state(_IO(EBS_IOC_MAGIC, 0x7f), 0),
+		-ENOTTY);
+	TEST_EQ("check: CONFIG's number with another size is -ENOTTY",
+		ebs_check_state(_IOW(EBS_IOC_MAGIC, 0x01, __u32), EBS_OPEN), -ENOTTY);
+	TEST_EQ("check: STATS's number as _IOW is -ENOTTY",
+		ebs_check_state(_IOW(EBS_IOC_MAGIC, 0x04, struct ebs_stats), EBS_CONFIGURED),
+		-ENOTTY);
+	TEST_EQ("check: another driver's request is -ENOTTY", ebs_check_state(_IO('T', 1), 0),
+		-ENOTTY);
+	TEST_EQ("check: a state that does not exist is -EINVAL",
+		ebs_check_state(EBS_IOC_VERSION, (enum ebs_state)7), -EINVAL);
+}
+
+static struct ebs_config good_config(void)
+{
+	struct ebs_config c = {
+		.mode = EBS_MODE_PERF_KERNEL,
+		.event_kind = EBS_EVENT_GENERIC,
+		.event_id = EBS_GEN_CPU_CLOCK,
+		.sample_after = 1000000,
+		.flags = EBS_CFG_USER | EBS_CFG_KERNEL,
+		.pid = 42,
+		.ring_pages = 128,
+	};
+
+	return c;
+}
+
+/* CONFIG with good_config() spoilt by stmt (on c) is -EINVAL. */
+#define BAD_CONFIG(what, stmt)                                                                     \
+	do {                                                                                       \
+		c = good_config();                                                                 \
+		stmt;                                                                              \
+		TEST_EQ("check: CONFIG with " what " is -EINVAL", ebs_check_config(&c), -EINVAL);  \
+	} while (0)
+
+static void test_check_config(void)
+{
+	struct ebs_config c = good_config();
+	union ebs_ioctl_arg a;
+
+	TEST_EQ("check: a good CONFIG", ebs_check_config(&c), 0);
+	BAD_CONFIG("mode 2", c.mode = 2);
+	BAD_CONFIG("reserved set", c.reserved = 1);
+	BAD_CONFIG("an unknown flag", c.flags |= 1u << 4);
+	BAD_CONFIG("neither user nor kernel", c.flags = 0);
+	BAD_CONFIG("ALL_CPUS and ON_EXEC", c.flags |= EBS_CFG_ALL_CPUS | EBS_CFG_ON_EXEC);
+	BAD_CONFIG("event kind 2", c.event_kind = 2);
+	BAD_CONFIG("generic event 8", c.event_id = EBS_GEN_MAX);
+	BAD_CONFIG("a raw event setting OS", c.event_kind = EBS_EVENT_RAW;
+		   c.event_id = EBS_EVTSEL_OS | 0x3c);
+	BAD_CONFIG("a raw event setting EN", c.event_kind = EBS_EVENT_RAW;
+		   c.event_id = EBS_EVTSEL_EN | 0x3c);
+	BAD_CONFIG("a raw event setting bit 32", c.event_kind = EBS_EVENT_RAW;
+		   c.event_id = 1ull << 32 | 0x3c);
+	BAD_CONFIG("sample_after 999", c.sample_after = 999);
+	BAD_CONFIG("sample_after 2^63", c.sample_after = 1ull << 63);
+	BAD_CONFIG("sample_after 2^64 - 1", c.sample_after = ~0ull);
+	BAD_CONFIG("0 ring pages", c.ring_pages = 0);
+	BAD_CONFIG("3 ring pages", c.ring_pages = 3);
+	BAD_CONFIG("8192 ring pages", c.ring_pages = 8192);
+	BAD_CONFIG("2^31 ring pages", c.ring_pages = 1u << 31);
+	BAD_CONFIG("pid 0", c.pid = 0);
+	BAD_CONFIG("pid -1", c.pid = -1);
+	c = good_config();
+	c.event_kind = EBS_EVENT_RAW;
+	c.event_id = EBS_EVTSEL_EVENT(0xc2) | EBS_EVTSEL_UMASK(1) | EBS_EVTSEL_EDGE |
+		     EBS_EVTSEL_INV | EBS_EVTSEL_CMASK(0xff);
+	TEST_EQ("check: a raw event of every allowed field", ebs_check_config(&c), 0);
+	c = good_config();
+	c.sample_after = (1ull << 63) - 1;
+	c.ring_pages = EBS_RING_MAX_PAGES;
+	c.flags = EBS_CFG_KERNEL | EBS_CFG_ALL_CPUS;
+	c.pid = 0;
+	TEST_EQ("check: the largest N and ring, kernel only, all CPUs (pid unused)",
+		ebs_check_config(&c), 0);
+	c = good_config();
+	c.ring_pages = 1;
+	c.sample_after = EBS_SAMPLE_AFTER_MIN;
+	c.flags = EBS_CFG_USER | EBS_CFG_ON_EXEC;
+	TEST_EQ("check: the smallest N and ring, user only, on exec", ebs_check_config(&c), 0);
+
+	/* the whole ioctl: state first, then the argument */
+	memset(&a, 0, sizeof(a));
+	a.cfg = good_config();
+	TEST_EQ("check: ioctl CONFIG in OPEN", ebs_check_ioctl(EBS_IOC_CONFIG, EBS_OPEN, 0, &a), 0);
+	a.cfg.reserved = 1;
+	TEST_EQ("check: ioctl CONFIG while RUNNING is -EBUSY before its argument",
+		ebs_check_ioctl(EBS_IOC_CONFIG, EBS_RUNNING, 2, &a), -EBUSY);
+	memset(&a, 0, sizeof(a));
+	TEST_EQ("check: ioctl STATS", ebs_check_ioctl(EBS_IOC_STATS, EBS_STOPPED, 2, &a), 0);
+	a.stats.reserved = 1;
+	TEST_EQ("check: ioctl STATS with reserved set",
+		ebs_check_ioctl(EBS_IOC_STATS, EBS_STOPPED, 2, &a), -EINVAL);
+	memset(&a, 0, sizeof(a));
+	a.tail.cpu = 1;
+	a.tail.tail = 1ull << 60;	/* the ring checks the position */
+	TEST_EQ("check: ioctl TAIL of the last ring",
+		ebs_check_ioctl(EBS_IOC_TAIL, EBS_RUNNING, 2, &a), 0);
+	a.tail.cpu = 2;
+	TEST_EQ("check: ioctl TAIL of a ring beyond the last",
+		ebs_check_ioctl(EBS_IOC_TAIL, EBS_RUNNING, 2, &a), -EINVAL);
+	a.tail.cpu = 0;
+	a.tail.reserved = 1;
+	TEST_EQ("check: ioctl TAIL with reserved set",
+		ebs_check_ioctl(EBS_IOC_TAIL, EBS_RUNNING, 2, &a), -EINVAL);
+	TEST_EQ("check: ioctl START needs no argument",
+		ebs_check_ioctl(EBS_IOC_START, EBS_CONFIGURED, 2, NULL), 0);
+}
+
+static void test_check_mmap(void)
+{
+	const unsigned long ps = 4096;
+	unsigned int cpu = 99;
+
+	TEST_CHECK("check: mmap of ring 1 (4 data pages)",
+		   ebs_check_mmap(5, 5 * ps, false, EBS_RUNNING, 4, 2, ps, &cpu) == 0 && cpu == 1);
+	TEST_EQ("check: a writable mmap is -EPERM",
+		ebs_check_mmap(0, 5 * ps, true, EBS_RUNNING, 4, 2, ps, &cpu), -EPERM);
+	TEST_EQ("check: mmap before CONFIG", ebs_check_mmap(0, 5 * ps, false, EBS_OPEN, 4, 2, ps, &cpu),
+		-EINVAL);
+	TEST_EQ("check: mmap of the ring after the last",
+		ebs_check_mmap(10, 5 * ps, false, EBS_STOPPED, 4, 2, ps, &cpu), -EINVAL);
+	TEST_EQ("check: mmap inside a ring",
+		ebs_check_mmap(1, 5 * ps, false, EBS_CONFIGURED, 4, 2, ps, &cpu), -EINVAL);
+	TEST_EQ("check: mmap one page short",
+		ebs_check_mmap(0, 4 * ps, false, EBS_CONFIGURED, 4, 2, ps, &cpu), -EINVAL);
+	TEST_EQ("check: mmap one page long",
+		ebs_check_mmap(0, 6 * ps, false, EBS_CONFIGURED, 4, 2, ps, &cpu), -EINVAL);
+	TEST_EQ("check: mmap of two rings at once",
+		ebs_check_mmap(0, 10 * ps, false, EBS_CONFIGURED, 4, 2, ps, &cpu), -EINVAL);
+	TEST_EQ("check: mmap at the largest offset",
+		ebs_check_mmap(~0ul, 5 * ps, false, EBS_CONFIGURED, 4, 2, ps, &cpu), -EINVAL);
+}
+
+/* perf_mmap()'s arithmetic (kernel/events/core.c), page counts throughout. */
+static void test_check_charge(void)
+{
+	__u64 u = 0, p = 0;
+
+	/* 2 CPUs at the default 516 KB: 258 pages for the user */
+	TEST_CHECK("charge: 258 pages within the user's 258: all to locked_vm",
+		   ebs_check_charge(258, 0, 258, 0, 0, false, &u, &p) == 0 && u == 258 && p == 0);
+	TEST_CHECK("charge: 260 pages: 2 beyond go to pinned_vm, within RLIMIT_MEMLOCK",
+		   ebs_check_charge(260, 0, 258, 0, 2, false, &u, &p) == 0 && u == 258 && p == 2);
+	TEST_EQ("charge: 261 pages: 3 beyond RLIMIT_MEMLOCK's 2 is -EPERM",
+		ebs_check_charge(261, 0, 258, 0, 2, false, &u, &p), -EPERM);
+	TEST_CHECK("charge: ... unless CAP_IPC_LOCK (charged all the same)",
+		   ebs_check_charge(261, 0, 258, 0, 2, true, &u, &p) == 0 && u == 258 && p == 3);
+	TEST_CHECK("charge: what the user holds already (perf's rings) counts",
+		   ebs_check_charge(10, 250, 258, 0, 2, false, &u, &p) == 0 && u == 8 && p == 2);
+	TEST_EQ("charge: what the process pinned already counts",
+		ebs_check_charge(10, 250, 258, 1, 2, false, &u, &p), -EPERM);
+	TEST_CHECK("charge: a user above a lowered limit is taken to be at it",
+		   ebs_check_charge(4, 1000, 258, 0, 8, false, &u, &p) == 0 && u == 0 && p == 4);
+	TEST_EQ("charge: a limit of 0 and RLIMIT_MEMLOCK 0 refuse a page",
+		ebs_check_charge(1, 0, 0, 0, 0, false, &u, &p), -EPERM);
+	TEST_CHECK("charge: RLIMIT_MEMLOCK unlimited (no overflow)",
+		   ebs_check_charge(1ull << 40, 0, 258, 1ull << 50, ~0ull >> 12, false, &u, &p) == 0 &&
+			   u == 258 && p == (1ull << 40) - 258);
+	TEST_EQ("charge: pinned near 2^64 does not wrap past the limit",
+		ebs_check_charge(300, 0, 258, ~0ull - 10, 100, false, &u, &p), -EPERM);
+}
+
+static void test_check_sample(void)
+{
+	TEST_CHECK("sample: user mode, user-only session: kept", ebs_check_sample(EBS_CFG_USER, true));
+	TEST_CHECK("sample: kernel mode, user-only session (skid): not kept",
+		   !ebs_check_sample(EBS_CFG_USER, false));
+	TEST_CHECK("sample: kernel mode, session allowed the kernel: kept",
+		   ebs_check_sample(EBS_CFG_USER | EBS_CFG_KERNEL, false));
+}
+
 int main(void)
 {
+	test_check_state();
+	test_check_config();
+	test_check_mmap();
+	test_check_charge();
+	test_check_sample();
 	test_probe();
 	test_evtsel();
 	test_preload();

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-machine.c - report/machine.c's lookups against the plain rules.
+ *
+ * machine__find_map and machine__comm answer from sorted arrays and a
+ * segment tree over each process's maps.  Here random histories (a few
+ * processes forked from each other, up to 400 maps each on a small grid
+ * of addresses so that they overlap and replace each other, times that
+ * repeat and arrive out of order, execs, names, empty names) are fed to a
+ * machine and to a reference that applies the rules of machine.h the way
+ * ebs first did, by scanning every map and name; every lookup must give
+ * the same map (by its number, kept in pgoff) and the same name.
+ *
+ *   test_fixed    a few histories written out by hand (replacement,
+ *                 exec, fork, equal times)
+ *   test_random   40 random histories, 20,000 lookups each
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/machine.h"
+#include "test.h"
+
+/* ---- the reference: every map and name scanned ------------------------ */
+
+#define MAX_TASKS 8
+#define MAX_MAPS 2000
+#define MAX_NAMES 400
+#define MAX_EXECS 64
+
+struct ref_map {
+	u64 time, start, len, id;
+};
+
+struct ref_name {
+	u64 time;
+	char name[16];
+};
+
+struct ref_task {
+	u32 tid, ppid, ptid;
+	bool forked;
+	u64 fork_time;
+	struct ref_map maps[MAX_MAPS];
+	unsigned int nr_maps;
+	struct ref_name names[MAX_NAMES];
+	unsigned int nr_names;
+	u64 execs[MAX_EXECS];
+	unsigned int nr_execs;
+};
+
+static struct ref_task ref[MAX_TASKS];
+static unsigned int nr_ref;
+
+static struct ref_task *ref_get(u32 tid)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_ref; i++)
+		if (ref[i].tid == tid)
+			return &ref[i];
+	if (nr_ref == MAX_TASKS)
+		abort();
+	memset(&ref[nr_ref], 0, sizeof(ref[0]));
+	ref[nr_ref].tid = tid;
+	return &ref[nr_ref++];
+}
+
+static u64 ref_last_exec(const struct ref_task *p, u64 t)
+{
+	u64 best = 0;
+	unsigned int i;
+
+	for (i = 0; i < p->nr_execs; i++)
+		if (p->execs[i] <= t && p->execs[i] > best)
+			best = p->execs[i];
+	return best;
+}
+
+static const struct ref_map *ref_find_in(const struct ref_task *p, u64 addr, u64 t, bool strict)
+{
+	const struct ref_map *best = NULL;
+	u64 since = ref_last_exec(p, t);
+	unsigned int i;
+
+	for (i = 0; i < p->nr_maps; i++) {
+		const struct ref_map *mm = &p->maps[i];
+
+		if (addr < mm->start || addr - mm->start >= mm->len)
+			continue;
+		if (strict && (mm->time > t || mm->time < since))
+			continue;
+		if (!best || mm->time >= best->time)
+			best = mm;
+	}
+	return best;
+}
+
+static const struct ref_task *ref_task(u32 tid)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_ref; i++)
+		if (ref[i].tid == tid)
+			return &ref[i];
+	return NULL;
+}
+
+/* machine.h's rule for machine__find_map, map by map. */
+static const struct ref_map *ref_find_map(u32 pid, u64 addr, u64 t)
+{
+	const struct ref_task *p, *start = ref_task(pid);
+	const struct ref_map *mm;
+	u64 t0 = t;
+	int depth;
+
+	for (p = start, depth = 0; p && depth < 16; depth++) {
+		mm = ref_find_in(p, addr, t, true);
+		if (mm)
+			return mm;
+		if (p->nr_execs && ref_last_exec(p, t))
+			break;
+		t = p->fork_time;
+		p = ref_task(p->ppid);
+	}
+	return start ? ref_find_in(start, addr, t0, false) : NULL;
+}
+
+/* machine.h's rule for a task's name, name by name. */
+static const char *ref_task_name(u32 tid, u64 t, int depth)
+{
+	const struct ref_name *best = NULL, *after = NULL;
+	const struct ref_task *p = ref_task(tid);
+	unsigned int i;
+
+	if (!p)
+		return NULL;
+	for (i = 0; i < p->nr_names; i++) {
+		const struct ref_name *n = &p->names[i];
+
+		if (!n->name[0])
+			continue;
+		if (n->time <= t && (!best || n->time >= best->time))
+			best = n;
+		if (n->time > t && (!after || n->time < after->time))
+			after = n;
+	}
+	if (p->forked && p->fork_time <= t && (!best || best->time < p->fork_time)) {
+		const char *n = depth < 16 ? ref_task_name(p->ptid, p->fork_time, depth + 1) : NULL;
+
+		if (n && !(p->ptid == 2 && !strcmp(n, "kthreadd")))
+			return n;
+		best = NULL;
+	}
+	return best ? best->name : after ? after->name : NULL;
+}
+
+/* ---- feeding both ------------------------------------------------------ */
+
+static struct machine *m;
+
+static int feed_map(u32 pid, u64 time, u64 start, u64 len, u64 id)
+{
+	u64 buf[(sizeof(struct ebs_rec_mmap) + 16) / 8] = {0};
+	struct ebs_rec_mmap *r = (void *)buf;
+	struct ref_task *p = ref_get(pid);
+
+	r->hdr.type = EBS_REC_MMAP;
+	r->hdr.size = sizeof(buf);
+	r->time = time;
+	r->start = start;
+	r->len = len;
+	r->pgoff = id;
+	r->pid = r->tid = pid;
+	strcpy(r->filename, "/x");
+	if (p->nr_maps == MAX_MAPS)
+		abort();
+	p->maps[p->nr_maps++] = (struct ref_map){ time, start, len, id };
+	return machine__add(m, &r->hdr);
+}
+
+static int feed_comm(u32 pid, u32 tid, u64 time, const char *name, bool exec)
+{
+	u64 buf[(sizeof(struct ebs_rec_comm) + 16) / 8] = {0};
+	struct ebs_rec_comm *c = (void *)buf;
+	struct ref_task *t = ref_get(tid);
+
+	c->hdr.type = EBS_REC_COMM;
+	c->hdr.misc = exec ? EBS_COMM_EXEC : 0;
+	c->hdr.size = sizeof(buf);
+	c->time = time;
+	c->pid = pid;
+	c->tid = tid;
+	snprintf(c->comm, 16, "%s", name);
+	if (t->nr_names == MAX_NAMES)
+		abort();
+	t->names[t->nr_names].time = time;
+	snprintf(t->names[t->nr_names++].name, 16, "%s", name);
+	if (exec) {
+		struct ref_task *p = ref_get(pid);
+
+		if (p->nr_execs == MAX_EXECS)
+			abort();
+		p->execs[p->nr_execs++] = time;
+	}
+	return machine__add(m, &c->hdr);
+}
+
+static int feed_fork(u32 pid, u32 ppid, u32 tid, u32 ptid, u64 time)
+{
+	struct ebs_rec_task t = {
+		.hdr.type = EBS_REC_FORK, .hdr.size = sizeof(t), .time = time,
+		.pid = pid, .ppid = ppid, .tid = tid, .ptid = ptid,
+	};
+	struct ref_task *r = ref_get(tid);
+
+	if (pid != ppid)
+		r->ppid = ppid;
+	r->ptid = ptid;
+	r->fork_time = time;
+	r->forked = true;
+	return machine__add(m, &t.hdr);
+}
+
+static void begin(void)
+{
+	machine__free(m);
+	m = machine__new();
+	nr_ref = 0;
+	if (!m)
+		abort();
+}
+
+/* ---- checks ------------------------------------------------------------ */
+
+struct tally {
+	unsigned long lookups, wrong;
+	char first[256];
+};
+
+static void check_map(struct tally *g, u32 pid, u64 addr, u64 t)
+{
+	const struct machine_map *got = machine__find_map(m, pid, addr, t);
+	const struct ref_map *want = ref_find_map(pid, addr, t);
+	long long gid = got ? (long long)got->sym.pgoff : -1;
+	long long wid = want ? (long long)want->id : -1;
+
+	g->lookups++;
+	if (gid == wid)
+		return;
+	if (!g->wrong++)
+		snprintf(g->first, sizeof(g->first), "pid %u addr 0x%llx t %llu: map %lld, want %lld",
+			 pid, (unsigned long long)addr, (unsigned long long)t, gid, wid);
+}
+
+static void check_comm(struct tally *g, u32 pid, u32 tid, u64 t)
+{
+	const char *got = machine__comm(m, pid, tid, t);
+	const char *want = ref_task_name(pid, t, 0);
+	char buf[16];
+
+	if (!want && tid != pid)
+		want = ref_task_name(tid, t, 0);
+	if (!want) {
+		snprintf(buf, sizeof(buf), pid ? ":%u" : "swapper", pid);
+		want = buf;
+	}
+	g->lookups++;
+	if (got && !strcmp(got, want))
+		return;
+	if (!g->wrong++)
+		snprintf(g->first, sizeof(g->first), "pid %u tid %u t %llu: '%s', want '%s'", pid,
+			 tid, (unsigned long long)t, got ? got : "(null)", want);
+}
+
+static void report(const char *name, const struct tally *g)
+{
+	if (g->wrong)
+		TEST_FAIL(name, "%lu of %lu lookups differ; first: %s", g->wrong, g->lookups,
+			  g->first);
+	else if (!g->lookups)
+		TEST_FAIL(name, "no lookup made");
+	else
+		TEST_OK(name);
+}
+
+/* Every address of the grid and its edges, at every time of interest. */
+static void check_all(struct tally *g, const u32 *pids, unsigned int np, u64 amax, u64 tmax)
+{
+	unsigned int i;
+	u64 a, t;
+
+	for (i = 0; i < np; i++)
+		for (t = 0; t <= tmax; t++)
+			for (a = 0; a <= amax; a++)
+				check_map(g, pids[i], a, t);
+}
+
+static void test_fixed(void)
+{
+	static const u32 pids[] = { 10, 11 };
+	struct tally g = {0};
+	int e = 0;
+
+	begin();
+	/* 10 maps [0x10,0x20) at 1, replaced at 3, [0x18,0x30) at 2; ties at 5 */
+	e |= feed_map(10, 1, 0x10, 0x10, 1);
+	e |= feed_map(10, 3, 0x10, 0x10, 2);
+	e |= feed_map(10, 2, 0x18, 0x18, 3);
+	e |= feed_map(10, 5, 0x00, 0x40, 4);
+	e |= feed_map(10, 5, 0x08, 0x08, 5);	/* same time, later: wins */
+	e |= feed_map(10, 4, 0x30, 0x00, 6);	/* empty: never found */
+	for (u64 i = 0; i < 12; i++)		/* enough to be indexed */
+		e |= feed_map(10, 6 + i, 0x40 + 4 * i, 4, 7 + i);
+	/* 11 forked from 10 at 4, execs at 7, then maps of its own */
+	e |= feed_fork(11, 10, 11, 10, 4);
+	e |= feed_map(11, 5, 0x20, 0x08, 100);
+	e |= feed_comm(11, 11, 7, "child", true);
+	e |= feed_map(11, 8, 0x00, 0x10, 101);
+	/* names: equal times (the later arrival wins), an empty one, inherited by 11 */
+	e |= feed_comm(10, 10, 3, "x", false);
+	e |= feed_comm(10, 10, 3, "y", false);
+	e |= feed_comm(10, 10, 2, "w", false);
+	e |= feed_comm(10, 10, 5, "", false);
+	TEST_CHECK("machine: fixed: records taken", e == 0);
+	check_all(&g, pids, 2, 0x80, 20);
+	report("machine: fixed: maps by time, replacement, exec, fork, equal times", &g);
+	memset(&g, 0, sizeof(g));
+	for (u64 t = 0; t <= 20; t++) {
+		check_comm(&g, 10, 10, t);
+		check_comm(&g, 11, 11, t);
+	}
+	report("machine: fixed: names by time, equal times, inherited at fork", &g);
+}
+
+static u64 rnd(u64 *s)
+{
+	u64 x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+static void test_random(void)
+{
+	static const char *const names[] = { "a", "b", "", "kthreadd", "c" };
+	struct tally maps = {0}, comms = {0};
+	u64 seed = 0x9e3779b97f4a7c15ull;
+	unsigned int round, i;
+	int e = 0;
+
+	for (round = 0; round < 40; round++) {
+		u32 pids[4] = { 2, 100, 101, 102 };
+		unsigned int nmaps = (unsigned int)(rnd(&seed) % 400);
+		u64 tmax = 50 + rnd(&seed) % 400, amax = 16 + rnd(&seed) % 200;
+
+		begin();
+		/* 101 forked from 100, 102 a thread of 101 ... in any order of records */
+		for (i = 0; i < nmaps + 60; i++) {
+			u32 pid = pids[rnd(&seed) % 4];
+			u64 t = rnd(&seed) % tmax, k = rnd(&seed) % 100;
+
+			if (k < 80) {
+				u64 start = rnd(&seed) % amax, len = rnd(&seed) % (amax / 2 + 1);
+
+				e |= feed_map(pid, t, start, len, i);
+			} else if (k < 88) {
+				e |= feed_comm(pid, pid, t, names[rnd(&seed) % 5], rnd(&seed) % 3 == 0);
+			} else if (k < 92) {
+				e |= feed_comm(pid, 1000 + pid, t, names[rnd(&seed) % 5], false);
+			} else if (k < 94 && pid != 2) {
+				u32 parent = pid == 100 ? 2 : pid - 1;
+
+				e |= feed_fork(pid, parent, pid, parent, t);
+			} else if (k < 96) {
+				e |= feed_fork(pid, pid, 1000 + pid, pid, t);
+			}
+		}
+		for (i = 0; i < 20000; i++) {
+			u32 pid = pids[rnd(&seed) % 4];
+
+			check_map(&maps, pid, rnd(&seed) % (amax + 8), rnd(&seed) % (tmax + 4));
+			if (i % 8 == 0)
+				check_comm(&comms, pid, rnd(&seed) % 2 ? pid : 1000 + pid,
+					   rnd(&seed) % (tmax + 4));
+		}
+	}
+	TEST_CHECK("machine: random: records taken", e == 0);
+	report("machine: random: 40 histories, the map of every lookup as by scanning", &maps);
+	report("machine: random: the command name of every lookup as by scanning", &comms);
+}
+
+int main(void)
+{
+	test_fixed();
+	test_random();
+	machine__free(m);
+	return test_done();
+}

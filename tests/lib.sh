@@ -71,6 +71,25 @@ at_least() {
 	python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= float(sys.argv[2]) else 1)' "$1" "$2"
 }
 
+# expect NAME STATUS PATTERN CMD...: CMD exits with STATUS within 60 s (a
+# hang guard: it is killed after that) and prints exactly one line on
+# stderr, matching the extended regex PATTERN; its stdout goes to out.txt.
+expect() {
+	local name=$1 want=$2 pat=$3 rc
+	shift 3
+	timeout -s KILL 60 "$@" >out.txt 2>err.txt
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		fail "$name" "exit status $rc, want $want; stderr: $(head -c 300 err.txt)"
+	elif [ "$(wc -l <err.txt)" -ne 1 ]; then
+		fail "$name" "want one line on stderr, got $(wc -l <err.txt): $(head -c 300 err.txt)"
+	elif ! grep -qE -e "$pat" err.txt; then
+		fail "$name" "stderr '$(cat err.txt)' does not match '$pat'"
+	else
+		pass "$name"
+	fi
+}
+
 # one_line FILE: the file holds exactly one line.
 one_line() { [ "$(wc -l <"$1")" -eq 1 ]; }
 

@@ -4,24 +4,6 @@
 # never a crash or a partial output file.
 . "$(dirname "$0")/../lib.sh"
 
-# expect NAME STATUS PATTERN CMD...: CMD exits with STATUS and prints exactly
-# one line on stderr, matching the extended regex PATTERN.
-expect() {
-	local name=$1 want=$2 pat=$3 rc
-	shift 3
-	"$@" >out.txt 2>err.txt
-	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		fail "$name" "exit status $rc, want $want; stderr: $(head -c 300 err.txt)"
-	elif [ "$(wc -l <err.txt)" -ne 1 ]; then
-		fail "$name" "want one line on stderr, got $(wc -l <err.txt): $(head -c 300 err.txt)"
-	elif ! grep -qE -e "$pat" err.txt; then
-		fail "$name" "stderr '$(cat err.txt)' does not match '$pat'"
-	else
-		pass "$name"
-	fi
-}
-
 L="$WORKLOADS/leafloop"
 expect "unknown event" 2 "unknown event 'nosuch'" "$EBS" record -e nosuch -o x.data "$L" 0.1
 expect "unknown event in a list" 2 "unknown event 'bogus'" "$EBS" record -e cpu-clock,bogus -o x.data "$L" 0.1

@@ -13,24 +13,6 @@
 MKDATA=$(dirname "$EBS")/tests/tools/mkdata
 L="$WORKLOADS/leafloop"
 
-# expect NAME STATUS PATTERN CMD...: CMD exits with STATUS within 60 s and
-# prints exactly one line on stderr, matching the extended regex PATTERN.
-expect() {
-	local name=$1 want=$2 pat=$3 rc
-	shift 3
-	timeout -s KILL 60 "$@" >out.txt 2>err.txt
-	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		fail "$name" "exit status $rc, want $want; stderr: $(head -c 300 err.txt)"
-	elif [ "$(wc -l <err.txt)" -ne 1 ]; then
-		fail "$name" "want one line on stderr, got $(wc -l <err.txt): $(head -c 300 err.txt)"
-	elif ! grep -qE -e "$pat" err.txt; then
-		fail "$name" "stderr '$(cat err.txt)' does not match '$pat'"
-	else
-		pass "$name"
-	fi
-}
-
 # field FILE OFFSET: the u64 at OFFSET of FILE's fixed header
 field() { python3 -c "import struct,sys; print(struct.unpack_from('<Q', open(sys.argv[1],'rb').read(96), int(sys.argv[2]))[0])" "$1" "$2"; }
 # grouped N: N with a comma every three digits, as ebs prints counts

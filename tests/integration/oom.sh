@@ -18,7 +18,7 @@
 # fail (it frees a half-built line table twice in dwarf_srclines_b):
 # that is libdwarf's, and ebs cannot fix it, so the sweep spares
 # allocations made directly by libdwarf (EBS_FAIL_SPARE: the next
-# allocation outside it fails instead) and says how many runs that moved.
+# allocation outside it fails instead).
 . "$(dirname "$0")/../lib.sh"
 
 # one policy: uthash only through util/hash.h (HASH_NONFATAL_OOM)
@@ -61,22 +61,31 @@ points() {
 	fi
 }
 
+# verdict NAME N RC: a run's status (its stderr in got.err).  A signal
+# death or a nonzero exit without a message is said and counted in the
+# caller's crash or silent, and returns 2; a nonzero exit with a message
+# is counted in stopped and returns 1; status 0 returns 0.
+verdict() {
+	if [ "$3" -ge 128 ]; then
+		crash=$((crash + 1)); echo "oom: $1: N=$2: status $3"; return 2
+	elif [ "$3" -ne 0 ] && [ ! -s got.err ]; then
+		silent=$((silent + 1)); echo "oom: $1: N=$2: status $3 without a message"; return 2
+	elif [ "$3" -ne 0 ]; then
+		stopped=$((stopped + 1)); return 1
+	fi
+	return 0
+}
+
 # sweep NAME CMD...: CMD's stdout without failures is the reference
 sweep() {
-	local name=$1 total n rc crash=0 silent=0 changed=0 same=0 warned=0 stopped=0 moved=0
+	local name=$1 total n crash=0 silent=0 changed=0 same=0 warned=0 stopped=0
 	shift
 	"$@" >want.txt 2>/dev/null
 	total=$(count "$@")
 	for n in $(points "$total"); do
 		EBS_FAIL_SPARE=libdwarf EBS_FAIL_AT=$n LD_PRELOAD=$SO "$@" >got.txt 2>got.err
-		rc=$?
-		if [ $rc -ge 128 ]; then
-			crash=$((crash + 1)); echo "oom: $name: N=$n: status $rc"
-		elif [ $rc -ne 0 ] && [ ! -s got.err ]; then
-			silent=$((silent + 1)); echo "oom: $name: N=$n: status $rc without a message"
-		elif [ $rc -ne 0 ]; then
-			stopped=$((stopped + 1))
-		elif cmp -s got.txt want.txt; then
+		verdict "$name" "$n" $? || continue
+		if cmp -s got.txt want.txt; then
 			same=$((same + 1))
 		elif [ -s got.err ]; then
 			warned=$((warned + 1))
@@ -105,15 +114,13 @@ for n in $(points "$total"); do
 	cp old.data out.data
 	EBS_FAIL_SPARE=libdwarf EBS_FAIL_AT=$n LD_PRELOAD=$SO \
 		"$EBS" record -q -F 500 -o out.data -- "$WORKLOADS/leafloop" 0.1 >/dev/null 2>got.err
-	rc=$?
-	if [ $rc -ge 128 ]; then
-		crash=$((crash + 1)); echo "oom: record: N=$n: status $rc"
-	elif [ $rc -ne 0 ] && [ ! -s got.err ]; then
-		silent=$((silent + 1)); echo "oom: record: N=$n: status $rc without a message"
-	elif [ $rc -ne 0 ]; then
-		stopped=$((stopped + 1))
+	verdict record "$n" $?
+	v=$?
+	if [ $v -eq 1 ]; then
 		cmp -s out.data old.data ||
 			{ clobbered=$((clobbered + 1)); echo "oom: record: N=$n: failed, and the old file changed"; }
+	elif [ $v -eq 2 ]; then
+		:	# said and counted by verdict
 	elif "$EBS" report -i out.data >/dev/null 2>&1; then
 		ok=$((ok + 1))
 	else

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +24,42 @@ static const char usage_text[] =
 	"      --no-demangle  print C++ names as they are in the file\n"
 	"Without ADDR, addresses are read from standard input, one a line.\n";
 
+/*
+ * Warnings go to stderr, except while the file is first loaded: then they
+ * are held, so that a file that cannot be used at all is one error line,
+ * not a warning and an error.
+ */
+struct warn_hold {
+	bool holding;
+	const char **msgs;	/* strdup'd */
+	unsigned int n;
+};
+
 static void warn_cb(void *ctx, const char *msg)
 {
-	(void)ctx;
+	struct warn_hold *h = ctx;
+	char *copy = h->holding ? strdup(msg) : NULL;
+
+	if (copy && !cli_push_str(&h->msgs, &h->n, copy))
+		return;
+	free(copy);
 	fprintf(stderr, "ebs addr2line: warning: %s\n", msg);
+}
+
+/* Stop holding: print the held warnings (or drop them), free them. */
+static void warn_release(struct warn_hold *h, bool print)
+{
+	unsigned int i;
+
+	for (i = 0; i < h->n; i++) {
+		if (print)
+			fprintf(stderr, "ebs addr2line: warning: %s\n", h->msgs[i]);
+		free((char *)h->msgs[i]);
+	}
+	free(h->msgs);
+	h->msgs = NULL;
+	h->n = 0;
+	h->holding = false;
 }
 
 /* "FILE:LINE:COLUMN", as elfutils' addr2line writes it; "??:0" when unknown. */
@@ -51,7 +84,8 @@ static int resolve(struct symbolizer *s, const char *exe, const char *text)
 	addr = strtoull(text, &end, 16);
 	if (errno || end == text || *end || text[0] == '-') {
 		/* keep one answer per address, so output lines up with input */
-		fprintf(stderr, "ebs addr2line: '%s' is not a hex address\n", text);
+		fprintf(stderr, "ebs addr2line: '%.64s%s' is not a hex address\n", text,
+			strlen(text) > 64 ? "..." : "");
 		printf("?? at ??:0\n");
 		return 2;
 	}
@@ -85,13 +119,17 @@ int cmd_addr2line(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct symbolize_opts so = {.demangle = true, .warn = warn_cb};
+	struct warn_hold hold = {.holding = true};
+	struct symbolize_opts so = {.demangle = true, .warn = warn_cb, .warn_ctx = &hold};
 	const char **dirs = NULL;
 	struct symbolizer *s;
+	struct sym_result probe;
 	const char *exe = NULL;
 	unsigned int ndirs = 0;
 	int c, i, ret = 0;
-	char line[256];
+	char *line = NULL;
+	size_t line_cap = 0;
+	ssize_t len;
 
 	optind = 1;
 	opterr = 0;
@@ -131,16 +169,29 @@ int cmd_addr2line(int argc, char **argv)
 		free(dirs);
 		return 1;
 	}
+	/* the file first: one that cannot be used at all is an error, not ?? for each */
+	if (symbolizer__lookup_file(s, exe, 0, &probe)) {
+		fprintf(stderr, "ebs addr2line: %s: out of memory\n", exe);
+		ret = 1;
+	} else if (probe.info && probe.info->unusable) {
+		fprintf(stderr, "ebs addr2line: %s\n", probe.info->unusable);
+		ret = 2;
+	}
+	warn_release(&hold, !ret);
 	/* a bad address is answered "??" and makes the exit status 2; no memory stops */
-	if (optind < argc) {
+	if (ret) {
+		/* nothing more to do */
+	} else if (optind < argc) {
 		for (i = optind; i < argc && ret != 1; i++)
 			ret |= resolve(s, exe, argv[i]);
 	} else {
-		while (ret != 1 && fgets(line, sizeof(line), stdin)) {
+		/* one answer per line, however long: getline */
+		while (ret != 1 && (len = getline(&line, &line_cap, stdin)) >= 0) {
 			line[strcspn(line, "\r\n")] = '\0';
 			if (line[strspn(line, " \t")])
 				ret |= resolve(s, exe, line + strspn(line, " \t"));
 		}
+		free(line);
 	}
 	ret = ret & 1 ? 1 : ret;
 	symbolizer__free(s);

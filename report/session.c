@@ -185,5 +185,7 @@ int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolv
 		if (e)
 			return e < 0 ? ebs_error__set(err, -e, "%s", strerror(-e)) : e;
 	}
+	/* files that are not the ones recorded: how many samples they left unresolved */
+	symbolizer__warn_unresolved(rs->sym);
 	return e;
 }

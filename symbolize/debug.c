@@ -90,7 +90,9 @@ static bool try_candidate(struct dso *d, const char *path, bool by_link, const c
 	if (d->path && stat(path, &st) == 0 && stat(d->path, &self) == 0 &&
 	    self.st_ino == st.st_ino && self.st_dev == st.st_dev)
 		return false;	/* the file itself (a debuglink naming its own file) */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = sym_open_file(path, 0, &st);
+	if (fd == -SYM_ENOTREG)
+		*verdict = "(not a regular file)";
 	if (fd < 0)
 		return false;
 	if (elf_fd__debug_facts(fd, id, &id_size, &has_dwarf)) {

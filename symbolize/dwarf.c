@@ -24,7 +24,8 @@
  * Input may be hostile: every libdwarf call's result is checked, recursion
  * is bounded, and a CU that fails to decode is marked and skipped.  Every
  * libdwarf object is freed in the function that obtained it; the strings
- * kept are copied into the info's own interned table.
+ * kept are copied into the info's own interned table.  What libdwarf
+ * 20210528 cannot survive is kept from it: see lists_check().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,8 +35,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <unistd.h>
 
+#include <gelf.h>
 #include <libdwarf/dwarf.h>
 #include <libdwarf/libdwarf.h>
 
@@ -92,6 +96,7 @@ struct dw_cu {
 	bool failed;
 	u16 version;
 	u64 base;			/* the CU's low_pc: base for its ranges */
+	u64 rng_base;			/* DW_AT_rnglists_base (DWARF 5) */
 	struct dw_row *rows;
 	size_t nrows;
 	struct dw_scope *scopes;
@@ -108,6 +113,16 @@ struct dw_cu {
 	u32 nfiles;
 	u32 line_version;
 	bool file0_is_1;	/* libdwarf's file 0 is the line program's default file 1 */
+};
+
+/* One table of .debug_rnglists: [start, end) of the section. */
+struct rng_table {
+	u64 start;
+	u64 end;
+	u64 offsets;		/* where its offset array starts (what DW_AT_rnglists_base names) */
+	u64 count;		/* offset_entry_count */
+	unsigned int offsz;	/* 4 or 8: DWARF 32 or 64 */
+	unsigned int asz;	/* address size */
 };
 
 struct cu_span {
@@ -133,6 +148,12 @@ struct dwarf_info {
 	struct ebs_strset *strs;
 	struct name_cache *names;
 	char why[256];		/* the first problem met, for --stats */
+	char rnglists_bad[160];	/* why .debug_rnglists is not read, "" when it is */
+	/* .debug_rnglists as lists_check() found it good, for rnglists() */
+	unsigned char *rng;		/* a copy of the section, or NULL */
+	struct rng_table *rng_tables;	/* its tables, by start */
+	size_t nrng_tables;
+	bool rng_msb;			/* big-endian */
 };
 
 static void note(struct dwarf_info *di, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -158,11 +179,27 @@ static void drop_error(struct dwarf_info *di, Dwarf_Error *err)
 	}
 }
 
+/* s interned, its control characters made '?' first (see sym_clean_text). */
+static const char *intern_text(struct dwarf_info *di, const char *s)
+{
+	const char *r;
+	char *c;
+
+	if (sym_text_is_clean(s))
+		return ebs_strset__intern(&di->strs, s);
+	c = strdup(s);
+	if (!c)
+		return NULL;
+	r = ebs_strset__intern(&di->strs, sym_clean_text(c));
+	free(c);
+	return r;
+}
+
 /* A function name as shown: demangled when asked and when it is mangled. */
 static const char *intern_name(struct dwarf_info *di, const char *s)
 {
 	char *dm = di->demangle ? ebs_demangle(s) : NULL;
-	const char *r = ebs_strset__intern(&di->strs, dm ? dm : s);
+	const char *r = intern_text(di, dm ? dm : s);
 
 	free(dm);
 	return r;
@@ -208,7 +245,7 @@ static const char *get_string(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half a
 	}
 	/* the string lives in libdwarf's section data: copy it, never free it */
 	if (dwarf_formstring(attr, &s, &err) == DW_DLV_OK && s && *s)
-		r = is_name ? intern_name(di, s) : ebs_strset__intern(&di->strs, s);
+		r = is_name ? intern_name(di, s) : intern_text(di, s);
 	drop_error(di, &err);
 	dwarf_dealloc_attribute(attr);
 	return r;
@@ -305,52 +342,176 @@ static int span_push(struct span_vec *sv, u64 lo, u64 hi)
 	return 0;
 }
 
-/* DWARF 5 DW_AT_ranges: a .debug_rnglists list, addresses cooked by libdwarf. */
-static int rnglists(struct dwarf_info *di, Dwarf_Attribute attr, struct span_vec *sv)
+/* An unsigned of len bytes (2, 4, 8) at p, in the file's byte order. */
+static u64 get_un(const unsigned char *p, unsigned int len, bool msb)
 {
-	Dwarf_Rnglists_Head head = NULL;
-	Dwarf_Unsigned val = 0, count = 0, global_off, i;
+	u64 v = 0;
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		v |= (u64)p[msb ? len - 1 - i : i] << (8 * i);
+	return v;
+}
+
+/* An unsigned LEB128 at *p, not reading at or past end; false when it does not fit. */
+static bool get_uleb(const unsigned char **p, const unsigned char *end, u64 *out)
+{
+	unsigned int shift = 0;
+	u64 v = 0;
+
+	while (*p < end) {
+		unsigned char b = *(*p)++;
+
+		if (shift < 64)
+			v |= (u64)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			*out = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The range list table holding section offset off, or NULL. */
+static const struct rng_table *rng_table_at(const struct dwarf_info *di, u64 off)
+{
+	size_t i = ebs_upper_bound(di->rng_tables, di->nrng_tables, sizeof(di->rng_tables[0]),
+				   offsetof(struct rng_table, start), off);
+
+	return i && off < di->rng_tables[i - 1].end ? &di->rng_tables[i - 1] : NULL;
+}
+
+/* Address index idx of die's unit (.debug_addr), through libdwarf; false when none. */
+static bool addr_at(struct dwarf_info *di, Dwarf_Die die, u64 idx, u64 *addr)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Addr a = 0;
+	int r = dwarf_debug_addr_index_to_addr(die, idx, &a, &err);
+
+	drop_error(di, &err);
+	*addr = a;
+	return r == DW_DLV_OK;
+}
+
+/*
+ * DWARF 5 DW_AT_ranges: a list in .debug_rnglists, decoded here from the
+ * section as lists_check() checked and kept it (rather than by libdwarf
+ * 20210528's dwarf_rnglists_get_rle_head, which follows a DW_FORM_rnglistx
+ * offset unchecked, and on an entry whose .debug_addr index does not
+ * resolve makes an error, keeps going and may make another into the same
+ * Dwarf_Error, leaking the first).  The list is DW_FORM_sec_offset's
+ * section offset, or DW_FORM_rnglistx's index into the offset array at
+ * rng_base (the unit's DW_AT_rnglists_base).  Offset pairs are relative to
+ * base (the unit's low_pc) until a base address entry; *x entries are
+ * .debug_addr indices, resolved by libdwarf for die's unit.  Every read is
+ * bounded by the list's table; a list that does not decode keeps the
+ * ranges decoded before, with a note.
+ */
+static int rnglists(struct dwarf_info *di, Dwarf_Die die, Dwarf_Attribute attr, u64 base,
+		    u64 rng_base, struct span_vec *sv)
+{
+	const unsigned char *p, *end;
+	const struct rng_table *t;
+	Dwarf_Unsigned val = 0;
 	Dwarf_Error err = NULL;
 	Dwarf_Half form = 0;
+	u64 off, n;
 	int r, e = 0;
 
+	if (!di->rng) {
+		note(di, "%s: DWARF 5 range lists not read",
+		     di->rnglists_bad[0] ? di->rnglists_bad : "no .debug_rnglists to read");
+		return 0;
+	}
 	if (dwarf_whatform(attr, &form, &err) != DW_DLV_OK) {
 		drop_error(di, &err);
 		return 0;
 	}
 	r = form == DW_FORM_rnglistx ? dwarf_formudata(attr, &val, &err)
 				     : dwarf_global_formref(attr, &val, &err);
-	if (r != DW_DLV_OK ||
-	    dwarf_rnglists_get_rle_head(attr, form, val, &head, &count, &global_off, &err) !=
-		    DW_DLV_OK) {
-		drop_error(di, &err);
+	drop_error(di, &err);
+	if (r != DW_DLV_OK)
+		return 0;
+	off = val;
+	if (form == DW_FORM_rnglistx) {
+		t = rng_table_at(di, rng_base);
+		if (!t || t->offsets != rng_base || val >= t->count) {
+			note(di, ".debug_rnglists: no range list %llu at base %#llx",
+			     (unsigned long long)val, (unsigned long long)rng_base);
+			return 0;
+		}
+		off = rng_base + get_un(di->rng + rng_base + val * t->offsz, t->offsz, di->rng_msb);
+	}
+	t = rng_table_at(di, off);
+	if (!t || off < t->offsets + t->count * t->offsz) {
+		note(di, ".debug_rnglists: no range list at offset %#llx", (unsigned long long)off);
 		return 0;
 	}
-	for (i = 0; i < count && !e; i++) {
-		Dwarf_Unsigned raw1, raw2, lo, hi;
-		Dwarf_Bool unavailable = 0;
-		unsigned int len, code;
+	p = di->rng + off;
+	end = di->rng + t->end;
+	for (n = 0; p < end && !e; n++) {
+		unsigned int code = *p++;
+		u64 a = 0, b = 0, lo = 0, hi = 0;	/* lo == hi: no range */
+		bool ok;
 
-		if (dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &raw1, &raw2,
-						      &unavailable, &lo, &hi, &err) != DW_DLV_OK) {
-			drop_error(di, &err);
-			break;
-		}
-		if (unavailable)
-			continue;
 		switch (code) {
+		case DW_RLE_end_of_list:
+			return 0;
+		case DW_RLE_base_addressx:
+			ok = get_uleb(&p, end, &a) && addr_at(di, die, a, &base);
+			break;
 		case DW_RLE_startx_endx:
+			ok = get_uleb(&p, end, &a) && get_uleb(&p, end, &b) &&
+			     addr_at(di, die, a, &lo) && addr_at(di, die, b, &hi);
+			break;
 		case DW_RLE_startx_length:
+			ok = get_uleb(&p, end, &a) && get_uleb(&p, end, &b) && addr_at(di, die, a, &lo);
+			hi = lo + b;
+			break;
 		case DW_RLE_offset_pair:
+			ok = get_uleb(&p, end, &a) && get_uleb(&p, end, &b);
+			lo = base + a;
+			hi = base + b;
+			break;
+		case DW_RLE_base_address:
 		case DW_RLE_start_end:
 		case DW_RLE_start_length:
-			e = span_push(sv, lo, hi);
+			ok = (u64)(end - p) >= t->asz;
+			if (ok) {
+				a = get_un(p, t->asz, di->rng_msb);
+				p += t->asz;
+			}
+			if (code == DW_RLE_base_address) {
+				base = a;
+			} else if (code == DW_RLE_start_end) {
+				ok = ok && (u64)(end - p) >= t->asz;
+				if (ok) {
+					b = get_un(p, t->asz, di->rng_msb);
+					p += t->asz;
+				}
+				lo = a;
+				hi = b;
+			} else {
+				ok = ok && get_uleb(&p, end, &b);
+				lo = a;
+				hi = a + b;
+			}
 			break;
 		default:
-			break;	/* base addresses, the end */
+			ok = false;
+			break;
 		}
+		if (!ok) {
+			note(di, ".debug_rnglists: the range list at offset %#llx does not decode (entry %llu)",
+			     (unsigned long long)off, (unsigned long long)n);
+			return e;
+		}
+		e = span_push(sv, lo, hi);
 	}
-	dwarf_dealloc_rnglists_head(head);
+	if (!e)
+		note(di, ".debug_rnglists: the range list at offset %#llx runs past its table",
+		     (unsigned long long)off);
 	return e;
 }
 
@@ -382,19 +543,58 @@ static int debug_ranges(struct dwarf_info *di, Dwarf_Die die, Dwarf_Attribute at
 	return e;
 }
 
-/* The address ranges of a DIE: low_pc/high_pc, or DW_AT_ranges. */
-static int die_spans(struct dwarf_info *di, Dwarf_Die die, u16 version, u64 base,
-		     struct span_vec *sv)
+/*
+ * A DIE's DW_AT_high_pc as an address (a constant form is an offset from
+ * lo).  Read by its form here: libdwarf 20210528's dwarf_highpc_b can fail
+ * twice into one Dwarf_Error, leaking the first.  True when there is one.
+ */
+static bool get_highpc(struct dwarf_info *di, Dwarf_Die die, Dwarf_Addr lo, Dwarf_Addr *hi)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Error err = NULL;
-	enum Dwarf_Form_Class cls;
+	Dwarf_Unsigned v = 0;
+	Dwarf_Half form = 0;
+	int r;
+
+	if (dwarf_attr(die, DW_AT_high_pc, &attr, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return false;
+	}
+	r = dwarf_whatform(attr, &form, &err);
+	if (r == DW_DLV_OK) {
+		switch (form) {
+		case DW_FORM_addr:
+		case DW_FORM_addrx:
+		case DW_FORM_addrx1:
+		case DW_FORM_addrx2:
+		case DW_FORM_addrx3:
+		case DW_FORM_addrx4:
+		case DW_FORM_GNU_addr_index:
+			r = dwarf_formaddr(attr, hi, &err);
+			break;
+		default:
+			r = dwarf_formudata(attr, &v, &err);
+			*hi = lo + v;
+			break;
+		}
+	}
+	drop_error(di, &err);
+	dwarf_dealloc_attribute(attr);
+	return r == DW_DLV_OK;
+}
+
+/* The address ranges of a DIE: low_pc/high_pc, or DW_AT_ranges. */
+static int die_spans(struct dwarf_info *di, Dwarf_Die die, u16 version, u64 base,
+		     u64 rng_base, struct span_vec *sv)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Error err = NULL;
 	Dwarf_Addr lo, hi;
-	Dwarf_Half form;
 	int e;
 
 	if (dwarf_attr(die, DW_AT_ranges, &attr, &err) == DW_DLV_OK) {
-		e = version >= 5 ? rnglists(di, attr, sv) : debug_ranges(di, die, attr, base, sv);
+		e = version >= 5 ? rnglists(di, die, attr, base, rng_base, sv)
+				 : debug_ranges(di, die, attr, base, sv);
 		dwarf_dealloc_attribute(attr);
 		return e;
 	}
@@ -403,12 +603,8 @@ static int die_spans(struct dwarf_info *di, Dwarf_Die die, u16 version, u64 base
 		drop_error(di, &err);
 		return 0;
 	}
-	if (dwarf_highpc_b(die, &hi, &form, &cls, &err) != DW_DLV_OK) {
-		drop_error(di, &err);
+	if (!get_highpc(di, die, lo, &hi))
 		return span_push(sv, lo, lo + 1);	/* a lone address */
-	}
-	if (cls == DW_FORM_CLASS_CONSTANT)
-		hi += lo;
 	return span_push(sv, lo, hi);
 }
 
@@ -563,7 +759,7 @@ static int add_code_scope(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die
 	int e;
 
 	*index = NO_SCOPE;
-	e = die_spans(di, die, cu->version, cu->base, &sv);
+	e = die_spans(di, die, cu->version, cu->base, cu->rng_base, &sv);
 	if (e || !sv.n)
 		goto out;	/* a declaration or an abstract instance: no code */
 	sc.name = die_name(di, die, 0);
@@ -694,7 +890,7 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 			e = -ENOMEM;
 		for (i = 0; i < nf; i++) {
 			if (cu->files && files[i])
-				cu->files[i] = ebs_strset__intern(&di->strs, files[i]);
+				cu->files[i] = intern_text(di, files[i]);
 			dwarf_dealloc(di->dbg, files[i], DW_DLA_STRING);
 		}
 		dwarf_dealloc(di->dbg, files, DW_DLA_LIST);
@@ -950,6 +1146,62 @@ static int span_cmp(const void *pa, const void *pb)
 	return a->cu < b->cu ? -1 : a->cu > b->cu;
 }
 
+/*
+ * A DWARF 5 unit's DW_AT_rnglists_base: where its DW_FORM_rnglistx offsets
+ * are.  Without one, the first table's (what libdwarf takes too).
+ */
+static u64 rnglists_base(struct dwarf_info *di, Dwarf_Die cu_die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Error err = NULL;
+	Dwarf_Off off = 0;
+	int r;
+
+	if (dwarf_attr(cu_die, DW_AT_rnglists_base, &attr, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return di->nrng_tables ? di->rng_tables[0].offsets : 0;
+	}
+	r = dwarf_global_formref(attr, &off, &err);
+	drop_error(di, &err);
+	if (r != DW_DLV_OK) {
+		Dwarf_Unsigned v = 0;
+
+		r = dwarf_formudata(attr, &v, &err);
+		drop_error(di, &err);
+		off = r == DW_DLV_OK ? v : 0;
+	}
+	dwarf_dealloc_attribute(attr);
+	return off;
+}
+
+/*
+ * The ranges of a unit whose own (DW_AT_ranges in .debug_rnglists) are not
+ * read: those of its functions (their low_pc and high_pc; a function in
+ * several pieces has DW_AT_ranges too, and is left out).
+ */
+static int children_spans(struct dwarf_info *di, Dwarf_Die cu_die, u16 version, u64 base,
+			  u64 rng_base, struct span_vec *sv)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Die child = NULL, next;
+	int r, e = 0;
+
+	r = dwarf_child(cu_die, &child, &err);
+	drop_error(di, &err);
+	while (r == DW_DLV_OK && !e) {
+		Dwarf_Half tag = 0;
+
+		if (dwarf_tag(child, &tag, &err) == DW_DLV_OK && tag == DW_TAG_subprogram)
+			e = die_spans(di, child, version, base, rng_base, sv);
+		drop_error(di, &err);
+		r = dwarf_siblingof_b(di->dbg, child, 1, &next, &err);
+		drop_error(di, &err);
+		dwarf_dealloc_die(child);
+		child = next;
+	}
+	return e;
+}
+
 /* Read every CU header and its DIE's ranges. */
 static int build_index(struct dwarf_info *di)
 {
@@ -1001,7 +1253,11 @@ static int build_index(struct dwarf_info *di)
 			cu->base = lo;
 		drop_error(di, &err);
 		sv.n = 0;
-		e = die_spans(di, die, ver, cu->base, &sv);
+		if (ver >= 5)
+			cu->rng_base = rnglists_base(di, die);
+		e = die_spans(di, die, ver, cu->base, cu->rng_base, &sv);
+		if (!e && !sv.n && ver >= 5 && !di->rng)
+			e = children_spans(di, die, ver, cu->base, cu->rng_base, &sv);
 		dwarf_dealloc_die(die);
 		if (e)
 			break;
@@ -1027,7 +1283,8 @@ static int build_index(struct dwarf_info *di)
 	free(sv.v);
 	if (e)
 		return e;
-	qsort(di->spans, di->nspans, sizeof(*di->spans), span_cmp);
+	if (di->nspans)	/* spans is NULL when no unit has code: no qsort of NULL */
+		qsort(di->spans, di->nspans, sizeof(*di->spans), span_cmp);
 	for (i = 0; i < di->nspans; i++)
 		di->spans[i].max_hi = i && di->spans[i - 1].max_hi > di->spans[i].hi
 					      ? di->spans[i - 1].max_hi
@@ -1050,10 +1307,261 @@ static struct dw_cu *cu_of(struct dwarf_info *di, u64 addr)
 	return NULL;
 }
 
+/* ---- what libdwarf 20210528 must not see ---------------------------------- */
+
+/*
+ * Do the tables of one .debug_rnglists or .debug_loclists section (one
+ * layout) hold together?  Each: a unit length (4 bytes, or 0xffffffff and
+ * 8) that stays inside the section, then version 5, an address size of 4
+ * or 8, a segment selector size of 0, and an offset array
+ * (offset_entry_count offsets of the unit's offset size; libdwarf 20210528
+ * steps over it by the address size, so both) that stays inside the unit,
+ * each offset pointing inside it too (libdwarf follows a DW_FORM_rnglistx's
+ * offset unchecked).  True when they do; else false with why in buf.  With
+ * tables, the tables are listed there too (*ntables of them, malloc'd).
+ */
+static bool lists_section_ok(const char *name, const unsigned char *p, u64 size, bool msb,
+			     char *buf, size_t buf_len, struct rng_table **tables,
+			     size_t *ntables)
+{
+	size_t cap = 0;
+	u64 off = 0;
+
+	while (off < size) {
+		u64 len, hdr = 4, count, room, i;
+		unsigned int offsz = 4, asz;
+
+		if (size - off < 4)
+			goto bad;
+		len = get_un(p + off, 4, msb);
+		if (len == 0xffffffff) {
+			if (size - off < 12)
+				goto bad;
+			len = get_un(p + off + 4, 8, msb);
+			hdr = 12;
+			offsz = 8;
+		} else if (len >= 0xfffffff0) {
+			goto bad;	/* reserved lengths */
+		}
+		if (len > size - off - hdr || len < 8)
+			goto bad;
+		asz = p[off + hdr + 2];
+		if (get_un(p + off + hdr, 2, msb) != 5 || (asz != 4 && asz != 8) ||
+		    p[off + hdr + 3] != 0)
+			goto bad;
+		count = get_un(p + off + hdr + 4, 4, msb);
+		room = len - 8;
+		if (count > room / offsz || count > room / asz)
+			goto bad;
+		/* each offset, from the array's start, must land inside the unit */
+		for (i = 0; i < count; i++)
+			if (get_un(p + off + hdr + 8 + i * offsz, offsz, msb) >= room)
+				goto bad;
+		if (tables) {
+			if (ebs_grow((void **)tables, &cap, *ntables, sizeof(**tables), 16)) {
+				snprintf(buf, buf_len, "out of memory");
+				goto fail;
+			}
+			(*tables)[(*ntables)++] = (struct rng_table){
+				.start = off, .end = off + hdr + len, .offsets = off + hdr + 8,
+				.count = count, .offsz = offsz, .asz = asz,
+			};
+		}
+		off += hdr + len;
+	}
+	return true;
+bad:
+	snprintf(buf, buf_len, "the table at %s offset %#llx is corrupt", name,
+		 (unsigned long long)off);
+fail:
+	if (tables) {
+		free(*tables);
+		*tables = NULL;
+		*ntables = 0;
+	}
+	return false;
+}
+
+#define MAX_LISTS_SECTIONS 8		/* more sections named so: not a file to trust */
+#define MAX_COPY_SIZE (1ull << 30)	/* bytes of a file copied to hide sections */
+
+enum { LISTS_RNG, LISTS_LOC, LISTS_KINDS };
+
+/* Where the range and location list sections' headers are, and whether they hold. */
+struct lists_scan {
+	u64 size_at[LISTS_KINDS][MAX_LISTS_SECTIONS];	/* file offsets of their sh_size */
+	unsigned int n[LISTS_KINDS];
+	bool bad[LISTS_KINDS];
+	unsigned int size_len;		/* of sh_size: 4 (ELF32) or 8 */
+	bool unreadable;		/* not even the headers: no DWARF at all */
+	char why[160];			/* the first problem, for the note */
+};
+
+/*
+ * libdwarf 20210528 reads every table header of .debug_rnglists and of
+ * .debug_loclists as soon as it loads .debug_info (dwarf_load_rnglists and
+ * dwarf_load_loclists, from the first dwarf_next_cu_header_d).  When a
+ * range list header does not read, it frees its list of headers and goes
+ * on using it: a crafted section is a double free (libdwarf 0.1 and later
+ * return an error instead); a bad location list header is an error that
+ * ends all of the file's DWARF.  So before libdwarf opens a file, every
+ * section it could take for either (.debug_rnglists, .debug_loclists, their
+ * .dwo and .zdebug forms, compressed ones decompressed) is read here,
+ * through libelf, as libdwarf would read it.  When one does not hold, or
+ * when relocations would change the bytes checked (a relocatable object),
+ * libdwarf gets a copy of the file in which the sections of that kind are
+ * empty (hide_sections): it reads every other section then, without the
+ * DW_AT_ranges of DWARF 5 (ebs reads no location lists).  Sets
+ * di->rnglists_bad when the range lists are hidden; else keeps a copy of
+ * .debug_rnglists and its tables (di->rng) for rnglists() to decode.
+ */
+static void lists_check(struct dwarf_info *di, struct lists_scan *ls)
+{
+	static const char *const names[LISTS_KINDS] = {"rnglists", "loclists"};
+	bool rel[LISTS_KINDS] = {false, false};
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Ehdr eh;
+	unsigned int k;
+	bool msb;
+	Elf *e;
+
+	memset(ls, 0, sizeof(*ls));
+	e = elf_begin(di->fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) ||
+	    elf_getshdrstrndx(e, &shstrndx)) {
+		/* libdwarf reads such a file by its own means: trust none of it */
+		snprintf(ls->why, sizeof(ls->why), "the section headers do not read");
+		ls->unreadable = true;
+		goto out;
+	}
+	msb = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	ls->size_len = gelf_getclass(e) == ELFCLASS64 ? 8 : 4;
+	while ((scn = elf_nextscn(e, scn))) {
+		char why[160];
+		const char *name, *base;
+		Elf_Data *data;
+		GElf_Shdr sh;
+		bool ok, gnu;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)))
+			continue;
+		for (k = 0; k < LISTS_KINDS && !strstr(name, names[k]); k++)
+			;
+		if (k == LISTS_KINDS)
+			continue;
+		if (sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA) {
+			rel[k] = true;
+			continue;
+		}
+		gnu = !strncmp(name, ".zdebug_", 8);	/* the GNU way of compressing */
+		base = name + (gnu ? 2 : 1);
+		if (name[0] != '.' ||
+		    strncmp(base, k == LISTS_RNG ? "debug_rnglists" : "debug_loclists", 14))
+			continue;
+		if (ls->n[k] == MAX_LISTS_SECTIONS) {
+			snprintf(ls->why, sizeof(ls->why), "more than %d %s sections",
+				 MAX_LISTS_SECTIONS, name);
+			ls->unreadable = true;
+			break;
+		}
+		/* sh_size: at 32 in an Elf64_Shdr, at 20 in an Elf32_Shdr */
+		ls->size_at[k][ls->n[k]++] = eh.e_shoff + elf_ndxscn(scn) * (u64)eh.e_shentsize +
+					     (ls->size_len == 8 ? 32 : 20);
+		if (ls->bad[k] || sh.sh_type == SHT_NOBITS || !sh.sh_size)
+			continue;	/* known bad already, or nothing libdwarf could read */
+		if (((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) ||
+		    (gnu && elf_compress_gnu(scn, 0, 0) < 0)) {
+			snprintf(why, sizeof(why), "%s does not decompress", name);
+			ok = false;
+		} else if (!(data = elf_getdata(scn, NULL)) || !data->d_buf) {
+			snprintf(why, sizeof(why), "%s does not read", name);
+			ok = false;
+		} else if (k == LISTS_RNG && !strcmp(base, "debug_rnglists")) {
+			/* the range lists rnglists() decodes: checked, kept */
+			ok = !di->rng;
+			if (!ok)
+				snprintf(why, sizeof(why), "two %s sections", name);
+			else
+				ok = lists_section_ok(name, data->d_buf, data->d_size, msb, why,
+						      sizeof(why), &di->rng_tables, &di->nrng_tables);
+			if (ok && (di->rng = malloc(data->d_size ? data->d_size : 1))) {
+				memcpy(di->rng, data->d_buf, data->d_size);
+				di->rng_msb = msb;
+			} else if (ok) {
+				snprintf(why, sizeof(why), "out of memory");
+				ok = false;
+			}
+		} else {
+			ok = lists_section_ok(name, data->d_buf, data->d_size, msb, why, sizeof(why),
+					      NULL, NULL);
+		}
+		if (!ok) {
+			ls->bad[k] = true;
+			if (k == LISTS_RNG)
+				snprintf(di->rnglists_bad, sizeof(di->rnglists_bad), "%s", why);
+		}
+	}
+	if (ls->bad[LISTS_RNG] || rel[LISTS_RNG]) {	/* none of the range lists, then */
+		free(di->rng);
+		free(di->rng_tables);
+		di->rng = NULL;
+		di->rng_tables = NULL;
+		di->nrng_tables = 0;
+	}
+	for (k = 0; k < LISTS_KINDS; k++)
+		if (rel[k] && ls->n[k] && !ls->bad[k]) {
+			ls->bad[k] = true;
+			if (k == LISTS_RNG)
+				snprintf(di->rnglists_bad, sizeof(di->rnglists_bad),
+					 "relocations apply to the range lists");
+		}
+out:
+	elf_end(e);
+}
+
+/*
+ * A copy of the file on fd in memory (a memfd), the list sections found bad
+ * (ls) given a size of 0, for libdwarf to read instead.  The descriptor, or
+ * -errno.
+ */
+static int hide_sections(int fd, const struct stat *st, const struct lists_scan *ls)
+{
+	static const unsigned char zero[8];
+	unsigned int i, k;
+	off_t off = 0;
+	int mfd;
+
+	if ((u64)st->st_size > MAX_COPY_SIZE)
+		return -EFBIG;
+	mfd = memfd_create("ebs-dwarf", MFD_CLOEXEC);
+	if (mfd < 0)
+		return -errno;
+	while (off < st->st_size) {
+		ssize_t n = sendfile(mfd, fd, &off, (size_t)(st->st_size - off));
+
+		if (n <= 0) {
+			close(mfd);
+			return n < 0 ? -errno : -EIO;
+		}
+	}
+	for (k = 0; k < LISTS_KINDS; k++)
+		for (i = 0; ls->bad[k] && i < ls->n[k]; i++)
+			if (ls->size_at[k][i] + ls->size_len <= (u64)st->st_size &&
+			    pwrite(mfd, zero, ls->size_len, (off_t)ls->size_at[k][i]) !=
+				    (ssize_t)ls->size_len) {
+				close(mfd);
+				return -EIO;
+			}
+	return mfd;
+}
+
 struct dwarf_info *dwarf_info__open(const char *path, bool demangle, char *why, size_t why_len)
 {
 	struct dwarf_info *di = calloc(1, sizeof(*di));
+	struct lists_scan ls;
 	Dwarf_Error err = NULL;
+	struct stat st;
 	int r;
 
 	if (!di) {
@@ -1061,11 +1569,29 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle, char *why, 
 		return NULL;
 	}
 	di->demangle = demangle;
-	di->fd = open(path, O_RDONLY | O_CLOEXEC);
+	di->fd = sym_open_file(path, 0, &st);
 	if (di->fd < 0) {
-		snprintf(why, why_len, "%s", strerror(errno));
+		snprintf(why, why_len, "%s", sym_open_strerror(di->fd));
 		free(di);
 		return NULL;
+	}
+	lists_check(di, &ls);
+	if (ls.unreadable) {
+		snprintf(why, why_len, "%s: DWARF not read", ls.why);
+		dwarf_info__free(di);
+		return NULL;
+	}
+	if (ls.bad[LISTS_RNG] || ls.bad[LISTS_LOC]) {
+		int copy = hide_sections(di->fd, &st, &ls);
+
+		if (copy < 0) {
+			snprintf(why, why_len, "corrupt list sections, and a copy without them: %s: DWARF not read",
+				 strerror(-copy));
+			dwarf_info__free(di);
+			return NULL;
+		}
+		close(di->fd);
+		di->fd = copy;
 	}
 	/*
 	 * libdwarf tracks every allocation in a search tree to free leftovers
@@ -1080,8 +1606,8 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle, char *why, 
 			 r == DW_DLV_ERROR ? dwarf_errmsg(err) : "no DWARF debug information");
 		if (err)
 			dwarf_dealloc_error(NULL, err);
-		close(di->fd);
-		free(di);
+		di->dbg = NULL;
+		dwarf_info__free(di);
 		return NULL;
 	}
 	if (build_index(di)) {
@@ -1089,8 +1615,9 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle, char *why, 
 		dwarf_info__free(di);
 		return NULL;
 	}
-	if (!di->nspans) {
-		snprintf(why, why_len, "%s", di->why[0] ? di->why : "no compilation unit with code");
+	/* no unit with code and nothing wrong (one -g unit of data): no lines, no word */
+	if (!di->nspans && di->why[0]) {
+		snprintf(why, why_len, "%s", di->why);
 		dwarf_info__free(di);
 		return NULL;
 	}
@@ -1109,6 +1636,8 @@ void dwarf_info__free(struct dwarf_info *di)
 		cu_clear(&di->cus[i]);
 	free(di->cus);
 	free(di->spans);
+	free(di->rng);
+	free(di->rng_tables);
 	if (di->dbg)
 		dwarf_finish(di->dbg, &err);
 	if (di->fd >= 0)
@@ -1339,7 +1868,7 @@ const char *dwarf_info__line_owner(struct dwarf_info *di, u64 addr, const char *
 	if (cu->failed)
 		return NULL;
 	/* file is a name another CU may have interned: compare text, as one pointer here */
-	file = ebs_strset__intern(&di->strs, file);
+	file = intern_text(di, file);
 	/* the last declaration at or before line in file, not inside another function */
 	for (i = decl_lower_bound(cu, file, line + 1); i-- > 0;) {
 		const struct dw_decl *d = &cu->decls[cu->decl_order[i]];
@@ -1359,13 +1888,20 @@ int eh_frame__fde_around(const char *path, u64 addr, u64 *lo, u64 *hi, u64 *next
 	Dwarf_Cie *cies = NULL;
 	Dwarf_Fde *fdes = NULL;
 	Dwarf_Signed ncies = 0, nfdes = 0, i;
+	struct stat st;
 	int fd, r = -ENOENT;
 
 	*next = UINT64_MAX;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = sym_open_file(path, 0, &st);
 	if (fd < 0)
-		return -errno;
-	dwarf_set_de_alloc_flag(0);	/* as dwarf_info__open */
+		return fd;
+	/*
+	 * Unlike dwarf_info__open, keep libdwarf's record of what it allocated
+	 * for this short-lived handle: when a CIE has an augmentation it does
+	 * not know, the FDE list call fails having allocated CIEs it never hands
+	 * out, and only dwarf_finish with the record on frees them.
+	 */
+	dwarf_set_de_alloc_flag(1);
 	if (dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &dbg, &err) != DW_DLV_OK)
 		goto out;
 	if (dwarf_get_fde_list_eh(dbg, &cies, &ncies, &fdes, &nfdes, &err) != DW_DLV_OK)
@@ -1382,6 +1918,8 @@ int eh_frame__fde_around(const char *path, u64 addr, u64 *lo, u64 *hi, u64 *next
 			err = NULL;
 			continue;
 		}
+		if (len > UINT64_MAX - low)
+			continue;	/* a range that wraps: no FDE covers that */
 		if (low <= addr && addr - low < len) {
 			*lo = low;
 			*hi = low + len;
@@ -1397,6 +1935,7 @@ out:
 		dwarf_dealloc_error(dbg, err);
 	if (dbg)
 		dwarf_finish(dbg, &err);
+	dwarf_set_de_alloc_flag(0);
 	close(fd);
 	return r;
 }

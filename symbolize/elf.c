@@ -432,7 +432,7 @@ int symtab__build(struct symtab *t, struct raw_vec *rv, bool demangle)
 			memcpy(p + len, plt_suffix, sizeof(plt_suffix));
 		else
 			p[len] = '\0';
-		syms[i].name = p;
+		syms[i].name = sym_clean_text(p);	/* a crafted name prints as one line */
 		p += strlen(p) + 1;
 		if (dm)
 			free(dm[i]);

@@ -11,8 +11,11 @@
 #ifndef EBS_SYMBOLIZE_INTERNAL_H
 #define EBS_SYMBOLIZE_INTERNAL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 
 #include "symbolize/symbolize.h"
@@ -91,6 +94,9 @@ struct dso {
 	void *key;
 	size_t key_len;
 	bool failed;
+	bool refused;		/* failed: not the file the recording names */
+	u64 unresolved;		/* lookups in it since symbolizer__warn_unresolved */
+	char unusable[320];	/* why it failed, "" when it did not (or not worth a word) */
 	struct symtab symtab;
 	struct segment *segs;	/* NULL/0: translate nothing, use the file offset */
 	size_t nsegs;
@@ -172,6 +178,45 @@ struct symbolizer {
 	struct kallsyms *kernel; /* NULL when unreadable or restricted */
 };
 
+/* ---- files the recording names (file.c) ---- */
+
+/* sym_open_file's -errno for "not a regular file" (a FIFO, a device, a directory) */
+#define SYM_ENOTREG EMEDIUMTYPE
+/* sym_open_file flags */
+#define SYM_OPEN_OWNED 1u	/* in a world-writable directory: owned by root or us, no link */
+
+/*
+ * Open path read-only as a regular file without ever blocking: O_NONBLOCK
+ * until fstat says it is one (a FIFO would wait for a writer), cleared
+ * then.  With SYM_OPEN_OWNED, a file in a world-writable directory (/tmp)
+ * is not followed if it is a symbolic link (-ELOOP) and must be owned by
+ * root or by the caller (-EPERM; perf's rule for perf-PID.map: the data
+ * format does not record the process's user).  Returns the descriptor
+ * (O_CLOEXEC) with *st filled, or -errno: -SYM_ENOTREG for a file that is
+ * not regular.
+ */
+int sym_open_file(const char *path, unsigned int flags, struct stat *st);
+/* The reason for sym_open_file's -errno, as one phrase. */
+const char *sym_open_strerror(int err);
+
+/*
+ * Read all of fd into a malloc'd NUL-terminated buffer, at most max bytes
+ * (-EFBIG when there are more) and, when max_line, no line of max_line
+ * bytes or more (-E2BIG, with the 1-based line number in *bad_line; checked
+ * as the bytes come, so an endless line stops at once).  The length, or
+ * -errno.
+ */
+ssize_t sym_read_bounded(int fd, size_t max, size_t max_line, char **out, size_t *bad_line);
+
+/*
+ * Names and file names come from the files read: a crafted one could hold
+ * a newline, or a terminal's escape sequences.  sym_clean_text replaces
+ * control characters (C0, DEL, and C1 as UTF-8) in s by '?', in place, and
+ * returns s; sym_text_is_clean says whether there are none.
+ */
+char *sym_clean_text(char *s);
+bool sym_text_is_clean(const char *s);
+
 /* Deliver one warning line through opts.warn, if any. */
 void symbolizer__warn(struct symbolizer *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -217,8 +262,11 @@ void symtab__exit(struct symtab *t);
 
 /*
  * Read a perf-PID.map (lines "START SIZE NAME", hex) into t.  0, or -errno
- * (-ENOENT when there is no such file).
+ * (-ENOENT when there is no such file) with the reason in why: see
+ * jitmap.c for what is refused.  jitmap__load: the same without a reason.
  */
+int jitmap__load_why(const char *path, struct symtab *t, bool demangle, char *why,
+		     size_t why_len);
 int jitmap__load(const char *path, struct symtab *t, bool demangle);
 
 /* Kernel side (kallsyms.c). */

@@ -5,12 +5,22 @@
  * line per function, "START SIZE NAME", START and SIZE in hex (0x
  * optional), NAME to the end of the line.  Addresses are the process's
  * own: a lookup uses the runtime address as it is.
+ *
+ * The file lies in /tmp, where any user can put one: it must be a regular
+ * file, not a link, owned by root or by us (sym_open_file), and it is read
+ * within bounds no JIT's map comes near (a line holds one name; V8's and
+ * the Java agents' are at most a few kilobytes).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symbolize/internal.h"
+
+#define JITMAP_MAX_SIZE (1ull << 30)	/* bytes */
+#define JITMAP_MAX_LINE 65536		/* bytes */
 
 static bool parse_hex(char **p, u64 *out)
 {
@@ -28,14 +38,30 @@ static bool parse_hex(char **p, u64 *out)
 	return true;
 }
 
-int jitmap__load(const char *path, struct symtab *t, bool demangle)
+int jitmap__load_why(const char *path, struct symtab *t, bool demangle, char *why,
+		     size_t why_len)
 {
 	struct raw_vec rv = {0};
 	char *buf = NULL, *line, *next;
+	size_t bad_line = 0;
+	struct stat st;
 	ssize_t len;
-	int err = 0;
+	int fd, err = 0;
 
-	len = ebs_read_file(path, &buf);
+	fd = sym_open_file(path, SYM_OPEN_OWNED, &st);
+	if (fd < 0) {
+		snprintf(why, why_len, "%s", sym_open_strerror(fd));
+		return fd;
+	}
+	len = sym_read_bounded(fd, JITMAP_MAX_SIZE, JITMAP_MAX_LINE, &buf, &bad_line);
+	close(fd);
+	if (len == -EFBIG)
+		snprintf(why, why_len, "larger than %llu MiB: not read", JITMAP_MAX_SIZE >> 20);
+	else if (len == -E2BIG)
+		snprintf(why, why_len, "line %zu is %d bytes long or more: not a perf map", bad_line,
+			 JITMAP_MAX_LINE);
+	else if (len < 0)
+		snprintf(why, why_len, "%s", strerror((int)-len));
 	if (len < 0)
 		return (int)len;
 	for (line = buf; line && *line && !err; line = next) {
@@ -58,7 +84,16 @@ int jitmap__load(const char *path, struct symtab *t, bool demangle)
 	}
 	if (!err)
 		err = symtab__build(t, &rv, demangle);
+	if (err)
+		snprintf(why, why_len, "out of memory");
 	free(rv.v);
 	free(buf);
 	return err;
+}
+
+int jitmap__load(const char *path, struct symtab *t, bool demangle)
+{
+	char why[128];
+
+	return jitmap__load_why(path, t, demangle, why, sizeof(why));
 }

@@ -8,19 +8,33 @@
  *
  * Only text symbols (t T w W) are kept.  A symbol covers addresses up to the
  * next symbol; the last one covers KALLSYMS_LAST_SPAN bytes.  The file is
- * untrusted input: a line that does not parse is skipped.
+ * untrusted input: a line that does not parse is skipped, and it is read
+ * within bounds: a line is at most 16 hex digits, a type, a name of at most
+ * 511 bytes (KSYM_NAME_LEN) and a module name of at most 55, about 600
+ * bytes; the whole file of a kernel with every module loaded, some 20 MB.
+ *
+ * The kernel shows every address as 0 to a reader it does not trust
+ * (kernel.kptr_restrict; without CAP_SYSLOG, unless perf_event_paranoid
+ * allows): no text symbol is really at 0, so those entries are dropped, and
+ * a file made mostly of them is refused as hidden rather than letting
+ * every kernel address fall to the one symbol that is not.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symbolize/internal.h"
 
 #define KALLSYMS_LAST_SPAN 4096
+#define KALLSYMS_MAX_SIZE  (256u << 20)	/* bytes */
+#define KALLSYMS_MAX_LINE  4096		/* bytes */
+#define KALLSYMS_MAX_MODULE 55		/* MODULE_NAME_LEN - 1 */
 
 static const char kernel_dso[] = "[kernel]";
 
@@ -70,7 +84,7 @@ static const char *kallsyms__module(struct kallsyms *k, const char *name, size_t
 	char bracketed[256];
 
 	snprintf(bracketed, sizeof(bracketed), "[%.*s]", (int)len, name);
-	return ebs_strset__intern(&k->mods, bracketed);
+	return ebs_strset__intern(&k->mods, sym_clean_text(bracketed));
 }
 
 /*
@@ -85,6 +99,8 @@ static int parse_line(struct kallsyms *k, char *p, char *eol, struct ksym *out)
 	int digits = 0, v;
 	char type;
 
+	if (memchr(p, '\0', (size_t)(eol - p)))
+		return 0; /* no kallsyms line holds a NUL */
 	while (p < eol && (v = hexval(*p)) >= 0) {
 		if (++digits > 16)
 			return 0;
@@ -112,7 +128,7 @@ static int parse_line(struct kallsyms *k, char *p, char *eol, struct ksym *out)
 	if (p < eol && *p == '[') {
 		mod = p + 1;
 		mod_end = memchr(mod, ']', (size_t)(eol - mod));
-		if (!mod_end || mod_end == mod)
+		if (!mod_end || mod_end == mod || mod_end - mod > KALLSYMS_MAX_MODULE)
 			return 0;
 	}
 	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
@@ -120,7 +136,7 @@ static int parse_line(struct kallsyms *k, char *p, char *eol, struct ksym *out)
 
 	*name_end = '\0';
 	out->addr = addr;
-	out->name = name;
+	out->name = sym_clean_text(name);
 	out->global = type == 'T' || type == 'W';
 	out->dso = kernel_dso;
 	if (mod) {
@@ -166,28 +182,41 @@ static void set_why(char *why, size_t why_len, const char *fmt, ...)
 
 /*
  * Read and index kallsyms.  Returns NULL with errno set and a reason in why
- * when the file cannot be read, holds no text symbol, or shows only zeroed
- * addresses (kptr_restrict).
+ * when the file cannot be read, is too large or not kallsyms, holds no text
+ * symbol, or shows zeroed addresses (see above).
  */
 struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 {
 	struct ksym_vec kv = {0};
 	struct kallsyms *k;
 	char *buf = NULL, *p, *end, *eol, *q;
-	size_t i, n, arena_len = 0;
-	bool all_zero = true;
+	size_t i, n, arena_len = 0, zeros = 0, bad_line = 0;
 	ssize_t len;
-	int err;
+	int fd, err;
 
 	k = calloc(1, sizeof(*k));
 	if (!k) {
 		set_why(why, why_len, "out of memory");
 		return NULL;
 	}
-	len = ebs_read_file(path, &buf);
+	/* /proc/kallsyms, or a file the user named: it may be a pipe, let it block */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		set_why(why, why_len, "%s", strerror(-err));
+		goto out_free;
+	}
+	len = sym_read_bounded(fd, KALLSYMS_MAX_SIZE, KALLSYMS_MAX_LINE, &buf, &bad_line);
+	close(fd);
 	if (len < 0) {
 		err = (int)len;
-		set_why(why, why_len, "%s", strerror(-err));
+		if (err == -EFBIG)
+			set_why(why, why_len, "larger than %u MiB: not read", KALLSYMS_MAX_SIZE >> 20);
+		else if (err == -E2BIG)
+			set_why(why, why_len, "line %zu is %d bytes long or more: not a kallsyms file",
+				bad_line, KALLSYMS_MAX_LINE);
+		else
+			set_why(why, why_len, "%s", strerror(-err));
 		goto out_free;
 	}
 	end = buf + len;
@@ -206,8 +235,10 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 		}
 		if (!r)
 			continue;
-		if (ks.addr)
-			all_zero = false;
+		if (!ks.addr) {
+			zeros++;	/* hidden from us, never real text */
+			continue;
+		}
 		if (ks.dso == kernel_dso && !strcmp(ks.name, "_stext"))
 			k->stext = ks.addr;
 		err = ksym_vec__push(&kv, &ks);
@@ -216,15 +247,15 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 			goto out_free;
 		}
 	}
+	if (zeros && zeros >= kv.n) {
+		err = -EPERM;
+		set_why(why, why_len,
+			"addresses are hidden from this user (shown as 0: kernel.kptr_restrict, or no CAP_SYSLOG): kernel symbols unavailable");
+		goto out_free;
+	}
 	if (!kv.n) {
 		err = -ENOENT;
 		set_why(why, why_len, "no text symbols");
-		goto out_free;
-	}
-	if (all_zero) {
-		err = -EPERM;
-		set_why(why, why_len,
-			"addresses are hidden (kernel.kptr_restrict): kernel symbols unavailable");
 		goto out_free;
 	}
 

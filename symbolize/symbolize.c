@@ -82,6 +82,7 @@ enum {
 struct file_key {
 	u64 dev, ino;
 	s64 mtime_sec, mtime_nsec;
+	u64 recorded_ino;	/* the mapping's, which the file must match; 0: none */
 };
 
 struct image_key {
@@ -105,6 +106,24 @@ void symbolizer__warn(struct symbolizer *s, const char *fmt, ...)
 			*p = ' ';
 	}
 	s->warn(s->warn_ctx, msg);
+}
+
+/*
+ * d cannot be used: say why, once, and keep the reason for
+ * sym_dso_info.unusable.
+ */
+static void dso__fail(struct symbolizer *s, struct dso *d, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void dso__fail(struct symbolizer *s, struct dso *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(d->unusable, sizeof(d->unusable), fmt, ap);
+	va_end(ap);
+	symbolizer__warn(s, "%s", d->unusable);
 }
 
 static char **copy_debug_dirs(const char *const *dirs)
@@ -310,6 +329,39 @@ static struct dso *dso_cache__get(struct symbolizer *s, void *key, size_t key_le
 	return d;
 }
 
+/*
+ * Is the file d was loaded from the one map recorded?  By build-id when the
+ * recording has one (then a file without one is another file); else by
+ * inode, when the recording has that (the format records no size or mtime).
+ * Nothing recorded: taken on trust.  True, or false with the reason in why.
+ */
+static bool dso__is_recorded(const struct dso *d, const struct sym_map *map, char *why,
+			     size_t why_len)
+{
+	char want[41], got[41];
+	u8 len = map->build_id_size < 20 ? map->build_id_size : 20;
+
+	if (len) {
+		hex(want, sizeof(want), map->build_id, len);
+		if (!d->build_id_size) {
+			snprintf(why, why_len, "no build-id, the recorded file had %s", want);
+			return false;
+		}
+		if (d->build_id_size != len || memcmp(map->build_id, d->build_id, len)) {
+			hex(got, sizeof(got), d->build_id, d->build_id_size);
+			snprintf(why, why_len, "build-id %s differs from the recorded %s", got, want);
+			return false;
+		}
+		return true;
+	}
+	if (map->ino && d->st_ino && d->st_ino != map->ino) {
+		snprintf(why, why_len, "inode %llu differs from the recorded %llu",
+			 (unsigned long long)d->st_ino, (unsigned long long)map->ino);
+		return false;
+	}
+	return true;
+}
+
 /* After a successful load: the notes worth one line each. */
 static void dso__check(struct symbolizer *s, const struct dso *d, const struct sym_map *map,
 		       const char *what, const char *why)
@@ -338,6 +390,7 @@ static void dso__fill_info(struct dso *d, const char *path)
 	d->info.debug_path = d->debug_path;
 	d->info.looked = d->looked ? d->looked : "";
 	d->info.problem = d->dwarf_problem[0] ? d->dwarf_problem : NULL;
+	d->info.unusable = d->unusable[0] ? d->unusable : NULL;
 }
 
 /*
@@ -347,6 +400,7 @@ static void dso__fill_info(struct dso *d, const char *path)
  */
 static void dso__locate_debug(struct symbolizer *s, struct dso *d, int fd, bool demangle)
 {
+	struct stat st;
 	int dbg_fd;
 
 	/* even without lines: a stripped file's debug file has its full symbol table */
@@ -358,7 +412,7 @@ static void dso__locate_debug(struct symbolizer *s, struct dso *d, int fd, bool 
 		return;	/* d->looked says where */
 	if (d->has_symtab || fd < 0)
 		return;
-	dbg_fd = open(d->debug_path, O_RDONLY | O_CLOEXEC);
+	dbg_fd = sym_open_file(d->debug_path, 0, &st);
 	if (dbg_fd >= 0) {
 		if (!dso__load_debug_symtab(d, fd, dbg_fd, demangle)) {
 			free(d->symbols_from);
@@ -396,16 +450,14 @@ static struct dso *dso_for_image(struct symbolizer *s, const struct sym_map *map
 	/* libelf wants a char *: give it a private, writable copy. */
 	d->image = malloc(map->image_size);
 	if (!d->image) {
-		d->failed = true;
-		symbolizer__warn(s, "%s: out of memory", map->filename);
+		dso__fail(s, d, "%s: out of memory", map->filename);
 		return d;
 	}
 	memcpy(d->image, map->image, map->image_size);
 	d->image_size = map->image_size;
 	err = dso__load_elf(d, -1, d->image, d->image_size, s->demangle, why, sizeof(why));
 	if (err) {
-		d->failed = true;
-		symbolizer__warn(s, "%s: %s", map->filename, why);
+		dso__fail(s, d, "%s: %s", map->filename, why);
 		return d;
 	}
 	dso__check(s, d, map, map->filename, why);
@@ -415,7 +467,15 @@ static struct dso *dso_for_image(struct symbolizer *s, const struct sym_map *map
 	return d;
 }
 
-static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path, u64 ino,
+/*
+ * Load d from the file at path: for a mapping (map), the file the recording
+ * names, which must still be the one recorded (dso__is_recorded), or for
+ * ebs addr2line, the file it is given.  Opened without blocking and only
+ * if regular (sym_open_file); when the recording vouches for nothing (no
+ * build-id, no inode), a file in a world-writable directory must be owned
+ * by root or by us.
+ */
+static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path,
 			   const struct sym_map *map)
 {
 	char why[256];
@@ -423,45 +483,36 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path
 	int fd, err;
 
 	d->path = strdup(path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = sym_open_file(path, map && !map->build_id_size && !map->ino ? SYM_OPEN_OWNED : 0,
+			   &st);
 	if (fd < 0) {
-		d->failed = true;
-		symbolizer__warn(s, "%s: %s", path, strerror(errno));
+		dso__fail(s, d, "%s: %s", path, sym_open_strerror(fd));
 		return;
-	}
-	if (fstat(fd, &st)) {
-		d->failed = true;
-		symbolizer__warn(s, "%s: %s", path, strerror(errno));
-		goto out_close;
 	}
 	d->st_dev = st.st_dev;
 	d->st_ino = st.st_ino;
 	d->st_mtime_sec = st.st_mtim.tv_sec;
 	d->st_mtime_nsec = st.st_mtim.tv_nsec;
-	if (!S_ISREG(st.st_mode)) {
-		d->failed = true;
-		symbolizer__warn(s, "%s: not a regular file", path);
-		goto out_close;
-	}
 	if (!st.st_size) {
-		d->failed = true;
-		symbolizer__warn(s, "%s: empty file", path);
+		dso__fail(s, d, "%s: empty file", path);
 		goto out_close;
 	}
-	if (ino && (u64)st.st_ino != ino && !(map && map->build_id_size))
-		symbolizer__warn(s, "%s: inode %llu differs from the recorded %llu: the file may have changed since recording",
-				 path, (unsigned long long)st.st_ino, (unsigned long long)ino);
 	err = dso__load_elf(d, fd, NULL, 0, s->demangle, why, sizeof(why));
 	if (err) {
-		d->failed = true;
-		symbolizer__warn(s, "%s: %s", path, why);
+		dso__fail(s, d, "%s: %s", path, why);
+		goto out_close;
+	}
+	if (map && !dso__is_recorded(d, map, why, sizeof(why))) {
+		/* its names and lines would be another program's: none rather than wrong ones */
+		symtab__exit(&d->symtab);
+		d->refused = true;
+		dso__fail(s, d, "%s: not the file recorded (%s): its samples are left unresolved",
+			  path, why);
 		goto out_close;
 	}
 	d->symbols_from = strdup(path);
 	dso__locate_debug(s, d, fd, s->demangle);
-	if (map)
-		dso__check(s, d, map, path, why);
-	else if (!d->symtab.nsyms)
+	if (!d->symtab.nsyms)
 		symbolizer__warn(s, "%s: no symbols (%s)", path, why[0] ? why : "empty symbol table");
 out_close:
 	close(fd);
@@ -491,17 +542,18 @@ static struct dso *dso_for_path(struct symbolizer *s, const char *path, const st
 			fk.mtime_sec = st.st_mtim.tv_sec;
 			fk.mtime_nsec = st.st_mtim.tv_nsec;
 		}
+		/* mappings recorded with other inodes are checked each against its own */
+		fk.recorded_ino = map ? map->ino : 0;
 		key = dso_key_new(DSO_KEY_FILE, &fk, sizeof(fk), path, &key_len);
 	}
 	d = dso_cache__get(s, key, key_len, &fresh);
 	if (!d || !fresh)
 		return d;
 	if (stat_err) {
-		d->failed = true;
 		d->path = strdup(path);
-		symbolizer__warn(s, "%s: %s", path, strerror(stat_err));
+		dso__fail(s, d, "%s: %s", path, strerror(stat_err));
 	} else {
-		dso__load_file(s, d, path, map ? map->ino : 0, map);
+		dso__load_file(s, d, path, map);
 	}
 	dso__fill_info(d, path);
 	return d;
@@ -518,7 +570,7 @@ static bool is_anon(const char *filename)
 /* JIT code of pid, if it wrote a perf-PID.map. */
 static struct dso *dso_for_jit(struct symbolizer *s, const struct sym_map *map)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[160];
 	struct dso *d;
 	size_t key_len = 0;
 	bool fresh;
@@ -529,11 +581,11 @@ static struct dso *dso_for_jit(struct symbolizer *s, const struct sym_map *map)
 	if (!d || !fresh)
 		return d;
 	d->path = strdup(path);
-	err = jitmap__load(path, &d->symtab, s->demangle);
-	if (err) {
-		d->failed = true;
-		if (err != -ENOENT)
-			symbolizer__warn(s, "%s: %s", path, strerror(-err));
+	err = jitmap__load_why(path, &d->symtab, s->demangle, why, sizeof(why));
+	if (err == -ENOENT) {
+		d->failed = true;	/* no map: not worth a word */
+	} else if (err) {
+		dso__fail(s, d, "%s: %s", path, why);
 	} else {
 		d->is_jit = true;
 		d->symbols_from = strdup(path);
@@ -557,9 +609,10 @@ static struct dso *dso_for_pseudo(struct symbolizer *s, const struct sym_map *ma
 	d = dso_cache__get(s, dso_key_new(DSO_KEY_PSEUDO, NULL, 0, map->filename, &key_len),
 			   key_len, &fresh);
 	if (d && fresh) {
-		d->failed = true;
 		if (!strcmp(map->filename, "[vdso]"))
-			symbolizer__warn(s, "[vdso]: no image recorded: cannot symbolize");
+			dso__fail(s, d, "[vdso]: no image recorded: cannot symbolize");
+		else
+			d->failed = true;
 		dso__fill_info(d, map->filename);
 	}
 	return d;
@@ -687,6 +740,7 @@ static int map_ent__get(struct symbolizer *s, const struct sym_map *map, struct 
 	m->path = strdup(map->filename);
 	if (!m->path)
 		goto out_free;
+	sym_clean_text(m->path);	/* the data file's name, printed as one line */
 	m->name = short_name(m->path);
 	m->dso = dso_for_map(s, map);
 	if (!m->dso)
@@ -814,6 +868,8 @@ int symbolizer__lookup(struct symbolizer *s, const struct sym_map *map, u64 addr
 	out->dso_path = m->path;
 	out->dso_addr = file_off;
 	out->info = &m->dso->info;
+	if (m->dso->refused)
+		m->dso->unresolved++;
 	if (m->dso->failed)
 		return 0;
 	/* a JIT map holds runtime addresses; a file, link-time ones */
@@ -845,6 +901,21 @@ int symbolizer__lookup_file(struct symbolizer *s, const char *path, u64 vaddr,
 	if (!d)
 		return -ENOMEM;
 	return resolve_in(s, d, vaddr, out);
+}
+
+void symbolizer__warn_unresolved(struct symbolizer *s)
+{
+	struct dso *d, *tmp;
+
+	if (!s)
+		return;
+	HASH_ITER(hh, s->dsos, d, tmp) {
+		if (d->refused && d->unresolved)
+			symbolizer__warn(s, "%s: %llu sample%s left unresolved: not the file recorded",
+					 d->path ? d->path : "?", (unsigned long long)d->unresolved,
+					 d->unresolved == 1 ? "" : "s");
+		d->unresolved = 0;
+	}
 }
 
 int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result *out)
@@ -959,6 +1030,7 @@ int symbolizer__rows(struct symbolizer *s, const struct sym_dso_info *info, u64 
 int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
 		     void *buf, size_t len, u16 *machine)
 {
+	struct stat st;
 	struct dso *d;
 	u64 room = 0;
 	s64 off;
@@ -982,9 +1054,9 @@ int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 
 	}
 	if (!d->path)
 		return -ENOENT;
-	fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	fd = sym_open_file(d->path, 0, &st);
 	if (fd < 0)
-		return -errno;
+		return fd == -SYM_ENOTREG ? -ENOENT : fd;
 	n = pread(fd, buf, len, off);
 	close(fd);
 	return n == (ssize_t)len ? 0 : -EIO;

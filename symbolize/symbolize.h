@@ -63,6 +63,9 @@ struct sym_dso_info {
 	const char *debug_path;	/* the file DWARF came from, NULL when none */
 	const char *looked;	/* where a separate debug file was looked for, "" when not */
 	const char *problem;	/* why DWARF is missing or partial, NULL when it is not */
+	const char *unusable;	/* why the file is not used at all (missing, not a
+				 * regular file, not ELF, not the file recorded), one
+				 * line naming it; NULL when it is used */
 };
 
 /*
@@ -102,11 +105,20 @@ void symbolizer__free(struct symbolizer *s);
  * Resolve a user-space address inside map.  Returns 0 and fills out (with
  * out->function NULL when no symbol covers addr: the caller reports it as
  * "[unknown] DSO+0xdso_addr"); -errno only for bad arguments or no memory.
- * A DSO that cannot be read is remembered, warned about once, and still
- * fills out->dso and out->dso_addr.
+ * A DSO that cannot be read, or that is not the file recorded (map's
+ * build-id, else its inode, differs from the file's), is remembered, warned
+ * about once, and still fills out->dso and out->dso_addr.
  */
 int symbolizer__lookup(struct symbolizer *s, const struct sym_map *map, u64 addr,
 		       struct sym_result *out);
+
+/*
+ * Warn (through opts.warn), for each mapped file refused because it is not
+ * the one recorded (another build-id, none where one was recorded, another
+ * inode), how many symbolizer__lookup calls it left unresolved since the
+ * last call: for a report, its samples.
+ */
+void symbolizer__warn_unresolved(struct symbolizer *s);
 
 /*
  * Resolve a link-time address of the ELF file at path, as addr2line does.

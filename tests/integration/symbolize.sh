@@ -260,3 +260,23 @@ PY
 check "corrupt section headers: exit 0, an answer" [ $? -eq 0 -a -s badshdr.out ]
 corrupt badline
 check "corrupt DWARF: the symbol table still names the function" grep -q '^static_fn at' badline.out
+
+# Standard input: one answer a line, however long the line (before: read in
+# 255-byte pieces, each answered).  A file that is missing or not ELF is
+# one error line and status 2 (before: "??" for each address and status 0).
+long=$(python3 -c "import sys; print('0' * (300 - len(sys.argv[1])) + sys.argv[1])" "$main")
+printf '%s\n' "$main" "$long" "$main" | "$EBS" addr2line -e d5 >stdin.out 2>stdin.err
+check "stdin: a 300-character line is one address, answered once ($(wc -l <stdin.out) answers for 3 lines)" \
+	bash -c '[ "$(wc -l <stdin.out)" -eq 3 ] && [ "$(sed -n 1p stdin.out)" = "$(sed -n 2p stdin.out)" ] && [ ! -s stdin.err ]'
+bad_exe() {	# NAME FILE PATTERN: addr2line -e FILE fails with one line matching PATTERN, status 2
+	"$EBS" addr2line -e "$2" "$main" >bad.out 2>bad.err
+	local rc=$?
+	check "$1: status 2 (got $rc), one line on stderr matching '$3', nothing on stdout ($(head -c 200 bad.err))" \
+		bash -c '[ "$1" -eq 2 ] && [ ! -s bad.out ] && [ "$(wc -l <bad.err)" -eq 1 ] && grep -qE -e "$2" bad.err' \
+		sh "$rc" "$3"
+}
+bad_exe "-e of a missing file" nosuch "^ebs addr2line: nosuch: No such file or directory$"
+bad_exe "-e of a source file" "$S/fix_main.c" "^ebs addr2line: .*fix_main.c: not an ELF file$"
+bad_exe "-e of a directory" "$TMP" "^ebs addr2line: .*: not a regular file$"
+: >empty
+bad_exe "-e of an empty file" empty "^ebs addr2line: empty: empty file$"

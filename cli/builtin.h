@@ -26,9 +26,22 @@ int cmd_calibrate(int argc, char **argv);
 int cli_bad_option(const char *cmd, int c, char **argv);
 
 /*
+ * The one number parser of the command line.  s is decimal digits only: no
+ * sign, no space, no other base (a leading 0 does not make it octal); with
+ * hex_ok, where an option documents it, also 0x and hexadecimal digits.
+ * cli_parse_number() returns 0 with *out in min..max, -ERANGE outside it,
+ * -EINVAL for anything else, and prints nothing; cli_number() prints one
+ * line naming the command, the option, the range and the value on error
+ * and returns -EINVAL.
+ */
+int cli_parse_number(const char *s, u64 min, u64 max, bool hex_ok, u64 *out);
+int cli_number(const char *cmd, const char *opt, const char *s, u64 min, u64 max, bool hex_ok,
+	       u64 *out);
+
+/*
  * Option values, each with one line naming the command and the option on
- * error (returning -EINVAL): a whole number >= min, a percentage 0..100,
- * auto|always|never.
+ * error (returning -EINVAL): a whole decimal number from min to INT_MAX
+ * (callers keep some in an int), a percentage 0..100, auto|always|never.
  */
 int cli_u32(const char *cmd, const char *opt, const char *s, unsigned int min, unsigned int *out);
 int cli_percent(const char *cmd, const char *s, double *out);

@@ -91,21 +91,6 @@ static int positive(const char *cmd, const char *opt, const char *s, double max,
 	return 0;
 }
 
-static int whole(const char *cmd, const char *opt, const char *s, u64 min, u64 *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < min) {
-		fprintf(stderr, "ebs %s: %s wants a whole number from %llu, not '%s'\n", cmd, opt,
-			(unsigned long long)min, s);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
 
 void cli_calibrate_defaults(struct cli_calibrate *cc)
 {
@@ -125,7 +110,9 @@ static int cli_calibrate_option(const char *cmd, int c, const char *arg, struct 
 	case OPT_RATE:
 		return positive(cmd, "--rate", arg, 1e300, &cc->o.rate) ? -EINVAL : 1;
 	case OPT_MIN_SAMPLES:
-		return whole(cmd, "--min-samples", arg, 1, &cc->o.min_samples) ? -EINVAL : 1;
+		return cli_number(cmd, "--min-samples", arg, 1, INT64_MAX, false, &cc->o.min_samples)
+			       ? -EINVAL
+			       : 1;
 	case OPT_FOCUS:
 		if (!*arg || arg[0] == ',' || strstr(arg, ",,") || arg[strlen(arg) - 1] == ',') {
 			fprintf(stderr, "ebs %s: --focus wants function or DSO names, "
@@ -141,12 +128,8 @@ static int cli_calibrate_option(const char *cmd, int c, const char *arg, struct 
 		cc->o.overhead /= 100;
 		return 1;
 	case OPT_RETRIES:
-		if (whole(cmd, "--retries", arg, 0, &v))
+		if (cli_number(cmd, "--retries", arg, 0, 20, false, &v))
 			return -EINVAL;
-		if (v > 20) {
-			fprintf(stderr, "ebs %s: --retries wants at most 20, not '%s'\n", cmd, arg);
-			return -EINVAL;
-		}
 		cc->o.retries = (unsigned int)v;
 		return 1;
 	case OPT_PROBE:
@@ -429,7 +412,7 @@ int cmd_calibrate(int argc, char **argv)
 			cc.events = optarg;
 			break;
 		case 'c':
-			if (whole("calibrate", "-c", optarg, 1, &v))
+			if (cli_number("calibrate", "-c", optarg, 1, INT64_MAX, true, &v))
 				return 2;
 			cc.o.start_n = v;
 			break;

@@ -2,11 +2,13 @@
 /* cmd-record.c - ebs record: options, then sampler's ebs_record(). */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <ebs/ebs_abi.h>
@@ -16,11 +18,13 @@
 static const char usage_text[] =
 	"usage: ebs record [-e EVENT[,EVENT...]] [-c N | -F HZ] [-o FILE] [-p PID[,PID] | -a]\n"
 	"                  [-m PAGES] [--backend perf|kmod] [--kmod-mode perf-kernel|msr]\n"
-	"                  [--no-fallback] [--calibrate[=OPTIONS]] [-q] [--] [CMD [ARGS...]]\n"
+	"                  [--no-fallback] [--calibrate[=OPTIONS]] [--clean] [-q] [--]\n"
+	"                  [CMD [ARGS...]]\n"
 	"\n"
 	"  -e, --event E    events to sample (default cycles; 'ebs list' shows them)\n"
 	"  -c, --count N[,N...]  sample after N events (the counter is preloaded with -N);\n"
-	"                   one N for every event, or one per event in -e's order\n"
+	"                   one N for every event, or one per event in -e's order;\n"
+	"                   decimal, or hexadecimal with 0x\n"
 	"  -F, --freq HZ    sample about HZ times a second per CPU (default 1000)\n"
 	"  -o, --output F   data file (default ebs.data; '-' for stdout)\n"
 	"  -p, --pid P      attach to running processes (all their threads)\n"
@@ -34,22 +38,12 @@ static const char usage_text[] =
 	"                      not be sampled\n"
 	"      --calibrate[=OPTIONS]  choose each event's N first, as 'ebs calibrate' does\n"
 	"                   (OPTIONS: its targets in one argument, e.g. \"--rate 500 --focus f\")\n"
+	"      --clean      remove what killed recordings into the -o file left behind\n"
+	"                   (.FILE.tmp.XXXXXX); alone, only that\n"
 	"  -q, --quiet      no summary line\n";
 
-static int parse_u64(const char *opt, const char *s, u64 *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || v == 0 || s[0] == '-') {
-		fprintf(stderr, "ebs record: %s wants a positive number, not '%s'\n", opt, s);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
+/* The largest sample period the kernel takes (bit 63 must be clear). */
+#define MAX_PERIOD 0x7fffffffffffffffull
 
 /* -c N or -c N1,N2,...: one per event, matched to -e after the options. */
 static int parse_periods(const char *s, struct record_opts *o, unsigned int *n)
@@ -60,7 +54,7 @@ static int parse_periods(const char *s, struct record_opts *o, unsigned int *n)
 	if (!copy)
 		return -ENOMEM;
 	*n = 0;
-	if (!*s || s[0] == ',' || strstr(s, ",,")) {
+	if (!*s || s[0] == ',' || strstr(s, ",,") || s[strlen(s) - 1] == ',') {
 		fprintf(stderr, "ebs record: -c wants positive numbers, comma-separated, not '%s'\n",
 			s);
 		free(copy);
@@ -72,37 +66,48 @@ static int parse_periods(const char *s, struct record_opts *o, unsigned int *n)
 			err = -EINVAL;
 			break;
 		}
-		err = parse_u64("-c", tok, &o->periods[(*n)++]);
-	}
-	if (!err && (*n == 0 || s[strlen(s) - 1] == ',')) {
-		fprintf(stderr, "ebs record: -c wants a positive number, not '%s'\n", s);
-		err = -EINVAL;
+		err = cli_number("record", "-c", tok, 1, MAX_PERIOD, true, &o->periods[(*n)++]);
 	}
 	free(copy);
 	return err;
 }
 
+/* -p P[,P...]: each a pid that exists; a pid given twice counts once. */
 static int parse_pids(const char *s, struct record_opts *o)
 {
-	char *copy = strdup(s), *tok, *save = NULL, *end;
+	char *copy = strdup(s), *tok, *next;
 	int err = 0;
 
 	if (!copy)
 		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
-		long v = strtol(tok, &end, 10);
+	for (tok = copy; tok && !err; tok = next) {
+		unsigned int i;
 		pid_t *n;
+		u64 v;
 
-		if (end == tok || *end || v <= 0 || v > 0x7fffffff) {
+		next = strchr(tok, ',');
+		if (next)
+			*next++ = '\0';
+		if (!*tok) {
+			fprintf(stderr, "ebs record: -p wants pids, comma-separated, not '%s'\n", s);
+			err = -EINVAL;
+			break;
+		}
+		if (cli_parse_number(tok, 1, INT_MAX, false, &v)) {
 			fprintf(stderr, "ebs record: -p: '%s' is not a pid\n", tok);
 			err = -EINVAL;
 			break;
 		}
 		if (kill((pid_t)v, 0) < 0 && errno == ESRCH) {
-			fprintf(stderr, "ebs record: pid %ld: no such process\n", v);
+			fprintf(stderr, "ebs record: pid %llu: no such process\n",
+				(unsigned long long)v);
 			err = -ESRCH;
 			break;
 		}
+		for (i = 0; i < o->nr_pids && o->pids[i] != (pid_t)v; i++)
+			;
+		if (i < o->nr_pids)
+			continue;	/* given before: one set of counters per thread */
 		n = realloc(o->pids, (o->nr_pids + 1) * sizeof(*n));
 		if (!n) {
 			err = -ENOMEM;
@@ -113,6 +118,36 @@ static int parse_pids(const char *s, struct record_opts *o)
 	}
 	free(copy);
 	return err;
+}
+
+struct leftovers {
+	const char *output;
+	bool clean, quiet;
+	int failed;
+};
+
+/* One line per leftover of a killed recording: what it is and what to do. */
+static void say_leftover(void *ctx, const struct ebs_leftover *lo)
+{
+	struct leftovers *l = ctx;
+	char when[32] = "?";
+	struct tm tm;
+
+	if (localtime_r(&lo->mtime, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	if (!l->clean)
+		fprintf(stderr, "ebs record: %s: left by a recording that was killed (%llu bytes, "
+			"last written %s): read it with 'ebs report -i %s', remove it with "
+			"'ebs record --clean -o %s'\n",
+			lo->path, (unsigned long long)lo->size, when, lo->path, l->output);
+	else if (lo->removed && !l->quiet)
+		fprintf(stderr, "ebs record: removed %s, left by a recording that was killed "
+			"(%llu bytes, last written %s)\n",
+			lo->path, (unsigned long long)lo->size, when);
+	else if (!lo->removed) {
+		fprintf(stderr, "ebs record: cannot remove %s: %s\n", lo->path, strerror(-lo->err));
+		l->failed++;
+	}
 }
 
 int cmd_record(int argc, char **argv)
@@ -130,6 +165,7 @@ int cmd_record(int argc, char **argv)
 		{"kmod-mode", required_argument, NULL, 'K'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"calibrate", optional_argument, NULL, 'C'},
+		{"clean", no_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -140,7 +176,8 @@ int cmd_record(int argc, char **argv)
 	struct ebs_error err = {0};
 	struct cli_calibrate cc;
 	const char *events = "cycles", *calibrate = NULL;
-	bool quiet = false, kmod_mode_given = false, freq_given = false;
+	bool quiet = false, kmod_mode_given = false, freq_given = false, clean = false;
+	struct leftovers lo = {0};
 	unsigned int nperiods = 0, i;
 	u64 pages = 128;
 	int c, n, ret = 2;
@@ -165,12 +202,16 @@ int cmd_record(int argc, char **argv)
 			calibrate = optarg ? optarg : "";
 			break;
 		case 'F':
-			if (parse_u64("-F", optarg, &o.freq))
+			if (cli_number("record", "-F", optarg, 1, MAX_PERIOD, false, &o.freq))
 				goto out;
 			freq_given = true;
 			break;
 		case 'o':
 			o.output = optarg;
+			if (!*optarg || optarg[strlen(optarg) - 1] == '/') {
+				fprintf(stderr, "ebs record: -o wants a file name, not '%s'\n", optarg);
+				goto out;
+			}
 			break;
 		case 'p':
 			if (parse_pids(optarg, &o))
@@ -180,11 +221,10 @@ int cmd_record(int argc, char **argv)
 			o.system_wide = true;
 			break;
 		case 'm':
-			if (parse_u64("-m", optarg, &pages))
-				goto out;
-			if (pages & (pages - 1) || pages > 65536) {
+			if (cli_parse_number(optarg, 1, 65536, false, &pages) ||
+			    pages & (pages - 1)) {
 				fprintf(stderr, "ebs record: -m wants a power of two up to 65536, "
-						"not %s\n",
+						"not '%s'\n",
 					optarg);
 				goto out;
 			}
@@ -217,6 +257,9 @@ int cmd_record(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 'L':
+			clean = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = 0;
@@ -244,7 +287,7 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "ebs record: -p attaches to running processes; no command wanted\n");
 		goto out;
 	}
-	if (!o.nr_pids && !o.system_wide && optind >= argc) {
+	if (!clean && !o.nr_pids && !o.system_wide && optind >= argc) {
 		fprintf(stderr, "ebs record: nothing to record: give a command, -p PID or -a "
 				"(see 'ebs record --help')\n");
 		goto out;
@@ -263,6 +306,18 @@ int cmd_record(int argc, char **argv)
 	}
 	if (nperiods == 1)
 		memset(o.periods, 0, sizeof(o.periods));
+	/* what killed recordings into the same file left: named, or removed */
+	lo.output = o.output;
+	lo.clean = clean;
+	lo.quiet = quiet;
+	if (ebs_writer__leftovers(o.output, clean, say_leftover, &lo) >= 0 && lo.failed) {
+		ret = 1;
+		goto out;
+	}
+	if (clean && !o.nr_pids && !o.system_wide && optind >= argc) {
+		ret = 0;	/* --clean alone */
+		goto out;
+	}
 	o.argv = optind < argc ? argv + optind : NULL;
 	o.mmap_pages = (unsigned int)pages;
 	o.cmdline = ebs_cmdline();

@@ -2,6 +2,8 @@
 /* ebs.c - the ebs command: dispatch to a subcommand. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,18 +33,56 @@ int cli_bad_option(const char *cmd, int c, char **argv)
 	return 2;
 }
 
+int cli_parse_number(const char *s, u64 min, u64 max, bool hex_ok, u64 *out)
+{
+	bool hex = hex_ok && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	const char *p = hex ? s + 2 : s;
+	unsigned int base = hex ? 16 : 10, d;
+	u64 v = 0;
+
+	if (!*p)
+		return -EINVAL;
+	for (; *p; p++) {
+		if (*p >= '0' && *p <= '9')
+			d = (unsigned int)(*p - '0');
+		else if (hex && *p >= 'a' && *p <= 'f')
+			d = (unsigned int)(*p - 'a' + 10);
+		else if (hex && *p >= 'A' && *p <= 'F')
+			d = (unsigned int)(*p - 'A' + 10);
+		else
+			return -EINVAL;
+		if (v > (UINT64_MAX - d) / base)
+			return -ERANGE;
+		v = v * base + d;
+	}
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int cli_number(const char *cmd, const char *opt, const char *s, u64 min, u64 max, bool hex_ok,
+	       u64 *out)
+{
+	if (!cli_parse_number(s, min, max, hex_ok, out))
+		return 0;
+	if (min == 1)
+		fprintf(stderr, "ebs %s: %s wants a positive number up to %llu%s, not '%s'\n", cmd,
+			opt, (unsigned long long)max, hex_ok ? " (decimal, or hexadecimal with 0x)" : "",
+			s);
+	else
+		fprintf(stderr, "ebs %s: %s wants a whole number from %llu to %llu%s, not '%s'\n", cmd,
+			opt, (unsigned long long)min, (unsigned long long)max,
+			hex_ok ? " (decimal, or hexadecimal with 0x)" : "", s);
+	return -EINVAL;
+}
+
 int cli_u32(const char *cmd, const char *opt, const char *s, unsigned int min, unsigned int *out)
 {
-	unsigned long v;
-	char *end;
+	u64 v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < min || v > 0xffffffffu) {
-		fprintf(stderr, "ebs %s: %s wants a whole number from %u, not '%s'\n", cmd, opt, min,
-			s);
+	if (cli_number(cmd, opt, s, min, INT_MAX, false, &v))
 		return -EINVAL;
-	}
 	*out = (unsigned int)v;
 	return 0;
 }

@@ -86,6 +86,49 @@ int ebs_writer__finish(struct ebs_writer *w, int exit_status, u64 *size, struct 
 /* Give up: remove the temporary file and free.  Accepts NULL. */
 void ebs_writer__abort(struct ebs_writer *w);
 
+/*
+ * Give up after a failure during collection (a full disk, a file size
+ * limit, a broken ring), keeping what was recorded: the temporary file is
+ * cut back to its last whole record and renamed to NAME.partial (never
+ * over an existing file: it then keeps its temporary name).  Its header
+ * says it never finished (trailer_offset 0).  When something was kept, err's
+ * message gets "; the N bytes recorded so far are in FILE, unfinished (read
+ * it with ...)" appended and 1 is returned; 0 when there was nothing to keep
+ * (no data record, or output written in place).  Frees w; accepts NULL.
+ */
+int ebs_writer__abort_keep(struct ebs_writer *w, struct ebs_error *err);
+
+/*
+ * Write the buffered records out now (ebs record does after each read of
+ * the rings, so that a killed recording loses little).  0 or -errno.
+ */
+int ebs_writer__flush(struct ebs_writer *w);
+
+/*
+ * Leftovers of earlier recordings into path that were killed: temporary
+ * files .NAME.tmp.XXXXXX beside it, owned by the caller, that no writer
+ * holds (a writer keeps an flock on its own until it is done).  fn (may be
+ * NULL) is called for each; with remove, each is removed first (removed,
+ * or err = -errno).  Returns how many were found, or -errno.
+ */
+struct ebs_leftover {
+	const char *path;
+	u64 size;
+	time_t mtime;
+	bool removed;
+	int err;
+};
+typedef void (*ebs_leftover_fn)(void *ctx, const struct ebs_leftover *lo);
+int ebs_writer__leftovers(const char *path, bool remove, ebs_leftover_fn fn, void *ctx);
+
+/*
+ * A debug aid: the byte of the environment variable EBS_DEBUG_POISON
+ * (decimal or 0x hex, 0 to 255), or -1 when it is not set.  The writer's
+ * and the sampler's record buffers are filled with it when allocated, so
+ * that a byte of a record left unwritten shows in the file (tests).
+ */
+int ebs_debug_poison(void);
+
 /* ---- reader ----------------------------------------------------------- */
 
 struct ebs_data;

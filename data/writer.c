@@ -8,14 +8,26 @@
  * trailer_offset and data_size are patched at finish; output that cannot be
  * patched at offset 0 (a pipe; standard output not at offset 0 or in append
  * mode) gets EBS_FILE_STREAMED and readers scan to the TRAILER record.
+ *
+ * Only whole records reach the file, in order: the buffer is written in
+ * whole-record units, so a recording that never finishes (ebs killed, a
+ * full disk) is whole records up to its last one, or up to a record cut by
+ * the kill.  The writer tracks how far the file holds whole records; after
+ * a write failure, ebs_writer__abort_keep() cuts the file back there and
+ * keeps it as NAME.partial.  A writer holds an flock(2) on its temporary
+ * file until it is done, so that ebs_writer__leftovers() tells the
+ * temporary files of killed runs from those of running ones.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,6 +46,7 @@ struct ebs_writer {
 	char *wbuf;		/* data buffer */
 	size_t wlen;
 	u64 offset;		/* bytes written or buffered */
+	u64 whole;		/* the file holds whole records up to here */
 	struct ebs_file_header hdr;
 	unsigned int nr_events;
 	struct ebs_event_counts counts[EBS_MAX_EVENTS];
@@ -44,9 +57,40 @@ struct ebs_writer {
 	int err;		/* first write error, sticky */
 };
 
-static int write_all(int fd, const void *buf, size_t len)
+int ebs_debug_poison(void)
+{
+	static int poison = -2;
+	const char *s;
+	char *end;
+	long v;
+
+	if (poison != -2)
+		return poison;
+	poison = -1;
+	s = getenv("EBS_DEBUG_POISON");
+	if (s && *s >= '0' && *s <= '9') {
+		errno = 0;
+		v = strtol(s, &end, strncmp(s, "0x", 2) ? 10 : 16);
+		if (!errno && !*end && v >= 0 && v <= 255)
+			poison = (int)v;
+	}
+	return poison;
+}
+
+/* Fill a new buffer with the debug poison byte, if one is set. */
+static void poison_buf(void *buf, size_t len)
+{
+	int poison = ebs_debug_poison();
+
+	if (poison >= 0)
+		memset(buf, poison, len);
+}
+
+/* Write len bytes; *done (may be NULL) gets how many were written. */
+static int write_all_done(int fd, const void *buf, size_t len, size_t *done)
 {
 	const char *p = buf;
+	int err = 0;
 
 	while (len) {
 		ssize_t n = write(fd, p, len);
@@ -54,25 +98,92 @@ static int write_all(int fd, const void *buf, size_t len)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return -errno;
+			err = -errno;
+			break;
 		}
 		p += n;
 		len -= (size_t)n;
 	}
-	return 0;
+	if (done)
+		*done = (size_t)(p - (const char *)buf);
+	return err;
 }
 
+static int write_all(int fd, const void *buf, size_t len)
+{
+	return write_all_done(fd, buf, len, NULL);
+}
+
+/*
+ * Write the buffer out.  It holds whole records; when the write fails part
+ * way, the file still holds whole records up to the last one written in full.
+ */
 static int flush_buf(struct ebs_writer *w)
 {
+	size_t done, at = 0;
 	int err;
 
 	if (w->err)
 		return w->err;
-	err = write_all(w->fd, w->wbuf, w->wlen);
-	w->wlen = 0;
-	if (err)
+	err = write_all_done(w->fd, w->wbuf, w->wlen, &done);
+	if (err) {
+		while (at + sizeof(struct ebs_rec) <= done) {
+			u32 size = ((const struct ebs_rec *)(const void *)(w->wbuf + at))->size;
+
+			if (size > done - at)
+				break;
+			at += size;
+		}
+		w->whole += at;
 		w->err = err;
+	} else {
+		w->whole += w->wlen;
+	}
+	w->wlen = 0;
 	return err;
+}
+
+/* The temporary name's pattern for path: DIR/.BASE.tmp. (then six characters). */
+static int tmp_prefix(const char *path, char *out, size_t len)
+{
+	char dir[PATH_MAX], base[PATH_MAX];
+
+	ebs_strlcpy(dir, path, sizeof(dir));
+	ebs_strlcpy(base, path, sizeof(base));
+	if ((size_t)snprintf(out, len, "%s/.%s.tmp.", dirname(dir), basename(base)) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/*
+ * Create w->tmp and lock it (flock, held until the writer is freed).  A
+ * temporary file unlocked for an instant may be taken for a killed run's
+ * and removed by ebs_writer__leftovers(), which locks before it removes:
+ * one removed under us is replaced by a new one.
+ */
+static int create_tmp(struct ebs_writer *w)
+{
+	struct stat st;
+	int tries, e;
+
+	for (tries = 0; tries < 10; tries++) {
+		e = tmp_prefix(w->path, w->tmp, sizeof(w->tmp) - 6);
+		if (e)
+			return e;
+		strcat(w->tmp, "XXXXXX");
+		w->fd = mkostemp(w->tmp, O_CLOEXEC);
+		if (w->fd < 0)
+			return -errno;
+		e = flock(w->fd, LOCK_EX | LOCK_NB) < 0 ? errno : 0;
+		if (e && e != EWOULDBLOCK)
+			return 0;	/* no locks on this file system: go on unlocked */
+		if (!e && fstat(w->fd, &st) == 0 && st.st_nlink > 0)
+			return 0;
+		/* removed as a leftover between mkostemp and flock: another name */
+		close(w->fd);
+		w->fd = -1;
+	}
+	return -EAGAIN;
 }
 
 struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err)
@@ -91,6 +202,7 @@ struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err)
 		ebs_error__set(err, ENOMEM, "%s: out of memory", path);
 		goto out_free;
 	}
+	poison_buf(w->wbuf, WBUF_SIZE);
 	if (ebs_strlcpy(w->path, path, sizeof(w->path)) >= sizeof(w->path)) {
 		ebs_error__set(err, ENAMETOOLONG, "%s: file name too long", path);
 		goto out_free;
@@ -122,19 +234,14 @@ struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err)
 		}
 		w->streamed = true;
 	} else {
-		char dir[PATH_MAX], base[PATH_MAX];
+		int e = create_tmp(w);
 
-		ebs_strlcpy(dir, path, sizeof(dir));
-		ebs_strlcpy(base, path, sizeof(base));
-		if ((size_t)snprintf(w->tmp, sizeof(w->tmp), "%s/.%s.tmp.XXXXXX", dirname(dir),
-				     basename(base)) >= sizeof(w->tmp)) {
-			ebs_error__set(err, ENAMETOOLONG, "%s: file name too long", path);
-			goto out_free;
-		}
-		w->fd = mkostemp(w->tmp, O_CLOEXEC);
-		if (w->fd < 0) {
-			ebs_error__set(err, errno, "%s: cannot create the output file (%s): %s", path,
-				       w->tmp, strerror(errno));
+		if (e) {
+			if (e == -ENAMETOOLONG)
+				ebs_error__set(err, -e, "%s: file name too long", path);
+			else
+				ebs_error__set(err, -e, "%s: cannot create the output file (%s): %s",
+					       path, w->tmp, strerror(-e));
 			w->tmp[0] = '\0';
 			goto out_free;
 		}
@@ -171,6 +278,7 @@ static int header_add(struct ebs_writer *w, const void *rec, size_t size)
 		n = realloc(w->hbuf, cap);
 		if (!n)
 			return -ENOMEM;
+		poison_buf(n + w->hcap, cap - w->hcap);
 		w->hbuf = n;
 		w->hcap = cap;
 	}
@@ -314,6 +422,8 @@ int ebs_writer__begin_data(struct ebs_writer *w, u64 start_realtime_ns, u64 star
 	w->next_index_at = w->offset;
 	if (err)
 		w->err = err;
+	else
+		w->whole = w->offset;
 	return err;
 }
 
@@ -413,6 +523,7 @@ int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec)
 		err = write_all(w->fd, rec, size);
 		if (err)
 			return w->err = err;
+		w->whole += size;
 	} else {
 		memcpy(w->wbuf + w->wlen, rec, size);
 		w->wlen += size;
@@ -495,6 +606,66 @@ static int write_trailer(struct ebs_writer *w, int exit_status)
 	return err;
 }
 
+/*
+ * After a failure: cut the temporary file back to its last whole record and
+ * keep it as NAME.partial, never over an existing file (it then keeps its
+ * temporary name).  kept gets the name; "" when nothing was kept (no
+ * temporary file, or no data record in it).  Best effort: what cannot be
+ * done leaves the file as it is.
+ */
+static void keep_partial(struct ebs_writer *w, char *kept, size_t len)
+{
+	char partial[PATH_MAX + 16];
+
+	kept[0] = '\0';
+	if (!w->tmp[0] || !w->data_started)
+		return;
+	if (!w->err)
+		flush_buf(w);	/* whole records still in memory, if they can go out */
+	if (w->whole <= w->hdr.data_offset)
+		return;		/* no data record: nothing worth keeping */
+	/* the header as begin_data wrote it: no trailer (finish may have patched it) */
+	w->hdr.data_size = 0;
+	w->hdr.trailer_offset = 0;
+	if (ftruncate(w->fd, (off_t)w->whole) == 0 &&
+	    pwrite(w->fd, &w->hdr, sizeof(w->hdr), 0) == (ssize_t)sizeof(w->hdr))
+		fsync(w->fd);
+	snprintf(partial, sizeof(partial), "%s.partial", w->path);
+	if (renameat2(AT_FDCWD, w->tmp, AT_FDCWD, partial, RENAME_NOREPLACE) == 0) {
+		ebs_strlcpy(kept, partial, len);
+		fsync_dir(w->path);
+	} else {
+		ebs_strlcpy(kept, w->tmp, len);
+	}
+	w->tmp[0] = '\0';	/* kept: not to be removed */
+}
+
+int ebs_writer__abort_keep(struct ebs_writer *w, struct ebs_error *err)
+{
+	char kept[PATH_MAX + 16];
+	u64 bytes;
+	size_t n;
+
+	if (!w)
+		return 0;
+	keep_partial(w, kept, sizeof(kept));
+	bytes = w->whole;
+	ebs_writer__abort(w);
+	if (!kept[0])
+		return 0;
+	n = strlen(err->msg);
+	snprintf(err->msg + n, sizeof(err->msg) - n,
+		 "; the %llu bytes recorded so far are in %s, unfinished (read it with 'ebs report "
+		 "-i %s')",
+		 (unsigned long long)bytes, kept, kept);
+	return 1;
+}
+
+int ebs_writer__flush(struct ebs_writer *w)
+{
+	return w->data_started && w->wlen ? flush_buf(w) : w->err;
+}
+
 int ebs_writer__finish(struct ebs_writer *w, int exit_status, u64 *size, struct ebs_error *err)
 {
 	char old[PATH_MAX + 8];
@@ -560,7 +731,7 @@ int ebs_writer__finish(struct ebs_writer *w, int exit_status, u64 *size, struct 
 
 fail:
 	ebs_error__set(err, -e, "%s: write failed: %s", w->path, strerror(-e));
-	ebs_writer__abort(w);
+	ebs_writer__abort_keep(w, err);
 	return e;
 }
 
@@ -571,4 +742,69 @@ void ebs_writer__abort(struct ebs_writer *w)
 	if (w->tmp[0])
 		unlink(w->tmp);
 	writer_free(w);
+}
+
+/* Is name DIR/.BASE.tmp.XXXXXX for the prefix (".BASE.tmp.")? */
+static bool is_tmp_name(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix), i;
+
+	if (strncmp(name, prefix, n) || strlen(name) != n + 6)
+		return false;
+	for (i = n; name[i]; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+		      (name[i] >= '0' && name[i] <= '9')))
+			return false;
+	return true;
+}
+
+int ebs_writer__leftovers(const char *path, bool remove, ebs_leftover_fn fn, void *ctx)
+{
+	char prefix[PATH_MAX], file[PATH_MAX * 2], dir[PATH_MAX], *base;
+	struct dirent *de;
+	DIR *d;
+	int found = 0, e;
+
+	if (!strcmp(path, "-") || ebs_path_in_place(path))
+		return 0;	/* written in place: no temporary files */
+	e = tmp_prefix(path, prefix, sizeof(prefix));
+	if (e)
+		return e;
+	base = strrchr(prefix, '/');
+	*base++ = '\0';
+	ebs_strlcpy(dir, prefix, sizeof(dir));
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		struct ebs_leftover lo = {0};
+		struct stat st;
+		int fd;
+
+		if (!is_tmp_name(de->d_name, base))
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", dir, de->d_name);
+		fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* a regular file of ours, that no running writer holds */
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+		    flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			close(fd);
+			continue;
+		}
+		lo.path = file;
+		lo.size = (u64)st.st_size;
+		lo.mtime = st.st_mtime;
+		if (remove) {
+			lo.removed = unlink(file) == 0;
+			lo.err = lo.removed ? 0 : -errno;
+		}
+		close(fd);
+		found++;
+		if (fn)
+			fn(ctx, &lo);
+	}
+	closedir(d);
+	return found;
 }

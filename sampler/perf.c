@@ -165,7 +165,8 @@ static int paranoid_level(void)
  * A permission failure explained, with the setting to change.  The levels
  * (Documentation/admin-guide/sysctl/kernel.rst): >= 1 forbids CPU-wide
  * events (-a), >= 2 forbids kernel profiling, 3 (a Debian patch) forbids
- * perf_event_open for users without CAP_PERFMON.
+ * perf_event_open for users without CAP_SYS_ADMIN (the patch predates
+ * CAP_PERFMON and does not accept it).
  */
 static void permission_hint(char *buf, size_t len, const struct event_spec *ev, bool system_wide)
 {
@@ -193,8 +194,9 @@ static void permission_hint(char *buf, size_t len, const struct event_spec *ev, 
 	else
 		snprintf(buf, len,
 			 "kernel.perf_event_paranoid is %d and %s needs %d or less: run 'sysctl "
-			 "kernel.perf_event_paranoid=%d', or run as root or with CAP_PERFMON",
-			 paranoid, what, need, need);
+			 "kernel.perf_event_paranoid=%d', or run as root or with %s",
+			 paranoid, what, need, need,
+			 paranoid >= 3 ? "CAP_SYS_ADMIN (level 3 ignores CAP_PERFMON)" : "CAP_PERFMON");
 }
 
 static const char *target_name(const struct sampler *s, unsigned int t, char *buf, size_t len)
@@ -406,6 +408,10 @@ static int perf_open(struct sampler *s, struct ebs_error *err)
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto fail;
 	}
+	if (ebs_debug_poison() >= 0) {	/* tests: show bytes left unwritten */
+		memset(p->out.bytes, ebs_debug_poison(), sizeof(p->out.bytes));
+		memset(p->bounce, ebs_debug_poison(), PERF_RING_BOUNCE_SIZE);
+	}
 	for (i = 0; i < p->nr_fds; i++)
 		p->fds[i] = -1;
 	for (ev = 0; ev < s->nr_events; ev++) {
@@ -481,7 +487,12 @@ static int convert(struct sampler *s, struct perf_priv *p, const struct perf_eve
 	const struct sample_id *sid;
 	u16 cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 
-	memset(out, 0, 64);
+	/*
+	 * Each case zeroes its whole fixed part first, and strings are
+	 * followed by 8 zero bytes: no byte of an earlier record in p->out
+	 * (a COMM name, a build-id) may reach the file through a reserved or
+	 * unused field or the padding.
+	 */
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE: {
 		const struct perf_sample_body *b = (const void *)body;
@@ -493,6 +504,7 @@ static int convert(struct sampler *s, struct perf_priv *p, const struct perf_eve
 		ev = event_of(p, b->id);
 		if (ev == 0xffff)
 			return 0;	/* not ours: cannot happen with one fd set */
+		memset(o, 0, sizeof(*o));
 		o->hdr.type = EBS_REC_SAMPLE;
 		o->hdr.misc = cpumode | ((h->misc & PERF_RECORD_MISC_EXACT_IP) ? EBS_SAMPLE_EXACT_IP : 0);
 		o->hdr.size = sizeof(*o);
@@ -533,6 +545,7 @@ static int convert(struct sampler *s, struct perf_priv *p, const struct perf_eve
 		name_len = strnlen(m->filename, max_name);
 		if (name_len > 4096 - 1)
 			name_len = 4096 - 1;
+		memset(o, 0, sizeof(*o));
 		o->hdr.type = EBS_REC_MMAP;
 		o->hdr.misc = cpumode;
 		o->time = sid->time;
@@ -572,6 +585,7 @@ static int convert(struct sampler *s, struct perf_priv *p, const struct perf_eve
 		len = strnlen(c->comm, body_len - sizeof(*c) - sizeof(*sid));
 		if (len > 255)
 			len = 255;
+		memset(o, 0, sizeof(*o));
 		o->hdr.type = EBS_REC_COMM;
 		o->hdr.misc = (h->misc & PERF_RECORD_MISC_COMM_EXEC) ? EBS_COMM_EXEC : 0;
 		o->time = sid->time;
@@ -592,6 +606,7 @@ static int convert(struct sampler *s, struct perf_priv *p, const struct perf_eve
 
 		if (body_len < sizeof(*f))
 			return 0;
+		memset(o, 0, sizeof(*o));
 		o->hdr.type = h->type == PERF_RECORD_FORK ? EBS_REC_FORK : EBS_REC_EXIT;
 		o->hdr.size = sizeof(*o);
 		o->time = f->time;
@@ -614,6 +629,7 @@ static int convert(struct sampler *s, struct perf_priv *p, const struct perf_eve
 		if (body_len < 16 + sizeof(*sid) - (h->type == PERF_RECORD_LOST_SAMPLES ? 8 : 0))
 			return 0;
 		sid = tail_id(h);
+		memset(o, 0, sizeof(*o));
 		o->hdr.type = EBS_REC_LOST;
 		o->hdr.size = sizeof(*o);
 		o->time = sid->time;
@@ -644,6 +660,7 @@ static int convert(struct sampler *s, struct perf_priv *p, const struct perf_eve
 		ev = event_of(p, t->id);
 		if (ev == 0xffff)
 			ev = 0;
+		memset(o, 0, sizeof(*o));
 		o->hdr.type = EBS_REC_THROTTLE;
 		o->hdr.misc = h->type == PERF_RECORD_UNTHROTTLE ? EBS_THROTTLE_END : 0;
 		o->hdr.size = sizeof(*o);

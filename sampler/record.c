@@ -6,8 +6,19 @@
  * The command is forked first and waits on a pipe; the counters are opened
  * on it (enable_on_exec: nothing of ebs is sampled), the header is written,
  * and only then may it exec.  A second, close-on-exec pipe reports a failed
- * exec back.  SIGINT/SIGTERM are forwarded to the command and collection
- * stops; the file is still finished (a second signal kills the command).
+ * exec back.  The command dies with ebs (PR_SET_PDEATHSIG): killed ebs
+ * leaves no command running unprofiled.
+ *
+ * Signals that would end ebs (handled[]) stop collection instead: the
+ * signal is passed on to the command, collection goes on until it exits,
+ * and the file is finished; a second one kills the command.  SIGPIPE and
+ * SIGXFSZ that ebs's own writes raise are not requests to stop: the failed
+ * write says what happened (and the part recorded is kept, writer.c).
+ * SIGINT, SIGQUIT and SIGTERM are always caught and the command gets them
+ * at their default, as before (a non-interactive shell starts background
+ * commands with SIGINT and SIGQUIT ignored: `kill -INT` of such an ebs
+ * still stops it); any other of them ignored when ebs started (nohup)
+ * stays ignored, by ebs and by the command.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -26,37 +38,88 @@
 #include <ebs/ebs_abi.h>
 #include "sampler/backend.h"
 
-static volatile sig_atomic_t got_signal;	/* SIGINT or SIGTERM number */
+/* SIGCHLD first, then the signals that stop a recording. */
+static const int handled[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+			      SIGALRM, SIGPIPE, SIGXFSZ, SIGXCPU};
+#define NR_HANDLED (sizeof(handled) / sizeof(handled[0]))
+
+static volatile sig_atomic_t got_signal;	/* the first stop signal */
 static volatile sig_atomic_t nr_signals;
 static volatile sig_atomic_t got_child;
+static pid_t self_pid;
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
+	(void)uc;
 	if (sig == SIGCHLD) {
 		got_child = 1;
 		return;
 	}
-	got_signal = sig;
+	/* raised by a write of ours: the write fails too, and says why */
+	if ((sig == SIGPIPE || sig == SIGXFSZ) && si && si->si_code == SI_USER &&
+	    si->si_pid == self_pid)
+		return;
+	if (!got_signal)
+		got_signal = sig;
 	nr_signals++;
+}
+
+/* caught by ebs whatever they were, default in the command */
+static bool always_caught(int sig)
+{
+	return sig == SIGCHLD || sig == SIGINT || sig == SIGQUIT || sig == SIGTERM;
+}
+
+static bool was_ignored(const struct sigaction *old)
+{
+	return !(old->sa_flags & SA_SIGINFO) && old->sa_handler == SIG_IGN;
 }
 
 static void install_handlers(struct sigaction *old)
 {
 	struct sigaction sa;
+	size_t i;
 
+	self_pid = getpid();
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;	/* no SA_RESTART: poll returns EINTR */
+	sa.sa_sigaction = on_signal;	/* no SA_RESTART: poll returns EINTR */
+	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old[0]);
-	sigaction(SIGTERM, &sa, &old[1]);
-	sigaction(SIGCHLD, &sa, &old[2]);
+	for (i = 0; i < NR_HANDLED; i++) {
+		sigaction(handled[i], NULL, &old[i]);
+		if (always_caught(handled[i]) || !was_ignored(&old[i]))
+			sigaction(handled[i], &sa, NULL);
+	}
 }
 
 static void restore_handlers(const struct sigaction *old)
 {
-	sigaction(SIGINT, &old[0], NULL);
-	sigaction(SIGTERM, &old[1], NULL);
-	sigaction(SIGCHLD, &old[2], NULL);
+	size_t i;
+
+	for (i = 0; i < NR_HANDLED; i++)
+		sigaction(handled[i], &old[i], NULL);
+}
+
+/* In the command, before exec: what it would have got without ebs (see above). */
+static void child_handlers(const struct sigaction *old)
+{
+	size_t i;
+
+	for (i = 0; i < NR_HANDLED; i++)
+		if (always_caught(handled[i]) || !was_ignored(&old[i]))
+			signal(handled[i], SIG_DFL);
+}
+
+/* "SIGHUP" */
+static const char *sig_name(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "signal %d", sig);
+	return buf;
 }
 
 /* Online CPUs from /sys; falls back to 0..nprocs-1. */
@@ -287,10 +350,11 @@ static void write_vdso(struct sampler *s)
  * Fork the command, stopped before exec until go_fd is written.  err_fd
  * (close-on-exec) receives errno if exec fails.
  */
-static pid_t spawn(char *const *argv, int out_fd, int *go_fd, int *err_fd, struct ebs_error *err)
+static pid_t spawn(char *const *argv, int out_fd, const struct sigaction *old, int *go_fd,
+		   int *err_fd, struct ebs_error *err)
 {
 	int go[2], ex[2];
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return ebs_error__set(err, errno, "pipe: %s", strerror(errno));
@@ -308,15 +372,23 @@ static pid_t spawn(char *const *argv, int out_fd, int *go_fd, int *err_fd, struc
 		return ebs_error__set(err, errno, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
+		ssize_t n;
 		char c;
 		int e;
 
 		close(go[1]);
 		close(ex[0]);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
-		if (read(go[0], &c, 1) != 1)
+		child_handlers(old);
+		/*
+		 * Die with ebs: kill -9 of ebs must not leave the command running
+		 * unprofiled.  (Set-user-ID programs lose this at exec; a parent
+		 * already gone before prctl is caught by getppid.)
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(127);
+		while ((n = read(go[0], &c, 1)) < 0 && errno == EINTR)
+			;
+		if (n != 1)
 			_exit(127);	/* ebs gave up before exec */
 		if (out_fd > 0 && dup2(out_fd, STDOUT_FILENO) < 0)
 			_exit(127);
@@ -410,10 +482,11 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	struct record_opts copy = *opts;
 	const struct record_opts *o = &copy;
 	struct sampler s = {0};
-	struct sigaction old[3];
+	struct sigaction old[NR_HANDLED];
 	int go_fd = -1, exec_fd = -1, e, n, status = 0, exit_status = -1;
 	pid_t child = -1;
-	bool child_done = false, stopping = false;
+	bool child_done = false, stopping = false, collecting = false, killed = false;
+	char sn[32];
 	struct rusage ru;
 	unsigned int i;
 	u64 t0, t_exec = 0;
@@ -443,7 +516,7 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		for (i = 0, e = 0; i < o->nr_pids && !e; i++)
 			e = add_threads(&s, o->pids[i], err);
 	} else {
-		child = spawn(o->argv, o->child_stdout, &go_fd, &exec_fd, err);
+		child = spawn(o->argv, o->child_stdout, old, &go_fd, &exec_fd, err);
 		e = child < 0 ? child : add_tid(&s, child);
 		s.enable_on_exec = true;
 	}
@@ -453,7 +526,7 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		goto out;
 	}
 	if (o->system_wide && o->argv) {
-		child = spawn(o->argv, o->child_stdout, &go_fd, &exec_fd, err);
+		child = spawn(o->argv, o->child_stdout, old, &go_fd, &exec_fd, err);
 		if (child < 0) {
 			e = child;
 			goto out;
@@ -514,15 +587,28 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		res->have_child = true;
 	}
 
-	/* collect */
+	/* collect; from here on a failure keeps what was recorded */
+	collecting = true;
 	for (;;) {
 		if (got_signal && !stopping) {
 			stopping = true;
-			if (child > 0 && !child_done)
+			sig_name(got_signal, sn, sizeof(sn));
+			if (child > 0 && !child_done) {
 				kill(child, got_signal);
+				if (o->msg)
+					fprintf(o->msg, "ebs record: %s: passed on to the command (pid %d); "
+						"the recording ends when it exits\n", sn, (int)child);
+			} else if (o->msg) {
+				fprintf(o->msg, "ebs record: %s: recording stopped\n", sn);
+			}
 		}
-		if (nr_signals > 1 && child > 0 && !child_done)
+		if (nr_signals > 1 && child > 0 && !child_done && !killed) {
+			killed = true;
 			kill(child, SIGKILL);
+			if (o->msg)
+				fprintf(o->msg, "ebs record: a second signal: the command (pid %d) "
+					"killed\n", (int)child);
+		}
 		if (child > 0 && !child_done && wait4(child, &status, WNOHANG, &ru) == child) {
 			child_done = true;
 			exit_status = status_code(status);
@@ -533,6 +619,8 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		if (child > 0 ? child_done : (stopping || (o->nr_pids && !any_pid_alive(o))))
 			break;
 		e = s.backend->read(&s, 200, err);
+		if (!e && (e = ebs_writer__flush(s.w)))
+			ebs_error__set(err, -e, "%s: write failed: %s", o->output, strerror(-e));
 		if (e)
 			goto out;
 	}
@@ -564,7 +652,10 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 out:
 	if (s.backend->close)
 		s.backend->close(&s);
-	ebs_writer__abort(s.w);
+	if (collecting)
+		ebs_writer__abort_keep(s.w, err);
+	else
+		ebs_writer__abort(s.w);
 	s.w = NULL;
 	if (child > 0 && !child_done) {
 		/* never leave the command stopped or running on its own */

@@ -112,9 +112,11 @@ struct record_result {
 
 /*
  * Run one recording: open the events on the targets, run the command (if
- * any), collect until it exits (or the pids exit, or SIGINT/SIGTERM), and
- * write the file.  Returns 0 or -errno with err filled; when the command
- * could not be exec'd, res->exec_failed is set and err names it.
+ * any), collect until it exits (or the pids exit, or a signal stops it:
+ * record.c), and write the file.  Returns 0 or -errno with err filled; when
+ * the command could not be exec'd, res->exec_failed is set and err names
+ * it.  When writing fails during collection, what was recorded is kept as
+ * OUTPUT.partial and err says so (ebs_writer__abort_keep).
  */
 int ebs_record(const struct record_opts *opts, struct record_result *res,
 	       struct ebs_error *err);

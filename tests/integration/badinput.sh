@@ -64,3 +64,47 @@ expect "report: bad record size" 2 "badsize.data: offset $data_off: bad record s
 expect "report: future major version" 2 "future.data: offset 12: format version 99" "$EBS" report -i future.data
 expect "report: other byte order" 2 "swapped.data: offset 8: .*byte order" "$EBS" report -i swapped.data
 expect "report: a perf.data file" 2 "offset 0: not an ebs.data file" "$EBS" report -i <(printf 'PERFILE2\0\0\0\0\0\0\0\0')
+
+# Number options are strict: decimal (and 0x hexadecimal for -c only, as
+# documented); no sign, no blank, no octal.  One line naming the option.
+expect "-c ' 5'" 2 "^ebs record: -c wants a positive number .*, not ' 5'\$" "$EBS" record -c ' 5' -o x.data -- "$L" 0.1
+expect "-c +5" 2 "^ebs record: -c wants a positive number .*, not '\+5'\$" "$EBS" record -c +5 -o x.data -- "$L" 0.1
+expect "-F ' 100'" 2 "^ebs record: -F wants a positive number .*, not ' 100'\$" "$EBS" record -F ' 100' -o x.data -- "$L" 0.1
+expect "-F 0x100 (hexadecimal only for -c)" 2 "^ebs record: -F wants a positive number .*, not '0x100'\$" \
+	"$EBS" record -F 0x100 -o x.data -- "$L" 0.1
+expect "-m 010" 2 "^ebs record: -m wants a power of two .*, not '010'\$" "$EBS" record -m 010 -o x.data -- "$L" 0.1
+check "strict numbers: no file written" [ ! -e x.data ]
+# -c 010000000 is ten million, not octal's 2,097,152
+"$EBS" record -q -e cpu-clock -c 010000000 -o dec.data -- "$L" 0.05 2>/dev/null
+check "-c 010000000 is decimal: one sample after every 10000000 events" \
+	sh -c "'$EBS' report -i dec.data 2>/dev/null | grep -q '^# sampling: one sample after every 10000000 events'"
+# --width's range is the one it says, above it too
+expect "--width 2147483648" 2 "--width wants a whole number from 20 to 2147483647, not '2147483648'" \
+	"$EBS" report --width 2147483648 -i dec.data
+expect "--width 4294967296" 2 "--width wants a whole number from 20 to 2147483647, not '4294967296'" \
+	"$EBS" report --width 4294967296 -i dec.data
+
+# -p: empty items are refused (they were read as pid 0 or 1); a pid given
+# twice is attached to once (counts were doubled)
+expect "-p 1,,2" 2 "^ebs record: -p wants pids, comma-separated, not '1,,2'\$" "$EBS" record -p 1,,2 -o x.data
+expect "-p 1," 2 "^ebs record: -p wants pids, comma-separated, not '1,'\$" "$EBS" record -p 1, -o x.data
+expect "-p ' 1'" 2 "^ebs record: -p: ' 1' is not a pid\$" "$EBS" record -p ' 1' -o x.data
+"$WORKLOADS/sleeper" 2 >pid.txt &
+spid=$!
+while [ ! -s pid.txt ]; do sleep 0.05; done
+"$EBS" record -q -e cpu-clock -F 200 -p $spid,$spid -p $spid -o pp.data 2>/dev/null &
+rpid=$!
+sleep 0.5
+kill -INT $rpid
+wait $rpid
+wait $spid
+ncpu=$("$EBS" report --dump -i pp.data 2>/dev/null | grep -c ' COUNT .* tid '"$spid"'$')
+cpus=$(getconf _NPROCESSORS_ONLN)
+check "-p P,P -p P: one counter per CPU for P ($ncpu COUNT records, $cpus CPUs), not three" \
+	[ "$ncpu" -ge 1 -a "$ncpu" -le "$cpus" ]
+
+# -o must name a file: refused before the command runs
+expect "-o ''" 2 "^ebs record: -o wants a file name, not ''\$" "$EBS" record -o '' -- sh -c ': >ran'
+check "-o '': the command did not run, no temporary file" sh -c '[ ! -e ran ] && ! ls -A | grep -q "^\.\.tmp\|^\.tmp"'
+expect "-o dir/" 2 "-o wants a file name, not 'nodir/'" "$EBS" record -o nodir/ -- sh -c ': >ran'
+check "-o dir/: the command did not run" [ ! -e ran ]

@@ -194,6 +194,9 @@ bad "--min-samples x" calibrate --min-samples x -- "$L" 0.1
 bad "--overhead 0" calibrate --overhead 0 -- "$L" 0.1
 bad "--overhead 150" calibrate --overhead 150 -- "$L" 0.1
 bad "--retries -1" calibrate --retries -1 -- "$L" 0.1
+bad "--retries 21" calibrate --retries 21 -- "$L" 0.1
+bad "--min-samples ' 5'" calibrate --min-samples ' 5' -- "$L" 0.1
+bad "-c 5x" calibrate -c 5x -- "$L" 0.1
 bad "--cost-probe fast" calibrate --cost-probe fast -- "$L" 0.1
 bad "an unknown event" calibrate -e nosuchevent -o kept.data -- "$L" 0.1
 bad "no command" calibrate -e cpu-clock

@@ -136,3 +136,46 @@ check "cpu-clock: the report's counted is the COUNT records' sum ($counted)" [ "
 check "cpu-clock: counted $counted ns is between 4 x 0.05 s and $online x the $wall ns run" \
 	[ "$counted" -ge 200000000 -a "$counted" -le $((online * wall)) ]
 periods_bound "cpu-clock over 4 threads" mux.dump
+
+# No stale byte in the file: every reserved and unused field and every
+# padding byte is zero (tests/tools/datacheck.py walks each record).  The
+# record buffers are first filled with a poison byte (EBS_DEBUG_POISON, a
+# debug aid of the sampler and the writer), so that a byte the sampler
+# leaves unwritten shows, whatever the buffer held before.  The perf
+# backend once zeroed 64 of an MMAP record's 104 bytes: an earlier
+# record's build-id or name landed in ino_generation and the build-id
+# fields.  Recordings: a command that forks and execs, one with shared and
+# dlopen()ed libraries, threads, -p (MMAP and COMM read from /proc), -a
+# (every process), -o - (a stream), and one without poison.
+CHECK="$TOP/tests/tools/datacheck.py"
+poisoned() {	# NAME ebs-record-arguments...
+	local name=$1
+	shift
+	EBS_DEBUG_POISON=0xa5 "$EBS" record -q -e cpu-clock -F 500 -o "$name.data" "$@" >/dev/null 2>"$name.err"
+}
+poisoned z-forkexec "$WORKLOADS/forkexec" 0.05
+poisoned z-shlib "$WORKLOADS/shlib"
+poisoned z-threads "$WORKLOADS/threads" 0.02
+"$WORKLOADS/sleeper" 20 >z.pid &
+spid=$!
+wait_line z.pid
+EBS_DEBUG_POISON=0xa5 "$EBS" record -q -e cpu-clock -F 500 -p $spid -o z-pid.data 2>z-pid.err &
+epid=$!
+wait_polling $epid
+kill -INT $epid
+wait $epid
+kill $spid
+wait $spid 2>/dev/null
+poisoned z-all -a sleep 0.2
+EBS_DEBUG_POISON=0xa5 "$EBS" record -q -e cpu-clock -F 500 -o - "$WORKLOADS/leafloop" 0.02 >z-stream.data 2>/dev/null
+"$EBS" record -q -e cpu-clock -F 500 -o z-plain.data "$WORKLOADS/shlib" 2>/dev/null
+for f in z-forkexec z-shlib z-threads z-pid z-all z-stream z-plain; do
+	if python3 "$CHECK" $f.data >$f.chk; then
+		pass "no stale bytes: $f ($(cat $f.chk))"
+	else
+		fail "no stale bytes: $f" "$(cat $f.chk)"
+		keep $f.data
+	fi
+done
+check "no stale bytes: the MMAP records of -p were read from /proc" \
+	bash -c "'$EBS' report -i z-pid.data --dump | grep -q ' MMAP .*sleeper'"

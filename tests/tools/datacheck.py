@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""datacheck.py - walk an ebs.data file record by record, independently of
+ebs's own reader, and check what docs/format.md promises about its bytes:
+
+  * every reserved field, every unused field (device and inode of an MMAP
+    record that carries a build-id, build-id bytes past build_id_size) and
+    every padding byte after a string or an image is zero;
+  * records are whole, 8-byte multiples, in order, of known types, header
+    records before data_offset and data records after it.
+
+A finished file must end with its TRAILER at trailer_offset.  With
+--unfinished the file may also be a recording that never finished (killed,
+or cut short by a full disk): its data must then be whole records up to its
+last byte, with no TRAILER.
+
+Prints one line, "ok: finished, R data records, S samples" or "ok:
+unfinished, R whole data records, S samples, ends at offset N", and exits 0;
+or "FILE: offset N: what is wrong" and exits 1.  Given several files, it
+prints one such line per file, the good ones as "FILE: ok: ...", and exits
+1 when any is bad.
+
+  datacheck.py [--unfinished] FILE...
+"""
+import struct
+import sys
+
+HEADER = struct.Struct('<8sIHHIIQQQQQ32s')	# 96 bytes
+REC = struct.Struct('<HHI')
+
+FIXED = {1: 16, 2: 56, 3: 72, 4: 56, 16: 48, 17: 104, 18: 24, 19: 32, 20: 32,
+	 21: 32, 22: 24, 23: 56, 31: 72}
+NAMES = {1: 'META', 2: 'EVENT', 3: 'DSO_IMAGE', 4: 'CALIBRATION', 16: 'SAMPLE',
+	 17: 'MMAP', 18: 'COMM', 19: 'FORK', 20: 'EXIT', 21: 'LOST', 22: 'THROTTLE',
+	 23: 'COUNT', 31: 'TRAILER'}
+
+
+class Bad(Exception):
+	def __init__(self, off, what):
+		super().__init__(what)
+		self.off = off
+		self.what = what
+
+
+def zero(b, off, start, end, what):
+	"""bytes b[start:end] of the record at off are all zero"""
+	seg = b[off + start:off + end]
+	if any(seg):
+		i = next(k for k, c in enumerate(seg) if c)
+		raise Bad(off + start + i, '%s: byte %d is 0x%02x, not zero' % (what, start + i, seg[i]))
+
+
+def strings(b, off, start, size, n, what):
+	"""n NUL-terminated strings from start, then zero padding to size"""
+	p = off + start
+	for i in range(n):
+		end = b.find(b'\0', p, off + size)
+		if end < 0:
+			raise Bad(p, '%s: string %d is not terminated' % (what, i))
+		p = end + 1
+	zero(b, off, p - off, size, what + ' padding')
+
+
+def check_rec(b, off, typ, misc, size):
+	name = NAMES[typ]
+	if typ == 1:	# META: key, reserved, value
+		zero(b, off, 12, 16, 'META reserved')
+		strings(b, off, 16, size, 1, 'META')
+	elif typ == 2:	# EVENT
+		zero(b, off, 20, 24, 'EVENT reserved')
+		strings(b, off, 56, size, 3, 'EVENT')
+	elif typ == 3:	# DSO_IMAGE
+		image_size, bid = struct.unpack_from('<QB', b, off + 8)
+		zero(b, off, 17, 20, 'DSO_IMAGE reserved')
+		zero(b, off, 20 + min(bid, 20), 40, 'DSO_IMAGE build_id past build_id_size')
+		strings(b, off, 40, 72, 1, 'DSO_IMAGE name')
+		if 72 + image_size > size:
+			raise Bad(off, 'DSO_IMAGE image of %d bytes past the record' % image_size)
+		zero(b, off, 72 + image_size, size, 'DSO_IMAGE padding')
+	elif typ == 4:	# CALIBRATION
+		zero(b, off, 10, 12, 'CALIBRATION reserved0')
+		zero(b, off, 56, size, 'CALIBRATION padding')
+	elif typ == 16:	# SAMPLE
+		zero(b, off, 46, 48, 'SAMPLE reserved')
+		end = 48
+		if misc & (1 << 4):	# callchain
+			nr, = struct.unpack_from('<Q', b, off + end)
+			end += 8 + 8 * nr
+		if misc & (1 << 5):	# user registers
+			_, mask = struct.unpack_from('<QQ', b, off + end)
+			end += 16 + 8 * bin(mask).count('1')
+		if misc & (1 << 6):	# user stack
+			ssize, = struct.unpack_from('<Q', b, off + end)
+			pad = (ssize + 7) // 8 * 8
+			zero(b, off, end + 8 + ssize, end + 8 + pad, 'SAMPLE stack padding')
+			end += 8 + pad + 8
+		if end > size:
+			raise Bad(off, 'SAMPLE optional parts end past the record')
+		zero(b, off, end, size, 'SAMPLE padding')
+	elif typ == 17:	# MMAP
+		bid = b[off + 80]
+		if misc & (1 << 4):
+			zero(b, off, 48, 72, 'MMAP maj/min/ino/ino_generation (with a build-id)')
+			zero(b, off, 84 + min(bid, 20), 104, 'MMAP build_id past build_id_size')
+		else:
+			zero(b, off, 80, 104, 'MMAP build_id_size/build_id (no build-id)')
+		zero(b, off, 81, 84, 'MMAP reserved')
+		strings(b, off, 104, size, 1, 'MMAP filename')
+	elif typ == 18:	# COMM
+		strings(b, off, 24, size, 1, 'COMM')
+	elif typ in (19, 20):
+		zero(b, off, 32, size, name + ' padding')
+	elif typ == 21:
+		zero(b, off, 30, size, 'LOST reserved')
+	elif typ == 22:
+		zero(b, off, 22, size, 'THROTTLE reserved')
+	elif typ == 23:
+		zero(b, off, 50, size, 'COUNT reserved')
+	elif typ == 31:
+		nr_events, nr_index = struct.unpack_from('<II', b, off + 60)
+		zero(b, off, 68, 72, 'TRAILER reserved')
+		if 72 + 32 * nr_events + 16 * nr_index != size:
+			raise Bad(off, 'TRAILER size %d does not fit its arrays' % size)
+
+
+def walk(b, unfinished):
+	if len(b) < HEADER.size:
+		raise Bad(0, 'shorter than the fixed header')
+	(magic, endian, major, _minor, hsize, flags, data_off, data_size, trailer_off, _r, _c,
+	 reserved) = HEADER.unpack_from(b, 0)
+	if magic != b'EBSDATA\0' or endian != 0x01020304 or major != 1:
+		raise Bad(0, 'not an ebs.data file of version 1 in this byte order')
+	if any(reserved):
+		raise Bad(64, 'header reserved is not zero')
+	if flags & ~1:
+		raise Bad(20, 'unknown header flags 0x%x' % flags)
+	if hsize != 96 or data_off < hsize or data_off > len(b) or data_off % 8:
+		raise Bad(16, 'header_size %d / data_offset %d' % (hsize, data_off))
+	off, records, samples, trailer = hsize, 0, 0, None
+	while off < len(b):
+		if len(b) - off < REC.size:
+			if unfinished and off >= data_off:
+				raise Bad(off, 'a partial record header at the end (not whole records)')
+			raise Bad(off, 'truncated record header')
+		typ, misc, size = REC.unpack_from(b, off)
+		if size < 8 or size % 8:
+			raise Bad(off, 'bad record size %d' % size)
+		if off + size > len(b):
+			raise Bad(off, 'record of %d bytes past the end of the file (%s)' %
+				  (size, 'not whole records' if unfinished else 'truncated'))
+		if typ not in FIXED:
+			raise Bad(off, 'unknown record type %d' % typ)
+		if size < FIXED[typ]:
+			raise Bad(off, '%s of %d bytes, shorter than its fixed part' % (NAMES[typ], size))
+		if (off < data_off) != (typ < 16):
+			raise Bad(off, '%s on the wrong side of data_offset %d' % (NAMES[typ], data_off))
+		check_rec(b, off, typ, misc, size)
+		if typ == 31:
+			trailer = off
+			off += size
+			break
+		if off >= data_off:
+			records += 1
+			samples += typ == 16
+		off += size
+	if off != data_off and off < data_off:
+		raise Bad(off, 'header records end before data_offset')
+	if trailer is None:
+		if not unfinished:
+			raise Bad(40, 'no TRAILER: the recording never finished')
+		if flags & 1 == 0 and (trailer_off or data_size):
+			raise Bad(40, 'no TRAILER but trailer_offset %d, data_size %d' % (trailer_off, data_size))
+		return 'ok: unfinished, %d whole data records, %d samples, ends at offset %d' % (
+			records, samples, off)
+	nr_records, = struct.unpack_from('<Q', b, trailer + 24)
+	if nr_records != records:
+		raise Bad(trailer, 'TRAILER counts %d data records, the file has %d' % (nr_records, records))
+	if flags & 1 == 0 and (trailer_off != trailer or data_size != off - data_off):
+		raise Bad(40, 'trailer_offset %d / data_size %d do not match the TRAILER at %d' %
+			  (trailer_off, data_size, trailer))
+	return 'ok: finished, %d data records, %d samples' % (records, samples)
+
+
+def check(path, unfinished, many):
+	with open(path, 'rb') as f:
+		b = f.read()
+	try:
+		print(('%s: ' % path if many else '') + walk(b, unfinished))
+		return True
+	except Bad as e:
+		print('%s: offset %d: %s' % (path, e.off, e.what))
+	except struct.error as e:
+		print('%s: a field past the end of its record: %s' % (path, e))
+	return False
+
+
+def main():
+	args = sys.argv[1:]
+	unfinished = bool(args) and args[0] == '--unfinished'
+	if unfinished:
+		args = args[1:]
+	if not args:
+		sys.exit('usage: datacheck.py [--unfinished] FILE...')
+	ok = [check(a, unfinished, len(args) > 1) for a in args]
+	sys.exit(0 if all(ok) else 1)
+
+
+if __name__ == '__main__':
+	main()

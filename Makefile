@@ -133,6 +133,38 @@ unit-bins: $(UNIT_BINS) $(TOOL_BINS)
 # Keep the unit tests' objects: make would delete them as intermediates.
 .SECONDARY: $(patsubst %,%.o,$(UNIT_BINS) $(TOOL_BINS))
 
+# ---- fuzzing (tests/fuzz/, docs/fuzzing.md) ----------------------------------
+# libFuzzer harnesses tests/fuzz/fuzz-*.c, built with clang, ASan and UBSan
+# into FUZZ_BUILD (a whole build of the modules they test, instrumented).
+# `make fuzz` runs each for FUZZ_SECONDS on seed corpora made from real files;
+# `make test` runs each for a few seconds (tests/integration/fuzz.sh).
+FUZZ_BUILD   ?= $(BUILD)/fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_CC      ?= clang
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz-*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(FUZZ_SRCS))
+# the modules the harnesses test, in link order
+FUZZ_LIBS := $(symbolize_LIB) $(sampler_LIB) $(data_LIB) $(util_LIB)
+.PHONY: fuzz fuzz-bins fuzz-harnesses
+
+$(BUILD)/tests/fuzz/%: $(BUILD)/tests/fuzz/%.o $(FUZZ_LIBS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS) $(LIBS)
+# the module's portable rules, compiled in user space as test-kmod compiles them
+$(BUILD)/tests/fuzz/fuzz-kmod.o: ALL_CFLAGS += -Itests/kmod -Ikmod -Wno-missing-prototypes
+fuzz-harnesses: $(FUZZ_BINS)
+.SECONDARY: $(patsubst %,%.o,$(FUZZ_BINS))
+
+fuzz-bins:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) SAN=address,undefined \
+		CFLAGS='-O1 -g -fsanitize=fuzzer-no-link' fuzz-harnesses
+
+fuzz: deps
+	$(Q)$(MAKE) --no-print-directory all workloads $(BUILD)/tests/tools/mkdata
+	$(Q)$(MAKE) --no-print-directory fuzz-bins
+	$(Q)BUILD=$(BUILD) EBS=$(abspath $(EBS)) FUZZ_BIN=$(FUZZ_BUILD)/tests/fuzz \
+		FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh
+
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all workloads
 	$(Q)BUILD=$(BUILD) scripts/demo.sh
@@ -166,4 +198,4 @@ clean:
 
 ALL_OBJS := $(foreach m,$(MODULES),$($(m)_OBJS)) $(CLI_OBJS) \
 	$(patsubst %,%.o,$(UNIT_BINS) $(TOOL_BINS)) $(KMOD_USER_OBJS)
--include $(ALL_OBJS:.o=.d)
+-include $(ALL_OBJS:.o=.d) $(FUZZ_BINS:=.d)

@@ -63,28 +63,53 @@ static int parse_hex(const char *s, size_t len, u64 *out)
 	return 0;
 }
 
-/* One ":modifier" of an event; raw-only fields need a raw event. */
+/* The modifiers, as bits of the set already given (each at most once). */
+enum {
+	MOD_U = 1u << 0,
+	MOD_K = 1u << 1,
+	MOD_INV = 1u << 2,
+	MOD_EDGE = 1u << 3,
+	MOD_CMASK = 1u << 4,
+};
+
+/* Note modifier bit in *seen; an error naming the event when it was given before. */
+static int once(const char *text, unsigned int bit, const char *mod, size_t len, unsigned int *seen,
+		struct ebs_error *err)
+{
+	if (*seen & bit)
+		return ebs_error__set(err, EINVAL, "event '%s': modifier ':%.*s' given twice", text,
+				      (int)len, mod);
+	*seen |= bit;
+	return 0;
+}
+
+/*
+ * One ":modifier" of an event; raw-only fields need a raw event.  Each
+ * modifier may appear once (*seen: those given so far): ":inv:inv" does not
+ * cancel out, and a second ":cmask=" would silently replace the first.
+ */
 static int parse_modifier(const char *text, const char *mod, size_t len, struct event_spec *ev,
-			  struct ebs_error *err)
+			  unsigned int *seen, struct ebs_error *err)
 {
 	bool raw = ev->type == PERF_TYPE_RAW;
 	char *end = NULL;
+	int e;
 
 	if (len == 1 && mod[0] == 'u') {
 		ev->exclude_kernel = true;
-		return 0;
+		return once(text, MOD_U, mod, len, seen, err);
 	}
 	if (len == 1 && mod[0] == 'k') {
 		ev->exclude_user = true;
-		return 0;
+		return once(text, MOD_K, mod, len, seen, err);
 	}
 	if (raw && len == 3 && memcmp(mod, "inv", 3) == 0) {
 		ev->config |= EBS_EVTSEL_INV;
-		return 0;
+		return once(text, MOD_INV, mod, len, seen, err);
 	}
 	if (raw && len == 4 && memcmp(mod, "edge", 4) == 0) {
 		ev->config |= EBS_EVTSEL_EDGE;
-		return 0;
+		return once(text, MOD_EDGE, mod, len, seen, err);
 	}
 	if (raw && len > 6 && memcmp(mod, "cmask=", 6) == 0) {
 		unsigned long v = 256;
@@ -102,6 +127,9 @@ static int parse_modifier(const char *text, const char *mod, size_t len, struct 
 		if (v > 255)
 			return ebs_error__set(err, EINVAL,
 					      "event '%s': cmask must be 0..255 (decimal or 0x hex)", text);
+		e = once(text, MOD_CMASK, "cmask", 5, seen, err);
+		if (e)
+			return e;
 		ev->config = (ev->config & ~EBS_EVTSEL_CMASK(0xff)) | EBS_EVTSEL_CMASK(v);
 		return 0;
 	}
@@ -115,6 +143,7 @@ int event_spec__parse(const char *text, struct event_spec *out, struct ebs_error
 	const char *colon = strchr(text, ':');
 	size_t base_len = colon ? (size_t)(colon - text) : strlen(text);
 	const struct event_name *n;
+	unsigned int seen = 0;
 	const char *mod;
 	int e;
 
@@ -151,7 +180,7 @@ int event_spec__parse(const char *text, struct event_spec *out, struct ebs_error
 		const char *next = strchr(mod + 1, ':');
 		size_t len = next ? (size_t)(next - mod - 1) : strlen(mod + 1);
 
-		e = parse_modifier(text, mod + 1, len, out, err);
+		e = parse_modifier(text, mod + 1, len, out, &seen, err);
 		if (e)
 			return e;
 	}

@@ -4,11 +4,14 @@
 #
 #   scripts/deps.sh            build and test dependencies
 #   EBS_DEPS_EXTRA="pkg ..."   more packages (e.g. the kernel-module test's)
+#
+# libclang-rt-dev is the default clang's runtime (libclang-rt-14-dev on
+# Debian 12): libFuzzer, for the fuzz harnesses (docs/fuzzing.md).
 set -u
 
 PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
 libcapstone-dev libstb-dev
-elfutils binutils python3 clang llvm ${EBS_DEPS_EXTRA:-}"
+elfutils binutils python3 clang llvm libclang-rt-dev ${EBS_DEPS_EXTRA:-}"
 
 missing=""
 for p in $PKGS; do

@@ -126,7 +126,7 @@ struct leftovers {
 	int failed;
 };
 
-/* One line per leftover of a killed recording: what it is and what to do. */
+/* One line per leftover of an unfinished recording: what it is and what to do. */
 static void say_leftover(void *ctx, const struct ebs_leftover *lo)
 {
 	struct leftovers *l = ctx;
@@ -136,12 +136,12 @@ static void say_leftover(void *ctx, const struct ebs_leftover *lo)
 	if (localtime_r(&lo->mtime, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 	if (!l->clean)
-		fprintf(stderr, "ebs record: %s: left by a recording that was killed (%llu bytes, "
+		fprintf(stderr, "ebs record: %s: left by a recording that did not finish (%llu bytes, "
 			"last written %s): read it with 'ebs report -i %s', remove it with "
 			"'ebs record --clean -o %s'\n",
 			lo->path, (unsigned long long)lo->size, when, lo->path, l->output);
 	else if (lo->removed && !l->quiet)
-		fprintf(stderr, "ebs record: removed %s, left by a recording that was killed "
+		fprintf(stderr, "ebs record: removed %s, left by a recording that did not finish "
 			"(%llu bytes, last written %s)\n",
 			lo->path, (unsigned long long)lo->size, when);
 	else if (!lo->removed) {

@@ -730,7 +730,7 @@ int ebs_writer__finish(struct ebs_writer *w, int exit_status, u64 *size, struct 
 	return 0;
 
 fail:
-	ebs_error__set(err, -e, "%s: write failed: %s", w->path, strerror(-e));
+	ebs_error__set(err, -e, "%s: write failed: %s", ebs_output_name(w->path), strerror(-e));
 	ebs_writer__abort_keep(w, err);
 	return e;
 }
@@ -756,6 +756,17 @@ static bool is_tmp_name(const char *name, const char *prefix)
 		      (name[i] >= '0' && name[i] <= '9')))
 			return false;
 	return true;
+}
+
+/* Is the regular file fd empty, or does it begin with EBS_DATA_MAGIC? */
+static bool begins_as_ebs_data(int fd, const struct stat *st)
+{
+	char magic[sizeof(EBS_DATA_MAGIC)];
+
+	if (st->st_size == 0)
+		return true;
+	return pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	       !memcmp(magic, EBS_DATA_MAGIC, sizeof(magic));
 }
 
 int ebs_writer__leftovers(const char *path, bool remove, ebs_leftover_fn fn, void *ctx)
@@ -787,9 +798,14 @@ int ebs_writer__leftovers(const char *path, bool remove, ebs_leftover_fn fn, voi
 		fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		/* a regular file of ours, that no running writer holds */
+		/*
+		 * A regular file of ours, that no running writer holds, and an
+		 * ebs.data file: empty (killed before its header), or beginning
+		 * with the magic.  Anything else of that name is not ours to
+		 * name or remove.
+		 */
 		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-		    flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		    !begins_as_ebs_data(fd, &st) || flock(fd, LOCK_EX | LOCK_NB) < 0) {
 			close(fd);
 			continue;
 		}

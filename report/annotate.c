@@ -16,6 +16,7 @@
 #include <capstone/capstone.h>
 #include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,11 +201,28 @@ static int collect(void *ctx, const struct resolved *rv)
 
 /* ---- sources ------------------------------------------------------------ */
 
-static char *try_read(const char *path)
-{
-	char *buf = NULL;
+/*
+ * A source file is read only if it is a regular file (a FIFO at its path
+ * must not hang annotate) of at most ANNOT_SOURCE_MAX bytes (nor a link to
+ * /dev/zero fill memory), its control characters but tab and newline shown
+ * as '?' (nor its text send the terminal escape sequences).  A file there
+ * but refused is said once, in a warning.
+ */
+#define ANNOT_SOURCE_MAX (256u << 20)	/* bytes; SQLite's 9 MB amalgamation fits */
 
-	return ebs_read_file(path, &buf) >= 0 ? buf : NULL;
+static char *try_read(struct annot *an, const char *path)
+{
+	char *buf = NULL, msg[PATH_MAX + 128];
+	ssize_t n = ebs_read_file_max(path, ANNOT_SOURCE_MAX, &buf);
+
+	if (n >= 0)
+		return ebs_clean_text(buf, true);
+	if (n != -ENOENT && n != -ENOTDIR && an->o->warn) {
+		snprintf(msg, sizeof(msg), "%s: %s: its source lines are not shown", path,
+			 n == -EFBIG ? "larger than 256 MiB" : ebs_read_strerror((int)n));
+		rsession_warn_annotate(an->o->warn, ebs_clean_text(msg, false));
+	}
+	return NULL;
 }
 
 /*
@@ -237,21 +255,21 @@ static struct source *source_of(struct annot *an, const char *path)
 
 			if (!strncmp(path, *d, olen)) {
 				snprintf(cand, sizeof(cand), "%s%s", eq + 1, path + olen);
-				s->buf = try_read(cand);
+				s->buf = try_read(an, cand);
 			}
 		} else {
 			snprintf(cand, sizeof(cand), "%s/%s", *d, path[0] == '/' ? path + 1 : path);
-			s->buf = try_read(cand);
+			s->buf = try_read(an, cand);
 			if (!s->buf && base) {
 				snprintf(cand, sizeof(cand), "%s%s", *d, base);
-				s->buf = try_read(cand);
+				s->buf = try_read(an, cand);
 			}
 		}
 		if (s->buf)
 			s->found_at = strdup(cand);
 	}
 	if (!s->buf) {
-		s->buf = try_read(path);
+		s->buf = try_read(an, path);
 		if (s->buf)
 			s->found_at = strdup(path);
 	}

@@ -447,7 +447,7 @@ static int drain(struct sampler *s, struct kmod_priv *p, struct ebs_error *err)
 			e = ebs_writer__add(s->w, &rec.hdr);
 			if (e)
 				return ebs_error__set(err, -e, "%s: write failed: %s",
-						      s->opts->output, strerror(-e));
+						      ebs_output_name(s->opts->output), strerror(-e));
 		}
 		t.tail = head;
 		if (ioctl(p->fd, EBS_IOC_TAIL, &t) < 0)
@@ -501,7 +501,8 @@ static int kmod_stop(struct sampler *s, struct ebs_error *err)
 		lost.event = 0;
 		e = ebs_writer__add(s->w, &lost.hdr);
 		if (e)
-			return ebs_error__set(err, -e, "%s: write failed: %s", s->opts->output,
+			return ebs_error__set(err, -e, "%s: write failed: %s",
+					       ebs_output_name(s->opts->output),
 					      strerror(-e));
 	}
 	return 0;

@@ -707,7 +707,8 @@ static int drain_all(struct sampler *s, struct ebs_error *err)
 			return ebs_error__set(err, EBADMSG, "cpu %d: corrupt record in the ring buffer",
 					      r->cpu);
 		if (e)
-			return ebs_error__set(err, -e, "%s: write failed: %s", s->opts->output,
+			return ebs_error__set(err, -e, "%s: write failed: %s",
+					       ebs_output_name(s->opts->output),
 					      strerror(-e));
 	}
 	return 0;
@@ -833,7 +834,8 @@ static int perf_stop(struct sampler *s, struct ebs_error *err)
 	ioctl_all(s, PERF_EVENT_IOC_DISABLE);
 	e = drain_all(s, err);
 	if (!e && !s->tracking_only && (e = write_counts(s, p)))
-		ebs_error__set(err, -e, "%s: write failed: %s", s->opts->output, strerror(-e));
+		ebs_error__set(err, -e, "%s: write failed: %s",
+				ebs_output_name(s->opts->output), strerror(-e));
 	return e;
 }
 

@@ -557,7 +557,8 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	for (i = 0; !e && i < o->nr_pids; i++)
 		e = synth_process(s.w, o->pids[i], t0);
 	if (e) {
-		ebs_error__set(err, -e, "%s: write failed: %s", o->output, strerror(-e));
+		ebs_error__set(err, -e, "%s: write failed: %s",
+				ebs_output_name(o->output), strerror(-e));
 		goto out;
 	}
 	e = s.backend->start(&s, err);
@@ -620,7 +621,8 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 			break;
 		e = s.backend->read(&s, 200, err);
 		if (!e && (e = ebs_writer__flush(s.w)))
-			ebs_error__set(err, -e, "%s: write failed: %s", o->output, strerror(-e));
+			ebs_error__set(err, -e, "%s: write failed: %s",
+					ebs_output_name(o->output), strerror(-e));
 		if (e)
 			goto out;
 	}
@@ -664,6 +666,12 @@ out:
 		go_fd = -1;
 		kill(child, SIGKILL);
 		waitpid(child, &status, 0);
+		if (collecting && err) {
+			size_t len = strlen(err->msg);
+
+			snprintf(err->msg + len, sizeof(err->msg) - len,
+				 "; the command (pid %d) was killed", (int)child);
+		}
 	}
 out_free:
 	if (go_fd >= 0)

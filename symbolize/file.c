@@ -138,25 +138,10 @@ ssize_t sym_read_bounded(int fd, size_t max, size_t max_line, char **out, size_t
 
 bool sym_text_is_clean(const char *s)
 {
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p == 0x7f || (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
-			return false;
-	return true;
+	return ebs_text_is_clean(s);
 }
 
 char *sym_clean_text(char *s)
 {
-	unsigned char *p;
-
-	for (p = (unsigned char *)s; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f) {
-			*p = '?';
-		} else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-			p[0] = p[1] = '?';	/* a C1 control in UTF-8: U+0080..U+009F */
-			p++;
-		}
-	}
-	return s;
+	return ebs_clean_text(s, false);
 }

@@ -211,8 +211,9 @@ ssize_t sym_read_bounded(int fd, size_t max, size_t max_line, char **out, size_t
 /*
  * Names and file names come from the files read: a crafted one could hold
  * a newline, or a terminal's escape sequences.  sym_clean_text replaces
- * control characters (C0, DEL, and C1 as UTF-8) in s by '?', in place, and
- * returns s; sym_text_is_clean says whether there are none.
+ * control characters (C0, DEL, and C1, raw or as UTF-8) in s by '?', in
+ * place, and returns s; sym_text_is_clean says whether there are none
+ * (util.h's ebs_clean_text).
  */
 char *sym_clean_text(char *s);
 bool sym_text_is_clean(const char *s);

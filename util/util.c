@@ -39,16 +39,28 @@ size_t ebs_strlcpy(char *dst, const char *src, size_t size)
 	return len;
 }
 
-ssize_t ebs_read_file(const char *path, char **out)
+ssize_t ebs_read_file_max(const char *path, size_t max, char **out)
 {
 	size_t cap = 4096, len = 0;
 	char *buf, *nbuf;
+	struct stat st;
 	ssize_t n;
-	int fd, err;
+	int fd, fl, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO would wait for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) || (fl = fcntl(fd, F_GETFL)) < 0 ||
+	    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EBS_ENOTREG;
+	}
 	buf = malloc(cap);
 	if (!buf) {
 		close(fd);
@@ -56,13 +68,19 @@ ssize_t ebs_read_file(const char *path, char **out)
 	}
 	for (;;) {
 		if (len + 1 >= cap) {
-			nbuf = realloc(buf, cap * 2);
+			size_t ncap = cap > max / 2 ? max + 2 : cap * 2;
+
+			if (ncap <= cap) {
+				err = -EFBIG;
+				goto out_free;
+			}
+			nbuf = realloc(buf, ncap);
 			if (!nbuf) {
 				err = -ENOMEM;
 				goto out_free;
 			}
 			buf = nbuf;
-			cap *= 2;
+			cap = ncap;
 		}
 		n = read(fd, buf + len, cap - len - 1);
 		if (n < 0) {
@@ -74,6 +92,10 @@ ssize_t ebs_read_file(const char *path, char **out)
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		if (len > max) {
+			err = -EFBIG;
+			goto out_free;
+		}
 	}
 	close(fd);
 	buf[len] = '\0';
@@ -84,6 +106,78 @@ out_free:
 	free(buf);
 	close(fd);
 	return err;
+}
+
+ssize_t ebs_read_file(const char *path, char **out)
+{
+	return ebs_read_file_max(path, SIZE_MAX / 4, out);
+}
+
+const char *ebs_read_strerror(int err)
+{
+	return err == -EBS_ENOTREG ? "not a regular file" : strerror(-err);
+}
+
+/* The length of the valid UTF-8 sequence at p (2..4), or 0. */
+static size_t utf8_len(const unsigned char *p)
+{
+	size_t n, i;
+
+	if (*p >= 0xc2 && *p <= 0xdf)
+		n = 2;
+	else if (*p >= 0xe0 && *p <= 0xef)
+		n = 3;
+	else if (*p >= 0xf0 && *p <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* Is the byte at p a control, C0, DEL or C1 (raw, or as UTF-8)?  Its length in *n. */
+static bool is_control(const unsigned char *p, size_t *n)
+{
+	*n = utf8_len(p);
+	if (*n == 2)
+		return p[0] == 0xc2 && p[1] <= 0x9f;	/* U+0080..U+009F */
+	if (*n)
+		return false;
+	*n = 1;
+	return *p < 0x20 || (*p >= 0x7f && *p <= 0x9f);
+}
+
+char *ebs_clean_text(char *s, bool source)
+{
+	unsigned char *p = (unsigned char *)s;
+	size_t n;
+
+	while (*p) {
+		if (source && (*p == '\t' || *p == '\n')) {
+			p++;
+		} else if (source && *p == '\r') {
+			*p++ = ' ';	/* CRLF line ends */
+		} else if (is_control(p, &n)) {
+			memset(p, '?', n);
+			p += n;
+		} else {
+			p += n;
+		}
+	}
+	return s;
+}
+
+bool ebs_text_is_clean(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	for (; *p; p += n)
+		if (is_control(p, &n))
+			return false;
+	return true;
 }
 
 static u64 clock_of(clockid_t id)

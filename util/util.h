@@ -41,14 +41,39 @@ int ebs_error__set(struct ebs_error *e, int errnum, const char *fmt, ...)
 /* s as a JSON string, quotes included. */
 void json_string(FILE *f, const char *s);
 
+/* An output path as messages name it: "-" is "standard output". */
+static inline const char *ebs_output_name(const char *path)
+{
+	return path[0] == '-' && !path[1] ? "standard output" : path;
+}
+
 /* Copy at most size-1 bytes and always terminate; return strlen(src). */
 size_t ebs_strlcpy(char *dst, const char *src, size_t size);
 
 /*
- * Read a whole (small, /proc-like) file into a malloc'd NUL-terminated
- * buffer.  Returns the length, or -errno.
+ * Read a whole regular file into a malloc'd NUL-terminated buffer.  The
+ * open does not block (a FIFO is refused, not waited on); anything but a
+ * regular file is -EBS_ENOTREG (-EISDIR for a directory); a file longer
+ * than max bytes is -EFBIG.  Returns the length, or -errno.
+ * ebs_read_file is for small /proc-like files, without a size bound;
+ * ebs_read_strerror says why in one phrase.
  */
+#define EBS_ENOTREG 4096
+ssize_t ebs_read_file_max(const char *path, size_t max, char **out);
 ssize_t ebs_read_file(const char *path, char **out);
+const char *ebs_read_strerror(int err);
+
+/*
+ * Text from files ebs did not write (symbol and file names, source lines)
+ * could hold a newline or a terminal's escape sequences.  ebs_clean_text
+ * replaces every control character in s by '?', in place: C0, DEL, C1
+ * whether raw (a byte 0x80-0x9f outside a UTF-8 sequence: CSI on an 8-bit
+ * terminal) or as UTF-8 (U+0080-U+009F); with source, tab and newline stay
+ * and a carriage return becomes a space.  Returns s.  ebs_text_is_clean
+ * says whether s holds none (source false).
+ */
+char *ebs_clean_text(char *s, bool source);
+bool ebs_text_is_clean(const char *s);
 
 /*
  * In base[0..n), elements of size bytes sorted by the u64 at byte offset

@@ -43,8 +43,13 @@ rm -rf "$seeds"
 # signature FILE HARNESS: the kind of a finding and where, from a replay:
 # "heap-use-after-free data/reader.c:123" (the first frame in ebs's sources).
 signature() {
-	local out kind where lib
+	local out kind where lib rc
 	out=$(timeout 60 "$2" -runs=1 "$1" 2>&1)
+	rc=$?
+	if [ $rc -eq 124 ]; then
+		echo "still runs after 60 s (a hang, or work the input does not bound)"
+		return
+	fi
 	kind=$(grep -m 1 -oE 'ERROR: (AddressSanitizer|LeakSanitizer): [a-zA-Z -]+|runtime error: [^,]{0,60}|broken promise: [^:]+|ERROR: libFuzzer: [a-z-]+' <<<"$out" |
 		sed -E 's/ +$//; s/ (on|in|of)( address| thread)?$//')
 	where=$(grep -oE '(/[^ ]*/)?(data|symbolize|sampler|util|report|kmod|tests/fuzz)/[a-z_0-9-]+\.[ch]:[0-9]+' <<<"$out" |

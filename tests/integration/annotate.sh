@@ -134,6 +134,29 @@ check "--source-dir OLD=NEW: read from the new place" \
 	grep -q "^# source: $TMP/src/hotline.c (read from $TOP/tests/workloads/hotline.c)" srcmap.txt
 "$EBS" annotate -i copy.data hot_loop --source-dir "$TOP/tests/workloads" >srcdir.txt
 check "--source-dir DIR: found by file name" grep -qE '^ +[0-9]+ .*/\* HOT \*/' srcdir.txt
+# Untrusted sources (docs/security.md): a FIFO at the source's path must not
+# hang annotate, a link to /dev/zero must not fill its memory (timeout 60:
+# a hang guard only), and a source's escape sequences reach no terminal.
+mkfifo src/hotline.c
+timeout 60 "$EBS" annotate -i copy.data hot_loop >fifo.txt 2>fifo.err
+rc=$?
+check "a FIFO as the source: exit 0 ($rc), one warning naming it, its instructions instead" \
+	sh -c "[ $rc -eq 0 ] && [ \$(wc -l <fifo.err) -eq 1 ] && grep -qx 'ebs annotate: warning: $TMP/src/hotline.c: not a regular file: its source lines are not shown' fifo.err && grep -qE '  [0-9a-f]+:  divsd ' fifo.txt"
+rm src/hotline.c
+ln -s /dev/zero src/hotline.c
+timeout 60 "$EBS" annotate -i copy.data hot_loop >zero.txt 2>zero.err
+rc=$?
+check "/dev/zero as the source: exit 0 ($rc), one warning" \
+	sh -c "[ $rc -eq 0 ] && grep -qx 'ebs annotate: warning: $TMP/src/hotline.c: not a regular file: its source lines are not shown' zero.err"
+rm src/hotline.c
+# the workload's source, its HOT line's comment holding control characters:
+# ESC, BEL, a raw C1 CSI byte and one as UTF-8 (U+009B); tabs stay
+sed "s|/\* HOT \*/|/* HOT $(printf '\033[31mred\033]0;title\007 \302\233 \233 end\tof') */|" "$SRC" >src/hotline.c
+"$EBS" annotate -i copy.data hot_loop --color never >esc.txt 2>&1
+check "a source's control characters are shown as '?'" \
+	grep -qF '/* HOT ?[31mred?]0;title? ?? ? end	of */' esc.txt
+check "no control character but tab and newline reaches the output" \
+	not env LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f]' esc.txt
 strip --strip-debug hl-copy
 "$EBS" annotate -i copy.data hot_loop >nodebug.txt 2>nodebug.err
 check "missing debug information: exit 0 and says so" \

@@ -165,15 +165,19 @@ elif grep -q 'never finished' k.rep; then
 else
 	fail "kill -9: report reads a leftover" "$(head -n 1 k.rep)"
 fi
+# a file of the temporary name pattern that is not an ebs.data file: not ours
+printf 'important\n' >.k.data.tmp.AAAAAA
 record k.data -e cpu-clock -F 500 "$L" 0.02
 rc=$?
 check "after kills: ebs record still records (status $rc)" [ $rc -eq 0 ]
 check "after kills: one line per leftover, naming it and how to read it" \
-	[ "$(grep -cE "^ebs record: \./\.k\.data\.tmp\.[A-Za-z0-9]{6}: left by a recording that was killed \([0-9]+ bytes, last written [-0-9: ]+\): read it with 'ebs report -i \./\.k\.data\.tmp\.[A-Za-z0-9]{6}', remove it with 'ebs record --clean -o k\.data'\$" k.data.err)" -eq "$nine" -a "$(wc -l <k.data.err)" -eq "$nine" ]
+	[ "$(grep -cE "^ebs record: \./\.k\.data\.tmp\.[A-Za-z0-9]{6}: left by a recording that did not finish \([0-9]+ bytes, last written [-0-9: ]+\): read it with 'ebs report -i \./\.k\.data\.tmp\.[A-Za-z0-9]{6}', remove it with 'ebs record --clean -o k\.data'\$" k.data.err)" -eq "$nine" -a "$(wc -l <k.data.err)" -eq "$nine" ]
 "$EBS" record --clean -o k.data 2>clean.err
 rc=$?
 check "--clean alone: status 0, one line per file removed" [ $rc -eq 0 -a "$(grep -c '^ebs record: removed \./\.k\.data\.tmp\.' clean.err)" -eq "$nine" ]
-check "--clean: no temporary file left" [ -z "$(ls -A | grep '^\.k\.data\.tmp\.')" ]
+check "--clean: no temporary file left but the one that is not an ebs.data file" \
+	[ "$(ls -A | grep '^\.k\.data\.tmp\.')" = .k.data.tmp.AAAAAA -a "$(cat .k.data.tmp.AAAAAA)" = important ]
+rm -f .k.data.tmp.AAAAAA
 check "--clean: the recording itself kept" quiet "$EBS" report -i k.data --top 1
 # a running recording's temporary file is not a leftover
 "$EBS" record -q -e cpu-clock -F 500 -o r.data "$WORKLOADS/sleeper" 300 >r.pid 2>/dev/null &
@@ -210,7 +214,7 @@ outcome() {
 	elif ! cmp -s "$dir/f.data" prev.ref; then
 		fail "$name" "the previous file was touched: $(head -c 300 "$log")"
 	elif [ -e "$dir/f.data.partial" ]; then
-		if ! grep -qE "^ebs record: $shown/f.data: write failed: .*; the [0-9]+ bytes recorded so far are in $shown/f.data.partial, unfinished \(read it with 'ebs report -i $shown/f.data.partial'\)\$" "$log"; then
+		if ! grep -qE "^ebs record: $shown/f.data: write failed: .*; the [0-9]+ bytes recorded so far are in $shown/f.data.partial, unfinished \(read it with 'ebs report -i $shown/f.data.partial'\)(; the command \(pid [0-9]+\) was killed)?\$" "$log"; then
 			fail "$name" "the error does not name the part kept: $(cat "$log")"
 		elif ! python3 "$CHECK" --unfinished "$dir/f.data.partial" >"$log.chk" ||
 		     ! grep -q '^ok: unfinished' "$log.chk"; then

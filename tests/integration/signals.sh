@@ -4,17 +4,25 @@
 # reports; the command's exit status (or 128+signal) becomes ebs's.
 . "$(dirname "$0")/../lib.sh"
 
-for sig in INT TERM; do
-	"$EBS" record -e cpu-clock -F 1000 -o $sig.data "$WORKLOADS/sleeper" 20 >$sig.pid 2>$sig.err &
+# stopped SIG HZ CPU: record sleeper at HZ into SIG.data, send SIG to ebs
+# once the command has had CPU seconds of CPU time (whatever the load), and
+# check ebs's status (the command's, left in want) and that the command is gone.
+stopped() {
+	local sig=$1 epid rc
+	"$EBS" record -e cpu-clock -F "$2" -o $sig.data "$WORKLOADS/sleeper" 20 >$sig.pid 2>$sig.err &
 	epid=$!
 	wait_line $sig.pid
-	wait_cpu "$(cat $sig.pid)" 0.5	# 500 periods of its CPU time, whatever the load
+	wait_cpu "$(cat $sig.pid)" "$3"
 	kill -$sig "$epid"
 	wait "$epid"
 	rc=$?
 	want=$((128 + $(kill -l $sig)))
 	check "SIG$sig: ebs exits with the command's status $want (got $rc)" [ "$rc" -eq "$want" ]
 	check "SIG$sig: the command is gone" bash -c "! kill -0 $(cat $sig.pid) 2>/dev/null"
+}
+
+for sig in INT TERM; do
+	stopped $sig 1000 0.5	# 500 periods of its CPU time
 	check "SIG$sig: summary line still printed" grep -q '^ebs record: [0-9]* samples written' $sig.err
 	"$EBS" report -i $sig.data --json >$sig.json 2>$sig.rerr
 	check "SIG$sig: the file reports" [ $? -eq 0 ]
@@ -44,16 +52,7 @@ check "the killed command's file reports" quiet "$EBS" report -i kill.data --top
 ulimit -c 0
 CHECK="$TOP/tests/tools/datacheck.py"
 for sig in HUP QUIT USR1 USR2 ALRM PIPE XFSZ XCPU; do
-	"$EBS" record -e cpu-clock -F 500 -o $sig.data "$WORKLOADS/sleeper" 20 >$sig.pid 2>$sig.err &
-	epid=$!
-	wait_line $sig.pid
-	wait_cpu "$(cat $sig.pid)" 0.1
-	kill -$sig "$epid"
-	wait "$epid"
-	rc=$?
-	want=$((128 + $(kill -l $sig)))
-	check "SIG$sig: ebs exits with the command's status $want (got $rc)" [ "$rc" -eq "$want" ]
-	check "SIG$sig: the command is gone" bash -c "! kill -0 $(cat $sig.pid) 2>/dev/null"
+	stopped $sig 500 0.1
 	check "SIG$sig: one line says so, then the summary" \
 		bash -c "[ \$(wc -l <$sig.err) -eq 2 ] && grep -qx 'ebs record: SIG$sig: passed on to the command (pid $(cat $sig.pid)); the recording ends when it exits' $sig.err && tail -n 1 $sig.err | grep -q '^ebs record: [0-9]* samples written'"
 	check "SIG$sig: the file is complete" bash -c "python3 '$CHECK' $sig.data | grep -q '^ok: finished'"
@@ -103,6 +102,6 @@ check "nohup: the file is complete" bash -c "python3 '$CHECK' nohup.data | grep 
 rc=${PIPESTATUS[0]}
 check "output pipe closed: status 1 (got $rc)" [ "$rc" -eq 1 ]
 check "output pipe closed: one line naming the broken pipe" \
-	bash -c "[ \$(wc -l <epipe.err) -eq 1 ] && grep -q '^ebs record: -: write failed: Broken pipe' epipe.err"
+	bash -c "[ \$(wc -l <epipe.err) -eq 1 ] && grep -q '^ebs record: standard output: write failed: Broken pipe' epipe.err"
 check "output pipe closed: the command is not left running" \
 	bash -c "! pgrep -f '$WORKLOADS/[l]eafloop 19.25' >/dev/null"

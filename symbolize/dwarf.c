@@ -137,6 +137,13 @@ struct name_cache {
 	const char *name;
 };
 
+/* srcfiles_ok's verdict on the line table at off (units may share one) */
+struct table_verdict {
+	UT_hash_handle hh;
+	Dwarf_Off off;
+	bool ok;
+};
+
 struct dwarf_info {
 	int fd;
 	Dwarf_Debug dbg;
@@ -147,6 +154,7 @@ struct dwarf_info {
 	size_t nspans;
 	struct ebs_strset *strs;
 	struct name_cache *names;
+	struct table_verdict *tables;	/* by .debug_line offset */
 	char why[256];		/* the first problem met, for --stats */
 	char rnglists_bad[160];	/* why .debug_rnglists is not read, "" when it is */
 	/* .debug_rnglists as lists_check() found it good, for rnglists() */
@@ -784,11 +792,38 @@ out:
 }
 
 /*
+ * Is die laid out after *last, the offset of the DIE read before it?  A
+ * unit's DIEs are read in the order they are laid out, children after
+ * their parent and each sibling after the last DIE of the one before; but
+ * libdwarf follows a DW_AT_sibling wherever it points, so one pointing
+ * back (or at itself) would make the walk go round for ever, growing what
+ * it collects.  Requiring each DIE to lie past the last one read bounds
+ * the walk by the DIEs the unit's bytes can hold.
+ */
+static bool die_after(struct dwarf_info *di, Dwarf_Die die, Dwarf_Off *last)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Off off = 0;
+
+	if (dwarf_dieoffset(die, &off, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return false;
+	}
+	if (off <= *last) {
+		note(di, "a DIE's sibling at %#llx is not after it", (unsigned long long)off);
+		return false;
+	}
+	*last = off;
+	return true;
+}
+
+/*
  * Walk the children of die.  parent is the scope code inside them belongs
- * to (NO_SCOPE outside any function), depth its nesting.
+ * to (NO_SCOPE outside any function), depth its nesting; *last is the
+ * offset of the last DIE read (see die_after).
  */
 static int walk(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 parent, u32 depth,
-		int level)
+		int level, Dwarf_Off *last)
 {
 	Dwarf_Error err = NULL;
 	Dwarf_Die child = NULL, next;
@@ -800,6 +835,10 @@ static int walk(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 pare
 	}
 	r = dwarf_child(die, &child, &err);
 	drop_error(di, &err);
+	if (r == DW_DLV_OK && !die_after(di, child, last)) {
+		dwarf_dealloc_die(child);
+		r = DW_DLV_NO_ENTRY;
+	}
 	while (r == DW_DLV_OK && !e) {
 		Dwarf_Half tag = 0;
 		u32 scope, decl;
@@ -820,7 +859,8 @@ static int walk(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 pare
 						   tag == DW_TAG_subprogram ? 0 : depth + 1, decl,
 						   &scope);
 			if (!e && scope != NO_SCOPE)
-				e = walk(di, cu, child, scope, cu->scopes[scope].depth, level + 1);
+				e = walk(di, cu, child, scope, cu->scopes[scope].depth, level + 1,
+					 last);
 			break;
 		case DW_TAG_lexical_block:
 		case DW_TAG_namespace:
@@ -828,7 +868,7 @@ static int walk(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 pare
 		case DW_TAG_structure_type:
 		case DW_TAG_union_type:
 		case DW_TAG_module:
-			e = walk(di, cu, child, parent, depth, level + 1);
+			e = walk(di, cu, child, parent, depth, level + 1, last);
 			break;
 		default:
 			break;
@@ -837,6 +877,10 @@ static int walk(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 pare
 		drop_error(di, &err);
 		dwarf_dealloc_die(child);
 		child = next;
+		if (r == DW_DLV_OK && !die_after(di, child, last)) {
+			dwarf_dealloc_die(child);
+			r = DW_DLV_NO_ENTRY;
+		}
 	}
 	return e;
 }
@@ -850,6 +894,92 @@ static int row_cmp(const void *pa, const void *pb)
 	if (a->end != b->end)
 		return a->end ? -1 : 1;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/*
+ * May dwarf_srcfiles be asked for ctx's file names?  Debian 12's libdwarf
+ * (20210528) makes each file's path from its directory entry, and
+ * checks the directory number only against the count of entries, which
+ * DWARF 5 numbers from 0: a file naming directory N of N entries has it
+ * read the pointer past the end of its directory array and take whatever
+ * lies there for a string (a crash, or garbage in a file name, depending
+ * on what the heap held: ASan does not see inside libdwarf).  And where
+ * a path cannot be made (no name, a number past the count) it returns
+ * the error without freeing the paths and list cells made before, which
+ * with allocation tracking off nothing frees (the comment there says
+ * "This can leak some strings").  ctx was read from the same line table
+ * header, so ask it first and give such a unit no file names.
+ *
+ * libdwarf finds file i by walking its list from the start, so asking
+ * for every file costs count^2 / 2 steps: a table of more than
+ * MAX_LINE_FILES files gets no names, and the verdict on a table is kept
+ * by its offset, as many units may share one table.
+ */
+#define MAX_LINE_FILES 16384
+
+static bool table_files_ok(struct dwarf_info *di, Dwarf_Line_Context ctx, Dwarf_Unsigned version)
+{
+	Dwarf_Signed base = 0, count = 0, end = 0, ndirs = 0, i;
+	Dwarf_Error err = NULL;
+	Dwarf_Unsigned limit;
+
+	if (dwarf_srclines_files_indexes(ctx, &base, &count, &end, &err) != DW_DLV_OK ||
+	    dwarf_srclines_include_dir_count(ctx, &ndirs, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return false;
+	}
+	if (count < 0 || ndirs < 0 || end - base > MAX_LINE_FILES) {
+		note(di, "a line table of %lld files", (long long)count);
+		return false;
+	}
+	/* DWARF 5: directories 0 .. ndirs - 1; before: 0 (the unit's own) .. ndirs */
+	limit = version == 5 ? (Dwarf_Unsigned)ndirs - 1 : (Dwarf_Unsigned)ndirs;
+	for (i = base; i < end; i++) {
+		const char *name = NULL;
+		Dwarf_Unsigned dir = 0, mtime, len;
+		Dwarf_Form_Data16 *md5 = NULL;
+		int r;
+
+		r = dwarf_srclines_files_data_b(ctx, i, &name, &dir, &mtime, &len, &md5, &err);
+		drop_error(di, &err);
+		if (r != DW_DLV_OK || !name || dir > limit || (version == 5 && !ndirs)) {
+			note(di, "a line table names a file with no name or a directory it lacks");
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool srcfiles_ok(struct dwarf_info *di, Dwarf_Die cu_die, Dwarf_Line_Context ctx,
+			Dwarf_Unsigned version)
+{
+	struct table_verdict *tv;
+	Dwarf_Attribute attr;
+	Dwarf_Error err = NULL;
+	Dwarf_Off off = 0;
+	bool known = false, ok;
+
+	/* the offset dwarf_srclines_b and dwarf_srcfiles read the table at */
+	if (dwarf_attr(cu_die, DW_AT_stmt_list, &attr, &err) == DW_DLV_OK) {
+		known = dwarf_global_formref(attr, &off, &err) == DW_DLV_OK;
+		drop_error(di, &err);
+		dwarf_dealloc_attribute(attr);
+	}
+	drop_error(di, &err);
+	if (known) {
+		HASH_FIND(hh, di->tables, &off, sizeof(off), tv);
+		if (tv)
+			return tv->ok;
+	}
+	ok = table_files_ok(di, ctx, version);
+	if (known && (tv = calloc(1, sizeof(*tv)))) {
+		tv->off = off;
+		tv->ok = ok;
+		HASH_ADD(hh, di->tables, off, sizeof(tv->off), tv);
+		if (!tv->hh.tbl)
+			free(tv);
+	}
+	return ok;
 }
 
 static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_die)
@@ -884,7 +1014,8 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 
 		cu->file0_is_1 = producer && !strncmp(producer, "GNU ", 4);
 	}
-	if (dwarf_srcfiles(cu_die, &files, &nf, &err) == DW_DLV_OK && nf > 0) {
+	if (srcfiles_ok(di, cu_die, ctx, version) && dwarf_srcfiles(cu_die, &files, &nf, &err) == DW_DLV_OK &&
+	    nf > 0) {
 		cu->files = calloc((size_t)nf, sizeof(*cu->files));
 		if (!cu->files)
 			e = -ENOMEM;
@@ -1106,6 +1237,7 @@ static void cu_clear(struct dw_cu *cu)
 
 static void decode_cu(struct dwarf_info *di, struct dw_cu *cu)
 {
+	Dwarf_Off last = cu->die_off;
 	Dwarf_Error err = NULL;
 	Dwarf_Die die;
 	int e;
@@ -1118,7 +1250,7 @@ static void decode_cu(struct dwarf_info *di, struct dw_cu *cu)
 	}
 	e = decode_lines(di, cu, die);
 	if (!e)
-		e = walk(di, cu, die, NO_SCOPE, 0, 0);
+		e = walk(di, cu, die, NO_SCOPE, 0, 0, &last);
 	if (!e)
 		e = build_segments(cu);
 	if (!e)
@@ -1184,13 +1316,22 @@ static int children_spans(struct dwarf_info *di, Dwarf_Die cu_die, u16 version, 
 {
 	Dwarf_Error err = NULL;
 	Dwarf_Die child = NULL, next;
+	Dwarf_Off last = 0;
 	int r, e = 0;
 
+	if (dwarf_dieoffset(cu_die, &last, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return 0;
+	}
 	r = dwarf_child(cu_die, &child, &err);
 	drop_error(di, &err);
 	while (r == DW_DLV_OK && !e) {
 		Dwarf_Half tag = 0;
 
+		if (!die_after(di, child, &last)) {	/* a sibling loop */
+			dwarf_dealloc_die(child);
+			break;
+		}
 		if (dwarf_tag(child, &tag, &err) == DW_DLV_OK && tag == DW_TAG_subprogram)
 			e = die_spans(di, child, version, base, rng_base, sv);
 		drop_error(di, &err);
@@ -1626,6 +1767,7 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle, char *why, 
 
 void dwarf_info__free(struct dwarf_info *di)
 {
+	struct table_verdict *tv, *ttv;
 	struct name_cache *n, *tn;
 	Dwarf_Error err = NULL;
 	size_t i;
@@ -1645,6 +1787,10 @@ void dwarf_info__free(struct dwarf_info *di)
 	HASH_ITER(hh, di->names, n, tn) {
 		HASH_DEL(di->names, n);
 		free(n);
+	}
+	HASH_ITER(hh, di->tables, tv, ttv) {
+		HASH_DEL(di->tables, tv);
+		free(tv);
 	}
 	ebs_strset__free(&di->strs);
 	free(di);

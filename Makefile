@@ -5,7 +5,7 @@
 #   make demo            install missing packages, build, record the bundled workload, report
 #   make bench           ebs against perf: recording overhead, report speed (ratios)
 #   make kmod            ebs.ko (KDIR= for another kernel tree); make test-kmod: in QEMU
-#   make install         PREFIX=/usr/local DESTDIR=
+#   make install         PREFIX=/usr/local DESTDIR=   (make uninstall: the same files)
 #   V=1                  full command lines      DEBUG=1 (or CI=true)  -Werror
 #   SAN=address,undefined  sanitizer build (into build-san/)
 
@@ -71,8 +71,11 @@ CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
 EBS := $(BUILD)/ebs
 
-.PHONY: all deps test unit-bins demo bench kmod test-kmod install clean
+.PHONY: all deps test unit-bins demo bench kmod test-kmod install uninstall clean
 all: $(EBS)
+
+# a recipe that fails leaves no half-written target for the next make to trust
+.DELETE_ON_ERROR:
 
 $(BUILD)/%.o: %.c
 	$(call msg,CC,$<)
@@ -191,6 +194,11 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(EBS) $(DESTDIR)$(PREFIX)/bin/ebs
 	$(if $(MAN_PAGES),install -m 0644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/)
+
+# exactly what install put there
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/ebs \
+		$(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(MAN_PAGES)))
 
 clean:
 	rm -rf build build-san

@@ -2,10 +2,6 @@
 /* The module's rules as pure functions (see ebs_check.h). */
 #include "ebs_check.h"
 
-/* Fields of IA32_PERFEVTSELx a raw event may set; the rest come from flags. */
-#define RAW_FIELDS (EBS_EVTSEL_EVENT(0xff) | EBS_EVTSEL_UMASK(0xff) | EBS_EVTSEL_EDGE | \
-		    EBS_EVTSEL_INV | EBS_EVTSEL_CMASK(0xff))
-
 int ebs_check_state(unsigned int cmd, enum ebs_state state)
 {
 	bool opened = state == EBS_OPEN, running = state == EBS_RUNNING;
@@ -50,7 +46,7 @@ int ebs_check_config(const struct ebs_config *cfg)
 		break;
 	case EBS_EVENT_RAW:
 		/* USR, OS, INT, EN and the like come from flags and the module */
-		if (cfg->event_id & ~RAW_FIELDS)
+		if (cfg->event_id & ~EBS_EVTSEL_RAW)
 			return -EINVAL;
 		break;
 	default:

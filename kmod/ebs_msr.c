@@ -17,10 +17,6 @@ static const struct {
 	[EBS_GEN_CACHE_MISSES] = {0x2e, 0x41, 4},
 };
 
-/* Fields of IA32_PERFEVTSELx a raw event may set; the rest come from flags. */
-#define RAW_FIELDS (EBS_EVTSEL_EVENT(0xff) | EBS_EVTSEL_UMASK(0xff) | EBS_EVTSEL_EDGE | \
-		    EBS_EVTSEL_INV | EBS_EVTSEL_CMASK(0xff))
-
 int ebs_msr_probe(const struct ebs_hw_ops *hw, struct ebs_msr_pmu *pmu)
 {
 	__u32 eax = 0, ebx = 0, ecx = 0, edx = 0, max_leaf = 0;
@@ -47,7 +43,7 @@ __u64 ebs_msr_evtsel(const struct ebs_msr_pmu *pmu, const struct ebs_config *cfg
 
 	*err = 0;
 	if (cfg->event_kind == EBS_EVENT_RAW) {
-		if (cfg->event_id & ~RAW_FIELDS) {
+		if (cfg->event_id & ~EBS_EVTSEL_RAW) {
 			*err = -EINVAL;	/* USR, OS, INT, EN and the like are not raw fields */
 			return 0;
 		}

@@ -32,9 +32,6 @@ static const struct {
 	[EBS_GEN_TASK_CLOCK] = {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
 };
 
-#define RAW_FIELDS (EBS_EVTSEL_EVENT(0xff) | EBS_EVTSEL_UMASK(0xff) | EBS_EVTSEL_EDGE | \
-		    EBS_EVTSEL_INV | EBS_EVTSEL_CMASK(0xff))
-
 static void ebs_perf_overflow(struct perf_event *event, struct perf_sample_data *data,
 			      struct pt_regs *regs)
 {
@@ -46,7 +43,7 @@ static int ebs_perf_attr(const struct ebs_config *cfg, struct perf_event_attr *a
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
 	if (cfg->event_kind == EBS_EVENT_RAW) {
-		if (cfg->event_id & ~RAW_FIELDS)
+		if (cfg->event_id & ~EBS_EVTSEL_RAW)
 			return -EINVAL;
 		attr->type = PERF_TYPE_RAW;
 		attr->config = cfg->event_id;

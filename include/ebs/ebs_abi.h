@@ -54,6 +54,9 @@
 #define EBS_EVTSEL_EN		(1ull << 22)
 #define EBS_EVTSEL_INV		(1ull << 23)
 #define EBS_EVTSEL_CMASK(x)	(((__u64)(x) & 0xff) << 24)
+/* The fields a raw event (ebs_config.event_id) may set; the rest come from flags. */
+#define EBS_EVTSEL_RAW		(EBS_EVTSEL_EVENT(0xff) | EBS_EVTSEL_UMASK(0xff) | \
+				 EBS_EVTSEL_EDGE | EBS_EVTSEL_INV | EBS_EVTSEL_CMASK(0xff))
 
 /* ebs_config.flags */
 #define EBS_CFG_USER		(1u << 0)	/* count in user mode (USR) */

@@ -16,6 +16,7 @@
 #include <ebs/ebs_abi.h>
 #include "cli/builtin.h"
 #include "sampler/calibrate.h"
+#include "util/json.h"
 
 static const char usage_text[] =
 	"usage: ebs calibrate [-e EVENT[,EVENT...]] [--rate HZ] [--min-samples N]\n"
@@ -279,63 +280,88 @@ static void print_table(FILE *f, const struct cli_calibrate *cc, const struct ca
 
 static void print_json(FILE *f, const struct cli_calibrate *cc, const struct calibrate_result *r)
 {
+	struct ebs_json j;
 	unsigned int i, k;
 
-	fprintf(f, "{\"command\":");
-	json_string(f, cc->o.rec.argv[0]);
-	fprintf(f, ",\"time\":\"%s\",\"runs\":%u,\"base_seconds\":%.6f,\"verify_seconds\":%.6f,"
-		   "\"overhead_pct\":%.4f,\"overhead_pct_spread\":%.4f,"
-		   "\"targets\":{\"rate\":%.6g,\"min_samples\":%llu,\"overhead_pct\":%.6g,"
-		   "\"retries\":%u,\"focus\":",
-		r->wall_time ? "wall" : "cpu", r->runs, r->base_seconds, r->verify_seconds,
-		100 * r->overhead, 200 * r->overhead_se, cc->o.rate,
-		(unsigned long long)cc->o.min_samples, 100 * cc->o.overhead, cc->o.retries);
-	if (cc->o.focus)
-		json_string(f, cc->o.focus);
-	else
-		fputs("null", f);
-	fprintf(f, "},\"events\":[");
+	ebs_json__begin(&j, f);
+	ebs_json__obj(&j);
+	ebs_json__key_str(&j, "command", cc->o.rec.argv[0]);
+	ebs_json__key_str(&j, "time", r->wall_time ? "wall" : "cpu");
+	ebs_json__key_u64(&j, "runs", r->runs);
+	ebs_json__key_num(&j, "base_seconds", "%.6f", r->base_seconds);
+	ebs_json__key_num(&j, "verify_seconds", "%.6f", r->verify_seconds);
+	ebs_json__key_num(&j, "overhead_pct", "%.4f", 100 * r->overhead);
+	ebs_json__key_num(&j, "overhead_pct_spread", "%.4f", 200 * r->overhead_se);
+	ebs_json__key(&j, "targets");
+	ebs_json__obj(&j);
+	ebs_json__key_num(&j, "rate", "%.6g", cc->o.rate);
+	ebs_json__key_u64(&j, "min_samples", cc->o.min_samples);
+	ebs_json__key_num(&j, "overhead_pct", "%.6g", 100 * cc->o.overhead);
+	ebs_json__key_u64(&j, "retries", cc->o.retries);
+	ebs_json__key_str(&j, "focus", cc->o.focus);
+	ebs_json__obj_end(&j);
+	ebs_json__key(&j, "events");
+	ebs_json__arr(&j);
 	for (i = 0; i < r->nr_events; i++) {
 		const struct calibrate_event *e = &r->ev[i];
 
-		fprintf(f, "%s{\"name\":", i ? "," : "");
-		json_string(f, e->name);
-		fprintf(f, ",\"events\":%.0f,\"events_per_sec\":%.6g,\"sample_after\":%llu,"
-			   "\"bound\":\"%s\",\"expected_samples\":%.3f,\"achieved_samples\":%llu,"
-			   "\"achieved_rate\":%.3f,\"lost\":%llu,\"throttled\":%llu,"
-			   "\"overhead_pct\":%.4f,\"cost_us_per_sample\":%.4f,"
-			   "\"cost_us_spread\":%.4f,\"cost_measured\":%s,\"retries\":%u,\"met\":%s,"
-			   "\"precision_10pct\":%.4f,\"precision_1pct\":%.4f,\"short_run\":%s,"
-			   "\"longer\":%.6f",
-			e->counted, e->events_per_sec, (unsigned long long)e->n,
-			e->sol.bound == CALIB_BY_RATE ? "rate"
-			: e->sol.bound == CALIB_BY_OVERHEAD ? "overhead" : "events",
-			e->sol.samples, (unsigned long long)e->achieved_samples, e->achieved_rate,
-			(unsigned long long)e->lost, (unsigned long long)e->throttled,
-			100 * e->overhead, e->fit.cost * 1e6, 2 * e->fit.cost_se * 1e6,
-			e->cost_measured ? "true" : "false", e->retries, e->met ? "true" : "false",
-			100 * calib_halfwidth(0.10, (double)e->achieved_samples),
-			100 * calib_halfwidth(0.01, (double)e->achieved_samples),
-			e->sol.short_run ? "true" : "false", e->sol.longer);
-		if (cc->o.focus)
-			fprintf(f, ",\"focus_share\":%.6f,\"focus_samples\":%llu", e->share,
-				(unsigned long long)e->focus_samples);
-		fprintf(f, ",\"fit\":{\"base_seconds\":%.6f,\"rms_seconds\":%.6f,\"points\":[",
-			e->fit.base, e->fit.rms);
+		ebs_json__obj(&j);
+		ebs_json__key_str(&j, "name", e->name);
+		ebs_json__key_num(&j, "events", "%.0f", e->counted);
+		ebs_json__key_num(&j, "events_per_sec", "%.6g", e->events_per_sec);
+		ebs_json__key_u64(&j, "sample_after", e->n);
+		ebs_json__key_str(&j, "bound", e->sol.bound == CALIB_BY_RATE ? "rate"
+				  : e->sol.bound == CALIB_BY_OVERHEAD ? "overhead" : "events");
+		ebs_json__key_num(&j, "expected_samples", "%.3f", e->sol.samples);
+		ebs_json__key_u64(&j, "achieved_samples", e->achieved_samples);
+		ebs_json__key_num(&j, "achieved_rate", "%.3f", e->achieved_rate);
+		ebs_json__key_u64(&j, "lost", e->lost);
+		ebs_json__key_u64(&j, "throttled", e->throttled);
+		ebs_json__key_num(&j, "overhead_pct", "%.4f", 100 * e->overhead);
+		ebs_json__key_num(&j, "cost_us_per_sample", "%.4f", e->fit.cost * 1e6);
+		ebs_json__key_num(&j, "cost_us_spread", "%.4f", 2 * e->fit.cost_se * 1e6);
+		ebs_json__key_bool(&j, "cost_measured", e->cost_measured);
+		ebs_json__key_u64(&j, "retries", e->retries);
+		ebs_json__key_bool(&j, "met", e->met);
+		ebs_json__key_num(&j, "precision_10pct", "%.4f",
+				  100 * calib_halfwidth(0.10, (double)e->achieved_samples));
+		ebs_json__key_num(&j, "precision_1pct", "%.4f",
+				  100 * calib_halfwidth(0.01, (double)e->achieved_samples));
+		ebs_json__key_bool(&j, "short_run", e->sol.short_run);
+		ebs_json__key_num(&j, "longer", "%.6f", e->sol.longer);
+		if (cc->o.focus) {
+			ebs_json__key_num(&j, "focus_share", "%.6f", e->share);
+			ebs_json__key_u64(&j, "focus_samples", e->focus_samples);
+		}
+		ebs_json__key(&j, "fit");
+		ebs_json__obj(&j);
+		ebs_json__key_num(&j, "base_seconds", "%.6f", e->fit.base);
+		ebs_json__key_num(&j, "rms_seconds", "%.6f", e->fit.rms);
+		ebs_json__key(&j, "points");
+		ebs_json__arr(&j);
+		for (k = 0; k < e->nr_points; k++) {
+			ebs_json__arr(&j);
+			ebs_json__num(&j, "%.0f", e->points[k].samples);
+			ebs_json__num(&j, "%.6f", e->points[k].seconds);
+			ebs_json__arr_end(&j);
+		}
+		ebs_json__arr_end(&j);
+		ebs_json__key(&j, "residuals");
+		ebs_json__arr(&j);
 		for (k = 0; k < e->nr_points; k++)
-			fprintf(f, "%s[%.0f,%.6f]", k ? "," : "", e->points[k].samples,
-				e->points[k].seconds);
-		fprintf(f, "],\"residuals\":[");
-		for (k = 0; k < e->nr_points; k++)
-			fprintf(f, "%s%.6f", k ? "," : "", e->fit.resid[k]);
-		fprintf(f, "]}}");
+			ebs_json__num(&j, "%.6f", e->fit.resid[k]);
+		ebs_json__arr_end(&j);
+		ebs_json__obj_end(&j);
+		ebs_json__obj_end(&j);
 	}
-	fprintf(f, "],\"notes\":[");
-	for (i = 0; i < r->nr_notes; i++) {
-		fputs(i ? "," : "", f);
-		json_string(f, r->notes[i]);
-	}
-	fprintf(f, "]}\n");
+	ebs_json__arr_end(&j);
+	ebs_json__key(&j, "notes");
+	ebs_json__arr(&j);
+	for (i = 0; i < r->nr_notes; i++)
+		ebs_json__str(&j, r->notes[i]);
+	ebs_json__arr_end(&j);
+	ebs_json__obj_end(&j);
+	ebs_json__end(&j);
 }
 
 /* ebs's own executable, for the cost loop. */

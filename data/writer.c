@@ -52,7 +52,8 @@ struct ebs_writer {
 	struct ebs_event_counts counts[EBS_MAX_EVENTS];
 	u64 nr_records, samples, lost, throttled;
 	struct ebs_index_entry *index;
-	u32 nr_index, cap_index;
+	u32 nr_index;
+	size_t cap_index;
 	u64 next_index_at;	/* offset at or after which the next index entry goes */
 	int err;		/* first write error, sticky */
 };
@@ -143,18 +144,6 @@ static int flush_buf(struct ebs_writer *w)
 	return err;
 }
 
-/* The temporary name's pattern for path: DIR/.BASE.tmp. (then six characters). */
-static int tmp_prefix(const char *path, char *out, size_t len)
-{
-	char dir[PATH_MAX], base[PATH_MAX];
-
-	ebs_strlcpy(dir, path, sizeof(dir));
-	ebs_strlcpy(base, path, sizeof(base));
-	if ((size_t)snprintf(out, len, "%s/.%s.tmp.", dirname(dir), basename(base)) >= len)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
 /*
  * Create w->tmp and lock it (flock, held until the writer is freed).  A
  * temporary file unlocked for an instant may be taken for a killed run's
@@ -167,13 +156,9 @@ static int create_tmp(struct ebs_writer *w)
 	int tries, e;
 
 	for (tries = 0; tries < 10; tries++) {
-		e = tmp_prefix(w->path, w->tmp, sizeof(w->tmp) - 6);
-		if (e)
-			return e;
-		strcat(w->tmp, "XXXXXX");
-		w->fd = mkostemp(w->tmp, O_CLOEXEC);
+		w->fd = ebs_tmp_create(w->path, w->tmp, sizeof(w->tmp));
 		if (w->fd < 0)
-			return -errno;
+			return w->fd;
 		e = flock(w->fd, LOCK_EX | LOCK_NB) < 0 ? errno : 0;
 		if (e && e != EWOULDBLOCK)
 			return 0;	/* no locks on this file system: go on unlocked */
@@ -245,10 +230,6 @@ struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err)
 			w->tmp[0] = '\0';
 			goto out_free;
 		}
-		mode_t mask = umask(0);
-
-		umask(mask);
-		fchmod(w->fd, 0644 & ~mask);	/* mkostemp made it 0600 */
 	}
 	memcpy(w->hdr.magic, EBS_DATA_MAGIC, sizeof(EBS_DATA_MAGIC));
 	w->hdr.endian = EBS_DATA_ENDIAN;
@@ -449,15 +430,8 @@ static u64 rec_time(const struct ebs_rec *rec)
 
 static int index_add(struct ebs_writer *w, u64 time)
 {
-	if (w->nr_index == w->cap_index) {
-		u32 cap = w->cap_index ? w->cap_index * 2 : 64;
-		struct ebs_index_entry *n = realloc(w->index, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		w->index = n;
-		w->cap_index = cap;
-	}
+	if (ebs_grow((void **)&w->index, &w->cap_index, w->nr_index, sizeof(*w->index), 64))
+		return -ENOMEM;
 	w->index[w->nr_index].offset = w->offset;
 	w->index[w->nr_index].time = time;
 	w->nr_index++;
@@ -551,20 +525,6 @@ void ebs_writer__totals(const struct ebs_writer *w, u64 *samples, u64 *lost, u64
 	*throttled = w->throttled;
 }
 
-/* Make the rename durable: fsync the directory holding path (best effort). */
-static void fsync_dir(const char *path)
-{
-	char dir[PATH_MAX];
-	int fd;
-
-	ebs_strlcpy(dir, path, sizeof(dir));
-	fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
 static void writer_free(struct ebs_writer *w)
 {
 	if (w->fd >= 0 && w->fd != STDOUT_FILENO)
@@ -633,7 +593,7 @@ static void keep_partial(struct ebs_writer *w, char *kept, size_t len)
 	snprintf(partial, sizeof(partial), "%s.partial", w->path);
 	if (renameat2(AT_FDCWD, w->tmp, AT_FDCWD, partial, RENAME_NOREPLACE) == 0) {
 		ebs_strlcpy(kept, partial, len);
-		fsync_dir(w->path);
+		ebs_fsync_dir(w->path);
 	} else {
 		ebs_strlcpy(kept, w->tmp, len);
 	}
@@ -714,15 +674,14 @@ int ebs_writer__finish(struct ebs_writer *w, int exit_status, u64 *size, struct 
 				return e;
 			}
 		}
-		if (rename(w->tmp, w->path) < 0) {
+		e = ebs_tmp_commit(w->tmp, w->path);
+		if (e) {
 			/* never lose the recording: leave it under its temporary name */
-			e = -errno;
 			ebs_error__set(err, -e, "%s: cannot rename %s into place: %s; the recording "
 				       "is in %s", w->path, w->tmp, strerror(-e), w->tmp);
 			writer_free(w);
 			return e;
 		}
-		fsync_dir(w->path);
 	}
 	if (size)
 		*size = w->offset;
@@ -778,7 +737,7 @@ int ebs_writer__leftovers(const char *path, bool remove, ebs_leftover_fn fn, voi
 
 	if (!strcmp(path, "-") || ebs_path_in_place(path))
 		return 0;	/* written in place: no temporary files */
-	e = tmp_prefix(path, prefix, sizeof(prefix));
+	e = ebs_tmp_prefix(path, prefix, sizeof(prefix));
 	if (e)
 		return e;
 	base = strrchr(prefix, '/');

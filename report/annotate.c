@@ -1009,14 +1009,14 @@ static const char *base_name(const char *path)
 
 static void print_counts(FILE *out, bool color, u64 n, u64 fn_total, u64 total, bool hottest)
 {
-	double pf = percent(n, fn_total), pt = percent(n, total);
+	double pf = present_percent(n, fn_total), pt = present_percent(n, total);
 
 	if (!n) {
 		fprintf(out, "  %8s %6s %6s", "", "", "");
 		return;
 	}
-	fprintf(out, "  %s%8llu %6.1f %6.1f%s", hottest && color ? "\033[1;31m" : heat_color(color, pf),
-		(unsigned long long)n, pf, pt, color_end(color));
+	fprintf(out, "  %s%8llu %6.1f %6.1f%s", hottest && color ? "\033[1;31m" : present_heat_color(color, pf),
+		(unsigned long long)n, pf, pt, present_color_end(color));
 }
 
 static void print_text(struct annot *an, const struct ann_func *af)
@@ -1030,7 +1030,7 @@ static void print_text(struct annot *an, const struct ann_func *af)
 		fprintf(out, " at 0x%llx", (unsigned long long)af->start);
 	fputc('\n', out);
 	fprintf(out, "# event: %s: %llu sample%s in it, %.1f%% of %llu\n", af->event,
-		(unsigned long long)af->samples, af->samples == 1 ? "" : "s", percent(af->samples, af->total),
+		(unsigned long long)af->samples, af->samples == 1 ? "" : "s", present_percent(af->samples, af->total),
 		(unsigned long long)af->total);
 	if (af->main_file) {
 		struct source *s = source_of(an, af->main_file);
@@ -1137,7 +1137,7 @@ static void print_text(struct annot *an, const struct ann_func *af)
 			fprintf(out, "   [%s]", l->function ? l->function : l->owner);
 		if (l->inlined)
 			fprintf(out, "   <- %llu sample%s (%.1f%%) of %s inlined here",
-				(unsigned long long)l->inlined, l->inlined == 1 ? "" : "s", percent(l->inlined, af->samples),
+				(unsigned long long)l->inlined, l->inlined == 1 ? "" : "s", present_percent(l->inlined, af->samples),
 				l->callee ? l->callee : "inlined code");
 		fprintf(out, "\n");
 	}
@@ -1371,7 +1371,7 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 
 	memset(&an, 0, sizeof(an));
 	an.o = o;
-	an.color = !o->html && out_color(o->out, o->color);
+	an.color = !o->html && present_color_on(o->out, o->color);
 	so.debug_dirs = o->debug_dirs;
 	so.kallsyms = o->kallsyms;
 	so.kcore = o->kcore;
@@ -1448,7 +1448,7 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 		size_t top = o->top ? o->top : nfns;	/* 0: all */
 
 		for (i = 0; i < nfns && nmodels < top; i++) {
-			if (percent(fns[i]->samples, an.total) < o->min_percent)
+			if (present_percent(fns[i]->samples, an.total) < o->min_percent)
 				break;
 			models[nmodels] = build(&an, fns[i], false, why, sizeof(why));
 			if (!models[nmodels]) {
@@ -1473,11 +1473,11 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 		if (!o->target && an.kernel)
 			fprintf(o->out, "# not annotated: %llu sample%s (%.1f%%) in the kernel, "
 				"without kernel symbols\n", (unsigned long long)an.kernel,
-				an.kernel == 1 ? "" : "s", percent(an.kernel, an.total));
+				an.kernel == 1 ? "" : "s", present_percent(an.kernel, an.total));
 		if (!o->target && an.nofunc)
 			fprintf(o->out, "# not annotated: %llu sample%s (%.1f%%) outside any known "
 				"function\n", (unsigned long long)an.nofunc,
-				an.nofunc == 1 ? "" : "s", percent(an.nofunc, an.total));
+				an.nofunc == 1 ? "" : "s", present_percent(an.nofunc, an.total));
 		fflush(o->out);
 	}
 out:

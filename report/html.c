@@ -16,14 +16,6 @@
 #include "report/annotate.h"
 #include "report/present.h"
 
-static mode_t current_umask(void)
-{
-	mode_t m = umask(0);
-
-	umask(m);
-	return m;
-}
-
 static void esc(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
@@ -103,7 +95,7 @@ static void hottest(FILE *f, const struct ann_func *const *funcs, size_t n)
 		const struct ann_func *af = funcs[h[i].fn];
 		const struct ann_line *l = &af->lines[h[i].line];
 
-		double pt = percent(l->self, af->total);
+		double pt = present_percent(l->self, af->total);
 
 		fprintf(f, "<li><a href=\"#f%zu-l%zu\">%s:%u</a>", h[i].fn, h[i].line,
 			base_name(l->file), l->line);
@@ -124,7 +116,7 @@ static void counts(FILE *f, u64 n, const struct ann_func *af)
 {
 	if (n)
 		fprintf(f, "<td>%llu</td><td>%.1f</td><td>%.1f</td>", (unsigned long long)n,
-			percent(n, af->samples), percent(n, af->total));
+			present_percent(n, af->samples), present_percent(n, af->total));
 	else
 		fputs("<td></td><td></td><td></td>", f);
 }
@@ -185,7 +177,7 @@ static void instructions(FILE *f, const struct ann_func *af, size_t fi)
 			fputc('>', f);
 			counts(f, n, af);
 			fprintf(f, "<td class=\"ln\">%u</td><td class=\"src\"", in->line);
-			heat(f, percent(n, af->samples));
+			heat(f, present_percent(n, af->samples));
 			fputs("><pre>", f);
 			if (in->file != af->main_file) {
 				esc(f, base_name(in->file));
@@ -212,7 +204,7 @@ static void instructions(FILE *f, const struct ann_func *af, size_t fi)
 			fputs("<td></td>", f);
 		fprintf(f, "<td class=\"addr\">%llx</td><td class=\"src\"",
 			(unsigned long long)in->addr);
-		heat(f, percent(in->samples, af->samples));
+		heat(f, present_percent(in->samples, af->samples));
 		fputs("><pre>    ", f);
 		insn_text(f, in, fi);
 		fputs("</pre>", f);
@@ -241,7 +233,7 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 	if (af->show_start)
 		fprintf(f, ", at 0x%llx", (unsigned long long)af->start);
 	fprintf(f, ")</small></h2>\n<p>%s: %llu samples, %.1f%% of %llu. Source: <code>",
-		af->event, (unsigned long long)af->samples, percent(af->samples, af->total),
+		af->event, (unsigned long long)af->samples, present_percent(af->samples, af->total),
 		(unsigned long long)af->total);
 	esc(f, af->main_file ? af->main_file : "(no line information)");
 	fputs("</code></p>\n", f);
@@ -277,7 +269,7 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 	}
 	for (i = 0; i < af->nlines; i++) {
 		const struct ann_line *l = &af->lines[i];
-		double pf = percent(l->self, af->samples);
+		double pf = present_percent(l->self, af->samples);
 
 		if (!l->shown)
 			continue;
@@ -302,7 +294,7 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 		if (l->inlined) {
 			fprintf(f, "<span class=\"inl\">&larr; %llu sample%s (%.1f%%) of ",
 				(unsigned long long)l->inlined, l->inlined == 1 ? "" : "s",
-				percent(l->inlined, af->samples));
+				present_percent(l->inlined, af->samples));
 			esc(f, l->callee ? l->callee : "inlined code");
 			fputs(" inlined here</span>", f);
 		}
@@ -326,18 +318,10 @@ int annotate_html(const char *path, const struct ann_func *const *funcs, size_t 
 		f = fopen(path, "w");
 	} else {
 		/* written aside and renamed: never a half page under the final name */
-		char dir[4096], base[4096];
-		int fd;
+		int fd = ebs_tmp_create(path, tmp, sizeof(tmp));
 
-		ebs_strlcpy(dir, path, sizeof(dir));
-		ebs_strlcpy(base, path, sizeof(base));
-		if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dirname(dir),
-				     basename(base)) >= sizeof(tmp))
-			return -ENAMETOOLONG;
-		fd = mkstemp(tmp);
 		if (fd < 0)
-			return -errno;
-		fchmod(fd, 0644 & ~current_umask());
+			return fd;
 		f = fdopen(fd, "w");
 		if (!f) {
 			close(fd);
@@ -378,8 +362,8 @@ int annotate_html(const char *path, const struct ann_func *const *funcs, size_t 
 		e = -EIO;
 	if (f == stdout ? fflush(f) : fclose(f))
 		e = e ?: -errno;
-	if (!e && tmp[0] && rename(tmp, path))
-		e = -errno;
+	if (!e && tmp[0])
+		e = ebs_tmp_commit(tmp, path);
 	if (e && tmp[0])
 		unlink(tmp);
 	return e;

@@ -65,7 +65,8 @@ struct proc {
 	u64 *execs;		/* times of exec; sorted when sorted is set */
 	size_t nr_execs, cap_execs;
 	struct machine_map *maps;
-	unsigned int nr_maps, cap_maps;
+	unsigned int nr_maps;
+	size_t cap_maps;
 	struct name_at *names;	/* from the COMM records of this tid; sorted by
 				 * (time, seq) when sorted is set */
 	size_t nr_names, cap_names;
@@ -151,15 +152,8 @@ static int add_map(struct machine *m, const struct ebs_rec_mmap *r)
 
 	if (!p)
 		return -ENOMEM;
-	if (p->nr_maps == p->cap_maps) {
-		unsigned int cap = p->cap_maps ? p->cap_maps * 2 : 16;
-		struct machine_map *n = realloc(p->maps, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->maps = n;
-		p->cap_maps = cap;
-	}
+	if (ebs_grow((void **)&p->maps, &p->cap_maps, p->nr_maps, sizeof(*p->maps), 16))
+		return -ENOMEM;
 	mm = &p->maps[p->nr_maps];
 	memset(mm, 0, sizeof(*mm));
 	mm->time = r->time;

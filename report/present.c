@@ -7,7 +7,7 @@
 
 #include "report/present.h"
 
-void wilson95(unsigned long long k, unsigned long long n, double *lo, double *hi)
+void present_wilson95(unsigned long long k, unsigned long long n, double *lo, double *hi)
 {
 	const double z = 1.959964;	/* the normal quantile of 0.975 */
 	double p, z2n, center, half;
@@ -24,12 +24,12 @@ void wilson95(unsigned long long k, unsigned long long n, double *lo, double *hi
 	*hi = 100 * (center + half > 1 ? 1 : center + half);
 }
 
-double percent(unsigned long long k, unsigned long long n)
+double present_percent(unsigned long long k, unsigned long long n)
 {
 	return n ? 100.0 * (double)k / (double)n : 0.0;
 }
 
-int out_width(FILE *f, int width)
+int present_width(FILE *f, int width)
 {
 	struct winsize ws;
 
@@ -40,12 +40,12 @@ int out_width(FILE *f, int width)
 	return 0;
 }
 
-bool out_color(FILE *f, enum report_color mode)
+bool present_color_on(FILE *f, enum report_color mode)
 {
 	return mode == COLOR_ALWAYS || (mode == COLOR_AUTO && isatty(fileno(f)));
 }
 
-void elide(char *out, size_t size, const char *s, size_t width)
+void present_elide(char *out, size_t size, const char *s, size_t width)
 {
 	size_t len = strlen(s), head, tail;
 	const char *slash = strrchr(s, '/');
@@ -70,14 +70,14 @@ void elide(char *out, size_t size, const char *s, size_t width)
 	out[width] = '\0';
 }
 
-const char *heat_color(bool on, double pct)
+const char *present_heat_color(bool on, double pct)
 {
 	if (!on)
 		return "";
 	return pct >= 10 ? "\033[31m" : pct >= 1 ? "\033[33m" : "";
 }
 
-const char *color_end(bool on)
+const char *present_color_end(bool on)
 {
 	return on ? "\033[0m" : "";
 }

@@ -17,26 +17,26 @@
  * n taken from a run whose true share is p puts k/n in this interval
  * around p 95% of the time.  n = 0 gives [0, 0].
  */
-void wilson95(unsigned long long k, unsigned long long n, double *lo, double *hi);
+void present_wilson95(unsigned long long k, unsigned long long n, double *lo, double *hi);
 
 /* k/n in percent, 0 for n = 0. */
-double percent(unsigned long long k, unsigned long long n);
+double present_percent(unsigned long long k, unsigned long long n);
 
 /* Columns to fit in: width if > 0, else the terminal's when f is one, else 0 (no limit). */
-int out_width(FILE *f, int width);
+int present_width(FILE *f, int width);
 
 /* Colours on?  COLOR_AUTO: when f is a terminal. */
-bool out_color(FILE *f, enum report_color mode);
+bool present_color_on(FILE *f, enum report_color mode);
 
 /*
  * s in at most width characters (bytes): whole when it fits, else its
  * start and its end around "...", so that both the namespace and the
  * function's own name, or a path's start and file name, stay.
  */
-void elide(char *out, size_t size, const char *s, size_t width);
+void present_elide(char *out, size_t size, const char *s, size_t width);
 
 /* ANSI colour for a share: red from 10%, yellow from 1%; "" without colour. */
-const char *heat_color(bool on, double pct);
-const char *color_end(bool on);
+const char *present_heat_color(bool on, double pct);
+const char *present_color_end(bool on);
 
 #endif /* EBS_REPORT_PRESENT_H */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/hash.h"
+#include "util/json.h"
 
 #include "report/present.h"
 #include "report/session.h"
@@ -962,7 +963,7 @@ static void elide_cell(enum column c, char *out, size_t size, const char *s, siz
 		snprintf(out, size, "%.*s", (int)name, s);	/* the name alone */
 		return;
 	}
-	elide(out, size, s, width);
+	present_elide(out, size, s, width);
 }
 
 static void print_text(struct report *r, int ev, struct row **rows, size_t n)
@@ -989,7 +990,7 @@ static void print_text(struct report *r, int ev, struct row **rows, size_t n)
 		w[i] = (int)strlen(col_titles[cols[i]]);
 	for (k = 0; k < limit; k++)
 		for (i = 0; i < nc; i++) {
-			if (percent(count(rows[k], ev), total) < r->o->min_percent)
+			if (present_percent(count(rows[k], ev), total) < r->o->min_percent)
 				break;	/* not shown */
 			cell(r, rows[k], cols[i], buf, sizeof(buf));
 			if ((int)strlen(buf) > w[i])
@@ -1031,15 +1032,15 @@ static void print_text(struct report *r, int ev, struct row **rows, size_t n)
 	fprintf(f, "#\n%s\n", head);
 	for (k = 0; k < limit; k++) {
 		u64 c = count(rows[k], ev);
-		double p = percent(c, total), lo, hi;
+		double p = present_percent(c, total), lo, hi;
 
 		if (p < r->o->min_percent)
 			continue;
-		wilson95(c, total, &lo, &hi);
+		present_wilson95(c, total, &lo, &hi);
 		if (shows(r, FIELD_SAMPLES))
 			fprintf(f, "  %8llu", (unsigned long long)c);
 		if (shows(r, FIELD_PERCENT))
-			fprintf(f, " %s%7.2f%%%s", heat_color(r->color, p), p, color_end(r->color));
+			fprintf(f, " %s%7.2f%%%s", present_heat_color(r->color, p), p, present_color_end(r->color));
 		if (shows(r, FIELD_CI))
 			fprintf(f, "  [%5.1f, %5.1f]", lo, hi);
 		for (i = 0; i < nc; i++) {
@@ -1063,14 +1064,16 @@ static void print_text(struct report *r, int ev, struct row **rows, size_t n)
 
 static void print_json(struct report *r, int ev, struct row **rows, size_t n)
 {
-	FILE *f = r->o->out;
 	u64 total = ev < 0 ? r->total_all : r->total[ev];
 	unsigned int i, nev = ebs_data__nr_events(r->rs.d);
 	size_t k, limit = r->o->top && r->o->top < n ? r->o->top : n;
-	bool first = true;
+	char sort[256] = "";
+	struct ebs_json j;
 
+	ebs_json__begin(&j, r->o->out);
+	ebs_json__obj(&j);
 	if (ev < 0) {
-		fprintf(f, "{\"event\":null");
+		ebs_json__key_null(&j, "event");
 	} else {
 		const struct ebs_event_info *info = ebs_data__event(r->rs.d, ev);
 		const struct ebs_rec_event *e = info->rec;
@@ -1078,121 +1081,114 @@ static void print_json(struct report *r, int ev, struct row **rows, size_t n)
 		u64 events;
 		char why[256];
 
-		fprintf(f, "{\"event\":");
-		json_string(f, info->used);
-		fprintf(f, ",\"asked\":");
-		json_string(f, info->asked);
-		if (info->why[0]) {
-			fprintf(f, ",\"fallback\":");
-			json_string(f, info->why);
+		ebs_json__key_str(&j, "event", info->used);
+		ebs_json__key_str(&j, "asked", info->asked);
+		if (info->why[0])
+			ebs_json__key_str(&j, "fallback", info->why);
+		if (e->flags & EBS_EVF_FREQ) {
+			ebs_json__key_null(&j, "period");
+			ebs_json__key_u64(&j, "freq", e->sample_freq);
+		} else {
+			ebs_json__key_u64(&j, "period", e->sample_period);
 		}
-		if (e->flags & EBS_EVF_FREQ)
-			fprintf(f, ",\"period\":null,\"freq\":%llu", (unsigned long long)e->sample_freq);
-		else
-			fprintf(f, ",\"period\":%llu", (unsigned long long)e->sample_period);
 		estimate(r, ev, &cn, &events, why, sizeof(why));
-		fprintf(f, ",\"estimate\":{\"events\":%llu,\"approximate\":%s",
-			(unsigned long long)events, why[0] ? "true" : "false");
-		if (why[0]) {
-			fprintf(f, ",\"why\":");
-			json_string(f, why);
-		}
-		fprintf(f, "}");
+		ebs_json__key(&j, "estimate");
+		ebs_json__obj(&j);
+		ebs_json__key_u64(&j, "events", events);
+		ebs_json__key_bool(&j, "approximate", why[0]);
+		if (why[0])
+			ebs_json__key_str(&j, "why", why);
+		ebs_json__obj_end(&j);
 		if (cn.value && !filtered(r)) {
-			fprintf(f, ",\"counted\":%llu", (unsigned long long)cn.value);
-			if (cn.multiplexed)
-				fprintf(f, ",\"counted_scaled\":%.0f,\"running_fraction\":%.4f", cn.scaled,
-					(double)cn.running / (double)cn.enabled);
+			ebs_json__key_u64(&j, "counted", cn.value);
+			if (cn.multiplexed) {
+				ebs_json__key_num(&j, "counted_scaled", "%.0f", cn.scaled);
+				ebs_json__key_num(&j, "running_fraction", "%.4f",
+						  (double)cn.running / (double)cn.enabled);
+			}
 		}
 	}
-	fprintf(f, ",\"samples\":%llu,\"lost\":%llu,\"throttled\":%llu",
-		(unsigned long long)total, (unsigned long long)lost_of(r, ev),
-		(unsigned long long)throttled_of(r, ev));
-	fprintf(f, ",\"sort\":\"");
+	ebs_json__key_u64(&j, "samples", total);
+	ebs_json__key_u64(&j, "lost", lost_of(r, ev));
+	ebs_json__key_u64(&j, "throttled", throttled_of(r, ev));
 	for (i = 0; i < (r->o->nr_keys ? r->o->nr_keys : 1); i++)
-		fprintf(f, "%s%s", i ? "," : "", key_names[r->o->nr_keys ? r->o->keys[i] : KEY_FUNC]);
-	fprintf(f, "\"");
+		snprintf(sort + strlen(sort), sizeof(sort) - strlen(sort), "%s%s", i ? "," : "",
+			 key_names[r->o->nr_keys ? r->o->keys[i] : KEY_FUNC]);
+	ebs_json__key_str(&j, "sort", sort);
 	if (nev > 1) {
-		fprintf(f, ",\"events\":[");
-		for (i = 0; i < nev; i++) {
-			fprintf(f, i ? "," : "");
-			json_string(f, ebs_data__event(r->rs.d, i)->used);
-		}
-		fprintf(f, "]");
+		ebs_json__key(&j, "events");
+		ebs_json__arr(&j);
+		for (i = 0; i < nev; i++)
+			ebs_json__str(&j, ebs_data__event(r->rs.d, i)->used);
+		ebs_json__arr_end(&j);
 	}
-	fprintf(f, ",\"rows\":[");
+	ebs_json__key(&j, "rows");
+	ebs_json__arr(&j);
 	for (k = 0; k < limit; k++) {
 		const struct row *row = rows[k];
 		const struct row_key *key = &row->key;
 		u64 c = count(row, ev);
-		double p = percent(c, total), lo, hi;
+		double p = present_percent(c, total), lo, hi;
 
 		if (p < r->o->min_percent)
 			continue;
-		wilson95(c, total, &lo, &hi);
-		fprintf(f, "%s{", first ? "" : ",");
-		first = false;
+		present_wilson95(c, total, &lo, &hi);
+		ebs_json__obj(&j);
 		if (r->col[COL_FUNC]) {
-			fprintf(f, "\"function\":");
-			json_string(f, function_text(row));
+			ebs_json__key_str(&j, "function", function_text(row));
 			if (key->inlined_into) {
-				fprintf(f, ",\"inlined_into\":");
-				json_string(f, key->inlined_into);
+				ebs_json__key_str(&j, "inlined_into", key->inlined_into);
 			} else if (row->ncallers) {
 				/* a source line: every function its code was inlined into */
 				const struct caller *cl;
 
-				fprintf(f, ",\"own\":%llu,\"inlined_into\":[",
-					(unsigned long long)own_samples(row, ev));
+				ebs_json__key_u64(&j, "own", own_samples(row, ev));
+				ebs_json__key(&j, "inlined_into");
+				ebs_json__arr(&j);
 				for (cl = row->callers; cl < row->callers + row->ncallers; cl++) {
 					if (!cl->function)
 						continue;	/* the own entry, sorted last */
-					fprintf(f, "%s{\"function\":", cl > row->callers ? "," : "");
-					json_string(f, cl->function);
-					fprintf(f, ",\"samples\":%llu}",
-						(unsigned long long)(ev < 0 ? cl->all : cl->samples[ev]));
+					ebs_json__obj(&j);
+					ebs_json__key_str(&j, "function", cl->function);
+					ebs_json__key_u64(&j, "samples",
+							  ev < 0 ? cl->all : cl->samples[ev]);
+					ebs_json__obj_end(&j);
 				}
-				fprintf(f, "]");
+				ebs_json__arr_end(&j);
 			}
-			fprintf(f, ",");
 		}
 		if (r->col[COL_LINE]) {
-			fprintf(f, "\"file\":");
-			if (key->line && key->file)
-				json_string(f, key->file);
+			ebs_json__key_str(&j, "file", key->line ? key->file : NULL);
+			ebs_json__key(&j, "line");
+			if (key->line)
+				ebs_json__u64(&j, key->line);
 			else
-				fprintf(f, "null");
-			fprintf(f, key->line ? ",\"line\":%u," : ",\"line\":null,", key->line);
+				ebs_json__null(&j);
 		}
-		if (r->col[COL_DSO]) {
-			fprintf(f, "\"dso\":");
-			json_string(f, row->dso ? row->dso : "??");
-			fprintf(f, ",");
-		}
+		if (r->col[COL_DSO])
+			ebs_json__key_str(&j, "dso", row->dso ? row->dso : "??");
 		if (r->col[COL_PID])
-			fprintf(f, "\"pid\":%u,", key->pid);
+			ebs_json__key_u64(&j, "pid", key->pid);
 		if (r->col[COL_TID])
-			fprintf(f, "\"tid\":%u,", key->tid);
-		if (r->col[COL_COMM]) {
-			fprintf(f, "\"comm\":");
-			if (key->comm)
-				json_string(f, key->comm);
-			else
-				fprintf(f, "null");
-			fprintf(f, ",");
-		}
-		if (r->col[COL_EVENT]) {
-			fprintf(f, "\"event\":");
-			json_string(f, ebs_data__event(r->rs.d, key->event)->used);
-			fprintf(f, ",");
-		}
-		fprintf(f, "\"samples\":%llu,\"percent\":%.4f,\"ci95\":[%.4f,%.4f]}",
-			(unsigned long long)c, p, lo, hi);
+			ebs_json__key_u64(&j, "tid", key->tid);
+		if (r->col[COL_COMM])
+			ebs_json__key_str(&j, "comm", key->comm);
+		if (r->col[COL_EVENT])
+			ebs_json__key_str(&j, "event", ebs_data__event(r->rs.d, key->event)->used);
+		ebs_json__key_u64(&j, "samples", c);
+		ebs_json__key_num(&j, "percent", "%.4f", p);
+		ebs_json__key(&j, "ci95");
+		ebs_json__arr(&j);
+		ebs_json__num(&j, "%.4f", lo);
+		ebs_json__num(&j, "%.4f", hi);
+		ebs_json__arr_end(&j);
+		ebs_json__obj_end(&j);
 	}
-	fprintf(f, "]");
+	ebs_json__arr_end(&j);
 	if (r->o->stats)
-		dso_stats__print_json(r->stats, f);
-	fprintf(f, "}\n");
+		dso_stats__print_json(r->stats, &j);
+	ebs_json__obj_end(&j);
+	ebs_json__end(&j);
 }
 
 int ebs_report(const struct report_opts *opts, struct ebs_error *err)
@@ -1208,8 +1204,8 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	e = check_fields(&r, err);
 	if (e)
 		return e;
-	r.color = !opts->json && out_color(opts->out, opts->color);
-	r.width = opts->json ? 0 : out_width(opts->out, opts->width);
+	r.color = !opts->json && present_color_on(opts->out, opts->color);
+	r.width = opts->json ? 0 : present_width(opts->out, opts->width);
 	so.kallsyms = opts->kallsyms;
 	so.debug_dirs = opts->debug_dirs;
 	so.demangle = !opts->no_demangle;

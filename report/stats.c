@@ -104,7 +104,7 @@ void dso_stats__print_text(struct dso_stat *stats, FILE *f)
 	for (i = 0; i < n; i++) {
 		debug_words(v[i], words, sizeof(words));
 		fprintf(f, "  %8llu %8.1f%% %8.1f%%  %s\n", (unsigned long long)v[i]->samples,
-			percent(v[i]->with_function, v[i]->samples), percent(v[i]->with_line, v[i]->samples),
+			present_percent(v[i]->with_function, v[i]->samples), present_percent(v[i]->with_line, v[i]->samples),
 			v[i]->name);
 		fprintf(f, "  %28s%s\n", "", words);
 		if (v[i]->info && v[i]->info->symbols_from && v[i]->info->debug_path &&
@@ -115,7 +115,7 @@ void dso_stats__print_text(struct dso_stat *stats, FILE *f)
 	free(v);
 }
 
-void dso_stats__print_json(struct dso_stat *stats, FILE *f)
+void dso_stats__print_json(struct dso_stat *stats, struct ebs_json *j)
 {
 	struct dso_stat **v;
 	char words[2048];
@@ -124,28 +124,24 @@ void dso_stats__print_json(struct dso_stat *stats, FILE *f)
 	v = sorted_stats(stats, &n);
 	if (!v)
 		return;
-	fprintf(f, ",\"stats\":[");
+	ebs_json__key(j, "stats");
+	ebs_json__arr(j);
 	for (i = 0; i < n; i++) {
 		const struct sym_dso_info *in = v[i]->info;
 
 		debug_words(v[i], words, sizeof(words));
-		fprintf(f, "%s{\"dso\":", i ? "," : "");
-		json_string(f, v[i]->name);
-		fprintf(f, ",\"samples\":%llu,\"with_function\":%llu,\"with_line\":%llu,"
-			   "\"debug\":",
-			(unsigned long long)v[i]->samples, (unsigned long long)v[i]->with_function,
-			(unsigned long long)v[i]->with_line);
-		if (in && in->debug_path && !in->problem)
-			json_string(f, in->debug_path);
-		else
-			fprintf(f, "null");
-		fprintf(f, ",\"looked\":");
-		json_string(f, in && in->looked ? in->looked : "");
-		fprintf(f, ",\"note\":");
-		json_string(f, words);
-		fprintf(f, "}");
+		ebs_json__obj(j);
+		ebs_json__key_str(j, "dso", v[i]->name);
+		ebs_json__key_u64(j, "samples", v[i]->samples);
+		ebs_json__key_u64(j, "with_function", v[i]->with_function);
+		ebs_json__key_u64(j, "with_line", v[i]->with_line);
+		ebs_json__key_str(j, "debug", in && in->debug_path && !in->problem ?
+				  in->debug_path : NULL);
+		ebs_json__key_str(j, "looked", in && in->looked ? in->looked : "");
+		ebs_json__key_str(j, "note", words);
+		ebs_json__obj_end(j);
 	}
-	fprintf(f, "]");
+	ebs_json__arr_end(j);
 	free(v);
 }
 

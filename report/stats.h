@@ -7,6 +7,7 @@
 
 #include "symbolize/symbolize.h"
 #include "util/hash.h"
+#include "util/json.h"
 
 struct dso_stat {
 	UT_hash_handle hh;
@@ -19,7 +20,7 @@ struct dso_stat {
 int dso_stats__add(struct dso_stat **stats, const char *dso, const struct sym_result *res);
 /* Most samples first: the text lines, or ',"stats":[...]' for a JSON object. */
 void dso_stats__print_text(struct dso_stat *stats, FILE *f);
-void dso_stats__print_json(struct dso_stat *stats, FILE *f);
+void dso_stats__print_json(struct dso_stat *stats, struct ebs_json *j);
 void dso_stats__free(struct dso_stat **stats);
 
 #endif /* EBS_REPORT_STATS_H */

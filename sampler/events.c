@@ -38,31 +38,6 @@ const struct event_name event_names[] = {
 	{NULL, 0, 0, false, NULL},
 };
 
-static int parse_hex(const char *s, size_t len, u64 *out)
-{
-	u64 v = 0;
-	size_t i;
-
-	if (len == 0 || len > 16)
-		return -EINVAL;
-	for (i = 0; i < len; i++) {
-		char c = s[i];
-		unsigned int d;
-
-		if (c >= '0' && c <= '9')
-			d = (unsigned int)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			d = (unsigned int)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			d = (unsigned int)(c - 'A' + 10);
-		else
-			return -EINVAL;
-		v = v << 4 | d;
-	}
-	*out = v;
-	return 0;
-}
-
 /* The modifiers, as bits of the set already given (each at most once). */
 enum {
 	MOD_U = 1u << 0,
@@ -161,7 +136,7 @@ int event_spec__parse(const char *text, struct event_spec *out, struct ebs_error
 	if (!n->name) {
 		u64 v;
 
-		if (base_len < 2 || text[0] != 'r' || parse_hex(text + 1, base_len - 1, &v))
+		if (base_len < 2 || text[0] != 'r' || ebs_parse_hex(text + 1, base_len - 1, &v) != base_len - 1)
 			return ebs_error__set(err, EINVAL,
 					      "unknown event '%.*s' (see 'ebs list'; raw events "
 					      "are rUUEE in hex)",

@@ -335,15 +335,8 @@ static int span_push(struct span_vec *sv, u64 lo, u64 hi)
 {
 	if (hi <= lo)
 		return 0;	/* empty or backwards: nothing to cover */
-	if (sv->n == sv->cap) {
-		size_t cap = sv->cap ? sv->cap * 2 : 8;
-		void *n = realloc(sv->v, cap * sizeof(*sv->v));
-
-		if (!n)
-			return -ENOMEM;
-		sv->v = n;
-		sv->cap = cap;
-	}
+	if (ebs_grow((void **)&sv->v, &sv->cap, sv->n, sizeof(*sv->v), 8))
+		return -ENOMEM;
 	sv->v[sv->n][0] = lo;
 	sv->v[sv->n][1] = hi;
 	sv->n++;
@@ -1370,17 +1363,10 @@ static int build_index(struct dwarf_info *di)
 			drop_error(di, &err);
 			continue;
 		}
-		if (di->ncus == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			void *n = realloc(di->cus, ncap * sizeof(*di->cus));
-
-			if (!n) {
-				dwarf_dealloc_die(die);
-				e = -ENOMEM;
-				break;
-			}
-			di->cus = n;
-			cap = ncap;
+		if (ebs_grow((void **)&di->cus, &cap, di->ncus, sizeof(*di->cus), 16)) {
+			dwarf_dealloc_die(die);
+			e = -ENOMEM;
+			break;
 		}
 		cu = &di->cus[di->ncus];
 		memset(cu, 0, sizeof(*cu));
@@ -1403,16 +1389,10 @@ static int build_index(struct dwarf_info *di)
 		if (e)
 			break;
 		for (i = 0; i < sv.n; i++) {
-			if (di->nspans == scap) {
-				size_t ncap = scap ? scap * 2 : 16;
-				void *n = realloc(di->spans, ncap * sizeof(*di->spans));
-
-				if (!n) {
-					e = -ENOMEM;
-					break;
-				}
-				di->spans = n;
-				scap = ncap;
+			if (ebs_grow((void **)&di->spans, &scap, di->nspans, sizeof(*di->spans),
+				     16)) {
+				e = -ENOMEM;
+				break;
 			}
 			di->spans[di->nspans++] = (struct cu_span){sv.v[i][0], sv.v[i][1], 0,
 								   (u32)di->ncus};

@@ -22,20 +22,6 @@
 
 static const char plt_suffix[] = "@plt";
 
-static void set_why(char *why, size_t why_len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_why(char *why, size_t why_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !why_len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, why_len, fmt, ap);
-	va_end(ap);
-}
-
 static u64 sat_add(u64 a, u64 b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
@@ -43,19 +29,8 @@ static u64 sat_add(u64 a, u64 b)
 
 int raw_vec__push(struct raw_vec *rv, const struct raw_sym *rs)
 {
-	struct raw_sym *nv;
-	size_t ncap;
-
-	if (rv->n == rv->cap) {
-		ncap = rv->cap ? rv->cap * 2 : 256;
-		if (ncap > SIZE_MAX / sizeof(*nv))
-			return -ENOMEM;
-		nv = realloc(rv->v, ncap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		rv->v = nv;
-		rv->cap = ncap;
-	}
+	if (ebs_grow((void **)&rv->v, &rv->cap, rv->n, sizeof(*rv->v), 256))
+		return -ENOMEM;
 	rv->v[rv->n] = *rs;
 	rv->v[rv->n].order = rv->n;
 	rv->n++;
@@ -643,7 +618,7 @@ static int collect_all(Elf *e, struct raw_vec *rv, bool *has_symtab, char *why, 
 	int err;
 
 	if (elf_getshdrnum(e, &shnum)) {
-		set_why(why, why_len, "cannot read section headers: %s", elf_errmsg(-1));
+		ebs_set_why(why, why_len, "cannot read section headers: %s", elf_errmsg(-1));
 		return 0;
 	}
 	if (elf_getshdrstrndx(e, &shstrndx))
@@ -674,7 +649,7 @@ static int collect_all(Elf *e, struct raw_vec *rv, bool *has_symtab, char *why, 
 	if (err)
 		return err;
 	if (!rv->n)
-		set_why(why, why_len, "%s",
+		ebs_set_why(why, why_len, "%s",
 			symtab || dynsym ? "no usable function symbols" : "no symbol table");
 	return 0;
 }
@@ -685,16 +660,16 @@ static Elf *elf_open(int fd, void *image, size_t image_size, char *why, size_t w
 	Elf *e = image ? elf_memory(image, image_size) : elf_begin(fd, ELF_C_READ, NULL);
 
 	if (!e) {
-		set_why(why, why_len, "cannot read ELF: %s", elf_errmsg(-1));
+		ebs_set_why(why, why_len, "cannot read ELF: %s", elf_errmsg(-1));
 		return NULL;
 	}
 	if (elf_kind(e) != ELF_K_ELF) {
-		set_why(why, why_len, "not an ELF file");
+		ebs_set_why(why, why_len, "not an ELF file");
 		elf_end(e);
 		return NULL;
 	}
 	if (!gelf_getclass(e) || !gelf_getehdr(e, &(GElf_Ehdr){0})) {
-		set_why(why, why_len, "cannot read ELF: %s", elf_errmsg(-1));
+		ebs_set_why(why, why_len, "cannot read ELF: %s", elf_errmsg(-1));
 		elf_end(e);
 		return NULL;
 	}
@@ -736,7 +711,7 @@ int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool de
 	return 0;
 
 out_nomem:
-	set_why(why, why_len, "out of memory");
+	ebs_set_why(why, why_len, "out of memory");
 	free(rv.v);
 	elf_end(e);
 	return err;

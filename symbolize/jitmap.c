@@ -24,17 +24,16 @@
 
 static bool parse_hex(char **p, u64 *out)
 {
-	char *end;
+	size_t n;
 
 	while (**p == ' ' || **p == '\t')
 		(*p)++;
-	if (!**p || **p == '-')
+	if ((*p)[0] == '0' && ((*p)[1] == 'x' || (*p)[1] == 'X'))
+		*p += 2;
+	n = ebs_parse_hex(*p, strlen(*p), out);
+	if (!n || ((*p)[n] != ' ' && (*p)[n] != '\t'))
 		return false;
-	errno = 0;
-	*out = strtoull(*p, &end, 16);
-	if (errno || end == *p || (*end != ' ' && *end != '\t'))
-		return false;
-	*p = end;
+	*p += n;
 	return true;
 }
 

@@ -45,32 +45,10 @@ struct ksym_vec {
 
 static int ksym_vec__push(struct ksym_vec *kv, const struct ksym *k)
 {
-	struct ksym *nv;
-	size_t ncap;
-
-	if (kv->n == kv->cap) {
-		ncap = kv->cap ? kv->cap * 2 : 4096;
-		if (ncap > SIZE_MAX / sizeof(*nv))
-			return -ENOMEM;
-		nv = realloc(kv->v, ncap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		kv->v = nv;
-		kv->cap = ncap;
-	}
+	if (ebs_grow((void **)&kv->v, &kv->cap, kv->n, sizeof(*kv->v), 4096))
+		return -ENOMEM;
 	kv->v[kv->n++] = *k;
 	return 0;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 static bool is_blank(char c)
@@ -96,17 +74,13 @@ static int parse_line(struct kallsyms *k, char *p, char *eol, struct ksym *out)
 {
 	char *name, *name_end, *mod = NULL, *mod_end = NULL;
 	u64 addr = 0;
-	int digits = 0, v;
+	size_t digits;
 	char type;
 
 	if (memchr(p, '\0', (size_t)(eol - p)))
 		return 0; /* no kallsyms line holds a NUL */
-	while (p < eol && (v = hexval(*p)) >= 0) {
-		if (++digits > 16)
-			return 0;
-		addr = addr << 4 | (u64)v;
-		p++;
-	}
+	digits = ebs_parse_hex(p, (size_t)(eol - p), &addr);
+	p += digits;
 	if (!digits || p >= eol || !is_blank(*p))
 		return 0;
 	p++;
@@ -166,20 +140,6 @@ static int ksym__cmp(const void *pa, const void *pb)
 	return c < 0 ? -1 : c > 0;
 }
 
-static void set_why(char *why, size_t why_len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_why(char *why, size_t why_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !why_len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, why_len, fmt, ap);
-	va_end(ap);
-}
-
 /*
  * Read and index kallsyms.  Returns NULL with errno set and a reason in why
  * when the file cannot be read, is too large or not kallsyms, holds no text
@@ -196,14 +156,14 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 
 	k = calloc(1, sizeof(*k));
 	if (!k) {
-		set_why(why, why_len, "out of memory");
+		ebs_set_why(why, why_len, "out of memory");
 		return NULL;
 	}
 	/* /proc/kallsyms, or a file the user named: it may be a pipe, let it block */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		set_why(why, why_len, "%s", strerror(-err));
+		ebs_set_why(why, why_len, "%s", strerror(-err));
 		goto out_free;
 	}
 	len = sym_read_bounded(fd, KALLSYMS_MAX_SIZE, KALLSYMS_MAX_LINE, &buf, &bad_line);
@@ -211,12 +171,12 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 	if (len < 0) {
 		err = (int)len;
 		if (err == -EFBIG)
-			set_why(why, why_len, "larger than %u MiB: not read", KALLSYMS_MAX_SIZE >> 20);
+			ebs_set_why(why, why_len, "larger than %u MiB: not read", KALLSYMS_MAX_SIZE >> 20);
 		else if (err == -E2BIG)
-			set_why(why, why_len, "line %zu is %d bytes long or more: not a kallsyms file",
+			ebs_set_why(why, why_len, "line %zu is %d bytes long or more: not a kallsyms file",
 				bad_line, KALLSYMS_MAX_LINE);
 		else
-			set_why(why, why_len, "%s", strerror(-err));
+			ebs_set_why(why, why_len, "%s", strerror(-err));
 		goto out_free;
 	}
 	end = buf + len;
@@ -230,7 +190,7 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 		r = parse_line(k, p, eol, &ks);
 		if (r < 0) {
 			err = r;
-			set_why(why, why_len, "out of memory");
+			ebs_set_why(why, why_len, "out of memory");
 			goto out_free;
 		}
 		if (!r)
@@ -243,19 +203,19 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 			k->stext = ks.addr;
 		err = ksym_vec__push(&kv, &ks);
 		if (err) {
-			set_why(why, why_len, "out of memory");
+			ebs_set_why(why, why_len, "out of memory");
 			goto out_free;
 		}
 	}
 	if (zeros && zeros >= kv.n) {
 		err = -EPERM;
-		set_why(why, why_len,
+		ebs_set_why(why, why_len,
 			"addresses are hidden from this user (shown as 0: kernel.kptr_restrict, or no CAP_SYSLOG): kernel symbols unavailable");
 		goto out_free;
 	}
 	if (!kv.n) {
 		err = -ENOENT;
-		set_why(why, why_len, "no text symbols");
+		ebs_set_why(why, why_len, "no text symbols");
 		goto out_free;
 	}
 
@@ -271,7 +231,7 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 	k->arena = malloc(arena_len);
 	if (!k->arena) {
 		err = -ENOMEM;
-		set_why(why, why_len, "out of memory");
+		ebs_set_why(why, why_len, "out of memory");
 		goto out_free;
 	}
 	for (i = 0, q = k->arena; i < n; i++) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -280,18 +282,91 @@ void ebs_strset__free(struct ebs_strset **set)
 	}
 }
 
-void json_string(FILE *f, const char *s)
+int ebs_tmp_prefix(const char *path, char *out, size_t len)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	char dir[PATH_MAX], base[PATH_MAX];
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+	if (ebs_strlcpy(dir, path, sizeof(dir)) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	ebs_strlcpy(base, path, sizeof(base));
+	if ((size_t)snprintf(out, len, "%s/.%s.tmp.", dirname(dir), basename(base)) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int ebs_tmp_create(const char *path, char *tmp, size_t len)
+{
+	mode_t mask;
+	int fd, e;
+
+	if (len < 7)
+		return -ENAMETOOLONG;
+	e = ebs_tmp_prefix(path, tmp, len - 6);
+	if (e)
+		return e;
+	strcat(tmp, "XXXXXX");
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0644 & ~mask);	/* mkostemp made it 0600 */
+	return fd;
+}
+
+void ebs_fsync_dir(const char *path)
+{
+	char dir[PATH_MAX];
+	int fd;
+
+	ebs_strlcpy(dir, path, sizeof(dir));
+	fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
 	}
-	fputc('"', f);
+}
+
+int ebs_tmp_commit(const char *tmp, const char *path)
+{
+	if (rename(tmp, path) < 0)
+		return -errno;
+	ebs_fsync_dir(path);
+	return 0;
+}
+
+size_t ebs_parse_hex(const char *s, size_t len, u64 *out)
+{
+	u64 v = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		char c = s[i];
+		unsigned int d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned int)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned int)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned int)(c - 'A' + 10);
+		else
+			break;
+		if (i == 16)
+			return 0;
+		v = v << 4 | d;
+	}
+	*out = v;
+	return i;
+}
+
+void ebs_set_why(char *why, size_t why_len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !why_len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, why_len, fmt, ap);
+	va_end(ap);
 }

@@ -38,9 +38,6 @@ struct ebs_error {
 int ebs_error__set(struct ebs_error *e, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* s as a JSON string, quotes included. */
-void json_string(FILE *f, const char *s);
-
 /* An output path as messages name it: "-" is "standard output". */
 static inline const char *ebs_output_name(const char *path)
 {
@@ -107,6 +104,37 @@ void ebs_strset__free(struct ebs_strset **set);
  * that a rename would replace).
  */
 bool ebs_path_in_place(const char *path);
+
+/*
+ * Output files are written beside their final name and renamed over it at
+ * the end, so that the name never holds half a file.  ebs_tmp_prefix
+ * gives the temporary names' common start for path, "DIR/.BASE.tmp.";
+ * ebs_tmp_create creates one, DIR/.BASE.tmp.XXXXXX (its name into tmp),
+ * close-on-exec, mode 0644 less the umask, and returns its descriptor;
+ * ebs_tmp_commit renames tmp over path and makes the rename durable (the
+ * directory's fsync, best effort, as ebs_fsync_dir does after any rename
+ * into path's directory).  -errno on failure; -ENAMETOOLONG when the name
+ * does not fit in len bytes.
+ */
+int ebs_tmp_prefix(const char *path, char *out, size_t len);
+int ebs_tmp_create(const char *path, char *tmp, size_t len);
+int ebs_tmp_commit(const char *tmp, const char *path);
+void ebs_fsync_dir(const char *path);
+
+/*
+ * The hexadecimal digits at the start of s[0..len), without "0x": how many
+ * were read, their value in *out.  0 when s does not start with a digit or
+ * holds more than 16 of them (the value would not fit).
+ */
+size_t ebs_parse_hex(const char *s, size_t len, u64 *out);
+
+/*
+ * A reason, for a caller's "why" buffer of why_len bytes, which may be
+ * NULL: the libraries' way of saying why something was not read, without
+ * an ebs_error's errno.
+ */
+void ebs_set_why(char *why, size_t why_len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Monotonic (the perf clock) and real-time clocks, in nanoseconds. */
 u64 ebs_clock_ns(void);

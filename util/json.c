@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+/*
+ * json.c - the JSON writer (json.h).  A value's comma is decided by the
+ * container it goes into: the first item of each open container goes
+ * without one.  Keys are items of objects; a key's value follows it with
+ * no comma.
+ */
+#include <errno.h>
+#include <math.h>
+
+#include "util/json.h"
+
+void ebs_json__begin(struct ebs_json *j, FILE *f)
+{
+	j->f = f;
+	j->depth = 0;
+	j->after_key = false;
+	j->has_items = 0;
+	j->misuse = false;
+}
+
+int ebs_json__end(struct ebs_json *j)
+{
+	fputc('\n', j->f);
+	return j->misuse || j->depth || j->after_key ? -EINVAL : 0;
+}
+
+/* Before an item (a value, or a key) of the innermost container. */
+static void item(struct ebs_json *j)
+{
+	u64 bit;
+
+	if (j->after_key) {	/* a key's value: no comma */
+		j->after_key = false;
+		return;
+	}
+	if (!j->depth)
+		return;
+	bit = 1ull << (j->depth - 1);
+	if (j->has_items & bit)
+		fputc(',', j->f);
+	j->has_items |= bit;
+}
+
+static void container_begin(struct ebs_json *j, char c)
+{
+	item(j);
+	fputc(c, j->f);
+	if (j->depth >= EBS_JSON_DEPTH) {
+		j->misuse = true;
+		return;
+	}
+	j->depth++;
+	j->has_items &= ~(1ull << (j->depth - 1));
+}
+
+static void container_end(struct ebs_json *j, char c)
+{
+	if (!j->depth || j->after_key)
+		j->misuse = true;
+	else
+		j->depth--;
+	fputc(c, j->f);
+}
+
+void ebs_json__obj(struct ebs_json *j)
+{
+	container_begin(j, '{');
+}
+
+void ebs_json__obj_end(struct ebs_json *j)
+{
+	container_end(j, '}');
+}
+
+void ebs_json__arr(struct ebs_json *j)
+{
+	container_begin(j, '[');
+}
+
+void ebs_json__arr_end(struct ebs_json *j)
+{
+	container_end(j, ']');
+}
+
+void ebs_json__key(struct ebs_json *j, const char *key)
+{
+	if (j->after_key || !j->depth)
+		j->misuse = true;
+	item(j);
+	ebs_json__write_string(j->f, key);
+	fputc(':', j->f);
+	j->after_key = true;
+}
+
+void ebs_json__write_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void ebs_json__str(struct ebs_json *j, const char *s)
+{
+	item(j);
+	if (s)
+		ebs_json__write_string(j->f, s);
+	else
+		fputs("null", j->f);
+}
+
+void ebs_json__u64(struct ebs_json *j, u64 v)
+{
+	item(j);
+	fprintf(j->f, "%llu", (unsigned long long)v);
+}
+
+void ebs_json__num(struct ebs_json *j, const char *fmt, double v)
+{
+	item(j);
+	if (isfinite(v)) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		fprintf(j->f, fmt, v);
+#pragma GCC diagnostic pop
+	} else {
+		fputs("null", j->f);	/* JSON has no NaN nor infinity */
+	}
+}
+
+void ebs_json__bool(struct ebs_json *j, bool v)
+{
+	item(j);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void ebs_json__null(struct ebs_json *j)
+{
+	item(j);
+	fputs("null", j->f);
+}
+
+void ebs_json__key_str(struct ebs_json *j, const char *key, const char *s)
+{
+	ebs_json__key(j, key);
+	ebs_json__str(j, s);
+}
+
+void ebs_json__key_u64(struct ebs_json *j, const char *key, u64 v)
+{
+	ebs_json__key(j, key);
+	ebs_json__u64(j, v);
+}
+
+void ebs_json__key_num(struct ebs_json *j, const char *key, const char *fmt, double v)
+{
+	ebs_json__key(j, key);
+	ebs_json__num(j, fmt, v);
+}
+
+void ebs_json__key_bool(struct ebs_json *j, const char *key, bool v)
+{
+	ebs_json__key(j, key);
+	ebs_json__bool(j, v);
+}
+
+void ebs_json__key_null(struct ebs_json *j, const char *key)
+{
+	ebs_json__key(j, key);
+	ebs_json__null(j);
+}

@@ -65,8 +65,6 @@ struct ebs_data {
 	char unfinished[384];
 };
 
-#define BAD(d, err, off, ...) bad(d, err, off, __VA_ARGS__)
-
 __attribute__((format(printf, 4, 5))) static int bad(const struct ebs_data *d,
 						      struct ebs_error *err, u64 off,
 						      const char *fmt, ...)
@@ -214,7 +212,7 @@ static int read_at(struct ebs_data *d, u64 off, void *buf, size_t len, struct eb
 			return ebs_error__set(err, errno, "%s: offset %llu: read failed: %s", d->path,
 					      (unsigned long long)off, strerror(errno));
 		if (n == 0)
-			return BAD(d, err, off, "the file shrank while it was read (%llu bytes "
+			return bad(d, err, off, "the file shrank while it was read (%llu bytes "
 				   "when opened, %llu now)", (unsigned long long)d->size, size_now(d));
 		p += n;
 		off += (u64)n;
@@ -282,7 +280,7 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 	int e;
 
 	if (off > end || end - off < sizeof(*r))
-		return BAD(d, err, off, "truncated: %llu bytes left where a record header needs %zu",
+		return bad(d, err, off, "truncated: %llu bytes left where a record header needs %zu",
 			   (unsigned long long)(end - off), sizeof(*r));
 	e = bytes_at(d, off, sizeof(*r), &p, err);
 	if (e)
@@ -290,12 +288,12 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 	r = (const void *)p;
 	size = r->size;
 	if (size < sizeof(*r) || size % 8)
-		return BAD(d, err, off, "bad record size %u (type %u)", size, r->type);
+		return bad(d, err, off, "bad record size %u (type %u)", size, r->type);
 	if (size > EBS_DATA_MAX_RECORD && off >= d->head_len)
-		return BAD(d, err, off, "%s record of %u bytes: more than the %u this reader "
+		return bad(d, err, off, "%s record of %u bytes: more than the %u this reader "
 			   "accepts", ebs_rec__type_name(r->type), size, EBS_DATA_MAX_RECORD);
 	if (size > end - off)
-		return BAD(d, err, off, "truncated %s record: size %u, %llu bytes left",
+		return bad(d, err, off, "truncated %s record: size %u, %llu bytes left",
 			   ebs_rec__type_name(r->type), size, (unsigned long long)(end - off));
 	e = bytes_at(d, off, size, &p, err);
 	if (e)
@@ -303,7 +301,7 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 	r = (const void *)p;
 	fixed = ebs_rec__fixed_size(r->type);
 	if (fixed && size < fixed)
-		return BAD(d, err, off, "%s record of %u bytes is shorter than its %u fixed bytes",
+		return bad(d, err, off, "%s record of %u bytes is shorter than its %u fixed bytes",
 			   ebs_rec__type_name(r->type), size, fixed);
 	tail = (const char *)r + fixed;
 	tail_len = size - fixed;
@@ -311,20 +309,20 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 	switch (r->type) {
 	case EBS_REC_META:
 		if (!has_strings(tail, tail_len, 1))
-			return BAD(d, err, off, "META value is not terminated");
+			return bad(d, err, off, "META value is not terminated");
 		break;
 	case EBS_REC_EVENT:
 		if (!has_strings(tail, tail_len, 3))
-			return BAD(d, err, off, "EVENT names are not terminated");
+			return bad(d, err, off, "EVENT names are not terminated");
 		break;
 	case EBS_REC_DSO_IMAGE: {
 		const struct ebs_rec_dso_image *im = (const void *)r;
 
 		if (im->image_size > tail_len)
-			return BAD(d, err, off, "DSO_IMAGE of %llu bytes in a record of %u",
+			return bad(d, err, off, "DSO_IMAGE of %llu bytes in a record of %u",
 				   (unsigned long long)im->image_size, size);
 		if (!memchr(im->name, '\0', sizeof(im->name)) || im->build_id_size > 20)
-			return BAD(d, err, off, "DSO_IMAGE name or build-id is malformed");
+			return bad(d, err, off, "DSO_IMAGE name or build-id is malformed");
 		break;
 	}
 	case EBS_REC_SAMPLE: {
@@ -332,32 +330,32 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 		struct ebs_sample_parts parts;
 
 		if (s->event >= d->nr_events)
-			return BAD(d, err, off, "SAMPLE names event %u; the file has %u", s->event,
+			return bad(d, err, off, "SAMPLE names event %u; the file has %u", s->event,
 				   d->nr_events);
 		if (sample_parts(s, &parts))
-			return BAD(d, err, off, "SAMPLE's optional parts overrun its %u bytes", size);
+			return bad(d, err, off, "SAMPLE's optional parts overrun its %u bytes", size);
 		break;
 	}
 	case EBS_REC_MMAP: {
 		const struct ebs_rec_mmap *m = (const void *)r;
 
 		if (!has_strings(tail, tail_len, 1))
-			return BAD(d, err, off, "MMAP file name is not terminated");
+			return bad(d, err, off, "MMAP file name is not terminated");
 		if (m->build_id_size > sizeof(m->build_id))
-			return BAD(d, err, off, "MMAP build-id size %u", m->build_id_size);
+			return bad(d, err, off, "MMAP build-id size %u", m->build_id_size);
 		if (m->start + m->len < m->start)
-			return BAD(d, err, off, "MMAP range wraps around");
+			return bad(d, err, off, "MMAP range wraps around");
 		break;
 	}
 	case EBS_REC_COMM:
 		if (!has_strings(tail, tail_len, 1))
-			return BAD(d, err, off, "COMM name is not terminated");
+			return bad(d, err, off, "COMM name is not terminated");
 		break;
 	case EBS_REC_LOST: {
 		const struct ebs_rec_lost *l = (const void *)r;
 
 		if (l->event != 0xffff && l->event >= d->nr_events)
-			return BAD(d, err, off, "LOST names event %u; the file has %u", l->event,
+			return bad(d, err, off, "LOST names event %u; the file has %u", l->event,
 				   d->nr_events);
 		break;
 	}
@@ -365,7 +363,7 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 		const struct ebs_rec_throttle *t = (const void *)r;
 
 		if (t->event >= d->nr_events)
-			return BAD(d, err, off, "THROTTLE names event %u; the file has %u",
+			return bad(d, err, off, "THROTTLE names event %u; the file has %u",
 				   t->event, d->nr_events);
 		break;
 	}
@@ -373,7 +371,7 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 		const struct ebs_rec_count *c = (const void *)r;
 
 		if (c->event >= d->nr_events)
-			return BAD(d, err, off, "COUNT names event %u; the file has %u", c->event,
+			return bad(d, err, off, "COUNT names event %u; the file has %u", c->event,
 				   d->nr_events);
 		break;
 	}
@@ -383,10 +381,10 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 			   (u64)t->nr_index * sizeof(struct ebs_index_entry);
 
 		if (t->nr_events != d->nr_events)
-			return BAD(d, err, off, "trailer counts %u events; the header has %u",
+			return bad(d, err, off, "trailer counts %u events; the header has %u",
 				   t->nr_events, d->nr_events);
 		if (need > size)
-			return BAD(d, err, off, "trailer of %u bytes needs %llu", size,
+			return bad(d, err, off, "trailer of %u bytes needs %llu", size,
 				   (unsigned long long)need);
 		break;
 	}
@@ -582,35 +580,35 @@ static int check_header(struct ebs_data *d, struct ebs_error *err)
 	int e;
 
 	if (d->size == 0)
-		return BAD(d, err, 0, "empty file, not an ebs.data file");
+		return bad(d, err, 0, "empty file, not an ebs.data file");
 	e = read_at(d, 0, h, d->size < sizeof(*h) ? (size_t)d->size : sizeof(*h), err);
 	if (e)
 		return e;
 	if (d->size < 8 || memcmp(h->magic, EBS_DATA_MAGIC, sizeof(EBS_DATA_MAGIC)) != 0)
-		return BAD(d, err, 0, "not an ebs.data file (bad magic)");
+		return bad(d, err, 0, "not an ebs.data file (bad magic)");
 	if (d->size < offsetof(struct ebs_file_header, header_size) + 4)
-		return BAD(d, err, d->size, "truncated inside the file header");
+		return bad(d, err, d->size, "truncated inside the file header");
 	if (h->endian != EBS_DATA_ENDIAN) {
 		if (h->endian == __builtin_bswap32(EBS_DATA_ENDIAN))
-			return BAD(d, err, 8, "written with the other byte order; "
+			return bad(d, err, 8, "written with the other byte order; "
 					      "this ebs reads its own byte order only");
-		return BAD(d, err, 8, "bad byte-order mark 0x%08x", h->endian);
+		return bad(d, err, 8, "bad byte-order mark 0x%08x", h->endian);
 	}
 	if (h->version_major != EBS_DATA_VERSION_MAJOR)
-		return BAD(d, err, 12, "format version %u.%u; this ebs reads version %u.x",
+		return bad(d, err, 12, "format version %u.%u; this ebs reads version %u.x",
 			   h->version_major, h->version_minor, EBS_DATA_VERSION_MAJOR);
 	if (h->header_size < sizeof(*h) || h->header_size % 8)
-		return BAD(d, err, 16, "bad header size %u", h->header_size);
+		return bad(d, err, 16, "bad header size %u", h->header_size);
 	if (d->size < h->header_size)
-		return BAD(d, err, d->size, "truncated inside the file header (%llu of %u bytes)",
+		return bad(d, err, d->size, "truncated inside the file header (%llu of %u bytes)",
 			   (unsigned long long)d->size, h->header_size);
 	if (h->data_offset >= h->header_size && h->data_offset % 8 == 0 &&
 	    h->data_offset - h->header_size > EBS_DATA_MAX_HEADER)
-		return BAD(d, err, 24, "data offset %llu: header records of more than the %u "
+		return bad(d, err, 24, "data offset %llu: header records of more than the %u "
 			   "bytes this reader accepts", (unsigned long long)h->data_offset,
 			   EBS_DATA_MAX_HEADER);
 	if (h->data_offset < h->header_size || h->data_offset > d->size || h->data_offset % 8)
-		return BAD(d, err, 24, "data offset %llu is outside the file (%llu bytes)",
+		return bad(d, err, 24, "data offset %llu is outside the file (%llu bytes)",
 			   (unsigned long long)h->data_offset, (unsigned long long)d->size);
 	d->head = malloc(h->data_offset);
 	if (!d->head)
@@ -636,16 +634,16 @@ static int read_header_records(struct ebs_data *d, struct ebs_error *err)
 		if (e)
 			return e;
 		if (!is_header_type(r->type))	/* unknown header types (< 16) are skipped */
-			return BAD(d, err, off, "%s record (type %u) inside the file header",
+			return bad(d, err, off, "%s record (type %u) inside the file header",
 				   ebs_rec__type_name(r->type), r->type);
 		if (r->type == EBS_REC_EVENT) {
 			const struct ebs_rec_event *ev = (const void *)r;
 			struct ebs_event_info *info;
 
 			if (d->nr_events >= EBS_MAX_EVENTS)
-				return BAD(d, err, off, "more than %d events", EBS_MAX_EVENTS);
+				return bad(d, err, off, "more than %d events", EBS_MAX_EVENTS);
 			if (ev->index != d->nr_events)
-				return BAD(d, err, off, "EVENT index %u out of order (expected %u)",
+				return bad(d, err, off, "EVENT index %u out of order (expected %u)",
 					   ev->index, d->nr_events);
 			info = &d->events[d->nr_events++];
 			info->rec = ev;
@@ -659,14 +657,14 @@ static int read_header_records(struct ebs_data *d, struct ebs_error *err)
 
 			/* after the EVENT it calibrates */
 			if (c->event >= d->nr_events)
-				return BAD(d, err, off, "CALIBRATION of event %u, which is not "
+				return bad(d, err, off, "CALIBRATION of event %u, which is not "
 					   "described before it", c->event);
 			d->calib[c->event] = c;
 		}
 		off += r->size;
 	}
 	if (d->nr_events == 0)
-		return BAD(d, err, d->hdr->header_size, "the file describes no event");
+		return bad(d, err, d->hdr->header_size, "the file describes no event");
 	return 0;
 }
 
@@ -693,18 +691,18 @@ static int read_trailer(struct ebs_data *d, u64 off, struct ebs_error *err)
 	int e;
 
 	if (off < d->hdr->data_offset || off % 8)
-		return BAD(d, err, 40, "trailer offset %llu is outside the data",
+		return bad(d, err, 40, "trailer offset %llu is outside the data",
 			   (unsigned long long)off);
 	/* check_record wants off <= end: off + 8 would wrap for offsets near 2^64 */
 	if (off > d->size)
-		return BAD(d, err, 40, "trailer offset %llu is past the end of the file "
+		return bad(d, err, 40, "trailer offset %llu is past the end of the file "
 				       "(%llu bytes; truncated?)",
 			   (unsigned long long)off, (unsigned long long)d->size);
 	e = check_record(d, off, d->size, &r, err);
 	if (e)
 		return e;
 	if (r->type != EBS_REC_TRAILER)
-		return BAD(d, err, off, "expected the TRAILER record, found %s",
+		return bad(d, err, off, "expected the TRAILER record, found %s",
 			   ebs_rec__type_name(r->type));
 	return keep_trailer(d, r, off, err);
 }
@@ -732,7 +730,7 @@ struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags,
 		if (d->hdr->trailer_offset != 0)
 			e = read_trailer(d, d->hdr->trailer_offset, err);
 		else if (!(flags & EBS_DATA_UNFINISHED))
-			e = BAD(d, err, 40, "no trailer: the recording never finished");
+			e = bad(d, err, 40, "no trailer: the recording never finished");
 	}
 	if (e) {
 		ebs_data__close(d);
@@ -942,7 +940,7 @@ int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_er
 				return e < 0 ? e : end_unfinished(d, end);
 		}
 		if (d->pos >= end)
-			return BAD(d, err, d->pos, "the file ends before its trailer (truncated?)");
+			return bad(d, err, d->pos, "the file ends before its trailer (truncated?)");
 		e = check_record(d, d->pos, end, &r, err);
 		if (e)
 			return e;
@@ -950,9 +948,9 @@ int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_er
 			const struct ebs_rec_trailer *t = (const void *)r;
 
 			if (d->trailer && d->pos != d->tbuf_off)
-				return BAD(d, err, d->pos, "a second TRAILER record");
+				return bad(d, err, d->pos, "a second TRAILER record");
 			if (t->nr_records != d->nr_seen)
-				return BAD(d, err, d->pos,
+				return bad(d, err, d->pos,
 					   "the trailer counts %llu records, the file has %llu",
 					   (unsigned long long)t->nr_records,
 					   (unsigned long long)d->nr_seen);
@@ -965,12 +963,12 @@ int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_er
 			return 0;
 		}
 		if (d->trailer && d->pos + r->size > d->tbuf_off)
-			return BAD(d, err, d->pos, "%s record overlaps the trailer",
+			return bad(d, err, d->pos, "%s record overlaps the trailer",
 				   ebs_rec__type_name(r->type));
 		d->pos += r->size;
 		d->nr_seen++;
 		if (r->type < EBS_REC_SAMPLE)	/* unknown data types (>= 16) are skipped */
-			return BAD(d, err, d->pos - r->size, "%s record (type %u) after the file header",
+			return bad(d, err, d->pos - r->size, "%s record (type %u) after the file header",
 				   ebs_rec__type_name(r->type), r->type);
 		if (!ebs_rec__fixed_size(r->type))
 			continue;	/* unknown type */

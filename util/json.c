@@ -16,6 +16,7 @@ void ebs_json__begin(struct ebs_json *j, FILE *f)
 	j->depth = 0;
 	j->after_key = false;
 	j->has_items = 0;
+	j->arrays = 0;
 	j->misuse = false;
 }
 
@@ -52,11 +53,15 @@ static void container_begin(struct ebs_json *j, char c)
 	}
 	j->depth++;
 	j->has_items &= ~(1ull << (j->depth - 1));
+	if (c == '[')
+		j->arrays |= 1ull << (j->depth - 1);
+	else
+		j->arrays &= ~(1ull << (j->depth - 1));
 }
 
 static void container_end(struct ebs_json *j, char c)
 {
-	if (!j->depth || j->after_key)
+	if (!j->depth || j->after_key || !(j->arrays & 1ull << (j->depth - 1)) != (c == '}'))
 		j->misuse = true;
 	else
 		j->depth--;
@@ -85,7 +90,7 @@ void ebs_json__arr_end(struct ebs_json *j)
 
 void ebs_json__key(struct ebs_json *j, const char *key)
 {
-	if (j->after_key || !j->depth)
+	if (j->after_key || !j->depth || (j->arrays & 1ull << (j->depth - 1)))
 		j->misuse = true;
 	item(j);
 	ebs_json__write_string(j->f, key);

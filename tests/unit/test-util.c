@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-util.c - util/: the hex parser, the growing array, the binary
+ * search, bounded copies, the text cleaner, the interned string set,
+ * bounded file reads, temporary files renamed into place, error buffers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/util.h"
+#include "test.h"
+
+static void test_hex(void)
+{
+	u64 v = 99;
+
+	TEST_EQ("hex: digits read", ebs_parse_hex("ffffffff81000000 T", 18, &v), 16);
+	TEST_CHECK("hex: value", v == 0xffffffff81000000ull);
+	TEST_EQ("hex: mixed case", ebs_parse_hex("aBcD", 4, &v), 4);
+	TEST_CHECK("hex: mixed case value", v == 0xabcd);
+	TEST_EQ("hex: stops at a non-digit", ebs_parse_hex("12g4", 4, &v), 2);
+	TEST_CHECK("hex: value before the stop", v == 0x12);
+	TEST_EQ("hex: len bounds the scan", ebs_parse_hex("1234", 2, &v), 2);
+	TEST_CHECK("hex: value within len", v == 0x12);
+	TEST_EQ("hex: none", ebs_parse_hex("xyz", 3, &v), 0);
+	TEST_EQ("hex: empty", ebs_parse_hex("", 0, &v), 0);
+	TEST_EQ("hex: no 0x prefix", ebs_parse_hex("0x10", 4, &v), 1);
+	TEST_EQ("hex: 17 digits do not fit", ebs_parse_hex("10000000000000000", 17, &v), 0);
+	TEST_EQ("hex: 16 digits and a blank", ebs_parse_hex("0000000000000001 ", 17, &v), 16);
+	TEST_CHECK("hex: leading zeros", v == 1);
+}
+
+static void test_grow(void)
+{
+	size_t cap = 0, n, caps_ok = 1;
+	int *v = NULL, e = 0;
+
+	for (n = 0; n < 1000 && !e; n++) {
+		e = ebs_grow((void **)&v, &cap, n, sizeof(*v), 4);
+		if (!e) {
+			v[n] = (int)n;
+			if (cap < n + 1 || (cap & (cap - 1)))
+				caps_ok = 0;	/* 4, 8, 16...: powers of two from min */
+		}
+	}
+	TEST_EQ("grow: 1000 pushes", e, 0);
+	TEST_CHECK("grow: capacity doubles from min", caps_ok && cap == 1024);
+	TEST_CHECK("grow: contents kept", v[0] == 0 && v[999] == 999);
+	TEST_EQ("grow: room left, no change", ebs_grow((void **)&v, &cap, 1000, sizeof(*v), 4), 0);
+	TEST_EQ("grow: capacity unchanged", cap, 1024);
+	free(v);
+
+	/* a size that overflows: -ENOMEM, nothing changed */
+	{
+		char *p = NULL;
+		size_t c = SIZE_MAX / 2 + 1;
+
+		TEST_EQ("grow: overflow refused", ebs_grow((void **)&p, &c, c, 2, 4), -ENOMEM);
+		TEST_CHECK("grow: overflow leaves the array", p == NULL && c == SIZE_MAX / 2 + 1);
+	}
+}
+
+struct keyed {
+	u32 pad;
+	u64 addr;
+};
+
+static void test_upper_bound(void)
+{
+	struct keyed k[] = {{0, 10}, {0, 20}, {0, 20}, {0, 30}};
+	size_t off = offsetof(struct keyed, addr);
+
+	TEST_EQ("upper_bound: before all", ebs_upper_bound(k, 4, sizeof(*k), off, 5), 0);
+	TEST_EQ("upper_bound: at the first", ebs_upper_bound(k, 4, sizeof(*k), off, 10), 1);
+	TEST_EQ("upper_bound: past equal keys", ebs_upper_bound(k, 4, sizeof(*k), off, 20), 3);
+	TEST_EQ("upper_bound: between", ebs_upper_bound(k, 4, sizeof(*k), off, 25), 3);
+	TEST_EQ("upper_bound: after all", ebs_upper_bound(k, 4, sizeof(*k), off, 99), 4);
+	TEST_EQ("upper_bound: empty", ebs_upper_bound(k, 0, sizeof(*k), off, 99), 0);
+}
+
+static void test_strings(void)
+{
+	char buf[8], s[64];
+	struct ebs_strset *set = NULL;
+	const char *a, *b, *c;
+	struct ebs_error err = {0};
+
+	TEST_EQ("strlcpy: returns the source length", ebs_strlcpy(buf, "abcdefghij", sizeof(buf)),
+		10);
+	TEST_STREQ("strlcpy: truncated and terminated", buf, "abcdefg");
+	TEST_EQ("strlcpy: size 0 writes nothing", ebs_strlcpy(buf, "xy", 0), 2);
+	TEST_STREQ("strlcpy: size 0 left buf", buf, "abcdefg");
+
+	strcpy(s, "a\x1b[31mb\nc\x7f" "d\x9b" "e\xc2\x85" "f\xc3\xa9");
+	ebs_clean_text(s, false);
+	TEST_STREQ("clean: C0, DEL, raw C1, UTF-8 C1; e-acute kept", s,
+		   "a?[31mb?c?d?e??f\xc3\xa9");
+	strcpy(s, "\tx = 1;\r\n");
+	ebs_clean_text(s, true);
+	TEST_STREQ("clean: source keeps tab and newline, CR a space", s, "\tx = 1; \n");
+	TEST_CHECK("clean: is_clean of clean text", ebs_text_is_clean("main \xc3\xa9t\xc3\xa9"));
+	TEST_CHECK("clean: is_clean sees ESC", !ebs_text_is_clean("a\x1b" "b"));
+	TEST_CHECK("clean: is_clean sees UTF-8 C1", !ebs_text_is_clean("a\xc2\x9b" "b"));
+
+	strcpy(s, "name");
+	a = ebs_strset__intern(&set, s);
+	strcpy(s, "other");
+	b = ebs_strset__intern(&set, s);
+	strcpy(s, "name");
+	c = ebs_strset__intern(&set, s);
+	TEST_CHECK("strset: equal strings, one pointer", a && a == c && a != s);
+	TEST_CHECK("strset: different strings differ", b && b != a && !strcmp(b, "other"));
+	ebs_strset__free(&set);
+	TEST_CHECK("strset: freed set is empty", set == NULL);
+
+	TEST_EQ("error: returns -errno", ebs_error__set(&err, ENOENT, "%s: gone", "f"), -ENOENT);
+	TEST_CHECK("error: message and err", err.err == -ENOENT && !strcmp(err.msg, "f: gone"));
+	TEST_EQ("error: NULL buffer", ebs_error__set(NULL, EIO, "x"), -EIO);
+
+	ebs_set_why(buf, sizeof(buf), "%s %d", "too long a reason", 1);
+	TEST_STREQ("set_why: bounded", buf, "too lon");
+	ebs_set_why(NULL, 10, "%s", "nowhere");	/* must not crash */
+	TEST_OK("set_why: NULL buffer");
+	TEST_STREQ("output name: - is standard output", ebs_output_name("-"), "standard output");
+	TEST_STREQ("output name: a file is itself", ebs_output_name("-x"), "-x");
+}
+
+static void test_files(void)
+{
+	char dir[] = "/tmp/ebs-test-util.XXXXXX", path[512], fifo[512], tmp[512], *buf = NULL;
+	char prefix[512];
+	struct stat st;
+	mode_t old;
+	ssize_t n;
+	FILE *f;
+	int fd;
+
+	if (!mkdtemp(dir)) {
+		TEST_FAIL("files: mkdtemp", "%s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/data", dir);
+	f = fopen(path, "w");
+	fputs("0123456789", f);
+	fclose(f);
+	n = ebs_read_file_max(path, 10, &buf);
+	TEST_EQ("read: a file of max bytes", n, 10);
+	TEST_CHECK("read: NUL-terminated", buf && !strcmp(buf, "0123456789"));
+	free(buf);
+	buf = NULL;
+	TEST_EQ("read: a byte over max", ebs_read_file_max(path, 9, &buf), -EFBIG);
+	TEST_EQ("read: a directory", ebs_read_file_max(dir, 100, &buf), -EISDIR);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	mkfifo(fifo, 0600);
+	/* a FIFO without a writer: refused at once, not waited on */
+	TEST_EQ("read: a FIFO is not a regular file", ebs_read_file_max(fifo, 100, &buf),
+		-EBS_ENOTREG);
+	TEST_STREQ("read: its reason", ebs_read_strerror(-EBS_ENOTREG), "not a regular file");
+	TEST_CHECK("in place: a FIFO", ebs_path_in_place(fifo));
+	TEST_CHECK("in place: /dev/stdout", ebs_path_in_place("/dev/stdout"));
+	TEST_CHECK("in place: not a regular file's name", !ebs_path_in_place(path));
+
+	TEST_EQ("tmp: prefix", ebs_tmp_prefix(path, prefix, sizeof(prefix)), 0);
+	snprintf(tmp, sizeof(tmp), "%s/.data.tmp.", dir);
+	TEST_STREQ("tmp: prefix is DIR/.BASE.tmp.", prefix, tmp);
+	TEST_EQ("tmp: prefix too long", ebs_tmp_prefix(path, tmp, 8), -ENAMETOOLONG);
+	old = umask(027);
+	fd = ebs_tmp_create(path, tmp, sizeof(tmp));
+	umask(old);
+	TEST_CHECK("tmp: created", fd >= 0);
+	if (fd >= 0) {
+		TEST_CHECK("tmp: named DIR/.BASE.tmp.XXXXXX",
+			   !strncmp(tmp, prefix, strlen(prefix)) && strlen(tmp) == strlen(prefix) + 6);
+		TEST_CHECK("tmp: close-on-exec", fcntl(fd, F_GETFD) & FD_CLOEXEC);
+		TEST_CHECK("tmp: mode 0644 less the umask",
+			   fstat(fd, &st) == 0 && (st.st_mode & 0777) == 0640);
+		if (write(fd, "new", 3) != 3)
+			TEST_FAIL("tmp: write", "%s", strerror(errno));
+		close(fd);
+		TEST_EQ("tmp: commit", ebs_tmp_commit(tmp, path), 0);
+		TEST_CHECK("tmp: gone after commit", access(tmp, F_OK) < 0);
+		n = ebs_read_file_max(path, 100, &buf);
+		TEST_CHECK("tmp: the new contents under the final name", n == 3 && !strcmp(buf, "new"));
+		free(buf);
+	}
+	TEST_EQ("tmp: commit of a missing file", ebs_tmp_commit(tmp, path), -ENOENT);
+	TEST_EQ("tmp: name too long", ebs_tmp_create(path, tmp, 10), -ENAMETOOLONG);
+	unlink(path);
+	unlink(fifo);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	test_hex();
+	test_grow();
+	test_upper_bound();
+	test_strings();
+	test_files();
+	return test_done();
+}

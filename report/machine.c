@@ -302,6 +302,16 @@ static size_t cover(const struct map_index *ix, size_t lo, size_t hi, size_t *no
 	return n;
 }
 
+/* cover() of the map of rank k (none for an empty one). */
+static size_t cover_rank(const struct map_index *ix, const struct proc *p, size_t k, size_t *node)
+{
+	const struct sym_map *s = &p->maps[ix->order[k]].sym;
+
+	if (!s->len)
+		return 0;
+	return cover(ix, bound_at(ix, s->start), bound_at(ix, s->start + s->len), node);
+}
+
 /* Index p's maps (struct map_index); NULL when out of memory. */
 static struct map_index *index_build(const struct proc *p)
 {
@@ -342,11 +352,7 @@ static struct map_index *index_build(const struct proc *p)
 		goto fail;
 	/* count each node's ranks, then place them: in rank order, so ascending */
 	for (k = 0; k < n; k++) {
-		const struct sym_map *s = &p->maps[ix->order[k]].sym;
-
-		if (!s->len)
-			continue;
-		nn = cover(ix, bound_at(ix, s->start), bound_at(ix, s->start + s->len), node);
+		nn = cover_rank(ix, p, k, node);
 		for (j = 0; j < nn; j++)
 			ix->first[node[j] + 1]++;
 	}
@@ -356,11 +362,7 @@ static struct map_index *index_build(const struct proc *p)
 	if (!ix->ranks)
 		goto fail;
 	for (k = 0; k < n; k++) {
-		const struct sym_map *s = &p->maps[ix->order[k]].sym;
-
-		if (!s->len)
-			continue;
-		nn = cover(ix, bound_at(ix, s->start), bound_at(ix, s->start + s->len), node);
+		nn = cover_rank(ix, p, k, node);
 		for (j = 0; j < nn; j++)
 			ix->ranks[ix->first[node[j]] + fill[node[j]]++] = (u32)k;
 	}

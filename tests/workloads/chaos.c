@@ -25,16 +25,7 @@ static volatile unsigned long sink;
 
 static inline __attribute__((always_inline)) void spin(double seconds)
 {
-	double end = wl_thread_cpu() + seconds;
-	unsigned long x = sink;
-
-	do {
-		for (int i = 0; i < 10000; i++) {
-			x = x * 6364136223846793005UL + 1442695040888963407UL;
-			WL_OPAQUE(x);
-		}
-	} while (wl_thread_cpu() < end);
-	sink = x;
+	WL_SPIN(sink, seconds, 10000);
 }
 
 WL_NOINLINE void chaos_crash_work(double seconds)

@@ -3,18 +3,14 @@
  * libebshot.so - linked into "shlib" at build time.  shlib_hot() runs n
  * iterations of the same loop as dl_hot() and main_work() in shlib_main.c.
  */
+#include "workload.h"
+
 void shlib_hot(unsigned long n);
 
 static volatile unsigned long sink;
 
 /* aligned like the other two, so its loop costs the same on any CPU */
-__attribute__((noinline, noipa, aligned(64))) void shlib_hot(unsigned long n)
+WL_NOINLINE __attribute__((aligned(64))) void shlib_hot(unsigned long n)
 {
-	unsigned long x = sink;
-
-	for (unsigned long i = 0; i < n; i++) {
-		x = x * 6364136223846793005UL + 1442695040888963407UL;
-		__asm__ volatile("" : "+r"(x));
-	}
-	sink = x;
+	WL_STEPS(sink, n);
 }

@@ -11,16 +11,7 @@ static volatile unsigned long sink;
 
 WL_NOINLINE void exitcode_work(double seconds)
 {
-	double end = wl_thread_cpu() + seconds;
-	unsigned long x = sink;
-
-	do {
-		for (int i = 0; i < 100000; i++) {
-			x = x * 6364136223846793005UL + 1442695040888963407UL;
-			WL_OPAQUE(x);
-		}
-	} while (wl_thread_cpu() < end);
-	sink = x;
+	WL_SPIN(sink, seconds, 100000);
 }
 
 int main(int argc, char **argv)

@@ -22,13 +22,7 @@ static volatile unsigned long sink;
 /* aligned like shlib_hot and dl_hot, so its loop costs the same on any CPU */
 WL_NOINLINE __attribute__((aligned(64))) void main_work(unsigned long n)
 {
-	unsigned long x = sink;
-
-	for (unsigned long i = 0; i < n; i++) {
-		x = x * 6364136223846793005UL + 1442695040888963407UL;
-		WL_OPAQUE(x);
-	}
-	sink = x;
+	WL_STEPS(sink, n);
 }
 
 int main(int argc, char **argv)

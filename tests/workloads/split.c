@@ -18,24 +18,12 @@ static volatile unsigned long sink;
 
 WL_NOINLINE __attribute__((aligned(64))) void split_a(unsigned long n)
 {
-	unsigned long x = sink;
-
-	for (unsigned long i = 0; i < n; i++) {
-		x = x * 6364136223846793005UL + 1442695040888963407UL;
-		WL_OPAQUE(x);
-	}
-	sink = x;
+	WL_STEPS(sink, n);
 }
 
 WL_NOINLINE __attribute__((aligned(64))) void split_b(unsigned long n)
 {
-	unsigned long x = sink;
-
-	for (unsigned long i = 0; i < n; i++) {
-		x = x * 6364136223846793005UL + 1442695040888963407UL;
-		WL_OPAQUE(x);
-	}
-	sink = x;
+	WL_STEPS(sink, n);
 }
 
 int main(int argc, char **argv)

@@ -21,19 +21,9 @@ static int waiting;
 /* The busy loop, inlined into each thread function so it owns its samples. */
 static inline __attribute__((always_inline)) void spin(double seconds)
 {
-	double end;
-	unsigned long x = sink;
-
 	if (waiting)
 		pthread_barrier_wait(&start);
-	end = wl_thread_cpu() + seconds;
-	do {
-		for (int i = 0; i < 100000; i++) {
-			x = x * 6364136223846793005UL + 1442695040888963407UL;
-			WL_OPAQUE(x);
-		}
-	} while (wl_thread_cpu() < end);
-	sink = x;
+	WL_SPIN(sink, seconds, 100000);
 }
 
 WL_NOINLINE void *thread_fn_0(void *arg)

@@ -26,6 +26,36 @@
 #define WL_OPAQUE(x) __asm__ volatile("" : "+r"(x))
 
 /*
+ * The work the ground-truth functions do: steps of an LCG on the variable
+ * sink that the compiler can neither fold nor vectorise.  WL_STEPS makes n
+ * of them; WL_SPIN makes them inner at a time until the calling thread has
+ * used seconds of CPU time.  Macros, not functions, so that the loop is
+ * the calling function's own code, under its name and on its lines.
+ */
+#define WL_STEP(x)                                                                                 \
+	do {                                                                                       \
+		(x) = (x) * 6364136223846793005UL + 1442695040888963407UL;                         \
+		WL_OPAQUE(x);                                                                      \
+	} while (0)
+#define WL_STEPS(sink, n)                                                                          \
+	do {                                                                                       \
+		unsigned long x_ = (sink);                                                         \
+		for (unsigned long i_ = 0; i_ < (n); i_++)                                         \
+			WL_STEP(x_);                                                               \
+		(sink) = x_;                                                                       \
+	} while (0)
+#define WL_SPIN(sink, seconds, inner)                                                              \
+	do {                                                                                       \
+		double end_ = wl_thread_cpu() + (seconds);                                         \
+		unsigned long x_ = (sink);                                                         \
+		do {                                                                               \
+			for (int i_ = 0; i_ < (inner); i_++)                                       \
+				WL_STEP(x_);                                                       \
+		} while (wl_thread_cpu() < end_);                                                  \
+		(sink) = x_;                                                                       \
+	} while (0)
+
+/*
  * argv[idx] as a non-negative number, or def when absent.  A malformed
  * argument ends the program with status 2 and a usage line.
  */

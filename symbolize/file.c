@@ -119,7 +119,7 @@ ssize_t sym_read_bounded(int fd, size_t max, size_t max_line, char **out, size_t
 			if (buf[i] == '\n') {
 				line_start = i + 1;
 				lines++;
-			} else if (i - line_start >= max_line) {
+			} else if (i - line_start + 1 >= max_line) {
 				free(buf);
 				*bad_line = lines;
 				return -E2BIG;

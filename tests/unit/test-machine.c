@@ -14,6 +14,15 @@
  *   test_fixed    a few histories written out by hand (replacement,
  *                 exec, fork, equal times)
  *   test_random   40 random histories, 20,000 lookups each
+ *   test_rules    the rules of machine.h one by one, each answer written
+ *                 out by hand (not by the reference): a child inherits its
+ *                 parent's maps as they were at the fork, and through two
+ *                 forks; an exec hides the maps from before it from samples
+ *                 at or after it, but not from earlier ones nor from
+ *                 children forked before it; a later mmap replaces what it
+ *                 covers and only that; threads map into their process.
+ *                 Each history is looked up twice: with few maps (scanned)
+ *                 and with more than SCAN_MAPS (indexed).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,7 +34,7 @@
 /* ---- the reference: every map and name scanned ------------------------ */
 
 #define MAX_TASKS 8
-#define MAX_MAPS 2000
+#define MAX_MAPS  2000
 #define MAX_NAMES 400
 #define MAX_EXECS 64
 
@@ -160,7 +169,15 @@ static const char *ref_task_name(u32 tid, u64 t, int depth)
 
 static struct machine *m;
 
+static int feed_map_tid(u32 pid, u32 tid, u64 time, u64 start, u64 len, u64 id);
+
 static int feed_map(u32 pid, u64 time, u64 start, u64 len, u64 id)
+{
+	return feed_map_tid(pid, pid, time, start, len, id);
+}
+
+/* An MMAP record of thread tid of process pid. */
+static int feed_map_tid(u32 pid, u32 tid, u64 time, u64 start, u64 len, u64 id)
 {
 	u64 buf[(sizeof(struct ebs_rec_mmap) + 16) / 8] = {0};
 	struct ebs_rec_mmap *r = (void *)buf;
@@ -172,11 +189,12 @@ static int feed_map(u32 pid, u64 time, u64 start, u64 len, u64 id)
 	r->start = start;
 	r->len = len;
 	r->pgoff = id;
-	r->pid = r->tid = pid;
+	r->pid = pid;
+	r->tid = tid;
 	strcpy(r->filename, "/x");
 	if (p->nr_maps == MAX_MAPS)
 		abort();
-	p->maps[p->nr_maps++] = (struct ref_map){ time, start, len, id };
+	p->maps[p->nr_maps++] = (struct ref_map){time, start, len, id};
 	return machine__add(m, &r->hdr);
 }
 
@@ -210,8 +228,13 @@ static int feed_comm(u32 pid, u32 tid, u64 time, const char *name, bool exec)
 static int feed_fork(u32 pid, u32 ppid, u32 tid, u32 ptid, u64 time)
 {
 	struct ebs_rec_task t = {
-		.hdr.type = EBS_REC_FORK, .hdr.size = sizeof(t), .time = time,
-		.pid = pid, .ppid = ppid, .tid = tid, .ptid = ptid,
+	    .hdr.type = EBS_REC_FORK,
+	    .hdr.size = sizeof(t),
+	    .time = time,
+	    .pid = pid,
+	    .ppid = ppid,
+	    .tid = tid,
+	    .ptid = ptid,
 	};
 	struct ref_task *r = ref_get(tid);
 
@@ -250,8 +273,9 @@ static void check_map(struct tally *g, u32 pid, u64 addr, u64 t)
 	if (gid == wid)
 		return;
 	if (!g->wrong++)
-		snprintf(g->first, sizeof(g->first), "pid %u addr 0x%llx t %llu: map %lld, want %lld",
-			 pid, (unsigned long long)addr, (unsigned long long)t, gid, wid);
+		snprintf(g->first, sizeof(g->first),
+			 "pid %u addr 0x%llx t %llu: map %lld, want %lld", pid,
+			 (unsigned long long)addr, (unsigned long long)t, gid, wid);
 }
 
 static void check_comm(struct tally *g, u32 pid, u32 tid, u64 t)
@@ -299,7 +323,7 @@ static void check_all(struct tally *g, const u32 *pids, unsigned int np, u64 ama
 
 static void test_fixed(void)
 {
-	static const u32 pids[] = { 10, 11 };
+	static const u32 pids[] = {10, 11};
 	struct tally g = {0};
 	int e = 0;
 
@@ -309,9 +333,9 @@ static void test_fixed(void)
 	e |= feed_map(10, 3, 0x10, 0x10, 2);
 	e |= feed_map(10, 2, 0x18, 0x18, 3);
 	e |= feed_map(10, 5, 0x00, 0x40, 4);
-	e |= feed_map(10, 5, 0x08, 0x08, 5);	/* same time, later: wins */
-	e |= feed_map(10, 4, 0x30, 0x00, 6);	/* empty: never found */
-	for (u64 i = 0; i < 12; i++)		/* enough to be indexed */
+	e |= feed_map(10, 5, 0x08, 0x08, 5); /* same time, later: wins */
+	e |= feed_map(10, 4, 0x30, 0x00, 6); /* empty: never found */
+	for (u64 i = 0; i < 12; i++)	     /* enough to be indexed */
 		e |= feed_map(10, 6 + i, 0x40 + 4 * i, 4, 7 + i);
 	/* 11 forked from 10 at 4, execs at 7, then maps of its own */
 	e |= feed_fork(11, 10, 11, 10, 4);
@@ -346,14 +370,14 @@ static u64 rnd(u64 *s)
 
 static void test_random(void)
 {
-	static const char *const names[] = { "a", "b", "", "kthreadd", "c" };
+	static const char *const names[] = {"a", "b", "", "kthreadd", "c"};
 	struct tally maps = {0}, comms = {0};
 	u64 seed = 0x9e3779b97f4a7c15ull;
 	unsigned int round, i;
 	int e = 0;
 
 	for (round = 0; round < 40; round++) {
-		u32 pids[4] = { 2, 100, 101, 102 };
+		u32 pids[4] = {2, 100, 101, 102};
 		unsigned int nmaps = (unsigned int)(rnd(&seed) % 400);
 		u64 tmax = 50 + rnd(&seed) % 400, amax = 16 + rnd(&seed) % 200;
 
@@ -368,7 +392,8 @@ static void test_random(void)
 
 				e |= feed_map(pid, t, start, len, i);
 			} else if (k < 88) {
-				e |= feed_comm(pid, pid, t, names[rnd(&seed) % 5], rnd(&seed) % 3 == 0);
+				e |= feed_comm(pid, pid, t, names[rnd(&seed) % 5],
+					       rnd(&seed) % 3 == 0);
 			} else if (k < 92) {
 				e |= feed_comm(pid, 1000 + pid, t, names[rnd(&seed) % 5], false);
 			} else if (k < 94 && pid != 2) {
@@ -393,10 +418,158 @@ static void test_random(void)
 	report("machine: random: the command name of every lookup as by scanning", &comms);
 }
 
+/* ---- the rules of machine.h, answers written out by hand ----------------- */
+
+#define NONE (-1)
+
+struct expect {
+	u32 pid;
+	u64 addr, t;
+	long long id; /* the map's number (pgoff), NONE: no map */
+	const char *what;
+};
+
+/*
+ * Histories (times in the second column of each comment):
+ *
+ *   100  maps 1 [0x1000,0x2000) at 1; 2 [0x5000,0x6000) at 10
+ *   101  forked from 100 at 5; its own 3 [0x1000,0x2000) at 8
+ *   102  forked from 101 at 7
+ *   200  forked from 100 at 5; 4 [0x3000,0x4000) at 6; 7 [0x7000,0x8000) at 6;
+ *        exec at 20; 5 [0x1000,0x1800) and 6 [0x3000,0x3800) at 21;
+ *        8 [0x7000,0x8000) at 25, recorded before the exec's records
+ *   201  forked from 200 at 23 (after the exec)
+ *   202  forked from 200 at 15 (before the exec)
+ *   300  12 [0x10000,0x14000) at 9 recorded first, then 10 [0x10000,0x14000)
+ *        at 1 and 11 [0x11000,0x12000) at 5; 13 then 14 [0x20000,0x21000) at 12
+ *   400  forked from 100 at 1 (which maps 22 [0x40000,0x41000) at 2); thread 401
+ *        created at 3 maps 20 [0x30000,0x31000) at 3; the main thread 21
+ *        [0x32000,0x33000) at 4
+ */
+static int feed_rules(bool padded)
+{
+	static const u32 pids[] = {100, 101, 102, 200, 201, 202, 300, 400};
+	struct ebs_rec_task thread = {
+	    .hdr.type = EBS_REC_FORK,
+	    .hdr.size = sizeof(thread),
+	    .time = 3,
+	    .pid = 400,
+	    .ppid = 400,
+	    .tid = 401,
+	    .ptid = 400,
+	};
+	unsigned int i, j;
+	int e = 0;
+
+	begin();
+	e |= feed_map(200, 25, 0x7000, 0x1000, 8);
+	e |= feed_map(100, 1, 0x1000, 0x1000, 1);
+	e |= feed_map(100, 10, 0x5000, 0x1000, 2);
+	e |= feed_fork(101, 100, 101, 100, 5);
+	e |= feed_map(101, 8, 0x1000, 0x1000, 3);
+	e |= feed_fork(102, 101, 102, 101, 7);
+	e |= feed_fork(200, 100, 200, 100, 5);
+	e |= feed_map(200, 6, 0x3000, 0x1000, 4);
+	e |= feed_map(200, 6, 0x7000, 0x1000, 7);
+	e |= feed_fork(202, 200, 202, 200, 15);
+	e |= feed_comm(200, 200, 20, "new", true);
+	e |= feed_map(200, 21, 0x1000, 0x800, 5);
+	e |= feed_map(200, 21, 0x3000, 0x800, 6);
+	e |= feed_fork(201, 200, 201, 200, 23);
+	e |= feed_map(300, 9, 0x10000, 0x4000, 12);
+	e |= feed_map(300, 1, 0x10000, 0x4000, 10);
+	e |= feed_map(300, 5, 0x11000, 0x1000, 11);
+	e |= feed_map(300, 12, 0x20000, 0x1000, 13);
+	e |= feed_map(300, 12, 0x20000, 0x1000, 14);
+	e |= feed_fork(400, 100, 400, 100, 1);
+	e |= feed_map(100, 2, 0x40000, 0x1000, 22);
+	e |= machine__add(m, &thread.hdr);
+	e |= feed_map_tid(400, 401, 3, 0x30000, 0x1000, 20);
+	e |= feed_map(400, 4, 0x32000, 0x1000, 21);
+	/* more than SCAN_MAPS maps each, far from the others: the indexed lookup */
+	for (i = 0; padded && i < ARRAY_SIZE(pids); i++)
+		for (j = 0; j < 10; j++)
+			e |= feed_map(pids[i], 0, 0xf0000000 + 0x1000 * j, 0x1000, 1000 + j);
+	return e;
+}
+
+static const struct expect rules[] = {
+    /* fork */
+    {101, 0x1800, 6, 1, "a child finds its parent's map after the fork"},
+    {101, 0x5800, 11, NONE, "a child does not get a map its parent made after the fork"},
+    {100, 0x5800, 11, 2, "the parent keeps its map made after the fork"},
+    {102, 0x1800, 7, 1, "a grandchild inherits through two forks"},
+    {101, 0x1800, 9, 3, "the child's own map replaces the inherited one"},
+    {101, 0x1800, 7, 1, "before its own map, the child still has the inherited one"},
+    {100, 0x1800, 9, 1, "the child's map is not the parent's"},
+    {102, 0x1800, 9, 1, "a grandchild forked before its parent's map does not get it"},
+    /* exec */
+    {200, 0x1900, 19, 1, "before an exec, the inherited maps"},
+    {200, 0x1900, 20, NONE, "at the exec's time, the inherited maps are gone"},
+    {200, 0x1900, 22, NONE, "after an exec, the inherited maps are gone"},
+    {200, 0x1100, 22, 5, "after an exec, the new map"},
+    {200, 0x3100, 19, 4, "before an exec, its own map"},
+    {200, 0x3100, 22, 6, "after an exec, the new map over its own old one"},
+    {200, 0x7100, 19, 7, "before an exec, its own map, though a later one is recorded first"},
+    {200, 0x7100, 22, 8,
+     "after an exec, not the map from before it, even for a later one recorded after the sample"},
+    {200, 0x7100, 26, 8, "after an exec and the later map, the later map"},
+    {200, 0x3900, 22, 4, "machine.h's last resort: any map of the pid covering the address"},
+    {201, 0x1100, 24, 5, "a child forked after the exec inherits the new maps"},
+    {201, 0x1900, 24, NONE, "a child forked after the exec does not inherit the old ones"},
+    {202, 0x1900, 30, 1, "a child forked before the exec keeps the old maps"},
+    {202, 0x3900, 30, 4, "a child forked before the exec keeps its parent's map from before"},
+    /* replacement */
+    {300, 0x11800, 3, 10, "before a replacing mmap, the old map"},
+    {300, 0x11800, 6, 11, "after a replacing mmap, the new map where it covers"},
+    {300, 0x13000, 6, 10, "after a replacing mmap, the old map where it does not"},
+    {300, 0x10800, 5, 10, "a replacing mmap covers only its own range"},
+    {300, 0x11800, 10, 12, "a replacement recorded before the maps it replaces"},
+    {300, 0x13fff, 10, 12, "the replacement's last byte"},
+    {300, 0x14000, 10, NONE, "past every map's end"},
+    {300, 0x20800, 12, 14, "two maps at one time: the later record"},
+    {300, 0x11800, 0, 12, "before every map: the last resort, the newest"},
+    /* threads */
+    {400, 0x30800, 5, 20, "a map made by a thread is its process's"},
+    {400, 0x32800, 5, 21, "a map made by the main thread"},
+    {400, 0x1800, 5, 1, "a thread's creation leaves its process's parent"},
+    {400, 0x40800, 5, NONE,
+     "a thread's creation is not its process's fork: the parent's later maps stay out"},
+    {401, 0x30800, 5, NONE, "a thread id is not a process: no maps of its own"},
+};
+
+static void test_rules(void)
+{
+	unsigned int pass;
+	size_t i;
+
+	for (pass = 0; pass < 2; pass++) {
+		const char *how = pass ? "indexed" : "scanned";
+		char name[200];
+
+		snprintf(name, sizeof(name), "machine: rules (%s): records taken", how);
+		TEST_CHECK(name, feed_rules(pass) == 0);
+		for (i = 0; i < ARRAY_SIZE(rules); i++) {
+			const struct expect *x = &rules[i];
+			const struct machine_map *got = machine__find_map(m, x->pid, x->addr, x->t);
+			long long gid = got ? (long long)got->sym.pgoff : NONE;
+
+			snprintf(name, sizeof(name), "machine: rules (%s): %s", how, x->what);
+			if (gid == x->id)
+				TEST_OK(name);
+			else
+				TEST_FAIL(name, "pid %u addr 0x%llx t %llu: map %lld, want %lld",
+					  x->pid, (unsigned long long)x->addr,
+					  (unsigned long long)x->t, gid, x->id);
+		}
+	}
+}
+
 int main(void)
 {
 	test_fixed();
 	test_random();
+	test_rules();
 	machine__free(m);
 	return test_done();
 }

@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-kallsyms.c - reading the kernel's symbols (symbolize/kallsyms.c) and
+ * JIT maps (symbolize/jitmap.c) from files written into a mkdtemp()
+ * directory, against docs/symbolize.md sections 7 and 8.
+ *
+ *   test_kallsyms       text symbols (t T w W) kept, others skipped; module
+ *                       names "[mod]"; aliases (T/W over t/w, the shorter
+ *                       name, the alphabetically first); _stext; lines that
+ *                       do not parse (17 hex digits, a NUL, no name, a
+ *                       module name too long or unterminated) skipped; names
+ *                       cleaned; the sorted lookup, the last symbol's span
+ *   test_kallsyms_refused  zeroed addresses (kptr_restrict), no text symbol,
+ *                       an empty or missing file, a line of 4096 bytes or
+ *                       more (with its number), more than 256 MiB (from a
+ *                       FIFO, so nothing that large is written)
+ *   test_jitmap         "START SIZE NAME" in hex with an optional 0x, NAME to
+ *                       the end of the line, bad lines and size 0 skipped,
+ *                       aliases, demangling, names cleaned
+ *   test_jitmap_refused a missing file, a FIFO (refused, not waited on), a
+ *                       symbolic link or another user's file in a
+ *                       world-writable directory, a line of 64 KiB or more
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "symbolize/internal.h"
+#include "test.h"
+
+static char tmpdir[64];
+
+/* Write len bytes to a file of the test directory; its path into path. */
+static void put(char *path, size_t size, const char *name, const void *data, size_t len)
+{
+	int fd;
+
+	snprintf(path, size, "%s/%s", tmpdir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len)
+		abort();
+	close(fd);
+}
+
+static void puts_file(char *path, size_t size, const char *name, const char *text)
+{
+	put(path, size, name, text, strlen(text));
+}
+
+static void cleanup(void)
+{
+	char cmd[128];
+
+	if (!tmpdir[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", tmpdir);
+}
+
+/* ---- kallsyms ------------------------------------------------------------ */
+
+#define K(x) 0xffffffff81000000ull + (x)
+#define M(x) 0xffffffffc0a00000ull + (x)
+
+/* The name at addr, or NULL. */
+static const char *ksym_at(const struct kallsyms *k, u64 addr)
+{
+	const struct ksym *s = kallsyms__find(k, addr);
+
+	return s ? s->name : NULL;
+}
+
+static const char *kdso_at(const struct kallsyms *k, u64 addr)
+{
+	const struct ksym *s = kallsyms__find(k, addr);
+
+	return s ? s->dso : NULL;
+}
+
+static bool kname_anywhere(const struct kallsyms *k, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < k->nsyms; i++)
+		if (!strcmp(k->syms[i].name, name))
+			return true;
+	return false;
+}
+
+static void test_kallsyms(void)
+{
+	/* modules first and lines out of order: the table sorts them */
+	static const char text[] = "ffffffffc0a01000 t helper\t[mymod]\n"
+				   "ffffffffc0a02000 T other\t[mymod]\n"
+				   "ffffffffc0a03000 t thing\t[m\001d]\n"
+				   "ffffffff81002000 T aaa2\n"
+				   "ffffffff81002000 T aaa1\n"
+				   "ffffffff81000000 T _stext\n"
+				   "ffffffff81000000 T _text\n"
+				   "ffffffff81001000 t lf\n"
+				   "ffffffff81001000 W weak_fn\n"
+				   "ffffffff81003000 D data_sym\n"
+				   "ffffffff81003000 b bss_sym\n"
+				   "ffffffff81003000 R ro_sym\n"
+				   "ffffffff81003000 A abs_sym\n"
+				   "ffffffff81004000 w weak_local\n"
+				   "1ffffffff81005000 T seventeen_digits\n"
+				   "ffffffff81006000 T nul\0hidden\n"
+				   "ffffffff81006000 Tnospace\n"
+				   "ffffffff81006000 T\n"
+				   "ffffffff81006000 t emptymod\t[]\n"
+				   "ffffffff81006000 t openmod\t[mod\n"
+				   "ffffffff81008000 T esc\033[2J\n"
+				   "ffffffff81009000 T crlf\r\n"
+				   "0000000000000000 T hidden_zero\n";
+	static const char last[] = "FFFFFFFF8100A000 T upper_hex"; /* no newline at the end */
+	char mod[64], path[128], why[256] = "", *buf;
+	struct kallsyms *k;
+	size_t len = sizeof(text) - 1;
+	int n;
+
+	/* MODULE_NAME_LEN - 1 = 55 bytes of module name at most */
+	buf = malloc(len + 2 * 128 + sizeof(last));
+	if (!buf)
+		abort();
+	memcpy(buf, text, len);
+	memset(mod, 'm', 56);
+	n = snprintf(buf + len, 128, "ffffffff81006000 t longmod\t[%.56s]\n", mod);
+	len += (size_t)n;
+	n = snprintf(buf + len, 128, "ffffffff81007000 t mod55\t[%.55s]\n", mod);
+	len += (size_t)n;
+	memcpy(buf + len, last, sizeof(last) - 1);
+	len += sizeof(last) - 1;
+	put(path, sizeof(path), "kallsyms", buf, len);
+	free(buf);
+	k = kallsyms__load(path, why, sizeof(why));
+	if (!k) {
+		TEST_FAIL("kallsyms: loaded", "%s", why);
+		return;
+	}
+	TEST_OK("kallsyms: loaded");
+	TEST_EQ("kallsyms: one entry per address, text symbols only", k->nsyms, 11);
+	TEST_CHECK("kallsyms: data, bss, rodata and absolute symbols skipped",
+		   !kname_anywhere(k, "data_sym") && !kname_anywhere(k, "bss_sym") &&
+		       !kname_anywhere(k, "ro_sym") && !kname_anywhere(k, "abs_sym"));
+	TEST_STREQ("kallsyms: aliases: the shorter of two T", ksym_at(k, K(0)), "_text");
+	TEST_EQ("kallsyms: _stext's address, though _text names the entry", k->stext, K(0));
+	TEST_STREQ("kallsyms: aliases: W over t, though longer", ksym_at(k, K(0x1000)), "weak_fn");
+	TEST_STREQ("kallsyms: aliases: same type and length, the alphabetically first",
+		   ksym_at(k, K(0x2000)), "aaa1");
+	TEST_STREQ("kallsyms: w kept", ksym_at(k, K(0x4000)), "weak_local");
+	TEST_CHECK("kallsyms: a symbol covers up to the next one",
+		   !strcmp(ksym_at(k, K(0x2fff)) ?: "", "aaa1") &&
+		       !strcmp(ksym_at(k, K(0x3000)) ?: "", "aaa1") &&
+		       !strcmp(ksym_at(k, K(0x6fff)) ?: "", "weak_local"));
+	TEST_CHECK("kallsyms: 17 hex digits: skipped, not cut to 16",
+		   !kname_anywhere(k, "seventeen_digits"));
+	TEST_CHECK("kallsyms: a line holding a NUL is skipped",
+		   !kname_anywhere(k, "nul") && !kname_anywhere(k, "hidden"));
+	TEST_CHECK("kallsyms: no blank after the type, or no name: skipped",
+		   !kname_anywhere(k, "Tnospace") && !kname_anywhere(k, "nospace"));
+	TEST_CHECK("kallsyms: a module name of 56 bytes, [] or no ]: skipped",
+		   !kname_anywhere(k, "longmod") && !kname_anywhere(k, "emptymod") &&
+		       !kname_anywhere(k, "openmod"));
+	TEST_CHECK("kallsyms: a module name of 55 bytes kept",
+		   !strcmp(ksym_at(k, K(0x7000)) ?: "", "mod55") &&
+		       strlen(kdso_at(k, K(0x7000)) ?: "") == 57);
+	TEST_STREQ("kallsyms: control characters in a name shown as ?", ksym_at(k, K(0x8000)),
+		   "esc?[2J");
+	TEST_STREQ("kallsyms: a CR before the newline is not part of the name",
+		   ksym_at(k, K(0x9000)), "crlf");
+	TEST_STREQ("kallsyms: upper-case hex, a last line without a newline", ksym_at(k, K(0xa000)),
+		   "upper_hex");
+	TEST_CHECK("kallsyms: an address shown as 0 is dropped",
+		   !kname_anywhere(k, "hidden_zero") && !kallsyms__find(k, 0));
+	TEST_CHECK("kallsyms: below the first symbol, nothing",
+		   !kallsyms__find(k, K(0) - 1) && !kallsyms__find(k, 0x1000));
+	TEST_CHECK("kallsyms: the last symbol covers 4096 bytes",
+		   !strcmp(ksym_at(k, M(0x3fff)) ?: "", "thing") && !kallsyms__find(k, M(0x4000)));
+	TEST_CHECK("kallsyms: modules' symbols in [mod], the kernel's in [kernel]",
+		   !strcmp(kdso_at(k, M(0x1000)) ?: "", "[mymod]") &&
+		       !strcmp(kdso_at(k, K(0)) ?: "", "[kernel]") &&
+		       !strcmp(ksym_at(k, M(0x1000)) ?: "", "helper"));
+	TEST_CHECK("kallsyms: one module, one interned name",
+		   kdso_at(k, M(0x1000)) && kdso_at(k, M(0x1000)) == kdso_at(k, M(0x2000)));
+	TEST_STREQ("kallsyms: control characters in a module name shown as ?",
+		   kdso_at(k, M(0x3000)), "[m?d]");
+	{
+		size_t i;
+		bool sorted = true;
+
+		for (i = 1; i < k->nsyms; i++)
+			sorted &= k->syms[i - 1].addr < k->syms[i].addr;
+		TEST_CHECK("kallsyms: sorted by address, strictly", sorted);
+	}
+	kallsyms__free(k);
+}
+
+/* kallsyms__load of text in a file: NULL expected, with errno want and why holding what. */
+static void kallsyms_refused(const char *name, const char *file, const char *text, size_t len,
+			     int want, const char *what)
+{
+	char path[128], why[256] = "";
+	struct kallsyms *k;
+
+	if (text)
+		put(path, sizeof(path), file, text, len);
+	else
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, file);
+	errno = 0;
+	k = kallsyms__load(path, why, sizeof(why));
+	if (k)
+		TEST_FAIL(name, "loaded %zu symbols", k->nsyms);
+	else if (errno != want || !strstr(why, what))
+		TEST_FAIL(name, "errno %d (%s), want %d; why \"%s\", want \"%s\"", errno,
+			  strerror(errno), want, why, what);
+	else
+		TEST_OK(name);
+	kallsyms__free(k);
+}
+
+/* A line of n bytes before its newline (16 digits, " T ", a name), at line 2 of a file. */
+static char *line_of(size_t n)
+{
+	static const char head[] = "ffffffff81000000 T first\nffffffff81001000 T ";
+	size_t hl = sizeof(head) - 1, name = n - 19;
+	char *s = malloc(hl + name + 2);
+
+	if (!s)
+		abort();
+	memcpy(s, head, hl);
+	memset(s + hl, 'n', name);
+	s[hl + name] = '\n';
+	s[hl + name + 1] = '\0';
+	return s;
+}
+
+/* A FIFO fed more than 256 MiB of kallsyms lines by a child; the reader must stop. */
+static void kallsyms_fifo_too_big(void)
+{
+	const char *name = "kallsyms: refused: more than 256 MiB (from a FIFO)";
+	char path[128], why[256] = "", line[64];
+	struct kallsyms *k;
+	int status;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/kallsyms-fifo", tmpdir);
+	if (mkfifo(path, 0600)) {
+		TEST_SKIP(name, "mkfifo: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid < 0) {
+		TEST_SKIP(name, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		static char chunk[1 << 16];
+		size_t len = 0, total = 0;
+		int fd;
+
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			_exit(1);
+		snprintf(line, sizeof(line), "ffffffff81000000 T fifo_symbol_name\n");
+		while (len + strlen(line) <= sizeof(chunk)) {
+			memcpy(chunk + len, line, strlen(line));
+			len += strlen(line);
+		}
+		/* 300 MiB at most: past the bound, not endless if the reader never stops */
+		while (total < (300u << 20)) {
+			if (write(fd, chunk, len) != (ssize_t)len)
+				_exit(0); /* the reader closed: as expected */
+			total += len;
+		}
+		_exit(2);
+	}
+	errno = 0;
+	k = kallsyms__load(path, why, sizeof(why));
+	if (k)
+		TEST_FAIL(name, "loaded %zu symbols", k->nsyms);
+	else if (errno != EFBIG || !strstr(why, "larger than 256 MiB"))
+		TEST_FAIL(name, "errno %d, why \"%s\"", errno, why);
+	else
+		TEST_OK(name);
+	kallsyms__free(k);
+	if (waitpid(pid, &status, 0) == pid && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		TEST_FAIL("kallsyms: the FIFO's writer stopped by the reader",
+			  "writer status 0x%x (2: wrote 300 MiB unread)", status);
+	else
+		TEST_OK("kallsyms: the FIFO's writer stopped by the reader");
+}
+
+static void test_kallsyms_refused(void)
+{
+	static const char zeros[] = "0000000000000000 T _stext\n"
+				    "0000000000000000 T start_kernel\n"
+				    "0000000000000000 t helper\t[mymod]\n"
+				    "0000000000000000 D some_data\n";
+	static const char half[] = "0000000000000000 T a\n0000000000000000 T b\n"
+				   "ffffffff81000000 T c\nffffffff81001000 T d\n";
+	static const char less[] = "0000000000000000 T a\n"
+				   "ffffffff81000000 T c\nffffffff81001000 T d\n";
+	static const char data[] = "ffffffff81000000 D a\nffffffff81001000 B b\n";
+	char path[128], why[256] = "", *s;
+	struct kallsyms *k;
+
+	kallsyms_refused("kallsyms: refused: every address 0 (kptr_restrict)", "k-zeros", zeros,
+			 sizeof(zeros) - 1, EPERM, "addresses are hidden");
+	kallsyms_refused("kallsyms: refused: as many zeros as addresses", "k-half", half,
+			 sizeof(half) - 1, EPERM, "addresses are hidden");
+	put(path, sizeof(path), "k-less", less, sizeof(less) - 1);
+	k = kallsyms__load(path, why, sizeof(why));
+	TEST_CHECK("kallsyms: fewer zeros than addresses: loaded, zeros dropped",
+		   k && k->nsyms == 2 && !kallsyms__find(k, 0));
+	kallsyms__free(k);
+	kallsyms_refused("kallsyms: refused: no text symbol", "k-data", data, sizeof(data) - 1,
+			 ENOENT, "no text symbols");
+	kallsyms_refused("kallsyms: refused: an empty file", "k-empty", "", 0, ENOENT,
+			 "no text symbols");
+	kallsyms_refused("kallsyms: refused: a missing file", "k-missing", NULL, 0, ENOENT,
+			 strerror(ENOENT));
+
+	/* KALLSYMS_MAX_LINE: "a line of 4096 bytes is not a kallsyms file" (docs) */
+	s = line_of(4095);
+	put(path, sizeof(path), "k-4095", s, strlen(s));
+	k = kallsyms__load(path, why, sizeof(why));
+	TEST_CHECK("kallsyms: a line of 4095 bytes is read", k && k->nsyms == 2);
+	kallsyms__free(k);
+	free(s);
+	s = line_of(4096);
+	kallsyms_refused("kallsyms: refused: a line of 4096 bytes, named by its number", "k-4096",
+			 s, strlen(s), E2BIG, "line 2 is 4096 bytes long or more");
+	free(s);
+	s = line_of(100000);
+	kallsyms_refused("kallsyms: refused: a line of 100,000 bytes", "k-long", s, strlen(s),
+			 E2BIG, "line 2 is 4096 bytes long or more: not a kallsyms file");
+	free(s);
+	kallsyms_fifo_too_big();
+}
+
+/* ---- perf-PID.map ---------------------------------------------------------- */
+
+static const char *jsym_at(const struct symtab *t, u64 addr)
+{
+	const struct sym *s = symtab__find(t, addr);
+
+	return s ? s->name : NULL;
+}
+
+static bool jname_anywhere(const struct symtab *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsyms; i++)
+		if (!strcmp(t->syms[i].name, name))
+			return true;
+	return false;
+}
+
+static void test_jitmap(void)
+{
+	static const char text[] = "7f0000001000 40 small\n"
+				   "0x7f0000002000 0x100 LazyCompile:*foo bar.js:10\n"
+				   "0X7f0000003000 0X20 upper_x\n"
+				   "7f0000004000 0 zero_size\n"
+				   "7f0000005000 zz bad_size\n"
+				   "nothex 10 bad_start\n"
+				   "7f0000006000 10\n"
+				   "7f0000006000 10 \t \n"
+				   "7f0000006000\n"
+				   "17f00000060000000 10 seventeen_digits\n"
+				   "\n"
+				   "  7f0000007000\t10\t tabbed name\n"
+				   "7f0000009000 10 _ZN2ns3fooEi\n"
+				   "7f000000a000 10 alias_long\n"
+				   "7f000000a000 20 alias\n"
+				   "7f000000b000 10 ctl\001name\n"
+				   "7f000000c000 10 last";
+	char path[128], why[256] = "";
+	struct symtab t;
+	int e;
+
+	puts_file(path, sizeof(path), "perf-100.map", text);
+	e = jitmap__load_why(path, &t, false, why, sizeof(why));
+	if (e) {
+		TEST_FAIL("jitmap: loaded", "%d: %s", e, why);
+		return;
+	}
+	TEST_OK("jitmap: loaded");
+	TEST_EQ("jitmap: one entry per address, bad lines skipped", t.nsyms, 8);
+	TEST_CHECK("jitmap: START SIZE NAME in hex: [START, START + SIZE)",
+		   !strcmp(jsym_at(&t, 0x7f0000001000) ?: "", "small") &&
+		       !strcmp(jsym_at(&t, 0x7f000000103f) ?: "", "small") &&
+		       !jsym_at(&t, 0x7f0000001040) && !jsym_at(&t, 0x7f0000000fff));
+	TEST_CHECK("jitmap: 0x before START and SIZE, NAME to the end of the line",
+		   !strcmp(jsym_at(&t, 0x7f00000020ff) ?: "", "LazyCompile:*foo bar.js:10") &&
+		       !jsym_at(&t, 0x7f0000002100));
+	TEST_STREQ("jitmap: 0X as well", jsym_at(&t, 0x7f000000301f), "upper_x");
+	TEST_CHECK("jitmap: size 0, a bad size or start, no name: skipped",
+		   !jsym_at(&t, 0x7f0000004000) && !jsym_at(&t, 0x7f0000005000) &&
+		       !jsym_at(&t, 0x7f0000006000));
+	TEST_CHECK("jitmap: 17 hex digits: skipped, not cut to 16",
+		   !jname_anywhere(&t, "seventeen_digits"));
+	TEST_STREQ("jitmap: blanks and tabs around the fields", jsym_at(&t, 0x7f000000700f),
+		   "tabbed name");
+	TEST_STREQ("jitmap: C++ names kept when not asked", jsym_at(&t, 0x7f0000009000),
+		   "_ZN2ns3fooEi");
+	TEST_CHECK("jitmap: aliases: the shorter name, the largest size",
+		   !strcmp(jsym_at(&t, 0x7f000000a01f) ?: "", "alias"));
+	TEST_STREQ("jitmap: control characters in a name shown as ?", jsym_at(&t, 0x7f000000b000),
+		   "ctl?name");
+	TEST_STREQ("jitmap: a last line without a newline", jsym_at(&t, 0x7f000000c000), "last");
+	symtab__exit(&t);
+
+	e = jitmap__load_why(path, &t, true, why, sizeof(why));
+	TEST_STREQ("jitmap: C++ names demangled when asked", e ? NULL : jsym_at(&t, 0x7f0000009000),
+		   "ns::foo(int)");
+	if (!e)
+		symtab__exit(&t);
+}
+
+/* jitmap__load_why of path: want (a -errno) expected, with why holding what. */
+static void jitmap_refused(const char *name, const char *path, int want, const char *what)
+{
+	char why[256] = "";
+	struct symtab t;
+	int e = jitmap__load_why(path, &t, false, why, sizeof(why));
+
+	if (!e) {
+		TEST_FAIL(name, "loaded %zu symbols", t.nsyms);
+		symtab__exit(&t);
+	} else if (e != want || !strstr(why, what)) {
+		TEST_FAIL(name, "%d, want %d; why \"%s\", want \"%s\"", e, want, why, what);
+	} else {
+		TEST_OK(name);
+	}
+}
+
+static void test_jitmap_refused(void)
+{
+	char path[128], target[128], shared[128], link[160], why[256];
+	struct symtab t;
+	char *s;
+	int e;
+
+	snprintf(path, sizeof(path), "%s/perf-1.map", tmpdir);
+	jitmap_refused("jitmap: refused: a missing file", path, -ENOENT, strerror(ENOENT));
+
+	snprintf(path, sizeof(path), "%s/perf-2.map", tmpdir);
+	if (mkfifo(path, 0600))
+		TEST_SKIP("jitmap: refused: a FIFO, not waited on", "mkfifo: %s", strerror(errno));
+	else
+		jitmap_refused("jitmap: refused: a FIFO, not waited on", path, -SYM_ENOTREG,
+			       "not a regular file");
+
+	s = malloc(70000);
+	if (!s)
+		abort();
+	memcpy(s, "7f0000001000 10 ", 16);
+	memset(s + 16, 'n', 70000 - 17);
+	s[70000 - 1] = '\n';
+	put(path, sizeof(path), "perf-3.map", s, 70000);
+	free(s);
+	jitmap_refused("jitmap: refused: a line of 64 KiB or more", path, -E2BIG,
+		       "line 1 is 65536 bytes long or more: not a perf map");
+
+	/* a symbolic link: followed in a private directory, not in a world-writable one */
+	puts_file(target, sizeof(target), "perf-4.map", "7f0000001000 10 linked\n");
+	snprintf(link, sizeof(link), "%s/perf-5.map", tmpdir);
+	snprintf(shared, sizeof(shared), "%s/shared", tmpdir);
+	if (symlink(target, link) || mkdir(shared, 0700) || chmod(shared, 01777)) {
+		TEST_FAIL("jitmap: set up links", "%s", strerror(errno));
+		return;
+	}
+	e = jitmap__load_why(link, &t, false, why, sizeof(why));
+	TEST_CHECK("jitmap: a symbolic link in a private directory is followed",
+		   !e && !strcmp(jsym_at(&t, 0x7f0000001000) ?: "", "linked"));
+	if (!e)
+		symtab__exit(&t);
+	snprintf(link, sizeof(link), "%s/perf-6.map", shared);
+	if (symlink(target, link)) {
+		TEST_FAIL("jitmap: set up links", "%s", strerror(errno));
+		return;
+	}
+	jitmap_refused("jitmap: refused: a symbolic link in a world-writable directory", link,
+		       -ELOOP, "symbolic link");
+
+	/* a file of our own there is used; another user's is not */
+	puts_file(path, sizeof(path), "shared/perf-7.map", "7f0000001000 10 mine\n");
+	e = jitmap__load_why(path, &t, false, why, sizeof(why));
+	TEST_CHECK("jitmap: our own file in a world-writable directory is used",
+		   !e && !strcmp(jsym_at(&t, 0x7f0000001000) ?: "", "mine"));
+	if (!e)
+		symtab__exit(&t);
+	if (geteuid() != 0) {
+		TEST_SKIP("jitmap: refused: another user's file in a world-writable directory",
+			  "not root: cannot give a file away");
+	} else if (chown(path, 65534, 65534)) {
+		TEST_SKIP("jitmap: refused: another user's file in a world-writable directory",
+			  "chown: %s", strerror(errno));
+	} else {
+		jitmap_refused("jitmap: refused: another user's file in a world-writable directory",
+			       path, -EPERM, "owned by another user");
+	}
+}
+
+int main(void)
+{
+	strcpy(tmpdir, "/tmp/ebs-test-kallsyms.XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		TEST_FAIL("kallsyms: mkdtemp", "%s", strerror(errno));
+		return test_done();
+	}
+	/* the child feeding a FIFO stops on EPIPE, not on SIGPIPE; so does a closed reader */
+	signal(SIGPIPE, SIG_IGN);
+	test_kallsyms();
+	test_kallsyms_refused();
+	test_jitmap();
+	test_jitmap_refused();
+	cleanup();
+	return test_done();
+}

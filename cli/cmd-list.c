@@ -13,7 +13,7 @@
 
 int cmd_list(int argc, char **argv)
 {
-	const struct event_name *n;
+	const struct ebs_event *n;
 	bool no_pager = false;
 	int i, w = (int)strlen(RAW_NAME);
 	FILE *out;
@@ -32,13 +32,13 @@ int cmd_list(int argc, char **argv)
 		return 2;
 	}
 	/* every row's columns where the header's are: the event column fits all names */
-	for (n = event_names; n->name; n++)
+	for (n = ebs_events; n->name; n++)
 		if ((int)strlen(n->name) > w)
 			w = (int)strlen(n->name);
 	w += 2;
 	out = cli_pager_stream(no_pager, NULL, NULL);
 	fprintf(out, "%-*s %-9s %-12s %s\n", w, "event", "kind", "status", "description");
-	for (n = event_names; n->name; n++) {
+	for (n = ebs_events; n->name; n++) {
 		struct event_spec ev = {0};
 		int err, err_u;
 

@@ -1,21 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Counter 0 through its MSRs: the logic (see ebs_msr.h). */
-#include "ebs_msr.h"
+#include <ebs/ebs_events.h>
 
-/*
- * Architectural events (SDM Vol. 3B 18.2.1.2, table 18-1), by EBS_GEN_*:
- * event select, unit mask, and the CPUID.0AH:EBX bit that says it is absent.
- */
-static const struct {
-	__u8 event, umask, ebx_bit;
-} arch_events[] = {
-	[EBS_GEN_CYCLES] = {0x3c, 0x00, 0},
-	[EBS_GEN_INSTRUCTIONS] = {0xc0, 0x00, 1},
-	[EBS_GEN_BRANCHES] = {0xc4, 0x00, 5},
-	[EBS_GEN_BRANCH_MISSES] = {0xc5, 0x00, 6},
-	[EBS_GEN_CACHE_REFS] = {0x2e, 0x4f, 3},
-	[EBS_GEN_CACHE_MISSES] = {0x2e, 0x41, 4},
-};
+#include "ebs_msr.h"
 
 int ebs_msr_probe(const struct ebs_hw_ops *hw, struct ebs_msr_pmu *pmu)
 {
@@ -39,24 +26,25 @@ int ebs_msr_probe(const struct ebs_hw_ops *hw, struct ebs_msr_pmu *pmu)
 
 __u64 ebs_msr_evtsel(const struct ebs_msr_pmu *pmu, const struct ebs_config *cfg, int *err)
 {
+	const struct ebs_event *ev = NULL;
 	__u64 sel;
 
 	*err = 0;
+	if (cfg->event_kind == EBS_EVENT_GENERIC)
+		ev = ebs_event_generic(cfg->event_id);
 	if (cfg->event_kind == EBS_EVENT_RAW) {
 		if (cfg->event_id & ~EBS_EVTSEL_RAW) {
 			*err = -EINVAL;	/* USR, OS, INT, EN and the like are not raw fields */
 			return 0;
 		}
 		sel = cfg->event_id;
-	} else if (cfg->event_kind == EBS_EVENT_GENERIC && cfg->event_id < ARRAY_SIZE(arch_events)) {
-		__u32 bit = arch_events[cfg->event_id].ebx_bit;
-
-		if (bit >= pmu->nr_events || (pmu->unavailable & (1u << bit))) {
+	} else if (ev && ev->arch_bit != EBS_NOT_ARCH) {
+		/* an architectural event (ebs_events.h), unless CPUID says it is absent */
+		if (ev->arch_bit >= pmu->nr_events || (pmu->unavailable & (1u << ev->arch_bit))) {
 			*err = -EOPNOTSUPP;
 			return 0;
 		}
-		sel = EBS_EVTSEL_EVENT(arch_events[cfg->event_id].event) |
-		      EBS_EVTSEL_UMASK(arch_events[cfg->event_id].umask);
+		sel = EBS_EVTSEL_EVENT(ev->evtsel) | EBS_EVTSEL_UMASK(ev->umask);
 	} else {
 		*err = -EINVAL;	/* a software event: no counter counts it */
 		return 0;

@@ -10,26 +10,14 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
+#include <ebs/ebs_events.h>
+
 #include "ebs_kmod.h"
 
 struct ebs_perf {
 	unsigned int nr;
 	struct perf_event **events;
 	bool started;		/* once started, START enables even with ON_EXEC */
-};
-
-static const struct {
-	u32 type;
-	u64 config;
-} generic[EBS_GEN_MAX] = {
-	[EBS_GEN_CYCLES] = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
-	[EBS_GEN_INSTRUCTIONS] = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
-	[EBS_GEN_BRANCHES] = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
-	[EBS_GEN_BRANCH_MISSES] = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
-	[EBS_GEN_CACHE_REFS] = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES},
-	[EBS_GEN_CACHE_MISSES] = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
-	[EBS_GEN_CPU_CLOCK] = {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
-	[EBS_GEN_TASK_CLOCK] = {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
 };
 
 static void ebs_perf_overflow(struct perf_event *event, struct perf_sample_data *data,
@@ -48,8 +36,12 @@ static int ebs_perf_attr(const struct ebs_config *cfg, struct perf_event_attr *a
 		attr->type = PERF_TYPE_RAW;
 		attr->config = cfg->event_id;
 	} else {
-		attr->type = generic[cfg->event_id].type;
-		attr->config = generic[cfg->event_id].config;
+		const struct ebs_event *e = ebs_event_generic(cfg->event_id);
+
+		if (!e)
+			return -EINVAL;
+		attr->type = e->type;
+		attr->config = e->config;
 	}
 	attr->sample_period = cfg->sample_after;
 	attr->disabled = 1;

@@ -51,7 +51,6 @@ struct sampler {
 	u64 period;		/* sample-after value in force; 0: frequency mode */
 	u64 periods[EBS_MAX_EVENTS];	/* each event's (all equal to period unless
 					 * the options gave one per event) */
-	bool tracking_only;	/* side-band records only (MMAP, COMM...): no counts */
 	/* what each event counted over the run, when the backend knows (stop) */
 	u64 counted[EBS_MAX_EVENTS];
 	double scaled[EBS_MAX_EVENTS];	/* counted, each counter x enabled / running */
@@ -64,6 +63,34 @@ struct sampler {
 
 extern const struct sampler_backend perf_backend;
 extern const struct sampler_backend kmod_backend;
+
+/*
+ * The side-band session of a backend whose own records carry none (kmod.c:
+ * ebs.ko records instruction pointers only), as perf runs one for its own
+ * tracking: one software dummy event through perf_event_open on s's
+ * targets, asking for the MMAP2, COMM (with exec), FORK and EXIT records
+ * only, written into s's writer.  It borrows s's targets and writer, which
+ * must outlive it.  perf.c.
+ */
+struct perf_tracking;
+
+/* Open it (disabled); NULL with errno set and err filled. */
+struct perf_tracking *perf_tracking__open(const struct sampler *s, struct ebs_error *err);
+/* Enable it, unless s launched a command, whose exec enables it. */
+void perf_tracking__start(struct perf_tracking *t);
+/* Move what its rings hold into the writer, without waiting: 0 or -errno with err filled. */
+int perf_tracking__read(struct perf_tracking *t, struct ebs_error *err);
+/* Disable it and drain what is left: 0 or -errno with err filled. */
+int perf_tracking__stop(struct perf_tracking *t, struct ebs_error *err);
+/* Close it; NULL is fine. */
+void perf_tracking__close(struct perf_tracking *t);
+
+/*
+ * Event ev as ebs.ko's CONFIG takes it (kmod.c): a raw event as it is, a
+ * named one as its generic event (include/ebs/ebs_events.h).  0, or -EINVAL
+ * when the module does not take it.
+ */
+int event_spec__kmod_encode(const struct event_spec *ev, u32 *kind, u64 *id);
 
 /*
  * Replace event ev, which cannot be opened for reason why (-errno), by

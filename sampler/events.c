@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * events.c - event names and their perf_event_attr encodings.
+ * events.c - event names and their perf_event_attr encodings; the named
+ * events are include/ebs/ebs_events.h's table, which ebs.ko reads too.
  *
  * Raw events follow the IA32_PERFEVTSELx layout: "rUUEE" is unit mask UU and
  * event select EE (hex); ":cmask=N", ":inv" and ":edge" set those fields.
@@ -15,28 +16,6 @@
 
 #include <ebs/ebs_abi.h>
 #include "sampler/sampler.h"
-
-const struct event_name event_names[] = {
-	{"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, true, "CPU cycles"},
-	{"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, true,
-	 "instructions retired"},
-	{"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, true,
-	 "branch instructions retired"},
-	{"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, true,
-	 "mispredicted branches"},
-	{"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, true,
-	 "last-level cache references"},
-	{"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, true,
-	 "last-level cache misses"},
-	{"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, false,
-	 "CPU time, nanoseconds (hrtimer)"},
-	{"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, false,
-	 "task CPU time, nanoseconds"},
-	{"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, false, "page faults"},
-	{"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, false,
-	 "context switches"},
-	{NULL, 0, 0, false, NULL},
-};
 
 /* The modifiers, as bits of the set already given (each at most once). */
 enum {
@@ -117,7 +96,7 @@ int event_spec__parse(const char *text, struct event_spec *out, struct ebs_error
 {
 	const char *colon = strchr(text, ':');
 	size_t base_len = colon ? (size_t)(colon - text) : strlen(text);
-	const struct event_name *n;
+	const struct ebs_event *n;
 	unsigned int seen = 0;
 	const char *mod;
 	int e;
@@ -125,7 +104,7 @@ int event_spec__parse(const char *text, struct event_spec *out, struct ebs_error
 	memset(out, 0, sizeof(*out));
 	if (ebs_strlcpy(out->name, text, sizeof(out->name)) >= sizeof(out->name))
 		return ebs_error__set(err, EINVAL, "event '%.40s...': name too long", text);
-	for (n = event_names; n->name; n++) {
+	for (n = ebs_events; n->name; n++) {
 		if (strlen(n->name) == base_len && memcmp(n->name, text, base_len) == 0) {
 			out->type = n->type;
 			out->config = n->config;

@@ -7,10 +7,12 @@
  * ebs.ko records instruction pointers, nothing else.  So that samples
  * resolve, the side-band records (MMAP, COMM, FORK, EXIT) come from a
  * tracking-only perf_event_open session (one software dummy event) run
- * beside it through the perf backend, as perf does for its own tracking;
+ * beside it (perf.c's struct perf_tracking), as perf does for its own tracking;
  * where that cannot be opened, ebs says so and goes on with what /proc gave
  * at the start (for -p and -a; a launched command's samples then do not
- * resolve).  Both clocks are CLOCK_MONOTONIC.
+ * resolve).  Both clocks are CLOCK_MONOTONIC.  Named events reach the
+ * module as their generic event of include/ebs/ebs_events.h, the table the
+ * module reads too.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include <ebs/ebs_abi.h>
+#include <ebs/ebs_events.h>
 #include "sampler/backend.h"
 
 struct kmod_priv {
@@ -35,10 +38,7 @@ struct kmod_priv {
 	void **rings;
 	struct ebs_cpu_stats *stats;	/* [nr_rings], for EBS_IOC_STATS */
 	struct ebs_config cfg;
-	/* the side-band session: a dummy event through the perf backend */
-	struct sampler track;
-	struct record_opts track_opts;
-	bool tracking;
+	struct perf_tracking *track;	/* the side-band session; NULL without one */
 };
 
 static const char *const mode_names[] = {
@@ -46,34 +46,19 @@ static const char *const mode_names[] = {
 	[EBS_MODE_MSR] = "msr",
 };
 
-/* perf_event_attr (type, config) as the module's event encoding; -EINVAL if none. */
-static int kmod_event(const struct event_spec *ev, u32 *kind, u64 *id)
+int event_spec__kmod_encode(const struct event_spec *ev, u32 *kind, u64 *id)
 {
-	static const struct {
-		u32 type;
-		u64 config;
-		u64 gen;
-	} map[] = {
-		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, EBS_GEN_CYCLES},
-		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, EBS_GEN_INSTRUCTIONS},
-		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, EBS_GEN_BRANCHES},
-		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, EBS_GEN_BRANCH_MISSES},
-		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, EBS_GEN_CACHE_REFS},
-		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, EBS_GEN_CACHE_MISSES},
-		{PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, EBS_GEN_CPU_CLOCK},
-		{PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, EBS_GEN_TASK_CLOCK},
-	};
-	size_t i;
+	const struct ebs_event *n;
 
 	if (ev->type == PERF_TYPE_RAW) {
 		*kind = EBS_EVENT_RAW;
 		*id = ev->config;
 		return 0;
 	}
-	for (i = 0; i < ARRAY_SIZE(map); i++)
-		if (map[i].type == ev->type && map[i].config == ev->config) {
+	for (n = ebs_events; n->name; n++)
+		if (n->gen != EBS_GEN_NONE && n->type == ev->type && n->config == ev->config) {
 			*kind = EBS_EVENT_GENERIC;
-			*id = map[i].gen;
+			*id = n->gen;
 			return 0;
 		}
 	return -EINVAL;
@@ -176,7 +161,7 @@ static int kmod_config(struct sampler *s, struct kmod_priv *p)
 
 	memset(&p->cfg, 0, sizeof(p->cfg));
 	p->cfg.mode = p->mode;
-	if (kmod_event(ev, &p->cfg.event_kind, &p->cfg.event_id))
+	if (event_spec__kmod_encode(ev, &p->cfg.event_kind, &p->cfg.event_id))
 		return -EOPNOTSUPP;
 	p->cfg.sample_after = s->period;
 	p->cfg.flags = (ev->exclude_user ? 0 : EBS_CFG_USER) |
@@ -238,8 +223,7 @@ static void kmod_close(struct sampler *s)
 
 	if (!p)
 		return;
-	if (p->tracking)
-		perf_backend.close(&p->track);
+	perf_tracking__close(p->track);
 	for (i = 0; p->rings && i < p->nr_rings; i++)
 		if (p->rings[i] && p->rings[i] != MAP_FAILED)
 			munmap(p->rings[i], p->ring_len);
@@ -256,32 +240,12 @@ static void open_tracking(struct sampler *s, struct kmod_priv *p)
 {
 	struct ebs_error err = {0};
 
-	p->track = *s;
-	p->track_opts = *s->opts;
-	p->track_opts.nr_events = 1;
-	memset(&p->track_opts.events[0], 0, sizeof(p->track_opts.events[0]));
-	ebs_strlcpy(p->track_opts.events[0].name, "dummy", sizeof(p->track_opts.events[0].name));
-	p->track_opts.events[0].type = PERF_TYPE_SOFTWARE;
-	p->track_opts.events[0].config = PERF_COUNT_SW_DUMMY;
-	p->track_opts.period = 1;	/* a dummy never samples */
-	p->track_opts.no_fallback = true;
-	p->track.opts = &p->track_opts;
-	p->track.used[0] = p->track_opts.events[0];
-	p->track.nr_events = 1;
-	p->track.period = 1;
-	p->track.periods[0] = 1;
-	p->track.tracking_only = true;
-	p->track.msg = NULL;
-	p->track.priv = NULL;
-	if (perf_backend.open(&p->track, &err)) {
-		if (s->msg)
-			fprintf(s->msg,
-				"ebs record: no mapping tracking through perf_event_open (%s); code "
-				"mapped after the start will not resolve\n",
-				err.msg);
-		return;
-	}
-	p->tracking = true;
+	p->track = perf_tracking__open(s, &err);
+	if (!p->track && s->msg)
+		fprintf(s->msg,
+			"ebs record: no mapping tracking through perf_event_open (%s); code "
+			"mapped after the start will not resolve\n",
+			err.msg);
 }
 
 static int kmod_open(struct sampler *s, struct ebs_error *err)
@@ -402,10 +366,9 @@ fail:
 static int kmod_start(struct sampler *s, struct ebs_error *err)
 {
 	struct kmod_priv *p = s->priv;
-	int e;
 
-	if (p->tracking && (e = perf_backend.start(&p->track, err)))
-		return e;
+	if (p->track)
+		perf_tracking__start(p->track);
 	if (ioctl(p->fd, EBS_IOC_START) < 0)
 		return ebs_error__set(err, errno, "%s: start: %s", EBS_DEVICE, strerror(errno));
 	return 0;
@@ -466,8 +429,8 @@ static int kmod_read(struct sampler *s, int timeout_ms, struct ebs_error *err)
 	/* signals interrupt this: the caller checks its flags */
 	poll(&pfd, 1, timeout_ms);
 	e = drain(s, p, err);
-	if (!e && p->tracking)
-		e = perf_backend.read(&p->track, 0, err);
+	if (!e && p->track)
+		e = perf_tracking__read(p->track, err);
 	return e;
 }
 
@@ -481,8 +444,8 @@ static int kmod_stop(struct sampler *s, struct ebs_error *err)
 	if (ioctl(p->fd, EBS_IOC_STOP) < 0)
 		return ebs_error__set(err, errno, "%s: stop: %s", EBS_DEVICE, strerror(errno));
 	e = drain(s, p, err);
-	if (!e && p->tracking)
-		e = perf_backend.stop(&p->track, err);
+	if (!e && p->track)
+		e = perf_tracking__stop(p->track, err);
 	if (e)
 		return e;
 	if (ioctl(p->fd, EBS_IOC_STATS, &st) < 0)

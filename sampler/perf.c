@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * perf.c - the perf_event_open backend (the default).
+ * perf.c - the perf_event_open backend (the default), and the tracking
+ * session that the kmod backend runs beside ebs.ko (backend.h).
  *
  * One counter per (event, target thread, CPU); counters on one CPU form a
  * group per thread (the first event leads) and all of them write into one
@@ -8,7 +9,9 @@
  * the side-band records (MMAP2, COMM with comm_exec, FORK/EXIT through
  * task), so they come once; kernel threads' names come from /proc.
  *
- * The rings are read by ring.c, which reassembles records that wrap.
+ * The rings are read by ring.c, which reassembles records that wrap; each
+ * kind of record is converted by its own function, the kernel's layouts
+ * named in perf_rec.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,17 +27,9 @@
 #include <unistd.h>
 
 #include "sampler/backend.h"
+#include "sampler/perf_rec.h"
 #include "sampler/ring.h"
 #include "util/hash.h"
-
-/*
- * PERF_SAMPLE_PERIOD only in frequency mode, where periods vary: with a fixed
- * period it would make the kernel sample software events (page-faults,
- * context-switches) on every event, whatever the period (perf_swevent_event).
- */
-#define SAMPLE_TYPE                                                                                \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |           \
-	 PERF_SAMPLE_CPU)
 
 /*
  * kthreadd, the parent of every kernel thread, in the initial pid namespace.
@@ -45,23 +40,6 @@
  * second of it, and written as a COMM record with the FORK's time.
  */
 #define KTHREADD_PID 2
-
-/* sample_id_all trailer of non-sample records, for SAMPLE_TYPE */
-struct sample_id {
-	u32 pid, tid;
-	u64 time;
-	u32 cpu, res;
-	u64 id;
-};
-
-struct perf_sample_body {
-	u64 id;
-	u64 ip;
-	u32 pid, tid;
-	u64 time;
-	u32 cpu, res;
-	u64 period;		/* only in frequency mode */
-};
 
 struct id_entry {
 	u64 id;
@@ -77,7 +55,32 @@ struct ring {
 	bool hup;
 };
 
-struct perf_priv {
+/*
+ * One perf_event_open session: counters for events[] on every target and
+ * CPU, their rings, and the way of their records into the writer.  The
+ * perf backend runs one for the sampler's events (s->priv), the tracking
+ * session one for a dummy event.  The fields down to output say what to
+ * open, where, and where the records go; they are set when the session is
+ * made and borrow the owner's targets, writer and events[], which outlive
+ * it (the perf backend's fallbacks rewrite events[] while it opens).
+ */
+struct perf_session {
+	struct event_spec *events;	/* [nr_events]; event 0 asks for the side-band */
+	unsigned int nr_events;
+	const u64 *periods;	/* [nr_events] sample-after values; NULL: frequency mode */
+	u64 freq;		/* frequency mode: samples per second */
+	bool count_only;	/* counting events: no sample_period, no freq */
+	bool tracking_only;	/* side-band records only: no samples */
+	const pid_t *tids;	/* threads (inherit follows them), or -1 with system_wide */
+	unsigned int nr_tids;
+	const int *cpus;
+	unsigned int nr_cpus;
+	bool system_wide;
+	bool enable_on_exec;	/* a launched command: counting starts at its exec */
+	unsigned int mmap_pages;	/* data pages per ring */
+	struct ebs_writer *w;
+	const char *output;	/* w's file, for messages */
+
 	int *fds;		/* [event][tid][cpu], -1 when not open */
 	size_t nr_fds;
 	struct ring *rings;	/* one per CPU */
@@ -91,33 +94,34 @@ struct perf_priv {
 	bool build_id;		/* kernel supports attr.build_id */
 };
 
-static size_t fd_index(const struct sampler *s, unsigned int ev, unsigned int t, unsigned int c)
+static size_t fd_index(const struct perf_session *p, unsigned int ev, unsigned int t,
+		       unsigned int c)
 {
-	return ((size_t)ev * s->nr_tids + t) * s->nr_cpus + c;
+	return ((size_t)ev * p->nr_tids + t) * p->nr_cpus + c;
 }
 
-static void fill_attr(const struct sampler *s, const struct event_spec *ev, unsigned int idx,
-		      bool build_id, struct perf_event_attr *attr)
+static void fill_attr(const struct perf_session *p, unsigned int idx, bool build_id,
+		      struct perf_event_attr *attr)
 {
-	const struct record_opts *o = s->opts;
-	size_t ring_bytes = (size_t)o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE);
+	const struct event_spec *ev = &p->events[idx];
+	size_t ring_bytes = (size_t)p->mmap_pages * (size_t)sysconf(_SC_PAGESIZE);
 
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
 	attr->type = ev->type;
 	attr->config = ev->config;
-	if (o->count_only) {
+	if (p->count_only) {
 		/* a counting event: no sample_period, no freq */
-	} else if (s->period) {
-		attr->sample_period = s->periods[idx];
+	} else if (p->periods) {
+		attr->sample_period = p->periods[idx];
 	} else {
 		attr->freq = 1;
-		attr->sample_freq = o->freq;
+		attr->sample_freq = p->freq;
 	}
-	attr->sample_type = SAMPLE_TYPE | (s->period ? 0 : PERF_SAMPLE_PERIOD);
+	attr->sample_type = PERF_REC_SAMPLE_TYPE | (p->periods ? 0 : PERF_SAMPLE_PERIOD);
 	attr->disabled = 1;
-	attr->inherit = !s->system_wide;
-	attr->enable_on_exec = s->enable_on_exec;
+	attr->inherit = !p->system_wide;
+	attr->enable_on_exec = p->enable_on_exec;
 	attr->exclude_kernel = ev->exclude_kernel;
 	attr->exclude_user = ev->exclude_user;
 	attr->exclude_hv = 1;
@@ -199,74 +203,75 @@ static void permission_hint(char *buf, size_t len, const struct event_spec *ev, 
 			 paranoid >= 3 ? "CAP_SYS_ADMIN (level 3 ignores CAP_PERFMON)" : "CAP_PERFMON");
 }
 
-static const char *target_name(const struct sampler *s, unsigned int t, char *buf, size_t len)
+static const char *target_name(const struct perf_session *p, unsigned int t, char *buf,
+			       size_t len)
 {
-	if (s->system_wide)
+	if (p->system_wide)
 		snprintf(buf, len, "all CPUs");
 	else
-		snprintf(buf, len, "pid %d", (int)s->tids[t]);
+		snprintf(buf, len, "pid %d", (int)p->tids[t]);
 	return buf;
 }
 
 /* Open event ev on every target and CPU; returns 0, or -errno with err filled. */
-static int open_event(struct sampler *s, struct perf_priv *p, unsigned int ev,
-		      struct ebs_error *err)
+static int open_event(struct perf_session *p, unsigned int ev, struct ebs_error *err)
 {
 	struct perf_event_attr attr;
 	unsigned int t, c;
 	char tn[32];
 	int fd, opened = 0;
 
-	for (t = 0; t < s->nr_tids; t++) {
-		for (c = 0; c < s->nr_cpus; c++) {
-			int group = ev ? p->fds[fd_index(s, 0, t, c)] : -1;
-			pid_t pid = s->system_wide ? -1 : s->tids[t];
+	for (t = 0; t < p->nr_tids; t++) {
+		for (c = 0; c < p->nr_cpus; c++) {
+			int group = ev ? p->fds[fd_index(p, 0, t, c)] : -1;
+			pid_t pid = p->system_wide ? -1 : p->tids[t];
 
 			if (ev && group < 0)
 				continue;	/* the leader's thread went away */
-			fill_attr(s, &s->used[ev], ev, p->build_id, &attr);
-			fd = sys_perf_event_open(&attr, pid, s->cpus[c], group);
+			fill_attr(p, ev, p->build_id, &attr);
+			fd = sys_perf_event_open(&attr, pid, p->cpus[c], group);
 			if (fd == -EINVAL && ev == 0 && p->build_id) {
 				/* kernels before 5.12 have no build_id bit */
 				p->build_id = false;
-				fill_attr(s, &s->used[ev], ev, false, &attr);
-				fd = sys_perf_event_open(&attr, pid, s->cpus[c], group);
+				fill_attr(p, ev, false, &attr);
+				fd = sys_perf_event_open(&attr, pid, p->cpus[c], group);
 			}
-			if (fd == -ESRCH && !s->system_wide && opened + t > 0)
+			if (fd == -ESRCH && !p->system_wide && opened + t > 0)
 				break;	/* a thread of -p exited meanwhile: skip it */
 			if (fd < 0) {
 				const char *reason = event_open_reason(fd);
 				char hint[256] = "";
 
 				if (fd == -EACCES || fd == -EPERM)
-					permission_hint(hint, sizeof(hint), &s->used[ev],
-							s->system_wide);
+					permission_hint(hint, sizeof(hint), &p->events[ev],
+							p->system_wide);
 				if (fd == -ESRCH)
 					reason = "no such process";
 				if (!hint[0] && strcmp(reason, strerror(-fd)))
 					ebs_strlcpy(hint, reason, sizeof(hint));
 				return ebs_error__set(err, -fd,
 						      "cannot open event '%s' on %s, cpu %d: %s%s%s",
-						      s->used[ev].name, target_name(s, t, tn, sizeof(tn)),
-						      s->cpus[c], strerror(-fd), hint[0] ? ": " : "", hint);
+						      p->events[ev].name,
+						      target_name(p, t, tn, sizeof(tn)), p->cpus[c],
+						      strerror(-fd), hint[0] ? ": " : "", hint);
 			}
-			p->fds[fd_index(s, ev, t, c)] = fd;
+			p->fds[fd_index(p, ev, t, c)] = fd;
 			opened++;
 		}
 	}
 	if (!opened)
 		return ebs_error__set(err, ESRCH, "event '%s': no target left to open it on",
-				      s->used[ev].name);
+				      p->events[ev].name);
 	return 0;
 }
 
-static void close_event(struct sampler *s, struct perf_priv *p, unsigned int ev)
+static void close_event(struct perf_session *p, unsigned int ev)
 {
 	unsigned int t, c;
 
-	for (t = 0; t < s->nr_tids; t++)
-		for (c = 0; c < s->nr_cpus; c++) {
-			int *fd = &p->fds[fd_index(s, ev, t, c)];
+	for (t = 0; t < p->nr_tids; t++)
+		for (c = 0; c < p->nr_cpus; c++) {
+			int *fd = &p->fds[fd_index(p, ev, t, c)];
 
 			if (*fd >= 0)
 				close(*fd);
@@ -280,17 +285,17 @@ static void close_event(struct sampler *s, struct perf_priv *p, unsigned int ev)
  * keep the reason for the EVENT record.  When it fails too, its error is the
  * more telling one (another user's process, say).  Returns 0 or -errno.
  */
-static int fall_back_user(struct sampler *s, struct perf_priv *p, unsigned int ev,
+static int fall_back_user(struct sampler *s, struct perf_session *p, unsigned int ev,
 			  struct ebs_error *err)
 {
 	struct event_spec *e = &s->used[ev];
 	int e2;
 
-	close_event(s, p, ev);
+	close_event(p, ev);
 	e->exclude_kernel = true;
 	if (strlen(e->name) + 2 < sizeof(e->name))
 		strcat(e->name, ":u");
-	e2 = open_event(s, p, ev, err);
+	e2 = open_event(p, ev, err);
 	if (e2)
 		return e2;
 	snprintf(s->why[ev], sizeof(s->why[ev]),
@@ -303,20 +308,20 @@ static int fall_back_user(struct sampler *s, struct perf_priv *p, unsigned int e
 	return 0;
 }
 
-static int setup_rings(struct sampler *s, struct perf_priv *p, struct ebs_error *err)
+static int setup_rings(struct perf_session *p, struct ebs_error *err)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t len = (1 + (size_t)s->opts->mmap_pages) * page;
+	size_t len = (1 + (size_t)p->mmap_pages) * page;
 	unsigned int ev, t, c;
 
-	for (c = 0; c < s->nr_cpus; c++) {
+	for (c = 0; c < p->nr_cpus; c++) {
 		struct ring *r = &p->rings[c];
 
 		r->fd = -1;
-		r->cpu = s->cpus[c];
-		for (ev = 0; ev < s->nr_events; ev++) {
-			for (t = 0; t < s->nr_tids; t++) {
-				int fd = p->fds[fd_index(s, ev, t, c)];
+		r->cpu = p->cpus[c];
+		for (ev = 0; ev < p->nr_events; ev++) {
+			for (t = 0; t < p->nr_tids; t++) {
+				int fd = p->fds[fd_index(p, ev, t, c)];
 				u64 id;
 
 				if (fd < 0)
@@ -359,9 +364,8 @@ static int setup_rings(struct sampler *s, struct perf_priv *p, struct ebs_error 
 	return 0;
 }
 
-static void perf_close(struct sampler *s)
+static void session_free(struct perf_session *p)
 {
-	struct perf_priv *p = s->priv;
 	struct id_entry *e, *tmp;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t i;
@@ -369,7 +373,7 @@ static void perf_close(struct sampler *s)
 	if (!p)
 		return;
 	if (p->rings)
-		for (i = 0; i < s->nr_cpus; i++)
+		for (i = 0; i < p->nr_cpus; i++)
 			if (p->rings[i].base)
 				munmap(p->rings[i].base, p->rings[i].data_size + page);
 	if (p->fds)
@@ -385,28 +389,46 @@ static void perf_close(struct sampler *s)
 	free(p->bounce);
 	free(p->pfd);
 	free(p);
-	s->priv = NULL;
 }
 
-static int perf_open(struct sampler *s, struct ebs_error *err)
+/*
+ * A session for events[nr_events] (sampled every periods[i] events, or at
+ * the options' frequency when periods is NULL) on s's targets, into s's
+ * writer; nothing opened yet.  NULL when out of memory.
+ */
+static struct perf_session *session_new(const struct sampler *s, struct event_spec *events,
+					unsigned int nr_events, const u64 *periods)
 {
-	struct perf_priv *p = calloc(1, sizeof(*p));
-	unsigned int ev;
+	struct perf_session *p = calloc(1, sizeof(*p));
 	size_t i;
-	int e;
 
 	if (!p)
-		return ebs_error__set(err, ENOMEM, "out of memory");
-	s->priv = p;
+		return NULL;
+	p->events = events;
+	p->nr_events = nr_events;
+	p->periods = periods;
+	p->freq = s->opts->freq;
+	p->count_only = s->opts->count_only;
+	p->tids = s->tids;
+	p->nr_tids = s->nr_tids;
+	p->cpus = s->cpus;
+	p->nr_cpus = s->nr_cpus;
+	p->system_wide = s->system_wide;
+	p->enable_on_exec = s->enable_on_exec;
+	p->mmap_pages = s->opts->mmap_pages;
+	p->w = s->w;
+	p->output = s->opts->output;
 	p->build_id = true;
-	p->nr_fds = (size_t)s->nr_events * s->nr_tids * s->nr_cpus;
+	p->nr_fds = (size_t)nr_events * p->nr_tids * p->nr_cpus;
 	p->fds = malloc(p->nr_fds * sizeof(*p->fds));
-	p->rings = calloc(s->nr_cpus, sizeof(*p->rings));
+	p->rings = calloc(p->nr_cpus, sizeof(*p->rings));
 	p->bounce = malloc(PERF_RING_BOUNCE_SIZE);
-	p->pfd = calloc(s->nr_cpus, sizeof(*p->pfd));
+	p->pfd = calloc(p->nr_cpus, sizeof(*p->pfd));
 	if (!p->fds || !p->rings || !p->bounce || !p->pfd) {
-		e = ebs_error__set(err, ENOMEM, "out of memory");
-		goto fail;
+		free(p->fds);
+		p->fds = NULL;	/* nothing to close */
+		session_free(p);
+		return NULL;
 	}
 	if (ebs_debug_poison() >= 0) {	/* tests: show bytes left unwritten */
 		memset(p->out.bytes, ebs_debug_poison(), sizeof(p->out.bytes));
@@ -414,15 +436,34 @@ static int perf_open(struct sampler *s, struct ebs_error *err)
 	}
 	for (i = 0; i < p->nr_fds; i++)
 		p->fds[i] = -1;
+	return p;
+}
+
+static void perf_close(struct sampler *s)
+{
+	session_free(s->priv);
+	s->priv = NULL;
+}
+
+static int perf_open(struct sampler *s, struct ebs_error *err)
+{
+	struct perf_session *p;
+	unsigned int ev;
+	int e;
+
+	p = session_new(s, s->used, s->nr_events, s->period ? s->periods : NULL);
+	if (!p)
+		return ebs_error__set(err, ENOMEM, "out of memory");
+	s->priv = p;
 	for (ev = 0; ev < s->nr_events; ev++) {
-		e = open_event(s, p, ev, err);
+		e = open_event(p, ev, err);
 		if ((e == -EACCES || e == -EPERM) && !s->used[ev].exclude_kernel &&
 		    !s->used[ev].exclude_user && !s->system_wide && !s->opts->no_fallback)
 			e = fall_back_user(s, p, ev, err);
 		if (e && s->used[ev].hardware && is_no_pmu(e) && !s->opts->no_fallback) {
-			close_event(s, p, ev);
+			close_event(p, ev);
 			sampler__fall_back(s, ev, e);
-			e = open_event(s, p, ev, err);
+			e = open_event(p, ev, err);
 		} else if (e && s->used[ev].hardware && is_no_pmu(e)) {
 			ebs_error__set(err, -e,
 				       "event '%s' cannot be opened: %s (and --no-fallback was given)",
@@ -431,7 +472,7 @@ static int perf_open(struct sampler *s, struct ebs_error *err)
 		if (e)
 			goto fail;
 	}
-	e = setup_rings(s, p, err);
+	e = setup_rings(p, err);
 	if (e)
 		goto fail;
 	for (ev = 0; ev < s->nr_events; ev++) {
@@ -445,27 +486,30 @@ fail:
 	return e;
 }
 
-static int ioctl_all(struct sampler *s, unsigned long req)
+static void ioctl_all(struct perf_session *p, unsigned long req)
 {
-	struct perf_priv *p = s->priv;
 	size_t i;
 
 	/* per counter: group ioctls would skip counters whose leader is gone */
 	for (i = 0; i < p->nr_fds; i++)
 		if (p->fds[i] >= 0)
 			ioctl(p->fds[i], req, 0);
-	return 0;
+}
+
+static void session_start(struct perf_session *p)
+{
+	if (!p->enable_on_exec)
+		ioctl_all(p, PERF_EVENT_IOC_ENABLE);
 }
 
 static int perf_start(struct sampler *s, struct ebs_error *err)
 {
 	(void)err;
-	if (!s->enable_on_exec)
-		ioctl_all(s, PERF_EVENT_IOC_ENABLE);
+	session_start(s->priv);
 	return 0;
 }
 
-static u16 event_of(struct perf_priv *p, u64 id)
+static u16 event_of(struct perf_session *p, u64 id)
 {
 	struct id_entry *e;
 
@@ -473,254 +517,249 @@ static u16 event_of(struct perf_priv *p, u64 id)
 	return e ? e->event : 0xffff;
 }
 
-static const struct sample_id *tail_id(const struct perf_event_header *h)
+/* The sample_id_all trailer of record h, which is at least that long. */
+static const struct perf_rec_sample_id *trailer(const struct perf_event_header *h)
 {
-	return (const void *)((const u8 *)h + h->size - sizeof(struct sample_id));
+	return (const void *)((const u8 *)h + h->size - sizeof(struct perf_rec_sample_id));
 }
 
-/* Convert one perf record into an ebs record and hand it to the writer. */
-static int convert(struct sampler *s, struct perf_priv *p, const struct perf_event_header *h)
-{
-	struct ebs_rec *out = (struct ebs_rec *)p->out.bytes;
-	const u8 *body = (const u8 *)(h + 1);
-	size_t body_len = h->size - sizeof(*h);
-	const struct sample_id *sid;
-	u16 cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+/*
+ * The record converters: one perf record into an ebs record in p->out,
+ * handed to the writer; 0 without writing anything when the record is too
+ * short for its layout.  Each zeroes its whole fixed part first, and
+ * strings are followed by 8 zero bytes: no byte of an earlier record in
+ * p->out (a COMM name, a build-id) may reach the file through a reserved
+ * or unused field or the padding.
+ */
 
-	/*
-	 * Each case zeroes its whole fixed part first, and strings are
-	 * followed by 8 zero bytes: no byte of an earlier record in p->out
-	 * (a COMM name, a build-id) may reach the file through a reserved or
-	 * unused field or the padding.
-	 */
+static int convert_sample(struct perf_session *p, const struct perf_rec_sample *r)
+{
+	struct ebs_rec_sample *o = &p->out.sample;
+	u16 ev;
+
+	/* PERF_SAMPLE_PERIOD only in frequency mode */
+	if (r->header.size < sizeof(*r) - (p->periods ? sizeof(r->period) : 0))
+		return 0;
+	ev = event_of(p, r->id);
+	if (ev == 0xffff)
+		return 0;	/* not ours: cannot happen with one fd set */
+	memset(o, 0, sizeof(*o));
+	o->hdr.type = EBS_REC_SAMPLE;
+	o->hdr.misc = (r->header.misc & PERF_RECORD_MISC_CPUMODE_MASK) |
+		      ((r->header.misc & PERF_RECORD_MISC_EXACT_IP) ? EBS_SAMPLE_EXACT_IP : 0);
+	o->hdr.size = sizeof(*o);
+	o->ip = r->ip;
+	o->time = r->time;
+	o->period = p->periods ? p->periods[ev] : r->period;
+	o->pid = r->pid;
+	o->tid = r->tid;
+	o->cpu = r->cpu;
+	o->event = ev;
+	return ebs_writer__add(p->w, &o->hdr);
+}
+
+static int convert_mmap2(struct perf_session *p, const struct perf_rec_mmap2 *r)
+{
+	struct ebs_rec_mmap *o = (void *)p->out.bytes;
+	const struct perf_rec_sample_id *sid;
+	size_t name_len;
+
+	if (r->header.size < sizeof(*r) + sizeof(*sid))
+		return 0;
+	sid = trailer(&r->header);
+	name_len = strnlen(r->filename, r->header.size - sizeof(*r) - sizeof(*sid));
+	if (name_len > 4096 - 1)
+		name_len = 4096 - 1;
+	memset(o, 0, sizeof(*o));
+	o->hdr.type = EBS_REC_MMAP;
+	o->hdr.misc = r->header.misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	o->time = sid->time;
+	o->start = r->addr;
+	o->len = r->len;
+	o->pgoff = r->pgoff;
+	o->pid = r->pid;
+	o->tid = r->tid;
+	if (r->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		o->build_id_size = r->build_id_size > 20 ? 20 : r->build_id_size;
+		memcpy(o->build_id, r->build_id, o->build_id_size);
+		o->hdr.misc |= EBS_MMAP_BUILD_ID;
+	} else {
+		o->maj = r->maj;
+		o->min = r->min;
+		o->ino = r->ino;
+		o->ino_generation = r->ino_generation;
+	}
+	o->prot = r->prot;
+	o->flags = r->flags;
+	memcpy(o->filename, r->filename, name_len);
+	memset(o->filename + name_len, 0, 8);
+	o->hdr.size = (u32)ALIGN8(sizeof(*o) + name_len + 1);
+	return ebs_writer__add(p->w, &o->hdr);
+}
+
+static int convert_comm(struct perf_session *p, const struct perf_rec_comm *r)
+{
+	struct ebs_rec_comm *o = (void *)p->out.bytes;
+	const struct perf_rec_sample_id *sid;
+	size_t len;
+
+	if (r->header.size < sizeof(*r) + sizeof(*sid))
+		return 0;
+	sid = trailer(&r->header);
+	len = strnlen(r->comm, r->header.size - sizeof(*r) - sizeof(*sid));
+	if (len > 255)
+		len = 255;
+	memset(o, 0, sizeof(*o));
+	o->hdr.type = EBS_REC_COMM;
+	o->hdr.misc = (r->header.misc & PERF_RECORD_MISC_COMM_EXEC) ? EBS_COMM_EXEC : 0;
+	o->time = sid->time;
+	o->pid = r->pid;
+	o->tid = r->tid;
+	memcpy(o->comm, r->comm, len);
+	memset(o->comm + len, 0, 8);
+	o->hdr.size = (u32)ALIGN8(sizeof(*o) + len + 1);
+	return ebs_writer__add(p->w, &o->hdr);
+}
+
+/* FORK and EXIT; a kernel thread's FORK brings its name from /proc (KTHREADD_PID). */
+static int convert_task(struct perf_session *p, const struct perf_rec_task *r)
+{
+	struct ebs_rec_task *o = (void *)p->out.bytes;
+	bool fork = r->header.type == PERF_RECORD_FORK;
+	int e;
+
+	if (r->header.size < sizeof(*r))
+		return 0;
+	memset(o, 0, sizeof(*o));
+	o->hdr.type = fork ? EBS_REC_FORK : EBS_REC_EXIT;
+	o->hdr.size = sizeof(*o);
+	o->time = r->time;
+	o->pid = r->pid;
+	o->ppid = r->ppid;
+	o->tid = r->tid;
+	o->ptid = r->ptid;
+	e = ebs_writer__add(p->w, &o->hdr);
+	if (e || !fork || r->pid == r->ppid || r->ppid != KTHREADD_PID)
+		return e;
+	return synth_comm(p->w, (pid_t)r->pid, (pid_t)r->tid, r->time);
+}
+
+/* A LOST record of lost records of event ev (0xffff: the ring's, any event). */
+static int write_lost(struct perf_session *p, const struct perf_rec_sample_id *sid, u64 lost,
+		      u16 ev)
+{
+	struct ebs_rec_lost *o = (void *)p->out.bytes;
+
+	memset(o, 0, sizeof(*o));
+	o->hdr.type = EBS_REC_LOST;
+	o->hdr.size = sizeof(*o);
+	o->time = sid->time;
+	o->cpu = sid->cpu;
+	o->event = ev;
+	o->lost = lost;
+	return ebs_writer__add(p->w, &o->hdr);
+}
+
+/* A full ring: its count covers every event sharing the ring. */
+static int convert_lost(struct perf_session *p, const struct perf_rec_lost *r)
+{
+	if (r->header.size < sizeof(*r) + sizeof(struct perf_rec_sample_id))
+		return 0;
+	return write_lost(p, trailer(&r->header), r->lost,
+			  p->nr_events == 1 && !p->tracking_only ? 0 : 0xffff);
+}
+
+/* Samples one event's PMU could not deliver. */
+static int convert_lost_samples(struct perf_session *p, const struct perf_rec_lost_samples *r)
+{
+	const struct perf_rec_sample_id *sid;
+
+	if (r->header.size < sizeof(*r) + sizeof(*sid))
+		return 0;
+	sid = trailer(&r->header);
+	return write_lost(p, sid, r->lost, event_of(p, sid->id));
+}
+
+static int convert_throttle(struct perf_session *p, const struct perf_rec_throttle *r)
+{
+	struct ebs_rec_throttle *o = (void *)p->out.bytes;
+	const struct perf_rec_sample_id *sid;
+	u16 ev;
+
+	if (r->header.size < sizeof(*r) + sizeof(*sid))
+		return 0;
+	sid = trailer(&r->header);
+	ev = event_of(p, r->id);
+	if (ev == 0xffff)
+		ev = 0;
+	memset(o, 0, sizeof(*o));
+	o->hdr.type = EBS_REC_THROTTLE;
+	o->hdr.misc = r->header.type == PERF_RECORD_UNTHROTTLE ? EBS_THROTTLE_END : 0;
+	o->hdr.size = sizeof(*o);
+	o->time = r->time;
+	o->cpu = sid->cpu;
+	o->event = ev;
+	return ebs_writer__add(p->w, &o->hdr);
+}
+
+/* Convert one perf record, by its type; the records ebs does not keep are skipped. */
+static int convert(void *ctx, const struct perf_event_header *h)
+{
+	struct perf_session *p = ctx;
+	const void *r = h;
+
 	switch (h->type) {
-	case PERF_RECORD_SAMPLE: {
-		const struct perf_sample_body *b = (const void *)body;
-		struct ebs_rec_sample *o = &p->out.sample;
-		u16 ev;
-
-		if (body_len < sizeof(*b) - (s->period ? sizeof(b->period) : 0))
-			return 0;
-		ev = event_of(p, b->id);
-		if (ev == 0xffff)
-			return 0;	/* not ours: cannot happen with one fd set */
-		memset(o, 0, sizeof(*o));
-		o->hdr.type = EBS_REC_SAMPLE;
-		o->hdr.misc = cpumode | ((h->misc & PERF_RECORD_MISC_EXACT_IP) ? EBS_SAMPLE_EXACT_IP : 0);
-		o->hdr.size = sizeof(*o);
-		o->ip = b->ip;
-		o->time = b->time;
-		o->period = s->period ? s->periods[ev] : b->period;
-		o->pid = b->pid;
-		o->tid = b->tid;
-		o->cpu = b->cpu;
-		o->event = ev;
-		break;
-	}
-	case PERF_RECORD_MMAP2: {
-		const struct {
-			u32 pid, tid;
-			u64 addr, len, pgoff;
-			union {
-				struct {
-					u32 maj, min;
-					u64 ino, ino_generation;
-				};
-				struct {
-					u8 build_id_size, r1;
-					u16 r2;
-					u8 build_id[20];
-				};
-			};
-			u32 prot, flags;
-			char filename[];
-		} *m = (const void *)body;
-		struct ebs_rec_mmap *o = (void *)out;
-		size_t max_name, name_len;
-
-		if (body_len < sizeof(*m) + sizeof(*sid))
-			return 0;
-		sid = tail_id(h);
-		max_name = body_len - sizeof(*m) - sizeof(*sid);
-		name_len = strnlen(m->filename, max_name);
-		if (name_len > 4096 - 1)
-			name_len = 4096 - 1;
-		memset(o, 0, sizeof(*o));
-		o->hdr.type = EBS_REC_MMAP;
-		o->hdr.misc = cpumode;
-		o->time = sid->time;
-		o->start = m->addr;
-		o->len = m->len;
-		o->pgoff = m->pgoff;
-		o->pid = m->pid;
-		o->tid = m->tid;
-		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			o->build_id_size = m->build_id_size > 20 ? 20 : m->build_id_size;
-			memcpy(o->build_id, m->build_id, o->build_id_size);
-			o->hdr.misc |= EBS_MMAP_BUILD_ID;
-		} else {
-			o->maj = m->maj;
-			o->min = m->min;
-			o->ino = m->ino;
-			o->ino_generation = m->ino_generation;
-		}
-		o->prot = m->prot;
-		o->flags = m->flags;
-		memcpy(o->filename, m->filename, name_len);
-		memset(o->filename + name_len, 0, 8);
-		o->hdr.size = (u32)ALIGN8(sizeof(*o) + name_len + 1);
-		break;
-	}
-	case PERF_RECORD_COMM: {
-		const struct {
-			u32 pid, tid;
-			char comm[];
-		} *c = (const void *)body;
-		struct ebs_rec_comm *o = (void *)out;
-		size_t len;
-
-		if (body_len < sizeof(*c) + sizeof(*sid))
-			return 0;
-		sid = tail_id(h);
-		len = strnlen(c->comm, body_len - sizeof(*c) - sizeof(*sid));
-		if (len > 255)
-			len = 255;
-		memset(o, 0, sizeof(*o));
-		o->hdr.type = EBS_REC_COMM;
-		o->hdr.misc = (h->misc & PERF_RECORD_MISC_COMM_EXEC) ? EBS_COMM_EXEC : 0;
-		o->time = sid->time;
-		o->pid = c->pid;
-		o->tid = c->tid;
-		memcpy(o->comm, c->comm, len);
-		memset(o->comm + len, 0, 8);
-		o->hdr.size = (u32)ALIGN8(sizeof(*o) + len + 1);
-		break;
-	}
+	case PERF_RECORD_SAMPLE:
+		return convert_sample(p, r);
+	case PERF_RECORD_MMAP2:
+		return convert_mmap2(p, r);
+	case PERF_RECORD_COMM:
+		return convert_comm(p, r);
 	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT: {
-		const struct {
-			u32 pid, ppid, tid, ptid;
-			u64 time;
-		} *f = (const void *)body;
-		struct ebs_rec_task *o = (void *)out;
-
-		if (body_len < sizeof(*f))
-			return 0;
-		memset(o, 0, sizeof(*o));
-		o->hdr.type = h->type == PERF_RECORD_FORK ? EBS_REC_FORK : EBS_REC_EXIT;
-		o->hdr.size = sizeof(*o);
-		o->time = f->time;
-		o->pid = f->pid;
-		o->ppid = f->ppid;
-		o->tid = f->tid;
-		o->ptid = f->ptid;
-		if (h->type == PERF_RECORD_FORK && f->pid != f->ppid && f->ppid == KTHREADD_PID) {
-			int e = ebs_writer__add(s->w, out);
-
-			return e ? e : synth_comm(s->w, (pid_t)f->pid, (pid_t)f->tid, f->time);
-		}
-		break;
-	}
+	case PERF_RECORD_EXIT:
+		return convert_task(p, r);
 	case PERF_RECORD_LOST:
-	case PERF_RECORD_LOST_SAMPLES: {
-		struct ebs_rec_lost *o = (void *)out;
-		u64 lost;
-
-		if (body_len < 16 + sizeof(*sid) - (h->type == PERF_RECORD_LOST_SAMPLES ? 8 : 0))
-			return 0;
-		sid = tail_id(h);
-		memset(o, 0, sizeof(*o));
-		o->hdr.type = EBS_REC_LOST;
-		o->hdr.size = sizeof(*o);
-		o->time = sid->time;
-		o->cpu = sid->cpu;
-		if (h->type == PERF_RECORD_LOST) {
-			/* a full ring: its count covers every event sharing the ring */
-			memcpy(&lost, body + 8, 8);
-			o->event = s->nr_events == 1 && !s->tracking_only ? 0 : 0xffff;
-		} else {
-			/* samples one event's PMU could not deliver */
-			memcpy(&lost, body, 8);
-			o->event = event_of(p, sid->id);
-		}
-		o->lost = lost;
-		break;
-	}
+		return convert_lost(p, r);
+	case PERF_RECORD_LOST_SAMPLES:
+		return convert_lost_samples(p, r);
 	case PERF_RECORD_THROTTLE:
-	case PERF_RECORD_UNTHROTTLE: {
-		const struct {
-			u64 time, id, stream_id;
-		} *t = (const void *)body;
-		struct ebs_rec_throttle *o = (void *)out;
-		u16 ev;
-
-		if (body_len < sizeof(*t) + sizeof(*sid))
-			return 0;
-		sid = tail_id(h);
-		ev = event_of(p, t->id);
-		if (ev == 0xffff)
-			ev = 0;
-		memset(o, 0, sizeof(*o));
-		o->hdr.type = EBS_REC_THROTTLE;
-		o->hdr.misc = h->type == PERF_RECORD_UNTHROTTLE ? EBS_THROTTLE_END : 0;
-		o->hdr.size = sizeof(*o);
-		o->time = t->time;
-		o->cpu = sid->cpu;
-		o->event = ev;
-		break;
-	}
+	case PERF_RECORD_UNTHROTTLE:
+		return convert_throttle(p, r);
 	default:
-		return 0;	/* records ebs does not keep */
+		return 0;
 	}
-	return ebs_writer__add(s->w, out);
 }
 
-struct convert_ctx {
-	struct sampler *s;
-	struct perf_priv *p;
-};
-
-static int convert_cb(void *ctx, const struct perf_event_header *h)
+static int drain_all(struct perf_session *p, struct ebs_error *err)
 {
-	struct convert_ctx *c = ctx;
-
-	return convert(c->s, c->p, h);
-}
-
-static int drain_all(struct sampler *s, struct ebs_error *err)
-{
-	struct perf_priv *p = s->priv;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	unsigned int c;
 	int e;
 
-	struct convert_ctx ctx = {s, p};
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-
-	for (c = 0; c < s->nr_cpus; c++) {
+	for (c = 0; c < p->nr_cpus; c++) {
 		struct ring *r = &p->rings[c];
 
 		if (!r->base)
 			continue;
 		e = perf_ring__drain(r->base, (const u8 *)r->base + page, r->data_size, p->bounce,
-				     convert_cb, &ctx);
+				     convert, p);
 		if (e == -EBADMSG)
 			return ebs_error__set(err, EBADMSG, "cpu %d: corrupt record in the ring buffer",
 					      r->cpu);
 		if (e)
 			return ebs_error__set(err, -e, "%s: write failed: %s",
-					       ebs_output_name(s->opts->output),
-					      strerror(-e));
+					      ebs_output_name(p->output), strerror(-e));
 	}
 	return 0;
 }
 
-static int perf_read(struct sampler *s, int timeout_ms, struct ebs_error *err)
+/* Wait up to timeout_ms for data, then move it into the writer: 0 or -errno. */
+static int session_read(struct perf_session *p, int timeout_ms, struct ebs_error *err)
 {
-	struct perf_priv *p = s->priv;
 	struct pollfd *pfd = p->pfd;
 	unsigned int c, n = 0;
 
-	for (c = 0; c < s->nr_cpus; c++) {
+	for (c = 0; c < p->nr_cpus; c++) {
 		if (p->rings[c].fd < 0 || p->rings[c].hup)
 			continue;
 		pfd[n].fd = p->rings[c].fd;
@@ -736,7 +775,7 @@ static int perf_read(struct sampler *s, int timeout_ms, struct ebs_error *err)
 
 			if (!(pfd[c].revents & (POLLHUP | POLLERR)))
 				continue;
-			for (i = 0; i < s->nr_cpus; i++)
+			for (i = 0; i < p->nr_cpus; i++)
 				if (p->rings[i].fd == pfd[c].fd)
 					p->rings[i].hup = true;
 		}
@@ -745,7 +784,12 @@ static int perf_read(struct sampler *s, int timeout_ms, struct ebs_error *err)
 
 		nanosleep(&ts, NULL);
 	}
-	return drain_all(s, err);
+	return drain_all(p, err);
+}
+
+static int perf_read(struct sampler *s, int timeout_ms, struct ebs_error *err)
+{
+	return session_read(s->priv, timeout_ms, err);
 }
 
 /*
@@ -771,7 +815,7 @@ static void add_scaled(struct sampler *s, unsigned int ev, u64 value, u64 enable
  * target thread, so that a report can set the samples against what was
  * counted and tell multiplexing from a thread that ran on another CPU.
  */
-static int write_counts(struct sampler *s, struct perf_priv *p)
+static int write_counts(struct sampler *s, struct perf_session *p)
 {
 	unsigned int ev, t, c;
 	int err;
@@ -790,7 +834,7 @@ static int write_counts(struct sampler *s, struct perf_priv *p)
 			u64 value = 0, enabled = 0, running = 0;
 
 			for (c = 0; c < s->nr_cpus; c++) {
-				int fd = p->fds[fd_index(s, ev, t, c)];
+				int fd = p->fds[fd_index(p, ev, t, c)];
 				struct ebs_rec_count rec = {0};
 				u64 v[3];
 
@@ -826,14 +870,20 @@ static int write_counts(struct sampler *s, struct perf_priv *p)
 	return 0;
 }
 
+/* Disable the counters and drain what is left in the rings. */
+static int session_stop(struct perf_session *p, struct ebs_error *err)
+{
+	ioctl_all(p, PERF_EVENT_IOC_DISABLE);
+	return drain_all(p, err);
+}
+
 static int perf_stop(struct sampler *s, struct ebs_error *err)
 {
-	struct perf_priv *p = s->priv;
+	struct perf_session *p = s->priv;
 	int e;
 
-	ioctl_all(s, PERF_EVENT_IOC_DISABLE);
-	e = drain_all(s, err);
-	if (!e && !s->tracking_only && (e = write_counts(s, p)))
+	e = session_stop(p, err);
+	if (!e && (e = write_counts(s, p)))
 		ebs_error__set(err, -e, "%s: write failed: %s",
 				ebs_output_name(s->opts->output), strerror(-e));
 	return e;
@@ -847,3 +897,61 @@ const struct sampler_backend perf_backend = {
 	.stop = perf_stop,
 	.close = perf_close,
 };
+
+/* The tracking session: a perf session of one dummy event, which never samples. */
+struct perf_tracking {
+	struct event_spec dummy;
+	u64 period;		/* 1: a dummy never samples */
+	struct perf_session *p;
+};
+
+struct perf_tracking *perf_tracking__open(const struct sampler *s, struct ebs_error *err)
+{
+	struct perf_tracking *t = calloc(1, sizeof(*t));
+	int e;
+
+	if (!t || !(t->p = session_new(s, &t->dummy, 1, &t->period))) {
+		free(t);
+		ebs_error__set(err, ENOMEM, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	ebs_strlcpy(t->dummy.name, "dummy", sizeof(t->dummy.name));
+	t->dummy.type = PERF_TYPE_SOFTWARE;
+	t->dummy.config = PERF_COUNT_SW_DUMMY;
+	t->period = 1;
+	t->p->count_only = false;
+	t->p->tracking_only = true;
+	e = open_event(t->p, 0, err);
+	if (!e)
+		e = setup_rings(t->p, err);
+	if (e) {
+		perf_tracking__close(t);
+		errno = -e;
+		return NULL;
+	}
+	return t;
+}
+
+void perf_tracking__start(struct perf_tracking *t)
+{
+	session_start(t->p);
+}
+
+int perf_tracking__read(struct perf_tracking *t, struct ebs_error *err)
+{
+	return session_read(t->p, 0, err);
+}
+
+int perf_tracking__stop(struct perf_tracking *t, struct ebs_error *err)
+{
+	return session_stop(t->p, err);
+}
+
+void perf_tracking__close(struct perf_tracking *t)
+{
+	if (!t)
+		return;
+	session_free(t->p);
+	free(t);
+}

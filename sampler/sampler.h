@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <ebs/ebs_events.h>	/* the named events, ebs_events[]: parsing, `ebs list` */
+
 #include "data/ebsdata.h"
 #include "util/util.h"
 
@@ -34,16 +36,6 @@ int event_spec__parse(const char *text, struct event_spec *out, struct ebs_error
 /* Parse a comma-separated list into out[max]; returns the count or -errno. */
 int event_spec__parse_list(const char *text, struct event_spec *out, unsigned int max,
 			   struct ebs_error *err);
-
-/* The named events, for `ebs list` and help: NULL-terminated. */
-struct event_name {
-	const char *name;
-	u32 type;
-	u64 config;
-	bool hardware;
-	const char *desc;
-};
-extern const struct event_name event_names[];
 
 /*
  * Probe whether this machine can open ev for the calling process.

@@ -2,8 +2,9 @@
 /*
  * ebs_abi.h - the interface between ebs.ko (/dev/ebs) and user space.
  *
- * This is the only header kmod/ and sampler/ share.  Fixed-width types only;
- * every struct is padded to 8 bytes so 32- and 64-bit user space agree.
+ * kmod/ and sampler/ share it and ebs_events.h (the named events' table)
+ * only.  Fixed-width types only; every struct is padded to 8 bytes so 32-
+ * and 64-bit user space agree.
  *
  * Session: open /dev/ebs -> EBS_IOC_CONFIG -> mmap one ring per CPU ->
  * EBS_IOC_START -> read records, advance tail -> EBS_IOC_STOP -> close.

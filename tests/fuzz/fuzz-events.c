@@ -21,9 +21,9 @@
 
 static const char *named(const struct event_spec *ev)
 {
-	const struct event_name *n;
+	const struct ebs_event *n;
 
-	for (n = event_names; n->name; n++)
+	for (n = ebs_events; n->name; n++)
 		if (n->type == ev->type && n->config == ev->config)
 			return n->name;
 	return NULL;

@@ -4,7 +4,7 @@
  *
  * One function per group of checks:
  *
- *   test_named      every entry of event_names parses to its own type, config
+ *   test_named      every entry of ebs_events parses to its own type, config
  *                   and hardware flag; the table agrees with the perf ABI for
  *                   the names listed here, and still has all of them.
  *   test_modifiers  ":u" sets exclude_kernel, ":k" exclude_user, both at once
@@ -27,7 +27,7 @@
 #include "sampler/sampler.h"
 #include "test.h"
 
-/* What the perf ABI says the named events are, restated independently of events.c. */
+/* What the perf ABI says the named events are, restated independently of ebs_events.h. */
 static const struct {
 	const char *name;
 	u32 type;
@@ -103,22 +103,22 @@ static void expect_bad_event(const char *text, const char *needle)
 
 static void test_named(void)
 {
-	const struct event_name *n;
+	const struct ebs_event *n;
 	char name[128];
 	unsigned int i, nr = 0, missing = 0;
 
-	for (n = event_names; n->name; n++) {
+	for (n = ebs_events; n->name; n++) {
 		snprintf(name, sizeof(name), "events: named: %s", n->name);
 		expect_event(name, n->name, n->type, n->config, n->hardware, false, false);
 		nr++;
 	}
 	for (i = 0; i < ARRAY_SIZE(known); i++) {
-		for (n = event_names; n->name; n++)
+		for (n = ebs_events; n->name; n++)
 			if (strcmp(n->name, known[i].name) == 0)
 				break;
 		snprintf(name, sizeof(name), "events: table: %s is the perf ABI's", known[i].name);
 		if (!n->name) {
-			TEST_FAIL(name, "not in event_names");
+			TEST_FAIL(name, "not in ebs_events");
 			missing++;
 		} else if (n->type != known[i].type || n->config != known[i].config ||
 			   n->hardware != known[i].hardware) {
@@ -131,7 +131,7 @@ static void test_named(void)
 		}
 	}
 	/* a name the table gained must at least be consistent about its PMU */
-	for (n = event_names; n->name; n++) {
+	for (n = ebs_events; n->name; n++) {
 		bool hw = n->type == PERF_TYPE_HARDWARE || n->type == PERF_TYPE_HW_CACHE ||
 			  n->type == PERF_TYPE_RAW;
 

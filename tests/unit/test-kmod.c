@@ -15,14 +15,18 @@
  * the kernel-sample rule; the preload value and the counter width,
  * overflow detection (version 1 by the counter's top bit, version 2 by the
  * status register), reload, the record written, spurious NMIs,
- * dropped-on-full, and teardown.
+ * dropped-on-full, and teardown.  And that user space and the module
+ * read the one event table (include/ebs/ebs_events.h) alike.
  */
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include <ebs/ebs_events.h>
+
 #include "ebs_check.h"
 #include "ebs_msr.h"
 #include "ebs_ring.h"
+#include "sampler/backend.h"
 #include "test.h"
 
 struct fake_pmu {
@@ -537,6 +541,131 @@ static void test_check_sample(void)
 		   ebs_check_sample(EBS_CFG_USER | EBS_CFG_KERNEL, false));
 }
 
+/*
+ * The module's generic events by name, restated independently of
+ * include/ebs/ebs_events.h: their numbers (ebs_abi.h's EBS_GEN_*, which an
+ * ebs.ko built earlier reads alike) and, for the architectural ones, the
+ * event select and unit mask of Intel SDM Vol. 3B 18.2.1.2, table 18-1.
+ */
+static const struct {
+	const char *name;
+	__u32 gen;
+	bool arch;
+	__u8 evtsel, umask;
+} abi_events[] = {
+	{"cycles", EBS_GEN_CYCLES, true, 0x3c, 0x00},
+	{"instructions", EBS_GEN_INSTRUCTIONS, true, 0xc0, 0x00},
+	{"branches", EBS_GEN_BRANCHES, true, 0xc4, 0x00},
+	{"branch-misses", EBS_GEN_BRANCH_MISSES, true, 0xc5, 0x00},
+	{"cache-references", EBS_GEN_CACHE_REFS, true, 0x2e, 0x4f},
+	{"cache-misses", EBS_GEN_CACHE_MISSES, true, 0x2e, 0x41},
+	{"cpu-clock", EBS_GEN_CPU_CLOCK, false, 0, 0},
+	{"task-clock", EBS_GEN_TASK_CLOCK, false, 0, 0},
+};
+
+/*
+ * Named event text as user space sends it to ebs.ko (parsed by
+ * sampler/events.c, encoded for CONFIG by sampler/kmod.c) and as the
+ * module takes it: the number abi_events[] gives it (none for an event
+ * not listed there); the module's checks accept it; its perf-kernel mode
+ * opens the perf type and config that the perf backend opens for the name;
+ * its msr mode programs the SDM's event select and unit mask for an
+ * architectural event and refuses a software one.  One PASS or FAIL line.
+ */
+static void check_kmod_event(const char *text, const struct ebs_msr_pmu *pmu)
+{
+	struct ebs_config cfg = good_config();
+	const struct ebs_event *row;
+	struct ebs_error e = {0};
+	struct event_spec ev;
+	char name[160];
+	unsigned int i;
+	__u64 id = 0, sel;
+	__u32 kind = 0;
+	int err, r;
+
+	snprintf(name, sizeof(name), "event table: %s: user space and ebs.ko agree", text);
+	for (i = 0; i < ARRAY_SIZE(abi_events) && strcmp(abi_events[i].name, text); i++)
+		;
+	if (event_spec__parse(text, &ev, &e)) {
+		TEST_FAIL(name, "does not parse: %s", e.msg);
+		return;
+	}
+	r = event_spec__kmod_encode(&ev, &kind, &id);
+	if (i == ARRAY_SIZE(abi_events)) {
+		/* not one of the module's generic events: sent raw, or not at all */
+		if (ev.type == PERF_TYPE_RAW ? r || kind != EBS_EVENT_RAW || id != ev.config : !r) {
+			TEST_FAIL(name, "sent as kind %u id %#llx (%d), want %s", kind,
+				  (unsigned long long)id, r,
+				  ev.type == PERF_TYPE_RAW ? "raw, as it is" : "not sent");
+			return;
+		}
+		if (r) {
+			TEST_OK(name);
+			return;
+		}
+	} else if (r || kind != EBS_EVENT_GENERIC || id != abi_events[i].gen) {
+		TEST_FAIL(name, "sent as kind %u id %llu (%d), want generic event %u", kind,
+			  (unsigned long long)id, r, abi_events[i].gen);
+		return;
+	}
+	cfg.event_kind = kind;
+	cfg.event_id = id;
+	if (ebs_check_config(&cfg)) {
+		TEST_FAIL(name, "the module refuses kind %u id %#llx", kind, (unsigned long long)id);
+		return;
+	}
+	row = ebs_event_generic(id);
+	if (kind == EBS_EVENT_GENERIC && (!row || row->type != ev.type || row->config != ev.config)) {
+		TEST_FAIL(name, "perf-kernel mode opens %s, not type %u config %#llx",
+			  row ? row->name : "nothing", ev.type, (unsigned long long)ev.config);
+		return;
+	}
+	cfg.mode = EBS_MODE_MSR;
+	sel = ebs_msr_evtsel(pmu, &cfg, &err);
+	if (kind == EBS_EVENT_RAW) {
+		if (err || (sel & EBS_EVTSEL_RAW) != id)
+			TEST_FAIL(name, "msr mode: %d, raw fields %#llx, want %#llx", err,
+				  (unsigned long long)(sel & EBS_EVTSEL_RAW), (unsigned long long)id);
+		else
+			TEST_OK(name);
+	} else if (abi_events[i].arch) {
+		__u64 want = EBS_EVTSEL_EVENT(abi_events[i].evtsel) |
+			     EBS_EVTSEL_UMASK(abi_events[i].umask);
+
+		if (err || (sel & EBS_EVTSEL_RAW) != want)
+			TEST_FAIL(name, "msr mode: %d, event and unit mask %#llx, want %#llx", err,
+				  (unsigned long long)(sel & EBS_EVTSEL_RAW), (unsigned long long)want);
+		else
+			TEST_OK(name);
+	} else if (err != -EINVAL) {
+		TEST_FAIL(name, "msr mode: %d for a software event, want -EINVAL", err);
+	} else {
+		TEST_OK(name);
+	}
+}
+
+static void test_event_table(void)
+{
+	const struct ebs_event *n;
+	struct ebs_msr_pmu pmu;
+	unsigned int gen, rows;
+	char name[96];
+
+	fake_reset(2, 48);	/* every architectural event present */
+	ebs_msr_probe(&hw, &pmu);
+	for (n = ebs_events; n->name; n++)
+		check_kmod_event(n->name, &pmu);
+	check_kmod_event("r01c2:cmask=1:inv:edge:u", &pmu);
+	/* every generic event the module's checks accept is one row's */
+	for (gen = 0; gen < EBS_GEN_MAX; gen++) {
+		for (rows = 0, n = ebs_events; n->name; n++)
+			rows += n->gen == gen;
+		snprintf(name, sizeof(name), "event table: generic event %u has one row", gen);
+		TEST_EQ(name, rows, 1);
+	}
+}
+
 int main(void)
 {
 	test_check_state();
@@ -544,6 +673,7 @@ int main(void)
 	test_check_mmap();
 	test_check_charge();
 	test_check_sample();
+	test_event_table();
 	test_probe();
 	test_evtsel();
 	test_preload();

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/builtin.h"
+#include "data/ebsdata.h"
 #include "report/report.h"
 
 static const char usage_text[] =
@@ -175,7 +176,7 @@ int cmd_report(int argc, char **argv)
 	}
 	o.debug_dirs = dirs;
 	o.out = cli_pager_stream(no_pager, &o.color, &o.width);	/* started at the first line */
-	e = dump ? ebs_report_dump(o.input, o.out, o.warn, &err) : ebs_report(&o, &err);
+	e = dump ? ebs_data_dump(o.input, o.out, o.warn, &err) : ebs_report(&o, &err);
 	if (e) {
 		fflush(o.out);
 		ret = cli_input_error("report", o.input, e, &err);

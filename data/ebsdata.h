@@ -224,4 +224,12 @@ const char *ebs_rec__type_name(u16 type);
 /* Size of a known type's fixed part, 0 for unknown types. */
 u32 ebs_rec__fixed_size(u16 type);
 
+/*
+ * Print every record of input, one line each with its byte offset, after
+ * the header's records as '#' lines (ebs report --dump; data/dump.c).  An
+ * unfinished recording is printed up to its last whole record, and a line
+ * to warn (may be NULL) says so.  0, or -errno with err filled.
+ */
+int ebs_data_dump(const char *input, FILE *out, FILE *warn, struct ebs_error *err);
+
 #endif /* EBS_EBSDATA_H */

@@ -105,13 +105,6 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err);
 int ebs_report_focus(const char *input, unsigned int event, const char *list,
 		     const char *const *debug_dirs, u64 *matched, u64 *total, struct ebs_error *err);
 
-/*
- * Print every record, one line each (ebs report --dump).  An unfinished
- * recording is printed up to its last whole record, and a line to warn
- * (may be NULL) says so.
- */
-int ebs_report_dump(const char *input, FILE *out, FILE *warn, struct ebs_error *err);
-
 struct annotate_opts {
 	const char *input;
 	const char *target;	/* FUNC, FILE or FILE:LINE; NULL: the hottest functions */

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * dump.c - ebs report --dump: every record of a file, one line each, with
- * its byte offset.  For debugging ebs and for tests that look at records
- * rather than at a listing.
+ * dump.c - every record of an ebs.data file, one line each, with its byte
+ * offset (ebs report --dump).  For debugging ebs and for tests that look
+ * at records rather than at a listing.  Beside the reader: it prints the
+ * file format's own fields, and changes when the format does.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "report/report.h"
 #include "data/ebsdata.h"
 
 #define ULL(x) ((unsigned long long)(x))
@@ -124,7 +124,7 @@ static void dump_record(struct ebs_data *d, const struct ebs_rec *r, FILE *out)
 	fputc('\n', out);
 }
 
-int ebs_report_dump(const char *input, FILE *out, FILE *warn, struct ebs_error *err)
+int ebs_data_dump(const char *input, FILE *out, FILE *warn, struct ebs_error *err)
 {
 	const struct ebs_rec_trailer *t;
 	const struct ebs_rec *r;

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/*
+ * facts.c - the numbers an ebs report table's header gives (facts.h): lost
+ * and throttled samples, the counters' count, the estimate of the event's
+ * total and why it is approximate.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/facts.h"
+#include "util/hash.h"
+
+/*
+ * Samples of event ev the kernel dropped: its own, plus the losses of full
+ * rings, which all the events of a CPU share (LOST records of no event).
+ */
+static u64 lost_of(const struct ebs_data *d, int ev)
+{
+	const struct ebs_rec_trailer *t = ebs_data__totals(d);
+	u64 attributed = 0;
+	unsigned int i, nev = ebs_data__nr_events(d);
+
+	if (!t)
+		return 0;
+	if (ev < 0)
+		return t->lost;
+	for (i = 0; i < nev; i++)
+		attributed += ebs_data__counts(d, i)->lost;
+	return ebs_data__counts(d, ev)->lost + (t->lost > attributed ? t->lost - attributed : 0);
+}
+
+static u64 throttled_of(const struct ebs_data *d, int ev)
+{
+	const struct ebs_rec_trailer *t = ebs_data__totals(d);
+
+	if (!t)
+		return 0;
+	return ev < 0 ? t->throttled : ebs_data__counts(d, ev)->throttled;
+}
+
+/* The counters of one target thread, one per CPU. */
+struct cnt_thread {
+	UT_hash_handle hh;
+	u32 tid;
+	u64 value, running, enabled;	/* enabled: the largest of its counters' */
+};
+
+/* One counter's share of c: scaled as perf stat scales it. */
+static void add_counter(struct counted *c, u64 value, u64 enabled, u64 running)
+{
+	if (running && running < enabled - enabled / 1000) {
+		c->multiplexed = true;
+		c->scaled += (double)value * (double)enabled / (double)running;
+	} else {
+		c->scaled += (double)value;
+	}
+	c->enabled += enabled;
+	c->running += running < enabled ? running : enabled;
+}
+
+/*
+ * The event's COUNT records, one per counter.  A counter of a target
+ * thread on one CPU is enabled whenever the thread runs on any CPU, but
+ * runs only while it is on that CPU: the thread's counters together ran
+ * for all of that time unless the kernel multiplexed them, so for a thread
+ * the sum of its counters' running times is set against its largest
+ * enabled time.  A system-wide counter (tid 0) stands alone.
+ */
+static struct counted counted_of(const struct rsession *rs, int ev)
+{
+	struct cnt_thread *threads = NULL, *t, *tmp;
+	struct counted c = {0};
+	size_t i;
+
+	if (ev < 0)
+		return c;
+	for (i = 0; i < rs->ncounts; i++) {
+		const struct ebs_rec_count *cr = &rs->counts[i];
+
+		if (cr->event != ev)
+			continue;
+		c.value += cr->value;
+		if (!cr->tid) {
+			add_counter(&c, cr->value, cr->time_enabled, cr->time_running);
+			continue;
+		}
+		HASH_FIND(hh, threads, &cr->tid, sizeof(cr->tid), t);
+		if (!t) {
+			t = calloc(1, sizeof(*t));
+			if (!t) {	/* out of memory: count it alone */
+				add_counter(&c, cr->value, cr->time_enabled, cr->time_running);
+				continue;
+			}
+			t->tid = cr->tid;
+			HASH_ADD(hh, threads, tid, sizeof(t->tid), t);
+			if (!t->hh.tbl) {	/* the same */
+				free(t);
+				add_counter(&c, cr->value, cr->time_enabled, cr->time_running);
+				continue;
+			}
+		}
+		t->value += cr->value;
+		t->running += cr->time_running;
+		if (cr->time_enabled > t->enabled)
+			t->enabled = cr->time_enabled;
+	}
+	HASH_ITER(hh, threads, t, tmp) {
+		add_counter(&c, t->value, t->enabled, t->running);
+		HASH_DEL(threads, t);
+		free(t);
+	}
+	return c;
+}
+
+/* Append to buf (of len bytes, n of them used) as snprintf would, never past its end. */
+#define ADD(buf, len, n, ...)                                                                      \
+	do {                                                                                       \
+		if ((n) < (len))                                                                   \
+			(n) += (size_t)snprintf((buf) + (n), (len) - (n), __VA_ARGS__);            \
+	} while (0)
+
+/*
+ * Why the estimate (the sum of the table's samples' periods: samples x N
+ * with -c) is only approximate; "" when it is not.
+ */
+static void estimate_why(const struct facts *fa, char *why, size_t len)
+{
+	const struct counted *c = &fa->counted;
+	size_t n = 0;
+
+	why[0] = '\0';
+	if (fa->lost)
+		ADD(why, len, n, "%llu lost samples are not in it", (unsigned long long)fa->lost);
+	if (fa->throttled)
+		ADD(why, len, n, "%s%llu throttle events: samples were withheld", n ? "; " : "",
+		    (unsigned long long)fa->throttled);
+	if (c->multiplexed)
+		ADD(why, len, n, "%smultiplexed: the counters ran %.1f%% of the time, and samples "
+		    "only then", n ? "; " : "", 100.0 * (double)c->running / (double)c->enabled);
+	/*
+	 * The counters' own total says how many events there were; samples
+	 * standing for much less mean the kernel took fewer samples than the
+	 * rate asks: throttling (kernel.perf_event_max_sample_rate,
+	 * perf_cpu_time_max_percent), or a clock event's timer falling
+	 * behind when an interrupt costs more than the period.  A timer's
+	 * latency alone loses a few percent, hence a tenth.
+	 */
+	if (c->value && !fa->filtered && fa->events < c->scaled * 0.9)
+		ADD(why, len, n, "%sthe samples stand for %.0f%% of the counted events: the kernel "
+		    "took fewer samples than asked (throttled, or the interrupts cost more than the "
+		    "period: a lower rate samples more evenly)", n ? "; " : "",
+		    100.0 * (double)fa->events / c->scaled);
+}
+
+static void filter_words(const struct report_filter *f, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (f->pid)
+		ADD(buf, len, n, "%spid %u", n ? ", " : "", f->pid);
+	if (f->tid)
+		ADD(buf, len, n, "%stid %u", n ? ", " : "", f->tid);
+	if (f->comm)
+		ADD(buf, len, n, "%scommand %s", n ? ", " : "", f->comm);
+	if (f->dso)
+		ADD(buf, len, n, "%sdso %s", n ? ", " : "", f->dso);
+	if (f->funcs)
+		ADD(buf, len, n, "%sfunction %s", n ? ", " : "", f->funcs);
+}
+
+void facts_of(struct facts *fa, const struct rsession *rs, const struct report_filter *filter,
+	      int ev, u64 samples, u64 period_sum)
+{
+	const struct ebs_event_counts *k;
+
+	memset(fa, 0, sizeof(*fa));
+	fa->ev = ev;
+	fa->samples = samples;
+	fa->lost = lost_of(rs->d, ev);
+	fa->throttled = throttled_of(rs->d, ev);
+	fa->filtered = filter && (filter->pid || filter->tid || filter->comm || filter->dso ||
+				  filter->funcs);
+	filter_words(filter, fa->only, sizeof(fa->only));
+	if (ev < 0)
+		return;
+	k = ebs_data__counts(rs->d, (unsigned int)ev);
+	fa->lost_shared = ebs_data__nr_events(rs->d) > 1 && k && fa->lost > k->lost;
+	fa->info = ebs_data__event(rs->d, (unsigned int)ev);
+	fa->counted = counted_of(rs, ev);
+	fa->events = period_sum;
+	estimate_why(fa, fa->why, sizeof(fa->why));
+	fa->cal = ebs_data__calibration(rs->d, (unsigned int)ev);
+	/* the rate this recording achieved: samples per second of the counters' running time */
+	if (fa->counted.running && k) {
+		fa->has_achieved = true;
+		fa->achieved_hz = (double)k->samples / ((double)fa->counted.running * 1e-9);
+	}
+}

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+/*
+ * print-text.c - an ebs report table as text: the header's facts as '#'
+ * lines, then one row per line, the name columns narrowed to fit the
+ * terminal (names elided in the middle; numbers never are).
+ */
+#include <string.h>
+
+#include "report/facts.h"
+#include "report/present.h"
+#include "report/table.h"
+
+/* Is field f shown?  ci_dropped: the interval was left out to fit the width. */
+static bool shows(const struct report *r, enum report_field f, bool ci_dropped)
+{
+	if (f == FIELD_CI && (r->o->no_ci || ci_dropped))
+		return false;
+	return !r->o->fields || (r->o->fields & (1u << f));
+}
+
+/*
+ * How N was chosen, when ebs calibrate chose it: the rate asked, the rate
+ * this recording achieved (its samples per second of the counters' running
+ * time: per CPU-second of the target), the overhead measured in calibration.
+ */
+static void calibration_words(const struct facts *fa, FILE *f)
+{
+	if (fa->cal) {
+		fprintf(f, " (calibrated: %u/s asked", fa->cal->rate_hz);
+		if (fa->has_achieved)
+			fprintf(f, ", %.0f/s achieved", fa->achieved_hz);
+		fprintf(f, ", %.1f%% overhead)", (double)fa->cal->overhead_ppm / 1e4);
+	}
+	fputc('\n', f);
+}
+
+static void print_header(const struct report *r, const struct facts *fa, FILE *f)
+{
+	unsigned int i, nev = ebs_data__nr_events(r->rs.d);
+
+	if (fa->ev < 0) {
+		fprintf(f, "# event: all (");
+		for (i = 0; i < nev; i++)
+			fprintf(f, "%s%s", i ? ", " : "", ebs_data__event(r->rs.d, i)->used);
+		fprintf(f, "; one table: percent of the samples of all events)\n");
+	} else {
+		const struct ebs_event_info *info = fa->info;
+		const struct ebs_rec_event *e = info->rec;
+		const struct counted *c = &fa->counted;
+
+		fprintf(f, "# event: %s", info->used);
+		if (info->why[0])
+			fprintf(f, " (asked for %s: %s)", info->asked, info->why);
+		fprintf(f, "\n");
+		if (e->flags & EBS_EVF_FREQ)
+			fprintf(f, "# sampling: frequency %llu Hz per CPU\n",
+				(unsigned long long)e->sample_freq);
+		else
+			fprintf(f, "# sampling: one sample after every %llu events",
+				(unsigned long long)e->sample_period);
+		if (!(e->flags & EBS_EVF_FREQ))
+			calibration_words(fa, f);
+		if (fa->samples) {
+			fprintf(f, "# events: about %llu (%s)%s%s\n", (unsigned long long)fa->events,
+				e->flags & EBS_EVF_FREQ ? "the sum of the samples' periods"
+							: "samples x the sample-after value",
+				fa->why[0] ? "; approximate: " : "", fa->why);
+		}
+		/* the count is of everything: beside a filtered table it would mislead */
+		if (c->value && !fa->filtered && c->multiplexed)
+			fprintf(f, "# counted: about %.0f (%llu while the counters ran, %.1f%% of the "
+				"time, scaled to all of it)\n", c->scaled, (unsigned long long)c->value,
+				100.0 * (double)c->running / (double)c->enabled);
+		else if (c->value && !fa->filtered)
+			fprintf(f, "# counted: %llu (the counters' own total)\n",
+				(unsigned long long)c->value);
+	}
+	fprintf(f, "# samples: %llu, lost: %llu%s, throttled: %llu\n",
+		(unsigned long long)fa->samples, (unsigned long long)fa->lost,
+		fa->lost_shared ? " (of all events: they share the rings)" : "",
+		(unsigned long long)fa->throttled);
+	if (fa->only[0])
+		fprintf(f, "# only: %s\n", fa->only);
+}
+
+/*
+ * Narrow the name columns w[] (natural widths) until a row fits width: in
+ * their columns' narrow order (the DSO, then the command), then the widest
+ * of the others; none below min_w[].  True when the rows fit.
+ */
+static bool fit(int *w, const enum report_key *cols, const int *min_w, int nc, int fixed,
+		int width)
+{
+	for (;;) {
+		int pick = -1, sum = fixed, i;
+		unsigned int order;
+
+		for (i = 0; i < nc; i++)
+			sum += 2 + w[i];
+		if (!width || sum <= width)
+			return true;
+		for (order = 1; order < 3 && pick < 0; order++)
+			for (i = 0; i < nc && pick < 0; i++)
+				if (report_columns[cols[i]].narrow == order && w[i] > min_w[i])
+					pick = i;
+		if (pick < 0)
+			for (i = 0; i < nc; i++)
+				if (report_columns[cols[i]].narrow && w[i] > min_w[i] &&
+				    (pick < 0 || w[i] > w[pick]))
+					pick = i;
+		if (pick < 0)
+			return false;	/* nothing left to narrow */
+		w[pick]--;
+	}
+}
+
+/*
+ * A cell cut to width: a function's own name is kept before what follows
+ * it ("f (inlined into g, ...)" loses the parenthesis first); other names
+ * are elided in the middle (a path keeps its file name).
+ */
+static void elide_cell(const struct column *col, char *out, size_t size, const char *s,
+		       size_t width)
+{
+	const char *paren = col->name_first ? strstr(s, " (") : NULL;
+	size_t name = paren ? (size_t)(paren - s) : 0;
+
+	if (paren && strlen(s) > width && name + 6 <= width && width < size) {
+		/* "name (inlined i...)" */
+		snprintf(out, size, "%.*s...)", (int)(width - 4), s);
+		return;
+	}
+	if (paren && strlen(s) > width && name <= width) {
+		snprintf(out, size, "%.*s", (int)name, s);	/* the name alone */
+		return;
+	}
+	present_elide(out, size, s, width);
+}
+
+void table_print_text(const struct report *r, int ev, struct row **rows, size_t n)
+{
+	FILE *f = r->o->out;
+	struct facts fa;
+	size_t k, shown = 0, limit = r->o->top && r->o->top < n ? r->o->top : n;
+	int w[KEY_MAX] = {0}, natural[KEY_MAX], min_w[KEY_MAX], line_min = 12, fixed, i, nc;
+	enum report_key cols[KEY_MAX];
+	char buf[CELL_MAX], cut[CELL_MAX], head[1024] = " ";
+	bool ci_dropped = false;
+	size_t hn;
+
+	facts_of(&fa, &r->rs, &r->o->filter, ev, ev < 0 ? r->total_all : r->total[ev],
+		 ev < 0 ? 0 : r->period_sum[ev]);
+	print_header(r, &fa, f);
+	if (!fa.samples) {
+		fprintf(f, "# no samples\n\n");
+		return;
+	}
+	/* the key columns shown, in order */
+	for (i = 0, nc = 0; i < (int)r->nr_cols; i++)
+		if (shows(r, report_columns[r->cols[i]].field, false))
+			cols[nc++] = r->cols[i];
+	/* natural widths, then elide name columns to fit */
+	for (i = 0; i < nc; i++)
+		w[i] = (int)strlen(report_columns[cols[i]].title);
+	for (k = 0; k < limit; k++)
+		for (i = 0; i < nc; i++) {
+			if (present_percent(row_count(rows[k], ev), fa.samples) < r->o->min_percent)
+				break;	/* not shown */
+			table_cell_text(r, rows[k], cols[i], buf, sizeof(buf));
+			if ((int)strlen(buf) > w[i])
+				w[i] = (int)strlen(buf);
+			if (report_columns[cols[i]].file_name) {	/* ".../file.c:123": at most 30 */
+				const char *b = strrchr(buf, '/');
+				int want = b ? (int)strlen(b) + 3 : 0;
+
+				if (want > line_min)
+					line_min = want < 30 ? want : 30;
+			}
+		}
+	for (i = 0; i < nc; i++)	/* a source line keeps its file name and line */
+		min_w[i] = report_columns[cols[i]].file_name ? line_min : 12;
+	memcpy(natural, w, sizeof(w));
+	fixed = (shows(r, FIELD_SAMPLES, false) ? 10 : 0) + (shows(r, FIELD_PERCENT, false) ? 9 : 0) +
+		(shows(r, FIELD_CI, false) ? 16 : 0);
+	if (!fit(w, cols, min_w, nc, fixed, r->width) && shows(r, FIELD_CI, false) &&
+	    !r->o->fields) {
+		/* the names matter more than the interval on a narrow terminal: say so */
+		ci_dropped = true;
+		memcpy(w, natural, sizeof(w));
+		fit(w, cols, min_w, nc, fixed - 16, r->width);
+		fprintf(f, "# (no 95%% interval column: %d columns are too few for it; --no-ci, "
+			"--fields or --width choose)\n", r->width);
+	}
+	/* the titles as wide as the fields below them, a '#' for the first space */
+	hn = 0;
+	if (shows(r, FIELD_SAMPLES, ci_dropped))
+		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, "  %8s", "samples");
+	if (shows(r, FIELD_PERCENT, ci_dropped) && hn < sizeof(head))
+		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, " %8s", "percent");
+	if (shows(r, FIELD_CI, ci_dropped) && hn < sizeof(head))
+		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, "  %-14s", "95% interval");
+	for (i = 0; i < nc && hn < sizeof(head); i++)
+		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, "  %-*s", i + 1 < nc ? w[i] : 0,
+				       report_columns[cols[i]].title);
+	head[0] = '#';
+	fprintf(f, "#\n%s\n", head);
+	for (k = 0; k < limit; k++) {
+		u64 c = row_count(rows[k], ev);
+		double p = present_percent(c, fa.samples), lo, hi;
+
+		if (p < r->o->min_percent)
+			continue;
+		present_wilson95(c, fa.samples, &lo, &hi);
+		if (shows(r, FIELD_SAMPLES, ci_dropped))
+			fprintf(f, "  %8llu", (unsigned long long)c);
+		if (shows(r, FIELD_PERCENT, ci_dropped))
+			fprintf(f, " %s%7.2f%%%s", present_heat_color(r->color, p), p,
+				present_color_end(r->color));
+		if (shows(r, FIELD_CI, ci_dropped))
+			fprintf(f, "  [%5.1f, %5.1f]", lo, hi);
+		for (i = 0; i < nc; i++) {
+			table_cell_text(r, rows[k], cols[i], buf, sizeof(buf));
+			elide_cell(&report_columns[cols[i]], cut, sizeof(cut), buf, (size_t)w[i]);
+			fprintf(f, "  %-*s", i + 1 < nc ? w[i] : 0, cut);
+		}
+		fprintf(f, "\n");
+		shown++;
+	}
+	if (shown < n) {
+		/* which option left rows out: --top (rows past the limit), --min-percent, both */
+		bool by_top = limit < n, by_min = shown < limit;
+
+		fprintf(f, "  (%zu more row%s; %s shows all)\n", n - shown, n - shown == 1 ? "" : "s",
+			by_top && by_min ? "--top 0 --min-percent 0"
+			: by_min ? "--min-percent 0" : "--top 0");
+	}
+	fprintf(f, "\n");
+}

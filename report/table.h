@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * table.h - ebs report's tables: the rows samples are counted into
+ * (report.c), the columns, one descriptor per --sort key (columns.c), and
+ * the two printers (print-text.c, print-json.c).  Private to report/.
+ *
+ * A new --sort key is one enum report_key value, one report_columns[]
+ * entry and its functions in columns.c, and its field in struct row_key.
+ */
+#ifndef EBS_REPORT_TABLE_H
+#define EBS_REPORT_TABLE_H
+
+#include "report/session.h"
+#include "report/stats.h"
+#include "util/hash.h"
+#include "util/json.h"
+
+/*
+ * What a row is keyed by.  The strings are the symbolizer's and the
+ * machine's, which keep them until they are freed: one symbol, DWARF
+ * function, file or command name is one pointer, so comparing pointers is
+ * exact and costs no strlen per sample.  Two different functions of one
+ * name (static ones in two files) are two rows.  Fields of columns not
+ * shown stay zero.
+ */
+struct row_key {
+	const char *function;	/* NULL: no symbol, see addr */
+	const char *inlined_into;
+	/*
+	 * The DSO: the symbolizer's object for it (one per file, whatever
+	 * mappings or paths showed it), or for the kernel and what has none
+	 * its name.  Its name is row.dso.
+	 */
+	const void *dso_id;
+	const char *file;
+	const char *comm;
+	u64 addr;		/* function NULL: the address in the DSO (or the ip) */
+	u32 line, pid, tid, event;
+};
+
+/*
+ * Of a source line's samples, those of one function's code compiled into
+ * another: code is the innermost frame's function, into the function it
+ * was inlined into (NULL: code's own, not inlined).  After the pass
+ * (settle_line) function is the caller to show, NULL for the line's own.
+ */
+struct caller {
+	const char *code, *into;
+	const char *function;
+	u64 samples[EBS_MAX_EVENTS];
+	u64 all;
+};
+
+struct row {
+	UT_hash_handle hh;
+	struct row_key key;
+	u64 samples[EBS_MAX_EVENTS];
+	u64 all;		/* over every event */
+	/*
+	 * --sort line alone: rows are source lines, whatever they were
+	 * inlined into; function is the line's own (key.function is NULL),
+	 * callers the functions its code was inlined into, with most
+	 * samples first and the line's own entry (function NULL) last.
+	 */
+	const char *function;
+	struct caller *callers;
+	size_t ncallers, callers_cap;
+	const char *dso;	/* its name, when the DSO is a column */
+	char text[];		/* "[unknown] DSO+0xADDR" for an unknown function */
+};
+
+/* One table's worth of rows, and how they are shown. */
+struct report {
+	const struct report_opts *o;
+	struct rsession rs;
+	bool col[KEY_MAX];		/* the columns shown, each named by its key */
+	enum report_key cols[KEY_MAX];	/* ...in the order shown */
+	unsigned int nr_cols;
+	bool by_event;		/* one table of all events */
+	bool by_line;		/* --sort line without func: one row per source line */
+	struct row *rows;
+	u64 total[EBS_MAX_EVENTS], total_all;
+	u64 period_sum[EBS_MAX_EVENTS];
+	struct dso_stat *stats;
+	bool color;
+	int width;
+};
+
+/* A row's count in the table of ev (-1: the table of all events). */
+static inline u64 row_count(const struct row *row, int ev)
+{
+	return ev < 0 ? row->all : row->samples[ev];
+}
+
+/* The function a row shows: its own, else "[unknown] DSO+0xADDR", else "??". */
+const char *row_function(const struct row *row);
+
+/* A source line's samples that are its function's own code, not inlined. */
+u64 row_own_samples(const struct row *row, int ev);
+
+/* ---- columns (columns.c) --------------------------------------------------------------- */
+
+/* The longest cell text a table prints; rows sort by what it shows of them. */
+#define CELL_MAX 4200
+
+/*
+ * A cell's text as the pieces it is made of, not yet joined: rows are
+ * compared by the pieces (cell_cmp) without the text being built, and the
+ * text is built only to be printed (cell_join).
+ */
+struct cell {
+	const char *piece[12];
+	unsigned int n;
+	char num[2][24];	/* numbers spelled for the cell */
+};
+
+/* Order of the joined texts as strcmp's of their first CELL_MAX - 1 bytes. */
+int cell_cmp(const struct cell *a, const struct cell *b);
+/* The joined text in buf, cut to len - 1 bytes as snprintf cuts it. */
+void cell_join(const struct cell *c, char *buf, size_t len);
+
+/*
+ * One descriptor per --sort key, as perf's struct sort_entry: the column
+ * the key shows, its names, how rows compare by it, its text cell and its
+ * JSON members.  report_columns[] is indexed by enum report_key; its order
+ * is the order of the members of a JSON row.
+ */
+struct column {
+	const char *name;	/* --sort and --fields: "func" */
+	const char *title;	/* the text table's heading: "function" */
+	enum report_field field;
+	unsigned int brings;	/* 1 << KEY_x: the columns its key shows after its own */
+	/*
+	 * Text: the order name columns are narrowed in to fit a width (1
+	 * first, then 2, then the widest of the 3s); 0: never (numbers).
+	 */
+	unsigned int narrow;
+	bool name_first;	/* narrowed, "f (inlined into g)" keeps f whole */
+	bool file_name;		/* narrowed, ".../file.c:123" stays (up to 30 wide) */
+	void (*text)(const struct report *r, const struct row *row, struct cell *c);
+	/* <0: x first, >0: y first, 0: the next column decides */
+	int (*cmp)(const struct report *r, const struct row *x, const struct row *y);
+	void (*json)(const struct report *r, const struct row *row, int ev, struct ebs_json *j);
+};
+
+extern const struct column report_columns[KEY_MAX];
+
+/* The text of column k of row, cut to len - 1 bytes. */
+void table_cell_text(const struct report *r, const struct row *row, enum report_key k,
+		     char *buf, size_t len);
+
+/* The columns of o->keys (func when none) into r->col, r->cols, r->by_line, r->by_event. */
+void table_plan(struct report *r);
+
+/* Every --fields field is a column of the table: 0, or -EINVAL naming the first that is not. */
+int table_check_fields(const struct report *r, struct ebs_error *err);
+
+/* Most samples in table ev first; ties by the columns in the order shown. */
+int table_row_cmp(const struct report *r, int ev, const struct row *x, const struct row *y);
+
+/* ---- printers -------------------------------------------------------------------------- */
+
+/* Table ev (-1: all events) of rows[0..n), sorted: text (print-text.c) or JSON (print-json.c). */
+void table_print_text(const struct report *r, int ev, struct row **rows, size_t n);
+void table_print_json(const struct report *r, int ev, struct row **rows, size_t n);
+
+#endif /* EBS_REPORT_TABLE_H */

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-report.c - report/'s rules in isolation: the 95% interval, names
+ * elided to a width, and the --sort columns (report/table.h).
+ *
+ *   test_wilson    present_wilson95 against the closed form (to 1e-4
+ *                  percentage points: both are the same double arithmetic
+ *                  written two ways) and against published values
+ *   test_elide     present_elide: whole when it fits, both ends kept, a
+ *                  path's file name kept, widths below "x...y", the buffer
+ *   test_cells     cell_cmp orders as strcmp orders the joined text, on
+ *                  random pieces; cell_join cuts as snprintf
+ *   test_columns   rows compare by their keys: pids as numbers (9 before
+ *                  10), names and source lines as the table shows them
+ *   test_options   --sort and --fields parsing, and the columns a key shows
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/present.h"
+#include "report/table.h"
+#include "test.h"
+
+/* ---- the 95% interval ------------------------------------------------------------------- */
+
+/* Wilson's score interval as usually printed: (p + z²/2n ± z√(p(1-p)/n + z²/4n²)) / (1 + z²/n). */
+static void closed_form(double k, double n, double *lo, double *hi)
+{
+	const double z = 1.959964;
+	double p = k / n, d = 1 + z * z / n, c = p + z * z / (2 * n);
+	double a = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n));
+
+	*lo = fmax(0, (c - a) / d) * 100;
+	*hi = fmin(1, (c + a) / d) * 100;
+}
+
+static void test_wilson(void)
+{
+	static const unsigned long long cases[][2] = {
+		{0, 10}, {5, 10}, {10, 10}, {1, 1}, {0, 1}, {3, 7}, {1, 1000}, {999, 1000},
+		{12345, 1000000}, {500000, 1000000}, {1, 3},
+	};
+	/*
+	 * published: Newcombe, "Two-sided confidence intervals for the single
+	 * proportion", Stat. Med. 17 (1998), Table II, method 3 (to four
+	 * decimals of a proportion), and the usual worked examples of n = 10
+	 */
+	static const struct {
+		unsigned long long k, n;
+		double lo, hi;
+	} known[] = {
+		{81, 263, 25.53, 36.62}, {15, 148, 6.24, 16.05}, {0, 20, 0.0, 16.11},
+		{1, 29, 0.61, 17.18}, {0, 10, 0.0, 27.75}, {5, 10, 23.66, 76.34},
+		{10, 10, 72.25, 100.0},
+	};
+	char name[128];
+	double lo, hi, clo, chi;
+	size_t i;
+	bool ok = true;
+
+	present_wilson95(0, 0, &lo, &hi);
+	TEST_CHECK("wilson: n = 0 gives [0, 0]", lo == 0 && hi == 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned long long k = cases[i][0], n = cases[i][1];
+
+		present_wilson95(k, n, &lo, &hi);
+		closed_form((double)k, (double)n, &clo, &chi);
+		snprintf(name, sizeof(name), "wilson: %llu/%llu is the closed form's [%.4f, %.4f]",
+			 k, n, clo, chi);
+		if (fabs(lo - clo) < 1e-4 && fabs(hi - chi) < 1e-4)
+			TEST_OK(name);
+		else
+			TEST_FAIL(name, "got [%.6f, %.6f]", lo, hi);
+		/*
+		 * the share itself is inside (to rounding: for k = n the bound
+		 * is 1 - 1e-16 or so), and the interval inside [0, 100]
+		 */
+		ok &= lo >= 0 && hi <= 100 && lo <= 100.0 * (double)k / (double)n + 1e-9 &&
+		      100.0 * (double)k / (double)n <= hi + 1e-9;
+	}
+	TEST_CHECK("wilson: 0 <= lo <= k/n <= hi <= 100 in every case", ok);
+	for (i = 0; i < ARRAY_SIZE(known); i++) {
+		present_wilson95(known[i].k, known[i].n, &lo, &hi);
+		/* the tables give two decimals of a percentage */
+		snprintf(name, sizeof(name), "wilson: %llu/%llu is [%.2f, %.2f] as published",
+			 known[i].k, known[i].n, known[i].lo, known[i].hi);
+		if (fabs(lo - known[i].lo) <= 0.005 + 1e-9 && fabs(hi - known[i].hi) <= 0.005 + 1e-9)
+			TEST_OK(name);
+		else
+			TEST_FAIL(name, "got [%.4f, %.4f]", lo, hi);
+	}
+	present_wilson95(0, 10, &lo, &hi);
+	TEST_CHECK("wilson: 0/n starts at 0 exactly", lo == 0);
+	present_wilson95(10, 10, &lo, &hi);
+	TEST_CHECK("wilson: n/n ends at 100 (to rounding)", hi > 100 - 1e-9 && hi <= 100);
+}
+
+/* ---- elision ------------------------------------------------------------------------------ */
+
+static void elide_is(const char *name, const char *s, size_t width, size_t size, const char *want)
+{
+	char out[256];
+
+	memset(out, 'X', sizeof(out));
+	present_elide(out, size, s, width);
+	TEST_STREQ(name, out, want);
+}
+
+static void test_elide(void)
+{
+	char big[200], out[256];
+	size_t w;
+	bool ok = true;
+
+	elide_is("elide: a name that fits is whole", "main", 10, 256, "main");
+	elide_is("elide: exactly the width is whole", "abcdef", 6, 256, "abcdef");
+	/* 28 bytes in 20: 6 of the start, 11 of the end (more of the end: the own name) */
+	elide_is("elide: the middle goes, both ends stay", "ns::very_long_name::function", 20, 256,
+		 "ns::ve...e::function");
+	/* the end's share would be 13 bytes; the file name's 16 fit, so it stays whole */
+	elide_is("elide: a path keeps its whole file name", "/very/long/directory/path/hot_loop_file.c",
+		 24, 256, "/very.../hot_loop_file.c");
+	elide_is("elide: below 5 columns, the start only (no room for x...y)", "abcdefgh", 4, 256,
+		 "abcd");
+	elide_is("elide: width 0 is empty", "abcdefgh", 0, 256, "");
+	elide_is("elide: the buffer bounds the width (size 8: 7 bytes)", "abcdefghijkl", 100, 8,
+		 "a...jkl");
+	/* every width of a long name: exactly width bytes, its start and its end around "..." */
+	memset(big, 'a', sizeof(big));
+	memcpy(big, "start", 5);
+	memcpy(big + sizeof(big) - 5, "_end", 5);	/* ends in its NUL */
+	for (w = 5; w < sizeof(big) - 1; w++) {
+		char *dots;
+
+		present_elide(out, sizeof(out), big, w);
+		dots = strstr(out, "...");
+		ok &= strlen(out) == w && dots && !strncmp(out, big, (size_t)(dots - out)) &&
+		      !strcmp(dots + 3, big + strlen(big) - strlen(dots + 3)) &&
+		      (w < 6 || dots > out);	/* a start from width 6: (6 - 3) * 2 / 5 */
+	}
+	TEST_CHECK("elide: widths 5..198 of a 199-byte name: width bytes, start...end", ok);
+	/* bytes, not characters: present.h promises no more (UTF-8 may be cut) */
+	present_elide(out, sizeof(out), "caf\xc3\xa9_\xc3\xa9t\xc3\xa9_tr\xc3\xa8s_long", 12);
+	TEST_EQ("elide: UTF-8 counts in bytes: 12 bytes for width 12", strlen(out), 12);
+}
+
+/* ---- cells ------------------------------------------------------------------------------ */
+
+static int sign(int v)
+{
+	return (v > 0) - (v < 0);
+}
+
+/* A random cell of up to 6 pieces over an alphabet where order matters: ' ' < '(' < ')' < '0'. */
+static void random_cell(struct cell *c, char store[][8])
+{
+	static const char alpha[] = " ()09:a";
+	unsigned int i, j, len;
+
+	c->n = (unsigned int)(rand() % 7);
+	for (i = 0; i < c->n; i++) {
+		len = (unsigned int)(rand() % 4);
+		for (j = 0; j < len; j++)
+			store[i][j] = alpha[rand() % (int)(sizeof(alpha) - 1)];
+		store[i][len] = '\0';
+		c->piece[i] = store[i];
+	}
+}
+
+static void test_cells(void)
+{
+	struct cell a, b;
+	char sa[12][8], sb[12][8], ja[128], jb[128];
+	static char long_a[5000], long_b[5000];
+	unsigned int i, bad = 0;
+
+	srand(12);
+	for (i = 0; i < 50000; i++) {
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		random_cell(&a, sa);
+		random_cell(&b, sb);
+		cell_join(&a, ja, sizeof(ja));
+		cell_join(&b, jb, sizeof(jb));
+		bad += sign(cell_cmp(&a, &b)) != sign(strcmp(ja, jb));
+	}
+	TEST_EQ("cells: 50,000 random pairs order as strcmp of their text", bad, 0);
+
+	/* the table prints at most CELL_MAX - 1 bytes of a cell: rows sort by those */
+	memset(long_a, 'a', sizeof(long_a) - 1);
+	memset(long_b, 'a', sizeof(long_b) - 1);
+	long_b[CELL_MAX] = 'b';
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.piece[a.n++] = long_a;
+	b.piece[b.n++] = long_b;
+	TEST_EQ("cells: texts equal in what the table shows compare equal", cell_cmp(&a, &b), 0);
+	long_b[CELL_MAX - 2] = 'b';
+	TEST_CHECK("cells: ...and differ on its last byte", cell_cmp(&a, &b) < 0);
+
+	memset(&a, 0, sizeof(a));
+	a.piece[a.n++] = "abc";
+	a.piece[a.n++] = "def";
+	cell_join(&a, ja, 5);
+	TEST_STREQ("cells: joined text cut as snprintf cuts it", ja, "abcd");
+}
+
+/* ---- columns ---------------------------------------------------------------------------- */
+
+static struct row *new_row(u64 samples)
+{
+	struct row *row = calloc(1, sizeof(*row) + 1);
+
+	if (row) {
+		row->samples[0] = samples;
+		row->all = samples;
+	}
+	return row;
+}
+
+/* The column's order of x and y, checked both ways. */
+static int col_order(const struct report *r, enum report_key k, const struct row *x,
+		     const struct row *y)
+{
+	int a = report_columns[k].cmp(r, x, y), b = report_columns[k].cmp(r, y, x);
+
+	return sign(a) == -sign(b) ? sign(a) : 99;
+}
+
+static void test_columns(void)
+{
+	static const struct report_opts o;
+	struct report r = {.o = &o};
+	struct row *x = new_row(5), *y = new_row(5);
+	struct caller callers[3] = {
+		{.function = "g", .all = 3}, {.function = "h", .all = 2}, {.function = NULL, .all = 1},
+	};
+	char buf[CELL_MAX];
+
+	if (!x || !y) {
+		TEST_FAIL("columns", "out of memory");
+		return;
+	}
+	x->key.pid = 9;
+	y->key.pid = 10;
+	TEST_EQ("columns: pid 9 before pid 10 (numbers, not text)", col_order(&r, KEY_PID, x, y), -1);
+	table_cell_text(&r, x, KEY_PID, buf, sizeof(buf));
+	TEST_STREQ("columns: pid 9's cell", buf, "9");
+	r.cols[r.nr_cols++] = KEY_PID;
+	TEST_CHECK("columns: equal counts, the pid decides the row order",
+		   table_row_cmp(&r, 0, x, y) < 0 && table_row_cmp(&r, 0, y, x) > 0);
+	y->samples[0] = y->all = 6;
+	TEST_CHECK("columns: more samples first, whatever the pid",
+		   table_row_cmp(&r, 0, y, x) < 0 && table_row_cmp(&r, -1, y, x) < 0);
+	y->samples[0] = y->all = 5;
+
+	x->key.tid = 100;
+	y->key.tid = 20;
+	TEST_EQ("columns: tid 20 before tid 100", col_order(&r, KEY_TID, y, x), -1);
+	x->key.event = 1;
+	TEST_EQ("columns: events in the file's order", col_order(&r, KEY_EVENT, y, x), -1);
+
+	x->key.comm = "bash";
+	y->key.comm = NULL;
+	TEST_EQ("columns: a command of no name is '?\?', before 'bash'", col_order(&r, KEY_COMM, y, x),
+		-1);
+
+	/* source lines sort as the table's text always did: "a.c:10" before "a.c:9" */
+	x->key.file = y->key.file = "a.c";
+	x->key.line = 10;
+	y->key.line = 9;
+	TEST_EQ("columns: a.c:10 before a.c:9 (the text's order, as before)",
+		col_order(&r, KEY_LINE, x, y), -1);
+	y->key.file = "a.c.h";
+	TEST_EQ("columns: a.c.h:9 before a.c:10 ('.' < ':' in the text)",
+		col_order(&r, KEY_LINE, y, x), -1);
+	y->key.line = 0;
+	table_cell_text(&r, y, KEY_LINE, buf, sizeof(buf));
+	TEST_STREQ("columns: no line is '?\?'", buf, "??");
+
+	/* functions: as "f (inlined into g)" reads */
+	x->key.function = y->key.function = "f";
+	x->key.inlined_into = "g(int) const";
+	y->key.inlined_into = "g(int)";
+	TEST_EQ("columns: f (inlined into g(int) const) before f (inlined into g(int))",
+		col_order(&r, KEY_FUNC, x, y), -1);
+	y->key.inlined_into = NULL;
+	TEST_EQ("columns: f before f (inlined into ...)", col_order(&r, KEY_FUNC, y, x), -1);
+	table_cell_text(&r, x, KEY_FUNC, buf, sizeof(buf));
+	TEST_STREQ("columns: an inlined function's cell", buf, "f (inlined into g(int) const)");
+	/* a source line's row of --sort line: its function and its callers */
+	r.by_line = true;
+	x->key.function = x->key.inlined_into = NULL;
+	x->key.line = 10;
+	x->function = "f";
+	x->callers = callers;
+	x->ncallers = 3;
+	x->samples[0] = x->all = 6;
+	table_cell_text(&r, x, KEY_FUNC, buf, sizeof(buf));
+	TEST_STREQ("columns: a line's function and where it was inlined", buf,
+		   "f (and inlined into g, h)");
+	TEST_EQ("columns: ...its own samples", row_own_samples(x, -1), 1);
+	x->ncallers = 2;
+	x->samples[0] = x->all = 5;
+	table_cell_text(&r, x, KEY_FUNC, buf, sizeof(buf));
+	TEST_STREQ("columns: a line all inlined", buf, "f (inlined into g, h)");
+	x->callers = NULL;
+	x->ncallers = 0;
+	x->function = NULL;
+	x->key.line = 0;
+	TEST_STREQ("columns: no function is '?\?'", row_function(x), "??");
+	free(x);
+	free(y);
+}
+
+/* ---- options ---------------------------------------------------------------------------- */
+
+static void test_options(void)
+{
+	struct report_opts o = {0};
+	struct ebs_error err = {0};
+	struct report r = {.o = &o};
+
+	TEST_EQ("options: --sort pid,sym,srcline", report_parse_keys("pid,sym,srcline", &o, &err), 0);
+	TEST_CHECK("options: ...is pid, func, line",
+		   o.nr_keys == 3 && o.keys[0] == KEY_PID && o.keys[1] == KEY_FUNC &&
+		   o.keys[2] == KEY_LINE);
+	TEST_EQ("options: --sort bogus", report_parse_keys("bogus", &o, &err), -EINVAL);
+	TEST_EQ("options: --sort func,function", report_parse_keys("func,function", &o, &err),
+		-EINVAL);
+	TEST_EQ("options: --fields samples,interval,func,comm",
+		report_parse_fields("samples,interval,func,comm", &o, &err), 0);
+	TEST_EQ("options: ...those bits", o.fields,
+		1u << FIELD_SAMPLES | 1u << FIELD_CI | 1u << FIELD_FUNC | 1u << FIELD_COMM);
+	TEST_EQ("options: --fields nope", report_parse_fields("nope", &o, &err), -EINVAL);
+
+	report_parse_keys("line", &o, &err);
+	o.fields = 0;
+	table_plan(&r);
+	TEST_CHECK("options: --sort line shows line, function, dso, one row per line",
+		   r.nr_cols == 3 && r.cols[0] == KEY_LINE && r.cols[1] == KEY_FUNC &&
+		   r.cols[2] == KEY_DSO && r.by_line && !r.by_event);
+	o.fields = 1u << FIELD_FUNC;
+	TEST_EQ("options: --sort line --fields func: the line is missing",
+		table_check_fields(&r, &err), -EINVAL);
+	o.fields = 1u << FIELD_LINE | 1u << FIELD_PID;
+	TEST_EQ("options: --sort line --fields line,pid: pid is no column",
+		table_check_fields(&r, &err), -EINVAL);
+	TEST_CHECK("options: ...and the message says so", strstr(err.msg, "--fields pid") != NULL);
+
+	memset(&r, 0, sizeof(r));
+	r.o = &o;
+	o.no_inline = true;
+	report_parse_keys("event,func,pid", &o, &err);
+	table_plan(&r);
+	TEST_CHECK("options: --sort event,func,pid: event, function, dso, pid; one table",
+		   r.nr_cols == 4 && r.cols[0] == KEY_EVENT && r.cols[1] == KEY_FUNC &&
+		   r.cols[2] == KEY_DSO && r.cols[3] == KEY_PID && r.by_event && !r.by_line);
+}
+
+int main(void)
+{
+	test_wilson();
+	test_elide();
+	test_cells();
+	test_columns();
+	test_options();
+	return test_done();
+}

@@ -1,13 +1,17 @@
 # ebs - one Makefile for the whole tree.  kmod/ is built through kbuild.
 #
 #   make                 build/ebs and one static library per module
-#   make test            unit + integration tests; ends with "N passed, N failed, N skipped"
+#   make test            installs what is missing (scripts/deps.sh), then every
+#                        test, the QEMU one too; ends with "N passed, N failed, N skipped"
+#   make check           the tests that need no network and no install; the rest SKIP
+#   make check-libdwarf2 ebs built and tested against libdwarf 2.x (LIBDWARF2_TAR)
 #   make demo            install missing packages, build, record the bundled workload, report
 #   make bench           ebs against perf: recording overhead, report speed (ratios)
 #   make kmod            ebs.ko (KDIR= for another kernel tree); make test-kmod: in QEMU
 #   make install         PREFIX=/usr/local DESTDIR=   (make uninstall: the same files)
 #   V=1                  full command lines      DEBUG=1 (or CI=true)  -Werror
 #   SAN=address,undefined  sanitizer build (into build-san/)
+#   NO_CAPSTONE=1        build without capstone (annotate --asm then says so)
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -47,15 +51,61 @@ BASE_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=a
 LDFLAGS += -fsanitize=$(SAN)
 endif
 
+# ---- libraries ------------------------------------------------------------
+# Goals that compile nothing themselves (those that first install what is
+# missing, then run make again) neither probe nor check the libraries.
+NO_PROBE_GOALS := clean deps uninstall test demo fuzz test-kmod check-libdwarf2 libdwarf2 kmod
+PROBE := $(if $(MAKECMDGOALS),$(filter-out $(NO_PROBE_GOALS),$(MAKECMDGOALS)),all)
+
 LIBELF_CFLAGS := $(shell pkg-config --cflags libelf 2>/dev/null)
 LIBELF_LIBS   := $(shell pkg-config --libs libelf 2>/dev/null || echo -lelf)
-LIBDWARF_LIBS := $(shell pkg-config --libs libdwarf 2>/dev/null || echo -ldwarf)
+# libdwarf: where pkg-config says (libdwarf 0.x and later install a .pc, with
+# -I.../libdwarf-0 or -2; a PKG_CONFIG_PATH points at another, as
+# check-libdwarf2 does), else Debian 12's /usr/include/libdwarf (it has no
+# .pc).  symbolize/dwarf_compat.h adapts to either API.
+LIBDWARF_PC     := $(shell pkg-config --exists libdwarf 2>/dev/null && echo y)
+LIBDWARF_CFLAGS := $(if $(LIBDWARF_PC),$(shell pkg-config --cflags libdwarf),$(patsubst \
+	%/libdwarf.h,-I%,$(firstword $(wildcard /usr/include/libdwarf/libdwarf.h))))
+LIBDWARF_LIBS   := $(if $(LIBDWARF_PC),$(shell pkg-config --libs libdwarf),-ldwarf)
+# capstone (ebs annotate --asm decodes instructions with it) is optional:
+# without its header, or with NO_CAPSTONE=1, ebs is built without it and
+# the code sees EBS_HAVE_CAPSTONE 0.
+HASH := \#
+ifeq ($(NO_CAPSTONE),)
+ifneq ($(PROBE),)
+EBS_HAVE_CAPSTONE := $(shell printf '$(HASH)include <capstone/capstone.h>\n' | \
+	$(CC) $(CFLAGS) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0)
+endif
+endif
+EBS_HAVE_CAPSTONE ?= 0
+CAPSTONE_LIBS := $(if $(filter 1,$(EBS_HAVE_CAPSTONE)),$(shell \
+	pkg-config --libs capstone 2>/dev/null || echo -lcapstone))
 # libstdc++ for __cxa_demangle, the C++ runtime's demangler
-# capstone: ebs annotate --asm decodes instructions with it
-CAPSTONE_LIBS := $(shell pkg-config --libs capstone 2>/dev/null || echo -lcapstone)
 LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(CAPSTONE_LIBS) -lz -lstdc++ -lm
 
-ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) $(CFLAGS)
+ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) -DEBS_HAVE_CAPSTONE=$(EBS_HAVE_CAPSTONE) $(CFLAGS)
+
+# Every header the code takes from a package must be there, or the build
+# stops at once with one line naming the Debian packages to install
+# (scripts/check-deps.sh), not with a compiler error.
+ifneq ($(PROBE),)
+DEPS_MISSING := $(shell CC='$(CC)' scripts/check-deps.sh $(LIBELF_CFLAGS) $(LIBDWARF_CFLAGS) $(CFLAGS))
+ifneq ($(DEPS_MISSING),)
+$(error $(DEPS_MISSING))
+endif
+endif
+
+# Objects depend on the flags they are built with: a library found or gone,
+# DEBUG=1 or another CFLAGS rebuilds them (the file changes only then).
+FLAGS_STAMP := $(BUILD)/.flags
+FLAGS_NOW = $(CC) $(ALL_CFLAGS) $(LIBDWARF_CFLAGS) | $(LDFLAGS) $(LIBS)
+ifneq ($(PROBE),)
+ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_NOW))
+$(shell mkdir -p $(BUILD))
+$(file >$(FLAGS_STAMP),$(FLAGS_NOW))
+endif
+endif
+$(FLAGS_STAMP):
 
 # Modules, in link order (a module may use those after it).
 MODULES := report symbolize sampler data util
@@ -71,16 +121,18 @@ CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
 EBS := $(BUILD)/ebs
 
-.PHONY: all deps test unit-bins demo bench kmod test-kmod install uninstall clean
+.PHONY: all deps test check unit-bins demo bench kmod test-kmod install uninstall clean
 all: $(EBS)
 
 # a recipe that fails leaves no half-written target for the next make to trust
 .DELETE_ON_ERROR:
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	$(call msg,CC,$<)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+# only symbolize/ includes libdwarf's headers (and its dwarf.h is not elfutils')
+$(BUILD)/symbolize/%.o: ALL_CFLAGS += $(LIBDWARF_CFLAGS)
 
 define module_rule
 $$($(1)_LIB): $$($(1)_OBJS)
@@ -120,6 +172,12 @@ include tests/workloads/Makefile.part
 test: deps
 	$(Q)$(MAKE) --no-print-directory all unit-bins workloads
 	$(Q)BUILD=$(BUILD) EBS=$(abspath $(EBS)) tests/run.sh
+
+# The same tests, installing nothing and downloading nothing: a test that
+# would (the QEMU guest's packages and kernel, SQLite from npm, chromium)
+# skips, saying so, unless what it needs is already here or in its cache.
+check: all unit-bins workloads
+	$(Q)EBS_OFFLINE=1 BUILD=$(BUILD) EBS=$(abspath $(EBS)) tests/run.sh
 
 # The module's portable parts, compiled for user space into test-kmod
 # against a simulated PMU (tests/kmod/ebs_compat.h stands in for the kernel).
@@ -167,6 +225,44 @@ fuzz: deps
 	$(Q)$(MAKE) --no-print-directory fuzz-bins
 	$(Q)BUILD=$(BUILD) EBS=$(abspath $(EBS)) FUZZ_BIN=$(FUZZ_BUILD)/tests/fuzz \
 		FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh
+
+# ---- libdwarf 2.x -------------------------------------------------------------
+# ebs on the current libdwarf API (symbolize/dwarf_compat.h): libdwarf built
+# from LIBDWARF2_TAR with cmake and ninja (static, once, about 10 s) into
+# $(LIBDWARF2)/inst, then ebs and the unit tests against it into
+# $(LIBDWARF2)/ebs.  tests/integration/libdwarf2.sh (part of make test and
+# make check) builds both and runs the symbolizer's tests on them;
+# check-libdwarf2 runs that test alone, after installing what it needs.
+LIBDWARF2_TAR ?= ../shared/vendor/libdwarf-2.3.1-src.tar.gz
+LIBDWARF2     := $(BUILD)/libdwarf2
+LIBDWARF2_PC  := $(LIBDWARF2)/inst/lib/pkgconfig/libdwarf.pc
+.PHONY: libdwarf2 check-libdwarf2
+
+# libdwarf reads compressed sections only when cmake finds both zlib and
+# zstd (zlib1g-dev, libzstd-dev); a build without them is refused here.
+$(LIBDWARF2_PC): $(wildcard $(LIBDWARF2_TAR))
+	$(call msg,CMAKE,$(LIBDWARF2)/inst)
+	$(Q)[ -r "$(LIBDWARF2_TAR)" ] || { echo "no libdwarf source at $(LIBDWARF2_TAR) (LIBDWARF2_TAR=)"; exit 1; }
+	$(Q)rm -rf $(LIBDWARF2)/src $(LIBDWARF2)/b $(LIBDWARF2)/inst
+	$(Q)mkdir -p $(LIBDWARF2)/src && tar -xzf $< -C $(LIBDWARF2)/src --strip-components=1
+	$(Q)(cmake -S $(LIBDWARF2)/src -B $(LIBDWARF2)/b -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DBUILD_DWARFDUMP=OFF -DPIC_ALWAYS=ON -DCMAKE_INSTALL_PREFIX=$(abspath $(LIBDWARF2)/inst) && \
+		grep -q '^#define HAVE_ZSTD 1' $(LIBDWARF2)/b/config.h && \
+		ninja -C $(LIBDWARF2)/b install) >$(LIBDWARF2)/build.log 2>&1 || \
+		{ tail -n 5 $(LIBDWARF2)/build.log; \
+		  echo "libdwarf from $< did not build (cmake, ninja-build, zlib1g-dev, libzstd-dev?): see $(LIBDWARF2)/build.log"; \
+		  rm -rf $(LIBDWARF2)/inst; exit 1; }
+
+# libdwarf.a, so the ebs built on it runs without LD_LIBRARY_PATH; its .pc
+# from cmake does not name the decompressors that the archive needs
+libdwarf2: $(LIBDWARF2_PC)
+	$(Q)PKG_CONFIG_PATH=$(abspath $(LIBDWARF2)/inst/lib/pkgconfig) $(MAKE) --no-print-directory \
+		BUILD=$(LIBDWARF2)/ebs \
+		LIBDWARF_LIBS="-L$(abspath $(LIBDWARF2)/inst/lib) -ldwarf -lzstd -lz" all unit-bins
+
+check-libdwarf2: deps
+	$(Q)$(MAKE) --no-print-directory all workloads
+	$(Q)BUILD=$(BUILD) EBS=$(abspath $(EBS)) TESTS=libdwarf2 tests/run.sh
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all workloads

@@ -4,14 +4,22 @@
 #
 #   scripts/deps.sh            build and test dependencies
 #   EBS_DEPS_EXTRA="pkg ..."   more packages (e.g. the kernel-module test's)
+#   EBS_OFFLINE=1              install nothing: say what is missing, exit 1
+#                              (make check; tests then skip, saying why)
 #
-# libclang-rt-dev is the default clang's runtime (libclang-rt-14-dev on
-# Debian 12): libFuzzer, for the fuzz harnesses (docs/fuzzing.md).
+# The build's own (scripts/check-deps.sh names the headers): build-essential,
+# pkg-config, libelf-dev, libdwarf-dev, uthash-dev, zlib1g-dev; libcapstone-dev
+# is optional (annotate --asm); libunwind-dev is declared for call-graph
+# unwinding (not linked yet).  The rest are the tests': libclang-rt-dev is
+# the default clang's runtime (libclang-rt-14-dev on Debian 12): libFuzzer,
+# for the fuzz harnesses (docs/fuzzing.md); cmake, ninja-build and
+# libzstd-dev build libdwarf 2 for tests/integration/libdwarf2.sh.
 set -u
 
 PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
 libcapstone-dev libstb-dev
-elfutils binutils python3 clang llvm libclang-rt-dev ${EBS_DEPS_EXTRA:-}"
+elfutils binutils python3 clang llvm libclang-rt-dev cmake ninja-build libzstd-dev
+${EBS_DEPS_EXTRA:-}"
 
 missing=""
 for p in $PKGS; do
@@ -20,6 +28,10 @@ for p in $PKGS; do
 done
 [ -z "$missing" ] && exit 0
 
+if [ -n "${EBS_OFFLINE:-}" ]; then
+	echo "scripts/deps.sh: missing Debian packages:$missing; not installed (EBS_OFFLINE, make check)" >&2
+	exit 1
+fi
 if [ "$(id -u)" -ne 0 ]; then
 	if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
 		SUDO="sudo -n"

@@ -40,9 +40,8 @@
 #include <unistd.h>
 
 #include <gelf.h>
-#include <libdwarf/dwarf.h>
-#include <libdwarf/libdwarf.h>
 
+#include "symbolize/dwarf_compat.h"
 #include "symbolize/internal.h"
 
 #define NO_SCOPE     UINT32_MAX
@@ -137,11 +136,14 @@ struct name_cache {
 	const char *name;
 };
 
-/* srcfiles_ok's verdict on the line table at off (units may share one) */
+/* line_table's verdict on the line table at off (units may share one) */
 struct table_verdict {
 	UT_hash_handle hh;
 	Dwarf_Off off;
 	bool ok;
+	u32 nfiles;		/* when ok, the table's files: */
+	const char **names;	/* each one's name, interned */
+	const char **dirs;	/* and directory entry (NULL: the unit's own) */
 };
 
 struct dwarf_info {
@@ -540,7 +542,7 @@ static int debug_ranges(struct dwarf_info *di, Dwarf_Die die, Dwarf_Attribute at
 		else
 			break;
 	}
-	dwarf_ranges_dealloc(di->dbg, rs, n);
+	dwarf_dealloc_ranges(di->dbg, rs, n);
 	return e;
 }
 
@@ -890,45 +892,52 @@ static int row_cmp(const void *pa, const void *pb)
 }
 
 /*
- * May dwarf_srcfiles be asked for ctx's file names?  Debian 12's libdwarf
- * (20210528) makes each file's path from its directory entry, and
- * checks the directory number only against the count of entries, which
- * DWARF 5 numbers from 0: a file naming directory N of N entries has it
- * read the pointer past the end of its directory array and take whatever
- * lies there for a string (a crash, or garbage in a file name, depending
- * on what the heap held: ASan does not see inside libdwarf).  And where
- * a path cannot be made (no name, a number past the count) it returns
- * the error without freeing the paths and list cells made before, which
- * with allocation tracking off nothing frees (the comment there says
- * "This can leak some strings").  ctx was read from the same line table
- * header, so ask it first and give such a unit no file names.
+ * ctx's files: each one's name and directory entry, or none at all when
+ * the table names a file without a name or a directory it lacks.  That
+ * is the rule of Debian 12's libdwarf (20210528), whose dwarf_srcfiles
+ * ebs asked for the names before it made them itself (unit_files), and
+ * which could not take such a table: it checks the directory number only
+ * against the count of entries, which DWARF 5 numbers from 0, so a file
+ * naming directory N of N entries had it read the pointer past the end
+ * of its directory array (a crash, or garbage in a file name: ASan does
+ * not see inside libdwarf); and where a path could not be made it
+ * returned the error without freeing the paths made before.
  *
  * libdwarf finds file i by walking its list from the start, so asking
  * for every file costs count^2 / 2 steps: a table of more than
- * MAX_LINE_FILES files gets no names, and the verdict on a table is kept
- * by its offset, as many units may share one table.
+ * MAX_LINE_FILES files gets no names, and the verdict on a table, with
+ * its files, is kept by its offset, as many units may share one table.
+ * 0, or -ENOMEM.
  */
 #define MAX_LINE_FILES 16384
 
-static bool table_files_ok(struct dwarf_info *di, Dwarf_Line_Context ctx, Dwarf_Unsigned version)
+static int table_files(struct dwarf_info *di, Dwarf_Line_Context ctx, Dwarf_Unsigned version,
+		       struct table_verdict *tv)
 {
 	Dwarf_Signed base = 0, count = 0, end = 0, ndirs = 0, i;
 	Dwarf_Error err = NULL;
 	Dwarf_Unsigned limit;
 
+	tv->ok = false;
 	if (dwarf_srclines_files_indexes(ctx, &base, &count, &end, &err) != DW_DLV_OK ||
 	    dwarf_srclines_include_dir_count(ctx, &ndirs, &err) != DW_DLV_OK) {
 		drop_error(di, &err);
-		return false;
+		return 0;
 	}
 	if (count < 0 || ndirs < 0 || end - base > MAX_LINE_FILES) {
 		note(di, "a line table of %lld files", (long long)count);
-		return false;
+		return 0;
+	}
+	if (end > base) {
+		tv->names = calloc((size_t)(end - base), sizeof(*tv->names));
+		tv->dirs = calloc((size_t)(end - base), sizeof(*tv->dirs));
+		if (!tv->names || !tv->dirs)
+			return -ENOMEM;
 	}
 	/* DWARF 5: directories 0 .. ndirs - 1; before: 0 (the unit's own) .. ndirs */
 	limit = version == 5 ? (Dwarf_Unsigned)ndirs - 1 : (Dwarf_Unsigned)ndirs;
 	for (i = base; i < end; i++) {
-		const char *name = NULL;
+		const char *name = NULL, *dname = NULL;
 		Dwarf_Unsigned dir = 0, mtime, len;
 		Dwarf_Form_Data16 *md5 = NULL;
 		int r;
@@ -937,22 +946,47 @@ static bool table_files_ok(struct dwarf_info *di, Dwarf_Line_Context ctx, Dwarf_
 		drop_error(di, &err);
 		if (r != DW_DLV_OK || !name || dir > limit || (version == 5 && !ndirs)) {
 			note(di, "a line table names a file with no name or a directory it lacks");
-			return false;
+			return 0;
 		}
+		/* before DWARF 5, directory 0 is the unit's DW_AT_comp_dir, not in the table */
+		if ((version == 5 || dir) &&
+		    dwarf_srclines_include_dir_data(ctx, (Dwarf_Signed)dir, &dname, &err) != DW_DLV_OK)
+			dname = NULL;
+		drop_error(di, &err);
+		tv->names[i - base] = intern_text(di, name);
+		tv->dirs[i - base] = dname ? intern_text(di, dname) : NULL;
+		if (!tv->names[i - base] || (dname && !tv->dirs[i - base]))
+			return -ENOMEM;
 	}
-	return true;
+	tv->nfiles = (u32)(end - base);
+	tv->ok = true;
+	return 0;
 }
 
-static bool srcfiles_ok(struct dwarf_info *di, Dwarf_Die cu_die, Dwarf_Line_Context ctx,
-			Dwarf_Unsigned version)
+static void verdict_clear(struct table_verdict *tv)
 {
-	struct table_verdict *tv;
+	free(tv->names);
+	free(tv->dirs);
+	tv->names = tv->dirs = NULL;
+	tv->nfiles = 0;
+}
+
+/*
+ * The verdict on the unit's line table (ctx), kept by the table's offset;
+ * in *local when it is not kept (the caller clears it).  NULL when out of
+ * memory.
+ */
+static const struct table_verdict *line_table(struct dwarf_info *di, Dwarf_Die cu_die,
+					      Dwarf_Line_Context ctx, Dwarf_Unsigned version,
+					      struct table_verdict *local)
+{
+	struct table_verdict *tv = local;
 	Dwarf_Attribute attr;
 	Dwarf_Error err = NULL;
 	Dwarf_Off off = 0;
-	bool known = false, ok;
+	bool known = false;
 
-	/* the offset dwarf_srclines_b and dwarf_srcfiles read the table at */
+	/* the offset dwarf_srclines_b read the table at */
 	if (dwarf_attr(cu_die, DW_AT_stmt_list, &attr, &err) == DW_DLV_OK) {
 		known = dwarf_global_formref(attr, &off, &err) == DW_DLV_OK;
 		drop_error(di, &err);
@@ -962,28 +996,103 @@ static bool srcfiles_ok(struct dwarf_info *di, Dwarf_Die cu_die, Dwarf_Line_Cont
 	if (known) {
 		HASH_FIND(hh, di->tables, &off, sizeof(off), tv);
 		if (tv)
-			return tv->ok;
+			return tv;
+		tv = calloc(1, sizeof(*tv));
+		if (!tv)
+			tv = local;
 	}
-	ok = table_files_ok(di, ctx, version);
-	if (known && (tv = calloc(1, sizeof(*tv)))) {
-		tv->off = off;
-		tv->ok = ok;
-		HASH_ADD(hh, di->tables, off, sizeof(tv->off), tv);
-		if (!tv->hh.tbl)
+	if (table_files(di, ctx, version, tv)) {
+		verdict_clear(tv);
+		if (tv != local)
 			free(tv);
+		return NULL;
 	}
-	return ok;
+	if (!tv->ok)
+		verdict_clear(tv);
+	if (tv != local) {
+		tv->off = off;
+		HASH_ADD(hh, di->tables, off, sizeof(tv->off), tv);
+		if (!tv->hh.tbl) {	/* not kept: this unit's alone */
+			*local = *tv;
+			free(tv);
+			tv = local;
+		}
+	}
+	return tv;
+}
+
+/*
+ * The unit's file names, from its table's: a name that is absolute as it
+ * is, else joined to its directory entry where that is absolute, else to
+ * the unit's DW_AT_comp_dir and the directory entry.  That is what
+ * libdwarf 20210528's dwarf_srcfiles made, and what elfutils, binutils
+ * and LLVM print.  Later libdwarf (0.8 on) joins a DWARF 5 table's
+ * relative entries to its directory 0 instead of DW_AT_comp_dir, which
+ * for Debian's glibc (comp_dir and directory 0 both "./elf") makes
+ * "./elf/x.c" of what the others call "./elf/./elf/x.c"; joined here,
+ * the names are the same with every libdwarf.
+ */
+static int unit_files(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Line_Context ctx,
+		      const struct table_verdict *tv)
+{
+	const char *comp = NULL;
+	Dwarf_Error err = NULL;
+	char *path = NULL;
+	size_t cap = 0;
+	u32 i;
+
+	if (dwarf_srclines_comp_dir(ctx, &comp, &err) != DW_DLV_OK)
+		comp = NULL;
+	drop_error(di, &err);
+	cu->files = calloc(tv->nfiles, sizeof(*cu->files));
+	if (!cu->files)
+		return -ENOMEM;
+	for (i = 0; i < tv->nfiles; i++) {
+		const char *part[3] = {comp, tv->dirs[i], tv->names[i]};
+		size_t k, first, len = 1, at = 0;
+
+		/* an absolute part drops those before it */
+		first = part[2][0] == '/' ? 2 : part[1] && part[1][0] == '/' ? 1 : 0;
+		for (k = first; k < 3; k++)
+			len += part[k] ? strlen(part[k]) + 1 : 0;
+		if (len > cap) {
+			char *n = realloc(path, len);
+
+			if (!n) {
+				free(path);
+				return -ENOMEM;
+			}
+			path = n;
+			cap = len;
+		}
+		for (k = first; k < 3; k++) {
+			size_t n = part[k] ? strlen(part[k]) : 0;
+
+			if (!n)
+				continue;
+			if (at && path[at - 1] != '/')
+				path[at++] = '/';
+			memcpy(path + at, part[k], n);
+			at += n;
+		}
+		path[at] = 0;
+		cu->files[i] = intern_text(di, path);
+	}
+	cu->nfiles = tv->nfiles;
+	free(path);
+	return 0;
 }
 
 static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_die)
 {
+	struct table_verdict local = {0};
+	const struct table_verdict *tv;
 	Dwarf_Line_Context ctx = NULL;
 	Dwarf_Unsigned version = 0;
 	Dwarf_Small tables = 0;
 	Dwarf_Error err = NULL;
 	Dwarf_Line *lines = NULL;
-	Dwarf_Signed n = 0, nf = 0, i;
-	char **files = NULL;
+	Dwarf_Signed n = 0, i;
 	int e = 0;
 
 	if (dwarf_srclines_b(cu_die, &version, &tables, &ctx, &err) != DW_DLV_OK) {
@@ -1007,21 +1116,12 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 
 		cu->file0_is_1 = producer && !strncmp(producer, "GNU ", 4);
 	}
-	if (srcfiles_ok(di, cu_die, ctx, version) && dwarf_srcfiles(cu_die, &files, &nf, &err) == DW_DLV_OK &&
-	    nf > 0) {
-		cu->files = calloc((size_t)nf, sizeof(*cu->files));
-		if (!cu->files)
-			e = -ENOMEM;
-		for (i = 0; i < nf; i++) {
-			if (cu->files && files[i])
-				cu->files[i] = intern_text(di, files[i]);
-			dwarf_dealloc(di->dbg, files[i], DW_DLA_STRING);
-		}
-		dwarf_dealloc(di->dbg, files, DW_DLA_LIST);
-		if (cu->files)
-			cu->nfiles = (u32)nf;
-	}
-	drop_error(di, &err);
+	tv = line_table(di, cu_die, ctx, version, &local);
+	if (!tv)
+		e = -ENOMEM;
+	else if (tv->ok && tv->nfiles)
+		e = unit_files(di, cu, ctx, tv);
+	verdict_clear(&local);
 	if (!e && dwarf_srclines_from_linecontext(ctx, &lines, &n, &err) == DW_DLV_OK && n > 0) {
 		cu->rows = calloc((size_t)n, sizeof(*cu->rows));
 		if (!cu->rows)
@@ -1721,7 +1821,7 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle, char *why, 
 	 * library-wide setting; the same value every time).
 	 */
 	dwarf_set_de_alloc_flag(0);
-	r = dwarf_init_b(di->fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &di->dbg, &err);
+	r = dwarf_init_b(di->fd, DW_GROUPNUMBER_ANY, NULL, NULL, &di->dbg, &err);
 	if (r != DW_DLV_OK) {
 		snprintf(why, why_len, "%s",
 			 r == DW_DLV_ERROR ? dwarf_errmsg(err) : "no DWARF debug information");
@@ -1749,7 +1849,6 @@ void dwarf_info__free(struct dwarf_info *di)
 {
 	struct table_verdict *tv, *ttv;
 	struct name_cache *n, *tn;
-	Dwarf_Error err = NULL;
 	size_t i;
 
 	if (!di)
@@ -1761,7 +1860,7 @@ void dwarf_info__free(struct dwarf_info *di)
 	free(di->rng);
 	free(di->rng_tables);
 	if (di->dbg)
-		dwarf_finish(di->dbg, &err);
+		dwarf_finish(di->dbg);
 	if (di->fd >= 0)
 		close(di->fd);
 	HASH_ITER(hh, di->names, n, tn) {
@@ -1770,6 +1869,7 @@ void dwarf_info__free(struct dwarf_info *di)
 	}
 	HASH_ITER(hh, di->tables, tv, ttv) {
 		HASH_DEL(di->tables, tv);
+		verdict_clear(tv);
 		free(tv);
 	}
 	ebs_strset__free(&di->strs);
@@ -2028,7 +2128,7 @@ int eh_frame__fde_around(const char *path, u64 addr, u64 *lo, u64 *hi, u64 *next
 	 * out, and only dwarf_finish with the record on frees them.
 	 */
 	dwarf_set_de_alloc_flag(1);
-	if (dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &dbg, &err) != DW_DLV_OK)
+	if (dwarf_init_b(fd, DW_GROUPNUMBER_ANY, NULL, NULL, &dbg, &err) != DW_DLV_OK)
 		goto out;
 	if (dwarf_get_fde_list_eh(dbg, &cies, &ncies, &fdes, &nfdes, &err) != DW_DLV_OK)
 		goto out;
@@ -2055,12 +2155,12 @@ int eh_frame__fde_around(const char *path, u64 addr, u64 *lo, u64 *hi, u64 *next
 		if (low > addr && low < *next)
 			*next = low;
 	}
-	dwarf_fde_cie_list_dealloc(dbg, cies, ncies, fdes, nfdes);
+	dwarf_dealloc_fde_cie_list(dbg, cies, ncies, fdes, nfdes);
 out:
 	if (err)
 		dwarf_dealloc_error(dbg, err);
 	if (dbg)
-		dwarf_finish(dbg, &err);
+		dwarf_finish(dbg);
 	dwarf_set_de_alloc_flag(0);
 	close(fd);
 	return r;

@@ -3,7 +3,12 @@
 # their PASS/FAIL/SKIP lines and end with "N passed, N failed, N skipped".
 #
 # Environment: BUILD (build dir), EBS (path of the ebs binary),
-# TESTS="pattern" runs only the tests whose file name matches.
+# TESTS="pattern" runs only the tests whose file name matches,
+# EBS_OFFLINE=1 (make check): tests install nothing and download nothing;
+# those that would have to skip, saying so.
+#
+# Each test has 600 s; a script that needs longer says so in its first
+# lines: "# timeout: SECONDS".
 set -u
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-build}
@@ -31,7 +36,7 @@ run_one() {	# name, command...
 	local name=$1
 	shift
 	local out rc
-	out=$(timeout 600 "$@" 2>&1)
+	out=$(timeout "${LIMIT:-600}" "$@" 2>&1)
 	rc=$?
 	printf '%s\n' "$out" >>"$log"
 	local p f s
@@ -67,7 +72,8 @@ done
 for t in tests/integration/*.sh; do
 	[ -f "$t" ] || continue
 	[ -n "${TESTS:-}" ] && [[ "$t" != *${TESTS}* ]] && continue
-	run_one "integration/$(basename "$t" .sh)" bash "$t"
+	LIMIT=$(sed -n '1,5s/^# timeout: \([0-9][0-9]*\)$/\1/p' "$t") \
+		run_one "integration/$(basename "$t" .sh)" bash "$t"
 done
 
 for report in "$SANLOGS"/report.*; do

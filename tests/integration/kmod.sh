@@ -4,7 +4,9 @@
 # booting Debian's kernel from an initramfs built here (busybox, the module,
 # ebs with its libraries, static workloads), where tests/kmod/guest-init.sh
 # exercises it.  The guest's log is kept in the test artefacts.  Skips,
-# loudly, only when the packages cannot be installed.
+# loudly, only when the packages cannot be installed, or under make check
+# (EBS_OFFLINE=1: nothing installed, nothing downloaded) when they are not
+# installed or the kernel image and checkpatch.pl are not in the cache.
 . "$(dirname "$0")/../lib.sh"
 
 CACHE="$TOP/$BUILD/kmod-test"	# the kernel image and checkpatch.pl, kept between runs
@@ -30,6 +32,10 @@ KVER=${KDIR#/usr/src/linux-headers-}
 VMLINUZ=/boot/vmlinuz-$KVER
 if [ ! -r "$VMLINUZ" ]; then
 	VMLINUZ="$CACHE/vmlinuz-$KVER"
+	if [ ! -s "$VMLINUZ" ] && [ -n "${EBS_OFFLINE:-}" ]; then
+		skip "all" "linux-image-$KVER is not in $CACHE, and make check downloads nothing (make test does, once)"
+		exit 0
+	fi
 	if [ ! -s "$VMLINUZ" ]; then
 		(cd "$CACHE" && rm -f linux-image-*.deb &&
 			apt-get download -q "linux-image-$KVER" >/dev/null 2>&1 &&
@@ -53,7 +59,7 @@ check "ebs.ko builds without warnings" bash -c "! grep -E 'warning:|error:' kbui
 
 # checkpatch.pl: Debian ships it only in linux-source-*; take it from there once.
 CP="$CACHE/checkpatch/checkpatch.pl"
-if [ ! -f "$CP" ]; then
+if [ ! -f "$CP" ] && [ -z "${EBS_OFFLINE:-}" ]; then
 	src=linux-source-$(echo "$KVER" | cut -d. -f1-2)
 	(cd "$CACHE" && apt-get download -q "$src" >/dev/null 2>&1 &&
 		dpkg-deb --fsys-tarfile "$src"_*.deb | tar -x "./usr/src/$src.tar.xz" &&
@@ -61,11 +67,33 @@ if [ ! -f "$CP" ]; then
 			"$src/scripts/const_structs.checkpatch" &&
 		rm -rf checkpatch && mv "$src/scripts" checkpatch && rm -rf "$src" usr "$src"_*.deb)
 fi
+# Over the module's files and the headers of include/ebs/ that it includes.
+# No errors; a warning only where tests/kmod/checkpatch-allow lists its file
+# and type with the reason, and no line there that no warning needs.
 if [ -f "$CP" ]; then
-	(cd "$TOP/kmod" && perl "$CP" --no-tree -f --terse ebs_*.c ebs_*.h kernel/*.h \
-		../include/ebs/ebs_abi.h) >checkpatch.log 2>&1
+	hdrs=$(cd "$TOP/kmod" && sed -n 's|^#include <\(ebs/[^>]*\)>.*|../include/\1|p' ebs_*.[ch] kernel/*.h | sort -u)
+	# shellcheck disable=SC2086 # hdrs is a list of file names
+	(cd "$TOP/kmod" && perl "$CP" --no-tree -f --terse --show-types ebs_*.c ebs_*.h kernel/*.h \
+		$hdrs) >checkpatch.log 2>&1
 	keep checkpatch.log
 	check "checkpatch.pl: no errors" bash -c "! grep -q ': ERROR:' checkpatch.log && grep -q '^total: 0 errors' checkpatch.log"
+	ALLOW=$TOP/tests/kmod/checkpatch-allow
+	sed -n -E 's/^([^ :]+):[0-9]+: WARNING:([A-Z0-9_]+):.*/\1 \2/p' checkpatch.log | sort -u >warned.txt
+	grep -v -E '^(#|[[:space:]]*$)' "$ALLOW" >allow.txt
+	unlisted=$(awk 'NR == FNR { ok[$1 " " $2] = 1; next } !ok[$1 " " $2]' allow.txt warned.txt)
+	if [ -n "$unlisted" ]; then
+		fail "checkpatch.pl: every warning is listed in tests/kmod/checkpatch-allow" \
+			"not listed: $(while read -r f ty; do grep -F "$f:" checkpatch.log | grep -F "WARNING:$ty:"
+				done <<<"$unlisted" | head -n 5 | tr '\n' '|')"
+	else
+		pass "checkpatch.pl: every warning is listed in tests/kmod/checkpatch-allow ($(wc -l <warned.txt) file and type pairs)"
+	fi
+	check "checkpatch-allow: each line names a file, a type and its reason" \
+		awk 'NF < 3 { exit 1 }' allow.txt
+	stale=$(awk 'NR == FNR { w[$1 " " $2] = 1; next } !w[$1 " " $2] { print $1, $2 }' warned.txt allow.txt)
+	check "checkpatch-allow: no line that no warning needs${stale:+ (stale: $stale)}" [ -z "$stale" ]
+elif [ -n "${EBS_OFFLINE:-}" ]; then
+	skip "checkpatch" "checkpatch.pl is not in $CACHE, and make check downloads nothing (make test fetches it, once)"
 else
 	skip "checkpatch" "checkpatch.pl is not on this machine and linux-source could not be fetched"
 fi

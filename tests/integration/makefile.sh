@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# makefile.sh - the Makefile on a machine that lacks a library.  Each library
+# header the build needs is hidden in turn (an overlay mount with a
+# whiteout, in a mount namespace of the test's own: nothing else sees it):
+# `make` must stop before compiling anything, with one line naming the
+# Debian package to install; goals that install first (deps) must not
+# stop.  Without capstone's header ebs is built without it and `ebs
+# annotate --asm` says so.  Needs root (mounts); skips, saying so, without.
+. "$(dirname "$0")/../lib.sh"
+
+if ! unshare -m --propagation private true 2>/dev/null; then
+	skip "all" "cannot make a mount namespace here (root is needed: unshare -m)"
+	exit 0
+fi
+
+# make in the tree, with this run's environment (CI=true) but not its make's
+MAKE_HERE="env -u MAKEFLAGS -u MAKELEVEL -u SAN make -C $TOP --no-print-directory"
+
+# where the compiler finds HEADER with FLAGS ("" when it does not)
+header_path() {	# HEADER FLAGS...
+	local h=$1
+	shift
+	printf '#include <%s>\n' "$h" | cc "$@" -M -E -x c - 2>/dev/null |
+		tr ' \\' '\n\n' | grep -m 1 -E "/${h//./\\.}\$"
+}
+
+# hidden FILE CMD...: run CMD where FILE does not exist (an overlay over its
+# directory with a whiteout for it), in a mount namespace of its own
+hidden() {
+	local f=$1 ovl
+	shift
+	ovl=$(mktemp -d "$TMP/ovl.XXXXXX")
+	unshare -m --propagation private sh -c '
+		o=$1 f=$2 d=$(dirname "$2")
+		shift 2
+		mkdir "$o/up" "$o/work" &&
+		mknod "$o/up/$(basename "$f")" c 0 0 &&
+		mount -t overlay overlay -o "lowerdir=$d,upperdir=$o/up,workdir=$o/work" "$d" ||
+			{ echo "hidden: cannot hide $f" >&2; exit 99; }
+		exec "$@"' sh "$ovl" "$f" "$@"
+}
+
+LIBDWARF_I=$(pkg-config --cflags libdwarf 2>/dev/null || echo -I/usr/include/libdwarf)
+# header, the flags that find it, the package the message must name
+while read -r h pkg flags; do
+	# shellcheck disable=SC2086 # flags is a list
+	path=$(header_path "$h" $flags)
+	if [ -z "$path" ]; then
+		fail "without $h" "the compiler does not find $h here, so it cannot be hidden"
+		continue
+	fi
+	hidden "$path" $MAKE_HERE BUILD="$TMP/b-$pkg" all >"$pkg.out" 2>&1 </dev/null
+	rc=$?
+	if [ $rc -eq 99 ]; then
+		skip "without $h" "cannot hide $path (no overlay mounts here?): $(head -n 1 "$pkg.out")"
+		continue
+	fi
+	keep "$pkg.out"
+	check "without $h ($path): make fails" [ $rc -ne 0 ]
+	check "without $h: one line, naming the package $pkg" \
+		bash -c "[ \$(wc -l <'$pkg.out') -eq 1 ] && grep -q \"not found; install Debian's.* $pkg \" '$pkg.out'"
+	check "without $h: no compiler error, nothing compiled" \
+		bash -c "! grep -q 'error:' '$pkg.out' && [ -z \"\$(find '$TMP/b-$pkg' -name '*.o' 2>/dev/null)\" ]"
+	hidden "$path" $MAKE_HERE -n deps >"$pkg-deps.out" 2>&1 </dev/null
+	check "without $h: make deps is not stopped (it installs $pkg)" \
+		grep -q 'scripts/deps.sh' "$pkg-deps.out"
+done <<EOF
+uthash.h uthash-dev
+gelf.h libelf-dev
+zlib.h zlib1g-dev
+libdwarf.h libdwarf-dev $LIBDWARF_I
+EOF
+
+# No capstone: ebs without a disassembler.  -O0: only whether it builds
+# and what --asm says matter here.
+cs=$(header_path capstone/capstone.h)
+if [ -z "$cs" ]; then
+	skip "without capstone" "capstone's header is not installed (libcapstone-dev): make test builds without it anyway"
+	exit 0
+fi
+hidden "$cs" $MAKE_HERE -j2 BUILD="$TMP/nocap" CFLAGS="-O0 -g" all >nocap.out 2>&1 </dev/null
+rc=$?
+keep nocap.out
+if [ $rc -eq 0 ]; then
+	pass "without capstone: ebs builds"
+else
+	fail "without capstone: ebs builds" "$(grep -m 1 -E 'error|Error' nocap.out)"
+fi
+check "without capstone: built with EBS_HAVE_CAPSTONE=0" grep -q -- '-DEBS_HAVE_CAPSTONE=0' "$TMP/nocap/.flags"
+if [ $rc -eq 0 ]; then
+	check "without capstone: ebs does not link libcapstone" not bash -c "ldd '$TMP/nocap/ebs' | grep -q capstone"
+	record asm.data -e cpu-clock -F 1000 "$WORKLOADS/hotline" 0.2
+	"$TMP/nocap/ebs" annotate -i asm.data hot_loop --asm --color never >asm.out 2>asm.err
+	rc=$?
+	check "without capstone: annotate --asm fails, saying ebs was built without a disassembler" \
+		bash -c "[ $rc -ne 0 ] && [ \$(wc -l <asm.err) -eq 1 ] && grep -q 'without a disassembler' asm.err"
+fi

@@ -9,22 +9,22 @@
  * innermost function's own line, and each call site it was inlined
  * through shows what it inlined; --no-inline counts it at the compiled
  * function's line instead.  The source is read from the path DWARF gives,
- * mapped through --source-dir.  Instructions are decoded with capstone from
- * the bytes symbolize/ reads out of the DSO.  The listing is built as a
- * model (annotate.h) and printed as text here or as HTML by html.c.
+ * mapped through --source-dir (source.c).  Instructions are decoded
+ * (decode.c) from the bytes symbolize/ reads out of the DSO.  The listing
+ * is built as a model (annotate.h), printed as text by annotate-text.c or
+ * as HTML by html.c.
  */
-#include <capstone/capstone.h>
-#include <elf.h>
 #include <errno.h>
-#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
 #include "report/annotate.h"
+#include "report/decode.h"
 #include "report/present.h"
 #include "report/session.h"
+#include "report/source.h"
 #include "util/hash.h"
 
 #define MAX_FUNC_BYTES (4u << 20)	/* larger "functions" are not decoded */
@@ -62,15 +62,6 @@ struct fl_ent {
 	u64 n;
 };
 
-struct source {
-	UT_hash_handle hh;
-	char *path;		/* as DWARF names it: the key */
-	char *buf;		/* the file, NULL when not found */
-	char **lines;		/* lines[i] is line i + 1 */
-	u32 nlines;
-	char *found_at;
-};
-
 struct annot {
 	const struct annotate_opts *o;
 	struct rsession rs;
@@ -79,7 +70,7 @@ struct annot {
 	/* file names of file listings: one pointer per name, whatever DSO's
 	 * DWARF named it (a header inlined into two libraries) */
 	struct ebs_strset *fnames;
-	struct source *sources;
+	struct source_cache *sources;
 	u64 total;
 	u64 kernel, nofunc;	/* samples no function listing can show: in the kernel
 				 * without kallsyms, outside any known function */
@@ -88,7 +79,6 @@ struct annot {
 	bool file_mode;
 	char target_file[4096];
 	u32 target_line;
-	bool color;
 };
 
 /* ---- collection ------------------------------------------------------- */
@@ -197,115 +187,6 @@ static int collect(void *ctx, const struct resolved *rv)
 	}
 	f->samples++;
 	return add_addr(f, res->dso_addr, res);
-}
-
-/* ---- sources ------------------------------------------------------------ */
-
-/*
- * A source file is read only if it is a regular file (a FIFO at its path
- * must not hang annotate) of at most ANNOT_SOURCE_MAX bytes (nor a link to
- * /dev/zero fill memory), its control characters but tab and newline shown
- * as '?' (nor its text send the terminal escape sequences).  A file there
- * but refused is said once, in a warning.
- */
-#define ANNOT_SOURCE_MAX (256u << 20)	/* bytes; SQLite's 9 MB amalgamation fits */
-
-static char *try_read(struct annot *an, const char *path)
-{
-	char *buf = NULL, msg[PATH_MAX + 128];
-	ssize_t n = ebs_read_file_max(path, ANNOT_SOURCE_MAX, &buf);
-
-	if (n >= 0)
-		return ebs_clean_text(buf, true);
-	if (n != -ENOENT && n != -ENOTDIR && an->o->warn) {
-		snprintf(msg, sizeof(msg), "%s: %s: its source lines are not shown", path,
-			 n == -EFBIG ? "larger than 256 MiB" : ebs_read_strerror((int)n));
-		rsession_warn_annotate(an->o->warn, ebs_clean_text(msg, false));
-	}
-	return NULL;
-}
-
-/*
- * The text of path: as named, else through each --source-dir: "OLD=NEW"
- * replaces a prefix, a plain DIR is tried with the path under it and with
- * the file name alone.
- */
-static struct source *source_of(struct annot *an, const char *path)
-{
-	const char *const *d = an->o->source_dirs;
-	char cand[8192];
-	struct source *s;
-	char *p;
-	u32 n = 0;
-
-	HASH_FIND_STR(an->sources, path, s);
-	if (s)
-		return s;
-	s = calloc(1, sizeof(*s));
-	if (!s || !(s->path = strdup(path))) {
-		free(s);
-		return NULL;
-	}
-	for (; d && *d && !s->buf; d++) {
-		const char *eq = strchr(*d, '=');
-		const char *base = strrchr(path, '/');
-
-		if (eq) {
-			size_t olen = (size_t)(eq - *d);
-
-			if (!strncmp(path, *d, olen)) {
-				snprintf(cand, sizeof(cand), "%s%s", eq + 1, path + olen);
-				s->buf = try_read(an, cand);
-			}
-		} else {
-			snprintf(cand, sizeof(cand), "%s/%s", *d, path[0] == '/' ? path + 1 : path);
-			s->buf = try_read(an, cand);
-			if (!s->buf && base) {
-				snprintf(cand, sizeof(cand), "%s%s", *d, base);
-				s->buf = try_read(an, cand);
-			}
-		}
-		if (s->buf)
-			s->found_at = strdup(cand);
-	}
-	if (!s->buf) {
-		s->buf = try_read(an, path);
-		if (s->buf)
-			s->found_at = strdup(path);
-	}
-	for (p = s->buf; p && *p; p++)
-		n += *p == '\n';
-	if (s->buf && (s->lines = calloc((size_t)n + 2, sizeof(*s->lines)))) {
-		char *line = s->buf;
-
-		while (line && *line) {
-			char *nl = strchr(line, '\n');
-
-			if (nl)
-				*nl = '\0';
-			s->lines[s->nlines++] = line;
-			line = nl ? nl + 1 : NULL;
-		}
-	}
-	HASH_ADD_KEYPTR(hh, an->sources, s->path, strlen(s->path), s);
-	if (!s->hh.tbl) {	/* out of memory: not kept, found again next time */
-		free(s->path);
-		free(s->buf);
-		free(s->lines);
-		free(s->found_at);
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
-static const char *line_text(struct annot *an, const char *file, u32 line)
-{
-	struct source *s = file ? source_of(an, file) : NULL;
-
-	if (!s || !s->lines || !line || line > s->nlines)
-		return NULL;
-	return s->lines[line - 1];
 }
 
 /* ---- one function's model ----------------------------------------------- */
@@ -439,7 +320,7 @@ static bool is_perf_map(const char *dso)
  * with why saying what is missing in words.
  */
 static int kernel_code(struct annot *an, const struct fn_ent *f, u8 *code, size_t len,
-		       u16 *machine, char *why, size_t why_len)
+		       enum sym_arch *code_arch, char *why, size_t why_len)
 {
 	const char *stext = ebs_data__meta(an->rs.d, EBS_META_KERNEL_STEXT);
 	const char *release = ebs_data__meta(an->rs.d, EBS_META_OS_RELEASE);
@@ -449,7 +330,7 @@ static int kernel_code(struct annot *an, const struct fn_ent *f, u8 *code, size_
 	u64 now = 0;
 	int e;
 
-	*machine = arch && !strcmp(arch, "x86_64") ? EM_X86_64 : EM_NONE;
+	*code_arch = arch && !strcmp(arch, "x86_64") ? SYM_ARCH_X86_64 : SYM_ARCH_UNKNOWN;
 	if (stext && symbolizer__kernel_stext(an->rs.sym, &now) == 0 &&
 	    strtoull(stext, NULL, 16) != now) {
 		snprintf(why, why_len, "no instructions: recorded on a kernel laid out otherwise "
@@ -513,22 +394,50 @@ static void name_target(struct annot *an, const struct fn_ent *f, struct ann_ins
 			 (unsigned long long)(ai->target - start));
 }
 
-/*
- * Decode the function's instructions (x86-64 only) into af->insns; 0 or
- * -ENOENT/-ENOMEM.  A byte capstone cannot decode (data in the code,
- * padding) is listed as ".byte 0xNN" and decoding goes on after it, as
- * objdump does: what was decoded is kept, and where it stopped is seen.
- */
-static int decode(struct annot *an, const struct fn_ent *f, struct ann_func *af, char *why,
-		  size_t why_len)
+struct insns_ctx {
+	struct annot *an;
+	const struct fn_ent *f;
+	struct ann_func *af;
+	size_t cap;
+};
+
+/* One decoded instruction into af->insns, its branch target named; 0 or -ENOMEM. */
+static int take_insn(void *ctx, const struct decode_insn *in)
 {
-	size_t len = f->end - f->key.start, off = 0, cap = 0, i, count;
-	u16 machine = 0;
-	cs_insn *insn = NULL;
-	csh cs;
+	struct insns_ctx *ic = ctx;
+	struct ann_insn *ai;
+
+	if (insn_room(ic->af, &ic->cap))
+		return -ENOMEM;
+	ai = &ic->af->insns[ic->af->ninsns++];
+	ai->addr = in->addr;
+	snprintf(ai->text, sizeof(ai->text), "%s", in->text);
+	if (in->has_target) {
+		ai->target = in->target;
+		name_target(ic->an, ic->f, ai);
+	}
+	return 0;
+}
+
+/*
+ * The function's instructions into af->insns; 0, or -ENOENT with why
+ * saying what is missing in words, or -ENOMEM.  A byte the decoder cannot
+ * decode (data in the code, padding) is listed as ".byte 0xNN" and
+ * decoding goes on after it (decode.h): where it stopped is seen.
+ */
+static int insns_of(struct annot *an, const struct fn_ent *f, struct ann_func *af, char *why,
+		    size_t why_len)
+{
+	struct insns_ctx ic = {.an = an, .f = f, .af = af};
+	size_t len = f->end - f->key.start;
+	enum sym_arch arch = SYM_ARCH_UNKNOWN;
 	u8 *code;
 	int e;
 
+	if (!decode_available()) {
+		snprintf(why, why_len, "no instructions: %s", DECODE_NONE_WHY);
+		return -ENOENT;
+	}
 	if (!len || len > MAX_FUNC_BYTES) {
 		snprintf(why, why_len, "no instructions: the function's size is unknown");
 		return -ENOENT;
@@ -536,8 +445,8 @@ static int decode(struct annot *an, const struct fn_ent *f, struct ann_func *af,
 	code = malloc(len);
 	if (!code)
 		return -ENOMEM;
-	e = f->kernel ? kernel_code(an, f, code, len, &machine, why, why_len)
-		      : symbolizer__code(an->rs.sym, f->key.info, f->key.start, code, len, &machine);
+	e = f->kernel ? kernel_code(an, f, code, len, &arch, why, why_len)
+		      : symbolizer__code(an->rs.sym, f->key.info, f->key.start, code, len, &arch);
 	if (e) {
 		if (!f->kernel)
 			snprintf(why, why_len, "no instructions: cannot read the code from %s",
@@ -545,46 +454,12 @@ static int decode(struct annot *an, const struct fn_ent *f, struct ann_func *af,
 		free(code);
 		return e == -ENOMEM ? e : -ENOENT;
 	}
-	if (machine != EM_X86_64) {
+	e = decode_each(arch, code, len, f->key.start, take_insn, &ic);
+	free(code);
+	if (e == -ENOEXEC) {
 		snprintf(why, why_len, "no instructions: only x86-64 code is decoded");
-		free(code);
 		return -ENOENT;
 	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
-		free(code);
-		return -ENOMEM;
-	}
-	cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);	/* as objdump and perf show it */
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);		/* branch targets */
-	while (off < len && !e) {
-		count = cs_disasm(cs, code + off, len - off, f->key.start + off, 0, &insn);
-		for (i = 0; i < count && !(e = insn_room(af, &cap)); i++) {
-			struct ann_insn *ai = &af->insns[af->ninsns++];
-			const cs_detail *d = insn[i].detail;
-
-			ai->addr = insn[i].address;
-			snprintf(ai->text, sizeof(ai->text), "%.31s%s%.63s", insn[i].mnemonic,
-				 insn[i].op_str[0] ? " " : "", insn[i].op_str);
-			if (d && (cs_insn_group(cs, &insn[i], CS_GRP_JUMP) ||
-				  cs_insn_group(cs, &insn[i], CS_GRP_CALL)) &&
-			    d->x86.op_count == 1 && d->x86.operands[0].type == X86_OP_IMM) {
-				ai->target = (u64)d->x86.operands[0].imm;
-				name_target(an, f, ai);
-			}
-			off += insn[i].size;
-		}
-		if (count)
-			cs_free(insn, count);
-		if (off < len && !e && !(e = insn_room(af, &cap))) {
-			struct ann_insn *ai = &af->insns[af->ninsns++];
-
-			ai->addr = f->key.start + off;
-			snprintf(ai->text, sizeof(ai->text), ".byte 0x%02x", code[off]);
-			off++;
-		}
-	}
-	cs_close(&cs);
-	free(code);
 	return e;
 }
 
@@ -774,8 +649,10 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	size_t i;
 	u32 l, lo = UINT32_MAX, hi = 0;	/* the function's own line range in its file */
 
-	if (!af)
+	if (!af) {
+		snprintf(err_why, err_len, "out of memory");
 		return NULL;
+	}
 	af->name = f->name;
 	af->start = f->key.start;
 	af->per = "%func";
@@ -825,15 +702,18 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		hi = lo;	/* a declaration, no row of its own: its first line */
 	/* no source to show: its instructions instead of a page of placeholders */
 	if (af->main_file) {
-		const struct source *src = source_of(an, af->main_file);
+		const struct source *src;
 
-		af->source_missing = src && !src->buf;
+		if (source_cache__get(an->sources, af->main_file, &src))
+			goto nomem;
+		af->read_from = src->read_from;
+		af->source_missing = !src->read_from;
 		if (af->source_missing && !o->asm_)
 			af->asm_for_source = need_insns = true;
 	} else if (!o->asm_ && !f->kernel && !is_perf_map(f->dso)) {
 		af->asm_for_source = need_insns = true;	/* no DWARF: its instructions */
 	}
-	if (need_insns && decode(an, f, af, why, sizeof(why)) == -ENOMEM)
+	if (need_insns && insns_of(an, f, af, why, sizeof(why)) == -ENOMEM)
 		goto nomem;
 	code_read = af->ninsns > 0;
 	/* kernel code not read: at least where in it the samples are */
@@ -914,7 +794,8 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		struct ann_line *al = &lv.v[i];
 
 		al->in_range = al->file == af->main_file && al->line >= lo && al->line <= hi;
-		al->text = line_text(an, al->file, al->line);
+		if (source_cache__line(an->sources, al->file, al->line, &al->text))
+			goto nomem;
 		if (al->self > af->hottest)
 			af->hottest = al->self;
 		/* own code at another function's line: name whose text it is */
@@ -941,7 +822,8 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 			in->file = rc.rows[r - 1].file;
 			in->line = rc.rows[r - 1].line;
 			in->src = line_find(&lv, in->file, in->line);
-			in->line_text = line_text(an, in->file, in->line);
+			if (source_cache__line(an->sources, in->file, in->line, &in->line_text))
+				goto nomem;
 		}
 		/* a line outside its own: inlined code, or another function's text */
 		if (in->line && !(in->file == af->main_file && in->line >= lo && in->line <= hi)) {
@@ -992,156 +874,10 @@ nomem:
 	snprintf(err_why, err_len, "out of memory");
 	free(rc.rows);
 	line_vec__free_index(&lv);
-	free(lv.v);
+	if (lv.v != af->lines)	/* once the model's, free_model frees them */
+		free(lv.v);
 	free_model(af);
 	return NULL;
-}
-
-/* ---- text ---------------------------------------------------------------- */
-
-/* The file name of a path, or "??". */
-static const char *base_name(const char *path)
-{
-	const char *slash = path ? strrchr(path, '/') : NULL;
-
-	return slash ? slash + 1 : path ? path : "??";
-}
-
-static void print_counts(FILE *out, bool color, u64 n, u64 fn_total, u64 total, bool hottest)
-{
-	double pf = present_percent(n, fn_total), pt = present_percent(n, total);
-
-	if (!n) {
-		fprintf(out, "  %8s %6s %6s", "", "", "");
-		return;
-	}
-	fprintf(out, "  %s%8llu %6.1f %6.1f%s", hottest && color ? "\033[1;31m" : present_heat_color(color, pf),
-		(unsigned long long)n, pf, pt, present_color_end(color));
-}
-
-static void print_text(struct annot *an, const struct ann_func *af)
-{
-	FILE *out = an->o->out;
-	bool color = an->color;
-	size_t i;
-
-	fprintf(out, "# annotate: %s (%s, %s)", af->name, af->dso, af->dso_path);
-	if (af->show_start)
-		fprintf(out, " at 0x%llx", (unsigned long long)af->start);
-	fputc('\n', out);
-	fprintf(out, "# event: %s: %llu sample%s in it, %.1f%% of %llu\n", af->event,
-		(unsigned long long)af->samples, af->samples == 1 ? "" : "s", present_percent(af->samples, af->total),
-		(unsigned long long)af->total);
-	if (af->main_file) {
-		struct source *s = source_of(an, af->main_file);
-
-		fprintf(out, "# source: %s%s%s%s\n", af->main_file,
-			s && s->found_at && strcmp(s->found_at, af->main_file) ? " (read from " : "",
-			s && s->found_at && strcmp(s->found_at, af->main_file) ? s->found_at : "",
-			s && s->found_at && strcmp(s->found_at, af->main_file) ? ")" : "");
-		if (!s || !s->buf)
-			fprintf(out, "# note: %s is not there to read (give --source-dir)%s\n",
-				af->main_file, af->asm_for_source ? "; its instructions instead" : "");
-	}
-	if (af->show_asm || af->skid_adjusted)
-		fprintf(out, "# skid: the sampled IP is usually the instruction after the one that "
-			     "caused the event, so the cost lies just before where samples land%s\n",
-			af->skid_adjusted ? "; --skid-adjust moved each sample back one instruction"
-					  : " (--skid-adjust moves each back one instruction)");
-	if (af->note[0])
-		fprintf(out, "# note: %s\n", af->note);
-	if (!af->ninsns && !af->main_file) {
-		fprintf(out, "\n");	/* nothing to list */
-		return;
-	}
-	fprintf(out, "#\n#  %8s %6s %6s  %6s  %s\n", "samples", af->per, "%total", "line",
-		af->asm_for_source ? "    instruction" : "source");
-	if (af->show_asm) {
-		u32 cur_line = 0;
-		const char *cur_file = NULL;
-
-		for (i = 0; i < af->ninsns; i++) {
-			const struct ann_insn *in = &af->insns[i];
-			bool new_line;
-
-			if (!in->shown)
-				continue;
-			if (in->gap_before) {
-				fprintf(out, "  %8s %6s %6s  %6s\n", "", "", "", "...");
-				cur_line = 0;	/* say the line again after a gap */
-			}
-			new_line = in->line && (in->line != cur_line || in->file != cur_file);
-
-			cur_line = in->line ? in->line : cur_line;
-			cur_file = in->line ? in->file : cur_file;
-			if (af->asm_for_source) {
-				/* no text to show: the line numbers beside the instructions */
-				print_counts(out, color, in->samples, af->samples, af->total,
-					     in->samples && in->samples == af->hottest_insn);
-				if (new_line)
-					fprintf(out, "  %6u", in->line);
-				else
-					fprintf(out, "  %6s", "");
-				fprintf(out, "      %llx:  %s", (unsigned long long)in->addr, in->text);
-				if (in->target_name[0])
-					fprintf(out, " <%s>", in->target_name);
-				if (new_line && (in->owner || in->file != af->main_file))
-					fprintf(out, "   [%s%s%s]", in->owner ? in->owner : "",
-						in->owner && in->file != af->main_file ? ", " : "",
-						in->file != af->main_file ? base_name(in->file) : "");
-				fputc('\n', out);
-				continue;
-			}
-			if (new_line) {
-				const char *t = in->line_text;
-				u64 n = in->src ? in->src->self : 0;
-
-				/* the line's own total, as in the source view */
-				print_counts(out, color, n, af->samples, af->total,
-					     n && n == af->hottest);
-				fprintf(out, "  %6u  ", in->line);
-				if (in->file != af->main_file)
-					fprintf(out, "%s: ", base_name(in->file));
-				if (t)
-					fputs(t, out);
-				else
-					fprintf(out, "<%s:%u>", base_name(in->file), in->line);
-				if (in->owner)
-					fprintf(out, "   [%s]", in->owner);
-				fputc('\n', out);
-			}
-			print_counts(out, color, in->samples, af->samples, af->total,
-				     in->samples && in->samples == af->hottest_insn);
-			fprintf(out, "  %6s      %llx:  %s", "", (unsigned long long)in->addr, in->text);
-			if (in->target_name[0])
-				fprintf(out, " <%s>", in->target_name);
-			fputc('\n', out);
-		}
-		fprintf(out, "\n");
-		return;
-	}
-	for (i = 0; i < af->nlines; i++) {
-		const struct ann_line *l = &af->lines[i];
-
-		if (!l->shown)
-			continue;
-		if (l->section_before)
-			fprintf(out, "#\n# %s, %s:\n", l->function ? "inlined code" : "other lines",
-				l->file ? l->file : "??");
-		else if (l->gap_before)
-			fprintf(out, "  %8s %6s %6s  %6s\n", "", "", "", "...");
-		print_counts(out, color, l->self, af->samples, af->total,
-			     l->self && l->self == af->hottest);
-		fprintf(out, "  %6u  %s", l->line, l->text ? l->text : "<source not found>");
-		if (l->function || l->owner)
-			fprintf(out, "   [%s]", l->function ? l->function : l->owner);
-		if (l->inlined)
-			fprintf(out, "   <- %llu sample%s (%.1f%%) of %s inlined here",
-				(unsigned long long)l->inlined, l->inlined == 1 ? "" : "s", present_percent(l->inlined, af->samples),
-				l->callee ? l->callee : "inlined code");
-		fprintf(out, "\n");
-	}
-	fprintf(out, "\n");
 }
 
 /* ---- targets -------------------------------------------------------------- */
@@ -1214,6 +950,7 @@ static struct ann_func *build_file(struct annot *an)
 {
 	struct ann_func *af = calloc(1, sizeof(*af));
 	u32 c = an->o->context, line = an->target_line;
+	const struct source *src;
 	struct line_vec lv = {0};
 	struct fl_ent *e, *tmp;
 	size_t i;
@@ -1254,10 +991,14 @@ static struct ann_func *build_file(struct annot *an)
 					goto nomem;
 		}
 	}
+	if (source_cache__get(an->sources, af->main_file, &src))
+		goto nomem;
+	af->read_from = src->read_from;
 	for (i = 0; i < lv.n; i++) {
 		struct ann_line *l = &lv.v[i];
 
-		l->text = line_text(an, l->file, l->line);
+		if (source_cache__line(an->sources, l->file, l->line, &l->text))
+			goto nomem;
 		l->in_range = true;
 		l->shown = line ? l->line + c >= line && l->line <= line + c
 				: l->text || l->self;	/* not past the end of the file */
@@ -1321,19 +1062,20 @@ static int parse_target(struct annot *an, const char *target, struct ebs_error *
 static int check_target_line(struct annot *an, struct ebs_error *err)
 {
 	const char *file = an->file_mode && an->target_line ? busiest_file(an) : NULL;
-	const struct source *s = file ? source_of(an, file) : NULL;
+	const struct source *s = NULL;
 
-	if (!s || !s->buf || an->target_line <= s->nlines)
+	if (file && source_cache__get(an->sources, file, &s))
+		return ebs_error__set(err, ENOMEM, "out of memory");
+	if (!s || !s->read_from || an->target_line <= s->nlines)
 		return 0;	/* no source to count its lines: any LINE */
 	return ebs_error__set(err, EINVAL, "%s: no line %u: %s has %u lines", an->o->target,
-			      an->target_line, s->found_at ? s->found_at : file, s->nlines);
+			      an->target_line, s->read_from, s->nlines);
 }
 
 static void free_all(struct annot *an)
 {
 	struct fn_ent *f, *ft;
 	struct fl_ent *e, *et;
-	struct source *s, *st;
 	struct addr_cnt *a, *at;
 
 	HASH_ITER(hh, an->fns, f, ft) {
@@ -1349,14 +1091,7 @@ static void free_all(struct annot *an)
 		free(e);
 	}
 	ebs_strset__free(&an->fnames);
-	HASH_ITER(hh, an->sources, s, st) {
-		HASH_DEL(an->sources, s);
-		free(s->path);
-		free(s->buf);
-		free(s->lines);
-		free(s->found_at);
-		free(s);
-	}
+	source_cache__free(an->sources);
 }
 
 int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
@@ -1369,9 +1104,11 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	char why[256] = "";
 	int e;
 
+	/* --asm is all instructions: without a disassembler, nothing to show */
+	if (o->asm_ && !decode_available())
+		return ebs_error__set(err, EOPNOTSUPP, "--asm: %s", DECODE_NONE_WHY);
 	memset(&an, 0, sizeof(an));
 	an.o = o;
-	an.color = !o->html && present_color_on(o->out, o->color);
 	so.debug_dirs = o->debug_dirs;
 	so.kallsyms = o->kallsyms;
 	so.kcore = o->kcore;
@@ -1383,6 +1120,12 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	e = rsession__open(&an.rs, o->input, &so, &o->filter, err);
 	if (e)
 		return e;
+	an.sources = source_cache__new(o->source_dirs, o->warn ? rsession_warn_annotate : NULL,
+				       o->warn);
+	if (!an.sources) {
+		e = ebs_error__set(err, ENOMEM, "out of memory");
+		goto out;
+	}
 	if (an.rs.event < 0)
 		an.rs.event = 0;	/* one event: the first, unless --event */
 	e = rsession__each(&an.rs, collect, &an, err);
@@ -1468,17 +1211,11 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 		if (e)
 			e = ebs_error__set(err, EIO, "%s: cannot write: %s", o->html, strerror(-e));
 	} else {
-		for (i = 0; i < nmodels; i++)
-			print_text(&an, models[i]);
-		if (!o->target && an.kernel)
-			fprintf(o->out, "# not annotated: %llu sample%s (%.1f%%) in the kernel, "
-				"without kernel symbols\n", (unsigned long long)an.kernel,
-				an.kernel == 1 ? "" : "s", present_percent(an.kernel, an.total));
-		if (!o->target && an.nofunc)
-			fprintf(o->out, "# not annotated: %llu sample%s (%.1f%%) outside any known "
-				"function\n", (unsigned long long)an.nofunc,
-				an.nofunc == 1 ? "" : "s", present_percent(an.nofunc, an.total));
-		fflush(o->out);
+		struct ann_rest rest = {.kernel = an.kernel, .nofunc = an.nofunc, .total = an.total};
+
+		annotate_text(o->out, present_color_on(o->out, o->color),
+			      (const struct ann_func *const *)models, nmodels,
+			      o->target ? NULL : &rest);
 	}
 out:
 	for (i = 0; models && i < nmodels; i++)

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * annotate.h - the annotated listing of one function as a model, so that
- * the text (annotate.c) and the HTML (html.c) say the same.  Private to
- * report/.
+ * annotate.h - the annotated listing of one function as a model, built by
+ * annotate.c, so that the text (annotate-text.c) and the HTML (html.c) say
+ * the same.  Private to report/.
  */
 #ifndef EBS_REPORT_ANNOTATE_H
 #define EBS_REPORT_ANNOTATE_H
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "util/util.h"
 
@@ -65,9 +66,29 @@ struct ann_func {
 	bool skid_adjusted;
 	bool show_asm;		/* list the instructions (--asm) */
 	bool asm_for_source;	/* listed since the source is missing (no --asm) */
-	bool source_missing;	/* main_file could not be read */
+	bool source_missing;	/* main_file could not be read (a function's listing) */
+	const char *read_from;	/* where main_file's text was read, NULL when it was not */
 	char note[512];		/* missing source, no line information... */
 };
+
+/* What no listing shows, said after the text listings. */
+struct ann_rest {
+	u64 kernel;		/* samples in the kernel, without kernel symbols */
+	u64 nofunc;		/* samples outside any known function */
+	u64 total;		/* of the event, after the filters */
+};
+
+/* The file name of a path, or "??". */
+static inline const char *ann_base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : path ? path : "??";
+}
+
+/* Print the functions as text (with ANSI colours when color), then rest when not NULL. */
+void annotate_text(FILE *out, bool color, const struct ann_func *const *funcs, size_t n,
+		   const struct ann_rest *rest);
 
 /* Write the functions as one self-contained HTML page. 0 or -errno. */
 int annotate_html(const char *path, const struct ann_func *const *funcs, size_t n,

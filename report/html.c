@@ -50,14 +50,6 @@ static void heat(FILE *f, double pct)
 		fprintf(f, " style=\"background: rgba(230, 60, 30, %.2f)\"", a / 100.0);
 }
 
-/* The file name of a path. */
-static const char *base_name(const char *path)
-{
-	const char *slash = path ? strrchr(path, '/') : NULL;
-
-	return slash ? slash + 1 : path ? path : "??";
-}
-
 struct hot {
 	size_t fn, line;
 	u64 n;
@@ -98,7 +90,7 @@ static void hottest(FILE *f, const struct ann_func *const *funcs, size_t n)
 		double pt = present_percent(l->self, af->total);
 
 		fprintf(f, "<li><a href=\"#f%zu-l%zu\">%s:%u</a>", h[i].fn, h[i].line,
-			base_name(l->file), l->line);
+			ann_base_name(l->file), l->line);
 		/* a file's listing knows the function only of inlined code */
 		if (l->function || strcmp(af->per, "%file")) {
 			fputs(" in ", f);
@@ -180,7 +172,7 @@ static void instructions(FILE *f, const struct ann_func *af, size_t fi)
 			heat(f, present_percent(n, af->samples));
 			fputs("><pre>", f);
 			if (in->file != af->main_file) {
-				esc(f, base_name(in->file));
+				esc(f, ann_base_name(in->file));
 				fputs(": ", f);
 			}
 			esc(f, in->line_text ? in->line_text : "<source not found>");
@@ -213,7 +205,7 @@ static void instructions(FILE *f, const struct ann_func *af, size_t fi)
 			esc(f, in->owner ? in->owner : "");
 			if (in->file != af->main_file) {
 				fputs(in->owner ? ", " : "", f);
-				esc(f, base_name(in->file));
+				esc(f, ann_base_name(in->file));
 			}
 			fputs("]</span>", f);
 		}

@@ -1028,7 +1028,7 @@ int symbolizer__rows(struct symbolizer *s, const struct sym_dso_info *info, u64 
 }
 
 int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
-		     void *buf, size_t len, u16 *machine)
+		     void *buf, size_t len, enum sym_arch *arch)
 {
 	struct stat st;
 	struct dso *d;
@@ -1037,7 +1037,7 @@ int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 
 	ssize_t n;
 	int fd;
 
-	if (!s || !info || !buf)
+	if (!s || !info || !buf || !arch)
 		return -EINVAL;
 	d = dso_of(info);
 	if (d->failed || d->is_jit)
@@ -1045,7 +1045,7 @@ int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 
 	off = dso__vaddr_to_file(d, vaddr, &room);
 	if (off < 0 || room < len)
 		return -ENOENT;
-	*machine = d->machine;
+	*arch = d->machine == EM_X86_64 ? SYM_ARCH_X86_64 : SYM_ARCH_UNKNOWN;
 	if (d->image) {
 		if ((u64)off + len > d->image_size)
 			return -ENOENT;

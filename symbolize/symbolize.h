@@ -143,6 +143,16 @@ struct sym_row {
 	bool inlined;		/* the code there was inlined from another function */
 };
 
+/*
+ * What machine code a DSO holds, for a disassembler: the symbolizer reads
+ * it from the ELF header, so that no other module needs ELF's e_machine.
+ * One constant per architecture that ebs decodes; UNKNOWN for the others.
+ */
+enum sym_arch {
+	SYM_ARCH_UNKNOWN = 0,
+	SYM_ARCH_X86_64,
+};
+
 /* The function covering an address of a DSO, from its symbol table. */
 struct sym_func {
 	const char *name;	/* as in sym_result.function */
@@ -179,7 +189,7 @@ struct sym_span {
  *   file:line (by the declarations of the compilation unit at vaddr), or
  *   NULL when none is known.
  * symbolizer__code: len bytes of the DSO's file at link-time address vaddr
- *   (from its PT_LOAD segments), into buf; *machine gets ELF's e_machine.
+ *   (from its PT_LOAD segments), into buf; *arch gets what code it is.
  */
 int symbolizer__lookup_in(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
 			  struct sym_result *out);
@@ -192,7 +202,7 @@ int symbolizer__source_span(struct symbolizer *s, const struct sym_dso_info *inf
 const char *symbolizer__line_owner(struct symbolizer *s, const struct sym_dso_info *info,
 				   u64 vaddr, const char *file, u32 line);
 int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
-		     void *buf, size_t len, u16 *machine);
+		     void *buf, size_t len, enum sym_arch *arch);
 
 /*
  * Kernel code, for annotation (kcore.c).

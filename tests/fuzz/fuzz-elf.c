@@ -77,7 +77,7 @@ static void probe(struct symbolizer *s, const struct sym_dso_info *info, const c
 	struct sym_span span;
 	unsigned char code[16];
 	u64 lo, hi, next;
-	u16 machine;
+	enum sym_arch arch;
 	int e;
 
 	FUZZ_CHECK(symbolizer__lookup_in(s, info, vaddr, &r) == 0, "lookup_in %#llx",
@@ -93,7 +93,7 @@ static void probe(struct symbolizer *s, const struct sym_dso_info *info, const c
 		(void)symbolizer__line_owner(s, info, vaddr, r.file, r.line);
 	if (!few) /* these open the file each time: a few per input */
 		return;
-	(void)symbolizer__code(s, info, vaddr, code, sizeof(code), &machine);
+	(void)symbolizer__code(s, info, vaddr, code, sizeof(code), &arch);
 	e = eh_frame__fde_around(path, vaddr, &lo, &hi, &next);
 	if (e == 1)
 		FUZZ_CHECK(lo <= vaddr && vaddr < hi, "FDE [%#llx, %#llx) for %#llx",

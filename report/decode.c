@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * decode.c - machine code to instructions (decode.h), through capstone
+ * when ebs is built with it; the only file that includes capstone.h.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/decode.h"
+
+#ifndef EBS_HAVE_CAPSTONE
+#define EBS_HAVE_CAPSTONE 1	/* until the Makefile says */
+#endif
+
+#if EBS_HAVE_CAPSTONE
+#include <capstone/capstone.h>
+
+bool decode_available(void)
+{
+	return true;
+}
+
+/* What capstone decoded, as decode.h says it. */
+static void take(csh cs, const cs_insn *ci, struct decode_insn *out)
+{
+	const cs_detail *d = ci->detail;
+
+	memset(out, 0, sizeof(*out));
+	out->addr = ci->address;
+	out->len = (u8)(ci->size < DECODE_MAX_BYTES ? ci->size : DECODE_MAX_BYTES);
+	memcpy(out->bytes, ci->bytes, out->len);
+	snprintf(out->text, sizeof(out->text), "%.31s%s%.63s", ci->mnemonic,
+		 ci->op_str[0] ? " " : "", ci->op_str);
+	/* a direct branch: one immediate operand, the target address */
+	if (d && (cs_insn_group(cs, ci, CS_GRP_JUMP) || cs_insn_group(cs, ci, CS_GRP_CALL)) &&
+	    d->x86.op_count == 1 && d->x86.operands[0].type == X86_OP_IMM) {
+		out->target = (u64)d->x86.operands[0].imm;
+		out->has_target = true;
+	}
+}
+
+/*
+ * One instruction at a time (cs_disasm_iter) into one cs_insn of our own
+ * (cs_malloc): cs_disasm would allocate each instruction's detail without
+ * checking, and crash when that allocation fails.  Where capstone stops,
+ * the byte there is handed on as a bad one and decoding goes on after it.
+ */
+int decode_each(enum sym_arch arch, const void *code, size_t len, u64 addr,
+		int (*fn)(void *ctx, const struct decode_insn *in), void *ctx)
+{
+	const u8 *p = code;
+	struct decode_insn di;
+	cs_insn *insn;
+	size_t off = 0;
+	cs_err ce;
+	csh cs;
+	int e = 0;
+
+	if (arch != SYM_ARCH_X86_64)
+		return -ENOEXEC;
+	ce = cs_open(CS_ARCH_X86, CS_MODE_64, &cs);
+	if (ce != CS_ERR_OK)
+		return ce == CS_ERR_MEM ? -ENOMEM : -ENOEXEC;
+	cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);	/* as objdump and perf show it */
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);		/* branch targets */
+	insn = cs_malloc(cs);
+	if (!insn) {
+		cs_close(&cs);
+		return -ENOMEM;
+	}
+	while (off < len && !e) {
+		const u8 *at = p + off;
+		size_t left = len - off;
+		uint64_t a = addr + off;
+
+		if (cs_disasm_iter(cs, &at, &left, &a, insn)) {
+			take(cs, insn, &di);
+			off = (size_t)(at - p);
+		} else {
+			/* it stopped here: this byte, and on after it */
+			memset(&di, 0, sizeof(di));
+			di.addr = addr + off;
+			di.bad = true;
+			di.len = 1;
+			di.bytes[0] = p[off];
+			snprintf(di.text, sizeof(di.text), ".byte 0x%02x", p[off]);
+			off++;
+		}
+		e = fn(ctx, &di);
+	}
+	cs_free(insn, 1);
+	cs_close(&cs);
+	return e;
+}
+
+#else /* !EBS_HAVE_CAPSTONE */
+
+bool decode_available(void)
+{
+	return false;
+}
+
+int decode_each(enum sym_arch arch, const void *code, size_t len, u64 addr,
+		int (*fn)(void *ctx, const struct decode_insn *in), void *ctx)
+{
+	(void)arch;
+	(void)code;
+	(void)len;
+	(void)addr;
+	(void)fn;
+	(void)ctx;
+	return -EOPNOTSUPP;
+}
+
+#endif

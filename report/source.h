@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * source.h - the source files ebs annotate shows, each read once, as
+ * untrusted text: found as DWARF names them or through --source-dir, and
+ * kept (found or not) until the cache is freed.  Private to report/.
+ */
+#ifndef EBS_REPORT_SOURCE_H
+#define EBS_REPORT_SOURCE_H
+
+#include "util/util.h"
+
+struct source_cache;
+
+/*
+ * One source file.  A file not found, or refused (not a regular file,
+ * larger than SOURCE_MAX_BYTES, unreadable: warned once), has read_from
+ * NULL and no lines.
+ */
+struct source {
+	const char *path;		/* as DWARF names it */
+	const char *read_from;		/* where its text was read, NULL when not */
+	u32 nlines;
+	const char *const *lines;	/* lines[i] is line i + 1; control characters
+					 * shown as '?' (tab kept, CR as a space) */
+};
+
+#define SOURCE_MAX_BYTES (256u << 20)	/* SQLite's 9 MB amalgamation fits */
+
+/*
+ * dirs (NULL-terminated, or NULL) are --source-dir's: "OLD=NEW" replaces a
+ * path's prefix OLD by NEW, a plain DIR is tried with the path under it
+ * and with the file name alone; the path as named is tried last.  warn
+ * (NULL: quiet) gets one line for each file there but refused.  Returns
+ * NULL with errno set when out of memory.
+ */
+struct source_cache *source_cache__new(const char *const *dirs,
+				       void (*warn)(void *ctx, const char *msg), void *warn_ctx);
+void source_cache__free(struct source_cache *sc);
+
+/*
+ * The source at path, read on first use and kept, whether found or not.
+ * 0 with *out set (borrowed until source_cache__free), or -ENOMEM.
+ */
+int source_cache__get(struct source_cache *sc, const char *path, const struct source **out);
+
+/* Line line (from 1) of file's text into *text, NULL when not there; 0 or -ENOMEM. */
+int source_cache__line(struct source_cache *sc, const char *file, u32 line, const char **text);
+
+#endif /* EBS_REPORT_SOURCE_H */

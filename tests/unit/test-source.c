@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-source.c - report/source.c, the source files ebs annotate shows, in
+ * a directory made here: lines split and counted, control characters shown
+ * as '?' (tab kept, CR as a space), --source-dir's OLD=NEW and DIR forms
+ * and the order they are tried in, a file not there (no warning), a FIFO
+ * and a directory refused at once with one warning each, never read
+ * twice, and each source kept (found or not) as one pointer.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report/source.h"
+#include "test.h"
+
+static char dir[64];
+
+struct warned {
+	unsigned int n;
+	char last[1024];
+};
+
+static void warn(void *ctx, const char *msg)
+{
+	struct warned *w = ctx;
+
+	w->n++;
+	snprintf(w->last, sizeof(w->last), "%s", msg);
+}
+
+static void put(const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* The source at path through sc, or NULL (a failure said). */
+static const struct source *get(struct source_cache *sc, const char *path)
+{
+	const struct source *s = NULL;
+	int e = source_cache__get(sc, path, &s);
+
+	if (e)
+		TEST_FAIL("source: get", "%s: %d", path, e);
+	return e ? NULL : s;
+}
+
+static void test_text(void)
+{
+	struct warned w = {0};
+	struct source_cache *sc = source_cache__new(NULL, warn, &w);
+	const struct source *s, *again;
+	const char *text = NULL;
+	char path[256];
+
+	/* ESC [ 3 1 m, a raw C1 CSI (0x9b), a BEL, a CRLF line end, a tab */
+	put("ctl.c", "int a;\n\x1b[31mred\x9b" "2J\a\r\n\tb = 1;\nlast");
+	snprintf(path, sizeof(path), "%s/ctl.c", dir);
+	s = get(sc, path);
+	if (!s)
+		return;
+	TEST_STREQ("source: read where named", s->read_from, path);
+	TEST_EQ("source: 4 lines (the last without a newline)", s->nlines, 4);
+	TEST_STREQ("source: line 1 as written", s->nlines > 0 ? s->lines[0] : NULL, "int a;");
+	TEST_STREQ("source: escape, C1 and BEL as '?', CR as a space",
+		   s->nlines > 1 ? s->lines[1] : NULL, "?[31mred?2J? ");
+	TEST_STREQ("source: a tab kept", s->nlines > 2 ? s->lines[2] : NULL, "\tb = 1;");
+	again = get(sc, path);
+	TEST_CHECK("source: asked again, the same one", again == s);
+	TEST_CHECK("source: line 4 by file and line",
+		   source_cache__line(sc, path, 4, &text) == 0 && text && !strcmp(text, "last"));
+	TEST_CHECK("source: line 5 and line 0 are not there",
+		   source_cache__line(sc, path, 5, &text) == 0 && !text &&
+		   source_cache__line(sc, path, 0, &text) == 0 && !text);
+	TEST_CHECK("source: no file, no line", source_cache__line(sc, NULL, 1, &text) == 0 && !text);
+	TEST_EQ("source: no warning for a file that is read", w.n, 0);
+	source_cache__free(sc);
+}
+
+static void test_refused(void)
+{
+	struct warned w = {0};
+	struct source_cache *sc = source_cache__new(NULL, warn, &w);
+	const struct source *s;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/missing.c", dir);
+	s = get(sc, path);
+	TEST_CHECK("source: a file not there: no text, no warning",
+		   s && !s->read_from && !s->nlines && w.n == 0);
+	/* a FIFO with no writer: an open that blocked would hang here */
+	snprintf(path, sizeof(path), "%s/fifo.c", dir);
+	if (mkfifo(path, 0600)) {
+		TEST_SKIP("source: a FIFO refused", "mkfifo %s: %s", path, strerror(errno));
+	} else {
+		s = get(sc, path);
+		TEST_CHECK("source: a FIFO refused, not waited on: no text",
+			   s && !s->read_from && !s->nlines);
+		TEST_CHECK("source: a FIFO refused: one warning naming it",
+			   w.n == 1 && strstr(w.last, path) && strstr(w.last, "not shown"));
+		s = get(sc, path);
+		TEST_EQ("source: a FIFO asked again: not tried again, not warned again", w.n, 1);
+	}
+	s = get(sc, dir);
+	TEST_CHECK("source: a directory refused, with one warning", s && !s->read_from && w.n == 2);
+	source_cache__free(sc);
+	source_cache__free(NULL);
+}
+
+static void test_dirs(void)
+{
+	char old_eq_new[256], plain[256], want[256];
+	const char *dirs[3] = {NULL};
+	struct source_cache *sc;
+	const struct source *s;
+
+	if (mkdir(strcat(strcpy(want, dir), "/new"), 0700) ||
+	    mkdir(strcat(strcpy(want, dir), "/new/sub"), 0700) ||
+	    mkdir(strcat(strcpy(want, dir), "/flat"), 0700)) {
+		TEST_FAIL("source: dirs", "mkdir under %s: %s", dir, strerror(errno));
+		return;
+	}
+	put("new/sub/m.c", "mapped\n");
+	put("flat/f.c", "flat\n");
+	put("flat/m.c", "not this one\n");
+	snprintf(old_eq_new, sizeof(old_eq_new), "/build/old=%s/new", dir);
+	snprintf(plain, sizeof(plain), "%s/flat", dir);
+	dirs[0] = old_eq_new;
+	dirs[1] = plain;
+	sc = source_cache__new(dirs, NULL, NULL);
+	s = get(sc, "/build/old/sub/m.c");
+	snprintf(want, sizeof(want), "%s/new/sub/m.c", dir);
+	TEST_CHECK("source: OLD=NEW replaces the prefix, and comes first",
+		   s && s->read_from && !strcmp(s->read_from, want) && s->nlines == 1 &&
+		   !strcmp(s->lines[0], "mapped"));
+	s = get(sc, "/elsewhere/deep/f.c");
+	snprintf(want, sizeof(want), "%s/flat/f.c", dir);
+	TEST_CHECK("source: a plain DIR finds the file by its name",
+		   s && s->read_from && !strcmp(s->read_from, want) && s->nlines == 1);
+	TEST_STREQ("source: the path as DWARF names it is kept", s ? s->path : NULL,
+		   "/elsewhere/deep/f.c");
+	source_cache__free(sc);
+}
+
+int main(void)
+{
+	char cmd[128];
+
+	snprintf(dir, sizeof(dir), "/tmp/test-source.XXXXXX");
+	if (!mkdtemp(dir)) {
+		TEST_FAIL("source: setup", "mkdtemp: %s", strerror(errno));
+		return test_done();
+	}
+	test_text();
+	test_refused();
+	test_dirs();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		TEST_FAIL("source: cleanup", "%s failed", cmd);
+	return test_done();
+}

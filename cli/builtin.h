@@ -39,27 +39,77 @@ int cli_number(const char *cmd, const char *opt, const char *s, u64 min, u64 max
 	       u64 *out);
 
 /*
- * Option values, each with one line naming the command and the option on
- * error (returning -EINVAL): a whole decimal number from min to INT_MAX
- * (callers keep some in an int), a percentage 0..100, auto|always|never.
+ * A whole decimal number from min to INT_MAX (callers keep some in an
+ * int), with one line naming the command and the option on error
+ * (returning -EINVAL).
  */
 int cli_u32(const char *cmd, const char *opt, const char *s, unsigned int min, unsigned int *out);
-int cli_percent(const char *cmd, const char *s, double *out);
-int cli_color(const char *cmd, const char *s, enum report_color *out);
 
 /*
- * The sample filters that report and annotate share: -e/--event, --pid,
- * --tid, --comm, --dso, --func.  CLI_FILTER_OPTIONS goes into the long
- * options; cli_filter_option() takes getopt's c: 1 when it was one of them
- * (stored in f), 0 when not, -EINVAL after one line naming the option.
+ * A real number: from 0 (above 0 with above_zero) to max (max >= 1e300: no
+ * limit), in *out; else one line naming the command, the option, the range
+ * and the value, and -EINVAL.
  */
-enum { CLI_OPT_PID = 0x1000, CLI_OPT_TID, CLI_OPT_COMM, CLI_OPT_DSO, CLI_OPT_FUNC };
-#define CLI_FILTER_OPTIONS                                                                         \
+int cli_real(const char *cmd, const char *opt, const char *s, bool above_zero, double max,
+	     double *out);
+
+/*
+ * One word of a NULL-terminated list: *out its index; else one line
+ * "ebs CMD: OPT 'S': a, b or c" and -EINVAL.
+ */
+int cli_choice(const char *cmd, const char *opt, const char *s, const char *const *words,
+	       unsigned int *out);
+extern const char *const cli_backend_words[];	/* --backend: enum record_backend's order */
+
+/*
+ * The options of every command that reads a data file (report, annotate,
+ * and those to come: flamegraph, script, diff, export), parsed once into
+ * a struct view_opts (report/report.h) by view.c:
+ *   -i/--input, -n/--top, --min-percent, -e/--event, --pid, --tid, --comm,
+ *   --dso, --func, --no-inline, --color/--colour, --debug-dir, --kallsyms,
+ *   --[no-]demangle, --no-pager.
+ * CLI_VIEW_OPTIONS goes into the command's long options and
+ * CLI_VIEW_SHORT into its optstring.  cli_view_init() sets the defaults
+ * (ebs.data, stdout, warnings to stderr); cli_view_option() takes each of
+ * getopt's c: 1 when it was one of them, 0 when not, -EINVAL after one line
+ * naming the option, -ENOMEM.  cli_view_done(), after the options, hands the
+ * debug directories to v and (unless the output is a file) starts the pager
+ * stream at the first line; cli_view_free() after the command.
+ */
+enum {
+	CLI_OPT_PID = 0x1000, CLI_OPT_TID, CLI_OPT_COMM, CLI_OPT_DSO, CLI_OPT_FUNC, CLI_OPT_MIN,
+	CLI_OPT_NO_INLINE, CLI_OPT_COLOR, CLI_OPT_DEBUG_DIR, CLI_OPT_KALLSYMS, CLI_OPT_DEMANGLE,
+	CLI_OPT_NO_DEMANGLE, CLI_OPT_NO_PAGER,
+	CLI_OPT_CMD = 0x1100,	/* a command's own options start here */
+};
+#define CLI_VIEW_SHORT "i:n:e:"
+#define CLI_VIEW_OPTIONS                                                                           \
+	{"input", required_argument, NULL, 'i'}, {"top", required_argument, NULL, 'n'},           \
+	{"min-percent", required_argument, NULL, CLI_OPT_MIN},                                     \
 	{"event", required_argument, NULL, 'e'}, {"pid", required_argument, NULL, CLI_OPT_PID},   \
 	{"tid", required_argument, NULL, CLI_OPT_TID},                                             \
 	{"comm", required_argument, NULL, CLI_OPT_COMM},                                           \
-	{"dso", required_argument, NULL, CLI_OPT_DSO}, {"func", required_argument, NULL, CLI_OPT_FUNC}
-int cli_filter_option(const char *cmd, int c, const char *arg, struct report_filter *f);
+	{"dso", required_argument, NULL, CLI_OPT_DSO},                                             \
+	{"func", required_argument, NULL, CLI_OPT_FUNC},                                           \
+	{"no-inline", no_argument, NULL, CLI_OPT_NO_INLINE},                                       \
+	{"color", required_argument, NULL, CLI_OPT_COLOR},                                         \
+	{"colour", required_argument, NULL, CLI_OPT_COLOR},                                        \
+	{"debug-dir", required_argument, NULL, CLI_OPT_DEBUG_DIR},                                 \
+	{"kallsyms", required_argument, NULL, CLI_OPT_KALLSYMS},                                   \
+	{"demangle", no_argument, NULL, CLI_OPT_DEMANGLE},                                         \
+	{"no-demangle", no_argument, NULL, CLI_OPT_NO_DEMANGLE},                                   \
+	{"no-pager", no_argument, NULL, CLI_OPT_NO_PAGER}
+struct cli_view {
+	const char *cmd;	/* "report": error lines start "ebs report: " */
+	struct view_opts *v;
+	const char **dirs;	/* --debug-dir, NULL-terminated */
+	unsigned int ndirs;
+	bool no_pager;
+};
+void cli_view_init(struct cli_view *cv, const char *cmd, struct view_opts *v);
+int cli_view_option(struct cli_view *cv, int c, const char *arg);
+void cli_view_done(struct cli_view *cv, bool to_file);
+void cli_view_free(struct cli_view *cv);
 
 /* Append s to the NULL-terminated vector *v of *n strings; 0 or -ENOMEM. */
 int cli_push_str(const char ***v, unsigned int *n, const char *s);

@@ -44,52 +44,32 @@ static const char usage_text[] =
 
 int cmd_annotate(int argc, char **argv)
 {
-	enum {
-		OPT_ASM = 256, OPT_SKID, OPT_HTML, OPT_SRCDIR, OPT_MIN, OPT_NO_INLINE, OPT_COLOR,
-		OPT_DEBUG_DIR, OPT_NO_DEMANGLE, OPT_DEMANGLE, OPT_KALLSYMS, OPT_KCORE,
-		OPT_NO_PAGER,
-	};
+	enum { OPT_ASM = CLI_OPT_CMD, OPT_SKID, OPT_HTML, OPT_SRCDIR, OPT_KCORE };
 	static const struct option longopts[] = {
-		{"input", required_argument, NULL, 'i'},
+		CLI_VIEW_OPTIONS,
 		{"asm", no_argument, NULL, OPT_ASM},
 		{"skid-adjust", no_argument, NULL, OPT_SKID},
 		{"context", required_argument, NULL, 'C'},
-		{"top", required_argument, NULL, 'n'},
-		{"min-percent", required_argument, NULL, OPT_MIN},
 		{"html", required_argument, NULL, OPT_HTML},
 		{"source-dir", required_argument, NULL, OPT_SRCDIR},
-		CLI_FILTER_OPTIONS,
-		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
-		{"color", required_argument, NULL, OPT_COLOR},
-		{"colour", required_argument, NULL, OPT_COLOR},
-		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
-		{"kallsyms", required_argument, NULL, OPT_KALLSYMS},
 		{"kcore", required_argument, NULL, OPT_KCORE},
-		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
-		{"demangle", no_argument, NULL, OPT_DEMANGLE},
-		{"no-pager", no_argument, NULL, OPT_NO_PAGER},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct annotate_opts o = {0};
 	struct ebs_error err = {0};
-	const char **dirs = NULL, **srcs = NULL;
-	unsigned int ndirs = 0, nsrcs = 0;
-	bool no_pager = false;
+	struct cli_view cv;
+	const char **srcs = NULL;
+	unsigned int nsrcs = 0;
 	int c, e, ret = 2;
 
-	o.input = "ebs.data";
+	cli_view_init(&cv, "annotate", &o.view);
+	o.view.top = 5;
 	o.context = 3;
-	o.top = 5;
-	o.out = stdout;
-	o.warn = stderr;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:C:n:e:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" CLI_VIEW_SHORT "C:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'i':
-			o.input = optarg;
-			break;
 		case OPT_ASM:
 			o.asm_ = true;
 			break;
@@ -100,56 +80,29 @@ int cmd_annotate(int argc, char **argv)
 			if (cli_u32("annotate", "--context", optarg, 0, &o.context))
 				goto out;
 			break;
-		case 'n':
-			if (cli_u32("annotate", "--top", optarg, 0, &o.top))
-				goto out;
-			break;
-		case OPT_MIN:
-			if (cli_percent("annotate", optarg, &o.min_percent))
-				goto out;
-			break;
 		case OPT_HTML:
 			o.html = optarg;
 			break;
 		case OPT_SRCDIR:
-		case OPT_DEBUG_DIR:
-			if (cli_push_str(c == OPT_SRCDIR ? &srcs : &dirs, c == OPT_SRCDIR ? &nsrcs : &ndirs,
-					 optarg)) {
+			if (cli_push_str(&srcs, &nsrcs, optarg)) {
 				fprintf(stderr, "ebs annotate: out of memory\n");
 				ret = 1;
 				goto out;
 			}
 			break;
-		case OPT_NO_INLINE:
-			o.no_inline = true;
-			break;
-		case OPT_COLOR:
-			if (cli_color("annotate", optarg, &o.color))
-				goto out;
-			break;
-		case OPT_KALLSYMS:
-			o.kallsyms = optarg;
-			break;
 		case OPT_KCORE:
 			o.kcore = optarg;
-			break;
-		case OPT_NO_DEMANGLE:
-			o.no_demangle = true;
-			break;
-		case OPT_DEMANGLE:
-			o.no_demangle = false;
-			break;
-		case OPT_NO_PAGER:
-			no_pager = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = 0;
 			goto out;
 		default:
-			e = cli_filter_option("annotate", c, optarg, &o.filter);
-			if (e < 0)
+			e = cli_view_option(&cv, c, optarg);
+			if (e < 0) {
+				ret = e == -ENOMEM ? 1 : 2;
 				goto out;
+			}
 			if (!e) {
 				ret = cli_bad_option("annotate", c, argv);
 				goto out;
@@ -164,18 +117,16 @@ int cmd_annotate(int argc, char **argv)
 		goto out;
 	}
 	o.source_dirs = srcs;
-	o.debug_dirs = dirs;
-	if (!o.html)	/* started at the first line */
-		o.out = cli_pager_stream(no_pager, &o.color, &o.width);
+	cli_view_done(&cv, o.html != NULL);
 	e = ebs_annotate(&o, &err);
 	if (e) {
-		fflush(o.out);
-		ret = cli_input_error("annotate", o.input, e, &err);
+		fflush(o.view.out);
+		ret = cli_input_error("annotate", o.view.input, e, &err);
 		goto out;
 	}
 	ret = 0;
 out:
-	free(dirs);
+	cli_view_free(&cv);
 	free(srcs);
 	return ret;
 }

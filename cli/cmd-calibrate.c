@@ -75,24 +75,6 @@ static const struct option calib_longopts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-/* A positive finite number, at most max; one line naming the option otherwise. */
-static int positive(const char *cmd, const char *opt, const char *s, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || !(v <= max)) {
-		fprintf(stderr, "ebs %s: %s wants a number above 0%s, not '%s'\n", cmd, opt,
-			max < 1e300 ? " and at most 100" : "", s);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
-
 void cli_calibrate_defaults(struct cli_calibrate *cc)
 {
 	memset(cc, 0, sizeof(*cc));
@@ -103,13 +85,16 @@ void cli_calibrate_defaults(struct cli_calibrate *cc)
 	cc->events = "cycles";
 }
 
+static const char *const probe_words[] = {"cmd", "loop", NULL};
+
 static int cli_calibrate_option(const char *cmd, int c, const char *arg, struct cli_calibrate *cc)
 {
+	unsigned int u;
 	u64 v;
 
 	switch (c) {
 	case OPT_RATE:
-		return positive(cmd, "--rate", arg, 1e300, &cc->o.rate) ? -EINVAL : 1;
+		return cli_real(cmd, "--rate", arg, true, 1e300, &cc->o.rate) ? -EINVAL : 1;
 	case OPT_MIN_SAMPLES:
 		return cli_number(cmd, "--min-samples", arg, 1, INT64_MAX, false, &cc->o.min_samples)
 			       ? -EINVAL
@@ -124,7 +109,7 @@ static int cli_calibrate_option(const char *cmd, int c, const char *arg, struct 
 		cc->o.focus = arg;
 		return 1;
 	case OPT_OVERHEAD:
-		if (positive(cmd, "--overhead", arg, 100, &cc->o.overhead))
+		if (cli_real(cmd, "--overhead", arg, true, 100, &cc->o.overhead))
 			return -EINVAL;
 		cc->o.overhead /= 100;
 		return 1;
@@ -134,11 +119,9 @@ static int cli_calibrate_option(const char *cmd, int c, const char *arg, struct 
 		cc->o.retries = (unsigned int)v;
 		return 1;
 	case OPT_PROBE:
-		if (strcmp(arg, "cmd") && strcmp(arg, "loop")) {
-			fprintf(stderr, "ebs %s: --cost-probe '%s': cmd or loop\n", cmd, arg);
+		if (cli_choice(cmd, "--cost-probe", arg, probe_words, &u))
 			return -EINVAL;
-		}
-		cc->o.probe_loop = !strcmp(arg, "loop");
+		cc->o.probe_loop = u == 1;
 		return 1;
 	case OPT_EXACT:
 		cc->o.exact = true;
@@ -422,6 +405,7 @@ int cmd_calibrate(int argc, char **argv)
 	static struct calibrate_result r;
 	struct cli_calibrate cc;
 	int c, ret = 2, k;
+	unsigned int u;
 	u64 v;
 
 	cli_calibrate_defaults(&cc);
@@ -443,15 +427,9 @@ int cmd_calibrate(int argc, char **argv)
 			cc.o.start_n = v;
 			break;
 		case OPT_BACKEND:
-			if (!strcmp(optarg, "perf")) {
-				cc.o.rec.backend = BACKEND_PERF;
-			} else if (!strcmp(optarg, "kmod")) {
-				cc.o.rec.backend = BACKEND_KMOD;
-			} else {
-				fprintf(stderr, "ebs calibrate: --backend '%s': perf or kmod\n",
-					optarg);
+			if (cli_choice("calibrate", "--backend", optarg, cli_backend_words, &u))
 				return 2;
-			}
+			cc.o.rec.backend = (enum record_backend)u;
 			break;
 		case OPT_JSON:
 			cc.json = true;

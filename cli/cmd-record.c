@@ -150,6 +150,9 @@ static void say_leftover(void *ctx, const struct ebs_leftover *lo)
 	}
 }
 
+/* in EBS_MODE_* order */
+static const char *const kmod_mode_words[] = {"perf-kernel", "msr", NULL};
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -178,7 +181,7 @@ int cmd_record(int argc, char **argv)
 	const char *events = "cycles", *calibrate = NULL;
 	bool quiet = false, kmod_mode_given = false, freq_given = false, clean = false;
 	struct leftovers lo = {0};
-	unsigned int nperiods = 0, i;
+	unsigned int nperiods = 0, i, u;
 	u64 pages = 128;
 	int c, n, ret = 2;
 
@@ -233,25 +236,14 @@ int cmd_record(int argc, char **argv)
 			o.no_fallback = true;
 			break;
 		case 'B':
-			if (!strcmp(optarg, "perf")) {
-				o.backend = BACKEND_PERF;
-			} else if (!strcmp(optarg, "kmod")) {
-				o.backend = BACKEND_KMOD;
-			} else {
-				fprintf(stderr, "ebs record: --backend '%s': perf or kmod\n", optarg);
+			if (cli_choice("record", "--backend", optarg, cli_backend_words, &u))
 				goto out;
-			}
+			o.backend = (enum record_backend)u;
 			break;
 		case 'K':
-			if (!strcmp(optarg, "perf-kernel")) {
-				o.kmod_mode = EBS_MODE_PERF_KERNEL;
-			} else if (!strcmp(optarg, "msr")) {
-				o.kmod_mode = EBS_MODE_MSR;
-			} else {
-				fprintf(stderr, "ebs record: --kmod-mode '%s': perf-kernel or msr\n",
-					optarg);
+			if (cli_choice("record", "--kmod-mode", optarg, kmod_mode_words, &u))
 				goto out;
-			}
+			o.kmod_mode = u;	/* EBS_MODE_PERF_KERNEL 0, EBS_MODE_MSR 1 */
 			kmod_mode_given = true;
 			break;
 		case 'q':

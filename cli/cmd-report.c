@@ -46,74 +46,39 @@ static const char usage_text[] =
 
 int cmd_report(int argc, char **argv)
 {
-	enum {
-		OPT_JSON = 256, OPT_KALLSYMS, OPT_STATS, OPT_DEBUG_DIR, OPT_NO_DEMANGLE,
-		OPT_DEMANGLE, OPT_MIN, OPT_NO_INLINE, OPT_COLOR, OPT_WIDTH, OPT_FIELDS, OPT_NO_CI,
-		OPT_NO_PAGER,
-	};
+	enum { OPT_JSON = CLI_OPT_CMD, OPT_STATS, OPT_WIDTH, OPT_FIELDS, OPT_NO_CI };
 	static const struct option longopts[] = {
-		{"input", required_argument, NULL, 'i'},
+		CLI_VIEW_OPTIONS,
 		{"sort", required_argument, NULL, 's'},
-		{"top", required_argument, NULL, 'n'},
 		{"json", no_argument, NULL, OPT_JSON},
-		CLI_FILTER_OPTIONS,
-		{"min-percent", required_argument, NULL, OPT_MIN},
-		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
-		{"color", required_argument, NULL, OPT_COLOR},
-		{"colour", required_argument, NULL, OPT_COLOR},
 		{"width", required_argument, NULL, OPT_WIDTH},
 		{"fields", required_argument, NULL, OPT_FIELDS},
 		{"no-ci", no_argument, NULL, OPT_NO_CI},
-		{"kallsyms", required_argument, NULL, OPT_KALLSYMS},
 		{"stats", no_argument, NULL, OPT_STATS},
-		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
-		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
-		{"demangle", no_argument, NULL, OPT_DEMANGLE},
 		{"dump", no_argument, NULL, 'D'},
-		{"no-pager", no_argument, NULL, OPT_NO_PAGER},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct report_opts o = {0};
 	struct ebs_error err = {0};
-	const char **dirs = NULL;
-	unsigned int ndirs = 0, u;
-	bool dump = false, no_pager = false;
+	struct cli_view cv;
+	unsigned int u;
+	bool dump = false;
 	int c, e, ret = 2;
 
-	o.input = "ebs.data";
-	o.out = stdout;
-	o.warn = stderr;
+	cli_view_init(&cv, "report", &o.view);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:n:e:Dh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" CLI_VIEW_SHORT "s:Dh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'i':
-			o.input = optarg;
-			break;
 		case 's':
 			if (report_parse_keys(optarg, &o, &err)) {
 				fprintf(stderr, "ebs report: %s\n", err.msg);
 				goto out;
 			}
 			break;
-		case 'n':
-			if (cli_u32("report", "--top", optarg, 0, &o.top))
-				goto out;
-			break;
 		case OPT_JSON:
 			o.json = true;
-			break;
-		case OPT_MIN:
-			if (cli_percent("report", optarg, &o.min_percent))
-				goto out;
-			break;
-		case OPT_NO_INLINE:
-			o.no_inline = true;
-			break;
-		case OPT_COLOR:
-			if (cli_color("report", optarg, &o.color))
-				goto out;
 			break;
 		case OPT_FIELDS:
 			if (report_parse_fields(optarg, &o, &err)) {
@@ -127,41 +92,24 @@ int cmd_report(int argc, char **argv)
 		case OPT_WIDTH:
 			if (cli_u32("report", "--width", optarg, 20, &u))
 				goto out;
-			o.width = (int)u;
-			break;
-		case OPT_KALLSYMS:
-			o.kallsyms = optarg;
+			o.view.width = (int)u;
 			break;
 		case OPT_STATS:
 			o.stats = true;
 			break;
-		case OPT_DEBUG_DIR:
-			if (cli_push_str(&dirs, &ndirs, optarg)) {
-				fprintf(stderr, "ebs report: out of memory\n");
-				ret = 1;
-				goto out;
-			}
-			break;
-		case OPT_NO_DEMANGLE:
-			o.no_demangle = true;
-			break;
-		case OPT_DEMANGLE:
-			o.no_demangle = false;
-			break;
 		case 'D':
 			dump = true;
-			break;
-		case OPT_NO_PAGER:
-			no_pager = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = 0;
 			goto out;
 		default:
-			e = cli_filter_option("report", c, optarg, &o.filter);
-			if (e < 0)
+			e = cli_view_option(&cv, c, optarg);
+			if (e < 0) {
+				ret = e == -ENOMEM ? 1 : 2;
 				goto out;
+			}
 			if (!e) {
 				ret = cli_bad_option("report", c, argv);
 				goto out;
@@ -174,16 +122,15 @@ int cmd_report(int argc, char **argv)
 			argv[optind]);
 		goto out;
 	}
-	o.debug_dirs = dirs;
-	o.out = cli_pager_stream(no_pager, &o.color, &o.width);	/* started at the first line */
-	e = dump ? ebs_data_dump(o.input, o.out, o.warn, &err) : ebs_report(&o, &err);
+	cli_view_done(&cv, false);
+	e = dump ? ebs_data_dump(o.view.input, o.view.out, o.view.warn, &err) : ebs_report(&o, &err);
 	if (e) {
-		fflush(o.out);
-		ret = cli_input_error("report", o.input, e, &err);
+		fflush(o.view.out);
+		ret = cli_input_error("report", o.view.input, e, &err);
 		goto out;
 	}
 	ret = 0;
 out:
-	free(dirs);
+	cli_view_free(&cv);
 	return ret;
 }

@@ -87,61 +87,47 @@ int cli_u32(const char *cmd, const char *opt, const char *s, unsigned int min, u
 	return 0;
 }
 
-int cli_filter_option(const char *cmd, int c, const char *arg, struct report_filter *f)
-{
-	unsigned int u;
-
-	switch (c) {
-	case 'e':
-		f->event = arg;
-		return 1;
-	case CLI_OPT_PID:
-	case CLI_OPT_TID:
-		if (cli_u32(cmd, c == CLI_OPT_PID ? "--pid" : "--tid", arg, 1, &u))
-			return -EINVAL;
-		*(c == CLI_OPT_PID ? &f->pid : &f->tid) = u;
-		return 1;
-	case CLI_OPT_COMM:
-		f->comm = arg;
-		return 1;
-	case CLI_OPT_DSO:
-		f->dso = arg;
-		return 1;
-	case CLI_OPT_FUNC:
-		f->funcs = arg;
-		return 1;
-	}
-	return 0;
-}
-
-int cli_percent(const char *cmd, const char *s, double *out)
+int cli_real(const char *cmd, const char *opt, const char *s, bool above_zero, double max,
+	     double *out)
 {
 	char *end;
 	double v;
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= 0 && v <= 100)) {
-		fprintf(stderr, "ebs %s: --min-percent wants 0 to 100, not '%s'\n", cmd, s);
+	if (errno || end == s || *end || !(above_zero ? v > 0 : v >= 0) || !(v <= max)) {
+		if (!above_zero)
+			fprintf(stderr, "ebs %s: %s wants 0 to %g, not '%s'\n", cmd, opt, max, s);
+		else if (max < 1e300)
+			fprintf(stderr, "ebs %s: %s wants a number above 0 and at most %g, not '%s'\n",
+				cmd, opt, max, s);
+		else
+			fprintf(stderr, "ebs %s: %s wants a number above 0, not '%s'\n", cmd, opt, s);
 		return -EINVAL;
 	}
 	*out = v;
 	return 0;
 }
 
-int cli_color(const char *cmd, const char *s, enum report_color *out)
+const char *const cli_backend_words[] = {"perf", "kmod", NULL};
+
+int cli_choice(const char *cmd, const char *opt, const char *s, const char *const *words,
+	       unsigned int *out)
 {
-	if (!strcmp(s, "auto"))
-		*out = COLOR_AUTO;
-	else if (!strcmp(s, "always"))
-		*out = COLOR_ALWAYS;
-	else if (!strcmp(s, "never"))
-		*out = COLOR_NEVER;
-	else {
-		fprintf(stderr, "ebs %s: --color '%s': auto, always or never\n", cmd, s);
-		return -EINVAL;
-	}
-	return 0;
+	char list[256] = "";
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = 0; words[i]; i++)
+		if (!strcmp(s, words[i])) {
+			*out = i;
+			return 0;
+		}
+	for (i = 0; words[i] && n < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+				      !i ? "" : words[i + 1] ? ", " : " or ", words[i]);
+	fprintf(stderr, "ebs %s: %s '%s': %s\n", cmd, opt, s, list);
+	return -EINVAL;
 }
 
 int cli_push_str(const char ***v, unsigned int *n, const char *s)

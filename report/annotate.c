@@ -117,9 +117,9 @@ static int collect(void *ctx, const struct resolved *rv)
 	an->total++;
 	/* the innermost line, or with --no-inline the compiled function's */
 	if (an->file_mode && res->nr_frames)
-		fr = &res->frames[an->o->no_inline ? res->nr_frames - 1 : 0];
+		fr = &res->frames[an->o->view.no_inline ? res->nr_frames - 1 : 0];
 	/* a FUNC that may only exist inlined: its own lines, wherever inlined */
-	else if (an->o->target && !an->o->no_inline && res->nr_frames > 1 &&
+	else if (an->o->target && !an->o->view.no_inline && res->nr_frames > 1 &&
 		 rsession_name_is(an->o->target, strlen(an->o->target), res->frames[0].function)) {
 		fr = &res->frames[0];
 		if (!an->inlined_name)
@@ -173,7 +173,7 @@ static int collect(void *ctx, const struct resolved *rv)
 		f->key = key;
 		f->name = res->function;
 		f->dso = res->dso;
-		f->dso_path = kernel ? (an->o->kallsyms ? an->o->kallsyms : "/proc/kallsyms")
+		f->dso_path = kernel ? (an->o->view.kallsyms ? an->o->view.kallsyms : "/proc/kallsyms")
 				     : res->dso_path;
 		f->kernel = kernel;
 		e = kernel ? symbolizer__kernel_function(an->rs.sym, key.start, &sf)
@@ -746,7 +746,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 			noline += a->n;
 			continue;
 		}
-		if (o->no_inline || nr_frames == 1) {
+		if (o->view.no_inline || nr_frames == 1) {
 			const struct sym_frame *fr = &frames[nr_frames - 1];
 			struct ann_line *al;
 
@@ -1109,19 +1109,15 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 		return ebs_error__set(err, EOPNOTSUPP, "--asm: %s", DECODE_NONE_WHY);
 	memset(&an, 0, sizeof(an));
 	an.o = o;
-	so.debug_dirs = o->debug_dirs;
-	so.kallsyms = o->kallsyms;
+	rsession_symbolize_opts(&so, &o->view, rsession_warn_annotate);
 	so.kcore = o->kcore;
-	so.demangle = !o->no_demangle;
-	so.warn = rsession_warn_annotate;
-	so.warn_ctx = o->warn;
 	if (o->target && (e = parse_target(&an, o->target, err)))
 		return e;
-	e = rsession__open(&an.rs, o->input, &so, &o->filter, err);
+	e = rsession__open(&an.rs, o->view.input, &so, &o->view.filter, err);
 	if (e)
 		return e;
-	an.sources = source_cache__new(o->source_dirs, o->warn ? rsession_warn_annotate : NULL,
-				       o->warn);
+	an.sources = source_cache__new(o->source_dirs, o->view.warn ? rsession_warn_annotate : NULL,
+				       o->view.warn);
 	if (!an.sources) {
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto out;
@@ -1182,16 +1178,16 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 				len += (size_t)snprintf(hot + len, sizeof(hot) - len, "%s%s",
 							i ? ", " : "", fns[i]->name);
 			e = ebs_error__set(err, ENOENT, "%s: no %s '%s' with samples%s%s%s",
-					   o->input, an.file_mode ? "source file" : "function",
+					   o->view.input, an.file_mode ? "source file" : "function",
 					   o->target, nfns ? " (the hottest: " : "", hot,
 					   nfns ? ")" : "");
 			goto out;
 		}
 	} else {
-		size_t top = o->top ? o->top : nfns;	/* 0: all */
+		size_t top = o->view.top ? o->view.top : nfns;	/* 0: all */
 
 		for (i = 0; i < nfns && nmodels < top; i++) {
-			if (present_percent(fns[i]->samples, an.total) < o->min_percent)
+			if (present_percent(fns[i]->samples, an.total) < o->view.min_percent)
 				break;
 			models[nmodels] = build(&an, fns[i], false, why, sizeof(why));
 			if (!models[nmodels]) {
@@ -1202,18 +1198,18 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 		}
 		if (!nmodels) {
 			e = ebs_error__set(err, ENOENT, "%s: no function with samples to annotate",
-					   o->input);
+					   o->view.input);
 			goto out;
 		}
 	}
 	if (o->html) {
-		e = annotate_html(o->html, (const struct ann_func *const *)models, nmodels, o->input);
+		e = annotate_html(o->html, (const struct ann_func *const *)models, nmodels, o->view.input);
 		if (e)
 			e = ebs_error__set(err, EIO, "%s: cannot write: %s", o->html, strerror(-e));
 	} else {
 		struct ann_rest rest = {.kernel = an.kernel, .nofunc = an.nofunc, .total = an.total};
 
-		annotate_text(o->out, present_color_on(o->out, o->color),
+		annotate_text(o->view.out, present_color_on(o->view.out, o->view.color),
 			      (const struct ann_func *const *)models, nmodels,
 			      o->target ? NULL : &rest);
 	}

@@ -527,7 +527,7 @@ void table_plan(struct report *r)
 		func |= keys[i] == KEY_FUNC;
 	}
 	/* "which lines are hot": a line inlined into many functions is one row */
-	r->by_line = line && !func && !r->o->no_inline;
+	r->by_line = line && !func && !r->o->view.no_inline;
 	for (i = 0; i < n; i++) {
 		add_col(r, keys[i]);
 		for (k = 0; k < KEY_MAX; k++)

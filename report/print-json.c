@@ -47,14 +47,14 @@ static void print_event(const struct facts *fa, struct ebs_json *j)
 void table_print_json(const struct report *r, int ev, struct row **rows, size_t n)
 {
 	unsigned int i, nev = ebs_data__nr_events(r->rs.d);
-	size_t k, limit = r->o->top && r->o->top < n ? r->o->top : n;
+	size_t k, limit = r->o->view.top && r->o->view.top < n ? r->o->view.top : n;
 	char sort[256] = "";
 	struct facts fa;
 	struct ebs_json j;
 
-	facts_of(&fa, &r->rs, &r->o->filter, ev, ev < 0 ? r->total_all : r->total[ev],
+	facts_of(&fa, &r->rs, &r->o->view.filter, ev, ev < 0 ? r->total_all : r->total[ev],
 		 ev < 0 ? 0 : r->period_sum[ev]);
-	ebs_json__begin(&j, r->o->out);
+	ebs_json__begin(&j, r->o->view.out);
 	ebs_json__obj(&j);
 	if (ev < 0)
 		ebs_json__key_null(&j, "event");
@@ -80,7 +80,7 @@ void table_print_json(const struct report *r, int ev, struct row **rows, size_t 
 		u64 c = row_count(rows[k], ev);
 		double p = present_percent(c, fa.samples), lo, hi;
 
-		if (p < r->o->min_percent)
+		if (p < r->o->view.min_percent)
 			continue;
 		present_wilson95(c, fa.samples, &lo, &hi);
 		ebs_json__obj(&j);

@@ -139,16 +139,16 @@ static void elide_cell(const struct column *col, char *out, size_t size, const c
 
 void table_print_text(const struct report *r, int ev, struct row **rows, size_t n)
 {
-	FILE *f = r->o->out;
+	FILE *f = r->o->view.out;
 	struct facts fa;
-	size_t k, shown = 0, limit = r->o->top && r->o->top < n ? r->o->top : n;
+	size_t k, shown = 0, limit = r->o->view.top && r->o->view.top < n ? r->o->view.top : n;
 	int w[KEY_MAX] = {0}, natural[KEY_MAX], min_w[KEY_MAX], line_min = 12, fixed, i, nc;
 	enum report_key cols[KEY_MAX];
 	char buf[CELL_MAX], cut[CELL_MAX], head[1024] = " ";
 	bool ci_dropped = false;
 	size_t hn;
 
-	facts_of(&fa, &r->rs, &r->o->filter, ev, ev < 0 ? r->total_all : r->total[ev],
+	facts_of(&fa, &r->rs, &r->o->view.filter, ev, ev < 0 ? r->total_all : r->total[ev],
 		 ev < 0 ? 0 : r->period_sum[ev]);
 	print_header(r, &fa, f);
 	if (!fa.samples) {
@@ -164,7 +164,7 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 		w[i] = (int)strlen(report_columns[cols[i]].title);
 	for (k = 0; k < limit; k++)
 		for (i = 0; i < nc; i++) {
-			if (present_percent(row_count(rows[k], ev), fa.samples) < r->o->min_percent)
+			if (present_percent(row_count(rows[k], ev), fa.samples) < r->o->view.min_percent)
 				break;	/* not shown */
 			table_cell_text(r, rows[k], cols[i], buf, sizeof(buf));
 			if ((int)strlen(buf) > w[i])
@@ -208,7 +208,7 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 		u64 c = row_count(rows[k], ev);
 		double p = present_percent(c, fa.samples), lo, hi;
 
-		if (p < r->o->min_percent)
+		if (p < r->o->view.min_percent)
 			continue;
 		present_wilson95(c, fa.samples, &lo, &hi);
 		if (shows(r, FIELD_SAMPLES, ci_dropped))

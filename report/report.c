@@ -100,7 +100,7 @@ static int account(void *ctx, const struct resolved *rv)
 	if (r->col[KEY_FUNC]) {
 		const struct sym_frame *loc = NULL;
 
-		if (res->nr_frames > 1 && !r->o->no_inline) {
+		if (res->nr_frames > 1 && !r->o->view.no_inline) {
 			unsigned int into = 1, last = res->nr_frames - 1, j;
 
 			/* a function inlined into itself (a recursive call, an alias): one function */
@@ -269,17 +269,13 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	e = table_check_fields(&r, err);
 	if (e)
 		return e;
-	r.color = !opts->json && present_color_on(opts->out, opts->color);
-	r.width = opts->json ? 0 : present_width(opts->out, opts->width);
-	so.kallsyms = opts->kallsyms;
-	so.debug_dirs = opts->debug_dirs;
-	so.demangle = !opts->no_demangle;
-	so.warn = rsession_warn;
-	so.warn_ctx = opts->warn;
+	r.color = !opts->json && present_color_on(opts->view.out, opts->view.color);
+	r.width = opts->json ? 0 : present_width(opts->view.out, opts->view.width);
+	rsession_symbolize_opts(&so, &opts->view, rsession_warn);
 	/* DWARF where lines or inline chains are shown, counted or filtered on */
-	so.no_dwarf = !r.col[KEY_LINE] && !opts->stats && !opts->filter.funcs &&
-		      (opts->no_inline || !r.col[KEY_FUNC]);
-	e = rsession__open(&r.rs, opts->input, &so, &opts->filter, err);
+	so.no_dwarf = !r.col[KEY_LINE] && !opts->stats && !opts->view.filter.funcs &&
+		      (opts->view.no_inline || !r.col[KEY_FUNC]);
+	e = rsession__open(&r.rs, opts->view.input, &so, &opts->view.filter, err);
 	if (e)
 		return e;
 	e = rsession__each(&r.rs, account, &r, err);
@@ -310,8 +306,8 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 		free(rows);
 	}
 	if (opts->stats && !opts->json)
-		dso_stats__print_text(r.stats, opts->out);
-	fflush(opts->out);
+		dso_stats__print_text(r.stats, opts->view.out);
+	fflush(opts->view.out);
 out:
 	HASH_ITER(hh, r.rows, row, tmp) {
 		HASH_DEL(r.rows, row);

@@ -57,17 +57,17 @@ enum report_color {
 	COLOR_NEVER,
 };
 
-struct report_opts {
+/*
+ * What every command that reads a data file shares (report and annotate
+ * today; flamegraph, script, diff and export later): the file, the samples
+ * that count, how names are resolved, how much is shown and where.  The
+ * command line parses it once (cli/view.c).
+ */
+struct view_opts {
 	const char *input;	/* "ebs.data"; "-" reads stdin */
-	enum report_key keys[KEY_MAX];
-	unsigned int nr_keys;	/* 0: func */
 	struct report_filter filter;
-	unsigned int top;	/* rows per table, 0 = all */
+	unsigned int top;	/* rows (functions, for annotate) shown, 0 = all */
 	double min_percent;	/* rows below this share are left out */
-	unsigned int fields;	/* text columns shown, 1 << FIELD_x; 0: all of the table's */
-	bool no_ci;		/* no 95% interval column */
-	bool json;		/* one object: the first event's table, or --event's */
-	bool stats;		/* per-DSO symbol and line coverage after the table */
 	bool no_inline;		/* inlined code counts for the function it was inlined into */
 	bool no_demangle;
 	const char *kallsyms;	/* NULL: /proc/kallsyms */
@@ -76,6 +76,16 @@ struct report_opts {
 	int width;		/* columns; 0: the terminal's when out is one, else no limit */
 	FILE *out;
 	FILE *warn;		/* per-DSO warnings; NULL: none */
+};
+
+struct report_opts {
+	struct view_opts view;
+	enum report_key keys[KEY_MAX];
+	unsigned int nr_keys;	/* 0: func */
+	unsigned int fields;	/* text columns shown, 1 << FIELD_x; 0: all of the table's */
+	bool no_ci;		/* no 95% interval column */
+	bool json;		/* one object: the first event's table, or --event's */
+	bool stats;		/* per-DSO symbol and line coverage after the table */
 };
 
 /*
@@ -106,31 +116,20 @@ int ebs_report_focus(const char *input, unsigned int event, const char *list,
 		     const char *const *debug_dirs, u64 *matched, u64 *total, struct ebs_error *err);
 
 struct annotate_opts {
-	const char *input;
+	struct view_opts view;	/* top and min_percent: functions, with no target */
 	const char *target;	/* FUNC, FILE or FILE:LINE; NULL: the hottest functions */
-	struct report_filter filter;
 	bool asm_;		/* instructions under their source lines */
 	bool skid_adjust;	/* a sample counts for the instruction before its IP */
-	bool no_inline;
-	bool no_demangle;
 	unsigned int context;	/* lines shown around hot lines with no target */
-	unsigned int top;	/* functions shown with no target; 0: all */
-	double min_percent;	/* with no target: functions below this share are left out */
 	const char *html;	/* write this self-contained HTML file instead of text */
 	const char *const *source_dirs;	/* "OLD=NEW" prefix maps, or directories to try */
-	const char *const *debug_dirs;
-	const char *kallsyms;	/* NULL: /proc/kallsyms */
 	const char *kcore;	/* the kernel's memory for its instructions; NULL: /proc/kcore */
-	enum report_color color;
-	int width;
-	FILE *out;
-	FILE *warn;
 };
 
 /*
  * Print annotated source (and with asm_, instructions).  Returns 0, -ENOENT
- * with err naming it when the function or file has no samples, or as
- * ebs_report.
+ * with err naming it when the function or file has no samples, -EOPNOTSUPP
+ * for asm_ in a build without a disassembler, or as ebs_report.
  */
 int ebs_annotate(const struct annotate_opts *opts, struct ebs_error *err);
 

@@ -67,6 +67,16 @@ fail:
 	return e;
 }
 
+void rsession_symbolize_opts(struct symbolize_opts *so, const struct view_opts *v,
+			     symbolize_warn_fn warn)
+{
+	so->kallsyms = v->kallsyms;
+	so->debug_dirs = v->debug_dirs;
+	so->demangle = !v->no_demangle;
+	so->warn = warn;
+	so->warn_ctx = v->warn;
+}
+
 void rsession_warn(void *ctx, const char *msg)
 {
 	FILE *f = ctx;

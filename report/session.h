@@ -56,6 +56,14 @@ bool rsession_name_is(const char *want, size_t len, const char *name);
 /* Are a and b one function's name (one interned pointer, or the same text)? */
 bool rsession_same_name(const char *a, const char *b);
 
+/*
+ * The symbolizer's options that every view sets alike: v's kallsyms, debug
+ * directories and demangling, warnings to v->warn through warn (one of the
+ * two below).  The rest of so (kcore, no_dwarf) is the caller's.
+ */
+void rsession_symbolize_opts(struct symbolize_opts *so, const struct view_opts *v,
+			     symbolize_warn_fn warn);
+
 /* symbolize_warn_fns printing "ebs report: warning: MSG" (annotate: ...) to the FILE * ctx. */
 void rsession_warn(void *ctx, const char *msg);
 void rsession_warn_annotate(void *ctx, const char *msg);

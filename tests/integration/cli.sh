@@ -197,6 +197,39 @@ check "help nosuch: exit 2, one line naming it, nothing on stdout" \
 	sh -c "[ $rc -eq 2 ] && [ \$(wc -l <help.err) -eq 1 ] &&
 	       grep -q \"'nosuch' is not an ebs command\" help.err && [ ! -s help.out ]"
 
+# ---- the options every reader shares (cli/view.c) ------------------------------
+# report and annotate parse them with one parser: each bad value gets one
+# line naming the command and the option, exit 2; aliases and the last of a
+# pair win alike in both.
+for cmd in report annotate; do
+	for bad in "--top x" "-n -1" "--min-percent 101" "--pid 0" "--tid x" "--color blue"; do
+		# shellcheck disable=SC2086	# $bad is an option and its value
+		"$EBS" "$cmd" $bad >bad.out 2>bad.err
+		rc=$?
+		opt=${bad%% *}
+		[ "$opt" = -n ] && opt=--top
+		check "$cmd $bad: exit 2, one line naming '$cmd' and $opt" \
+			sh -c "[ $rc -eq 2 ] && [ ! -s bad.out ] && [ \$(wc -l <bad.err) -eq 1 ] &&
+			       grep -q -- '^ebs $cmd: $opt' bad.err"
+	done
+done
+R --colour=always --width 100 >colour.out
+check "report --colour: the same as --color" cmp -s colour.out report.want
+A work --colour=always --no-demangle --demangle >colour.out
+check "annotate --colour, --no-demangle then --demangle: the same as --color" \
+	cmp -s colour.out annotate.want
+for how in "record --backend x -- true|record: --backend 'x': perf or kmod" \
+	   "record --kmod-mode x -- true|record: --kmod-mode 'x': perf-kernel or msr" \
+	   "calibrate --cost-probe x -- true|calibrate: --cost-probe 'x': cmd or loop" \
+	   "calibrate --overhead 0 -- true|calibrate: --overhead wants a number above 0 and at most 100, not '0'" \
+	   "calibrate --rate -1 -- true|calibrate: --rate wants a number above 0, not '-1'"; do
+	# shellcheck disable=SC2086	# the words of the command line
+	"$EBS" ${how%%|*} >bad.out 2>bad.err
+	rc=$?
+	check "${how%%|*}: exit 2, the line 'ebs ${how#*|}'" \
+		sh -c "[ $rc -eq 2 ] && [ ! -s bad.out ] && [ \"\$(cat bad.err)\" = \"ebs ${how#*|}\" ]"
+done
+
 # ---- the tables line up --------------------------------------------------------
 # aligned FILE [K]: every row of the table at the top of FILE (up to its
 # first empty line) has a column starting, after a space, where each of the

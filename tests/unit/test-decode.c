@@ -178,9 +178,9 @@ static void test_annotate_asm(void)
 	struct ebs_error err = {0};
 	int e;
 
-	o.input = "/nonexistent/ebs.data";
+	o.view.input = "/nonexistent/ebs.data";
 	o.asm_ = true;
-	o.out = stdout;
+	o.view.out = stdout;
 	e = ebs_annotate(&o, &err);
 	if (decode_available())
 		TEST_CHECK("decode: annotate --asm with a disassembler: the input is opened",

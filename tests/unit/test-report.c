@@ -352,7 +352,7 @@ static void test_options(void)
 
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
-	o.no_inline = true;
+	o.view.no_inline = true;
 	report_parse_keys("event,func,pid", &o, &err);
 	table_plan(&r);
 	TEST_CHECK("options: --sort event,func,pid: event, function, dso, pid; one table",

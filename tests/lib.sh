@@ -26,6 +26,14 @@ check() {
 	if "$@"; then pass "$name"; else fail "$name" "($*) failed"; fi
 }
 
+# NOASM: why this ebs decodes no instructions (built without capstone:
+# NO_CAPSTONE=1 or no libcapstone-dev), "" when it does.  acheck NAME CMD...:
+# a check of decoded instructions, a skip saying why in such a build.
+NOASM=$("$EBS" annotate -i /nonexistent --asm 2>&1 | grep -o 'this ebs was built without a disassembler.*')
+acheck() {
+	if [ -n "$NOASM" ]; then skip "$1" "$NOASM"; else check "$@"; fi
+}
+
 # quiet CMD...: run CMD with its output thrown away (for check's CMD).
 quiet() { "$@" >/dev/null 2>&1; }
 

@@ -76,33 +76,33 @@ check "annotate FILE:LINE: just that line, with samples" \
 awk '/^ .*  [0-9a-f]+:  / { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9a-f]+:$/) { sub(":", "", $i); print $i; break } }' asm.txt >asm.addrs
 objdump -d --no-show-raw-insn --disassemble=hot_loop "$WORKLOADS/hotline" |
 	awk '/^ +[0-9a-f]+:/ { sub(":", "", $1); print $1 }' >objdump.addrs
-check "--asm: the same $(wc -l <objdump.addrs) instruction addresses as objdump -d" \
+acheck "--asm: the same $(wc -l <objdump.addrs) instruction addresses as objdump -d" \
 	sh -c '[ -s objdump.addrs ] && diff -q asm.addrs objdump.addrs'
-check "--asm: divsd instructions listed" grep -qE '  [0-9a-f]+:  divsd ' asm.txt
+acheck "--asm: divsd instructions listed" grep -qE '  [0-9a-f]+:  divsd ' asm.txt
 # calls and jumps name their targets as objdump does: <fn> or <fn+0xoff>
 # (objdump's "# ADDR <sym>" comments on RIP-relative data are not branches)
 objdump -d --no-show-raw-insn --disassemble=hot_loop "$WORKLOADS/hotline" | grep -v '#' |
 	sed -n 's/^ *\([0-9a-f]*\):.*[0-9a-f] \(<[^>]*>\)$/\1 \2/p' >objdump.targets
 sed -n 's/^.*  \([0-9a-f]*\):  .* 0x[0-9a-f]* \(<[^>]*>\)$/\1 \2/p' asm.txt >asm.targets
-check "--asm: the $(wc -l <objdump.targets) branch and call targets objdump names, named alike" \
+acheck "--asm: the $(wc -l <objdump.targets) branch and call targets objdump names, named alike" \
 	sh -c '[ -s objdump.targets ] && diff -q asm.targets objdump.targets'
-check "--asm: a call out of the function is named (hot_loop calls another function)" \
+acheck "--asm: a call out of the function is named (hot_loop calls another function)" \
 	grep -qE '  call[q]? 0x[0-9a-f]+ <[a-z_]+[^+]*>$' asm.txt
 # source rows carry their line's total, as in the source view
 hot_total=$(awk -v l="$hot" '$4 == l { print $1; exit }' ann.txt)
-check "--asm: the HOT line's source row carries its total ($hot_total)" \
+acheck "--asm: the HOT line's source row carries its total ($hot_total)" \
 	grep -qE "^ +$hot_total +[0-9.]+ +[0-9.]+ +$hot  " asm.txt
 asum() { awk '/^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9a-f]+:  / { s += $1 } END { print s + 0 }' "$1"; }
-check "--asm: instruction counts add up to the function's $fn_samples samples" [ "$(asum asm.txt)" = "$fn_samples" ]
-check "--asm: the header notes the skid" grep -q '^# skid: the sampled IP is usually the instruction after' asm.txt
+acheck "--asm: instruction counts add up to the function's $fn_samples samples" [ "$(asum asm.txt)" = "$fn_samples" ]
+acheck "--asm: the header notes the skid" grep -q '^# skid: the sampled IP is usually the instruction after' asm.txt
 "$EBS" annotate -i hl.data hot_loop --asm --skid-adjust --color never >skid.txt
-check "--asm --skid-adjust: the same total" [ "$(asum skid.txt)" = "$fn_samples" ]
-check "--asm --skid-adjust: a different distribution (samples moved back)" not cmp -s asm.txt skid.txt
+acheck "--asm --skid-adjust: the same total" [ "$(asum skid.txt)" = "$fn_samples" ]
+acheck "--asm --skid-adjust: a different distribution (samples moved back)" not cmp -s asm.txt skid.txt
 # after the shift, the divisions hold most of the samples: the four
 # dependent divsd are where the time goes on any x86-64 CPU (which one of
 # them a sample lands after depends on the CPU and the hypervisor; that
 # they together have most does not)
-check "--asm --skid-adjust: the divsd instructions hold most of the samples" \
+acheck "--asm --skid-adjust: the divsd instructions hold most of the samples" \
 	awk '/^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9a-f]+:  / { all += $1; if ($5 == "divsd") d += $1 } END { exit !(all > 0 && d > all / 2) }' skid.txt
 
 # ---- sources and debug information missing ------------------------------------
@@ -112,22 +112,22 @@ gcc -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -o hl-copy src/hotli
 record copy.data -e cpu-clock -F 1000 ./hl-copy 0.2
 rm src/hotline.c
 "$EBS" annotate -i copy.data hot_loop >nosrc.txt 2>nosrc.err
-check "missing source: exit 0, one note naming the file and --source-dir" \
+acheck "missing source: exit 0, one note naming the file and --source-dir" \
 	sh -c "grep -c '^# note: $TMP/src/hotline.c is not there to read (give --source-dir); its instructions instead' nosrc.txt | grep -qx 1"
 # no page of placeholders: the instructions, each with its samples, the
 # line numbers beside them
 copy_samples=$(sed -n 's/^# event: cpu-clock: \([0-9]*\) samples in it.*/\1/p' nosrc.txt)
-check "missing source: no placeholder lines" not grep -q 'source not found' nosrc.txt
-check "missing source: the instructions' samples add up to the function's $copy_samples" \
+acheck "missing source: no placeholder lines" not grep -q 'source not found' nosrc.txt
+acheck "missing source: the instructions' samples add up to the function's $copy_samples" \
 	[ "$(awk '/  [0-9a-f]+:  / { if ($1 ~ /^[0-9]+$/ && $2 ~ /\./) s += $1 } END { print s + 0 }' nosrc.txt)" = "$copy_samples" ]
-check "missing source: the HOT line's number beside its first instruction" \
+acheck "missing source: the HOT line's number beside its first instruction" \
 	grep -qE "^( +[0-9]+ +[0-9.]+ +[0-9.]+)? +$hot +[0-9a-f]+:  " nosrc.txt
 "$EBS" annotate -i copy.data hot_loop --html nosrc.html
-check "missing source, --html: the page says so too" grep -q 'hotline.c is not there to read (give --source-dir); its instructions instead' nosrc.html
+acheck "missing source, --html: the page says so too" grep -q 'hotline.c is not there to read (give --source-dir); its instructions instead' nosrc.html
 # with no function named: its hot instructions with --context (1) around them
 "$EBS" annotate -i copy.data -n 1 -C 1 --color never >nosrc-top.txt
 ninsn() { grep -cE '  [0-9a-f]+:  ' "$1"; }
-check "missing source, hottest functions: hot instructions and context ($(ninsn nosrc-top.txt) of $(ninsn nosrc.txt)), gaps marked" \
+acheck "missing source, hottest functions: hot instructions and context ($(ninsn nosrc-top.txt) of $(ninsn nosrc.txt)), gaps marked" \
 	sh -c "[ $(ninsn nosrc-top.txt) -lt $(ninsn nosrc.txt) ] && grep -qE '^ +\.\.\.$' nosrc-top.txt"
 "$EBS" annotate -i copy.data hot_loop --source-dir "$TMP/src=$TOP/tests/workloads" >srcmap.txt
 check "--source-dir OLD=NEW: read from the new place" \
@@ -140,7 +140,7 @@ check "--source-dir DIR: found by file name" grep -qE '^ +[0-9]+ .*/\* HOT \*/' 
 mkfifo src/hotline.c
 timeout 60 "$EBS" annotate -i copy.data hot_loop >fifo.txt 2>fifo.err
 rc=$?
-check "a FIFO as the source: exit 0 ($rc), one warning naming it, its instructions instead" \
+acheck "a FIFO as the source: exit 0 ($rc), one warning naming it, its instructions instead" \
 	sh -c "[ $rc -eq 0 ] && [ \$(wc -l <fifo.err) -eq 1 ] && grep -qx 'ebs annotate: warning: $TMP/src/hotline.c: not a regular file: its source lines are not shown' fifo.err && grep -qE '  [0-9a-f]+:  divsd ' fifo.txt"
 rm src/hotline.c
 ln -s /dev/zero src/hotline.c
@@ -159,11 +159,11 @@ check "no control character but tab and newline reaches the output" \
 	not env LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f]' esc.txt
 strip --strip-debug hl-copy
 "$EBS" annotate -i copy.data hot_loop >nodebug.txt 2>nodebug.err
-check "missing debug information: exit 0 and says so" \
+acheck "missing debug information: exit 0 and says so" \
 	grep -q '^# note: no line information for hot_loop (no DWARF for hl-copy: see ebs report --stats); its instructions instead' nodebug.txt
-check "missing debug information: its instructions listed all the same" grep -qE '  [0-9a-f]+:  divsd ' nodebug.txt
+acheck "missing debug information: its instructions listed all the same" grep -qE '  [0-9a-f]+:  divsd ' nodebug.txt
 "$EBS" annotate -i copy.data hot_loop --asm >nodebug-asm.txt 2>&1
-check "missing debug information: --asm still lists the instructions" grep -qE '  [0-9a-f]+:  divsd ' nodebug-asm.txt
+acheck "missing debug information: --asm still lists the instructions" grep -qE '  [0-9a-f]+:  divsd ' nodebug-asm.txt
 "$EBS" annotate -i hl.data no_such_function >nofn.out 2>nofn.err
 rc=$?
 check "unknown function: exit status 2" [ $rc -eq 2 ]
@@ -184,9 +184,9 @@ jumps = [h for h in hrefs if re.match(r'f\d+-a[0-9a-f]+$', h)]
 print(len(jumps), len([h for h in hrefs if h not in ids]))
 PY
 read -r njumps nbroken <links.txt
-check "--asm --html: local jump targets are links ($njumps), every link has its anchor" \
+acheck "--asm --html: local jump targets are links ($njumps), every link has its anchor" \
 	[ "$njumps" -ge 1 -a "$nbroken" = 0 ]
-check "--asm --html: addresses in a monospace column" \
+acheck "--asm --html: addresses in a monospace column" \
 	sh -c "grep -q 'td.addr {[^}]*font-family: monospace' hl-asm.html && grep -q '<td class=\"addr\">' hl-asm.html"
 pct=$(awk -v l="$hot" '$4 == l { print $3; exit }' ann.txt)	# %total of the HOT line
 if ! command -v chromium >/dev/null; then
@@ -257,36 +257,36 @@ kdata() {	# OUT STEXT: 40 samples in kfunc_a's loop, 10 on its call, 5 in kfunc_
 }
 kdata k.data $KBASE
 "$EBS" annotate -i k.data kfunc_a --kallsyms k.kallsyms --kcore k.core --color never >ka.txt 2>ka.err
-check "kernel function: exit 0, a kernel function's header" \
+acheck "kernel function: exit 0, a kernel function's header" \
 	sh -c "grep -q '^# annotate: kfunc_a (\[kernel\], k.kallsyms)' ka.txt && [ ! -s ka.err ]"
-check "kernel function: the note names what source lines need, and where the instructions are from" \
+acheck "kernel function: the note names what source lines need, and where the instructions are from" \
 	grep -q "^# note: kernel code: its source lines need the kernel's debug information (a vmlinux with DWARF.*; its instructions are from k.core, the kernel's memory$" ka.txt
 awk '/  [0-9a-f]+:  / { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9a-f]+:$/) { sub(":", "", $i); print $i; break } }' ka.txt >ka.addrs
 objdump -D -b binary -m i386:x86-64 --adjust-vma=0x$KBASE --start-address=0x$ka --stop-address=0x$kb k.bin |
 	awk '/^ *[0-9a-f]+:\t/ { sub(":", "", $1); print $1 }' >ka.objdump
-check "kernel function: the same $(wc -l <ka.objdump) instructions as objdump of the kernel's bytes" \
+acheck "kernel function: the same $(wc -l <ka.objdump) instructions as objdump of the kernel's bytes" \
 	sh -c '[ -s ka.objdump ] && diff -q ka.addrs ka.objdump'
-check "kernel function: its samples (50) on its instructions" \
+acheck "kernel function: its samples (50) on its instructions" \
 	[ "$(awk '/  [0-9a-f]+:  / { if ($1 ~ /^[0-9]+$/ && $2 ~ /\./) s += $1 } END { print s + 0 }' ka.txt)" = 50 ]
-check "kernel function: the call names kfunc_b, the loop's jump its own place" \
+acheck "kernel function: the call names kfunc_b, the loop's jump its own place" \
 	sh -c "grep -qE 'call[q]? 0x$kb <kfunc_b>$' ka.txt && grep -qE 'jne 0x[0-9a-f]+ <kfunc_a\+0x2>$' ka.txt"
 kdata k-other.data ffffffff82000000
 "$EBS" annotate -i k-other.data kfunc_a --kallsyms k.kallsyms --kcore k.core >ko.txt 2>&1
-check "kernel function of another boot (_stext elsewhere): no instructions, said why" \
+acheck "kernel function of another boot (_stext elsewhere): no instructions, said why" \
 	grep -q "no instructions: recorded on a kernel laid out otherwise (_stext at ffffffff82000000, now at $KBASE" ko.txt
 # As in real kernels, _text at _stext's address: the alias kept is _text,
 # and _stext must still be found.
 { echo "$KBASE T _text"; cat k.kallsyms; } >k-text.kallsyms
 "$EBS" annotate -i k-other.data kfunc_a --kallsyms k-text.kallsyms --kcore k.core >kt.txt 2>&1
-check "kernel function of another boot, _text aliasing _stext: no instructions, said why" \
+acheck "kernel function of another boot, _text aliasing _stext: no instructions, said why" \
 	grep -q "no instructions: recorded on a kernel laid out otherwise (_stext at ffffffff82000000, now at $KBASE" kt.txt
 "$EBS" annotate -i k.data kfunc_a --kallsyms k.kallsyms --kcore k.nonexistent >kn.txt 2>&1
-check "kernel function, --kcore missing: exit 0, no instructions, said why" \
+acheck "kernel function, --kcore missing: exit 0, no instructions, said why" \
 	grep -q "no instructions: k.nonexistent is not there (no such file)" kn.txt
 chmod 600 k.core
 $NOBODY "$EBS" annotate -i k.data kfunc_a --kallsyms k.kallsyms --kcore k.core >knb.txt 2>&1
 rc=$?
-check "kernel function, kcore unreadable (as nobody): exit 0 ($rc), says it cannot be read" \
+acheck "kernel function, kcore unreadable (as nobody): exit 0 ($rc), says it cannot be read" \
 	sh -c "[ $rc -eq 0 ] && grep -q 'no instructions: k.core: Permission denied' knb.txt"
 "$EBS" annotate -i k.data --kallsyms k.kallsyms --kcore k.core --color never >ktop.txt 2>&1
 check "no target: kernel functions with instructions are among the hottest" grep -q '^# annotate: kfunc_a ' ktop.txt
@@ -306,10 +306,10 @@ else
 	check "annotate $kf (this kernel): exit 0 ($rc), the kernel's header and note" \
 		sh -c "[ $rc -eq 0 ] && grep -q '^# annotate: $kf (\[kernel\]' kf.txt && grep -q '^# note: kernel code: ' kf.txt"
 	if head -c 1 /proc/kcore >/dev/null 2>&1; then
-		check "annotate $kf: /proc/kcore readable here: its instructions listed" \
+		acheck "annotate $kf: /proc/kcore readable here: its instructions listed" \
 			grep -qE '^ .* [0-9a-f]{8,}:  ' kf.txt
 	else
-		check "annotate $kf: /proc/kcore not readable here: the note says why" \
+		acheck "annotate $kf: /proc/kcore not readable here: the note says why" \
 			grep -qE 'no instructions: /proc/kcore is (not there|readable by root only)' kf.txt
 		check "annotate $kf: the sampled addresses listed instead, as $kf+0xOFFSET" \
 			grep -qE "^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9a-f]+:  $kf\+0x[0-9a-f]+ \(not read\)$" kf.txt

@@ -71,15 +71,18 @@ zlib.h zlib1g-dev
 libdwarf.h libdwarf-dev $LIBDWARF_I
 EOF
 
-# No capstone: ebs without a disassembler.  -O0: only whether it builds
-# and what --asm says matter here.
+# No capstone: ebs without a disassembler.  -O0: only whether it builds,
+# what --asm says, and that the annotate and report tests hold on it (their
+# instruction checks skip, saying why) matter here.
 cs=$(header_path capstone/capstone.h)
 if [ -z "$cs" ]; then
 	skip "without capstone" "capstone's header is not installed (libcapstone-dev): make test builds without it anyway"
 	exit 0
 fi
-hidden "$cs" $MAKE_HERE -j2 BUILD="$TMP/nocap" CFLAGS="-O0 -g" all >nocap.out 2>&1 </dev/null
+hidden "$cs" $MAKE_HERE -j2 BUILD="$TMP/nocap" CFLAGS="-O0 -g" all "$TMP/nocap/tests/tools/mkdata" \
+	>nocap.out 2>&1 </dev/null
 rc=$?
+built=$rc
 keep nocap.out
 if [ $rc -eq 0 ]; then
 	pass "without capstone: ebs builds"
@@ -94,4 +97,16 @@ if [ $rc -eq 0 ]; then
 	rc=$?
 	check "without capstone: annotate --asm fails, saying ebs was built without a disassembler" \
 		bash -c "[ $rc -ne 0 ] && [ \$(wc -l <asm.err) -eq 1 ] && grep -q 'without a disassembler' asm.err"
+fi
+if [ "$built" -eq 0 ]; then
+	# the listing tests on this ebs: their lines are counted here, not by run.sh
+	for t in annotate report; do
+		EBS=$TMP/nocap/ebs bash "$TOP/tests/integration/$t.sh" >"nocap-$t.out" 2>&1
+		keep "nocap-$t.out"
+		nf=$(grep -c '^FAIL: ' "nocap-$t.out")
+		np=$(grep -c '^PASS: ' "nocap-$t.out")
+		ns=$(grep -c '^SKIP: .*without a disassembler' "nocap-$t.out")
+		check "without capstone: $t.sh holds ($np passed, $nf failed, $ns instruction checks skipped)" \
+			bash -c "[ $nf -eq 0 ] && [ $np -gt 20 ] && [ $ns -gt 0 ]"
+	done
 fi

@@ -70,11 +70,14 @@ extern const char *const cli_backend_words[];	/* --backend: enum record_backend'
  *   --[no-]demangle, --no-pager.
  * CLI_VIEW_OPTIONS goes into the command's long options and
  * CLI_VIEW_SHORT into its optstring.  cli_view_init() sets the defaults
- * (ebs.data, stdout, warnings to stderr); cli_view_option() takes each of
- * getopt's c: 1 when it was one of them, 0 when not, -EINVAL after one line
- * naming the option, -ENOMEM.  cli_view_done(), after the options, hands the
+ * (ebs.data, stdout, warnings to stderr).  cli_view_option() takes each c
+ * of getopt's that the command does not know itself: 0 when it was one of
+ * them, else, after one line naming the option (a bad value, an unknown
+ * option), the exit status.  cli_view_done(), after the options, hands the
  * debug directories to v and (unless the output is a file) starts the pager
- * stream at the first line; cli_view_free() after the command.
+ * stream at the first line.  cli_view_result() takes the module's return
+ * e: 0, or the exit status after one line (cli_input_error).
+ * cli_view_free() after the command.
  */
 enum {
 	CLI_OPT_PID = 0x1000, CLI_OPT_TID, CLI_OPT_COMM, CLI_OPT_DSO, CLI_OPT_FUNC, CLI_OPT_MIN,
@@ -107,8 +110,9 @@ struct cli_view {
 	bool no_pager;
 };
 void cli_view_init(struct cli_view *cv, const char *cmd, struct view_opts *v);
-int cli_view_option(struct cli_view *cv, int c, const char *arg);
+int cli_view_option(struct cli_view *cv, int c, const char *arg, char **argv);
 void cli_view_done(struct cli_view *cv, bool to_file);
+int cli_view_result(struct cli_view *cv, int e, const struct ebs_error *err);
 void cli_view_free(struct cli_view *cv);
 
 /* Append s to the NULL-terminated vector *v of *n strings; 0 or -ENOMEM. */

@@ -98,13 +98,9 @@ int cmd_annotate(int argc, char **argv)
 			ret = 0;
 			goto out;
 		default:
-			e = cli_view_option(&cv, c, optarg);
-			if (e < 0) {
-				ret = e == -ENOMEM ? 1 : 2;
-				goto out;
-			}
-			if (!e) {
-				ret = cli_bad_option("annotate", c, argv);
+			e = cli_view_option(&cv, c, optarg, argv);
+			if (e) {
+				ret = e;
 				goto out;
 			}
 			break;
@@ -118,13 +114,7 @@ int cmd_annotate(int argc, char **argv)
 	}
 	o.source_dirs = srcs;
 	cli_view_done(&cv, o.html != NULL);
-	e = ebs_annotate(&o, &err);
-	if (e) {
-		fflush(o.view.out);
-		ret = cli_input_error("annotate", o.view.input, e, &err);
-		goto out;
-	}
-	ret = 0;
+	ret = cli_view_result(&cv, ebs_annotate(&o, &err), &err);
 out:
 	cli_view_free(&cv);
 	free(srcs);

@@ -105,13 +105,9 @@ int cmd_report(int argc, char **argv)
 			ret = 0;
 			goto out;
 		default:
-			e = cli_view_option(&cv, c, optarg);
-			if (e < 0) {
-				ret = e == -ENOMEM ? 1 : 2;
-				goto out;
-			}
-			if (!e) {
-				ret = cli_bad_option("report", c, argv);
+			e = cli_view_option(&cv, c, optarg, argv);
+			if (e) {
+				ret = e;
 				goto out;
 			}
 			break;
@@ -124,12 +120,7 @@ int cmd_report(int argc, char **argv)
 	}
 	cli_view_done(&cv, false);
 	e = dump ? ebs_data_dump(o.view.input, o.view.out, o.view.warn, &err) : ebs_report(&o, &err);
-	if (e) {
-		fflush(o.view.out);
-		ret = cli_input_error("report", o.view.input, e, &err);
-		goto out;
-	}
-	ret = 0;
+	ret = cli_view_result(&cv, e, &err);
 out:
 	cli_view_free(&cv);
 	return ret;

@@ -24,7 +24,7 @@ void cli_view_init(struct cli_view *cv, const char *cmd, struct view_opts *v)
 /* in enum report_color's order */
 static const char *const color_words[] = {"auto", "always", "never", NULL};
 
-int cli_view_option(struct cli_view *cv, int c, const char *arg)
+static int view_option(struct cli_view *cv, int c, const char *arg)
 {
 	struct view_opts *v = cv->v;
 	struct report_filter *f = &v->filter;
@@ -85,11 +85,28 @@ int cli_view_option(struct cli_view *cv, int c, const char *arg)
 	return 0;
 }
 
+int cli_view_option(struct cli_view *cv, int c, const char *arg, char **argv)
+{
+	int e = view_option(cv, c, arg);
+
+	if (e < 0)
+		return e == -ENOMEM ? 1 : 2;
+	return e ? 0 : cli_bad_option(cv->cmd, c, argv);
+}
+
 void cli_view_done(struct cli_view *cv, bool to_file)
 {
 	cv->v->debug_dirs = cv->dirs;
 	if (!to_file)	/* started at the first line */
 		cv->v->out = cli_pager_stream(cv->no_pager, &cv->v->color, &cv->v->width);
+}
+
+int cli_view_result(struct cli_view *cv, int e, const struct ebs_error *err)
+{
+	if (!e)
+		return 0;
+	fflush(cv->v->out);
+	return cli_input_error(cv->cmd, cv->v->input, e, err);
 }
 
 void cli_view_free(struct cli_view *cv)

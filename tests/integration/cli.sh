@@ -213,6 +213,13 @@ for cmd in report annotate; do
 			       grep -q -- '^ebs $cmd: $opt' bad.err"
 	done
 done
+# a shared option taken, then a bad one of the command's own: still exit 2
+for how in "report -n 3 --sort nosuch" "annotate -n 3 --context x"; do
+	# shellcheck disable=SC2086	# the words of the command line
+	"$EBS" $how >bad.out 2>bad.err
+	rc=$?
+	check "$how: exit 2 ($rc), one line" sh -c "[ $rc -eq 2 ] && [ \$(wc -l <bad.err) -eq 1 ]"
+done
 R --colour=always --width 100 >colour.out
 check "report --colour: the same as --color" cmp -s colour.out report.want
 A work --colour=always --no-demangle --demangle >colour.out

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/present.h"
 #include "report/table.h"
 
 /* ---- cells ------------------------------------------------------------------------------ */
@@ -95,6 +96,17 @@ const char *row_function(const struct row *row)
 	if (row->key.function)
 		return row->key.function;
 	return row->text[0] ? row->text : "??";
+}
+
+bool row_share(const struct report *r, const struct row *row, int ev, u64 total,
+	       struct row_share *sh)
+{
+	sh->count = row_count(row, ev);
+	sh->percent = present_percent(sh->count, total);
+	if (sh->percent < r->o->view.min_percent)
+		return false;
+	present_wilson95(sh->count, total, &sh->lo, &sh->hi);
+	return true;
 }
 
 u64 row_own_samples(const struct row *row, int ev)

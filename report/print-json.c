@@ -77,22 +77,20 @@ void table_print_json(const struct report *r, int ev, struct row **rows, size_t 
 	ebs_json__key(&j, "rows");
 	ebs_json__arr(&j);
 	for (k = 0; k < limit; k++) {
-		u64 c = row_count(rows[k], ev);
-		double p = present_percent(c, fa.samples), lo, hi;
+		struct row_share sh;
 
-		if (p < r->o->view.min_percent)
+		if (!row_share(r, rows[k], ev, fa.samples, &sh))
 			continue;
-		present_wilson95(c, fa.samples, &lo, &hi);
 		ebs_json__obj(&j);
 		for (i = 0; i < KEY_MAX; i++)
 			if (r->col[i])
 				report_columns[i].json(r, rows[k], ev, &j);
-		ebs_json__key_u64(&j, "samples", c);
-		ebs_json__key_num(&j, "percent", "%.4f", p);
+		ebs_json__key_u64(&j, "samples", sh.count);
+		ebs_json__key_num(&j, "percent", "%.4f", sh.percent);
 		ebs_json__key(&j, "ci95");
 		ebs_json__arr(&j);
-		ebs_json__num(&j, "%.4f", lo);
-		ebs_json__num(&j, "%.4f", hi);
+		ebs_json__num(&j, "%.4f", sh.lo);
+		ebs_json__num(&j, "%.4f", sh.hi);
 		ebs_json__arr_end(&j);
 		ebs_json__obj_end(&j);
 	}

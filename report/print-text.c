@@ -205,19 +205,17 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 	head[0] = '#';
 	fprintf(f, "#\n%s\n", head);
 	for (k = 0; k < limit; k++) {
-		u64 c = row_count(rows[k], ev);
-		double p = present_percent(c, fa.samples), lo, hi;
+		struct row_share sh;
 
-		if (p < r->o->view.min_percent)
+		if (!row_share(r, rows[k], ev, fa.samples, &sh))
 			continue;
-		present_wilson95(c, fa.samples, &lo, &hi);
 		if (shows(r, FIELD_SAMPLES, ci_dropped))
-			fprintf(f, "  %8llu", (unsigned long long)c);
+			fprintf(f, "  %8llu", (unsigned long long)sh.count);
 		if (shows(r, FIELD_PERCENT, ci_dropped))
-			fprintf(f, " %s%7.2f%%%s", present_heat_color(r->color, p), p,
+			fprintf(f, " %s%7.2f%%%s", present_heat_color(r->color, sh.percent), sh.percent,
 				present_color_end(r->color));
 		if (shows(r, FIELD_CI, ci_dropped))
-			fprintf(f, "  [%5.1f, %5.1f]", lo, hi);
+			fprintf(f, "  [%5.1f, %5.1f]", sh.lo, sh.hi);
 		for (i = 0; i < nc; i++) {
 			table_cell_text(r, rows[k], cols[i], buf, sizeof(buf));
 			elide_cell(&report_columns[cols[i]], cut, sizeof(cut), buf, (size_t)w[i]);

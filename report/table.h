@@ -92,6 +92,18 @@ static inline u64 row_count(const struct row *row, int ev)
 	return ev < 0 ? row->all : row->samples[ev];
 }
 
+/*
+ * What a printer shows of a row in the table of ev with total samples: its
+ * count, its percent and the 95% interval of that.  False when the row is
+ * below --min-percent and not shown.
+ */
+struct row_share {
+	u64 count;
+	double percent, lo, hi;
+};
+bool row_share(const struct report *r, const struct row *row, int ev, u64 total,
+	       struct row_share *sh);
+
 /* The function a row shows: its own, else "[unknown] DSO+0xADDR", else "??". */
 const char *row_function(const struct row *row);
 

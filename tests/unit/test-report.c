@@ -360,9 +360,37 @@ static void test_options(void)
 		   r.cols[2] == KEY_DSO && r.cols[3] == KEY_PID && r.by_event && !r.by_line);
 }
 
+/* What the printers show of a row: its count, share, interval; not below --min-percent. */
+static void test_share(void)
+{
+	struct report_opts o = {0};
+	struct report r = {.o = &o};
+	struct row *row = new_row(10);
+	struct row_share sh;
+	double lo, hi;
+
+	if (!row)
+		return;
+	row->all = 30;
+	o.view.min_percent = 0.5;
+	TEST_CHECK("share: 10 of 1000 (1%) is shown at --min-percent 0.5",
+		   row_share(&r, row, 0, 1000, &sh) && sh.count == 10 && sh.percent == 1.0);
+	present_wilson95(10, 1000, &lo, &hi);
+	TEST_CHECK("share: ...with the Wilson interval of 10 of 1000",
+		   sh.lo == lo && sh.hi == hi && sh.lo < 1.0 && sh.hi > 1.0);
+	TEST_CHECK("share: the table of all events counts row->all (30 of 1000)",
+		   row_share(&r, row, -1, 1000, &sh) && sh.count == 30 && sh.percent == 3.0);
+	o.view.min_percent = 1.5;
+	TEST_CHECK("share: 1% is not shown at --min-percent 1.5", !row_share(&r, row, 0, 1000, &sh));
+	TEST_CHECK("share: 0 of 0 is 0%, not shown at --min-percent 1.5",
+		   !row_share(&r, row, 0, 0, &sh) && sh.percent == 0);
+	free(row);
+}
+
 int main(void)
 {
 	test_wilson();
+	test_share();
 	test_elide();
 	test_cells();
 	test_columns();

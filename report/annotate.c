@@ -944,9 +944,10 @@ static const char *busiest_file(struct annot *an)
 /*
  * A file-mode listing as one model: FILE alone shows every sampled line of
  * the file with --context lines around each; FILE:LINE the lines within
- * --context of LINE.
+ * --context of LINE.  0 with *out set, or NULL when no sampled line is
+ * in the file; -ENOMEM.
  */
-static struct ann_func *build_file(struct annot *an)
+static int build_file(struct annot *an, struct ann_func **out)
 {
 	struct ann_func *af = calloc(1, sizeof(*af));
 	u32 c = an->o->context, line = an->target_line;
@@ -955,8 +956,9 @@ static struct ann_func *build_file(struct annot *an)
 	struct fl_ent *e, *tmp;
 	size_t i;
 
+	*out = NULL;
 	if (!af)
-		return NULL;
+		return -ENOMEM;
 	af->main_file = busiest_file(an);
 	HASH_ITER(hh, an->flines, e, tmp) {
 		struct ann_line *l;
@@ -971,7 +973,7 @@ static struct ann_func *build_file(struct annot *an)
 	}
 	if (!af->main_file) {
 		free(af);
-		return NULL;
+		return 0;
 	}
 	/* the lines to show, with or without samples */
 	if (line) {
@@ -1019,13 +1021,14 @@ static struct ann_func *build_file(struct annot *an)
 	af->per = "%file";
 	af->total = an->total;
 	af->event = ebs_data__event(an->rs.d, an->rs.event < 0 ? 0 : (unsigned int)an->rs.event)->used;
-	return af;
+	*out = af;
+	return 0;
 
 nomem:
 	line_vec__free_index(&lv);
 	free(lv.v);
 	free(af);
-	return NULL;
+	return -ENOMEM;
 }
 
 /*
@@ -1149,13 +1152,19 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 		for (i = 0; nmodels > 1 && i < nmodels; i++)	/* static functions of one name */
 			models[i]->show_start = true;
 		if (!nmodels && an.file_mode) {
-			models[0] = build_file(&an);
+			if (build_file(&an, &models[0])) {
+				e = ebs_error__set(err, ENOMEM, "out of memory");
+				goto out;
+			}
 			nmodels = models[0] != NULL;
 		}
 		if (!nmodels && an.flines && !an.file_mode) {
 			/* only inlined: its lines over every place it was inlined into */
 			snprintf(an.target_file, sizeof(an.target_file), "%s", an.flines->key.file);
-			models[0] = build_file(&an);
+			if (build_file(&an, &models[0])) {
+				e = ebs_error__set(err, ENOMEM, "out of memory");
+				goto out;
+			}
 			if (models[0]) {
 				models[0]->name = an.inlined_name;
 				models[0]->dso = "inlined";

@@ -9,6 +9,7 @@
 #   make bench           ebs against perf: recording overhead, report speed (ratios)
 #   make kmod            ebs.ko (KDIR= for another kernel tree); make test-kmod: in QEMU
 #   make install         PREFIX=/usr/local DESTDIR=   (make uninstall: the same files)
+#   make format-check    the C files that clang-format would change (make format: change them)
 #   V=1                  full command lines      DEBUG=1 (or CI=true)  -Werror
 #   SAN=address,undefined  sanitizer build (into build-san/)
 #   NO_CAPSTONE=1        build without capstone (annotate --asm then says so)
@@ -54,7 +55,8 @@ endif
 # ---- libraries ------------------------------------------------------------
 # Goals that compile nothing themselves (those that first install what is
 # missing, then run make again) neither probe nor check the libraries.
-NO_PROBE_GOALS := clean deps uninstall test demo fuzz test-kmod check-libdwarf2 libdwarf2 kmod
+NO_PROBE_GOALS := clean deps uninstall test demo fuzz test-kmod check-libdwarf2 libdwarf2 kmod \
+	format format-check
 PROBE := $(if $(MAKECMDGOALS),$(filter-out $(NO_PROBE_GOALS),$(MAKECMDGOALS)),all)
 
 LIBELF_CFLAGS := $(shell pkg-config --cflags libelf 2>/dev/null)
@@ -225,6 +227,14 @@ fuzz: deps
 	$(Q)$(MAKE) --no-print-directory fuzz-bins
 	$(Q)BUILD=$(BUILD) EBS=$(abspath $(EBS)) FUZZ_BIN=$(FUZZ_BUILD)/tests/fuzz \
 		FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh
+
+# ---- format ---------------------------------------------------------------------
+# .clang-format over the C files (scripts/format.sh says which).
+.PHONY: format format-check
+format-check:
+	$(Q)scripts/format.sh check
+format:
+	$(Q)scripts/format.sh apply
 
 # ---- libdwarf 2.x -------------------------------------------------------------
 # ebs on the current libdwarf API (symbolize/dwarf_compat.h): libdwarf built

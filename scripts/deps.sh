@@ -12,13 +12,14 @@
 # is optional (annotate --asm); libunwind-dev is declared for call-graph
 # unwinding (not linked yet).  The rest are the tests': libclang-rt-dev is
 # the default clang's runtime (libclang-rt-14-dev on Debian 12): libFuzzer,
-# for the fuzz harnesses (docs/fuzzing.md); cmake, ninja-build and
-# libzstd-dev build libdwarf 2 for tests/integration/libdwarf2.sh.
+# for the fuzz harnesses (docs/fuzzing.md); clang-format for make
+# format-check; cmake, ninja-build and libzstd-dev build libdwarf 2 for
+# tests/integration/libdwarf2.sh.
 set -u
 
 PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
 libcapstone-dev libstb-dev
-elfutils binutils python3 clang llvm libclang-rt-dev cmake ninja-build libzstd-dev
+elfutils binutils python3 clang llvm libclang-rt-dev clang-format cmake ninja-build libzstd-dev
 ${EBS_DEPS_EXTRA:-}"
 
 missing=""

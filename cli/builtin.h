@@ -59,7 +59,7 @@ int cli_real(const char *cmd, const char *opt, const char *s, bool above_zero, d
  */
 int cli_choice(const char *cmd, const char *opt, const char *s, const char *const *words,
 	       unsigned int *out);
-extern const char *const cli_backend_words[];	/* --backend: enum record_backend's order */
+extern const char *const cli_backend_words[]; /* --backend: enum record_backend's order */
 
 /*
  * The options of every command that reads a data file (report, annotate,
@@ -80,32 +80,45 @@ extern const char *const cli_backend_words[];	/* --backend: enum record_backend'
  * cli_view_free() after the command.
  */
 enum {
-	CLI_OPT_PID = 0x1000, CLI_OPT_TID, CLI_OPT_COMM, CLI_OPT_DSO, CLI_OPT_FUNC, CLI_OPT_MIN,
-	CLI_OPT_NO_INLINE, CLI_OPT_COLOR, CLI_OPT_DEBUG_DIR, CLI_OPT_KALLSYMS, CLI_OPT_DEMANGLE,
-	CLI_OPT_NO_DEMANGLE, CLI_OPT_NO_PAGER,
-	CLI_OPT_CMD = 0x1100,	/* a command's own options start here */
+	CLI_OPT_PID = 0x1000,
+	CLI_OPT_TID,
+	CLI_OPT_COMM,
+	CLI_OPT_DSO,
+	CLI_OPT_FUNC,
+	CLI_OPT_MIN,
+	CLI_OPT_NO_INLINE,
+	CLI_OPT_COLOR,
+	CLI_OPT_DEBUG_DIR,
+	CLI_OPT_KALLSYMS,
+	CLI_OPT_DEMANGLE,
+	CLI_OPT_NO_DEMANGLE,
+	CLI_OPT_NO_PAGER,
+	CLI_OPT_CMD = 0x1100, /* a command's own options start here */
 };
 #define CLI_VIEW_SHORT "i:n:e:"
 #define CLI_VIEW_OPTIONS                                                                           \
-	{"input", required_argument, NULL, 'i'}, {"top", required_argument, NULL, 'n'},           \
-	{"min-percent", required_argument, NULL, CLI_OPT_MIN},                                     \
-	{"event", required_argument, NULL, 'e'}, {"pid", required_argument, NULL, CLI_OPT_PID},   \
-	{"tid", required_argument, NULL, CLI_OPT_TID},                                             \
-	{"comm", required_argument, NULL, CLI_OPT_COMM},                                           \
-	{"dso", required_argument, NULL, CLI_OPT_DSO},                                             \
-	{"func", required_argument, NULL, CLI_OPT_FUNC},                                           \
-	{"no-inline", no_argument, NULL, CLI_OPT_NO_INLINE},                                       \
-	{"color", required_argument, NULL, CLI_OPT_COLOR},                                         \
-	{"colour", required_argument, NULL, CLI_OPT_COLOR},                                        \
-	{"debug-dir", required_argument, NULL, CLI_OPT_DEBUG_DIR},                                 \
-	{"kallsyms", required_argument, NULL, CLI_OPT_KALLSYMS},                                   \
-	{"demangle", no_argument, NULL, CLI_OPT_DEMANGLE},                                         \
-	{"no-demangle", no_argument, NULL, CLI_OPT_NO_DEMANGLE},                                   \
-	{"no-pager", no_argument, NULL, CLI_OPT_NO_PAGER}
+	{"input", required_argument, NULL, 'i'}, {"top", required_argument, NULL, 'n'},            \
+		{"min-percent", required_argument, NULL, CLI_OPT_MIN},                             \
+		{"event", required_argument, NULL, 'e'},                                           \
+		{"pid", required_argument, NULL, CLI_OPT_PID},                                     \
+		{"tid", required_argument, NULL, CLI_OPT_TID},                                     \
+		{"comm", required_argument, NULL, CLI_OPT_COMM},                                   \
+		{"dso", required_argument, NULL, CLI_OPT_DSO},                                     \
+		{"func", required_argument, NULL, CLI_OPT_FUNC},                                   \
+		{"no-inline", no_argument, NULL, CLI_OPT_NO_INLINE},                               \
+		{"color", required_argument, NULL, CLI_OPT_COLOR},                                 \
+		{"colour", required_argument, NULL, CLI_OPT_COLOR},                                \
+		{"debug-dir", required_argument, NULL, CLI_OPT_DEBUG_DIR},                         \
+		{"kallsyms", required_argument, NULL, CLI_OPT_KALLSYMS},                           \
+		{"demangle", no_argument, NULL, CLI_OPT_DEMANGLE},                                 \
+		{"no-demangle", no_argument, NULL, CLI_OPT_NO_DEMANGLE},                           \
+	{                                                                                          \
+		"no-pager", no_argument, NULL, CLI_OPT_NO_PAGER                                    \
+	}
 struct cli_view {
-	const char *cmd;	/* "report": error lines start "ebs report: " */
+	const char *cmd; /* "report": error lines start "ebs report: " */
 	struct view_opts *v;
-	const char **dirs;	/* --debug-dir, NULL-terminated */
+	const char **dirs; /* --debug-dir, NULL-terminated */
 	unsigned int ndirs;
 	bool no_pager;
 };
@@ -150,7 +163,7 @@ struct cli_calibrate {
 	struct calibrate_opts o;
 	const char *events;
 	bool json, quiet;
-	char *buf;		/* cli_calibrate_inline's words: free() when done */
+	char *buf; /* cli_calibrate_inline's words: free() when done */
 };
 void cli_calibrate_defaults(struct cli_calibrate *cc);
 int cli_calibrate_inline(const char *cmd, const char *text, struct cli_calibrate *cc);

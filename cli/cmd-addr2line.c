@@ -31,7 +31,7 @@ static const char usage_text[] =
  */
 struct warn_hold {
 	bool holding;
-	const char **msgs;	/* strdup'd */
+	const char **msgs; /* strdup'd */
 	unsigned int n;
 };
 

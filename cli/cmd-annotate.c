@@ -109,7 +109,8 @@ int cmd_annotate(int argc, char **argv)
 	if (optind < argc)
 		o.target = argv[optind++];
 	if (optind < argc) {
-		fprintf(stderr, "ebs annotate: one FUNC or FILE[:LINE], not also '%s'\n", argv[optind]);
+		fprintf(stderr, "ebs annotate: one FUNC or FILE[:LINE], not also '%s'\n",
+			argv[optind]);
 		goto out;
 	}
 	o.source_dirs = srcs;

@@ -96,13 +96,15 @@ static int cli_calibrate_option(const char *cmd, int c, const char *arg, struct 
 	case OPT_RATE:
 		return cli_real(cmd, "--rate", arg, true, 1e300, &cc->o.rate) ? -EINVAL : 1;
 	case OPT_MIN_SAMPLES:
-		return cli_number(cmd, "--min-samples", arg, 1, INT64_MAX, false, &cc->o.min_samples)
+		return cli_number(cmd, "--min-samples", arg, 1, INT64_MAX, false,
+				  &cc->o.min_samples)
 			       ? -EINVAL
 			       : 1;
 	case OPT_FOCUS:
 		if (!*arg || arg[0] == ',' || strstr(arg, ",,") || arg[strlen(arg) - 1] == ',') {
-			fprintf(stderr, "ebs %s: --focus wants function or DSO names, "
-					"comma-separated, not '%s'\n",
+			fprintf(stderr,
+				"ebs %s: --focus wants function or DSO names, "
+				"comma-separated, not '%s'\n",
 				cmd, arg);
 			return -EINVAL;
 		}
@@ -158,9 +160,10 @@ int cli_calibrate_inline(const char *cmd, const char *text, struct cli_calibrate
 		else if (!k && (c == '?' || c == ':'))
 			ret = cli_bad_option(cmd, c, args) ? -EINVAL : 0;
 		else if (!k) {
-			fprintf(stderr, "ebs %s: --calibrate: '%s' is not a calibration target "
-					"(--rate, --min-samples, --focus, --overhead, --retries, "
-					"--cost-probe, --exact, -q)\n",
+			fprintf(stderr,
+				"ebs %s: --calibrate: '%s' is not a calibration target "
+				"(--rate, --min-samples, --focus, --overhead, --retries, "
+				"--cost-probe, --exact, -q)\n",
 				cmd, args[optind - 1]);
 			ret = -EINVAL;
 		}
@@ -189,9 +192,12 @@ static int focus_share(void *ctx, const char *path, unsigned int ev, u64 *matche
 static const char *bound_words(enum calib_bound b)
 {
 	switch (b) {
-	case CALIB_BY_RATE: return "the rate cap";
-	case CALIB_BY_OVERHEAD: return "the overhead budget";
-	case CALIB_BY_EVENTS: return "the event's own rate (N = 1)";
+	case CALIB_BY_RATE:
+		return "the rate cap";
+	case CALIB_BY_OVERHEAD:
+		return "the overhead budget";
+	case CALIB_BY_EVENTS:
+		return "the event's own rate (N = 1)";
 	}
 	return "?";
 }
@@ -205,8 +211,9 @@ static void print_table(FILE *f, const struct cli_calibrate *cc, const struct ca
 
 	fprintf(f, "# calibrated '%s': %u runs; times are %s time; counting pass %.3f s\n",
 		cc->o.rec.argv[0], r->runs, basis, r->base_seconds);
-	fprintf(f, "# targets: at most %.0f samples/s per CPU, at least %llu samples%s%s, "
-		   "overhead at most %.1f%%\n",
+	fprintf(f,
+		"# targets: at most %.0f samples/s per CPU, at least %llu samples%s%s, "
+		"overhead at most %.1f%%\n",
 		cc->o.rate, (unsigned long long)cc->o.min_samples, cc->o.focus ? " in " : "",
 		cc->o.focus ? cc->o.focus : "", 100 * cc->o.overhead);
 	fprintf(f, "%-16s %10s %12s %9s %9s %8s %9s %14s %7s %7s\n", "event", "events/s", "N",
@@ -215,7 +222,8 @@ static void print_table(FILE *f, const struct cli_calibrate *cc, const struct ca
 		const struct calibrate_event *e = &r->ev[i];
 		char cost[32];
 
-		snprintf(cost, sizeof(cost), "%.1f+-%.1f", e->fit.cost * 1e6, 2 * e->fit.cost_se * 1e6);
+		snprintf(cost, sizeof(cost), "%.1f+-%.1f", e->fit.cost * 1e6,
+			 2 * e->fit.cost_se * 1e6);
 		fprintf(f, "%-16s %10.3g %12llu %9.0f %9llu %8.0f %8.1f%% %14s %7.2f %7.2f\n",
 			e->name, e->events_per_sec, (unsigned long long)e->n, e->sol.samples,
 			(unsigned long long)e->achieved_samples, e->achieved_rate,
@@ -234,8 +242,9 @@ static void print_table(FILE *f, const struct cli_calibrate *cc, const struct ca
 		if (e->retries)
 			fprintf(f, " after %u retr%s\n", e->retries, e->retries == 1 ? "y" : "ies");
 		if (cc->o.focus)
-			fprintf(f, "# %s: %.1f%% of the pilot's samples in %s; %llu of the verifying "
-				   "run's\n",
+			fprintf(f,
+				"# %s: %.1f%% of the pilot's samples in %s; %llu of the verifying "
+				"run's\n",
 				e->name, 100 * e->share, cc->o.focus,
 				(unsigned long long)e->focus_samples);
 	}
@@ -249,7 +258,8 @@ static void print_table(FILE *f, const struct cli_calibrate *cc, const struct ca
 		fprintf(f, "# to record: ebs record -e ");
 		for (i = 0; i < r->nr_events; i++)
 			fprintf(f, "%s%s", i ? "," : "", r->ev[i].name);
-		fprintf(f, " -c %llu -- %s ...\n", (unsigned long long)r->ev[0].n, cc->o.rec.argv[0]);
+		fprintf(f, " -c %llu -- %s ...\n", (unsigned long long)r->ev[0].n,
+			cc->o.rec.argv[0]);
 	} else {
 		fprintf(f, "# to record: ebs record -e ");
 		for (i = 0; i < r->nr_events; i++)
@@ -293,8 +303,10 @@ static void print_json(FILE *f, const struct cli_calibrate *cc, const struct cal
 		ebs_json__key_num(&j, "events", "%.0f", e->counted);
 		ebs_json__key_num(&j, "events_per_sec", "%.6g", e->events_per_sec);
 		ebs_json__key_u64(&j, "sample_after", e->n);
-		ebs_json__key_str(&j, "bound", e->sol.bound == CALIB_BY_RATE ? "rate"
-				  : e->sol.bound == CALIB_BY_OVERHEAD ? "overhead" : "events");
+		ebs_json__key_str(&j, "bound",
+				  e->sol.bound == CALIB_BY_RATE	      ? "rate"
+				  : e->sol.bound == CALIB_BY_OVERHEAD ? "overhead"
+								      : "events");
 		ebs_json__key_num(&j, "expected_samples", "%.3f", e->sol.samples);
 		ebs_json__key_u64(&j, "achieved_samples", e->achieved_samples);
 		ebs_json__key_num(&j, "achieved_rate", "%.3f", e->achieved_rate);
@@ -436,7 +448,8 @@ int cmd_calibrate(int argc, char **argv)
 			break;
 		case 'o':
 			if (!strcmp(optarg, "-")) {
-				fprintf(stderr, "ebs calibrate: -o wants a file, not standard output\n");
+				fprintf(stderr,
+					"ebs calibrate: -o wants a file, not standard output\n");
 				return 2;
 			}
 			cc.o.keep = optarg;
@@ -452,8 +465,9 @@ int cmd_calibrate(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "ebs calibrate: no command: give one after '--' (see 'ebs calibrate "
-				"--help')\n");
+		fprintf(stderr,
+			"ebs calibrate: no command: give one after '--' (see 'ebs calibrate "
+			"--help')\n");
 		return 2;
 	}
 	cc.o.rec.argv = argv + optind;

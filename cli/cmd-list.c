@@ -62,7 +62,8 @@ int cmd_list(int argc, char **argv)
 				event_open_reason(err));
 	}
 	fprintf(out, "%-*s %-9s %-12s %s\n", w, RAW_NAME, "raw", "-", RAW_DESC);
-	fprintf(out, "\nModifiers: :u user space only (USR), :k kernel only (OS).\n"
+	fprintf(out,
+		"\nModifiers: :u user space only (USR), :k kernel only (OS).\n"
 		"Raw events use the PerfEvtSel layout: unit mask UU, event select EE, in hex.\n"
 		"Unavailable hardware events fall back to cpu-clock in 'ebs record' (with a "
 		"notice), unless --no-fallback.\n");

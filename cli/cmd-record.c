@@ -55,8 +55,8 @@ static int parse_periods(const char *s, struct record_opts *o, unsigned int *n)
 		return -ENOMEM;
 	*n = 0;
 	if (!*s || s[0] == ',' || strstr(s, ",,") || s[strlen(s) - 1] == ',') {
-		fprintf(stderr, "ebs record: -c wants positive numbers, comma-separated, not '%s'\n",
-			s);
+		fprintf(stderr,
+			"ebs record: -c wants positive numbers, comma-separated, not '%s'\n", s);
 		free(copy);
 		return -EINVAL;
 	}
@@ -89,7 +89,8 @@ static int parse_pids(const char *s, struct record_opts *o)
 		if (next)
 			*next++ = '\0';
 		if (!*tok) {
-			fprintf(stderr, "ebs record: -p wants pids, comma-separated, not '%s'\n", s);
+			fprintf(stderr, "ebs record: -p wants pids, comma-separated, not '%s'\n",
+				s);
 			err = -EINVAL;
 			break;
 		}
@@ -107,7 +108,7 @@ static int parse_pids(const char *s, struct record_opts *o)
 		for (i = 0; i < o->nr_pids && o->pids[i] != (pid_t)v; i++)
 			;
 		if (i < o->nr_pids)
-			continue;	/* given before: one set of counters per thread */
+			continue; /* given before: one set of counters per thread */
 		n = realloc(o->pids, (o->nr_pids + 1) * sizeof(*n));
 		if (!n) {
 			err = -ENOMEM;
@@ -136,12 +137,14 @@ static void say_leftover(void *ctx, const struct ebs_leftover *lo)
 	if (localtime_r(&lo->mtime, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 	if (!l->clean)
-		fprintf(stderr, "ebs record: %s: left by a recording that did not finish (%llu bytes, "
+		fprintf(stderr,
+			"ebs record: %s: left by a recording that did not finish (%llu bytes, "
 			"last written %s): read it with 'ebs report -i %s', remove it with "
 			"'ebs record --clean -o %s'\n",
 			lo->path, (unsigned long long)lo->size, when, lo->path, l->output);
 	else if (lo->removed && !l->quiet)
-		fprintf(stderr, "ebs record: removed %s, left by a recording that did not finish "
+		fprintf(stderr,
+			"ebs record: removed %s, left by a recording that did not finish "
 			"(%llu bytes, last written %s)\n",
 			lo->path, (unsigned long long)lo->size, when);
 	else if (!lo->removed) {
@@ -212,7 +215,8 @@ int cmd_record(int argc, char **argv)
 		case 'o':
 			o.output = optarg;
 			if (!*optarg || optarg[strlen(optarg) - 1] == '/') {
-				fprintf(stderr, "ebs record: -o wants a file name, not '%s'\n", optarg);
+				fprintf(stderr, "ebs record: -o wants a file name, not '%s'\n",
+					optarg);
 				goto out;
 			}
 			break;
@@ -226,8 +230,9 @@ int cmd_record(int argc, char **argv)
 		case 'm':
 			if (cli_parse_number(optarg, 1, 65536, false, &pages) ||
 			    pages & (pages - 1)) {
-				fprintf(stderr, "ebs record: -m wants a power of two up to 65536, "
-						"not '%s'\n",
+				fprintf(stderr,
+					"ebs record: -m wants a power of two up to 65536, "
+					"not '%s'\n",
 					optarg);
 				goto out;
 			}
@@ -243,7 +248,7 @@ int cmd_record(int argc, char **argv)
 		case 'K':
 			if (cli_choice("record", "--kmod-mode", optarg, kmod_mode_words, &u))
 				goto out;
-			o.kmod_mode = u;	/* EBS_MODE_PERF_KERNEL 0, EBS_MODE_MSR 1 */
+			o.kmod_mode = u; /* EBS_MODE_PERF_KERNEL 0, EBS_MODE_MSR 1 */
 			kmod_mode_given = true;
 			break;
 		case 'q':
@@ -276,7 +281,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (o.nr_pids && optind < argc) {
-		fprintf(stderr, "ebs record: -p attaches to running processes; no command wanted\n");
+		fprintf(stderr,
+			"ebs record: -p attaches to running processes; no command wanted\n");
 		goto out;
 	}
 	if (!clean && !o.nr_pids && !o.system_wide && optind >= argc) {
@@ -291,8 +297,9 @@ int cmd_record(int argc, char **argv)
 	}
 	o.nr_events = (unsigned int)n;
 	if (nperiods > 1 && nperiods != o.nr_events) {
-		fprintf(stderr, "ebs record: -c gives %u values for %u events: one, or one per "
-				"event\n",
+		fprintf(stderr,
+			"ebs record: -c gives %u values for %u events: one, or one per "
+			"event\n",
 			nperiods, o.nr_events);
 		goto out;
 	}
@@ -307,7 +314,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (clean && !o.nr_pids && !o.system_wide && optind >= argc) {
-		ret = 0;	/* --clean alone */
+		ret = 0; /* --clean alone */
 		goto out;
 	}
 	o.argv = optind < argc ? argv + optind : NULL;
@@ -316,8 +323,9 @@ int cmd_record(int argc, char **argv)
 	o.msg = stderr;
 	if (calibrate) {
 		if (o.period || freq_given || o.nr_pids || o.system_wide || !o.argv) {
-			fprintf(stderr, "ebs record: --calibrate chooses -c itself and wants a command "
-					"(not -c, -F, -p or -a)\n");
+			fprintf(stderr,
+				"ebs record: --calibrate chooses -c itself and wants a command "
+				"(not -c, -F, -p or -a)\n");
 			goto out;
 		}
 		if (*calibrate && cli_calibrate_inline("record", calibrate, &cc))

@@ -119,7 +119,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	cli_view_done(&cv, false);
-	e = dump ? ebs_data_dump(o.view.input, o.view.out, o.view.warn, &err) : ebs_report(&o, &err);
+	e = dump ? ebs_data_dump(o.view.input, o.view.out, o.view.warn, &err)
+		 : ebs_report(&o, &err);
 	ret = cli_view_result(&cv, e, &err);
 out:
 	cli_view_free(&cv);

@@ -23,13 +23,14 @@ int cli_bad_option(const char *cmd, int c, char **argv)
 	const char *opt = argv[optind - 1];
 
 	if (c == ':')
-		fprintf(stderr, "ebs %s: option '%s' wants an argument (see 'ebs %s --help')\n", cmd,
-			opt, cmd);
+		fprintf(stderr, "ebs %s: option '%s' wants an argument (see 'ebs %s --help')\n",
+			cmd, opt, cmd);
 	else if (optopt)
 		fprintf(stderr, "ebs %s: unknown option '-%c' (see 'ebs %s --help')\n", cmd, optopt,
 			cmd);
 	else
-		fprintf(stderr, "ebs %s: unknown option '%s' (see 'ebs %s --help')\n", cmd, opt, cmd);
+		fprintf(stderr, "ebs %s: unknown option '%s' (see 'ebs %s --help')\n", cmd, opt,
+			cmd);
 	return 2;
 }
 
@@ -68,11 +69,11 @@ int cli_number(const char *cmd, const char *opt, const char *s, u64 min, u64 max
 		return 0;
 	if (min == 1)
 		fprintf(stderr, "ebs %s: %s wants a positive number up to %llu%s, not '%s'\n", cmd,
-			opt, (unsigned long long)max, hex_ok ? " (decimal, or hexadecimal with 0x)" : "",
-			s);
+			opt, (unsigned long long)max,
+			hex_ok ? " (decimal, or hexadecimal with 0x)" : "", s);
 	else
-		fprintf(stderr, "ebs %s: %s wants a whole number from %llu to %llu%s, not '%s'\n", cmd,
-			opt, (unsigned long long)min, (unsigned long long)max,
+		fprintf(stderr, "ebs %s: %s wants a whole number from %llu to %llu%s, not '%s'\n",
+			cmd, opt, (unsigned long long)min, (unsigned long long)max,
 			hex_ok ? " (decimal, or hexadecimal with 0x)" : "", s);
 	return -EINVAL;
 }
@@ -99,10 +100,12 @@ int cli_real(const char *cmd, const char *opt, const char *s, bool above_zero, d
 		if (!above_zero)
 			fprintf(stderr, "ebs %s: %s wants 0 to %g, not '%s'\n", cmd, opt, max, s);
 		else if (max < 1e300)
-			fprintf(stderr, "ebs %s: %s wants a number above 0 and at most %g, not '%s'\n",
-				cmd, opt, max, s);
+			fprintf(stderr,
+				"ebs %s: %s wants a number above 0 and at most %g, not '%s'\n", cmd,
+				opt, max, s);
 		else
-			fprintf(stderr, "ebs %s: %s wants a number above 0, not '%s'\n", cmd, opt, s);
+			fprintf(stderr, "ebs %s: %s wants a number above 0, not '%s'\n", cmd, opt,
+				s);
 		return -EINVAL;
 	}
 	*out = v;
@@ -125,7 +128,10 @@ int cli_choice(const char *cmd, const char *opt, const char *s, const char *cons
 		}
 	for (i = 0; words[i] && n < sizeof(list); i++)
 		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
-				      !i ? "" : words[i + 1] ? ", " : " or ", words[i]);
+				      !i	     ? ""
+				      : words[i + 1] ? ", "
+						     : " or ",
+				      words[i]);
 	fprintf(stderr, "ebs %s: %s '%s': %s\n", cmd, opt, s, list);
 	return -EINVAL;
 }
@@ -149,8 +155,10 @@ static const struct {
 } cmds[] = {
 	{"record", cmd_record, "sample a command, processes (-p) or the whole system (-a)"},
 	{"report", cmd_report, "hotspots of an ebs.data file, by function, source line or DSO"},
-	{"calibrate", cmd_calibrate, "choose sample-after values for a command: measured, verified"},
-	{"annotate", cmd_annotate, "source (and instructions) of hot functions, with their samples"},
+	{"calibrate", cmd_calibrate,
+	 "choose sample-after values for a command: measured, verified"},
+	{"annotate", cmd_annotate,
+	 "source (and instructions) of hot functions, with their samples"},
 	{"list", cmd_list, "events this machine can sample"},
 	{"addr2line", cmd_addr2line, "resolve addresses of an ELF file to function, file and line"},
 };
@@ -192,7 +200,8 @@ static int help(int argc, char **argv)
 	}
 	i = find_cmd(argv[1]);
 	if (i < 0) {
-		fprintf(stderr, "ebs help: '%s' is not an ebs command (see 'ebs --help')\n", argv[1]);
+		fprintf(stderr, "ebs help: '%s' is not an ebs command (see 'ebs --help')\n",
+			argv[1]);
 		return 2;
 	}
 	return cmds[i].fn(2, args);
@@ -207,7 +216,8 @@ int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_
 	/* the default name: no recording here yet; a name given: a recording elsewhere? */
 	fprintf(stderr, "ebs %s: %s%s%s%s\n", cmd, err->msg,
 		missing && !strcmp(input, "ebs.data") ? " (run 'ebs record' first, or give -i FILE)"
-		: missing ? " (write it with 'ebs record -o " : "",
+		: missing			      ? " (write it with 'ebs record -o "
+						      : "",
 		missing && strcmp(input, "ebs.data") ? input : "",
 		missing && strcmp(input, "ebs.data") ? "')" : "");
 	/* a bad or missing file, an unknown event: the input's fault */
@@ -242,7 +252,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[a], "help"))
 		return help(argc - a, argv + a);
-	if (!strcmp(argv[a], "__cost-probe")) {	/* ebs calibrate --cost-probe=loop */
+	if (!strcmp(argv[a], "__cost-probe")) { /* ebs calibrate --cost-probe=loop */
 		calibrate_probe_loop();
 		return 0;
 	}
@@ -255,7 +265,7 @@ int main(int argc, char **argv)
 	/* a listing that did not reach its reader (a full disk, a closed pipe) */
 	e = cli_pager_finish();
 	errno = 0;
-	if ((e || fflush(stdout) || ferror(stdout)) && !ret) {	/* else said already */
+	if ((e || fflush(stdout) || ferror(stdout)) && !ret) { /* else said already */
 		/* errno is only known when the last flush failed */
 		if (e)
 			errno = -e;

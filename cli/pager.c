@@ -34,13 +34,13 @@
 #include "cli/builtin.h"
 
 static struct {
-	bool disabled;	/* ebs --no-pager */
-	const char *cmd;	/* the pager's command line, once a stream was made */
-	FILE *stream;	/* cli_pager_stream()'s, until cli_pager_finish() */
-	int fd;		/* where the stream writes: the pipe, or stdout; -1: not yet */
-	pid_t pid;	/* the pager; 0: none started */
-	bool gone;	/* the pager closed its end: output is thrown away */
-	int err;	/* -errno of a failed write */
+	bool disabled;	 /* ebs --no-pager */
+	const char *cmd; /* the pager's command line, once a stream was made */
+	FILE *stream;	 /* cli_pager_stream()'s, until cli_pager_finish() */
+	int fd;		 /* where the stream writes: the pipe, or stdout; -1: not yet */
+	pid_t pid;	 /* the pager; 0: none started */
+	bool gone;	 /* the pager closed its end: output is thrown away */
+	int err;	 /* -errno of a failed write */
 } pg = {.fd = -1};
 
 void cli_pager_disable(void)
@@ -128,7 +128,7 @@ static ssize_t pager_write(void *cookie, const char *buf, size_t size)
 		if (n >= 0) {
 			done += (size_t)n;
 		} else if (errno == EPIPE && pg.pid > 0) {
-			pg.gone = true;	/* the user quit the pager: not an error */
+			pg.gone = true; /* the user quit the pager: not an error */
 		} else if (errno != EINTR) {
 			pg.err = -errno;
 			return 0;
@@ -149,7 +149,7 @@ FILE *cli_pager_stream(bool no_pager, enum report_color *color, int *width)
 	pg.stream = fopencookie(NULL, "w", io);
 	if (!pg.stream)
 		return stdout;
-	fflush(stdout);	/* nothing of ebs's own stdout after the pager's output */
+	fflush(stdout); /* nothing of ebs's own stdout after the pager's output */
 	/* the pager shows color (less -R) and the terminal is as wide as before */
 	if (color && *color == COLOR_AUTO)
 		*color = COLOR_ALWAYS;
@@ -162,7 +162,7 @@ int cli_pager_finish(void)
 {
 	if (!pg.stream)
 		return 0;
-	fclose(pg.stream);	/* its last write's failure is in pg.err, as the others' */
+	fclose(pg.stream); /* its last write's failure is in pg.err, as the others' */
 	pg.stream = NULL;
 	pager_wait();
 	return pg.err;

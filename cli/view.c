@@ -37,8 +37,9 @@ static int view_option(struct cli_view *cv, int c, const char *arg)
 	case 'n':
 		return cli_u32(cv->cmd, "--top", arg, 0, &v->top) ? -EINVAL : 1;
 	case CLI_OPT_MIN:
-		return cli_real(cv->cmd, "--min-percent", arg, false, 100, &v->min_percent) ? -EINVAL
-											     : 1;
+		return cli_real(cv->cmd, "--min-percent", arg, false, 100, &v->min_percent)
+			       ? -EINVAL
+			       : 1;
 	case 'e':
 		f->event = arg;
 		return 1;
@@ -97,7 +98,7 @@ int cli_view_option(struct cli_view *cv, int c, const char *arg, char **argv)
 void cli_view_done(struct cli_view *cv, bool to_file)
 {
 	cv->v->debug_dirs = cv->dirs;
-	if (!to_file)	/* started at the first line */
+	if (!to_file) /* started at the first line */
 		cv->v->out = cli_pager_stream(cv->no_pager, &cv->v->color, &cv->v->width);
 }
 

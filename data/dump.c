@@ -17,16 +17,22 @@ static void dump_header(struct ebs_data *d, FILE *out)
 {
 	const struct ebs_file_header *h = ebs_data__header(d);
 	static const char *const meta_names[] = {
-		[EBS_META_HOSTNAME] = "hostname",	  [EBS_META_OS_RELEASE] = "os-release",
-		[EBS_META_ARCH] = "arch",		  [EBS_META_CMDLINE] = "cmdline",
-		[EBS_META_CPU_DESC] = "cpu",		  [EBS_META_NR_CPUS] = "nr-cpus",
-		[EBS_META_EBS_VERSION] = "ebs-version",	  [EBS_META_TARGET] = "target",
-		[EBS_META_BACKEND] = "backend",		  [EBS_META_PAGE_SIZE] = "page-size",
+		[EBS_META_HOSTNAME] = "hostname",
+		[EBS_META_OS_RELEASE] = "os-release",
+		[EBS_META_ARCH] = "arch",
+		[EBS_META_CMDLINE] = "cmdline",
+		[EBS_META_CPU_DESC] = "cpu",
+		[EBS_META_NR_CPUS] = "nr-cpus",
+		[EBS_META_EBS_VERSION] = "ebs-version",
+		[EBS_META_TARGET] = "target",
+		[EBS_META_BACKEND] = "backend",
+		[EBS_META_PAGE_SIZE] = "page-size",
 		[EBS_META_KERNEL_STEXT] = "kernel-stext",
 	};
 	unsigned int i;
 
-	fprintf(out, "# ebs.data version %u.%u, flags 0x%x, data at %llu (%llu bytes), trailer at %llu\n",
+	fprintf(out,
+		"# ebs.data version %u.%u, flags 0x%x, data at %llu (%llu bytes), trailer at %llu\n",
 		h->version_major, h->version_minor, h->flags, ULL(h->data_offset),
 		ULL(h->data_size), ULL(h->trailer_offset));
 	for (i = 1; i < ARRAY_SIZE(meta_names); i++) {
@@ -38,7 +44,8 @@ static void dump_header(struct ebs_data *d, FILE *out)
 	for (i = 0; i < ebs_data__nr_events(d); i++) {
 		const struct ebs_event_info *e = ebs_data__event(d, i);
 
-		fprintf(out, "# event %u: %s (asked %s%s%s) type %u config 0x%llx %s %llu flags 0x%x\n",
+		fprintf(out,
+			"# event %u: %s (asked %s%s%s) type %u config 0x%llx %s %llu flags 0x%x\n",
 			i, e->used, e->asked, e->why[0] ? "; " : "", e->why, e->rec->type,
 			ULL(e->rec->config), e->rec->flags & EBS_EVF_FREQ ? "freq" : "period",
 			ULL(e->rec->flags & EBS_EVF_FREQ ? e->rec->sample_freq
@@ -49,9 +56,10 @@ static void dump_header(struct ebs_data *d, FILE *out)
 		const struct ebs_rec_calibration *c = ebs_data__calibration(d, i);
 
 		if (c)
-			fprintf(out, "# calibration of event %u: sample_after %llu rate_hz %u "
-				     "events_per_sec %llu target_samples %llu overhead_ppm %llu "
-				     "budget_ppm %llu\n",
+			fprintf(out,
+				"# calibration of event %u: sample_after %llu rate_hz %u "
+				"events_per_sec %llu target_samples %llu overhead_ppm %llu "
+				"budget_ppm %llu\n",
 				i, ULL(c->sample_after), c->rate_hz, ULL(c->events_per_sec),
 				ULL(c->target_samples), ULL(c->overhead_ppm), ULL(c->budget_ppm));
 	}
@@ -64,7 +72,8 @@ static void dump_record(struct ebs_data *d, const struct ebs_rec *r, FILE *out)
 	case EBS_REC_SAMPLE: {
 		const struct ebs_rec_sample *s = (const void *)r;
 
-		fprintf(out, " time %llu pid %u tid %u cpu %u ip 0x%llx period %llu event %u mode %u",
+		fprintf(out,
+			" time %llu pid %u tid %u cpu %u ip 0x%llx period %llu event %u mode %u",
 			ULL(s->time), s->pid, s->tid, s->cpu, ULL(s->ip), ULL(s->period), s->event,
 			s->hdr.misc & EBS_CPUMODE_MASK);
 		break;
@@ -145,13 +154,15 @@ int ebs_data_dump(const char *input, FILE *out, FILE *warn, struct ebs_error *er
 			fprintf(warn, "ebs report: warning: %s\n", ebs_data__unfinished(d));
 	} else if (e == 0) {
 		t = ebs_data__trailer(d);
-		fprintf(out, "%llu TRAILER records %llu samples %llu lost %llu throttled %llu exit %d\n",
+		fprintf(out,
+			"%llu TRAILER records %llu samples %llu lost %llu throttled %llu exit %d\n",
 			ULL(ebs_data__offset(d, t)), ULL(t->nr_records), ULL(t->samples),
 			ULL(t->lost), ULL(t->throttled), t->exit_status);
 		for (i = 0; i < t->nr_events; i++) {
 			const struct ebs_event_counts *c = ebs_data__counts(d, i);
 
-			fprintf(out, "# event %u: samples %llu lost %llu throttled %llu period-sum %llu\n",
+			fprintf(out,
+				"# event %u: samples %llu lost %llu throttled %llu period-sum %llu\n",
 				i, ULL(c->samples), ULL(c->lost), ULL(c->throttled),
 				ULL(c->period_sum));
 		}

@@ -44,8 +44,8 @@ int ebs_writer__meta(struct ebs_writer *w, u32 key, const char *value);
 /* asked/used/why: see struct ebs_rec_event; ev->index is assigned here. */
 int ebs_writer__event(struct ebs_writer *w, struct ebs_rec_event *ev, const char *asked,
 		      const char *used, const char *why);
-int ebs_writer__dso_image(struct ebs_writer *w, const char *name, const void *image,
-			  size_t size, const u8 *build_id, u8 build_id_size);
+int ebs_writer__dso_image(struct ebs_writer *w, const char *name, const void *image, size_t size,
+			  const u8 *build_id, u8 build_id_size);
 
 /* A CALIBRATION record (struct ebs_rec_calibration; hdr is filled here). */
 int ebs_writer__calibration(struct ebs_writer *w, const struct ebs_rec_calibration *c);
@@ -138,7 +138,7 @@ struct ebs_event_info {
 	const struct ebs_rec_event *rec;
 	const char *asked;
 	const char *used;
-	const char *why;	/* "" when not a fallback */
+	const char *why; /* "" when not a fallback */
 };
 
 /*
@@ -157,8 +157,7 @@ struct ebs_data *ebs_data__open(const char *path, struct ebs_error *err);
  * offset past the end) is still refused.
  */
 #define EBS_DATA_UNFINISHED (1u << 0)
-struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags,
-				      struct ebs_error *err);
+struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags, struct ebs_error *err);
 void ebs_data__close(struct ebs_data *d);
 
 const char *ebs_data__path(const struct ebs_data *d);

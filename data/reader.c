@@ -31,32 +31,32 @@
 
 #include "data/ebsdata.h"
 
-#define WINDOW_SIZE (1u << 20)	/* what one read of the data records asks for */
+#define WINDOW_SIZE (1u << 20) /* what one read of the data records asks for */
 #define SPOOL_CHUNK (256u * 1024)
 
 struct ebs_data {
 	char *path;
-	int fd;			/* the file, or the copy of a stream */
-	bool own_fd;		/* not standard input */
-	unsigned int flags;	/* EBS_DATA_* */
-	u64 size;		/* at open: nothing past it is read */
-	u8 *head;		/* bytes [0, data_offset): fixed header, header records */
+	int fd;		    /* the file, or the copy of a stream */
+	bool own_fd;	    /* not standard input */
+	unsigned int flags; /* EBS_DATA_* */
+	u64 size;	    /* at open: nothing past it is read */
+	u8 *head;	    /* bytes [0, data_offset): fixed header, header records */
 	u64 head_len;
-	u8 *win;		/* bytes [win_off, win_off + win_len) of the file */
+	u8 *win; /* bytes [win_off, win_off + win_len) of the file */
 	u64 win_off;
 	size_t win_len, win_cap;
-	u8 *tbuf;		/* a copy of the TRAILER record, which is at tbuf_off */
+	u8 *tbuf; /* a copy of the TRAILER record, which is at tbuf_off */
 	u64 tbuf_off;
 	const struct ebs_file_header *hdr;
 	unsigned int nr_events;
 	struct ebs_event_info events[EBS_MAX_EVENTS];
 	const struct ebs_rec_meta *meta[64];
-	const struct ebs_rec_calibration *calib[EBS_MAX_EVENTS];	/* by event */
+	const struct ebs_rec_calibration *calib[EBS_MAX_EVENTS]; /* by event */
 	unsigned int nr_meta;
 	const struct ebs_rec_trailer *trailer;
 	const struct ebs_event_counts *counts;
-	u64 pos;		/* iteration offset */
-	u64 nr_seen;		/* data records iterated, to check against the trailer */
+	u64 pos;     /* iteration offset */
+	u64 nr_seen; /* data records iterated, to check against the trailer */
 	bool done;
 	/* what this pass handed out, counted as the writer counts for its trailer */
 	struct ebs_rec_trailer tally;
@@ -65,9 +65,8 @@ struct ebs_data {
 	char unfinished[384];
 };
 
-__attribute__((format(printf, 4, 5))) static int bad(const struct ebs_data *d,
-						      struct ebs_error *err, u64 off,
-						      const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int
+bad(const struct ebs_data *d, struct ebs_error *err, u64 off, const char *fmt, ...)
 {
 	char why[384];
 	va_list ap;
@@ -75,27 +74,41 @@ __attribute__((format(printf, 4, 5))) static int bad(const struct ebs_data *d,
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	return ebs_error__set(err, EBADMSG, "%s: offset %llu: %s", d->path,
-			      (unsigned long long)off, why);
+	return ebs_error__set(err, EBADMSG, "%s: offset %llu: %s", d->path, (unsigned long long)off,
+			      why);
 }
 
 const char *ebs_rec__type_name(u16 type)
 {
 	switch (type) {
-	case EBS_REC_META: return "META";
-	case EBS_REC_EVENT: return "EVENT";
-	case EBS_REC_DSO_IMAGE: return "DSO_IMAGE";
-	case EBS_REC_CALIBRATION: return "CALIBRATION";
-	case EBS_REC_SAMPLE: return "SAMPLE";
-	case EBS_REC_MMAP: return "MMAP";
-	case EBS_REC_COMM: return "COMM";
-	case EBS_REC_FORK: return "FORK";
-	case EBS_REC_EXIT: return "EXIT";
-	case EBS_REC_LOST: return "LOST";
-	case EBS_REC_THROTTLE: return "THROTTLE";
-	case EBS_REC_COUNT: return "COUNT";
-	case EBS_REC_TRAILER: return "TRAILER";
-	default: return "?";
+	case EBS_REC_META:
+		return "META";
+	case EBS_REC_EVENT:
+		return "EVENT";
+	case EBS_REC_DSO_IMAGE:
+		return "DSO_IMAGE";
+	case EBS_REC_CALIBRATION:
+		return "CALIBRATION";
+	case EBS_REC_SAMPLE:
+		return "SAMPLE";
+	case EBS_REC_MMAP:
+		return "MMAP";
+	case EBS_REC_COMM:
+		return "COMM";
+	case EBS_REC_FORK:
+		return "FORK";
+	case EBS_REC_EXIT:
+		return "EXIT";
+	case EBS_REC_LOST:
+		return "LOST";
+	case EBS_REC_THROTTLE:
+		return "THROTTLE";
+	case EBS_REC_COUNT:
+		return "COUNT";
+	case EBS_REC_TRAILER:
+		return "TRAILER";
+	default:
+		return "?";
 	}
 }
 
@@ -107,20 +120,33 @@ static bool is_header_type(u16 type)
 u32 ebs_rec__fixed_size(u16 type)
 {
 	switch (type) {
-	case EBS_REC_META: return sizeof(struct ebs_rec_meta);
-	case EBS_REC_EVENT: return sizeof(struct ebs_rec_event);
-	case EBS_REC_DSO_IMAGE: return sizeof(struct ebs_rec_dso_image);
-	case EBS_REC_CALIBRATION: return sizeof(struct ebs_rec_calibration);
-	case EBS_REC_SAMPLE: return sizeof(struct ebs_rec_sample);
-	case EBS_REC_MMAP: return sizeof(struct ebs_rec_mmap);
-	case EBS_REC_COMM: return sizeof(struct ebs_rec_comm);
+	case EBS_REC_META:
+		return sizeof(struct ebs_rec_meta);
+	case EBS_REC_EVENT:
+		return sizeof(struct ebs_rec_event);
+	case EBS_REC_DSO_IMAGE:
+		return sizeof(struct ebs_rec_dso_image);
+	case EBS_REC_CALIBRATION:
+		return sizeof(struct ebs_rec_calibration);
+	case EBS_REC_SAMPLE:
+		return sizeof(struct ebs_rec_sample);
+	case EBS_REC_MMAP:
+		return sizeof(struct ebs_rec_mmap);
+	case EBS_REC_COMM:
+		return sizeof(struct ebs_rec_comm);
 	case EBS_REC_FORK:
-	case EBS_REC_EXIT: return sizeof(struct ebs_rec_task);
-	case EBS_REC_LOST: return sizeof(struct ebs_rec_lost);
-	case EBS_REC_THROTTLE: return sizeof(struct ebs_rec_throttle);
-	case EBS_REC_COUNT: return sizeof(struct ebs_rec_count);
-	case EBS_REC_TRAILER: return sizeof(struct ebs_rec_trailer);
-	default: return 0;
+	case EBS_REC_EXIT:
+		return sizeof(struct ebs_rec_task);
+	case EBS_REC_LOST:
+		return sizeof(struct ebs_rec_lost);
+	case EBS_REC_THROTTLE:
+		return sizeof(struct ebs_rec_throttle);
+	case EBS_REC_COUNT:
+		return sizeof(struct ebs_rec_count);
+	case EBS_REC_TRAILER:
+		return sizeof(struct ebs_rec_trailer);
+	default:
+		return 0;
 	}
 }
 
@@ -209,11 +235,13 @@ static int read_at(struct ebs_data *d, u64 off, void *buf, size_t len, struct eb
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return ebs_error__set(err, errno, "%s: offset %llu: read failed: %s", d->path,
-					      (unsigned long long)off, strerror(errno));
+			return ebs_error__set(err, errno, "%s: offset %llu: read failed: %s",
+					      d->path, (unsigned long long)off, strerror(errno));
 		if (n == 0)
-			return bad(d, err, off, "the file shrank while it was read (%llu bytes "
-				   "when opened, %llu now)", (unsigned long long)d->size, size_now(d));
+			return bad(d, err, off,
+				   "the file shrank while it was read (%llu bytes "
+				   "when opened, %llu now)",
+				   (unsigned long long)d->size, size_now(d));
 		p += n;
 		off += (u64)n;
 		len -= (size_t)n;
@@ -227,8 +255,7 @@ static int read_at(struct ebs_data *d, u64 off, void *buf, size_t len, struct eb
  * (off is a record boundary, so records stay 8-aligned in memory).  Valid
  * until the next call.
  */
-static int bytes_at(struct ebs_data *d, u64 off, size_t len, const u8 **p,
-		    struct ebs_error *err)
+static int bytes_at(struct ebs_data *d, u64 off, size_t len, const u8 **p, struct ebs_error *err)
 {
 	size_t want;
 	int e;
@@ -280,7 +307,8 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 	int e;
 
 	if (off > end || end - off < sizeof(*r))
-		return bad(d, err, off, "truncated: %llu bytes left where a record header needs %zu",
+		return bad(d, err, off,
+			   "truncated: %llu bytes left where a record header needs %zu",
 			   (unsigned long long)(end - off), sizeof(*r));
 	e = bytes_at(d, off, sizeof(*r), &p, err);
 	if (e)
@@ -290,8 +318,10 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 	if (size < sizeof(*r) || size % 8)
 		return bad(d, err, off, "bad record size %u (type %u)", size, r->type);
 	if (size > EBS_DATA_MAX_RECORD && off >= d->head_len)
-		return bad(d, err, off, "%s record of %u bytes: more than the %u this reader "
-			   "accepts", ebs_rec__type_name(r->type), size, EBS_DATA_MAX_RECORD);
+		return bad(d, err, off,
+			   "%s record of %u bytes: more than the %u this reader "
+			   "accepts",
+			   ebs_rec__type_name(r->type), size, EBS_DATA_MAX_RECORD);
 	if (size > end - off)
 		return bad(d, err, off, "truncated %s record: size %u, %llu bytes left",
 			   ebs_rec__type_name(r->type), size, (unsigned long long)(end - off));
@@ -333,7 +363,8 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 			return bad(d, err, off, "SAMPLE names event %u; the file has %u", s->event,
 				   d->nr_events);
 		if (sample_parts(s, &parts))
-			return bad(d, err, off, "SAMPLE's optional parts overrun its %u bytes", size);
+			return bad(d, err, off, "SAMPLE's optional parts overrun its %u bytes",
+				   size);
 		break;
 	}
 	case EBS_REC_MMAP: {
@@ -389,7 +420,7 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 		break;
 	}
 	default:
-		break;	/* unknown: a newer minor version; skipped */
+		break; /* unknown: a newer minor version; skipped */
 	}
 	*out = r;
 	return 0;
@@ -411,7 +442,7 @@ static int temp_fd(const char **dir)
 		return fd;
 	if ((size_t)snprintf(path, sizeof(path), "%s/.ebs-stream.XXXXXX", *dir) >= sizeof(path))
 		return -ENAMETOOLONG;
-	fd = mkostemp(path, O_CLOEXEC);	/* no O_TMPFILE here: the name goes at once */
+	fd = mkostemp(path, O_CLOEXEC); /* no O_TMPFILE here: the name goes at once */
 	if (fd < 0)
 		return -errno;
 	unlink(path);
@@ -420,9 +451,9 @@ static int temp_fd(const char **dir)
 
 struct spool {
 	int in, out;
-	u8 *buf;		/* SPOOL_CHUNK bytes of input */
-	size_t at, have;	/* buf[0, at) taken, buf[at, have) not yet */
-	u64 len;		/* bytes taken in all: the copy's size */
+	u8 *buf;	 /* SPOOL_CHUNK bytes of input */
+	size_t at, have; /* buf[0, at) taken, buf[at, have) not yet */
+	u64 len;	 /* bytes taken in all: the copy's size */
 };
 
 /* Write what was taken of buf into the copy.  0 or -errno. */
@@ -500,9 +531,8 @@ static int spool_records(struct spool *s)
 	if (e || memcmp(h.magic, EBS_DATA_MAGIC, sizeof(EBS_DATA_MAGIC)) != 0)
 		return e < 0 ? e : 0;
 	e = take(s, sizeof(h) - 8, (u8 *)&h + 8, sizeof(h) - 8);
-	if (e || h.header_size < sizeof(h) || h.header_size % 8 ||
-	    h.data_offset < h.header_size || h.data_offset % 8 ||
-	    h.data_offset - h.header_size > EBS_DATA_MAX_HEADER)
+	if (e || h.header_size < sizeof(h) || h.header_size % 8 || h.data_offset < h.header_size ||
+	    h.data_offset % 8 || h.data_offset - h.header_size > EBS_DATA_MAX_HEADER)
 		return e < 0 ? e : 0;
 	e = take(s, h.data_offset - sizeof(h), NULL, 0);
 	while (!e) {
@@ -518,14 +548,16 @@ static int spool_records(struct spool *s)
 
 static int spool(struct ebs_data *d, int in, struct ebs_error *err)
 {
-	struct spool s = { .in = in };
+	struct spool s = {.in = in};
 	const char *dir;
 	int e;
 
 	s.out = temp_fd(&dir);
 	if (s.out < 0)
-		return ebs_error__set(err, -s.out, "%s: cannot keep the stream in a temporary file "
-				      "in %s: %s", d->path, dir, strerror(-s.out));
+		return ebs_error__set(err, -s.out,
+				      "%s: cannot keep the stream in a temporary file "
+				      "in %s: %s",
+				      d->path, dir, strerror(-s.out));
 	s.buf = malloc(SPOOL_CHUNK);
 	if (!s.buf) {
 		close(s.out);
@@ -533,13 +565,14 @@ static int spool(struct ebs_data *d, int in, struct ebs_error *err)
 	}
 	e = spool_records(&s);
 	if (!e)
-		e = put(&s);	/* what was taken: not what came after the TRAILER */
+		e = put(&s); /* what was taken: not what came after the TRAILER */
 	free(s.buf);
 	if (e) {
 		close(s.out);
-		return ebs_error__set(err, -e, "%s: offset %llu: cannot copy the stream into a "
-				      "temporary file in %s: %s", d->path,
-				      (unsigned long long)s.len, dir, strerror(-e));
+		return ebs_error__set(err, -e,
+				      "%s: offset %llu: cannot copy the stream into a "
+				      "temporary file in %s: %s",
+				      d->path, (unsigned long long)s.len, dir, strerror(-e));
 	}
 	d->fd = s.out;
 	d->own_fd = true;
@@ -590,8 +623,9 @@ static int check_header(struct ebs_data *d, struct ebs_error *err)
 		return bad(d, err, d->size, "truncated inside the file header");
 	if (h->endian != EBS_DATA_ENDIAN) {
 		if (h->endian == __builtin_bswap32(EBS_DATA_ENDIAN))
-			return bad(d, err, 8, "written with the other byte order; "
-					      "this ebs reads its own byte order only");
+			return bad(d, err, 8,
+				   "written with the other byte order; "
+				   "this ebs reads its own byte order only");
 		return bad(d, err, 8, "bad byte-order mark 0x%08x", h->endian);
 	}
 	if (h->version_major != EBS_DATA_VERSION_MAJOR)
@@ -604,9 +638,10 @@ static int check_header(struct ebs_data *d, struct ebs_error *err)
 			   (unsigned long long)d->size, h->header_size);
 	if (h->data_offset >= h->header_size && h->data_offset % 8 == 0 &&
 	    h->data_offset - h->header_size > EBS_DATA_MAX_HEADER)
-		return bad(d, err, 24, "data offset %llu: header records of more than the %u "
-			   "bytes this reader accepts", (unsigned long long)h->data_offset,
-			   EBS_DATA_MAX_HEADER);
+		return bad(d, err, 24,
+			   "data offset %llu: header records of more than the %u "
+			   "bytes this reader accepts",
+			   (unsigned long long)h->data_offset, EBS_DATA_MAX_HEADER);
 	if (h->data_offset < h->header_size || h->data_offset > d->size || h->data_offset % 8)
 		return bad(d, err, 24, "data offset %llu is outside the file (%llu bytes)",
 			   (unsigned long long)h->data_offset, (unsigned long long)d->size);
@@ -616,7 +651,7 @@ static int check_header(struct ebs_data *d, struct ebs_error *err)
 	e = read_at(d, 0, d->head, h->data_offset, err);
 	if (e)
 		return e;
-	memcpy(d->head, h, sizeof(*h));	/* what was checked, should it have changed */
+	memcpy(d->head, h, sizeof(*h)); /* what was checked, should it have changed */
 	d->head_len = h->data_offset;
 	d->hdr = (const void *)d->head;
 	return 0;
@@ -633,7 +668,7 @@ static int read_header_records(struct ebs_data *d, struct ebs_error *err)
 		e = check_record(d, off, end, &r, err);
 		if (e)
 			return e;
-		if (!is_header_type(r->type))	/* unknown header types (< 16) are skipped */
+		if (!is_header_type(r->type)) /* unknown header types (< 16) are skipped */
 			return bad(d, err, off, "%s record (type %u) inside the file header",
 				   ebs_rec__type_name(r->type), r->type);
 		if (r->type == EBS_REC_EVENT) {
@@ -657,8 +692,10 @@ static int read_header_records(struct ebs_data *d, struct ebs_error *err)
 
 			/* after the EVENT it calibrates */
 			if (c->event >= d->nr_events)
-				return bad(d, err, off, "CALIBRATION of event %u, which is not "
-					   "described before it", c->event);
+				return bad(d, err, off,
+					   "CALIBRATION of event %u, which is not "
+					   "described before it",
+					   c->event);
 			d->calib[c->event] = c;
 		}
 		off += r->size;
@@ -669,8 +706,7 @@ static int read_header_records(struct ebs_data *d, struct ebs_error *err)
 }
 
 /* Keep a copy of the TRAILER record r, which is at off. */
-static int keep_trailer(struct ebs_data *d, const struct ebs_rec *r, u64 off,
-			struct ebs_error *err)
+static int keep_trailer(struct ebs_data *d, const struct ebs_rec *r, u64 off, struct ebs_error *err)
 {
 	u8 *t = malloc(r->size);
 
@@ -695,8 +731,9 @@ static int read_trailer(struct ebs_data *d, u64 off, struct ebs_error *err)
 			   (unsigned long long)off);
 	/* check_record wants off <= end: off + 8 would wrap for offsets near 2^64 */
 	if (off > d->size)
-		return bad(d, err, 40, "trailer offset %llu is past the end of the file "
-				       "(%llu bytes; truncated?)",
+		return bad(d, err, 40,
+			   "trailer offset %llu is past the end of the file "
+			   "(%llu bytes; truncated?)",
 			   (unsigned long long)off, (unsigned long long)d->size);
 	e = check_record(d, off, d->size, &r, err);
 	if (e)
@@ -707,8 +744,7 @@ static int read_trailer(struct ebs_data *d, u64 off, struct ebs_error *err)
 	return keep_trailer(d, r, off, err);
 }
 
-struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags,
-				      struct ebs_error *err)
+struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags, struct ebs_error *err)
 {
 	struct ebs_data *d = calloc(1, sizeof(*d));
 	int e;
@@ -967,11 +1003,12 @@ int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_er
 				   ebs_rec__type_name(r->type));
 		d->pos += r->size;
 		d->nr_seen++;
-		if (r->type < EBS_REC_SAMPLE)	/* unknown data types (>= 16) are skipped */
-			return bad(d, err, d->pos - r->size, "%s record (type %u) after the file header",
+		if (r->type < EBS_REC_SAMPLE) /* unknown data types (>= 16) are skipped */
+			return bad(d, err, d->pos - r->size,
+				   "%s record (type %u) after the file header",
 				   ebs_rec__type_name(r->type), r->type);
 		if (!ebs_rec__fixed_size(r->type))
-			continue;	/* unknown type */
+			continue; /* unknown type */
 		tally(d, r);
 		*rec = r;
 		return 1;

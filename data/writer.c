@@ -37,16 +37,16 @@
 
 struct ebs_writer {
 	int fd;
-	bool streamed;		/* the header cannot be patched at the end */
+	bool streamed; /* the header cannot be patched at the end */
 	bool data_started;
-	char path[PATH_MAX];	/* final name, "-" for stdout */
-	char tmp[PATH_MAX];	/* temporary name, "" when streamed */
-	char *hbuf;		/* header records until begin_data */
+	char path[PATH_MAX]; /* final name, "-" for stdout */
+	char tmp[PATH_MAX];  /* temporary name, "" when streamed */
+	char *hbuf;	     /* header records until begin_data */
 	size_t hlen, hcap;
-	char *wbuf;		/* data buffer */
+	char *wbuf; /* data buffer */
 	size_t wlen;
-	u64 offset;		/* bytes written or buffered */
-	u64 whole;		/* the file holds whole records up to here */
+	u64 offset; /* bytes written or buffered */
+	u64 whole;  /* the file holds whole records up to here */
 	struct ebs_file_header hdr;
 	unsigned int nr_events;
 	struct ebs_event_counts counts[EBS_MAX_EVENTS];
@@ -54,8 +54,8 @@ struct ebs_writer {
 	struct ebs_index_entry *index;
 	u32 nr_index;
 	size_t cap_index;
-	u64 next_index_at;	/* offset at or after which the next index entry goes */
-	int err;		/* first write error, sticky */
+	u64 next_index_at; /* offset at or after which the next index entry goes */
+	int err;	   /* first write error, sticky */
 };
 
 int ebs_debug_poison(void)
@@ -161,7 +161,7 @@ static int create_tmp(struct ebs_writer *w)
 			return w->fd;
 		e = flock(w->fd, LOCK_EX | LOCK_NB) < 0 ? errno : 0;
 		if (e && e != EWOULDBLOCK)
-			return 0;	/* no locks on this file system: go on unlocked */
+			return 0; /* no locks on this file system: go on unlocked */
 		if (!e && fstat(w->fd, &st) == 0 && st.st_nlink > 0)
 			return 0;
 		/* removed as a leftover between mkostemp and flock: another name */
@@ -200,8 +200,7 @@ struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err)
 		 * appends).  Anything else is written as a stream.
 		 */
 		w->streamed = fstat(w->fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-			      lseek(w->fd, 0, SEEK_CUR) != 0 ||
-			      (fcntl(w->fd, F_GETFL) & O_APPEND);
+			      lseek(w->fd, 0, SEEK_CUR) != 0 || (fcntl(w->fd, F_GETFL) & O_APPEND);
 	} else if (ebs_path_in_place(path)) {
 		/*
 		 * A device or FIFO (/dev/null, /dev/stdout, a named pipe): written
@@ -225,8 +224,9 @@ struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err)
 			if (e == -ENAMETOOLONG)
 				ebs_error__set(err, -e, "%s: file name too long", path);
 			else
-				ebs_error__set(err, -e, "%s: cannot create the output file (%s): %s",
-					       path, w->tmp, strerror(-e));
+				ebs_error__set(err, -e,
+					       "%s: cannot create the output file (%s): %s", path,
+					       w->tmp, strerror(-e));
 			w->tmp[0] = '\0';
 			goto out_free;
 		}
@@ -319,8 +319,8 @@ int ebs_writer__event(struct ebs_writer *w, struct ebs_rec_event *ev, const char
 	return header_add_strings(w, ev, sizeof(*ev), strs, 3);
 }
 
-int ebs_writer__dso_image(struct ebs_writer *w, const char *name, const void *image,
-			  size_t size, const u8 *build_id, u8 build_id_size)
+int ebs_writer__dso_image(struct ebs_writer *w, const char *name, const void *image, size_t size,
+			  const u8 *build_id, u8 build_id_size)
 {
 	struct ebs_rec_dso_image *rec;
 	size_t total = ALIGN8(sizeof(*rec) + size);
@@ -581,9 +581,9 @@ static void keep_partial(struct ebs_writer *w, char *kept, size_t len)
 	if (!w->tmp[0] || !w->data_started)
 		return;
 	if (!w->err)
-		flush_buf(w);	/* whole records still in memory, if they can go out */
+		flush_buf(w); /* whole records still in memory, if they can go out */
 	if (w->whole <= w->hdr.data_offset)
-		return;		/* no data record: nothing worth keeping */
+		return; /* no data record: nothing worth keeping */
 	/* the header as begin_data wrote it: no trailer (finish may have patched it) */
 	w->hdr.data_size = 0;
 	w->hdr.trailer_offset = 0;
@@ -597,7 +597,7 @@ static void keep_partial(struct ebs_writer *w, char *kept, size_t len)
 	} else {
 		ebs_strlcpy(kept, w->tmp, len);
 	}
-	w->tmp[0] = '\0';	/* kept: not to be removed */
+	w->tmp[0] = '\0'; /* kept: not to be removed */
 }
 
 int ebs_writer__abort_keep(struct ebs_writer *w, struct ebs_error *err)
@@ -662,14 +662,15 @@ int ebs_writer__finish(struct ebs_writer *w, int exit_status, u64 *size, struct 
 			if (unlink(old) < 0 && errno != ENOENT)
 				e = -errno;
 			else if (link(w->path, old) < 0)
-				e = rename(w->path, old) < 0 ? -errno : 0;	/* no hard links here */
+				e = rename(w->path, old) < 0 ? -errno : 0; /* no hard links here */
 			else
 				e = 0;
 			if (e) {
 				/* overwrite nothing unkept, lose nothing recorded */
-				ebs_error__set(err, -e, "%s: cannot keep the old file as %s: %s; the "
-					       "new recording is in %s", w->path, old,
-					       strerror(-e), w->tmp);
+				ebs_error__set(err, -e,
+					       "%s: cannot keep the old file as %s: %s; the "
+					       "new recording is in %s",
+					       w->path, old, strerror(-e), w->tmp);
 				writer_free(w);
 				return e;
 			}
@@ -677,8 +678,10 @@ int ebs_writer__finish(struct ebs_writer *w, int exit_status, u64 *size, struct 
 		e = ebs_tmp_commit(w->tmp, w->path);
 		if (e) {
 			/* never lose the recording: leave it under its temporary name */
-			ebs_error__set(err, -e, "%s: cannot rename %s into place: %s; the recording "
-				       "is in %s", w->path, w->tmp, strerror(-e), w->tmp);
+			ebs_error__set(err, -e,
+				       "%s: cannot rename %s into place: %s; the recording "
+				       "is in %s",
+				       w->path, w->tmp, strerror(-e), w->tmp);
 			writer_free(w);
 			return e;
 		}
@@ -736,7 +739,7 @@ int ebs_writer__leftovers(const char *path, bool remove, ebs_leftover_fn fn, voi
 	int found = 0, e;
 
 	if (!strcmp(path, "-") || ebs_path_in_place(path))
-		return 0;	/* written in place: no temporary files */
+		return 0; /* written in place: no temporary files */
 	e = ebs_tmp_prefix(path, prefix, sizeof(prefix));
 	if (e)
 		return e;

@@ -78,7 +78,7 @@ int ebs_check_ioctl(unsigned int cmd, enum ebs_state state, unsigned int nr_ring
 	case EBS_IOC_TAIL:
 		return arg->tail.reserved || arg->tail.cpu >= nr_rings ? -EINVAL : 0;
 	default:
-		return 0;	/* no argument, or (VERSION) one only written */
+		return 0; /* no argument, or (VERSION) one only written */
 	}
 }
 
@@ -92,8 +92,8 @@ int ebs_check_mmap(unsigned long pgoff, unsigned long len, bool writable, enum e
 		return -EPERM;
 	if (state != EBS_CONFIGURED && state != EBS_RUNNING && state != EBS_STOPPED)
 		return -EINVAL;
-	if (!ring_pages || pgoff % pages || pgoff / pages >= nr_rings ||
-	    len / page_size != pages || len % page_size)
+	if (!ring_pages || pgoff % pages || pgoff / pages >= nr_rings || len / page_size != pages ||
+	    len % page_size)
 		return -EINVAL;
 	*cpu = (unsigned int)(pgoff / pages);
 	return 0;

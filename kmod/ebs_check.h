@@ -15,10 +15,10 @@
 #include <ebs_compat.h>
 
 enum ebs_state {
-	EBS_OPEN,		/* opened, nothing configured */
-	EBS_CONFIGURED,		/* rings allocated, counters claimed, not counting */
-	EBS_RUNNING,		/* counting */
-	EBS_STOPPED,		/* counting stopped; rings still readable */
+	EBS_OPEN,	/* opened, nothing configured */
+	EBS_CONFIGURED, /* rings allocated, counters claimed, not counting */
+	EBS_RUNNING,	/* counting */
+	EBS_STOPPED,	/* counting stopped; rings still readable */
 };
 
 /*
@@ -26,7 +26,7 @@ enum ebs_state {
  * set, and a kernel counter's hrtimer would take one for a negative time
  * and fire without pause.
  */
-#define EBS_SAMPLE_AFTER_MAX	((1ull << 63) - 1)
+#define EBS_SAMPLE_AFTER_MAX ((1ull << 63) - 1)
 
 /* The largest argument any request takes. */
 union ebs_ioctl_arg {

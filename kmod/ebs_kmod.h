@@ -70,19 +70,19 @@ struct ebs_mode_ops {
 struct ebs_session {
 	struct mutex lock;
 	enum ebs_state state;
-	bool counting;			/* RUNNING, as the sample handlers read it */
+	bool counting; /* RUNNING, as the sample handlers read it */
 	struct ebs_config cfg;
 	const struct ebs_mode_ops *mode;
-	unsigned int nr_rings;		/* nr_cpu_ids */
-	struct ebs_ring *rings;		/* [nr_rings], by CPU */
-	void **ring_mem;		/* [nr_rings]: vmalloc_user()ed buffers */
-	struct ebs_waker *wake;		/* [nr_rings]: wakes wq from any context */
+	unsigned int nr_rings;	/* nr_cpu_ids */
+	struct ebs_ring *rings; /* [nr_rings], by CPU */
+	void **ring_mem;	/* [nr_rings]: vmalloc_user()ed buffers */
+	struct ebs_waker *wake; /* [nr_rings]: wakes wq from any context */
 	wait_queue_head_t wq;
 	struct pid *target;		/* pid target (a reference), NULL for all CPUs */
-	struct user_struct *mlock_user;	/* charged user_pages of its locked_vm (a reference) */
+	struct user_struct *mlock_user; /* charged user_pages of its locked_vm (a reference) */
 	struct mm_struct *mlock_mm;	/* charged pinned_pages of its pinned_vm (mmgrab()) */
 	u64 user_pages, pinned_pages;
-	void *mode_data;		/* the mode's own */
+	void *mode_data; /* the mode's own */
 };
 
 extern const struct ebs_mode_ops ebs_perf_mode;

@@ -67,7 +67,7 @@ void ebs_session_sample(struct ebs_session *s, struct pt_regs *regs)
 	r = &s->rings[cpu];
 	r->overflows++;
 	if (!ebs_check_sample(s->cfg.flags, user_mode(regs)))
-		return;	/* a user-only counter's overflow that skid into the kernel */
+		return; /* a user-only counter's overflow that skid into the kernel */
 	rec.ip = instruction_pointer(regs);
 	rec.time_ns = ktime_get_mono_fast_ns();
 	rec.pid = task_tgid_nr(current);
@@ -75,7 +75,7 @@ void ebs_session_sample(struct ebs_session *s, struct pt_regs *regs)
 	rec.cpu = cpu;
 	rec.flags = user_mode(regs) ? EBS_KREC_USER : EBS_KREC_KERNEL;
 	if (ebs_ring_write(r, &rec) > 0)
-		irq_work_queue(&s->wake[cpu].work);	/* never wake directly from NMI */
+		irq_work_queue(&s->wake[cpu].work); /* never wake directly from NMI */
 }
 
 /* irq_work: runs soon after the handler, in a context that may wake. */
@@ -106,7 +106,7 @@ static int ebs_charge(struct ebs_session *s, u64 pages)
 	int err;
 
 	if (!mm)
-		return -EINVAL;	/* no process to charge */
+		return -EINVAL; /* no process to charge */
 	locked = atomic_long_read(&user->locked_vm);
 	pinned = atomic64_read(&mm->pinned_vm);
 	err = ebs_check_charge(pages, locked, limit, pinned, rlim, false, &user_pages,
@@ -279,7 +279,7 @@ static int ebs_config_locked(struct ebs_session *s, const struct ebs_config *cfg
 	if ((cfg->flags & EBS_CFG_KERNEL) && !ebs_may_see_kernel())
 		return -EACCES;
 	if ((cfg->flags & EBS_CFG_ALL_CPUS) && !perfmon_capable())
-		return -EACCES;	/* every process's samples: perf_allow_cpu()'s rule */
+		return -EACCES; /* every process's samples: perf_allow_cpu()'s rule */
 	if (!(cfg->flags & EBS_CFG_ALL_CPUS)) {
 		pid = find_get_pid(cfg->pid);
 		task = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
@@ -401,7 +401,7 @@ static long ebs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		wake_up_interruptible(&s->wq);
 		break;
 	case EBS_IOC_STATS:
-		break;	/* below, without the lock */
+		break; /* below, without the lock */
 	case EBS_IOC_RESET:
 		for (i = 0; i < s->nr_rings; i++)
 			ebs_ring_reset(&s->rings[i]);
@@ -411,7 +411,7 @@ static long ebs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		err = ebs_ring_set_tail(&s->rings[a.tail.cpu], a.tail.tail);
 		break;
 	default:
-		err = -ENOTTY;	/* not reached: ebs_check_state() knows the requests */
+		err = -ENOTTY; /* not reached: ebs_check_state() knows the requests */
 		break;
 	}
 out:
@@ -452,8 +452,8 @@ static int ebs_release(struct inode *inode, struct file *file)
 	if (s->state == EBS_RUNNING)
 		ebs_stop_locked(s);
 	if (s->mode)
-		s->mode->release(s);	/* no handler runs after this */
-	ebs_free_rings(s);		/* and uncharges them */
+		s->mode->release(s); /* no handler runs after this */
+	ebs_free_rings(s);	     /* and uncharges them */
 	put_pid(s->target);
 	mutex_unlock(&s->lock);
 	mutex_destroy(&s->lock);
@@ -470,9 +470,8 @@ static int ebs_mmap(struct file *file, struct vm_area_struct *vma)
 	int err;
 
 	mutex_lock(&s->lock);
-	err = ebs_check_mmap(vma->vm_pgoff, vma->vm_end - vma->vm_start,
-			     vma->vm_flags & VM_WRITE, s->state, s->cfg.ring_pages, s->nr_rings,
-			     PAGE_SIZE, &cpu);
+	err = ebs_check_mmap(vma->vm_pgoff, vma->vm_end - vma->vm_start, vma->vm_flags & VM_WRITE,
+			     s->state, s->cfg.ring_pages, s->nr_rings, PAGE_SIZE, &cpu);
 	if (!err) {
 		/*
 		 * perf_mmap()'s flags: never writable (no mprotect() later),
@@ -537,6 +536,6 @@ static void __exit ebs_exit(void)
 
 module_init(ebs_init);
 module_exit(ebs_exit);
-MODULE_LICENSE("GPL");	/* the kernel perf-counter API is exported GPL-only */
+MODULE_LICENSE("GPL"); /* the kernel perf-counter API is exported GPL-only */
 MODULE_AUTHOR("ebs maintainers");
 MODULE_DESCRIPTION("ebs: event-based sampling, counter preloaded with -N, IP recorded on overflow");

@@ -34,7 +34,7 @@ __u64 ebs_msr_evtsel(const struct ebs_msr_pmu *pmu, const struct ebs_config *cfg
 		ev = ebs_event_generic(cfg->event_id);
 	if (cfg->event_kind == EBS_EVENT_RAW) {
 		if (cfg->event_id & ~EBS_EVTSEL_RAW) {
-			*err = -EINVAL;	/* USR, OS, INT, EN and the like are not raw fields */
+			*err = -EINVAL; /* USR, OS, INT, EN and the like are not raw fields */
 			return 0;
 		}
 		sel = cfg->event_id;
@@ -46,7 +46,7 @@ __u64 ebs_msr_evtsel(const struct ebs_msr_pmu *pmu, const struct ebs_config *cfg
 		}
 		sel = EBS_EVTSEL_EVENT(ev->evtsel) | EBS_EVTSEL_UMASK(ev->umask);
 	} else {
-		*err = -EINVAL;	/* a software event: no counter counts it */
+		*err = -EINVAL; /* a software event: no counter counts it */
 		return 0;
 	}
 	/*
@@ -75,13 +75,13 @@ __u64 ebs_msr_preload(const struct ebs_msr_pmu *pmu, __u64 n)
 	return (0 - n) & pmu->mask;
 }
 
-void ebs_msr_cpu_start(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu,
-		       __u64 evtsel, __u64 n)
+void ebs_msr_cpu_start(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu, __u64 evtsel,
+		       __u64 n)
 {
-	hw->wrmsr(EBS_MSR_EVNTSEL0, 0);			/* stop while programming */
+	hw->wrmsr(EBS_MSR_EVNTSEL0, 0); /* stop while programming */
 	hw->wrmsr(EBS_MSR_PERFCTR0, ebs_msr_preload(pmu, n));
 	if (pmu->version >= 2) {
-		hw->wrmsr(EBS_MSR_GLOBAL_OVF_CTRL, 1);	/* a stale overflow of counter 0 */
+		hw->wrmsr(EBS_MSR_GLOBAL_OVF_CTRL, 1); /* a stale overflow of counter 0 */
 		hw->wrmsr(EBS_MSR_GLOBAL_CTRL, hw->rdmsr(EBS_MSR_GLOBAL_CTRL) | 1);
 	}
 	hw->lvtpc_nmi();
@@ -98,8 +98,7 @@ void ebs_msr_cpu_stop(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu
 	hw->wrmsr(EBS_MSR_PERFCTR0, 0);
 }
 
-bool ebs_msr_nmi(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu, __u64 evtsel,
-		 __u64 n)
+bool ebs_msr_nmi(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu, __u64 evtsel, __u64 n)
 {
 	bool ours;
 

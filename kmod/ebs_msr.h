@@ -15,27 +15,27 @@
 
 #include <ebs_compat.h>
 
-#define EBS_MSR_PERFCTR0		0x0c1	/* IA32_PMC0 */
-#define EBS_MSR_EVNTSEL0		0x186	/* IA32_PERFEVTSEL0 */
-#define EBS_MSR_GLOBAL_STATUS		0x38e	/* IA32_PERF_GLOBAL_STATUS (v2+) */
-#define EBS_MSR_GLOBAL_CTRL		0x38f	/* IA32_PERF_GLOBAL_CTRL (v2+) */
-#define EBS_MSR_GLOBAL_OVF_CTRL		0x390	/* IA32_PERF_GLOBAL_OVF_CTRL (v2+) */
+#define EBS_MSR_PERFCTR0	0x0c1 /* IA32_PMC0 */
+#define EBS_MSR_EVNTSEL0	0x186 /* IA32_PERFEVTSEL0 */
+#define EBS_MSR_GLOBAL_STATUS	0x38e /* IA32_PERF_GLOBAL_STATUS (v2+) */
+#define EBS_MSR_GLOBAL_CTRL	0x38f /* IA32_PERF_GLOBAL_CTRL (v2+) */
+#define EBS_MSR_GLOBAL_OVF_CTRL 0x390 /* IA32_PERF_GLOBAL_OVF_CTRL (v2+) */
 
 struct ebs_hw_ops {
 	void (*cpuid)(__u32 leaf, __u32 *eax, __u32 *ebx, __u32 *ecx, __u32 *edx);
 	__u64 (*rdmsr)(__u32 msr);
 	void (*wrmsr)(__u32 msr, __u64 val);
-	void (*lvtpc_nmi)(void);	/* LVTPC delivers NMI, unmasked */
+	void (*lvtpc_nmi)(void); /* LVTPC delivers NMI, unmasked */
 };
 
 /* What CPUID leaf 0xA says of the PMU. */
 struct ebs_msr_pmu {
-	__u32 version;		/* architectural perfmon version; 0: none */
-	__u32 counters;		/* general-purpose counters per logical CPU */
-	__u32 width;		/* their width in bits */
-	__u32 unavailable;	/* EBX: bit i set = architectural event i absent */
-	__u32 nr_events;	/* how many bits of EBX mean something */
-	__u64 mask;		/* (1 << width) - 1 */
+	__u32 version;	   /* architectural perfmon version; 0: none */
+	__u32 counters;	   /* general-purpose counters per logical CPU */
+	__u32 width;	   /* their width in bits */
+	__u32 unavailable; /* EBX: bit i set = architectural event i absent */
+	__u32 nr_events;   /* how many bits of EBX mean something */
+	__u64 mask;	   /* (1 << width) - 1 */
 };
 
 /* Read CPUID leaf 0xA.  0, or -ENODEV without architectural perfmon (most VMs). */
@@ -53,8 +53,8 @@ __u64 ebs_msr_evtsel(const struct ebs_msr_pmu *pmu, const struct ebs_config *cfg
 __u64 ebs_msr_preload(const struct ebs_msr_pmu *pmu, __u64 n);
 
 /* On this CPU: program counter 0 with -n and evtsel, enable it. */
-void ebs_msr_cpu_start(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu,
-		       __u64 evtsel, __u64 n);
+void ebs_msr_cpu_start(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu, __u64 evtsel,
+		       __u64 n);
 
 /* On this CPU: stop counter 0 and leave it cleared. */
 void ebs_msr_cpu_stop(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu);
@@ -65,7 +65,6 @@ void ebs_msr_cpu_stop(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu
  * delivery) and return true; the caller records the interrupted IP.
  * false: the NMI was not ours.
  */
-bool ebs_msr_nmi(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu, __u64 evtsel,
-		 __u64 n);
+bool ebs_msr_nmi(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu, __u64 evtsel, __u64 n);
 
 #endif /* EBS_MSR_H */

@@ -51,7 +51,7 @@ static const struct ebs_hw_ops hw = {
 struct ebs_msr_state {
 	struct ebs_msr_pmu pmu;
 	u64 evtsel;
-	int hp_state;		/* the dynamic hotplug state, > 0 when set up */
+	int hp_state; /* the dynamic hotplug state, > 0 when set up */
 	bool reserved, nmi_registered;
 };
 
@@ -116,9 +116,9 @@ static void ebs_msr_release(struct ebs_session *s)
 	if (!st)
 		return;
 	if (st->hp_state > 0)
-		cpuhp_remove_state(st->hp_state);	/* clears every online CPU */
+		cpuhp_remove_state(st->hp_state); /* clears every online CPU */
 	if (st->nmi_registered)
-		unregister_nmi_handler(NMI_LOCAL, "ebs");	/* waits for handlers */
+		unregister_nmi_handler(NMI_LOCAL, "ebs"); /* waits for handlers */
 	WRITE_ONCE(ebs_msr_active, NULL);
 	if (st->reserved) {
 		release_evntsel_nmi(MSR_ARCH_PERFMON_EVENTSEL0);
@@ -145,7 +145,7 @@ static int ebs_msr_config(struct ebs_session *s)
 	if (err)
 		goto fail;
 	if (!reserve_perfctr_nmi(MSR_ARCH_PERFMON_PERFCTR0)) {
-		err = -EBUSY;	/* perf (or its NMI watchdog) owns the counters */
+		err = -EBUSY; /* perf (or its NMI watchdog) owns the counters */
 		goto fail;
 	}
 	if (!reserve_evntsel_nmi(MSR_ARCH_PERFMON_EVENTSEL0)) {

@@ -17,7 +17,7 @@
 struct ebs_perf {
 	unsigned int nr;
 	struct perf_event **events;
-	bool started;		/* once started, START enables even with ON_EXEC */
+	bool started; /* once started, START enables even with ON_EXEC */
 };
 
 static void ebs_perf_overflow(struct perf_event *event, struct perf_sample_data *data,

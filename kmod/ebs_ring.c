@@ -2,8 +2,7 @@
 /* The per-CPU sample ring (see ebs_ring.h for the protocol). */
 #include "ebs_ring.h"
 
-void ebs_ring_init(struct ebs_ring *r, void *base, __u32 pages, __u32 cpu,
-		   unsigned long page_size)
+void ebs_ring_init(struct ebs_ring *r, void *base, __u32 pages, __u32 cpu, unsigned long page_size)
 {
 	__u64 size = (__u64)pages * page_size;
 

@@ -20,10 +20,10 @@
 #include <ebs_compat.h>
 
 struct ebs_ring {
-	struct ebs_ring_header *hdr;	/* shared with user space */
+	struct ebs_ring_header *hdr; /* shared with user space */
 	__u8 *data;
-	__u64 mask;			/* data_size - 1 */
-	__u64 watermark;		/* unread bytes at which the reader is woken */
+	__u64 mask;	 /* data_size - 1 */
+	__u64 watermark; /* unread bytes at which the reader is woken */
 	/* statistics, written only by the ring's CPU */
 	__u64 samples;
 	__u64 dropped;
@@ -35,8 +35,7 @@ struct ebs_ring {
  * Set up r over base: (1 + pages) zeroed pages of page_size bytes, pages a
  * power of two.
  */
-void ebs_ring_init(struct ebs_ring *r, void *base, __u32 pages, __u32 cpu,
-		   unsigned long page_size);
+void ebs_ring_init(struct ebs_ring *r, void *base, __u32 pages, __u32 cpu, unsigned long page_size);
 
 /*
  * Append rec (any context, on the ring's CPU).  Returns 1 when the record

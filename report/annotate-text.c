@@ -38,16 +38,17 @@ static void print_header(FILE *out, const struct ann_func *af)
 	if (af->main_file) {
 		bool elsewhere = af->read_from && strcmp(af->read_from, af->main_file);
 
-		fprintf(out, "# source: %s%s%s%s\n", af->main_file,
-			elsewhere ? " (read from " : "", elsewhere ? af->read_from : "",
-			elsewhere ? ")" : "");
+		fprintf(out, "# source: %s%s%s%s\n", af->main_file, elsewhere ? " (read from " : "",
+			elsewhere ? af->read_from : "", elsewhere ? ")" : "");
 		if (!af->read_from)
 			fprintf(out, "# note: %s is not there to read (give --source-dir)%s\n",
-				af->main_file, af->asm_for_source ? "; its instructions instead" : "");
+				af->main_file,
+				af->asm_for_source ? "; its instructions instead" : "");
 	}
 	if (af->show_asm || af->skid_adjusted)
-		fprintf(out, "# skid: the sampled IP is usually the instruction after the one that "
-			     "caused the event, so the cost lies just before where samples land%s\n",
+		fprintf(out,
+			"# skid: the sampled IP is usually the instruction after the one that "
+			"caused the event, so the cost lies just before where samples land%s\n",
 			af->skid_adjusted ? "; --skid-adjust moved each sample back one instruction"
 					  : " (--skid-adjust moves each back one instruction)");
 	if (af->note[0])
@@ -112,7 +113,7 @@ static void print_insns(FILE *out, bool color, const struct ann_func *af)
 			continue;
 		if (in->gap_before) {
 			fprintf(out, "  %8s %6s %6s  %6s\n", "", "", "", "...");
-			cur_line = 0;	/* say the line again after a gap */
+			cur_line = 0; /* say the line again after a gap */
 		}
 		new_line = in->line && (in->line != cur_line || in->file != cur_file);
 		cur_line = in->line ? in->line : cur_line;
@@ -165,7 +166,7 @@ static void print_func(FILE *out, bool color, const struct ann_func *af)
 {
 	print_header(out, af);
 	if (!af->ninsns && !af->main_file) {
-		fputc('\n', out);	/* nothing to list */
+		fputc('\n', out); /* nothing to list */
 		return;
 	}
 	fprintf(out, "#\n#  %8s %6s %6s  %6s  %s\n", "samples", af->per, "%total", "line",
@@ -185,12 +186,16 @@ void annotate_text(FILE *out, bool color, const struct ann_func *const *funcs, s
 	for (i = 0; i < n; i++)
 		print_func(out, color, funcs[i]);
 	if (rest && rest->kernel)
-		fprintf(out, "# not annotated: %llu sample%s (%.1f%%) in the kernel, "
-			"without kernel symbols\n", (unsigned long long)rest->kernel,
-			rest->kernel == 1 ? "" : "s", present_percent(rest->kernel, rest->total));
+		fprintf(out,
+			"# not annotated: %llu sample%s (%.1f%%) in the kernel, "
+			"without kernel symbols\n",
+			(unsigned long long)rest->kernel, rest->kernel == 1 ? "" : "s",
+			present_percent(rest->kernel, rest->total));
 	if (rest && rest->nofunc)
-		fprintf(out, "# not annotated: %llu sample%s (%.1f%%) outside any known "
-			"function\n", (unsigned long long)rest->nofunc,
-			rest->nofunc == 1 ? "" : "s", present_percent(rest->nofunc, rest->total));
+		fprintf(out,
+			"# not annotated: %llu sample%s (%.1f%%) outside any known "
+			"function\n",
+			(unsigned long long)rest->nofunc, rest->nofunc == 1 ? "" : "s",
+			present_percent(rest->nofunc, rest->total));
 	fflush(out);
 }

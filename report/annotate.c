@@ -27,14 +27,14 @@
 #include "report/source.h"
 #include "util/hash.h"
 
-#define MAX_FUNC_BYTES (4u << 20)	/* larger "functions" are not decoded */
+#define MAX_FUNC_BYTES (4u << 20) /* larger "functions" are not decoded */
 
 struct addr_cnt {
 	UT_hash_handle hh;
 	u64 addr;
 	u64 n;
 	unsigned int nr_frames;
-	const struct sym_frame *frames;	/* the symbolizer's, stable */
+	const struct sym_frame *frames; /* the symbolizer's, stable */
 };
 
 struct fn_key {
@@ -44,7 +44,7 @@ struct fn_key {
 
 struct fn_ent {
 	UT_hash_handle hh;
-	struct fn_key key;		/* key.info NULL: a kernel function */
+	struct fn_key key; /* key.info NULL: a kernel function */
 	const char *name, *dso, *dso_path;
 	bool kernel;
 	u64 end;
@@ -72,10 +72,10 @@ struct annot {
 	struct ebs_strset *fnames;
 	struct source_cache *sources;
 	u64 total;
-	u64 kernel, nofunc;	/* samples no function listing can show: in the kernel
-				 * without kallsyms, outside any known function */
+	u64 kernel, nofunc;	  /* samples no function listing can show: in the kernel
+				   * without kallsyms, outside any known function */
 	const char *inlined_name; /* FUNC's name where it was inlined */
-	const char *inlined_in;	/* a compiled function it was inlined into */
+	const char *inlined_in;	  /* a compiled function it was inlined into */
 	bool file_mode;
 	char target_file[4096];
 	u32 target_line;
@@ -155,12 +155,12 @@ static int collect(void *ctx, const struct resolved *rv)
 	kernel = !res->info && (rv->s->hdr.misc & EBS_CPUMODE_MASK) == EBS_CPUMODE_KERNEL;
 	if (!res->function || (!res->info && !kernel)) {
 		if (kernel)
-			an->kernel++;	/* kallsyms unreadable: no function to list */
+			an->kernel++; /* kallsyms unreadable: no function to list */
 		else
 			an->nofunc++;
 		return 0;
 	}
-	key.info = res->info;	/* NULL: the kernel, in its own address space */
+	key.info = res->info; /* NULL: the kernel, in its own address space */
 	key.start = res->dso_addr - res->sym_offset;
 	HASH_FIND(hh, an->fns, &key, sizeof(key), f);
 	if (!f) {
@@ -173,8 +173,9 @@ static int collect(void *ctx, const struct resolved *rv)
 		f->key = key;
 		f->name = res->function;
 		f->dso = res->dso;
-		f->dso_path = kernel ? (an->o->view.kallsyms ? an->o->view.kallsyms : "/proc/kallsyms")
-				     : res->dso_path;
+		f->dso_path =
+			kernel ? (an->o->view.kallsyms ? an->o->view.kallsyms : "/proc/kallsyms")
+			       : res->dso_path;
 		f->kernel = kernel;
 		e = kernel ? symbolizer__kernel_function(an->rs.sym, key.start, &sf)
 			   : symbolizer__function(an->rs.sym, res->info, key.start, &sf);
@@ -205,14 +206,14 @@ struct line_key {
 struct line_ref {
 	UT_hash_handle hh;
 	struct line_key key;
-	size_t i;		/* index into line_vec.v */
+	size_t i; /* index into line_vec.v */
 };
 
 struct line_vec {
 	struct ann_line *v;
 	size_t n, cap;
 	struct line_ref *index;
-	struct line_ref *refs;	/* one per line, for the index: cap of them */
+	struct line_ref *refs; /* one per line, for the index: cap of them */
 };
 
 static void line_vec__free_index(struct line_vec *lv)
@@ -275,7 +276,7 @@ static struct ann_line *line_get(struct line_vec *lv, const char *file, u32 line
 	memset(&lv->v[lv->n], 0, sizeof(lv->v[0]));
 	lv->v[lv->n].file = file;
 	lv->v[lv->n].line = line;
-	r = &lv->refs[lv->n];	/* zeroed: padding is part of the hashed key */
+	r = &lv->refs[lv->n]; /* zeroed: padding is part of the hashed key */
 	r->key.file = file;
 	r->key.line = line;
 	r->i = lv->n;
@@ -286,7 +287,7 @@ static struct ann_line *line_get(struct line_vec *lv, const char *file, u32 line
 }
 
 struct rows_ctx {
-	const char *first_file;	/* the file of the row at start */
+	const char *first_file; /* the file of the row at start */
 	u64 start;
 	struct sym_row *rows;
 	size_t nrows, cap;
@@ -333,9 +334,10 @@ static int kernel_code(struct annot *an, const struct fn_ent *f, u8 *code, size_
 	*code_arch = arch && !strcmp(arch, "x86_64") ? SYM_ARCH_X86_64 : SYM_ARCH_UNKNOWN;
 	if (stext && symbolizer__kernel_stext(an->rs.sym, &now) == 0 &&
 	    strtoull(stext, NULL, 16) != now) {
-		snprintf(why, why_len, "no instructions: recorded on a kernel laid out otherwise "
-			 "(_stext at %s, now at %llx: another boot or machine)", stext,
-			 (unsigned long long)now);
+		snprintf(why, why_len,
+			 "no instructions: recorded on a kernel laid out otherwise "
+			 "(_stext at %s, now at %llx: another boot or machine)",
+			 stext, (unsigned long long)now);
 		return -ESTALE;
 	}
 	if (!stext && !an->o->kcore && release && uname(&u) == 0 && strcmp(release, u.release)) {
@@ -346,7 +348,8 @@ static int kernel_code(struct annot *an, const struct fn_ent *f, u8 *code, size_
 	e = symbolizer__kernel_code(an->rs.sym, f->key.start, code, len);
 	if (e == -ENOENT)
 		snprintf(why, why_len, "no instructions: %s is not there (%s)", kcore,
-			 an->o->kcore ? "no such file" : "a kernel built without CONFIG_PROC_KCORE");
+			 an->o->kcore ? "no such file"
+				      : "a kernel built without CONFIG_PROC_KCORE");
 	else if ((e == -EACCES || e == -EPERM) && !an->o->kcore)
 		snprintf(why, why_len, "no instructions: %s is readable by root only", kcore);
 	else if (e == -ENXIO)
@@ -380,7 +383,8 @@ static void name_target(struct annot *an, const struct fn_ent *f, struct ann_ins
 		start = f->key.start;
 		ai->target_local = true;
 	} else if ((f->kernel ? symbolizer__kernel_function(an->rs.sym, ai->target, &sf)
-			      : symbolizer__function(an->rs.sym, f->key.info, ai->target, &sf)) == 0 &&
+			      : symbolizer__function(an->rs.sym, f->key.info, ai->target, &sf)) ==
+			   0 &&
 		   sf.name) {
 		name = sf.name;
 		start = sf.start;
@@ -530,8 +534,9 @@ static void mark_breaks(struct ann_func *af)
 		if (!l->shown)
 			continue;
 		/* inlined code and other functions' lines are headed apart */
-		l->section_before = !l->in_range && (!prev || prev->in_range || prev->file != l->file ||
-						     !prev->function != !l->function);
+		l->section_before =
+			!l->in_range && (!prev || prev->in_range || prev->file != l->file ||
+					 !prev->function != !l->function);
 		l->gap_before = !l->section_before && prev &&
 				(prev->file != l->file || prev->line + 1 != l->line);
 		prev = l;
@@ -642,12 +647,12 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	struct line_vec lv = {0};
 	struct addr_cnt *a, *tmp;
 	struct sym_span span;
-	bool need_insns = o->asm_ || o->skid_adjust || f->kernel;	/* the kernel: nothing else */
+	bool need_insns = o->asm_ || o->skid_adjust || f->kernel; /* the kernel: nothing else */
 	bool code_read;
 	char why[256] = "";
 	u64 noline = 0;
 	size_t i;
-	u32 l, lo = UINT32_MAX, hi = 0;	/* the function's own line range in its file */
+	u32 l, lo = UINT32_MAX, hi = 0; /* the function's own line range in its file */
 
 	if (!af) {
 		snprintf(err_why, err_len, "out of memory");
@@ -660,7 +665,8 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	af->dso_path = f->dso_path;
 	af->samples = f->samples;
 	af->total = an->total;
-	af->event = ebs_data__event(an->rs.d, an->rs.event < 0 ? 0 : (unsigned int)an->rs.event)->used;
+	af->event =
+		ebs_data__event(an->rs.d, an->rs.event < 0 ? 0 : (unsigned int)an->rs.event)->used;
 	af->show_asm = o->asm_;
 	/* the line table under the function */
 	rc.start = f->key.start;
@@ -699,7 +705,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 			hi = r->line;
 	}
 	if (af->main_file && hi < lo)
-		hi = lo;	/* a declaration, no row of its own: its first line */
+		hi = lo; /* a declaration, no row of its own: its first line */
 	/* no source to show: its instructions instead of a page of placeholders */
 	if (af->main_file) {
 		const struct source *src;
@@ -711,7 +717,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		if (af->source_missing && !o->asm_)
 			af->asm_for_source = need_insns = true;
 	} else if (!o->asm_ && !f->kernel && !is_perf_map(f->dso)) {
-		af->asm_for_source = need_insns = true;	/* no DWARF: its instructions */
+		af->asm_for_source = need_insns = true; /* no DWARF: its instructions */
 	}
 	if (need_insns && insns_of(an, f, af, why, sizeof(why)) == -ENOMEM)
 		goto nomem;
@@ -723,7 +729,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		af->show_asm = af->asm_for_source = true;
 	else
 		af->asm_for_source = false;
-	af->skid_adjusted = o->skid_adjust && af->ninsns;	/* nothing moves without them */
+	af->skid_adjusted = o->skid_adjust && af->ninsns; /* nothing moves without them */
 	/* the function's own lines, whether they took samples or not */
 	for (l = lo; af->main_file && l <= hi; l++)
 		if (!line_get(&lv, af->main_file, l))
@@ -738,7 +744,8 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		if (in)
 			in->samples += a->n;
 		/* skid-adjusted: the lines of the instruction the sample moved to */
-		if (at != a->addr && symbolizer__lookup_in(an->rs.sym, f->key.info, at, &moved) == 0) {
+		if (at != a->addr &&
+		    symbolizer__lookup_in(an->rs.sym, f->key.info, at, &moved) == 0) {
 			nr_frames = moved.nr_frames;
 			frames = moved.frames;
 		}
@@ -775,21 +782,23 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 			al = line_get(&lv, fr->file, fr->line);
 			if (!al)
 				goto nomem;
-			if (!k) {	/* an inlined function's own line: name it */
+			if (!k) { /* an inlined function's own line: name it */
 				al->self += a->n;
-				if (!rsession_same_name(fr->function, frames[nr_frames - 1].function))
+				if (!rsession_same_name(fr->function,
+							frames[nr_frames - 1].function))
 					al->function = fr->function;
 			} else {
 				al->inlined += a->n;
 				al->callee = frames[k - 1].function;
 				/* a call site inside inlined code is that function's line */
 				if (k + 1 < nr_frames && !al->function &&
-				    !rsession_same_name(fr->function, frames[nr_frames - 1].function))
+				    !rsession_same_name(fr->function,
+							frames[nr_frames - 1].function))
 					al->function = fr->function;
 			}
 		}
 	}
-	line_vec__free_index(&lv);	/* the lines move now */
+	line_vec__free_index(&lv); /* the lines move now */
 	for (i = 0; i < lv.n; i++) {
 		struct ann_line *al = &lv.v[i];
 
@@ -803,7 +812,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 			al->owner = symbolizer__line_owner(an->rs.sym, f->key.info, f->key.start,
 							   al->file, al->line);
 	}
-	if (lv.n)	/* none without DWARF */
+	if (lv.n) /* none without DWARF */
 		qsort_r(lv.v, lv.n, sizeof(lv.v[0]), line_cmp, (void *)af->main_file);
 	af->lines = lv.v;
 	af->nlines = lv.n;
@@ -831,8 +840,8 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 			    res.nr_frames > 1 && res.frames[0].function)
 				in->owner = res.frames[0].function;
 			else
-				in->owner = symbolizer__line_owner(an->rs.sym, f->key.info,
-								   f->key.start, in->file, in->line);
+				in->owner = symbolizer__line_owner(
+					an->rs.sym, f->key.info, f->key.start, in->file, in->line);
 		}
 		if (in->samples > af->hottest_insn)
 			af->hottest_insn = in->samples;
@@ -847,12 +856,16 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	}
 	choose_insns(af, whole || o->asm_, o->context);
 	if (f->kernel)
-		snprintf(af->note, sizeof(af->note),
-			 "kernel code: its source lines need the kernel's debug information (a vmlinux "
-			 "with DWARF, as Debian's linux-image-*-dbg packages have), which ebs does not "
-			 "read yet; %s%s%s", code_read ? "its instructions are from " : "",
-			 code_read ? (o->kcore ? o->kcore : "/proc/kcore") : why[0] ? why : "no instructions",
-			 code_read ? ", the kernel's memory" : "; the sampled addresses instead");
+		snprintf(
+			af->note, sizeof(af->note),
+			"kernel code: its source lines need the kernel's debug information (a vmlinux "
+			"with DWARF, as Debian's linux-image-*-dbg packages have), which ebs does not "
+			"read yet; %s%s%s",
+			code_read ? "its instructions are from " : "",
+			code_read ? (o->kcore ? o->kcore : "/proc/kcore")
+			: why[0]  ? why
+				  : "no instructions",
+			code_read ? ", the kernel's memory" : "; the sampled addresses instead");
 	else if (!af->main_file && is_perf_map(f->dso))
 		snprintf(af->note, sizeof(af->note),
 			 "no line information for %s: JIT code, whose %s names functions only",
@@ -860,11 +873,16 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	else if (!af->main_file)
 		snprintf(af->note, sizeof(af->note),
 			 "no line information for %s (no DWARF for %s: see ebs report --stats)%s%s",
-			 f->name, f->dso, why[0] ? "; " : af->asm_for_source ? "; its instructions instead"
-							 : "", why);
+			 f->name, f->dso,
+			 why[0]		      ? "; "
+			 : af->asm_for_source ? "; its instructions instead"
+					      : "",
+			 why);
 	else if (noline)
-		snprintf(af->note, sizeof(af->note), "%llu sample%s at addresses without a line%s%s",
-			 (unsigned long long)noline, noline == 1 ? "" : "s", why[0] ? "; " : "", why);
+		snprintf(af->note, sizeof(af->note),
+			 "%llu sample%s at addresses without a line%s%s",
+			 (unsigned long long)noline, noline == 1 ? "" : "s", why[0] ? "; " : "",
+			 why);
 	else if (why[0] && (o->asm_ || o->skid_adjust))
 		snprintf(af->note, sizeof(af->note), "%s", why);
 	free(rc.rows);
@@ -874,7 +892,7 @@ nomem:
 	snprintf(err_why, err_len, "out of memory");
 	free(rc.rows);
 	line_vec__free_index(&lv);
-	if (lv.v != af->lines)	/* once the model's, free_model frees them */
+	if (lv.v != af->lines) /* once the model's, free_model frees them */
 		free(lv.v);
 	free_model(af);
 	return NULL;
@@ -1003,7 +1021,7 @@ static int build_file(struct annot *an, struct ann_func **out)
 			goto nomem;
 		l->in_range = true;
 		l->shown = line ? l->line + c >= line && l->line <= line + c
-				: l->text || l->self;	/* not past the end of the file */
+				: l->text || l->self; /* not past the end of the file */
 		if (l->self > af->hottest)
 			af->hottest = l->self;
 	}
@@ -1015,12 +1033,14 @@ static int build_file(struct annot *an, struct ann_func **out)
 	af->name = an->target_file;
 	af->dso = "all functions";
 	if (an->o->asm_ || an->o->skid_adjust)
-		snprintf(af->note, sizeof(af->note), "--asm and --skid-adjust work on one "
+		snprintf(af->note, sizeof(af->note),
+			 "--asm and --skid-adjust work on one "
 			 "function's instructions: give a function's name");
 	af->dso_path = af->main_file;
 	af->per = "%file";
 	af->total = an->total;
-	af->event = ebs_data__event(an->rs.d, an->rs.event < 0 ? 0 : (unsigned int)an->rs.event)->used;
+	af->event =
+		ebs_data__event(an->rs.d, an->rs.event < 0 ? 0 : (unsigned int)an->rs.event)->used;
 	*out = af;
 	return 0;
 
@@ -1050,8 +1070,10 @@ static int parse_target(struct annot *an, const char *target, struct ebs_error *
 		for (p = colon + 1; *p >= '0' && *p <= '9' && v <= UINT32_MAX; p++)
 			v = v * 10 + (unsigned long long)(*p - '0');
 		if (*p || v < 1 || v > UINT32_MAX)
-			return ebs_error__set(err, EINVAL, "%s: no line '%s': LINE is a whole number "
-					      "from 1 to the file's last line", target, colon + 1);
+			return ebs_error__set(err, EINVAL,
+					      "%s: no line '%s': LINE is a whole number "
+					      "from 1 to the file's last line",
+					      target, colon + 1);
 		an->target_file[colon - target] = '\0';
 		an->target_line = (u32)v;
 		an->file_mode = true;
@@ -1070,7 +1092,7 @@ static int check_target_line(struct annot *an, struct ebs_error *err)
 	if (file && source_cache__get(an->sources, file, &s))
 		return ebs_error__set(err, ENOMEM, "out of memory");
 	if (!s || !s->read_from || an->target_line <= s->nlines)
-		return 0;	/* no source to count its lines: any LINE */
+		return 0; /* no source to count its lines: any LINE */
 	return ebs_error__set(err, EINVAL, "%s: no line %u: %s has %u lines", an->o->target,
 			      an->target_line, s->read_from, s->nlines);
 }
@@ -1126,7 +1148,7 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 		goto out;
 	}
 	if (an.rs.event < 0)
-		an.rs.event = 0;	/* one event: the first, unless --event */
+		an.rs.event = 0; /* one event: the first, unless --event */
 	e = rsession__each(&an.rs, collect, &an, err);
 	if (!e)
 		e = check_target_line(&an, err);
@@ -1149,7 +1171,7 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 			}
 			nmodels++;
 		}
-		for (i = 0; nmodels > 1 && i < nmodels; i++)	/* static functions of one name */
+		for (i = 0; nmodels > 1 && i < nmodels; i++) /* static functions of one name */
 			models[i]->show_start = true;
 		if (!nmodels && an.file_mode) {
 			if (build_file(&an, &models[0])) {
@@ -1168,14 +1190,16 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 			if (models[0]) {
 				models[0]->name = an.inlined_name;
 				models[0]->dso = "inlined";
-				models[0]->dso_path = "its code in every function it was inlined into";
+				models[0]->dso_path =
+					"its code in every function it was inlined into";
 				models[0]->per = "%func";
 				if ((o->asm_ || o->skid_adjust) && an.inlined_in)
-					snprintf(models[0]->note, sizeof(models[0]->note),
-						 "%s has no instructions of its own (it was only "
-						 "inlined): --asm and --skid-adjust work on a function it "
-						 "was inlined into, such as %s", an.inlined_name,
-						 an.inlined_in);
+					snprintf(
+						models[0]->note, sizeof(models[0]->note),
+						"%s has no instructions of its own (it was only "
+						"inlined): --asm and --skid-adjust work on a function it "
+						"was inlined into, such as %s",
+						an.inlined_name, an.inlined_in);
 				nmodels = 1;
 			}
 		}
@@ -1193,7 +1217,7 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 			goto out;
 		}
 	} else {
-		size_t top = o->view.top ? o->view.top : nfns;	/* 0: all */
+		size_t top = o->view.top ? o->view.top : nfns; /* 0: all */
 
 		for (i = 0; i < nfns && nmodels < top; i++) {
 			if (present_percent(fns[i]->samples, an.total) < o->view.min_percent)
@@ -1212,11 +1236,13 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 		}
 	}
 	if (o->html) {
-		e = annotate_html(o->html, (const struct ann_func *const *)models, nmodels, o->view.input);
+		e = annotate_html(o->html, (const struct ann_func *const *)models, nmodels,
+				  o->view.input);
 		if (e)
 			e = ebs_error__set(err, EIO, "%s: cannot write: %s", o->html, strerror(-e));
 	} else {
-		struct ann_rest rest = {.kernel = an.kernel, .nofunc = an.nofunc, .total = an.total};
+		struct ann_rest rest = {
+			.kernel = an.kernel, .nofunc = an.nofunc, .total = an.total};
 
 		annotate_text(o->view.out, present_color_on(o->view.out, o->view.color),
 			      (const struct ann_func *const *)models, nmodels,

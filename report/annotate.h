@@ -15,17 +15,17 @@
 
 /* One source line with what its code took. */
 struct ann_line {
-	const char *file;	/* as DWARF names it */
+	const char *file; /* as DWARF names it */
 	u32 line;
-	u64 self;		/* samples of its own code (inlined code: at its own line) */
-	u64 inlined;		/* samples of code inlined at this call site */
-	const char *callee;	/* the function inlined here, when inlined */
-	const char *function;	/* whose code the self samples are, when not the annotated one */
-	const char *owner;	/* outside the function's own lines, with no inline scope:
-				 * the function whose source text holds the line */
-	const char *text;	/* the source text, NULL when the file was not found */
-	bool in_range;		/* inside the function's own line range of its own file */
-	bool shown;		/* printed (hot, context, or whole function) */
+	u64 self;	      /* samples of its own code (inlined code: at its own line) */
+	u64 inlined;	      /* samples of code inlined at this call site */
+	const char *callee;   /* the function inlined here, when inlined */
+	const char *function; /* whose code the self samples are, when not the annotated one */
+	const char *owner;    /* outside the function's own lines, with no inline scope:
+			       * the function whose source text holds the line */
+	const char *text;     /* the source text, NULL when the file was not found */
+	bool in_range;	      /* inside the function's own line range of its own file */
+	bool shown;	      /* printed (hot, context, or whole function) */
 	/* for shown lines: the first of a group outside the function's own
 	 * range (say which), or lines left out since the previous shown one */
 	bool section_before, gap_before;
@@ -35,17 +35,17 @@ struct ann_line {
 struct ann_insn {
 	u64 addr;
 	u64 samples;
-	char text[96];		/* "mnemonic operands" */
-	const char *file;	/* its line-table row */
+	char text[96];	  /* "mnemonic operands" */
+	const char *file; /* its line-table row */
 	u32 line;
 	const struct ann_line *src; /* that line in the listing, or NULL */
-	const char *line_text;	/* that line's source text, NULL when not found */
-	const char *owner;	/* its line is not the function's own: whose it is */
-	u64 target;		/* a call's or jump's target address, 0 when none */
-	bool target_local;	/* inside this function */
-	char target_name[160];	/* "fn" or "fn+0x1c", "" when unknown */
-	bool shown;		/* printed (all, or within --context of a sampled one) */
-	bool gap_before;	/* instructions left out just before it */
+	const char *line_text;	    /* that line's source text, NULL when not found */
+	const char *owner;	    /* its line is not the function's own: whose it is */
+	u64 target;		    /* a call's or jump's target address, 0 when none */
+	bool target_local;	    /* inside this function */
+	char target_name[160];	    /* "fn" or "fn+0x1c", "" when unknown */
+	bool shown;		    /* printed (all, or within --context of a sampled one) */
+	bool gap_before;	    /* instructions left out just before it */
 };
 
 struct ann_func {
@@ -57,25 +57,25 @@ struct ann_func {
 	u64 samples;		/* in this function (file) */
 	u64 total;		/* of the event, after the filters */
 	const char *main_file;	/* the function's own source file, NULL without DWARF */
-	struct ann_line *lines;	/* sorted: the main file's first, then by file and line */
+	struct ann_line *lines; /* sorted: the main file's first, then by file and line */
 	size_t nlines;
-	struct ann_insn *insns;	/* with --asm; NULL otherwise */
+	struct ann_insn *insns; /* with --asm; NULL otherwise */
 	size_t ninsns;
-	u64 hottest;		/* the largest self count of a line */
-	u64 hottest_insn;	/* the largest count of an instruction */
+	u64 hottest;	  /* the largest self count of a line */
+	u64 hottest_insn; /* the largest count of an instruction */
 	bool skid_adjusted;
-	bool show_asm;		/* list the instructions (--asm) */
-	bool asm_for_source;	/* listed since the source is missing (no --asm) */
-	bool source_missing;	/* main_file could not be read (a function's listing) */
-	const char *read_from;	/* where main_file's text was read, NULL when it was not */
-	char note[512];		/* missing source, no line information... */
+	bool show_asm;	       /* list the instructions (--asm) */
+	bool asm_for_source;   /* listed since the source is missing (no --asm) */
+	bool source_missing;   /* main_file could not be read (a function's listing) */
+	const char *read_from; /* where main_file's text was read, NULL when it was not */
+	char note[512];	       /* missing source, no line information... */
 };
 
 /* What no listing shows, said after the text listings. */
 struct ann_rest {
-	u64 kernel;		/* samples in the kernel, without kernel symbols */
-	u64 nofunc;		/* samples outside any known function */
-	u64 total;		/* of the event, after the filters */
+	u64 kernel; /* samples in the kernel, without kernel symbols */
+	u64 nofunc; /* samples outside any known function */
+	u64 total;  /* of the event, after the filters */
 };
 
 /* The file name of a path, or "??". */

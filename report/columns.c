@@ -23,7 +23,7 @@
 static void put(struct cell *c, const char *s)
 {
 	if (c->n < ARRAY_SIZE(c->piece))
-		c->piece[c->n++] = s ? s : "(null)";	/* as printf's %s would */
+		c->piece[c->n++] = s ? s : "(null)"; /* as printf's %s would */
 }
 
 /* v in decimal, into the cell's i-th number. */
@@ -54,7 +54,7 @@ int cell_cmp(const struct cell *a, const struct cell *b)
 		if (!left)
 			return 0;
 		if (!la || !lb)
-			return (la > 0) - (lb > 0);	/* the one that ended is less */
+			return (la > 0) - (lb > 0); /* the one that ended is less */
 		m = la < lb ? la : lb;
 		if (m > left)
 			m = left;
@@ -131,7 +131,7 @@ static void line_function(const struct row *row, struct cell *c)
 
 	put(c, row_function(row));
 	if (nc && !row->callers[nc - 1].function)
-		nc--;	/* the own samples' entry */
+		nc--; /* the own samples' entry */
 	if (!nc)
 		return;
 	put(c, row_own_samples(row, -1) ? " (and inlined into " : " (inlined into ");
@@ -282,7 +282,7 @@ static void func_json(const struct report *r, const struct row *row, int ev, str
 	ebs_json__arr(j);
 	for (cl = row->callers; cl < row->callers + row->ncallers; cl++) {
 		if (!cl->function)
-			continue;	/* the own entry, sorted last */
+			continue; /* the own entry, sorted last */
 		ebs_json__obj(j);
 		ebs_json__key_str(j, "function", cl->function);
 		ebs_json__key_u64(j, "samples", ev < 0 ? cl->all : cl->samples[ev]);
@@ -333,44 +333,82 @@ static void event_json(const struct report *r, const struct row *row, int ev, st
 }
 
 const struct column report_columns[KEY_MAX] = {
-	[KEY_FUNC] = {
-		.name = "func", .title = "function", .field = FIELD_FUNC,
-		.brings = 1u << KEY_DSO,	/* a function is of its DSO */
-		.narrow = 3, .name_first = true,
-		.text = func_text, .cmp = func_cmp, .json = func_json,
-	},
-	[KEY_LINE] = {
-		.name = "line", .title = "source line", .field = FIELD_LINE,
-		.brings = 1u << KEY_FUNC | 1u << KEY_DSO,
-		.narrow = 3, .file_name = true,
-		.text = line_text, .cmp = line_cmp, .json = line_json,
-	},
-	[KEY_DSO] = {
-		.name = "dso", .title = "dso", .field = FIELD_DSO,
-		.narrow = 1,	/* its name tells least */
-		.text = dso_text, .cmp = dso_cmp, .json = dso_json,
-	},
-	[KEY_PID] = {
-		.name = "pid", .title = "pid", .field = FIELD_PID,
-		.text = pid_text, .cmp = pid_cmp, .json = pid_json,
-	},
-	[KEY_TID] = {
-		.name = "tid", .title = "tid", .field = FIELD_TID,
-		.text = tid_text, .cmp = tid_cmp, .json = tid_json,
-	},
-	[KEY_COMM] = {
-		.name = "comm", .title = "command", .field = FIELD_COMM,
-		.narrow = 2,
-		.text = comm_text, .cmp = comm_cmp, .json = comm_json,
-	},
-	[KEY_EVENT] = {	/* one table of all events */
-		.name = "event", .title = "event", .field = FIELD_EVENT,
-		.text = event_text, .cmp = event_cmp, .json = event_json,
-	},
+	[KEY_FUNC] =
+		{
+			.name = "func",
+			.title = "function",
+			.field = FIELD_FUNC,
+			.brings = 1u << KEY_DSO, /* a function is of its DSO */
+			.narrow = 3,
+			.name_first = true,
+			.text = func_text,
+			.cmp = func_cmp,
+			.json = func_json,
+		},
+	[KEY_LINE] =
+		{
+			.name = "line",
+			.title = "source line",
+			.field = FIELD_LINE,
+			.brings = 1u << KEY_FUNC | 1u << KEY_DSO,
+			.narrow = 3,
+			.file_name = true,
+			.text = line_text,
+			.cmp = line_cmp,
+			.json = line_json,
+		},
+	[KEY_DSO] =
+		{
+			.name = "dso",
+			.title = "dso",
+			.field = FIELD_DSO,
+			.narrow = 1, /* its name tells least */
+			.text = dso_text,
+			.cmp = dso_cmp,
+			.json = dso_json,
+		},
+	[KEY_PID] =
+		{
+			.name = "pid",
+			.title = "pid",
+			.field = FIELD_PID,
+			.text = pid_text,
+			.cmp = pid_cmp,
+			.json = pid_json,
+		},
+	[KEY_TID] =
+		{
+			.name = "tid",
+			.title = "tid",
+			.field = FIELD_TID,
+			.text = tid_text,
+			.cmp = tid_cmp,
+			.json = tid_json,
+		},
+	[KEY_COMM] =
+		{
+			.name = "comm",
+			.title = "command",
+			.field = FIELD_COMM,
+			.narrow = 2,
+			.text = comm_text,
+			.cmp = comm_cmp,
+			.json = comm_json,
+		},
+	[KEY_EVENT] =
+		{
+			/* one table of all events */
+			.name = "event",
+			.title = "event",
+			.field = FIELD_EVENT,
+			.text = event_text,
+			.cmp = event_cmp,
+			.json = event_json,
+		},
 };
 
-void table_cell_text(const struct report *r, const struct row *row, enum report_key k,
-		     char *buf, size_t len)
+void table_cell_text(const struct report *r, const struct row *row, enum report_key k, char *buf,
+		     size_t len)
 {
 	struct cell c;
 
@@ -400,7 +438,10 @@ int table_row_cmp(const struct report *r, int ev, const struct row *x, const str
 static const char *canonical_name(const char *tok)
 {
 	static const char *const aliases[][2] = {
-		{"function", "func"}, {"sym", "func"}, {"srcline", "line"}, {"interval", "ci"},
+		{"function", "func"},
+		{"sym", "func"},
+		{"srcline", "line"},
+		{"interval", "ci"},
 	};
 	size_t i;
 
@@ -423,7 +464,9 @@ static enum report_key key_of_name(const char *tok)
 
 /* The counts' fields; the others are the key columns'. */
 static const char *const count_fields[] = {
-	[FIELD_SAMPLES] = "samples", [FIELD_PERCENT] = "percent", [FIELD_CI] = "ci",
+	[FIELD_SAMPLES] = "samples",
+	[FIELD_PERCENT] = "percent",
+	[FIELD_CI] = "ci",
 };
 
 /* The key whose column field f is, KEY_MAX for the counts' fields. */
@@ -450,8 +493,10 @@ int report_parse_keys(const char *text, struct report_opts *o, struct ebs_error 
 		tok = strsep(&next, ",");
 		k = key_of_name(tok);
 		if (k == KEY_MAX) {
-			e = ebs_error__set(err, EINVAL, "--sort '%s': known keys are func, line, dso, "
-					   "pid, tid, comm, event", tok);
+			e = ebs_error__set(err, EINVAL,
+					   "--sort '%s': known keys are func, line, dso, "
+					   "pid, tid, comm, event",
+					   tok);
 		} else {
 			unsigned int j;
 
@@ -487,8 +532,10 @@ int report_parse_fields(const char *text, struct report_opts *o, struct ebs_erro
 		else if (k < KEY_MAX)
 			o->fields |= 1u << report_columns[k].field;
 		else
-			e = ebs_error__set(err, EINVAL, "--fields '%s': known fields are samples, "
-					   "percent, ci, line, func, dso, pid, tid, comm, event", tok);
+			e = ebs_error__set(err, EINVAL,
+					   "--fields '%s': known fields are samples, "
+					   "percent, ci, line, func, dso, pid, tid, comm, event",
+					   tok);
 	}
 	free(copy);
 	return e;
@@ -504,15 +551,18 @@ int table_check_fields(const struct report *r, struct ebs_error *err)
 		enum report_key k = key_of_field((enum report_field)f);
 
 		if (k < KEY_MAX && (r->o->fields & (1u << f)) && !r->col[k])
-			return ebs_error__set(err, EINVAL, "--fields %s: not a column of this table "
-					      "(add it to --sort)", report_columns[k].name);
+			return ebs_error__set(err, EINVAL,
+					      "--fields %s: not a column of this table "
+					      "(add it to --sort)",
+					      report_columns[k].name);
 	}
 	/* the column that tells a key's rows apart is its own */
 	for (i = 0; i < n; i++) {
 		const struct column *c = &report_columns[r->o->nr_keys ? r->o->keys[i] : KEY_FUNC];
 
 		if (!(r->o->fields & (1u << c->field)))
-			return ebs_error__set(err, EINVAL, "--fields: the rows are keyed by %s: "
+			return ebs_error__set(err, EINVAL,
+					      "--fields: the rows are keyed by %s: "
 					      "without it they cannot be told apart (add %s)",
 					      c->name, c->name);
 	}

@@ -11,7 +11,7 @@
 #include "report/decode.h"
 
 #ifndef EBS_HAVE_CAPSTONE
-#define EBS_HAVE_CAPSTONE 1	/* until the Makefile says */
+#define EBS_HAVE_CAPSTONE 1 /* until the Makefile says */
 #endif
 
 #if EBS_HAVE_CAPSTONE
@@ -63,8 +63,8 @@ int decode_each(enum sym_arch arch, const void *code, size_t len, u64 addr,
 	ce = cs_open(CS_ARCH_X86, CS_MODE_64, &cs);
 	if (ce != CS_ERR_OK)
 		return ce == CS_ERR_MEM ? -ENOMEM : -ENOEXEC;
-	cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);	/* as objdump and perf show it */
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);		/* branch targets */
+	cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT); /* as objdump and perf show it */
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);	 /* branch targets */
 	insn = cs_malloc(cs);
 	if (!insn) {
 		cs_close(&cs);

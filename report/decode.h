@@ -15,23 +15,23 @@
 #include "symbolize/symbolize.h"
 #include "util/util.h"
 
-#define DECODE_MAX_BYTES 16	/* x86 instructions are at most 15 */
+#define DECODE_MAX_BYTES 16 /* x86 instructions are at most 15 */
 
 /* Why nothing is decoded in an ebs built without a disassembler, as one phrase. */
-#define DECODE_NONE_WHY \
+#define DECODE_NONE_WHY                                                                            \
 	"this ebs was built without a disassembler (install libcapstone-dev and rebuild)"
 
 /* One instruction. */
 struct decode_insn {
 	u64 addr;
-	u64 target;		/* a direct call's or jump's target, when has_target */
+	u64 target; /* a direct call's or jump's target, when has_target */
 	bool has_target;
-	bool bad;		/* no instruction: one byte the decoder could not
-				 * decode (data in the code), text ".byte 0xNN" */
-	u8 len;			/* its bytes: 1 to DECODE_MAX_BYTES */
+	bool bad; /* no instruction: one byte the decoder could not
+		   * decode (data in the code), text ".byte 0xNN" */
+	u8 len;	  /* its bytes: 1 to DECODE_MAX_BYTES */
 	u8 bytes[DECODE_MAX_BYTES];
-	char text[96];		/* "mnemonic operands"; x86 in AT&T syntax, as objdump
-				 * and perf show it */
+	char text[96]; /* "mnemonic operands"; x86 in AT&T syntax, as objdump
+			* and perf show it */
 };
 
 /* Was this ebs built with a disassembler? */

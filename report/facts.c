@@ -42,7 +42,7 @@ static u64 throttled_of(const struct ebs_data *d, int ev)
 struct cnt_thread {
 	UT_hash_handle hh;
 	u32 tid;
-	u64 value, running, enabled;	/* enabled: the largest of its counters' */
+	u64 value, running, enabled; /* enabled: the largest of its counters' */
 };
 
 /* One counter's share of c: scaled as perf stat scales it. */
@@ -87,13 +87,13 @@ static struct counted counted_of(const struct rsession *rs, int ev)
 		HASH_FIND(hh, threads, &cr->tid, sizeof(cr->tid), t);
 		if (!t) {
 			t = calloc(1, sizeof(*t));
-			if (!t) {	/* out of memory: count it alone */
+			if (!t) { /* out of memory: count it alone */
 				add_counter(&c, cr->value, cr->time_enabled, cr->time_running);
 				continue;
 			}
 			t->tid = cr->tid;
 			HASH_ADD(hh, threads, tid, sizeof(t->tid), t);
-			if (!t->hh.tbl) {	/* the same */
+			if (!t->hh.tbl) { /* the same */
 				free(t);
 				add_counter(&c, cr->value, cr->time_enabled, cr->time_running);
 				continue;
@@ -135,8 +135,10 @@ static void estimate_why(const struct facts *fa, char *why, size_t len)
 		ADD(why, len, n, "%s%llu throttle events: samples were withheld", n ? "; " : "",
 		    (unsigned long long)fa->throttled);
 	if (c->multiplexed)
-		ADD(why, len, n, "%smultiplexed: the counters ran %.1f%% of the time, and samples "
-		    "only then", n ? "; " : "", 100.0 * (double)c->running / (double)c->enabled);
+		ADD(why, len, n,
+		    "%smultiplexed: the counters ran %.1f%% of the time, and samples "
+		    "only then",
+		    n ? "; " : "", 100.0 * (double)c->running / (double)c->enabled);
 	/*
 	 * The counters' own total says how many events there were; samples
 	 * standing for much less mean the kernel took fewer samples than the
@@ -146,10 +148,11 @@ static void estimate_why(const struct facts *fa, char *why, size_t len)
 	 * latency alone loses a few percent, hence a tenth.
 	 */
 	if (c->value && !fa->filtered && fa->events < c->scaled * 0.9)
-		ADD(why, len, n, "%sthe samples stand for %.0f%% of the counted events: the kernel "
+		ADD(why, len, n,
+		    "%sthe samples stand for %.0f%% of the counted events: the kernel "
 		    "took fewer samples than asked (throttled, or the interrupts cost more than the "
-		    "period: a lower rate samples more evenly)", n ? "; " : "",
-		    100.0 * (double)fa->events / c->scaled);
+		    "period: a lower rate samples more evenly)",
+		    n ? "; " : "", 100.0 * (double)fa->events / c->scaled);
 }
 
 static void filter_words(const struct report_filter *f, char *buf, size_t len)
@@ -181,8 +184,8 @@ void facts_of(struct facts *fa, const struct rsession *rs, const struct report_f
 	fa->samples = samples;
 	fa->lost = lost_of(rs->d, ev);
 	fa->throttled = throttled_of(rs->d, ev);
-	fa->filtered = filter && (filter->pid || filter->tid || filter->comm || filter->dso ||
-				  filter->funcs);
+	fa->filtered = filter &&
+		       (filter->pid || filter->tid || filter->comm || filter->dso || filter->funcs);
 	filter_words(filter, fa->only, sizeof(fa->only));
 	if (ev < 0)
 		return;

@@ -23,7 +23,8 @@ static bool in_focus(const char *list, const struct sym_result *res)
 
 		if (rsession_name_is(p, len, res->function) ||
 		    (res->dso && strlen(res->dso) == len && !strncmp(p, res->dso, len)) ||
-		    (res->dso_path && strlen(res->dso_path) == len && !strncmp(p, res->dso_path, len)))
+		    (res->dso_path && strlen(res->dso_path) == len &&
+		     !strncmp(p, res->dso_path, len)))
 			return true;
 		for (i = 0; i < res->nr_frames; i++)
 			if (rsession_name_is(p, len, res->frames[i].function))

@@ -59,8 +59,9 @@ static int hot_cmp(const void *a, const void *b)
 {
 	const struct hot *x = a, *y = b;
 
-	return x->n != y->n ? (x->n > y->n ? -1 : 1) : (x->fn != y->fn ? (x->fn < y->fn ? -1 : 1)
-								 : (x->line < y->line ? -1 : 1));
+	return x->n != y->n
+		       ? (x->n > y->n ? -1 : 1)
+		       : (x->fn != y->fn ? (x->fn < y->fn ? -1 : 1) : (x->line < y->line ? -1 : 1));
 }
 
 static void hottest(FILE *f, const struct ann_func *const *funcs, size_t n)
@@ -78,7 +79,7 @@ static void hottest(FILE *f, const struct ann_func *const *funcs, size_t n)
 			if (funcs[i]->lines[j].self)
 				h[k++] = (struct hot){i, j, funcs[i]->lines[j].self};
 	qsort(h, k, sizeof(*h), hot_cmp);
-	if (!k) {	/* no line has samples (instructions only) */
+	if (!k) { /* no line has samples (instructions only) */
 		free(h);
 		return;
 	}
@@ -191,8 +192,7 @@ static void instructions(FILE *f, const struct ann_func *af, size_t fi)
 				fprintf(f, "<a id=\"f%zu-l%zu\"></a>", fi, j);
 			}
 			fprintf(f, "%u</td>", in->line);
-		}
-		else if (af->asm_for_source)
+		} else if (af->asm_for_source)
 			fputs("<td></td>", f);
 		fprintf(f, "<td class=\"addr\">%llx</td><td class=\"src\"",
 			(unsigned long long)in->addr);
@@ -224,16 +224,19 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 	esc(f, af->dso);
 	if (af->show_start)
 		fprintf(f, ", at 0x%llx", (unsigned long long)af->start);
-	fprintf(f, ")</small></h2>\n<p>%s: %llu samples, %.1f%% of %llu. Source: <code>",
-		af->event, (unsigned long long)af->samples, present_percent(af->samples, af->total),
+	fprintf(f, ")</small></h2>\n<p>%s: %llu samples, %.1f%% of %llu. Source: <code>", af->event,
+		(unsigned long long)af->samples, present_percent(af->samples, af->total),
 		(unsigned long long)af->total);
 	esc(f, af->main_file ? af->main_file : "(no line information)");
 	fputs("</code></p>\n", f);
 	if (af->show_asm || af->skid_adjusted)
-		fprintf(f, "<p class=\"note\">Skid: the sampled IP is usually the instruction after "
-			   "the one that caused the event, so the cost lies just before where samples "
-			   "land%s.</p>\n", af->skid_adjusted ? "; each sample was moved back one "
-			   "instruction (--skid-adjust)" : "");
+		fprintf(f,
+			"<p class=\"note\">Skid: the sampled IP is usually the instruction after "
+			"the one that caused the event, so the cost lies just before where samples "
+			"land%s.</p>\n",
+			af->skid_adjusted ? "; each sample was moved back one "
+					    "instruction (--skid-adjust)"
+					  : "");
 	if (af->source_missing) {
 		fputs("<p class=\"note\">", f);
 		esc(f, af->main_file);
@@ -246,14 +249,17 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 		fputs("</p>\n", f);
 	}
 	if (!af->ninsns && !af->nlines)
-		return;	/* nothing to list: the notes say why */
+		return; /* nothing to list: the notes say why */
 	if (af->asm_for_source)
-		fprintf(f, "<table>\n<tr><th>samples</th><th>%s</th><th>%%total</th><th>line</th>"
-			"<th>address</th><th class=\"src\">instruction</th></tr>\n", af->per);
+		fprintf(f,
+			"<table>\n<tr><th>samples</th><th>%s</th><th>%%total</th><th>line</th>"
+			"<th>address</th><th class=\"src\">instruction</th></tr>\n",
+			af->per);
 	else
-		fprintf(f, "<table>\n<tr><th>samples</th><th>%s</th><th>%%total</th><th>%s</th>"
-			"<th class=\"src\">source</th></tr>\n", af->per,
-			af->show_asm ? "line / address" : "line");
+		fprintf(f,
+			"<table>\n<tr><th>samples</th><th>%s</th><th>%%total</th><th>%s</th>"
+			"<th class=\"src\">source</th></tr>\n",
+			af->per, af->show_asm ? "line / address" : "line");
 	if (af->show_asm) {
 		instructions(f, af, fi);
 		fputs("</table>\n", f);
@@ -324,7 +330,7 @@ int annotate_html(const char *path, const struct ann_func *const *funcs, size_t 
 	if (!f)
 		return -errno;
 	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>ebs annotate: ", f);
-	if (n) {	/* the first function listed, and how many more */
+	if (n) { /* the first function listed, and how many more */
 		esc(f, funcs[0]->name);
 		if (n > 1)
 			fprintf(f, " and %zu more", n - 1);
@@ -343,7 +349,8 @@ int annotate_html(const char *path, const struct ann_func *const *funcs, size_t 
 	      "tr.gap td { text-align: left; color: #aaa; }\n"
 	      ".inl { color: #36c; margin-left: 1em; font-size: 0.9em; }\n"
 	      ".note { color: #a60; }\n"
-	      "</style></head><body>\n<h1>ebs annotate</h1>\n<p>", f);
+	      "</style></head><body>\n<h1>ebs annotate</h1>\n<p>",
+	      f);
 	esc(f, input);
 	fputs("</p>\n", f);
 	hottest(f, funcs, n);

@@ -30,8 +30,8 @@
 /* A task's name from a time on (its COMM record's). */
 struct name_at {
 	u64 time;
-	const char *name;	/* interned: one pointer per distinct name */
-	unsigned int seq;	/* arrival order, which breaks ties of time */
+	const char *name; /* interned: one pointer per distinct name */
+	unsigned int seq; /* arrival order, which breaks ties of time */
 };
 
 /*
@@ -47,37 +47,37 @@ struct name_at {
  * segment's leaf to the root and binary-searches each node: O(log^2 n).
  */
 struct map_index {
-	u32 *order;		/* map numbers by rank: (time, arrival) ascending */
-	u64 *times;		/* times[k] = maps[order[k]].time */
-	u64 *bounds;		/* segment boundaries, ascending, distinct */
+	u32 *order;  /* map numbers by rank: (time, arrival) ascending */
+	u64 *times;  /* times[k] = maps[order[k]].time */
+	u64 *bounds; /* segment boundaries, ascending, distinct */
 	size_t nbounds;
-	size_t leaves;		/* a power of two >= nbounds - 1 */
-	size_t *first;		/* node i's ranks: ranks[first[i] .. first[i + 1]) */
+	size_t leaves; /* a power of two >= nbounds - 1 */
+	size_t *first; /* node i's ranks: ranks[first[i] .. first[i + 1]) */
 	u32 *ranks;
 };
 
 struct proc {
-	u32 pid;		/* the task id: a pid, or a thread's tid */
-	u32 ppid;		/* from FORK of a process, 0 when unknown */
-	u32 ptid;		/* from FORK: the thread that forked this task */
-	bool forked;		/* fork_time and ptid are known */
+	u32 pid;     /* the task id: a pid, or a thread's tid */
+	u32 ppid;    /* from FORK of a process, 0 when unknown */
+	u32 ptid;    /* from FORK: the thread that forked this task */
+	bool forked; /* fork_time and ptid are known */
 	u64 fork_time;
-	u64 *execs;		/* times of exec; sorted when sorted is set */
+	u64 *execs; /* times of exec; sorted when sorted is set */
 	size_t nr_execs, cap_execs;
 	struct machine_map *maps;
 	unsigned int nr_maps;
 	size_t cap_maps;
-	struct name_at *names;	/* from the COMM records of this tid; sorted by
-				 * (time, seq) when sorted is set */
+	struct name_at *names; /* from the COMM records of this tid; sorted by
+				* (time, seq) when sorted is set */
 	size_t nr_names, cap_names;
-	bool sorted;		/* execs and names sorted, the map index built */
-	struct map_index *ix;	/* NULL when few maps (or no memory): scanned */
+	bool sorted;	      /* execs and names sorted, the map index built */
+	struct map_index *ix; /* NULL when few maps (or no memory): scanned */
 	UT_hash_handle hh;
 };
 
 struct machine {
 	struct proc *procs;
-	struct ebs_strset *strings;	/* command names and paths */
+	struct ebs_strset *strings; /* command names and paths */
 };
 
 /*
@@ -194,7 +194,7 @@ static int add_name(struct machine *m, const struct ebs_rec_comm *c)
 	if (!p)
 		return -ENOMEM;
 	if (!c->comm[0])
-		goto exec;	/* no name: nothing to look up */
+		goto exec; /* no name: nothing to look up */
 	if (ebs_grow((void **)&p->names, &p->cap_names, p->nr_names, sizeof(*p->names), 4))
 		return -ENOMEM;
 	n = &p->names[p->nr_names];
@@ -333,7 +333,7 @@ static struct map_index *index_build(const struct proc *p)
 		const struct sym_map *s = &p->maps[ix->order[k]].sym;
 
 		ix->times[k] = p->maps[ix->order[k]].time;
-		if (s->len) {	/* start + len does not wrap: the reader checked */
+		if (s->len) { /* start + len does not wrap: the reader checked */
 			ix->bounds[nb++] = s->start;
 			ix->bounds[nb++] = s->start + s->len;
 		}
@@ -412,7 +412,7 @@ static const struct machine_map *index_find(const struct proc *p, u64 addr, size
 		const u32 *r = ix->ranks + ix->first[node];
 		size_t lo = 0, hi = ix->first[node + 1] - ix->first[node];
 
-		while (lo < hi) {	/* how many of the node's ranks are below k */
+		while (lo < hi) { /* how many of the node's ranks are below k */
 			size_t mid = lo + (hi - lo) / 2;
 
 			if (r[mid] < k)
@@ -475,7 +475,7 @@ const struct machine_map *machine__find_map(struct machine *m, u32 pid, u64 addr
 		if (mm)
 			return mm;
 		if (p->nr_execs && last_exec(p, t))
-			break;	/* exec'd: the parent's maps are gone */
+			break; /* exec'd: the parent's maps are gone */
 		t = p->fork_time;
 		HASH_FIND(hh, m->procs, &ppid, sizeof(ppid), p);
 	}
@@ -511,7 +511,7 @@ static const char *task_name(struct machine *m, u32 tid, u64 t, int depth)
 
 		if (n && !(p->ptid == KTHREADD_PID && !strcmp(n, "kthreadd")))
 			return n;
-		best = NULL;	/* names before the fork were another task's */
+		best = NULL; /* names before the fork were another task's */
 	}
 	return best ? best->name : after ? after->name : NULL;
 }

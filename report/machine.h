@@ -16,7 +16,7 @@ struct machine;
 /* One mapping; sym is what symbolize/ gets.  Valid until machine__free. */
 struct machine_map {
 	struct sym_map sym;
-	u64 time;		/* when it appeared */
+	u64 time; /* when it appeared */
 };
 
 struct machine *machine__new(void);

@@ -9,7 +9,7 @@
 
 void present_wilson95(unsigned long long k, unsigned long long n, double *lo, double *hi)
 {
-	const double z = 1.959964;	/* the normal quantile of 0.975 */
+	const double z = 1.959964; /* the normal quantile of 0.975 */
 	double p, z2n, center, half;
 
 	if (!n) {

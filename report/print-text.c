@@ -61,15 +61,18 @@ static void print_header(const struct report *r, const struct facts *fa, FILE *f
 		if (!(e->flags & EBS_EVF_FREQ))
 			calibration_words(fa, f);
 		if (fa->samples) {
-			fprintf(f, "# events: about %llu (%s)%s%s\n", (unsigned long long)fa->events,
+			fprintf(f, "# events: about %llu (%s)%s%s\n",
+				(unsigned long long)fa->events,
 				e->flags & EBS_EVF_FREQ ? "the sum of the samples' periods"
 							: "samples x the sample-after value",
 				fa->why[0] ? "; approximate: " : "", fa->why);
 		}
 		/* the count is of everything: beside a filtered table it would mislead */
 		if (c->value && !fa->filtered && c->multiplexed)
-			fprintf(f, "# counted: about %.0f (%llu while the counters ran, %.1f%% of the "
-				"time, scaled to all of it)\n", c->scaled, (unsigned long long)c->value,
+			fprintf(f,
+				"# counted: about %.0f (%llu while the counters ran, %.1f%% of the "
+				"time, scaled to all of it)\n",
+				c->scaled, (unsigned long long)c->value,
 				100.0 * (double)c->running / (double)c->enabled);
 		else if (c->value && !fa->filtered)
 			fprintf(f, "# counted: %llu (the counters' own total)\n",
@@ -88,8 +91,7 @@ static void print_header(const struct report *r, const struct facts *fa, FILE *f
  * their columns' narrow order (the DSO, then the command), then the widest
  * of the others; none below min_w[].  True when the rows fit.
  */
-static bool fit(int *w, const enum report_key *cols, const int *min_w, int nc, int fixed,
-		int width)
+static bool fit(int *w, const enum report_key *cols, const int *min_w, int nc, int fixed, int width)
 {
 	for (;;) {
 		int pick = -1, sum = fixed, i;
@@ -109,7 +111,7 @@ static bool fit(int *w, const enum report_key *cols, const int *min_w, int nc, i
 				    (pick < 0 || w[i] > w[pick]))
 					pick = i;
 		if (pick < 0)
-			return false;	/* nothing left to narrow */
+			return false; /* nothing left to narrow */
 		w[pick]--;
 	}
 }
@@ -131,7 +133,7 @@ static void elide_cell(const struct column *col, char *out, size_t size, const c
 		return;
 	}
 	if (paren && strlen(s) > width && name <= width) {
-		snprintf(out, size, "%.*s", (int)name, s);	/* the name alone */
+		snprintf(out, size, "%.*s", (int)name, s); /* the name alone */
 		return;
 	}
 	present_elide(out, size, s, width);
@@ -164,12 +166,13 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 		w[i] = (int)strlen(report_columns[cols[i]].title);
 	for (k = 0; k < limit; k++)
 		for (i = 0; i < nc; i++) {
-			if (present_percent(row_count(rows[k], ev), fa.samples) < r->o->view.min_percent)
-				break;	/* not shown */
+			if (present_percent(row_count(rows[k], ev), fa.samples) <
+			    r->o->view.min_percent)
+				break; /* not shown */
 			table_cell_text(r, rows[k], cols[i], buf, sizeof(buf));
 			if ((int)strlen(buf) > w[i])
 				w[i] = (int)strlen(buf);
-			if (report_columns[cols[i]].file_name) {	/* ".../file.c:123": at most 30 */
+			if (report_columns[cols[i]].file_name) { /* ".../file.c:123": at most 30 */
 				const char *b = strrchr(buf, '/');
 				int want = b ? (int)strlen(b) + 3 : 0;
 
@@ -177,19 +180,21 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 					line_min = want < 30 ? want : 30;
 			}
 		}
-	for (i = 0; i < nc; i++)	/* a source line keeps its file name and line */
+	for (i = 0; i < nc; i++) /* a source line keeps its file name and line */
 		min_w[i] = report_columns[cols[i]].file_name ? line_min : 12;
 	memcpy(natural, w, sizeof(w));
-	fixed = (shows(r, FIELD_SAMPLES, false) ? 10 : 0) + (shows(r, FIELD_PERCENT, false) ? 9 : 0) +
-		(shows(r, FIELD_CI, false) ? 16 : 0);
+	fixed = (shows(r, FIELD_SAMPLES, false) ? 10 : 0) +
+		(shows(r, FIELD_PERCENT, false) ? 9 : 0) + (shows(r, FIELD_CI, false) ? 16 : 0);
 	if (!fit(w, cols, min_w, nc, fixed, r->width) && shows(r, FIELD_CI, false) &&
 	    !r->o->fields) {
 		/* the names matter more than the interval on a narrow terminal: say so */
 		ci_dropped = true;
 		memcpy(w, natural, sizeof(w));
 		fit(w, cols, min_w, nc, fixed - 16, r->width);
-		fprintf(f, "# (no 95%% interval column: %d columns are too few for it; --no-ci, "
-			"--fields or --width choose)\n", r->width);
+		fprintf(f,
+			"# (no 95%% interval column: %d columns are too few for it; --no-ci, "
+			"--fields or --width choose)\n",
+			r->width);
 	}
 	/* the titles as wide as the fields below them, a '#' for the first space */
 	hn = 0;
@@ -200,8 +205,8 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 	if (shows(r, FIELD_CI, ci_dropped) && hn < sizeof(head))
 		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, "  %-14s", "95% interval");
 	for (i = 0; i < nc && hn < sizeof(head); i++)
-		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, "  %-*s", i + 1 < nc ? w[i] : 0,
-				       report_columns[cols[i]].title);
+		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, "  %-*s",
+				       i + 1 < nc ? w[i] : 0, report_columns[cols[i]].title);
 	head[0] = '#';
 	fprintf(f, "#\n%s\n", head);
 	for (k = 0; k < limit; k++) {
@@ -212,8 +217,8 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 		if (shows(r, FIELD_SAMPLES, ci_dropped))
 			fprintf(f, "  %8llu", (unsigned long long)sh.count);
 		if (shows(r, FIELD_PERCENT, ci_dropped))
-			fprintf(f, " %s%7.2f%%%s", present_heat_color(r->color, sh.percent), sh.percent,
-				present_color_end(r->color));
+			fprintf(f, " %s%7.2f%%%s", present_heat_color(r->color, sh.percent),
+				sh.percent, present_color_end(r->color));
 		if (shows(r, FIELD_CI, ci_dropped))
 			fprintf(f, "  [%5.1f, %5.1f]", sh.lo, sh.hi);
 		for (i = 0; i < nc; i++) {
@@ -228,9 +233,11 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 		/* which option left rows out: --top (rows past the limit), --min-percent, both */
 		bool by_top = limit < n, by_min = shown < limit;
 
-		fprintf(f, "  (%zu more row%s; %s shows all)\n", n - shown, n - shown == 1 ? "" : "s",
+		fprintf(f, "  (%zu more row%s; %s shows all)\n", n - shown,
+			n - shown == 1 ? "" : "s",
 			by_top && by_min ? "--top 0 --min-percent 0"
-			: by_min ? "--min-percent 0" : "--top 0");
+			: by_min	 ? "--min-percent 0"
+					 : "--top 0");
 	}
 	fprintf(f, "\n");
 }

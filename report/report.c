@@ -25,7 +25,7 @@ static int add_caller(struct row *row, const char *code, const char *into, u16 e
 {
 	size_t i;
 
-	for (i = 0; i < row->ncallers; i++)	/* a line has few callers */
+	for (i = 0; i < row->ncallers; i++) /* a line has few callers */
 		if (row->callers[i].code == code && row->callers[i].into == into)
 			break;
 	if (i == row->ncallers) {
@@ -94,8 +94,11 @@ static int account(void *ctx, const struct resolved *rv)
 	r->total_all++;
 	r->period_sum[s->event] += s->period;
 	/* by the DSO's own path (one file seen under two paths is one DSO) */
-	if (r->o->stats && dso_stats__add(&r->stats, res->info && res->info->path ? res->info->path :
-						      res->dso_path ? res->dso_path : dso, res))
+	if (r->o->stats && dso_stats__add(&r->stats,
+					  res->info && res->info->path ? res->info->path
+					  : res->dso_path	       ? res->dso_path
+								       : dso,
+					  res))
 		return -ENOMEM;
 	if (r->col[KEY_FUNC]) {
 		const struct sym_frame *loc = NULL;
@@ -103,18 +106,21 @@ static int account(void *ctx, const struct resolved *rv)
 		if (res->nr_frames > 1 && !r->o->view.no_inline) {
 			unsigned int into = 1, last = res->nr_frames - 1, j;
 
-			/* a function inlined into itself (a recursive call, an alias): one function */
+			/* a function inlined into itself (a recursive call, an alias): one function
+			 */
 			while (into <= last && rsession_same_name(res->frames[into].function,
 								  res->frames[0].function))
 				into++;
 			/* ...and one repeated out to the compiled function is that one */
 			for (j = into; j < last && rsession_same_name(res->frames[j].function,
-								     res->frames[j + 1].function); j++)
+								      res->frames[j + 1].function);
+			     j++)
 				;
 			if (into < last && j == last)
 				into = last;
 			/* inlined code: the inlined function, at its own line */
-			k.function = res->frames[0].function ? res->frames[0].function : res->function;
+			k.function =
+				res->frames[0].function ? res->frames[0].function : res->function;
 			/*
 			 * ...inlined into the next function out; the compiled one
 			 * named as its own code's rows name it, by the symbol table
@@ -123,9 +129,9 @@ static int account(void *ctx, const struct resolved *rv)
 			if (into < last)
 				k.inlined_into = res->frames[into].function;
 			else if (into == last)
-				k.inlined_into = res->function ? res->function
-							       : res->frames[last].function;
-			else if (res->function)	/* itself all the way out: its own code */
+				k.inlined_into =
+					res->function ? res->function : res->frames[last].function;
+			else if (res->function) /* itself all the way out: its own code */
 				k.function = res->function;
 			if (rsession_same_name(k.function, k.inlined_into))
 				k.inlined_into = NULL;
@@ -134,7 +140,7 @@ static int account(void *ctx, const struct resolved *rv)
 			k.function = res->function;
 			if (!k.function && res->nr_frames)
 				k.function = res->frames[res->nr_frames - 1].function;
-			if (res->nr_frames)	/* the compiled function's own line */
+			if (res->nr_frames) /* the compiled function's own line */
 				loc = &res->frames[res->nr_frames - 1];
 		}
 		if (!k.function)
@@ -202,7 +208,8 @@ static void settle_line(struct row *row)
 		struct caller *c = &row->callers[i];
 
 		c->function = c->into && !rsession_same_name(c->into, row->function) ? c->into
-			      : !rsession_same_name(c->code, row->function) ? c->code : NULL;
+			      : !rsession_same_name(c->code, row->function)	     ? c->code
+										     : NULL;
 	}
 	/* merge callers of one name (and the own entries) */
 	for (i = 0; i < row->ncallers; i++) {

@@ -14,13 +14,13 @@
 
 /* What rows are keyed by; --sort takes several, in column order. */
 enum report_key {
-	KEY_FUNC,	/* the function (and its DSO) */
-	KEY_LINE,	/* file:line (with its function and DSO) */
+	KEY_FUNC, /* the function (and its DSO) */
+	KEY_LINE, /* file:line (with its function and DSO) */
 	KEY_DSO,
 	KEY_PID,
 	KEY_TID,
 	KEY_COMM,
-	KEY_EVENT,	/* one table of all events instead of one per event */
+	KEY_EVENT, /* one table of all events instead of one per event */
 	KEY_MAX,
 };
 
@@ -31,7 +31,7 @@ enum report_key {
 enum report_field {
 	FIELD_SAMPLES,
 	FIELD_PERCENT,
-	FIELD_CI,	/* the 95% interval */
+	FIELD_CI, /* the 95% interval */
 	FIELD_LINE,
 	FIELD_FUNC,
 	FIELD_DSO,
@@ -44,15 +44,15 @@ enum report_field {
 
 /* Which samples count.  Zero/NULL fields do not filter. */
 struct report_filter {
-	const char *event;	/* as asked or as used */
+	const char *event; /* as asked or as used */
 	u32 pid, tid;
 	const char *comm;
-	const char *dso;	/* short name or path as mapped */
-	const char *funcs;	/* comma-separated function names (compiled or inlined) */
+	const char *dso;   /* short name or path as mapped */
+	const char *funcs; /* comma-separated function names (compiled or inlined) */
 };
 
 enum report_color {
-	COLOR_AUTO,	/* on a terminal only */
+	COLOR_AUTO, /* on a terminal only */
 	COLOR_ALWAYS,
 	COLOR_NEVER,
 };
@@ -64,28 +64,28 @@ enum report_color {
  * command line parses it once (cli/view.c).
  */
 struct view_opts {
-	const char *input;	/* "ebs.data"; "-" reads stdin */
+	const char *input; /* "ebs.data"; "-" reads stdin */
 	struct report_filter filter;
-	unsigned int top;	/* rows (functions, for annotate) shown, 0 = all */
-	double min_percent;	/* rows below this share are left out */
-	bool no_inline;		/* inlined code counts for the function it was inlined into */
+	unsigned int top;   /* rows (functions, for annotate) shown, 0 = all */
+	double min_percent; /* rows below this share are left out */
+	bool no_inline;	    /* inlined code counts for the function it was inlined into */
 	bool no_demangle;
-	const char *kallsyms;	/* NULL: /proc/kallsyms */
-	const char *const *debug_dirs;	/* NULL-terminated; more places for debug files */
+	const char *kallsyms;	       /* NULL: /proc/kallsyms */
+	const char *const *debug_dirs; /* NULL-terminated; more places for debug files */
 	enum report_color color;
-	int width;		/* columns; 0: the terminal's when out is one, else no limit */
+	int width; /* columns; 0: the terminal's when out is one, else no limit */
 	FILE *out;
-	FILE *warn;		/* per-DSO warnings; NULL: none */
+	FILE *warn; /* per-DSO warnings; NULL: none */
 };
 
 struct report_opts {
 	struct view_opts view;
 	enum report_key keys[KEY_MAX];
-	unsigned int nr_keys;	/* 0: func */
-	unsigned int fields;	/* text columns shown, 1 << FIELD_x; 0: all of the table's */
-	bool no_ci;		/* no 95% interval column */
-	bool json;		/* one object: the first event's table, or --event's */
-	bool stats;		/* per-DSO symbol and line coverage after the table */
+	unsigned int nr_keys; /* 0: func */
+	unsigned int fields;  /* text columns shown, 1 << FIELD_x; 0: all of the table's */
+	bool no_ci;	      /* no 95% interval column */
+	bool json;	      /* one object: the first event's table, or --event's */
+	bool stats;	      /* per-DSO symbol and line coverage after the table */
 };
 
 /*
@@ -113,17 +113,18 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err);
  * *total.  0 or -errno with err filled.
  */
 int ebs_report_focus(const char *input, unsigned int event, const char *list,
-		     const char *const *debug_dirs, u64 *matched, u64 *total, struct ebs_error *err);
+		     const char *const *debug_dirs, u64 *matched, u64 *total,
+		     struct ebs_error *err);
 
 struct annotate_opts {
-	struct view_opts view;	/* top and min_percent: functions, with no target */
-	const char *target;	/* FUNC, FILE or FILE:LINE; NULL: the hottest functions */
-	bool asm_;		/* instructions under their source lines */
-	bool skid_adjust;	/* a sample counts for the instruction before its IP */
-	unsigned int context;	/* lines shown around hot lines with no target */
-	const char *html;	/* write this self-contained HTML file instead of text */
-	const char *const *source_dirs;	/* "OLD=NEW" prefix maps, or directories to try */
-	const char *kcore;	/* the kernel's memory for its instructions; NULL: /proc/kcore */
+	struct view_opts view;		/* top and min_percent: functions, with no target */
+	const char *target;		/* FUNC, FILE or FILE:LINE; NULL: the hottest functions */
+	bool asm_;			/* instructions under their source lines */
+	bool skid_adjust;		/* a sample counts for the instruction before its IP */
+	unsigned int context;		/* lines shown around hot lines with no target */
+	const char *html;		/* write this self-contained HTML file instead of text */
+	const char *const *source_dirs; /* "OLD=NEW" prefix maps, or directories to try */
+	const char *kcore; /* the kernel's memory for its instructions; NULL: /proc/kcore */
 };
 
 /*

@@ -48,7 +48,8 @@ int rsession__open(struct rsession *rs, const char *input, const struct symboliz
 		goto fail;
 	}
 	while ((e = ebs_data__next(rs->d, &rec, err)) > 0)
-		if (machine__add(rs->m, rec) || (rec->type == EBS_REC_COUNT && keep_count(rs, rec))) {
+		if (machine__add(rs->m, rec) ||
+		    (rec->type == EBS_REC_COUNT && keep_count(rs, rec))) {
 			e = ebs_error__set(err, ENOMEM, "out of memory");
 			goto fail;
 		}
@@ -153,8 +154,8 @@ static bool func_match(const char *list, const struct sym_result *res)
 	return false;
 }
 
-int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolved *r),
-		   void *ctx, struct ebs_error *err)
+int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,
+		   struct ebs_error *err)
 {
 	const struct report_filter *f = rs->filter;
 	const struct ebs_rec *rec;
@@ -184,7 +185,8 @@ int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolv
 			symbolizer__lookup_kernel(rs->sym, s->ip, &r.res);
 		} else {
 			r.map = machine__find_map(rs->m, s->pid, s->ip, s->time);
-			if (r.map && symbolizer__lookup(rs->sym, &r.map->sym, s->ip, &r.res) == -ENOMEM)
+			if (r.map &&
+			    symbolizer__lookup(rs->sym, &r.map->sym, s->ip, &r.res) == -ENOMEM)
 				return ebs_error__set(err, ENOMEM, "out of memory");
 		}
 		if (f && f->dso && !dso_match(f->dso, &r.res))

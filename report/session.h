@@ -18,8 +18,8 @@ struct rsession {
 	struct ebs_data *d;
 	struct machine *m;
 	struct symbolizer *sym;
-	int event;		/* the filter's event index, -1 for all */
-	struct ebs_rec_count *counts;	/* the file's COUNT records, in file order */
+	int event;		      /* the filter's event index, -1 for all */
+	struct ebs_rec_count *counts; /* the file's COUNT records, in file order */
 	size_t ncounts;
 };
 
@@ -27,8 +27,8 @@ struct rsession {
 struct resolved {
 	const struct ebs_rec_sample *s;
 	struct sym_result res;
-	const struct machine_map *map;	/* NULL for kernel samples and unmapped ones */
-	const char *comm;		/* interned, never NULL: see machine__comm */
+	const struct machine_map *map; /* NULL for kernel samples and unmapped ones */
+	const char *comm;	       /* interned, never NULL: see machine__comm */
 };
 
 /*
@@ -41,8 +41,8 @@ int rsession__open(struct rsession *rs, const char *input, const struct symboliz
 		   const struct report_filter *filter, struct ebs_error *err);
 
 /* The second pass: fn for every sample the filters let through; fn's nonzero stops it. */
-int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolved *r),
-		   void *ctx, struct ebs_error *err);
+int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,
+		   struct ebs_error *err);
 
 void rsession__close(struct rsession *rs);
 

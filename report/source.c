@@ -20,10 +20,10 @@
 
 struct source_ent {
 	UT_hash_handle hh;
-	struct source s;	/* s.path is the key */
+	struct source s; /* s.path is the key */
 	char *path;
-	char *buf;		/* the file's text, NULL when not read */
-	char **lines;		/* into buf */
+	char *buf;    /* the file's text, NULL when not read */
+	char **lines; /* into buf */
 	char *read_from;
 };
 

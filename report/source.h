@@ -17,14 +17,14 @@ struct source_cache;
  * NULL and no lines.
  */
 struct source {
-	const char *path;		/* as DWARF names it */
-	const char *read_from;		/* where its text was read, NULL when not */
+	const char *path;      /* as DWARF names it */
+	const char *read_from; /* where its text was read, NULL when not */
 	u32 nlines;
-	const char *const *lines;	/* lines[i] is line i + 1; control characters
-					 * shown as '?' (tab kept, CR as a space) */
+	const char *const *lines; /* lines[i] is line i + 1; control characters
+				   * shown as '?' (tab kept, CR as a space) */
 };
 
-#define SOURCE_MAX_BYTES (256u << 20)	/* SQLite's 9 MB amalgamation fits */
+#define SOURCE_MAX_BYTES (256u << 20) /* SQLite's 9 MB amalgamation fits */
 
 /*
  * dirs (NULL-terminated, or NULL) are --source-dir's: "OLD=NEW" replaces a

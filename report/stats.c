@@ -104,8 +104,8 @@ void dso_stats__print_text(struct dso_stat *stats, FILE *f)
 	for (i = 0; i < n; i++) {
 		debug_words(v[i], words, sizeof(words));
 		fprintf(f, "  %8llu %8.1f%% %8.1f%%  %s\n", (unsigned long long)v[i]->samples,
-			present_percent(v[i]->with_function, v[i]->samples), present_percent(v[i]->with_line, v[i]->samples),
-			v[i]->name);
+			present_percent(v[i]->with_function, v[i]->samples),
+			present_percent(v[i]->with_line, v[i]->samples), v[i]->name);
 		fprintf(f, "  %28s%s\n", "", words);
 		if (v[i]->info && v[i]->info->symbols_from && v[i]->info->debug_path &&
 		    strcmp(v[i]->info->symbols_from, v[i]->info->path))
@@ -135,8 +135,8 @@ void dso_stats__print_json(struct dso_stat *stats, struct ebs_json *j)
 		ebs_json__key_u64(j, "samples", v[i]->samples);
 		ebs_json__key_u64(j, "with_function", v[i]->with_function);
 		ebs_json__key_u64(j, "with_line", v[i]->with_line);
-		ebs_json__key_str(j, "debug", in && in->debug_path && !in->problem ?
-				  in->debug_path : NULL);
+		ebs_json__key_str(j, "debug",
+				  in && in->debug_path && !in->problem ? in->debug_path : NULL);
 		ebs_json__key_str(j, "looked", in && in->looked ? in->looked : "");
 		ebs_json__key_str(j, "note", words);
 		ebs_json__obj_end(j);
@@ -144,4 +144,3 @@ void dso_stats__print_json(struct dso_stat *stats, struct ebs_json *j)
 	ebs_json__arr_end(j);
 	free(v);
 }
-

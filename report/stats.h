@@ -12,8 +12,8 @@
 struct dso_stat {
 	UT_hash_handle hh;
 	u64 samples, with_function, with_line;
-	const struct sym_dso_info *info;	/* NULL for the kernel and unmapped samples */
-	char name[];		/* the path as mapped, "[kernel]", "[unknown]" */
+	const struct sym_dso_info *info; /* NULL for the kernel and unmapped samples */
+	char name[];			 /* the path as mapped, "[kernel]", "[unknown]" */
 };
 
 /* Count one sample of dso (the table is *stats, NULL when empty); 0 or -ENOMEM. */

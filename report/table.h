@@ -24,7 +24,7 @@
  * shown stay zero.
  */
 struct row_key {
-	const char *function;	/* NULL: no symbol, see addr */
+	const char *function; /* NULL: no symbol, see addr */
 	const char *inlined_into;
 	/*
 	 * The DSO: the symbolizer's object for it (one per file, whatever
@@ -34,7 +34,7 @@ struct row_key {
 	const void *dso_id;
 	const char *file;
 	const char *comm;
-	u64 addr;		/* function NULL: the address in the DSO (or the ip) */
+	u64 addr; /* function NULL: the address in the DSO (or the ip) */
 	u32 line, pid, tid, event;
 };
 
@@ -55,7 +55,7 @@ struct row {
 	UT_hash_handle hh;
 	struct row_key key;
 	u64 samples[EBS_MAX_EVENTS];
-	u64 all;		/* over every event */
+	u64 all; /* over every event */
 	/*
 	 * --sort line alone: rows are source lines, whatever they were
 	 * inlined into; function is the line's own (key.function is NULL),
@@ -65,19 +65,19 @@ struct row {
 	const char *function;
 	struct caller *callers;
 	size_t ncallers, callers_cap;
-	const char *dso;	/* its name, when the DSO is a column */
-	char text[];		/* "[unknown] DSO+0xADDR" for an unknown function */
+	const char *dso; /* its name, when the DSO is a column */
+	char text[];	 /* "[unknown] DSO+0xADDR" for an unknown function */
 };
 
 /* One table's worth of rows, and how they are shown. */
 struct report {
 	const struct report_opts *o;
 	struct rsession rs;
-	bool col[KEY_MAX];		/* the columns shown, each named by its key */
-	enum report_key cols[KEY_MAX];	/* ...in the order shown */
+	bool col[KEY_MAX];	       /* the columns shown, each named by its key */
+	enum report_key cols[KEY_MAX]; /* ...in the order shown */
 	unsigned int nr_cols;
-	bool by_event;		/* one table of all events */
-	bool by_line;		/* --sort line without func: one row per source line */
+	bool by_event; /* one table of all events */
+	bool by_line;  /* --sort line without func: one row per source line */
 	struct row *rows;
 	u64 total[EBS_MAX_EVENTS], total_all;
 	u64 period_sum[EBS_MAX_EVENTS];
@@ -123,7 +123,7 @@ u64 row_own_samples(const struct row *row, int ev);
 struct cell {
 	const char *piece[12];
 	unsigned int n;
-	char num[2][24];	/* numbers spelled for the cell */
+	char num[2][24]; /* numbers spelled for the cell */
 };
 
 /* Order of the joined texts as strcmp's of their first CELL_MAX - 1 bytes. */
@@ -138,17 +138,17 @@ void cell_join(const struct cell *c, char *buf, size_t len);
  * is the order of the members of a JSON row.
  */
 struct column {
-	const char *name;	/* --sort and --fields: "func" */
-	const char *title;	/* the text table's heading: "function" */
+	const char *name;  /* --sort and --fields: "func" */
+	const char *title; /* the text table's heading: "function" */
 	enum report_field field;
-	unsigned int brings;	/* 1 << KEY_x: the columns its key shows after its own */
+	unsigned int brings; /* 1 << KEY_x: the columns its key shows after its own */
 	/*
 	 * Text: the order name columns are narrowed in to fit a width (1
 	 * first, then 2, then the widest of the 3s); 0: never (numbers).
 	 */
 	unsigned int narrow;
-	bool name_first;	/* narrowed, "f (inlined into g)" keeps f whole */
-	bool file_name;		/* narrowed, ".../file.c:123" stays (up to 30 wide) */
+	bool name_first; /* narrowed, "f (inlined into g)" keeps f whole */
+	bool file_name;	 /* narrowed, ".../file.c:123" stays (up to 30 wide) */
 	void (*text)(const struct report *r, const struct row *row, struct cell *c);
 	/* <0: x first, >0: y first, 0: the next column decides */
 	int (*cmp)(const struct report *r, const struct row *x, const struct row *y);
@@ -158,8 +158,8 @@ struct column {
 extern const struct column report_columns[KEY_MAX];
 
 /* The text of column k of row, cut to len - 1 bytes. */
-void table_cell_text(const struct report *r, const struct row *row, enum report_key k,
-		     char *buf, size_t len);
+void table_cell_text(const struct report *r, const struct row *row, enum report_key k, char *buf,
+		     size_t len);
 
 /* The columns of o->keys (func when none) into r->col, r->cols, r->by_line, r->by_event. */
 void table_plan(struct report *r);

@@ -40,7 +40,7 @@ struct sampler {
 	pid_t *tids;
 	unsigned int nr_tids;
 	bool system_wide;
-	bool enable_on_exec;	/* launched command: counting starts at its exec */
+	bool enable_on_exec; /* launched command: counting starts at its exec */
 	int *cpus;
 	unsigned int nr_cpus;
 	/* how the file's EVENT records describe them (perf attr, or the kmod ABI) */
@@ -48,14 +48,14 @@ struct sampler {
 		u32 type;
 		u64 config, config1;
 	} enc[EBS_MAX_EVENTS];
-	u64 period;		/* sample-after value in force; 0: frequency mode */
-	u64 periods[EBS_MAX_EVENTS];	/* each event's (all equal to period unless
-					 * the options gave one per event) */
+	u64 period;		     /* sample-after value in force; 0: frequency mode */
+	u64 periods[EBS_MAX_EVENTS]; /* each event's (all equal to period unless
+				      * the options gave one per event) */
 	/* what each event counted over the run, when the backend knows (stop) */
 	u64 counted[EBS_MAX_EVENTS];
-	double scaled[EBS_MAX_EVENTS];	/* counted, each counter x enabled / running */
-	u64 running[EBS_MAX_EVENTS];	/* ns the counters ran: the targets' CPU time */
-	bool multiplexed;		/* a counter ran only part of its enabled time */
+	double scaled[EBS_MAX_EVENTS]; /* counted, each counter x enabled / running */
+	u64 running[EBS_MAX_EVENTS];   /* ns the counters ran: the targets' CPU time */
+	bool multiplexed;	       /* a counter ran only part of its enabled time */
 	bool have_counts;
 	const struct sampler_backend *backend;
 	void *priv;

@@ -33,15 +33,15 @@
 
 #include "sampler/calibrate.h"
 
-#define MISS 0.20		/* a target missed by more than this is a miss */
-#define MIN_SECONDS 0.01	/* a command must run at least this long (CPU) */
-#define KMOD_COUNT_CLOCK_N 10000000ull	/* ebs.ko's counting pass: 100 samples/s of a clock */
-#define KMOD_COUNT_N 2000000ull		/* ... and of another event */
+#define MISS		   0.20	       /* a target missed by more than this is a miss */
+#define MIN_SECONDS	   0.01	       /* a command must run at least this long (CPU) */
+#define KMOD_COUNT_CLOCK_N 10000000ull /* ebs.ko's counting pass: 100 samples/s of a clock */
+#define KMOD_COUNT_N	   2000000ull  /* ... and of another event */
 
 struct cal {
 	const struct calibrate_opts *o;
 	struct calibrate_result *r;
-	struct event_spec ev[EBS_MAX_EVENTS];	/* as used (after a fallback) */
+	struct event_spec ev[EBS_MAX_EVENTS]; /* as used (after a fallback) */
 	unsigned int nev;
 	char dir[4096];
 	int devnull;
@@ -112,9 +112,9 @@ static void next_file(struct cal *c, char *buf, size_t len, const char *what)
 
 struct run {
 	struct record_result res;
-	double seconds;		/* by the time basis */
-	double cpu;		/* CPU seconds */
-	double ev_cpu[EBS_MAX_EVENTS];	/* CPU seconds as each event's counters saw them */
+	double seconds;		       /* by the time basis */
+	double cpu;		       /* CPU seconds */
+	double ev_cpu[EBS_MAX_EVENTS]; /* CPU seconds as each event's counters saw them */
 	u64 samples[EBS_MAX_EVENTS], lost[EBS_MAX_EVENTS], throttled[EBS_MAX_EVENTS];
 	u64 period_sum[EBS_MAX_EVENTS];
 };
@@ -155,7 +155,7 @@ static int run(struct cal *c, char *const *argv, const struct event_spec *evs, u
 	e = ebs_record(&ro, &out->res, err);
 	if (e) {
 		if (out->res.exec_failed)
-			return -EINVAL;	/* err says "cannot run 'CMD': ..." */
+			return -EINVAL; /* err says "cannot run 'CMD': ..." */
 		return e;
 	}
 	if (out->res.exit_status)
@@ -174,8 +174,8 @@ static int run(struct cal *c, char *const *argv, const struct event_spec *evs, u
 	/* rates per CPU-second on the counters' own clock where known (a
 	 * clock event then counts exactly 1e9 a second), else rusage's */
 	for (i = 0; i < n; i++)
-		out->ev_cpu[i] = out->res.running_ns[i] ? (double)out->res.running_ns[i] * 1e-9
-							 : out->cpu;
+		out->ev_cpu[i] =
+			out->res.running_ns[i] ? (double)out->res.running_ns[i] * 1e-9 : out->cpu;
 	d = ebs_data__open(path, err);
 	if (!d)
 		return err->err;
@@ -215,7 +215,8 @@ static int take_fallbacks(struct cal *c, const char *path, struct ebs_error *err
 
 /*
  * The counting pass of argv: events[i] what each event counted, cpu[i] the
- * CPU seconds its counters ran (rusage's without them), *seconds the time.  With ebs.ko, which samples only: overflows x N.
+ * CPU seconds its counters ran (rusage's without them), *seconds the time.  With ebs.ko, which
+ * samples only: overflows x N.
  */
 static int count_pass(struct cal *c, char *const *argv, const char *what, bool first,
 		      double *events, double *cpu, double *seconds, double *sampled,
@@ -239,8 +240,9 @@ static int count_pass(struct cal *c, char *const *argv, const char *what, bool f
 		events[0] = (double)(rn.samples[0] + rn.lost[0]) * (double)n;
 		*sampled = (double)(rn.samples[0] + rn.lost[0]);
 		if (first)
-			note(c->r, "%s: ebs.ko samples and does not count: the count is its "
-				   "overflows at N = %llu (%llu), within one N",
+			note(c->r,
+			     "%s: ebs.ko samples and does not count: the count is its "
+			     "overflows at N = %llu (%llu), within one N",
 			     c->r->ev[0].name, (unsigned long long)n,
 			     (unsigned long long)(rn.samples[0] + rn.lost[0]));
 	} else {
@@ -250,8 +252,7 @@ static int count_pass(struct cal *c, char *const *argv, const char *what, bool f
 		if (e)
 			return e;
 		if (!rn.res.have_counts)
-			return ebs_error__set(err, EIO, "%s: the counters could not be read",
-					      path);
+			return ebs_error__set(err, EIO, "%s: the counters could not be read", path);
 		for (i = 0; i < c->nev; i++)
 			events[i] = (double)rn.res.counted[i];
 		*sampled = 0;
@@ -280,8 +281,8 @@ static double run_samples(const struct run *rn, unsigned int i)
  * 1000 and 4000 samples a second (below the kernel's limit).  The first
  * sampled run of the command is the pilot for --focus.
  */
-static int measure_cost(struct cal *c, unsigned int i, char *const *argv, double events,
-			double cpu, double base, double base_samples, struct ebs_error *err)
+static int measure_cost(struct cal *c, unsigned int i, char *const *argv, double events, double cpu,
+			double base, double base_samples, struct ebs_error *err)
 {
 	static const double rates[] = {1000, 4000};
 	struct calibrate_event *ce = &c->r->ev[i];
@@ -332,8 +333,9 @@ static int measure_cost(struct cal *c, unsigned int i, char *const *argv, double
 	}
 	e = calib_fit(ce->points, ce->nr_points, &ce->fit);
 	if (e)
-		return ebs_error__set(err, EINVAL, "%s: every cost run took the same number of "
-						   "samples (%.0f): the cost cannot be fitted",
+		return ebs_error__set(err, EINVAL,
+				      "%s: every cost run took the same number of "
+				      "samples (%.0f): the cost cannot be fitted",
 				      ce->name, ce->points[1].samples);
 	ce->cost_measured = ce->fit.cost > 0 && ce->fit.cost > 2 * ce->fit.cost_se;
 	if (ce->cost_measured) {
@@ -343,8 +345,9 @@ static int measure_cost(struct cal *c, unsigned int i, char *const *argv, double
 		ce->cost = ce->fit.cost + 2 * ce->fit.cost_se;
 		if (ce->cost < 0)
 			ce->cost = 0;
-		note(c->r, "%s: the cost of a sample is not measurable above the noise (%.1f +- "
-			   "%.1f us, two standard errors); the overhead is bounded with %.1f us",
+		note(c->r,
+		     "%s: the cost of a sample is not measurable above the noise (%.1f +- "
+		     "%.1f us, two standard errors); the overhead is bounded with %.1f us",
 		     ce->name, ce->fit.cost * 1e6, 2 * ce->fit.cost_se * 1e6, ce->cost * 1e6);
 	}
 	return 0;
@@ -362,15 +365,15 @@ static int pilot(struct cal *c, unsigned int i, struct ebs_error *err)
 	next_file(c, path, sizeof(path), "pilot");
 	e = run(c, c->o->rec.argv, &c->ev[i], 1, &n, NULL, path, false, &rn, err);
 	if (!e)
-		e = c->o->focus_fn(c->o->focus_ctx, path, 0, &ce->focus_matched,
-				   &ce->focus_total, err);
+		e = c->o->focus_fn(c->o->focus_ctx, path, 0, &ce->focus_matched, &ce->focus_total,
+				   err);
 	return e;
 }
 
 /* The solution's expectations at n (for -c N and for retries). */
 static void solution_at(const struct calib_input *in, u64 n, struct calib_solution *s)
 {
-	calib_solve(in, s);	/* for the bound it would have had */
+	calib_solve(in, s); /* for the bound it would have had */
 	calib_expect(in, n, s);
 }
 
@@ -380,7 +383,7 @@ static void input_of(const struct cal *c, unsigned int i, struct calib_input *in
 
 	memset(in, 0, sizeof(*in));
 	in->events = ce->events;
-	in->seconds = ce->events / ce->events_per_sec;	/* CPU seconds */
+	in->seconds = ce->events / ce->events_per_sec; /* CPU seconds */
 	in->share = ce->share;
 	in->cost = ce->cost;
 	in->rate = c->o->rate;
@@ -466,10 +469,10 @@ static int verify(struct cal *c, const char *path, bool *met, char *why, size_t 
 		model += r->ev[i].sol.overhead;
 		if (r->ev[i].fit.n > 2)
 			noise = fmax(noise, r->ev[i].fit.rms * sqrt((double)r->ev[i].fit.n /
-								     (r->ev[i].fit.n - 2)));
+								    (r->ev[i].fit.n - 2)));
 	}
-	e = run(c, c->o->rec.argv, c->ev, c->nev, periods, c->o->keep ? cr : NULL, path, false,
-		rn, err);
+	e = run(c, c->o->rec.argv, c->ev, c->nev, periods, c->o->keep ? cr : NULL, path, false, rn,
+		err);
 	if (e)
 		return e;
 	r->verify_seconds = rn->seconds;
@@ -492,8 +495,8 @@ static int verify(struct cal *c, const char *path, bool *met, char *why, size_t 
 		ce->lost = rn->lost[i];
 		ce->throttled = rn->throttled[i];
 		ce->achieved_rate = got / rn->ev_cpu[i];
-		ce->overhead = model > 0 ? r->overhead * ce->sol.overhead / model
-					 : r->overhead / c->nev;
+		ce->overhead =
+			model > 0 ? r->overhead * ce->sol.overhead / model : r->overhead / c->nev;
 		if (ce->lost || ce->throttled)
 			MISSED("%s%s: %llu samples lost, throttled %llu times", n ? "; " : "",
 			       ce->name, (unsigned long long)ce->lost,
@@ -507,8 +510,8 @@ static int verify(struct cal *c, const char *path, bool *met, char *why, size_t 
 			       n ? "; " : "", ce->name, ce->achieved_rate, ce->sol.rate, got, want);
 		if (!c->o->focus && !ce->sol.short_run &&
 		    got < (1 - MISS) * (double)c->o->min_samples)
-			MISSED("%s%s: %.0f samples, --min-samples %llu", n ? "; " : "", ce->name, got,
-			       (unsigned long long)c->o->min_samples);
+			MISSED("%s%s: %.0f samples, --min-samples %llu", n ? "; " : "", ce->name,
+			       got, (unsigned long long)c->o->min_samples);
 		if (c->o->focus) {
 			e = c->o->focus_fn(c->o->focus_ctx, path, i, &ce->focus_samples,
 					   &ce->focus_total, err);
@@ -516,8 +519,9 @@ static int verify(struct cal *c, const char *path, bool *met, char *why, size_t 
 				return e;
 			if (!ce->sol.short_run &&
 			    (double)ce->focus_samples < (1 - MISS) * (double)c->o->min_samples)
-				MISSED("%s%s: %llu samples in the focus, %llu wanted", n ? "; " : "",
-				       ce->name, (unsigned long long)ce->focus_samples,
+				MISSED("%s%s: %llu samples in the focus, %llu wanted",
+				       n ? "; " : "", ce->name,
+				       (unsigned long long)ce->focus_samples,
 				       (unsigned long long)c->o->min_samples);
 		}
 	}
@@ -545,9 +549,10 @@ static u64 adjust(struct cal *c, unsigned int i, const struct run *rn)
 		      ce->overhead > 0);
 	/* within the caps but faster than expected: the event rate was misjudged */
 	bool fewer = broke || ce->achieved_rate > (1 + MISS) * ce->sol.rate;
-	bool more = !fewer && (ce->achieved_rate < (1 - MISS) * ce->sol.rate ||
-			       (c->o->focus && !ce->sol.short_run &&
-				(double)ce->focus_samples < (1 - MISS) * (double)c->o->min_samples));
+	bool more =
+		!fewer && (ce->achieved_rate < (1 - MISS) * ce->sol.rate ||
+			   (c->o->focus && !ce->sol.short_run &&
+			    (double)ce->focus_samples < (1 - MISS) * (double)c->o->min_samples));
 	u64 n = ce->n;
 
 	if (!fewer && !more)
@@ -556,7 +561,7 @@ static u64 adjust(struct cal *c, unsigned int i, const struct run *rn)
 	/* the event rate this run saw: the samples stand for samples x N events */
 	eps = (got + (double)ce->lost) * (double)n / rn->ev_cpu[i];
 	if (eps > 0)
-		in.events = eps * in.seconds;	/* the same run time, at the rate seen */
+		in.events = eps * in.seconds; /* the same run time, at the rate seen */
 	if (ce->throttled)
 		in.rate = fmin(in.rate, (1 - MISS) * ce->achieved_rate);
 	if (c->r->overhead > c->o->overhead && ce->overhead > 0 && ce->achieved_rate > 0)
@@ -668,8 +673,9 @@ static int calibrate(struct cal *c, struct ebs_error *err)
 	}
 	for (i = 0; i < c->nev; i++) {
 		if (!(pevents[i] > 0))
-			return ebs_error__set(err, EINVAL, "event '%s' counted nothing in ebs's "
-							   "cost loop: use --cost-probe=cmd",
+			return ebs_error__set(err, EINVAL,
+					      "event '%s' counted nothing in ebs's "
+					      "cost loop: use --cost-probe=cmd",
 					      r->ev[i].name);
 		e = measure_cost(c, i, probe, pevents[i], pcpu[i], pseconds, psampled, err);
 		if (!e && o->focus && o->probe_loop)
@@ -714,11 +720,12 @@ static int calibrate(struct cal *c, struct ebs_error *err)
 		if (e)
 			return e;
 		for (i = 0; i < c->nev; i++)
-			progress(c, "verifying run %u: %s: N = %llu, %llu samples (%.0f expected), "
-				    "%.0f/s, overhead %.1f%%",
+			progress(c,
+				 "verifying run %u: %s: N = %llu, %llu samples (%.0f expected), "
+				 "%.0f/s, overhead %.1f%%",
 				 attempt + 1, r->ev[i].name, (unsigned long long)r->ev[i].n,
-				 (unsigned long long)r->ev[i].achieved_samples, r->ev[i].sol.samples,
-				 r->ev[i].achieved_rate, 100 * r->overhead);
+				 (unsigned long long)r->ev[i].achieved_samples,
+				 r->ev[i].sol.samples, r->ev[i].achieved_rate, 100 * r->overhead);
 		for (i = 0; i < c->nev; i++)
 			r->ev[i].met = met;
 		if (met)
@@ -748,8 +755,10 @@ static int calibrate(struct cal *c, struct ebs_error *err)
 		}
 		if (!changed) {
 			/* another run at the same N would only repeat this one */
-			note(r, "targets missed, and the caps (--rate, --overhead) allow no other N: "
-				"%s", why);
+			note(r,
+			     "targets missed, and the caps (--rate, --overhead) allow no other N: "
+			     "%s",
+			     why);
 			break;
 		}
 		unlink(path);
@@ -768,8 +777,7 @@ static int calibrate(struct cal *c, struct ebs_error *err)
 	return e;
 }
 
-int ebs_calibrate(const struct calibrate_opts *o, struct calibrate_result *r,
-		  struct ebs_error *err)
+int ebs_calibrate(const struct calibrate_opts *o, struct calibrate_result *r, struct ebs_error *err)
 {
 	struct cal c = {.o = o, .r = r, .devnull = -1};
 	unsigned int i;

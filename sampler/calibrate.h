@@ -27,11 +27,11 @@ struct calib_point {
 
 /* Least squares of seconds on samples. */
 struct calib_fit {
-	double cost;		/* seconds per sample: the slope */
-	double cost_se;		/* its standard error; 0 with two points (unknown) */
-	double base;		/* seconds with no samples: the intercept */
-	double rms;		/* root mean square of the residuals, seconds */
-	double resid[16];	/* each point's residual, seconds (the first 16) */
+	double cost;	  /* seconds per sample: the slope */
+	double cost_se;	  /* its standard error; 0 with two points (unknown) */
+	double base;	  /* seconds with no samples: the intercept */
+	double rms;	  /* root mean square of the residuals, seconds */
+	double resid[16]; /* each point's residual, seconds (the first 16) */
 	unsigned int n;
 };
 
@@ -52,32 +52,32 @@ double calib_halfwidth(double p, double n);
 
 /* What one event's counting pass measured, and what it is solved for. */
 struct calib_input {
-	double events;		/* counted over the run (multiplexing scaled) */
-	double seconds;		/* the run's time (CPU seconds, or wall) */
-	double share;		/* of the samples in the focus; 1 without --focus */
-	double cost;		/* seconds per sample used for the overhead bound */
-	double rate;		/* at most this many samples per second per CPU */
-	double budget;		/* overhead at most this fraction (this event's part) */
-	double min_samples;	/* at least this many (in the focus) */
-	bool exact;		/* N as solved, not rounded to 1-2-5 */
+	double events;	    /* counted over the run (multiplexing scaled) */
+	double seconds;	    /* the run's time (CPU seconds, or wall) */
+	double share;	    /* of the samples in the focus; 1 without --focus */
+	double cost;	    /* seconds per sample used for the overhead bound */
+	double rate;	    /* at most this many samples per second per CPU */
+	double budget;	    /* overhead at most this fraction (this event's part) */
+	double min_samples; /* at least this many (in the focus) */
+	bool exact;	    /* N as solved, not rounded to 1-2-5 */
 };
 
 enum calib_bound {
-	CALIB_BY_RATE,		/* --rate set N */
-	CALIB_BY_OVERHEAD,	/* the overhead budget set N (rate x cost) */
-	CALIB_BY_EVENTS,	/* N = 1: the event is rarer than either cap */
+	CALIB_BY_RATE,	   /* --rate set N */
+	CALIB_BY_OVERHEAD, /* the overhead budget set N (rate x cost) */
+	CALIB_BY_EVENTS,   /* N = 1: the event is rarer than either cap */
 };
 
 struct calib_solution {
 	u64 n;
 	enum calib_bound bound;
-	double events_per_sec;	/* events / seconds */
-	double rate;		/* expected samples per second at n */
-	double samples;		/* expected samples in the run */
-	double focus_samples;	/* of them in the focus */
-	double overhead;	/* expected: rate x cost, a fraction */
-	bool short_run;		/* min_samples cannot be had under the caps */
-	double longer;		/* how many times longer the run must be for it */
+	double events_per_sec; /* events / seconds */
+	double rate;	       /* expected samples per second at n */
+	double samples;	       /* expected samples in the run */
+	double focus_samples;  /* of them in the focus */
+	double overhead;       /* expected: rate x cost, a fraction */
+	bool short_run;	       /* min_samples cannot be had under the caps */
+	double longer;	       /* how many times longer the run must be for it */
 };
 
 /*
@@ -103,7 +103,7 @@ typedef int (*calib_focus_fn)(void *ctx, const char *path, unsigned int ev, u64 
 			      u64 *total, struct ebs_error *err);
 
 struct calibrate_opts {
-	struct record_opts rec;	/* events, backend, argv, mmap pages, msg */
+	struct record_opts rec; /* events, backend, argv, mmap pages, msg */
 	double rate;		/* --rate: samples per second per CPU */
 	u64 min_samples;	/* --min-samples */
 	double overhead;	/* --overhead, a fraction */
@@ -113,50 +113,50 @@ struct calibrate_opts {
 	const char *focus;	/* --focus list, or NULL */
 	calib_focus_fn focus_fn;
 	void *focus_ctx;
-	bool probe_loop;	/* --cost-probe=loop: the cost from ebs's own loop */
-	const char *self;	/* ebs's executable, for the loop */
-	const char *keep;	/* -o: keep the accepted verifying run here; NULL: not */
-	FILE *progress;		/* a line per run and per retry; NULL: none */
+	bool probe_loop;  /* --cost-probe=loop: the cost from ebs's own loop */
+	const char *self; /* ebs's executable, for the loop */
+	const char *keep; /* -o: keep the accepted verifying run here; NULL: not */
+	FILE *progress;	  /* a line per run and per retry; NULL: none */
 };
 
-#define CALIB_MAX_NOTES 24
+#define CALIB_MAX_NOTES	 24
 #define CALIB_MAX_POINTS 8
 
 struct calibrate_event {
-	char name[64];		/* as used */
-	double counted;		/* counted in the counting pass */
-	double events;		/* in a run that long at events_per_sec */
-	double events_per_sec;	/* per CPU-second: the counting pass's, or after
-				 * a retry the rate the missed run showed */
-	double share;		/* focus share in the pilot (1 without focus) */
-	u64 focus_matched, focus_total;	/* the pilot's samples behind share */
-	struct calib_point points[CALIB_MAX_POINTS];	/* the cost runs, first the unsampled */
+	char name[64];			/* as used */
+	double counted;			/* counted in the counting pass */
+	double events;			/* in a run that long at events_per_sec */
+	double events_per_sec;		/* per CPU-second: the counting pass's, or after
+					 * a retry the rate the missed run showed */
+	double share;			/* focus share in the pilot (1 without focus) */
+	u64 focus_matched, focus_total; /* the pilot's samples behind share */
+	struct calib_point points[CALIB_MAX_POINTS]; /* the cost runs, first the unsampled */
 	unsigned int nr_points;
 	struct calib_fit fit;
-	bool cost_measured;	/* the fit's cost is above its noise */
-	double cost;		/* seconds per sample used: the fit's, or its upper bound */
-	struct calib_solution sol;	/* for the N finally verified */
-	u64 n;			/* the chosen N */
-	u64 achieved_samples;	/* in the accepted verifying run */
-	u64 focus_samples;	/* of them in the focus (with --focus) */
+	bool cost_measured;	   /* the fit's cost is above its noise */
+	double cost;		   /* seconds per sample used: the fit's, or its upper bound */
+	struct calib_solution sol; /* for the N finally verified */
+	u64 n;			   /* the chosen N */
+	u64 achieved_samples;	   /* in the accepted verifying run */
+	u64 focus_samples;	   /* of them in the focus (with --focus) */
 	u64 lost, throttled;
-	double achieved_rate;	/* samples per second of its time */
-	double overhead;	/* measured, this event's part */
+	double achieved_rate; /* samples per second of its time */
+	double overhead;      /* measured, this event's part */
 	unsigned int retries;
-	bool met;		/* the verifying run met every target within 20% */
+	bool met; /* the verifying run met every target within 20% */
 };
 
 struct calibrate_result {
 	unsigned int nr_events;
 	struct calibrate_event ev[EBS_MAX_EVENTS];
-	bool wall_time;		/* times are wall clock (the kernel takes interrupt
-				 * time out of tasks' CPU time), else CPU time */
-	bool multiplexed;	/* the counting pass was multiplexed (scaled) */
-	double base_seconds;	/* the counting pass's time */
-	double verify_seconds;	/* the accepted verifying run's time */
-	double overhead;	/* its measured overhead, a fraction */
-	double overhead_se;	/* the noise of that measure */
-	unsigned int runs;	/* every run of the command (or the loop) */
+	bool wall_time;	       /* times are wall clock (the kernel takes interrupt
+				* time out of tasks' CPU time), else CPU time */
+	bool multiplexed;      /* the counting pass was multiplexed (scaled) */
+	double base_seconds;   /* the counting pass's time */
+	double verify_seconds; /* the accepted verifying run's time */
+	double overhead;       /* its measured overhead, a fraction */
+	double overhead_se;    /* the noise of that measure */
+	unsigned int runs;     /* every run of the command (or the loop) */
 	char notes[CALIB_MAX_NOTES][640];
 	unsigned int nr_notes;
 };

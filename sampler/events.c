@@ -79,17 +79,17 @@ static int parse_modifier(const char *text, const char *mod, size_t len, struct 
 			v = strtoul(num, &end, 10);
 		}
 		if (v > 255)
-			return ebs_error__set(err, EINVAL,
-					      "event '%s': cmask must be 0..255 (decimal or 0x hex)", text);
+			return ebs_error__set(
+				err, EINVAL, "event '%s': cmask must be 0..255 (decimal or 0x hex)",
+				text);
 		e = once(text, MOD_CMASK, "cmask", 5, seen, err);
 		if (e)
 			return e;
 		ev->config = (ev->config & ~EBS_EVTSEL_CMASK(0xff)) | EBS_EVTSEL_CMASK(v);
 		return 0;
 	}
-	return ebs_error__set(err, EINVAL, "event '%s': unknown modifier ':%.*s'%s", text,
-			      (int)len, mod,
-			      raw ? " (known: u, k, inv, edge, cmask=N)" : " (known: u, k)");
+	return ebs_error__set(err, EINVAL, "event '%s': unknown modifier ':%.*s'%s", text, (int)len,
+			      mod, raw ? " (known: u, k, inv, edge, cmask=N)" : " (known: u, k)");
 }
 
 int event_spec__parse(const char *text, struct event_spec *out, struct ebs_error *err)
@@ -115,17 +115,19 @@ int event_spec__parse(const char *text, struct event_spec *out, struct ebs_error
 	if (!n->name) {
 		u64 v;
 
-		if (base_len < 2 || text[0] != 'r' || ebs_parse_hex(text + 1, base_len - 1, &v) != base_len - 1)
+		if (base_len < 2 || text[0] != 'r' ||
+		    ebs_parse_hex(text + 1, base_len - 1, &v) != base_len - 1)
 			return ebs_error__set(err, EINVAL,
 					      "unknown event '%.*s' (see 'ebs list'; raw events "
 					      "are rUUEE in hex)",
 					      (int)base_len, text);
 		if (v & 0xffff0000ull)
-			return ebs_error__set(err, EINVAL,
-					      "event '%.*s': bits 16-31 of a raw event (USR, OS, "
-					      "EDGE, INT, EN, INV, CMASK) are set with :u, :k, :edge, "
-					      ":inv and :cmask=N",
-					      (int)base_len, text);
+			return ebs_error__set(
+				err, EINVAL,
+				"event '%.*s': bits 16-31 of a raw event (USR, OS, "
+				"EDGE, INT, EN, INV, CMASK) are set with :u, :k, :edge, "
+				":inv and :cmask=N",
+				(int)base_len, text);
 		out->type = PERF_TYPE_RAW;
 		out->config = v;
 		out->hardware = true;

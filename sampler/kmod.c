@@ -34,11 +34,11 @@ struct kmod_priv {
 	int fd;
 	u32 mode;
 	unsigned int nr_rings;
-	size_t ring_len;		/* header page + data */
+	size_t ring_len; /* header page + data */
 	void **rings;
-	struct ebs_cpu_stats *stats;	/* [nr_rings], for EBS_IOC_STATS */
+	struct ebs_cpu_stats *stats; /* [nr_rings], for EBS_IOC_STATS */
 	struct ebs_config cfg;
-	struct perf_tracking *track;	/* the side-band session; NULL without one */
+	struct perf_tracking *track; /* the side-band session; NULL without one */
 };
 
 static const char *const mode_names[] = {
@@ -103,7 +103,8 @@ static int memory_error(const struct kmod_priv *p, struct ebs_error *err)
 		snprintf(mlock, sizeof(mlock), "%ld", strtol(val, NULL, 10));
 	free(val);
 	if (!getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY)
-		snprintf(memlock, sizeof(memlock), "%llu KB", (unsigned long long)rl.rlim_cur / 1024);
+		snprintf(memlock, sizeof(memlock), "%llu KB",
+			 (unsigned long long)rl.rlim_cur / 1024);
 	return ebs_error__set(err, EPERM,
 			      "%s: the rings (-m %u: %llu KB per CPU) exceed the locked-memory "
 			      "limit, ebs.ko's mlock_kb (%s KB per online CPU, %s) plus "
@@ -130,11 +131,12 @@ static int config_error(struct sampler *s, struct kmod_priv *p, int e, struct eb
 				      "(sysctl kernel.nmi_watchdog=0, and no other perf user)",
 				      EBS_DEVICE);
 	case ERANGE:
-		return ebs_error__set(err, ERANGE,
-				      "%s: -c %llu cannot be preloaded into counter 0 (%s mode takes "
-				      "%llu to 2147483647)",
-				      EBS_DEVICE, (unsigned long long)p->cfg.sample_after, mode,
-				      (unsigned long long)EBS_SAMPLE_AFTER_MIN);
+		return ebs_error__set(
+			err, ERANGE,
+			"%s: -c %llu cannot be preloaded into counter 0 (%s mode takes "
+			"%llu to 2147483647)",
+			EBS_DEVICE, (unsigned long long)p->cfg.sample_after, mode,
+			(unsigned long long)EBS_SAMPLE_AFTER_MIN);
 	case ESRCH:
 		return ebs_error__set(err, ESRCH, "pid %d: no such process", (int)p->cfg.pid);
 	case EPERM:
@@ -164,8 +166,8 @@ static int kmod_config(struct sampler *s, struct kmod_priv *p)
 	if (event_spec__kmod_encode(ev, &p->cfg.event_kind, &p->cfg.event_id))
 		return -EOPNOTSUPP;
 	p->cfg.sample_after = s->period;
-	p->cfg.flags = (ev->exclude_user ? 0 : EBS_CFG_USER) |
-		       (ev->exclude_kernel ? 0 : EBS_CFG_KERNEL);
+	p->cfg.flags =
+		(ev->exclude_user ? 0 : EBS_CFG_USER) | (ev->exclude_kernel ? 0 : EBS_CFG_KERNEL);
 	if (s->system_wide) {
 		p->cfg.flags |= EBS_CFG_ALL_CPUS;
 	} else {
@@ -201,9 +203,11 @@ static int fall_back_user(struct sampler *s, struct kmod_priv *p)
 		kptr = atoi(val);
 	free(val);
 	if (kptr > 0)
-		snprintf(s->why[0], sizeof(s->why[0]),
-			 "kernel.kptr_restrict is %d: ebs.ko hides kernel addresses from this user, "
-			 "kernel code is not sampled", kptr);
+		snprintf(
+			s->why[0], sizeof(s->why[0]),
+			"kernel.kptr_restrict is %d: ebs.ko hides kernel addresses from this user, "
+			"kernel code is not sampled",
+			kptr);
 	else
 		snprintf(s->why[0], sizeof(s->why[0]),
 			 "ebs.ko allows kernel addresses with CAP_PERFMON only: kernel code is not "
@@ -228,7 +232,7 @@ static void kmod_close(struct sampler *s)
 		if (p->rings[i] && p->rings[i] != MAP_FAILED)
 			munmap(p->rings[i], p->ring_len);
 	if (p->fd >= 0)
-		close(p->fd);	/* the module stops and frees the session */
+		close(p->fd); /* the module stops and frees the session */
 	free(p->rings);
 	free(p->stats);
 	free(p);
@@ -281,7 +285,8 @@ static int kmod_open(struct sampler *s, struct ebs_error *err)
 	if (p->fd < 0) {
 		e = -errno;
 		if (e == -ENOENT || e == -ENODEV || e == -ENXIO)
-			ebs_error__set(err, -e, "%s: %s: the ebs.ko module is not loaded "
+			ebs_error__set(err, -e,
+				       "%s: %s: the ebs.ko module is not loaded "
 				       "(make kmod, then insmod kmod/ebs.ko)",
 				       EBS_DEVICE, strerror(-e));
 		else if (e == -EBUSY)
@@ -290,7 +295,8 @@ static int kmod_open(struct sampler *s, struct ebs_error *err)
 		else
 			ebs_error__set(err, -e, "%s: %s%s", EBS_DEVICE, strerror(-e),
 				       e == -EACCES || e == -EPERM
-					       ? " (needs CAP_PERFMON or CAP_SYS_ADMIN)" : "");
+					       ? " (needs CAP_PERFMON or CAP_SYS_ADMIN)"
+					       : "");
 		goto fail;
 	}
 	if (ioctl(p->fd, EBS_IOC_VERSION, &version) < 0 || version != EBS_ABI_VERSION) {
@@ -318,7 +324,8 @@ static int kmod_open(struct sampler *s, struct ebs_error *err)
 		e = config_error(s, p, e, err);
 		goto fail;
 	}
-	if (!s->opts->period && !s->opts->periods[0] && !event_spec__is_clock(&s->used[0]) && s->msg)
+	if (!s->opts->period && !s->opts->periods[0] && !event_spec__is_clock(&s->used[0]) &&
+	    s->msg)
 		fprintf(s->msg,
 			"ebs record: --backend=kmod samples after N events, not at a frequency: "
 			"using -c %llu for '%s'\n",
@@ -410,7 +417,8 @@ static int drain(struct sampler *s, struct kmod_priv *p, struct ebs_error *err)
 			e = ebs_writer__add(s->w, &rec.hdr);
 			if (e)
 				return ebs_error__set(err, -e, "%s: write failed: %s",
-						      ebs_output_name(s->opts->output), strerror(-e));
+						      ebs_output_name(s->opts->output),
+						      strerror(-e));
 		}
 		t.tail = head;
 		if (ioctl(p->fd, EBS_IOC_TAIL, &t) < 0)
@@ -449,7 +457,8 @@ static int kmod_stop(struct sampler *s, struct ebs_error *err)
 	if (e)
 		return e;
 	if (ioctl(p->fd, EBS_IOC_STATS, &st) < 0)
-		return ebs_error__set(err, errno, "%s: statistics: %s", EBS_DEVICE, strerror(errno));
+		return ebs_error__set(err, errno, "%s: statistics: %s", EBS_DEVICE,
+				      strerror(errno));
 	/* what the full rings dropped, as LOST records (one per CPU) */
 	for (i = 0; i < st.nr_cpus; i++) {
 		struct ebs_rec_lost lost = {0};
@@ -465,8 +474,7 @@ static int kmod_stop(struct sampler *s, struct ebs_error *err)
 		e = ebs_writer__add(s->w, &lost.hdr);
 		if (e)
 			return ebs_error__set(err, -e, "%s: write failed: %s",
-					       ebs_output_name(s->opts->output),
-					      strerror(-e));
+					      ebs_output_name(s->opts->output), strerror(-e));
 	}
 	return 0;
 }

@@ -48,9 +48,9 @@ struct id_entry {
 };
 
 struct ring {
-	int fd;			/* the counter whose ring it is */
+	int fd; /* the counter whose ring it is */
 	int cpu;
-	void *base;		/* header page + data */
+	void *base; /* header page + data */
 	size_t data_size;
 	bool hup;
 };
@@ -65,33 +65,33 @@ struct ring {
  * it (the perf backend's fallbacks rewrite events[] while it opens).
  */
 struct perf_session {
-	struct event_spec *events;	/* [nr_events]; event 0 asks for the side-band */
+	struct event_spec *events; /* [nr_events]; event 0 asks for the side-band */
 	unsigned int nr_events;
-	const u64 *periods;	/* [nr_events] sample-after values; NULL: frequency mode */
-	u64 freq;		/* frequency mode: samples per second */
-	bool count_only;	/* counting events: no sample_period, no freq */
-	bool tracking_only;	/* side-band records only: no samples */
-	const pid_t *tids;	/* threads (inherit follows them), or -1 with system_wide */
+	const u64 *periods; /* [nr_events] sample-after values; NULL: frequency mode */
+	u64 freq;	    /* frequency mode: samples per second */
+	bool count_only;    /* counting events: no sample_period, no freq */
+	bool tracking_only; /* side-band records only: no samples */
+	const pid_t *tids;  /* threads (inherit follows them), or -1 with system_wide */
 	unsigned int nr_tids;
 	const int *cpus;
 	unsigned int nr_cpus;
 	bool system_wide;
-	bool enable_on_exec;	/* a launched command: counting starts at its exec */
-	unsigned int mmap_pages;	/* data pages per ring */
+	bool enable_on_exec;	 /* a launched command: counting starts at its exec */
+	unsigned int mmap_pages; /* data pages per ring */
 	struct ebs_writer *w;
-	const char *output;	/* w's file, for messages */
+	const char *output; /* w's file, for messages */
 
-	int *fds;		/* [event][tid][cpu], -1 when not open */
+	int *fds; /* [event][tid][cpu], -1 when not open */
 	size_t nr_fds;
-	struct ring *rings;	/* one per CPU */
+	struct ring *rings; /* one per CPU */
 	struct id_entry *ids;
-	u8 *bounce;		/* for records that wrap */
-	struct pollfd *pfd;	/* one per ring */
+	u8 *bounce;	    /* for records that wrap */
+	struct pollfd *pfd; /* one per ring */
 	union {
 		struct ebs_rec_sample sample;
 		u8 bytes[4096 + 256];
 	} out;
-	bool build_id;		/* kernel supports attr.build_id */
+	bool build_id; /* kernel supports attr.build_id */
 };
 
 static size_t fd_index(const struct perf_session *p, unsigned int ev, unsigned int t,
@@ -191,7 +191,8 @@ static void permission_hint(char *buf, size_t len, const struct event_spec *ev, 
 		need = 2;
 	}
 	if (paranoid <= need && !system_wide)
-		snprintf(buf, len, "no permission to trace that process (another user's?): run as "
+		snprintf(buf, len,
+			 "no permission to trace that process (another user's?): run as "
 			 "its user, as root, or with CAP_PERFMON");
 	else if (paranoid <= need)
 		snprintf(buf, len, "run as root or with CAP_PERFMON");
@@ -200,11 +201,11 @@ static void permission_hint(char *buf, size_t len, const struct event_spec *ev, 
 			 "kernel.perf_event_paranoid is %d and %s needs %d or less: run 'sysctl "
 			 "kernel.perf_event_paranoid=%d', or run as root or with %s",
 			 paranoid, what, need, need,
-			 paranoid >= 3 ? "CAP_SYS_ADMIN (level 3 ignores CAP_PERFMON)" : "CAP_PERFMON");
+			 paranoid >= 3 ? "CAP_SYS_ADMIN (level 3 ignores CAP_PERFMON)"
+				       : "CAP_PERFMON");
 }
 
-static const char *target_name(const struct perf_session *p, unsigned int t, char *buf,
-			       size_t len)
+static const char *target_name(const struct perf_session *p, unsigned int t, char *buf, size_t len)
 {
 	if (p->system_wide)
 		snprintf(buf, len, "all CPUs");
@@ -227,7 +228,7 @@ static int open_event(struct perf_session *p, unsigned int ev, struct ebs_error 
 			pid_t pid = p->system_wide ? -1 : p->tids[t];
 
 			if (ev && group < 0)
-				continue;	/* the leader's thread went away */
+				continue; /* the leader's thread went away */
 			fill_attr(p, ev, p->build_id, &attr);
 			fd = sys_perf_event_open(&attr, pid, p->cpus[c], group);
 			if (fd == -EINVAL && ev == 0 && p->build_id) {
@@ -237,7 +238,7 @@ static int open_event(struct perf_session *p, unsigned int ev, struct ebs_error 
 				fd = sys_perf_event_open(&attr, pid, p->cpus[c], group);
 			}
 			if (fd == -ESRCH && !p->system_wide && opened + t > 0)
-				break;	/* a thread of -p exited meanwhile: skip it */
+				break; /* a thread of -p exited meanwhile: skip it */
 			if (fd < 0) {
 				const char *reason = event_open_reason(fd);
 				char hint[256] = "";
@@ -249,11 +250,10 @@ static int open_event(struct perf_session *p, unsigned int ev, struct ebs_error 
 					reason = "no such process";
 				if (!hint[0] && strcmp(reason, strerror(-fd)))
 					ebs_strlcpy(hint, reason, sizeof(hint));
-				return ebs_error__set(err, -fd,
-						      "cannot open event '%s' on %s, cpu %d: %s%s%s",
-						      p->events[ev].name,
-						      target_name(p, t, tn, sizeof(tn)), p->cpus[c],
-						      strerror(-fd), hint[0] ? ": " : "", hint);
+				return ebs_error__set(
+					err, -fd, "cannot open event '%s' on %s, cpu %d: %s%s%s",
+					p->events[ev].name, target_name(p, t, tn, sizeof(tn)),
+					p->cpus[c], strerror(-fd), hint[0] ? ": " : "", hint);
 			}
 			p->fds[fd_index(p, ev, t, c)] = fd;
 			opened++;
@@ -340,8 +340,8 @@ static int setup_rings(struct perf_session *p, struct ebs_error *err)
 					}
 				}
 				if (r->fd < 0) {
-					r->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-						       fd, 0);
+					r->base = mmap(NULL, len, PROT_READ | PROT_WRITE,
+						       MAP_SHARED, fd, 0);
 					if (r->base == MAP_FAILED) {
 						r->base = NULL;
 						return ebs_error__set(
@@ -426,11 +426,11 @@ static struct perf_session *session_new(const struct sampler *s, struct event_sp
 	p->pfd = calloc(p->nr_cpus, sizeof(*p->pfd));
 	if (!p->fds || !p->rings || !p->bounce || !p->pfd) {
 		free(p->fds);
-		p->fds = NULL;	/* nothing to close */
+		p->fds = NULL; /* nothing to close */
 		session_free(p);
 		return NULL;
 	}
-	if (ebs_debug_poison() >= 0) {	/* tests: show bytes left unwritten */
+	if (ebs_debug_poison() >= 0) { /* tests: show bytes left unwritten */
 		memset(p->out.bytes, ebs_debug_poison(), sizeof(p->out.bytes));
 		memset(p->bounce, ebs_debug_poison(), PERF_RING_BOUNCE_SIZE);
 	}
@@ -465,9 +465,10 @@ static int perf_open(struct sampler *s, struct ebs_error *err)
 			sampler__fall_back(s, ev, e);
 			e = open_event(p, ev, err);
 		} else if (e && s->used[ev].hardware && is_no_pmu(e)) {
-			ebs_error__set(err, -e,
-				       "event '%s' cannot be opened: %s (and --no-fallback was given)",
-				       s->used[ev].name, event_open_reason(e));
+			ebs_error__set(
+				err, -e,
+				"event '%s' cannot be opened: %s (and --no-fallback was given)",
+				s->used[ev].name, event_open_reason(e));
 		}
 		if (e)
 			goto fail;
@@ -542,7 +543,7 @@ static int convert_sample(struct perf_session *p, const struct perf_rec_sample *
 		return 0;
 	ev = event_of(p, r->id);
 	if (ev == 0xffff)
-		return 0;	/* not ours: cannot happen with one fd set */
+		return 0; /* not ours: cannot happen with one fd set */
 	memset(o, 0, sizeof(*o));
 	o->hdr.type = EBS_REC_SAMPLE;
 	o->hdr.misc = (r->header.misc & PERF_RECORD_MISC_CPUMODE_MASK) |
@@ -744,8 +745,8 @@ static int drain_all(struct perf_session *p, struct ebs_error *err)
 		e = perf_ring__drain(r->base, (const u8 *)r->base + page, r->data_size, p->bounce,
 				     convert, p);
 		if (e == -EBADMSG)
-			return ebs_error__set(err, EBADMSG, "cpu %d: corrupt record in the ring buffer",
-					      r->cpu);
+			return ebs_error__set(err, EBADMSG,
+					      "cpu %d: corrupt record in the ring buffer", r->cpu);
 		if (e)
 			return ebs_error__set(err, -e, "%s: write failed: %s",
 					      ebs_output_name(p->output), strerror(-e));
@@ -851,7 +852,7 @@ static int write_counts(struct sampler *s, struct perf_session *p)
 				rec.event = (u16)ev;
 				s->counted[ev] += rec.value;
 				s->running[ev] += v[2];
-				if (s->system_wide) {	/* one counter per CPU, each its own */
+				if (s->system_wide) { /* one counter per CPU, each its own */
 					add_scaled(s, ev, v[0], v[1], v[2]);
 				} else {
 					value += v[0];
@@ -884,8 +885,8 @@ static int perf_stop(struct sampler *s, struct ebs_error *err)
 
 	e = session_stop(p, err);
 	if (!e && (e = write_counts(s, p)))
-		ebs_error__set(err, -e, "%s: write failed: %s",
-				ebs_output_name(s->opts->output), strerror(-e));
+		ebs_error__set(err, -e, "%s: write failed: %s", ebs_output_name(s->opts->output),
+			       strerror(-e));
 	return e;
 }
 
@@ -901,7 +902,7 @@ const struct sampler_backend perf_backend = {
 /* The tracking session: a perf session of one dummy event, which never samples. */
 struct perf_tracking {
 	struct event_spec dummy;
-	u64 period;		/* 1: a dummy never samples */
+	u64 period; /* 1: a dummy never samples */
 	struct perf_session *p;
 };
 

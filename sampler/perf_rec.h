@@ -23,26 +23,26 @@
  * context-switches) on every event, whatever the period (perf_swevent_event).
  */
 #define PERF_REC_SAMPLE_TYPE                                                                       \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |           \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_CPU)
 
 /* The sample_id_all trailer of the records below but SAMPLE, FORK and EXIT. */
 struct perf_rec_sample_id {
-	u32 pid, tid;		/* PERF_SAMPLE_TID */
-	u64 time;		/* PERF_SAMPLE_TIME */
-	u32 cpu, res;		/* PERF_SAMPLE_CPU */
-	u64 id;			/* PERF_SAMPLE_IDENTIFIER */
+	u32 pid, tid; /* PERF_SAMPLE_TID */
+	u64 time;     /* PERF_SAMPLE_TIME */
+	u32 cpu, res; /* PERF_SAMPLE_CPU */
+	u64 id;	      /* PERF_SAMPLE_IDENTIFIER */
 };
 
 /* PERF_RECORD_SAMPLE, PERF_REC_SAMPLE_TYPE's fields in the kernel's order. */
 struct perf_rec_sample {
 	struct perf_event_header header;
-	u64 id;			/* PERF_SAMPLE_IDENTIFIER */
-	u64 ip;			/* PERF_SAMPLE_IP */
-	u32 pid, tid;		/* PERF_SAMPLE_TID */
-	u64 time;		/* PERF_SAMPLE_TIME */
-	u32 cpu, res;		/* PERF_SAMPLE_CPU */
-	u64 period;		/* PERF_SAMPLE_PERIOD: in frequency mode only, else absent */
+	u64 id;	      /* PERF_SAMPLE_IDENTIFIER */
+	u64 ip;	      /* PERF_SAMPLE_IP */
+	u32 pid, tid; /* PERF_SAMPLE_TID */
+	u64 time;     /* PERF_SAMPLE_TIME */
+	u32 cpu, res; /* PERF_SAMPLE_CPU */
+	u64 period;   /* PERF_SAMPLE_PERIOD: in frequency mode only, else absent */
 };
 
 /* PERF_RECORD_MMAP2 (attr.mmap2; the build-id form with attr.build_id). */
@@ -55,21 +55,21 @@ struct perf_rec_mmap2 {
 			u32 maj, min;
 			u64 ino, ino_generation;
 		};
-		struct {	/* header.misc has PERF_RECORD_MISC_MMAP_BUILD_ID */
+		struct { /* header.misc has PERF_RECORD_MISC_MMAP_BUILD_ID */
 			u8 build_id_size, r1;
 			u16 r2;
 			u8 build_id[20];
 		};
 	};
 	u32 prot, flags;
-	char filename[];	/* NUL-terminated, padded to 8 bytes; the trailer follows */
+	char filename[]; /* NUL-terminated, padded to 8 bytes; the trailer follows */
 };
 
 /* PERF_RECORD_COMM (attr.comm; PERF_RECORD_MISC_COMM_EXEC with attr.comm_exec). */
 struct perf_rec_comm {
 	struct perf_event_header header;
 	u32 pid, tid;
-	char comm[];		/* NUL-terminated, padded to 8 bytes; the trailer follows */
+	char comm[]; /* NUL-terminated, padded to 8 bytes; the trailer follows */
 };
 
 /* PERF_RECORD_FORK and PERF_RECORD_EXIT (attr.task). */

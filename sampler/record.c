@@ -39,11 +39,11 @@
 #include "sampler/backend.h"
 
 /* SIGCHLD first, then the signals that stop a recording. */
-static const int handled[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
-			      SIGALRM, SIGPIPE, SIGXFSZ, SIGXCPU};
+static const int handled[] = {SIGCHLD, SIGINT,	SIGTERM, SIGHUP,  SIGQUIT, SIGUSR1,
+			      SIGUSR2, SIGALRM, SIGPIPE, SIGXFSZ, SIGXCPU};
 #define NR_HANDLED (sizeof(handled) / sizeof(handled[0]))
 
-static volatile sig_atomic_t got_signal;	/* the first stop signal */
+static volatile sig_atomic_t got_signal; /* the first stop signal */
 static volatile sig_atomic_t nr_signals;
 static volatile sig_atomic_t got_child;
 static pid_t self_pid;
@@ -82,7 +82,7 @@ static void install_handlers(struct sigaction *old)
 
 	self_pid = getpid();
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;	/* no SA_RESTART: poll returns EINTR */
+	sa.sa_sigaction = on_signal; /* no SA_RESTART: poll returns EINTR */
 	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < NR_HANDLED; i++) {
@@ -258,8 +258,8 @@ static void write_meta(struct sampler *s)
 	} else if (o->nr_pids) {
 		len = (size_t)snprintf(buf, sizeof(buf), "pid");
 		for (i = 0; i < o->nr_pids && len < sizeof(buf); i++)
-			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%d",
-						i ? "," : " ", (int)o->pids[i]);
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%d", i ? "," : " ",
+						(int)o->pids[i]);
 		ebs_writer__meta(s->w, EBS_META_TARGET, buf);
 	} else {
 		ebs_writer__meta(s->w, EBS_META_TARGET, "cmd");
@@ -285,7 +285,8 @@ void sampler__fall_back(struct sampler *s, unsigned int ev, int why)
 	if (s->why[ev][0]) {
 		size_t len = strlen(s->why[ev]);
 
-		snprintf(s->why[ev] + len, sizeof(s->why[ev]) - len, "; %s", event_open_reason(why));
+		snprintf(s->why[ev] + len, sizeof(s->why[ev]) - len, "; %s",
+			 event_open_reason(why));
 	} else {
 		ebs_strlcpy(s->why[ev], event_open_reason(why), sizeof(s->why[ev]));
 	}
@@ -313,7 +314,8 @@ int sampler__write_events(struct sampler *s)
 		ev.type = s->enc[i].type;
 		ev.config = s->enc[i].config;
 		ev.config1 = s->enc[i].config1;
-		ev.flags = (s->period || o->count_only ? 0 : EBS_EVF_FREQ) | (s->why[i][0] ? EBS_EVF_FALLBACK : 0) |
+		ev.flags = (s->period || o->count_only ? 0 : EBS_EVF_FREQ) |
+			   (s->why[i][0] ? EBS_EVF_FALLBACK : 0) |
 			   (u->exclude_user ? EBS_EVF_EXCLUDE_USER : 0) |
 			   (u->exclude_kernel ? EBS_EVF_EXCLUDE_KERNEL : 0) |
 			   (i == 0 ? EBS_EVF_GROUP_LEADER : 0) |
@@ -389,7 +391,7 @@ static pid_t spawn(char *const *argv, int out_fd, const struct sigaction *old, i
 		while ((n = read(go[0], &c, 1)) < 0 && errno == EINTR)
 			;
 		if (n != 1)
-			_exit(127);	/* ebs gave up before exec */
+			_exit(127); /* ebs gave up before exec */
 		if (out_fd > 0 && dup2(out_fd, STDOUT_FILENO) < 0)
 			_exit(127);
 		execvp(argv[0], argv);
@@ -423,7 +425,7 @@ static bool pid_alive(pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if (ebs_read_file(path, &stat) < 0)
 		return false;
-	paren = strrchr(stat, ')');	/* the name may contain anything */
+	paren = strrchr(stat, ')'); /* the name may contain anything */
 	alive = paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
 	free(stat);
 	return alive;
@@ -557,8 +559,8 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	for (i = 0; !e && i < o->nr_pids; i++)
 		e = synth_process(s.w, o->pids[i], t0);
 	if (e) {
-		ebs_error__set(err, -e, "%s: write failed: %s",
-				ebs_output_name(o->output), strerror(-e));
+		ebs_error__set(err, -e, "%s: write failed: %s", ebs_output_name(o->output),
+			       strerror(-e));
 		goto out;
 	}
 	e = s.backend->start(&s, err);
@@ -597,8 +599,10 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 			if (child > 0 && !child_done) {
 				kill(child, got_signal);
 				if (o->msg)
-					fprintf(o->msg, "ebs record: %s: passed on to the command (pid %d); "
-						"the recording ends when it exits\n", sn, (int)child);
+					fprintf(o->msg,
+						"ebs record: %s: passed on to the command (pid %d); "
+						"the recording ends when it exits\n",
+						sn, (int)child);
 			} else if (o->msg) {
 				fprintf(o->msg, "ebs record: %s: recording stopped\n", sn);
 			}
@@ -607,22 +611,25 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 			killed = true;
 			kill(child, SIGKILL);
 			if (o->msg)
-				fprintf(o->msg, "ebs record: a second signal: the command (pid %d) "
-					"killed\n", (int)child);
+				fprintf(o->msg,
+					"ebs record: a second signal: the command (pid %d) "
+					"killed\n",
+					(int)child);
 		}
 		if (child > 0 && !child_done && wait4(child, &status, WNOHANG, &ru) == child) {
 			child_done = true;
 			exit_status = status_code(status);
 			res->wall_ns = t_exec ? ebs_clock_ns() - t_exec : 0;
-			res->cpu_ns = (u64)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
-				      (u64)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+			res->cpu_ns =
+				(u64)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+				(u64)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
 		}
 		if (child > 0 ? child_done : (stopping || (o->nr_pids && !any_pid_alive(o))))
 			break;
 		e = s.backend->read(&s, 200, err);
 		if (!e && (e = ebs_writer__flush(s.w)))
-			ebs_error__set(err, -e, "%s: write failed: %s",
-					ebs_output_name(o->output), strerror(-e));
+			ebs_error__set(err, -e, "%s: write failed: %s", ebs_output_name(o->output),
+				       strerror(-e));
 		if (e)
 			goto out;
 	}

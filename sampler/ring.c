@@ -12,7 +12,7 @@ int perf_ring__drain(struct perf_event_mmap_page *meta, const u8 *data, size_t d
 	u64 head, tail = meta->data_tail;
 	int err = 0;
 
-	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);	/* read barrier */
+	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE); /* read barrier */
 	while (tail < head) {
 		const struct perf_event_header *h;
 		struct perf_event_header hcopy;
@@ -42,7 +42,7 @@ int perf_ring__drain(struct perf_event_mmap_page *meta, const u8 *data, size_t d
 		if (err)
 			break;
 	}
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* full barrier before giving space back */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* full barrier before giving space back */
 	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 	return err;
 }

@@ -12,19 +12,19 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include <ebs/ebs_events.h>	/* the named events, ebs_events[]: parsing, `ebs list` */
+#include <ebs/ebs_events.h> /* the named events, ebs_events[]: parsing, `ebs list` */
 
 #include "data/ebsdata.h"
 #include "util/util.h"
 
 /* One event as asked on the command line and what perf_event_open takes. */
 struct event_spec {
-	char name[64];		/* as asked: "cycles:u", "r01c2:cmask=1" */
-	u32 type;		/* PERF_TYPE_* */
+	char name[64]; /* as asked: "cycles:u", "r01c2:cmask=1" */
+	u32 type;      /* PERF_TYPE_* */
 	u64 config;
-	bool exclude_user;	/* :k */
-	bool exclude_kernel;	/* :u */
-	bool hardware;		/* needs a hardware PMU */
+	bool exclude_user;   /* :k */
+	bool exclude_kernel; /* :u */
+	bool hardware;	     /* needs a hardware PMU */
 };
 
 /*
@@ -50,38 +50,38 @@ bool event_spec__is_clock(const struct event_spec *ev);
 const char *event_open_reason(int err);
 
 enum record_backend {
-	BACKEND_PERF,			/* perf_event_open (the default) */
-	BACKEND_KMOD,			/* ebs.ko's /dev/ebs */
+	BACKEND_PERF, /* perf_event_open (the default) */
+	BACKEND_KMOD, /* ebs.ko's /dev/ebs */
 };
 
 struct record_opts {
-	const char *output;		/* "ebs.data"; "-" for stdout */
+	const char *output; /* "ebs.data"; "-" for stdout */
 	enum record_backend backend;
-	u32 kmod_mode;			/* EBS_MODE_* of include/ebs/ebs_abi.h */
+	u32 kmod_mode; /* EBS_MODE_* of include/ebs/ebs_abi.h */
 	struct event_spec events[EBS_MAX_EVENTS];
 	unsigned int nr_events;
-	u64 period;			/* -c N; 0 when frequency mode */
-	u64 periods[EBS_MAX_EVENTS];	/* per event, overriding period (all or none) */
-	u64 freq;			/* -F HZ */
+	u64 period;		     /* -c N; 0 when frequency mode */
+	u64 periods[EBS_MAX_EVENTS]; /* per event, overriding period (all or none) */
+	u64 freq;		     /* -F HZ */
 	bool no_fallback;
-	pid_t *pids;			/* -p */
+	pid_t *pids; /* -p */
 	unsigned int nr_pids;
-	bool system_wide;		/* -a */
-	char *const *argv;		/* command, or NULL */
-	unsigned int mmap_pages;	/* data pages per ring, power of two */
-	const char *cmdline;		/* ebs's own command line, for the header */
-	FILE *msg;			/* notices (fallbacks, the summary line); NULL: none */
-	bool count_only;		/* count the events, take no samples (perf backend) */
-	int child_stdout;		/* > 0: the command's standard output goes here */
+	bool system_wide;	 /* -a */
+	char *const *argv;	 /* command, or NULL */
+	unsigned int mmap_pages; /* data pages per ring, power of two */
+	const char *cmdline;	 /* ebs's own command line, for the header */
+	FILE *msg;		 /* notices (fallbacks, the summary line); NULL: none */
+	bool count_only;	 /* count the events, take no samples (perf backend) */
+	int child_stdout;	 /* > 0: the command's standard output goes here */
 	/* CALIBRATION header records, their event indexes into events[] */
 	const struct ebs_rec_calibration *calib;
 	unsigned int nr_calib;
 };
 
 struct record_result {
-	int exit_status;		/* of the command: code, or 128+signal; 0 otherwise */
+	int exit_status; /* of the command: code, or 128+signal; 0 otherwise */
 	bool have_child;
-	bool exec_failed;		/* the command could not be run (exit status 127) */
+	bool exec_failed; /* the command could not be run (exit status 127) */
 	u64 samples, lost, throttled, bytes;
 	/*
 	 * With -c N: samples the counters' totals call for (count / N, summed
@@ -97,7 +97,7 @@ struct record_result {
 	/* what each event counted (scaled when multiplexed), when known */
 	u64 counted[EBS_MAX_EVENTS];
 	bool multiplexed;		/* some counter ran part of the time only */
-	u64 running_ns[EBS_MAX_EVENTS];	/* how long each event's counters ran (their
+	u64 running_ns[EBS_MAX_EVENTS]; /* how long each event's counters ran (their
 					 * targets' CPU time, as the perf clock sees it) */
 	bool have_counts;
 };
@@ -110,7 +110,6 @@ struct record_result {
  * it.  When writing fails during collection, what was recorded is kept as
  * OUTPUT.partial and err says so (ebs_writer__abort_keep).
  */
-int ebs_record(const struct record_opts *opts, struct record_result *res,
-	       struct ebs_error *err);
+int ebs_record(const struct record_opts *opts, struct record_result *res, struct ebs_error *err);
 
 #endif /* EBS_SAMPLER_H */

@@ -30,7 +30,7 @@ int synth_comm(struct ebs_writer *w, pid_t pid, pid_t tid, u64 time)
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
 	len = ebs_read_file(path, &name);
 	if (len < 0)
-		return 0;	/* gone meanwhile */
+		return 0; /* gone meanwhile */
 	while (len > 0 && name[len - 1] == '\n')
 		name[--len] = '\0';
 	if (len > 32)
@@ -103,7 +103,7 @@ int synth_process(struct ebs_writer *w, pid_t pid, u64 time)
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	dir = opendir(path);
 	if (!dir)
-		return 0;	/* exited meanwhile */
+		return 0; /* exited meanwhile */
 	while (!err && (de = readdir(dir)))
 		if (isdigit((unsigned char)de->d_name[0]))
 			err = synth_comm(w, pid, (pid_t)atoi(de->d_name), time);

@@ -52,8 +52,8 @@ static void looked_add(struct looked *l, const char *path, const char *verdict)
 		l->buf = n;
 		l->cap = cap;
 	}
-	l->len += (size_t)snprintf(l->buf + l->len, l->cap - l->len, "%s%s%s%s",
-				   l->len ? ", " : "", path, verdict[0] ? " " : "", verdict);
+	l->len += (size_t)snprintf(l->buf + l->len, l->cap - l->len, "%s%s%s%s", l->len ? ", " : "",
+				   path, verdict[0] ? " " : "", verdict);
 }
 
 /* CRC-32 (the zlib polynomial, as .gnu_debuglink uses) of a whole file. */
@@ -89,7 +89,7 @@ static bool try_candidate(struct dso *d, const char *path, bool by_link, const c
 	*verdict = "";
 	if (d->path && stat(path, &st) == 0 && stat(d->path, &self) == 0 &&
 	    self.st_ino == st.st_ino && self.st_dev == st.st_dev)
-		return false;	/* the file itself (a debuglink naming its own file) */
+		return false; /* the file itself (a debuglink naming its own file) */
 	fd = sym_open_file(path, 0, &st);
 	if (fd == -SYM_ENOTREG)
 		*verdict = "(not a regular file)";
@@ -128,7 +128,7 @@ static char *dir_of(const char *path)
 	if (slash && slash != real)
 		*slash = '\0';
 	else if (slash)
-		slash[1] = '\0';	/* a file in / */
+		slash[1] = '\0'; /* a file in / */
 	return real;
 }
 
@@ -160,11 +160,13 @@ int dso__find_debug(struct symbolizer *s, struct dso *d)
 			looked_add(&l, cand, verdict);
 		}
 		for (k = 0; s->debug_dirs[k] && !found; k++) {
-			snprintf(cand, sizeof(cand), "%s%s/%s", s->debug_dirs[k], dir, d->debuglink);
+			snprintf(cand, sizeof(cand), "%s%s/%s", s->debug_dirs[k], dir,
+				 d->debuglink);
 			found = try_candidate(d, cand, true, &verdict);
 			looked_add(&l, cand, verdict);
-			if (!found && s->debug_dirs[k + 1]) {	/* a --debug-dir, not the default */
-				snprintf(cand, sizeof(cand), "%s/%s", s->debug_dirs[k], d->debuglink);
+			if (!found && s->debug_dirs[k + 1]) { /* a --debug-dir, not the default */
+				snprintf(cand, sizeof(cand), "%s/%s", s->debug_dirs[k],
+					 d->debuglink);
 				found = try_candidate(d, cand, true, &verdict);
 				looked_add(&l, cand, verdict);
 			}

@@ -45,24 +45,24 @@
 #include "symbolize/internal.h"
 
 #define NO_SCOPE     UINT32_MAX
-#define MAX_DEPTH    128	/* DIE nesting we follow; deeper is corrupt */
-#define MAX_REF_HOPS 8		/* abstract_origin/specification chains */
+#define MAX_DEPTH    128 /* DIE nesting we follow; deeper is corrupt */
+#define MAX_REF_HOPS 8	 /* abstract_origin/specification chains */
 
 struct dw_row {
 	u64 addr;
-	u32 file;		/* index into cu->files, or NO_SCOPE */
+	u32 file; /* index into cu->files, or NO_SCOPE */
 	u32 line;
 	u32 column;
-	u32 seq;		/* position in the line table, for a stable sort */
-	bool end;		/* end of a sequence: no line from here */
+	u32 seq;  /* position in the line table, for a stable sort */
+	bool end; /* end of a sequence: no line from here */
 };
 
 struct dw_scope {
-	const char *name;	/* interned; NULL when DWARF names none */
-	u32 parent;		/* NO_SCOPE for a subprogram */
-	u32 decl;		/* a subprogram's index into cu->decls, else NO_SCOPE */
+	const char *name; /* interned; NULL when DWARF names none */
+	u32 parent;	  /* NO_SCOPE for a subprogram */
+	u32 decl;	  /* a subprogram's index into cu->decls, else NO_SCOPE */
 	u32 depth;
-	u32 call_file;		/* for an inlined instance: index into cu->files */
+	u32 call_file; /* for an inlined instance: index into cu->files */
 	u32 call_line;
 	u32 call_column;
 };
@@ -81,12 +81,12 @@ _Static_assert(sizeof(Dwarf_Off) == sizeof(u64), "decl_by_off searches Dwarf_Off
 
 /* A subprogram DIE's declaration: where its source text starts. */
 struct dw_decl {
-	Dwarf_Off off;		/* the DIE; decls are in DIE (offset) order */
-	Dwarf_Off ref;		/* its specification or abstract origin, 0 if none */
-	const char *file;	/* interned, as cu->files; NULL when unknown */
+	Dwarf_Off off;	  /* the DIE; decls are in DIE (offset) order */
+	Dwarf_Off ref;	  /* its specification or abstract origin, 0 if none */
+	const char *file; /* interned, as cu->files; NULL when unknown */
 	const char *name;
-	u32 line;		/* 0 when unknown */
-	u32 encl;		/* the scope of the function whose DIE encloses it, or NO_SCOPE */
+	u32 line; /* 0 when unknown */
+	u32 encl; /* the scope of the function whose DIE encloses it, or NO_SCOPE */
 };
 
 struct dw_cu {
@@ -94,39 +94,39 @@ struct dw_cu {
 	bool decoded;
 	bool failed;
 	u16 version;
-	u64 base;			/* the CU's low_pc: base for its ranges */
-	u64 rng_base;			/* DW_AT_rnglists_base (DWARF 5) */
+	u64 base;     /* the CU's low_pc: base for its ranges */
+	u64 rng_base; /* DW_AT_rnglists_base (DWARF 5) */
 	struct dw_row *rows;
 	size_t nrows;
 	struct dw_scope *scopes;
 	size_t nscopes, cap_scopes;
-	struct dw_range *ranges;	/* scope ranges, as collected */
+	struct dw_range *ranges; /* scope ranges, as collected */
 	size_t nranges, cap_ranges;
 	struct dw_seg *segs;
 	size_t nsegs;
 	struct dw_decl *decls;
 	size_t ndecls, cap_decls;
-	u32 *decl_order;		/* indices of decls with a line, by (file, line) */
+	u32 *decl_order; /* indices of decls with a line, by (file, line) */
 	size_t ndecl_order;
 	const char **files;
 	u32 nfiles;
 	u32 line_version;
-	bool file0_is_1;	/* libdwarf's file 0 is the line program's default file 1 */
+	bool file0_is_1; /* libdwarf's file 0 is the line program's default file 1 */
 };
 
 /* One table of .debug_rnglists: [start, end) of the section. */
 struct rng_table {
 	u64 start;
 	u64 end;
-	u64 offsets;		/* where its offset array starts (what DW_AT_rnglists_base names) */
-	u64 count;		/* offset_entry_count */
-	unsigned int offsz;	/* 4 or 8: DWARF 32 or 64 */
-	unsigned int asz;	/* address size */
+	u64 offsets;	    /* where its offset array starts (what DW_AT_rnglists_base names) */
+	u64 count;	    /* offset_entry_count */
+	unsigned int offsz; /* 4 or 8: DWARF 32 or 64 */
+	unsigned int asz;   /* address size */
 };
 
 struct cu_span {
 	u64 lo, hi;
-	u64 max_hi;		/* max hi over this and every earlier span */
+	u64 max_hi; /* max hi over this and every earlier span */
 	u32 cu;
 };
 
@@ -141,9 +141,9 @@ struct table_verdict {
 	UT_hash_handle hh;
 	Dwarf_Off off;
 	bool ok;
-	u32 nfiles;		/* when ok, the table's files: */
-	const char **names;	/* each one's name, interned */
-	const char **dirs;	/* and directory entry (NULL: the unit's own) */
+	u32 nfiles;	    /* when ok, the table's files: */
+	const char **names; /* each one's name, interned */
+	const char **dirs;  /* and directory entry (NULL: the unit's own) */
 };
 
 struct dwarf_info {
@@ -156,14 +156,14 @@ struct dwarf_info {
 	size_t nspans;
 	struct ebs_strset *strs;
 	struct name_cache *names;
-	struct table_verdict *tables;	/* by .debug_line offset */
-	char why[256];		/* the first problem met, for --stats */
-	char rnglists_bad[160];	/* why .debug_rnglists is not read, "" when it is */
+	struct table_verdict *tables; /* by .debug_line offset */
+	char why[256];		      /* the first problem met, for --stats */
+	char rnglists_bad[160];	      /* why .debug_rnglists is not read, "" when it is */
 	/* .debug_rnglists as lists_check() found it good, for rnglists() */
-	unsigned char *rng;		/* a copy of the section, or NULL */
-	struct rng_table *rng_tables;	/* its tables, by start */
+	unsigned char *rng;	      /* a copy of the section, or NULL */
+	struct rng_table *rng_tables; /* its tables, by start */
 	size_t nrng_tables;
-	bool rng_msb;			/* big-endian */
+	bool rng_msb; /* big-endian */
 };
 
 static void note(struct dwarf_info *di, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -336,7 +336,7 @@ struct span_vec {
 static int span_push(struct span_vec *sv, u64 lo, u64 hi)
 {
 	if (hi <= lo)
-		return 0;	/* empty or backwards: nothing to cover */
+		return 0; /* empty or backwards: nothing to cover */
 	if (ebs_grow((void **)&sv->v, &sv->cap, sv->n, sizeof(*sv->v), 8))
 		return -ENOMEM;
 	sv->v[sv->n][0] = lo;
@@ -455,7 +455,7 @@ static int rnglists(struct dwarf_info *di, Dwarf_Die die, Dwarf_Attribute attr, 
 	end = di->rng + t->end;
 	for (n = 0; p < end && !e; n++) {
 		unsigned int code = *p++;
-		u64 a = 0, b = 0, lo = 0, hi = 0;	/* lo == hi: no range */
+		u64 a = 0, b = 0, lo = 0, hi = 0; /* lo == hi: no range */
 		bool ok;
 
 		switch (code) {
@@ -469,7 +469,8 @@ static int rnglists(struct dwarf_info *di, Dwarf_Die die, Dwarf_Attribute attr, 
 			     addr_at(di, die, a, &lo) && addr_at(di, die, b, &hi);
 			break;
 		case DW_RLE_startx_length:
-			ok = get_uleb(&p, end, &a) && get_uleb(&p, end, &b) && addr_at(di, die, a, &lo);
+			ok = get_uleb(&p, end, &a) && get_uleb(&p, end, &b) &&
+			     addr_at(di, die, a, &lo);
 			hi = lo + b;
 			break;
 		case DW_RLE_offset_pair:
@@ -506,7 +507,8 @@ static int rnglists(struct dwarf_info *di, Dwarf_Die die, Dwarf_Attribute attr, 
 			break;
 		}
 		if (!ok) {
-			note(di, ".debug_rnglists: the range list at offset %#llx does not decode (entry %llu)",
+			note(di,
+			     ".debug_rnglists: the range list at offset %#llx does not decode (entry %llu)",
 			     (unsigned long long)off, (unsigned long long)n);
 			return e;
 		}
@@ -587,8 +589,8 @@ static bool get_highpc(struct dwarf_info *di, Dwarf_Die die, Dwarf_Addr lo, Dwar
 }
 
 /* The address ranges of a DIE: low_pc/high_pc, or DW_AT_ranges. */
-static int die_spans(struct dwarf_info *di, Dwarf_Die die, u16 version, u64 base,
-		     u64 rng_base, struct span_vec *sv)
+static int die_spans(struct dwarf_info *di, Dwarf_Die die, u16 version, u64 base, u64 rng_base,
+		     struct span_vec *sv)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Error err = NULL;
@@ -607,7 +609,7 @@ static int die_spans(struct dwarf_info *di, Dwarf_Die die, u16 version, u64 base
 		return 0;
 	}
 	if (!get_highpc(di, die, lo, &hi))
-		return span_push(sv, lo, lo + 1);	/* a lone address */
+		return span_push(sv, lo, lo + 1); /* a lone address */
 	return span_push(sv, lo, hi);
 }
 
@@ -645,7 +647,7 @@ static bool libdwarf_file_register_starts_at_0(void)
 	unsigned int major = 0, minor = 0;
 
 	if (!v || strspn(v, "0123456789") >= 8)
-		return true;	/* "20210528" */
+		return true; /* "20210528" */
 	return sscanf(v, "%u.%u", &major, &minor) == 2 && major == 0 && minor < 5;
 }
 
@@ -725,8 +727,7 @@ static u32 top_scope(const struct dw_cu *cu, u32 sc)
 }
 
 /* Record a subprogram DIE's declaration; *index gets its place in cu->decls. */
-static int add_decl(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 parent,
-		    u32 *index)
+static int add_decl(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 parent, u32 *index)
 {
 	struct dw_decl d = {0};
 	Dwarf_Error err = NULL;
@@ -764,7 +765,7 @@ static int add_code_scope(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die
 	*index = NO_SCOPE;
 	e = die_spans(di, die, cu->version, cu->base, cu->rng_base, &sv);
 	if (e || !sv.n)
-		goto out;	/* a declaration or an abstract instance: no code */
+		goto out; /* a declaration or an abstract instance: no code */
 	sc.name = die_name(di, die, 0);
 	sc.parent = tag == DW_TAG_inlined_subroutine ? parent : NO_SCOPE;
 	sc.depth = depth;
@@ -950,7 +951,8 @@ static int table_files(struct dwarf_info *di, Dwarf_Line_Context ctx, Dwarf_Unsi
 		}
 		/* before DWARF 5, directory 0 is the unit's DW_AT_comp_dir, not in the table */
 		if ((version == 5 || dir) &&
-		    dwarf_srclines_include_dir_data(ctx, (Dwarf_Signed)dir, &dname, &err) != DW_DLV_OK)
+		    dwarf_srclines_include_dir_data(ctx, (Dwarf_Signed)dir, &dname, &err) !=
+			    DW_DLV_OK)
 			dname = NULL;
 		drop_error(di, &err);
 		tv->names[i - base] = intern_text(di, name);
@@ -1012,7 +1014,7 @@ static const struct table_verdict *line_table(struct dwarf_info *di, Dwarf_Die c
 	if (tv != local) {
 		tv->off = off;
 		HASH_ADD(hh, di->tables, off, sizeof(tv->off), tv);
-		if (!tv->hh.tbl) {	/* not kept: this unit's alone */
+		if (!tv->hh.tbl) { /* not kept: this unit's alone */
 			*local = *tv;
 			free(tv);
 			tv = local;
@@ -1097,7 +1099,7 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 
 	if (dwarf_srclines_b(cu_die, &version, &tables, &ctx, &err) != DW_DLV_OK) {
 		drop_error(di, &err);
-		return 0;	/* no line table: scopes only */
+		return 0; /* no line table: scopes only */
 	}
 	cu->line_version = (u32)version;
 	/*
@@ -1180,7 +1182,7 @@ static int bound_cmp(const void *pa, const void *pb)
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
 	if (a->open != b->open)
-		return a->open ? 1 : -1;	/* close before open at one address */
+		return a->open ? 1 : -1; /* close before open at one address */
 	return a->range < b->range ? -1 : a->range > b->range;
 }
 
@@ -1218,7 +1220,7 @@ static int build_segments(struct dw_cu *cu)
 				}
 		}
 		if (i + 1 < nb && b[i + 1].addr == b[i].addr)
-			continue;	/* settle every boundary at this address first */
+			continue; /* settle every boundary at this address first */
 		for (j = 0; j < nopen; j++) {
 			const struct dw_range *r = &cu->ranges[open[j]];
 			u32 d = cu->scopes[r->scope].depth;
@@ -1237,8 +1239,8 @@ static int build_segments(struct dw_cu *cu)
 			cu->segs[cu->nsegs - 1].hi = b[i + 1].addr;
 			continue;
 		}
-		cu->segs[cu->nsegs++] = (struct dw_seg){b[i].addr, b[i + 1].addr,
-							cu->ranges[best].scope};
+		cu->segs[cu->nsegs++] =
+			(struct dw_seg){b[i].addr, b[i + 1].addr, cu->ranges[best].scope};
 	}
 out:
 	free(b);
@@ -1421,7 +1423,7 @@ static int children_spans(struct dwarf_info *di, Dwarf_Die cu_die, u16 version, 
 	while (r == DW_DLV_OK && !e) {
 		Dwarf_Half tag = 0;
 
-		if (!die_after(di, child, &last)) {	/* a sibling loop */
+		if (!die_after(di, child, &last)) { /* a sibling loop */
 			dwarf_dealloc_die(child);
 			break;
 		}
@@ -1494,8 +1496,8 @@ static int build_index(struct dwarf_info *di)
 				e = -ENOMEM;
 				break;
 			}
-			di->spans[di->nspans++] = (struct cu_span){sv.v[i][0], sv.v[i][1], 0,
-								   (u32)di->ncus};
+			di->spans[di->nspans++] =
+				(struct cu_span){sv.v[i][0], sv.v[i][1], 0, (u32)di->ncus};
 		}
 		if (e)
 			break;
@@ -1504,7 +1506,7 @@ static int build_index(struct dwarf_info *di)
 	free(sv.v);
 	if (e)
 		return e;
-	if (di->nspans)	/* spans is NULL when no unit has code: no qsort of NULL */
+	if (di->nspans) /* spans is NULL when no unit has code: no qsort of NULL */
 		qsort(di->spans, di->nspans, sizeof(*di->spans), span_cmp);
 	for (i = 0; i < di->nspans; i++)
 		di->spans[i].max_hi = i && di->spans[i - 1].max_hi > di->spans[i].hi
@@ -1542,8 +1544,7 @@ static struct dw_cu *cu_of(struct dwarf_info *di, u64 addr)
  * tables, the tables are listed there too (*ntables of them, malloc'd).
  */
 static bool lists_section_ok(const char *name, const unsigned char *p, u64 size, bool msb,
-			     char *buf, size_t buf_len, struct rng_table **tables,
-			     size_t *ntables)
+			     char *buf, size_t buf_len, struct rng_table **tables, size_t *ntables)
 {
 	size_t cap = 0;
 	u64 off = 0;
@@ -1562,7 +1563,7 @@ static bool lists_section_ok(const char *name, const unsigned char *p, u64 size,
 			hdr = 12;
 			offsz = 8;
 		} else if (len >= 0xfffffff0) {
-			goto bad;	/* reserved lengths */
+			goto bad; /* reserved lengths */
 		}
 		if (len > size - off - hdr || len < 8)
 			goto bad;
@@ -1584,8 +1585,12 @@ static bool lists_section_ok(const char *name, const unsigned char *p, u64 size,
 				goto fail;
 			}
 			(*tables)[(*ntables)++] = (struct rng_table){
-				.start = off, .end = off + hdr + len, .offsets = off + hdr + 8,
-				.count = count, .offsz = offsz, .asz = asz,
+				.start = off,
+				.end = off + hdr + len,
+				.offsets = off + hdr + 8,
+				.count = count,
+				.offsz = offsz,
+				.asz = asz,
 			};
 		}
 		off += hdr + len;
@@ -1604,18 +1609,18 @@ fail:
 }
 
 #define MAX_LISTS_SECTIONS 8		/* more sections named so: not a file to trust */
-#define MAX_COPY_SIZE (1ull << 30)	/* bytes of a file copied to hide sections */
+#define MAX_COPY_SIZE	   (1ull << 30) /* bytes of a file copied to hide sections */
 
 enum { LISTS_RNG, LISTS_LOC, LISTS_KINDS };
 
 /* Where the range and location list sections' headers are, and whether they hold. */
 struct lists_scan {
-	u64 size_at[LISTS_KINDS][MAX_LISTS_SECTIONS];	/* file offsets of their sh_size */
+	u64 size_at[LISTS_KINDS][MAX_LISTS_SECTIONS]; /* file offsets of their sh_size */
 	unsigned int n[LISTS_KINDS];
 	bool bad[LISTS_KINDS];
-	unsigned int size_len;		/* of sh_size: 4 (ELF32) or 8 */
-	bool unreadable;		/* not even the headers: no DWARF at all */
-	char why[160];			/* the first problem, for the note */
+	unsigned int size_len; /* of sh_size: 4 (ELF32) or 8 */
+	bool unreadable;       /* not even the headers: no DWARF at all */
+	char why[160];	       /* the first problem, for the note */
 };
 
 /*
@@ -1675,7 +1680,7 @@ static void lists_check(struct dwarf_info *di, struct lists_scan *ls)
 			rel[k] = true;
 			continue;
 		}
-		gnu = !strncmp(name, ".zdebug_", 8);	/* the GNU way of compressing */
+		gnu = !strncmp(name, ".zdebug_", 8); /* the GNU way of compressing */
 		base = name + (gnu ? 2 : 1);
 		if (name[0] != '.' ||
 		    strncmp(base, k == LISTS_RNG ? "debug_rnglists" : "debug_loclists", 14))
@@ -1690,7 +1695,7 @@ static void lists_check(struct dwarf_info *di, struct lists_scan *ls)
 		ls->size_at[k][ls->n[k]++] = eh.e_shoff + elf_ndxscn(scn) * (u64)eh.e_shentsize +
 					     (ls->size_len == 8 ? 32 : 20);
 		if (ls->bad[k] || sh.sh_type == SHT_NOBITS || !sh.sh_size)
-			continue;	/* known bad already, or nothing libdwarf could read */
+			continue; /* known bad already, or nothing libdwarf could read */
 		if (((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) ||
 		    (gnu && elf_compress_gnu(scn, 0, 0) < 0)) {
 			snprintf(why, sizeof(why), "%s does not decompress", name);
@@ -1705,7 +1710,8 @@ static void lists_check(struct dwarf_info *di, struct lists_scan *ls)
 				snprintf(why, sizeof(why), "two %s sections", name);
 			else
 				ok = lists_section_ok(name, data->d_buf, data->d_size, msb, why,
-						      sizeof(why), &di->rng_tables, &di->nrng_tables);
+						      sizeof(why), &di->rng_tables,
+						      &di->nrng_tables);
 			if (ok && (di->rng = malloc(data->d_size ? data->d_size : 1))) {
 				memcpy(di->rng, data->d_buf, data->d_size);
 				di->rng_msb = msb;
@@ -1714,8 +1720,8 @@ static void lists_check(struct dwarf_info *di, struct lists_scan *ls)
 				ok = false;
 			}
 		} else {
-			ok = lists_section_ok(name, data->d_buf, data->d_size, msb, why, sizeof(why),
-					      NULL, NULL);
+			ok = lists_section_ok(name, data->d_buf, data->d_size, msb, why,
+					      sizeof(why), NULL, NULL);
 		}
 		if (!ok) {
 			ls->bad[k] = true;
@@ -1723,7 +1729,7 @@ static void lists_check(struct dwarf_info *di, struct lists_scan *ls)
 				snprintf(di->rnglists_bad, sizeof(di->rnglists_bad), "%s", why);
 		}
 	}
-	if (ls->bad[LISTS_RNG] || rel[LISTS_RNG]) {	/* none of the range lists, then */
+	if (ls->bad[LISTS_RNG] || rel[LISTS_RNG]) { /* none of the range lists, then */
 		free(di->rng);
 		free(di->rng_tables);
 		di->rng = NULL;
@@ -1806,8 +1812,10 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle, char *why, 
 		int copy = hide_sections(di->fd, &st, &ls);
 
 		if (copy < 0) {
-			snprintf(why, why_len, "corrupt list sections, and a copy without them: %s: DWARF not read",
-				 strerror(-copy));
+			snprintf(
+				why, why_len,
+				"corrupt list sections, and a copy without them: %s: DWARF not read",
+				strerror(-copy));
 			dwarf_info__free(di);
 			return NULL;
 		}
@@ -1926,7 +1934,7 @@ int dwarf_info__lookup(struct dwarf_info *di, u64 addr, struct sym_frame *frames
 		return 0;
 	/* innermost: the line table's location, in the innermost scope's function */
 	memset(&frames[0], 0, sizeof(frames[0]));
-	if (row && row->line) {	/* line 0: code the compiler made up, no source line */
+	if (row && row->line) { /* line 0: code the compiler made up, no source line */
 		frames[0].file = file_name(cu, row->file);
 		frames[0].line = row->line;
 		frames[0].column = row->column;
@@ -1973,7 +1981,9 @@ static int cu_rows(const struct dw_cu *cu, u64 lo, u64 hi,
 			continue;
 		sc = scope_of(cu, row->addr);
 		out = (struct sym_row){
-			.addr = row->addr, .file = file_name(cu, row->file), .line = row->line,
+			.addr = row->addr,
+			.file = file_name(cu, row->file),
+			.line = row->line,
 			.inlined = sc != NO_SCOPE && cu->scopes[sc].parent != NO_SCOPE,
 		};
 		e = fn(ctx, &out);
@@ -2145,7 +2155,7 @@ int eh_frame__fde_around(const char *path, u64 addr, u64 *lo, u64 *hi, u64 *next
 			continue;
 		}
 		if (len > UINT64_MAX - low)
-			continue;	/* a range that wraps: no FDE covers that */
+			continue; /* a range that wraps: no FDE covers that */
 		if (low <= addr && addr - low < len) {
 			*lo = low;
 			*hi = low + len;

@@ -32,10 +32,10 @@
 #include <dwarf.h>
 #include <libdwarf.h>
 
-#ifdef DW_DLC_READ	/* the API before libdwarf 0.1.0 */
+#ifdef DW_DLC_READ /* the API before libdwarf 0.1.0 */
 
-static inline int ebs_dwarf_init_b(int fd, unsigned int group, Dwarf_Handler handler,
-				   Dwarf_Ptr arg, Dwarf_Debug *dbg, Dwarf_Error *err)
+static inline int ebs_dwarf_init_b(int fd, unsigned int group, Dwarf_Handler handler, Dwarf_Ptr arg,
+				   Dwarf_Debug *dbg, Dwarf_Error *err)
 {
 	return dwarf_init_b(fd, DW_DLC_READ, group, handler, arg, dbg, err);
 }
@@ -47,11 +47,11 @@ static inline int ebs_dwarf_finish(Dwarf_Debug dbg)
 	return dwarf_finish(dbg, &err);
 }
 
-#define dwarf_init_b(fd, group, handler, arg, dbg, err) \
+#define dwarf_init_b(fd, group, handler, arg, dbg, err)                                            \
 	ebs_dwarf_init_b(fd, group, handler, arg, dbg, err)
-#define dwarf_finish(dbg)		 ebs_dwarf_finish(dbg)
-#define dwarf_dealloc_ranges		 dwarf_ranges_dealloc
-#define dwarf_dealloc_fde_cie_list	 dwarf_fde_cie_list_dealloc
+#define dwarf_finish(dbg)	   ebs_dwarf_finish(dbg)
+#define dwarf_dealloc_ranges	   dwarf_ranges_dealloc
+#define dwarf_dealloc_fde_cie_list dwarf_fde_cie_list_dealloc
 #endif
 
 #endif

@@ -275,7 +275,7 @@ static int add_entry_sym(Elf *e, const char *path, struct raw_vec *rv)
 			sec_end = sat_add(sh.sh_addr, sh.sh_size);
 	}
 	if (!sec_end)
-		return 0;	/* not in code: nothing to name */
+		return 0; /* not in code: nothing to name */
 	/* Covered as symtab__build will extend them: a sized symbol over entry... */
 	for (i = 0; i < rv->n; i++) {
 		const struct raw_sym *r = &rv->v[i];
@@ -311,7 +311,7 @@ static int add_entry_sym(Elf *e, const char *path, struct raw_vec *rv)
 	else if (path)
 		end = next_fde < end ? next_fde : end;
 	rs.addr = entry;
-	rs.size = end - entry;	/* > 0: every bound lies above entry */
+	rs.size = end - entry; /* > 0: every bound lies above entry */
 	rs.sec_end = sec_end;
 	rs.name = "_start";
 	rs.name_len = strlen(rs.name);
@@ -407,7 +407,7 @@ int symtab__build(struct symtab *t, struct raw_vec *rv, bool demangle)
 			memcpy(p + len, plt_suffix, sizeof(plt_suffix));
 		else
 			p[len] = '\0';
-		syms[i].name = sym_clean_text(p);	/* a crafted name prints as one line */
+		syms[i].name = sym_clean_text(p); /* a crafted name prints as one line */
 		p += strlen(p) + 1;
 		if (dm)
 			free(dm[i]);
@@ -450,7 +450,8 @@ void symtab__exit(struct symtab *t)
 const struct sym *symtab__find(const struct symtab *t, u64 addr)
 {
 	size_t lo = ebs_upper_bound(t->syms, t->nsyms, sizeof(t->syms[0]),
-				    offsetof(struct sym, addr), addr), i;
+				    offsetof(struct sym, addr), addr),
+	       i;
 
 	if (!lo)
 		return NULL;
@@ -650,7 +651,7 @@ static int collect_all(Elf *e, struct raw_vec *rv, bool *has_symtab, char *why, 
 		return err;
 	if (!rv->n)
 		ebs_set_why(why, why_len, "%s",
-			symtab || dynsym ? "no usable function symbols" : "no symbol table");
+			    symtab || dynsym ? "no usable function symbols" : "no symbol table");
 	return 0;
 }
 
@@ -676,8 +677,8 @@ static Elf *elf_open(int fd, void *image, size_t image_size, char *why, size_t w
 	return e;
 }
 
-int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool demangle,
-		  char *why, size_t why_len)
+int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool demangle, char *why,
+		  size_t why_len)
 {
 	struct raw_vec rv = {0};
 	size_t shstrndx;
@@ -739,7 +740,7 @@ int dso__load_debug_symtab(struct dso *d, int fd, int dbg_fd, bool demangle)
 		}
 	}
 	if (!err && !rv.n)
-		err = -ENOENT;	/* nothing better than what d has */
+		err = -ENOENT; /* nothing better than what d has */
 	if (!err && e && !elf_getshdrstrndx(e, &shstrndx)) {
 		err = collect_plt(e, shstrndx, &rv);
 		/* the file's entry point, which the debug file's table may leave unnamed */

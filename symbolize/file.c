@@ -31,7 +31,7 @@ static bool in_shared_dir(const char *path)
 	} else {
 		len = slash == path ? 1 : (size_t)(slash - path);
 		if (len >= sizeof(dir))
-			return true;	/* cannot tell: assume the worst */
+			return true; /* cannot tell: assume the worst */
 		memcpy(dir, path, len);
 		dir[len] = '\0';
 	}

@@ -17,15 +17,14 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-
 #include "symbolize/symbolize.h"
 #include "util/hash.h"
 
 /* One function symbol, in the DSO's link-time address space. */
 struct sym {
 	u64 addr;
-	u64 end;	/* exclusive: a lookup hits when addr <= a < end */
-	u64 max_end;	/* max(end) over this and every earlier entry, for overlaps */
+	u64 end;	  /* exclusive: a lookup hits when addr <= a < end */
+	u64 max_end;	  /* max(end) over this and every earlier entry, for overlaps */
 	const char *name; /* in the owning table's arena */
 };
 
@@ -50,12 +49,12 @@ enum {
 struct raw_sym {
 	u64 addr;
 	u64 size;
-	u64 sec_end;		/* end of its section, 0 when unknown */
-	const char *name;	/* owned by the reader until the table is built */
+	u64 sec_end;	  /* end of its section, 0 when unknown */
+	const char *name; /* owned by the reader until the table is built */
 	size_t name_len;
 	u8 rank;
-	bool plt;		/* name gets "@plt" appended */
-	size_t order;		/* position in the table, set by raw_vec__push */
+	bool plt;     /* name gets "@plt" appended */
+	size_t order; /* position in the table, set by raw_vec__push */
 };
 
 struct raw_vec {
@@ -94,35 +93,35 @@ struct dso {
 	void *key;
 	size_t key_len;
 	bool failed;
-	bool refused;		/* failed: not the file the recording names */
-	u64 unresolved;		/* lookups in it since symbolizer__warn_unresolved */
-	char unusable[320];	/* why it failed, "" when it did not (or not worth a word) */
+	bool refused;	    /* failed: not the file the recording names */
+	u64 unresolved;	    /* lookups in it since symbolizer__warn_unresolved */
+	char unusable[320]; /* why it failed, "" when it did not (or not worth a word) */
 	struct symtab symtab;
-	struct segment *segs;	/* NULL/0: translate nothing, use the file offset */
+	struct segment *segs; /* NULL/0: translate nothing, use the file offset */
 	size_t nsegs;
-	void *image;		/* our copy of an in-memory image, or NULL */
+	void *image; /* our copy of an in-memory image, or NULL */
 	size_t image_size;
-	u8 build_id_size;	/* the file's own NT_GNU_BUILD_ID, 0 if none */
+	u8 build_id_size; /* the file's own NT_GNU_BUILD_ID, 0 if none */
 	u8 build_id[20];
-	u16 machine;		/* ELF e_machine */
+	u16 machine; /* ELF e_machine */
 
 	/* what the ELF file says about its debug information */
-	bool has_symtab;	/* .symtab with functions (else .dynsym was used) */
-	bool has_dwarf;		/* .debug_info with contents */
+	bool has_symtab; /* .symtab with functions (else .dynsym was used) */
+	bool has_dwarf;	 /* .debug_info with contents */
 	bool has_debuglink;
 	u32 debuglink_crc;
-	char debuglink[256];	/* .gnu_debuglink file name */
+	char debuglink[256]; /* .gnu_debuglink file name */
 
-	char *path;		/* the file, NULL for an image */
-	char *debug_path;	/* where DWARF is: path, a separate file, or NULL */
-	char *symbols_from;	/* the file the symbol table came from */
-	char *looked;		/* where a separate debug file was looked for */
+	char *path;	    /* the file, NULL for an image */
+	char *debug_path;   /* where DWARF is: path, a separate file, or NULL */
+	char *symbols_from; /* the file the symbol table came from */
+	char *looked;	    /* where a separate debug file was looked for */
 	bool dwarf_tried;
 	struct dwarf_info *dwarf;
 	char dwarf_problem[640];
-	struct sym_dso_info info;	/* views of the above, handed out */
+	struct sym_dso_info info; /* views of the above, handed out */
 
-	struct addr_ent *cache;	/* per-address results, by link-time address */
+	struct addr_ent *cache; /* per-address results, by link-time address */
 	bool is_jit;		/* a perf-PID.map: addresses are runtime ones */
 
 	/*
@@ -131,11 +130,11 @@ struct dso {
 	 * found by its identity (the file's own build-id, else device, inode
 	 * and mtime) in symbolizer.dsos_by_id; a later one points at it.
 	 */
-	struct dso *canon;	/* NULL: this one is canonical */
+	struct dso *canon; /* NULL: this one is canonical */
 	UT_hash_handle hh_id;
 	void *id_key;
 	size_t id_len;
-	u64 st_dev, st_ino;	/* of the loaded file, 0 for an image */
+	u64 st_dev, st_ino; /* of the loaded file, 0 for an image */
 	s64 st_mtime_sec, st_mtime_nsec;
 };
 
@@ -143,25 +142,25 @@ struct dso {
 struct ksym {
 	u64 addr;
 	const char *name;
-	const char *dso;	/* "[kernel]" or an interned "[modname]" */
-	bool global;		/* upper-case type letter: preferred among aliases */
+	const char *dso; /* "[kernel]" or an interned "[modname]" */
+	bool global;	 /* upper-case type letter: preferred among aliases */
 };
 
 struct kallsyms {
-	struct ksym *syms;	/* sorted by addr, one per address */
+	struct ksym *syms; /* sorted by addr, one per address */
 	size_t nsyms;
 	char *arena;
-	struct ebs_strset *mods;	/* "[modname]" */
-	u64 stext;		/* _stext's address, 0: not listed (read before
-				 * aliases are merged: _text often wins it) */
+	struct ebs_strset *mods; /* "[modname]" */
+	u64 stext;		 /* _stext's address, 0: not listed (read before
+				  * aliases are merged: _text often wins it) */
 };
 
 struct map_ent;
 
 struct symbolizer {
-	char *kallsyms_path;	/* NULL: /proc/kallsyms */
-	char *kcore_path;	/* NULL: /proc/kcore */
-	char **debug_dirs;	/* the options' dirs, then /usr/lib/debug; NULL-terminated */
+	char *kallsyms_path; /* NULL: /proc/kallsyms */
+	char *kcore_path;    /* NULL: /proc/kcore */
+	char **debug_dirs;   /* the options' dirs, then /usr/lib/debug; NULL-terminated */
 	char *perf_map_dir;
 	bool demangle;
 	bool no_dwarf;
@@ -169,12 +168,12 @@ struct symbolizer {
 	void *warn_ctx;
 
 	struct dso *dsos;	/* by dso.key */
-	struct dso *dsos_by_id;	/* canonical ones, by dso.id_key (hh_id) */
+	struct dso *dsos_by_id; /* canonical ones, by dso.id_key (hh_id) */
 	struct map_ent *maps;	/* per-mapping shortcut to the dso, see symbolize.c */
 	void *keybuf;		/* scratch for building map keys */
 	size_t keybuf_cap;
 
-	bool kernel_tried;	/* kallsyms read (or failed to) */
+	bool kernel_tried;	 /* kallsyms read (or failed to) */
 	struct kallsyms *kernel; /* NULL when unreadable or restricted */
 };
 
@@ -183,7 +182,7 @@ struct symbolizer {
 /* sym_open_file's -errno for "not a regular file" (a FIFO, a device, a directory) */
 #define SYM_ENOTREG EMEDIUMTYPE
 /* sym_open_file flags */
-#define SYM_OPEN_OWNED 1u	/* in a world-writable directory: owned by root or us, no link */
+#define SYM_OPEN_OWNED 1u /* in a world-writable directory: owned by root or us, no link */
 
 /*
  * Open path read-only as a regular file without ever blocking: O_NONBLOCK
@@ -229,8 +228,8 @@ void symbolizer__warn(struct symbolizer *s, const char *fmt, ...)
  * one-line reason in why.  "No symbols" is a success with an empty table;
  * the caller warns about it.
  */
-int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool demangle,
-		  char *why, size_t why_len);
+int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool demangle, char *why,
+		  size_t why_len);
 
 /*
  * Replace d's symbols by the .symtab of its separate debug file (dbg_fd),
@@ -254,7 +253,8 @@ int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf
 
 /* Link-time address of file offset off in d. */
 u64 dso__file_to_vaddr(const struct dso *d, u64 off);
-/* File offset of link-time address vaddr in d, with *room bytes after it in its segment; -1 if none. */
+/* File offset of link-time address vaddr in d, with *room bytes after it in its segment; -1 if
+ * none. */
 s64 dso__vaddr_to_file(const struct dso *d, u64 vaddr, u64 *room);
 
 /* The symbol covering addr, or NULL. */
@@ -266,8 +266,7 @@ void symtab__exit(struct symtab *t);
  * (-ENOENT when there is no such file) with the reason in why: see
  * jitmap.c for what is refused.  jitmap__load: the same without a reason.
  */
-int jitmap__load_why(const char *path, struct symtab *t, bool demangle, char *why,
-		     size_t why_len);
+int jitmap__load_why(const char *path, struct symtab *t, bool demangle, char *why, size_t why_len);
 int jitmap__load(const char *path, struct symtab *t, bool demangle);
 
 /* Kernel side (kallsyms.c). */

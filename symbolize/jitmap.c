@@ -19,8 +19,8 @@
 
 #include "symbolize/internal.h"
 
-#define JITMAP_MAX_SIZE (1ull << 30)	/* bytes */
-#define JITMAP_MAX_LINE 65536		/* bytes */
+#define JITMAP_MAX_SIZE (1ull << 30) /* bytes */
+#define JITMAP_MAX_LINE 65536	     /* bytes */
 
 static bool parse_hex(char **p, u64 *out)
 {
@@ -37,8 +37,7 @@ static bool parse_hex(char **p, u64 *out)
 	return true;
 }
 
-int jitmap__load_why(const char *path, struct symtab *t, bool demangle, char *why,
-		     size_t why_len)
+int jitmap__load_why(const char *path, struct symtab *t, bool demangle, char *why, size_t why_len)
 {
 	struct raw_vec rv = {0};
 	char *buf = NULL, *line, *next;
@@ -57,8 +56,8 @@ int jitmap__load_why(const char *path, struct symtab *t, bool demangle, char *wh
 	if (len == -EFBIG)
 		snprintf(why, why_len, "larger than %llu MiB: not read", JITMAP_MAX_SIZE >> 20);
 	else if (len == -E2BIG)
-		snprintf(why, why_len, "line %zu is %d bytes long or more: not a perf map", bad_line,
-			 JITMAP_MAX_LINE);
+		snprintf(why, why_len, "line %zu is %d bytes long or more: not a perf map",
+			 bad_line, JITMAP_MAX_LINE);
 	else if (len < 0)
 		snprintf(why, why_len, "%s", strerror((int)-len));
 	if (len < 0)
@@ -71,7 +70,7 @@ int jitmap__load_why(const char *path, struct symtab *t, bool demangle, char *wh
 		if (next)
 			*next++ = '\0';
 		if (!parse_hex(&p, &rs.addr) || !parse_hex(&p, &rs.size))
-			continue;	/* not a map line: skip, as perf does */
+			continue; /* not a map line: skip, as perf does */
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (!*p || !rs.size)

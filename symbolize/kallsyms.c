@@ -31,10 +31,10 @@
 
 #include "symbolize/internal.h"
 
-#define KALLSYMS_LAST_SPAN 4096
-#define KALLSYMS_MAX_SIZE  (256u << 20)	/* bytes */
-#define KALLSYMS_MAX_LINE  4096		/* bytes */
-#define KALLSYMS_MAX_MODULE 55		/* MODULE_NAME_LEN - 1 */
+#define KALLSYMS_LAST_SPAN  4096
+#define KALLSYMS_MAX_SIZE   (256u << 20) /* bytes */
+#define KALLSYMS_MAX_LINE   4096	 /* bytes */
+#define KALLSYMS_MAX_MODULE 55		 /* MODULE_NAME_LEN - 1 */
 
 static const char kernel_dso[] = "[kernel]";
 
@@ -171,10 +171,12 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 	if (len < 0) {
 		err = (int)len;
 		if (err == -EFBIG)
-			ebs_set_why(why, why_len, "larger than %u MiB: not read", KALLSYMS_MAX_SIZE >> 20);
+			ebs_set_why(why, why_len, "larger than %u MiB: not read",
+				    KALLSYMS_MAX_SIZE >> 20);
 		else if (err == -E2BIG)
-			ebs_set_why(why, why_len, "line %zu is %d bytes long or more: not a kallsyms file",
-				bad_line, KALLSYMS_MAX_LINE);
+			ebs_set_why(why, why_len,
+				    "line %zu is %d bytes long or more: not a kallsyms file",
+				    bad_line, KALLSYMS_MAX_LINE);
 		else
 			ebs_set_why(why, why_len, "%s", strerror(-err));
 		goto out_free;
@@ -196,7 +198,7 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 		if (!r)
 			continue;
 		if (!ks.addr) {
-			zeros++;	/* hidden from us, never real text */
+			zeros++; /* hidden from us, never real text */
 			continue;
 		}
 		if (ks.dso == kernel_dso && !strcmp(ks.name, "_stext"))
@@ -209,7 +211,8 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 	}
 	if (zeros && zeros >= kv.n) {
 		err = -EPERM;
-		ebs_set_why(why, why_len,
+		ebs_set_why(
+			why, why_len,
 			"addresses are hidden from this user (shown as 0: kernel.kptr_restrict, or no CAP_SYSLOG): kernel symbols unavailable");
 		goto out_free;
 	}

@@ -20,7 +20,7 @@
 
 #include "symbolize/internal.h"
 
-#define KCORE_MAX_HEADERS (1u << 20)	/* ehdr and phdrs; a real kcore has tens */
+#define KCORE_MAX_HEADERS (1u << 20) /* ehdr and phdrs; a real kcore has tens */
 
 int symbolizer__kernel_function(struct symbolizer *s, u64 addr, struct sym_func *out)
 {
@@ -31,7 +31,7 @@ int symbolizer__kernel_function(struct symbolizer *s, u64 addr, struct sym_func 
 	if (!s || !out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	symbolizer__lookup_kernel(s, addr, &res);	/* reads kallsyms once */
+	symbolizer__lookup_kernel(s, addr, &res); /* reads kallsyms once */
 	if (!s->kernel || !(ks = kallsyms__find(s->kernel, addr)))
 		return -ENOENT;
 	i = (size_t)(ks - s->kernel->syms);
@@ -47,7 +47,7 @@ int symbolizer__kernel_stext(struct symbolizer *s, u64 *addr)
 
 	if (!s || !addr)
 		return -EINVAL;
-	symbolizer__lookup_kernel(s, 0, &res);	/* loads kallsyms once */
+	symbolizer__lookup_kernel(s, 0, &res); /* loads kallsyms once */
 	if (!s->kernel || !s->kernel->stext)
 		return -ENOENT;
 	*addr = s->kernel->stext;
@@ -95,7 +95,7 @@ int symbolizer__kernel_code(struct symbolizer *s, u64 addr, void *buf, size_t le
 	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > KCORE_MAX_HEADERS ||
 	    (size_t)eh.e_phnum * sizeof(Elf64_Phdr) > KCORE_MAX_HEADERS) {
-		e = -EINVAL;	/* not a 64-bit core with sane headers */
+		e = -EINVAL; /* not a 64-bit core with sane headers */
 		goto out;
 	}
 	hlen = (size_t)eh.e_phoff + (size_t)eh.e_phnum * sizeof(Elf64_Phdr);
@@ -112,7 +112,7 @@ int symbolizer__kernel_code(struct symbolizer *s, u64 addr, void *buf, size_t le
 		e = -EINVAL;
 		goto out;
 	}
-	e = -ENXIO;	/* until a segment holds [addr, addr + len) */
+	e = -ENXIO; /* until a segment holds [addr, addr + len) */
 	for (i = 0; i < phnum; i++) {
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;

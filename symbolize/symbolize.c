@@ -34,16 +34,16 @@
 
 #include "symbolize/internal.h"
 
-#define MAX_FRAMES 64	/* inline depth kept; deeper chains are cut */
+#define MAX_FRAMES 64 /* inline depth kept; deeper chains are cut */
 
 struct map_ent {
 	UT_hash_handle hh;
 	struct dso *dso;
-	char *path;		/* copy of sym_map.filename: out->dso_path */
-	const char *name;	/* its short name, inside path or jit_name: out->dso */
-	char *jit_name;		/* "perf-PID.map" for JIT code, else NULL */
+	char *path;	  /* copy of sym_map.filename: out->dso_path */
+	const char *name; /* its short name, inside path or jit_name: out->dso */
+	char *jit_name;	  /* "perf-PID.map" for JIT code, else NULL */
 	size_t key_len;
-	unsigned char key[];	/* struct map_key, then the filename bytes */
+	unsigned char key[]; /* struct map_key, then the filename bytes */
 };
 
 /* Fixed part of a map_ent key; zeroed first so that padding compares equal. */
@@ -51,7 +51,7 @@ struct map_key {
 	u64 ino;
 	u64 image_size;
 	u32 maj, min;
-	u32 pid;		/* anonymous memory only: whose perf-PID.map */
+	u32 pid; /* anonymous memory only: whose perf-PID.map */
 	u8 build_id_size;
 	u8 build_id[20];
 	u8 has_image;
@@ -64,7 +64,7 @@ _Static_assert(sizeof(struct map_key) == 56, "struct map_key has holes");
 struct addr_ent {
 	UT_hash_handle hh;
 	u64 vaddr;
-	const char *function;	/* the symbol table's, or NULL */
+	const char *function; /* the symbol table's, or NULL */
 	u64 sym_offset;
 	unsigned int nr_frames;
 	struct sym_frame frames[];
@@ -82,7 +82,7 @@ enum {
 struct file_key {
 	u64 dev, ino;
 	s64 mtime_sec, mtime_nsec;
-	u64 recorded_ino;	/* the mapping's, which the file must match; 0: none */
+	u64 recorded_ino; /* the mapping's, which the file must match; 0: none */
 };
 
 struct image_key {
@@ -216,7 +216,7 @@ void symbolizer__free(struct symbolizer *s)
 		free(m->jit_name);
 		free(m);
 	}
-	HASH_CLEAR(hh_id, s->dsos_by_id);	/* the same dsos, freed below */
+	HASH_CLEAR(hh_id, s->dsos_by_id); /* the same dsos, freed below */
 	HASH_ITER(hh, s->dsos, d, dtmp) {
 		HASH_DEL(s->dsos, d);
 		dso__free(d);
@@ -349,7 +349,8 @@ static bool dso__is_recorded(const struct dso *d, const struct sym_map *map, cha
 		}
 		if (d->build_id_size != len || memcmp(map->build_id, d->build_id, len)) {
 			hex(got, sizeof(got), d->build_id, d->build_id_size);
-			snprintf(why, why_len, "build-id %s differs from the recorded %s", got, want);
+			snprintf(why, why_len, "build-id %s differs from the recorded %s", got,
+				 want);
 			return false;
 		}
 		return true;
@@ -374,11 +375,13 @@ static void dso__check(struct symbolizer *s, const struct dso *d, const struct s
 		hex(want, sizeof(want), map->build_id,
 		    map->build_id_size < 20 ? map->build_id_size : 20);
 		hex(got, sizeof(got), d->build_id, d->build_id_size);
-		symbolizer__warn(s, "%s: build-id %s differs from the recorded %s: symbols may be wrong",
-				 what, got, want);
+		symbolizer__warn(
+			s, "%s: build-id %s differs from the recorded %s: symbols may be wrong",
+			what, got, want);
 	}
 	if (!d->symtab.nsyms)
-		symbolizer__warn(s, "%s: no symbols (%s)", what, why[0] ? why : "empty symbol table");
+		symbolizer__warn(s, "%s: no symbols (%s)", what,
+				 why[0] ? why : "empty symbol table");
 }
 
 /* The views handed out in sym_result.info, from what d knows. */
@@ -409,7 +412,7 @@ static void dso__locate_debug(struct symbolizer *s, struct dso *d, int fd, bool 
 		return;
 	}
 	if (dso__find_debug(s, d) || !d->debug_path)
-		return;	/* d->looked says where */
+		return; /* d->looked says where */
 	if (d->has_symtab || fd < 0)
 		return;
 	dbg_fd = sym_open_file(d->debug_path, 0, &st);
@@ -434,7 +437,8 @@ static struct dso *dso_for_image(struct symbolizer *s, const struct sym_map *map
 
 	if (map->build_id_size) {
 		key = dso_key_new(DSO_KEY_BUILD_ID, map->build_id,
-				  map->build_id_size < 20 ? map->build_id_size : 20, NULL, &key_len);
+				  map->build_id_size < 20 ? map->build_id_size : 20, NULL,
+				  &key_len);
 	} else {
 		struct image_key ik = {
 			.size = map->image_size,
@@ -462,7 +466,7 @@ static struct dso *dso_for_image(struct symbolizer *s, const struct sym_map *map
 	}
 	dso__check(s, d, map, map->filename, why);
 	d->symbols_from = strdup(map->filename);
-	dso__locate_debug(s, d, -1, s->demangle);	/* by build-id only */
+	dso__locate_debug(s, d, -1, s->demangle); /* by build-id only */
 	dso__fill_info(d, map->filename);
 	return d;
 }
@@ -483,8 +487,7 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path
 	int fd, err;
 
 	d->path = strdup(path);
-	fd = sym_open_file(path, map && !map->build_id_size && !map->ino ? SYM_OPEN_OWNED : 0,
-			   &st);
+	fd = sym_open_file(path, map && !map->build_id_size && !map->ino ? SYM_OPEN_OWNED : 0, &st);
 	if (fd < 0) {
 		dso__fail(s, d, "%s: %s", path, sym_open_strerror(fd));
 		return;
@@ -513,7 +516,8 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path
 	d->symbols_from = strdup(path);
 	dso__locate_debug(s, d, fd, s->demangle);
 	if (!d->symtab.nsyms)
-		symbolizer__warn(s, "%s: no symbols (%s)", path, why[0] ? why : "empty symbol table");
+		symbolizer__warn(s, "%s: no symbols (%s)", path,
+				 why[0] ? why : "empty symbol table");
 out_close:
 	close(fd);
 }
@@ -531,7 +535,8 @@ static struct dso *dso_for_path(struct symbolizer *s, const char *path, const st
 
 	if (map && map->build_id_size) {
 		key = dso_key_new(DSO_KEY_BUILD_ID, map->build_id,
-				  map->build_id_size < 20 ? map->build_id_size : 20, NULL, &key_len);
+				  map->build_id_size < 20 ? map->build_id_size : 20, NULL,
+				  &key_len);
 	} else {
 		if (stat(path, &st)) {
 			/* All-zero identity: the failure itself is cached by path. */
@@ -583,7 +588,7 @@ static struct dso *dso_for_jit(struct symbolizer *s, const struct sym_map *map)
 	d->path = strdup(path);
 	err = jitmap__load_why(path, &d->symtab, s->demangle, why, sizeof(why));
 	if (err == -ENOENT) {
-		d->failed = true;	/* no map: not worth a word */
+		d->failed = true; /* no map: not worth a word */
 	} else if (err) {
 		dso__fail(s, d, "%s: %s", path, why);
 	} else {
@@ -644,7 +649,7 @@ static struct dso *dso__canonical(struct symbolizer *s, struct dso *d)
 		d->id_key = dso_key_new(DSO_KEY_FILE, &fk, sizeof(fk), NULL, &d->id_len);
 	}
 	if (!d->id_key)
-		return d;	/* no identity (or no memory for it): stands alone */
+		return d; /* no identity (or no memory for it): stands alone */
 	HASH_FIND(hh_id, s->dsos_by_id, d->id_key, d->id_len, c);
 	if (c && c != d) {
 		d->canon = c;
@@ -740,7 +745,7 @@ static int map_ent__get(struct symbolizer *s, const struct sym_map *map, struct 
 	m->path = strdup(map->filename);
 	if (!m->path)
 		goto out_free;
-	sym_clean_text(m->path);	/* the data file's name, printed as one line */
+	sym_clean_text(m->path); /* the data file's name, printed as one line */
 	m->name = short_name(m->path);
 	m->dso = dso_for_map(s, map);
 	if (!m->dso)
@@ -776,8 +781,8 @@ static struct dwarf_info *dso__dwarf(struct symbolizer *s, struct dso *d)
 		return NULL;
 	d->dwarf = dwarf_info__open(d->debug_path, s->demangle, why, sizeof(why));
 	if (!d->dwarf) {
-		snprintf(d->dwarf_problem, sizeof(d->dwarf_problem), "%.360s: %.250s", d->debug_path,
-			 why);
+		snprintf(d->dwarf_problem, sizeof(d->dwarf_problem), "%.360s: %.250s",
+			 d->debug_path, why);
 		symbolizer__warn(s, "%s", d->dwarf_problem);
 		dso__fill_info(d, d->path);
 	}
@@ -911,7 +916,8 @@ void symbolizer__warn_unresolved(struct symbolizer *s)
 		return;
 	HASH_ITER(hh, s->dsos, d, tmp) {
 		if (d->refused && d->unresolved)
-			symbolizer__warn(s, "%s: %llu sample%s left unresolved: not the file recorded",
+			symbolizer__warn(s,
+					 "%s: %llu sample%s left unresolved: not the file recorded",
 					 d->path ? d->path : "?", (unsigned long long)d->unresolved,
 					 d->unresolved == 1 ? "" : "s");
 		d->unresolved = 0;
@@ -1004,8 +1010,8 @@ int symbolizer__source_span(struct symbolizer *s, const struct sym_dso_info *inf
 	return di ? dwarf_info__source_span(di, vaddr, out) : -ENOENT;
 }
 
-const char *symbolizer__line_owner(struct symbolizer *s, const struct sym_dso_info *info,
-				   u64 vaddr, const char *file, u32 line)
+const char *symbolizer__line_owner(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
+				   const char *file, u32 line)
 {
 	struct dwarf_info *di = dwarf_of(s, info);
 
@@ -1027,8 +1033,8 @@ int symbolizer__rows(struct symbolizer *s, const struct sym_dso_info *info, u64 
 	return dwarf_info__rows(di, lo, hi, fn, ctx);
 }
 
-int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
-		     void *buf, size_t len, enum sym_arch *arch)
+int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr, void *buf,
+		     size_t len, enum sym_arch *arch)
 {
 	struct stat st;
 	struct dso *d;

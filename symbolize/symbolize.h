@@ -22,15 +22,15 @@ struct symbolizer;
 typedef void (*symbolize_warn_fn)(void *ctx, const char *msg);
 
 struct symbolize_opts {
-	const char *kallsyms;		/* NULL: /proc/kallsyms */
-	const char *kcore;		/* the kernel's memory; NULL: /proc/kcore */
-	const char *const *debug_dirs;	/* NULL-terminated places to look for separate debug
-					 * files, searched before /usr/lib/debug; or NULL */
-	const char *perf_map_dir;	/* where JIT perf-PID.map files are; NULL: /tmp */
-	bool demangle;			/* C++ names demangled */
-	bool no_dwarf;			/* no lines, no inline chains (separate debug files
-					 * are still found, for their symbol tables) */
-	symbolize_warn_fn warn;		/* NULL: stay quiet */
+	const char *kallsyms;	       /* NULL: /proc/kallsyms */
+	const char *kcore;	       /* the kernel's memory; NULL: /proc/kcore */
+	const char *const *debug_dirs; /* NULL-terminated places to look for separate debug
+					* files, searched before /usr/lib/debug; or NULL */
+	const char *perf_map_dir;      /* where JIT perf-PID.map files are; NULL: /tmp */
+	bool demangle;		       /* C++ names demangled */
+	bool no_dwarf;		       /* no lines, no inline chains (separate debug files
+					* are still found, for their symbol tables) */
+	symbolize_warn_fn warn;	       /* NULL: stay quiet */
 	void *warn_ctx;
 };
 
@@ -44,28 +44,28 @@ struct symbolize_opts {
 struct sym_map {
 	u64 start;
 	u64 len;
-	u64 pgoff;		/* file offset that start maps */
+	u64 pgoff; /* file offset that start maps */
 	u64 ino;
 	u32 maj, min;
-	u32 pid;		/* the process, for JIT maps; 0 when unknown */
+	u32 pid; /* the process, for JIT maps; 0 when unknown */
 	u8 build_id_size;
 	u8 build_id[20];
 	const char *filename;
-	const void *image;	/* in-memory copy of the DSO, or NULL */
+	const void *image; /* in-memory copy of the DSO, or NULL */
 	size_t image_size;
 };
 
 /* What is known of one DSO's symbols and debug information (for --stats). */
 struct sym_dso_info {
-	const char *path;	/* as mapped */
-	bool has_symbols;	/* a symbol table with functions was read */
+	const char *path;	  /* as mapped */
+	bool has_symbols;	  /* a symbol table with functions was read */
 	const char *symbols_from; /* the file the symbols came from, or NULL */
-	const char *debug_path;	/* the file DWARF came from, NULL when none */
-	const char *looked;	/* where a separate debug file was looked for, "" when not */
-	const char *problem;	/* why DWARF is missing or partial, NULL when it is not */
-	const char *unusable;	/* why the file is not used at all (missing, not a
-				 * regular file, not ELF, not the file recorded), one
-				 * line naming it; NULL when it is used */
+	const char *debug_path;	  /* the file DWARF came from, NULL when none */
+	const char *looked;	  /* where a separate debug file was looked for, "" when not */
+	const char *problem;	  /* why DWARF is missing or partial, NULL when it is not */
+	const char *unusable;	  /* why the file is not used at all (missing, not a
+				   * regular file, not ELF, not the file recorded), one
+				   * line naming it; NULL when it is used */
 };
 
 /*
@@ -75,22 +75,22 @@ struct sym_dso_info {
  * call site; the last frame is the function that was compiled.
  */
 struct sym_frame {
-	const char *function;	/* demangled; NULL when DWARF names none */
-	const char *file;	/* full path as compiled; NULL when unknown */
-	u32 line;		/* 0 when unknown */
-	u32 column;		/* 0 when unknown */
+	const char *function; /* demangled; NULL when DWARF names none */
+	const char *file;     /* full path as compiled; NULL when unknown */
+	u32 line;	      /* 0 when unknown */
+	u32 column;	      /* 0 when unknown */
 };
 
 struct sym_result {
-	const char *function;	/* the symbol table's name; NULL when no symbol covers
-				 * the address (DWARF's names are in frames[]) */
-	const char *dso;	/* short name: "libc.so.6", "[vdso]", "[kernel]" */
-	const char *dso_path;	/* as mapped */
-	u64 sym_offset;		/* addr - function start, when the symbol table has it */
-	u64 dso_addr;		/* the address in the DSO's own (link-time) address space,
-				 * or for an unreadable DSO the file offset */
+	const char *function; /* the symbol table's name; NULL when no symbol covers
+			       * the address (DWARF's names are in frames[]) */
+	const char *dso;      /* short name: "libc.so.6", "[vdso]", "[kernel]" */
+	const char *dso_path; /* as mapped */
+	u64 sym_offset;	      /* addr - function start, when the symbol table has it */
+	u64 dso_addr;	      /* the address in the DSO's own (link-time) address space,
+			       * or for an unreadable DSO the file offset */
 	/* from DWARF; file NULL and nr_frames 0 when there is none for addr */
-	const char *file;	/* = frames[0].file */
+	const char *file; /* = frames[0].file */
 	u32 line, column;
 	unsigned int nr_frames;
 	const struct sym_frame *frames;
@@ -137,10 +137,10 @@ int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result 
 
 /* One line-table row, for annotation. */
 struct sym_row {
-	u64 addr;		/* link-time */
-	const char *file;	/* as in sym_frame */
+	u64 addr;	  /* link-time */
+	const char *file; /* as in sym_frame */
 	u32 line;
-	bool inlined;		/* the code there was inlined from another function */
+	bool inlined; /* the code there was inlined from another function */
 };
 
 /*
@@ -155,8 +155,8 @@ enum sym_arch {
 
 /* The function covering an address of a DSO, from its symbol table. */
 struct sym_func {
-	const char *name;	/* as in sym_result.function */
-	u64 start, end;		/* link-time addresses, end exclusive */
+	const char *name; /* as in sym_result.function */
+	u64 start, end;	  /* link-time addresses, end exclusive */
 };
 
 /*
@@ -168,10 +168,10 @@ struct sym_func {
  * DWARF's inline scopes do not cover.
  */
 struct sym_span {
-	const char *function;	/* as in sym_frame */
-	const char *file;	/* as in sym_frame */
-	u32 first;		/* the declaration's line */
-	u32 limit;		/* the last line it can reach; UINT32_MAX: to the end */
+	const char *function; /* as in sym_frame */
+	const char *file;     /* as in sym_frame */
+	u32 first;	      /* the declaration's line */
+	u32 limit;	      /* the last line it can reach; UINT32_MAX: to the end */
 };
 
 /*
@@ -199,10 +199,10 @@ int symbolizer__rows(struct symbolizer *s, const struct sym_dso_info *info, u64 
 		     int (*fn)(void *ctx, const struct sym_row *row), void *ctx);
 int symbolizer__source_span(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
 			    struct sym_span *out);
-const char *symbolizer__line_owner(struct symbolizer *s, const struct sym_dso_info *info,
-				   u64 vaddr, const char *file, u32 line);
-int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
-		     void *buf, size_t len, enum sym_arch *arch);
+const char *symbolizer__line_owner(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
+				   const char *file, u32 line);
+int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr, void *buf,
+		     size_t len, enum sym_arch *arch);
 
 /*
  * Kernel code, for annotation (kcore.c).

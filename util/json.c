@@ -31,7 +31,7 @@ static void item(struct ebs_json *j)
 {
 	u64 bit;
 
-	if (j->after_key) {	/* a key's value: no comma */
+	if (j->after_key) { /* a key's value: no comma */
 		j->after_key = false;
 		return;
 	}
@@ -138,7 +138,7 @@ void ebs_json__num(struct ebs_json *j, const char *fmt, double v)
 		fprintf(j->f, fmt, v);
 #pragma GCC diagnostic pop
 	} else {
-		fputs("null", j->f);	/* JSON has no NaN nor infinity */
+		fputs("null", j->f); /* JSON has no NaN nor infinity */
 	}
 }
 

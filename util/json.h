@@ -30,11 +30,11 @@
 
 struct ebs_json {
 	FILE *f;
-	unsigned int depth;	/* open objects and arrays */
-	bool after_key;		/* a key was written: its value comes next */
-	u64 has_items;		/* bit d: the container at depth d has an item */
-	u64 arrays;		/* bit d: the container at depth d is an array */
-	bool misuse;		/* unbalanced, mismatched, too deep, a key outside an object */
+	unsigned int depth; /* open objects and arrays */
+	bool after_key;	    /* a key was written: its value comes next */
+	u64 has_items;	    /* bit d: the container at depth d has an item */
+	u64 arrays;	    /* bit d: the container at depth d is an array */
+	bool misuse;	    /* unbalanced, mismatched, too deep, a key outside an object */
 };
 
 void ebs_json__begin(struct ebs_json *j, FILE *f);

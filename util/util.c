@@ -144,7 +144,7 @@ static bool is_control(const unsigned char *p, size_t *n)
 {
 	*n = utf8_len(p);
 	if (*n == 2)
-		return p[0] == 0xc2 && p[1] <= 0x9f;	/* U+0080..U+009F */
+		return p[0] == 0xc2 && p[1] <= 0x9f; /* U+0080..U+009F */
 	if (*n)
 		return false;
 	*n = 1;
@@ -160,7 +160,7 @@ char *ebs_clean_text(char *s, bool source)
 		if (source && (*p == '\t' || *p == '\n')) {
 			p++;
 		} else if (source && *p == '\r') {
-			*p++ = ' ';	/* CRLF line ends */
+			*p++ = ' '; /* CRLF line ends */
 		} else if (is_control(p, &n)) {
 			memset(p, '?', n);
 			p += n;
@@ -265,7 +265,7 @@ const char *ebs_strset__intern(struct ebs_strset **set, const char *s)
 		return NULL;
 	memcpy(e->s, s, len + 1);
 	HASH_ADD_KEYPTR(hh, *set, e->s, len, e);
-	if (!e->hh.tbl) {	/* uthash could not allocate its table */
+	if (!e->hh.tbl) { /* uthash could not allocate its table */
 		free(e);
 		return NULL;
 	}
@@ -310,7 +310,7 @@ int ebs_tmp_create(const char *path, char *tmp, size_t len)
 		return -errno;
 	mask = umask(0);
 	umask(mask);
-	fchmod(fd, 0644 & ~mask);	/* mkostemp made it 0600 */
+	fchmod(fd, 0644 & ~mask); /* mkostemp made it 0600 */
 	return fd;
 }
 

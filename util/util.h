@@ -30,7 +30,7 @@ typedef __s32 s32;
  * return -errno; only main() prints it and exits.
  */
 struct ebs_error {
-	int err;	/* negative errno, 0 when nothing failed */
+	int err; /* negative errno, 0 when nothing failed */
 	char msg[512];
 };
 

@@ -16,77 +16,79 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define EBS_ABI_VERSION		1
-#define EBS_DEVICE		"/dev/ebs"
-#define EBS_IOC_MAGIC		0xeb
+#define EBS_ABI_VERSION 1
+#define EBS_DEVICE	"/dev/ebs"
+#define EBS_IOC_MAGIC	0xeb
 
 /* ebs_config.mode */
-#define EBS_MODE_PERF_KERNEL	0	/* perf_event_create_kernel_counter (default) */
-#define EBS_MODE_MSR		1	/* counter 0 through the MSRs, NMI on overflow */
+#define EBS_MODE_PERF_KERNEL 0 /* perf_event_create_kernel_counter (default) */
+#define EBS_MODE_MSR	     1 /* counter 0 through the MSRs, NMI on overflow */
 
 /* ebs_config.event_kind */
-#define EBS_EVENT_GENERIC	0	/* event_id is an EBS_GEN_* */
-#define EBS_EVENT_RAW		1	/* raw PerfEvtSel fields below */
+#define EBS_EVENT_GENERIC 0 /* event_id is an EBS_GEN_* */
+#define EBS_EVENT_RAW	  1 /* raw PerfEvtSel fields below */
 
 /* generic events, EBS_EVENT_GENERIC */
-#define EBS_GEN_CYCLES		0
-#define EBS_GEN_INSTRUCTIONS	1
-#define EBS_GEN_BRANCHES	2
-#define EBS_GEN_BRANCH_MISSES	3
-#define EBS_GEN_CACHE_REFS	4
-#define EBS_GEN_CACHE_MISSES	5
-#define EBS_GEN_CPU_CLOCK	6	/* software: nanoseconds of CPU time */
-#define EBS_GEN_TASK_CLOCK	7
-#define EBS_GEN_MAX		8
+#define EBS_GEN_CYCLES	      0
+#define EBS_GEN_INSTRUCTIONS  1
+#define EBS_GEN_BRANCHES      2
+#define EBS_GEN_BRANCH_MISSES 3
+#define EBS_GEN_CACHE_REFS    4
+#define EBS_GEN_CACHE_MISSES  5
+#define EBS_GEN_CPU_CLOCK     6 /* software: nanoseconds of CPU time */
+#define EBS_GEN_TASK_CLOCK    7
+#define EBS_GEN_MAX	      8
 
 /*
  * The IA32_PERFEVTSELx layout (Intel SDM Vol. 3B 18.2.1), which raw events
  * use: event select 0-7, unit mask 8-15, USR 16, OS 17, E(dge) 18, PC 19,
  * INT 20, ANY 21, EN 22, INV 23, CMASK 24-31.
  */
-#define EBS_EVTSEL_EVENT(x)	((__u64)(x) & 0xff)
-#define EBS_EVTSEL_UMASK(x)	(((__u64)(x) & 0xff) << 8)
-#define EBS_EVTSEL_USR		(1ull << 16)
-#define EBS_EVTSEL_OS		(1ull << 17)
-#define EBS_EVTSEL_EDGE		(1ull << 18)
-#define EBS_EVTSEL_PC		(1ull << 19)
-#define EBS_EVTSEL_INT		(1ull << 20)
-#define EBS_EVTSEL_ANY		(1ull << 21)
-#define EBS_EVTSEL_EN		(1ull << 22)
-#define EBS_EVTSEL_INV		(1ull << 23)
-#define EBS_EVTSEL_CMASK(x)	(((__u64)(x) & 0xff) << 24)
+#define EBS_EVTSEL_EVENT(x) ((__u64)(x)&0xff)
+#define EBS_EVTSEL_UMASK(x) (((__u64)(x)&0xff) << 8)
+#define EBS_EVTSEL_USR	    (1ull << 16)
+#define EBS_EVTSEL_OS	    (1ull << 17)
+#define EBS_EVTSEL_EDGE	    (1ull << 18)
+#define EBS_EVTSEL_PC	    (1ull << 19)
+#define EBS_EVTSEL_INT	    (1ull << 20)
+#define EBS_EVTSEL_ANY	    (1ull << 21)
+#define EBS_EVTSEL_EN	    (1ull << 22)
+#define EBS_EVTSEL_INV	    (1ull << 23)
+#define EBS_EVTSEL_CMASK(x) (((__u64)(x)&0xff) << 24)
 /* The fields a raw event (ebs_config.event_id) may set; the rest come from flags. */
-#define EBS_EVTSEL_RAW		(EBS_EVTSEL_EVENT(0xff) | EBS_EVTSEL_UMASK(0xff) | \
-				 EBS_EVTSEL_EDGE | EBS_EVTSEL_INV | EBS_EVTSEL_CMASK(0xff))
+#define EBS_EVTSEL_RAW                                                                             \
+	(EBS_EVTSEL_EVENT(0xff) | EBS_EVTSEL_UMASK(0xff) | EBS_EVTSEL_EDGE | EBS_EVTSEL_INV |      \
+	 EBS_EVTSEL_CMASK(0xff))
 
 /* ebs_config.flags */
-#define EBS_CFG_USER		(1u << 0)	/* count in user mode (USR) */
-#define EBS_CFG_KERNEL		(1u << 1)	/* count in kernel mode (OS) */
-#define EBS_CFG_ALL_CPUS	(1u << 2)	/* system-wide; pid is ignored */
-#define EBS_CFG_ON_EXEC		(1u << 3)	/* pid target, perf-kernel mode: counters are
-						 * enabled by the target's next exec (samples
-						 * are kept only while RUNNING); msr mode counts
-						 * from START */
-#define EBS_CFG_KNOWN		0xfu
+#define EBS_CFG_USER	 (1u << 0) /* count in user mode (USR) */
+#define EBS_CFG_KERNEL	 (1u << 1) /* count in kernel mode (OS) */
+#define EBS_CFG_ALL_CPUS (1u << 2) /* system-wide; pid is ignored */
+#define EBS_CFG_ON_EXEC                                                                            \
+	(1u << 3) /* pid target, perf-kernel mode: counters are                                    \
+		   * enabled by the target's next exec (samples                                    \
+		   * are kept only while RUNNING); msr mode counts                                 \
+		   * from START */
+#define EBS_CFG_KNOWN 0xfu
 
-#define EBS_RING_MIN_PAGES	1
-#define EBS_RING_MAX_PAGES	4096	/* data pages per CPU, power of two */
-#define EBS_SAMPLE_AFTER_MIN	1000ull	/* below this the NMI rate is a denial of service */
-#define EBS_MAX_THREADS		4096	/* threads of a pid target counted at CONFIG */
+#define EBS_RING_MIN_PAGES   1
+#define EBS_RING_MAX_PAGES   4096    /* data pages per CPU, power of two */
+#define EBS_SAMPLE_AFTER_MIN 1000ull /* below this the NMI rate is a denial of service */
+#define EBS_MAX_THREADS	     4096    /* threads of a pid target counted at CONFIG */
 
 struct ebs_config {
-	__u32 mode;		/* EBS_MODE_* */
-	__u32 event_kind;	/* EBS_EVENT_* */
+	__u32 mode;	  /* EBS_MODE_* */
+	__u32 event_kind; /* EBS_EVENT_* */
 	/*
 	 * EBS_GEN_* or, raw, the PerfEvtSel bits (event, umask, edge, inv,
 	 * cmask; USR/OS/INT/EN are set by the module from flags)
 	 */
 	__u64 event_id;
-	__u64 sample_after;	/* N: the counter is preloaded with -N */
-	__u32 flags;		/* EBS_CFG_* */
-	__s32 pid;		/* target process (with its threads), unless ALL_CPUS */
-	__u32 ring_pages;	/* data pages per CPU ring, power of two */
-	__u32 reserved;		/* must be zero */
+	__u64 sample_after; /* N: the counter is preloaded with -N */
+	__u32 flags;	    /* EBS_CFG_* */
+	__s32 pid;	    /* target process (with its threads), unless ALL_CPUS */
+	__u32 ring_pages;   /* data pages per CPU ring, power of two */
+	__u32 reserved;	    /* must be zero */
 };
 
 /*
@@ -101,57 +103,57 @@ struct ebs_config {
  * end.  EBS_KREC_PAD marks a record to skip; no mode writes one today.
  */
 struct ebs_ring_header {
-	__u64 head;		/* stored by the kernel after the record (release): load it
-				 * with acquire before reading the records */
-	__u64 tail;		/* written by the kernel from EBS_IOC_TAIL */
-	__u64 data_size;	/* bytes of data, power of two */
+	__u64 head;	 /* stored by the kernel after the record (release): load it
+			  * with acquire before reading the records */
+	__u64 tail;	 /* written by the kernel from EBS_IOC_TAIL */
+	__u64 data_size; /* bytes of data, power of two */
 	__u32 cpu;
-	__u32 record_size;	/* sizeof(struct ebs_krecord) */
-	__u64 dropped;		/* samples not written because the ring was full */
+	__u32 record_size; /* sizeof(struct ebs_krecord) */
+	__u64 dropped;	   /* samples not written because the ring was full */
 };
 
-#define EBS_KREC_USER		(1u << 0)	/* interrupted in user mode */
-#define EBS_KREC_KERNEL		(1u << 1)
-#define EBS_KREC_PRECISE	(1u << 2)	/* IP is exact (PEBS); no mode sets it yet */
-#define EBS_KREC_PAD		(1u << 15)	/* skip to the end of the ring */
+#define EBS_KREC_USER	 (1u << 0) /* interrupted in user mode */
+#define EBS_KREC_KERNEL	 (1u << 1)
+#define EBS_KREC_PRECISE (1u << 2)  /* IP is exact (PEBS); no mode sets it yet */
+#define EBS_KREC_PAD	 (1u << 15) /* skip to the end of the ring */
 
 struct ebs_krecord {
 	__u64 ip;
-	__u64 time_ns;		/* CLOCK_MONOTONIC (ktime_get_mono_fast_ns), as perf's clock */
+	__u64 time_ns; /* CLOCK_MONOTONIC (ktime_get_mono_fast_ns), as perf's clock */
 	__u32 pid;
 	__u32 tid;
 	__u32 cpu;
-	__u32 flags;		/* EBS_KREC_* */
-};				/* 32 bytes: rings hold a whole number of them */
+	__u32 flags; /* EBS_KREC_* */
+};		     /* 32 bytes: rings hold a whole number of them */
 
 struct ebs_tail {
 	__u32 cpu;
 	__u32 reserved;
-	__u64 tail;		/* new tail: not beyond head, not backwards */
+	__u64 tail; /* new tail: not beyond head, not backwards */
 };
 
 struct ebs_cpu_stats {
-	__u64 samples;		/* records written */
-	__u64 dropped;		/* ring full */
-	__u64 overflows;	/* overflows handled from START to STOP: samples +
-				 * dropped, plus those not kept (another process's
-				 * in msr mode with a pid target; a user-only
-				 * session's that landed in the kernel) */
-	__u64 spurious;		/* NMIs that were not ours */
+	__u64 samples;	 /* records written */
+	__u64 dropped;	 /* ring full */
+	__u64 overflows; /* overflows handled from START to STOP: samples +
+			  * dropped, plus those not kept (another process's
+			  * in msr mode with a pid target; a user-only
+			  * session's that landed in the kernel) */
+	__u64 spurious;	 /* NMIs that were not ours */
 };
 
 struct ebs_stats {
-	__u32 nr_cpus;		/* in: entries cpu[] can hold; out: entries filled */
+	__u32 nr_cpus; /* in: entries cpu[] can hold; out: entries filled */
 	__u32 reserved;
-	__u64 cpu_ptr;		/* user pointer to struct ebs_cpu_stats[nr_cpus] */
+	__u64 cpu_ptr; /* user pointer to struct ebs_cpu_stats[nr_cpus] */
 };
 
-#define EBS_IOC_VERSION		_IOR(EBS_IOC_MAGIC, 0x00, __u32)
-#define EBS_IOC_CONFIG		_IOW(EBS_IOC_MAGIC, 0x01, struct ebs_config)
-#define EBS_IOC_START		_IO(EBS_IOC_MAGIC, 0x02)
-#define EBS_IOC_STOP		_IO(EBS_IOC_MAGIC, 0x03)
-#define EBS_IOC_STATS		_IOWR(EBS_IOC_MAGIC, 0x04, struct ebs_stats)
-#define EBS_IOC_RESET		_IO(EBS_IOC_MAGIC, 0x05)
-#define EBS_IOC_TAIL		_IOW(EBS_IOC_MAGIC, 0x06, struct ebs_tail)
+#define EBS_IOC_VERSION _IOR(EBS_IOC_MAGIC, 0x00, __u32)
+#define EBS_IOC_CONFIG	_IOW(EBS_IOC_MAGIC, 0x01, struct ebs_config)
+#define EBS_IOC_START	_IO(EBS_IOC_MAGIC, 0x02)
+#define EBS_IOC_STOP	_IO(EBS_IOC_MAGIC, 0x03)
+#define EBS_IOC_STATS	_IOWR(EBS_IOC_MAGIC, 0x04, struct ebs_stats)
+#define EBS_IOC_RESET	_IO(EBS_IOC_MAGIC, 0x05)
+#define EBS_IOC_TAIL	_IOW(EBS_IOC_MAGIC, 0x06, struct ebs_tail)
 
 #endif /* EBS_ABI_H */

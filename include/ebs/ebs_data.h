@@ -28,10 +28,10 @@
 
 #include <linux/types.h>
 
-#define EBS_DATA_MAGIC		"EBSDATA"	/* 8 bytes with the NUL */
-#define EBS_DATA_ENDIAN		0x01020304u
-#define EBS_DATA_VERSION_MAJOR	1
-#define EBS_DATA_VERSION_MINOR	1	/* 1.1: CALIBRATION written, its rate_hz */
+#define EBS_DATA_MAGIC	       "EBSDATA" /* 8 bytes with the NUL */
+#define EBS_DATA_ENDIAN	       0x01020304u
+#define EBS_DATA_VERSION_MAJOR 1
+#define EBS_DATA_VERSION_MINOR 1 /* 1.1: CALIBRATION written, its rate_hz */
 
 /* header.flags */
 /*
@@ -40,28 +40,28 @@
  * mode): data_size and trailer_offset are 0 and a reader scans to the
  * TRAILER record.
  */
-#define EBS_FILE_STREAMED	(1u << 0)
+#define EBS_FILE_STREAMED (1u << 0)
 
 struct ebs_file_header {
-	char magic[8];		/*  0: EBS_DATA_MAGIC */
-	__u32 endian;		/*  8: EBS_DATA_ENDIAN in the writer's byte order */
-	__u16 version_major;	/* 12: a reader refuses a major it does not know */
-	__u16 version_minor;	/* 14: any minor is read */
-	__u32 header_size;	/* 16: sizeof(struct ebs_file_header) as written */
-	__u32 flags;		/* 20: EBS_FILE_* */
-	__u64 data_offset;	/* 24: first data record; header records lie before it */
-	__u64 data_size;	/* 32: bytes from data_offset to the end of the trailer */
-	__u64 trailer_offset;	/* 40: offset of the TRAILER record; 0 when streamed */
-	__u64 start_realtime_ns;/* 48: CLOCK_REALTIME when collection started */
-	__u64 start_clock_ns;	/* 56: the perf clock at that same moment */
-	__u64 reserved[4];	/* 64: zero */
-};				/* 96 bytes */
+	char magic[8];		 /*  0: EBS_DATA_MAGIC */
+	__u32 endian;		 /*  8: EBS_DATA_ENDIAN in the writer's byte order */
+	__u16 version_major;	 /* 12: a reader refuses a major it does not know */
+	__u16 version_minor;	 /* 14: any minor is read */
+	__u32 header_size;	 /* 16: sizeof(struct ebs_file_header) as written */
+	__u32 flags;		 /* 20: EBS_FILE_* */
+	__u64 data_offset;	 /* 24: first data record; header records lie before it */
+	__u64 data_size;	 /* 32: bytes from data_offset to the end of the trailer */
+	__u64 trailer_offset;	 /* 40: offset of the TRAILER record; 0 when streamed */
+	__u64 start_realtime_ns; /* 48: CLOCK_REALTIME when collection started */
+	__u64 start_clock_ns;	 /* 56: the perf clock at that same moment */
+	__u64 reserved[4];	 /* 64: zero */
+};				 /* 96 bytes */
 
 /* Every record begins with this. */
 struct ebs_rec {
-	__u16 type;		/* EBS_REC_* */
-	__u16 misc;		/* per-type flags; cpumode for SAMPLE and MMAP */
-	__u32 size;		/* whole record, this header included, multiple of 8 */
+	__u16 type; /* EBS_REC_* */
+	__u16 misc; /* per-type flags; cpumode for SAMPLE and MMAP */
+	__u32 size; /* whole record, this header included, multiple of 8 */
 };
 
 enum ebs_rec_type {
@@ -71,15 +71,15 @@ enum ebs_rec_type {
 	EBS_REC_DSO_IMAGE = 3,	 /* struct ebs_rec_dso_image: a copy of the vdso */
 	EBS_REC_CALIBRATION = 4, /* struct ebs_rec_calibration */
 	/* data records */
-	EBS_REC_SAMPLE = 16,	/* struct ebs_rec_sample */
-	EBS_REC_MMAP = 17,	/* struct ebs_rec_mmap */
-	EBS_REC_COMM = 18,	/* struct ebs_rec_comm */
-	EBS_REC_FORK = 19,	/* struct ebs_rec_task */
-	EBS_REC_EXIT = 20,	/* struct ebs_rec_task */
-	EBS_REC_LOST = 21,	/* struct ebs_rec_lost */
-	EBS_REC_THROTTLE = 22,	/* struct ebs_rec_throttle; misc EBS_THROTTLE_END = unthrottle */
-	EBS_REC_COUNT = 23,	/* struct ebs_rec_count: a counter's value */
-	EBS_REC_TRAILER = 31,	/* struct ebs_rec_trailer: always the last record */
+	EBS_REC_SAMPLE = 16,   /* struct ebs_rec_sample */
+	EBS_REC_MMAP = 17,     /* struct ebs_rec_mmap */
+	EBS_REC_COMM = 18,     /* struct ebs_rec_comm */
+	EBS_REC_FORK = 19,     /* struct ebs_rec_task */
+	EBS_REC_EXIT = 20,     /* struct ebs_rec_task */
+	EBS_REC_LOST = 21,     /* struct ebs_rec_lost */
+	EBS_REC_THROTTLE = 22, /* struct ebs_rec_throttle; misc EBS_THROTTLE_END = unthrottle */
+	EBS_REC_COUNT = 23,    /* struct ebs_rec_count: a counter's value */
+	EBS_REC_TRAILER = 31,  /* struct ebs_rec_trailer: always the last record */
 };
 
 /* misc of SAMPLE and MMAP: the cpu mode in the low 3 bits */
@@ -94,32 +94,32 @@ enum ebs_rec_type {
 /* META: one string of the recording's context */
 enum ebs_meta_key {
 	EBS_META_HOSTNAME = 1,
-	EBS_META_OS_RELEASE = 2,	/* uname -r */
-	EBS_META_ARCH = 3,		/* uname -m */
-	EBS_META_CMDLINE = 4,		/* ebs's own command line, words joined by spaces */
-	EBS_META_CPU_DESC = 5,		/* "model name" of /proc/cpuinfo */
-	EBS_META_NR_CPUS = 6,		/* decimal */
+	EBS_META_OS_RELEASE = 2, /* uname -r */
+	EBS_META_ARCH = 3,	 /* uname -m */
+	EBS_META_CMDLINE = 4,	 /* ebs's own command line, words joined by spaces */
+	EBS_META_CPU_DESC = 5,	 /* "model name" of /proc/cpuinfo */
+	EBS_META_NR_CPUS = 6,	 /* decimal */
 	EBS_META_EBS_VERSION = 7,
-	EBS_META_TARGET = 8,		/* "cmd", "pid 12,13" or "system-wide" */
-	EBS_META_BACKEND = 9,		/* "perf", "kmod (perf-kernel)" or "kmod (msr)" */
-	EBS_META_PAGE_SIZE = 10,	/* decimal */
-	EBS_META_KERNEL_STEXT = 11,	/* hex address of _stext at record time, when readable */
+	EBS_META_TARGET = 8,	    /* "cmd", "pid 12,13" or "system-wide" */
+	EBS_META_BACKEND = 9,	    /* "perf", "kmod (perf-kernel)" or "kmod (msr)" */
+	EBS_META_PAGE_SIZE = 10,    /* decimal */
+	EBS_META_KERNEL_STEXT = 11, /* hex address of _stext at record time, when readable */
 };
 
 struct ebs_rec_meta {
 	struct ebs_rec hdr;
-	__u32 key;		/* enum ebs_meta_key; unknown keys are kept and ignored */
+	__u32 key; /* enum ebs_meta_key; unknown keys are kept and ignored */
 	__u32 reserved;
-	char value[];		/* NUL-terminated, padded with NULs to 8 */
+	char value[]; /* NUL-terminated, padded with NULs to 8 */
 };
 
 /* EVENT flags */
-#define EBS_EVF_FREQ		(1u << 0)	/* sample_freq is in force, periods vary */
-#define EBS_EVF_FALLBACK	(1u << 1)	/* what was asked could not be opened */
-#define EBS_EVF_EXCLUDE_USER	(1u << 2)	/* :k */
-#define EBS_EVF_EXCLUDE_KERNEL	(1u << 3)	/* :u */
-#define EBS_EVF_GROUP_LEADER	(1u << 4)
-#define EBS_EVF_HARDWARE	(1u << 5)	/* the event used counts in a hardware PMU */
+#define EBS_EVF_FREQ	       (1u << 0) /* sample_freq is in force, periods vary */
+#define EBS_EVF_FALLBACK       (1u << 1) /* what was asked could not be opened */
+#define EBS_EVF_EXCLUDE_USER   (1u << 2) /* :k */
+#define EBS_EVF_EXCLUDE_KERNEL (1u << 3) /* :u */
+#define EBS_EVF_GROUP_LEADER   (1u << 4)
+#define EBS_EVF_HARDWARE       (1u << 5) /* the event used counts in a hardware PMU */
 
 /*
  * EVENT: one sampled event.  Samples name it by index.  type/config are the
@@ -129,22 +129,22 @@ struct ebs_rec_meta {
  */
 struct ebs_rec_event {
 	struct ebs_rec hdr;
-	__u16 index;		/* 0..nr_events-1, in file order */
-	__u16 group;		/* index of the group leader */
-	__u32 flags;		/* EBS_EVF_* */
-	__u32 type;		/* perf type used */
+	__u16 index; /* 0..nr_events-1, in file order */
+	__u16 group; /* index of the group leader */
+	__u32 flags; /* EBS_EVF_* */
+	__u32 type;  /* perf type used */
 	__u32 reserved;
-	__u64 config;		/* perf config used */
+	__u64 config; /* perf config used */
 	__u64 config1;
-	__u64 sample_period;	/* N ("sample after") when not EBS_EVF_FREQ */
-	__u64 sample_freq;	/* Hz when EBS_EVF_FREQ */
+	__u64 sample_period; /* N ("sample after") when not EBS_EVF_FREQ */
+	__u64 sample_freq;   /* Hz when EBS_EVF_FREQ */
 	/* three NUL-terminated strings, padded to 8:
 	 * the event as asked ("cycles:u"), the event used ("cpu-clock:u"),
 	 * and why they differ ("" when they do not) */
 	char names[];
 };
 
-#define EBS_EVENT_TYPE_KMOD	0x4b4d4f44u	/* 'KMOD' */
+#define EBS_EVENT_TYPE_KMOD 0x4b4d4f44u /* 'KMOD' */
 
 /* DSO_IMAGE: the bytes of a DSO that exists only in memory (the vdso). */
 struct ebs_rec_dso_image {
@@ -153,8 +153,8 @@ struct ebs_rec_dso_image {
 	__u8 build_id_size;
 	__u8 reserved[3];
 	__u8 build_id[20];
-	char name[32];		/* "[vdso]", NUL-terminated */
-	__u8 image[];		/* image_size bytes, then padding to 8 */
+	char name[32]; /* "[vdso]", NUL-terminated */
+	__u8 image[];  /* image_size bytes, then padding to 8 */
 };
 
 /*
@@ -164,21 +164,21 @@ struct ebs_rec_dso_image {
  */
 struct ebs_rec_calibration {
 	struct ebs_rec hdr;
-	__u16 event;		/* index of the calibrated event */
+	__u16 event; /* index of the calibrated event */
 	__u16 reserved0;
-	__u32 rate_hz;		/* the rate asked: samples per second per CPU */
-	__u64 sample_after;	/* chosen N */
-	__u64 events_per_sec;	/* measured event rate */
-	__u64 target_samples;	/* samples the run was calibrated to reach */
-	__u64 overhead_ppm;	/* measured overhead, parts per million */
-	__u64 budget_ppm;	/* the overhead budget it was calibrated against */
+	__u32 rate_hz;	      /* the rate asked: samples per second per CPU */
+	__u64 sample_after;   /* chosen N */
+	__u64 events_per_sec; /* measured event rate */
+	__u64 target_samples; /* samples the run was calibrated to reach */
+	__u64 overhead_ppm;   /* measured overhead, parts per million */
+	__u64 budget_ppm;     /* the overhead budget it was calibrated against */
 };
 
 /* SAMPLE misc flags, above the cpumode bits */
-#define EBS_SAMPLE_EXACT_IP	(1u << 3)	/* precise (PEBS) IP */
-#define EBS_SAMPLE_CALLCHAIN	(1u << 4)	/* u64 nr; u64 ips[nr] follows */
-#define EBS_SAMPLE_REGS_USER	(1u << 5)	/* u64 abi; u64 mask; u64 regs[popcount(mask)] */
-#define EBS_SAMPLE_STACK_USER	(1u << 6)	/* u64 size; u8 data[size] (padded to 8); u64 dyn_size */
+#define EBS_SAMPLE_EXACT_IP   (1u << 3) /* precise (PEBS) IP */
+#define EBS_SAMPLE_CALLCHAIN  (1u << 4) /* u64 nr; u64 ips[nr] follows */
+#define EBS_SAMPLE_REGS_USER  (1u << 5) /* u64 abi; u64 mask; u64 regs[popcount(mask)] */
+#define EBS_SAMPLE_STACK_USER (1u << 6) /* u64 size; u8 data[size] (padded to 8); u64 dyn_size */
 
 /*
  * SAMPLE: one interrupted instruction pointer.  Optional parts follow the
@@ -188,18 +188,18 @@ struct ebs_rec_sample {
 	struct ebs_rec hdr;
 	__u64 ip;
 	__u64 time;
-	__u64 period;		/* events this sample stands for */
+	__u64 period; /* events this sample stands for */
 	__u32 pid;
 	__u32 tid;
 	__u32 cpu;
-	__u16 event;		/* index of its EVENT record */
+	__u16 event; /* index of its EVENT record */
 	__u16 reserved;
-};				/* 48 bytes */
+}; /* 48 bytes */
 
 /* MMAP misc flags, above the cpumode bits */
-#define EBS_MMAP_SYNTHESIZED	(1u << 3)	/* read from /proc at start, not seen happen */
-#define EBS_MMAP_BUILD_ID	(1u << 4)	/* build_id is valid */
-#define EBS_MMAP_DATA		(1u << 5)	/* not executable */
+#define EBS_MMAP_SYNTHESIZED (1u << 3) /* read from /proc at start, not seen happen */
+#define EBS_MMAP_BUILD_ID    (1u << 4) /* build_id is valid */
+#define EBS_MMAP_DATA	     (1u << 5) /* not executable */
 
 /* MMAP: an executable mapping of a file (or [vdso], [kernel.kallsyms]). */
 struct ebs_rec_mmap {
@@ -207,7 +207,7 @@ struct ebs_rec_mmap {
 	__u64 time;
 	__u64 start;
 	__u64 len;
-	__u64 pgoff;		/* file offset of start */
+	__u64 pgoff; /* file offset of start */
 	__u32 pid;
 	__u32 tid;
 	__u32 maj;
@@ -219,17 +219,17 @@ struct ebs_rec_mmap {
 	__u8 build_id_size;
 	__u8 reserved[3];
 	__u8 build_id[20];
-	char filename[];	/* NUL-terminated, padded to 8 */
+	char filename[]; /* NUL-terminated, padded to 8 */
 };
 
-#define EBS_COMM_EXEC		(1u << 3)	/* the name changed through execve */
+#define EBS_COMM_EXEC (1u << 3) /* the name changed through execve */
 
 struct ebs_rec_comm {
 	struct ebs_rec hdr;
 	__u64 time;
 	__u32 pid;
 	__u32 tid;
-	char comm[];		/* NUL-terminated, padded to 8 */
+	char comm[]; /* NUL-terminated, padded to 8 */
 };
 
 /* FORK and EXIT */
@@ -252,11 +252,11 @@ struct ebs_rec_lost {
 	__u64 time;
 	__u64 lost;
 	__u32 cpu;
-	__u16 event;		/* index, or 0xffff when unknown */
+	__u16 event; /* index, or 0xffff when unknown */
 	__u16 reserved;
 };
 
-#define EBS_THROTTLE_END	(1u << 3)	/* misc: this is an UNTHROTTLE */
+#define EBS_THROTTLE_END (1u << 3) /* misc: this is an UNTHROTTLE */
 
 struct ebs_rec_throttle {
 	struct ebs_rec hdr;
@@ -279,9 +279,9 @@ struct ebs_rec_count {
 	__u64 time;
 	__u64 value;
 	__u64 time_enabled;
-	__u64 time_running;	/* < time_enabled: multiplexed (for one counter) */
-	__u32 cpu;		/* or 0xffffffff */
-	__u32 tid;		/* or 0 */
+	__u64 time_running; /* < time_enabled: multiplexed (for one counter) */
+	__u32 cpu;	    /* or 0xffffffff */
+	__u32 tid;	    /* or 0 */
 	__u16 event;
 	__u16 reserved[3];
 };
@@ -289,17 +289,17 @@ struct ebs_rec_count {
 struct ebs_event_counts {
 	__u64 samples;
 	__u64 lost;
-	__u64 throttled;	/* THROTTLE records */
-	__u64 period_sum;	/* sum of sample periods: the events the samples stand for */
+	__u64 throttled;  /* THROTTLE records */
+	__u64 period_sum; /* sum of sample periods: the events the samples stand for */
 };
 
 /* A resynchronisation point: a record boundary every EBS_INDEX_STRIDE bytes. */
 struct ebs_index_entry {
 	__u64 offset;
-	__u64 time;		/* time of the record at offset, 0 when it has none */
+	__u64 time; /* time of the record at offset, 0 when it has none */
 };
 
-#define EBS_INDEX_STRIDE	(1u << 20)
+#define EBS_INDEX_STRIDE (1u << 20)
 
 /*
  * TRAILER: written last, after collection stopped (also after Ctrl-C).
@@ -309,11 +309,11 @@ struct ebs_rec_trailer {
 	struct ebs_rec hdr;
 	__u64 end_realtime_ns;
 	__u64 end_clock_ns;
-	__u64 nr_records;	/* data records before this one */
-	__u64 samples;		/* totals over all events */
+	__u64 nr_records; /* data records before this one */
+	__u64 samples;	  /* totals over all events */
 	__u64 lost;
 	__u64 throttled;
-	__s32 exit_status;	/* of the launched command, -1 when none */
+	__s32 exit_status; /* of the launched command, -1 when none */
 	__u32 nr_events;
 	__u32 nr_index;
 	__u32 reserved;

@@ -31,19 +31,19 @@
 
 #include <ebs/ebs_abi.h>
 
-#define EBS_GEN_NONE	0xff	/* ebs_event.gen: ebs.ko does not take the event */
-#define EBS_NOT_ARCH	0xff	/* ebs_event.arch_bit: not an architectural event */
+#define EBS_GEN_NONE 0xff /* ebs_event.gen: ebs.ko does not take the event */
+#define EBS_NOT_ARCH 0xff /* ebs_event.arch_bit: not an architectural event */
 
 struct ebs_event {
-	const char *name;	/* as typed: "cycles" */
-	__u32 type;		/* perf_event_attr.type: PERF_TYPE_HARDWARE or _SOFTWARE */
-	__u64 config;		/* perf_event_attr.config: a PERF_COUNT_HW_* or _SW_* */
-	__u8 hardware;		/* 1: needs a hardware PMU (PERF_TYPE_HARDWARE) */
-	const char *desc;	/* for `ebs list` */
-	__u8 gen;		/* EBS_GEN_*, or EBS_GEN_NONE */
-	__u8 evtsel;		/* msr mode: event select ... */
-	__u8 umask;		/* ... and unit mask */
-	__u8 arch_bit;		/* CPUID.0AH:EBX bit set when the CPU lacks it; EBS_NOT_ARCH */
+	const char *name; /* as typed: "cycles" */
+	__u32 type;	  /* perf_event_attr.type: PERF_TYPE_HARDWARE or _SOFTWARE */
+	__u64 config;	  /* perf_event_attr.config: a PERF_COUNT_HW_* or _SW_* */
+	__u8 hardware;	  /* 1: needs a hardware PMU (PERF_TYPE_HARDWARE) */
+	const char *desc; /* for `ebs list` */
+	__u8 gen;	  /* EBS_GEN_*, or EBS_GEN_NONE */
+	__u8 evtsel;	  /* msr mode: event select ... */
+	__u8 umask;	  /* ... and unit mask */
+	__u8 arch_bit;	  /* CPUID.0AH:EBX bit set when the CPU lacks it; EBS_NOT_ARCH */
 };
 
 static const struct ebs_event ebs_events[] = {
@@ -51,10 +51,10 @@ static const struct ebs_event ebs_events[] = {
 	 * name, perf type and config, hardware;
 	 * description, generic event of ebs.ko, msr event select and unit mask, CPUID bit
 	 */
-	{"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1,
-	 "CPU cycles", EBS_GEN_CYCLES, 0x3c, 0x00, 0},
-	{"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1,
-	 "instructions retired", EBS_GEN_INSTRUCTIONS, 0xc0, 0x00, 1},
+	{"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1, "CPU cycles", EBS_GEN_CYCLES,
+	 0x3c, 0x00, 0},
+	{"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1, "instructions retired",
+	 EBS_GEN_INSTRUCTIONS, 0xc0, 0x00, 1},
 	{"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1,
 	 "branch instructions retired", EBS_GEN_BRANCHES, 0xc4, 0x00, 5},
 	{"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 1,
@@ -67,12 +67,11 @@ static const struct ebs_event ebs_events[] = {
 	 "CPU time, nanoseconds (hrtimer)", EBS_GEN_CPU_CLOCK, 0, 0, EBS_NOT_ARCH},
 	{"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0,
 	 "task CPU time, nanoseconds", EBS_GEN_TASK_CLOCK, 0, 0, EBS_NOT_ARCH},
-	{"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0,
-	 "page faults", EBS_GEN_NONE, 0, 0, EBS_NOT_ARCH},
+	{"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0, "page faults",
+	 EBS_GEN_NONE, 0, 0, EBS_NOT_ARCH},
 	{"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0,
 	 "context switches", EBS_GEN_NONE, 0, 0, EBS_NOT_ARCH},
-	{}
-};
+	{}};
 
 /* The row of the module's generic event gen (an EBS_GEN_*), or NULL. */
 static inline const struct ebs_event *ebs_event_generic(__u64 gen)

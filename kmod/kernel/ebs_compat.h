@@ -27,8 +27,7 @@
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
 #define ebs_vm_flags_mod(vma, set, clear) vm_flags_mod(vma, set, clear)
 #else
-#define ebs_vm_flags_mod(vma, set, clear) \
-	((vma)->vm_flags = ((vma)->vm_flags | (set)) & ~(clear))
+#define ebs_vm_flags_mod(vma, set, clear) ((vma)->vm_flags = ((vma)->vm_flags | (set)) & ~(clear))
 #endif
 
 #endif /* EBS_COMPAT_H */

@@ -162,7 +162,7 @@ static void by_path(const char *path, u64 entry)
 static void by_image(const uint8_t *data, size_t size, u64 entry)
 {
 	struct symbolize_opts opts = {
-	    .demangle = true, .kallsyms = "/nonexistent", .kcore = "/nonexistent"};
+		.demangle = true, .kallsyms = "/nonexistent", .kcore = "/nonexistent"};
 	struct sym_map map = {.start = 0x7fff0000000, .len = 0x10000, .filename = "[vdso]"};
 	struct symbolizer *s = symbolizer__new(&opts);
 	struct sym_result r;

@@ -85,8 +85,9 @@ static void check_event(const struct event_spec *ev)
 	e = event_spec__parse(canon, &again, &err);
 	FUZZ_CHECK(e == 0, "'%s' printed back as '%s' is refused: %s", ev->name, canon, err.msg);
 	FUZZ_CHECK(again.type == ev->type && again.config == ev->config &&
-		       again.exclude_user == ev->exclude_user &&
-		       again.exclude_kernel == ev->exclude_kernel && again.hardware == ev->hardware,
+			   again.exclude_user == ev->exclude_user &&
+			   again.exclude_kernel == ev->exclude_kernel &&
+			   again.hardware == ev->hardware,
 		   "'%s' and its canonical form '%s' differ", ev->name, canon);
 }
 

@@ -39,12 +39,12 @@ static void probe(struct symbolizer *s, const struct kallsyms *k, u64 a)
 		return;
 	}
 	FUZZ_CHECK(r.function == k->syms[want].name && r.dso == k->syms[want].dso &&
-		       r.sym_offset == a - k->syms[want].addr,
+			   r.sym_offset == a - k->syms[want].addr,
 		   "%#llx: %s, want %s", (unsigned long long)a, r.function ? r.function : "nothing",
 		   k->syms[want].name);
 	e = symbolizer__kernel_function(s, a, &f);
 	FUZZ_CHECK(e == 0 && f.start == k->syms[want].addr && f.start <= a &&
-		       (want + 1 == k->nsyms || f.end == k->syms[want + 1].addr),
+			   (want + 1 == k->nsyms || f.end == k->syms[want + 1].addr),
 		   "function of %#llx", (unsigned long long)a);
 }
 

@@ -132,12 +132,12 @@ static void check_config(const struct ebs_config *c)
 	FUZZ_CHECK(!((c->flags & EBS_CFG_ALL_CPUS) && (c->flags & EBS_CFG_ON_EXEC)),
 		   "ALL_CPUS with ON_EXEC");
 	FUZZ_CHECK((c->event_kind == EBS_EVENT_GENERIC && c->event_id < EBS_GEN_MAX) ||
-		       (c->event_kind == EBS_EVENT_RAW && !(c->event_id & ~raw)),
+			   (c->event_kind == EBS_EVENT_RAW && !(c->event_id & ~raw)),
 		   "event %u/%#llx", c->event_kind, (unsigned long long)c->event_id);
 	FUZZ_CHECK(c->sample_after >= EBS_SAMPLE_AFTER_MIN && !(c->sample_after >> 63),
 		   "sample_after %llu", (unsigned long long)c->sample_after);
 	FUZZ_CHECK(c->ring_pages >= EBS_RING_MIN_PAGES && c->ring_pages <= EBS_RING_MAX_PAGES &&
-		       !(c->ring_pages & (c->ring_pages - 1)),
+			   !(c->ring_pages & (c->ring_pages - 1)),
 		   "%u ring pages", c->ring_pages);
 	FUZZ_CHECK((c->flags & EBS_CFG_ALL_CPUS) || c->pid > 0, "pid %d", c->pid);
 }
@@ -216,8 +216,8 @@ static void op_ioctl(struct prog *pr)
 		head = r->hdr->head;
 		if (ebs_ring_set_tail(r, arg.tail.tail) == 0)
 			FUZZ_CHECK(arg.tail.tail >= old && arg.tail.tail <= head &&
-				       arg.tail.tail % sizeof(struct ebs_krecord) == 0 &&
-				       r->hdr->tail == arg.tail.tail,
+					   arg.tail.tail % sizeof(struct ebs_krecord) == 0 &&
+					   r->hdr->tail == arg.tail.tail,
 				   "tail %llu accepted: old %llu, head %llu",
 				   (unsigned long long)arg.tail.tail, (unsigned long long)old,
 				   (unsigned long long)head);
@@ -266,7 +266,7 @@ static void op_mmap(struct prog *pr)
 		return;
 	pages = 1 + (unsigned long)m.cfg.ring_pages;
 	FUZZ_CHECK(!writable && m.state != EBS_OPEN && cpu < m.nr_rings && len == pages * PAGE &&
-		       pgoff == cpu * pages,
+			   pgoff == cpu * pages,
 		   "mapping of %lu bytes at page %lu accepted as ring %u", len, pgoff, cpu);
 	/* user space reads all of it */
 	{
@@ -341,15 +341,15 @@ static void op_evtsel(struct prog *pr)
 	FUZZ_CHECK((sel & (EBS_EVTSEL_INT | EBS_EVTSEL_EN)) == (EBS_EVTSEL_INT | EBS_EVTSEL_EN),
 		   "selector %#llx without INT/EN", (unsigned long long)sel);
 	FUZZ_CHECK(!!(sel & EBS_EVTSEL_USR) == !!(cfg.flags & EBS_CFG_USER) &&
-		       !!(sel & EBS_EVTSEL_OS) == !!(cfg.flags & EBS_CFG_KERNEL),
+			   !!(sel & EBS_EVTSEL_OS) == !!(cfg.flags & EBS_CFG_KERNEL),
 		   "selector %#llx for flags %#x", (unsigned long long)sel, cfg.flags);
 	FUZZ_CHECK(
-	    !(sel & ~(raw | EBS_EVTSEL_USR | EBS_EVTSEL_OS | EBS_EVTSEL_INT | EBS_EVTSEL_EN)),
-	    "selector %#llx sets PC, ANY or bits above 31", (unsigned long long)sel);
+		!(sel & ~(raw | EBS_EVTSEL_USR | EBS_EVTSEL_OS | EBS_EVTSEL_INT | EBS_EVTSEL_EN)),
+		"selector %#llx sets PC, ANY or bits above 31", (unsigned long long)sel);
 	/* preloaded with -N, the counter overflows after exactly N events */
 	pre = ebs_msr_preload(&pmu, cfg.sample_after);
 	FUZZ_CHECK(((pre + cfg.sample_after) & pmu.mask) == 0 && pre <= pmu.mask &&
-		       (pre >> (pmu.width - 1)) & 1,
+			   (pre >> (pmu.width - 1)) & 1,
 		   "preload %#llx for %llu in %u bits", (unsigned long long)pre,
 		   (unsigned long long)cfg.sample_after, pmu.width);
 	/* and the legacy counter address sign-extends 32 bits: -N must survive that */

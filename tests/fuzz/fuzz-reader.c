@@ -46,11 +46,11 @@ static void check_record(const struct ebs_data *d, const struct ebs_rec *r, size
 		FUZZ_CHECK(s->event < nev, "SAMPLE of event %u of %u", s->event, nev);
 		ebs_sample__parts(s, &p);
 		FUZZ_CHECK(
-		    !p.nr_callchain || fuzz_inside(p.callchain, p.nr_callchain * 8, r, r->size),
-		    "callchain of %llu outside the SAMPLE", (unsigned long long)p.nr_callchain);
-		FUZZ_CHECK(!p.regs ||
-			       fuzz_inside(p.regs, 8 * (size_t)__builtin_popcountll(p.regs_mask), r,
-					   r->size),
+			!p.nr_callchain || fuzz_inside(p.callchain, p.nr_callchain * 8, r, r->size),
+			"callchain of %llu outside the SAMPLE", (unsigned long long)p.nr_callchain);
+		FUZZ_CHECK(!p.regs || fuzz_inside(p.regs,
+						  8 * (size_t)__builtin_popcountll(p.regs_mask), r,
+						  r->size),
 			   "registers outside the SAMPLE");
 		FUZZ_CHECK(!p.stack || fuzz_inside(p.stack, p.stack_size, r, r->size),
 			   "stack outside the SAMPLE");
@@ -99,7 +99,7 @@ static long walk(struct ebs_data *d, size_t file_size)
 	}
 	if (e < 0) {
 		FUZZ_CHECK(err.err == e && strstr(err.msg, ebs_data__path(d)) &&
-			       !strchr(err.msg, '\n'),
+				   !strchr(err.msg, '\n'),
 			   "refusal %d: '%s'", e, err.msg);
 		return -1;
 	}
@@ -126,8 +126,8 @@ static void check_open(struct ebs_data *d, size_t file_size)
 
 		FUZZ_CHECK(ev->rec->index == i, "event %u has index %u", i, ev->rec->index);
 		FUZZ_CHECK(string_inside(ev->asked, r, r->size) &&
-			       string_inside(ev->used, r, r->size) &&
-			       string_inside(ev->why, r, r->size),
+				   string_inside(ev->used, r, r->size) &&
+				   string_inside(ev->why, r, r->size),
 			   "event %u names outside its record", i);
 		FUZZ_CHECK(ebs_data__find_event(d, ev->asked) <= (int)i, "find_event");
 		FUZZ_CHECK(!c || c->event == i, "calibration of event %u is event %u's", c->event,
@@ -163,8 +163,8 @@ static void check_open(struct ebs_data *d, size_t file_size)
 	FUZZ_CHECK(t && ebs_data__totals(d) == t, "walked to the end without a trailer");
 	FUZZ_CHECK(t->nr_events == n, "trailer of %u events, header %u", t->nr_events, n);
 	FUZZ_CHECK(sizeof(*t) + (u64)t->nr_events * sizeof(struct ebs_event_counts) +
-			   (u64)t->nr_index * sizeof(struct ebs_index_entry) <=
-		       t->hdr.size,
+				   (u64)t->nr_index * sizeof(struct ebs_index_entry) <=
+			   t->hdr.size,
 		   "trailer parts outside it");
 	for (i = 0; i < n; i++)
 		FUZZ_CHECK(fuzz_inside(ebs_data__counts(d, i), sizeof(struct ebs_event_counts), t,

@@ -19,9 +19,9 @@
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
-#define READ_ONCE(x)		 __atomic_load_n(&(x), __ATOMIC_RELAXED)
-#define WRITE_ONCE(x, v)	 __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
-#define smp_load_acquire(p)	 __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
 #endif /* EBS_COMPAT_H */

@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define CAPBIT(c) (1ull << (c))
+#define CAPBIT(c)    (1ull << (c))
 #define GUEST_NOBODY 65534
 
 /*
@@ -42,8 +42,8 @@ static inline int guest_become(uid_t uid, uint64_t caps, long memlock_kb)
 	for (c = 0; c <= CAP_LAST_CAP; c++)
 		if (!(caps & CAPBIT(c)) && prctl(PR_CAPBSET_DROP, c, 0, 0, 0))
 			return -1;
-	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) ||
-	    setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
 		return -1;
 	d[0].effective = d[0].permitted = d[0].inheritable = (uint32_t)caps;
 	d[1].effective = d[1].permitted = d[1].inheritable = (uint32_t)(caps >> 32);

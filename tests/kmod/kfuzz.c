@@ -42,19 +42,19 @@
 
 #include "guest.h"
 
-#define MAX_MAPS 32
+#define MAX_MAPS  32
 #define MAX_ERRNO 150
 
 static long page_size;
-static long limit;		/* calls to make, both threads together */
-static long calls;		/* made so far (atomic) */
-static long results[MAX_ERRNO + 1];	/* by errno, 0 for success (atomic) */
-static long unexpected;		/* (atomic) */
-static int dev_fd = -1;		/* the descriptor both threads use (atomic) */
-static bool may_open = true;	/* handed: reopening is expected to fail */
-static pid_t sleeper;		/* a process to sample that sleeps */
-static char *guard;		/* a page, then a PROT_NONE page */
-static char *ro_page;		/* a read-only page */
+static long limit;		    /* calls to make, both threads together */
+static long calls;		    /* made so far (atomic) */
+static long results[MAX_ERRNO + 1]; /* by errno, 0 for success (atomic) */
+static long unexpected;		    /* (atomic) */
+static int dev_fd = -1;		    /* the descriptor both threads use (atomic) */
+static bool may_open = true;	    /* handed: reopening is expected to fail */
+static pid_t sleeper;		    /* a process to sample that sleeps */
+static char *guard;		    /* a page, then a PROT_NONE page */
+static char *ro_page;		    /* a read-only page */
 
 struct rng {
 	uint64_t s;
@@ -79,25 +79,26 @@ static bool chance(struct rng *r, unsigned int percent)
 	return below(r, 100) < percent;
 }
 
-/* The errnos the module may return, from docs/kmod.md section 4.5, and the kernel's own around it. */
+/* The errnos the module may return, from docs/kmod.md section 4.5, and the kernel's own around it.
+ */
 static bool expected(int e)
 {
 	switch (e) {
 	case 0:
-	case EINVAL:	/* state, argument; mmap flags the kernel refuses */
-	case EBUSY:	/* RUNNING; the device in use */
-	case ENOTTY:	/* not a request of the module's */
-	case EFAULT:	/* a bad pointer */
-	case EACCES:	/* permission at open or CONFIG */
-	case EPERM:	/* ring memory over the limits; a writable mapping */
-	case ESRCH:	/* no such pid */
-	case ENOENT:	/* perf has no such event here (hardware, without a PMU) */
-	case ENODEV:	/* msr mode without architectural perfmon; mmap of another kind */
+	case EINVAL: /* state, argument; mmap flags the kernel refuses */
+	case EBUSY:  /* RUNNING; the device in use */
+	case ENOTTY: /* not a request of the module's */
+	case EFAULT: /* a bad pointer */
+	case EACCES: /* permission at open or CONFIG */
+	case EPERM:  /* ring memory over the limits; a writable mapping */
+	case ESRCH:  /* no such pid */
+	case ENOENT: /* perf has no such event here (hardware, without a PMU) */
+	case ENODEV: /* msr mode without architectural perfmon; mmap of another kind */
 	case EOPNOTSUPP:
 	case ENOMEM:	/* rings; mmap/mremap */
 	case EBADF:	/* the other thread closed the descriptor meanwhile */
 	case EAGAIN:	/* mmap/mremap */
-	case EOVERFLOW:	/* mmap offset */
+	case EOVERFLOW: /* mmap offset */
 		return true;
 	default:
 		return false;
@@ -135,13 +136,13 @@ static void *pointer(struct rng *r, void *buf, size_t size)
 	case 1:
 		return (void *)1;
 	case 2:
-		return (void *)0xffffffff81000000ul;	/* the kernel's */
+		return (void *)0xffffffff81000000ul; /* the kernel's */
 	case 3:
 		/* straddling the end of a page followed by PROT_NONE */
 		memcpy(guard + page_size - size / 2, buf, size / 2);
 		return guard + page_size - size / 2;
 	case 4:
-		return ro_page;	/* readable; written to, EFAULT */
+		return ro_page; /* readable; written to, EFAULT */
 	case 5:
 		return (void *)(uintptr_t)rnd(r);
 	default:
@@ -155,7 +156,7 @@ static pid_t exiting_child(void)
 
 	if (pid == 0)
 		_exit(0);
-	return pid;	/* reaped by the caller after it used the pid */
+	return pid; /* reaped by the caller after it used the pid */
 }
 
 static void random_config(struct rng *r, struct ebs_config *c, pid_t *reap)
@@ -182,8 +183,8 @@ static void random_config(struct rng *r, struct ebs_config *c, pid_t *reap)
 	if (chance(r, 90))
 		c->sample_after = 100000ull << below(r, 10);
 	else
-		c->sample_after = (const __u64[]){0, 999, 1000, 10000, 1ull << 62, 1ull << 63,
-						  ~0ull, rnd(r)}[below(r, 8)];
+		c->sample_after = (const __u64[]){
+			0, 999, 1000, 10000, 1ull << 62, 1ull << 63, ~0ull, rnd(r)}[below(r, 8)];
 	c->flags = chance(r, 90) ? flag_sets[below(r, 7)] : (__u32)rnd(r);
 	switch (below(r, 8)) {
 	case 0:
@@ -208,8 +209,9 @@ static void random_config(struct rng *r, struct ebs_config *c, pid_t *reap)
 		break;
 	}
 	/* mostly small rings: each CONFIG allocates one for every CPU */
-	c->ring_pages = chance(r, 95) ? 1u << below(r, 5) : chance(r, 50) ? 1u << below(r, 13)
-									     : (__u32)rnd(r);
+	c->ring_pages = chance(r, 95)	? 1u << below(r, 5)
+			: chance(r, 50) ? 1u << below(r, 13)
+					: (__u32)rnd(r);
 	c->reserved = chance(r, 95) ? 0 : (__u32)rnd(r);
 	flips = chance(r, 20) ? 1 + below(r, 3) : 0;
 	for (i = 0; i < flips; i++)
@@ -237,10 +239,10 @@ static void random_ioctl(struct rng *r, int fd, struct ebs_cpu_stats *stats)
 
 	memset(&a, 0, sizeof(a));
 	switch (below(r, 10)) {
-	case 0:	/* another number, direction or size of the module's magic */
+	case 0: /* another number, direction or size of the module's magic */
 		cmd = _IOC(below(r, 4), EBS_IOC_MAGIC, below(r, 12), below(r, 80));
 		break;
-	case 1:	/* anyone's */
+	case 1: /* anyone's */
 		cmd = (unsigned long)(__u32)rnd(r);
 		break;
 	default:
@@ -254,7 +256,7 @@ static void random_ioctl(struct rng *r, int fd, struct ebs_cpu_stats *stats)
 		a.st.reserved = chance(r, 95) ? 0 : (__u32)rnd(r);
 		a.st.cpu_ptr = (__u64)(uintptr_t)pointer(r, stats, sizeof(*stats) * 8);
 		if (a.st.cpu_ptr == (__u64)(uintptr_t)guard + page_size - sizeof(*stats) * 4)
-			a.st.nr_cpus = 8;	/* straddles the guard page */
+			a.st.nr_cpus = 8; /* straddles the guard page */
 	} else if (cmd == EBS_IOC_TAIL) {
 		a.t.cpu = chance(r, 80) ? (__u32)below(r, 3) : (__u32)rnd(r);
 		a.t.reserved = chance(r, 95) ? 0 : (__u32)rnd(r);
@@ -292,10 +294,9 @@ static void random_mapping(struct rng *r, int fd, struct maps *m)
 
 	if (m->addr[i]) {
 		switch (below(r, 6)) {
-		case 0: {	/* grow, shrink or move it: VM_DONTEXPAND refuses growing */
-			size_t len = m->len[i] + page_size * below(r, 3) - (m->len[i] > (size_t)page_size
-									       ? page_size * below(r, 2)
-									       : 0);
+		case 0: { /* grow, shrink or move it: VM_DONTEXPAND refuses growing */
+			size_t len = m->len[i] + page_size * below(r, 3) -
+				     (m->len[i] > (size_t)page_size ? page_size * below(r, 2) : 0);
 
 			a = mremap(m->addr[i], m->len[i], len, MREMAP_MAYMOVE);
 			err = errno;
@@ -306,17 +307,17 @@ static void random_mapping(struct rng *r, int fd, struct maps *m)
 			}
 			return;
 		}
-		case 1:	/* no write access, ever */
+		case 1: /* no write access, ever */
 			ret = mprotect(m->addr[i], m->len[i], PROT_READ | PROT_WRITE);
 			err = errno;
 			note("mprotect", ret, err);
 			return;
-		case 2:	/* undo VM_DONTCOPY: allowed, as for perf's rings */
+		case 2: /* undo VM_DONTCOPY: allowed, as for perf's rings */
 			ret = madvise(m->addr[i], m->len[i], MADV_DOFORK);
 			err = errno;
 			note("madvise", ret, err);
 			return;
-		case 3:	/* drop the pages: the mapping has no fault handler, so forget it */
+		case 3: /* drop the pages: the mapping has no fault handler, so forget it */
 			ret = madvise(m->addr[i], m->len[i], MADV_DONTNEED);
 			err = errno;
 			note("madvise", ret, err);
@@ -381,7 +382,7 @@ static void reopen(struct rng *r)
 	nfd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC);
 	note("open", nfd, errno);
 	if (nfd < 0 && errno == EBUSY && fd < 0)
-		usleep(5000);	/* a child that inherited the descriptor is releasing it */
+		usleep(5000); /* a child that inherited the descriptor is releasing it */
 	if (nfd >= 0) {
 		if (fd >= 0)
 			close(fd);
@@ -414,7 +415,7 @@ static void *worker(void *arg)
 			else if (!main_thread)
 				usleep(1000);
 			else
-				break;	/* handed, and the descriptor is gone */
+				break; /* handed, and the descriptor is gone */
 			continue;
 		}
 		if (op < 700) {
@@ -465,10 +466,11 @@ int main(int argc, char **argv)
 	limit = atol(argv[1]);
 	who = argv[3];
 	page_size = sysconf(_SC_PAGESIZE);
-	guard = mmap(NULL, 2 * page_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	guard = mmap(NULL, 2 * page_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		     0);
 	ro_page = mmap(NULL, page_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (guard == MAP_FAILED || ro_page == MAP_FAILED || mprotect(guard + page_size, page_size,
-								      PROT_NONE))
+	if (guard == MAP_FAILED || ro_page == MAP_FAILED ||
+	    mprotect(guard + page_size, page_size, PROT_NONE))
 		return 2;
 	signal(SIGPIPE, SIG_IGN);
 	if (!strcmp(who, "handed")) {
@@ -505,7 +507,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	worker(a0);
-	__atomic_store_n(&limit, 0, __ATOMIC_RELAXED);	/* the other thread stops too */
+	__atomic_store_n(&limit, 0, __ATOMIC_RELAXED); /* the other thread stops too */
 	pthread_join(th, NULL);
 	if (fd_now() >= 0)
 		close(fd_now());
@@ -521,8 +523,8 @@ int main(int argc, char **argv)
 		}
 	printf("\n");
 	if (unexpected)
-		printf("FAIL: kmod: fuzz %s: %ld calls, %ld with an unexpected result\n", who, calls,
-		       unexpected);
+		printf("FAIL: kmod: fuzz %s: %ld calls, %ld with an unexpected result\n", who,
+		       calls, unexpected);
 	else
 		printf("PASS: kmod: fuzz %s: %ld calls, each 0 or an expected errno\n", who, calls);
 	return unexpected ? 1 : 0;

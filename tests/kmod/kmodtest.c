@@ -23,7 +23,7 @@
  * descriptor handed to a user without capabilities cannot sample all CPUs;
  * an mmap() racing an ioctl whose copy faults does not deadlock.
  */
-#define _GNU_SOURCE	/* setresuid() */
+#define _GNU_SOURCE /* setresuid() */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -48,7 +48,7 @@ static int failures;
 #define CHECK(name, cond)                                                                          \
 	do {                                                                                       \
 		if (cond) {                                                                        \
-			printf("PASS: kmod: %s\n", name);                                           \
+			printf("PASS: kmod: %s\n", name);                                          \
 		} else {                                                                           \
 			printf("FAIL: kmod: %s: %s (errno %d %s)\n", name, #cond, errno,           \
 			       strerror(errno));                                                   \
@@ -69,7 +69,7 @@ static struct ebs_config base_config(pid_t pid, __u32 pages)
 		.mode = EBS_MODE_PERF_KERNEL,
 		.event_kind = EBS_EVENT_GENERIC,
 		.event_id = EBS_GEN_CPU_CLOCK,
-		.sample_after = 1000000,	/* 1 ms of CPU time */
+		.sample_after = 1000000, /* 1 ms of CPU time */
 		.flags = EBS_CFG_USER | EBS_CFG_KERNEL,
 		.pid = pid,
 		.ring_pages = pages,
@@ -109,8 +109,8 @@ static void test_abi(void)
 	CHECK("open /dev/ebs as root", fd >= 0);
 	if (fd < 0)
 		return;
-	CHECK("EBS_IOC_VERSION", ioc(fd, EBS_IOC_VERSION, &version) == 0 &&
-					 version == EBS_ABI_VERSION);
+	CHECK("EBS_IOC_VERSION",
+	      ioc(fd, EBS_IOC_VERSION, &version) == 0 && version == EBS_ABI_VERSION);
 	fd2 = open(EBS_DEVICE, O_RDWR | O_CLOEXEC);
 	CHECK("a second open is -EBUSY", fd2 < 0 && errno == EBUSY);
 	if (fd2 >= 0)
@@ -122,11 +122,12 @@ static void test_abi(void)
 	m = mmap(NULL, 2 * page_size, PROT_READ, MAP_SHARED, fd, 0);
 	CHECK("mmap before CONFIG is refused", m == MAP_FAILED);
 
-	c = base_config(getpid(), 3);	/* not a power of two */
+	c = base_config(getpid(), 3); /* not a power of two */
 	CHECK("CONFIG with 3 ring pages is -EINVAL", ioc(fd, EBS_IOC_CONFIG, &c) == -EINVAL);
 	c = base_config(getpid(), 1);
 	c.sample_after = 10;
-	CHECK("CONFIG below EBS_SAMPLE_AFTER_MIN is -EINVAL", ioc(fd, EBS_IOC_CONFIG, &c) == -EINVAL);
+	CHECK("CONFIG below EBS_SAMPLE_AFTER_MIN is -EINVAL",
+	      ioc(fd, EBS_IOC_CONFIG, &c) == -EINVAL);
 	c = base_config(getpid(), 1);
 	c.event_id = EBS_GEN_MAX;
 	CHECK("CONFIG with an unknown event is -EINVAL", ioc(fd, EBS_IOC_CONFIG, &c) == -EINVAL);
@@ -139,7 +140,8 @@ static void test_abi(void)
 	CHECK("CONFIG counting neither user nor kernel is -EINVAL",
 	      ioc(fd, EBS_IOC_CONFIG, &c) == -EINVAL);
 	c = base_config(999999, 1);
-	CHECK("CONFIG of a pid that does not exist is -ESRCH", ioc(fd, EBS_IOC_CONFIG, &c) == -ESRCH);
+	CHECK("CONFIG of a pid that does not exist is -ESRCH",
+	      ioc(fd, EBS_IOC_CONFIG, &c) == -ESRCH);
 	c = base_config(getpid(), 1);
 	c.mode = EBS_MODE_MSR;
 	c.event_id = EBS_GEN_CYCLES;
@@ -147,8 +149,10 @@ static void test_abi(void)
 	      ioc(fd, EBS_IOC_CONFIG, &c) == -ENODEV);
 	c = base_config(getpid(), 1);
 	c.event_id = EBS_GEN_CYCLES;
-	CHECK("perf-kernel cycles without a PMU is -ENOENT", ioc(fd, EBS_IOC_CONFIG, &c) == -ENOENT);
-	/* perf_event_open refuses such periods; an hrtimer would fire without pause (last: it would succeed) */
+	CHECK("perf-kernel cycles without a PMU is -ENOENT",
+	      ioc(fd, EBS_IOC_CONFIG, &c) == -ENOENT);
+	/* perf_event_open refuses such periods; an hrtimer would fire without pause (last: it would
+	 * succeed) */
 	c = base_config(getpid(), 1);
 	c.sample_after = 1ull << 63;
 	CHECK("CONFIG with sample_after 2^63 is -EINVAL", ioc(fd, EBS_IOC_CONFIG, &c) == -EINVAL);
@@ -186,9 +190,9 @@ static double cpu_ms(pid_t pid)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* the name may hold spaces */
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-			 &st) != 2)
+	p = strrchr(buf, ')'); /* the name may hold spaces */
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
 		return -1;
 	return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
 }
@@ -266,8 +270,10 @@ static void session(__u32 pages, double seconds, const char *tag)
 			 (unsigned long long)dropped);
 		CHECK(name, dropped > 0 && in_rings <= (__u64)n * 128);
 		snprintf(name, sizeof(name), "%s: the ring header shows the drops", tag);
-		CHECK(name, ((const struct ebs_ring_header *)rings[0])->dropped +
-					((const struct ebs_ring_header *)rings[n - 1])->dropped > 0);
+		CHECK(name,
+		      ((const struct ebs_ring_header *)rings[0])->dropped +
+				      ((const struct ebs_ring_header *)rings[n - 1])->dropped >
+			      0);
 	} else {
 		snprintf(name, sizeof(name), "%s: nothing dropped", tag);
 		CHECK(name, dropped == 0);
@@ -284,10 +290,12 @@ static void session(__u32 pages, double seconds, const char *tag)
 
 			snprintf(name, sizeof(name), "%s: a record names the child", tag);
 			CHECK(name, r->pid == (__u32)child && r->tid == (__u32)child &&
-					   (r->flags & (EBS_KREC_USER | EBS_KREC_KERNEL)));
-			CHECK("a tail beyond head is -EINVAL", ioc(fd, EBS_IOC_TAIL, &t) == -EINVAL);
+					    (r->flags & (EBS_KREC_USER | EBS_KREC_KERNEL)));
+			CHECK("a tail beyond head is -EINVAL",
+			      ioc(fd, EBS_IOC_TAIL, &t) == -EINVAL);
 			t.tail = h->head;
-			CHECK("giving a ring back", ioc(fd, EBS_IOC_TAIL, &t) == 0 && h->tail == h->head);
+			CHECK("giving a ring back",
+			      ioc(fd, EBS_IOC_TAIL, &t) == 0 && h->tail == h->head);
 		}
 	}
 	CHECK("RESET after STOP empties the rings",
@@ -436,7 +444,8 @@ static __u64 records_of(void **rings, unsigned int n, pid_t pid)
 		const char *data = (const char *)h + page_size;
 
 		for (c = h->tail; c < h->head; c += sizeof(struct ebs_krecord)) {
-			const struct ebs_krecord *r = (const void *)(data + (c & (h->data_size - 1)));
+			const struct ebs_krecord *r =
+				(const void *)(data + (c & (h->data_size - 1)));
 
 			count += r->pid == (__u32)pid;
 		}
@@ -502,8 +511,8 @@ static void test_stop_children(void)
 	c = base_config(target, 16);
 	s.nr_cpus = 64;
 	s.cpu_ptr = (__u64)(unsigned long)st;
-	CHECK("stop: CONFIG on a process that will fork", ioc(fd, EBS_IOC_CONFIG, &c) == 0 &&
-							   ioc(fd, EBS_IOC_STATS, &s) == 0);
+	CHECK("stop: CONFIG on a process that will fork",
+	      ioc(fd, EBS_IOC_CONFIG, &c) == 0 && ioc(fd, EBS_IOC_STATS, &s) == 0);
 	n = s.nr_cpus;
 	for (i = 0; i < n; i++)
 		rings[i] = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)(i * len));
@@ -555,7 +564,7 @@ static bool maps_ebs(void)
 	FILE *f = fopen("/proc/self/maps", "r");
 
 	if (!f)
-		return true;	/* cannot tell: fail the check */
+		return true; /* cannot tell: fail the check */
 	while (fgets(line, sizeof(line), f))
 		found = found || strstr(line, EBS_DEVICE);
 	fclose(f);
@@ -580,13 +589,14 @@ static void test_fork_mapping(void)
 	fd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC);
 	CHECK("fork: CONFIG and map a ring",
 	      fd >= 0 && ioc(fd, EBS_IOC_CONFIG, &c) == 0 &&
-		      (m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0)) != MAP_FAILED && maps_ebs());
+		      (m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0)) != MAP_FAILED &&
+		      maps_ebs());
 	pid = fork();
 	if (pid == 0)
 		_exit(maps_ebs() ? 1 : 0);
 	waitpid(pid, &status, 0);
-	CHECK("fork: the child has no mapping of /dev/ebs", WIFEXITED(status) &&
-								 WEXITSTATUS(status) == 0);
+	CHECK("fork: the child has no mapping of /dev/ebs",
+	      WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	if (pipe(sync))
 		return;
 	pid = fork();
@@ -633,17 +643,17 @@ enum probe_target { T_SELF, T_CHILD, T_CHILD_NODUMP, T_INIT };
 struct probe {
 	uid_t uid;
 	uint64_t caps;
-	long memlock_kb;	/* RLIMIT_MEMLOCK, or -1 to leave it */
-	int fd;			/* a descriptor opened by root, or -1: open it */
+	long memlock_kb; /* RLIMIT_MEMLOCK, or -1 to leave it */
+	int fd;		 /* a descriptor opened by root, or -1: open it */
 	__u32 flags, pages;
 	enum probe_target target;
 };
 
 struct probe_out {
-	int become;		/* the identity was taken: 0, else errno */
-	int open;		/* 0 or -errno */
-	int config;		/* 0 or -errno */
-	long pin0, pin, pin1;	/* VmPin kB before CONFIG, during the session, after close */
+	int become;	      /* the identity was taken: 0, else errno */
+	int open;	      /* 0 or -errno */
+	int config;	      /* 0 or -errno */
+	long pin0, pin, pin1; /* VmPin kB before CONFIG, during the session, after close */
 };
 
 static void probe(const struct probe *p, struct probe_out *o)
@@ -672,12 +682,14 @@ static void probe(const struct probe *p, struct probe_out *o)
 					for (;;)
 						pause();
 				}
-				usleep(100000);	/* the child made itself undumpable */
+				usleep(100000); /* the child made itself undumpable */
 			}
 			if (fd < 0)
 				fd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC);
 			r.open = fd < 0 ? -errno : 0;
-			c = base_config(p->target == T_SELF ? getpid() : p->target == T_INIT ? 1 : t,
+			c = base_config(p->target == T_SELF   ? getpid()
+					: p->target == T_INIT ? 1
+							      : t,
 					p->pages);
 			c.flags = p->flags;
 			c.pid = c.flags & EBS_CFG_ALL_CPUS ? 0 : c.pid;
@@ -686,7 +698,7 @@ static void probe(const struct probe *p, struct probe_out *o)
 				r.config = ioc(fd, EBS_IOC_CONFIG, &c);
 			r.pin = vm_pin_kb();
 			if (fd >= 0)
-				close(fd);	/* the release runs before close() returns */
+				close(fd); /* the release runs before close() returns */
 			r.pin1 = vm_pin_kb();
 			if (t > 0)
 				stop_child(t);
@@ -739,22 +751,28 @@ static void test_memory(void)
 	struct ebs_cpu_stats st[64];
 	struct ebs_stats s = {.nr_cpus = 64, .cpu_ptr = (__u64)(unsigned long)st};
 	struct ebs_config c = base_config(getpid(), 1);
-	long mlock0 = read_file(MLOCK_KB), online = sysconf(_SC_NPROCESSORS_ONLN), kb = page_size / 1024;
+	long mlock0 = read_file(MLOCK_KB), online = sysconf(_SC_NPROCESSORS_ONLN),
+	     kb = page_size / 1024;
 	long n, ch, l, ch2, extra;
-	struct probe p = {.uid = 0, .caps = ROOT_NOIPCLOCK, .fd = -1, .flags = EBS_CFG_USER,
-			  .pages = 1, .target = T_SELF};
+	struct probe p = {.uid = 0,
+			  .caps = ROOT_NOIPCLOCK,
+			  .fd = -1,
+			  .flags = EBS_CFG_USER,
+			  .pages = 1,
+			  .target = T_SELF};
 	struct probe_out o;
 	char name[200];
 	int fd;
 
 	fd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC);
-	CHECK("memory: how many rings", fd >= 0 && ioc(fd, EBS_IOC_CONFIG, &c) == 0 &&
-						ioc(fd, EBS_IOC_STATS, &s) == 0);
+	CHECK("memory: how many rings",
+	      fd >= 0 && ioc(fd, EBS_IOC_CONFIG, &c) == 0 && ioc(fd, EBS_IOC_STATS, &s) == 0);
 	close(fd);
 	n = s.nr_cpus;
-	CHECK("memory: the module's mlock_kb is perf's default, 512 KB + a page", mlock0 == 512 + kb);
-	printf("    memory: %ld rings, %ld online CPUs, %ld-KB pages, mlock_kb %ld\n", n, online, kb,
-	       mlock0);
+	CHECK("memory: the module's mlock_kb is perf's default, 512 KB + a page",
+	      mlock0 == 512 + kb);
+	printf("    memory: %ld rings, %ld online CPUs, %ld-KB pages, mlock_kb %ld\n", n, online,
+	       kb, mlock0);
 
 	/* one-page rings: ch pages in all, a header page and a data page per ring */
 	ch = 2 * n;
@@ -766,9 +784,10 @@ static void test_memory(void)
 	CHECK(name, !o.become && !o.open && o.config == -EPERM && o.pin == o.pin0);
 	p.memlock_kb = ch * kb;
 	probe(&p, &o);
-	snprintf(name, sizeof(name),
-		 "memory: ... with RLIMIT_MEMLOCK %ld KB: allowed, VmPin +%ld kB (%ld), 0 after close",
-		 ch * kb, ch * kb, o.pin - o.pin0);
+	snprintf(
+		name, sizeof(name),
+		"memory: ... with RLIMIT_MEMLOCK %ld KB: allowed, VmPin +%ld kB (%ld), 0 after close",
+		ch * kb, ch * kb, o.pin - o.pin0);
 	CHECK(name, !o.config && o.pin - o.pin0 == ch * kb && o.pin1 == o.pin0);
 	p.memlock_kb = (ch - 1) * kb;
 	probe(&p, &o);
@@ -779,7 +798,8 @@ static void test_memory(void)
 	probe(&p, &o);
 	snprintf(name, sizeof(name),
 		 "memory: root with CAP_IPC_LOCK passes RLIMIT_MEMLOCK 0, charged all the same "
-		 "(VmPin +%ld kB)", o.pin - o.pin0);
+		 "(VmPin +%ld kB)",
+		 o.pin - o.pin0);
 	CHECK(name, !o.config && o.pin - o.pin0 == ch * kb && o.pin1 == o.pin0);
 
 	/* the user's part: mlock_kb just enough for ch pages */
@@ -787,24 +807,30 @@ static void test_memory(void)
 	write_file(MLOCK_KB, l / online * kb);
 	p.caps = ROOT_NOIPCLOCK;
 	probe(&p, &o);
-	snprintf(name, sizeof(name), "memory: mlock_kb %ld (%ld pages for the user): %ld pages "
-		 "charged to the user, none pinned", l / online * kb, l, ch);
+	snprintf(name, sizeof(name),
+		 "memory: mlock_kb %ld (%ld pages for the user): %ld pages "
+		 "charged to the user, none pinned",
+		 l / online * kb, l, ch);
 	CHECK(name, !o.config && o.pin == o.pin0);
 	probe(&p, &o);
 	/* if the first had not been uncharged, the user would hold ch of its l pages */
 	CHECK("memory: and again: the first session was uncharged at release",
 	      !o.config && o.pin == o.pin0);
-	ch2 = 3 * n;	/* two-page rings */
+	ch2 = 3 * n; /* two-page rings */
 	extra = ch2 - l;
 	p.pages = 2;
 	probe(&p, &o);
-	snprintf(name, sizeof(name), "memory: %ld pages, %ld beyond the user's, RLIMIT_MEMLOCK 0: "
-		 "-EPERM", ch2, extra);
+	snprintf(name, sizeof(name),
+		 "memory: %ld pages, %ld beyond the user's, RLIMIT_MEMLOCK 0: "
+		 "-EPERM",
+		 ch2, extra);
 	CHECK(name, extra > 0 && o.config == -EPERM);
 	p.memlock_kb = extra * kb;
 	probe(&p, &o);
-	snprintf(name, sizeof(name), "memory: ... with RLIMIT_MEMLOCK %ld KB: the %ld beyond are "
-		 "pinned (VmPin +%ld kB)", extra * kb, extra, o.pin - o.pin0);
+	snprintf(name, sizeof(name),
+		 "memory: ... with RLIMIT_MEMLOCK %ld KB: the %ld beyond are "
+		 "pinned (VmPin +%ld kB)",
+		 extra * kb, extra, o.pin - o.pin0);
 	CHECK(name, !o.config && o.pin - o.pin0 == extra * kb && o.pin1 == o.pin0);
 
 	/* a user with CAP_PERFMON only, at the default limit, RLIMIT_MEMLOCK 64 KB */
@@ -841,8 +867,12 @@ static void test_memory(void)
 static void test_kptr(void)
 {
 	long k0 = read_file(KPTR), k;
-	struct probe root = {.uid = 0, .caps = ~0ull & ((CAPBIT(CAP_LAST_CAP) << 1) - 1),
-			     .memlock_kb = -1, .fd = -1, .pages = 1, .target = T_SELF};
+	struct probe root = {.uid = 0,
+			     .caps = ~0ull & ((CAPBIT(CAP_LAST_CAP) << 1) - 1),
+			     .memlock_kb = -1,
+			     .fd = -1,
+			     .pages = 1,
+			     .target = T_SELF};
 	struct probe pm = root;
 	struct probe_out o;
 	char name[160];
@@ -860,16 +890,20 @@ static void test_kptr(void)
 			 k < 2 ? "allowed" : "-EACCES");
 		CHECK(name, o.config == (k < 2 ? 0 : -EACCES));
 		probe(&pm, &o);
-		snprintf(name, sizeof(name), "kptr_restrict %ld: a CAP_PERFMON user samples the "
-			 "kernel: %s", k, k < 1 ? "allowed" : "-EACCES");
+		snprintf(name, sizeof(name),
+			 "kptr_restrict %ld: a CAP_PERFMON user samples the "
+			 "kernel: %s",
+			 k, k < 1 ? "allowed" : "-EACCES");
 		CHECK(name, !o.become && !o.open && o.config == (k < 1 ? 0 : -EACCES));
 		root.flags = pm.flags = EBS_CFG_USER;
 		probe(&root, &o);
 		snprintf(name, sizeof(name), "kptr_restrict %ld: root samples user mode", k);
 		CHECK(name, o.config == 0);
 		probe(&pm, &o);
-		snprintf(name, sizeof(name), "kptr_restrict %ld: a CAP_PERFMON user samples user "
-			 "mode", k);
+		snprintf(name, sizeof(name),
+			 "kptr_restrict %ld: a CAP_PERFMON user samples user "
+			 "mode",
+			 k);
 		CHECK(name, o.config == 0);
 	}
 	write_file(KPTR, k0);
@@ -884,8 +918,13 @@ static void test_kptr(void)
  */
 static void test_privilege(void)
 {
-	struct probe pm = {.uid = GUEST_NOBODY, .caps = CAPBIT(CAP_PERFMON), .memlock_kb = -1,
-			   .fd = -1, .flags = EBS_CFG_USER, .pages = 1, .target = T_CHILD};
+	struct probe pm = {.uid = GUEST_NOBODY,
+			   .caps = CAPBIT(CAP_PERFMON),
+			   .memlock_kb = -1,
+			   .fd = -1,
+			   .flags = EBS_CFG_USER,
+			   .pages = 1,
+			   .target = T_CHILD};
 	struct probe root = pm, handed = pm;
 	struct probe_out o;
 
@@ -971,8 +1010,8 @@ static int run_as(int argc, char **argv)
 
 static void test_sessions(void)
 {
-	session(16, 1.0, "session");	/* 2048 records a CPU: room for 1 s at 1 kHz */
-	session(1, 1.0, "small ring");	/* 128 records: must drop */
+	session(16, 1.0, "session");   /* 2048 records a CPU: room for 1 s at 1 kHz */
+	session(1, 1.0, "small ring"); /* 128 records: must drop */
 }
 
 static const struct {

@@ -73,7 +73,7 @@ static int fail_here(void *ret)
 	if (++calls != fail_at || armed <= 0)
 		return 0;
 	if (spared(ret)) {
-		fail_at++;	/* the next one outside */
+		fail_at++; /* the next one outside */
 		return 0;
 	}
 	return 1;

@@ -76,26 +76,37 @@ static int data_statement(struct ebs_writer *w, char *words[], int n)
 
 	if (!strcmp(op, "comm") && n == 4) {
 		struct ebs_rec_comm c = {
-			.hdr.type = EBS_REC_COMM, .time = tick(),
-			.pid = (u32)strtoul(words[1], NULL, 10), .tid = (u32)strtoul(words[2], NULL, 10),
+			.hdr.type = EBS_REC_COMM,
+			.time = tick(),
+			.pid = (u32)strtoul(words[1], NULL, 10),
+			.tid = (u32)strtoul(words[2], NULL, 10),
 		};
 		return ebs_writer__add(w, str_rec(buf, &c, sizeof(c), words[3]));
 	}
 	if (!strcmp(op, "fork") && n == 5) {
 		struct ebs_rec_task t = {
-			.hdr.type = EBS_REC_FORK, .hdr.size = sizeof(t), .time = tick(),
-			.pid = (u32)strtoul(words[1], NULL, 10), .ppid = (u32)strtoul(words[2], NULL, 10),
-			.tid = (u32)strtoul(words[3], NULL, 10), .ptid = (u32)strtoul(words[4], NULL, 10),
+			.hdr.type = EBS_REC_FORK,
+			.hdr.size = sizeof(t),
+			.time = tick(),
+			.pid = (u32)strtoul(words[1], NULL, 10),
+			.ppid = (u32)strtoul(words[2], NULL, 10),
+			.tid = (u32)strtoul(words[3], NULL, 10),
+			.ptid = (u32)strtoul(words[4], NULL, 10),
 		};
 		return ebs_writer__add(w, &t.hdr);
 	}
 	if (!strcmp(op, "mmap") && n == 6) {
 		struct ebs_rec_mmap m = {
-			.hdr.type = EBS_REC_MMAP, .hdr.misc = EBS_CPUMODE_USER, .time = tick(),
-			.start = strtoull(words[2], NULL, 16), .len = strtoull(words[3], NULL, 16),
+			.hdr.type = EBS_REC_MMAP,
+			.hdr.misc = EBS_CPUMODE_USER,
+			.time = tick(),
+			.start = strtoull(words[2], NULL, 16),
+			.len = strtoull(words[3], NULL, 16),
 			.pgoff = strtoull(words[4], NULL, 16),
-			.pid = (u32)strtoul(words[1], NULL, 10), .tid = (u32)strtoul(words[1], NULL, 10),
-			.prot = 5 /* r-x */, .flags = 2 /* MAP_PRIVATE */,
+			.pid = (u32)strtoul(words[1], NULL, 10),
+			.tid = (u32)strtoul(words[1], NULL, 10),
+			.prot = 5 /* r-x */,
+			.flags = 2 /* MAP_PRIVATE */,
 		};
 		if (strlen(words[5]) > 4000)
 			return -ENAMETOOLONG;
@@ -103,11 +114,14 @@ static int data_statement(struct ebs_writer *w, char *words[], int n)
 	}
 	if (!strcmp(op, "sample") && (n == 6 || n == 7) && !event_index(words[1], &ev)) {
 		struct ebs_rec_sample s = {
-			.hdr.type = EBS_REC_SAMPLE, .hdr.size = sizeof(s),
+			.hdr.type = EBS_REC_SAMPLE,
+			.hdr.size = sizeof(s),
 			.hdr.misc = n == 7 && !strcmp(words[6], "k") ? EBS_CPUMODE_KERNEL
-								      : EBS_CPUMODE_USER,
-			.ip = strtoull(words[4], NULL, 16), .period = periods[ev],
-			.pid = (u32)strtoul(words[2], NULL, 10), .tid = (u32)strtoul(words[3], NULL, 10),
+								     : EBS_CPUMODE_USER,
+			.ip = strtoull(words[4], NULL, 16),
+			.period = periods[ev],
+			.pid = (u32)strtoul(words[2], NULL, 10),
+			.tid = (u32)strtoul(words[3], NULL, 10),
 			.event = (u16)ev,
 		};
 		unsigned long count = strtoul(words[5], NULL, 10);
@@ -122,19 +136,25 @@ static int data_statement(struct ebs_writer *w, char *words[], int n)
 	}
 	if (!strcmp(op, "lost") && n == 3 && !event_index(words[1], &ev)) {
 		struct ebs_rec_lost l = {
-			.hdr.type = EBS_REC_LOST, .hdr.size = sizeof(l), .time = tick(),
-			.lost = strtoull(words[2], NULL, 10), .event = (u16)ev,
+			.hdr.type = EBS_REC_LOST,
+			.hdr.size = sizeof(l),
+			.time = tick(),
+			.lost = strtoull(words[2], NULL, 10),
+			.event = (u16)ev,
 		};
 		return ebs_writer__add(w, &l.hdr);
 	}
 	if (!strcmp(op, "count") && (n == 5 || n == 7) && !event_index(words[1], &ev)) {
 		struct ebs_rec_count c = {
-			.hdr.type = EBS_REC_COUNT, .hdr.size = sizeof(c), .time = tick(),
+			.hdr.type = EBS_REC_COUNT,
+			.hdr.size = sizeof(c),
+			.time = tick(),
 			.value = strtoull(words[2], NULL, 10),
 			.time_enabled = strtoull(words[3], NULL, 10),
 			.time_running = strtoull(words[4], NULL, 10),
 			.cpu = n == 7 ? (u32)strtoul(words[5], NULL, 10) : 0xffffffff,
-			.tid = n == 7 ? (u32)strtoul(words[6], NULL, 10) : 0, .event = (u16)ev,
+			.tid = n == 7 ? (u32)strtoul(words[6], NULL, 10) : 0,
+			.event = (u16)ev,
 		};
 		return ebs_writer__add(w, &c.hdr);
 	}
@@ -159,7 +179,7 @@ static int header_statement(struct ebs_writer *w, char *words[], int n, char *re
 
 int main(int argc, char **argv)
 {
-	struct ebs_error err = { 0 };
+	struct ebs_error err = {0};
 	struct ebs_writer *w;
 	char line[8192];
 	unsigned int lineno = 0;
@@ -181,7 +201,8 @@ int main(int argc, char **argv)
 		lineno++;
 		line[strcspn(line, "#\n")] = '\0';
 		memcpy(copy, line, sizeof(line));
-		for (size_t len = strlen(copy); len && (copy[len - 1] == ' ' || copy[len - 1] == '\t');)
+		for (size_t len = strlen(copy);
+		     len && (copy[len - 1] == ' ' || copy[len - 1] == '\t');)
 			copy[--len] = '\0';
 		while (n < 8 && (p += strspn(p, " \t"), *p)) {
 			words[n++] = p;

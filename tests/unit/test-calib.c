@@ -25,7 +25,8 @@
 		if (fabs(g_ - w_) <= (tol))                                                        \
 			TEST_OK(name);                                                             \
 		else                                                                               \
-			TEST_FAIL(name, "%s = %.9g, want %.9g +- %g", #got, g_, w_, (double)(tol)); \
+			TEST_FAIL(name, "%s = %.9g, want %.9g +- %g", #got, g_, w_,                \
+				  (double)(tol));                                                  \
 	} while (0)
 
 static void test_fit(void)
@@ -94,8 +95,13 @@ static void test_precision(void)
 static void test_solve(void)
 {
 	struct calib_input in = {
-		.events = 2e9, .seconds = 2, .share = 1, .cost = 45e-6, .rate = 1000,
-		.budget = 0.5, .min_samples = 1000,
+		.events = 2e9,
+		.seconds = 2,
+		.share = 1,
+		.cost = 45e-6,
+		.rate = 1000,
+		.budget = 0.5,
+		.min_samples = 1000,
 	};
 	struct calib_solution s;
 

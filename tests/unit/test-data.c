@@ -300,48 +300,48 @@ static u32 std_build(unsigned int i, u64 *buf)
 	switch (i) {
 	case 0: {
 		struct ebs_rec_sample s = {
-		    .hdr.misc = EBS_CPUMODE_USER | EBS_SAMPLE_EXACT_IP,
-		    .ip = 0x401000,
-		    .time = T0 + 1,
-		    .period = 4001,
-		    .pid = 100,
-		    .tid = 101,
-		    .cpu = 0,
-		    .event = 0,
+			.hdr.misc = EBS_CPUMODE_USER | EBS_SAMPLE_EXACT_IP,
+			.ip = 0x401000,
+			.time = T0 + 1,
+			.period = 4001,
+			.pid = 100,
+			.tid = 101,
+			.cpu = 0,
+			.event = 0,
 		};
 
 		return build_sample(buf, &s, NULL, 0);
 	}
 	case 1: {
 		struct ebs_rec_sample s = {
-		    .hdr.misc = EBS_CPUMODE_KERNEL,
-		    .ip = 0xffffffff81000010ull,
-		    .time = T0 + 2,
-		    .period = 1000003,
-		    .pid = 100,
-		    .tid = 102,
-		    .cpu = 5,
-		    .event = 1,
+			.hdr.misc = EBS_CPUMODE_KERNEL,
+			.ip = 0xffffffff81000010ull,
+			.time = T0 + 2,
+			.period = 1000003,
+			.pid = 100,
+			.tid = 102,
+			.cpu = 5,
+			.event = 1,
 		};
 
 		return build_sample(buf, &s, std_callchain, 3);
 	}
 	case 2: {
 		struct ebs_rec_mmap m = {
-		    .hdr = {.type = EBS_REC_MMAP, .misc = EBS_CPUMODE_USER | EBS_MMAP_BUILD_ID},
-		    .time = T0 + 3,
-		    .start = 0x7f0000400000ull,
-		    .len = 0x2000,
-		    .pgoff = 0x1000,
-		    .pid = 100,
-		    .tid = 100,
-		    .maj = 8,
-		    .min = 1,
-		    .ino = 123456,
-		    .ino_generation = 7,
-		    .prot = 5,
-		    .flags = 2,
-		    .build_id_size = 20,
+			.hdr = {.type = EBS_REC_MMAP, .misc = EBS_CPUMODE_USER | EBS_MMAP_BUILD_ID},
+			.time = T0 + 3,
+			.start = 0x7f0000400000ull,
+			.len = 0x2000,
+			.pgoff = 0x1000,
+			.pid = 100,
+			.tid = 100,
+			.maj = 8,
+			.min = 1,
+			.ino = 123456,
+			.ino_generation = 7,
+			.prot = 5,
+			.flags = 2,
+			.build_id_size = 20,
 		};
 		unsigned int k;
 
@@ -351,10 +351,10 @@ static u32 std_build(unsigned int i, u64 *buf)
 	}
 	case 3: {
 		struct ebs_rec_comm c = {
-		    .hdr = {.type = EBS_REC_COMM, .misc = EBS_COMM_EXEC},
-		    .time = T0 + 4,
-		    .pid = 100,
-		    .tid = 101,
+			.hdr = {.type = EBS_REC_COMM, .misc = EBS_COMM_EXEC},
+			.time = T0 + 4,
+			.pid = 100,
+			.tid = 101,
 		};
 
 		return build_str_rec(buf, &c, sizeof(c), STD_COMM);
@@ -413,14 +413,14 @@ static u32 std_build(unsigned int i, u64 *buf)
 	default: {
 		unsigned int e = i - STD_NR_FIXED;
 		struct ebs_rec_sample s = {
-		    .hdr.misc = EBS_CPUMODE_USER,
-		    .ip = 0x500000 + e * 16,
-		    .time = T0 + 100 + e,
-		    .period = 1000 + e,
-		    .pid = 200,
-		    .tid = 200 + e % 4,
-		    .cpu = e % 8,
-		    .event = (u16)(e % 2),
+			.hdr.misc = EBS_CPUMODE_USER,
+			.ip = 0x500000 + e * 16,
+			.time = T0 + 100 + e,
+			.period = 1000 + e,
+			.pid = 200,
+			.tid = 200 + e % 4,
+			.cpu = e % 8,
+			.event = (u16)(e % 2),
 		};
 		u64 cc[5];
 		unsigned int k;
@@ -434,26 +434,31 @@ static u32 std_build(unsigned int i, u64 *buf)
 
 /* event 1's CALIBRATION (hdr is the writer's) */
 static const struct ebs_rec_calibration std_calib = {
-	.event = 1, .rate_hz = 500, .sample_after = 2000000, .events_per_sec = 999000000,
-	.target_samples = 10000, .overhead_ppm = 13000, .budget_ppm = 20000,
+	.event = 1,
+	.rate_hz = 500,
+	.sample_after = 2000000,
+	.events_per_sec = 999000000,
+	.target_samples = 10000,
+	.overhead_ppm = 13000,
+	.budget_ppm = 20000,
 };
 
 static int std_header(struct ebs_writer *w)
 {
 	struct ebs_rec_event ev0 = {
-	    .group = 0,
-	    .flags = EBS_EVF_HARDWARE | EBS_EVF_FREQ | EBS_EVF_GROUP_LEADER,
-	    .type = 0,
-	    .config = 0,
-	    .sample_freq = 4000,
+		.group = 0,
+		.flags = EBS_EVF_HARDWARE | EBS_EVF_FREQ | EBS_EVF_GROUP_LEADER,
+		.type = 0,
+		.config = 0,
+		.sample_freq = 4000,
 	};
 	struct ebs_rec_event ev1 = {
-	    .group = 0,
-	    .flags = EBS_EVF_FALLBACK | EBS_EVF_EXCLUDE_KERNEL,
-	    .type = 1,
-	    .config = 1,
-	    .config1 = 0x55,
-	    .sample_period = 1000003,
+		.group = 0,
+		.flags = EBS_EVF_FALLBACK | EBS_EVF_EXCLUDE_KERNEL,
+		.type = 1,
+		.config = 1,
+		.config1 = 0x55,
+		.sample_period = 1000003,
 	};
 	u8 image[STD_DSO_SIZE], bid[20];
 	unsigned int i;
@@ -710,8 +715,8 @@ static bool file_keeps_promises(const struct ebs_data *d, u64 size)
 		if (off >= size || t->hdr.size > size - off ||
 		    t->nr_events != ebs_data__nr_events(d) ||
 		    sizeof(*t) + (u64)t->nr_events * sizeof(struct ebs_event_counts) +
-			    (u64)t->nr_index * sizeof(struct ebs_index_entry) >
-			t->hdr.size)
+				    (u64)t->nr_index * sizeof(struct ebs_index_entry) >
+			    t->hdr.size)
 			return false;
 	}
 	return true;
@@ -779,18 +784,18 @@ static void check_std_header(struct ebs_data *d, const char *path, const char *w
 	struct group g;
 
 	/* META (16 + value), EVENT (56 + three strings), DSO_IMAGE (72 + image) */
-	header_recs =
-	    ALIGN8(16 + sizeof(STD_HOSTNAME)) + ALIGN8(16 + sizeof(STD_ARCH)) +
-	    ALIGN8(16 + sizeof(STD_CMDLINE)) + ALIGN8(16 + 1) +
-	    ALIGN8(56 + sizeof("cycles") + sizeof("cycles") + 1) +
-	    ALIGN8(56 + sizeof("instructions:u") + sizeof("task-clock:u") + sizeof(STD_EV1_WHY)) +
-	    ALIGN8(72 + STD_DSO_SIZE) + 56;
+	header_recs = ALIGN8(16 + sizeof(STD_HOSTNAME)) + ALIGN8(16 + sizeof(STD_ARCH)) +
+		      ALIGN8(16 + sizeof(STD_CMDLINE)) + ALIGN8(16 + 1) +
+		      ALIGN8(56 + sizeof("cycles") + sizeof("cycles") + 1) +
+		      ALIGN8(56 + sizeof("instructions:u") + sizeof("task-clock:u") +
+			     sizeof(STD_EV1_WHY)) +
+		      ALIGN8(72 + STD_DSO_SIZE) + 56;
 	group_begin(&g, "data: %s: file header", what);
 	G_STREQ(&g, ebs_data__path(d), path);
 	G_TRUE(&g, memcmp(h->magic, "EBSDATA", 8) == 0);
 	G_EQ(&g, h->endian, 0x01020304);
 	G_EQ(&g, h->version_major, 1);
-	G_EQ(&g, h->version_minor, 1);	/* 1.1: CALIBRATION's rate_hz */
+	G_EQ(&g, h->version_minor, 1); /* 1.1: CALIBRATION's rate_hz */
 	G_EQ(&g, h->header_size, 96);
 	G_EQ(&g, h->flags, streamed ? EBS_FILE_STREAMED : 0);
 	G_EQ(&g, h->data_offset, 96 + header_recs);
@@ -1049,9 +1054,9 @@ static void check_std_fixed_records(const struct ebs_rec *const *recs, const cha
 static void check_std_data(struct ebs_data *d, const char *what, const struct expect *x)
 {
 	static const u16 fixed_types[STD_NR_FIXED] = {
-	    EBS_REC_SAMPLE,   EBS_REC_SAMPLE,	EBS_REC_MMAP,  EBS_REC_COMM,
-	    EBS_REC_FORK,     EBS_REC_EXIT,	EBS_REC_LOST,  EBS_REC_LOST,
-	    EBS_REC_THROTTLE, EBS_REC_THROTTLE, EBS_REC_COUNT,
+		EBS_REC_SAMPLE,	  EBS_REC_SAMPLE,   EBS_REC_MMAP,  EBS_REC_COMM,
+		EBS_REC_FORK,	  EBS_REC_EXIT,	    EBS_REC_LOST,  EBS_REC_LOST,
+		EBS_REC_THROTTLE, EBS_REC_THROTTLE, EBS_REC_COUNT,
 	};
 	const struct ebs_rec *recs[STD_MAX_RECORDS + 1], *rec;
 	struct ebs_error err = {0};
@@ -1202,9 +1207,9 @@ static void test_round_trip(void)
 	G_EQ(&g, e, 0);
 	G_TRUE(&g, ebs_writer__counts(w, 2) == NULL);
 	G_TRUE(&g, ebs_writer__counts(w, 0) &&
-		       ebs_writer__counts(w, 0)->samples == x.counts[0].samples);
+			   ebs_writer__counts(w, 0)->samples == x.counts[0].samples);
 	G_TRUE(&g, ebs_writer__counts(w, 1) &&
-		       ebs_writer__counts(w, 1)->period_sum == x.counts[1].period_sum);
+			   ebs_writer__counts(w, 1)->period_sum == x.counts[1].period_sum);
 	written = ebs_writer__size(w);
 	e = ebs_writer__finish(w, STD_EXIT_STATUS, &size, &err);
 	group_check(&g, e == 0, __LINE__, "finish: %d %s", e, err.msg);
@@ -1248,11 +1253,11 @@ static void test_index(void)
 	e = e ?: ebs_writer__begin_data(w, STD_REALTIME, STD_CLOCK);
 	while (!e && ebs_writer__size(w) < (5u << 20) / 2) {
 		struct ebs_rec_sample s = {
-		    .ip = 0x400000 + nr,
-		    .time = T0 + nr,
-		    .period = 1000 + nr % 7,
-		    .pid = 1,
-		    .tid = 1,
+			.ip = 0x400000 + nr,
+			.time = T0 + nr,
+			.period = 1000 + nr % 7,
+			.pid = 1,
+			.tid = 1,
 		};
 		u64 cc[7] = {1, 2, 3, 4, 5, 6, 7};
 
@@ -1927,7 +1932,7 @@ static void test_set_calibration(void)
 	G_EQ(&g, len_after, len_before);
 	for (i = 0; before && after && i < len_before && i < len_after; i++)
 		diff += before[i] != after[i];
-	G_TRUE(&g, diff > 0 && diff <= 16);	/* two fields, nothing else */
+	G_TRUE(&g, diff > 0 && diff <= 16); /* two fields, nothing else */
 	d = ebs_data__open(path, &err);
 	group_check(&g, d != NULL, __LINE__, "open: %s", err.msg);
 	if (d) {
@@ -1936,7 +1941,7 @@ static void test_set_calibration(void)
 		G_EQ(&g, ebs_data__calibration(d, 1)->hdr.type, EBS_REC_CALIBRATION);
 		ebs_data__close(d);
 	}
-	c.event = 0;	/* no CALIBRATION of event 0: said, nothing written */
+	c.event = 0; /* no CALIBRATION of event 0: said, nothing written */
 	e = ebs_data__set_calibration(path, &c, &err);
 	G_EQ(&g, e, -ENOENT);
 	group_check(&g, strstr(err.msg, path) && strstr(err.msg, "event 0"), __LINE__, "%s",

@@ -22,7 +22,7 @@
 struct got {
 	struct decode_insn v[32];
 	size_t n;
-	size_t stop_after;	/* fn returns -EIO at this many, 0: never */
+	size_t stop_after; /* fn returns -EIO at this many, 0: never */
 };
 
 static int collect(void *ctx, const struct decode_insn *in)
@@ -44,16 +44,16 @@ static bool starts(const char *text, const char *word)
 static void test_known(void)
 {
 	static const u8 code[] = {
-		0x55,				/* 401000: push %rbp */
-		0x48, 0x89, 0xe5,		/* 401001: mov %rsp,%rbp */
-		0xe8, 0x0b, 0x00, 0x00, 0x00,	/* 401004: call 401014 */
-		0x74, 0x02,			/* 401009: je 40100d */
-		0xeb, 0xfe,			/* 40100b: jmp 40100b (itself) */
-		0xff, 0xd0,			/* 40100d: call *%rax: no target */
-		0x0f, 0x0b,			/* 40100f: ud2 */
-		0x5d,				/* 401011: pop %rbp */
-		0xc3,				/* 401012: ret */
-		0x90,				/* 401013: nop */
+		0x55,			      /* 401000: push %rbp */
+		0x48, 0x89, 0xe5,	      /* 401001: mov %rsp,%rbp */
+		0xe8, 0x0b, 0x00, 0x00, 0x00, /* 401004: call 401014 */
+		0x74, 0x02,		      /* 401009: je 40100d */
+		0xeb, 0xfe,		      /* 40100b: jmp 40100b (itself) */
+		0xff, 0xd0,		      /* 40100d: call *%rax: no target */
+		0x0f, 0x0b,		      /* 40100f: ud2 */
+		0x5d,			      /* 401011: pop %rbp */
+		0xc3,			      /* 401012: ret */
+		0x90,			      /* 401013: nop */
 	};
 	static const struct {
 		u64 addr;
@@ -62,16 +62,11 @@ static void test_known(void)
 		bool has_target;
 		u64 target;
 	} want[] = {
-		{0x401000, 1, "push", false, 0},
-		{0x401001, 3, "mov", false, 0},
-		{0x401004, 5, "call", true, 0x401014},
-		{0x401009, 2, "je", true, 0x40100d},
-		{0x40100b, 2, "jmp", true, 0x40100b},
-		{0x40100d, 2, "call", false, 0},
-		{0x40100f, 2, "ud2", false, 0},
-		{0x401011, 1, "pop", false, 0},
-		{0x401012, 1, "ret", false, 0},
-		{0x401013, 1, "nop", false, 0},
+		{0x401000, 1, "push", false, 0},       {0x401001, 3, "mov", false, 0},
+		{0x401004, 5, "call", true, 0x401014}, {0x401009, 2, "je", true, 0x40100d},
+		{0x40100b, 2, "jmp", true, 0x40100b},  {0x40100d, 2, "call", false, 0},
+		{0x40100f, 2, "ud2", false, 0},	       {0x401011, 1, "pop", false, 0},
+		{0x401012, 1, "ret", false, 0},	       {0x401013, 1, "nop", false, 0},
 	};
 	struct got g = {0};
 	size_t i, bad_fields = 0;
@@ -86,12 +81,13 @@ static void test_known(void)
 		    memcmp(in->bytes, code + (in->addr - BASE), in->len) ||
 		    !starts(in->text, want[i].mnem) || in->has_target != want[i].has_target ||
 		    (want[i].has_target && in->target != want[i].target)) {
-			TEST_FAIL("decode: known bytes", "#%zu at %#llx: len %u, text '%s', "
-				  "target %d %#llx; want %#llx, len %u, '%s...', target %d %#llx", i,
-				  (unsigned long long)in->addr, in->len, in->text, in->has_target,
-				  (unsigned long long)in->target, (unsigned long long)want[i].addr,
-				  want[i].len, want[i].mnem, want[i].has_target,
-				  (unsigned long long)want[i].target);
+			TEST_FAIL("decode: known bytes",
+				  "#%zu at %#llx: len %u, text '%s', "
+				  "target %d %#llx; want %#llx, len %u, '%s...', target %d %#llx",
+				  i, (unsigned long long)in->addr, in->len, in->text,
+				  in->has_target, (unsigned long long)in->target,
+				  (unsigned long long)want[i].addr, want[i].len, want[i].mnem,
+				  want[i].has_target, (unsigned long long)want[i].target);
 			bad_fields++;
 		}
 	}
@@ -100,7 +96,7 @@ static void test_known(void)
 	/* AT&T syntax, as objdump shows it: source before destination, registers with % */
 	TEST_CHECK("decode: mov's text in AT&T syntax (%rsp before %rbp)",
 		   g.n > 1 && strstr(g.v[1].text, "%rsp") &&
-		   strstr(g.v[1].text, "%rsp") < strstr(g.v[1].text, "%rbp"));
+			   strstr(g.v[1].text, "%rsp") < strstr(g.v[1].text, "%rbp"));
 	TEST_CHECK("decode: the direct call's text names its target",
 		   g.n > 2 && strstr(g.v[2].text, "0x401014"));
 	TEST_CHECK("decode: the indirect call's text names its register",
@@ -114,12 +110,12 @@ static void test_known(void)
 static void test_partial(void)
 {
 	static const u8 code[] = {
-		0x55,			/* push %rbp */
-		0x48, 0x89, 0xe5,	/* mov %rsp,%rbp */
-		0x06,			/* invalid */
-		0x27,			/* invalid */
-		0x5d,			/* pop %rbp */
-		0xc3,			/* ret */
+		0x55,		  /* push %rbp */
+		0x48, 0x89, 0xe5, /* mov %rsp,%rbp */
+		0x06,		  /* invalid */
+		0x27,		  /* invalid */
+		0x5d,		  /* pop %rbp */
+		0xc3,		  /* ret */
 	};
 	struct got g = {0};
 	int e = decode_each(SYM_ARCH_X86_64, code, sizeof(code), BASE, collect, &g);
@@ -134,19 +130,21 @@ static void test_partial(void)
 	TEST_EQ("decode: partial: the 2 invalid bytes are bad, nothing else", nbad, 2);
 	TEST_CHECK("decode: partial: the first bad one is at 0x401004, one byte, '.byte 0x06'",
 		   g.n > 2 && g.v[2].bad && g.v[2].addr == BASE + 4 && g.v[2].len == 1 &&
-		   g.v[2].bytes[0] == 0x06 && !strcmp(g.v[2].text, ".byte 0x06"));
+			   g.v[2].bytes[0] == 0x06 && !strcmp(g.v[2].text, ".byte 0x06"));
 	TEST_CHECK("decode: partial: '.byte 0x27' at 0x401005",
-		   g.n > 3 && g.v[3].bad && g.v[3].addr == BASE + 5 && !strcmp(g.v[3].text, ".byte 0x27"));
+		   g.n > 3 && g.v[3].bad && g.v[3].addr == BASE + 5 &&
+			   !strcmp(g.v[3].text, ".byte 0x27"));
 	TEST_CHECK("decode: partial: pop and ret decoded after them, at 0x401006 and 0x401007",
-		   g.n > 5 && !g.v[4].bad && g.v[4].addr == BASE + 6 && starts(g.v[4].text, "pop") &&
-		   !g.v[5].bad && g.v[5].addr == BASE + 7 && starts(g.v[5].text, "ret"));
+		   g.n > 5 && !g.v[4].bad && g.v[4].addr == BASE + 6 &&
+			   starts(g.v[4].text, "pop") && !g.v[5].bad && g.v[5].addr == BASE + 7 &&
+			   starts(g.v[5].text, "ret"));
 	TEST_EQ("decode: partial: every byte accounted for", bytes, sizeof(code));
 }
 
 static void test_edges(void)
 {
 	static const u8 code[] = {0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3};
-	static const u8 cut[] = {0x55, 0xe8, 0x0b};	/* a call cut short */
+	static const u8 cut[] = {0x55, 0xe8, 0x0b}; /* a call cut short */
 	struct got g = {0};
 	int e;
 
@@ -161,7 +159,7 @@ static void test_edges(void)
 	e = decode_each(SYM_ARCH_X86_64, cut, sizeof(cut), BASE, collect, &g);
 	TEST_CHECK("decode: an instruction cut short at the end: its bytes are bad ones",
 		   e == 0 && g.n == 3 && !g.v[0].bad && g.v[1].bad && g.v[2].bad &&
-		   g.v[2].addr == BASE + 2);
+			   g.v[2].addr == BASE + 2);
 	memset(&g, 0, sizeof(g));
 	e = decode_each(SYM_ARCH_X86_64, code, 0, BASE, collect, &g);
 	TEST_CHECK("decode: no bytes, no instructions", e == 0 && g.n == 0);
@@ -187,8 +185,10 @@ static void test_annotate_asm(void)
 			   e == -ENOENT && !strstr(err.msg, "disassembler"));
 	else
 		TEST_CHECK("decode: annotate --asm without a disassembler: one line, -EOPNOTSUPP",
-			   e == -EOPNOTSUPP && !strcmp(err.msg, "--asm: this ebs was built without a "
-			   "disassembler (install libcapstone-dev and rebuild)"));
+			   e == -EOPNOTSUPP &&
+				   !strcmp(err.msg,
+					   "--asm: this ebs was built without a "
+					   "disassembler (install libcapstone-dev and rebuild)"));
 }
 
 int main(void)

@@ -34,16 +34,16 @@ static const struct {
 	u64 config;
 	bool hardware;
 } known[] = {
-    {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, true},
-    {"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, true},
-    {"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, true},
-    {"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, true},
-    {"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, true},
-    {"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, true},
-    {"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, false},
-    {"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, false},
-    {"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, false},
-    {"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, false},
+	{"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, true},
+	{"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, true},
+	{"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, true},
+	{"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, true},
+	{"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, true},
+	{"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, true},
+	{"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, false},
+	{"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, false},
+	{"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, false},
+	{"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, false},
 };
 
 /*
@@ -232,12 +232,12 @@ static void test_lists(void)
 	if (r == 2) {
 		TEST_CHECK("events: list: first is cpu-clock",
 			   strcmp(evs[0].name, "cpu-clock") == 0 &&
-			       evs[0].type == PERF_TYPE_SOFTWARE &&
-			       evs[0].config == PERF_COUNT_SW_CPU_CLOCK);
+				   evs[0].type == PERF_TYPE_SOFTWARE &&
+				   evs[0].config == PERF_COUNT_SW_CPU_CLOCK);
 		TEST_CHECK("events: list: second is task-clock",
 			   strcmp(evs[1].name, "task-clock") == 0 &&
-			       evs[1].type == PERF_TYPE_SOFTWARE &&
-			       evs[1].config == PERF_COUNT_SW_TASK_CLOCK);
+				   evs[1].type == PERF_TYPE_SOFTWARE &&
+				   evs[1].config == PERF_COUNT_SW_TASK_CLOCK);
 	}
 	r = event_spec__parse_list("", evs, EBS_MAX_EVENTS, &err);
 	TEST_CHECK("events: list: \"\" is an error", r < 0 && err.err == r && err.msg[0]);

@@ -139,8 +139,7 @@ int main(void)
 	char want[1024];
 	int st, i;
 
-	TEST_STREQ("json: nested commas",
-		   written(nested, &st),
+	TEST_STREQ("json: nested commas", written(nested, &st),
 		   "{\"event\":null,\"samples\":18446744073709551615,\"rows\":[{\"function\":"
 		   "\"main\",\"ci95\":[1.0000,2.5000]},{},[]],\"approximate\":true,\"met\":false}");
 	TEST_EQ("json: balanced", st, 0);

@@ -149,7 +149,7 @@ static void test_kallsyms(void)
 	TEST_EQ("kallsyms: one entry per address, text symbols only", k->nsyms, 11);
 	TEST_CHECK("kallsyms: data, bss, rodata and absolute symbols skipped",
 		   !kname_anywhere(k, "data_sym") && !kname_anywhere(k, "bss_sym") &&
-		       !kname_anywhere(k, "ro_sym") && !kname_anywhere(k, "abs_sym"));
+			   !kname_anywhere(k, "ro_sym") && !kname_anywhere(k, "abs_sym"));
 	TEST_STREQ("kallsyms: aliases: the shorter of two T", ksym_at(k, K(0)), "_text");
 	TEST_EQ("kallsyms: _stext's address, though _text names the entry", k->stext, K(0));
 	TEST_STREQ("kallsyms: aliases: W over t, though longer", ksym_at(k, K(0x1000)), "weak_fn");
@@ -158,8 +158,8 @@ static void test_kallsyms(void)
 	TEST_STREQ("kallsyms: w kept", ksym_at(k, K(0x4000)), "weak_local");
 	TEST_CHECK("kallsyms: a symbol covers up to the next one",
 		   !strcmp(ksym_at(k, K(0x2fff)) ?: "", "aaa1") &&
-		       !strcmp(ksym_at(k, K(0x3000)) ?: "", "aaa1") &&
-		       !strcmp(ksym_at(k, K(0x6fff)) ?: "", "weak_local"));
+			   !strcmp(ksym_at(k, K(0x3000)) ?: "", "aaa1") &&
+			   !strcmp(ksym_at(k, K(0x6fff)) ?: "", "weak_local"));
 	TEST_CHECK("kallsyms: 17 hex digits: skipped, not cut to 16",
 		   !kname_anywhere(k, "seventeen_digits"));
 	TEST_CHECK("kallsyms: a line holding a NUL is skipped",
@@ -168,10 +168,10 @@ static void test_kallsyms(void)
 		   !kname_anywhere(k, "Tnospace") && !kname_anywhere(k, "nospace"));
 	TEST_CHECK("kallsyms: a module name of 56 bytes, [] or no ]: skipped",
 		   !kname_anywhere(k, "longmod") && !kname_anywhere(k, "emptymod") &&
-		       !kname_anywhere(k, "openmod"));
+			   !kname_anywhere(k, "openmod"));
 	TEST_CHECK("kallsyms: a module name of 55 bytes kept",
 		   !strcmp(ksym_at(k, K(0x7000)) ?: "", "mod55") &&
-		       strlen(kdso_at(k, K(0x7000)) ?: "") == 57);
+			   strlen(kdso_at(k, K(0x7000)) ?: "") == 57);
 	TEST_STREQ("kallsyms: control characters in a name shown as ?", ksym_at(k, K(0x8000)),
 		   "esc?[2J");
 	TEST_STREQ("kallsyms: a CR before the newline is not part of the name",
@@ -186,8 +186,8 @@ static void test_kallsyms(void)
 		   !strcmp(ksym_at(k, M(0x3fff)) ?: "", "thing") && !kallsyms__find(k, M(0x4000)));
 	TEST_CHECK("kallsyms: modules' symbols in [mod], the kernel's in [kernel]",
 		   !strcmp(kdso_at(k, M(0x1000)) ?: "", "[mymod]") &&
-		       !strcmp(kdso_at(k, K(0)) ?: "", "[kernel]") &&
-		       !strcmp(ksym_at(k, M(0x1000)) ?: "", "helper"));
+			   !strcmp(kdso_at(k, K(0)) ?: "", "[kernel]") &&
+			   !strcmp(ksym_at(k, M(0x1000)) ?: "", "helper"));
 	TEST_CHECK("kallsyms: one module, one interned name",
 		   kdso_at(k, M(0x1000)) && kdso_at(k, M(0x1000)) == kdso_at(k, M(0x2000)));
 	TEST_STREQ("kallsyms: control characters in a module name shown as ?",
@@ -398,15 +398,15 @@ static void test_jitmap(void)
 	TEST_EQ("jitmap: one entry per address, bad lines skipped", t.nsyms, 8);
 	TEST_CHECK("jitmap: START SIZE NAME in hex: [START, START + SIZE)",
 		   !strcmp(jsym_at(&t, 0x7f0000001000) ?: "", "small") &&
-		       !strcmp(jsym_at(&t, 0x7f000000103f) ?: "", "small") &&
-		       !jsym_at(&t, 0x7f0000001040) && !jsym_at(&t, 0x7f0000000fff));
+			   !strcmp(jsym_at(&t, 0x7f000000103f) ?: "", "small") &&
+			   !jsym_at(&t, 0x7f0000001040) && !jsym_at(&t, 0x7f0000000fff));
 	TEST_CHECK("jitmap: 0x before START and SIZE, NAME to the end of the line",
 		   !strcmp(jsym_at(&t, 0x7f00000020ff) ?: "", "LazyCompile:*foo bar.js:10") &&
-		       !jsym_at(&t, 0x7f0000002100));
+			   !jsym_at(&t, 0x7f0000002100));
 	TEST_STREQ("jitmap: 0X as well", jsym_at(&t, 0x7f000000301f), "upper_x");
 	TEST_CHECK("jitmap: size 0, a bad size or start, no name: skipped",
 		   !jsym_at(&t, 0x7f0000004000) && !jsym_at(&t, 0x7f0000005000) &&
-		       !jsym_at(&t, 0x7f0000006000));
+			   !jsym_at(&t, 0x7f0000006000));
 	TEST_CHECK("jitmap: 17 hex digits: skipped, not cut to 16",
 		   !jname_anywhere(&t, "seventeen_digits"));
 	TEST_STREQ("jitmap: blanks and tabs around the fields", jsym_at(&t, 0x7f000000700f),

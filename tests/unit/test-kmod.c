@@ -132,11 +132,11 @@ static void count(struct sim *s, __u64 k, __u64 ip)
 	if (!enabled)
 		return;
 	F.ctr = (F.ctr + k) & fmask();
-	if (F.ctr < before) {	/* wrapped: overflow */
+	if (F.ctr < before) { /* wrapped: overflow */
 		if (F.version >= 2)
 			F.status |= 1;
 		if ((F.evtsel & EBS_EVTSEL_INT) && F.lvtpc_nmi && !F.lvtpc_masked) {
-			F.lvtpc_masked = true;	/* the APIC masks LVTPC on delivery */
+			F.lvtpc_masked = true; /* the APIC masks LVTPC on delivery */
 			s->next_ip = ip;
 			nmi(s);
 		}
@@ -145,8 +145,10 @@ static void count(struct sim *s, __u64 k, __u64 ip)
 
 static void sim_init(struct sim *s, __u32 ring_pages, __u64 n)
 {
-	struct ebs_config cfg = {.event_kind = EBS_EVENT_GENERIC, .event_id = EBS_GEN_CYCLES,
-				 .sample_after = n, .flags = EBS_CFG_USER | EBS_CFG_KERNEL};
+	struct ebs_config cfg = {.event_kind = EBS_EVENT_GENERIC,
+				 .event_id = EBS_GEN_CYCLES,
+				 .sample_after = n,
+				 .flags = EBS_CFG_USER | EBS_CFG_KERNEL};
 	int err;
 
 	memset(s, 0, sizeof(*s));
@@ -174,14 +176,16 @@ static void test_probe(void)
 		ebs_msr_probe(&hw, &pmu), -ENODEV);
 	fake_reset(2, 48);
 	TEST_EQ("msr: version 2, 48-bit counters", ebs_msr_probe(&hw, &pmu), 0);
-	TEST_CHECK("msr: counter mask from the width", pmu.mask == 0xffffffffffffull &&
-						       pmu.counters == 4 && pmu.version == 2);
+	TEST_CHECK("msr: counter mask from the width",
+		   pmu.mask == 0xffffffffffffull && pmu.counters == 4 && pmu.version == 2);
 }
 
 static void test_evtsel(void)
 {
-	struct ebs_config cfg = {.event_kind = EBS_EVENT_GENERIC, .event_id = EBS_GEN_CYCLES,
-				 .sample_after = 100000, .flags = EBS_CFG_USER | EBS_CFG_KERNEL};
+	struct ebs_config cfg = {.event_kind = EBS_EVENT_GENERIC,
+				 .event_id = EBS_GEN_CYCLES,
+				 .sample_after = 100000,
+				 .flags = EBS_CFG_USER | EBS_CFG_KERNEL};
 	struct ebs_msr_pmu pmu;
 	__u64 sel;
 	int err;
@@ -194,7 +198,8 @@ static void test_evtsel(void)
 				   EBS_EVTSEL_EN));
 	cfg.flags = EBS_CFG_USER;
 	sel = ebs_msr_evtsel(&pmu, &cfg, &err);
-	TEST_CHECK("msr: :u sets USR only", !err && (sel & EBS_EVTSEL_USR) && !(sel & EBS_EVTSEL_OS));
+	TEST_CHECK("msr: :u sets USR only",
+		   !err && (sel & EBS_EVTSEL_USR) && !(sel & EBS_EVTSEL_OS));
 	cfg.event_kind = EBS_EVENT_RAW;
 	cfg.event_id = EBS_EVTSEL_EVENT(0xc2) | EBS_EVTSEL_UMASK(0x01) | EBS_EVTSEL_CMASK(1) |
 		       EBS_EVTSEL_INV;
@@ -208,7 +213,7 @@ static void test_evtsel(void)
 	cfg.event_id = EBS_GEN_CPU_CLOCK;
 	ebs_msr_evtsel(&pmu, &cfg, &err);
 	TEST_EQ("msr: cpu-clock has no counter", err, -EINVAL);
-	F.ebx = 1u << 6;	/* branch mispredicts not available */
+	F.ebx = 1u << 6; /* branch mispredicts not available */
 	ebs_msr_probe(&hw, &pmu);
 	cfg.event_id = EBS_GEN_BRANCH_MISSES;
 	ebs_msr_evtsel(&pmu, &cfg, &err);
@@ -294,7 +299,7 @@ static void test_dropped(void)
 	int i;
 
 	fake_reset(2, 48);
-	sim_init(&s, 1, 1000);	/* one data page: 128 records */
+	sim_init(&s, 1, 1000); /* one data page: 128 records */
 	ebs_msr_cpu_start(&hw, &s.pmu, s.evtsel, s.n);
 	for (i = 0; i < 200; i++)
 		count(&s, 1000, 0x1000 + i);
@@ -320,7 +325,7 @@ static void test_tail(void)
 	fake_reset(2, 48);
 	sim_init(&s, 1, 1000);
 	ebs_msr_cpu_start(&hw, &s.pmu, s.evtsel, s.n);
-	count(&s, 1000, 1);	/* three samples: 96 bytes */
+	count(&s, 1000, 1); /* three samples: 96 bytes */
 	count(&s, 1000, 2);
 	count(&s, 1000, 3);
 	TEST_EQ("ring: tail beyond head", ebs_ring_set_tail(&s.ring, 4 * 32), -EINVAL);
@@ -341,7 +346,7 @@ static void test_check_state(void)
 	static const struct {
 		unsigned int cmd;
 		const char *name;
-		int want[4];	/* OPEN, CONFIGURED, RUNNING, STOPPED */
+		int want[4]; /* OPEN, CONFIGURED, RUNNING, STOPPED */
 	} table[] = {
 		{EBS_IOC_VERSION, "VERSION", {0, 0, 0, 0}},
 		{EBS_IOC_CONFIG, "CONFIG", {0, -EINVAL, -EBUSY, -EINVAL}},
@@ -351,8 +356,7 @@ static void test_check_state(void)
 		{EBS_IOC_RESET, "RESET", {-EINVAL, 0, -EBUSY, 0}},
 		{EBS_IOC_TAIL, "TAIL", {-EINVAL, 0, 0, 0}},
 	};
-	static const enum ebs_state states[] = {EBS_OPEN, EBS_CONFIGURED, EBS_RUNNING,
-						 EBS_STOPPED};
+	static const enum ebs_state states[] = {EBS_OPEN, EBS_CONFIGURED, EBS_RUNNING, EBS_STOPPED};
 	unsigned int i, j, bad = 0;
 	char name[96];
 
@@ -464,7 +468,7 @@ static void test_check_config(void)
 		ebs_check_ioctl(EBS_IOC_STATS, EBS_STOPPED, 2, &a), -EINVAL);
 	memset(&a, 0, sizeof(a));
 	a.tail.cpu = 1;
-	a.tail.tail = 1ull << 60;	/* the ring checks the position */
+	a.tail.tail = 1ull << 60; /* the ring checks the position */
 	TEST_EQ("check: ioctl TAIL of the last ring",
 		ebs_check_ioctl(EBS_IOC_TAIL, EBS_RUNNING, 2, &a), 0);
 	a.tail.cpu = 2;
@@ -487,8 +491,8 @@ static void test_check_mmap(void)
 		   ebs_check_mmap(5, 5 * ps, false, EBS_RUNNING, 4, 2, ps, &cpu) == 0 && cpu == 1);
 	TEST_EQ("check: a writable mmap is -EPERM",
 		ebs_check_mmap(0, 5 * ps, true, EBS_RUNNING, 4, 2, ps, &cpu), -EPERM);
-	TEST_EQ("check: mmap before CONFIG", ebs_check_mmap(0, 5 * ps, false, EBS_OPEN, 4, 2, ps, &cpu),
-		-EINVAL);
+	TEST_EQ("check: mmap before CONFIG",
+		ebs_check_mmap(0, 5 * ps, false, EBS_OPEN, 4, 2, ps, &cpu), -EINVAL);
 	TEST_EQ("check: mmap of the ring after the last",
 		ebs_check_mmap(10, 5 * ps, false, EBS_STOPPED, 4, 2, ps, &cpu), -EINVAL);
 	TEST_EQ("check: mmap inside a ring",
@@ -526,7 +530,8 @@ static void test_check_charge(void)
 	TEST_EQ("charge: a limit of 0 and RLIMIT_MEMLOCK 0 refuse a page",
 		ebs_check_charge(1, 0, 0, 0, 0, false, &u, &p), -EPERM);
 	TEST_CHECK("charge: RLIMIT_MEMLOCK unlimited (no overflow)",
-		   ebs_check_charge(1ull << 40, 0, 258, 1ull << 50, ~0ull >> 12, false, &u, &p) == 0 &&
+		   ebs_check_charge(1ull << 40, 0, 258, 1ull << 50, ~0ull >> 12, false, &u, &p) ==
+				   0 &&
 			   u == 258 && p == (1ull << 40) - 258);
 	TEST_EQ("charge: pinned near 2^64 does not wrap past the limit",
 		ebs_check_charge(300, 0, 258, ~0ull - 10, 100, false, &u, &p), -EPERM);
@@ -534,7 +539,8 @@ static void test_check_charge(void)
 
 static void test_check_sample(void)
 {
-	TEST_CHECK("sample: user mode, user-only session: kept", ebs_check_sample(EBS_CFG_USER, true));
+	TEST_CHECK("sample: user mode, user-only session: kept",
+		   ebs_check_sample(EBS_CFG_USER, true));
 	TEST_CHECK("sample: kernel mode, user-only session (skid): not kept",
 		   !ebs_check_sample(EBS_CFG_USER, false));
 	TEST_CHECK("sample: kernel mode, session allowed the kernel: kept",
@@ -612,11 +618,13 @@ static void check_kmod_event(const char *text, const struct ebs_msr_pmu *pmu)
 	cfg.event_kind = kind;
 	cfg.event_id = id;
 	if (ebs_check_config(&cfg)) {
-		TEST_FAIL(name, "the module refuses kind %u id %#llx", kind, (unsigned long long)id);
+		TEST_FAIL(name, "the module refuses kind %u id %#llx", kind,
+			  (unsigned long long)id);
 		return;
 	}
 	row = ebs_event_generic(id);
-	if (kind == EBS_EVENT_GENERIC && (!row || row->type != ev.type || row->config != ev.config)) {
+	if (kind == EBS_EVENT_GENERIC &&
+	    (!row || row->type != ev.type || row->config != ev.config)) {
 		TEST_FAIL(name, "perf-kernel mode opens %s, not type %u config %#llx",
 			  row ? row->name : "nothing", ev.type, (unsigned long long)ev.config);
 		return;
@@ -626,7 +634,8 @@ static void check_kmod_event(const char *text, const struct ebs_msr_pmu *pmu)
 	if (kind == EBS_EVENT_RAW) {
 		if (err || (sel & EBS_EVTSEL_RAW) != id)
 			TEST_FAIL(name, "msr mode: %d, raw fields %#llx, want %#llx", err,
-				  (unsigned long long)(sel & EBS_EVTSEL_RAW), (unsigned long long)id);
+				  (unsigned long long)(sel & EBS_EVTSEL_RAW),
+				  (unsigned long long)id);
 		else
 			TEST_OK(name);
 	} else if (abi_events[i].arch) {
@@ -635,7 +644,8 @@ static void check_kmod_event(const char *text, const struct ebs_msr_pmu *pmu)
 
 		if (err || (sel & EBS_EVTSEL_RAW) != want)
 			TEST_FAIL(name, "msr mode: %d, event and unit mask %#llx, want %#llx", err,
-				  (unsigned long long)(sel & EBS_EVTSEL_RAW), (unsigned long long)want);
+				  (unsigned long long)(sel & EBS_EVTSEL_RAW),
+				  (unsigned long long)want);
 		else
 			TEST_OK(name);
 	} else if (err != -EINVAL) {
@@ -652,7 +662,7 @@ static void test_event_table(void)
 	unsigned int gen, rows;
 	char name[96];
 
-	fake_reset(2, 48);	/* every architectural event present */
+	fake_reset(2, 48); /* every architectural event present */
 	ebs_msr_probe(&hw, &pmu);
 	for (n = ebs_events; n->name; n++)
 		check_kmod_event(n->name, &pmu);

@@ -356,7 +356,7 @@ static int write_fixture(const char *path)
 {
 	static struct buf ab, in, ln, shstr;
 	static const char *const names[] = {
-	    "", ".text", ".debug_abbrev", ".debug_info", ".debug_line", ".shstrtab"};
+		"", ".text", ".debug_abbrev", ".debug_info", ".debug_line", ".shstrtab"};
 	struct buf *data[] = {NULL, NULL, &ab, &in, &ln, &shstr};
 	Elf64_Shdr sh[6];
 	Elf64_Ehdr eh;
@@ -476,9 +476,10 @@ static void test_fixture(void)
 		u32 line;
 		bool inlined;
 	} want_rows[] = {
-	    {0xf00, "/a.c", 40, false},	 {0x1000, "/a.c", 11, false}, {0x1010, "/a.c", 12, false},
-	    {0x1030, "/a.c", 13, false}, {0x1040, "/b.h", 5, true},   {0x1060, "/a.c", 14, true},
-	    {0x1100, "/a.c", 30, false},
+		{0xf00, "/a.c", 40, false},  {0x1000, "/a.c", 11, false},
+		{0x1010, "/a.c", 12, false}, {0x1030, "/a.c", 13, false},
+		{0x1040, "/b.h", 5, true},   {0x1060, "/a.c", 14, true},
+		{0x1100, "/a.c", 30, false},
 	};
 	char path[128], why[256] = "", got[1024] = "";
 	struct dwarf_info *di;
@@ -525,11 +526,11 @@ static void test_fixture(void)
 	check_chain(di, "linesweep: fixture: two inlined scopes on one range: the deeper innermost",
 		    0x1045,
 		    (const struct want_frame[]){
-			{"deep", "/b.h", 5}, {"inner", "/b.h", 6}, {"outer", "/a.c", 20}},
+			    {"deep", "/b.h", 5}, {"inner", "/b.h", 6}, {"outer", "/a.c", 20}},
 		    3);
 	check_chain(di, "linesweep: fixture: overlapping scopes not nested: the deeper one", 0x1055,
 		    (const struct want_frame[]){
-			{"deep", "/b.h", 5}, {"inner", "/b.h", 6}, {"outer", "/a.c", 20}},
+			    {"deep", "/b.h", 5}, {"inner", "/b.h", 6}, {"outer", "/a.c", 20}},
 		    3);
 	check_chain(di, "linesweep: fixture: where the overlapped scope ends, the other goes on",
 		    0x1065,
@@ -574,9 +575,9 @@ static void test_fixture(void)
 	/* declarations */
 	e = dwarf_info__source_span(di, 0x1050, &span);
 	TEST_CHECK(
-	    "linesweep: fixture: a function's span: its declaration to before the next one's",
-	    !e && span.function && !strcmp(span.function, "outer") &&
-		ends_with(span.file, "/a.c") && span.first == 10 && span.limit == 28);
+		"linesweep: fixture: a function's span: its declaration to before the next one's",
+		!e && span.function && !strcmp(span.function, "outer") &&
+			ends_with(span.file, "/a.c") && span.first == 10 && span.limit == 28);
 	TEST_STREQ("linesweep: fixture: the owner of a line: the last declared at or before it",
 		   dwarf_info__line_owner(di, 0x1000, span.file ? span.file : "", 35), "other");
 	TEST_STREQ("linesweep: fixture: no owner before the first declaration",
@@ -918,12 +919,13 @@ static void test_hotline(void)
 
 	TEST_CHECK("linesweep: hotline: hot_loop's span starts at its declaration",
 		   !symbolizer__source_span(w.s, w.info, s->addr, &span) && span.function &&
-		       !strcmp(span.function, "hot_loop") && ends_with(span.file, "/hotline.c") &&
-		       span.first == decl);
+			   !strcmp(span.function, "hot_loop") &&
+			   ends_with(span.file, "/hotline.c") && span.first == decl);
 	TEST_CHECK("linesweep: hotline: hot_loop's first address: its own, at its first line",
 		   !symbolizer__lookup_in(w.s, w.info, s->addr, &r) && r.nr_frames == 1 &&
-		       ends_with(r.file, "/hotline.c") && (r.line == decl || r.line == decl + 1) &&
-		       r.frames[0].function && !strcmp(r.frames[0].function, "hot_loop"));
+			   ends_with(r.file, "/hotline.c") &&
+			   (r.line == decl || r.line == decl + 1) && r.frames[0].function &&
+			   !strcmp(r.frames[0].function, "hot_loop"));
 
 	check_function(&w, "hot_loop", &rows);
 	TEST_CHECK("linesweep: hotline: the HOT line has a row of hot_loop's own",
@@ -957,7 +959,7 @@ static void test_hotline(void)
 		TEST_SKIP(name, "no PLT entry in %s", w.path);
 	else
 		TEST_CHECK(name, !symbolizer__lookup_in(w.s, w.info, plt->addr, &r) && r.function &&
-				     ends_with(r.function, "@plt") && !r.file && !r.nr_frames);
+					 ends_with(r.function, "@plt") && !r.file && !r.nr_frames);
 out:
 	free(rows.v);
 	workload_close(&w);
@@ -993,8 +995,8 @@ static void test_inlmany(void)
 		snprintf(name, sizeof(name),
 			 "linesweep: inlmany: %s's span starts at its declaration", callers[i]);
 		TEST_CHECK(name, s && !symbolizer__source_span(w.s, w.info, s->addr, &span) &&
-				     span.first == line_of(w.src, marker, 1) && span.first &&
-				     !strcmp(span.function ?: "", callers[i]));
+					 span.first == line_of(w.src, marker, 1) && span.first &&
+					 !strcmp(span.function ?: "", callers[i]));
 	}
 out:
 	free(rows.v);

@@ -228,13 +228,13 @@ static int feed_comm(u32 pid, u32 tid, u64 time, const char *name, bool exec)
 static int feed_fork(u32 pid, u32 ppid, u32 tid, u32 ptid, u64 time)
 {
 	struct ebs_rec_task t = {
-	    .hdr.type = EBS_REC_FORK,
-	    .hdr.size = sizeof(t),
-	    .time = time,
-	    .pid = pid,
-	    .ppid = ppid,
-	    .tid = tid,
-	    .ptid = ptid,
+		.hdr.type = EBS_REC_FORK,
+		.hdr.size = sizeof(t),
+		.time = time,
+		.pid = pid,
+		.ppid = ppid,
+		.tid = tid,
+		.ptid = ptid,
 	};
 	struct ref_task *r = ref_get(tid);
 
@@ -450,13 +450,13 @@ static int feed_rules(bool padded)
 {
 	static const u32 pids[] = {100, 101, 102, 200, 201, 202, 300, 400};
 	struct ebs_rec_task thread = {
-	    .hdr.type = EBS_REC_FORK,
-	    .hdr.size = sizeof(thread),
-	    .time = 3,
-	    .pid = 400,
-	    .ppid = 400,
-	    .tid = 401,
-	    .ptid = 400,
+		.hdr.type = EBS_REC_FORK,
+		.hdr.size = sizeof(thread),
+		.time = 3,
+		.pid = 400,
+		.ppid = 400,
+		.tid = 401,
+		.ptid = 400,
 	};
 	unsigned int i, j;
 	int e = 0;
@@ -494,48 +494,48 @@ static int feed_rules(bool padded)
 }
 
 static const struct expect rules[] = {
-    /* fork */
-    {101, 0x1800, 6, 1, "a child finds its parent's map after the fork"},
-    {101, 0x5800, 11, NONE, "a child does not get a map its parent made after the fork"},
-    {100, 0x5800, 11, 2, "the parent keeps its map made after the fork"},
-    {102, 0x1800, 7, 1, "a grandchild inherits through two forks"},
-    {101, 0x1800, 9, 3, "the child's own map replaces the inherited one"},
-    {101, 0x1800, 7, 1, "before its own map, the child still has the inherited one"},
-    {100, 0x1800, 9, 1, "the child's map is not the parent's"},
-    {102, 0x1800, 9, 1, "a grandchild forked before its parent's map does not get it"},
-    /* exec */
-    {200, 0x1900, 19, 1, "before an exec, the inherited maps"},
-    {200, 0x1900, 20, NONE, "at the exec's time, the inherited maps are gone"},
-    {200, 0x1900, 22, NONE, "after an exec, the inherited maps are gone"},
-    {200, 0x1100, 22, 5, "after an exec, the new map"},
-    {200, 0x3100, 19, 4, "before an exec, its own map"},
-    {200, 0x3100, 22, 6, "after an exec, the new map over its own old one"},
-    {200, 0x7100, 19, 7, "before an exec, its own map, though a later one is recorded first"},
-    {200, 0x7100, 22, 8,
-     "after an exec, not the map from before it, even for a later one recorded after the sample"},
-    {200, 0x7100, 26, 8, "after an exec and the later map, the later map"},
-    {200, 0x3900, 22, 4, "machine.h's last resort: any map of the pid covering the address"},
-    {201, 0x1100, 24, 5, "a child forked after the exec inherits the new maps"},
-    {201, 0x1900, 24, NONE, "a child forked after the exec does not inherit the old ones"},
-    {202, 0x1900, 30, 1, "a child forked before the exec keeps the old maps"},
-    {202, 0x3900, 30, 4, "a child forked before the exec keeps its parent's map from before"},
-    /* replacement */
-    {300, 0x11800, 3, 10, "before a replacing mmap, the old map"},
-    {300, 0x11800, 6, 11, "after a replacing mmap, the new map where it covers"},
-    {300, 0x13000, 6, 10, "after a replacing mmap, the old map where it does not"},
-    {300, 0x10800, 5, 10, "a replacing mmap covers only its own range"},
-    {300, 0x11800, 10, 12, "a replacement recorded before the maps it replaces"},
-    {300, 0x13fff, 10, 12, "the replacement's last byte"},
-    {300, 0x14000, 10, NONE, "past every map's end"},
-    {300, 0x20800, 12, 14, "two maps at one time: the later record"},
-    {300, 0x11800, 0, 12, "before every map: the last resort, the newest"},
-    /* threads */
-    {400, 0x30800, 5, 20, "a map made by a thread is its process's"},
-    {400, 0x32800, 5, 21, "a map made by the main thread"},
-    {400, 0x1800, 5, 1, "a thread's creation leaves its process's parent"},
-    {400, 0x40800, 5, NONE,
-     "a thread's creation is not its process's fork: the parent's later maps stay out"},
-    {401, 0x30800, 5, NONE, "a thread id is not a process: no maps of its own"},
+	/* fork */
+	{101, 0x1800, 6, 1, "a child finds its parent's map after the fork"},
+	{101, 0x5800, 11, NONE, "a child does not get a map its parent made after the fork"},
+	{100, 0x5800, 11, 2, "the parent keeps its map made after the fork"},
+	{102, 0x1800, 7, 1, "a grandchild inherits through two forks"},
+	{101, 0x1800, 9, 3, "the child's own map replaces the inherited one"},
+	{101, 0x1800, 7, 1, "before its own map, the child still has the inherited one"},
+	{100, 0x1800, 9, 1, "the child's map is not the parent's"},
+	{102, 0x1800, 9, 1, "a grandchild forked before its parent's map does not get it"},
+	/* exec */
+	{200, 0x1900, 19, 1, "before an exec, the inherited maps"},
+	{200, 0x1900, 20, NONE, "at the exec's time, the inherited maps are gone"},
+	{200, 0x1900, 22, NONE, "after an exec, the inherited maps are gone"},
+	{200, 0x1100, 22, 5, "after an exec, the new map"},
+	{200, 0x3100, 19, 4, "before an exec, its own map"},
+	{200, 0x3100, 22, 6, "after an exec, the new map over its own old one"},
+	{200, 0x7100, 19, 7, "before an exec, its own map, though a later one is recorded first"},
+	{200, 0x7100, 22, 8,
+	 "after an exec, not the map from before it, even for a later one recorded after the sample"},
+	{200, 0x7100, 26, 8, "after an exec and the later map, the later map"},
+	{200, 0x3900, 22, 4, "machine.h's last resort: any map of the pid covering the address"},
+	{201, 0x1100, 24, 5, "a child forked after the exec inherits the new maps"},
+	{201, 0x1900, 24, NONE, "a child forked after the exec does not inherit the old ones"},
+	{202, 0x1900, 30, 1, "a child forked before the exec keeps the old maps"},
+	{202, 0x3900, 30, 4, "a child forked before the exec keeps its parent's map from before"},
+	/* replacement */
+	{300, 0x11800, 3, 10, "before a replacing mmap, the old map"},
+	{300, 0x11800, 6, 11, "after a replacing mmap, the new map where it covers"},
+	{300, 0x13000, 6, 10, "after a replacing mmap, the old map where it does not"},
+	{300, 0x10800, 5, 10, "a replacing mmap covers only its own range"},
+	{300, 0x11800, 10, 12, "a replacement recorded before the maps it replaces"},
+	{300, 0x13fff, 10, 12, "the replacement's last byte"},
+	{300, 0x14000, 10, NONE, "past every map's end"},
+	{300, 0x20800, 12, 14, "two maps at one time: the later record"},
+	{300, 0x11800, 0, 12, "before every map: the last resort, the newest"},
+	/* threads */
+	{400, 0x30800, 5, 20, "a map made by a thread is its process's"},
+	{400, 0x32800, 5, 21, "a map made by the main thread"},
+	{400, 0x1800, 5, 1, "a thread's creation leaves its process's parent"},
+	{400, 0x40800, 5, NONE,
+	 "a thread's creation is not its process's fork: the parent's later maps stay out"},
+	{401, 0x30800, 5, NONE, "a thread id is not a process: no maps of its own"},
 };
 
 static void test_rules(void)

@@ -39,8 +39,8 @@ static void closed_form(double k, double n, double *lo, double *hi)
 static void test_wilson(void)
 {
 	static const unsigned long long cases[][2] = {
-		{0, 10}, {5, 10}, {10, 10}, {1, 1}, {0, 1}, {3, 7}, {1, 1000}, {999, 1000},
-		{12345, 1000000}, {500000, 1000000}, {1, 3},
+		{0, 10},     {5, 10},	       {10, 10},	  {1, 1}, {0, 1}, {3, 7}, {1, 1000},
+		{999, 1000}, {12345, 1000000}, {500000, 1000000}, {1, 3},
 	};
 	/*
 	 * published: Newcombe, "Two-sided confidence intervals for the single
@@ -52,7 +52,7 @@ static void test_wilson(void)
 		double lo, hi;
 	} known[] = {
 		{81, 263, 25.53, 36.62}, {15, 148, 6.24, 16.05}, {0, 20, 0.0, 16.11},
-		{1, 29, 0.61, 17.18}, {0, 10, 0.0, 27.75}, {5, 10, 23.66, 76.34},
+		{1, 29, 0.61, 17.18},	 {0, 10, 0.0, 27.75},	 {5, 10, 23.66, 76.34},
 		{10, 10, 72.25, 100.0},
 	};
 	char name[128];
@@ -86,7 +86,8 @@ static void test_wilson(void)
 		/* the tables give two decimals of a percentage */
 		snprintf(name, sizeof(name), "wilson: %llu/%llu is [%.2f, %.2f] as published",
 			 known[i].k, known[i].n, known[i].lo, known[i].hi);
-		if (fabs(lo - known[i].lo) <= 0.005 + 1e-9 && fabs(hi - known[i].hi) <= 0.005 + 1e-9)
+		if (fabs(lo - known[i].lo) <= 0.005 + 1e-9 &&
+		    fabs(hi - known[i].hi) <= 0.005 + 1e-9)
 			TEST_OK(name);
 		else
 			TEST_FAIL(name, "got [%.4f, %.4f]", lo, hi);
@@ -120,8 +121,8 @@ static void test_elide(void)
 	elide_is("elide: the middle goes, both ends stay", "ns::very_long_name::function", 20, 256,
 		 "ns::ve...e::function");
 	/* the end's share would be 13 bytes; the file name's 16 fit, so it stays whole */
-	elide_is("elide: a path keeps its whole file name", "/very/long/directory/path/hot_loop_file.c",
-		 24, 256, "/very.../hot_loop_file.c");
+	elide_is("elide: a path keeps its whole file name",
+		 "/very/long/directory/path/hot_loop_file.c", 24, 256, "/very.../hot_loop_file.c");
 	elide_is("elide: below 5 columns, the start only (no room for x...y)", "abcdefgh", 4, 256,
 		 "abcd");
 	elide_is("elide: width 0 is empty", "abcdefgh", 0, 256, "");
@@ -130,7 +131,7 @@ static void test_elide(void)
 	/* every width of a long name: exactly width bytes, its start and its end around "..." */
 	memset(big, 'a', sizeof(big));
 	memcpy(big, "start", 5);
-	memcpy(big + sizeof(big) - 5, "_end", 5);	/* ends in its NUL */
+	memcpy(big + sizeof(big) - 5, "_end", 5); /* ends in its NUL */
 	for (w = 5; w < sizeof(big) - 1; w++) {
 		char *dots;
 
@@ -138,7 +139,7 @@ static void test_elide(void)
 		dots = strstr(out, "...");
 		ok &= strlen(out) == w && dots && !strncmp(out, big, (size_t)(dots - out)) &&
 		      !strcmp(dots + 3, big + strlen(big) - strlen(dots + 3)) &&
-		      (w < 6 || dots > out);	/* a start from width 6: (6 - 3) * 2 / 5 */
+		      (w < 6 || dots > out); /* a start from width 6: (6 - 3) * 2 / 5 */
 	}
 	TEST_CHECK("elide: widths 5..198 of a 199-byte name: width bytes, start...end", ok);
 	/* bytes, not characters: present.h promises no more (UTF-8 may be cut) */
@@ -235,7 +236,9 @@ static void test_columns(void)
 	struct report r = {.o = &o};
 	struct row *x = new_row(5), *y = new_row(5);
 	struct caller callers[3] = {
-		{.function = "g", .all = 3}, {.function = "h", .all = 2}, {.function = NULL, .all = 1},
+		{.function = "g", .all = 3},
+		{.function = "h", .all = 2},
+		{.function = NULL, .all = 1},
 	};
 	char buf[CELL_MAX];
 
@@ -245,7 +248,8 @@ static void test_columns(void)
 	}
 	x->key.pid = 9;
 	y->key.pid = 10;
-	TEST_EQ("columns: pid 9 before pid 10 (numbers, not text)", col_order(&r, KEY_PID, x, y), -1);
+	TEST_EQ("columns: pid 9 before pid 10 (numbers, not text)", col_order(&r, KEY_PID, x, y),
+		-1);
 	table_cell_text(&r, x, KEY_PID, buf, sizeof(buf));
 	TEST_STREQ("columns: pid 9's cell", buf, "9");
 	r.cols[r.nr_cols++] = KEY_PID;
@@ -264,8 +268,8 @@ static void test_columns(void)
 
 	x->key.comm = "bash";
 	y->key.comm = NULL;
-	TEST_EQ("columns: a command of no name is '?\?', before 'bash'", col_order(&r, KEY_COMM, y, x),
-		-1);
+	TEST_EQ("columns: a command of no name is '?\?', before 'bash'",
+		col_order(&r, KEY_COMM, y, x), -1);
 
 	/* source lines sort as the table's text always did: "a.c:10" before "a.c:9" */
 	x->key.file = y->key.file = "a.c";
@@ -323,10 +327,11 @@ static void test_options(void)
 	struct ebs_error err = {0};
 	struct report r = {.o = &o};
 
-	TEST_EQ("options: --sort pid,sym,srcline", report_parse_keys("pid,sym,srcline", &o, &err), 0);
-	TEST_CHECK("options: ...is pid, func, line",
-		   o.nr_keys == 3 && o.keys[0] == KEY_PID && o.keys[1] == KEY_FUNC &&
-		   o.keys[2] == KEY_LINE);
+	TEST_EQ("options: --sort pid,sym,srcline", report_parse_keys("pid,sym,srcline", &o, &err),
+		0);
+	TEST_CHECK("options: ...is pid, func, line", o.nr_keys == 3 && o.keys[0] == KEY_PID &&
+							     o.keys[1] == KEY_FUNC &&
+							     o.keys[2] == KEY_LINE);
 	TEST_EQ("options: --sort bogus", report_parse_keys("bogus", &o, &err), -EINVAL);
 	TEST_EQ("options: --sort func,function", report_parse_keys("func,function", &o, &err),
 		-EINVAL);
@@ -341,7 +346,7 @@ static void test_options(void)
 	table_plan(&r);
 	TEST_CHECK("options: --sort line shows line, function, dso, one row per line",
 		   r.nr_cols == 3 && r.cols[0] == KEY_LINE && r.cols[1] == KEY_FUNC &&
-		   r.cols[2] == KEY_DSO && r.by_line && !r.by_event);
+			   r.cols[2] == KEY_DSO && r.by_line && !r.by_event);
 	o.fields = 1u << FIELD_FUNC;
 	TEST_EQ("options: --sort line --fields func: the line is missing",
 		table_check_fields(&r, &err), -EINVAL);
@@ -357,7 +362,8 @@ static void test_options(void)
 	table_plan(&r);
 	TEST_CHECK("options: --sort event,func,pid: event, function, dso, pid; one table",
 		   r.nr_cols == 4 && r.cols[0] == KEY_EVENT && r.cols[1] == KEY_FUNC &&
-		   r.cols[2] == KEY_DSO && r.cols[3] == KEY_PID && r.by_event && !r.by_line);
+			   r.cols[2] == KEY_DSO && r.cols[3] == KEY_PID && r.by_event &&
+			   !r.by_line);
 }
 
 /* What the printers show of a row: its count, share, interval; not below --min-percent. */
@@ -381,7 +387,8 @@ static void test_share(void)
 	TEST_CHECK("share: the table of all events counts row->all (30 of 1000)",
 		   row_share(&r, row, -1, 1000, &sh) && sh.count == 30 && sh.percent == 3.0);
 	o.view.min_percent = 1.5;
-	TEST_CHECK("share: 1% is not shown at --min-percent 1.5", !row_share(&r, row, 0, 1000, &sh));
+	TEST_CHECK("share: 1% is not shown at --min-percent 1.5",
+		   !row_share(&r, row, 0, 1000, &sh));
 	TEST_CHECK("share: 0 of 0 is 0%, not shown at --min-percent 1.5",
 		   !row_share(&r, row, 0, 0, &sh) && sh.percent == 0);
 	free(row);

@@ -61,12 +61,12 @@ static void test_wrap(void)
 {
 	struct fake_ring *r = calloc(1, sizeof(*r));
 	struct seen s = {0};
-	u64 pos = 200;	/* tail starts near the end: the second record wraps */
+	u64 pos = 200; /* tail starts near the end: the second record wraps */
 	int err;
 
 	r->meta.data_tail = pos;
 	put(r, pos, 40, 1);
-	put(r, pos + 40, 48, 2);	/* bytes 240..287: wraps at 256 */
+	put(r, pos + 40, 48, 2); /* bytes 240..287: wraps at 256 */
 	put(r, pos + 88, 16, 3);
 	r->meta.data_head = pos + 104;
 	err = perf_ring__drain(&r->meta, r->data, DATA_SIZE, r->bounce, collect, &s);
@@ -108,7 +108,7 @@ static void test_bad_size(void)
 
 	put(r, 0, 32, 1);
 	put(r, 32, 8, 2);
-	r->data[32 + 6] = 0;	/* size 0 */
+	r->data[32 + 6] = 0; /* size 0 */
 	r->data[32 + 7] = 0;
 	r->meta.data_head = 96;
 	err = perf_ring__drain(&r->meta, r->data, DATA_SIZE, r->bounce, collect, &s);

@@ -65,7 +65,8 @@ static void test_text(void)
 	char path[256];
 
 	/* ESC [ 3 1 m, a raw C1 CSI (0x9b), a BEL, a CRLF line end, a tab */
-	put("ctl.c", "int a;\n\x1b[31mred\x9b" "2J\a\r\n\tb = 1;\nlast");
+	put("ctl.c", "int a;\n\x1b[31mred\x9b"
+		     "2J\a\r\n\tb = 1;\nlast");
 	snprintf(path, sizeof(path), "%s/ctl.c", dir);
 	s = get(sc, path);
 	if (!s)
@@ -82,8 +83,9 @@ static void test_text(void)
 		   source_cache__line(sc, path, 4, &text) == 0 && text && !strcmp(text, "last"));
 	TEST_CHECK("source: line 5 and line 0 are not there",
 		   source_cache__line(sc, path, 5, &text) == 0 && !text &&
-		   source_cache__line(sc, path, 0, &text) == 0 && !text);
-	TEST_CHECK("source: no file, no line", source_cache__line(sc, NULL, 1, &text) == 0 && !text);
+			   source_cache__line(sc, path, 0, &text) == 0 && !text);
+	TEST_CHECK("source: no file, no line",
+		   source_cache__line(sc, NULL, 1, &text) == 0 && !text);
 	TEST_EQ("source: no warning for a file that is read", w.n, 0);
 	source_cache__free(sc);
 }
@@ -143,7 +145,7 @@ static void test_dirs(void)
 	snprintf(want, sizeof(want), "%s/new/sub/m.c", dir);
 	TEST_CHECK("source: OLD=NEW replaces the prefix, and comes first",
 		   s && s->read_from && !strcmp(s->read_from, want) && s->nlines == 1 &&
-		   !strcmp(s->lines[0], "mapped"));
+			   !strcmp(s->lines[0], "mapped"));
 	s = get(sc, "/elsewhere/deep/f.c");
 	snprintf(want, sizeof(want), "%s/flat/f.c", dir);
 	TEST_CHECK("source: a plain DIR finds the file by its name",

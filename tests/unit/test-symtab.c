@@ -46,13 +46,13 @@ static void reset(void)
 static void push(u64 addr, u64 size, u64 sec_end, const char *name, u8 rank, bool plt)
 {
 	struct raw_sym rs = {
-	    .addr = addr,
-	    .size = size,
-	    .sec_end = sec_end,
-	    .name = name,
-	    .name_len = strlen(name),
-	    .rank = rank,
-	    .plt = plt,
+		.addr = addr,
+		.size = size,
+		.sec_end = sec_end,
+		.name = name,
+		.name_len = strlen(name),
+		.rank = rank,
+		.plt = plt,
 	};
 
 	if (raw_vec__push(&rv, &rs))
@@ -176,11 +176,11 @@ static void test_extent(void)
 	if (build("symtab: extent", &t, false)) {
 		TEST_CHECK("symtab: extent: size 0 runs to the next symbol",
 			   !strcmp(at(&t, 0x10ff) ?: "", "to_next") &&
-			       !strcmp(at(&t, 0x1100) ?: "", "to_section_end"));
+				   !strcmp(at(&t, 0x1100) ?: "", "to_section_end"));
 		TEST_CHECK(
-		    "symtab: extent: size 0 stops at its section's end, before the next symbol",
-		    !strcmp(at(&t, 0x113f) ?: "", "to_section_end") && !at(&t, 0x1140) &&
-			!at(&t, 0x11ff));
+			"symtab: extent: size 0 stops at its section's end, before the next symbol",
+			!strcmp(at(&t, 0x113f) ?: "", "to_section_end") && !at(&t, 0x1140) &&
+				!at(&t, 0x11ff));
 		TEST_EQ("symtab: extent: a section end at or below the symbol is ignored",
 			end_at(&t, 0x1200), 0x1300);
 		TEST_EQ("symtab: extent: size 0 stops at the next symbol, before its section's end",
@@ -208,7 +208,7 @@ static void test_extent(void)
 	if (build("symtab: extent: top", &t, false)) {
 		TEST_CHECK("symtab: extent: a size past the address space saturates, not wraps",
 			   end_at(&t, UINT64_MAX - 0x10) == UINT64_MAX &&
-			       !strcmp(at(&t, UINT64_MAX - 1) ?: "", "wraps") && !at(&t, 0));
+				   !strcmp(at(&t, UINT64_MAX - 1) ?: "", "wraps") && !at(&t, 0));
 		symtab__exit(&t);
 	}
 
@@ -243,8 +243,8 @@ static void test_overlap(void)
 		TEST_STREQ("symtab: overlap: past several ended ones, back to the enclosing one",
 			   at(&t, 0x1500), "outer");
 		TEST_STREQ(
-		    "symtab: overlap: the last starting at or below wins over an earlier cover",
-		    at(&t, 0x1321), "inner5");
+			"symtab: overlap: the last starting at or below wins over an earlier cover",
+			at(&t, 0x1321), "inner5");
 		TEST_STREQ("symtab: overlap: a sized symbol is not clipped at the next one",
 			   at(&t, 0x1330), "inner4");
 		TEST_CHECK("symtab: overlap: past the enclosing one's end, nothing",
@@ -462,9 +462,9 @@ static void test_random(void)
 	}
 	if (wrong || bad_tables)
 		TEST_FAIL(
-		    "symtab: random: 400 tables, every lookup as the rules have it",
-		    "%lu of %lu lookups differ, %lu of %lu tables have another size; first: %s",
-		    wrong, lookups, bad_tables, tables, first);
+			"symtab: random: 400 tables, every lookup as the rules have it",
+			"%lu of %lu lookups differ, %lu of %lu tables have another size; first: %s",
+			wrong, lookups, bad_tables, tables, first);
 	else
 		TEST_OK("symtab: random: 400 tables, every lookup as the rules have it");
 }
@@ -631,8 +631,8 @@ static void check_elf_file(const char *dir, const char *file)
 	dynsym = rela && rela->sh_link < f.eh->e_shnum ? &f.sh[rela->sh_link] : NULL;
 	tab = plt_sec ? plt_sec : plt;
 	nrel = rela && in_file(&f, rela->sh_offset, rela->sh_size)
-		   ? rela->sh_size / sizeof(Elf64_Rela)
-		   : 0;
+		       ? rela->sh_size / sizeof(Elf64_Rela)
+		       : 0;
 	for (i = 0; tab && dynsym && i < nrel; i++) {
 		u64 slot = plt_sec ? i : i + 1, addr = tab->sh_addr + 16 * slot;
 		const struct sym *s = symtab__find(&d.symtab, addr);

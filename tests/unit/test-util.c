@@ -43,7 +43,7 @@ static void test_grow(void)
 		if (!e) {
 			v[n] = (int)n;
 			if (cap < n + 1 || (cap & (cap - 1)))
-				caps_ok = 0;	/* 4, 8, 16...: powers of two from min */
+				caps_ok = 0; /* 4, 8, 16...: powers of two from min */
 		}
 	}
 	TEST_EQ("grow: 1000 pushes", e, 0);
@@ -94,16 +94,20 @@ static void test_strings(void)
 	TEST_EQ("strlcpy: size 0 writes nothing", ebs_strlcpy(buf, "xy", 0), 2);
 	TEST_STREQ("strlcpy: size 0 left buf", buf, "abcdefg");
 
-	strcpy(s, "a\x1b[31mb\nc\x7f" "d\x9b" "e\xc2\x85" "f\xc3\xa9");
+	strcpy(s, "a\x1b[31mb\nc\x7f"
+		  "d\x9b"
+		  "e\xc2\x85"
+		  "f\xc3\xa9");
 	ebs_clean_text(s, false);
-	TEST_STREQ("clean: C0, DEL, raw C1, UTF-8 C1; e-acute kept", s,
-		   "a?[31mb?c?d?e??f\xc3\xa9");
+	TEST_STREQ("clean: C0, DEL, raw C1, UTF-8 C1; e-acute kept", s, "a?[31mb?c?d?e??f\xc3\xa9");
 	strcpy(s, "\tx = 1;\r\n");
 	ebs_clean_text(s, true);
 	TEST_STREQ("clean: source keeps tab and newline, CR a space", s, "\tx = 1; \n");
 	TEST_CHECK("clean: is_clean of clean text", ebs_text_is_clean("main \xc3\xa9t\xc3\xa9"));
-	TEST_CHECK("clean: is_clean sees ESC", !ebs_text_is_clean("a\x1b" "b"));
-	TEST_CHECK("clean: is_clean sees UTF-8 C1", !ebs_text_is_clean("a\xc2\x9b" "b"));
+	TEST_CHECK("clean: is_clean sees ESC", !ebs_text_is_clean("a\x1b"
+								  "b"));
+	TEST_CHECK("clean: is_clean sees UTF-8 C1", !ebs_text_is_clean("a\xc2\x9b"
+								       "b"));
 
 	strcpy(s, "name");
 	a = ebs_strset__intern(&set, s);
@@ -122,7 +126,7 @@ static void test_strings(void)
 
 	ebs_set_why(buf, sizeof(buf), "%s %d", "too long a reason", 1);
 	TEST_STREQ("set_why: bounded", buf, "too lon");
-	ebs_set_why(NULL, 10, "%s", "nowhere");	/* must not crash */
+	ebs_set_why(NULL, 10, "%s", "nowhere"); /* must not crash */
 	TEST_OK("set_why: NULL buffer");
 	TEST_STREQ("output name: - is standard output", ebs_output_name("-"), "standard output");
 	TEST_STREQ("output name: a file is itself", ebs_output_name("-x"), "-x");
@@ -173,7 +177,8 @@ static void test_files(void)
 	TEST_CHECK("tmp: created", fd >= 0);
 	if (fd >= 0) {
 		TEST_CHECK("tmp: named DIR/.BASE.tmp.XXXXXX",
-			   !strncmp(tmp, prefix, strlen(prefix)) && strlen(tmp) == strlen(prefix) + 6);
+			   !strncmp(tmp, prefix, strlen(prefix)) &&
+				   strlen(tmp) == strlen(prefix) + 6);
 		TEST_CHECK("tmp: close-on-exec", fcntl(fd, F_GETFD) & FD_CLOEXEC);
 		TEST_CHECK("tmp: mode 0644 less the umask",
 			   fstat(fd, &st) == 0 && (st.st_mode & 0777) == 0640);
@@ -183,7 +188,8 @@ static void test_files(void)
 		TEST_EQ("tmp: commit", ebs_tmp_commit(tmp, path), 0);
 		TEST_CHECK("tmp: gone after commit", access(tmp, F_OK) < 0);
 		n = ebs_read_file_max(path, 100, &buf);
-		TEST_CHECK("tmp: the new contents under the final name", n == 3 && !strcmp(buf, "new"));
+		TEST_CHECK("tmp: the new contents under the final name",
+			   n == 3 && !strcmp(buf, "new"));
 		free(buf);
 	}
 	TEST_EQ("tmp: commit of a missing file", ebs_tmp_commit(tmp, path), -ENOENT);

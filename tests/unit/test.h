@@ -67,7 +67,7 @@ __attribute__((constructor)) static void test_init(void)
 		if ((!gs_ && !ws_) || (gs_ && ws_ && strcmp(gs_, ws_) == 0))                       \
 			TEST_OK(name);                                                             \
 		else                                                                               \
-			TEST_FAIL(name, "%s = \"%s\", want \"%s\"", #got, gs_ ? gs_ : "(null)",     \
+			TEST_FAIL(name, "%s = \"%s\", want \"%s\"", #got, gs_ ? gs_ : "(null)",    \
 				  ws_ ? ws_ : "(null)");                                           \
 	} while (0)
 

@@ -588,31 +588,6 @@ static void test_fixture(void)
 
 /* ---- the workloads ------------------------------------------------------------- */
 
-/* The workloads' directory: $WORKLOADS (tests/run.sh), else beside tests/unit/. */
-static const char *workloads_dir(void)
-{
-	static char buf[PATH_MAX];
-	const char *env = getenv("WORKLOADS");
-	ssize_t n;
-	char *slash;
-
-	if (env && *env)
-		return env;
-	n = readlink("/proc/self/exe", buf, sizeof(buf) - 32);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	slash = strrchr(buf, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	slash = strrchr(buf, '/');
-	if (!slash)
-		return NULL;
-	strcpy(slash, "/workloads");
-	return buf;
-}
-
 /* A workload's source: $TOP/tests/workloads/NAME, else where DWARF says it was. */
 static char *read_source(const char *name, const char *dwarf_path)
 {
@@ -693,7 +668,7 @@ static bool workload_open(struct workload *w, const char *name, const char *firs
 	struct sym_result r;
 	const struct sym *fn;
 	char why[256] = "", label[128], srcname[64], hdr[PATH_MAX];
-	const char *dir = workloads_dir();
+	const char *dir = test_workloads_dir();
 	int fd;
 
 	memset(w, 0, sizeof(*w));

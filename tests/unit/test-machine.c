@@ -358,16 +358,6 @@ static void test_fixed(void)
 	report("machine: fixed: names by time, equal times, inherited at fork", &g);
 }
 
-static u64 rnd(u64 *s)
-{
-	u64 x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
-
 static void test_random(void)
 {
 	static const char *const names[] = {"a", "b", "", "kthreadd", "c"};
@@ -378,24 +368,26 @@ static void test_random(void)
 
 	for (round = 0; round < 40; round++) {
 		u32 pids[4] = {2, 100, 101, 102};
-		unsigned int nmaps = (unsigned int)(rnd(&seed) % 400);
-		u64 tmax = 50 + rnd(&seed) % 400, amax = 16 + rnd(&seed) % 200;
+		unsigned int nmaps = (unsigned int)(test_rand(&seed) % 400);
+		u64 tmax = 50 + test_rand(&seed) % 400, amax = 16 + test_rand(&seed) % 200;
 
 		begin();
 		/* 101 forked from 100, 102 a thread of 101 ... in any order of records */
 		for (i = 0; i < nmaps + 60; i++) {
-			u32 pid = pids[rnd(&seed) % 4];
-			u64 t = rnd(&seed) % tmax, k = rnd(&seed) % 100;
+			u32 pid = pids[test_rand(&seed) % 4];
+			u64 t = test_rand(&seed) % tmax, k = test_rand(&seed) % 100;
 
 			if (k < 80) {
-				u64 start = rnd(&seed) % amax, len = rnd(&seed) % (amax / 2 + 1);
+				u64 start = test_rand(&seed) % amax,
+				    len = test_rand(&seed) % (amax / 2 + 1);
 
 				e |= feed_map(pid, t, start, len, i);
 			} else if (k < 88) {
-				e |= feed_comm(pid, pid, t, names[rnd(&seed) % 5],
-					       rnd(&seed) % 3 == 0);
+				e |= feed_comm(pid, pid, t, names[test_rand(&seed) % 5],
+					       test_rand(&seed) % 3 == 0);
 			} else if (k < 92) {
-				e |= feed_comm(pid, 1000 + pid, t, names[rnd(&seed) % 5], false);
+				e |= feed_comm(pid, 1000 + pid, t, names[test_rand(&seed) % 5],
+					       false);
 			} else if (k < 94 && pid != 2) {
 				u32 parent = pid == 100 ? 2 : pid - 1;
 
@@ -405,12 +397,13 @@ static void test_random(void)
 			}
 		}
 		for (i = 0; i < 20000; i++) {
-			u32 pid = pids[rnd(&seed) % 4];
+			u32 pid = pids[test_rand(&seed) % 4];
 
-			check_map(&maps, pid, rnd(&seed) % (amax + 8), rnd(&seed) % (tmax + 4));
+			check_map(&maps, pid, test_rand(&seed) % (amax + 8),
+				  test_rand(&seed) % (tmax + 4));
 			if (i % 8 == 0)
-				check_comm(&comms, pid, rnd(&seed) % 2 ? pid : 1000 + pid,
-					   rnd(&seed) % (tmax + 4));
+				check_comm(&comms, pid, test_rand(&seed) % 2 ? pid : 1000 + pid,
+					   test_rand(&seed) % (tmax + 4));
 		}
 	}
 	TEST_CHECK("machine: random: records taken", e == 0);

@@ -311,16 +311,6 @@ struct ref_ent {
 	char name[24];
 };
 
-static u64 rnd(u64 *s)
-{
-	u64 x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
-
 /* Does a name b over a at one address (docs/symbolize.md section 3)? */
 static bool ref_better(const struct ref_sym *b, const struct ref_sym *a)
 {
@@ -402,26 +392,26 @@ static void test_random(void)
 	unsigned int round;
 
 	for (round = 0; round < 400; round++) {
-		size_t n = 1 + rnd(&seed) % RAND_SYMS, m, i;
+		size_t n = 1 + test_rand(&seed) % RAND_SYMS, m, i;
 		struct symtab t;
 		u64 a;
 
 		reset();
 		for (i = 0; i < n; i++) {
 			struct ref_sym *r = &in[i];
-			u64 k = rnd(&seed) % 10;
+			u64 k = test_rand(&seed) % 10;
 
-			r->addr = rnd(&seed) % RAND_GRID;
-			r->size = k < 3 ? 0 : rnd(&seed) % 24;
+			r->addr = test_rand(&seed) % RAND_GRID;
+			r->size = k < 3 ? 0 : test_rand(&seed) % 24;
 			/* a section end: none, above the symbol, or (ignored) at or below it */
-			k = rnd(&seed) % 4;
+			k = test_rand(&seed) % 4;
 			r->sec_end = k == 0  ? 0
-				     : k < 3 ? r->addr + 1 + rnd(&seed) % 30
-					     : rnd(&seed) % (r->addr + 1);
-			r->rank = ranks[rnd(&seed) % 3];
-			r->plt = rnd(&seed) % 8 == 0;
+				     : k < 3 ? r->addr + 1 + test_rand(&seed) % 30
+					     : test_rand(&seed) % (r->addr + 1);
+			r->rank = ranks[test_rand(&seed) % 3];
+			r->plt = test_rand(&seed) % 8 == 0;
 			/* unique names of 3 to 6 bytes: lengths decide some ties */
-			snprintf(r->name, sizeof(r->name), "%.*s%03zx", (int)(rnd(&seed) % 4),
+			snprintf(r->name, sizeof(r->name), "%.*s%03zx", (int)(test_rand(&seed) % 4),
 				 "xxx", i);
 			r->order = i;
 			push(r->addr, r->size, r->sec_end, r->name, r->rank, r->plt);
@@ -470,31 +460,6 @@ static void test_random(void)
 }
 
 /* ---- a real file ---------------------------------------------------------- */
-
-/* The workloads' directory: $WORKLOADS (tests/run.sh), else beside tests/unit/. */
-static const char *workloads_dir(void)
-{
-	static char buf[PATH_MAX];
-	const char *env = getenv("WORKLOADS");
-	ssize_t n;
-	char *slash;
-
-	if (env && *env)
-		return env;
-	n = readlink("/proc/self/exe", buf, sizeof(buf) - 32);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	slash = strrchr(buf, '/'); /* .../tests/unit/test-symtab */
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	slash = strrchr(buf, '/'); /* .../tests/unit */
-	if (!slash)
-		return NULL;
-	strcpy(slash, "/workloads");
-	return buf;
-}
 
 /* A whole file into memory; NULL when unreadable. */
 static unsigned char *slurp(const char *path, size_t *len)
@@ -737,7 +702,7 @@ static void check_elf_file(const char *dir, const char *file)
 
 static void test_elf_file(void)
 {
-	const char *dir = workloads_dir();
+	const char *dir = test_workloads_dir();
 	struct symbolizer *s;
 
 	/* symbolizer__new sets libelf's version, which dso__load_elf needs */

@@ -15,8 +15,11 @@
 #define EBS_TEST_H
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int test_failures;
 
@@ -75,6 +78,46 @@ static inline int test_done(void)
 {
 	fflush(stdout);
 	return test_failures ? 1 : 0;
+}
+
+/* The next of a reproducible pseudo-random sequence (xorshift64; *s nonzero). */
+static inline unsigned long long test_rand(unsigned long long *s)
+{
+	unsigned long long x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+/*
+ * The workloads' directory: $WORKLOADS (tests/run.sh sets it), else
+ * build/tests/workloads beside this program's build/tests/unit/.  NULL
+ * when neither can be found.
+ */
+static inline const char *test_workloads_dir(void)
+{
+	static char buf[PATH_MAX];
+	const char *env = getenv("WORKLOADS");
+	ssize_t n;
+	char *slash;
+
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", buf, sizeof(buf) - 32);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	slash = strrchr(buf, '/'); /* .../tests/unit/test-NAME */
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	slash = strrchr(buf, '/'); /* .../tests/unit */
+	if (!slash)
+		return NULL;
+	strcpy(slash, "/workloads");
+	return buf;
 }
 
 #endif /* EBS_TEST_H */

@@ -13,6 +13,16 @@ if ! unshare -m --propagation private true 2>/dev/null; then
 	exit 0
 fi
 
+# The scripts make runs (deps, check-deps, demo, format) are executable as
+# git keeps them, so a clean clone runs them (an edit once dropped deps.sh's
+# mode and make test stopped at once there).
+if git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1; then
+	notx=$(git -C "$TOP" ls-files -s scripts | awk '$1 != "100755" { print $4 }')
+	check "scripts/*: executable in git (not: ${notx:-none})" [ -z "$notx" ]
+else
+	skip "scripts/*: executable in git" "$TOP is not a git checkout"
+fi
+
 # make in the tree, with this run's environment (CI=true) but not its make's
 MAKE_HERE="env -u MAKEFLAGS -u MAKELEVEL -u SAN make -C $TOP --no-print-directory"
 

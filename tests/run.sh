@@ -35,7 +35,7 @@ export UBSAN_OPTIONS="log_path=$SANLOGS/report:print_stacktrace=1:halt_on_error=
 run_one() {	# name, command...
 	local name=$1
 	shift
-	local out rc
+	local out rc t0=$SECONDS
 	out=$(timeout "${LIMIT:-600}" "$@" 2>&1)
 	rc=$?
 	printf '%s\n' "$out" >>"$log"
@@ -59,7 +59,7 @@ run_one() {	# name, command...
 		echo "FAIL: $name: ran no check"
 		f=1
 	fi
-	printf '  %-40s %3d passed, %d failed, %d skipped\n' "$name" "$p" "$f" "$s"
+	printf '  %-40s %3d passed, %d failed, %d skipped, %4ds\n' "$name" "$p" "$f" "$s" $((SECONDS - t0))
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 }
 

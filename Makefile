@@ -83,7 +83,11 @@ EBS_HAVE_CAPSTONE ?= 0
 CAPSTONE_LIBS := $(if $(filter 1,$(EBS_HAVE_CAPSTONE)),$(shell \
 	pkg-config --libs capstone 2>/dev/null || echo -lcapstone))
 # libstdc++ for __cxa_demangle, the C++ runtime's demangler
-LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(CAPSTONE_LIBS) -lz -lstdc++ -lm
+# libunwind: its generic (remote) API, for unwinding copied stacks
+LIBUNWIND_CFLAGS := $(shell pkg-config --cflags libunwind-generic 2>/dev/null)
+LIBUNWIND_LIBS   := $(shell pkg-config --libs libunwind-generic 2>/dev/null || \
+	echo -lunwind-generic -lunwind)
+LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(LIBUNWIND_LIBS) $(CAPSTONE_LIBS) -lz -lstdc++ -lm
 
 ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) -DEBS_HAVE_CAPSTONE=$(EBS_HAVE_CAPSTONE) $(CFLAGS)
 
@@ -91,7 +95,8 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) -DEBS_HAVE_CAPSTONE=$(EBS_HAVE_CAPS
 # stops at once with one line naming the Debian packages to install
 # (scripts/check-deps.sh), not with a compiler error.
 ifneq ($(PROBE),)
-DEPS_MISSING := $(shell CC='$(CC)' scripts/check-deps.sh $(LIBELF_CFLAGS) $(LIBDWARF_CFLAGS) $(CFLAGS))
+DEPS_MISSING := $(shell CC='$(CC)' scripts/check-deps.sh $(LIBELF_CFLAGS) $(LIBDWARF_CFLAGS) \
+	$(LIBUNWIND_CFLAGS) $(CFLAGS))
 ifneq ($(DEPS_MISSING),)
 $(error $(DEPS_MISSING))
 endif
@@ -100,7 +105,7 @@ endif
 # Objects depend on the flags they are built with: a library found or gone,
 # DEBUG=1 or another CFLAGS rebuilds them (the file changes only then).
 FLAGS_STAMP := $(BUILD)/.flags
-FLAGS_NOW = $(CC) $(ALL_CFLAGS) $(LIBDWARF_CFLAGS) | $(LDFLAGS) $(LIBS)
+FLAGS_NOW = $(CC) $(ALL_CFLAGS) $(LIBDWARF_CFLAGS) $(LIBUNWIND_CFLAGS) | $(LDFLAGS) $(LIBS)
 ifneq ($(PROBE),)
 ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_NOW))
 $(shell mkdir -p $(BUILD))
@@ -134,7 +139,7 @@ $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 # only symbolize/ includes libdwarf's headers (and its dwarf.h is not elfutils')
-$(BUILD)/symbolize/%.o: ALL_CFLAGS += $(LIBDWARF_CFLAGS)
+$(BUILD)/symbolize/%.o: ALL_CFLAGS += $(LIBDWARF_CFLAGS) $(LIBUNWIND_CFLAGS)
 
 define module_rule
 $$($(1)_LIB): $$($(1)_OBJS)

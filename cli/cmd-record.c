@@ -17,7 +17,7 @@
 
 static const char usage_text[] =
 	"usage: ebs record [-e EVENT[,EVENT...]] [-c N | -F HZ] [-o FILE] [-p PID[,PID] | -a]\n"
-	"                  [-m PAGES] [--backend perf|kmod] [--kmod-mode perf-kernel|msr]\n"
+	"                  [-g | --call-graph fp[,SIZE]|dwarf[,SIZE]] [-m PAGES] [--backend perf|kmod] [--kmod-mode perf-kernel|msr]\n"
 	"                  [--no-fallback] [--calibrate[=OPTIONS]] [--clean] [-q] [--]\n"
 	"                  [CMD [ARGS...]]\n"
 	"\n"
@@ -29,6 +29,14 @@ static const char usage_text[] =
 	"  -o, --output F   data file (default ebs.data; '-' for stdout)\n"
 	"  -p, --pid P      attach to running processes (all their threads)\n"
 	"  -a, --all-cpus   sample every CPU; CMD, if given, only bounds the duration\n"
+	"  -g               call chains by frame pointers: --call-graph fp\n"
+	"      --call-graph fp[,SIZE]  the kernel's frame-pointer chain, and SIZE bytes\n"
+	"                   (default 512, 0: none) of user stack to find the caller of a\n"
+	"                   leaf function that built no frame\n"
+	"      --call-graph dwarf[,SIZE]  SIZE bytes (default 8192, a multiple of 8, at\n"
+	"                   most 65528) of user stack and the user registers, unwound\n"
+	"                   through the programs' CFI by ebs report: for code built\n"
+	"                   without frame pointers\n"
 	"  -m, --mmap-pages N  data pages per CPU ring buffer, power of two (default 128)\n"
 	"      --backend B  perf (perf_event_open, the default) or kmod (ebs.ko's /dev/ebs)\n"
 	"      --kmod-mode M  with --backend=kmod: perf-kernel (default) or msr (counter 0\n"
@@ -165,6 +173,7 @@ int cmd_record(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"pid", required_argument, NULL, 'p'},
 		{"all-cpus", no_argument, NULL, 'a'},
+		{"call-graph", required_argument, NULL, 'G'},
 		{"mmap-pages", required_argument, NULL, 'm'},
 		{"no-fallback", no_argument, NULL, 'N'},
 		{"backend", required_argument, NULL, 'B'},
@@ -194,7 +203,7 @@ int cmd_record(int argc, char **argv)
 	o.freq = 0;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:c:F:o:p:am:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:c:F:o:p:agm:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			events = optarg;
@@ -226,6 +235,14 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'a':
 			o.system_wide = true;
+			break;
+		case 'g':
+		case 'G':
+			if (call_graph__parse(c == 'g' ? "fp" : optarg, &o.call_graph,
+					      &o.stack_user, &err)) {
+				fprintf(stderr, "ebs record: %s\n", err.msg);
+				goto out;
+			}
 			break;
 		case 'm':
 			if (cli_parse_number(optarg, 1, 65536, false, &pages) ||
@@ -268,6 +285,12 @@ int cmd_record(int argc, char **argv)
 	}
 	if (kmod_mode_given && o.backend != BACKEND_KMOD) {
 		fprintf(stderr, "ebs record: --kmod-mode goes with --backend=kmod\n");
+		goto out;
+	}
+	if (o.call_graph != CALL_GRAPH_NONE && o.backend == BACKEND_KMOD) {
+		fprintf(stderr,
+			"ebs record: --call-graph: ebs.ko records instruction pointers only, "
+			"no call chains; record call graphs with --backend=perf\n");
 		goto out;
 	}
 	if (o.period && o.freq) {

@@ -13,7 +13,7 @@
 static const char usage_text[] =
 	"usage: ebs report [-i FILE] [--sort KEYS] [--event NAME] [--pid PID] [--tid TID]\n"
 	"                  [--comm NAME] [--dso NAME] [--func NAMES] [--top N]\n"
-	"                  [--min-percent P] [--json] [--stats] [--no-inline]\n"
+	"                  [--min-percent P] [--json] [--stats] [--no-inline] [--children]\n"
 	"                  [--color=auto|always|never] [--width N] [--fields LIST] [--no-ci]\n"
 	"                  [--debug-dir DIR]...\n"
 	"                  [--[no-]demangle] [--kallsyms FILE] [--dump] [--no-pager]\n"
@@ -31,6 +31,8 @@ static const char usage_text[] =
 	"      --json         one JSON object (the first event, or --event's)\n"
 	"      --stats        per DSO: the share of samples with a function and with a line,\n"
 	"                     and where its debug information came from or was looked for\n"
+	"      --children     with call chains (ebs record -g): each function's samples\n"
+	"                     and its callees' (inclusive), sorted so, and its own (self)\n"
 	"      --no-inline    inlined code counts for the function it was inlined into, at\n"
 	"                     the call site (default: for the inlined function, at its line)\n"
 	"      --color WHEN   auto (on a terminal, the default), always, never\n"
@@ -46,7 +48,7 @@ static const char usage_text[] =
 
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_JSON = CLI_OPT_CMD, OPT_STATS, OPT_WIDTH, OPT_FIELDS, OPT_NO_CI };
+	enum { OPT_JSON = CLI_OPT_CMD, OPT_STATS, OPT_WIDTH, OPT_FIELDS, OPT_NO_CI, OPT_CHILDREN };
 	static const struct option longopts[] = {
 		CLI_VIEW_OPTIONS,
 		{"sort", required_argument, NULL, 's'},
@@ -55,6 +57,7 @@ int cmd_report(int argc, char **argv)
 		{"fields", required_argument, NULL, OPT_FIELDS},
 		{"no-ci", no_argument, NULL, OPT_NO_CI},
 		{"stats", no_argument, NULL, OPT_STATS},
+		{"children", no_argument, NULL, OPT_CHILDREN},
 		{"dump", no_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -96,6 +99,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_STATS:
 			o.stats = true;
+			break;
+		case OPT_CHILDREN:
+			o.children = true;
 			break;
 		case 'D':
 			dump = true;

@@ -28,6 +28,7 @@ static void dump_header(struct ebs_data *d, FILE *out)
 		[EBS_META_BACKEND] = "backend",
 		[EBS_META_PAGE_SIZE] = "page-size",
 		[EBS_META_KERNEL_STEXT] = "kernel-stext",
+		[EBS_META_CALL_GRAPH] = "call-graph",
 	};
 	unsigned int i;
 
@@ -65,6 +66,33 @@ static void dump_header(struct ebs_data *d, FILE *out)
 	}
 }
 
+/* A sample's optional parts: " chain [user] 0x... regs ip 0x... stack 4096 of 8192". */
+static void dump_parts(const struct ebs_rec_sample *s, FILE *out)
+{
+	struct ebs_sample_parts p;
+	unsigned int i, bit;
+
+	ebs_sample__parts(s, &p);
+	if (s->hdr.misc & EBS_SAMPLE_CALLCHAIN) {
+		fprintf(out, " chain %llu:", ULL(p.nr_callchain));
+		for (i = 0; i < p.nr_callchain; i++)
+			if (p.callchain[i] == EBS_CHAIN_KERNEL)
+				fputs(" [kernel]", out);
+			else if (p.callchain[i] == EBS_CHAIN_USER)
+				fputs(" [user]", out);
+			else
+				fprintf(out, " 0x%llx", ULL(p.callchain[i]));
+	}
+	if (p.regs) {
+		fprintf(out, " regs abi %llu mask 0x%llx:", ULL(p.regs_abi), ULL(p.regs_mask));
+		for (i = 0, bit = 0; bit < 64; bit++)
+			if (p.regs_mask & (1ull << bit))
+				fprintf(out, " r%u 0x%llx", bit, ULL(p.regs[i++]));
+	}
+	if (s->hdr.misc & EBS_SAMPLE_STACK_USER)
+		fprintf(out, " stack %llu used %llu", ULL(p.stack_size), ULL(p.stack_dyn_size));
+}
+
 static void dump_record(struct ebs_data *d, const struct ebs_rec *r, FILE *out)
 {
 	fprintf(out, "%llu %s", ULL(ebs_data__offset(d, r)), ebs_rec__type_name(r->type));
@@ -76,6 +104,7 @@ static void dump_record(struct ebs_data *d, const struct ebs_rec *r, FILE *out)
 			" time %llu pid %u tid %u cpu %u ip 0x%llx period %llu event %u mode %u",
 			ULL(s->time), s->pid, s->tid, s->cpu, ULL(s->ip), ULL(s->period), s->event,
 			s->hdr.misc & EBS_CPUMODE_MASK);
+		dump_parts(s, out);
 		break;
 	}
 	case EBS_REC_MMAP: {

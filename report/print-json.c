@@ -67,6 +67,14 @@ void table_print_json(const struct report *r, int ev, struct row **rows, size_t 
 		snprintf(sort + strlen(sort), sizeof(sort) - strlen(sort), "%s%s", i ? "," : "",
 			 report_columns[r->o->nr_keys ? r->o->keys[i] : KEY_FUNC].name);
 	ebs_json__key_str(&j, "sort", sort);
+	if (r->chains) {
+		const char *mode = ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH);
+
+		if (mode)
+			ebs_json__key_str(&j, "call_graph", mode);
+		else
+			ebs_json__key_null(&j, "call_graph");
+	}
 	if (nev > 1) {
 		ebs_json__key(&j, "events");
 		ebs_json__arr(&j);
@@ -86,6 +94,10 @@ void table_print_json(const struct report *r, int ev, struct row **rows, size_t 
 			if (r->col[i])
 				report_columns[i].json(r, rows[k], ev, &j);
 		ebs_json__key_u64(&j, "samples", sh.count);
+		if (r->chains) {
+			ebs_json__key_u64(&j, "self", row_self(rows[k], ev));
+			ebs_json__key_u64(&j, "children", sh.count);
+		}
 		ebs_json__key_num(&j, "percent", "%.4f", sh.percent);
 		ebs_json__key(&j, "ci95");
 		ebs_json__arr(&j);

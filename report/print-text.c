@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "report/callchain.h"
 #include "report/facts.h"
 #include "report/present.h"
 #include "report/table.h"
@@ -84,6 +85,32 @@ static void print_header(const struct report *r, const struct facts *fa, FILE *f
 		(unsigned long long)fa->throttled);
 	if (fa->only[0])
 		fprintf(f, "# only: %s\n", fa->only);
+	if (r->chains) {
+		const char *mode = ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH);
+		const struct chain_stats *cs = chainer__stats(r->chains);
+
+		if (!mode)
+			fprintf(f,
+				"# call graph: none recorded (ebs record -g): each sample counts "
+				"for its own function only\n");
+		else
+			fprintf(f,
+				"# call graph: %s; samples counts each sample once in every function "
+				"of its chain, self in its own\n",
+				mode);
+		if (cs->truncated || cs->broken)
+			fprintf(f,
+				"# chains: %llu of %llu cut short by the stack copy, %llu stopped at "
+				"code without CFI\n",
+				(unsigned long long)cs->truncated, (unsigned long long)cs->samples,
+				(unsigned long long)cs->broken);
+		if (cs->fp_recovered)
+			fprintf(f,
+				"# chains: the caller of a frameless function put back (from its CFI) "
+				"in %llu of %llu\n",
+				(unsigned long long)cs->fp_recovered,
+				(unsigned long long)cs->samples);
+	}
 }
 
 /*
@@ -183,7 +210,7 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 	for (i = 0; i < nc; i++) /* a source line keeps its file name and line */
 		min_w[i] = report_columns[cols[i]].file_name ? line_min : 12;
 	memcpy(natural, w, sizeof(w));
-	fixed = (shows(r, FIELD_SAMPLES, false) ? 10 : 0) +
+	fixed = (r->chains ? 9 : 0) + (shows(r, FIELD_SAMPLES, false) ? 10 : 0) +
 		(shows(r, FIELD_PERCENT, false) ? 9 : 0) + (shows(r, FIELD_CI, false) ? 16 : 0);
 	if (!fit(w, cols, min_w, nc, fixed, r->width) && shows(r, FIELD_CI, false) &&
 	    !r->o->fields) {
@@ -204,6 +231,8 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, " %8s", "percent");
 	if (shows(r, FIELD_CI, ci_dropped) && hn < sizeof(head))
 		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, "  %-14s", "95% interval");
+	if (r->chains && hn < sizeof(head))
+		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, " %8s", "self");
 	for (i = 0; i < nc && hn < sizeof(head); i++)
 		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, "  %-*s",
 				       i + 1 < nc ? w[i] : 0, report_columns[cols[i]].title);
@@ -221,6 +250,8 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 				sh.percent, present_color_end(r->color));
 		if (shows(r, FIELD_CI, ci_dropped))
 			fprintf(f, "  [%5.1f, %5.1f]", sh.lo, sh.hi);
+		if (r->chains)
+			fprintf(f, " %7.2f%%", present_percent(row_self(rows[k], ev), fa.samples));
 		for (i = 0; i < nc; i++) {
 			table_cell_text(r, rows[k], cols[i], buf, sizeof(buf));
 			elide_cell(&report_columns[cols[i]], cut, sizeof(cut), buf, (size_t)w[i]);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/callchain.h"
 #include "report/present.h"
 #include "report/table.h"
 
@@ -78,6 +79,47 @@ static int add_row(struct report *r, const struct row_key *k, const char *dso, u
 	return 0;
 }
 
+/*
+ * --children: count sample rv into the row of every function of its call
+ * chain once (inclusive), and into its leaf's as its own.  The rows are
+ * keyed by the chain's frames: each function by its name and DSO, an
+ * inlined one a frame of its own.
+ */
+static int account_chain(struct report *r, const struct resolved *rv, struct row_key *k)
+{
+	const struct ebs_rec_sample *s = rv->s;
+	const struct cframe *f;
+	unsigned int n, i, flags;
+	struct row *row;
+	int e;
+
+	e = chainer__build(r->chains, rv, &f, &n, &flags);
+	if (e)
+		return e;
+	r->seq++;
+	for (i = 0; i < n; i++) {
+		k->function = f[i].name;
+		k->dso_id = f[i].dso;
+		HASH_FIND(hh, r->rows, k, sizeof(*k), row);
+		if (row && row->mark == r->seq)
+			continue; /* recursion: counted once */
+		if (row) {
+			row->samples[s->event]++;
+			row->all++;
+		} else {
+			e = add_row(r, k, f[i].dso, s->event, &row);
+			if (e)
+				return e;
+		}
+		row->mark = r->seq;
+		if (i == 0) {
+			row->self[s->event]++;
+			row->self_all++;
+		}
+	}
+	return 0;
+}
+
 static int account(void *ctx, const struct resolved *rv)
 {
 	struct report *r = ctx;
@@ -100,6 +142,17 @@ static int account(void *ctx, const struct resolved *rv)
 								       : dso,
 					  res))
 		return -ENOMEM;
+	if (r->chains) {
+		if (r->col[KEY_PID])
+			k.pid = s->pid;
+		if (r->col[KEY_TID])
+			k.tid = s->tid;
+		if (r->col[KEY_COMM])
+			k.comm = rv->comm;
+		if (r->col[KEY_EVENT])
+			k.event = s->event;
+		return account_chain(r, rv, &k);
+	}
 	if (r->col[KEY_FUNC]) {
 		const struct sym_frame *loc = NULL;
 
@@ -273,6 +326,10 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	memset(&r, 0, sizeof(r));
 	r.o = opts;
 	table_plan(&r);
+	if (opts->children && (!r.col[KEY_FUNC] || r.col[KEY_LINE]))
+		return ebs_error__set(err, EINVAL,
+				      "--children counts functions: it goes with --sort func (and "
+				      "dso, pid, tid, comm, event), not with line");
 	e = table_check_fields(&r, err);
 	if (e)
 		return e;
@@ -285,6 +342,14 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	e = rsession__open(&r.rs, opts->view.input, &so, &opts->view.filter, err);
 	if (e)
 		return e;
+	if (opts->children) {
+		r.chains = chainer__new(&r.rs, ebs_data__meta(r.rs.d, EBS_META_CALL_GRAPH),
+					opts->view.no_inline);
+		if (!r.chains) {
+			e = ebs_error__set(err, ENOMEM, "out of memory");
+			goto out;
+		}
+	}
 	e = rsession__each(&r.rs, account, &r, err);
 	if (e)
 		goto out;
@@ -322,6 +387,7 @@ out:
 		free(row);
 	}
 	dso_stats__free(&r.stats);
+	chainer__free(r.chains);
 	rsession__close(&r.rs);
 	return e;
 }

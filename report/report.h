@@ -86,6 +86,7 @@ struct report_opts {
 	bool no_ci;	      /* no 95% interval column */
 	bool json;	      /* one object: the first event's table, or --event's */
 	bool stats;	      /* per-DSO symbol and line coverage after the table */
+	bool children;	      /* rows count the samples in their function and its callees */
 };
 
 /*

@@ -57,6 +57,13 @@ struct row {
 	u64 samples[EBS_MAX_EVENTS];
 	u64 all; /* over every event */
 	/*
+	 * --children: samples[] and all count the samples whose call chain
+	 * holds the function (inclusive), these the samples in its own code.
+	 */
+	u64 self[EBS_MAX_EVENTS];
+	u64 self_all;
+	u64 mark; /* --children: the last sample counted, to count one once */
+	/*
 	 * --sort line alone: rows are source lines, whatever they were
 	 * inlined into; function is the line's own (key.function is NULL),
 	 * callers the functions its code was inlined into, with most
@@ -68,6 +75,8 @@ struct row {
 	const char *dso; /* its name, when the DSO is a column */
 	char text[];	 /* "[unknown] DSO+0xADDR" for an unknown function */
 };
+
+struct chainer;
 
 /* One table's worth of rows, and how they are shown. */
 struct report {
@@ -82,9 +91,17 @@ struct report {
 	u64 total[EBS_MAX_EVENTS], total_all;
 	u64 period_sum[EBS_MAX_EVENTS];
 	struct dso_stat *stats;
+	struct chainer *chains; /* --children */
+	u64 seq;		/* samples counted so far */
 	bool color;
 	int width;
 };
+
+/* --children: a row's own samples in the table of ev. */
+static inline u64 row_self(const struct row *row, int ev)
+{
+	return ev < 0 ? row->self_all : row->self[ev];
+}
 
 /* A row's count in the table of ev (-1: the table of all events). */
 static inline u64 row_count(const struct row *row, int ev)

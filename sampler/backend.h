@@ -98,6 +98,16 @@ int event_spec__kmod_encode(const struct event_spec *ev, u32 *kind, u64 *id);
  */
 void sampler__fall_back(struct sampler *s, unsigned int ev, int why);
 
+/*
+ * The fields of attr that call graph mode asks for (callgraph.c): the
+ * call chain, and the user registers and stack where attr samples user
+ * code (attr->exclude_* set already).
+ */
+struct perf_event_attr;
+void call_graph__attr(enum call_graph mode, u32 stack_user, struct perf_event_attr *attr);
+/* The user registers mode copies with each sample (their PERF_REG_* mask). */
+u64 call_graph__regs(enum call_graph mode);
+
 /* Write the EVENT header records for s->used (after open). */
 int sampler__write_events(struct sampler *s);
 

@@ -89,8 +89,11 @@ struct perf_session {
 	struct pollfd *pfd; /* one per ring */
 	union {
 		struct ebs_rec_sample sample;
-		u8 bytes[4096 + 256];
+		u8 bytes[65536 + 512]; /* a SAMPLE with its parts: the kernel's are < 64 KiB */
 	} out;
+	enum call_graph call_graph; /* what samples carry beyond their IP */
+	u32 stack_user;
+	u64 regs_user; /* the user registers they carry (their mask) */
 	bool build_id; /* kernel supports attr.build_id */
 };
 
@@ -126,6 +129,8 @@ static void fill_attr(const struct perf_session *p, unsigned int idx, bool build
 	attr->exclude_user = ev->exclude_user;
 	attr->exclude_hv = 1;
 	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	if (!p->count_only && !p->tracking_only)
+		call_graph__attr(p->call_graph, p->stack_user, attr);
 	attr->sample_id_all = 1;
 	attr->use_clockid = 1;
 	attr->clockid = CLOCK_MONOTONIC;
@@ -409,6 +414,9 @@ static struct perf_session *session_new(const struct sampler *s, struct event_sp
 	p->periods = periods;
 	p->freq = s->opts->freq;
 	p->count_only = s->opts->count_only;
+	p->call_graph = s->opts->call_graph;
+	p->stack_user = s->opts->stack_user;
+	p->regs_user = call_graph__regs(p->call_graph);
 	p->tids = s->tids;
 	p->nr_tids = s->nr_tids;
 	p->cpus = s->cpus;
@@ -533,13 +541,91 @@ static const struct perf_rec_sample_id *trailer(const struct perf_event_header *
  * or unused field or the padding.
  */
 
+/*
+ * The optional parts of perf sample r, from its byte cur on, copied after
+ * o's fixed part in ebs's layout (docs/format.md 7.1): the call chain as
+ * it is; the user registers with their mask (none when the sample has no
+ * user context); of the user stack only the dyn_size bytes in use.  false
+ * when r is too short for what its attributes put in it.
+ */
+static bool convert_parts(struct perf_session *p, const struct perf_rec_sample *r, const u8 *cur,
+			  struct ebs_rec_sample *o)
+{
+	const u8 *end = (const u8 *)r + r->header.size;
+	u8 *out = (u8 *)(o + 1);
+	u64 nr, abi, size, dyn;
+	unsigned int nregs;
+
+	if (p->call_graph == CALL_GRAPH_NONE)
+		return true;
+#define TAKE(v)                                                                                    \
+	do {                                                                                       \
+		if (end - cur < 8)                                                                 \
+			return false;                                                              \
+		memcpy(&(v), cur, 8);                                                              \
+		cur += 8;                                                                          \
+	} while (0)
+	TAKE(nr); /* PERF_SAMPLE_CALLCHAIN: u64 nr, u64 ips[nr] */
+	if (nr > (u64)(end - cur) / 8 || nr > 8192)
+		return false;
+	if (nr) { /* none with dwarf in user mode: no part */
+		o->hdr.misc |= EBS_SAMPLE_CALLCHAIN;
+		memcpy(out, &nr, 8);
+		memcpy(out + 8, cur, nr * 8);
+		out += 8 + nr * 8;
+		cur += nr * 8;
+	}
+	if (p->events[o->event].exclude_user || !p->regs_user)
+		goto done;
+	TAKE(abi); /* PERF_SAMPLE_REGS_USER: u64 abi, u64 regs[weight(mask)] unless abi NONE */
+	nregs = abi == PERF_SAMPLE_REGS_ABI_NONE ? 0
+						 : (unsigned int)__builtin_popcountll(p->regs_user);
+	if (nregs > (u64)(end - cur) / 8)
+		return false;
+	if (nregs) {
+		u64 mask = p->regs_user;
+
+		o->hdr.misc |= EBS_SAMPLE_REGS_USER;
+		memcpy(out, &abi, 8);
+		memcpy(out + 8, &mask, 8);
+		memcpy(out + 16, cur, nregs * 8);
+		out += 16 + nregs * 8;
+		cur += nregs * 8;
+	}
+	if (!p->stack_user)
+		goto done;
+	TAKE(size); /* PERF_SAMPLE_STACK_USER: u64 size, data[size], u64 dyn_size if size */
+	if (size > (u64)(end - cur) || (size && (u64)(end - cur) - size < 8))
+		return false;
+	dyn = 0;
+	if (size)
+		memcpy(&dyn, cur + size, 8);
+	if (dyn > size)
+		return false;
+	if (nregs) { /* a stack without its registers is no use */
+		u64 keep = ALIGN8(dyn);
+
+		o->hdr.misc |= EBS_SAMPLE_STACK_USER;
+		memcpy(out, &keep, 8);
+		memcpy(out + 8, cur, dyn);
+		memset(out + 8 + dyn, 0, keep - dyn);
+		memcpy(out + 8 + keep, &dyn, 8);
+		out += 16 + keep;
+	}
+done:
+#undef TAKE
+	o->hdr.size = (u32)(out - (u8 *)o);
+	return true;
+}
+
 static int convert_sample(struct perf_session *p, const struct perf_rec_sample *r)
 {
 	struct ebs_rec_sample *o = &p->out.sample;
+	size_t fixed = sizeof(*r) - (p->periods ? sizeof(r->period) : 0);
 	u16 ev;
 
 	/* PERF_SAMPLE_PERIOD only in frequency mode */
-	if (r->header.size < sizeof(*r) - (p->periods ? sizeof(r->period) : 0))
+	if (r->header.size < fixed)
 		return 0;
 	ev = event_of(p, r->id);
 	if (ev == 0xffff)
@@ -556,6 +642,8 @@ static int convert_sample(struct perf_session *p, const struct perf_rec_sample *
 	o->tid = r->tid;
 	o->cpu = r->cpu;
 	o->event = ev;
+	if (!convert_parts(p, r, (const u8 *)r + fixed, o))
+		return 0;
 	return ebs_writer__add(p->w, &o->hdr);
 }
 

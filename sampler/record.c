@@ -273,6 +273,10 @@ static void write_meta(struct sampler *s)
 	}
 	snprintf(buf, sizeof(buf), "%ld", sysconf(_SC_PAGESIZE));
 	ebs_writer__meta(s->w, EBS_META_PAGE_SIZE, buf);
+	if (o->call_graph != CALL_GRAPH_NONE && !o->count_only) {
+		call_graph__format(o->call_graph, o->stack_user, buf, sizeof(buf));
+		ebs_writer__meta(s->w, EBS_META_CALL_GRAPH, buf);
+	}
 }
 
 void sampler__fall_back(struct sampler *s, unsigned int ev, int why)

@@ -49,6 +49,35 @@ bool event_spec__is_clock(const struct event_spec *ev);
 /* The reason an open failed, in words fit for one line ("no hardware PMU ..."). */
 const char *event_open_reason(int err);
 
+/*
+ * -g / --call-graph: what each sample carries beyond its IP.  FP: the
+ * kernel's frame-pointer chain, with the user registers and the top
+ * stack_user bytes of the user stack, from which the report recovers the
+ * caller of a leaf function that built no frame.  DWARF: the kernel part of
+ * the chain, the user registers and stack_user bytes of the user stack,
+ * unwound by the report through the DSOs' CFI.
+ */
+enum call_graph {
+	CALL_GRAPH_NONE,
+	CALL_GRAPH_FP,
+	CALL_GRAPH_DWARF,
+};
+
+#define CALL_GRAPH_FP_STACK    512u   /* fp: bytes of stack for the leaf's caller */
+#define CALL_GRAPH_DWARF_STACK 8192u  /* dwarf: default SIZE */
+#define CALL_GRAPH_MAX_STACK   65528u /* the kernel wants < USHRT_MAX, a multiple of 8 */
+
+/*
+ * Parse -g's argument ("fp", "fp,SIZE", "dwarf", "dwarf,SIZE"; SIZE a
+ * multiple of 8 up to CALL_GRAPH_MAX_STACK, 0 for fp without a stack copy)
+ * into *mode and *stack_user.  0, or -EINVAL with err saying what is wrong.
+ */
+int call_graph__parse(const char *text, enum call_graph *mode, u32 *stack_user,
+		      struct ebs_error *err);
+
+/* "fp,512", "dwarf,8192": the META CALL_GRAPH value; "" for none. */
+void call_graph__format(enum call_graph mode, u32 stack_user, char *buf, size_t len);
+
 enum record_backend {
 	BACKEND_PERF, /* perf_event_open (the default) */
 	BACKEND_KMOD, /* ebs.ko's /dev/ebs */
@@ -64,7 +93,9 @@ struct record_opts {
 	u64 periods[EBS_MAX_EVENTS]; /* per event, overriding period (all or none) */
 	u64 freq;		     /* -F HZ */
 	bool no_fallback;
-	pid_t *pids; /* -p */
+	enum call_graph call_graph; /* -g */
+	u32 stack_user;		    /* bytes of user stack copied with each sample */
+	pid_t *pids;		    /* -p */
 	unsigned int nr_pids;
 	bool system_wide;	 /* -a */
 	char *const *argv;	 /* command, or NULL */

@@ -17,6 +17,7 @@ DEPS="gelf.h libelf-dev
 libdwarf.h libdwarf-dev
 dwarf.h libdwarf-dev
 uthash.h uthash-dev
+libunwind.h libunwind-dev
 zlib.h zlib1g-dev
 linux/perf_event.h linux-libc-dev"
 

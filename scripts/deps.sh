@@ -8,9 +8,9 @@
 #                              (make check; tests then skip, saying why)
 #
 # The build's own (scripts/check-deps.sh names the headers): build-essential,
-# pkg-config, libelf-dev, libdwarf-dev, uthash-dev, zlib1g-dev; libcapstone-dev
-# is optional (annotate --asm); libunwind-dev is declared for call-graph
-# unwinding (not linked yet).  The rest are the tests': libclang-rt-dev is
+# pkg-config, libelf-dev, libdwarf-dev, libunwind-dev (unwinding of call
+# graphs), uthash-dev, zlib1g-dev; libcapstone-dev is optional (annotate
+# --asm).  The rest are the tests': libclang-rt-dev is
 # the default clang's runtime (libclang-rt-14-dev on Debian 12): libFuzzer,
 # for the fuzz harnesses (docs/fuzzing.md); clang-format for make
 # format-check; cmake, ninja-build and libzstd-dev build libdwarf 2 for

@@ -508,6 +508,10 @@ static int load_segments(struct dso *d, Elf *e)
 
 		if (!gelf_getphdr(e, (int)i, &ph))
 			break;
+		if (ph.p_type == PT_GNU_EH_FRAME && ph.p_filesz) {
+			d->eh_hdr_vaddr = ph.p_vaddr;
+			d->eh_hdr_size = ph.p_filesz;
+		}
 		if (ph.p_type != PT_LOAD || !ph.p_filesz)
 			continue;
 		d->segs[d->nsegs].offset = ph.p_offset;

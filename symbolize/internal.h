@@ -104,6 +104,9 @@ struct dso {
 	u8 build_id_size; /* the file's own NT_GNU_BUILD_ID, 0 if none */
 	u8 build_id[20];
 	u16 machine; /* ELF e_machine */
+	/* PT_GNU_EH_FRAME: the .eh_frame_hdr the unwinder searches (unwind.c) */
+	u64 eh_hdr_vaddr, eh_hdr_size;
+	struct dso_cfi *cfi; /* its CFI as read for unwinding, NULL until then */
 
 	/* what the ELF file says about its debug information */
 	bool has_symtab; /* .symtab with functions (else .dynsym was used) */
@@ -173,6 +176,7 @@ struct symbolizer {
 	void *keybuf;		/* scratch for building map keys */
 	size_t keybuf_cap;
 
+	void *unwind_as;	 /* libunwind's address space, made on first use */
 	bool kernel_tried;	 /* kallsyms read (or failed to) */
 	struct kallsyms *kernel; /* NULL when unreadable or restricted */
 };
@@ -250,6 +254,18 @@ int dso__find_debug(struct symbolizer *s, struct dso *d);
 
 /* The build-id of the ELF file open on fd, and whether it carries DWARF. 0 or -EINVAL. */
 int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf);
+
+/*
+ * The DSO of map and its load bias (runtime address - link-time address),
+ * or NULL when map has none the symbolizer can read (a pseudo-file, a JIT
+ * map, a file that failed).  symbolize.c, for unwind.c.
+ */
+struct dso *symbolizer__map_dso(struct symbolizer *s, const struct sym_map *map, u64 *bias);
+
+/* Free what unwind.c keeps of d and of s (dso__free, symbolizer__free). */
+struct dso_cfi;
+void dso_cfi__free(struct dso_cfi *c);
+void symbolizer__unwind_exit(struct symbolizer *s);
 
 /* Link-time address of file offset off in d. */
 u64 dso__file_to_vaddr(const struct dso *d, u64 off);

@@ -190,6 +190,7 @@ static void dso__free(struct dso *d)
 		free(a);
 	}
 	dwarf_info__free(d->dwarf);
+	dso_cfi__free(d->cfi);
 	symtab__exit(&d->symtab);
 	free(d->segs);
 	free(d->image);
@@ -221,6 +222,7 @@ void symbolizer__free(struct symbolizer *s)
 		HASH_DEL(s->dsos, d);
 		dso__free(d);
 	}
+	symbolizer__unwind_exit(s);
 	kallsyms__free(s->kernel);
 	free(s->keybuf);
 	free(s->kallsyms_path);
@@ -880,6 +882,19 @@ int symbolizer__lookup(struct symbolizer *s, const struct sym_map *map, u64 addr
 	/* a JIT map holds runtime addresses; a file, link-time ones */
 	return fill_result(s, m->dso, m->dso->is_jit ? addr : dso__file_to_vaddr(m->dso, file_off),
 			   out);
+}
+
+struct dso *symbolizer__map_dso(struct symbolizer *s, const struct sym_map *map, u64 *bias)
+{
+	struct map_ent *m;
+
+	if (!map->filename || (map->image && !map->image_size) ||
+	    (!map->image && (is_kernel(map->filename) || is_pseudo(map->filename))))
+		return NULL;
+	if (map_ent__get(s, map, &m) || m->dso->failed || m->dso->is_jit)
+		return NULL;
+	*bias = map->start - dso__file_to_vaddr(m->dso, map->pgoff);
+	return m->dso;
 }
 
 /* Link-time address vaddr of d into out; 0 or -ENOMEM. */

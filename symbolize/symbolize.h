@@ -205,6 +205,51 @@ int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 
 		     size_t len, enum sym_arch *arch);
 
 /*
+ * Unwinding a copied user stack (unwind.c, through libunwind's remote
+ * accessors over the DSOs' .eh_frame).  regs are the sample's user
+ * registers, PERF_REG_X86_* numbering (one per set bit of regs_mask, lowest
+ * first); stack is the copy of the user stack from the stack pointer up.
+ * copy_full: the copy is as long as was asked, so the stack may go on past
+ * it (a frame found there makes the chain truncated, not ended).
+ */
+struct sym_stack {
+	u64 regs_mask;
+	const u64 *regs;
+	const u8 *stack;
+	u64 stack_size;
+	bool copy_full;
+};
+
+/* The mapping of the sampled process that covers addr, or NULL. */
+typedef const struct sym_map *(*sym_map_of_fn)(void *ctx, u64 addr);
+
+/* Why an unwind stopped. */
+enum sym_unwind_end {
+	SYM_UNWIND_OUTERMOST, /* the outermost frame: the CFI (or a zero return address) ends it */
+	SYM_UNWIND_TRUNCATED, /* the next frame lies past the stack copy */
+	SYM_UNWIND_NO_CFI,    /* no CFI for a frame's address (no mapping, no FDE) */
+	SYM_UNWIND_BAD,	      /* the CFI led to an unreadable or impossible frame */
+	SYM_UNWIND_MAX,	      /* max frames reached */
+	SYM_UNWIND_NO_REGS,   /* no IP and SP in the registers */
+};
+
+/*
+ * Unwind st: ips[0] is the registers' IP, ips[1...] the return addresses
+ * of the callers, at most max in all; *nr gets how many, *end why it
+ * stopped.  Returns 0, or -errno for bad arguments or no memory.
+ */
+int symbolizer__unwind(struct symbolizer *s, const struct sym_stack *st, sym_map_of_fn map_of,
+		       void *ctx, u64 *ips, unsigned int max, unsigned int *nr,
+		       enum sym_unwind_end *end);
+
+/*
+ * The bounds [*start, *end) of the function whose CFI (its .eh_frame FDE)
+ * covers addr of map: what names code no symbol covers.  0, or -ENOENT.
+ */
+int symbolizer__cfi_function(struct symbolizer *s, const struct sym_map *map, u64 addr, u64 *start,
+			     u64 *end);
+
+/*
  * Kernel code, for annotation (kcore.c).
  *
  * symbolizer__kernel_function: the kallsyms symbol covering kernel address

@@ -31,7 +31,11 @@
 #define EBS_DATA_MAGIC	       "EBSDATA" /* 8 bytes with the NUL */
 #define EBS_DATA_ENDIAN	       0x01020304u
 #define EBS_DATA_VERSION_MAJOR 1
-#define EBS_DATA_VERSION_MINOR 1 /* 1.1: CALIBRATION written, its rate_hz */
+/*
+ * 1.1: CALIBRATION written, its rate_hz.  1.2: SAMPLE's optional parts
+ * written (call chains, user registers and stack), META CALL_GRAPH.
+ */
+#define EBS_DATA_VERSION_MINOR 2
 
 /* header.flags */
 /*
@@ -104,6 +108,7 @@ enum ebs_meta_key {
 	EBS_META_BACKEND = 9,	    /* "perf", "kmod (perf-kernel)" or "kmod (msr)" */
 	EBS_META_PAGE_SIZE = 10,    /* decimal */
 	EBS_META_KERNEL_STEXT = 11, /* hex address of _stext at record time, when readable */
+	EBS_META_CALL_GRAPH = 12,   /* "fp,512" or "dwarf,8192": -g's mode and stack copy size */
 };
 
 struct ebs_rec_meta {
@@ -179,6 +184,19 @@ struct ebs_rec_calibration {
 #define EBS_SAMPLE_CALLCHAIN  (1u << 4) /* u64 nr; u64 ips[nr] follows */
 #define EBS_SAMPLE_REGS_USER  (1u << 5) /* u64 abi; u64 mask; u64 regs[popcount(mask)] */
 #define EBS_SAMPLE_STACK_USER (1u << 6) /* u64 size; u8 data[size] (padded to 8); u64 dyn_size */
+
+/*
+ * Markers in a call chain, as the kernel writes them (PERF_CONTEXT_* of
+ * <linux/perf_event.h>): the addresses after one are of that context.
+ */
+#define EBS_CHAIN_KERNEL ((__u64)-128)
+#define EBS_CHAIN_USER	 ((__u64)-512)
+#define EBS_CHAIN_MAX	 ((__u64)-4095) /* this value and above are markers */
+
+/* The user register numbers of the regs part on x86-64 (PERF_REG_X86_*). */
+#define EBS_REG_X86_BP 6
+#define EBS_REG_X86_SP 7
+#define EBS_REG_X86_IP 8
 
 /*
  * SAMPLE: one interrupted instruction pointer.  Optional parts follow the

@@ -30,6 +30,17 @@ check "paranoid 2: the file says cpu-clock:u, asked cpu-clock" \
 # cpu-clock:u: user space only, where leaf has ~99% (groundtruth.sh)
 check "paranoid 2: leaf dominates" [ "$(json u2.json "j['rows'][0]['function']")" = leaf ]
 
+# call chains of one's own process: user registers and stack may be copied
+for mode in fp dwarf; do
+	$NOBODY "$EBS" record -q --call-graph $mode -e cpu-clock:u -F 1000 -o g$mode.data \
+		"$WORKLOADS/calltree" 0.2 2>g$mode.err
+	check "paranoid 2, --call-graph $mode of one's own command: exit 0, quiet" \
+		[ $? -eq 0 -a ! -s g$mode.err ]
+	$NOBODY "$EBS" report -i g$mode.data --children --json >g$mode.json 2>g$mode.rerr
+	check "paranoid 2, --call-graph $mode: tree_left in the chains, read as nobody" \
+		jtrue g$mode.json "any(r['function'] == 'tree_left' and r['children'] > 0 for r in j['rows'])"
+done
+
 $NOBODY "$EBS" record --no-fallback -e cpu-clock -o nf.data "$L" 0.1 2>nf.err
 check "paranoid 2, --no-fallback: exit 1" [ $? -eq 1 ]
 check "paranoid 2, --no-fallback: one line: reason, level and the sysctl" \

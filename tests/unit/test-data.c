@@ -795,7 +795,7 @@ static void check_std_header(struct ebs_data *d, const char *path, const char *w
 	G_TRUE(&g, memcmp(h->magic, "EBSDATA", 8) == 0);
 	G_EQ(&g, h->endian, 0x01020304);
 	G_EQ(&g, h->version_major, 1);
-	G_EQ(&g, h->version_minor, 1); /* 1.1: CALIBRATION's rate_hz */
+	G_EQ(&g, h->version_minor, 2); /* 1.2: SAMPLE's optional parts */
 	G_EQ(&g, h->header_size, 96);
 	G_EQ(&g, h->flags, streamed ? EBS_FILE_STREAMED : 0);
 	G_EQ(&g, h->data_offset, 96 + header_recs);
@@ -1951,6 +1951,64 @@ static void test_set_calibration(void)
 	group_end(&g);
 }
 
+/*
+ * A SAMPLE with all three optional parts (-g fp and dwarf write them): each
+ * found where docs/format.md 7.1 puts it, and a record whose parts do not
+ * fit its size gives none.
+ */
+static void test_sample_parts(void)
+{
+	u64 buf[64] = {0};
+	struct ebs_rec_sample *s = (void *)buf;
+	const u64 regs[3] = {0x7ffc0010, 0x7ffc0000, 0x401234}; /* BP, SP, IP */
+	struct ebs_sample_parts p;
+	u64 *w = (u64 *)(s + 1);
+	struct group g;
+
+	s->hdr.type = EBS_REC_SAMPLE;
+	s->hdr.misc = EBS_CPUMODE_USER | EBS_SAMPLE_CALLCHAIN | EBS_SAMPLE_REGS_USER |
+		      EBS_SAMPLE_STACK_USER;
+	*w++ = 3; /* chain: [user] ip ra */
+	*w++ = EBS_CHAIN_USER;
+	*w++ = 0x401234;
+	*w++ = 0x401000;
+	*w++ = 2;     /* abi 64 */
+	*w++ = 0x1c0; /* BP, SP, IP */
+	memcpy(w, regs, sizeof(regs));
+	w += 3;
+	*w++ = 16; /* stack: 16 bytes, 12 in use */
+	memset(w, 0xab, 12);
+	w += 2;
+	*w++ = 12;
+	s->hdr.size = (u32)((u8 *)w - (u8 *)buf);
+
+	group_begin(&g, "data: SAMPLE with chain, registers and stack");
+	ebs_sample__parts(s, &p);
+	G_EQ(&g, p.nr_callchain, 3);
+	G_TRUE(&g, p.callchain && p.callchain[0] == EBS_CHAIN_USER && p.callchain[2] == 0x401000);
+	G_EQ(&g, p.regs_abi, 2);
+	G_EQ(&g, p.regs_mask, 0x1c0);
+	G_TRUE(&g, p.regs && p.regs[1] == 0x7ffc0000 && p.regs[2] == 0x401234);
+	G_EQ(&g, p.stack_size, 16);
+	G_EQ(&g, p.stack_dyn_size, 12);
+	G_TRUE(&g, p.stack == (const u8 *)(buf + 6 + 4 + 5 + 1));
+	/* one byte short of the dyn_size word: no parts at all */
+	s->hdr.size -= 8;
+	ebs_sample__parts(s, &p);
+	G_TRUE(&g, !p.callchain && !p.regs && !p.stack);
+	s->hdr.size += 8;
+	/* dyn_size above size */
+	w[-1] = 17;
+	ebs_sample__parts(s, &p);
+	G_TRUE(&g, !p.stack && !p.regs);
+	w[-1] = 12;
+	/* a register mask with more registers than the record holds */
+	buf[6 + 4 + 1] = ~0ull;
+	ebs_sample__parts(s, &p);
+	G_TRUE(&g, !p.regs && !p.callchain);
+	group_end(&g);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ebs-test-data.XXXXXX");
@@ -1960,6 +2018,7 @@ int main(void)
 	}
 	alarm(300); /* a hang ends as a crash that run.sh reports */
 	test_round_trip();
+	test_sample_parts();
 	test_set_calibration();
 	test_index();
 	test_writer_misuse();

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+/*
+ * callchain.c - resolve a sample's call chain into functions (callchain.h).
+ *
+ * The addresses come from the sample: the kernel's chain (its kernel part,
+ * and with -g fp its user part, both after their context markers), and
+ * with -g dwarf the user part unwound by the symbolizer from the copied
+ * registers and stack.  -g fp chains miss the caller of a function that
+ * built no frame (gcc builds none in leaf functions, even with
+ * -fno-omit-frame-pointer): its return address is still on the stack,
+ * where the CFI of the leaf says, so one step of CFI unwinding over the
+ * small stack copy finds it, and when the frame-pointer chain skipped it
+ * it is put back.  A caller's return address is resolved one byte back,
+ * inside its call instruction, so that a call at the very end of a
+ * function and the inline scope of the call are the caller's.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/callchain.h"
+
+#define MAX_ADDRS 1024 /* addresses per chain, the kernel's and the unwound */
+
+struct chainer {
+	struct rsession *rs;
+	bool fp, dwarf, no_inline;
+	struct ebs_strset *names;
+	struct cframe *frames;
+	size_t cap;
+	unsigned int n;
+	u64 addrs[MAX_ADDRS];
+	bool kernel[MAX_ADDRS];
+	struct chain_stats st;
+	/* the sample being built, for map_of */
+	const struct ebs_rec_sample *s;
+};
+
+struct chainer *chainer__new(struct rsession *rs, const char *mode, bool no_inline)
+{
+	struct chainer *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->rs = rs;
+	c->no_inline = no_inline;
+	c->fp = mode && !strncmp(mode, "fp", 2);
+	c->dwarf = mode && !strncmp(mode, "dwarf", 5);
+	return c;
+}
+
+void chainer__free(struct chainer *c)
+{
+	if (!c)
+		return;
+	ebs_strset__free(&c->names);
+	free(c->frames);
+	free(c);
+}
+
+const struct chain_stats *chainer__stats(const struct chainer *c)
+{
+	return &c->st;
+}
+
+static const struct sym_map *map_of(void *ctx, u64 addr)
+{
+	struct chainer *c = ctx;
+	const struct machine_map *m = machine__find_map(c->rs->m, c->s->pid, addr, c->s->time);
+
+	return m ? &m->sym : NULL;
+}
+
+/* Append a frame named name of dso; -ENOMEM. */
+static int push(struct chainer *c, const char *name, const char *dso, u64 addr, bool kernel,
+		bool inlined)
+{
+	char buf[1024];
+	struct cframe *f;
+
+	if (ebs_grow((void **)&c->frames, &c->cap, c->n, sizeof(*c->frames), 16))
+		return -ENOMEM;
+	f = &c->frames[c->n];
+	snprintf(buf, sizeof(buf), "%s\t%s", name, dso);
+	f->id = ebs_strset__intern(&c->names, buf);
+	f->name = ebs_strset__intern(&c->names, name);
+	f->dso = ebs_strset__intern(&c->names, dso);
+	if (!f->id || !f->name || !f->dso)
+		return -ENOMEM;
+	f->addr = addr;
+	f->kernel = kernel;
+	f->inlined = inlined;
+	c->n++;
+	return 0;
+}
+
+/*
+ * The frames of one address, innermost first: its inlined functions (each
+ * inlined into the next), then the function compiled there.  look is the
+ * address resolved (a return address less one), res what it resolved to.
+ */
+static int push_resolved(struct chainer *c, const struct sym_result *res,
+			 const struct machine_map *map, u64 addr, u64 look, bool kernel)
+{
+	const char *dso = res->dso ? res->dso : "[unknown]";
+	const char *fn = res->function;
+	char unknown[512];
+	unsigned int i, last;
+	int e;
+
+	if (!fn && res->nr_frames)
+		fn = res->frames[res->nr_frames - 1].function;
+	if (!fn) {
+		u64 start, end, at = res->dso ? res->dso_addr : look;
+
+		/* code without a symbol: one name per function the CFI bounds */
+		if (map && symbolizer__cfi_function(c->rs->sym, &map->sym, look, &start, &end) == 0)
+			at = res->dso_addr - (look - start);
+		if (res->dso)
+			snprintf(unknown, sizeof(unknown), "[unknown] %s+0x%llx", dso,
+				 (unsigned long long)at);
+		else
+			snprintf(unknown, sizeof(unknown), "[unknown] 0x%llx",
+				 (unsigned long long)at);
+		return push(c, unknown, dso, addr, kernel, false);
+	}
+	if (!c->no_inline && res->nr_frames > 1) {
+		last = res->nr_frames - 1;
+		for (i = 0; i < last; i++) {
+			const char *name = res->frames[i].function;
+
+			/* one function inlined into itself (recursion, an alias) is one frame */
+			if (!name || rsession_same_name(name, res->frames[i + 1].function) ||
+			    (i + 1 == last && rsession_same_name(name, fn)))
+				continue;
+			e = push(c, name, dso, addr, kernel, true);
+			if (e)
+				return e;
+		}
+	}
+	return push(c, fn, dso, addr, kernel, false);
+}
+
+/* Resolve addrs[0..n) (the first the sampled address, the rest return addresses). */
+static int resolve_all(struct chainer *c, const struct resolved *r, unsigned int n)
+{
+	unsigned int i;
+	int e;
+
+	for (i = 0; i < n; i++) {
+		u64 addr = c->addrs[i], look = i ? addr - 1 : addr;
+		const struct machine_map *map = NULL;
+		struct sym_result res;
+
+		if (i == 0 && addr == r->s->ip) {
+			/* the sample's own address: the session resolved it */
+			e = push_resolved(c, &r->res, r->map, addr, addr, c->kernel[i]);
+		} else {
+			memset(&res, 0, sizeof(res));
+			if (c->kernel[i]) {
+				symbolizer__lookup_kernel(c->rs->sym, look, &res);
+			} else {
+				map = machine__find_map(c->rs->m, r->s->pid, look, r->s->time);
+				if (map && symbolizer__lookup(c->rs->sym, &map->sym, look, &res) ==
+						   -ENOMEM)
+					return -ENOMEM;
+			}
+			e = push_resolved(c, &res, map, addr, look, c->kernel[i]);
+		}
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+/* The sample's user registers and stack, as the symbolizer takes them. */
+static bool sample_stack(const struct ebs_sample_parts *p, u64 asked, struct sym_stack *st)
+{
+	if (!p->regs || !p->stack)
+		return false;
+	st->regs_mask = p->regs_mask;
+	st->regs = p->regs;
+	st->stack = p->stack;
+	st->stack_size = p->stack_dyn_size;
+	st->copy_full = asked && p->stack_dyn_size >= asked;
+	return true;
+}
+
+/* The size of stack copy the recording asked for, from its META call-graph. */
+static u64 asked_size(const struct chainer *c)
+{
+	const char *mode = ebs_data__meta(c->rs->d, EBS_META_CALL_GRAPH), *comma;
+
+	comma = mode ? strchr(mode, ',') : NULL;
+	return comma ? strtoull(comma + 1, NULL, 10) : 0;
+}
+
+int chainer__build(struct chainer *c, const struct resolved *r, const struct cframe **frames,
+		   unsigned int *n, unsigned int *flags)
+{
+	const struct ebs_rec_sample *s = r->s;
+	struct ebs_sample_parts p;
+	unsigned int na = 0, i, user_at = 0, nuser = 0;
+	bool in_kernel = (s->hdr.misc & EBS_CPUMODE_MASK) == EBS_CPUMODE_KERNEL;
+	struct sym_stack st;
+	int e;
+
+	c->n = 0;
+	c->s = s;
+	*flags = 0;
+	ebs_sample__parts(s, &p);
+	if (!p.callchain && !p.regs) {
+		c->addrs[0] = s->ip;
+		c->kernel[0] = in_kernel;
+		e = resolve_all(c, r, 1);
+		goto out;
+	}
+	c->st.samples++;
+	/* the kernel's chain: its markers say whose the addresses after them are */
+	for (i = 0; i < p.nr_callchain && na < MAX_ADDRS; i++) {
+		u64 a = p.callchain[i];
+
+		if (a >= EBS_CHAIN_MAX) {
+			in_kernel = a == EBS_CHAIN_KERNEL;
+			if (a == EBS_CHAIN_USER && !nuser)
+				user_at = na;
+			continue;
+		}
+		if (!in_kernel)
+			nuser++;
+		c->addrs[na] = a;
+		c->kernel[na++] = in_kernel;
+	}
+	if (!p.nr_callchain) { /* dwarf: a user sample has no kernel part */
+		c->addrs[na] = s->ip;
+		c->kernel[na++] = in_kernel;
+	}
+	if (c->dwarf && sample_stack(&p, asked_size(c), &st)) {
+		/* the user part unwound from the copied stack replaces whatever was there */
+		unsigned int got = 0, room;
+		enum sym_unwind_end end;
+
+		if (nuser)
+			na = user_at;
+		else
+			user_at = na;
+		room = MAX_ADDRS - na;
+		if (room &&
+		    symbolizer__unwind(c->rs->sym, &st, map_of, c, c->addrs + na, room, &got,
+				       &end) == -ENOMEM)
+			return -ENOMEM;
+		for (i = 0; i < got; i++)
+			c->kernel[na + i] = false;
+		na += got;
+		c->st.unwound++;
+		if (end == SYM_UNWIND_TRUNCATED || end == SYM_UNWIND_MAX) {
+			*flags |= CHAIN_TRUNCATED;
+			c->st.truncated++;
+		} else if (end == SYM_UNWIND_NO_CFI || end == SYM_UNWIND_BAD) {
+			*flags |= CHAIN_BROKEN;
+			c->st.broken++;
+		}
+	} else if (c->fp && nuser && sample_stack(&p, 0, &st)) {
+		/* was the caller of a frameless leaf skipped? */
+		u64 two[2];
+		unsigned int got = 0;
+		enum sym_unwind_end end;
+
+		if (symbolizer__unwind(c->rs->sym, &st, map_of, c, two, 2, &got, &end) == -ENOMEM)
+			return -ENOMEM;
+		if (got == 2 && two[0] == c->addrs[user_at]) {
+			c->st.fp_checked++;
+			if ((nuser == 1 || c->addrs[user_at + 1] != two[1]) && na < MAX_ADDRS) {
+				memmove(c->addrs + user_at + 2, c->addrs + user_at + 1,
+					(na - user_at - 1) * sizeof(*c->addrs));
+				memmove(c->kernel + user_at + 2, c->kernel + user_at + 1,
+					(na - user_at - 1) * sizeof(*c->kernel));
+				c->addrs[user_at + 1] = two[1];
+				c->kernel[user_at + 1] = false;
+				na++;
+				*flags |= CHAIN_RECOVERED;
+				c->st.fp_recovered++;
+			}
+		} else if (end == SYM_UNWIND_NO_CFI) {
+			c->st.fp_no_cfi++;
+		}
+	}
+	if (!na) {
+		c->addrs[na] = s->ip;
+		c->kernel[na++] = (s->hdr.misc & EBS_CPUMODE_MASK) == EBS_CPUMODE_KERNEL;
+	}
+	e = resolve_all(c, r, na);
+out:
+	if (e)
+		return e;
+	c->st.frames += c->n;
+	*frames = c->frames;
+	*n = c->n;
+	return 0;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * callchain.h - a sample's call chain, resolved into functions: the
+ * kernel's frame-pointer chain (-g fp) with the caller of a frameless leaf
+ * recovered from CFI, or the kernel's part and the user stack unwound
+ * through CFI (-g dwarf); inlined frames expanded.  Private to report/.
+ */
+#ifndef EBS_REPORT_CALLCHAIN_H
+#define EBS_REPORT_CALLCHAIN_H
+
+#include "report/session.h"
+
+/*
+ * One frame: a function of the chain.  id is unique per function (its
+ * name and DSO, interned), so that frames compare by pointer.
+ */
+struct cframe {
+	const char *id;	  /* "name\tdso", interned */
+	const char *name; /* function, or "[unknown] DSO+0xSTART" (by the CFI's bounds) */
+	const char *dso;  /* short name */
+	u64 addr;	  /* the address (a return address for callers) */
+	bool kernel;
+	bool inlined; /* inlined into the next frame (same address) */
+};
+
+/* chain flags */
+#define CHAIN_TRUNCATED (1u << 0) /* the stack copy ended before the stack */
+#define CHAIN_RECOVERED (1u << 1) /* fp: a frameless leaf's caller was put back */
+#define CHAIN_BROKEN	(1u << 2) /* dwarf: unwinding stopped on a frame without CFI */
+
+/* What building the chains found, for --stats. */
+struct chain_stats {
+	u64 samples;	/* samples with a chain */
+	u64 fp_checked; /* fp samples whose leaf was checked against its CFI */
+	u64 fp_recovered;
+	u64 fp_no_cfi; /* fp samples whose leaf had no CFI to check */
+	u64 unwound;   /* dwarf samples unwound */
+	u64 truncated;
+	u64 broken;
+	u64 frames; /* frames in all chains, inline ones included */
+};
+
+struct chainer;
+
+/*
+ * For rs's file; mode is its META call-graph ("fp,512", "dwarf,8192", or
+ * NULL: none).  no_inline: inlined functions are not frames of their own.
+ * NULL when out of memory.
+ */
+struct chainer *chainer__new(struct rsession *rs, const char *mode, bool no_inline);
+void chainer__free(struct chainer *c);
+
+/*
+ * The chain of sample r, leaf first: *frames (valid until the next call)
+ * and *n.  A sample without a chain has one frame, its own.  0 or -ENOMEM.
+ */
+int chainer__build(struct chainer *c, const struct resolved *r, const struct cframe **frames,
+		   unsigned int *n, unsigned int *flags);
+
+const struct chain_stats *chainer__stats(const struct chainer *c);
+
+#endif /* EBS_REPORT_CALLCHAIN_H */

@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: MIT
+/*
+ * unwind.c - unwinding a sample's copy of the user stack with libunwind's
+ * remote accessors, as perf's util/unwind-libunwind-local.c does.
+ *
+ * libunwind asks for three things, and each is served from what the
+ * recording kept or from the files it names, never from a live process:
+ *
+ *   registers  the sample's user registers (struct sym_stack);
+ *   memory     the stack copy for addresses in it; the DSOs' .eh_frame_hdr
+ *              and .eh_frame (read once per DSO), and otherwise the bytes
+ *              of a mapped file (code, for libunwind's signal-frame check);
+ *   proc info  the FDE covering an address: the caller's map_of names the
+ *              mapping, its DSO's .eh_frame_hdr search table is handed to
+ *              libunwind's dwarf_search_unwind_table at its runtime
+ *              address (the table's entries and FDEs are relative to it).
+ *
+ * One libunwind address space serves every process: the caching of
+ * unwind information by address is off, since two processes may map
+ * different code at one address.
+ */
+#include <dwarf.h>
+#include <errno.h>
+#include <libunwind.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbolize/internal.h"
+
+/* libunwind's, exported but not in its headers */
+extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
+					      unw_dyn_info_t *di, unw_proc_info_t *pi,
+					      int need_unwind_info, void *arg);
+#define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
+
+/* A DSO's CFI as the unwinder reads it: .eh_frame_hdr and .eh_frame. */
+struct dso_cfi {
+	bool ok;
+	u8 *hdr; /* .eh_frame_hdr */
+	u64 hdr_vaddr, hdr_size;
+	u8 *eh; /* .eh_frame, to the end of its segment */
+	u64 eh_vaddr, eh_size;
+	u64 table_vaddr; /* the search table: fde_count pairs of s32 */
+	u64 fde_count;
+};
+
+void dso_cfi__free(struct dso_cfi *c)
+{
+	if (!c)
+		return;
+	free(c->hdr);
+	free(c->eh);
+	free(c);
+}
+
+/* len bytes of d at link-time address vaddr, from its image or file; NULL if it has none. */
+static u8 *dso_bytes(const struct dso *d, u64 vaddr, u64 len)
+{
+	u64 room = 0;
+	s64 off = dso__vaddr_to_file(d, vaddr, &room);
+	struct stat st;
+	u8 *buf;
+	int fd;
+
+	if (off < 0 || !len || len > room || len > (256u << 20))
+		return NULL;
+	buf = malloc(len);
+	if (!buf)
+		return NULL;
+	if (d->image) {
+		if ((u64)off + len > d->image_size)
+			goto fail;
+		memcpy(buf, (const u8 *)d->image + off, len);
+		return buf;
+	}
+	if (!d->path || (fd = sym_open_file(d->path, 0, &st)) < 0)
+		goto fail;
+	if (pread(fd, buf, len, off) != (ssize_t)len) {
+		close(fd);
+		goto fail;
+	}
+	close(fd);
+	return buf;
+fail:
+	free(buf);
+	return NULL;
+}
+
+/*
+ * A value of the .eh_frame_hdr header at p (end: its end), in one of the
+ * encodings linkers write there (LSB's eh_frame_hdr: pc-relative or
+ * absolute, 4 or 8 bytes; data-relative only for the table).  pos is p's
+ * link-time address.  false for others.
+ */
+static bool hdr_value(const u8 **p, const u8 *end, u8 enc, u64 pos, u64 hdr_vaddr, u64 *out)
+{
+	u64 base, v = 0;
+	s32 s4;
+	u32 u4;
+
+	switch (enc & 0x70) {
+	case DW_EH_PE_absptr:
+		base = 0;
+		break;
+	case DW_EH_PE_pcrel:
+		base = pos;
+		break;
+	case DW_EH_PE_datarel:
+		base = hdr_vaddr;
+		break;
+	default:
+		return false;
+	}
+	switch (enc & 0x0f) {
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		if (end - *p < 4)
+			return false;
+		memcpy(&u4, *p, 4);
+		s4 = (s32)u4;
+		v = (enc & 0x0f) == DW_EH_PE_sdata4 ? (u64)(s64)s4 : u4;
+		*p += 4;
+		break;
+	case DW_EH_PE_absptr: /* native: 8 bytes */
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		if (end - *p < 8)
+			return false;
+		memcpy(&v, *p, 8);
+		*p += 8;
+		break;
+	default:
+		return false;
+	}
+	*out = base + v;
+	return true;
+}
+
+/* d's CFI, read on first use; NULL when it has none the unwinder can use. */
+static struct dso_cfi *dso__cfi(struct dso *d)
+{
+	struct dso_cfi *c = d->cfi;
+	const u8 *p, *end;
+	u64 eh_ptr, room = 0;
+	s64 off;
+
+	if (c)
+		return c->ok ? c : NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	d->cfi = c;
+	if (!d->eh_hdr_size || d->eh_hdr_size < 4)
+		return NULL;
+	c->hdr_vaddr = d->eh_hdr_vaddr;
+	c->hdr_size = d->eh_hdr_size;
+	c->hdr = dso_bytes(d, c->hdr_vaddr, c->hdr_size);
+	if (!c->hdr)
+		return NULL;
+	/* version 1; eh_frame_ptr_enc, fde_count_enc, table_enc */
+	p = c->hdr + 4;
+	end = c->hdr + c->hdr_size;
+	if (c->hdr[0] != 1 ||
+	    !hdr_value(&p, end, c->hdr[1], c->hdr_vaddr + 4, c->hdr_vaddr, &eh_ptr) ||
+	    !hdr_value(&p, end, c->hdr[2], c->hdr_vaddr + (u64)(p - c->hdr), c->hdr_vaddr,
+		       &c->fde_count))
+		return NULL;
+	/* the search table libunwind reads: pairs of datarel sdata4 */
+	if (c->hdr[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4) ||
+	    c->fde_count > (u64)(end - p) / 8 || !c->fde_count)
+		return NULL;
+	c->table_vaddr = c->hdr_vaddr + (u64)(p - c->hdr);
+	/* .eh_frame has no length here: take it to the end of its segment */
+	off = dso__vaddr_to_file(d, eh_ptr, &room);
+	if (off < 0 || !room)
+		return NULL;
+	c->eh_vaddr = eh_ptr;
+	c->eh_size = room;
+	c->eh = dso_bytes(d, c->eh_vaddr, c->eh_size);
+	if (!c->eh)
+		return NULL;
+	c->ok = true;
+	return c;
+}
+
+/* ---- one unwind ---------------------------------------------------------- */
+
+#define UNW_MAX_DSOS 16
+
+/* What the accessors of one symbolizer__unwind call see (their arg). */
+struct unw_ctx {
+	struct symbolizer *s;
+	const struct sym_stack *st;
+	sym_map_of_fn map_of;
+	void *map_ctx;
+	u64 sp;
+	/* the DSOs found so far, with their load bias: where .eh_frame is */
+	struct {
+		struct dso *d;
+		u64 bias;
+	} dsos[UNW_MAX_DSOS];
+	unsigned int ndsos;
+	bool past_copy; /* a read past the end of the stack copy failed */
+	bool no_info;	/* an address had no CFI */
+};
+
+/* PERF_REG_X86_* of libunwind's x86-64 register numbers (UNW_X86_64_RAX...). */
+static const signed char perf_reg_of[] = {
+	[UNW_X86_64_RAX] = 0, [UNW_X86_64_RDX] = 3, [UNW_X86_64_RCX] = 2,
+	[UNW_X86_64_RBX] = 1, [UNW_X86_64_RSI] = 4, [UNW_X86_64_RDI] = 5,
+	[UNW_X86_64_RBP] = 6, [UNW_X86_64_RSP] = 7, [UNW_X86_64_R8] = 16,
+	[UNW_X86_64_R9] = 17, [UNW_X86_64_R10] = 18, [UNW_X86_64_R11] = 19,
+	[UNW_X86_64_R12] = 20, [UNW_X86_64_R13] = 21, [UNW_X86_64_R14] = 22,
+	[UNW_X86_64_R15] = 23, [UNW_X86_64_RIP] = 8,
+};
+
+/* Register reg (PERF_REG_X86_*) of st; false when not copied. */
+static bool stack_reg(const struct sym_stack *st, unsigned int reg, u64 *val)
+{
+	if (reg >= 64 || !(st->regs_mask & (1ull << reg)))
+		return false;
+	*val = st->regs[__builtin_popcountll(st->regs_mask & ((1ull << reg) - 1))];
+	return true;
+}
+
+/* The DSO of the mapping at runtime address addr, remembered in ctx; NULL if none. */
+static struct dso *ctx_dso(struct unw_ctx *c, u64 addr, u64 *bias)
+{
+	const struct sym_map *map = c->map_of(c->map_ctx, addr);
+	struct dso *d;
+	unsigned int i;
+
+	if (!map)
+		return NULL;
+	d = symbolizer__map_dso(c->s, map, bias);
+	if (!d)
+		return NULL;
+	for (i = 0; i < c->ndsos; i++)
+		if (c->dsos[i].d == d && c->dsos[i].bias == *bias)
+			return d;
+	if (c->ndsos < UNW_MAX_DSOS) {
+		c->dsos[c->ndsos].d = d;
+		c->dsos[c->ndsos].bias = *bias;
+		c->ndsos++;
+	}
+	return d;
+}
+
+static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int need,
+			  void *arg)
+{
+	struct unw_ctx *c = arg;
+	struct dso_cfi *cfi;
+	unw_dyn_info_t di;
+	struct dso *d;
+	u64 bias = 0;
+	int r;
+
+	d = ctx_dso(c, ip, &bias);
+	cfi = d ? dso__cfi(d) : NULL;
+	if (!cfi) {
+		c->no_info = true;
+		return -UNW_ENOINFO;
+	}
+	memset(&di, 0, sizeof(di));
+	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	di.start_ip = ip; /* the table's own bounds are checked by the search */
+	di.end_ip = ip + 1;
+	di.u.rti.segbase = cfi->hdr_vaddr + bias;
+	di.u.rti.table_data = cfi->table_vaddr + bias;
+	di.u.rti.table_len = cfi->fde_count * 8 / sizeof(unw_word_t);
+	r = dwarf_search_unwind_table(as, ip, &di, pi, need, arg);
+	if (r < 0)
+		c->no_info = true;
+	return r;
+}
+
+static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+	(void)as;
+	(void)pi;
+	(void)arg;
+}
+
+static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *arg)
+{
+	(void)as;
+	(void)addr;
+	(void)arg;
+	return -UNW_ENOINFO;
+}
+
+/*
+ * The bytes of the 8 at link-time address v that buf (at link-time address
+ * at, len bytes) holds, into val; the others are left as they are.  libunwind
+ * reads whole aligned words, which may reach past a section's end.
+ */
+static bool overlap(const u8 *buf, u64 at, u64 len, u64 v, u64 *val)
+{
+	u64 lo = v > at ? v : at, hi = v + 8 < at + len ? v + 8 : at + len;
+
+	if (!buf || lo >= hi)
+		return false;
+	memcpy((u8 *)val + (lo - v), buf + (lo - at), hi - lo);
+	return true;
+}
+
+/* 8 bytes of a DSO's CFI or file at runtime address addr; false when none has them. */
+static bool dso_mem(struct unw_ctx *c, u64 addr, u64 *val)
+{
+	unsigned int i;
+	struct dso *d;
+	u64 bias = 0;
+	u8 *b;
+
+	*val = 0;
+	for (i = 0; i < c->ndsos; i++) {
+		struct dso_cfi *cfi = c->dsos[i].d->cfi;
+		u64 v = addr - c->dsos[i].bias;
+		bool got;
+
+		if (!cfi || !cfi->ok)
+			continue;
+		got = overlap(cfi->eh, cfi->eh_vaddr, cfi->eh_size, v, val);
+		got |= overlap(cfi->hdr, cfi->hdr_vaddr, cfi->hdr_size, v, val);
+		if (got)
+			return true;
+	}
+	/* code (the signal frame check reads it) or data of a DSO of the chain */
+	for (i = 0; i < c->ndsos; i++) {
+		b = dso_bytes(c->dsos[i].d, addr - c->dsos[i].bias, 8);
+		if (b) {
+			memcpy(val, b, 8);
+			free(b);
+			return true;
+		}
+	}
+	d = ctx_dso(c, addr, &bias);
+	if (!d || !(b = dso_bytes(d, addr - bias, 8)))
+		return false;
+	memcpy(val, b, 8);
+	free(b);
+	return true;
+}
+
+static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
+		      void *arg)
+{
+	struct unw_ctx *c = arg;
+	const struct sym_stack *st = c->st;
+	u64 v;
+
+	(void)as;
+	if (write)
+		return -UNW_EINVAL;
+	if (addr >= c->sp && st->stack_size >= 8 && addr - c->sp <= st->stack_size - 8) {
+		memcpy(&v, st->stack + (addr - c->sp), 8);
+		*valp = v;
+		return 0;
+	}
+	if (dso_mem(c, addr, &v)) {
+		*valp = v;
+		return 0;
+	}
+	if (addr >= c->sp + st->stack_size)
+		c->past_copy = true;
+	return -UNW_EINVAL;
+}
+
+static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *valp, int write,
+		      void *arg)
+{
+	struct unw_ctx *c = arg;
+	u64 v;
+
+	(void)as;
+	if (write || reg < 0 || (size_t)reg >= sizeof(perf_reg_of) ||
+	    !stack_reg(c->st, (unsigned int)perf_reg_of[reg], &v))
+		return -UNW_EBADREG;
+	*valp = v;
+	return 0;
+}
+
+static int access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val, int write,
+			void *arg)
+{
+	(void)as;
+	(void)reg;
+	(void)val;
+	(void)write;
+	(void)arg;
+	return -UNW_EBADREG;
+}
+
+static int resume(unw_addr_space_t as, unw_cursor_t *cu, void *arg)
+{
+	(void)as;
+	(void)cu;
+	(void)arg;
+	return -UNW_EINVAL;
+}
+
+static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, size_t len,
+			 unw_word_t *off, void *arg)
+{
+	(void)as;
+	(void)addr;
+	(void)buf;
+	(void)len;
+	(void)off;
+	(void)arg;
+	return -UNW_EINVAL;
+}
+
+static unw_accessors_t accessors = {
+	.find_proc_info = find_proc_info,
+	.put_unwind_info = put_unwind_info,
+	.get_dyn_info_list_addr = get_dyn_info_list_addr,
+	.access_mem = access_mem,
+	.access_reg = access_reg,
+	.access_fpreg = access_fpreg,
+	.resume = resume,
+	.get_proc_name = get_proc_name,
+};
+
+static unw_addr_space_t address_space(struct symbolizer *s)
+{
+	if (!s->unwind_as) {
+		unw_addr_space_t as = unw_create_addr_space(&accessors, 0);
+
+		if (!as)
+			return NULL;
+		unw_set_caching_policy(as, UNW_CACHE_NONE);
+		s->unwind_as = as;
+	}
+	return s->unwind_as;
+}
+
+void symbolizer__unwind_exit(struct symbolizer *s)
+{
+	if (s->unwind_as)
+		unw_destroy_addr_space(s->unwind_as);
+	s->unwind_as = NULL;
+}
+
+int symbolizer__unwind(struct symbolizer *s, const struct sym_stack *st, sym_map_of_fn map_of,
+		       void *ctx, u64 *ips, unsigned int max, unsigned int *nr,
+		       enum sym_unwind_end *end)
+{
+	struct unw_ctx c = {.s = s, .st = st, .map_of = map_of, .map_ctx = ctx};
+	unw_addr_space_t as;
+	unw_cursor_t cur;
+	unw_word_t ip;
+	u64 ip0;
+	int r;
+
+	if (!s || !st || !map_of || !ips || !max || !nr || !end)
+		return -EINVAL;
+	*nr = 0;
+	if (!stack_reg(st, 8, &ip0) || !stack_reg(st, 7, &c.sp)) { /* IP, SP */
+		*end = SYM_UNWIND_NO_REGS;
+		return 0;
+	}
+	as = address_space(s);
+	if (!as)
+		return -ENOMEM;
+	ips[(*nr)++] = ip0;
+	if (unw_init_remote(&cur, as, &c) < 0) {
+		*end = SYM_UNWIND_BAD;
+		return 0;
+	}
+	for (;;) {
+		if (*nr >= max) {
+			*end = SYM_UNWIND_MAX;
+			break;
+		}
+		c.no_info = false;
+		r = unw_step(&cur);
+		if (r > 0 && unw_get_reg(&cur, UNW_REG_IP, &ip) == 0 && ip) {
+			ips[(*nr)++] = ip;
+			continue;
+		}
+		if (r >= 0)
+			*end = SYM_UNWIND_OUTERMOST;
+		else if (c.past_copy && st->copy_full)
+			*end = SYM_UNWIND_TRUNCATED;
+		else if (c.no_info)
+			*end = SYM_UNWIND_NO_CFI;
+		else
+			*end = SYM_UNWIND_BAD;
+		break;
+	}
+	return 0;
+}
+
+/* map_of for one mapping: ctx is the map. */
+static const struct sym_map *one_map(void *ctx, u64 addr)
+{
+	const struct sym_map *m = ctx;
+
+	return addr >= m->start && addr - m->start < m->len ? m : NULL;
+}
+
+int symbolizer__cfi_function(struct symbolizer *s, const struct sym_map *map, u64 addr,
+			     u64 *start, u64 *end)
+{
+	/* no registers: only find_proc_info and the CFI's memory are used */
+	struct sym_stack none = {0};
+	struct unw_ctx c = {.s = s, .st = &none, .map_of = one_map, .map_ctx = (void *)map};
+	unw_proc_info_t pi;
+	unw_addr_space_t as;
+
+	if (!s || !map || !start || !end)
+		return -EINVAL;
+	as = address_space(s);
+	if (!as)
+		return -ENOMEM;
+	memset(&pi, 0, sizeof(pi));
+	if (unw_get_proc_info_by_ip(as, addr, &pi, &c) < 0 || addr < pi.start_ip ||
+	    addr >= pi.end_ip)
+		return -ENOENT;
+	*start = pi.start_ip;
+	*end = pi.end_ip;
+	return 0;
+}

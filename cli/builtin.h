@@ -18,6 +18,8 @@ int cmd_list(int argc, char **argv);
 int cmd_addr2line(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_flamegraph(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /*
  * getopt_long returned '?' or ':' (optstrings start with ':', opterr is 0):

@@ -159,6 +159,8 @@ static const struct {
 	 "choose sample-after values for a command: measured, verified"},
 	{"annotate", cmd_annotate,
 	 "source (and instructions) of hot functions, with their samples"},
+	{"flamegraph", cmd_flamegraph, "an interactive SVG flame graph of the call stacks"},
+	{"export", cmd_export, "the call stacks as folded stacks, pprof or speedscope"},
 	{"list", cmd_list, "events this machine can sample"},
 	{"addr2line", cmd_addr2line, "resolve addresses of an ELF file to function, file and line"},
 };

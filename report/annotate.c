@@ -1134,15 +1134,15 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 		return ebs_error__set(err, EOPNOTSUPP, "--asm: %s", DECODE_NONE_WHY);
 	memset(&an, 0, sizeof(an));
 	an.o = o;
-	rsession_symbolize_opts(&so, &o->view, rsession_warn_annotate);
+	rsession_symbolize_opts(&so, &o->view);
 	so.kcore = o->kcore;
 	if (o->target && (e = parse_target(&an, o->target, err)))
 		return e;
 	e = rsession__open(&an.rs, o->view.input, &so, &o->view.filter, err);
 	if (e)
 		return e;
-	an.sources = source_cache__new(o->source_dirs, o->view.warn ? rsession_warn_annotate : NULL,
-				       o->view.warn);
+	an.sources = source_cache__new(o->source_dirs, o->view.warn ? rsession_warn : NULL,
+				       (void *)&o->view);
 	if (!an.sources) {
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto out;

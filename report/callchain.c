@@ -72,8 +72,18 @@ static const struct sym_map *map_of(void *ctx, u64 addr)
 	return m ? &m->sym : NULL;
 }
 
+/* Where a frame is: its address, its mapping and source line. */
+struct where {
+	u64 addr;
+	const struct sym_map *map;
+	const char *file;
+	u32 line;
+	u64 dso_addr;
+	bool kernel;
+};
+
 /* Append a frame named name of dso; -ENOMEM. */
-static int push(struct chainer *c, const char *name, const char *dso, u64 addr, bool kernel,
+static int push(struct chainer *c, const char *name, const char *dso, const struct where *w,
 		bool inlined)
 {
 	char buf[1024];
@@ -88,8 +98,12 @@ static int push(struct chainer *c, const char *name, const char *dso, u64 addr, 
 	f->dso = ebs_strset__intern(&c->names, dso);
 	if (!f->id || !f->name || !f->dso)
 		return -ENOMEM;
-	f->addr = addr;
-	f->kernel = kernel;
+	f->addr = w->addr;
+	f->map = w->map;
+	f->file = w->file;
+	f->line = w->line;
+	f->dso_addr = w->dso_addr;
+	f->kernel = w->kernel;
 	f->inlined = inlined;
 	c->n++;
 	return 0;
@@ -105,6 +119,12 @@ static int push_resolved(struct chainer *c, const struct sym_result *res,
 {
 	const char *dso = res->dso ? res->dso : "[unknown]";
 	const char *fn = res->function;
+	struct where w = {
+		.addr = addr,
+		.map = map ? &map->sym : NULL,
+		.dso_addr = res->dso ? res->dso_addr + (addr - look) : addr,
+		.kernel = kernel,
+	};
 	char unknown[512];
 	unsigned int i, last;
 	int e;
@@ -123,7 +143,7 @@ static int push_resolved(struct chainer *c, const struct sym_result *res,
 		else
 			snprintf(unknown, sizeof(unknown), "[unknown] 0x%llx",
 				 (unsigned long long)at);
-		return push(c, unknown, dso, addr, kernel, false);
+		return push(c, unknown, dso, &w, false);
 	}
 	if (!c->no_inline && res->nr_frames > 1) {
 		last = res->nr_frames - 1;
@@ -134,12 +154,18 @@ static int push_resolved(struct chainer *c, const struct sym_result *res,
 			if (!name || rsession_same_name(name, res->frames[i + 1].function) ||
 			    (i + 1 == last && rsession_same_name(name, fn)))
 				continue;
-			e = push(c, name, dso, addr, kernel, true);
+			w.file = res->frames[i].file;
+			w.line = res->frames[i].line;
+			e = push(c, name, dso, &w, true);
 			if (e)
 				return e;
 		}
 	}
-	return push(c, fn, dso, addr, kernel, false);
+	if (res->nr_frames) { /* the compiled function's line: where its inlined code is */
+		w.file = res->frames[res->nr_frames - 1].file;
+		w.line = res->frames[res->nr_frames - 1].line;
+	}
+	return push(c, fn, dso, &w, false);
 }
 
 /* Resolve addrs[0..n) (the first the sampled address, the rest return addresses). */
@@ -246,9 +272,8 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 		else
 			user_at = na;
 		room = MAX_ADDRS - na;
-		if (room &&
-		    symbolizer__unwind(c->rs->sym, &st, map_of, c, c->addrs + na, room, &got,
-				       &end) == -ENOMEM)
+		if (room && symbolizer__unwind(c->rs->sym, &st, map_of, c, c->addrs + na, room,
+					       &got, &end) == -ENOMEM)
 			return -ENOMEM;
 		for (i = 0; i < got; i++)
 			c->kernel[na + i] = false;

@@ -15,10 +15,14 @@
  * name and DSO, interned), so that frames compare by pointer.
  */
 struct cframe {
-	const char *id;	  /* "name\tdso", interned */
-	const char *name; /* function, or "[unknown] DSO+0xSTART" (by the CFI's bounds) */
-	const char *dso;  /* short name */
-	u64 addr;	  /* the address (a return address for callers) */
+	const char *id;		   /* "name\tdso", interned */
+	const char *name;	   /* function, or "[unknown] DSO+0xSTART" (by the CFI's bounds) */
+	const char *dso;	   /* short name */
+	u64 addr;		   /* the address (a return address for callers) */
+	const struct sym_map *map; /* its mapping; NULL for the kernel and unmapped code */
+	const char *file;	   /* the source file of the frame's line, or NULL */
+	u32 line;		   /* its line (the call's, in a caller), 0 when unknown */
+	u64 dso_addr;		   /* addr in the DSO (link-time), as report shows it */
 	bool kernel;
 	bool inlined; /* inlined into the next frame (same address) */
 };

@@ -335,7 +335,7 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 		return e;
 	r.color = !opts->json && present_color_on(opts->view.out, opts->view.color);
 	r.width = opts->json ? 0 : present_width(opts->view.out, opts->view.width);
-	rsession_symbolize_opts(&so, &opts->view, rsession_warn);
+	rsession_symbolize_opts(&so, &opts->view);
 	/* DWARF where lines or inline chains are shown, counted or filtered on */
 	so.no_dwarf = !r.col[KEY_LINE] && !opts->stats && !opts->view.filter.funcs &&
 		      (opts->view.no_inline || !r.col[KEY_FUNC]);

@@ -75,7 +75,8 @@ struct view_opts {
 	enum report_color color;
 	int width; /* columns; 0: the terminal's when out is one, else no limit */
 	FILE *out;
-	FILE *warn; /* per-DSO warnings; NULL: none */
+	FILE *warn;	 /* per-DSO warnings; NULL: none */
+	const char *cmd; /* "report": warnings start "ebs report: warning: "; NULL: report */
 };
 
 struct report_opts {
@@ -134,5 +135,38 @@ struct annotate_opts {
  * for asm_ in a build without a disassembler, or as ebs_report.
  */
 int ebs_annotate(const struct annotate_opts *opts, struct ebs_error *err);
+
+/* ---- call stacks: flame graphs and exports (stacks.c, flame.c, export*.c) ---- */
+
+enum export_format {
+	EXPORT_FOLDED,	   /* "a;b;c COUNT" per distinct stack, root first */
+	EXPORT_PPROF,	   /* profile.proto, gzipped */
+	EXPORT_SPEEDSCOPE, /* speedscope's JSON file format */
+};
+
+struct export_opts {
+	struct view_opts view;
+	enum export_format format;
+	const char *output; /* NULL or "-": view.out (not for pprof, which is binary) */
+};
+
+/*
+ * Write the call stacks of the samples of one event (view.filter.event,
+ * else the file's first) in format: a file written whole or not at all.
+ * A file without call chains exports one-frame stacks.  0, or -errno with
+ * err filled (as ebs_report).
+ */
+int ebs_export(const struct export_opts *o, struct ebs_error *err);
+
+struct flamegraph_opts {
+	struct view_opts view;
+	const char *output; /* the SVG file */
+	bool reverse;	    /* icicle of callers: the leaves at the root */
+	const char *title;  /* NULL: "Flame graph of FILE (EVENT)" */
+	unsigned int width; /* pixels; 0: 1200 */
+};
+
+/* Write the flame graph of one event's call stacks as a self-contained SVG. */
+int ebs_flamegraph(const struct flamegraph_opts *o, struct ebs_error *err);
 
 #endif /* EBS_REPORT_H */

@@ -68,30 +68,21 @@ fail:
 	return e;
 }
 
-void rsession_symbolize_opts(struct symbolize_opts *so, const struct view_opts *v,
-			     symbolize_warn_fn warn)
+void rsession_symbolize_opts(struct symbolize_opts *so, const struct view_opts *v)
 {
 	so->kallsyms = v->kallsyms;
 	so->debug_dirs = v->debug_dirs;
 	so->demangle = !v->no_demangle;
-	so->warn = warn;
-	so->warn_ctx = v->warn;
+	so->warn = rsession_warn;
+	so->warn_ctx = (void *)v;
 }
 
 void rsession_warn(void *ctx, const char *msg)
 {
-	FILE *f = ctx;
+	const struct view_opts *v = ctx;
 
-	if (f)
-		fprintf(f, "ebs report: warning: %s\n", msg);
-}
-
-void rsession_warn_annotate(void *ctx, const char *msg)
-{
-	FILE *f = ctx;
-
-	if (f)
-		fprintf(f, "ebs annotate: warning: %s\n", msg);
+	if (v->warn)
+		fprintf(v->warn, "ebs %s: warning: %s\n", v->cmd ? v->cmd : "report", msg);
 }
 
 void rsession__close(struct rsession *rs)

@@ -58,14 +58,12 @@ bool rsession_same_name(const char *a, const char *b);
 
 /*
  * The symbolizer's options that every view sets alike: v's kallsyms, debug
- * directories and demangling, warnings to v->warn through warn (one of the
- * two below).  The rest of so (kcore, no_dwarf) is the caller's.
+ * directories and demangling, warnings through rsession_warn with v as its
+ * context.  The rest of so (kcore, no_dwarf) is the caller's.
  */
-void rsession_symbolize_opts(struct symbolize_opts *so, const struct view_opts *v,
-			     symbolize_warn_fn warn);
+void rsession_symbolize_opts(struct symbolize_opts *so, const struct view_opts *v);
 
-/* symbolize_warn_fns printing "ebs report: warning: MSG" (annotate: ...) to the FILE * ctx. */
+/* A symbolize_warn_fn: "ebs CMD: warning: MSG" to v->warn (ctx is the struct view_opts v). */
 void rsession_warn(void *ctx, const char *msg);
-void rsession_warn_annotate(void *ctx, const char *msg);
 
 #endif /* EBS_REPORT_SESSION_H */

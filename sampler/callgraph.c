@@ -15,10 +15,9 @@
 #if defined(__x86_64__)
 #include <asm/perf_regs.h>
 /* fp: what the leaf's caller is recovered from */
-#define REGS_FP                                                                                   \
-	((1ull << PERF_REG_X86_IP) | (1ull << PERF_REG_X86_SP) | (1ull << PERF_REG_X86_BP))
+#define REGS_FP ((1ull << PERF_REG_X86_IP) | (1ull << PERF_REG_X86_SP) | (1ull << PERF_REG_X86_BP))
 /* dwarf: every register CFI may name (the segment registers the kernel refuses) */
-#define REGS_DWARF                                                                                \
+#define REGS_DWARF                                                                                 \
 	(((1ull << PERF_REG_X86_64_MAX) - 1) &                                                     \
 	 ~((1ull << PERF_REG_X86_DS) | (1ull << PERF_REG_X86_ES) | (1ull << PERF_REG_X86_FS) |     \
 	   (1ull << PERF_REG_X86_GS)))
@@ -46,7 +45,8 @@ int call_graph__parse(const char *text, enum call_graph *mode, u32 *stack_user,
 		*stack_user = CALL_GRAPH_DWARF_STACK;
 	} else {
 		return ebs_error__set(err, EINVAL,
-				      "--call-graph wants fp[,SIZE] or dwarf[,SIZE], not '%s'", text);
+				      "--call-graph wants fp[,SIZE] or dwarf[,SIZE], not '%s'",
+				      text);
 	}
 	if (!comma)
 		return 0;
@@ -57,11 +57,12 @@ int call_graph__parse(const char *text, enum call_graph *mode, u32 *stack_user,
 				      "--call-graph %.*s,SIZE: SIZE is a number of bytes, not '%s'",
 				      (int)len, text, comma + 1);
 	if (size % 8 || size > CALL_GRAPH_MAX_STACK || (size == 0 && *mode == CALL_GRAPH_DWARF))
-		return ebs_error__set(err, EINVAL,
-				      "--call-graph %.*s,%s: SIZE must be a multiple of 8 from %u to "
-				      "%u bytes (the kernel's limit)",
-				      (int)len, text, comma + 1, *mode == CALL_GRAPH_DWARF ? 8 : 0,
-				      CALL_GRAPH_MAX_STACK);
+		return ebs_error__set(
+			err, EINVAL,
+			"--call-graph %.*s,%s: SIZE must be a multiple of 8 from %u to "
+			"%u bytes (the kernel's limit)",
+			(int)len, text, comma + 1, *mode == CALL_GRAPH_DWARF ? 8 : 0,
+			CALL_GRAPH_MAX_STACK);
 	*stack_user = (u32)size;
 	return 0;
 }

@@ -208,12 +208,11 @@ struct unw_ctx {
 
 /* PERF_REG_X86_* of libunwind's x86-64 register numbers (UNW_X86_64_RAX...). */
 static const signed char perf_reg_of[] = {
-	[UNW_X86_64_RAX] = 0, [UNW_X86_64_RDX] = 3, [UNW_X86_64_RCX] = 2,
-	[UNW_X86_64_RBX] = 1, [UNW_X86_64_RSI] = 4, [UNW_X86_64_RDI] = 5,
-	[UNW_X86_64_RBP] = 6, [UNW_X86_64_RSP] = 7, [UNW_X86_64_R8] = 16,
-	[UNW_X86_64_R9] = 17, [UNW_X86_64_R10] = 18, [UNW_X86_64_R11] = 19,
-	[UNW_X86_64_R12] = 20, [UNW_X86_64_R13] = 21, [UNW_X86_64_R14] = 22,
-	[UNW_X86_64_R15] = 23, [UNW_X86_64_RIP] = 8,
+	[UNW_X86_64_RAX] = 0,  [UNW_X86_64_RDX] = 3,  [UNW_X86_64_RCX] = 2,  [UNW_X86_64_RBX] = 1,
+	[UNW_X86_64_RSI] = 4,  [UNW_X86_64_RDI] = 5,  [UNW_X86_64_RBP] = 6,  [UNW_X86_64_RSP] = 7,
+	[UNW_X86_64_R8] = 16,  [UNW_X86_64_R9] = 17,  [UNW_X86_64_R10] = 18, [UNW_X86_64_R11] = 19,
+	[UNW_X86_64_R12] = 20, [UNW_X86_64_R13] = 21, [UNW_X86_64_R14] = 22, [UNW_X86_64_R15] = 23,
+	[UNW_X86_64_RIP] = 8,
 };
 
 /* Register reg (PERF_REG_X86_*) of st; false when not copied. */
@@ -345,8 +344,7 @@ static bool dso_mem(struct unw_ctx *c, u64 addr, u64 *val)
 	return true;
 }
 
-static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
-		      void *arg)
+static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write, void *arg)
 {
 	struct unw_ctx *c = arg;
 	const struct sym_stack *st = c->st;
@@ -369,8 +367,7 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, in
 	return -UNW_EINVAL;
 }
 
-static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *valp, int write,
-		      void *arg)
+static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *valp, int write, void *arg)
 {
 	struct unw_ctx *c = arg;
 	u64 v;
@@ -503,8 +500,8 @@ static const struct sym_map *one_map(void *ctx, u64 addr)
 	return addr >= m->start && addr - m->start < m->len ? m : NULL;
 }
 
-int symbolizer__cfi_function(struct symbolizer *s, const struct sym_map *map, u64 addr,
-			     u64 *start, u64 *end)
+int symbolizer__cfi_function(struct symbolizer *s, const struct sym_map *map, u64 addr, u64 *start,
+			     u64 *end)
 {
 	/* no registers: only find_proc_info and the CFI's memory are used */
 	struct sym_stack none = {0};

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stacks.c - the distinct call stacks of a file and their counts
+ * (stacks.h).  Stacks are told apart by their frames' functions and
+ * addresses, so that an export keeps every location; a consumer that wants
+ * functions only (folded stacks, flame graphs) merges by name itself.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/stacks.h"
+#include "util/hash.h"
+
+struct stack_ent {
+	UT_hash_handle hh;
+	size_t idx;
+	size_t key_len;
+	unsigned char key[]; /* (id, addr) of each frame */
+};
+
+struct collect {
+	struct stacks *s;
+	int event; /* the one event counted */
+	void *key;
+	size_t key_cap;
+};
+
+static int add_stack(struct collect *cl, const struct ebs_rec_sample *smp, const struct cframe *f,
+		     unsigned int n, unsigned int flags)
+{
+	struct stacks *s = cl->s;
+	size_t len = (size_t)n * (sizeof(void *) + sizeof(u64)), i;
+	struct stack_ent *e;
+	unsigned char *k;
+	struct stack *st;
+
+	if (len > cl->key_cap) {
+		void *nk = realloc(cl->key, len);
+
+		if (!nk)
+			return -ENOMEM;
+		cl->key = nk;
+		cl->key_cap = len;
+	}
+	k = cl->key;
+	for (i = 0; i < n; i++) {
+		memcpy(k, &f[i].id, sizeof(void *));
+		memcpy(k + sizeof(void *), &f[i].addr, sizeof(u64));
+		k += sizeof(void *) + sizeof(u64);
+	}
+	HASH_FIND(hh, s->hash, cl->key, len, e);
+	if (!e) {
+		struct cframe *copy = malloc(n * sizeof(*copy));
+
+		e = malloc(sizeof(*e) + len);
+		if (!copy || !e ||
+		    ebs_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v), 64)) {
+			free(copy);
+			free(e);
+			return -ENOMEM;
+		}
+		memcpy(copy, f, n * sizeof(*copy));
+		memcpy(e->key, cl->key, len);
+		e->key_len = len;
+		e->idx = s->n;
+		HASH_ADD(hh, s->hash, key, len, e);
+		if (!e->hh.tbl) {
+			free(copy);
+			free(e);
+			return -ENOMEM;
+		}
+		st = &s->v[s->n++];
+		memset(st, 0, sizeof(*st));
+		st->frames = copy;
+		st->n = n;
+		st->flags = flags;
+	}
+	st = &s->v[e->idx];
+	st->count++;
+	st->period += smp->period;
+	s->samples++;
+	s->period += smp->period;
+	return 0;
+}
+
+static int collect_one(void *ctx, const struct resolved *r)
+{
+	struct collect *cl = ctx;
+	const struct cframe *f;
+	unsigned int n, flags;
+	int e;
+
+	if (cl->event >= 0 && r->s->event != cl->event)
+		return 0;
+	e = chainer__build(cl->s->chains, r, &f, &n, &flags);
+	return e ? e : add_stack(cl, r->s, f, n, flags);
+}
+
+int stacks_collect(const struct view_opts *v, struct stacks *out, struct ebs_error *err)
+{
+	struct symbolize_opts so = {0};
+	struct collect cl = {.s = out, .event = -1};
+	int e;
+
+	memset(out, 0, sizeof(*out));
+	out->no_inline = v->no_inline;
+	rsession_symbolize_opts(&so, v);
+	so.no_dwarf = v->no_inline && !v->filter.funcs;
+	e = rsession__open(&out->rs, v->input, &so, &v->filter, err);
+	if (e)
+		return e;
+	cl.event = out->rs.event >= 0 ? out->rs.event : 0;
+	out->event = ebs_data__event(out->rs.d, (unsigned int)cl.event)->used;
+	out->call_graph = ebs_data__meta(out->rs.d, EBS_META_CALL_GRAPH);
+	out->chains = chainer__new(&out->rs, out->call_graph, v->no_inline);
+	if (!out->chains)
+		return ebs_error__set(err, ENOMEM, "out of memory");
+	e = rsession__each(&out->rs, collect_one, &cl, err);
+	free(cl.key);
+	return e;
+}
+
+void stacks_free(struct stacks *s)
+{
+	struct stack_ent *e, *tmp;
+	size_t i;
+
+	HASH_ITER(hh, s->hash, e, tmp) {
+		HASH_DEL(s->hash, e);
+		free(e);
+	}
+	for (i = 0; i < s->n; i++)
+		free((void *)s->v[i].frames);
+	free(s->v);
+	chainer__free(s->chains);
+	if (s->rs.d)
+		rsession__close(&s->rs);
+	memset(s, 0, sizeof(*s));
+}

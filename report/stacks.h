@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stacks.h - every distinct call stack of a file's samples, with its count:
+ * what flame graphs and exports (folded, pprof, speedscope) are made of.
+ * A file without call chains gives one-frame stacks (with their inline
+ * frames).  Private to report/.
+ */
+#ifndef EBS_REPORT_STACKS_H
+#define EBS_REPORT_STACKS_H
+
+#include "report/callchain.h"
+#include "report/report.h"
+
+/* One distinct stack: frames leaf first, as struct cframe (callchain.h). */
+struct stack {
+	const struct cframe *frames; /* [n], in stacks' arena */
+	unsigned int n;
+	unsigned int flags; /* CHAIN_* of the samples (of the first, when they differ) */
+	u64 count;	    /* samples */
+	u64 period;	    /* the events they stand for (the sum of their periods) */
+};
+
+struct stacks {
+	struct stack *v; /* in first-seen order */
+	size_t n;
+	u64 samples;		/* all samples counted: the sum of the counts */
+	u64 period;		/* the sum of their periods */
+	const char *event;	/* the event's name as used */
+	const char *call_graph; /* META call-graph, NULL: none recorded */
+	bool no_inline;
+	/* private */
+	size_t cap;
+	struct rsession rs;
+	struct chainer *chains;
+	struct stack_ent *hash;
+};
+
+/*
+ * Read v's file: every sample of one event (v->filter.event, else the
+ * first) that the filters let through, into out.  0, or -errno with err
+ * filled (as ebs_report).
+ */
+int stacks_collect(const struct view_opts *v, struct stacks *out, struct ebs_error *err);
+
+/* The symbolizer's and the machine's strings live until this. */
+void stacks_free(struct stacks *s);
+
+#endif /* EBS_REPORT_STACKS_H */

@@ -75,7 +75,8 @@ int cmd_flamegraph(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "ebs flamegraph: unexpected argument '%s' (the file goes after -i)\n",
+		fprintf(stderr,
+			"ebs flamegraph: unexpected argument '%s' (the file goes after -i)\n",
 			argv[optind]);
 		goto out;
 	}

@@ -13,7 +13,8 @@
 static const char usage_text[] =
 	"usage: ebs report [-i FILE] [--sort KEYS] [--event NAME] [--pid PID] [--tid TID]\n"
 	"                  [--comm NAME] [--dso NAME] [--func NAMES] [--top N]\n"
-	"                  [--min-percent P] [--json] [--stats] [--no-inline] [--children]\n"
+	"                  [--min-percent P] [--json] [--stats] [--no-inline]\n"
+	"                  [--children | --tree | --callers FUNC | --callees FUNC]\n"
 	"                  [--color=auto|always|never] [--width N] [--fields LIST] [--no-ci]\n"
 	"                  [--debug-dir DIR]...\n"
 	"                  [--[no-]demangle] [--kallsyms FILE] [--dump] [--no-pager]\n"
@@ -33,6 +34,10 @@ static const char usage_text[] =
 	"                     and where its debug information came from or was looked for\n"
 	"      --children     with call chains (ebs record -g): each function's samples\n"
 	"                     and its callees' (inclusive), sorted so, and its own (self)\n"
+	"      --tree         the top-down call tree, each function's samples on its path\n"
+	"                     and its own; pruned at --min-percent (default 1 with --tree)\n"
+	"      --callers F    who calls F (the frame outside F on each stack), with shares\n"
+	"      --callees F    what F calls (the frame inside it), with shares\n"
 	"      --no-inline    inlined code counts for the function it was inlined into, at\n"
 	"                     the call site (default: for the inlined function, at its line)\n"
 	"      --color WHEN   auto (on a terminal, the default), always, never\n"
@@ -48,7 +53,17 @@ static const char usage_text[] =
 
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_JSON = CLI_OPT_CMD, OPT_STATS, OPT_WIDTH, OPT_FIELDS, OPT_NO_CI, OPT_CHILDREN };
+	enum {
+		OPT_JSON = CLI_OPT_CMD,
+		OPT_STATS,
+		OPT_WIDTH,
+		OPT_FIELDS,
+		OPT_NO_CI,
+		OPT_CHILDREN,
+		OPT_TREE,
+		OPT_CALLERS,
+		OPT_CALLEES
+	};
 	static const struct option longopts[] = {
 		CLI_VIEW_OPTIONS,
 		{"sort", required_argument, NULL, 's'},
@@ -58,6 +73,9 @@ int cmd_report(int argc, char **argv)
 		{"no-ci", no_argument, NULL, OPT_NO_CI},
 		{"stats", no_argument, NULL, OPT_STATS},
 		{"children", no_argument, NULL, OPT_CHILDREN},
+		{"tree", no_argument, NULL, OPT_TREE},
+		{"callers", required_argument, NULL, OPT_CALLERS},
+		{"callees", required_argument, NULL, OPT_CALLEES},
 		{"dump", no_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -70,6 +88,7 @@ int cmd_report(int argc, char **argv)
 	int c, e, ret = 2;
 
 	cli_view_init(&cv, "report", &o.view);
+	o.view.min_percent = -1; /* not given */
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":" CLI_VIEW_SHORT "s:Dh", longopts, NULL)) != -1) {
@@ -103,6 +122,15 @@ int cmd_report(int argc, char **argv)
 		case OPT_CHILDREN:
 			o.children = true;
 			break;
+		case OPT_TREE:
+			o.tree = true;
+			break;
+		case OPT_CALLERS:
+			o.callers = optarg;
+			break;
+		case OPT_CALLEES:
+			o.callees = optarg;
+			break;
 		case 'D':
 			dump = true;
 			break;
@@ -124,6 +152,17 @@ int cmd_report(int argc, char **argv)
 			argv[optind]);
 		goto out;
 	}
+	if (o.children + o.tree + !!o.callers + !!o.callees > 1) {
+		fprintf(stderr, "ebs report: --children, --tree, --callers and --callees exclude "
+				"each other\n");
+		goto out;
+	}
+	if ((o.callers && !*o.callers) || (o.callees && !*o.callees)) {
+		fprintf(stderr, "ebs report: --callers and --callees want a function name\n");
+		goto out;
+	}
+	if (o.view.min_percent < 0) /* a whole tree is too much to read */
+		o.view.min_percent = o.tree ? 1 : 0;
 	cli_view_done(&cv, false);
 	e = dump ? ebs_data_dump(o.view.input, o.view.out, o.view.warn, &err)
 		 : ebs_report(&o, &err);

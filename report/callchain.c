@@ -258,10 +258,6 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 		c->addrs[na] = a;
 		c->kernel[na++] = in_kernel;
 	}
-	if (!p.nr_callchain) { /* dwarf: a user sample has no kernel part */
-		c->addrs[na] = s->ip;
-		c->kernel[na++] = in_kernel;
-	}
 	if (c->dwarf && sample_stack(&p, asked_size(c), &st)) {
 		/* the user part unwound from the copied stack replaces whatever was there */
 		unsigned int got = 0, room;
@@ -316,6 +312,12 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 		c->kernel[na++] = (s->hdr.misc & EBS_CPUMODE_MASK) == EBS_CPUMODE_KERNEL;
 	}
 	e = resolve_all(c, r, na);
+	if (!e && (*flags & CHAIN_TRUNCATED)) {
+		/* the outermost frame of a cut chain says so: its callers are unknown */
+		struct where w = {.addr = 0};
+
+		e = push(c, "[truncated]", "", &w, false);
+	}
 out:
 	if (e)
 		return e;

@@ -28,7 +28,9 @@ struct cframe {
 };
 
 /* chain flags */
-#define CHAIN_TRUNCATED (1u << 0) /* the stack copy ended before the stack */
+#define CHAIN_TRUNCATED                                                                            \
+	(1u << 0)		  /* the stack copy ended before the stack: the chain's            \
+				   * outermost frame is "[truncated]" */
 #define CHAIN_RECOVERED (1u << 1) /* fp: a frameless leaf's caller was put back */
 #define CHAIN_BROKEN	(1u << 2) /* dwarf: unwinding stopped on a frame without CFI */
 

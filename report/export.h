@@ -12,8 +12,9 @@
 
 /* Each: 0, or -errno with err filled. */
 int export_folded(const struct stacks *s, FILE *f, struct ebs_error *err);
-int export_pprof(const struct stacks *s, FILE *f, struct ebs_error *err);	      /* export-pprof.c */
-int export_speedscope(const struct stacks *s, FILE *f, struct ebs_error *err); /* export-speedscope.c */
+int export_pprof(const struct stacks *s, FILE *f, struct ebs_error *err); /* export-pprof.c */
+int export_speedscope(const struct stacks *s, FILE *f,
+		      struct ebs_error *err); /* export-speedscope.c */
 
 /*
  * A stack's frames root first, as folded stacks name them ("main;f;g"):

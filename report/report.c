@@ -19,6 +19,7 @@
 
 #include "report/callchain.h"
 #include "report/present.h"
+#include "report/stacks.h"
 #include "report/table.h"
 
 /* Count one sample of a line's code (code's, inlined into into) into row. */
@@ -196,8 +197,16 @@ static int account(void *ctx, const struct resolved *rv)
 			if (res->nr_frames) /* the compiled function's own line */
 				loc = &res->frames[res->nr_frames - 1];
 		}
-		if (!k.function)
+		if (!k.function) {
+			u64 start, end;
+
 			k.addr = res->dso ? res->dso_addr : s->ip;
+			/* no symbol: one row per function, as its CFI (an FDE) bounds it */
+			if (res->dso && rv->map &&
+			    symbolizer__cfi_function(r->rs.sym, &rv->map->sym, s->ip, &start,
+						     &end) == 0)
+				k.addr -= s->ip - start;
+		}
 		if (r->col[KEY_LINE] && loc && loc->line) {
 			k.file = loc->file;
 			k.line = loc->line;
@@ -323,6 +332,8 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	struct row *row, *tmp;
 	int ev, first = 0, last, e;
 
+	if (opts->tree || opts->callers || opts->callees)
+		return report_graph(opts, err);
 	memset(&r, 0, sizeof(r));
 	r.o = opts;
 	table_plan(&r);

@@ -88,6 +88,9 @@ struct report_opts {
 	bool json;	      /* one object: the first event's table, or --event's */
 	bool stats;	      /* per-DSO symbol and line coverage after the table */
 	bool children;	      /* rows count the samples in their function and its callees */
+	bool tree;	      /* the top-down call tree instead of a table */
+	const char *callers;  /* who calls this function, instead of a table */
+	const char *callees;  /* what it calls */
 };
 
 /*

@@ -54,8 +54,7 @@ static int add_stack(struct collect *cl, const struct ebs_rec_sample *smp, const
 		struct cframe *copy = malloc(n * sizeof(*copy));
 
 		e = malloc(sizeof(*e) + len);
-		if (!copy || !e ||
-		    ebs_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v), 64)) {
+		if (!copy || !e || ebs_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v), 64)) {
 			free(copy);
 			free(e);
 			return -ENOMEM;

@@ -17,6 +17,18 @@ inclusive() {
 	json "$2" "'%d %d %d' % next(((r['children'], r['self'], j['samples']) for r in j['rows'] if r['function'] == '$1'), (0, 0, j['samples']))"
 }
 
+# A --tree --json's nodes as a nested tree: roots, each node with its children.
+TREE_PY='
+import json, sys
+j = json.load(open(sys.argv[1]))
+for n in j["tree"]:
+    n["children"] = []
+for n in j["tree"]:
+    if n["parent"] >= 0:
+        j["tree"][n["parent"]]["children"].append(n)
+j["tree"] = [n for n in j["tree"] if n["parent"] < 0]
+'
+
 # tree_shares MODE JSON: the inclusive shares of tree_left and tree_right of
 # tree_a's samples, each within 0.04 of 2/3 and 1/3 (the issue's tolerance;
 # with 1500 samples in tree_a that is over 4 standard deviations).
@@ -127,3 +139,101 @@ check "fp,0: chains without a stack copy" \
 	bash -c "\"$EBS\" report -i fp0.data --dump | grep SAMPLE | grep ' chain ' | grep -vq ' stack '"
 record dw16.data --call-graph dwarf,16384 -e cpu-clock -F 1000 "$WORKLOADS/calltree-nofp" 0.1
 check "dwarf,16384: in the file" grep -qx '# call-graph: dwarf,16384' <("$EBS" report -i dw16.data --dump)
+
+# ---- --tree, --callers, --callees on the fp recording ----------------------------------
+"$EBS" report -i fp.data --callers tree_leaf --json >callers.json
+keep callers.json
+check "--callers tree_leaf: tree_left and tree_right, nothing else above 1%" \
+	jtrue callers.json "sorted(c['function'] for c in j['callers'] if c['percent'] >= 1) == ['tree_left', 'tree_right']"
+check "--callers tree_leaf: tree_left has 2/3 within 0.04" \
+	jtrue callers.json "abs([c['percent'] for c in j['callers'] if c['function'] == 'tree_left'][0] / 100 - 2 / 3) <= 0.04"
+"$EBS" report -i fp.data --callees tree_a --json >callees.json
+check "--callees tree_a: tree_left then tree_right" \
+	jtrue callees.json "[c['function'] for c in j['callees']][:2] == ['tree_left', 'tree_right']"
+"$EBS" report -i fp.data --callees tree_leaf --json >self.json
+check "--callees tree_leaf (a leaf): (self) first" jtrue self.json "j['callees'][0]['function'] == '(self)'"
+"$EBS" report -i fp.data --tree --no-pager >tree.txt
+keep tree.txt
+check "--tree: pruned at 1% by default, saying so" grep -q '^# below 1.00% of the samples left out' tree.txt
+check "--tree: tree_left indented under tree_a, tree_leaf under it" \
+	awk '/  tree_a  /{a=index($0,"tree_a")} /  tree_left  /{l=index($0,"tree_left")} /  tree_leaf  /{if(!f)f=index($0,"tree_leaf")} END{exit !(a && l == a + 2 && f == l + 2)}' tree.txt
+"$EBS" report -i fp.data --tree --json --min-percent 0 >tree.json
+check "--tree --json: the root nodes' samples add up to the samples" \
+	jtrue tree.json "sum(n['samples'] for n in j['tree'] if n['parent'] < 0) == j['samples']"
+check "--tree --json: each node's children hold no more than it" \
+	python3 -c "$TREE_PY
+def ok(ns): return all(sum(c['samples'] for c in x['children']) + x['self'] == x['samples'] and ok(x['children']) for x in ns)
+sys.exit(0 if ok(j['tree']) else 1)" tree.json
+expect "--callers of a function on no stack" 2 "^ebs report: fp.data: no sample has 'nosuch' on its stack$" \
+	"$EBS" report -i fp.data --callers nosuch
+expect "--tree with --children" 2 "exclude each other" "$EBS" report -i fp.data --tree --children
+
+# ---- unwinding through libc, a signal frame, a deep stack, a stripped binary (dwarf) ------
+# find_path JSON A B ...: the --tree has a path through A, then B (directly below), ...
+find_path() {
+	local f=$1
+	shift
+	python3 - "$f" "$@" <<PY
+$TREE_PY
+want = sys.argv[2:]
+def walk(nodes, i):
+    for n in nodes:
+        if n['function'] == want[i] and (i + 1 == len(want) or walk(n['children'], i + 1)):
+            return True
+        if i == 0 and walk(n['children'], 0):
+            return True
+    return False
+sys.exit(0 if walk(j['tree'], 0) else 1)
+PY
+}
+"$EBS" record -q --call-graph dwarf -e cpu-clock -F 2000 -o qs.data "$WORKLOADS/unwind" qsort 0.5
+"$EBS" report -i qs.data --tree --json --min-percent 0 >qs.json
+check "dwarf, qsort: main -> qsort_loop -> libc's qsort_r" find_path qs.json main qsort_loop qsort_r
+read -r c s n < <(inclusive cmp_hot <("$EBS" report -i qs.data --children --json))
+check "dwarf, qsort: cmp_hot's samples (the hot comparator) have main above them ($c)" \
+	[ "$c" -gt 0 -a "$(python3 -c "$TREE_PY
+def ok(ns, seen):
+    t = 0
+    for x in ns:
+        s2 = seen | {x['function']}
+        if x['function'] == 'cmp_hot':
+            t += x['samples'] if {'main', 'qsort_r'} <= seen else 0
+        else:
+            t += ok(x['children'], s2)
+    return t
+print(ok(j['tree'], set()))" qs.json)" -ge $((c * 95 / 100)) ]
+"$EBS" record -q --call-graph dwarf -e cpu-clock -F 2000 -o sig.data "$WORKLOADS/unwind" signal 1
+"$EBS" report -i sig.data --tree --json --min-percent 0 >sig.json
+check "dwarf, signal: handler_work under on_prof" find_path sig.json on_prof handler_work
+check "dwarf, signal: on_prof's chain goes on through the signal frame to spin_main and main" \
+	python3 -c "$TREE_PY
+def find(ns, path):
+    for x in ns:
+        p = path + [x['function']]
+        if x['function'] == 'on_prof':
+            return p
+        r = find(x['children'], p)
+        if r: return r
+p = find(j['tree'], []) or []
+print('# on_prof path:', ' -> '.join(p))
+sys.exit(0 if p[:4] == ['_start', '__libc_start_main@@GLIBC_2.34', '__libc_start_call_main', 'main'] and 'spin_main' in p else 1)" sig.json
+"$EBS" record -q --call-graph dwarf -e cpu-clock -F 2000 -o deep.data "$WORKLOADS/unwind" deep 0.5
+"$EBS" report -i deep.data --children --json >deep.json
+"$EBS" report -i deep.data --children --no-pager >deep.txt
+read -r c s n < <(inclusive '[truncated]' deep.json)
+check "dwarf, 1200 frames of 256 bytes: chains marked truncated ($c of $n)" [ $((c * 100)) -ge $((n * 90)) ]
+"$EBS" report -i deep.data --tree --json --min-percent 0 >deeptree.json
+check "dwarf, deep: no chain from deep_leaf (1200 frames down) invents its way to main" \
+	python3 -c "$TREE_PY
+def bad(ns, seen_main):
+    return any((x['function'] == 'deep_leaf' and seen_main) or bad(x['children'], seen_main or x['function'] == 'main') for x in ns)
+sys.exit(1 if bad(j['tree'], False) else 0)" deeptree.json
+check "dwarf, deep: the header counts them" grep -qE '^# chains: [0-9]+ of [0-9]+ cut short by the stack copy' deep.txt
+"$EBS" record -q --call-graph dwarf -e cpu-clock -F 2000 -o strip.data "$WORKLOADS/calltree-stripped" 1
+"$EBS" report -i strip.data --tree --json --min-percent 0 >strip.json
+keep strip.json
+check "stripped (no symbols, .eh_frame kept): unwound through its FDEs to libc" \
+	find_path strip.json __libc_start_call_main '[unknown] calltree-stripped+0x'"$(nm "$WORKLOADS/calltree-nofp" | awk '$3 == "main" {sub(/^0+/, "", $1); print $1}')"
+"$EBS" report -i strip.data --json >stripflat.json
+check "stripped: the flat report has one row per function (FDE), tree_leaf's start" \
+	jtrue stripflat.json "j['rows'][0]['function'] == '[unknown] calltree-stripped+0x$(nm "$WORKLOADS/calltree-nofp" | awk '$3 == "tree_leaf" {sub(/^0+/, "", $1); print $1}')'"

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+/*
+ * unwind - call stacks an unwinder must get through, each in one mode:
+ *
+ *   unwind qsort [SECONDS]   sort_loop() sorts with libc's qsort(); the time
+ *                            is in the comparator cmp_hot(), whose callers
+ *                            are libc's sorting code, then qsort_loop, main
+ *   unwind signal [SECONDS]  a SIGPROF handler, on_prof(), does the work in
+ *                            handler_work(); the interrupted code is
+ *                            spin_main().  handler_work's chain passes the
+ *                            kernel's signal frame (libc's __restore_rt) to
+ *                            spin_main and main
+ *   unwind deep [SECONDS]    deep_leaf() at the bottom of DEEP_FRAMES calls
+ *                            of recurse(), each with a 256-byte frame: more
+ *                            stack (about 300 KiB) than any copy holds
+ *
+ * Built without frame pointers: only CFI unwinds it.
+ */
+#include <signal.h>
+#include <sys/time.h>
+
+#include "workload.h"
+
+#define DEEP_FRAMES 1200
+
+static volatile unsigned long sink;
+
+WL_NOINLINE int cmp_hot(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	/* some work per comparison, so that the comparator is the hot spot */
+	WL_STEPS(sink, 40);
+	return x < y ? -1 : x > y;
+}
+
+WL_NOINLINE void qsort_loop(double seconds)
+{
+	double end = wl_thread_cpu() + seconds;
+	unsigned long v[256], r = 1;
+
+	do {
+		for (unsigned int i = 0; i < 256; i++) {
+			r = r * 6364136223846793005UL + 1442695040888963407UL;
+			v[i] = r >> 11;
+		}
+		qsort(v, 256, sizeof(v[0]), cmp_hot);
+	} while (wl_thread_cpu() < end);
+	sink += v[0];
+}
+
+WL_NOINLINE void handler_work(void)
+{
+	WL_STEPS(sink, 400000);
+}
+
+static void on_prof(int sig)
+{
+	(void)sig;
+	handler_work();
+	sink++;
+}
+
+WL_NOINLINE void spin_main(double seconds)
+{
+	struct itimerval it = {.it_interval = {0, 2000}, .it_value = {0, 2000}};
+	struct sigaction sa = {.sa_handler = on_prof};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPROF, &sa, NULL);
+	setitimer(ITIMER_PROF, &it, NULL);
+	WL_SPIN(sink, seconds, 1000);
+	it.it_value.tv_usec = it.it_interval.tv_usec = 0;
+	setitimer(ITIMER_PROF, &it, NULL);
+}
+
+WL_NOINLINE void deep_leaf(double end)
+{
+	do
+		WL_STEPS(sink, 100000);
+	while (wl_thread_cpu() < end);
+}
+
+WL_NOINLINE void recurse(int n, double end)
+{
+	volatile char pad[256];
+
+	pad[0] = (char)n;
+	if (n > 0)
+		recurse(n - 1, end);
+	else
+		deep_leaf(end);
+	sink += (unsigned long)pad[0];
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	double seconds = wl_arg(argc, argv, 2, 0.5);
+
+	if (!strcmp(mode, "qsort"))
+		qsort_loop(seconds);
+	else if (!strcmp(mode, "signal"))
+		spin_main(seconds);
+	else if (!strcmp(mode, "deep"))
+		recurse(DEEP_FRAMES, wl_thread_cpu() + seconds);
+	else {
+		fprintf(stderr, "usage: %s qsort|signal|deep [SECONDS]\n", argv[0]);
+		return 2;
+	}
+	return 0;
+}

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "report/callchain.h"
+#include "util/json.h"
 
 #define MAX_ADDRS 1024 /* addresses per chain, the kernel's and the unwound */
 
@@ -62,6 +63,42 @@ void chainer__free(struct chainer *c)
 const struct chain_stats *chainer__stats(const struct chainer *c)
 {
 	return &c->st;
+}
+
+void chain_stats__print_text(const struct chain_stats *st, const char *mode, FILE *f)
+{
+	unsigned long long n = st->samples;
+
+	fprintf(f, "# call chains (%s): %llu samples with one, %.1f frames each on average", mode,
+		n, n ? (double)st->frames / (double)n : 0.0);
+	if (!strncmp(mode, "fp", 2))
+		fprintf(f,
+			"; a frameless leaf's caller put back from its CFI in %llu, leaves checked "
+			"in %llu, %llu without CFI to check\n",
+			(unsigned long long)st->fp_recovered, (unsigned long long)st->fp_checked,
+			(unsigned long long)st->fp_no_cfi);
+	else
+		fprintf(f,
+			"; unwound %llu: %llu cut short by the stack copy ([truncated]), %llu "
+			"stopped at code without CFI\n",
+			(unsigned long long)st->unwound, (unsigned long long)st->truncated,
+			(unsigned long long)st->broken);
+}
+
+void chain_stats__print_json(const struct chain_stats *st, const char *mode, struct ebs_json *j)
+{
+	ebs_json__key(j, "chains");
+	ebs_json__obj(j);
+	ebs_json__key_str(j, "call_graph", mode);
+	ebs_json__key_u64(j, "samples", st->samples);
+	ebs_json__key_u64(j, "frames", st->frames);
+	ebs_json__key_u64(j, "leaf_checked", st->fp_checked);
+	ebs_json__key_u64(j, "leaf_recovered", st->fp_recovered);
+	ebs_json__key_u64(j, "leaf_no_cfi", st->fp_no_cfi);
+	ebs_json__key_u64(j, "unwound", st->unwound);
+	ebs_json__key_u64(j, "truncated", st->truncated);
+	ebs_json__key_u64(j, "no_cfi", st->broken);
+	ebs_json__obj_end(j);
 }
 
 static const struct sym_map *map_of(void *ctx, u64 addr)

@@ -65,4 +65,12 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 
 const struct chain_stats *chainer__stats(const struct chainer *c);
 
+/*
+ * What building the chains found, for --stats: one '#' line (text), or
+ * a "chains" member (JSON).  mode is the file's META call-graph.
+ */
+void chain_stats__print_text(const struct chain_stats *st, const char *mode, FILE *f);
+struct ebs_json;
+void chain_stats__print_json(const struct chain_stats *st, const char *mode, struct ebs_json *j);
+
 #endif /* EBS_REPORT_CALLCHAIN_H */

@@ -99,8 +99,9 @@ static void header(const struct stacks *s, FILE *f)
 	if (s->call_graph)
 		fprintf(f, "# call graph: %s\n", s->call_graph);
 	else
-		fprintf(f, "# call graph: none recorded (ebs record -g): each sample's own function "
-			   "and those its code was inlined into\n");
+		fprintf(f,
+			"# call graph: none recorded (ebs record -g): each sample's own function "
+			"and those its code was inlined into\n");
 }
 
 /* "name  dso", with the marks of kernel and inlined frames. */
@@ -220,7 +221,8 @@ static int tree(const struct report_opts *o, const struct stacks *s, FILE *f)
 		e = ebs_json__end(&j);
 	} else if (!e) {
 		header(s, f);
-		fprintf(f, "# top-down: each function's samples on that path, then its own (self)\n");
+		fprintf(f,
+			"# top-down: each function's samples on that path, then its own (self)\n");
 		if (o->view.min_percent > 0)
 			fprintf(f, "# below %.2f%% of the samples left out (--min-percent)\n",
 				o->view.min_percent);
@@ -335,8 +337,9 @@ static int callers_callees(const struct report_opts *o, const struct stacks *s, 
 		ebs_json__end(&j);
 	} else if (!e) {
 		header(s, f);
-		fprintf(f, "# %s of %s: %llu samples have it on their stack (%.2f%%); percent is of "
-			   "those\n#\n#  samples  percent  95%% interval    %s  dso\n",
+		fprintf(f,
+			"# %s of %s: %llu samples have it on their stack (%.2f%%); percent is of "
+			"those\n#\n#  samples  percent  95%% interval    %s  dso\n",
 			outward ? "callers" : "callees", want, (unsigned long long)matched,
 			present_percent(matched, s->samples), outward ? "caller" : "callee");
 		for (k = 0; k < nk; k++) {
@@ -345,8 +348,8 @@ static int callers_callees(const struct report_opts *o, const struct stacks *s, 
 			if (pct < o->view.min_percent)
 				continue;
 			present_wilson95(v[k]->total, matched, &lo, &hi);
-			fprintf(f, "  %8llu %7.2f%%  [%5.1f, %5.1f]  ", (unsigned long long)v[k]->total,
-				pct, lo, hi);
+			fprintf(f, "  %8llu %7.2f%%  [%5.1f, %5.1f]  ",
+				(unsigned long long)v[k]->total, pct, lo, hi);
 			name_of(v[k], f);
 			fputc('\n', f);
 		}

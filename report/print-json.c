@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "report/callchain.h"
 #include "report/facts.h"
 #include "report/present.h"
 #include "report/table.h"
@@ -109,6 +110,9 @@ void table_print_json(const struct report *r, int ev, struct row **rows, size_t 
 	ebs_json__arr_end(&j);
 	if (r->o->stats)
 		dso_stats__print_json(r->stats, &j);
+	if (r->o->stats && r->chains && ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH))
+		chain_stats__print_json(chainer__stats(r->chains),
+					ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH), &j);
 	ebs_json__obj_end(&j);
 	ebs_json__end(&j);
 }

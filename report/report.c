@@ -143,7 +143,15 @@ static int account(void *ctx, const struct resolved *rv)
 								       : dso,
 					  res))
 		return -ENOMEM;
-	if (r->chains) {
+	if (r->chains && !r->o->children) { /* --stats: how the chains came out */
+		const struct cframe *f;
+		unsigned int n, flags;
+		int e2 = chainer__build(r->chains, rv, &f, &n, &flags);
+
+		if (e2)
+			return e2;
+	}
+	if (r->chains && r->o->children) {
 		if (r->col[KEY_PID])
 			k.pid = s->pid;
 		if (r->col[KEY_TID])
@@ -353,7 +361,7 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	e = rsession__open(&r.rs, opts->view.input, &so, &opts->view.filter, err);
 	if (e)
 		return e;
-	if (opts->children) {
+	if (opts->children || (opts->stats && ebs_data__meta(r.rs.d, EBS_META_CALL_GRAPH))) {
 		r.chains = chainer__new(&r.rs, ebs_data__meta(r.rs.d, EBS_META_CALL_GRAPH),
 					opts->view.no_inline);
 		if (!r.chains) {
@@ -390,6 +398,10 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	}
 	if (opts->stats && !opts->json)
 		dso_stats__print_text(r.stats, opts->view.out);
+	if (opts->stats && !opts->json && r.chains && ebs_data__meta(r.rs.d, EBS_META_CALL_GRAPH))
+		chain_stats__print_text(chainer__stats(r.chains),
+					ebs_data__meta(r.rs.d, EBS_META_CALL_GRAPH),
+					opts->view.out);
 	fflush(opts->view.out);
 out:
 	HASH_ITER(hh, r.rows, row, tmp) {

@@ -262,6 +262,28 @@ int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf
  */
 struct dso *symbolizer__map_dso(struct symbolizer *s, const struct sym_map *map, u64 *bias);
 
+/*
+ * One table of CFI as libunwind searches it: an .eh_frame_hdr (its search
+ * table at table_vaddr, fde_count pairs of s32) and the .eh_frame it
+ * indexes, their bytes and their link-time addresses in the DSO.
+ */
+struct cfi_table {
+	u8 *hdr;
+	u64 hdr_vaddr, hdr_size;
+	u8 *eh;
+	u64 eh_vaddr, eh_size;
+	u64 table_vaddr, fde_count;
+	u8 *buf; /* what to free: both, when made in one piece */
+};
+
+/*
+ * The .debug_frame of the ELF file at path as such a table, placed at
+ * link-time address base, which must lie above every function and within
+ * 1 GiB of them (debugframe.c).  0, -ENOENT when it has no usable FDE, or
+ * -errno.
+ */
+int debug_frame__synth(const char *path, u64 base, struct cfi_table *t);
+
 /* Free what unwind.c keeps of d and of s (dso__free, symbolizer__free). */
 struct dso_cfi;
 void dso_cfi__free(struct dso_cfi *c);

@@ -35,23 +35,34 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 					      int need_unwind_info, void *arg);
 #define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
 
-/* A DSO's CFI as the unwinder reads it: .eh_frame_hdr and .eh_frame. */
+/*
+ * A DSO's CFI as the unwinder reads it: its .eh_frame_hdr and .eh_frame
+ * (eh, read at the first unwind through it: .eh_frame taken to the end of
+ * its segment, since the header does not give its length), and its
+ * .debug_frame made into the same form (dbg, made at the first address
+ * the .eh_frame does not cover).
+ */
 struct dso_cfi {
-	bool ok;
-	u8 *hdr; /* .eh_frame_hdr */
-	u64 hdr_vaddr, hdr_size;
-	u8 *eh; /* .eh_frame, to the end of its segment */
-	u64 eh_vaddr, eh_size;
-	u64 table_vaddr; /* the search table: fde_count pairs of s32 */
-	u64 fde_count;
+	struct cfi_table eh, dbg;
+	bool eh_ok, dbg_tried, dbg_ok;
 };
+
+static void cfi_table__exit(struct cfi_table *t)
+{
+	if (t->buf) {
+		free(t->buf);
+	} else {
+		free(t->hdr);
+		free(t->eh);
+	}
+}
 
 void dso_cfi__free(struct dso_cfi *c)
 {
 	if (!c)
 		return;
-	free(c->hdr);
-	free(c->eh);
+	cfi_table__exit(&c->eh);
+	cfi_table__exit(&c->dbg);
 	free(c);
 }
 
@@ -138,51 +149,75 @@ static bool hdr_value(const u8 **p, const u8 *end, u8 enc, u64 pos, u64 hdr_vadd
 	return true;
 }
 
-/* d's CFI, read on first use; NULL when it has none the unwinder can use. */
-static struct dso_cfi *dso__cfi(struct dso *d)
+/* d's .eh_frame_hdr and .eh_frame into t; false when it has none the unwinder can use. */
+static bool read_eh_frame(struct dso *d, struct cfi_table *t)
 {
-	struct dso_cfi *c = d->cfi;
 	const u8 *p, *end;
 	u64 eh_ptr, room = 0;
 	s64 off;
 
-	if (c)
-		return c->ok ? c : NULL;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return NULL;
-	d->cfi = c;
 	if (!d->eh_hdr_size || d->eh_hdr_size < 4)
-		return NULL;
-	c->hdr_vaddr = d->eh_hdr_vaddr;
-	c->hdr_size = d->eh_hdr_size;
-	c->hdr = dso_bytes(d, c->hdr_vaddr, c->hdr_size);
-	if (!c->hdr)
-		return NULL;
+		return false;
+	t->hdr_vaddr = d->eh_hdr_vaddr;
+	t->hdr_size = d->eh_hdr_size;
+	t->hdr = dso_bytes(d, t->hdr_vaddr, t->hdr_size);
+	if (!t->hdr)
+		return false;
 	/* version 1; eh_frame_ptr_enc, fde_count_enc, table_enc */
-	p = c->hdr + 4;
-	end = c->hdr + c->hdr_size;
-	if (c->hdr[0] != 1 ||
-	    !hdr_value(&p, end, c->hdr[1], c->hdr_vaddr + 4, c->hdr_vaddr, &eh_ptr) ||
-	    !hdr_value(&p, end, c->hdr[2], c->hdr_vaddr + (u64)(p - c->hdr), c->hdr_vaddr,
-		       &c->fde_count))
-		return NULL;
+	p = t->hdr + 4;
+	end = t->hdr + t->hdr_size;
+	if (t->hdr[0] != 1 ||
+	    !hdr_value(&p, end, t->hdr[1], t->hdr_vaddr + 4, t->hdr_vaddr, &eh_ptr) ||
+	    !hdr_value(&p, end, t->hdr[2], t->hdr_vaddr + (u64)(p - t->hdr), t->hdr_vaddr,
+		       &t->fde_count))
+		return false;
 	/* the search table libunwind reads: pairs of datarel sdata4 */
-	if (c->hdr[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4) ||
-	    c->fde_count > (u64)(end - p) / 8 || !c->fde_count)
-		return NULL;
-	c->table_vaddr = c->hdr_vaddr + (u64)(p - c->hdr);
+	if (t->hdr[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4) ||
+	    t->fde_count > (u64)(end - p) / 8 || !t->fde_count)
+		return false;
+	t->table_vaddr = t->hdr_vaddr + (u64)(p - t->hdr);
 	/* .eh_frame has no length here: take it to the end of its segment */
 	off = dso__vaddr_to_file(d, eh_ptr, &room);
 	if (off < 0 || !room)
-		return NULL;
-	c->eh_vaddr = eh_ptr;
-	c->eh_size = room;
-	c->eh = dso_bytes(d, c->eh_vaddr, c->eh_size);
-	if (!c->eh)
-		return NULL;
-	c->ok = true;
-	return c;
+		return false;
+	t->eh_vaddr = eh_ptr;
+	t->eh_size = room;
+	t->eh = dso_bytes(d, t->eh_vaddr, t->eh_size);
+	return t->eh != NULL;
+}
+
+/* d's CFI, its .eh_frame read on first use; NULL when out of memory. */
+static struct dso_cfi *dso__cfi(struct dso *d)
+{
+	if (!d->cfi) {
+		d->cfi = calloc(1, sizeof(*d->cfi));
+		if (d->cfi)
+			d->cfi->eh_ok = read_eh_frame(d, &d->cfi->eh);
+	}
+	return d->cfi;
+}
+
+/*
+ * d's .debug_frame as a table, made on first use (from the file, else its
+ * separate debug file), placed past d's last segment; NULL when none.
+ */
+static const struct cfi_table *dso__debug_frame(struct dso *d)
+{
+	struct dso_cfi *c = d->cfi;
+	u64 base = 0;
+	size_t i;
+
+	if (!c->dbg_tried) {
+		c->dbg_tried = true;
+		for (i = 0; i < d->nsegs; i++)
+			if (d->segs[i].vaddr + d->segs[i].filesz > base)
+				base = d->segs[i].vaddr + d->segs[i].filesz;
+		base = (base + 0x1ffff) & ~(u64)0xffff;
+		c->dbg_ok = d->path && (debug_frame__synth(d->path, base, &c->dbg) == 0 ||
+					(d->debug_path && strcmp(d->debug_path, d->path) &&
+					 debug_frame__synth(d->debug_path, base, &c->dbg) == 0));
+	}
+	return c->dbg_ok ? &c->dbg : NULL;
 }
 
 /* ---- one unwind ---------------------------------------------------------- */
@@ -247,30 +282,38 @@ static struct dso *ctx_dso(struct unw_ctx *c, u64 addr, u64 *bias)
 	return d;
 }
 
-static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int need,
-			  void *arg)
+/* Search table t of a DSO loaded at bias for ip. */
+static int search(unw_addr_space_t as, unw_word_t ip, const struct cfi_table *t, u64 bias,
+		  unw_proc_info_t *pi, int need, void *arg)
 {
-	struct unw_ctx *c = arg;
-	struct dso_cfi *cfi;
 	unw_dyn_info_t di;
-	struct dso *d;
-	u64 bias = 0;
-	int r;
 
-	d = ctx_dso(c, ip, &bias);
-	cfi = d ? dso__cfi(d) : NULL;
-	if (!cfi) {
-		c->no_info = true;
-		return -UNW_ENOINFO;
-	}
 	memset(&di, 0, sizeof(di));
 	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
 	di.start_ip = ip; /* the table's own bounds are checked by the search */
 	di.end_ip = ip + 1;
-	di.u.rti.segbase = cfi->hdr_vaddr + bias;
-	di.u.rti.table_data = cfi->table_vaddr + bias;
-	di.u.rti.table_len = cfi->fde_count * 8 / sizeof(unw_word_t);
-	r = dwarf_search_unwind_table(as, ip, &di, pi, need, arg);
+	di.u.rti.segbase = t->hdr_vaddr + bias;
+	di.u.rti.table_data = t->table_vaddr + bias;
+	di.u.rti.table_len = t->fde_count * 8 / sizeof(unw_word_t);
+	return dwarf_search_unwind_table(as, ip, &di, pi, need, arg);
+}
+
+static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int need,
+			  void *arg)
+{
+	struct unw_ctx *c = arg;
+	const struct cfi_table *dbg;
+	struct dso_cfi *cfi;
+	struct dso *d;
+	u64 bias = 0;
+	int r = -UNW_ENOINFO;
+
+	d = ctx_dso(c, ip, &bias);
+	cfi = d ? dso__cfi(d) : NULL;
+	if (cfi && cfi->eh_ok)
+		r = search(as, ip, &cfi->eh, bias, pi, need, arg);
+	if (r == -UNW_ENOINFO && cfi && (dbg = dso__debug_frame(d)))
+		r = search(as, ip, dbg, bias, pi, need, arg);
 	if (r < 0)
 		c->no_info = true;
 	return r;
@@ -318,12 +361,17 @@ static bool dso_mem(struct unw_ctx *c, u64 addr, u64 *val)
 	for (i = 0; i < c->ndsos; i++) {
 		struct dso_cfi *cfi = c->dsos[i].d->cfi;
 		u64 v = addr - c->dsos[i].bias;
-		bool got;
+		bool got = false;
 
-		if (!cfi || !cfi->ok)
+		if (!cfi)
 			continue;
-		got = overlap(cfi->eh, cfi->eh_vaddr, cfi->eh_size, v, val);
-		got |= overlap(cfi->hdr, cfi->hdr_vaddr, cfi->hdr_size, v, val);
+		if (cfi->eh_ok) {
+			got |= overlap(cfi->eh.eh, cfi->eh.eh_vaddr, cfi->eh.eh_size, v, val);
+			got |= overlap(cfi->eh.hdr, cfi->eh.hdr_vaddr, cfi->eh.hdr_size, v, val);
+		}
+		if (cfi->dbg_ok)
+			got |= overlap(cfi->dbg.buf, cfi->dbg.hdr_vaddr,
+				       cfi->dbg.hdr_size + cfi->dbg.eh_size, v, val);
 		if (got)
 			return true;
 	}

@@ -237,3 +237,37 @@ check "stripped (no symbols, .eh_frame kept): unwound through its FDEs to libc" 
 "$EBS" report -i strip.data --json >stripflat.json
 check "stripped: the flat report has one row per function (FDE), tree_leaf's start" \
 	jtrue stripflat.json "j['rows'][0]['function'] == '[unknown] calltree-stripped+0x$(nm "$WORKLOADS/calltree-nofp" | awk '$3 == "tree_leaf" {sub(/^0+/, "", $1); print $1}')'"
+
+# ---- CFI in .debug_frame only (-fno-asynchronous-unwind-tables), in the file and in a
+# separate debug file: libdwarf reads it, ebs gives it to libunwind as .eh_frame ----------
+df_check() {	# NAME BINARY
+	local name=$1 bin=$2
+	"$EBS" record -q --call-graph dwarf -e cpu-clock -F 2000 -o "$name.data" "$bin" 1.5
+	"$EBS" report -i "$name.data" --children --json >"$name.json"
+	tree_shares "$name" "$name.json"
+	read -r c s n < <(inclusive main "$name.json")
+	check "$name: unwound to main ($c of $n)" [ $((c * 100)) -ge $((n * 90)) ]
+}
+DF=$WORKLOADS/calltree-debugframe
+check ".debug_frame workload: its functions have no .eh_frame FDE" \
+	not bash -c "readelf --debug-dump=frames-interp '$DF' 2>/dev/null | sed -n '/Contents of the .eh_frame/,/Contents of the .debug_frame/p' | grep -q 'pc=0*$(nm "$DF" | awk '$3 == "tree_leaf" {print $1}' | sed 's/^0*//')'"
+df_check debug_frame "$DF"
+mkdir -p split
+cp "$DF" split/ctdf
+objcopy --only-keep-debug split/ctdf split/ctdf.debug
+objcopy --strip-debug --add-gnu-debuglink=split/ctdf.debug split/ctdf
+check "split: the binary has no .debug_frame, its debug file has" \
+	bash -c "! readelf -S split/ctdf | grep -q debug_frame && readelf -S split/ctdf.debug | grep -q debug_frame"
+df_check "debug_frame in a separate debug file" split/ctdf
+
+# ---- report --stats: how the chains came out -------------------------------------------
+"$EBS" report -i fp.data --stats --json >fpstats.json
+check "--stats, fp: leaf callers put back in most samples" \
+	jtrue fpstats.json "j['chains']['leaf_recovered'] * 10 >= j['samples'] * 9 and j['chains']['leaf_checked'] >= j['chains']['leaf_recovered']"
+"$EBS" report -i fp.data --stats --no-pager >fpstats.txt
+check "--stats, fp: one line saying so" \
+	grep -qE '^# call chains \(fp,512\): [0-9]+ samples with one, [0-9.]+ frames each on average; a frameless leaf.s caller put back from its CFI in [0-9]+' fpstats.txt
+"$EBS" report -i deep.data --stats --json >deepstats.json
+check "--stats, dwarf deep: truncated counted" jtrue deepstats.json "j['chains']['truncated'] * 10 >= j['samples'] * 9"
+"$EBS" report -i flat.data --stats --json >flatstats.json
+check "--stats without chains: no chains member" jtrue flatstats.json "'chains' not in j"

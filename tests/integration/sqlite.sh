@@ -13,7 +13,10 @@
 #  d. ebs annotate of every function with samples in sqlwork prints no more
 #     lines than a bound from their spans and their samples' lines;
 #  e. ebs annotate --html of the hottest function and of sqlite3VdbeExec
-#     (the largest) is no larger than a bound from the function's span.
+#     (the largest) is no larger than a bound from the function's span;
+#  f. ebs calibrate --focus on it;
+#  g. --call-graph dwarf: chains reach main, sqlite3VdbeExec's caller, and
+#     the inclusive shares against perf's own dwarf unwinding.
 # Without npm or the registry (the first time only) one SKIP line says why.
 . "$(dirname "$0")/../lib.sh"
 
@@ -77,6 +80,61 @@ check "calibrate: the focus's samples ($(json sqcal.json "j['events'][0]['focus_
 	[ "$(json sqcal.json "j['events'][0]['focus_samples']")" = "$(json sqcal-report.json "j['samples']")" ]
 check "calibrate: >= 32 samples (40 - 20%) in sqlite3VdbeExec, or the miss said" \
 	jtrue sqcal.json "j['events'][0]['focus_samples'] >= 32 or (not j['events'][0]['met'] and j['notes'])"
+
+# ---- g. call graphs: --call-graph dwarf of SQLite (built -O2: no frame pointers) ----
+# perf records the same work with its own dwarf unwinding meanwhile: two
+# recordings of one deterministic run differ by sampling noise only, so each
+# function's inclusive share agrees within 5 standard deviations of the
+# difference of two binomial shares, sqrt(2 p (1-p) / n), plus 0.02 for
+# what the two tools name differently (perf folds a few inlined frames
+# otherwise).  Structure is checked exactly: chains reach main, and
+# sqlite3VdbeExec is called through sqlite3_step.
+if command -v perf >/dev/null; then
+	perf record -q --call-graph dwarf -e cpu-clock -F 2000 -o perfg.data "$SQLWORK" 200000 \
+		>/dev/null 2>perfg.err &
+	perfg_pid=$!
+fi
+record sqg.data --call-graph dwarf -e cpu-clock -F 2000 "$SQLWORK" 200000
+check "record --call-graph dwarf sqlwork: exit 0" [ $? -eq 0 ]
+"$EBS" report -i sqg.data --children --stats --json --comm sqlwork >sqg.json
+keep sqg.json
+check "dwarf, SQLite: main holds >= 95% of the samples outside the kernel's own" \
+	jtrue sqg.json "[r['children'] for r in j['rows'] if r['function'] == 'main'][0] * 100 >= 95 * (j['samples'] - sum(r['self'] for r in j['rows'] if r['dso'] == '[kernel]'))"
+check "dwarf, SQLite: chains cut short or stopped on no CFI in < 2% of the samples" \
+	jtrue sqg.json "(j['chains']['truncated'] + j['chains']['no_cfi']) * 50 < j['chains']['samples']"
+"$EBS" report -i sqg.data --callers sqlite3VdbeExec --json >sqg-callers.json
+check "dwarf, SQLite: sqlite3VdbeExec is called from sqlite3Step (inlined into sqlite3_step) in >= 99%" \
+	jtrue sqg-callers.json "[c['percent'] for c in j['callers'] if c['function'] == 'sqlite3Step'][0] >= 99"
+if [ -n "${perfg_pid:-}" ] && wait "$perfg_pid" &&
+	perf report -i perfg.data --children --stdio --comm sqlwork 2>/dev/null >perfg.txt; then
+	python3 - sqg.json perfg.txt <<'PY'
+import json, math, re, sys
+j = json.load(open(sys.argv[1]))
+ebs = {}
+for r in j['rows']:  # a name in two DSOs (ld.so's _start, sqlwork's): the larger
+    ebs[r['function']] = max(ebs.get(r['function'], 0), r['children'] / j['samples'])
+n = j['samples']
+perf = {}
+for line in open(sys.argv[2]):
+    # children, self, (command,) DSO, [.] symbol
+    m = re.match(r'\s+([0-9.]+)%\s+([0-9.]+)%\s+(?:\S+\s+)?\S+\s+\[\.\]\s+(\S+)', line)
+    if m and m.group(3) not in perf:
+        perf[m.group(3)] = float(m.group(1)) / 100
+both = sorted((f for f in perf if f in ebs and perf[f] >= 0.10), key=lambda f: -perf[f])
+bad = 0
+for f in both:
+    p = (ebs[f] + perf[f]) / 2
+    tol = 5 * math.sqrt(2 * p * (1 - p) / n) + 0.02
+    ok = abs(ebs[f] - perf[f]) <= tol
+    bad += not ok
+    print('%s: sqlite: dwarf, inclusive share of %s: ebs %.3f, perf %.3f (within %.3f)' %
+          ('PASS' if ok else 'FAIL', f, ebs[f], perf[f], tol))
+if len(both) < 5:
+    print('FAIL: sqlite: dwarf: only %d functions above 10%% in both (%s)' % (len(both), ', '.join(both)))
+PY
+else
+	skip "dwarf against perf" "perf is not installed or its --call-graph dwarf recording failed: $(tail -n 1 perfg.err 2>/dev/null)"
+fi
 
 # ---- c, d, e. annotate ------------------------------------------------------------
 if ! command -v llvm-dwarfdump >/dev/null; then

@@ -12,6 +12,8 @@
 #      every function with samples (perf: once, it takes a minute)
 #   4. a real program, SQLite: annotating its three hottest functions
 #      (times and listing lengths), and its reports by function and line
+#   5. call graphs on SQLite: -g fp and dwarf, recording (the program's wall
+#      time), bytes per sample, report --children per 100,000 samples
 #
 # Every time is the best of RUNS runs (default 3), except perf's per-line
 # report, which runs once (it takes minutes).  BUILD names the build dir.
@@ -105,6 +107,35 @@ printf '  %-38s %8s s\n' "perf annotate --stdio, all functions" "$perf_all"
 printf '  perf / ebs, one function:   %s\n' "$(ratio "$perf_ann" "$ebs_asm")"
 printf '  perf / ebs, all functions:  %s\n' "$(ratio "$perf_all" "$ebs_all")"
 
+# Call graphs, on SQLite (built -O2: no frame pointers, so dwarf is what
+# works; fp is measured for its cost): the program's wall time alone and
+# under each recorder, the file's bytes per sample, and the report of
+# inclusive costs (ebs report --children, perf report --children --stdio)
+# scaled to 100,000 samples.
+callgraphs() {	# SQLWORK
+	local sq=$1 alone mode ebs_t perf_t ebs_n perf_n ebs_b perf_b ebs_r perf_r
+	echo
+	echo "== call graphs: SQLite (sqlwork 1000000), cpu-clock at 4000 Hz"
+	alone=$(best "$sq" 1000000)
+	printf '  %-10s %10s %10s %9s %9s %12s %12s\n' mode "ebs rec s" "perf rec s" \
+		"ebs B/s" "perf B/s" "ebs rep/100K" "perf rep/100K"
+	for mode in fp dwarf; do
+		ebs_t=$(best "$EBS" record -q --call-graph $mode -e cpu-clock -F 4000 -o cg.data "$sq" 1000000)
+		perf_t=$(best perf record -q --call-graph $mode -e cpu-clock -F 4000 -o cg.perf "$sq" 1000000)
+		ebs_n=$("$EBS" report -i cg.data --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["samples"])')
+		perf_n=$(perf report -i cg.perf --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}')
+		ebs_b=$(( $(stat -c %s cg.data) / (ebs_n ? ebs_n : 1) ))
+		perf_b=$(( $(stat -c %s cg.perf) / (${perf_n:-1} ? ${perf_n:-1} : 1) ))
+		ebs_r=$(best "$EBS" report -i cg.data --children --no-pager)
+		perf_r=$(best perf report -i cg.perf --children --stdio)
+		printf '  %-10s %10s %10s %9s %9s %12s %12s\n' "$mode" "$ebs_t" "$perf_t" "$ebs_b" "$perf_b" \
+			"$(python3 -c "print('%.2f' % ($ebs_r * 100000 / max($ebs_n, 1)))")" \
+			"$(python3 -c "print('%.2f' % ($perf_r * 100000 / max(${perf_n:-1}, 1)))")"
+	done
+	printf '  (alone: %s s; rec s: the program under the recorder, wall; B/s: file bytes per sample;\n' "$alone"
+	printf '   rep/100K: report --children seconds, scaled to 100,000 samples from %s)\n' "$ebs_n"
+}
+
 # A real program: the SQLite amalgamation under the test's driver (built
 # by tests/real/build-sqlite.sh, cached).  Its three hottest functions are
 # annotated by both (ebs: source; perf: its --stdio, source and
@@ -124,6 +155,7 @@ if SQLWORK=$("$OLDPWD/tests/real/build-sqlite.sh" 2>sqlite-build.err); then
 			"$fn" "$ebs_t" "$ebs_n" "$perf_t" "$perf_n" "$(ratio "$perf_t" "$ebs_t")"
 	done
 	report "SQLite (sqlwork 400000 at 2000 Hz)" sqlite.data sqlite.perf
+	callgraphs "$SQLWORK"
 else
 	echo
 	echo "== SQLite: not built ($(tail -n 1 sqlite-build.err)); left out"

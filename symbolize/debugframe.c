@@ -151,7 +151,8 @@ int debug_frame__synth(const char *path, u64 base, struct cfi_table *t)
 			continue;
 		}
 		if ((aug && *aug) || ra > 255)
-			continue; /* an augmentation .debug_frame does not define: not ours to copy */
+			continue; /* an augmentation .debug_frame does not define: not ours to copy
+				   */
 		cie_off[i] = start;
 		put_u32(&eh, 0); /* length, patched */
 		put_u32(&eh, 0); /* CIE id */

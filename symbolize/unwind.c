@@ -42,9 +42,16 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
  * .debug_frame made into the same form (dbg, made at the first address
  * the .eh_frame does not cover).
  */
+#define PAGE_CACHE 16 /* pages of a DSO's file kept: the code libunwind reads at each IP */
+
 struct dso_cfi {
 	struct cfi_table eh, dbg;
 	bool eh_ok, dbg_tried, dbg_ok;
+	struct {
+		u64 vaddr; /* link-time, page-aligned; 1 when empty */
+		u32 len;   /* bytes of the page the file has */
+		u8 data[4096];
+	} pages[PAGE_CACHE];
 };
 
 static void cfi_table__exit(struct cfi_table *t)
@@ -189,12 +196,79 @@ static bool read_eh_frame(struct dso *d, struct cfi_table *t)
 /* d's CFI, its .eh_frame read on first use; NULL when out of memory. */
 static struct dso_cfi *dso__cfi(struct dso *d)
 {
+	unsigned int i;
+
 	if (!d->cfi) {
 		d->cfi = calloc(1, sizeof(*d->cfi));
-		if (d->cfi)
-			d->cfi->eh_ok = read_eh_frame(d, &d->cfi->eh);
+		if (!d->cfi)
+			return NULL;
+		for (i = 0; i < PAGE_CACHE; i++)
+			d->cfi->pages[i].vaddr = 1;
+		d->cfi->eh_ok = read_eh_frame(d, &d->cfi->eh);
 	}
 	return d->cfi;
+}
+
+/*
+ * The bytes of the 8 at link-time address v that buf (at link-time address
+ * at, len bytes) holds, into val; the others are left as they are.  libunwind
+ * reads whole aligned words, which may reach past a section's end.
+ */
+static bool overlap(const u8 *buf, u64 at, u64 len, u64 v, u64 *val)
+{
+	u64 lo = v > at ? v : at, hi = v + 8 < at + len ? v + 8 : at + len;
+
+	if (!buf || lo >= hi)
+		return false;
+	memcpy((u8 *)val + (lo - v), buf + (lo - at), hi - lo);
+	return true;
+}
+
+/*
+ * 8 bytes of d's file at link-time address v (those the file has; a word
+ * may cross into the next page), through a small cache of its pages.
+ */
+static bool dso_word(struct dso *d, u64 v, u64 *val)
+{
+	struct dso_cfi *c = dso__cfi(d);
+	bool got = false;
+	u64 page;
+	int k;
+
+	if (!c)
+		return false;
+	for (k = 0; k < 2; k++) {
+		__typeof__(c->pages[0]) *pg;
+
+		page = (v & ~(u64)4095) + (u64)k * 4096;
+		if (k && (v & 4095) <= 4096 - 8)
+			break; /* the word is in the first page */
+		pg = &c->pages[(page >> 12) % PAGE_CACHE];
+		if (pg->vaddr != page) {
+			u64 room = 0, len;
+			s64 off = dso__vaddr_to_file(d, page, &room);
+			u8 *b;
+
+			pg->vaddr = 1;
+			if (off < 0) { /* the segment may start inside the page */
+				u64 at = v > page ? v : page;
+
+				off = dso__vaddr_to_file(d, at, &room);
+				if (off < 0)
+					continue;
+			}
+			len = room < 4096 ? room : 4096;
+			b = dso_bytes(d, page, len);
+			if (!b)
+				continue;
+			memcpy(pg->data, b, len);
+			free(b);
+			pg->vaddr = page;
+			pg->len = (u32)len;
+		}
+		got |= overlap(pg->data, page, pg->len, v, val);
+	}
+	return got;
 }
 
 /*
@@ -334,28 +408,12 @@ static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *a
 	return -UNW_ENOINFO;
 }
 
-/*
- * The bytes of the 8 at link-time address v that buf (at link-time address
- * at, len bytes) holds, into val; the others are left as they are.  libunwind
- * reads whole aligned words, which may reach past a section's end.
- */
-static bool overlap(const u8 *buf, u64 at, u64 len, u64 v, u64 *val)
-{
-	u64 lo = v > at ? v : at, hi = v + 8 < at + len ? v + 8 : at + len;
-
-	if (!buf || lo >= hi)
-		return false;
-	memcpy((u8 *)val + (lo - v), buf + (lo - at), hi - lo);
-	return true;
-}
-
 /* 8 bytes of a DSO's CFI or file at runtime address addr; false when none has them. */
 static bool dso_mem(struct unw_ctx *c, u64 addr, u64 *val)
 {
 	unsigned int i;
 	struct dso *d;
 	u64 bias = 0;
-	u8 *b;
 
 	*val = 0;
 	for (i = 0; i < c->ndsos; i++) {
@@ -376,20 +434,11 @@ static bool dso_mem(struct unw_ctx *c, u64 addr, u64 *val)
 			return true;
 	}
 	/* code (the signal frame check reads it) or data of a DSO of the chain */
-	for (i = 0; i < c->ndsos; i++) {
-		b = dso_bytes(c->dsos[i].d, addr - c->dsos[i].bias, 8);
-		if (b) {
-			memcpy(val, b, 8);
-			free(b);
+	for (i = 0; i < c->ndsos; i++)
+		if (dso_word(c->dsos[i].d, addr - c->dsos[i].bias, val))
 			return true;
-		}
-	}
 	d = ctx_dso(c, addr, &bias);
-	if (!d || !(b = dso_bytes(d, addr - bias, 8)))
-		return false;
-	memcpy(val, b, 8);
-	free(b);
-	return true;
+	return d && dso_word(d, addr - bias, val);
 }
 
 static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write, void *arg)

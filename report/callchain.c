@@ -27,6 +27,7 @@
 struct chainer {
 	struct rsession *rs;
 	bool fp, dwarf, no_inline;
+	u64 asked; /* the stack copy's size the recording asked for */
 	struct ebs_strset *names;
 	struct cframe *frames;
 	size_t cap;
@@ -48,6 +49,8 @@ struct chainer *chainer__new(struct rsession *rs, const char *mode, bool no_inli
 	c->no_inline = no_inline;
 	c->fp = mode && !strncmp(mode, "fp", 2);
 	c->dwarf = mode && !strncmp(mode, "dwarf", 5);
+	if (mode && strchr(mode, ','))
+		c->asked = strtoull(strchr(mode, ',') + 1, NULL, 10);
 	return c;
 }
 
@@ -250,15 +253,6 @@ static bool sample_stack(const struct ebs_sample_parts *p, u64 asked, struct sym
 	return true;
 }
 
-/* The size of stack copy the recording asked for, from its META call-graph. */
-static u64 asked_size(const struct chainer *c)
-{
-	const char *mode = ebs_data__meta(c->rs->d, EBS_META_CALL_GRAPH), *comma;
-
-	comma = mode ? strchr(mode, ',') : NULL;
-	return comma ? strtoull(comma + 1, NULL, 10) : 0;
-}
-
 int chainer__build(struct chainer *c, const struct resolved *r, const struct cframe **frames,
 		   unsigned int *n, unsigned int *flags)
 {
@@ -295,7 +289,7 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 		c->addrs[na] = a;
 		c->kernel[na++] = in_kernel;
 	}
-	if (c->dwarf && sample_stack(&p, asked_size(c), &st)) {
+	if (c->dwarf && sample_stack(&p, c->asked, &st)) {
 		/* the user part unwound from the copied stack replaces whatever was there */
 		unsigned int got = 0, room;
 		enum sym_unwind_end end;

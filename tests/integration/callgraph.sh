@@ -271,3 +271,23 @@ check "--stats, fp: one line saying so" \
 check "--stats, dwarf deep: truncated counted" jtrue deepstats.json "j['chains']['truncated'] * 10 >= j['samples'] * 9"
 "$EBS" report -i flat.data --stats --json >flatstats.json
 check "--stats without chains: no chains member" jtrue flatstats.json "'chains' not in j"
+
+# ---- through shared libraries: one linked (libebshot.so), one dlopen()ed (libebsdl.so) --
+for mode in fp dwarf; do
+	"$EBS" record -q --call-graph $mode -e cpu-clock -F 2000 -o sh-$mode.data "$WORKLOADS/shlib" 0.5
+	for f in shlib_hot dl_hot; do
+		"$EBS" report -i sh-$mode.data --callers $f --json >sh-$mode-$f.json
+		check "$mode: $f (in a shared library, a leaf) is called from main in >= 99%" \
+			jtrue sh-$mode-$f.json "[c['percent'] for c in j['callers'] if c['function'] == 'main'][0] >= 99"
+	done
+done
+
+# ---- folded stacks: as many samples as the report --------------------------------------
+for f in fp dw flat deep; do
+	"$EBS" export -i $f.data --format folded >$f.folded
+	check "export --format folded of $f.data: the counts add up to the report's samples" \
+		[ "$(awk '{n += $NF} END {print n + 0}' $f.folded)" = "$(json <("$EBS" report -i $f.data --json) "j['samples']")" ]
+done
+check "folded: root first (__libc_start_call_main;main;tree_a;tree_left;tree_leaf)" \
+	grep -q '^__libc_start_call_main;main;tree_a;tree_left;tree_leaf [0-9]*$' fp.folded
+check "folded: a cut chain starts at [truncated]" grep -q '^\[truncated\];recurse;' deep.folded

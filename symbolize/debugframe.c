@@ -139,7 +139,7 @@ int debug_frame__synth(const char *path, u64 base, struct cfi_table *t)
 		Dwarf_Signed data_align;
 		Dwarf_Half ra, offset_size;
 		Dwarf_Small version;
-		Dwarf_Ptr insns;
+		Ebs_Dwarf_Bytes insns;
 		char *aug;
 		size_t start = eh.len;
 
@@ -169,7 +169,7 @@ int debug_frame__synth(const char *path, u64 base, struct cfi_table *t)
 	for (i = 0; i < nfdes; i++) {
 		Dwarf_Addr lo;
 		Dwarf_Unsigned flen, blen, ilen;
-		Dwarf_Ptr bytes, insns;
+		Ebs_Dwarf_Bytes bytes, insns;
 		Dwarf_Off coff, foff;
 		Dwarf_Signed cidx;
 		size_t start = eh.len;

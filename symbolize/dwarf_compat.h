@@ -12,8 +12,12 @@
  *   dwarf_finish(dbg)             old: a Dwarf_Error * too (ebs never read it)
  *   dwarf_dealloc_ranges          old: dwarf_ranges_dealloc
  *   dwarf_dealloc_fde_cie_list    old: dwarf_fde_cie_list_dealloc
+ *   Ebs_Dwarf_Bytes               the byte pointers of dwarf_get_cie_info_b,
+ *                                 dwarf_get_fde_range and
+ *                                 dwarf_get_fde_instr_bytes: Dwarf_Small *,
+ *                                 old: Dwarf_Ptr
  *
- * Everything else dwarf.c calls is the same in both, and so is what
+ * Everything else symbolize/ calls is the same in both, and so is what
  * each frees.  Which API is chosen at build time from the header: the old
  * one defines DW_DLC_READ, which 0.1.0 removed with the access argument
  * it was for.  Where the two differ in behaviour rather than in
@@ -52,6 +56,9 @@ static inline int ebs_dwarf_finish(Dwarf_Debug dbg)
 #define dwarf_finish(dbg)	   ebs_dwarf_finish(dbg)
 #define dwarf_dealloc_ranges	   dwarf_ranges_dealloc
 #define dwarf_dealloc_fde_cie_list dwarf_fde_cie_list_dealloc
+typedef Dwarf_Ptr Ebs_Dwarf_Bytes;
+#else
+typedef Dwarf_Small *Ebs_Dwarf_Bytes;
 #endif
 
 #endif

@@ -72,7 +72,8 @@ check ":k: only kernel samples" [ "$(json k.json "all(r['dso'] == '[kernel]' for
 # link-time address a symbol of the recorded image covers is named by that
 # symbol (as readelf lists the image's symbols; aliases and extents by the
 # rules of docs/symbolize.md, section 3), the others are rows "[unknown]
-# [vdso]+0xADDRESS"; a kernel sample is named by /proc/kallsyms (section 7).
+# [vdso]+0xSTART", START the start of the FDE that covers them (else the
+# address itself); a kernel sample is named by /proc/kallsyms (section 7).
 # The expected rows and counts are computed here from the raw samples of
 # --dump and must equal the report's: a sample misnamed, dropped or
 # counted twice shows as a difference.
@@ -130,6 +131,15 @@ for i, (v, sz, b, n) in enumerate(syms):
     best[v] = (old[0], old[1], max(old[2], sz))
 starts = sorted(best)
 
+# code no symbol covers is one row per function as its CFI bounds it: the
+# start of the FDE (.eh_frame first, as readelf lists it) that covers it
+fdes = [(int(m[1], 16), int(m[2], 16)) for m in
+        re.finditer(r' FDE .*pc=([0-9a-f]+)\.\.([0-9a-f]+)', readelf('--debug-dump=frames'))]
+
+def unknown(a):
+    lo = next((lo for lo, hi in fdes if lo <= a < hi), a)
+    return '[unknown] [vdso]+0x%x' % lo
+
 def name_of(a):	# the last symbol starting at or below a that covers it
     hit = None
     for k, v in enumerate(starts):
@@ -161,7 +171,7 @@ for line in lines:
         if start <= ip < start + length:
             o = ip - start + pgoff	# the file offset, then the link-time address
             a = next((o - po + va for po, va, fs in loads if po <= o < po + fs), o)
-            want[name_of(a) or '[unknown] [vdso]+0x%x' % a] += 1
+            want[name_of(a) or unknown(a)] += 1
 got = collections.Counter()
 for r in json.load(open(sys.argv[3]))['rows']:
     if r['dso'] == '[vdso]':

@@ -76,13 +76,28 @@ verdict() {
 	return 0
 }
 
-# sweep NAME CMD...: CMD's stdout without failures is the reference
+# sweep NAME CMD...: CMD's stdout without failures is the reference.  The
+# points are drawn here (RANDOM stays the seed's); the runs go on in the
+# background, in a directory of their own, and print into NAME's .out,
+# which sweeps_done shows in order: the two cores sweep two at a time.
+sweeps=()
 sweep() {
-	local name=$1 total n crash=0 silent=0 changed=0 same=0 warned=0 stopped=0
+	local name=$1 dir total pts
 	shift
-	"$@" >want.txt 2>/dev/null
-	total=$(count "$@")
-	for n in $(points "$total"); do
+	dir=sweep${#sweeps[@]}
+	mkdir -p "$dir"
+	sweeps+=("$dir")
+	(cd "$dir" && "$@" >want.txt 2>/dev/null)
+	total=$(cd "$dir" && count "$@")
+	pts=$(points "$total")
+	(cd "$dir" || exit; sweep_runs "$name" "$total" "$pts" "$@" >out 2>&1) &
+}
+
+# sweep_runs NAME TOTAL POINTS CMD...: the runs of one sweep
+sweep_runs() {
+	local name=$1 total=$2 pts=$3 n crash=0 silent=0 changed=0 same=0 warned=0 stopped=0
+	shift 3
+	for n in $pts; do
 		EBS_FAIL_SPARE=libdwarf EBS_FAIL_AT=$n LD_PRELOAD=$SO "$@" >got.txt 2>got.err
 		verdict "$name" "$n" $? || continue
 		if cmp -s got.txt want.txt; then
@@ -100,9 +115,20 @@ sweep() {
 		[ $((crash + silent + changed)) -eq 0 ]
 }
 
-sweep "report" "$EBS" report -i ref.data
-sweep "report --sort line" "$EBS" report --sort line -i ref.data
-sweep "annotate" "$EBS" annotate -i ref.data hash_buffer
+# sweeps_done: wait for the sweeps, print what each said (a sweep that
+# printed no verdict is a failure)
+sweeps_done() {
+	local d
+	wait
+	for d in "${sweeps[@]}"; do
+		cat "$d/out"
+		grep -q '^\(PASS\|FAIL\): ' "$d/out" || fail "$d" "the sweep ended without a verdict"
+	done
+}
+
+sweep "report" "$EBS" report -i "$PWD/ref.data"
+sweep "report --sort line" "$EBS" report --sort line -i "$PWD/ref.data"
+sweep "annotate" "$EBS" annotate -i "$PWD/ref.data" hash_buffer
 
 # record: the file under the final name is the old one, or a new one that
 # reads back; no temp file either way
@@ -135,3 +161,4 @@ echo "oom: record: $total allocations; $((ok + stopped + crash + silent + unread
 	"$clobbered old files changed, $unreadable unreadable, $left temp files left"
 check "record: no crash, no silent exit, old file kept, no temp left over $total allocations" \
 	[ $((crash + silent + clobbered + unreadable + left)) -eq 0 ]
+sweeps_done

@@ -87,8 +87,12 @@ check "calibrate: >= 32 samples (40 - 20%) in sqlite3VdbeExec, or the miss said"
 # function's inclusive share agrees within 5 standard deviations of the
 # difference of two binomial shares, sqrt(2 p (1-p) / n), plus 0.02 for
 # what the two tools name differently (perf folds a few inlined frames
-# otherwise).  Structure is checked exactly: chains reach main, and
-# sqlite3VdbeExec is called through sqlite3_step.
+# otherwise).  Where a tool's unwinding stops short of main (perf's put
+# sqlite3VdbeExec in 84% of one CI machine's chains, 95-97% here), a chain it
+# lost can only lower the shares it reports, by at most the share of its
+# chains that miss main: so ebs - perf must lie in [-m_ebs, m_perf], both
+# widened by the noise.  Structure is checked exactly: chains reach main,
+# and sqlite3VdbeExec is called through sqlite3_step.
 if command -v perf >/dev/null; then
 	perf record -q --call-graph dwarf -e cpu-clock -F 2000 -o perfg.data "$SQLWORK" 200000 \
 		>/dev/null 2>perfg.err &
@@ -120,15 +124,20 @@ for line in open(sys.argv[2]):
     m = re.match(r'\s+([0-9.]+)%\s+([0-9.]+)%\s+(?:\S+\s+)?\S+\s+\[\.\]\s+(\S+)', line)
     if m and m.group(3) not in perf:
         perf[m.group(3)] = float(m.group(1)) / 100
+# the share of each tool's samples whose chain never reached main
+m_ebs = 1 - ebs.get('main', 0)
+m_perf = 1 - perf.get('main', 0)
+print('sqlite: dwarf: chains not reaching main: ebs %.3f, perf %.3f' % (m_ebs, m_perf))
 both = sorted((f for f in perf if f in ebs and perf[f] >= 0.10), key=lambda f: -perf[f])
 bad = 0
 for f in both:
     p = (ebs[f] + perf[f]) / 2
     tol = 5 * math.sqrt(2 * p * (1 - p) / n) + 0.02
-    ok = abs(ebs[f] - perf[f]) <= tol
+    d = ebs[f] - perf[f]
+    ok = -m_ebs - tol <= d <= m_perf + tol
     bad += not ok
-    print('%s: sqlite: dwarf, inclusive share of %s: ebs %.3f, perf %.3f (within %.3f)' %
-          ('PASS' if ok else 'FAIL', f, ebs[f], perf[f], tol))
+    print('%s: sqlite: dwarf, inclusive share of %s: ebs %.3f, perf %.3f (ebs - perf within [%.3f, %.3f])' %
+          ('PASS' if ok else 'FAIL', f, ebs[f], perf[f], -m_ebs - tol, m_perf + tol))
 if len(both) < 5:
     print('FAIL: sqlite: dwarf: only %d functions above 10%% in both (%s)' % (len(both), ', '.join(both)))
 PY

@@ -208,14 +208,22 @@ static int push_resolved(struct chainer *c, const struct sym_result *res,
 	return push(c, fn, dso, &w, false);
 }
 
-/* Resolve addrs[0..n) (the first the sampled address, the rest return addresses). */
-static int resolve_all(struct chainer *c, const struct resolved *r, unsigned int n)
+/*
+ * Resolve addrs[0..n): the first the sampled address, the rest return
+ * addresses, resolved one byte back (into the call) but for user_at.  A
+ * sample in the kernel has the user part of its chain start at user_at
+ * with the address user space was interrupted at (a fault, an interrupt,
+ * a system call): an instruction of its own, maybe a function's first,
+ * whose byte before is another function's.
+ */
+static int resolve_all(struct chainer *c, const struct resolved *r, unsigned int n,
+		       unsigned int user_at)
 {
 	unsigned int i;
 	int e;
 
 	for (i = 0; i < n; i++) {
-		u64 addr = c->addrs[i], look = i ? addr - 1 : addr;
+		u64 addr = c->addrs[i], look = i && i != user_at ? addr - 1 : addr;
 		const struct machine_map *map = NULL;
 		struct sym_result res;
 
@@ -270,7 +278,7 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 	if (!p.callchain && !p.regs) {
 		c->addrs[0] = s->ip;
 		c->kernel[0] = in_kernel;
-		e = resolve_all(c, r, 1);
+		e = resolve_all(c, r, 1, 0);
 		goto out;
 	}
 	c->st.samples++;
@@ -284,6 +292,8 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 				user_at = na;
 			continue;
 		}
+		if (!a) /* the end of a frame-pointer chain, not a frame (as perf drops it) */
+			continue;
 		if (!in_kernel)
 			nuser++;
 		c->addrs[na] = a;
@@ -342,7 +352,7 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 		c->addrs[na] = s->ip;
 		c->kernel[na++] = (s->hdr.misc & EBS_CPUMODE_MASK) == EBS_CPUMODE_KERNEL;
 	}
-	e = resolve_all(c, r, na);
+	e = resolve_all(c, r, na, user_at);
 	if (!e && (*flags & CHAIN_TRUNCATED)) {
 		/* the outermost frame of a cut chain says so: its callers are unknown */
 		struct where w = {.addr = 0};

@@ -68,7 +68,7 @@ void table_print_json(const struct report *r, int ev, struct row **rows, size_t 
 		snprintf(sort + strlen(sort), sizeof(sort) - strlen(sort), "%s%s", i ? "," : "",
 			 report_columns[r->o->nr_keys ? r->o->keys[i] : KEY_FUNC].name);
 	ebs_json__key_str(&j, "sort", sort);
-	if (r->chains) {
+	if (r->o->children) {
 		const char *mode = ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH);
 
 		if (mode)
@@ -95,7 +95,7 @@ void table_print_json(const struct report *r, int ev, struct row **rows, size_t 
 			if (r->col[i])
 				report_columns[i].json(r, rows[k], ev, &j);
 		ebs_json__key_u64(&j, "samples", sh.count);
-		if (r->chains) {
+		if (r->o->children) {
 			ebs_json__key_u64(&j, "self", row_self(rows[k], ev));
 			ebs_json__key_u64(&j, "children", sh.count);
 		}

@@ -85,14 +85,18 @@ static void print_header(const struct report *r, const struct facts *fa, FILE *f
 		(unsigned long long)fa->throttled);
 	if (fa->only[0])
 		fprintf(f, "# only: %s\n", fa->only);
-	if (r->chains) {
+	if (r->o->children) { /* --stats alone builds chains for its counts, not this table */
 		const char *mode = ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH);
 		const struct chain_stats *cs = chainer__stats(r->chains);
 
-		if (!mode)
+		if (!mode && r->o->view.no_inline)
 			fprintf(f,
 				"# call graph: none recorded (ebs record -g): each sample counts "
 				"for its own function only\n");
+		else if (!mode)
+			fprintf(f,
+				"# call graph: none recorded (ebs record -g): each sample counts "
+				"in its own function and in those it is inlined into\n");
 		else
 			fprintf(f,
 				"# call graph: %s; samples counts each sample once in every function "
@@ -210,7 +214,7 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 	for (i = 0; i < nc; i++) /* a source line keeps its file name and line */
 		min_w[i] = report_columns[cols[i]].file_name ? line_min : 12;
 	memcpy(natural, w, sizeof(w));
-	fixed = (r->chains ? 9 : 0) + (shows(r, FIELD_SAMPLES, false) ? 10 : 0) +
+	fixed = (r->o->children ? 9 : 0) + (shows(r, FIELD_SAMPLES, false) ? 10 : 0) +
 		(shows(r, FIELD_PERCENT, false) ? 9 : 0) + (shows(r, FIELD_CI, false) ? 16 : 0);
 	if (!fit(w, cols, min_w, nc, fixed, r->width) && shows(r, FIELD_CI, false) &&
 	    !r->o->fields) {
@@ -231,7 +235,7 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, " %8s", "percent");
 	if (shows(r, FIELD_CI, ci_dropped) && hn < sizeof(head))
 		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, "  %-14s", "95% interval");
-	if (r->chains && hn < sizeof(head))
+	if (r->o->children && hn < sizeof(head))
 		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, " %8s", "self");
 	for (i = 0; i < nc && hn < sizeof(head); i++)
 		hn += (size_t)snprintf(head + hn, sizeof(head) - hn, "  %-*s",
@@ -250,7 +254,7 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 				sh.percent, present_color_end(r->color));
 		if (shows(r, FIELD_CI, ci_dropped))
 			fprintf(f, "  [%5.1f, %5.1f]", sh.lo, sh.hi);
-		if (r->chains)
+		if (r->o->children)
 			fprintf(f, " %7.2f%%", present_percent(row_self(rows[k], ev), fa.samples));
 		for (i = 0; i < nc; i++) {
 			table_cell_text(r, rows[k], cols[i], buf, sizeof(buf));

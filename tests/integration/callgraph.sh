@@ -105,7 +105,8 @@ echo "# fp chains of calltree-nofp reach main in $c of $n samples (it has no fra
 # ---- a recording without chains --------------------------------------------------------
 record flat.data -e cpu-clock -F 1000 "$WORKLOADS/calltree" 0.2
 "$EBS" report -i flat.data --children --no-pager >flat.txt
-check "no chains: the header says so" grep -q '^# call graph: none recorded' flat.txt
+check "no chains: the header says so, and that inlined code counts in its caller too" \
+	grep -q '^# call graph: none recorded (ebs record -g): each sample counts in its own function and in those it is inlined into' flat.txt
 # each sample counts for its own function, and (inline frames) for those its code was inlined into
 "$EBS" report -i flat.data --children --json --no-inline >flat.json
 check "no chains, --no-inline: children == self in every row" jtrue flat.json "all(r['children'] == r['self'] for r in j['rows'])"
@@ -229,6 +230,20 @@ def bad(ns, seen_main):
     return any((x['function'] == 'deep_leaf' and seen_main) or bad(x['children'], seen_main or x['function'] == 'main') for x in ns)
 sys.exit(1 if bad(j['tree'], False) else 0)" deeptree.json
 check "dwarf, deep: the header counts them" grep -qE '^# chains: [0-9]+ of [0-9]+ cut short by the stack copy' deep.txt
+# A sample in the kernel (here: a page fault at fault_first's first
+# instruction) starts its user chain at the interrupted address, not a
+# return address: before_fault, the function whose last byte precedes
+# it, is never run and must never be named.
+for m in fp dwarf; do
+	"$EBS" record -q --call-graph $m -e cpu-clock -F 2000 -o fault-$m.data "$WORKLOADS/unwind" fault 0.4
+	"$EBS" report -i fault-$m.data --children --json >fault-$m.json
+	read -r c s n < <(inclusive fault_first fault-$m.json)
+	check "$m, a fault at a function's first byte: fault_first on the stack in >= 50% ($c of $n), before_fault nowhere" \
+		jtrue fault-$m.json "$c * 2 >= $n and not [r for r in j['rows'] if r['function'] == 'before_fault']"
+	"$EBS" report -i fault-$m.data --callers fault_first --json >fault-callers-$m.json
+	check "$m, fault: fault_first's caller is fault_loop in >= 99%" \
+		jtrue fault-callers-$m.json "[c['percent'] for c in j['callers'] if c['function'] == 'fault_loop'][0] >= 99"
+done
 "$EBS" record -q --call-graph dwarf -e cpu-clock -F 2000 -o strip.data "$WORKLOADS/calltree-stripped" 1
 "$EBS" report -i strip.data --tree --json --min-percent 0 >strip.json
 keep strip.json
@@ -267,6 +282,12 @@ check "--stats, fp: leaf callers put back in most samples" \
 "$EBS" report -i fp.data --stats --no-pager >fpstats.txt
 check "--stats, fp: one line saying so" \
 	grep -qE '^# call chains \(fp,512\): [0-9]+ samples with one, [0-9.]+ frames each on average; a frameless leaf.s caller put back from its CFI in [0-9]+' fpstats.txt
+# --stats counts how the chains came out; the table stays the flat one
+"$EBS" report -i fp.data --json >fpflat.json
+check "--stats without --children: the flat table, no self or children in the rows" \
+	jtrue fpstats.json "all('self' not in r and 'children' not in r for r in j['rows']) and 'call_graph' not in j and [(r['function'], r['samples']) for r in j['rows']] == [(r['function'], r['samples']) for r in json.load(open('fpflat.json'))['rows']]"
+check "--stats without --children, text: no self column, no call-graph line" \
+	bash -c "grep -qE '^#  samples  percent  95% interval    function' fpstats.txt && ! grep -q '^# call graph:' fpstats.txt"
 "$EBS" report -i deep.data --stats --json >deepstats.json
 check "--stats, dwarf deep: truncated counted" jtrue deepstats.json "j['chains']['truncated'] * 10 >= j['samples'] * 9"
 "$EBS" report -i flat.data --stats --json >flatstats.json

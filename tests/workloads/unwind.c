@@ -13,10 +13,17 @@
  *   unwind deep [SECONDS]    deep_leaf() at the bottom of DEEP_FRAMES calls
  *                            of recurse(), each with a 256-byte frame: more
  *                            stack (about 300 KiB) than any copy holds
+ *   unwind fault [SECONDS]   fault_first()'s first instruction writes to a
+ *                            fresh page: the time is the kernel's, handling
+ *                            the fault, with the user IP at fault_first's
+ *                            first byte.  The function just before it,
+ *                            before_fault(), is never run: a chain naming it
+ *                            took that IP for a return address
  *
  * Built without frame pointers: only CFI unwinds it.
  */
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 
 #include "workload.h"
@@ -74,6 +81,36 @@ WL_NOINLINE void spin_main(double seconds)
 	setitimer(ITIMER_PROF, &it, NULL);
 }
 
+/* before_fault ends where fault_first starts: no padding between them */
+void before_fault(void);
+void fault_first(volatile char *p);
+__asm__(".text\n"
+	".globl before_fault\n.type before_fault, @function\n"
+	"before_fault:\n.cfi_startproc\nret\n.cfi_endproc\n.size before_fault, .-before_fault\n"
+	".globl fault_first\n.type fault_first, @function\n"
+	"fault_first:\n.cfi_startproc\nmovb $1, (%rdi)\nret\n.cfi_endproc\n"
+	".size fault_first, .-fault_first\n");
+
+WL_NOINLINE void fault_loop(double seconds)
+{
+	double end = wl_thread_cpu() + seconds;
+	size_t len = 16u << 20;
+
+	do {
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			       0);
+
+		if (p == MAP_FAILED) {
+			fprintf(stderr, "unwind: mmap %zu bytes: %s\n", len, strerror(errno));
+			exit(1);
+		}
+		madvise(p, len, MADV_NOHUGEPAGE); /* one fault per 4 KiB page */
+		for (size_t off = 0; off < len; off += 4096)
+			fault_first(p + off);
+		munmap(p, len);
+	} while (wl_thread_cpu() < end);
+}
+
 WL_NOINLINE void deep_leaf(double end)
 {
 	do
@@ -104,8 +141,10 @@ int main(int argc, char **argv)
 		spin_main(seconds);
 	else if (!strcmp(mode, "deep"))
 		recurse(DEEP_FRAMES, wl_thread_cpu() + seconds);
+	else if (!strcmp(mode, "fault"))
+		fault_loop(seconds);
 	else {
-		fprintf(stderr, "usage: %s qsort|signal|deep [SECONDS]\n", argv[0]);
+		fprintf(stderr, "usage: %s qsort|signal|deep|fault [SECONDS]\n", argv[0]);
 		return 2;
 	}
 	return 0;

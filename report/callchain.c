@@ -23,6 +23,7 @@
 #include "util/json.h"
 
 #define MAX_ADDRS 1024 /* addresses per chain, the kernel's and the unwound */
+#define CFI_CHECK 4    /* fp: the frames of a chain checked against the CFI */
 
 struct chainer {
 	struct rsession *rs;
@@ -32,6 +33,7 @@ struct chainer {
 	struct cframe *frames;
 	size_t cap;
 	unsigned int n;
+	bool unmapped; /* this chain holds a user address in no mapping */
 	u64 addrs[MAX_ADDRS];
 	bool kernel[MAX_ADDRS];
 	struct chain_stats st;
@@ -101,7 +103,19 @@ void chain_stats__print_json(const struct chain_stats *st, const char *mode, str
 	ebs_json__key_u64(j, "unwound", st->unwound);
 	ebs_json__key_u64(j, "truncated", st->truncated);
 	ebs_json__key_u64(j, "no_cfi", st->broken);
+	ebs_json__key_u64(j, "suspect", st->fp_suspect);
 	ebs_json__obj_end(j);
+}
+
+void chain_stats__print_hint(const struct chain_stats *st, const char *mode, FILE *f)
+{
+	if (!mode || strncmp(mode, "fp", 2) || !st->fp_suspect || st->fp_suspect * 10 < st->samples)
+		return;
+	fprintf(f,
+		"# chains: %llu of %llu disagree with the CFI or leave the mappings: frame "
+		"pointers followed through code built without them; --call-graph dwarf unwinds "
+		"such code\n",
+		(unsigned long long)st->fp_suspect, (unsigned long long)st->samples);
 }
 
 static const struct sym_map *map_of(void *ctx, u64 addr)
@@ -236,6 +250,7 @@ static int resolve_all(struct chainer *c, const struct resolved *r, unsigned int
 				symbolizer__lookup_kernel(c->rs->sym, look, &res);
 			} else {
 				map = machine__find_map(c->rs->m, r->s->pid, look, r->s->time);
+				c->unmapped |= !map;
 				if (map && symbolizer__lookup(c->rs->sym, &map->sym, look, &res) ==
 						   -ENOMEM)
 					return -ENOMEM;
@@ -267,12 +282,14 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 	const struct ebs_rec_sample *s = r->s;
 	struct ebs_sample_parts p;
 	unsigned int na = 0, i, user_at = 0, nuser = 0;
+	bool suspect = false;
 	bool in_kernel = (s->hdr.misc & EBS_CPUMODE_MASK) == EBS_CPUMODE_KERNEL;
 	struct sym_stack st;
 	int e;
 
 	c->n = 0;
 	c->s = s;
+	c->unmapped = false;
 	*flags = 0;
 	ebs_sample__parts(s, &p);
 	if (!p.callchain && !p.regs) {
@@ -324,14 +341,18 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 			c->st.broken++;
 		}
 	} else if (c->fp && nuser && sample_stack(&p, 0, &st)) {
-		/* was the caller of a frameless leaf skipped? */
-		u64 two[2];
-		unsigned int got = 0;
+		/*
+		 * Was the caller of a frameless leaf skipped?  And do the next
+		 * frames, as far as the stack copy holds them, agree with the CFI?
+		 */
+		u64 two[CFI_CHECK];
+		unsigned int got = 0, k;
 		enum sym_unwind_end end;
 
-		if (symbolizer__unwind(c->rs->sym, &st, map_of, c, two, 2, &got, &end) == -ENOMEM)
+		if (symbolizer__unwind(c->rs->sym, &st, map_of, c, two, CFI_CHECK, &got, &end) ==
+		    -ENOMEM)
 			return -ENOMEM;
-		if (got == 2 && two[0] == c->addrs[user_at]) {
+		if (got >= 2 && two[0] == c->addrs[user_at]) {
 			c->st.fp_checked++;
 			if ((nuser == 1 || c->addrs[user_at + 1] != two[1]) && na < MAX_ADDRS) {
 				memmove(c->addrs + user_at + 2, c->addrs + user_at + 1,
@@ -344,6 +365,8 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 				*flags |= CHAIN_RECOVERED;
 				c->st.fp_recovered++;
 			}
+			for (k = 2; k < got && !suspect; k++)
+				suspect = user_at + k >= na || c->addrs[user_at + k] != two[k];
 		} else if (end == SYM_UNWIND_NO_CFI) {
 			c->st.fp_no_cfi++;
 		}
@@ -353,6 +376,8 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 		c->kernel[na++] = (s->hdr.misc & EBS_CPUMODE_MASK) == EBS_CPUMODE_KERNEL;
 	}
 	e = resolve_all(c, r, na, user_at);
+	if (c->fp && (c->unmapped || suspect))
+		c->st.fp_suspect++;
 	if (!e && (*flags & CHAIN_TRUNCATED)) {
 		/* the outermost frame of a cut chain says so: its callers are unknown */
 		struct where w = {.addr = 0};

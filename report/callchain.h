@@ -43,7 +43,9 @@ struct chain_stats {
 	u64 unwound;   /* dwarf samples unwound */
 	u64 truncated;
 	u64 broken;
-	u64 frames; /* frames in all chains, inline ones included */
+	u64 frames;	/* frames in all chains, inline ones included */
+	u64 fp_suspect; /* fp samples whose user chain holds an address in no mapping, or
+			 * disagrees with the CFI in the frames the stack copy covers */
 };
 
 struct chainer;
@@ -72,5 +74,13 @@ const struct chain_stats *chainer__stats(const struct chainer *c);
 void chain_stats__print_text(const struct chain_stats *st, const char *mode, FILE *f);
 struct ebs_json;
 void chain_stats__print_json(const struct chain_stats *st, const char *mode, struct ebs_json *j);
+
+/*
+ * One '#' line when frame-pointer chains look like they went through code
+ * built without frame pointers (a tenth or more are suspect: an address in
+ * no mapping, or callers other than the CFI's), saying what to use
+ * instead; nothing otherwise.
+ */
+void chain_stats__print_hint(const struct chain_stats *st, const char *mode, FILE *f);
 
 #endif /* EBS_REPORT_CALLCHAIN_H */

@@ -96,9 +96,10 @@ static struct node **sorted(struct node *kids, size_t *n)
 static void header(const struct stacks *s, FILE *f)
 {
 	fprintf(f, "# event: %s\n# samples: %llu\n", s->event, (unsigned long long)s->samples);
-	if (s->call_graph)
+	if (s->call_graph) {
 		fprintf(f, "# call graph: %s\n", s->call_graph);
-	else
+		chain_stats__print_hint(chainer__stats(s->chains), s->call_graph, f);
+	} else
 		fprintf(f,
 			"# call graph: none recorded (ebs record -g): each sample's own function "
 			"and those its code was inlined into\n");

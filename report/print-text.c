@@ -114,6 +114,7 @@ static void print_header(const struct report *r, const struct facts *fa, FILE *f
 				"in %llu of %llu\n",
 				(unsigned long long)cs->fp_recovered,
 				(unsigned long long)cs->samples);
+		chain_stats__print_hint(cs, mode, f);
 	}
 }
 

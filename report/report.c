@@ -345,10 +345,15 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	memset(&r, 0, sizeof(r));
 	r.o = opts;
 	table_plan(&r);
-	if (opts->children && (!r.col[KEY_FUNC] || r.col[KEY_LINE]))
+	if (opts->children && r.col[KEY_LINE])
 		return ebs_error__set(err, EINVAL,
 				      "--children counts functions: it goes with --sort func (and "
 				      "dso, pid, tid, comm, event), not with line");
+	if (opts->children && !r.col[KEY_FUNC])
+		return ebs_error__set(
+			err, EINVAL,
+			"--children counts functions: its --sort must hold func (e.g. "
+			"--sort dso,func)");
 	e = table_check_fields(&r, err);
 	if (e)
 		return e;
@@ -398,10 +403,15 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	}
 	if (opts->stats && !opts->json)
 		dso_stats__print_text(r.stats, opts->view.out);
-	if (opts->stats && !opts->json && r.chains && ebs_data__meta(r.rs.d, EBS_META_CALL_GRAPH))
+	if (opts->stats && !opts->json && r.chains && ebs_data__meta(r.rs.d, EBS_META_CALL_GRAPH)) {
 		chain_stats__print_text(chainer__stats(r.chains),
 					ebs_data__meta(r.rs.d, EBS_META_CALL_GRAPH),
 					opts->view.out);
+		if (!opts->children) /* else the header said it */
+			chain_stats__print_hint(chainer__stats(r.chains),
+						ebs_data__meta(r.rs.d, EBS_META_CALL_GRAPH),
+						opts->view.out);
+	}
 	fflush(opts->view.out);
 out:
 	HASH_ITER(hh, r.rows, row, tmp) {

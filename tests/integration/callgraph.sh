@@ -101,6 +101,12 @@ check "dwarf: unwound out to _start, through libc ($c of $n)" [ $((c * 100)) -ge
 "$EBS" report -i nofp.data --children --json >nofp.json
 read -r c s n < <(inclusive main nofp.json)
 echo "# fp chains of calltree-nofp reach main in $c of $n samples (it has no frame pointers)"
+"$EBS" report -i nofp.data --children --no-pager >nofp.txt
+"$EBS" report -i fp.data --tree --no-pager >fptree.txt
+check "fp chains through code without frame pointers: the header says so and names --call-graph dwarf" \
+	grep -qE '^# chains: [0-9]+ of [0-9]+ disagree with the CFI or leave the mappings: .*--call-graph dwarf' nofp.txt
+check "fp chains of code with frame pointers: no such hint (report, --tree)" \
+	bash -c "! grep -q 'disagree with the CFI' fp.txt fptree.txt"
 
 # ---- a recording without chains --------------------------------------------------------
 record flat.data -e cpu-clock -F 1000 "$WORKLOADS/calltree" 0.2

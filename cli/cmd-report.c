@@ -157,6 +157,12 @@ int cmd_report(int argc, char **argv)
 				"each other\n");
 		goto out;
 	}
+	if ((o.tree || o.callers || o.callees) && o.nr_keys) {
+		fprintf(stderr,
+			"ebs report: --sort orders the table; --tree, --callers and --callees "
+			"order by samples (--top and --min-percent cut them short)\n");
+		goto out;
+	}
 	if ((o.callers && !*o.callers) || (o.callees && !*o.callees)) {
 		fprintf(stderr, "ebs report: --callers and --callees want a function name\n");
 		goto out;

@@ -105,41 +105,102 @@ static void header(const struct stacks *s, FILE *f)
 			"and those its code was inlined into\n");
 }
 
-/* "name  dso", with the marks of kernel and inlined frames. */
-static void name_of(const struct node *n, FILE *f)
+/* What a node is, for JSON: a function, or one of the pseudo-frames. */
+static const char *kind_of(const struct node *n)
 {
-	fprintf(f, "%s%s  %s", n->name, n->inlined ? " (inlined)" : "", n->dso);
+	if (!strcmp(n->id, "(self)"))
+		return "self";
+	if (!strcmp(n->id, "(none)"))
+		return "no_caller";
+	if (!strcmp(n->name, "[truncated]"))
+		return "truncated";
+	if (!strncmp(n->name, "[unknown]", 9))
+		return "unknown";
+	return n->kernel ? "kernel" : "function";
+}
+
+/* Is the node of rank k (most samples first among its shown siblings) shown? */
+static bool shown(const struct report_opts *o, const struct node *n, u64 total, size_t k)
+{
+	return present_percent(n->total, total) >= o->view.min_percent &&
+	       (!o->view.top || k < o->view.top);
+}
+
+/* A --tree row's function column: indent, depth when deeper, name, mark. */
+static int tree_label(const struct node *n, unsigned int depth, char *buf, size_t len)
+{
+	unsigned int ind = 2 * (depth < MAX_INDENT ? depth : MAX_INDENT);
+	char at[16] = "";
+
+	if (depth >= MAX_INDENT) /* deeper than a screen: say how deep */
+		snprintf(at, sizeof(at), "[%u] ", depth);
+	return snprintf(buf, len, "%*s%s%s%s", (int)ind, "", at, n->name,
+			n->inlined ? " (inlined)" : "");
+}
+
+/* The widest function column of the rows --tree shows; -ENOMEM. */
+static int tree_width(const struct report_opts *o, const struct node *n, u64 total,
+		      unsigned int depth, int *w)
+{
+	struct node **v;
+	size_t k, nk, rank = 0;
+	char buf[1024];
+	int e = 0;
+
+	v = sorted(n->kids, &nk);
+	if (!v)
+		return -ENOMEM;
+	for (k = 0; k < nk && !e; k++) {
+		int len;
+
+		if (!shown(o, v[k], total, rank))
+			continue;
+		rank++;
+		len = tree_label(v[k], depth, buf, sizeof(buf));
+		if (len > *w)
+			*w = len < (int)sizeof(buf) ? len : (int)sizeof(buf) - 1;
+		e = tree_width(o, v[k], total, depth + 1, w);
+	}
+	free(v);
+	return e;
+}
+
+/* The name column padded to w, then the DSO; no trailing blanks. */
+static void name_dso(const char *name, const char *dso, int w, FILE *f)
+{
+	if (*dso)
+		fprintf(f, "%-*s  %s\n", w, name, dso);
+	else
+		fprintf(f, "%s\n", name);
 }
 
 static int print_tree(const struct report_opts *o, const struct node *n, u64 total,
-		      unsigned int depth, FILE *f)
+		      unsigned int depth, int w, FILE *f)
 {
 	struct node **v;
-	size_t k, nk, hidden = 0;
+	size_t k, nk, hidden = 0, rank = 0;
+	char buf[1024];
 
 	v = sorted(n->kids, &nk);
 	if (!v)
 		return -ENOMEM;
 	for (k = 0; k < nk; k++) {
-		double pct = present_percent(v[k]->total, total);
-
-		if (pct < o->view.min_percent) {
+		if (!shown(o, v[k], total, rank)) {
 			hidden++;
 			continue;
 		}
-		fprintf(f, "%7.2f%% %7.2f%%  %*s", pct, present_percent(v[k]->self, total),
-			(int)(2 * (depth < MAX_INDENT ? depth : MAX_INDENT)), "");
-		if (depth >= MAX_INDENT) /* deeper than a screen: say how deep */
-			fprintf(f, "[%u] ", depth);
-		name_of(v[k], f);
-		fputc('\n', f);
-		if (print_tree(o, v[k], total, depth + 1, f)) {
+		rank++;
+		fprintf(f, "%7.2f%% %7.2f%%  ", present_percent(v[k]->total, total),
+			present_percent(v[k]->self, total));
+		tree_label(v[k], depth, buf, sizeof(buf));
+		name_dso(buf, v[k]->dso, w, f);
+		if (print_tree(o, v[k], total, depth + 1, w, f)) {
 			free(v);
 			return -ENOMEM;
 		}
 	}
 	if (hidden && depth == 0)
-		fprintf(f, "  (%zu more below %.2f%%)\n", hidden, o->view.min_percent);
+		fprintf(f, "  (%zu more outermost functions left out)\n", hidden);
 	free(v);
 	return 0;
 }
@@ -155,20 +216,23 @@ static void json_tree(const struct report_opts *o, const struct node *n, long pa
 	struct node **v;
 	size_t k, nk;
 
+	size_t rank = 0;
+
 	v = sorted(n->kids, &nk);
 	for (k = 0; v && k < nk; k++) {
-		long id = (*next)++;
+		long id;
 
-		if (present_percent(v[k]->total, total) < o->view.min_percent) {
-			(*next)--;
+		if (!shown(o, v[k], total, rank))
 			continue;
-		}
+		rank++;
+		id = (*next)++;
 		ebs_json__obj(j);
 		ebs_json__key_u64(j, "id", (u64)id);
 		ebs_json__key(j, "parent");
 		ebs_json__num(j, "%.0f", (double)parent);
 		ebs_json__key_str(j, "function", v[k]->name);
 		ebs_json__key_str(j, "dso", v[k]->dso);
+		ebs_json__key_str(j, "kind", kind_of(v[k]));
 		ebs_json__key_bool(j, "inlined", v[k]->inlined);
 		ebs_json__key_u64(j, "samples", v[k]->total);
 		ebs_json__key_u64(j, "self", v[k]->self);
@@ -184,7 +248,7 @@ static int tree(const struct report_opts *o, const struct stacks *s, FILE *f)
 	struct node root = {0};
 	long next = 0;
 	size_t i;
-	int e = 0;
+	int e = 0, w = 8;
 
 	for (i = 0; i < s->n && !e; i++) {
 		const struct stack *st = &s->v[i];
@@ -227,9 +291,16 @@ static int tree(const struct report_opts *o, const struct stacks *s, FILE *f)
 		if (o->view.min_percent > 0)
 			fprintf(f, "# below %.2f%% of the samples left out (--min-percent)\n",
 				o->view.min_percent);
-		fprintf(f, "#\n#  total     self  function  dso\n");
-		e = print_tree(o, &root, s->samples, 0, f);
-		fputc('\n', f);
+		if (o->view.top)
+			fprintf(f,
+				"# the %u hottest at each level shown, the rest left out (--top)\n",
+				o->view.top);
+		e = tree_width(o, &root, s->samples, 0, &w);
+		if (!e) {
+			fprintf(f, "#\n#  total     self  ");
+			name_dso("function", "dso", w, f);
+			e = print_tree(o, &root, s->samples, 0, w, f);
+		}
 	}
 	free_nodes(&root.kids);
 	return e;
@@ -318,12 +389,13 @@ static int callers_callees(const struct report_opts *o, const struct stacks *s, 
 		for (k = 0; k < nk; k++) {
 			double lo, hi, pct = present_percent(v[k]->total, matched);
 
-			if (pct < o->view.min_percent)
+			if (!shown(o, v[k], matched, k))
 				continue;
 			present_wilson95(v[k]->total, matched, &lo, &hi);
 			ebs_json__obj(&j);
 			ebs_json__key_str(&j, "function", v[k]->name);
 			ebs_json__key_str(&j, "dso", v[k]->dso);
+			ebs_json__key_str(&j, "kind", kind_of(v[k]));
 			ebs_json__key_u64(&j, "samples", v[k]->total);
 			ebs_json__key_num(&j, "percent", "%.4f", pct);
 			ebs_json__key(&j, "ci95");
@@ -337,24 +409,40 @@ static int callers_callees(const struct report_opts *o, const struct stacks *s, 
 		ebs_json__obj_end(&j);
 		ebs_json__end(&j);
 	} else if (!e) {
+		char buf[1024];
+		int w = 6;
+
+		for (k = 0; k < nk; k++)
+			if (shown(o, v[k], matched, k)) {
+				int len = snprintf(buf, sizeof(buf), "%s%s", v[k]->name,
+						   v[k]->inlined ? " (inlined)" : "");
+
+				if (len > w)
+					w = len < (int)sizeof(buf) ? len : (int)sizeof(buf) - 1;
+			}
 		header(s, f);
 		fprintf(f,
 			"# %s of %s: %llu samples have it on their stack (%.2f%%); percent is of "
-			"those\n#\n#  samples  percent  95%% interval    %s  dso\n",
+			"those\n",
 			outward ? "callers" : "callees", want, (unsigned long long)matched,
-			present_percent(matched, s->samples), outward ? "caller" : "callee");
+			present_percent(matched, s->samples));
+		if (o->view.top && nk > o->view.top)
+			fprintf(f, "# the %u with the most samples shown, %zu left out (--top)\n",
+				o->view.top, nk - o->view.top);
+		fprintf(f, "#\n#  samples  percent  95%% interval    ");
+		name_dso(outward ? "caller" : "callee", "dso", w, f);
 		for (k = 0; k < nk; k++) {
 			double lo, hi, pct = present_percent(v[k]->total, matched);
 
-			if (pct < o->view.min_percent)
+			if (!shown(o, v[k], matched, k))
 				continue;
 			present_wilson95(v[k]->total, matched, &lo, &hi);
 			fprintf(f, "  %8llu %7.2f%%  [%5.1f, %5.1f]  ",
 				(unsigned long long)v[k]->total, pct, lo, hi);
-			name_of(v[k], f);
-			fputc('\n', f);
+			snprintf(buf, sizeof(buf), "%s%s", v[k]->name,
+				 v[k]->inlined ? " (inlined)" : "");
+			name_dso(buf, v[k]->dso, w, f);
 		}
-		fputc('\n', f);
 	}
 	free(v);
 	free_nodes(&nb);

@@ -60,8 +60,9 @@ check "-g: user and kernel parts marked" bash -c "grep -q '\[user\]' fp.dump && 
 keep fp.json
 tree_shares fp fp.json
 read -r c s n < <(inclusive tree_leaf fp.json)
+# (the kernel's share is interrupts taken in tree_leaf: 2-5% here, more on a loaded machine)
 check "fp: tree_leaf's self is nearly all its children (a leaf; the rest the kernel's: $s of $c)" \
-	[ "$s" -le "$c" -a $((s * 100)) -ge $((c * 98)) ]
+	[ "$s" -le "$c" -a $((s * 100)) -ge $((c * 90)) ]
 read -r c s n < <(inclusive main fp.json)
 check "fp: main's self is ~0, its children nearly all ($c of $n)" [ "$s" -le $((n / 50)) -a $((c * 100)) -ge $((n * 90)) ]
 check "--json: children == samples in every row" jtrue fp.json "all(r['children'] == r['samples'] for r in j['rows'])"
@@ -174,6 +175,30 @@ sys.exit(0 if ok(j['tree']) else 1)" tree.json
 expect "--callers of a function on no stack" 2 "^ebs report: fp.data: no sample has 'nosuch' on its stack$" \
 	"$EBS" report -i fp.data --callers nosuch
 expect "--tree with --children" 2 "exclude each other" "$EBS" report -i fp.data --tree --children
+expect "--tree with --sort" 2 "^ebs report: --sort orders the table; --tree, --callers and --callees order by samples" \
+	"$EBS" report -i fp.data --tree --sort dso
+# the DSO column lines up, as in the table; no line ends in a blank
+"$EBS" report -i fp.data --callers tree_leaf --no-pager >callers.txt
+check "--tree and --callers: the dso column aligned, no trailing blanks" \
+	python3 -c "
+import re, sys
+for fn in sys.argv[1:]:
+    rows = [l for l in open(fn).read().split('\n') if l and not l.startswith('#') and not l.startswith('  (')]
+    head = [l for l in open(fn) if l.startswith('#  ')][-1]
+    col = head.index(' dso') + 1
+    bad = [l for l in rows if not re.match(r'\S', l[col:col + 1]) or l[col - 1] != ' ']
+    if bad or any(l != l.rstrip() for l in open(fn).read().split('\n')) or open(fn).read().endswith('\n\n'):
+        sys.exit('%s: %r' % (fn, bad[:2]))
+" tree.txt callers.txt
+"$EBS" report -i fp.data --tree --top 1 --min-percent 0 --json >top1.json
+check "--tree --top 1: one node at each level (a single path)" \
+	jtrue top1.json "len(j['tree']) > 3 and len(set(n['parent'] for n in j['tree'])) == len(j['tree'])"
+"$EBS" report -i fp.data --tree --top 1 --no-pager >top1.txt
+check "--tree --top 1: the header says so" grep -q '^# the 1 hottest at each level shown' top1.txt
+"$EBS" report -i fp.data --callers tree_leaf --top 1 --json >ctop1.json
+check "--callers --top 1: one row" jtrue ctop1.json "len(j['callers']) == 1 and j['callers'][0]['function'] == 'tree_left'"
+check "--json: pseudo-frames marked by kind, functions too" \
+	jtrue self.json "j['callees'][0]['kind'] == 'self' and all(c['kind'] in ('function', 'kernel', 'unknown') for c in j['callees'][1:]) and {n['kind'] for n in json.load(open('tree.json'))['tree'] if not n['function'].startswith('[')} <= {'function', 'kernel'}"
 
 # ---- unwinding through libc, a signal frame, a deep stack, a stripped binary (dwarf) ------
 # find_path JSON A B ...: the --tree has a path through A, then B (directly below), ...
@@ -235,6 +260,8 @@ check "dwarf, deep: no chain from deep_leaf (1200 frames down) invents its way t
 def bad(ns, seen_main):
     return any((x['function'] == 'deep_leaf' and seen_main) or bad(x['children'], seen_main or x['function'] == 'main') for x in ns)
 sys.exit(1 if bad(j['tree'], False) else 0)" deeptree.json
+check "dwarf, deep: [truncated] has kind truncated in --tree --json" \
+	jtrue deeptree.json "{n['kind'] for n in j['tree'] if n['function'] == '[truncated]'} == {'truncated'}"
 check "dwarf, deep: the header counts them" grep -qE '^# chains: [0-9]+ of [0-9]+ cut short by the stack copy' deep.txt
 # A sample in the kernel (here: a page fault at fault_first's first
 # instruction) starts its user chain at the interrupted address, not a

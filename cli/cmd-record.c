@@ -29,7 +29,8 @@ static const char usage_text[] =
 	"  -o, --output F   data file (default ebs.data; '-' for stdout)\n"
 	"  -p, --pid P      attach to running processes (all their threads)\n"
 	"  -a, --all-cpus   sample every CPU; CMD, if given, only bounds the duration\n"
-	"  -g               call chains by frame pointers: --call-graph fp\n"
+	"  -g               call chains by frame pointers: --call-graph fp (the last of\n"
+	"                   -g and --call-graph given counts)\n"
 	"      --call-graph fp[,SIZE]  the kernel's frame-pointer chain, and SIZE bytes\n"
 	"                   (default 512, 0: none) of user stack to find the caller of a\n"
 	"                   leaf function that built no frame\n"
@@ -161,6 +162,32 @@ static void say_leftover(void *ctx, const struct ebs_leftover *lo)
 	}
 }
 
+/* "fp", "dwarf", "dwarf,4096"...: a --call-graph mode, given to -g by mistake? */
+static bool mode_word(const char *w)
+{
+	size_t n = strcspn(w, ",");
+
+	return (n == 2 && !strncmp(w, "fp", 2)) || (n == 5 && !strncmp(w, "dwarf", 5));
+}
+
+/* Is there a program of that name to run (as execvp would find it)? */
+static bool on_path(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char buf[PATH_MAX];
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	for (p = path ? path : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)(end - p), end == p ? "." : p,
+			     name) < (int)sizeof(buf) &&
+		    access(buf, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* in EBS_MODE_* order */
 static const char *const kmod_mode_words[] = {"perf-kernel", "msr", NULL};
 
@@ -192,6 +219,7 @@ int cmd_record(int argc, char **argv)
 	struct cli_calibrate cc;
 	const char *events = "cycles", *calibrate = NULL;
 	bool quiet = false, kmod_mode_given = false, freq_given = false, clean = false;
+	bool dash_g = false; /* the last of -g and --call-graph was -g */
 	struct leftovers lo = {0};
 	unsigned int nperiods = 0, i, u;
 	u64 pages = 128;
@@ -238,6 +266,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'g':
 		case 'G':
+			dash_g = c == 'g';
 			if (call_graph__parse(c == 'g' ? "fp" : optarg, &o.call_graph,
 					      &o.stack_user, &err)) {
 				fprintf(stderr, "ebs record: %s\n", err.msg);
@@ -282,6 +311,13 @@ int cmd_record(int argc, char **argv)
 			ret = cli_bad_option("record", c, argv);
 			goto out;
 		}
+	}
+	if (dash_g && optind < argc && mode_word(argv[optind]) && !on_path(argv[optind])) {
+		fprintf(stderr,
+			"ebs record: -g takes no mode, so '%s' would be the command to run: "
+			"--call-graph %s\n",
+			argv[optind], argv[optind]);
+		goto out;
 	}
 	if (kmod_mode_given && o.backend != BACKEND_KMOD) {
 		fprintf(stderr, "ebs record: --kmod-mode goes with --backend=kmod\n");

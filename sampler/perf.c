@@ -300,11 +300,13 @@ static int fall_back_user(struct sampler *s, struct perf_session *p, unsigned in
 	e->exclude_kernel = true;
 	if (strlen(e->name) + 2 < sizeof(e->name))
 		strcat(e->name, ":u");
-	e2 = open_event(p, ev, err);
-	if (e2)
-		return e2;
 	snprintf(s->why[ev], sizeof(s->why[ev]),
 		 "kernel.perf_event_paranoid is %d: kernel code is not sampled", paranoid_level());
+	e2 = open_event(p, ev, err);
+	if (e2 && !(e->hardware && is_no_pmu(e2)))
+		s->why[ev][0] = '\0';
+	if (e2) /* no PMU either: the fall-back to cpu-clock:u says both reasons */
+		return e2;
 	if (s->msg)
 		fprintf(s->msg,
 			"ebs record: event '%s' may not sample kernel code here (%s); sampling "

@@ -298,10 +298,10 @@ void sampler__fall_back(struct sampler *s, unsigned int ev, int why)
 	e->type = PERF_TYPE_SOFTWARE;
 	e->config = PERF_COUNT_SW_CPU_CLOCK;
 	e->hardware = false;
-	if (s->msg)
+	if (s->msg) /* why holds the paranoid level's part too, where :u came from it */
 		fprintf(s->msg,
 			"ebs record: event '%s' cannot be opened: %s; sampling '%s' instead\n",
-			asked, event_open_reason(why), e->name);
+			asked, s->why[ev], e->name);
 }
 
 int sampler__write_events(struct sampler *s)

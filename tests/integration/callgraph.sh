@@ -137,6 +137,10 @@ expect "--call-graph dwarf,-8" 2 "SIZE is a number of bytes, not '-8'" \
 	"$EBS" record --call-graph dwarf,-8 -o bad.data "$WORKLOADS/calltree" 0.1
 expect "-g with --backend=kmod" 2 "^ebs record: --call-graph: ebs.ko records instruction pointers only" \
 	"$EBS" record -g --backend=kmod -o bad.data "$WORKLOADS/calltree" 0.1
+expect "-g dwarf: -g takes no mode" 2 "^ebs record: -g takes no mode, so 'dwarf' would be the command to run: --call-graph dwarf$" \
+	"$EBS" record -g dwarf -o bad.data "$WORKLOADS/calltree" 0.1
+expect "-g fp,1024: the same" 2 "^ebs record: -g takes no mode, so 'fp,1024' would be the command to run: --call-graph fp,1024$" \
+	"$EBS" record -g fp,1024 -o bad.data "$WORKLOADS/calltree" 0.1
 check "bad input: no file written" [ ! -e bad.data ]
 expect "--children --sort line" 2 "^ebs report: --children counts functions: it goes with --sort func" \
 	"$EBS" report -i fp.data --children --sort line

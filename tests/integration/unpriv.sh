@@ -30,6 +30,15 @@ check "paranoid 2: the file says cpu-clock:u, asked cpu-clock" \
 # cpu-clock:u: user space only, where leaf has ~99% (groundtruth.sh)
 check "paranoid 2: leaf dominates" [ "$(json u2.json "j['rows'][0]['function']")" = leaf ]
 
+# the default event (cycles): without a PMU the fall-back to cpu-clock:u
+# says both why :u (the paranoid level) and why cpu-clock (no counter)
+$NOBODY "$EBS" record -F 1000 -o ud.data "$L" 0.2 2>ud.err
+rc=$?
+check "paranoid 2, default event: exit 0 ($rc), one notice naming the paranoid level ($(head -c 200 ud.err | tr '\n' ' '))" \
+	[ $rc -eq 0 -a "$(grep -c 'kernel.perf_event_paranoid is 2: kernel code is not sampled' ud.err)" -eq 1 ]
+check "paranoid 2, default event: the file's event is user space only" \
+	jtrue <("$EBS" report -i ud.data --json) "j['event'].endswith(':u')"
+
 # call chains of one's own process: user registers and stack may be copied
 for mode in fp dwarf; do
 	$NOBODY "$EBS" record -q --call-graph $mode -e cpu-clock:u -F 1000 -o g$mode.data \

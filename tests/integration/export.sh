@@ -216,6 +216,19 @@ for i in range(len(cells) - 2):
 	fi
 fi
 
+# ---- an event that is not a clock: counts, not nanoseconds -------------------------------
+record pf.data -e page-faults -c 1 "$WORKLOADS/memtouch" 16 1
+"$EBS" report -i pf.data --json >pf.json
+"$EBS" export -i pf.data --format speedscope -o pf.ss.json
+check "page-faults: speedscope: unit none, the weights the report's events" \
+	jtrue pf.ss.json "j['profiles'][0]['unit'] == 'none' and sum(j['profiles'][0]['weights']) == $(json pf.json "j['estimate']['events']")"
+if command -v go >/dev/null 2>&1; then
+	"$EBS" export -i pf.data --format pprof -o pf.pb.gz && go tool pprof -raw pf.pb.gz >pf.raw 2>/dev/null
+	check "page-faults: pprof: sample types samples/count and page-faults/count" \
+		grep -qx 'samples/count page-faults/count' pf.raw
+	check "page-faults: pprof: period type page-faults count" grep -qx 'PeriodType: page-faults count' pf.raw
+fi
+
 # ---- bad input ------------------------------------------------------------------------
 expect "missing input" 2 "/no/such\.data: No such file" "$EBS" export -i /no/such.data --format pprof -o bad.pb.gz
 check "missing input: no output file" [ ! -e bad.pb.gz ]

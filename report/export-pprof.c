@@ -316,14 +316,6 @@ static unsigned int group_len(const struct stack *st, unsigned int i)
 	return j - i + 1;
 }
 
-static bool is_clock(const char *event)
-{
-	size_t n = strcspn(event, ":");
-
-	return (n == 9 && !strncmp(event, "cpu-clock", 9)) ||
-	       (n == 10 && !strncmp(event, "task-clock", 10));
-}
-
 static void value_type(struct pprof *p, struct pb *b, unsigned int field, const char *type,
 		       const char *unit, struct pb *m, int *r)
 {
@@ -389,8 +381,8 @@ static int encode(struct pprof *p, struct pb *b)
 	if (!r)
 		r = main_mapping_first(p);
 	value_type(p, b, PROFILE_SAMPLE_TYPE, "samples", "count", &m, &r);
-	value_type(p, b, PROFILE_SAMPLE_TYPE, event, is_clock(event) ? "nanoseconds" : "count", &m,
-		   &r);
+	value_type(p, b, PROFILE_SAMPLE_TYPE, event,
+		   export_is_clock(event) ? "nanoseconds" : "count", &m, &r);
 	for (i = 0; i < s->n && !r; i++) {
 		const struct stack *st = &s->v[i];
 		unsigned int k, g;
@@ -469,8 +461,8 @@ static int encode(struct pprof *p, struct pb *b)
 		pb_uint(&m, FUNCTION_FILENAME, id);
 		pb_msg(b, PROFILE_FUNCTION, &m);
 	}
-	value_type(p, b, PROFILE_PERIOD_TYPE, event, is_clock(event) ? "nanoseconds" : "count", &m,
-		   &r);
+	value_type(p, b, PROFILE_PERIOD_TYPE, event,
+		   export_is_clock(event) ? "nanoseconds" : "count", &m, &r);
 	pb_uint(b, PROFILE_PERIOD, s->samples ? s->period / s->samples : 0);
 	snprintf(comment, sizeof(comment), "ebs %s", EBS_VERSION);
 	if (!r)

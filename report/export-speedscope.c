@@ -32,14 +32,6 @@ struct sframe {
 	u32 line;	  /* the lowest known, 0: none */
 };
 
-static bool is_clock(const char *event)
-{
-	size_t n = strcspn(event, ":");
-
-	return (n == 9 && !strncmp(event, "cpu-clock", 9)) ||
-	       (n == 10 && !strncmp(event, "task-clock", 10));
-}
-
 int export_speedscope(const struct stacks *s, FILE *f, struct ebs_error *err)
 {
 	const char *event = s->event ? s->event : "events";
@@ -108,7 +100,7 @@ int export_speedscope(const struct stacks *s, FILE *f, struct ebs_error *err)
 	ebs_json__obj(&j);
 	ebs_json__key_str(&j, "type", "sampled");
 	ebs_json__key_str(&j, "name", name);
-	ebs_json__key_str(&j, "unit", is_clock(event) ? "nanoseconds" : "none");
+	ebs_json__key_str(&j, "unit", export_is_clock(event) ? "nanoseconds" : "none");
 	ebs_json__key_u64(&j, "startValue", 0);
 	ebs_json__key_u64(&j, "endValue", s->period);
 	ebs_json__key(&j, "samples");

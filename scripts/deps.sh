@@ -14,12 +14,17 @@
 # the default clang's runtime (libclang-rt-14-dev on Debian 12): libFuzzer,
 # for the fuzz harnesses (docs/fuzzing.md); clang-format for make
 # format-check; cmake, ninja-build and libzstd-dev build libdwarf 2 for
-# tests/integration/libdwarf2.sh.
+# tests/integration/libdwarf2.sh; golang-go (go tool pprof reads back
+# ebs export --format pprof) and python3-jsonschema (--format speedscope
+# against speedscope's schema) for tests/integration/export.sh, which also
+# runs speedscope's importer in chromium when that is installed, and skips
+# that part, saying so, when not.
 set -u
 
 PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
 libcapstone-dev libstb-dev
 elfutils binutils python3 clang llvm libclang-rt-dev clang-format cmake ninja-build libzstd-dev
+golang-go python3-jsonschema
 ${EBS_DEPS_EXTRA:-}"
 
 missing=""

@@ -14,12 +14,16 @@
 # the default clang's runtime (libclang-rt-14-dev on Debian 12): libFuzzer,
 # for the fuzz harnesses (docs/fuzzing.md); clang-format for make
 # format-check; cmake, ninja-build and libzstd-dev build libdwarf 2 for
-# tests/integration/libdwarf2.sh.
+# tests/integration/libdwarf2.sh; chromium (headless, over the DevTools
+# pipe: tests/tools/render.py and browse.py) renders annotate --html and
+# drives ebs flamegraph's SVG (hover, zoom, search) in
+# tests/integration/flamegraph.sh.
 set -u
 
 PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
 libcapstone-dev libstb-dev
 elfutils binutils python3 clang llvm libclang-rt-dev clang-format cmake ninja-build libzstd-dev
+chromium
 ${EBS_DEPS_EXTRA:-}"
 
 missing=""

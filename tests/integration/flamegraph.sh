@@ -261,7 +261,13 @@ expect "a file that is not ebs data" 2 "^ebs flamegraph: garbage.data" \
 	"$EBS" flamegraph -i garbage.data -o bad.svg
 check "bad input: no file under the output name, no temporary left" \
 	sh -c '[ ! -e bad.svg ] && [ -z "$(ls -A | grep "\.tmp\.")" ]'
-# a write that fails midway (a full disk) leaves the old file as it was
+# a write that fails midway (past RLIMIT_FSIZE: EFBIG, as a full disk gives
+# ENOSPC) leaves the old file as it was and no temporary
+echo old >big.svg
+expect "a write that fails midway" 2 "^ebs flamegraph: big.svg: write failed: File too large$" \
+	bash -c "trap '' XFSZ; ulimit -f 4; exec \"$EBS\" flamegraph -i fp.data -o big.svg"
+check "a failed write: the old file kept, no temporary left" \
+	sh -c '[ "$(cat big.svg)" = old ] && [ -z "$(ls -A | grep "\.tmp\.")" ]'
 if [ -w /dev/full ]; then
 	expect "a full disk: standard output" 2 "^ebs flamegraph: standard output: write failed" \
 		sh -c "\"$EBS\" flamegraph -i fp.data -o - >/dev/full"

@@ -46,6 +46,47 @@ json.dump(j, open(sys.argv[1] + ".json", "w"))
 '
 facts() { python3 -c "$FACTS_PY" "$1" 2>"$1.err"; }
 
+# oracle SVG FOLDED [reverse]: the frames of SVG (its SVG.json from facts)
+# are those of a tree built here from ebs export's folded stacks, merged by
+# name and pruned below 0.1% of the samples, each with its samples; and the
+# note's hidden samples are the pruned ones.  Prints what differs.
+ORACLE_PY='
+import json, sys
+j = json.load(open(sys.argv[1]))
+rev = len(sys.argv) > 3
+tree, total = {}, 0
+for line in open(sys.argv[2]):
+    stack, n = line.rsplit(" ", 1)
+    n = int(n)
+    total += n
+    names = stack.split(";")
+    if rev:
+        names.reverse()
+    for i in range(1, len(names) + 1):
+        k = tuple(names[:i])
+        tree[k] = tree.get(k, 0) + n
+want = {k: n for k, n in tree.items() if all(tree[k[:i]] * 1000 >= total for i in range(1, len(k) + 1))}
+hidden = sum(n for k, n in tree.items() if k not in want and k[:-1] in want or (len(k) == 1 and k not in want))
+fr = sorted(j["frames"], key=lambda f: f["d"])
+path = {}
+for f in fr:
+    if f["d"] == 0:
+        path[id(f)] = ()
+        continue
+    p = [q for q in fr if q["d"] == f["d"] - 1 and q["x"] <= f["x"] and f["x"] + f["n"] <= q["x"] + q["n"]]
+    path[id(f)] = (path[id(p[0])] if p else ("?",)) + (f["name"],)
+got = {path[id(f)]: f["n"] for f in fr if f["d"]}
+bad = ["%s: svg %s, folded %s" % (";".join(k), got.get(k), want.get(k)) for k in set(got) | set(want) if got.get(k) != want.get(k)]
+note = j["texts"].get("subtitle", "")
+if hidden and ("holding %d samples" % hidden) not in note:
+    bad.append("note %r, want %d samples hidden" % (note, hidden))
+if not hidden and "not drawn" in note:
+    bad.append("note %r, nothing hidden" % note)
+print("; ".join(bad[:3]) or "ok %d frames, %d samples hidden" % (len(got), hidden))
+sys.exit(1 if bad else 0)
+'
+oracle() { python3 -c "$ORACLE_PY" "$@"; }
+
 # inclusive NAME JSON: "children samples" of function NAME in a report --children --json
 inclusive() {
 	json "$2" "'%d %d' % (sum(r['children'] for r in j['rows'] if r['function'] == '$1'), j['samples'])"
@@ -71,6 +112,9 @@ shape() {
 		"all(abs(f['w'] - f['n'] * j['root']['w'] / j['root']['n']) < 0.01 for f in j['frames'] if f['d'])"
 	check "$mode: the root at the bottom, callees above their callers" jtrue "$mode.svg.json" \
 		"all(f['y'] < j['root']['y'] - 16 * (f['d'] - 1) for f in j['frames'] if f['d'])"
+	"$EBS" export -i "$data" --format folded -o "$mode.folded"
+	check "$mode: the frames and the hidden samples are those of export's folded stacks ($(oracle "$mode.svg.json" "$mode.folded"))" \
+		oracle "$mode.svg.json" "$mode.folded"
 	read -r l tot < <(inclusive tree_left "$mode.json")
 	enough "$mode: tree_left's width" "$tot" 1000 || return 0
 	check "$mode: the widest child of tree_a is tree_left ($(json "$mode.svg.json" "j['kids'].get('tree_a')"))" \
@@ -97,6 +141,9 @@ if facts rev.svg; then
 		jtrue rev.svg.json "j['kids']['tree_leaf'][:2] == ['tree_left', 'tree_right']"
 	check "--reverse: the root at the top, each level below the one before" jtrue rev.svg.json \
 		"all(f['y'] == j['root']['y'] + 16 * f['d'] for f in j['frames'])"
+	"$EBS" export -i fp.data --format folded -o fp.folded
+	check "--reverse: the frames are those of export's folded stacks reversed ($(oracle rev.svg.json fp.folded reverse))" \
+		oracle rev.svg.json fp.folded reverse
 	check "--reverse: the root keeps all samples" jtrue rev.svg.json "j['root']['n'] == $(json fp.json "j['samples']")"
 else
 	fail "--reverse: well-formed" "$(cat rev.svg.err)"

@@ -175,11 +175,14 @@ static int flame_add(struct flame *fl, const struct stack *st, bool reverse)
 	return 0;
 }
 
-static const struct flame *sort_fl;
+struct kid {
+	const char *name;
+	u32 i;
+};
 
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(sort_fl->v[*(const u32 *)a].name, sort_fl->v[*(const u32 *)b].name);
+	return strcmp(((const struct kid *)a)->name, ((const struct kid *)b)->name);
 }
 
 /*
@@ -189,16 +192,16 @@ static int by_name(const void *a, const void *b)
  */
 static int flame_layout(struct flame *fl)
 {
-	u32 *kids = NULL, cap = 0, nk, i, c;
+	struct kid *kids = NULL;
+	u32 cap = 0, nk, i, c;
 	u64 x;
 
-	sort_fl = fl;
 	for (i = 0; i < fl->n; i++) {
 		nk = 0;
 		for (c = fl->v[i].first; c != NONE; c = fl->v[c].next) {
 			if (nk == cap) {
 				u32 ncap = cap ? cap * 2 : 64;
-				u32 *nb = realloc(kids, (size_t)ncap * sizeof(*nb));
+				struct kid *nb = realloc(kids, (size_t)ncap * sizeof(*nb));
 
 				if (!nb) {
 					free(kids);
@@ -207,17 +210,20 @@ static int flame_layout(struct flame *fl)
 				kids = nb;
 				cap = ncap;
 			}
-			kids[nk++] = c;
+			kids[nk].name = fl->v[c].name;
+			kids[nk++].i = c;
 		}
 		if (!nk)
 			continue;
 		qsort(kids, nk, sizeof(*kids), by_name);
 		x = fl->v[i].x;
-		fl->v[i].first = kids[0];
+		fl->v[i].first = kids[0].i;
 		for (c = 0; c < nk; c++) {
-			fl->v[kids[c]].x = x;
-			x += fl->v[kids[c]].n;
-			fl->v[kids[c]].next = c + 1 < nk ? kids[c + 1] : NONE;
+			struct fnode *nd = &fl->v[kids[c].i];
+
+			nd->x = x;
+			x += nd->n;
+			nd->next = c + 1 < nk ? kids[c + 1].i : NONE;
 		}
 	}
 	free(kids);
@@ -519,6 +525,20 @@ static void legend(FILE *f, double x, double y)
 		x, y - 10, x + 16, y);
 }
 
+/* --title, else "Flame graph of FILE (EVENT)", escaped. */
+static void put_title(FILE *f, const struct flamegraph_opts *o, const struct stacks *s)
+{
+	if (o->title) {
+		xml_put(f, o->title, SIZE_MAX);
+		return;
+	}
+	fputs("Flame graph of ", f);
+	xml_put(f, strcmp(o->view.input, "-") ? o->view.input : "standard input", SIZE_MAX);
+	fputs(" (", f);
+	xml_put(f, s->event ? s->event : "?", SIZE_MAX);
+	fputc(')', f);
+}
+
 static void flame_svg(const struct flame *fl, const struct stacks *s,
 		      const struct flamegraph_opts *o, FILE *f)
 {
@@ -540,15 +560,7 @@ static void flame_svg(const struct flame *fl, const struct stacks *s,
 		width, height, width, height, (unsigned long long)total, PAD, fw, CHAR_W,
 		o->reverse ? 1 : 0, (unsigned long long)fl->hidden);
 	fputs("<title>", f);
-	if (o->title)
-		xml_put(f, o->title, SIZE_MAX);
-	else {
-		fputs("Flame graph of ", f);
-		xml_put(f, o->view.input, SIZE_MAX);
-		fputs(" (", f);
-		xml_put(f, s->event ? s->event : "?", SIZE_MAX);
-		fputc(')', f);
-	}
+	put_title(f, o, s);
 	fputs("</title>\n", f);
 	fprintf(f, "<style><![CDATA[\n%s]]></style>\n", css);
 	fputs("<defs><linearGradient id=\"bg\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
@@ -560,15 +572,7 @@ static void flame_svg(const struct flame *fl, const struct stacks *s,
 
 	/* the title, what the graph is of, and what it leaves out */
 	fprintf(f, "<text id=\"title\" x=\"%.1f\" y=\"24\">", width / 2.0);
-	if (o->title)
-		xml_put(f, o->title, SIZE_MAX);
-	else {
-		fputs("Flame graph of ", f);
-		xml_put(f, o->view.input, SIZE_MAX);
-		fputs(" (", f);
-		xml_put(f, s->event ? s->event : "?", SIZE_MAX);
-		fputc(')', f);
-	}
+	put_title(f, o, s);
 	fputs("</text>\n", f);
 	fprintf(f, "<text id=\"subtitle\" x=\"%.1f\" y=\"42\">%llu samples of ", width / 2.0,
 		(unsigned long long)total);
@@ -577,11 +581,11 @@ static void flame_svg(const struct flame *fl, const struct stacks *s,
 	if (s->call_graph)
 		xml_put(f, s->call_graph, SIZE_MAX);
 	if (o->reverse)
-		fputs(", reversed: callees at the root, their callers below", f);
+		fputs(", reversed: callers below", f);
 	if (fl->dropped)
 		fprintf(f,
-			"<tspan id=\"hidden\">; %u frames narrower than 0.1%% not drawn, holding "
-			"%llu samples (%.2f%%)</tspan>",
+			"<tspan id=\"hidden\">; %u frames under 0.1%% not drawn, holding %llu "
+			"samples (%.2f%%)</tspan>",
 			fl->dropped, (unsigned long long)fl->hidden,
 			100.0 * (double)fl->hidden / (double)total);
 	fputs("</text>\n", f);

@@ -180,6 +180,14 @@ else
 	fail "no chains: well-formed" "$(cat flat.svg.err)"
 fi
 
+# ---- no samples at all (a filter that lets none through): the root alone -------------------
+"$EBS" flamegraph -i fp.data --pid 1 -o none.svg
+if facts none.svg; then
+	check "no samples: the root alone, with 0 samples" jtrue none.svg.json "j['maxd'] == 0 and j['root']['n'] == 0"
+else
+	fail "no samples: well-formed" "$(cat none.svg.err)"
+fi
+
 # ---- C++ names: <, >, & escaped -------------------------------------------------------------
 if command -v g++ >/dev/null; then
 	cat >cpp.cpp <<'EOF'

@@ -16,15 +16,17 @@
 # format-check; cmake, ninja-build and libzstd-dev build libdwarf 2 for
 # tests/integration/libdwarf2.sh; golang-go (go tool pprof reads back
 # ebs export --format pprof) and python3-jsonschema (--format speedscope
-# against speedscope's schema) for tests/integration/export.sh, which also
-# runs speedscope's importer in chromium when that is installed, and skips
-# that part, saying so, when not.
+# against speedscope's schema) for tests/integration/export.sh; chromium
+# (headless, over the DevTools pipe: tests/tools/render.py and browse.py)
+# renders annotate --html, drives ebs flamegraph's SVG (hover, zoom,
+# search) in tests/integration/flamegraph.sh and runs speedscope's
+# importer in export.sh.
 set -u
 
 PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
 libcapstone-dev libstb-dev
 elfutils binutils python3 clang llvm libclang-rt-dev clang-format cmake ninja-build libzstd-dev
-golang-go python3-jsonschema
+golang-go python3-jsonschema chromium
 ${EBS_DEPS_EXTRA:-}"
 
 missing=""

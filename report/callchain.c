@@ -189,7 +189,11 @@ static int push_resolved(struct chainer *c, const struct sym_result *res,
 		u64 start, end, at = res->dso ? res->dso_addr : look;
 
 		/* code without a symbol: one name per function the CFI bounds */
-		if (map && symbolizer__cfi_function(c->rs->sym, &map->sym, look, &start, &end) == 0)
+		e = map ? symbolizer__cfi_function(c->rs->sym, &map->sym, look, &start, &end)
+			: -ENOENT;
+		if (e == -ENOMEM)
+			return e;
+		if (!e)
 			at = res->dso_addr - (look - start);
 		if (res->dso)
 			snprintf(unknown, sizeof(unknown), "[unknown] %s+0x%llx", dso,

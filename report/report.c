@@ -210,9 +210,12 @@ static int account(void *ctx, const struct resolved *rv)
 
 			k.addr = res->dso ? res->dso_addr : s->ip;
 			/* no symbol: one row per function, as its CFI (an FDE) bounds it */
-			if (res->dso && rv->map &&
-			    symbolizer__cfi_function(r->rs.sym, &rv->map->sym, s->ip, &start,
-						     &end) == 0)
+			e = res->dso && rv->map ? symbolizer__cfi_function(r->rs.sym, &rv->map->sym,
+									   s->ip, &start, &end)
+						: -ENOENT;
+			if (e == -ENOMEM)
+				return e;
+			if (!e)
 				k.addr -= s->ip - start;
 		}
 		if (r->col[KEY_LINE] && loc && loc->line) {

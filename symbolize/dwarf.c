@@ -192,16 +192,17 @@ static void drop_error(struct dwarf_info *di, Dwarf_Error *err)
 /* s interned, its control characters made '?' first (see sym_clean_text). */
 static const char *intern_text(struct dwarf_info *di, const char *s)
 {
-	const char *r;
+	const char *r = NULL;
 	char *c;
 
-	if (sym_text_is_clean(s))
-		return ebs_strset__intern(&di->strs, s);
-	c = strdup(s);
-	if (!c)
-		return NULL;
-	r = ebs_strset__intern(&di->strs, sym_clean_text(c));
-	free(c);
+	if (sym_text_is_clean(s)) {
+		r = ebs_strset__intern(&di->strs, s);
+	} else if ((c = strdup(s))) {
+		r = ebs_strset__intern(&di->strs, sym_clean_text(c));
+		free(c);
+	}
+	if (!r) /* a name or file missing: said (a warning), never silently */
+		note(di, "out of memory reading names");
 	return r;
 }
 

@@ -506,8 +506,12 @@ static int load_segments(struct dso *d, Elf *e)
 	for (i = 0; i < n && i <= INT32_MAX; i++) {
 		GElf_Phdr ph;
 
-		if (!gelf_getphdr(e, (int)i, &ph))
+		errno = 0;
+		if (!gelf_getphdr(e, (int)i, &ph)) {
+			if (errno == ENOMEM) /* not the file's fault: not a file without it */
+				return -ENOMEM;
 			break;
+		}
 		if (ph.p_type == PT_GNU_EH_FRAME && ph.p_filesz) {
 			d->eh_hdr_vaddr = ph.p_vaddr;
 			d->eh_hdr_size = ph.p_filesz;

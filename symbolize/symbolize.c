@@ -126,6 +126,16 @@ static void dso__fail(struct symbolizer *s, struct dso *d, const char *fmt, ...)
 	symbolizer__warn(s, "%s", d->unusable);
 }
 
+/* strdup, or NULL with a warning naming what was being copied. */
+static char *dso_strdup(struct symbolizer *s, const char *str)
+{
+	char *r = strdup(str);
+
+	if (!r)
+		symbolizer__warn(s, "%s: out of memory", str);
+	return r;
+}
+
 static char **copy_debug_dirs(const char *const *dirs)
 {
 	size_t n = 0, i;
@@ -410,7 +420,7 @@ static void dso__locate_debug(struct symbolizer *s, struct dso *d, int fd, bool 
 
 	/* even without lines: a stripped file's debug file has its full symbol table */
 	if (d->has_dwarf && d->path) {
-		d->debug_path = strdup(d->path);
+		d->debug_path = dso_strdup(s, d->path);
 		return;
 	}
 	if (dso__find_debug(s, d) || !d->debug_path)
@@ -421,7 +431,7 @@ static void dso__locate_debug(struct symbolizer *s, struct dso *d, int fd, bool 
 	if (dbg_fd >= 0) {
 		if (!dso__load_debug_symtab(d, fd, dbg_fd, demangle)) {
 			free(d->symbols_from);
-			d->symbols_from = strdup(d->debug_path);
+			d->symbols_from = dso_strdup(s, d->debug_path);
 		}
 		close(dbg_fd);
 	}
@@ -467,7 +477,7 @@ static struct dso *dso_for_image(struct symbolizer *s, const struct sym_map *map
 		return d;
 	}
 	dso__check(s, d, map, map->filename, why);
-	d->symbols_from = strdup(map->filename);
+	d->symbols_from = dso_strdup(s, map->filename);
 	dso__locate_debug(s, d, -1, s->demangle); /* by build-id only */
 	dso__fill_info(d, map->filename);
 	return d;
@@ -489,6 +499,10 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path
 	int fd, err;
 
 	d->path = strdup(path);
+	if (!d->path) {
+		dso__fail(s, d, "%s: out of memory", path);
+		return;
+	}
 	fd = sym_open_file(path, map && !map->build_id_size && !map->ino ? SYM_OPEN_OWNED : 0, &st);
 	if (fd < 0) {
 		dso__fail(s, d, "%s: %s", path, sym_open_strerror(fd));
@@ -515,7 +529,7 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path
 			  path, why);
 		goto out_close;
 	}
-	d->symbols_from = strdup(path);
+	d->symbols_from = dso_strdup(s, path);
 	dso__locate_debug(s, d, fd, s->demangle);
 	if (!d->symtab.nsyms)
 		symbolizer__warn(s, "%s: no symbols (%s)", path,
@@ -588,14 +602,16 @@ static struct dso *dso_for_jit(struct symbolizer *s, const struct sym_map *map)
 	if (!d || !fresh)
 		return d;
 	d->path = strdup(path);
-	err = jitmap__load_why(path, &d->symtab, s->demangle, why, sizeof(why));
-	if (err == -ENOENT) {
+	err = d->path ? jitmap__load_why(path, &d->symtab, s->demangle, why, sizeof(why)) : -ENOMEM;
+	if (!d->path) {
+		dso__fail(s, d, "%s: out of memory", path);
+	} else if (err == -ENOENT) {
 		d->failed = true; /* no map: not worth a word */
 	} else if (err) {
 		dso__fail(s, d, "%s: %s", path, why);
 	} else {
 		d->is_jit = true;
-		d->symbols_from = strdup(path);
+		d->symbols_from = dso_strdup(s, path);
 	}
 	dso__fill_info(d, path);
 	return d;

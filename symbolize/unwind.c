@@ -73,8 +73,11 @@ void dso_cfi__free(struct dso_cfi *c)
 	free(c);
 }
 
-/* len bytes of d at link-time address vaddr, from its image or file; NULL if it has none. */
-static u8 *dso_bytes(const struct dso *d, u64 vaddr, u64 len)
+/*
+ * len bytes of d at link-time address vaddr, from its image or file; NULL
+ * if it has none, or (*oom set) when out of memory.
+ */
+static u8 *dso_bytes(const struct dso *d, u64 vaddr, u64 len, bool *oom)
 {
 	u64 room = 0;
 	s64 off = dso__vaddr_to_file(d, vaddr, &room);
@@ -85,8 +88,10 @@ static u8 *dso_bytes(const struct dso *d, u64 vaddr, u64 len)
 	if (off < 0 || !len || len > room || len > (256u << 20))
 		return NULL;
 	buf = malloc(len);
-	if (!buf)
+	if (!buf) {
+		*oom = true;
 		return NULL;
+	}
 	if (d->image) {
 		if ((u64)off + len > d->image_size)
 			goto fail;
@@ -156,8 +161,11 @@ static bool hdr_value(const u8 **p, const u8 *end, u8 enc, u64 pos, u64 hdr_vadd
 	return true;
 }
 
-/* d's .eh_frame_hdr and .eh_frame into t; false when it has none the unwinder can use. */
-static bool read_eh_frame(struct dso *d, struct cfi_table *t)
+/*
+ * d's .eh_frame_hdr and .eh_frame into t; false when it has none the
+ * unwinder can use, or (*oom set) when out of memory.
+ */
+static bool read_eh_frame(struct dso *d, struct cfi_table *t, bool *oom)
 {
 	const u8 *p, *end;
 	u64 eh_ptr, room = 0;
@@ -167,7 +175,7 @@ static bool read_eh_frame(struct dso *d, struct cfi_table *t)
 		return false;
 	t->hdr_vaddr = d->eh_hdr_vaddr;
 	t->hdr_size = d->eh_hdr_size;
-	t->hdr = dso_bytes(d, t->hdr_vaddr, t->hdr_size);
+	t->hdr = dso_bytes(d, t->hdr_vaddr, t->hdr_size, oom);
 	if (!t->hdr)
 		return false;
 	/* version 1; eh_frame_ptr_enc, fde_count_enc, table_enc */
@@ -189,14 +197,19 @@ static bool read_eh_frame(struct dso *d, struct cfi_table *t)
 		return false;
 	t->eh_vaddr = eh_ptr;
 	t->eh_size = room;
-	t->eh = dso_bytes(d, t->eh_vaddr, t->eh_size);
+	t->eh = dso_bytes(d, t->eh_vaddr, t->eh_size, oom);
 	return t->eh != NULL;
 }
 
-/* d's CFI, its .eh_frame read on first use; NULL when out of memory. */
+/*
+ * d's CFI, its .eh_frame read on first use; NULL when out of memory (then
+ * nothing is kept: a later call tries again, never taking the failure for
+ * a DSO without CFI).
+ */
 static struct dso_cfi *dso__cfi(struct dso *d)
 {
 	unsigned int i;
+	bool oom = false;
 
 	if (!d->cfi) {
 		d->cfi = calloc(1, sizeof(*d->cfi));
@@ -204,7 +217,11 @@ static struct dso_cfi *dso__cfi(struct dso *d)
 			return NULL;
 		for (i = 0; i < PAGE_CACHE; i++)
 			d->cfi->pages[i].vaddr = 1;
-		d->cfi->eh_ok = read_eh_frame(d, &d->cfi->eh);
+		d->cfi->eh_ok = read_eh_frame(d, &d->cfi->eh, &oom);
+		if (oom) {
+			dso_cfi__free(d->cfi);
+			d->cfi = NULL;
+		}
 	}
 	return d->cfi;
 }
@@ -226,17 +243,20 @@ static bool overlap(const u8 *buf, u64 at, u64 len, u64 v, u64 *val)
 
 /*
  * 8 bytes of d's file at link-time address v (those the file has; a word
- * may cross into the next page), through a small cache of its pages.
+ * may cross into the next page), through a small cache of its pages;
+ * *oom set when out of memory.
  */
-static bool dso_word(struct dso *d, u64 v, u64 *val)
+static bool dso_word(struct dso *d, u64 v, u64 *val, bool *oom)
 {
 	struct dso_cfi *c = dso__cfi(d);
 	bool got = false;
 	u64 page;
 	int k;
 
-	if (!c)
+	if (!c) {
+		*oom = true;
 		return false;
+	}
 	for (k = 0; k < 2; k++) {
 		__typeof__(c->pages[0]) *pg;
 
@@ -258,7 +278,7 @@ static bool dso_word(struct dso *d, u64 v, u64 *val)
 					continue;
 			}
 			len = room < 4096 ? room : 4096;
-			b = dso_bytes(d, page, len);
+			b = dso_bytes(d, page, len, oom);
 			if (!b)
 				continue;
 			memcpy(pg->data, b, len);
@@ -273,23 +293,31 @@ static bool dso_word(struct dso *d, u64 v, u64 *val)
 
 /*
  * d's .debug_frame as a table, made on first use (from the file, else its
- * separate debug file), placed past d's last segment; NULL when none.
+ * separate debug file), placed past d's last segment; NULL when none, or
+ * (*oom set, nothing kept) when out of memory.
  */
-static const struct cfi_table *dso__debug_frame(struct dso *d)
+static const struct cfi_table *dso__debug_frame(struct dso *d, bool *oom)
 {
 	struct dso_cfi *c = d->cfi;
 	u64 base = 0;
 	size_t i;
+	int r = -ENOENT;
 
 	if (!c->dbg_tried) {
-		c->dbg_tried = true;
 		for (i = 0; i < d->nsegs; i++)
 			if (d->segs[i].vaddr + d->segs[i].filesz > base)
 				base = d->segs[i].vaddr + d->segs[i].filesz;
 		base = (base + 0x1ffff) & ~(u64)0xffff;
-		c->dbg_ok = d->path && (debug_frame__synth(d->path, base, &c->dbg) == 0 ||
-					(d->debug_path && strcmp(d->debug_path, d->path) &&
-					 debug_frame__synth(d->debug_path, base, &c->dbg) == 0));
+		if (d->path)
+			r = debug_frame__synth(d->path, base, &c->dbg);
+		if (r && r != -ENOMEM && d->path && d->debug_path && strcmp(d->debug_path, d->path))
+			r = debug_frame__synth(d->debug_path, base, &c->dbg);
+		if (r == -ENOMEM) {
+			*oom = true;
+			return NULL;
+		}
+		c->dbg_tried = true;
+		c->dbg_ok = r == 0;
 	}
 	return c->dbg_ok ? &c->dbg : NULL;
 }
@@ -313,6 +341,7 @@ struct unw_ctx {
 	unsigned int ndsos;
 	bool past_copy; /* a read past the end of the stack copy failed */
 	bool no_info;	/* an address had no CFI */
+	bool oom;	/* out of memory on the way: the result is not to be trusted */
 };
 
 /* PERF_REG_X86_* of libunwind's x86-64 register numbers (UNW_X86_64_RAX...). */
@@ -384,10 +413,16 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 
 	d = ctx_dso(c, ip, &bias);
 	cfi = d ? dso__cfi(d) : NULL;
+	if (d && !cfi) {
+		c->oom = true;
+		return -UNW_ENOMEM;
+	}
 	if (cfi && cfi->eh_ok)
 		r = search(as, ip, &cfi->eh, bias, pi, need, arg);
-	if (r == -UNW_ENOINFO && cfi && (dbg = dso__debug_frame(d)))
+	if (r == -UNW_ENOINFO && cfi && (dbg = dso__debug_frame(d, &c->oom)))
 		r = search(as, ip, dbg, bias, pi, need, arg);
+	if (c->oom)
+		return -UNW_ENOMEM;
 	if (r < 0)
 		c->no_info = true;
 	return r;
@@ -435,10 +470,10 @@ static bool dso_mem(struct unw_ctx *c, u64 addr, u64 *val)
 	}
 	/* code (the signal frame check reads it) or data of a DSO of the chain */
 	for (i = 0; i < c->ndsos; i++)
-		if (dso_word(c->dsos[i].d, addr - c->dsos[i].bias, val))
+		if (dso_word(c->dsos[i].d, addr - c->dsos[i].bias, val, &c->oom))
 			return true;
 	d = ctx_dso(c, addr, &bias);
-	return d && dso_word(d, addr - bias, val);
+	return d && dso_word(d, addr - bias, val, &c->oom);
 }
 
 static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write, void *arg)
@@ -563,7 +598,7 @@ int symbolizer__unwind(struct symbolizer *s, const struct sym_stack *st, sym_map
 	ips[(*nr)++] = ip0;
 	if (unw_init_remote(&cur, as, &c) < 0) {
 		*end = SYM_UNWIND_BAD;
-		return 0;
+		return c.oom ? -ENOMEM : 0;
 	}
 	for (;;) {
 		if (*nr >= max) {
@@ -586,7 +621,7 @@ int symbolizer__unwind(struct symbolizer *s, const struct sym_stack *st, sym_map
 			*end = SYM_UNWIND_BAD;
 		break;
 	}
-	return 0;
+	return c.oom ? -ENOMEM : 0; /* a chain cut by a failed allocation is not the stack's */
 }
 
 /* map_of for one mapping: ctx is the map. */
@@ -605,6 +640,7 @@ int symbolizer__cfi_function(struct symbolizer *s, const struct sym_map *map, u6
 	struct unw_ctx c = {.s = s, .st = &none, .map_of = one_map, .map_ctx = (void *)map};
 	unw_proc_info_t pi;
 	unw_addr_space_t as;
+	int r;
 
 	if (!s || !map || !start || !end)
 		return -EINVAL;
@@ -612,8 +648,10 @@ int symbolizer__cfi_function(struct symbolizer *s, const struct sym_map *map, u6
 	if (!as)
 		return -ENOMEM;
 	memset(&pi, 0, sizeof(pi));
-	if (unw_get_proc_info_by_ip(as, addr, &pi, &c) < 0 || addr < pi.start_ip ||
-	    addr >= pi.end_ip)
+	r = unw_get_proc_info_by_ip(as, addr, &pi, &c);
+	if (c.oom || r == -UNW_ENOMEM)
+		return -ENOMEM;
+	if (r < 0 || addr < pi.start_ip || addr >= pi.end_ip)
 		return -ENOENT;
 	*start = pi.start_ip;
 	*end = pi.end_ip;

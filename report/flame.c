@@ -31,6 +31,9 @@ static const char *const kind_names[FK_MAX] = {
 
 #define NONE UINT32_MAX
 
+/* the DSO of a frame merged from functions of one name in several DSOs */
+static const char SEVERAL_DSOS[] = "several DSOs";
+
 /* One frame of the merged tree; links are indices into flame.v. */
 struct fnode {
 	const char *name, *dso; /* borrowed from the stacks */
@@ -151,8 +154,13 @@ static u32 flame_child(struct flame *fl, u32 parent, const struct cframe *cf)
 	     k = (k + 1) & (fl->nslots - 1)) {
 		const struct fnode *nd = &fl->v[c];
 
-		if (nd->parent == parent && nd->hash == h && !strcmp(nd->name, cf->name))
+		if (nd->parent == parent && nd->hash == h && !strcmp(nd->name, cf->name)) {
+			/* one name in two DSOs (ld.so's _start and the program's): merged, said */
+			if (nd->dso != cf->dso &&
+			    (!nd->dso || !cf->dso || strcmp(nd->dso, cf->dso)))
+				fl->v[c].dso = SEVERAL_DSOS;
 			return c;
+		}
 	}
 	c = flame_node(fl, parent, cf->name, cf->dso, frame_kind(cf));
 	if (c != NONE)
@@ -387,7 +395,7 @@ static void frame_info(FILE *f, const struct fnode *nd, u64 total)
 		xml_put(f, nd->dso, SIZE_MAX);
 		fputc(')', f);
 	}
-	fprintf(f, ": %llu samples, %.2f%%", (unsigned long long)nd->n,
+	fprintf(f, ": %llu sample%s, %.2f%%", (unsigned long long)nd->n, nd->n == 1 ? "" : "s",
 		total ? 100.0 * (double)nd->n / (double)total : 0.0);
 }
 

@@ -87,6 +87,38 @@ sys.exit(1 if bad else 0)
 '
 oracle() { python3 -c "$ORACLE_PY" "$@"; }
 
+# dsos SVG.json TREE.json: the DSO each frame of the SVG names is that of
+# report --tree's nodes on the same path of names, or 'several DSOs' where
+# they are in more than one (ld.so's _start and the program's).
+DSOS_PY='
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = json.load(open(sys.argv[2]))["tree"]
+path = {}
+want = {}
+for n in t:
+    p = (path[n["parent"]] if n["parent"] >= 0 else ()) + (n["function"],)
+    path[n["id"]] = p
+    want.setdefault(p, set()).add(n["dso"])
+fr = sorted(j["frames"], key=lambda f: f["d"])
+fpath, bad, several = {}, [], 0
+for f in fr:
+    if f["d"] == 0:
+        fpath[id(f)] = ()
+        continue
+    q = [g for g in fr if g["d"] == f["d"] - 1 and g["x"] <= f["x"] and f["x"] + f["n"] <= g["x"] + g["n"]]
+    p = (fpath[id(q[0])] if q else ("?",)) + (f["name"],)
+    fpath[id(f)] = p
+    w = want.get(p, set())
+    exp = "several DSOs" if len(w) > 1 else next(iter(w), None)
+    several += exp == "several DSOs"
+    if f["dso"] != exp:
+        bad.append("%s: %r, want %r" % (";".join(p), f["dso"], exp))
+print("; ".join(bad[:3]) or "ok, %d of several DSOs" % several)
+sys.exit(1 if bad else 0)
+'
+dsos() { python3 -c "$DSOS_PY" "$@"; }
+
 # inclusive NAME JSON: "children samples" of function NAME in a report --children --json
 inclusive() {
 	json "$2" "'%d %d' % (sum(r['children'] for r in j['rows'] if r['function'] == '$1'), j['samples'])"
@@ -115,6 +147,9 @@ shape() {
 	"$EBS" export -i "$data" --format folded -o "$mode.folded"
 	check "$mode: the frames and the hidden samples are those of export's folded stacks ($(oracle "$mode.svg.json" "$mode.folded"))" \
 		oracle "$mode.svg.json" "$mode.folded"
+	"$EBS" report -i "$data" --tree --json --min-percent 0 >"$mode.tree.json"
+	check "$mode: each frame names its DSO, or 'several DSOs' where one name on that path is in several ($(dsos "$mode.svg.json" "$mode.tree.json"))" \
+		dsos "$mode.svg.json" "$mode.tree.json"
 	read -r l tot < <(inclusive tree_left "$mode.json")
 	enough "$mode: tree_left's width" "$tot" 1000 || return 0
 	check "$mode: the widest child of tree_a is tree_left ($(json "$mode.svg.json" "j['kids'].get('tree_a')"))" \
@@ -164,7 +199,7 @@ check "labels fit their frames (7.2 px a character, 6 px of margin)" jtrue fp.sv
 check "labels are the name, or its start and '..'" jtrue fp.svg.json \
 	"all(f['text'] in ('', f['name']) or (f['text'].endswith('..') and f['name'].startswith(f['text'][:-2])) for f in j['frames'])"
 check "frames say what they are: 'name (dso): N samples, P%'" jtrue fp.svg.json \
-	"all(f['title'] == '%s (%s): %d samples, %.2f%%' % (f['name'], f['dso'], f['n'], 100 * f['n'] / j['root']['n']) for f in j['frames'] if f['d'])"
+	"all(f['title'] == '%s (%s): %d sample%s, %.2f%%' % (f['name'], f['dso'], f['n'], '' if f['n'] == 1 else 's', 100 * f['n'] / j['root']['n']) for f in j['frames'] if f['d'])"
 check "kernel frames are kernel-coloured (bluish), user ones not" jtrue fp.svg.json \
 	"all((lambda r, g, b: (b > r) == (f['kind'] == 'kernel'))(*map(int, f['fill'][4:-1].split(','))) for f in j['frames'] if f['kind'] in ('user', 'kernel'))"
 

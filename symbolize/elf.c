@@ -698,6 +698,13 @@ int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool de
 	e = elf_open(fd, image, image_size, why, why_len);
 	if (!e)
 		return -EINVAL;
+	/*
+	 * libelf reads sections lazily, and a NULL from it (elf_getdata,
+	 * elf_strptr, gelf_getphdr) reads like a section without data: the
+	 * allocations it failed on left ENOMEM in errno, so that an
+	 * out-of-memory is never taken for a file without symbols.
+	 */
+	errno = 0;
 	err = load_segments(d, e);
 	if (err)
 		goto out_nomem;
@@ -709,6 +716,8 @@ int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool de
 	/* an in-memory image (the vdso) is not entered at e_entry */
 	if (!err && !image)
 		err = add_entry_sym(e, d->path, &rv);
+	if (!err && errno == ENOMEM)
+		err = -ENOMEM;
 	if (err)
 		goto out_nomem;
 	/* Names still point into libelf's data: build before elf_end(). */
@@ -739,6 +748,7 @@ int dso__load_debug_symtab(struct dso *d, int fd, int dbg_fd, bool demangle)
 	if (!dbg)
 		return -EINVAL;
 	e = elf_open(fd, NULL, 0, NULL, 0);
+	errno = 0; /* ENOMEM after: libelf failed to allocate (see dso__load_elf) */
 	while (dbg && (scn = elf_nextscn(dbg, scn))) {
 		GElf_Shdr sh;
 
@@ -755,6 +765,8 @@ int dso__load_debug_symtab(struct dso *d, int fd, int dbg_fd, bool demangle)
 		if (!err)
 			err = add_entry_sym(e, d->path, &rv);
 	}
+	if ((!err || err == -ENOENT) && errno == ENOMEM)
+		err = -ENOMEM;
 	if (!err)
 		err = symtab__build(&t, &rv, demangle);
 	if (!err) {

@@ -429,9 +429,13 @@ static void dso__locate_debug(struct symbolizer *s, struct dso *d, int fd, bool 
 		return;
 	dbg_fd = sym_open_file(d->debug_path, 0, &st);
 	if (dbg_fd >= 0) {
-		if (!dso__load_debug_symtab(d, fd, dbg_fd, demangle)) {
+		int err = dso__load_debug_symtab(d, fd, dbg_fd, demangle);
+
+		if (!err) {
 			free(d->symbols_from);
 			d->symbols_from = dso_strdup(s, d->debug_path);
+		} else if (err == -ENOMEM) {
+			symbolizer__warn(s, "%s: out of memory reading its symbols", d->debug_path);
 		}
 		close(dbg_fd);
 	}

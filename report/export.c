@@ -121,42 +121,23 @@ int ebs_export(const struct export_opts *o, struct ebs_error *err)
 		[EXPORT_PPROF] = export_pprof,
 		[EXPORT_SPEEDSCOPE] = export_speedscope,
 	};
-	bool to_file = o->output && strcmp(o->output, "-");
-	char tmp[4096];
+	struct ebs_out out;
 	struct stacks s;
-	FILE *f = o->view.out;
-	int e, fd = -1;
+	int e, w;
 
 	e = stacks_collect(&o->view, &s, err);
 	if (e)
 		goto out;
-	if (to_file) {
-		fd = ebs_tmp_create(o->output, tmp, sizeof(tmp));
-		if (fd < 0 || !(f = fdopen(fd, "w"))) {
-			e = ebs_error__set(err, fd < 0 ? -fd : errno, "%s: cannot write: %s",
-					   o->output, strerror(fd < 0 ? -fd : errno));
-			if (fd >= 0) {
-				close(fd);
-				unlink(tmp);
-			}
-			goto out;
-		}
+	e = ebs_out_open(&out, o->output, o->view.out);
+	if (e) {
+		e = ebs_error__set(err, -e, "%s: cannot write: %s", o->output, strerror(-e));
+		goto out;
 	}
-	e = fns[o->format](&s, f, err);
-	if (to_file) {
-		if (fflush(f) || ferror(f) || fsync(fileno(f))) {
-			if (!e)
-				e = ebs_error__set(err, errno ? errno : EIO, "%s: write failed: %s",
-						   o->output, strerror(errno ? errno : EIO));
-		}
-		fclose(f);
-		if (!e && (e = ebs_tmp_commit(tmp, o->output)) < 0)
-			ebs_error__set(err, -e, "%s: cannot write: %s", o->output, strerror(-e));
-		if (e)
-			unlink(tmp);
-	} else {
-		fflush(f);
-	}
+	e = fns[o->format](&s, out.f, err);
+	w = ebs_out_close(&out, !e);
+	if (!e && w)
+		e = ebs_error__set(err, -w, "%s: write failed: %s",
+				   out.path ? o->output : "standard output", strerror(-w));
 out:
 	stacks_free(&s);
 	return e;

@@ -653,12 +653,10 @@ static void flame_svg(const struct flame *fl, const struct stacks *s,
 
 int ebs_flamegraph(const struct flamegraph_opts *o, struct ebs_error *err)
 {
-	bool to_file = strcmp(o->output, "-") != 0;
 	struct flame fl = {0};
-	char tmp[4096];
+	struct ebs_out out;
 	struct stacks s;
-	FILE *f = o->view.out;
-	int e, fd;
+	int e;
 	size_t i;
 
 	e = stacks_collect(&o->view, &s, err);
@@ -675,32 +673,16 @@ int ebs_flamegraph(const struct flamegraph_opts *o, struct ebs_error *err)
 		e = ebs_error__set(err, -e, "out of memory");
 		goto out;
 	}
-	if (to_file) {
-		fd = ebs_tmp_create(o->output, tmp, sizeof(tmp));
-		if (fd < 0 || !(f = fdopen(fd, "w"))) {
-			e = ebs_error__set(err, fd < 0 ? -fd : errno, "%s: cannot write: %s",
-					   o->output, strerror(fd < 0 ? -fd : errno));
-			if (fd >= 0) {
-				close(fd);
-				unlink(tmp);
-			}
-			goto out;
-		}
+	e = ebs_out_open(&out, o->output, o->view.out);
+	if (e) {
+		e = ebs_error__set(err, -e, "%s: cannot write: %s", o->output, strerror(-e));
+		goto out;
 	}
-	flame_svg(&fl, &s, o, f);
-	if (to_file) {
-		if (fflush(f) || ferror(f) || fsync(fileno(f)))
-			e = ebs_error__set(err, errno ? errno : EIO, "%s: write failed: %s",
-					   o->output, strerror(errno ? errno : EIO));
-		fclose(f);
-		if (!e && (e = ebs_tmp_commit(tmp, o->output)) < 0)
-			ebs_error__set(err, -e, "%s: cannot write: %s", o->output, strerror(-e));
-		if (e)
-			unlink(tmp);
-	} else if (fflush(f) || ferror(f)) {
-		e = ebs_error__set(err, errno ? errno : EIO, "standard output: write failed: %s",
-				   strerror(errno ? errno : EIO));
-	}
+	flame_svg(&fl, &s, o, out.f);
+	e = ebs_out_close(&out, true);
+	if (e)
+		e = ebs_error__set(err, -e, "%s: write failed: %s",
+				   out.path ? o->output : "standard output", strerror(-e));
 out:
 	flame_free(&fl);
 	stacks_free(&s);

@@ -304,31 +304,15 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 int annotate_html(const char *path, const struct ann_func *const *funcs, size_t n,
 		  const char *input)
 {
-	char tmp[4096] = "";
+	struct ebs_out out;
 	size_t i;
 	FILE *f;
-	int e = 0;
+	int e;
 
-	if (!strcmp(path, "-")) {
-		f = stdout;
-	} else if (ebs_path_in_place(path)) {
-		/* a device, FIFO or /dev/stdout: written in place, never renamed over */
-		f = fopen(path, "w");
-	} else {
-		/* written aside and renamed: never a half page under the final name */
-		int fd = ebs_tmp_create(path, tmp, sizeof(tmp));
-
-		if (fd < 0)
-			return fd;
-		f = fdopen(fd, "w");
-		if (!f) {
-			close(fd);
-			unlink(tmp);
-			return -ENOMEM;
-		}
-	}
-	if (!f)
-		return -errno;
+	e = ebs_out_open(&out, path, stdout);
+	if (e)
+		return e;
+	f = out.f;
 	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>ebs annotate: ", f);
 	if (n) { /* the first function listed, and how many more */
 		esc(f, funcs[0]->name);
@@ -357,13 +341,5 @@ int annotate_html(const char *path, const struct ann_func *const *funcs, size_t 
 	for (i = 0; i < n; i++)
 		function(f, funcs[i], i);
 	fputs("</body></html>\n", f);
-	if (ferror(f))
-		e = -EIO;
-	if (f == stdout ? fflush(f) : fclose(f))
-		e = e ?: -errno;
-	if (!e && tmp[0])
-		e = ebs_tmp_commit(tmp, path);
-	if (e && tmp[0])
-		unlink(tmp);
-	return e;
+	return ebs_out_close(&out, true);
 }

@@ -335,6 +335,57 @@ int ebs_tmp_commit(const char *tmp, const char *path)
 	return 0;
 }
 
+int ebs_out_open(struct ebs_out *o, const char *path, FILE *dflt)
+{
+	int fd;
+
+	o->tmp[0] = '\0';
+	o->path = NULL;
+	o->f = dflt;
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	if (ebs_path_in_place(path)) {
+		o->f = fopen(path, "w");
+		if (!o->f)
+			return -errno;
+	} else {
+		fd = ebs_tmp_create(path, o->tmp, sizeof(o->tmp));
+		if (fd < 0)
+			return fd;
+		o->f = fdopen(fd, "w");
+		if (!o->f) {
+			int e = -errno;
+
+			close(fd);
+			unlink(o->tmp);
+			return e;
+		}
+	}
+	o->path = path;
+	return 0;
+}
+
+int ebs_out_close(struct ebs_out *o, bool ok)
+{
+	int e = 0;
+
+	/* errno: the failed write's (ENOSPC, EFBIG) when flushing leaves nothing to say */
+	if (fflush(o->f) || ferror(o->f) || (o->path && o->tmp[0] && fsync(fileno(o->f))))
+		e = errno ? -errno : -EIO;
+	if (!o->path)
+		return e;
+	if (fclose(o->f) && !e)
+		e = errno ? -errno : -EIO;
+	o->f = NULL;
+	if (o->tmp[0]) {
+		if (ok && !e)
+			e = ebs_tmp_commit(o->tmp, o->path);
+		if (!ok || e)
+			unlink(o->tmp);
+	}
+	return e;
+}
+
 size_t ebs_parse_hex(const char *s, size_t len, u64 *out)
 {
 	u64 v = 0;

@@ -122,6 +122,24 @@ int ebs_tmp_commit(const char *tmp, const char *path);
 void ebs_fsync_dir(const char *path);
 
 /*
+ * A stream for an output file, written whole or not at all: a regular file
+ * aside its name (ebs_tmp_create) and renamed over it when it is closed
+ * with ok and every write went through; a device or FIFO
+ * (ebs_path_in_place) in place; path NULL or "-": the stream dflt.
+ * ebs_out_open: 0 or -errno.  ebs_out_close: flushes (and fsyncs a file
+ * written aside), closes what it opened, commits or removes the file;
+ * 0 or -errno (EIO when the stream's error flag is all there is).
+ */
+struct ebs_out {
+	FILE *f;
+	const char *path; /* NULL: f is the caller's stream */
+	char tmp[4096];	  /* the name written aside; "" when in place */
+};
+
+int ebs_out_open(struct ebs_out *o, const char *path, FILE *dflt);
+int ebs_out_close(struct ebs_out *o, bool ok);
+
+/*
  * The hexadecimal digits at the start of s[0..len), without "0x": how many
  * were read, their value in *out.  0 when s does not start with a digit or
  * holds more than 16 of them (the value would not fit).

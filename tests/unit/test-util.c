@@ -132,6 +132,50 @@ static void test_strings(void)
 	TEST_STREQ("output name: a file is itself", ebs_output_name("-x"), "-x");
 }
 
+/* Does dir hold a name starting with ".data.tmp."? */
+static bool tmp_left(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | grep -q '^\\.data\\.tmp\\.'", dir);
+	return system(cmd) == 0;
+}
+
+/* ebs_out: written whole or not at all; "-" is the caller's stream. */
+static void test_out(const char *dir, const char *path)
+{
+	struct ebs_out o;
+	char *buf = NULL;
+
+	unlink(path);
+	TEST_EQ("out: open a new file", ebs_out_open(&o, path, stdout), 0);
+	TEST_CHECK("out: written aside, nothing under the name yet",
+		   o.f != stdout && o.tmp[0] && access(path, F_OK) < 0);
+	fputs("whole", o.f);
+	TEST_EQ("out: close ok", ebs_out_close(&o, true), 0);
+	TEST_CHECK("out: the file under its name, whole",
+		   ebs_read_file_max(path, 100, &buf) == 5 && buf && !strcmp(buf, "whole"));
+	free(buf);
+	buf = NULL;
+	TEST_CHECK("out: no temp file left", !tmp_left(dir));
+	TEST_EQ("out: open over it", ebs_out_open(&o, path, stdout), 0);
+	fputs("half", o.f);
+	TEST_EQ("out: close not ok", ebs_out_close(&o, false), 0);
+	TEST_CHECK("out: the old file kept",
+		   ebs_read_file_max(path, 100, &buf) == 5 && buf && !strcmp(buf, "whole"));
+	free(buf);
+	TEST_CHECK("out: no temp file left after a failure", !tmp_left(dir));
+	TEST_EQ("out: '-' is the caller's stream", ebs_out_open(&o, "-", stderr), 0);
+	TEST_CHECK("out: '-': stderr, no path", o.f == stderr && !o.path);
+	TEST_EQ("out: closing it flushes only", ebs_out_close(&o, true), 0);
+	TEST_EQ("out: a missing directory", ebs_out_open(&o, "/nonexistent-ebs/x", stdout),
+		-ENOENT);
+	TEST_EQ("out: /dev/full in place", ebs_out_open(&o, "/dev/full", stdout), 0);
+	TEST_CHECK("out: /dev/full: not aside", o.tmp[0] == '\0');
+	fputs("x", o.f);
+	TEST_EQ("out: /dev/full: the write's error at close", ebs_out_close(&o, true), -ENOSPC);
+}
+
 static void test_files(void)
 {
 	char dir[] = "/tmp/ebs-test-util.XXXXXX", path[512], fifo[512], tmp[512], *buf = NULL;
@@ -194,6 +238,7 @@ static void test_files(void)
 	}
 	TEST_EQ("tmp: commit of a missing file", ebs_tmp_commit(tmp, path), -ENOENT);
 	TEST_EQ("tmp: name too long", ebs_tmp_create(path, tmp, 10), -ENAMETOOLONG);
+	test_out(dir, path);
 	unlink(path);
 	unlink(fifo);
 	rmdir(dir);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report/present.h"
 #include "report/stacks.h"
 
 enum fkind { FK_ROOT, FK_USER, FK_KERNEL, FK_INLINE, FK_PSEUDO, FK_MAX };
@@ -275,62 +276,10 @@ static void flame_free(struct flame *fl)
 	memset(fl, 0, sizeof(*fl));
 }
 
-/* The length of the UTF-8 sequence at s, 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n, i;
-
-	if (*s < 0x80)
-		return 1;
-	n = *s >= 0xf0 && *s < 0xf5 ? 4 : *s >= 0xe0 ? 3 : *s >= 0xc2 ? 2 : 0;
-	if (*s >= 0xf5)
-		return 0;
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/*
- * s escaped for XML text and attribute values, at most max characters of
- * it.  Control characters and bytes that are not UTF-8 (which XML does not
- * allow) become '?', so the file stays well-formed whatever a symbol holds.
- */
+/* s escaped for XML, at most max characters of it (present_markup). */
 static void xml_put(FILE *f, const char *s, size_t max)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t len;
-
-	for (; *p && max; max--, p += len) {
-		len = utf8_len(p);
-		if (!len) {
-			fputc('?', f);
-			len = 1;
-			continue;
-		}
-		switch (*p) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&apos;", f);
-			break;
-		default:
-			if (*p < 0x20)
-				fputc('?', f);
-			else
-				fwrite(p, 1, len, f);
-		}
-	}
+	present_markup(f, s, max, PRESENT_XML);
 }
 
 static size_t utf8_chars(const char *s)

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <libgen.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,27 +19,7 @@
 
 static void esc(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\t':
-			fputs("        ", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
+	present_markup(f, s, SIZE_MAX, PRESENT_HTML);
 }
 
 /* A background for a share of the function: white to red. */

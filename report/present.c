@@ -81,3 +81,56 @@ const char *present_color_end(bool on)
 {
 	return on ? "\033[0m" : "";
 }
+
+/* The length of the UTF-8 sequence at s, 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+
+	if (*s < 0x80)
+		return 1;
+	n = *s >= 0xf0 && *s < 0xf5 ? 4 : *s >= 0xe0 ? 3 : *s >= 0xc2 ? 2 : 0;
+	if (*s >= 0xf5)
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+void present_markup(FILE *f, const char *s, size_t max, enum present_markup_mode mode)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len;
+
+	for (; p && *p && max; max--, p += len) {
+		len = mode == PRESENT_XML ? utf8_len(p) : 1;
+		if (!len) {
+			fputc('?', f);
+			len = 1;
+			continue;
+		}
+		switch (*p) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\t':
+			fputs(mode == PRESENT_XML ? "?" : "        ", f);
+			break;
+		default:
+			if (*p < 0x20 && mode == PRESENT_XML)
+				fputc('?', f);
+			else
+				fwrite(p, 1, len, f);
+		}
+	}
+}

@@ -13,9 +13,13 @@
  *   test_columns   rows compare by their keys: pids as numbers (9 before
  *                  10), names and source lines as the table shows them
  *   test_options   --sort and --fields parsing, and the columns a key shows
+ *   test_markup    present_markup: entities, XML's '?' for controls and
+ *                  broken UTF-8, HTML's tabs, the character limit
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -394,6 +398,36 @@ static void test_share(void)
 	free(row);
 }
 
+/* present_markup of s into a string */
+static const char *markup(const char *s, size_t max, enum present_markup_mode mode)
+{
+	static char buf[256];
+	FILE *f;
+
+	buf[0] = '\0';
+	f = fmemopen(buf, sizeof(buf), "w");
+	if (!f)
+		return "";
+	present_markup(f, s, max, mode);
+	fclose(f);
+	return buf;
+}
+
+static void test_markup(void)
+{
+	TEST_STREQ("markup: entities", markup("a<b>&\"c'", SIZE_MAX, PRESENT_XML),
+		   "a&lt;b&gt;&amp;&quot;c'");
+	TEST_STREQ("markup: XML: controls and a tab are '?'",
+		   markup("a\x01\tb", SIZE_MAX, PRESENT_XML), "a??b");
+	TEST_STREQ("markup: XML: a byte that is not UTF-8 is '?', a sequence passes",
+		   markup("\xff\xc3\xa9\xe2\x82", SIZE_MAX, PRESENT_XML), "?\xc3\xa9??");
+	TEST_STREQ("markup: HTML: a tab is 8 spaces, other bytes pass",
+		   markup("\ta\x0c\xff", SIZE_MAX, PRESENT_HTML), "        a\x0c\xff");
+	TEST_STREQ("markup: at most max characters (a multibyte one is one)",
+		   markup("\xc3\xa9t\xc3\xa9", 2, PRESENT_XML), "\xc3\xa9t");
+	TEST_STREQ("markup: NULL is nothing", markup(NULL, SIZE_MAX, PRESENT_HTML), "");
+}
+
 int main(void)
 {
 	test_wilson();
@@ -402,5 +436,6 @@ int main(void)
 	test_cells();
 	test_columns();
 	test_options();
+	test_markup();
 	return test_done();
 }

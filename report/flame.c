@@ -22,6 +22,7 @@
 
 #include "report/present.h"
 #include "report/stacks.h"
+#include "util/hash.h"
 
 enum fkind { FK_ROOT, FK_USER, FK_KERNEL, FK_INLINE, FK_PSEUDO, FK_MAX };
 
@@ -42,8 +43,23 @@ struct fnode {
 	u64 x;			/* samples left of it, from the root's left edge */
 	u32 parent, first, next;
 	u32 depth;
-	u32 hash; /* of name */
+	u32 hash; /* of name: its shade */
 	enum fkind kind;
+};
+
+/*
+ * A node found by its parent and its name.  The stacks' names are interned
+ * (callchain.c), so one name is one pointer.
+ */
+struct fkey {
+	u32 parent;
+	const char *name;
+};
+
+struct fslot {
+	UT_hash_handle hh;
+	struct fkey key; /* zeroed whole: its padding is hashed too */
+	u32 node;
 };
 
 /*
@@ -52,9 +68,9 @@ struct fnode {
  */
 struct flame {
 	struct fnode *v;
-	u32 n, cap;
-	u32 *slots; /* open addressing on (parent, name): node index or NONE */
-	u32 nslots; /* a power of two, at least twice n */
+	u32 n;
+	size_t cap;
+	struct fslot *index; /* every node but the root, by (parent, name) */
 	/* what is drawn (flame_prune) */
 	bool *keep;  /* [n] */
 	u32 maxd;    /* the deepest frame drawn */
@@ -78,30 +94,6 @@ static u32 fnv(const char *s)
 	return h;
 }
 
-static u32 slot_of(u32 parent, u32 hash, u32 nslots)
-{
-	return (hash ^ (parent * 0x9e3779b1u)) & (nslots - 1);
-}
-
-static int flame_rehash(struct flame *fl)
-{
-	u32 ns = fl->nslots ? fl->nslots * 2 : 1024, i, k;
-	u32 *slots = malloc((size_t)ns * sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	memset(slots, 0xff, (size_t)ns * sizeof(*slots));
-	for (i = 1; i < fl->n; i++) { /* the root is no one's child */
-		for (k = slot_of(fl->v[i].parent, fl->v[i].hash, ns); slots[k] != NONE;)
-			k = (k + 1) & (ns - 1);
-		slots[k] = i;
-	}
-	free(fl->slots);
-	fl->slots = slots;
-	fl->nslots = ns;
-	return 0;
-}
-
 static enum fkind frame_kind(const struct cframe *cf)
 {
 	if (!strncmp(cf->name, "[unknown]", 9) || !strncmp(cf->name, "[truncated]", 11))
@@ -118,16 +110,8 @@ static u32 flame_node(struct flame *fl, u32 parent, const char *name, const char
 {
 	struct fnode *nd;
 
-	if (fl->n == fl->cap) {
-		u32 ncap = fl->cap ? fl->cap * 2 : 256;
-		struct fnode *nv =
-			ncap > fl->cap ? realloc(fl->v, (size_t)ncap * sizeof(*nv)) : NULL;
-
-		if (!nv)
-			return NONE;
-		fl->v = nv;
-		fl->cap = ncap;
-	}
+	if (fl->n == NONE - 1 || ebs_grow((void **)&fl->v, &fl->cap, fl->n, sizeof(*fl->v), 256))
+		return NONE;
 	nd = &fl->v[fl->n];
 	memset(nd, 0, sizeof(*nd));
 	nd->name = name;
@@ -147,26 +131,31 @@ static u32 flame_node(struct flame *fl, u32 parent, const char *name, const char
 /* The child of parent named cf->name, made when missing; NONE: no memory. */
 static u32 flame_child(struct flame *fl, u32 parent, const struct cframe *cf)
 {
-	u32 h = fnv(cf->name), k, c;
+	struct fslot *e;
+	struct fkey k;
 
-	if ((u64)(fl->n + 1) * 2 > fl->nslots && flame_rehash(fl))
-		return NONE;
-	for (k = slot_of(parent, h, fl->nslots); (c = fl->slots[k]) != NONE;
-	     k = (k + 1) & (fl->nslots - 1)) {
-		const struct fnode *nd = &fl->v[c];
-
-		if (nd->parent == parent && nd->hash == h && !strcmp(nd->name, cf->name)) {
-			/* one name in two DSOs (ld.so's _start and the program's): merged, said */
-			if (nd->dso != cf->dso &&
-			    (!nd->dso || !cf->dso || strcmp(nd->dso, cf->dso)))
-				fl->v[c].dso = SEVERAL_DSOS;
-			return c;
-		}
+	memset(&k, 0, sizeof(k));
+	k.parent = parent;
+	k.name = cf->name;
+	HASH_FIND(hh, fl->index, &k, sizeof(k), e);
+	if (e) {
+		/* one name in two DSOs (ld.so's _start and the program's): merged, said */
+		if (fl->v[e->node].dso != cf->dso)
+			fl->v[e->node].dso = SEVERAL_DSOS;
+		return e->node;
 	}
-	c = flame_node(fl, parent, cf->name, cf->dso, frame_kind(cf));
-	if (c != NONE)
-		fl->slots[k] = c;
-	return c;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NONE;
+	memcpy(&e->key, &k, sizeof(k)); /* with its zeroed padding */
+	e->node = flame_node(fl, parent, cf->name, cf->dso, frame_kind(cf));
+	if (e->node != NONE)
+		HASH_ADD(hh, fl->index, key, sizeof(e->key), e);
+	if (e->node == NONE || !e->hh.tbl) {
+		free(e);
+		return NONE;
+	}
+	return e->node;
 }
 
 static int flame_add(struct flame *fl, const struct stack *st, bool reverse)
@@ -202,25 +191,19 @@ static int by_name(const void *a, const void *b)
 static int flame_layout(struct flame *fl)
 {
 	struct kid *kids = NULL;
-	u32 cap = 0, nk, i, c;
+	size_t cap = 0, nk, c;
+	u32 i, j;
 	u64 x;
 
 	for (i = 0; i < fl->n; i++) {
 		nk = 0;
-		for (c = fl->v[i].first; c != NONE; c = fl->v[c].next) {
-			if (nk == cap) {
-				u32 ncap = cap ? cap * 2 : 64;
-				struct kid *nb = realloc(kids, (size_t)ncap * sizeof(*nb));
-
-				if (!nb) {
-					free(kids);
-					return -ENOMEM;
-				}
-				kids = nb;
-				cap = ncap;
+		for (j = fl->v[i].first; j != NONE; j = fl->v[j].next) {
+			if (ebs_grow((void **)&kids, &cap, nk, sizeof(*kids), 64)) {
+				free(kids);
+				return -ENOMEM;
 			}
-			kids[nk].name = fl->v[c].name;
-			kids[nk++].i = c;
+			kids[nk].name = fl->v[j].name;
+			kids[nk++].i = j;
 		}
 		if (!nk)
 			continue;
@@ -270,9 +253,14 @@ static int flame_prune(struct flame *fl)
 
 static void flame_free(struct flame *fl)
 {
+	struct fslot *e, *tmp;
+
+	HASH_ITER(hh, fl->index, e, tmp) {
+		HASH_DEL(fl->index, e);
+		free(e);
+	}
 	free(fl->keep);
 	free(fl->v);
-	free(fl->slots);
 	memset(fl, 0, sizeof(*fl));
 }
 

@@ -142,8 +142,7 @@ int dso__find_debug(struct symbolizer *s, struct dso *d)
 	size_t i, k;
 
 	/* by build-id: exact, whatever the file was called */
-	for (i = 0; i < d->build_id_size; i++)
-		snprintf(hex + 2 * i, 3, "%02x", d->build_id[i]);
+	ebs_format_hex(hex, sizeof(hex), d->build_id, d->build_id_size);
 	for (k = 0; d->build_id_size > 1 && s->debug_dirs[k] && !found; k++) {
 		snprintf(cand, sizeof(cand), "%s/.build-id/%.2s/%s.debug", s->debug_dirs[k], hex,
 			 hex + 2);

@@ -279,17 +279,6 @@ static u64 fnv1a64(const void *buf, size_t len)
 	return h;
 }
 
-static void hex(char *out, size_t out_len, const u8 *id, size_t len)
-{
-	size_t i;
-
-	if (!out_len)
-		return;
-	out[0] = '\0';
-	for (i = 0; i < len && 2 * i + 2 < out_len; i++)
-		snprintf(out + 2 * i, 3, "%02x", id[i]);
-}
-
 /* A malloc'd dso key: kind, fixed part, then str (without its NUL). */
 static void *dso_key_new(int kind, const void *fixed, size_t fixed_len, const char *str,
 			 size_t *key_len)
@@ -354,13 +343,13 @@ static bool dso__is_recorded(const struct dso *d, const struct sym_map *map, cha
 	u8 len = map->build_id_size < 20 ? map->build_id_size : 20;
 
 	if (len) {
-		hex(want, sizeof(want), map->build_id, len);
+		ebs_format_hex(want, sizeof(want), map->build_id, len);
 		if (!d->build_id_size) {
 			snprintf(why, why_len, "no build-id, the recorded file had %s", want);
 			return false;
 		}
 		if (d->build_id_size != len || memcmp(map->build_id, d->build_id, len)) {
-			hex(got, sizeof(got), d->build_id, d->build_id_size);
+			ebs_format_hex(got, sizeof(got), d->build_id, d->build_id_size);
 			snprintf(why, why_len, "build-id %s differs from the recorded %s", got,
 				 want);
 			return false;
@@ -384,9 +373,9 @@ static void dso__check(struct symbolizer *s, const struct dso *d, const struct s
 	     memcmp(map->build_id, d->build_id, d->build_id_size))) {
 		char want[41], got[41];
 
-		hex(want, sizeof(want), map->build_id,
-		    map->build_id_size < 20 ? map->build_id_size : 20);
-		hex(got, sizeof(got), d->build_id, d->build_id_size);
+		ebs_format_hex(want, sizeof(want), map->build_id,
+			       map->build_id_size < 20 ? map->build_id_size : 20);
+		ebs_format_hex(got, sizeof(got), d->build_id, d->build_id_size);
 		symbolizer__warn(
 			s, "%s: build-id %s differs from the recorded %s: symbols may be wrong",
 			what, got, want);

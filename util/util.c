@@ -386,6 +386,17 @@ int ebs_out_close(struct ebs_out *o, bool ok)
 	return e;
 }
 
+void ebs_format_hex(char *out, size_t out_len, const u8 *b, size_t len)
+{
+	size_t i;
+
+	if (!out_len)
+		return;
+	out[0] = '\0';
+	for (i = 0; i < len && 2 * i + 2 < out_len; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
 size_t ebs_parse_hex(const char *s, size_t len, u64 *out)
 {
 	u64 v = 0;

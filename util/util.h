@@ -147,6 +147,12 @@ int ebs_out_close(struct ebs_out *o, bool ok);
 size_t ebs_parse_hex(const char *s, size_t len, u64 *out);
 
 /*
+ * b[0..len) as lowercase hexadecimal digits (a build-id as paths and tools
+ * spell it) into out, NUL-terminated, as many bytes as out_len holds.
+ */
+void ebs_format_hex(char *out, size_t out_len, const u8 *b, size_t len);
+
+/*
  * A reason, for a caller's "why" buffer of why_len bytes, which may be
  * NULL: the libraries' way of saying why something was not read, without
  * an ebs_error's errno.

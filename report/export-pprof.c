@@ -22,6 +22,7 @@
  * string_table[0] is "", as the format wants.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -48,20 +49,15 @@ static void pb_put(struct pb *b, const void *d, size_t n)
 {
 	if (b->oom || !n)
 		return;
-	if (n > b->cap - b->len) {
-		size_t nc = b->cap ? b->cap : 256;
-		unsigned char *np;
-
-		while (nc - b->len < n)
-			nc *= 2;
-		np = realloc(b->p, nc);
-		if (!np) {
+	if (n > SIZE_MAX - b->len) {
+		b->oom = true;
+		return;
+	}
+	while (b->cap < b->len + n) /* ebs_grow doubles once a call: room for b->cap + 1 */
+		if (ebs_grow((void **)&b->p, &b->cap, b->cap, 1, 256)) {
 			b->oom = true;
 			return;
 		}
-		b->p = np;
-		b->cap = nc;
-	}
 	memcpy(b->p + b->len, d, n);
 	b->len += n;
 }
@@ -206,35 +202,20 @@ static void table__free(struct table *t)
 	free(t->v);
 }
 
-/* A growable key: the fields of a mapping, function or location, end to end. */
-struct key {
-	unsigned char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void key_add(struct key *k, const void *d, size_t n)
+/*
+ * A table's key is the fields of a mapping, function or location end to
+ * end, built in a struct pb; a string goes with its NUL, so that ("ab",
+ * "c") and ("a", "bc") differ.
+ */
+static void key_str(struct pb *k, const char *s)
 {
-	if (k->oom)
-		return;
-	if (ebs_grow((void **)&k->p, &k->cap, k->len + n, 1, 256)) {
-		k->oom = true;
-		return;
-	}
-	memcpy(k->p + k->len, d, n);
-	k->len += n;
-}
-
-/* a string with its NUL, so that ("ab", "c") and ("a", "bc") differ */
-static void key_str(struct key *k, const char *s)
-{
-	key_add(k, s ? s : "", strlen(s ? s : "") + 1);
+	pb_put(k, s ? s : "", strlen(s ? s : "") + 1);
 }
 
 struct pprof {
 	const struct stacks *s;
 	struct table strings, mappings, functions, locations;
-	struct key k;
+	struct pb k;  /* the key at hand */
 	u64 *loc_ids; /* of the stack at hand */
 	size_t loc_cap;
 };
@@ -252,13 +233,13 @@ static u64 mapping_id(struct pprof *p, const struct cframe *f, int *r)
 
 	p->k.len = 0;
 	if (f->map) {
-		key_add(&p->k, "m", 1);
-		key_add(&p->k, &f->map->start, sizeof(f->map->start));
-		key_add(&p->k, &f->map->len, sizeof(f->map->len));
-		key_add(&p->k, &f->map->pgoff, sizeof(f->map->pgoff));
+		pb_put(&p->k, "m", 1);
+		pb_put(&p->k, &f->map->start, sizeof(f->map->start));
+		pb_put(&p->k, &f->map->len, sizeof(f->map->len));
+		pb_put(&p->k, &f->map->pgoff, sizeof(f->map->pgoff));
 		key_str(&p->k, f->map->filename);
 	} else {
-		key_add(&p->k, "d", 1);
+		pb_put(&p->k, "d", 1);
 		key_str(&p->k, f->dso);
 	}
 	*r = p->k.oom ? -ENOMEM : table__id(&p->mappings, p->k.p, p->k.len, f, &id);
@@ -295,12 +276,12 @@ static u64 location_id(struct pprof *p, const struct cframe *f, unsigned int n, 
 	if (*r)
 		return 0;
 	p->k.len = 0;
-	key_add(&p->k, &map, sizeof(map));
-	key_add(&p->k, &f[0].addr, sizeof(f[0].addr));
-	key_add(&p->k, &n, sizeof(n));
+	pb_put(&p->k, &map, sizeof(map));
+	pb_put(&p->k, &f[0].addr, sizeof(f[0].addr));
+	pb_put(&p->k, &n, sizeof(n));
 	for (i = 0; i < n; i++) {
-		key_add(&p->k, &fn[i], sizeof(fn[i]));
-		key_add(&p->k, &f[i].line, sizeof(f[i].line));
+		pb_put(&p->k, &fn[i], sizeof(fn[i]));
+		pb_put(&p->k, &f[i].line, sizeof(f[i].line));
 	}
 	*r = p->k.oom ? -ENOMEM : table__id(&p->locations, p->k.p, p->k.len, f, &id);
 	return id;
@@ -415,10 +396,11 @@ static int encode(struct pprof *p, struct pb *b)
 			pb_uint(&m, MAPPING_MEMORY_LIMIT, map->start + map->len);
 			pb_uint(&m, MAPPING_FILE_OFFSET, map->pgoff);
 			r = str_id(p, map->filename ? map->filename : f->dso, &id);
-			for (j = 0; j < map->build_id_size && j < sizeof(map->build_id); j++)
-				snprintf(hex + 2 * j, 3, "%02x", map->build_id[j]);
-			hex[2 * j] = '\0';
-			if (!r && j)
+			ebs_format_hex(hex, sizeof(hex), map->build_id,
+				       map->build_id_size < sizeof(map->build_id)
+					       ? map->build_id_size
+					       : sizeof(map->build_id));
+			if (!r && hex[0])
 				r = str_id(p, hex, &id2);
 		} else {
 			r = str_id(p, f->dso, &id);

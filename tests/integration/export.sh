@@ -229,6 +229,34 @@ if command -v go >/dev/null 2>&1; then
 	check "page-faults: pprof: period type page-faults count" grep -qx 'PeriodType: page-faults count' pf.raw
 fi
 
+# ---- a name longer than the encoder's first buffer (a C++ template's can be) ------------
+# (the key buffer grew once per write: a 1,000-character name overran it)
+LONG=f_$(printf 'x%.0s' $(seq 1000))
+cat >long.c <<EOF
+volatile unsigned long sink;
+__attribute__((noinline)) void $LONG(double s)
+{
+	for (unsigned long i = 0; i < (unsigned long)(s * 2e8); i++)
+		sink += i;
+}
+int main(void) { $LONG(0.3); return 0; }
+EOF
+if cc -O1 -g -fno-omit-frame-pointer -o long long.c 2>long.err; then
+	record long.data -g -e cpu-clock -F 1000 ./long
+	for fmt in pprof speedscope folded; do
+		"$EBS" export -i long.data --format $fmt -o long.$fmt 2>long-$fmt.err
+		rc=$?
+		check "a 1,002-character function name: --format $fmt exits 0 ($rc$(head -c 120 long-$fmt.err))" \
+			[ $rc -eq 0 -a -s long.$fmt ]
+	done
+	if command -v go >/dev/null 2>&1; then
+		check "a 1,002-character function name: pprof reads it whole" \
+			bash -c "go tool pprof -top long.pprof 2>/dev/null | grep -q '$LONG\$'"
+	fi
+else
+	skip "a long function name" "cc failed: $(head -n 1 long.err)"
+fi
+
 # ---- bad input ------------------------------------------------------------------------
 expect "missing input" 2 "/no/such\.data: No such file" "$EBS" export -i /no/such.data --format pprof -o bad.pb.gz
 check "missing input: no output file" [ ! -e bad.pb.gz ]

@@ -185,22 +185,13 @@ static int push_resolved(struct chainer *c, const struct sym_result *res,
 
 	if (!fn && res->nr_frames)
 		fn = res->frames[res->nr_frames - 1].function;
-	if (!fn) {
-		u64 start, end, at = res->dso ? res->dso_addr : look;
+	if (!fn) { /* code without a symbol: one name per function the CFI bounds */
+		u64 at;
 
-		/* code without a symbol: one name per function the CFI bounds */
-		e = map ? symbolizer__cfi_function(c->rs->sym, &map->sym, look, &start, &end)
-			: -ENOENT;
-		if (e == -ENOMEM)
+		e = rsession_unknown_at(c->rs, res, map, look, &at);
+		if (e)
 			return e;
-		if (!e)
-			at = res->dso_addr - (look - start);
-		if (res->dso)
-			snprintf(unknown, sizeof(unknown), "[unknown] %s+0x%llx", dso,
-				 (unsigned long long)at);
-		else
-			snprintf(unknown, sizeof(unknown), "[unknown] 0x%llx",
-				 (unsigned long long)at);
+		rsession_unknown_name(unknown, sizeof(unknown), res->dso, at);
 		return push(c, unknown, dso, &w, false);
 	}
 	if (!c->no_inline && res->nr_frames > 1) {

@@ -54,14 +54,9 @@ static int add_row(struct report *r, const struct row_key *k, const char *dso, u
 	HASH_FIND(hh, r->rows, k, sizeof(*k), row);
 	if (!row) {
 		/* (a source line's row: its function is row->function) */
-		if (r->col[KEY_FUNC] && !k->function && !(r->by_line && k->line)) {
-			if (strcmp(dso, "[unknown]"))
-				snprintf(text, sizeof(text), "[unknown] %s+0x%llx", dso,
-					 (unsigned long long)k->addr);
-			else
-				snprintf(text, sizeof(text), "[unknown] 0x%llx",
-					 (unsigned long long)k->addr);
-		}
+		if (r->col[KEY_FUNC] && !k->function && !(r->by_line && k->line))
+			rsession_unknown_name(text, sizeof(text),
+					      strcmp(dso, "[unknown]") ? dso : NULL, k->addr);
 		row = calloc(1, sizeof(*row) + strlen(text) + 1);
 		if (!row)
 			return -ENOMEM;
@@ -205,18 +200,10 @@ static int account(void *ctx, const struct resolved *rv)
 			if (res->nr_frames) /* the compiled function's own line */
 				loc = &res->frames[res->nr_frames - 1];
 		}
-		if (!k.function) {
-			u64 start, end;
-
-			k.addr = res->dso ? res->dso_addr : s->ip;
-			/* no symbol: one row per function, as its CFI (an FDE) bounds it */
-			e = res->dso && rv->map ? symbolizer__cfi_function(r->rs.sym, &rv->map->sym,
-									   s->ip, &start, &end)
-						: -ENOENT;
-			if (e == -ENOMEM)
+		if (!k.function) { /* no symbol: one row per function, as its FDE bounds it */
+			e = rsession_unknown_at(&r->rs, res, rv->map, s->ip, &k.addr);
+			if (e)
 				return e;
-			if (!e)
-				k.addr -= s->ip - start;
 		}
 		if (r->col[KEY_LINE] && loc && loc->line) {
 			k.file = loc->file;

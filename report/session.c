@@ -192,3 +192,28 @@ int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolv
 	symbolizer__warn_unresolved(rs->sym);
 	return e;
 }
+
+int rsession_unknown_at(struct rsession *rs, const struct sym_result *res,
+			const struct machine_map *map, u64 addr, u64 *at)
+{
+	u64 start, end;
+	int e = -ENOENT;
+
+	*at = res->dso ? res->dso_addr : addr;
+	/* one name per function, as its CFI (an FDE) bounds it */
+	if (res->dso && map)
+		e = symbolizer__cfi_function(rs->sym, &map->sym, addr, &start, &end);
+	if (e == -ENOMEM)
+		return e;
+	if (!e)
+		*at -= addr - start;
+	return 0;
+}
+
+void rsession_unknown_name(char *buf, size_t len, const char *dso, u64 at)
+{
+	if (dso)
+		snprintf(buf, len, "[unknown] %s+0x%llx", dso, (unsigned long long)at);
+	else
+		snprintf(buf, len, "[unknown] 0x%llx", (unsigned long long)at);
+}

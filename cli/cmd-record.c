@@ -13,7 +13,9 @@
 
 #include <ebs/ebs_abi.h>
 #include "cli/builtin.h"
+#include "data/ebsdata.h"
 #include "sampler/sampler.h"
+#include "symbolize/symbolize.h"
 
 static const char usage_text[] =
 	"usage: ebs record [-e EVENT[,EVENT...]] [-c N | -F HZ] [-o FILE] [-p PID[,PID] | -a]\n"
@@ -50,6 +52,52 @@ static const char usage_text[] =
 	"      --clean      remove what killed recordings into the -o file left behind\n"
 	"                   (.FILE.tmp.XXXXXX); alone, only that\n"
 	"  -q, --quiet      no summary line\n";
+
+/*
+ * At the end of the recording: the kernel symbols its samples hit, from
+ * /proc/kallsyms now, into the file (KSYMS), so that its reports need not
+ * read kallsyms and stay right after a reboot or elsewhere.  Without them
+ * (kallsyms hidden from this user) reports read /proc/kallsyms as before.
+ */
+static void keep_kernel_symbols(void *ctx, struct ebs_writer *w)
+{
+	FILE *msg = ctx;
+	struct symbolize_opts so = {0};
+	struct ebs_ksym_text *t = NULL;
+	struct symbolizer *sym = NULL;
+	struct sym_ksym *v = NULL;
+	const u64 *addrs;
+	size_t n, nv = 0, i;
+	char why[256] = "";
+	u64 stext;
+	int e;
+
+	ebs_writer__kernel_addrs(w, &addrs, &n);
+	if (!n)
+		return;
+	sym = symbolizer__new(&so);
+	e = sym ? symbolizer__kernel_symbols(sym, addrs, n, &v, &nv, &stext, why, sizeof(why))
+		: -ENOMEM;
+	if (!e && !(t = calloc(nv ? nv : 1, sizeof(*t))))
+		e = -ENOMEM;
+	for (i = 0; !e && i < nv; i++) {
+		t[i].start = v[i].start;
+		t[i].end = v[i].end;
+		t[i].name = v[i].name;
+		t[i].dso = v[i].dso;
+		t[i].global = v[i].global;
+	}
+	if (!e)
+		e = ebs_writer__ksyms(w, stext, t, nv);
+	if (e && msg)
+		fprintf(msg,
+			"ebs record: warning: the kernel's symbols are not kept in the file (%s): "
+			"its reports will read /proc/kallsyms\n",
+			why[0] ? why : strerror(-e));
+	free(t);
+	free(v);
+	symbolizer__free(sym);
+}
 
 /* The largest sample period the kernel takes (bit 63 must be clear). */
 #define MAX_PERIOD 0x7fffffffffffffffull
@@ -408,6 +456,8 @@ int cmd_record(int argc, char **argv)
 		o.nr_calib = o.nr_events;
 	}
 
+	o.at_end = keep_kernel_symbols;
+	o.at_end_ctx = quiet ? NULL : stderr;
 	if (ebs_record(&o, &res, &err)) {
 		fprintf(stderr, "ebs record: %s\n", err.msg);
 		if (res.exec_failed)

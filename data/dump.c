@@ -156,6 +156,19 @@ static void dump_record(struct ebs_data *d, const struct ebs_rec *r, FILE *out)
 			fprintf(out, " tid %u", c->tid);
 		break;
 	}
+	case EBS_REC_KSYMS: {
+		const struct ebs_rec_ksyms *k = (const void *)r;
+		const struct ebs_ksym *sy = (const void *)(k + 1);
+		const char *str = (const char *)(sy + k->nr);
+		u32 i;
+
+		fprintf(out, " symbols %u stext 0x%llx", k->nr, ULL(k->stext));
+		for (i = 0; i < k->nr; i++) /* checked by the reader: inside the record */
+			fprintf(out, "\n    %llx-%llx %s%s%s", ULL(sy[i].start), ULL(sy[i].end),
+				str + sy[i].name, sy[i].module ? " " : "",
+				sy[i].module ? str + sy[i].module : "");
+		break;
+	}
 	default:
 		break;
 	}

@@ -67,6 +67,26 @@ int ebs_writer__begin_data(struct ebs_writer *w, u64 start_realtime_ns, u64 star
  */
 int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec);
 
+/*
+ * The kernel addresses of the samples added so far (ips in kernel mode and
+ * the kernel part of call chains), sorted, each once; valid until the next
+ * call on w.  For the KSYMS record the recorder adds at the end.  0.
+ */
+int ebs_writer__kernel_addrs(struct ebs_writer *w, const u64 **addrs, size_t *n);
+
+/* A kernel symbol for ebs_writer__ksyms: [start, end), its name, its DSO ("[kernel]", "[ext4]"). */
+struct ebs_ksym_text {
+	u64 start, end;
+	const char *name, *dso;
+	bool global;
+};
+
+/*
+ * Add the KSYMS record of the n symbols v (sorted by start, not
+ * overlapping) and stext; "[kernel]" is the kernel itself.  0 or -errno.
+ */
+int ebs_writer__ksyms(struct ebs_writer *w, u64 stext, const struct ebs_ksym_text *v, size_t n);
+
 /* Bytes written so far (header included). */
 u64 ebs_writer__size(const struct ebs_writer *w);
 /* Counts so far, for event i (NULL when out of range). */
@@ -184,6 +204,13 @@ const struct ebs_rec_dso_image *ebs_data__dso_image(const struct ebs_data *d, co
  */
 int ebs_data__rewind(struct ebs_data *d);
 int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_error *err);
+
+/*
+ * The KSYMS record (checked: its symbols sorted, its names inside its
+ * strings), once ebs_data__next has handed it out; NULL before, or when the
+ * file has none.
+ */
+const struct ebs_rec_ksyms *ebs_data__ksyms(const struct ebs_data *d);
 
 /* The trailer; only after ebs_data__next returned 0, or at open for seekable files. */
 const struct ebs_rec_trailer *ebs_data__trailer(const struct ebs_data *d);

@@ -2,6 +2,10 @@
 /*
  * reader.c - read and validate ebs.data files.
  *
+ * A SAMPLES record's packed samples are unpacked whole when it is read
+ * (every byte checked), and handed out one by one as SAMPLE records: a
+ * reader's user sees the same records whichever way a sample was stored.
+ *
  * Nothing is trusted: before a field is used, the bytes it lies in are
  * known to be inside the file and inside its record.  Every problem becomes
  * one line "FILE: offset N: what is wrong" and -EBADMSG (or the errno of a
@@ -30,6 +34,7 @@
 #include <unistd.h>
 
 #include "data/ebsdata.h"
+#include "data/packed.h"
 
 #define WINDOW_SIZE (1u << 20) /* what one read of the data records asks for */
 #define SPOOL_CHUNK (256u * 1024)
@@ -63,6 +68,11 @@ struct ebs_data {
 	struct ebs_event_counts tally_counts[EBS_MAX_EVENTS];
 	/* an unfinished recording read to its end (EBS_DATA_UNFINISHED) says so here */
 	char unfinished[384];
+	/* the samples of the SAMPLES record at unpacked_off, handed out from next_unpacked */
+	struct ebs_rec_sample *unpacked;
+	u32 nr_unpacked, next_unpacked;
+	u64 unpacked_off;
+	const struct ebs_rec_ksyms *ksyms; /* a copy of the KSYMS record */
 };
 
 __attribute__((format(printf, 4, 5))) static int
@@ -107,6 +117,10 @@ const char *ebs_rec__type_name(u16 type)
 		return "COUNT";
 	case EBS_REC_TRAILER:
 		return "TRAILER";
+	case EBS_REC_SAMPLES:
+		return "SAMPLES";
+	case EBS_REC_KSYMS:
+		return "KSYMS";
 	default:
 		return "?";
 	}
@@ -145,6 +159,10 @@ u32 ebs_rec__fixed_size(u16 type)
 		return sizeof(struct ebs_rec_count);
 	case EBS_REC_TRAILER:
 		return sizeof(struct ebs_rec_trailer);
+	case EBS_REC_SAMPLES:
+		return sizeof(struct ebs_rec_samples);
+	case EBS_REC_KSYMS:
+		return sizeof(struct ebs_rec_ksyms);
 	default:
 		return 0;
 	}
@@ -292,6 +310,29 @@ static int bytes_at(struct ebs_data *d, u64 off, size_t len, const u8 **p, struc
 }
 
 /*
+ * A KSYMS record's parts, tail_len bytes after its fixed part: 0 when
+ * sound, else what is wrong (1 overrun, 2 strings, 3 a name, 4 order).
+ */
+static int check_ksyms(const struct ebs_rec_ksyms *k, size_t tail_len)
+{
+	const struct ebs_ksym *sy = (const void *)(k + 1);
+	const char *str = (const char *)(sy + k->nr);
+	u32 i;
+
+	if ((u64)k->nr * sizeof(*sy) + k->strings_size > tail_len)
+		return 1;
+	if (!k->strings_size || str[0] || str[k->strings_size - 1])
+		return 2;
+	for (i = 0; i < k->nr; i++) {
+		if (sy[i].name >= k->strings_size || !sy[i].name || sy[i].module >= k->strings_size)
+			return 3;
+		if (sy[i].start >= sy[i].end || (i && sy[i].start < sy[i - 1].end))
+			return 4;
+	}
+	return 0;
+}
+
+/*
  * Check the record at off (end is where records must stop).  On success
  * *out points to it, valid until the reader reads again.  Type-specific
  * checks need d->nr_events known.
@@ -404,6 +445,29 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 		if (c->event >= d->nr_events)
 			return bad(d, err, off, "COUNT names event %u; the file has %u", c->event,
 				   d->nr_events);
+		break;
+	}
+	case EBS_REC_SAMPLES: {
+		const struct ebs_rec_samples *sp = (const void *)r;
+
+		if (!sp->count || sp->count > EBS_SAMPLES_MAX)
+			return bad(d, err, off, "SAMPLES record of %u samples (1 to %u)", sp->count,
+				   EBS_SAMPLES_MAX);
+		if (sp->bytes > tail_len)
+			return bad(d, err, off, "SAMPLES record of %u bytes packs %u", size,
+				   sp->bytes);
+		break;
+	}
+	case EBS_REC_KSYMS: {
+		const struct ebs_rec_ksyms *k = (const void *)r;
+
+		e = check_ksyms(k, tail_len);
+		if (e)
+			return bad(d, err, off, "KSYMS record: %s",
+				   e == 1   ? "its symbols overrun the record"
+				   : e == 2 ? "its strings are not terminated"
+				   : e == 3 ? "a name lies outside its strings"
+					    : "its symbols are not sorted, or overlap");
 		break;
 	}
 	case EBS_REC_TRAILER: {
@@ -628,9 +692,11 @@ static int check_header(struct ebs_data *d, struct ebs_error *err)
 				   "this ebs reads its own byte order only");
 		return bad(d, err, 8, "bad byte-order mark 0x%08x", h->endian);
 	}
-	if (h->version_major != EBS_DATA_VERSION_MAJOR)
-		return bad(d, err, 12, "format version %u.%u; this ebs reads version %u.x",
-			   h->version_major, h->version_minor, EBS_DATA_VERSION_MAJOR);
+	if (h->version_major < EBS_DATA_VERSION_OLDEST_MAJOR ||
+	    h->version_major > EBS_DATA_VERSION_MAJOR)
+		return bad(d, err, 12, "format version %u.%u; this ebs reads versions %u.x to %u.x",
+			   h->version_major, h->version_minor, EBS_DATA_VERSION_OLDEST_MAJOR,
+			   EBS_DATA_VERSION_MAJOR);
 	if (h->header_size < sizeof(*h) || h->header_size % 8)
 		return bad(d, err, 16, "bad header size %u", h->header_size);
 	if (d->size < h->header_size)
@@ -790,6 +856,8 @@ void ebs_data__close(struct ebs_data *d)
 	free(d->head);
 	free(d->win);
 	free(d->tbuf);
+	free(d->unpacked);
+	free((void *)d->ksyms);
 	free(d->path);
 	free(d);
 }
@@ -857,6 +925,7 @@ const struct ebs_rec_dso_image *ebs_data__dso_image(const struct ebs_data *d, co
 
 int ebs_data__rewind(struct ebs_data *d)
 {
+	d->nr_unpacked = d->next_unpacked = 0;
 	d->pos = d->hdr->data_offset;
 	d->nr_seen = 0;
 	d->done = false;
@@ -959,6 +1028,49 @@ static int end_unfinished(struct ebs_data *d, u64 end)
 	return 0;
 }
 
+/* Unpack the SAMPLES record sp, at off, into d->unpacked. */
+static int unpack(struct ebs_data *d, const struct ebs_rec_samples *sp, u64 off,
+		  struct ebs_error *err)
+{
+	const char *why;
+	size_t at;
+	u32 i;
+
+	if (!d->unpacked && !(d->unpacked = malloc(EBS_SAMPLES_MAX * sizeof(*d->unpacked))))
+		return ebs_error__set(err, ENOMEM, "%s: out of memory", d->path);
+	if (ebs_unpack((const u8 *)(sp + 1), sp->bytes, sp->count, d->unpacked, &at, &why))
+		return bad(d, err, off + sizeof(*sp) + at, "SAMPLES record: %s", why);
+	for (i = 0; i < sp->count; i++)
+		if (d->unpacked[i].event >= d->nr_events)
+			return bad(d, err, off,
+				   "SAMPLES record: sample %u names event %u; the file has %u", i,
+				   d->unpacked[i].event, d->nr_events);
+	d->nr_unpacked = sp->count;
+	d->next_unpacked = 0;
+	d->unpacked_off = off;
+	return 0;
+}
+
+/* Keep a copy of the (first) KSYMS record. */
+static int keep_ksyms(struct ebs_data *d, const struct ebs_rec_ksyms *k, struct ebs_error *err)
+{
+	void *copy;
+
+	if (d->ksyms)
+		return 0;
+	copy = malloc(k->hdr.size);
+	if (!copy)
+		return ebs_error__set(err, ENOMEM, "%s: out of memory", d->path);
+	memcpy(copy, k, k->hdr.size);
+	d->ksyms = copy;
+	return 0;
+}
+
+const struct ebs_rec_ksyms *ebs_data__ksyms(const struct ebs_data *d)
+{
+	return d->ksyms;
+}
+
 int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_error *err)
 {
 	const struct ebs_rec *r;
@@ -967,6 +1079,12 @@ int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_er
 	bool to_end = !d->trailer && (d->flags & EBS_DATA_UNFINISHED);
 	int e;
 
+	if (d->next_unpacked < d->nr_unpacked) {
+		r = &d->unpacked[d->next_unpacked++].hdr;
+		tally(d, r);
+		*rec = r;
+		return 1;
+	}
 	if (d->done)
 		return 0;
 	for (;;) {
@@ -1009,6 +1127,16 @@ int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_er
 				   ebs_rec__type_name(r->type), r->type);
 		if (!ebs_rec__fixed_size(r->type))
 			continue; /* unknown type */
+		if (r->type == EBS_REC_SAMPLES) {
+			e = unpack(d, (const void *)r, d->pos - r->size, err);
+			if (e)
+				return e;
+			r = &d->unpacked[d->next_unpacked++].hdr;
+		} else if (r->type == EBS_REC_KSYMS) {
+			e = keep_ksyms(d, (const void *)r, err);
+			if (e)
+				return e;
+		}
 		tally(d, r);
 		*rec = r;
 		return 1;
@@ -1041,6 +1169,9 @@ u64 ebs_data__offset(const struct ebs_data *d, const void *rec)
 {
 	uintptr_t p = (uintptr_t)rec, b;
 
+	b = (uintptr_t)d->unpacked;
+	if (d->unpacked && p >= b && p - b < d->nr_unpacked * sizeof(*d->unpacked))
+		return d->unpacked_off; /* a packed sample: its SAMPLES record's */
 	b = (uintptr_t)d->head;
 	if (d->head && p >= b && p - b < d->head_len)
 		return p - b;

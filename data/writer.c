@@ -4,7 +4,10 @@
  *
  * Header records are kept in memory until ebs_writer__begin_data(), so the
  * fixed header can be written once with data_offset known, even to a pipe.
- * Data records go through a 256 KiB buffer.  For a regular file the header's
+ * Data records go through a 256 KiB buffer.  Samples without optional
+ * parts are packed into SAMPLES records (packed.c) as they come; the record
+ * being filled goes into the buffer before any other record, so records
+ * stay in the order they came, and at every flush.  For a regular file the header's
  * trailer_offset and data_size are patched at finish; output that cannot be
  * patched at offset 0 (a pipe; standard output not at offset 0 or in append
  * mode) gets EBS_FILE_STREAMED and readers scan to the TRAILER record.
@@ -32,6 +35,7 @@
 #include <unistd.h>
 
 #include "data/ebsdata.h"
+#include "data/packed.h"
 
 #define WBUF_SIZE (256u * 1024)
 
@@ -54,8 +58,11 @@ struct ebs_writer {
 	struct ebs_index_entry *index;
 	u32 nr_index;
 	size_t cap_index;
-	u64 next_index_at; /* offset at or after which the next index entry goes */
-	int err;	   /* first write error, sticky */
+	u64 next_index_at;     /* offset at or after which the next index entry goes */
+	int err;	       /* first write error, sticky */
+	struct ebs_pack *pack; /* the SAMPLES record being filled */
+	u64 *kaddrs;	       /* kernel addresses of the samples (ebs_writer__kernel_addrs) */
+	size_t nr_kaddrs, cap_kaddrs;
 };
 
 int ebs_debug_poison(void)
@@ -423,6 +430,8 @@ static u64 rec_time(const struct ebs_rec *rec)
 	case EBS_REC_COUNT:
 		/* all of these have u64 time right after the header */
 		return *(const u64 *)(const void *)(rec + 1);
+	case EBS_REC_SAMPLES:
+		return ebs_pack__first_time((const void *)rec);
 	default:
 		return 0;
 	}
@@ -472,16 +481,12 @@ static void count_rec(struct ebs_writer *w, const struct ebs_rec *rec)
 	}
 }
 
-int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec)
+/* Put rec into the buffer (or straight into the file when it is larger). */
+static int add_record(struct ebs_writer *w, const struct ebs_rec *rec)
 {
 	u32 size = rec->size;
 	int err;
 
-	if (!w->data_started || size < sizeof(*rec) || size % 8 || rec->type < EBS_REC_SAMPLE ||
-	    rec->type == EBS_REC_TRAILER || size < ebs_rec__fixed_size(rec->type))
-		return -EINVAL;
-	if (w->err)
-		return w->err;
 	if (w->offset >= w->next_index_at) {
 		err = index_add(w, rec_time(rec));
 		if (err)
@@ -504,7 +509,169 @@ int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec)
 	}
 	w->offset += size;
 	w->nr_records++;
+	return 0;
+}
+
+/* The SAMPLES record being filled, into the buffer. */
+static int add_pack(struct ebs_writer *w)
+{
+	const struct ebs_rec *r = w->pack ? ebs_pack__record(w->pack) : NULL;
+	int err;
+
+	if (!r)
+		return 0;
+	err = add_record(w, r);
+	if (!err)
+		ebs_pack__reset(w->pack);
+	return err;
+}
+
+/* Sort and unique the kernel addresses kept so far. */
+static void kaddrs_compact(struct ebs_writer *w)
+{
+	size_t i, n = 0;
+
+	if (!w->nr_kaddrs)
+		return; /* kaddrs may be NULL */
+	qsort(w->kaddrs, w->nr_kaddrs, sizeof(*w->kaddrs), ebs_u64_cmp);
+	for (i = 0; i < w->nr_kaddrs; i++)
+		if (!n || w->kaddrs[n - 1] != w->kaddrs[i])
+			w->kaddrs[n++] = w->kaddrs[i];
+	w->nr_kaddrs = n;
+}
+
+static int kaddr_add(struct ebs_writer *w, u64 addr)
+{
+	if (w->nr_kaddrs && w->kaddrs[w->nr_kaddrs - 1] == addr)
+		return 0; /* the likeliest repeat */
+	/* full: drop the repeats first, and grow only when that left it half full */
+	if (w->nr_kaddrs == w->cap_kaddrs) {
+		kaddrs_compact(w);
+		if (w->nr_kaddrs >= w->cap_kaddrs / 2 &&
+		    ebs_grow((void **)&w->kaddrs, &w->cap_kaddrs, w->nr_kaddrs, sizeof(*w->kaddrs),
+			     4096))
+			return -ENOMEM;
+	}
+	w->kaddrs[w->nr_kaddrs++] = addr;
+	return 0;
+}
+
+/* Keep the kernel addresses of sample s: its ip, and its chain's kernel part. */
+static int keep_kernel_addrs(struct ebs_writer *w, const struct ebs_rec_sample *s)
+{
+	u16 mode = s->hdr.misc & EBS_CPUMODE_MASK;
+	struct ebs_sample_parts parts;
+	bool kernel = false;
+	u64 i;
+	int err;
+
+	if (mode == EBS_CPUMODE_KERNEL && (err = kaddr_add(w, s->ip)))
+		return err;
+	if (!(s->hdr.misc & EBS_SAMPLE_CALLCHAIN))
+		return 0;
+	ebs_sample__parts(s, &parts);
+	for (i = 0; i < parts.nr_callchain; i++) {
+		u64 ip = parts.callchain[i];
+
+		if (ip >= EBS_CHAIN_MAX)
+			kernel = ip == EBS_CHAIN_KERNEL;
+		else if (kernel && (err = kaddr_add(w, ip)))
+			return err;
+	}
+	return 0;
+}
+
+int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec)
+{
+	const struct ebs_rec_sample *s = (const void *)rec;
+	u32 size = rec->size;
+	int err;
+
+	if (!w->data_started || size < sizeof(*rec) || size % 8 || rec->type < EBS_REC_SAMPLE ||
+	    rec->type == EBS_REC_TRAILER || size < ebs_rec__fixed_size(rec->type))
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	if (rec->type == EBS_REC_SAMPLE && (err = keep_kernel_addrs(w, s)))
+		return err;
+	if (rec->type == EBS_REC_SAMPLE && ebs_pack__fits(s)) {
+		if (!w->pack && !(w->pack = calloc(1, sizeof(*w->pack))))
+			return -ENOMEM;
+		if (!ebs_pack__room(w->pack) && (err = add_pack(w)))
+			return err;
+		ebs_pack__add(w->pack, s);
+	} else {
+		err = add_pack(w);
+		if (!err)
+			err = add_record(w, rec);
+		if (err)
+			return err;
+	}
 	count_rec(w, rec);
+	return 0;
+}
+
+/* The offset of s in the strings [0, *len) of buf, added when not there. */
+static u32 ksym_string(char *buf, size_t *len, const char *s)
+{
+	size_t l = strlen(s) + 1, i;
+
+	for (i = 0; i + l <= *len; i += strlen(buf + i) + 1) /* modules: few, repeated */
+		if (!strcmp(buf + i, s))
+			return (u32)i;
+	memcpy(buf + *len, s, l);
+	*len += l;
+	return (u32)(*len - l);
+}
+
+int ebs_writer__ksyms(struct ebs_writer *w, u64 stext, const struct ebs_ksym_text *v, size_t n)
+{
+	struct ebs_rec_ksyms *r;
+	struct ebs_ksym *sy;
+	size_t i, strings = 1, mods = 1, size;
+	char *str;
+	int err;
+
+	for (i = 0; i < n; i++)
+		strings += strlen(v[i].name) + 1 + strlen(v[i].dso) + 1;
+	size = sizeof(*r) + n * sizeof(*sy) + strings;
+	size = (size + 7) & ~(size_t)7;
+	if (size > EBS_DATA_MAX_RECORD)
+		return -E2BIG;
+	r = calloc(1, size);
+	if (!r)
+		return -ENOMEM;
+	sy = (void *)(r + 1);
+	str = (char *)(sy + n);
+	/* the modules' names first (few), each once, so that names need no search */
+	for (i = 0; i < n; i++)
+		sy[i].module = strcmp(v[i].dso, "[kernel]") ? ksym_string(str, &mods, v[i].dso) : 0;
+	strings = mods;
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(v[i].name) + 1;
+
+		sy[i].start = v[i].start;
+		sy[i].end = v[i].end;
+		sy[i].flags = v[i].global ? EBS_KSYM_GLOBAL : 0;
+		sy[i].name = (u32)strings;
+		memcpy(str + strings, v[i].name, l);
+		strings += l;
+	}
+	r->hdr.type = EBS_REC_KSYMS;
+	r->hdr.size = (u32)((sizeof(*r) + n * sizeof(*sy) + strings + 7) & ~(size_t)7);
+	r->nr = (u32)n;
+	r->strings_size = (u32)strings;
+	r->stext = stext;
+	err = ebs_writer__add(w, &r->hdr);
+	free(r);
+	return err;
+}
+
+int ebs_writer__kernel_addrs(struct ebs_writer *w, const u64 **addrs, size_t *n)
+{
+	kaddrs_compact(w);
+	*addrs = w->kaddrs;
+	*n = w->nr_kaddrs;
 	return 0;
 }
 
@@ -532,6 +699,8 @@ static void writer_free(struct ebs_writer *w)
 	free(w->hbuf);
 	free(w->wbuf);
 	free(w->index);
+	free(w->pack);
+	free(w->kaddrs);
 	free(w);
 }
 
@@ -539,9 +708,12 @@ static int write_trailer(struct ebs_writer *w, int exit_status)
 {
 	struct ebs_rec_trailer t = {0};
 	size_t counts_size = w->nr_events * sizeof(struct ebs_event_counts);
-	size_t index_size = w->nr_index * sizeof(struct ebs_index_entry);
-	int err;
+	size_t index_size;
+	int err = add_pack(w); /* before the totals are taken */
 
+	if (err)
+		return err;
+	index_size = w->nr_index * sizeof(struct ebs_index_entry);
 	t.hdr.type = EBS_REC_TRAILER;
 	t.hdr.size = (u32)(sizeof(t) + counts_size + index_size);
 	t.end_realtime_ns = ebs_realtime_ns();
@@ -580,7 +752,7 @@ static void keep_partial(struct ebs_writer *w, char *kept, size_t len)
 	kept[0] = '\0';
 	if (!w->tmp[0] || !w->data_started)
 		return;
-	if (!w->err)
+	if (!w->err && !add_pack(w))
 		flush_buf(w); /* whole records still in memory, if they can go out */
 	if (w->whole <= w->hdr.data_offset)
 		return; /* no data record: nothing worth keeping */
@@ -623,7 +795,12 @@ int ebs_writer__abort_keep(struct ebs_writer *w, struct ebs_error *err)
 
 int ebs_writer__flush(struct ebs_writer *w)
 {
-	return w->data_started && w->wlen ? flush_buf(w) : w->err;
+	int err;
+
+	if (!w->data_started)
+		return w->err;
+	err = add_pack(w);
+	return err ? err : w->wlen ? flush_buf(w) : w->err;
 }
 
 int ebs_writer__finish(struct ebs_writer *w, int exit_status, u64 *size, struct ebs_error *err)

@@ -251,13 +251,6 @@ void machine__set_image(struct machine *m, const char *name, const void *image, 
 			}
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_name(const void *a, const void *b)
 {
 	const struct name_at *x = a, *y = b;
@@ -338,7 +331,7 @@ static struct map_index *index_build(const struct proc *p)
 			ix->bounds[nb++] = s->start + s->len;
 		}
 	}
-	qsort(ix->bounds, nb, sizeof(*ix->bounds), cmp_u64);
+	qsort(ix->bounds, nb, sizeof(*ix->bounds), ebs_u64_cmp);
 	for (i = 0, k = 0; k < nb; k++)
 		if (!i || ix->bounds[k] != ix->bounds[i - 1])
 			ix->bounds[i++] = ix->bounds[k];
@@ -386,7 +379,7 @@ static void prepare(struct proc *p)
 	if (p->nr_names)
 		qsort(p->names, p->nr_names, sizeof(*p->names), cmp_name);
 	if (p->nr_execs)
-		qsort(p->execs, p->nr_execs, sizeof(*p->execs), cmp_u64);
+		qsort(p->execs, p->nr_execs, sizeof(*p->execs), ebs_u64_cmp);
 	index_free(p->ix);
 	p->ix = p->nr_maps > SCAN_MAPS ? index_build(p) : NULL;
 	p->sorted = true;

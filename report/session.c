@@ -20,6 +20,35 @@ static int keep_count(struct rsession *rs, const struct ebs_rec *rec)
 	return 0;
 }
 
+/* The recording's own kernel symbols (KSYMS), when it has them, for the symbolizer. */
+static int use_kernel_symbols(struct rsession *rs)
+{
+	const struct ebs_rec_ksyms *k = ebs_data__ksyms(rs->d);
+	const struct ebs_ksym *sy;
+	const char *str;
+	struct sym_ksym *v;
+	u32 i;
+	int e;
+
+	if (!k)
+		return 0;
+	sy = (const void *)(k + 1);
+	str = (const char *)(sy + k->nr); /* the reader checked every offset */
+	v = calloc(k->nr ? k->nr : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < k->nr; i++) {
+		v[i].start = sy[i].start;
+		v[i].end = sy[i].end;
+		v[i].name = str + sy[i].name;
+		v[i].dso = sy[i].module ? str + sy[i].module : "[kernel]";
+		v[i].global = sy[i].flags & EBS_KSYM_GLOBAL;
+	}
+	e = symbolizer__set_kernel_symbols(rs->sym, v, k->nr, k->stext);
+	free(v);
+	return e;
+}
+
 int rsession__open(struct rsession *rs, const char *input, const struct symbolize_opts *so,
 		   const struct report_filter *filter, struct ebs_error *err)
 {
@@ -55,6 +84,10 @@ int rsession__open(struct rsession *rs, const char *input, const struct symboliz
 		}
 	if (e < 0)
 		goto fail;
+	if (use_kernel_symbols(rs)) {
+		e = ebs_error__set(err, ENOMEM, "out of memory");
+		goto fail;
+	}
 	/* read up to its last whole record: say that the profile is partial */
 	if (ebs_data__unfinished(rs->d) && so->warn)
 		so->warn(so->warn_ctx, ebs_data__unfinished(rs->d));

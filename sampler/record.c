@@ -657,6 +657,8 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		if (expected > res->samples + res->lost + s.nr_events)
 			res->undelivered = expected - res->samples - res->lost;
 	}
+	if (o->at_end)
+		o->at_end(o->at_end_ctx, s.w); /* a failed write shows in finish */
 	e = ebs_writer__finish(s.w, exit_status, &res->bytes, err);
 	s.w = NULL;
 	res->exit_status = exit_status < 0 ? 0 : exit_status;

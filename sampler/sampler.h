@@ -107,6 +107,13 @@ struct record_opts {
 	/* CALIBRATION header records, their event indexes into events[] */
 	const struct ebs_rec_calibration *calib;
 	unsigned int nr_calib;
+	/*
+	 * Called once the last sample is in the file, before its trailer:
+	 * for records that need the whole recording (the kernel symbols its
+	 * samples hit).  Its problems are its own to report; NULL: none.
+	 */
+	void (*at_end)(void *ctx, struct ebs_writer *w);
+	void *at_end_ctx;
 };
 
 struct record_result {

@@ -144,6 +144,7 @@ struct dso {
 /* The kernel's symbols, read from kallsyms on first use. */
 struct ksym {
 	u64 addr;
+	u64 end; /* the next symbol's address (the last: KALLSYMS_LAST_SPAN on) */
 	const char *name;
 	const char *dso; /* "[kernel]" or an interned "[modname]" */
 	bool global;	 /* upper-case type letter: preferred among aliases */
@@ -309,6 +310,8 @@ int jitmap__load(const char *path, struct symtab *t, bool demangle);
 
 /* Kernel side (kallsyms.c). */
 struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len);
+/* From a recording's table (sorted, not overlapping; what is not is left out).  NULL: ENOMEM. */
+struct kallsyms *kallsyms__from_table(const struct sym_ksym *v, size_t n, u64 stext);
 void kallsyms__free(struct kallsyms *k);
 const struct ksym *kallsyms__find(const struct kallsyms *k, u64 addr);
 

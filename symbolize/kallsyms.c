@@ -242,6 +242,7 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 
 		memcpy(q, kv.v[i].name, l);
 		kv.v[i].name = q;
+		kv.v[i].end = i + 1 < n ? kv.v[i + 1].addr : kv.v[i].addr + KALLSYMS_LAST_SPAN;
 		q += l;
 	}
 	free(buf);
@@ -271,10 +272,51 @@ const struct ksym *kallsyms__find(const struct kallsyms *k, u64 addr)
 {
 	size_t lo = ebs_upper_bound(k->syms, k->nsyms, sizeof(k->syms[0]),
 				    offsetof(struct ksym, addr), addr);
-	if (!lo)
-		return NULL;
-	/* Entries are unique per address, so the next one starts above addr. */
-	if (lo == k->nsyms && addr - k->syms[lo - 1].addr >= KALLSYMS_LAST_SPAN)
+	if (!lo || addr >= k->syms[lo - 1].end)
 		return NULL;
 	return &k->syms[lo - 1];
+}
+
+struct kallsyms *kallsyms__from_table(const struct sym_ksym *v, size_t n, u64 stext)
+{
+	struct kallsyms *k = calloc(1, sizeof(*k));
+	size_t i, arena_len = 0;
+	char *q;
+
+	if (!k)
+		return NULL;
+	for (i = 0; i < n; i++)
+		arena_len += strlen(v[i].name) + 1;
+	k->syms = calloc(n ? n : 1, sizeof(*k->syms));
+	k->arena = malloc(arena_len ? arena_len : 1);
+	if (!k->syms || !k->arena)
+		goto fail;
+	k->stext = stext;
+	for (i = 0, q = k->arena; i < n; i++) {
+		struct ksym *ks = &k->syms[k->nsyms];
+		size_t l = strlen(v[i].name) + 1;
+
+		if (v[i].start >= v[i].end || (k->nsyms && v[i].start < ks[-1].end))
+			continue; /* not as a table must be: left out */
+		ks->addr = v[i].start;
+		ks->end = v[i].end;
+		ks->global = v[i].global;
+		ks->dso = kernel_dso;
+		if (v[i].dso && strcmp(v[i].dso, kernel_dso)) {
+			char mod[256];
+
+			ebs_strlcpy(mod, v[i].dso, sizeof(mod));
+			ks->dso = ebs_strset__intern(&k->mods, sym_clean_text(mod));
+			if (!ks->dso)
+				goto fail;
+		}
+		memcpy(q, v[i].name, l);
+		ks->name = sym_clean_text(q);
+		q += l;
+		k->nsyms++;
+	}
+	return k;
+fail:
+	kallsyms__free(k);
+	return NULL;
 }

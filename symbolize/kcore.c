@@ -26,7 +26,6 @@ int symbolizer__kernel_function(struct symbolizer *s, u64 addr, struct sym_func 
 {
 	struct sym_result res;
 	const struct ksym *ks;
-	size_t i;
 
 	if (!s || !out)
 		return -EINVAL;
@@ -34,10 +33,9 @@ int symbolizer__kernel_function(struct symbolizer *s, u64 addr, struct sym_func 
 	symbolizer__lookup_kernel(s, addr, &res); /* reads kallsyms once */
 	if (!s->kernel || !(ks = kallsyms__find(s->kernel, addr)))
 		return -ENOENT;
-	i = (size_t)(ks - s->kernel->syms);
 	out->name = ks->name;
 	out->start = ks->addr;
-	out->end = i + 1 < s->kernel->nsyms ? s->kernel->syms[i + 1].addr : ks->addr + 1;
+	out->end = ks->end;
 	return 0;
 }
 

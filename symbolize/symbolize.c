@@ -948,6 +948,63 @@ void symbolizer__warn_unresolved(struct symbolizer *s)
 	}
 }
 
+int symbolizer__kernel_symbols(struct symbolizer *s, const u64 *addrs, size_t n,
+			       struct sym_ksym **out, size_t *nout, u64 *stext, char *why,
+			       size_t why_len)
+{
+	const char *path = s->kallsyms_path ? s->kallsyms_path : "/proc/kallsyms";
+	const struct ksym *last = NULL;
+	struct sym_ksym *v;
+	size_t i, k = 0;
+
+	*out = NULL;
+	*nout = 0;
+	*stext = 0;
+	if (!s->kernel_tried) {
+		s->kernel_tried = true;
+		s->kernel = kallsyms__load(path, why, why_len);
+		if (!s->kernel)
+			return errno ? -errno : -ENOENT;
+	}
+	if (!s->kernel) {
+		ebs_set_why(why, why_len, "%s: unreadable", path);
+		return -ENOENT;
+	}
+	*stext = s->kernel->stext;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v) {
+		ebs_set_why(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) { /* addrs sorted: a symbol's addresses come together */
+		const struct ksym *ks = kallsyms__find(s->kernel, addrs[i]);
+
+		if (!ks || ks == last)
+			continue;
+		last = ks;
+		v[k].start = ks->addr;
+		v[k].end = ks->end;
+		v[k].name = ks->name;
+		v[k].dso = ks->dso;
+		v[k].global = ks->global;
+		k++;
+	}
+	*out = v;
+	*nout = k;
+	return 0;
+}
+
+int symbolizer__set_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v, size_t n,
+				   u64 stext)
+{
+	if (s->kallsyms_path)
+		return 0; /* the user's own file wins */
+	kallsyms__free(s->kernel);
+	s->kernel = kallsyms__from_table(v, n, stext);
+	s->kernel_tried = true;
+	return s->kernel ? 0 : -ENOMEM;
+}
+
 int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result *out)
 {
 	const char *path;

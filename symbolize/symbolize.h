@@ -135,6 +135,33 @@ int symbolizer__lookup_file(struct symbolizer *s, const char *path, u64 vaddr,
  */
 int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result *out);
 
+/* A kernel text symbol: [start, end), its name, its DSO ("[kernel]", "[ext4]"). */
+struct sym_ksym {
+	u64 start, end;
+	const char *name;
+	const char *dso;
+	bool global; /* an upper-case type letter: preferred among aliases */
+};
+
+/*
+ * For a recording's KSYMS record: the kernel symbols (from opts.kallsyms or
+ * /proc/kallsyms, now) that cover the sorted addresses addrs[n], each once,
+ * by address, into *out (malloc'd, *nout of them; the strings live as long
+ * as s) and _stext's address into *stext (0: not listed).  0; -errno with
+ * why set when kallsyms cannot be read or hides its addresses.
+ */
+int symbolizer__kernel_symbols(struct symbolizer *s, const u64 *addrs, size_t n,
+			       struct sym_ksym **out, size_t *nout, u64 *stext, char *why,
+			       size_t why_len);
+
+/*
+ * For a report of a recording that carries its kernel symbols: resolve
+ * kernel addresses through v[n] (copied) instead of /proc/kallsyms, unless
+ * opts.kallsyms named a file, which wins.  0 or -ENOMEM.
+ */
+int symbolizer__set_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v, size_t n,
+				   u64 stext);
+
 /* One line-table row, for annotation. */
 struct sym_row {
 	u64 addr;	  /* link-time */

@@ -230,6 +230,13 @@ int ebs_grow(void **v, size_t *cap, size_t n, size_t size, size_t min)
 	return 0;
 }
 
+int ebs_u64_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 size_t ebs_upper_bound(const void *base, size_t n, size_t size, size_t key_off, u64 key)
 {
 	size_t lo = 0, hi = n;

@@ -80,6 +80,9 @@ bool ebs_text_is_clean(const char *s);
  */
 size_t ebs_upper_bound(const void *base, size_t n, size_t size, size_t key_off, u64 key);
 
+/* qsort's comparison of two u64. */
+int ebs_u64_cmp(const void *a, const void *b);
+
 /*
  * Room for one more element in a growing array *v of *cap elements of
  * size bytes, n of them used: doubles *cap (from min) when n == *cap.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
- * ebs_data.h - the on-disk layout of an ebs.data file (format version 1).
+ * ebs_data.h - the on-disk layout of an ebs.data file (format version 2).
  *
  * docs/format.md is the prose description of this header; the two must agree.
  *
@@ -30,12 +30,17 @@
 
 #define EBS_DATA_MAGIC	       "EBSDATA" /* 8 bytes with the NUL */
 #define EBS_DATA_ENDIAN	       0x01020304u
-#define EBS_DATA_VERSION_MAJOR 1
+#define EBS_DATA_VERSION_MAJOR 2
 /*
  * 1.1: CALIBRATION written, its rate_hz.  1.2: SAMPLE's optional parts
  * written (call chains, user registers and stack), META CALL_GRAPH.
+ * 2.0: samples without optional parts packed into SAMPLES records, the
+ * kernel symbols the samples hit in a KSYMS record.  A 1.x reader would
+ * skip both as unknown types and lose the samples: hence the major.  A 2.0
+ * reader reads 1.x files (EBS_DATA_VERSION_OLDEST_MAJOR).
  */
-#define EBS_DATA_VERSION_MINOR 2
+#define EBS_DATA_VERSION_MINOR	      0
+#define EBS_DATA_VERSION_OLDEST_MAJOR 1
 
 /* header.flags */
 /*
@@ -83,6 +88,8 @@ enum ebs_rec_type {
 	EBS_REC_LOST = 21,     /* struct ebs_rec_lost */
 	EBS_REC_THROTTLE = 22, /* struct ebs_rec_throttle; misc EBS_THROTTLE_END = unthrottle */
 	EBS_REC_COUNT = 23,    /* struct ebs_rec_count: a counter's value */
+	EBS_REC_SAMPLES = 24,  /* struct ebs_rec_samples: samples packed (2.0) */
+	EBS_REC_KSYMS = 25,    /* struct ebs_rec_ksyms: kernel symbols of the samples (2.0) */
 	EBS_REC_TRAILER = 31,  /* struct ebs_rec_trailer: always the last record */
 };
 
@@ -312,6 +319,67 @@ struct ebs_event_counts {
 };
 
 /* A resynchronisation point: a record boundary every EBS_INDEX_STRIDE bytes. */
+/*
+ * SAMPLES: up to EBS_SAMPLES_MAX consecutive samples that have no optional
+ * part (misc holds only the cpu mode and EBS_SAMPLE_EXACT_IP, reserved is
+ * 0), packed into bytes bytes, the record padded to 8 after them.  Each
+ * sample is a flag byte, then varints (LEB128; signed ones zigzag-coded)
+ * relative to the previous sample of the record, which starts from all
+ * zeros (docs/format.md, section 7.2):
+ *
+ *   flags      bits 0-3: the sample's misc; bit 4 pid and tid follow,
+ *              bit 5 cpu follows, bit 6 event follows, bit 7 period follows
+ *   time       signed difference from the previous time
+ *   ip         signed difference from the previous ip of the same space
+ *              (kernel modes 1 and 4, or any other)
+ *   pid, tid   unsigned, when bit 4; else the previous ones
+ *   cpu        unsigned, when bit 5
+ *   event      unsigned, when bit 6
+ *   period     signed difference from the previous period, when bit 7
+ */
+struct ebs_rec_samples {
+	struct ebs_rec hdr;
+	__u32 count; /* samples packed: 1..EBS_SAMPLES_MAX */
+	__u32 bytes; /* bytes of packed samples after this */
+		     /* __u8 data[bytes], then padding to 8 */
+};
+
+#define EBS_SAMPLES_MAX	      4096
+#define EBS_SAMPLES_MAX_BYTES (64u << 10)
+
+#define EBS_SAMPLES_F_TASK   (1u << 4)
+#define EBS_SAMPLES_F_CPU    (1u << 5)
+#define EBS_SAMPLES_F_EVENT  (1u << 6)
+#define EBS_SAMPLES_F_PERIOD (1u << 7)
+
+/*
+ * KSYMS: written at the end of a recording with kernel samples, the kernel
+ * symbols (from /proc/kallsyms at that moment) that cover the kernel
+ * addresses of its samples and call chains, so that a report needs no
+ * /proc/kallsyms and stays right after a reboot or on another machine.
+ * nr entries sorted by start, not overlapping, each [start, end); then
+ * strings_size bytes of NUL-terminated names, the first of them "" (so
+ * that module 0 is the kernel itself).
+ */
+struct ebs_ksym {
+	__u64 start;
+	__u64 end;    /* the next symbol's start in the kernel's table */
+	__u32 name;   /* offset of its name in the strings */
+	__u32 module; /* offset of its module's name ("[ext4]"), 0 for the kernel */
+	__u32 flags;  /* EBS_KSYM_* */
+	__u32 reserved;
+};
+
+#define EBS_KSYM_GLOBAL (1u << 0) /* an upper-case type letter in kallsyms */
+
+struct ebs_rec_ksyms {
+	struct ebs_rec hdr;
+	__u32 nr;
+	__u32 strings_size;
+	__u64 stext; /* _stext's address then, 0 when not listed */
+		     /* struct ebs_ksym syms[nr]; char strings[strings_size]; padding to 8 */
+};
+
 struct ebs_index_entry {
 	__u64 offset;
 	__u64 time; /* time of the record at offset, 0 when it has none */

@@ -29,10 +29,68 @@ HEADER = struct.Struct('<8sIHHIIQQQQQ32s')	# 96 bytes
 REC = struct.Struct('<HHI')
 
 FIXED = {1: 16, 2: 56, 3: 72, 4: 56, 16: 48, 17: 104, 18: 24, 19: 32, 20: 32,
-	 21: 32, 22: 24, 23: 56, 31: 72}
+	 21: 32, 22: 24, 23: 56, 24: 16, 25: 24, 31: 72}
 NAMES = {1: 'META', 2: 'EVENT', 3: 'DSO_IMAGE', 4: 'CALIBRATION', 16: 'SAMPLE',
 	 17: 'MMAP', 18: 'COMM', 19: 'FORK', 20: 'EXIT', 21: 'LOST', 22: 'THROTTLE',
-	 23: 'COUNT', 31: 'TRAILER'}
+	 23: 'COUNT', 24: 'SAMPLES', 25: 'KSYMS', 31: 'TRAILER'}
+V2_TYPES = (24, 25)	# SAMPLES and KSYMS: format 2.0
+
+
+def varint(b, p, end, off):
+	"""the LEB128 number at p (before end) and where it ends"""
+	v, shift = 0, 0
+	while True:
+		if p >= end:
+			raise Bad(off, 'SAMPLES: a number runs past the packed bytes')
+		c = b[p]
+		p += 1
+		v |= (c & 0x7f) << shift
+		shift += 7
+		if not c & 0x80:
+			if v >> 64:
+				raise Bad(off, 'SAMPLES: a number of more than 64 bits')
+			return v, p
+		if shift > 63:
+			raise Bad(off, 'SAMPLES: a number of more than 64 bits')
+
+
+def unpack_samples(b, off, size):
+	"""the number of samples of the SAMPLES record at off, each decoded"""
+	count, nbytes = struct.unpack_from('<II', b, off + 8)
+	if not 1 <= count <= 4096 or 16 + nbytes > size:
+		raise Bad(off, 'SAMPLES: count %d, %d bytes in a record of %d' % (count, nbytes, size))
+	p, end = off + 16, off + 16 + nbytes
+	for i in range(count):
+		if p >= end:
+			raise Bad(off, 'SAMPLES: fewer samples than counted')
+		flags = b[p]
+		p += 1
+		n = 2 + 2 * bool(flags & 0x10) + bool(flags & 0x20) + bool(flags & 0x40) + \
+		    bool(flags & 0x80)
+		if i == 0 and flags & 0xf0 != 0xf0:
+			raise Bad(off, 'SAMPLES: the first sample lacks pid, cpu, event or period')
+		for _ in range(n):
+			_, p = varint(b, p, end, off)
+	if p != end:
+		raise Bad(off, 'SAMPLES: bytes left after the samples')
+	zero(b, off, 16 + nbytes, size, 'SAMPLES padding')
+	return count
+
+
+def check_ksyms(b, off, size):
+	nr, ssize = struct.unpack_from('<II', b, off + 8)
+	sy, st = off + 24, off + 24 + 32 * nr
+	if 24 + 32 * nr + ssize > size or ssize < 1 or b[st] or b[st + ssize - 1]:
+		raise Bad(off, 'KSYMS: %d symbols and %d bytes of strings do not fit' % (nr, ssize))
+	prev_end = 0
+	for i in range(nr):
+		start, end, name, module, flags, reserved = struct.unpack_from('<QQIIII', b, sy + 32 * i)
+		if start >= end or start < prev_end or not 0 < name < ssize or module >= ssize:
+			raise Bad(sy + 32 * i, 'KSYMS: symbol %d is malformed' % i)
+		if flags & ~1 or reserved:
+			raise Bad(sy + 32 * i + 24, 'KSYMS: symbol %d: unknown flags or reserved set' % i)
+		prev_end = end
+	zero(b, off, 24 + 32 * nr + ssize, size, 'KSYMS padding')
 
 
 class Bad(Exception):
@@ -116,6 +174,13 @@ def check_rec(b, off, typ, misc, size):
 		zero(b, off, 22, size, 'THROTTLE reserved')
 	elif typ == 23:
 		zero(b, off, 50, size, 'COUNT reserved')
+	elif typ == 24:
+		if misc:
+			raise Bad(off, 'SAMPLES misc 0x%x is not zero' % misc)
+	elif typ == 25:
+		if misc:
+			raise Bad(off, 'KSYMS misc 0x%x is not zero' % misc)
+		check_ksyms(b, off, size)
 	elif typ == 31:
 		nr_events, nr_index = struct.unpack_from('<II', b, off + 60)
 		zero(b, off, 68, 72, 'TRAILER reserved')
@@ -128,8 +193,8 @@ def walk(b, unfinished):
 		raise Bad(0, 'shorter than the fixed header')
 	(magic, endian, major, _minor, hsize, flags, data_off, data_size, trailer_off, _r, _c,
 	 reserved) = HEADER.unpack_from(b, 0)
-	if magic != b'EBSDATA\0' or endian != 0x01020304 or major != 1:
-		raise Bad(0, 'not an ebs.data file of version 1 in this byte order')
+	if magic != b'EBSDATA\0' or endian != 0x01020304 or major not in (1, 2):
+		raise Bad(0, 'not an ebs.data file of version 1 or 2 in this byte order')
 	if any(reserved):
 		raise Bad(64, 'header reserved is not zero')
 	if flags & ~1:
@@ -148,8 +213,8 @@ def walk(b, unfinished):
 		if off + size > len(b):
 			raise Bad(off, 'record of %d bytes past the end of the file (%s)' %
 				  (size, 'not whole records' if unfinished else 'truncated'))
-		if typ not in FIXED:
-			raise Bad(off, 'unknown record type %d' % typ)
+		if typ not in FIXED or (typ in V2_TYPES and major < 2):
+			raise Bad(off, 'unknown record type %d in a version %d file' % (typ, major))
 		if size < FIXED[typ]:
 			raise Bad(off, '%s of %d bytes, shorter than its fixed part' % (NAMES[typ], size))
 		if (off < data_off) != (typ < 16):
@@ -161,7 +226,7 @@ def walk(b, unfinished):
 			break
 		if off >= data_off:
 			records += 1
-			samples += typ == 16
+			samples += unpack_samples(b, off, size) if typ == 24 else typ == 16
 		off += size
 	if off != data_off and off < data_off:
 		raise Bad(off, 'header records end before data_offset')

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "data/ebsdata.h"
+#include "data/packed.h"
 #include "test.h"
 
 static char tmpdir[64];
@@ -637,8 +638,13 @@ static bool rec_keeps_promises(const struct ebs_data *d, const struct ebs_rec *r
 	const char *tail = (const char *)rec + fixed;
 	struct ebs_sample_parts parts;
 
+	/* a packed sample is handed out as a SAMPLE at its SAMPLES record's offset */
+	bool packed = rec->type == EBS_REC_SAMPLE && rec->size == sizeof(struct ebs_rec_sample) &&
+		      !(rec->misc & ~0xfu);
+
 	if (off % 8 || off < ebs_data__header(d)->data_offset || off >= size ||
-	    rec->size < sizeof(*rec) || rec->size % 8 || rec->size > size - off)
+	    rec->size < sizeof(*rec) || rec->size % 8 ||
+	    (packed ? sizeof(struct ebs_rec_samples) + 1 > size - off : rec->size > size - off))
 		return false;
 	if (rec->type == EBS_REC_TRAILER ||
 	    (rec->type >= EBS_REC_META && rec->type < EBS_REC_SAMPLE))
@@ -794,8 +800,8 @@ static void check_std_header(struct ebs_data *d, const char *path, const char *w
 	G_STREQ(&g, ebs_data__path(d), path);
 	G_TRUE(&g, memcmp(h->magic, "EBSDATA", 8) == 0);
 	G_EQ(&g, h->endian, 0x01020304);
-	G_EQ(&g, h->version_major, 1);
-	G_EQ(&g, h->version_minor, 2); /* 1.2: SAMPLE's optional parts */
+	G_EQ(&g, h->version_major, 2);
+	G_EQ(&g, h->version_minor, 0); /* 2.0: SAMPLES, KSYMS */
 	G_EQ(&g, h->header_size, 96);
 	G_EQ(&g, h->flags, streamed ? EBS_FILE_STREAMED : 0);
 	G_EQ(&g, h->data_offset, 96 + header_recs);
@@ -1060,13 +1066,22 @@ static void check_std_data(struct ebs_data *d, const char *what, const struct ex
 	};
 	const struct ebs_rec *recs[STD_MAX_RECORDS + 1], *rec;
 	struct ebs_error err = {0};
-	unsigned int n = 0, i, bad;
+	unsigned int n = 0, i, bad, records;
 	struct group g;
 	u64 buf[64];
 	int r;
 
-	while ((r = ebs_data__next(d, &rec, &err)) == 1 && n <= STD_MAX_RECORDS)
-		recs[n++] = rec;
+	/* copies: a packed sample lives only until the next SAMPLES record is read */
+	static u64 copies[STD_MAX_RECORDS + 1][64];
+	u64 offs[STD_MAX_RECORDS + 1];
+
+	while ((r = ebs_data__next(d, &rec, &err)) == 1 && n <= STD_MAX_RECORDS) {
+		offs[n] = ebs_data__offset(d, rec);
+		memcpy(copies[n], rec,
+		       rec->size <= sizeof(copies[n]) ? rec->size : sizeof(copies[n]));
+		recs[n] = (const void *)copies[n];
+		n++;
+	}
 	group_begin(&g, "data: %s: iteration reaches the trailer", what);
 	G_EQ(&g, r, 0);
 	group_check(&g, r >= 0, __LINE__, "%s", err.msg);
@@ -1080,11 +1095,27 @@ static void check_std_data(struct ebs_data *d, const char *what, const struct ex
 		G_EQ(&g, recs[i]->type, fixed_types[i]);
 	for (; i < n; i++)
 		G_EQ(&g, recs[i]->type, EBS_REC_SAMPLE);
-	for (i = 1; i < n; i++) /* in file order, back to back */
-		G_EQ(&g, ebs_data__offset(d, recs[i]),
-		     ebs_data__offset(d, recs[i - 1]) + recs[i - 1]->size);
+	/*
+	 * in file order, back to back, except that packed samples share their
+	 * SAMPLES record's offset: the file's records are the distinct offsets
+	 */
+	for (i = 1, records = n ? 1 : 0; i < n; i++) {
+		u64 off = offs[i], prev = offs[i - 1];
+
+		if (off == prev && recs[i]->type == EBS_REC_SAMPLE &&
+		    recs[i - 1]->type == EBS_REC_SAMPLE)
+			continue;
+		records++;
+		if (recs[i - 1]->type == EBS_REC_SAMPLE &&
+		    recs[i - 1]->size == sizeof(struct ebs_rec_sample))
+			G_TRUE(&g, off > prev); /* after a SAMPLES record of unknown size */
+		else
+			G_EQ(&g, off, prev + recs[i - 1]->size);
+	}
+	G_TRUE(&g, ebs_data__trailer(d) && ebs_data__trailer(d)->nr_records == records);
+	G_TRUE(&g, records < n); /* the samples were packed */
 	if (n)
-		G_EQ(&g, ebs_data__offset(d, recs[0]), ebs_data__header(d)->data_offset);
+		G_EQ(&g, offs[0], ebs_data__header(d)->data_offset);
 	bad = g.failed;
 	group_end(&g);
 	if (bad)
@@ -1104,7 +1135,7 @@ static void check_std_data(struct ebs_data *d, const char *what, const struct ex
 	group_begin(&g, "data: %s: rewind starts over", what);
 	G_EQ(&g, ebs_data__rewind(d), 0);
 	G_EQ(&g, ebs_data__next(d, &rec, &err), 1);
-	G_TRUE(&g, rec == recs[0]);
+	G_TRUE(&g, rec->size == recs[0]->size && !memcmp(rec, recs[0], rec->size));
 	group_end(&g);
 }
 
@@ -1119,7 +1150,7 @@ static void check_std_trailer(struct ebs_data *d, const char *what, const struct
 	G_TRUE(&g, t != NULL);
 	if (t) {
 		G_EQ(&g, t->hdr.type, EBS_REC_TRAILER);
-		G_EQ(&g, t->nr_records, x->nr_records);
+		G_TRUE(&g, t->nr_records && t->nr_records < x->nr_records); /* samples packed */
 		G_EQ(&g, t->samples, x->samples);
 		G_EQ(&g, t->lost, x->lost);
 		G_EQ(&g, t->throttled, x->throttled); /* the UNTHROTTLE is not counted */
@@ -1640,6 +1671,34 @@ static void test_bad_files(void)
 	expect_bad("data_offset past the end", b, len, 24);
 
 	RESET();
+	off = find_rec(b, len, data, EBS_REC_SAMPLES, 0);
+	((struct ebs_rec_samples *)(b + off))->count = 0;
+	expect_bad("a SAMPLES record of no sample", b, len, off);
+	RESET();
+	((struct ebs_rec_samples *)(b + off))->count = EBS_SAMPLES_MAX + 1;
+	expect_bad("a SAMPLES record of too many samples", b, len, off);
+	RESET();
+	((struct ebs_rec_samples *)(b + off))->bytes = ((struct ebs_rec *)(b + off))->size;
+	expect_bad("a SAMPLES record packing more bytes than it holds", b, len, off);
+	RESET();
+	((struct ebs_rec_samples *)(b + off))->count++;
+	expect_bad("a SAMPLES record counting one sample more than it packs", b, len, UINT64_MAX);
+	RESET();
+	((struct ebs_rec_samples *)(b + off))->count--;
+	expect_bad("a SAMPLES record counting one sample less than it packs", b, len, UINT64_MAX);
+	RESET();
+	/* the first sample's event (after flags, time, ip, pid, tid, cpu): out of range */
+	{
+		u8 *q = b + off + sizeof(struct ebs_rec_samples), *qe;
+		int k;
+
+		for (k = 0, qe = q + 1; k < 5; k++) /* skip the five varints */
+			while (*qe++ & 0x80)
+				;
+		*qe = 9;
+	}
+	expect_bad("a packed sample naming an event the file lacks", b, len, off);
+	RESET();
 	off = find_rec(b, len, data, EBS_REC_COMM, 0);
 	((struct ebs_rec *)(b + off))->size += 4;
 	expect_bad("a record size not a multiple of 8", b, len, off);
@@ -2009,6 +2068,276 @@ static void test_sample_parts(void)
 	group_end(&g);
 }
 
+/* ---- packed samples ----------------------------------------------------- */
+
+/* A random sample of odd shape: modes, times that jump back, extreme values. */
+static void random_sample(u64 *seed, const struct ebs_rec_sample *prev, struct ebs_rec_sample *s)
+{
+	static const u16 modes[] = {EBS_CPUMODE_USER, EBS_CPUMODE_KERNEL, EBS_CPUMODE_GUEST_USER,
+				    EBS_CPUMODE_GUEST_KERNEL, EBS_CPUMODE_UNKNOWN};
+	u64 r = xorshift64(seed);
+
+	*s = *prev;
+	s->hdr.type = EBS_REC_SAMPLE;
+	s->hdr.size = sizeof(*s);
+	s->hdr.misc = modes[r % 5] | (r & 0x100 ? EBS_SAMPLE_EXACT_IP : 0);
+	switch ((r >> 9) % 4) {
+	case 0:
+		s->ip = xorshift64(seed);
+		break;
+	case 1:
+		s->ip += (r >> 20) % 4096;
+		break;
+	case 2:
+		s->ip -= (r >> 20) % 64;
+		break;
+	default:
+		s->ip = (r & 0x10000) ? UINT64_MAX : 0;
+		break;
+	}
+	s->time += (r >> 12) % 8 == 0 ? -(u64)((r >> 30) % 100000) : (r >> 32) % 1000000;
+	if ((r >> 40) % 16 == 0) {
+		s->pid = (u32)xorshift64(seed);
+		s->tid = (r >> 44) % 2 ? s->pid : UINT32_MAX;
+	}
+	if ((r >> 45) % 8 == 0)
+		s->cpu = (r >> 48) % 2 ? (u32)(r >> 50) % 4 : UINT32_MAX;
+	if ((r >> 51) % 8 == 0)
+		s->event = (u16)(r >> 52);
+	if ((r >> 54) % 4 == 0)
+		s->period = (r >> 56) % 2 ? xorshift64(seed) : s->period + (r >> 57) % 300 - 150;
+}
+
+static void test_packed(void)
+{
+	static struct ebs_pack pack;
+	static struct ebs_rec_sample in[EBS_SAMPLES_MAX], out[EBS_SAMPLES_MAX];
+	struct ebs_rec_sample prev = {0};
+	const struct ebs_rec_samples *r;
+	unsigned int round, n, bad = 0, len_ok = 0, flips_bad = 0, flips_ok = 0;
+	u64 seed = 0x9e3779b97f4a7c15ull, bytes = 0, samples = 0;
+	const char *why;
+	size_t at;
+	struct group g;
+
+	group_begin(&g, "data: packed samples: 200 records of random samples unpack as they were");
+	for (round = 0; round < 200; round++) {
+		ebs_pack__reset(&pack);
+		for (n = 0; ebs_pack__room(&pack); n++) {
+			random_sample(&seed, &prev, &in[n]);
+			prev = in[n];
+			G_TRUE(&g, ebs_pack__fits(&in[n]));
+			ebs_pack__add(&pack, &in[n]);
+			if (round % 2 && n == round)
+				break; /* short records too */
+		}
+		n += round % 2 && n == round;
+		r = (const void *)ebs_pack__record(&pack);
+		if (!r || r->count != n || r->hdr.size % 8 || r->bytes + sizeof(*r) > r->hdr.size) {
+			bad++;
+			continue;
+		}
+		len_ok += r->bytes <= n * EBS_PACK_MAX_SAMPLE;
+		bytes += r->bytes;
+		samples += n;
+		if (ebs_unpack((const u8 *)(r + 1), r->bytes, r->count, out, &at, &why) ||
+		    memcmp(in, out, n * sizeof(*in)))
+			bad++;
+		else if (ebs_pack__first_time(r) != in[0].time)
+			bad++;
+	}
+	G_EQ(&g, bad, 0);
+	G_EQ(&g, len_ok, 200);
+	printf("  # %llu random samples in %llu bytes\n", (unsigned long long)samples,
+	       (unsigned long long)bytes);
+	group_end(&g);
+
+	group_begin(&g, "data: packed samples: what cannot be packed is refused by fits");
+	prev.hdr.misc = EBS_CPUMODE_USER | EBS_SAMPLE_CALLCHAIN;
+	G_TRUE(&g, !ebs_pack__fits(&prev));
+	prev.hdr.misc = EBS_CPUMODE_USER;
+	prev.reserved = 1;
+	G_TRUE(&g, !ebs_pack__fits(&prev));
+	prev.reserved = 0;
+	prev.hdr.size = sizeof(prev) + 8;
+	G_TRUE(&g, !ebs_pack__fits(&prev));
+	group_end(&g);
+
+	/* a typical stream: one thread, one CPU, 100 us apart, ips nearby */
+	group_begin(&g,
+		    "data: packed samples: a cpu-clock stream packs in at most 10 bytes a sample");
+	ebs_pack__reset(&pack);
+	memset(&prev, 0, sizeof(prev));
+	prev.hdr.type = EBS_REC_SAMPLE;
+	prev.hdr.size = sizeof(prev);
+	prev.hdr.misc = EBS_CPUMODE_USER;
+	prev.pid = prev.tid = 4242;
+	prev.time = 1234567890123ull;
+	prev.ip = 0x55555555a000ull;
+	for (n = 0; ebs_pack__room(&pack); n++) {
+		u64 rr = xorshift64(&seed);
+
+		prev.time += 100000 + rr % 2000;
+		prev.period = 100000 + (rr >> 16) % 2000;
+		prev.ip = 0x55555555a000ull + (rr >> 32) % 200000;
+		ebs_pack__add(&pack, &prev);
+	}
+	r = (const void *)ebs_pack__record(&pack);
+	G_TRUE(&g, r && r->bytes <= 10 * r->count);
+	if (r)
+		printf("  # %u samples in %u bytes\n", r->count, r->bytes);
+	group_end(&g);
+
+	/* hostile bytes: never a crash, every failure placed inside the bytes */
+	group_begin(
+		&g,
+		"data: packed samples: 20,000 corrupted records: refused or read, never beyond");
+	{
+		static u8 copy[EBS_SAMPLES_MAX_BYTES];
+		const u8 *orig = (const u8 *)(r + 1);
+		unsigned int k;
+
+		for (k = 0; k < 20000; k++) {
+			u64 rr = xorshift64(&seed);
+			size_t len = r->bytes - (k % 3 == 0 ? rr % 17 : 0);
+			u32 count = r->count + (k % 5 == 0 ? (u32)(rr >> 8) % 3 - 1 : 0);
+
+			memcpy(copy, orig, r->bytes);
+			copy[(rr >> 16) % len] ^= (u8)(1u << ((rr >> 40) % 8));
+			if (count > EBS_SAMPLES_MAX || !count)
+				count = 1;
+			if (ebs_unpack(copy, len, count, out, &at, &why)) {
+				flips_bad++;
+				G_TRUE(&g, at <= len && why && why[0]);
+			} else {
+				flips_ok++;
+			}
+		}
+	}
+	G_TRUE(&g, flips_bad > 0);
+	printf("  # %u refused, %u read\n", flips_bad, flips_ok);
+	group_end(&g);
+
+	group_begin(&g, "data: packed samples: each malformation is named");
+	{
+		u8 b[16];
+
+		memset(b, 0x80, sizeof(b)); /* a varint that never ends */
+		b[0] = EBS_CPUMODE_USER | EBS_SAMPLES_F_TASK;
+		G_EQ(&g, ebs_unpack(b, sizeof(b), 1, out, &at, &why), -EBADMSG);
+		G_TRUE(&g, strstr(why, "more than 64 bits") != NULL);
+		G_EQ(&g, ebs_unpack(b, 5, 1, out, &at, &why), -EBADMSG);
+		G_TRUE(&g, strstr(why, "runs past") != NULL && at == 5);
+		/* flags, time 0, ip 0, and no pid in the first sample */
+		memset(b, 0, sizeof(b));
+		b[0] = EBS_CPUMODE_USER;
+		G_EQ(&g, ebs_unpack(b, 3, 1, out, &at, &why), -EBADMSG);
+		G_TRUE(&g, strstr(why, "no pid") != NULL);
+		/* a whole first sample, then a byte too many */
+		b[0] = EBS_CPUMODE_USER | EBS_SAMPLES_F_TASK | EBS_SAMPLES_F_CPU |
+		       EBS_SAMPLES_F_EVENT | EBS_SAMPLES_F_PERIOD;
+		G_EQ(&g, ebs_unpack(b, 8, 1, out, &at, &why), 0);
+		G_EQ(&g, ebs_unpack(b, 9, 1, out, &at, &why), -EBADMSG);
+		G_TRUE(&g, strstr(why, "left") != NULL && at == 8);
+		G_EQ(&g, ebs_unpack(b, 8, 2, out, &at, &why), -EBADMSG);
+		G_TRUE(&g, strstr(why, "fewer") != NULL);
+		/* an event index of 65536 */
+		b[6] = 0x80, b[7] = 0x80, b[8] = 0x04;
+		G_EQ(&g, ebs_unpack(b, 10, 1, out, &at, &why), -EBADMSG);
+		G_TRUE(&g, strstr(why, "event") != NULL);
+	}
+	group_end(&g);
+}
+
+/* KSYMS: written by ebs_writer__ksyms, read back through ebs_data__ksyms. */
+static void test_ksyms(void)
+{
+	static const struct ebs_ksym_text syms[] = {
+		{0xffffffff81000000ull, 0xffffffff81000040ull, "_stext", "[kernel]", true},
+		{0xffffffff81000100ull, 0xffffffff81000180ull, "do_work", "[kernel]", false},
+		{0xffffffffc0001000ull, 0xffffffffc0001100ull, "ext4_thing", "[ext4]", true},
+		{0xffffffffc0001100ull, 0xffffffffc0001200ull, "ext4_other", "[ext4]", false},
+		{0xffffffffc0002000ull, 0xffffffffc0003000ull, "nf_x", "[nf_tables]", true},
+	};
+	char path[PATH_MAX];
+	struct ebs_error err = {0};
+	struct ebs_writer *w;
+	struct ebs_data *d;
+	const struct ebs_rec *rec;
+	const struct ebs_rec_ksyms *k = NULL;
+	struct group g;
+	size_t len;
+	u8 *b;
+	u64 off;
+	int e;
+
+	tmp_path(path, sizeof(path), "ksyms.data");
+	w = ebs_writer__create(path, &err);
+	e = w ? std_write(w, 3) : -EIO;
+	e = e ?: ebs_writer__ksyms(w, 0xffffffff81000000ull, syms, ARRAY_SIZE(syms));
+	e = e ?: ebs_writer__finish(w, 0, NULL, &err);
+	group_begin(&g, "data: KSYMS: written and read back");
+	G_EQ(&g, e, 0);
+	d = e ? NULL : ebs_data__open(path, &err);
+	G_TRUE(&g, d && !ebs_data__ksyms(d)); /* not before it is read */
+	while (d && ebs_data__next(d, &rec, &err) == 1)
+		;
+	if (d)
+		k = ebs_data__ksyms(d);
+	G_TRUE(&g, k != NULL);
+	if (k) {
+		const struct ebs_ksym *sy = (const void *)(k + 1);
+		const char *str = (const char *)(sy + k->nr);
+
+		G_EQ(&g, k->nr, 5);
+		G_EQ(&g, k->stext, 0xffffffff81000000ull);
+		G_STREQ(&g, str + sy[1].name, "do_work");
+		G_EQ(&g, sy[1].module, 0);
+		G_STREQ(&g, str + sy[2].module, "[ext4]");
+		G_EQ(&g, sy[2].module, sy[3].module); /* a module's name once */
+		G_STREQ(&g, str + sy[4].module, "[nf_tables]");
+		G_EQ(&g, sy[0].flags, EBS_KSYM_GLOBAL);
+		G_EQ(&g, sy[1].flags, 0);
+		G_EQ(&g, sy[4].end, 0xffffffffc0003000ull);
+	}
+	ebs_data__close(d);
+	group_end(&g);
+
+	if (!(b = file_load(path, &len)))
+		return;
+	off = find_rec(b, len, ((struct ebs_file_header *)(void *)b)->data_offset, EBS_REC_KSYMS,
+		       0);
+	{
+		u8 *keep = malloc(len);
+		struct ebs_rec_ksyms *kr = (void *)(b + off);
+		struct ebs_ksym *sy = (void *)(kr + 1);
+
+		if (!keep || !off) {
+			TEST_FAIL("data: KSYMS: bad records", "no KSYMS record found");
+			free(keep);
+			free(b);
+			return;
+		}
+		memcpy(keep, b, len);
+		kr->nr = 1000;
+		expect_bad("KSYMS: symbols overrunning the record", b, len, off);
+		memcpy(b, keep, len);
+		sy[2].name = kr->strings_size;
+		expect_bad("KSYMS: a name outside its strings", b, len, off);
+		memcpy(b, keep, len);
+		sy[2].start = sy[1].start;
+		expect_bad("KSYMS: symbols out of order", b, len, off);
+		memcpy(b, keep, len);
+		sy[0].end = sy[0].start;
+		expect_bad("KSYMS: an empty symbol", b, len, off);
+		memcpy(b, keep, len);
+		((char *)(sy + kr->nr))[kr->strings_size - 1] = 'x';
+		expect_bad("KSYMS: strings not terminated", b, len, off);
+		free(keep);
+	}
+	free(b);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ebs-test-data.XXXXXX");
@@ -2019,6 +2348,8 @@ int main(void)
 	alarm(300); /* a hang ends as a crash that run.sh reports */
 	test_round_trip();
 	test_sample_parts();
+	test_packed();
+	test_ksyms();
 	test_set_calibration();
 	test_index();
 	test_writer_misuse();

@@ -512,6 +512,44 @@ static void test_jitmap_refused(void)
 	}
 }
 
+/* A recording's own table (KSYMS): gaps between symbols, modules, a bad entry. */
+static void test_kallsyms_table(void)
+{
+	static const struct sym_ksym v[] = {
+		{K(0x100), K(0x180), "do_a", "[kernel]", true},
+		{K(0x180), K(0x200), "do_b", "[kernel]", false},
+		{K(0x1f0), K(0x300), "overlapping", "[kernel]", false}, /* left out */
+		{K(0x900), K(0x940), "far_\x1b[31mred", "[kernel]", true},
+		{M(0x10), M(0x10), "empty", "[mymod]", false}, /* left out */
+		{M(0x20), M(0x80), "mod_fn", "[mymod]", true},
+	};
+	struct kallsyms *k = kallsyms__from_table(v, sizeof(v) / sizeof(v[0]), K(0));
+
+	if (!k) {
+		TEST_FAIL("kallsyms: table", "kallsyms__from_table: NULL");
+		return;
+	}
+	TEST_EQ("kallsyms: table: the well-formed entries kept", k->nsyms, 4);
+	TEST_STREQ("kallsyms: table: an address inside a symbol", ksym_at(k, K(0x17f)), "do_a");
+	TEST_STREQ("kallsyms: table: the next one from its start", ksym_at(k, K(0x180)), "do_b");
+	TEST_CHECK("kallsyms: table: nothing in a gap between symbols",
+		   !ksym_at(k, K(0x200)) && !ksym_at(k, K(0x8ff)));
+	TEST_CHECK("kallsyms: table: nothing before the first or after the last",
+		   !ksym_at(k, K(0xff)) && !ksym_at(k, M(0x80)));
+	TEST_CHECK("kallsyms: table: an overlapping or empty entry is left out",
+		   !kname_anywhere(k, "overlapping") && !kname_anywhere(k, "empty"));
+	TEST_STREQ("kallsyms: table: a module's symbol in its module", kdso_at(k, M(0x40)),
+		   "[mymod]");
+	TEST_STREQ("kallsyms: table: the kernel's in [kernel]", kdso_at(k, K(0x100)), "[kernel]");
+	TEST_CHECK("kallsyms: table: control characters in a name are cleaned",
+		   ksym_at(k, K(0x900)) && !strchr(ksym_at(k, K(0x900)), '\x1b'));
+	TEST_EQ("kallsyms: table: _stext as the recording had it", k->stext, K(0));
+	kallsyms__free(k);
+	k = kallsyms__from_table(NULL, 0, 0);
+	TEST_CHECK("kallsyms: table: an empty one finds nothing", k && !kallsyms__find(k, K(0)));
+	kallsyms__free(k);
+}
+
 int main(void)
 {
 	strcpy(tmpdir, "/tmp/ebs-test-kallsyms.XXXXXX");
@@ -523,6 +561,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	test_kallsyms();
 	test_kallsyms_refused();
+	test_kallsyms_table();
 	test_jitmap();
 	test_jitmap_refused();
 	cleanup();

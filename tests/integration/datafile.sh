@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# datafile.sh - format 2.0 as ebs record writes it and every reader reads it:
+#
+#   1. packed samples: a cpu-clock recording takes at most 12 bytes a sample
+#      in all (48 as SAMPLE records), and its report --dump hands out every
+#      sample the trailer counts; datacheck.py (a reader independent of
+#      ebs's) walks the file and unpacks every SAMPLES record;
+#   2. KSYMS: a recording with kernel samples carries the kernel symbols
+#      they hit; its report opens no /proc/kallsyms, names the same kernel
+#      functions as a report through /proc/kallsyms, and still names them
+#      when /proc/kallsyms shows another boot's layout (a mount namespace in
+#      which it is a copy with every address moved, as after a reboot with
+#      KASLR); --kallsyms still wins;
+#   3. backward reading: tests/data/v1.2-sysloop.data, recorded by ebs
+#      37a0604 (format 1.2, SAMPLE records), reads as it did then: its
+#      report --dump and --sort dso equal that ebs's, byte for byte.
+. "$(dirname "$0")/../lib.sh"
+
+CHECK="$TOP/tests/tools/datacheck.py"
+DATA=$TOP/tests/data
+
+# ---- 1. packed samples --------------------------------------------------------
+"$EBS" record -q -e cpu-clock -F 2000 -o p.data "$WORKLOADS/leafloop" 0.5 >/dev/null 2>p.err
+check "record leafloop: status 0" [ $? -eq 0 ]
+"$EBS" report -i p.data --json >p.json 2>/dev/null
+n=$(json p.json 'j["samples"]')
+size=$(stat -c %s p.data)
+check "a cpu-clock recording: ${size} bytes for ${n:-?} samples, at most 12 a sample" \
+	[ "${n:-0}" -gt 200 -a "$size" -le $(( ${n:-0} * 12 + 16384 )) ]
+check "every SAMPLES record unpacks, every byte checked (datacheck.py)" \
+	sh -c "python3 '$CHECK' p.data | grep -q '^ok: finished, .*, $n samples$'"
+"$EBS" report --dump -i p.data >p.dump 2>&1
+check "report --dump hands out every sample as a SAMPLE ($n)" \
+	[ "$(grep -c ' SAMPLE ' p.dump)" -eq "${n:-0}" ]
+check "...at their SAMPLES records' offsets: fewer offsets than samples" \
+	[ "$(awk '$2 == "SAMPLE" { print $1 }' p.dump | sort -u | wc -l)" -lt $(( ${n:-0} / 100 )) ]
+
+# ---- 2. KSYMS ---------------------------------------------------------------------
+"$EBS" record -q -e cpu-clock -F 2000 -o k.data "$WORKLOADS/sysloop" 0.4 >/dev/null 2>k.err
+check "record sysloop (kernel samples): status 0, no warning" [ $? -eq 0 -a ! -s k.err ]
+check "the file carries a KSYMS record" grep -q ' KSYMS symbols [1-9]' <("$EBS" report --dump -i k.data 2>&1)
+check "...datacheck.py finds it well formed" \
+	sh -c "python3 '$CHECK' k.data | grep -q '^ok: finished'"
+krows() {	# the kernel rows of a report: samples and function
+	"$@" --dso '[kernel]' --top 0 --no-inline 2>/dev/null | awk '/^ +[0-9]/ { print $1, $5 }'
+}
+krows "$EBS" report -i k.data >k.file
+krows "$EBS" report -i k.data --kallsyms /proc/kallsyms >k.proc
+check "kernel functions named from the file: $(wc -l <k.file) rows" [ -s k.file ]
+check "...the same rows as through /proc/kallsyms" diff -q k.file k.proc
+if command -v strace >/dev/null; then
+	strace -f -e trace=open,openat -o k.strace "$EBS" report -i k.data >/dev/null 2>&1
+	check "report of a recording with KSYMS opens no kallsyms" not grep -q kallsyms k.strace
+else
+	skip "report of a recording with KSYMS opens no kallsyms" "strace is not installed"
+fi
+# another boot: /proc/kallsyms with every address 16 MiB on, in a private mount namespace
+if [ "$(id -u)" -ne 0 ]; then
+	skip "after a reboot" "needs root to bind-mount over /proc/kallsyms (unshare -m)"
+elif ! unshare -m true 2>unshare.err; then
+	skip "after a reboot" "unshare -m is not permitted here: $(head -n 1 unshare.err)"
+else
+	awk '{ printf "%016x %s %s%s\n", strtonum("0x" $1) ? strtonum("0x" $1) + 16777216 : 0, $2, $3, NF > 3 ? " " $4 : "" }' \
+		/proc/kallsyms >moved.kallsyms 2>/dev/null
+	cat >moved.sh <<'EOF'
+mount --bind moved.kallsyms /proc/kallsyms || exit 9
+"$EBS" report -i k.data --dso '[kernel]' --top 0 --no-inline 2>/dev/null | awk '/^ +[0-9]/ { print $1, $5 }' >k.moved
+"$EBS" report -i k.data --dso '[kernel]' --top 0 --no-inline --kallsyms /proc/kallsyms 2>/dev/null |
+	awk '/^ +[0-9]/ { print $1, $5 }' >k.moved-proc
+EOF
+	EBS=$EBS unshare -m bash moved.sh
+	rc=$?
+	check "after a reboot (kallsyms moved 16 MiB): status 0 ($rc)" [ $rc -eq 0 ]
+	check "...the kernel functions as recorded" diff -q k.file k.moved
+	check "...and --kallsyms of the moved table wins: names differ" not diff -q k.file k.moved-proc
+fi
+
+# ---- 3. reading format 1.2 -----------------------------------------------------------
+"$EBS" report --dump -i "$DATA/v1.2-sysloop.data" >old.dump 2>&1
+check "a 1.2 file: report --dump as ebs 37a0604 printed it" diff -q "$DATA/v1.2-sysloop.dump" old.dump
+"$EBS" report -i "$DATA/v1.2-sysloop.data" --sort dso >old.dso 2>/dev/null
+check "a 1.2 file: report --sort dso as ebs 37a0604 printed it" diff -q "$DATA/v1.2-sysloop.dso" old.dso
+check "a 1.2 file: datacheck.py reads it" \
+	sh -c "python3 '$CHECK' '$DATA/v1.2-sysloop.data' | grep -q '^ok: finished'"
+# the version check: 3.0 is refused, naming offset 12
+python3 -c "
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read()); b[12] = 3
+open('v3.data', 'wb').write(b)" p.data
+expect "a future major version (3.0) is refused" 2 "^ebs report: v3.data: offset 12: format version 3.0; this ebs reads versions 1.x to 2.x" \
+	"$EBS" report -i v3.data

@@ -47,9 +47,10 @@ struct fn_ent {
 	struct fn_key key; /* key.info NULL: a kernel function */
 	const char *name, *dso, *dso_path;
 	bool kernel;
+	bool listed; /* may be listed: no FUNC asked, or this is one; else only counted */
 	u64 end;
 	u64 samples;
-	struct addr_cnt *addrs;
+	struct addr_cnt *addrs; /* per address, for a function that may be listed */
 };
 
 /* One (file, line) of a file-mode listing, over every function. */
@@ -173,10 +174,13 @@ static int collect(void *ctx, const struct resolved *rv)
 		f->key = key;
 		f->name = res->function;
 		f->dso = res->dso;
-		f->dso_path =
-			kernel ? (an->o->view.kallsyms ? an->o->view.kallsyms : "/proc/kallsyms")
-			       : res->dso_path;
+		f->dso_path = !kernel			  ? res->dso_path
+			      : an->o->view.kallsyms	  ? an->o->view.kallsyms
+			      : ebs_data__ksyms(an->rs.d) ? ebs_data__path(an->rs.d) /* its KSYMS */
+							  : "/proc/kallsyms";
 		f->kernel = kernel;
+		f->listed = !an->o->target || an->file_mode ||
+			    rsession_name_is(an->o->target, strlen(an->o->target), f->name);
 		e = kernel ? symbolizer__kernel_function(an->rs.sym, key.start, &sf)
 			   : symbolizer__function(an->rs.sym, res->info, key.start, &sf);
 		f->end = e == 0 ? sf.end : res->dso_addr + 1;
@@ -187,7 +191,8 @@ static int collect(void *ctx, const struct resolved *rv)
 		}
 	}
 	f->samples++;
-	return add_addr(f, res->dso_addr, res);
+	/* another function than FUNC: counted for "the hottest", never listed */
+	return f->listed ? add_addr(f, res->dso_addr, res) : 0;
 }
 
 /* ---- one function's model ----------------------------------------------- */

@@ -157,7 +157,9 @@ char *ebs_clean_text(char *s, bool source)
 	size_t n;
 
 	while (*p) {
-		if (source && (*p == '\t' || *p == '\n')) {
+		if (*p >= 0x20 && *p < 0x7f) { /* printable ASCII: most of any text */
+			p++;
+		} else if (source && (*p == '\t' || *p == '\n')) {
 			p++;
 		} else if (source && *p == '\r') {
 			*p++ = ' '; /* CRLF line ends */

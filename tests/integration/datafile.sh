@@ -48,6 +48,10 @@ krows "$EBS" report -i k.data >k.file
 krows "$EBS" report -i k.data --kallsyms /proc/kallsyms >k.proc
 check "kernel functions named from the file: $(wc -l <k.file) rows" [ -s k.file ]
 check "...the same rows as through /proc/kallsyms" diff -q k.file k.proc
+kfn=$(awk 'NR == 1 { print $2 }' k.file)
+"$EBS" annotate -i k.data "$kfn" >ka.txt 2>ka.err
+check "annotate $kfn: its header names the recording as where its symbol is from" \
+	grep -q "^# annotate: $kfn (\[kernel\], k.data)" ka.txt
 if command -v strace >/dev/null; then
 	strace -f -e trace=open,openat -o k.strace "$EBS" report -i k.data >/dev/null 2>&1
 	check "report of a recording with KSYMS opens no kallsyms" not grep -q kallsyms k.strace

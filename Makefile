@@ -296,7 +296,8 @@ test-kmod: deps
 	$(Q)$(MAKE) --no-print-directory all unit-bins workloads
 	$(Q)BUILD=$(BUILD) EBS=$(abspath $(EBS)) TESTS=kmod tests/run.sh
 
-# ebs against perf on the same work; prints times and ratios (never part of test)
+# ebs against perf on the same work, every row of issue 14's table: writes
+# bench/results.json and README.md's table (docs/bench.md; never part of test)
 bench: all
 	$(Q)BUILD=$(BUILD) bench/bench.sh
 

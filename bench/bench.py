@@ -1,0 +1,904 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""bench/bench.py - the measurements of `make bench`: every row of issue 14's
+table, ebs against perf on the same work, into bench/results.json (which
+bench/table.py prints as a Markdown table).  bench/bench.sh builds the two
+programs and runs this; docs/bench.md says what each row measures and how.
+
+Environment (bench.sh sets the first ones):
+  TOP, EBS, OUT          the tree, the ebs binary, a scratch directory
+  BIG                    the generated 2,000-function program (bench/gen.py)
+  SQLWORK, SQLITE_WHY    the SQLite driver (tests/real/build-sqlite.sh), or
+                         empty and why it could not be built
+  RESULTS                where the JSON goes (default TOP/bench/results.json)
+  RUNS                   runs per measurement (default 5): a row's value is
+                         the median of RUNS runs, or of RUNS ratios of
+                         ebs/perf run pairs, interleaved (ebs first in one
+                         round, perf first in the next)
+  LARGE_ITERS            iterations of each of the two SQLite loops for the
+                         large recordings (default 16; 4x and 1x: a quarter
+                         and a sixteenth of it)
+  MIN_SAMPLES            samples each tool's large recording must hold
+                         (default 500000; recorded again, longer, when short)
+  SQL_ROWS               rows of one sqlwork run (default 400000, ~1.5 s)
+  DRAIN_HZ, DRAIN_WORK   row 10's rate cap (default 40000) and the work of each
+                         of its two busy programs (./big rounds, default 2000)
+  SRCLINE_TIMEOUT        seconds perf report --sort srcline may take (600)
+
+Nothing here writes outside OUT and RESULTS: ebs runs with XDG_CACHE_HOME
+under OUT, perf with PERF_BUILDID_DIR under OUT (its ~/.debug).
+"""
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+T0 = time.monotonic()
+
+
+def progress(msg):
+    print('bench [%4.0f s] %s' % (time.monotonic() - T0, msg), flush=True)
+
+
+def env_int(name, default):
+    v = os.environ.get(name, '')
+    try:
+        return int(v) if v else default
+    except ValueError:
+        sys.exit('bench: %s=%r is not a number' % (name, v))
+
+
+TOP = os.environ['TOP']
+EBS = os.environ['EBS']
+OUT = os.environ['OUT']
+BIG = os.environ.get('BIG', '')
+SQLWORK = os.environ.get('SQLWORK', '')
+SQLITE_WHY = os.environ.get('SQLITE_WHY', '') or 'not built'
+RESULTS = os.environ.get('RESULTS') or os.path.join(TOP, 'bench', 'results.json')
+RUNS = max(1, env_int('RUNS', 5))
+LARGE_ITERS = max(1, env_int('LARGE_ITERS', 16))
+MIN_SAMPLES = env_int('MIN_SAMPLES', 500000)
+SQL_ROWS = env_int('SQL_ROWS', 400000)
+DRAIN_HZ = env_int('DRAIN_HZ', 40000)
+DRAIN_WORK = env_int('DRAIN_WORK', 2000)
+SRCLINE_TIMEOUT = env_int('SRCLINE_TIMEOUT', 600)
+GEN_ROUNDS = env_int('GEN_ROUNDS', 15000)  # one ./big at 10 kHz: ~30,000 samples
+HZ = 10000  # the recordings that are reported: 10 kHz per CPU
+
+os.makedirs(OUT, exist_ok=True)
+SCRATCH = os.path.join(OUT, 'runs')
+shutil.rmtree(SCRATCH, ignore_errors=True)
+os.makedirs(SCRATCH)
+# perf record copies what it sampled into its build-id cache (~/.debug by
+# default) and perf report looks there: this run's own, as a user's would be
+BASE_ENV = dict(os.environ, LC_ALL='C', PERF_BUILDID_DIR=os.path.join(OUT, 'perf-buildid'),
+                XDG_CACHE_HOME=os.path.join(OUT, 'xdg-misc'))
+for k in ('PAGER', 'EBS_PAGER', 'PERF_PAGER'):
+    BASE_ENV.pop(k, None)
+
+
+class Failed(Exception):
+    """A step that could not be measured; its rows are skipped with this."""
+
+
+def last_line(data):
+    lines = [l for l in data.decode(errors='replace').splitlines() if l.strip()]
+    return lines[-1].strip()[:200] if lines else 'no message'
+
+
+def measure(cmd, env=None, timeout=900, allow_timeout=False):
+    """Run cmd (output thrown away); (wall s, CPU s, peak RSS MB) from
+    wait4(2), as bench/limits.sh does: the child's own rusage, with that of
+    the children it waited for.  None when allow_timeout and it took longer
+    than timeout; Failed when it failed."""
+    name = os.path.basename(cmd[0]) + ' ' + ' '.join(
+        os.path.basename(a) if a.startswith('/') else a for a in cmd[1:4])
+    with tempfile.TemporaryFile() as err:
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=err, env=env or BASE_ENV, start_new_session=True)
+        killed = []
+
+        def kill():
+            killed.append(True)
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        timer = threading.Timer(timeout, kill)
+        timer.start()
+        try:
+            _, status, ru = os.wait4(p.pid, 0)
+        finally:
+            timer.cancel()
+        wall = time.monotonic() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        if killed:
+            if allow_timeout:
+                return None
+            raise Failed('%s: still running after %d s, killed' % (name, timeout))
+        if p.returncode != 0:
+            err.seek(0)
+            raise Failed('%s: exit status %d: %s' % (name, p.returncode, last_line(err.read())))
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
+
+
+def capture(cmd, env=None, timeout=600):
+    try:
+        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
+                           env=env or BASE_ENV, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise Failed('%s: still running after %d s' % (' '.join(cmd[:3]), timeout))
+    if r.returncode != 0:
+        raise Failed('%s: exit status %d: %s' % (' '.join(cmd[:3]), r.returncode,
+                                                 last_line(r.stderr)))
+    return r.stdout.decode(errors='replace')
+
+
+_n = [0]
+
+
+def scratch(tag):
+    _n[0] += 1
+    d = os.path.join(SCRATCH, '%s.%d' % (tag, _n[0]))
+    os.makedirs(d)
+    return d
+
+
+# ---- the recorders -----------------------------------------------------------
+def recorder(tool, hz, out, pid=None):
+    """Both recorders' defaults for cpu-clock at hz per CPU: IP-only samples
+    (no -g), default buffer sizes (128 data pages per CPU for both)."""
+    base = [EBS, 'record'] if tool == 'ebs' else ['perf', 'record']
+    cmd = base + ['-q', '-e', 'cpu-clock', '-F', str(hz), '-o', out]
+    return cmd + (['-p', str(pid)] if pid else ['--'])
+
+
+def ebs_stats(path):
+    j = json.loads(capture([EBS, 'report', '-i', path, '--json', '--no-inline', '--top', '1']))
+    return {'samples': j['samples'], 'lost': j.get('lost', 0), 'throttled': j.get('throttled', 0)}
+
+
+def perf_stats(path):
+    """perf report --stats: the SAMPLE events, and lost samples (the event's
+    LOST_SAMPLES, which counts the ring buffer's losses too) and the
+    PERF_RECORD_LOST chunks."""
+    out = capture(['perf', 'report', '-i', path, '--stats'])
+    m = re.search(r'^\S.* stats:\s*$', out, re.M)  # "cpu-clock stats:"
+    agg, per = (out[:m.start()], out[m.start():]) if m else (out, out)
+
+    def count(text, what):
+        m = re.search(r'^\s*%s events:\s*(\d+)' % what, text, re.M)
+        return int(m.group(1)) if m else 0
+    samples = count(per, 'SAMPLE') or count(agg, 'SAMPLE')
+    if not samples:
+        raise Failed('perf report --stats %s: no SAMPLE events' % path)
+    return {'samples': samples, 'lost': count(per, 'LOST_SAMPLES'), 'lost_chunks': count(agg, 'LOST')}
+
+
+def stats(tool, path):
+    return ebs_stats(path) if tool == 'ebs' else perf_stats(path)
+
+
+# The program's own wall and CPU time, under a recorder or alone: the
+# recorders' start and end (perf's build-id pass over the file) are outside
+# it.  bash's times builtin gives its children's user and system time.
+WRAP = ['bash', '-c', 's=$EPOCHREALTIME; "$@"; r=$?; e=$EPOCHREALTIME; '
+        '{ echo "$s $e"; times; } >"$BENCH_TIMES"; exit $r', 'wrap']
+
+
+def timed(cmd, timeout=900):
+    """Run cmd (whose last part is WRAP + program): (program wall s,
+    total wall s, program CPU s)."""
+    d = scratch('t')
+    tf = os.path.join(d, 'times')
+    total = measure(cmd, env=dict(BASE_ENV, BENCH_TIMES=tf), timeout=timeout)[0]
+    with open(tf) as f:
+        lines = f.read().splitlines()
+    shutil.rmtree(d)
+    try:
+        s, e = map(float, lines[0].split())
+        # "0m1.405s 0m0.020s": the children's user and system time
+        cpu = sum(int(m) * 60 + float(x) for m, x in re.findall(r'(\d+)m([\d.]+)s', lines[2]))
+    except (IndexError, ValueError):
+        raise Failed('the timing wrapper wrote %r' % lines)
+    return e - s, total, cpu
+
+
+# ---- statistics and rows -----------------------------------------------------
+def med(v):
+    return statistics.median(v) if v else None
+
+
+def rnd(x, digits=4):
+    if x is None or isinstance(x, bool) or not isinstance(x, float):
+        return x
+    if x == 0 or not math.isfinite(x):
+        return x
+    return round(x, max(0, digits - 1 - int(math.floor(math.log10(abs(x))))))
+
+
+ROWS = {}
+ORDER = []
+
+
+def row(key, name, target, cmp, unit, note=''):
+    ORDER.append(key)
+    ROWS[key] = {'name': name, 'value': None, 'target': target, 'cmp': cmp, 'met': False,
+                 'min': None, 'max': None, 'unit': unit, 'note': note}
+
+
+def met(r, v):
+    return v is not None and (v <= r['target'] if r['cmp'] == '<=' else v >= r['target'])
+
+
+def set_ratio(key, num, den, **extra):
+    """A ratio row from paired runs: value, min, max of num[i]/den[i]."""
+    r = ROWS[key]
+    ratios = [a / b for a, b in zip(num, den) if b > 0]
+    if not ratios:
+        raise Failed('no run pair with a nonzero denominator')
+    r.update(value=med(ratios), min=min(ratios), max=max(ratios), n=len(ratios),
+             ratios=ratios, **extra)
+    r['met'] = met(r, r['value'])
+
+
+def set_value(key, value, lo=None, hi=None, **extra):
+    r = ROWS[key]
+    r.update(value=value, min=lo if lo is not None else value,
+             max=hi if hi is not None else value, **extra)
+    r['met'] = met(r, value)
+
+
+def skip(keys, why):
+    for k in keys:
+        if ROWS[k]['value'] is None and 'skipped' not in ROWS[k]:
+            ROWS[k]['skipped'] = why
+            progress('  skipped: %s: %s' % (ROWS[k]['name'], why))
+
+
+def step(keys, fn):
+    """Run one part of the bench; its rows are skipped, saying why, when it fails."""
+    try:
+        fn()
+    except Failed as e:
+        skip(keys, str(e))
+
+
+CMP_SORT = 'perf report --stdio --sort sym'
+row('func', 'report --sort func (inline-aware), first report / perf report --sort sym',
+    0.5, '<=', 'ratio', 'large SQLite profile; ebs with an empty XDG_CACHE_HOME and a fresh copy '
+    'of the file each run')
+row('func_warm', 'report --sort func (inline-aware), warm DSO cache / perf report --sort sym',
+    0.5, '<=', 'ratio', 'large SQLite profile; the DSO cache as an earlier report of another '
+    'recording of the same program left it')
+row('noinline', 'report --sort func --no-inline, first report / perf report --sort sym',
+    0.5, '<=', 'ratio', 'large SQLite profile; empty XDG_CACHE_HOME')
+row('noinline_warm', 'report --sort func --no-inline, warm DSO cache / perf report --sort sym',
+    0.5, '<=', 'ratio', 'large SQLite profile; warm DSO cache')
+row('line', 'report --sort line / perf report --sort srcline', 0.02, '<=', 'ratio',
+    'small SQLite profile; perf once (it takes long), with a timeout; min/max from ebs\'s runs')
+row('line_func', 'report --sort line / report --sort func (ebs alone)', 1.5, '<=', 'ratio',
+    'large SQLite profile; empty XDG_CACHE_HOME')
+row('annotate', 'annotate of the hottest function / perf annotate --stdio of it', 0.5, '<=',
+    'ratio', 'large SQLite profile; ebs annotate FUNC (source); asm_* fields: --asm')
+row('rss', 'peak RSS of report --sort func / perf report --sort sym\'s', 1.0, '<=', 'ratio',
+    'large SQLite profile; ru_maxrss through wait4')
+row('size', 'file size per sample, IP-only recording / perf.data\'s', 0.5, '<=', 'ratio',
+    'sqlwork at 10 kHz, cpu-clock, both recorders\' defaults')
+row('rec_cpu', 'ebs record\'s own CPU time per sample / perf record\'s', 0.5, '<=', 'ratio',
+    'attached with -p to a running sqlwork at 10 kHz; the recorder process alone')
+row('slow_1k', 'program slowdown under record at 1 kHz / perf\'s', 1.0, '<=', 'ratio',
+    '(t_under - t_alone) / t_alone of sqlwork, ebs\'s over perf\'s')
+row('slow_10k', 'program slowdown under record at 10 kHz / perf\'s', 1.0, '<=', 'ratio',
+    '(t_under - t_alone) / t_alone of sqlwork, ebs\'s over perf\'s')
+row('drain', 'samples per second written without loss / perf\'s', 1.0, '>=', 'ratio',
+    'two busy programs at the highest rate used here; met only when ebs lost nothing')
+row('growth_time', 'report --sort func time growth exponent over 1x, 4x, 16x samples', 1.0,
+    '<=', 'exponent', 'SQLite recordings; least-squares slope of log time on log samples')
+row('growth_rss', 'report --sort func peak RSS growth exponent over 1x, 4x, 16x samples', 0.1,
+    '<=', 'exponent', 'bound: memory does not grow with the samples (16x the samples, '
+    'at most 16^0.1 = 1.32x the peak RSS)')
+
+if not SQLWORK:
+    skip([k for k in ORDER if k != 'drain'], 'SQLite: ' + SQLITE_WHY)
+
+# ---- ebs's DSO cache -----------------------------------------------------------
+try:
+    HELP = subprocess.run([EBS, 'report', '--help'], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT).stdout.decode(errors='replace')
+except OSError as e:
+    sys.exit('bench: cannot run %s: %s' % (EBS, e))
+HAVE_CACHE = '--no-cache' in HELP
+if not HAVE_CACHE:
+    skip(['func_warm', 'noinline_warm'], 'this ebs has no DSO cache (no --no-cache in '
+         'ebs report --help): every report is a first one')
+
+
+def ebs_run(sub, data, args, cache='empty', warm=None):
+    """ebs SUB -i (a fresh copy of data) ARGS: as the first report of that file.
+    cache: 'empty' (a new, empty XDG_CACHE_HOME), 'warm' (a copy of warm),
+    'off' (--no-cache)."""
+    d = scratch('e')
+    copy = os.path.join(d, os.path.basename(data))
+    shutil.copyfile(data, copy)
+    xdg = os.path.join(d, 'xdg')
+    if cache == 'warm':
+        shutil.copytree(warm, xdg)
+    else:
+        os.mkdir(xdg)
+    extra = ['--no-cache'] if cache == 'off' else []
+    try:
+        return measure([EBS, sub, '-i', copy] + args + extra, env=dict(BASE_ENV, XDG_CACHE_HOME=xdg))
+    finally:
+        shutil.rmtree(d)
+
+
+def perf_run(sub, data, args, timeout=900, allow_timeout=False):
+    d = scratch('p')
+    copy = os.path.join(d, os.path.basename(data))
+    shutil.copyfile(data, copy)
+    try:
+        return measure(['perf', sub, '-i', copy] + args, timeout=timeout, allow_timeout=allow_timeout)
+    finally:
+        shutil.rmtree(d)
+
+
+def interleave(tasks):
+    """Run RUNS rounds of tasks [(key, fn)], in order in even rounds and in
+    reverse in odd ones; {key: [result of each round]}."""
+    res = {k: [] for k, _ in tasks}
+    for i in range(RUNS):
+        for k, fn in (tasks if i % 2 == 0 else tasks[::-1]):
+            res[k].append(fn())
+    return res
+
+
+def hottest(data, dso):
+    j = json.loads(capture([EBS, 'report', '-i', data, '--json', '--no-inline', '--dso', dso,
+                            '--top', '1']))
+    if not j['rows']:
+        raise Failed('no samples in %s in %s' % (dso, data))
+    return j['rows'][0]['function']
+
+
+MACHINE_PROGRAMS = {}
+
+
+def report_block(data_e, data_p, dso, warm):
+    """The report and annotate runs of one profile (rows func, noinline,
+    line_func, annotate, rss, and their warm-cache forms): a dict of fields."""
+    hot = hottest(data_e, dso)
+    tasks = [
+        ('e_func', lambda: ebs_run('report', data_e, ['--sort', 'func'])),
+        ('p_sym', lambda: perf_run('report', data_p, ['--stdio', '--sort', 'sym'])),
+        ('e_noinl', lambda: ebs_run('report', data_e, ['--sort', 'func', '--no-inline'])),
+        ('e_line', lambda: ebs_run('report', data_e, ['--sort', 'line'])),
+        ('e_ann', lambda: ebs_run('annotate', data_e, [hot])),
+        ('p_ann', lambda: perf_run('annotate', data_p, ['--stdio', hot])),
+        ('e_asm', lambda: ebs_run('annotate', data_e, [hot, '--asm'])),
+    ]
+    if HAVE_CACHE and warm:
+        tasks += [
+            ('e_func_warm', lambda: ebs_run('report', data_e, ['--sort', 'func'], 'warm', warm)),
+            ('e_noinl_warm', lambda: ebs_run('report', data_e, ['--sort', 'func', '--no-inline'],
+                                             'warm', warm)),
+            ('e_func_off', lambda: ebs_run('report', data_e, ['--sort', 'func'], 'off')),
+            ('e_noinl_off', lambda: ebs_run('report', data_e, ['--sort', 'func', '--no-inline'],
+                                            'off')),
+        ]
+    res = interleave(tasks)
+    res['hot'] = hot
+    return res
+
+
+def wall(rs):
+    return [r[0] for r in rs]
+
+
+def rss(rs):
+    return [r[2] for r in rs]
+
+
+def pair_fields(num, den, unit='s'):
+    return {'ebs_median': med(num), 'perf_median': med(den), 'component_unit': unit}
+
+
+def cput(rs):
+    return [r[1] for r in rs]
+
+
+def summary(num, den):
+    """A second program's figures for a row: medians and the median ratio."""
+    ratios = [a / b for a, b in zip(num, den) if b > 0]
+    return {'ebs_median': med(num), 'other_median': med(den), 'ratio': med(ratios),
+            'min': min(ratios), 'max': max(ratios)}
+
+
+def fill_report_rows(res, samples):
+    set_ratio('func', wall(res['e_func']), wall(res['p_sym']),
+              **pair_fields(wall(res['e_func']), wall(res['p_sym'])), samples=samples,
+              ebs_cpu_median=med(cput(res['e_func'])), perf_cpu_median=med(cput(res['p_sym'])))
+    if 'e_func_off' in res:
+        ROWS['func'].update(ebs_no_cache_median=med(wall(res['e_func_off'])),
+                            no_cache_ratio=summary(wall(res['e_func_off']), wall(res['p_sym']))['ratio'])
+        ROWS['noinline'].update(ebs_no_cache_median=med(wall(res['e_noinl_off'])),
+                                no_cache_ratio=summary(wall(res['e_noinl_off']),
+                                                       wall(res['p_sym']))['ratio'])
+    set_ratio('noinline', wall(res['e_noinl']), wall(res['p_sym']),
+              **pair_fields(wall(res['e_noinl']), wall(res['p_sym'])), samples=samples,
+              ebs_cpu_median=med(cput(res['e_noinl'])), perf_cpu_median=med(cput(res['p_sym'])))
+    if 'e_func_warm' in res:
+        set_ratio('func_warm', wall(res['e_func_warm']), wall(res['p_sym']),
+                  **pair_fields(wall(res['e_func_warm']), wall(res['p_sym'])), samples=samples,
+                  ebs_rss_mb_median=med(rss(res['e_func_warm'])))
+        set_ratio('noinline_warm', wall(res['e_noinl_warm']), wall(res['p_sym']),
+                  **pair_fields(wall(res['e_noinl_warm']), wall(res['p_sym'])), samples=samples)
+    set_ratio('line_func', wall(res['e_line']), wall(res['e_func']), ebs_line_median=med(
+        wall(res['e_line'])), ebs_func_median=med(wall(res['e_func'])), component_unit='s',
+        samples=samples)
+    set_ratio('annotate', wall(res['e_ann']), wall(res['p_ann']),
+              **pair_fields(wall(res['e_ann']), wall(res['p_ann'])), function=res['hot'],
+              asm_ebs_median=med(wall(res['e_asm'])),
+              asm_ratio=summary(wall(res['e_asm']), wall(res['p_ann']))['ratio'], samples=samples,
+              ebs_cpu_median=med(cput(res['e_ann'])), perf_cpu_median=med(cput(res['p_ann'])))
+    set_ratio('rss', rss(res['e_func']), rss(res['p_sym']),
+              **pair_fields(rss(res['e_func']), rss(res['p_sym']), 'MB'), samples=samples,
+              ebs_no_inline_rss_mb_median=med(rss(res['e_noinl'])),
+              ebs_line_rss_mb_median=med(rss(res['e_line'])))
+
+
+def fill_gen_rows(res, samples):
+    """The 2,000-function program's figures, as a second opinion on each row."""
+    g = lambda d: dict(d, samples=samples)  # noqa: E731
+    ROWS['func']['gen2000'] = g(summary(wall(res['e_func']), wall(res['p_sym'])))
+    ROWS['noinline']['gen2000'] = g(summary(wall(res['e_noinl']), wall(res['p_sym'])))
+    ROWS['line_func']['gen2000'] = g(summary(wall(res['e_line']), wall(res['e_func'])))
+    ROWS['annotate']['gen2000'] = g(summary(wall(res['e_ann']), wall(res['p_ann'])))
+    ROWS['annotate']['gen2000']['function'] = res['hot']
+    ROWS['rss']['gen2000'] = g(summary(rss(res['e_func']), rss(res['p_sym'])))
+    if 'e_func_warm' in res:
+        ROWS['func_warm']['gen2000'] = g(summary(wall(res['e_func_warm']), wall(res['p_sym'])))
+        ROWS['noinline_warm']['gen2000'] = g(summary(wall(res['e_noinl_warm']), wall(res['p_sym'])))
+
+
+def srcline(data_e, data_p, samples):
+    """ebs report --sort line RUNS times, perf report --sort srcline once."""
+    e = [ebs_run('report', data_e, ['--sort', 'line']) for _ in range(RUNS)]
+    p = perf_run('report', data_p, ['--stdio', '--sort', 'srcline'], timeout=SRCLINE_TIMEOUT,
+                 allow_timeout=True)
+    ew = wall(e)
+    if p is None:
+        # perf did not finish: the ratio is at most ebs / the timeout
+        return dict(ebs_median=med(ew), perf_median=None, perf_timed_out=SRCLINE_TIMEOUT,
+                    value=med(ew) / SRCLINE_TIMEOUT, min=min(ew) / SRCLINE_TIMEOUT,
+                    max=max(ew) / SRCLINE_TIMEOUT, samples=samples)
+    return dict(ebs_median=med(ew), perf_median=p[0], perf_runs=1, value=med(ew) / p[0],
+                min=min(ew) / p[0], max=max(ew) / p[0], samples=samples)
+
+
+# ---- the 2,000-function program's profile -------------------------------------
+GEN = {}
+
+
+def gen_profile():
+    if not BIG:
+        raise Failed('the 2,000-function program was not built')
+    progress('recording the 2,000-function program (./big %d at %d Hz), ebs and perf'
+             % (GEN_ROUNDS, HZ))
+    e = os.path.join(OUT, 'gen.ebs')
+    p = os.path.join(OUT, 'gen.perf')
+    measure(recorder('ebs', HZ, e) + [BIG, str(GEN_ROUNDS)])
+    measure(recorder('perf', HZ, p) + [BIG, str(GEN_ROUNDS)])
+    GEN.update(ebs=e, perf=p, ebs_samples=ebs_stats(e)['samples'],
+               perf_samples=perf_stats(p)['samples'])
+    MACHINE_PROGRAMS['gen2000'] = {
+        'what': 'bench/gen.py 2000: 2,000 functions, each a loop with an inlined helper; gcc -O2 -g',
+        'profile': './big %d at %d Hz' % (GEN_ROUNDS, HZ),
+        'samples': {'ebs': GEN['ebs_samples'], 'perf': GEN['perf_samples']}}
+
+
+# ---- SQLite's recordings ------------------------------------------------------
+# Two shell loops of `sqlwork SQL_ROWS` at once (both cores busy), at 10 kHz.
+LOOPS = ('l() { i=0; while [ $i -lt "$1" ]; do "$0" "$2" >/dev/null || exit 1; i=$((i+1)); done; }; '
+         'l "$1" "$2" & p=$!; l "$1" "$2"; a=$?; wait $p; exit $((a | $?))')
+SQL = {}
+
+
+def record_sqlite(tool, size, iters, minimum=0):
+    path = os.path.join(OUT, 'sqlite-%s.%s' % (size, 'ebs' if tool == 'ebs' else 'perf'))
+    for attempt in range(3):
+        progress('recording SQLite %s: %s record, 2 loops of %d x sqlwork %d at %d Hz'
+                 % (size, tool, iters, SQL_ROWS, HZ))
+        w = measure(recorder(tool, HZ, path) + ['sh', '-c', LOOPS, SQLWORK, str(iters),
+                                                 str(SQL_ROWS)], timeout=1800)[0]
+        st = stats(tool, path)
+        progress('  %d samples in %.0f s, %d lost' % (st['samples'], w, st['lost']))
+        if st['samples'] >= minimum:
+            break
+        if attempt == 2:
+            raise Failed('%s record held %d samples, fewer than %d after 3 tries'
+                         % (tool, st['samples'], minimum))
+        iters = math.ceil(iters * minimum * 1.1 / max(st['samples'], 1))
+    st.update(path=path, iterations=iters, bytes=os.path.getsize(path))
+    SQL[(tool, size)] = st
+
+
+def sqlite_recordings():
+    sizes = [('1x', max(1, LARGE_ITERS // 16)), ('4x', max(1, LARGE_ITERS // 4)),
+             ('16x', LARGE_ITERS)]
+    for size, iters in sizes:
+        for tool in ('ebs', 'perf'):
+            record_sqlite(tool, size, iters, MIN_SAMPLES if size == '16x' else 0)
+    MACHINE_PROGRAMS['sqlite'] = {
+        'what': 'SQLite %s amalgamation (npm pack better-sqlite3, deps/sqlite3/sqlite3.c), '
+                'gcc -O2 -g, under tests/real/sqlwork.c' % sqlite_version(),
+        'recordings': 'two concurrent loops of sqlwork %d at %d Hz, cpu-clock' % (SQL_ROWS, HZ),
+        'samples': {size: {'ebs': SQL[('ebs', size)]['samples'], 'perf': SQL[('perf', size)]['samples'],
+                           'iterations': {'ebs': SQL[('ebs', size)]['iterations'],
+                                          'perf': SQL[('perf', size)]['iterations']}}
+                    for size, _ in sizes}}
+
+
+def sqlite_version():
+    d = os.path.dirname(SQLWORK)
+    for n in sorted(os.listdir(d)):
+        if n.startswith('sqlite-') and os.path.isdir(os.path.join(d, n)):
+            return n[len('sqlite-'):]
+    return '?'
+
+
+def warm_cache(name, data):
+    """A DSO cache as a returning user has it: what one default report of
+    another recording of the same program left."""
+    if not HAVE_CACHE:
+        return None
+    d = os.path.join(OUT, 'xdg-warm-' + name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    capture([EBS, 'report', '-i', data], env=dict(BASE_ENV, XDG_CACHE_HOME=d))
+    return d
+
+
+def sqlite_reports():
+    large_e, large_p = SQL[('ebs', '16x')], SQL[('perf', '16x')]
+    samples = {'ebs': large_e['samples'], 'perf': large_p['samples']}
+    warm = warm_cache('sqlite', SQL[('ebs', '1x')]['path'])
+    progress('SQLite, large profile: reports and annotate, %d rounds' % RUNS)
+    res = report_block(large_e['path'], large_p['path'], 'sqlwork', warm)
+    fill_report_rows(res, samples)
+
+
+def gen_reports():
+    warm = None
+    if HAVE_CACHE:
+        # another recording of the same program for the warm cache
+        other = os.path.join(OUT, 'gen-other.ebs')
+        measure(recorder('ebs', HZ, other) + [BIG, '2000'])
+        warm = warm_cache('gen', other)
+    progress('2,000-function program: reports and annotate, %d rounds' % RUNS)
+    res = report_block(GEN['ebs'], GEN['perf'], os.path.basename(BIG), warm)
+    fill_gen_rows(res, {'ebs': GEN['ebs_samples'], 'perf': GEN['perf_samples']})
+
+
+def line_rows():
+    small_e, small_p = SQL[('ebs', '1x')], SQL[('perf', '1x')]
+    progress('SQLite, small profile: ebs report --sort line x%d, perf report --sort srcline once '
+             '(timeout %d s)' % (RUNS, SRCLINE_TIMEOUT))
+    r = srcline(small_e['path'], small_p['path'], {'ebs': small_e['samples'], 'perf': small_p['samples']})
+    value, lo, hi = r.pop('value'), r.pop('min'), r.pop('max')
+    set_value('line', value, lo, hi, n=RUNS, component_unit='s', **r)
+
+
+def gen_line_row():
+    if 'ebs' not in GEN:
+        return
+    progress('2,000-function program: ebs report --sort line x%d, perf --sort srcline once' % RUNS)
+    try:
+        r = srcline(GEN['ebs'], GEN['perf'], {'ebs': GEN['ebs_samples'], 'perf': GEN['perf_samples']})
+    except Failed as e:
+        ROWS['line']['gen2000'] = {'skipped': str(e)}
+        return
+    r['ratio'] = r.pop('value')
+    ROWS['line']['gen2000'] = r
+
+
+def growth_rows():
+    """Row 11: ebs report --sort func at 1x, 4x, 16x samples; the slopes of
+    log time and log peak RSS on log samples (perf's too, for comparison)."""
+    sizes = ('1x', '4x', '16x')
+    tasks = []
+    for s in sizes:
+        tasks.append(('e' + s, lambda s=s: ebs_run('report', SQL[('ebs', s)]['path'], ['--sort', 'func'])))
+        tasks.append(('p' + s, lambda s=s: perf_run('report', SQL[('perf', s)]['path'],
+                                                     ['--stdio', '--sort', 'sym'])))
+    progress('SQLite at 1x, 4x, 16x samples: report time and memory, %d rounds' % RUNS)
+    res = interleave(tasks)
+
+    def slope(ns, ys):
+        xs = [math.log(n) for n in ns]
+        ls = [math.log(y) for y in ys]
+        mx, my = sum(xs) / len(xs), sum(ls) / len(ls)
+        return sum((x - mx) * (y - my) for x, y in zip(xs, ls)) / sum((x - mx) ** 2 for x in xs)
+
+    def fit(tool, pick):
+        ns = [SQL[(tool, s)]['samples'] for s in sizes]
+        ys = [med(pick(res[tool[0] + s])) for s in sizes]
+        return slope(ns, ys), dict(zip(sizes, ns)), dict(zip(sizes, ys))
+
+    e_t, ns, ts = fit('ebs', wall)
+    e_m, _, ms = fit('ebs', rss)
+    p_t, pns, pts = fit('perf', wall)
+    p_m, _, pms = fit('perf', rss)
+    # the exponent from each round's own times, for a spread
+    per_round = [slope([ns[s] for s in sizes], [res['e' + s][i][0] for s in sizes])
+                 for i in range(RUNS)]
+    set_value('growth_time', e_t, min(per_round), max(per_round), n=RUNS, samples=ns,
+              ebs_seconds=ts, perf_exponent=p_t, perf_samples=pns, perf_seconds=pts)
+    per_round = [slope([ns[s] for s in sizes], [res['e' + s][i][2] for s in sizes])
+                 for i in range(RUNS)]
+    set_value('growth_rss', e_m, min(per_round), max(per_round), n=RUNS, samples=ns,
+              ebs_rss_mb=ms, perf_exponent=p_m, perf_rss_mb=pms)
+
+
+def size_and_slowdown():
+    """Rows 9 and 7: sqlwork alone, under ebs record and under perf record,
+    interleaved (the order rotates each round), the program's own time
+    through WRAP.  The slowdown is of the program's CPU time (user + system:
+    the sample interrupts' cost is charged there): on this shared 2-core VM
+    other work often runs alongside, and wall time then measures that more
+    than the recorder (alone, sqlwork's wall time varied from 1.5 to 2.6 s
+    within minutes while its CPU time stayed at 1.43 s).  On an idle machine
+    a one-threaded program's wall and CPU time agree; the wall-time
+    slowdowns are kept too (wall_*).  Row 7 takes the 10 kHz recordings'
+    bytes per sample."""
+    prog = WRAP + [SQLWORK, str(SQL_ROWS)]
+    sizes = []
+    for hz, key in ((1000, 'slow_1k'), (HZ, 'slow_10k')):
+        progress('sqlwork %d alone, under ebs record, under perf record at %d Hz: %d rounds'
+                 % (SQL_ROWS, hz, RUNS))
+        d = scratch('slow')
+        t = {'alone': [], 'ebs': [], 'perf': []}
+        c = {'alone': [], 'ebs': [], 'perf': []}
+        total = {'ebs': [], 'perf': []}
+        kinds = ['alone', 'ebs', 'perf']
+        for i in range(RUNS):
+            for kind in kinds[i % 3:] + kinds[:i % 3]:
+                if kind == 'alone':
+                    w, _, cpu = timed(prog)
+                    t[kind].append(w)
+                    c[kind].append(cpu)
+                    continue
+                path = os.path.join(d, 'rec.' + kind)
+                w, tot, cpu = timed(recorder(kind, hz, path) + prog)
+                t[kind].append(w)
+                c[kind].append(cpu)
+                total[kind].append(tot)
+                if hz == HZ:
+                    st = stats(kind, path)
+                    sizes.append((kind, i, os.path.getsize(path) / st['samples'], st['samples']))
+        se = [(e - a) / a for e, a in zip(c['ebs'], c['alone'])]
+        sp = [(p - a) / a for p, a in zip(c['perf'], c['alone'])]
+        we = [(e - a) / a for e, a in zip(t['ebs'], t['alone'])]
+        wp = [(p - a) / a for p, a in zip(t['perf'], t['alone'])]
+        wr = [a / b for a, b in zip(we, wp) if b > 0]
+        set_ratio(key, se, sp, ebs_slowdown_median=med(se), perf_slowdown_median=med(sp),
+                  alone_cpu_median=med(c['alone']), ebs_cpu_median=med(c['ebs']),
+                  perf_cpu_median=med(c['perf']), component_unit='s', hz=hz,
+                  pairs_dropped=sum(1 for p in sp if p <= 0),
+                  wall_alone_median=med(t['alone']), wall_ebs_median=med(t['ebs']),
+                  wall_perf_median=med(t['perf']), wall_ebs_slowdown_median=med(we),
+                  wall_perf_slowdown_median=med(wp), wall_ratio_median=med(wr),
+                  ebs_total_median=med(total['ebs']), perf_total_median=med(total['perf']))
+        if hz == HZ:
+            eb = [b for k, i, b, n in sizes if k == 'ebs']
+            pb = [b for k, i, b, n in sizes if k == 'perf']
+            set_ratio('size', eb, pb, ebs_median=med(eb), perf_median=med(pb),
+                      component_unit='bytes/sample',
+                      samples={'ebs': med([n for k, i, b, n in sizes if k == 'ebs']),
+                               'perf': med([n for k, i, b, n in sizes if k == 'perf'])})
+        shutil.rmtree(d)
+    if ('ebs', '16x') in SQL:
+        le, lp = SQL[('ebs', '16x')], SQL[('perf', '16x')]
+        ROWS['size']['large'] = {'ebs': le['bytes'] / le['samples'], 'perf': lp['bytes'] / lp['samples'],
+                                 'ratio': (le['bytes'] / le['samples']) / (lp['bytes'] / lp['samples']),
+                                 'samples': {'ebs': le['samples'], 'perf': lp['samples']}}
+
+
+def recorder_cpu():
+    """Row 8, the recorder's own CPU time per sample.  Method: sqlwork is
+    started first, then the recorder attaches to it with -p PID; both ebs
+    record -p and perf record -p end by themselves when the process they
+    follow exits (checked here: the recorder is waited for with a timeout,
+    and its exit lag after the program's is kept).  The recorder is then a
+    child of ours that never forked the program, so wait4's rusage for it
+    (ru_utime + ru_stime) is its CPU time alone: draining the ring buffers,
+    writing the file, its start and end (perf's build-id pass included);
+    the kernel's cost of taking each sample is charged to the program, not
+    to the recorder.  Divided by the samples the file holds."""
+    progress('sqlwork %d with ebs record -p and perf record -p attached at %d Hz: %d rounds'
+             % (SQL_ROWS, HZ, RUNS))
+    d = scratch('cpu')
+    cpu = {'ebs': [], 'perf': []}
+    per = {'ebs': [], 'perf': []}
+    lag = {'ebs': [], 'perf': []}
+    nsamp = {'ebs': [], 'perf': []}
+    for i in range(RUNS):
+        for tool in (('ebs', 'perf') if i % 2 == 0 else ('perf', 'ebs')):
+            path = os.path.join(d, 'rec.' + tool)
+            work = subprocess.Popen([SQLWORK, str(SQL_ROWS)], stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, env=BASE_ENV)
+            ended = []
+            waiter = threading.Thread(target=lambda: (work.wait(), ended.append(time.monotonic())))
+            waiter.start()
+            try:
+                # a recorder that outlives its program by a minute is killed: Failed
+                r = measure(recorder(tool, HZ, path, work.pid), timeout=120)
+            except Failed:
+                work.kill()
+                raise
+            finally:
+                waiter.join()
+            done = time.monotonic()
+            st = stats(tool, path)
+            cpu[tool].append(r[1])
+            per[tool].append(r[1] / st['samples'])
+            nsamp[tool].append(st['samples'])
+            lag[tool].append(done - ended[0])
+    set_ratio('rec_cpu', per['ebs'], per['perf'], ebs_median=med(per['ebs']) * 1e6,
+              perf_median=med(per['perf']) * 1e6, component_unit='us/sample',
+              ebs_cpu_s_median=med(cpu['ebs']), perf_cpu_s_median=med(cpu['perf']),
+              samples={'ebs': med(nsamp['ebs']), 'perf': med(nsamp['perf'])},
+              exit_lag_s={'ebs': med(lag['ebs']), 'perf': med(lag['perf'])})
+    shutil.rmtree(d)
+
+
+def drain():
+    """Row 10, how many samples a second each recorder writes without
+    losing any, pushed as hard as this machine allows.  Method: two busy
+    programs (the 2,000-function program, DRAIN_WORK rounds each, both cores
+    busy) recorded at the highest rate used here: the kernel's
+    perf_event_max_sample_rate, capped at DRAIN_HZ (default 40,000) because
+    cpu-clock at this kernel's 100,000 Hz starves this VM (each interrupt
+    costs ~25-45 us: soft lockups, the programs make no progress), with each
+    recorder's default ring buffer (128 data pages per CPU, not the 1-page
+    starvation case).  A recorder that drains too slowly loses samples
+    (ebs: 'lost' in report --json; perf: LOST_SAMPLES in report --stats), and
+    one that takes CPU from the programs lets fewer samples be taken.  The
+    rate is the samples in the file over the programs' wall time under the
+    recorder (WRAP); the row is ebs's rate over perf's, per run pair, and is
+    met only when ebs lost none.  Samples per second of the programs' CPU
+    time are kept too: cpu-clock samples the CPU time the programs get, so
+    that figure moves only with losses, the wall-time rate also with the
+    CPU the recorder (or other work on the machine) takes from them."""
+    if not BIG:
+        raise Failed('the 2,000-function program was not built')
+    try:
+        kmax = int(open('/proc/sys/kernel/perf_event_max_sample_rate').read())
+    except (OSError, ValueError):
+        kmax = DRAIN_HZ
+    hz = min(kmax, DRAIN_HZ)
+    progress('two busy programs at %d Hz (kernel max %d) under ebs and perf record: %d rounds'
+             % (hz, kmax, RUNS))
+    prog = WRAP + ['sh', '-c', '"$0" "$1" & "$0" "$1"; wait', BIG, str(DRAIN_WORK)]
+    d = scratch('drain')
+    rate = {'ebs': [], 'perf': []}
+    per_cpu = {'ebs': [], 'perf': []}
+    lost = {'ebs': [], 'perf': []}
+    nsamp = {'ebs': [], 'perf': []}
+    for i in range(RUNS):
+        for tool in (('ebs', 'perf') if i % 2 == 0 else ('perf', 'ebs')):
+            path = os.path.join(d, 'rec.' + tool)
+            w, _, c = timed(recorder(tool, hz, path) + prog, timeout=300)
+            st = stats(tool, path)
+            rate[tool].append(st['samples'] / w)
+            per_cpu[tool].append(st['samples'] / c)
+            lost[tool].append(st['lost'] + st.get('lost_chunks', 0))
+            nsamp[tool].append(st['samples'])
+    set_ratio('drain', rate['ebs'], rate['perf'], ebs_median=med(rate['ebs']),
+              perf_median=med(rate['perf']), component_unit='samples/s', hz=hz,
+              kernel_max_hz=kmax, lost={'ebs': sum(lost['ebs']), 'perf': sum(lost['perf'])},
+              samples={'ebs': med(nsamp['ebs']), 'perf': med(nsamp['perf'])},
+              per_program_cpu_s={'ebs': med(per_cpu['ebs']), 'perf': med(per_cpu['perf'])})
+    r = ROWS['drain']
+    r['met'] = r['met'] and sum(lost['ebs']) == 0
+    shutil.rmtree(d)
+
+
+# ---- the machine ----------------------------------------------------------------
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, cwd=TOP).stdout.decode().strip()
+    except OSError:
+        return ''
+
+
+def machine():
+    cpu = '?'
+    try:
+        for l in open('/proc/cpuinfo'):
+            if l.startswith('model name'):
+                cpu = l.split(':', 1)[1].strip()
+                break
+        mem = [int(l.split()[1]) for l in open('/proc/meminfo') if l.startswith('MemTotal:')][0]
+    except (OSError, IndexError, ValueError):
+        mem = 0
+    rev = sh(['git', 'rev-parse', 'HEAD'])
+    dirty = bool(sh(['git', 'status', '--porcelain', '--untracked-files=no']))
+    try:
+        kmax = int(open('/proc/sys/kernel/perf_event_max_sample_rate').read())
+    except (OSError, ValueError):
+        kmax = None
+    return {
+        'kernel': platform.release(), 'cpu': cpu, 'cores': os.cpu_count(),
+        'memory_gb': round(mem / 1048576, 1), 'perf': sh(['perf', '--version']),
+        'ebs_rev': rev[:12], 'ebs_dirty': dirty,
+        'date': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+        'runs': RUNS, 'perf_event_max_sample_rate': kmax,
+        'ebs_dso_cache': HAVE_CACHE, 'loadavg_start': os.getloadavg()[0],
+    }
+
+
+def main():
+    m = machine()
+    progress('ebs %s%s, %s, RUNS=%d, the DSO cache %s' % (
+        m['ebs_rev'], ' (dirty)' if m['ebs_dirty'] else '', m['perf'], RUNS,
+        'measured warm and empty' if HAVE_CACHE else 'absent'))
+    if m['loadavg_start'] > 0.5:
+        progress('load average %.2f: other work is running, the figures will be noisier'
+                 % m['loadavg_start'])
+    step([], gen_profile)
+    if SQLWORK:
+        step([k for k in ORDER if k not in ('drain', 'size', 'rec_cpu', 'slow_1k', 'slow_10k')],
+             sqlite_recordings)
+        if ('ebs', '16x') in SQL and ('perf', '16x') in SQL:
+            step(['func', 'func_warm', 'noinline', 'noinline_warm', 'line_func', 'annotate', 'rss'],
+                 sqlite_reports)
+            step(['line'], line_rows)
+            step(['growth_time', 'growth_rss'], growth_rows)
+        step(['slow_1k', 'slow_10k', 'size'], size_and_slowdown)
+        step(['rec_cpu'], recorder_cpu)
+    if 'ebs' in GEN:
+        try:
+            gen_reports()
+        except Failed as e:
+            progress('  the 2,000-function program\'s reports: %s' % e)
+        gen_line_row()
+    step(['drain'], drain)
+    skip(ORDER, 'not measured (an earlier step failed)')
+
+    m['programs'] = MACHINE_PROGRAMS
+    m['loadavg_end'] = os.getloadavg()[0]
+    m['seconds'] = round(time.monotonic() - T0)
+
+    def clean(v):
+        if isinstance(v, float):
+            return rnd(v)
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [clean(x) for x in v]
+        return v
+    rows = []
+    for k in ORDER:
+        rows.append(clean(dict(ROWS[k], id=k)))
+    tmp = RESULTS + '.tmp'
+    with open(tmp, 'w') as f:
+        json.dump({'machine': clean(m), 'rows': rows}, f, indent=1)
+        f.write('\n')
+    os.replace(tmp, RESULTS)
+    shutil.rmtree(SCRATCH, ignore_errors=True)
+    progress('wrote %s' % RESULTS)
+
+
+if __name__ == '__main__':
+    main()

@@ -272,7 +272,8 @@ const struct ksym *kallsyms__find(const struct kallsyms *k, u64 addr)
 {
 	size_t lo = ebs_upper_bound(k->syms, k->nsyms, sizeof(k->syms[0]),
 				    offsetof(struct ksym, addr), addr);
-	if (!lo || addr >= k->syms[lo - 1].end)
+	/* modular: the last symbol's end may wrap past 2^64 (end - addr is its span) */
+	if (!lo || addr - k->syms[lo - 1].addr >= k->syms[lo - 1].end - k->syms[lo - 1].addr)
 		return NULL;
 	return &k->syms[lo - 1];
 }

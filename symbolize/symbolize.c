@@ -983,7 +983,7 @@ int symbolizer__kernel_symbols(struct symbolizer *s, const u64 *addrs, size_t n,
 			continue;
 		last = ks;
 		v[k].start = ks->addr;
-		v[k].end = ks->end;
+		v[k].end = ks->end > ks->addr ? ks->end : UINT64_MAX; /* a span that wraps */
 		v[k].name = ks->name;
 		v[k].dso = ks->dso;
 		v[k].global = ks->global;

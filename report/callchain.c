@@ -233,7 +233,7 @@ static int resolve_all(struct chainer *c, const struct resolved *r, unsigned int
 
 	for (i = 0; i < n; i++) {
 		u64 addr = c->addrs[i], look = i && i != user_at ? addr - 1 : addr;
-		const struct machine_map *map = NULL;
+		struct machine_map *map = NULL;
 		struct sym_result res;
 
 		if (i == 0 && addr == r->s->ip) {
@@ -246,8 +246,8 @@ static int resolve_all(struct chainer *c, const struct resolved *r, unsigned int
 			} else {
 				map = machine__find_map(c->rs->m, r->s->pid, look, r->s->time);
 				c->unmapped |= !map;
-				if (map && symbolizer__lookup(c->rs->sym, &map->sym, look, &res) ==
-						   -ENOMEM)
+				if (map && symbolizer__lookup_memo(c->rs->sym, &map->sym, &map->ent,
+								   look, &res) == -ENOMEM)
 					return -ENOMEM;
 			}
 			e = push_resolved(c, &res, map, addr, look, c->kernel[i]);

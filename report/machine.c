@@ -248,6 +248,7 @@ void machine__set_image(struct machine *m, const char *name, const void *image, 
 			if (strcmp(p->maps[i].sym.filename, name) == 0) {
 				p->maps[i].sym.image = image;
 				p->maps[i].sym.image_size = size;
+				p->maps[i].ent = NULL; /* another mapping now */
 			}
 }
 
@@ -394,7 +395,7 @@ static u64 last_exec(const struct proc *p, u64 t)
 }
 
 /* Of p's maps covering addr, the one of the largest rank below k; NULL if none. */
-static const struct machine_map *index_find(const struct proc *p, u64 addr, size_t k)
+static struct machine_map *index_find(const struct proc *p, u64 addr, size_t k)
 {
 	const struct map_index *ix = p->ix;
 	size_t node, best = SIZE_MAX;
@@ -424,9 +425,9 @@ static const struct machine_map *index_find(const struct proc *p, u64 addr, size
  * arrive); strict: only those that appeared at or before t and not before
  * p's last exec at or before t.  p is prepared.
  */
-static const struct machine_map *find_in(const struct proc *p, u64 addr, u64 t, bool strict)
+static struct machine_map *find_in(const struct proc *p, u64 addr, u64 t, bool strict)
 {
-	const struct machine_map *best = NULL;
+	struct machine_map *best = NULL;
 	u64 since = strict ? last_exec(p, t) : 0;
 	unsigned int i;
 
@@ -439,7 +440,7 @@ static const struct machine_map *find_in(const struct proc *p, u64 addr, u64 t, 
 		return best && best->time >= since ? best : NULL;
 	}
 	for (i = 0; i < p->nr_maps; i++) {
-		const struct machine_map *mm = &p->maps[i];
+		struct machine_map *mm = &p->maps[i];
 
 		if (addr < mm->sym.start || addr - mm->sym.start >= mm->sym.len)
 			continue;
@@ -451,10 +452,10 @@ static const struct machine_map *find_in(const struct proc *p, u64 addr, u64 t, 
 	return best;
 }
 
-const struct machine_map *machine__find_map(struct machine *m, u32 pid, u64 addr, u64 t)
+struct machine_map *machine__find_map(struct machine *m, u32 pid, u64 addr, u64 t)
 {
 	struct proc *p, *start;
-	const struct machine_map *mm;
+	struct machine_map *mm;
 	u64 t0 = t;
 	int depth;
 

@@ -16,7 +16,8 @@ struct machine;
 /* One mapping; sym is what symbolize/ gets.  Valid until machine__free. */
 struct machine_map {
 	struct sym_map sym;
-	u64 time; /* when it appeared */
+	u64 time;	     /* when it appeared */
+	struct map_ent *ent; /* the session's symbolizer's, for symbolizer__lookup_memo */
 };
 
 struct machine *machine__new(void);
@@ -33,7 +34,7 @@ void machine__set_image(struct machine *m, const char *name, const void *image, 
  * appeared before t and after pid's last exec before t, else the parent's
  * (through FORK), else any mapping of pid covering addr.  NULL if none.
  */
-const struct machine_map *machine__find_map(struct machine *m, u32 pid, u64 addr, u64 t);
+struct machine_map *machine__find_map(struct machine *m, u32 pid, u64 addr, u64 t);
 
 /*
  * The command name of a sample of thread tid of process pid at time t: the

@@ -208,9 +208,11 @@ int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolv
 		if (mode == EBS_CPUMODE_KERNEL || mode == EBS_CPUMODE_GUEST_KERNEL) {
 			symbolizer__lookup_kernel(rs->sym, s->ip, &r.res);
 		} else {
-			r.map = machine__find_map(rs->m, s->pid, s->ip, s->time);
-			if (r.map &&
-			    symbolizer__lookup(rs->sym, &r.map->sym, s->ip, &r.res) == -ENOMEM)
+			struct machine_map *map = machine__find_map(rs->m, s->pid, s->ip, s->time);
+
+			r.map = map;
+			if (map && symbolizer__lookup_memo(rs->sym, &map->sym, &map->ent, s->ip,
+							   &r.res) == -ENOMEM)
 				return ebs_error__set(err, ENOMEM, "out of memory");
 		}
 		if (f && f->dso && !dso_match(f->dso, &r.res))

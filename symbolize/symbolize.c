@@ -861,10 +861,10 @@ static int fill_result(struct symbolizer *s, struct dso *d, u64 vaddr, struct sy
 	return 0;
 }
 
-int symbolizer__lookup(struct symbolizer *s, const struct sym_map *map, u64 addr,
-		       struct sym_result *out)
+int symbolizer__lookup_memo(struct symbolizer *s, const struct sym_map *map, struct map_ent **memo,
+			    u64 addr, struct sym_result *out)
 {
-	struct map_ent *m;
+	struct map_ent *m = memo ? *memo : NULL;
 	u64 file_off;
 	int err;
 
@@ -872,12 +872,16 @@ int symbolizer__lookup(struct symbolizer *s, const struct sym_map *map, u64 addr
 		return -EINVAL;
 	if (addr < map->start || (map->len && addr - map->start >= map->len))
 		return -ERANGE;
-	if (!map->image && is_kernel(map->filename))
-		return symbolizer__lookup_kernel(s, addr, out);
-
-	err = map_ent__get(s, map, &m);
-	if (err)
-		return err;
+	if (!m) {
+		if (!map->image && is_kernel(map->filename))
+			return symbolizer__lookup_kernel(s, addr, out);
+		err = map_ent__get(s, map, &m);
+		if (err)
+			return err;
+		/* an image's map_ent may be another image's too: map_ent__get checks its dso */
+		if (memo && !map->image)
+			*memo = m;
+	}
 	file_off = addr - map->start + map->pgoff;
 	memset(out, 0, sizeof(*out));
 	out->dso = m->name;
@@ -891,6 +895,12 @@ int symbolizer__lookup(struct symbolizer *s, const struct sym_map *map, u64 addr
 	/* a JIT map holds runtime addresses; a file, link-time ones */
 	return fill_result(s, m->dso, m->dso->is_jit ? addr : dso__file_to_vaddr(m->dso, file_off),
 			   out);
+}
+
+int symbolizer__lookup(struct symbolizer *s, const struct sym_map *map, u64 addr,
+		       struct sym_result *out)
+{
+	return symbolizer__lookup_memo(s, map, NULL, addr, out);
 }
 
 struct dso *symbolizer__map_dso(struct symbolizer *s, const struct sym_map *map, u64 *bias)

@@ -113,6 +113,17 @@ int symbolizer__lookup(struct symbolizer *s, const struct sym_map *map, u64 addr
 		       struct sym_result *out);
 
 /*
+ * symbolizer__lookup for a caller that looks up many addresses of one
+ * mapping: *memo, the caller's (NULL at first, kept with map and passed
+ * with no other map), remembers map's entry in s, which symbolizer__lookup
+ * finds by a hash of map's file name and identity every time.  map must
+ * not change while *memo is set, nor *memo outlive s.  memo NULL: no memo.
+ */
+struct map_ent;
+int symbolizer__lookup_memo(struct symbolizer *s, const struct sym_map *map, struct map_ent **memo,
+			    u64 addr, struct sym_result *out);
+
+/*
  * Warn (through opts.warn), for each mapped file refused because it is not
  * the one recorded (another build-id, none where one was recorded, another
  * inode), how many symbolizer__lookup calls it left unresolved since the

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-lookup.c - what symbolize.c keeps so that a report's samples cost
+ * little, through the public API on the workloads the Makefile builds
+ * (hotline, inlmany): every answer must be the one a lookup without it
+ * gives.
+ *
+ *   test_memo   symbolizer__lookup_memo: two files mapped, looked up in turn
+ *               every few bytes, each through its own memo, answer as
+ *               symbolizer__lookup does, field by field; a kernel mapping
+ *               and in-memory images leave the memo empty, and of two
+ *               images of one name and size, each is still its own DSO
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbolize/symbolize.h"
+#include "test.h"
+
+static char tmpdir[64], kpath[128];
+
+/* A mapping of the whole of file path at start, as ebs record writes one. */
+static bool map_file(struct sym_map *map, const char *path, u64 start)
+{
+	struct stat st;
+
+	memset(map, 0, sizeof(*map));
+	if (stat(path, &st))
+		return false;
+	map->start = start;
+	map->len = ((u64)st.st_size + 4095) & ~4095ull;
+	map->ino = st.st_ino; /* vouches for the file: opened without SYM_OPEN_OWNED */
+	map->pid = 1;
+	map->filename = path;
+	return true;
+}
+
+/* The workload's path in buf; false with a SKIP line when it is not built. */
+static bool workload(char *buf, size_t len, const char *name, const char *label)
+{
+	const char *dir = test_workloads_dir();
+
+	snprintf(buf, len, "%.3000s/%s", dir ? dir : ".", name);
+	if (access(buf, R_OK) == 0)
+		return true;
+	TEST_SKIP(label, "%s: %s (make workloads)", buf, strerror(errno));
+	return false;
+}
+
+static bool same_frames(const struct sym_result *a, const struct sym_result *b)
+{
+	unsigned int i;
+
+	if (a->nr_frames != b->nr_frames)
+		return false;
+	for (i = 0; i < a->nr_frames; i++)
+		if (a->frames[i].function != b->frames[i].function ||
+		    a->frames[i].file != b->frames[i].file || a->frames[i].line != b->frames[i].line ||
+		    a->frames[i].column != b->frames[i].column)
+			return false;
+	return true;
+}
+
+/* Are a and b the same answer, field by field (strings by pointer: both are s's)? */
+static bool same_result(const struct sym_result *a, const struct sym_result *b)
+{
+	return a->function == b->function && a->dso == b->dso && a->dso_path == b->dso_path &&
+	       a->sym_offset == b->sym_offset && a->dso_addr == b->dso_addr && a->file == b->file &&
+	       a->line == b->line && a->column == b->column && a->info == b->info &&
+	       same_frames(a, b);
+}
+
+/* The bytes of path (malloc'd), *len its size; NULL when unreadable. */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	unsigned char *buf = NULL;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && st.st_size > 0 && (buf = malloc((size_t)st.st_size)) &&
+	    read(fd, buf, (size_t)st.st_size) != st.st_size) {
+		free(buf);
+		buf = NULL;
+	}
+	close(fd);
+	*len = buf ? (size_t)st.st_size : 0;
+	return buf;
+}
+
+/* The file offset of the last byte of section name of the ELF image, or 0. */
+static size_t section_end(const unsigned char *img, size_t len, const char *name)
+{
+	const Elf64_Ehdr *eh = (const void *)img;
+	const Elf64_Shdr *sh, *strs;
+	unsigned int i;
+
+	if (len < sizeof(*eh) || eh->e_shoff + (u64)eh->e_shnum * sizeof(*sh) > len ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		return 0;
+	sh = (const void *)(img + eh->e_shoff);
+	strs = &sh[eh->e_shstrndx];
+	for (i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_name < strs->sh_size && sh[i].sh_size &&
+		    sh[i].sh_offset + sh[i].sh_size <= len &&
+		    !strcmp((const char *)img + strs->sh_offset + sh[i].sh_name, name))
+			return sh[i].sh_offset + sh[i].sh_size - 1;
+	return 0;
+}
+
+static void test_memo(void)
+{
+	struct symbolize_opts so = {.demangle = true};
+	struct sym_map maps[2], kmap = {0}, img[2];
+	struct map_ent *memo[2] = {NULL, NULL}, *kmemo = NULL, *imemo[2] = {NULL, NULL};
+	struct sym_result want, got, iwant[2];
+	char path[2][PATH_MAX];
+	unsigned char *bytes[2] = {NULL, NULL};
+	unsigned long looked = 0, wrong = 0;
+	struct symbolizer *s = NULL;
+	size_t len, at;
+	u64 off;
+	int i;
+
+	if (!workload(path[0], sizeof(path[0]), "hotline", "lookup: memo") ||
+	    !workload(path[1], sizeof(path[1]), "inlmany", "lookup: memo"))
+		return;
+	so.kallsyms = kpath;
+	s = symbolizer__new(&so);
+	if (!s || !map_file(&maps[0], path[0], 0x10000000) ||
+	    !map_file(&maps[1], path[1], 0x20000000)) {
+		TEST_FAIL("lookup: memo: set up", "no symbolizer, or %s unreadable", path[0]);
+		goto out;
+	}
+
+	/* two files in turn, each through its memo, as a report's samples go */
+	for (off = 0; off < maps[0].len || off < maps[1].len; off += 3) {
+		for (i = 0; i < 2; i++) {
+			u64 addr = maps[i].start + off;
+
+			if (off >= maps[i].len)
+				continue;
+			looked++;
+			if (symbolizer__lookup(s, &maps[i], addr, &want) ||
+			    symbolizer__lookup_memo(s, &maps[i], &memo[i], addr, &got) ||
+			    !same_result(&want, &got))
+				wrong++;
+		}
+	}
+	if (wrong)
+		TEST_FAIL("lookup: memo: two files in turn, each answer symbolizer__lookup's",
+			  "%lu of %lu differ", wrong, looked);
+	else
+		TEST_CHECK("lookup: memo: two files in turn, each answer symbolizer__lookup's",
+			   looked > 1000 && memo[0] && memo[1] && memo[0] != memo[1]);
+
+	/* the kernel: nothing to remember */
+	kmap.start = 0xffffffff80000000ull;
+	kmap.len = 0x40000000;
+	kmap.filename = "[kernel.kallsyms]_text";
+	TEST_CHECK("lookup: memo: a kernel mapping leaves it empty",
+		   !symbolizer__lookup_memo(s, &kmap, &kmemo, 0xffffffff81000104ull, &got) &&
+			   !kmemo && got.function && !strcmp(got.function, "kfunc") &&
+			   got.sym_offset == 4);
+
+	/*
+	 * Two images of one name and size, their build-ids a byte apart (two
+	 * DSOs): one entry of the symbolizer's serves both, its DSO checked
+	 * each time.  Looked up in turn, each must stay its own DSO.
+	 */
+	bytes[0] = slurp(path[0], &len);
+	bytes[1] = bytes[0] ? malloc(len) : NULL;
+	at = bytes[0] ? section_end(bytes[0], len, ".note.gnu.build-id") : 0;
+	if (!bytes[1] || !at) {
+		TEST_FAIL("lookup: memo: images", "%s: no build-id note to change", path[0]);
+		goto out;
+	}
+	memcpy(bytes[1], bytes[0], len);
+	bytes[1][at] ^= 0x5a;
+	for (i = 0; i < 2; i++) {
+		img[i] = maps[0];
+		img[i].filename = "[vdso]";
+		img[i].ino = 0;
+		img[i].image = bytes[i];
+		img[i].image_size = len;
+	}
+	wrong = 0;
+	for (i = 0; i < 2; i++)
+		if (symbolizer__lookup(s, &img[i], img[i].start + 0x40, &iwant[i]))
+			wrong++;
+	for (off = 0; off < 64 && !wrong; off++) {
+		i = (int)(off % 2);
+		if (symbolizer__lookup_memo(s, &img[i], &imemo[i], img[i].start + 0x40, &got) ||
+		    got.info != iwant[i].info || imemo[i])
+			wrong++;
+	}
+	TEST_CHECK("lookup: memo: two images of one name and size in turn, each its own DSO, "
+		   "no memo",
+		   !wrong && iwant[0].info != iwant[1].info);
+out:
+	free(bytes[0]);
+	free(bytes[1]);
+	symbolizer__free(s);
+}
+
+int main(void)
+{
+	FILE *f;
+
+	strcpy(tmpdir, "/tmp/ebs-test-lookup.XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		TEST_FAIL("lookup: set up", "mkdtemp: %s", strerror(errno));
+		return test_done();
+	}
+	/* a kernel that kallsyms describes */
+	snprintf(kpath, sizeof(kpath), "%s/kallsyms", tmpdir);
+	f = fopen(kpath, "w");
+	if (!f || fputs("ffffffff81000000 T _stext\nffffffff81000100 T kfunc\n", f) < 0 ||
+	    fclose(f)) {
+		TEST_FAIL("lookup: set up", "%s: %s", kpath, strerror(errno));
+		rmdir(tmpdir);
+		return test_done();
+	}
+	test_memo();
+	unlink(kpath);
+	rmdir(tmpdir);
+	return test_done();
+}

@@ -22,8 +22,11 @@
 #include "report/stacks.h"
 #include "report/table.h"
 
-/* Count one sample of a line's code (code's, inlined into into) into row. */
-static int add_caller(struct row *row, const char *code, const char *into, u16 event)
+/*
+ * Count one sample of a line's code (code's, inlined into into) into row;
+ * *at gets the index of its entry in row->callers.
+ */
+static int add_caller(struct row *row, const char *code, const char *into, u16 event, u32 *at)
 {
 	size_t i;
 
@@ -41,6 +44,7 @@ static int add_caller(struct row *row, const char *code, const char *into, u16 e
 	}
 	row->callers[i].samples[event]++;
 	row->callers[i].all++;
+	*at = (u32)i;
 	return 0;
 }
 
@@ -48,11 +52,12 @@ static int add_caller(struct row *row, const char *code, const char *into, u16 e
 static int add_row(struct report *r, const struct row_key *k, const char *dso, u16 event,
 		   struct row **out)
 {
-	char text[512] = "";
 	struct row *row;
 
 	HASH_FIND(hh, r->rows, k, sizeof(*k), row);
 	if (!row) {
+		char text[512] = "";
+
 		/* (a source line's row: its function is row->function) */
 		if (r->col[KEY_FUNC] && !k->function && !(r->by_line && k->line))
 			rsession_unknown_name(text, sizeof(text),
@@ -116,6 +121,22 @@ static int account_chain(struct report *r, const struct resolved *rv, struct row
 	return 0;
 }
 
+/*
+ * r->memo[id], grown (with empty entries) to hold it; NULL when out of
+ * memory.
+ */
+static struct row_memo *memo_of(struct report *r, u32 id)
+{
+	size_t had = r->memo_cap;
+
+	while (id >= r->memo_cap)
+		if (ebs_grow((void **)&r->memo, &r->memo_cap, r->memo_cap, sizeof(*r->memo), 1024))
+			return NULL;
+	if (r->memo_cap != had)
+		memset(r->memo + had, 0, (r->memo_cap - had) * sizeof(*r->memo));
+	return &r->memo[id];
+}
+
 static int account(void *ctx, const struct resolved *rv)
 {
 	struct report *r = ctx;
@@ -123,8 +144,10 @@ static int account(void *ctx, const struct resolved *rv)
 	const struct ebs_rec_sample *s = rv->s;
 	const char *dso = res->dso ? res->dso : "[unknown]";
 	const char *code, *code_into;
+	struct row_memo *memo = NULL;
 	struct row *row;
 	struct row_key k;
+	u32 at = NO_CALLER;
 	int e;
 
 	memset(&k, 0, sizeof(k));
@@ -156,6 +179,30 @@ static int account(void *ctx, const struct resolved *rv)
 		if (r->col[KEY_EVENT])
 			k.event = s->event;
 		return account_chain(r, rv, &k);
+	}
+	if (r->col[KEY_PID])
+		k.pid = s->pid;
+	if (r->col[KEY_TID])
+		k.tid = s->tid;
+	if (r->col[KEY_COMM])
+		k.comm = rv->comm;
+	if (r->col[KEY_EVENT])
+		k.event = s->event;
+	/* the key is a function of the address's result and those: where it went last time */
+	if (res->id) {
+		memo = memo_of(r, res->id);
+		if (!memo)
+			return -ENOMEM;
+		if (memo->row && memo->pid == k.pid && memo->tid == k.tid && memo->comm == k.comm &&
+		    memo->event == k.event) {
+			memo->row->samples[s->event]++;
+			memo->row->all++;
+			if (memo->caller != NO_CALLER) {
+				memo->row->callers[memo->caller].samples[s->event]++;
+				memo->row->callers[memo->caller].all++;
+			}
+			return 0;
+		}
 	}
 	if (r->col[KEY_FUNC]) {
 		const struct sym_frame *loc = NULL;
@@ -212,22 +259,26 @@ static int account(void *ctx, const struct resolved *rv)
 	}
 	if (r->col[KEY_DSO] || r->col[KEY_FUNC])
 		k.dso_id = res->info ? (const void *)res->info : (const void *)dso;
-	if (r->col[KEY_PID])
-		k.pid = s->pid;
-	if (r->col[KEY_TID])
-		k.tid = s->tid;
-	if (r->col[KEY_COMM])
-		k.comm = rv->comm;
-	if (r->col[KEY_EVENT])
-		k.event = s->event;
-	if (!r->by_line || !k.line)
-		return add_row(r, &k, dso, s->event, &row);
-	/* the line is the row: its function shown, its callers counted */
-	code = k.function;
-	code_into = k.inlined_into;
-	k.function = k.inlined_into = NULL;
-	e = add_row(r, &k, dso, s->event, &row);
-	return e ? e : add_caller(row, code, code_into, s->event);
+	if (!r->by_line || !k.line) {
+		e = add_row(r, &k, dso, s->event, &row);
+	} else {
+		/* the line is the row: its function shown, its callers counted */
+		code = k.function;
+		code_into = k.inlined_into;
+		k.function = k.inlined_into = NULL;
+		e = add_row(r, &k, dso, s->event, &row);
+		if (!e)
+			e = add_caller(row, code, code_into, s->event, &at);
+	}
+	if (e || !memo)
+		return e;
+	memo->row = row;
+	memo->caller = at;
+	memo->comm = k.comm;
+	memo->pid = k.pid;
+	memo->tid = k.tid;
+	memo->event = k.event;
+	return 0;
 }
 
 /* The line's own samples (function NULL) last, then most samples first. */
@@ -410,6 +461,7 @@ out:
 		free(row);
 	}
 	dso_stats__free(&r.stats);
+	free(r.memo);
 	chainer__free(r.chains);
 	rsession__close(&r.rs);
 	return e;

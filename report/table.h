@@ -78,6 +78,22 @@ struct row {
 
 struct chainer;
 
+/*
+ * Where the last sample of one resolved address (sym_result.id) was
+ * counted: its row, and in a source line's row its entry of callers, for
+ * the key's pid, tid, comm and event (0 and NULL where they are not
+ * columns).  A row's key is a function of the address's result and those,
+ * so another sample of that address and those counts there, unhashed.
+ */
+struct row_memo {
+	struct row *row; /* NULL: none yet */
+	const char *comm;
+	u32 pid, tid, event;
+	u32 caller; /* index in row->callers, or NO_CALLER */
+};
+
+#define NO_CALLER UINT32_MAX
+
 /* One table's worth of rows, and how they are shown. */
 struct report {
 	const struct report_opts *o;
@@ -88,6 +104,8 @@ struct report {
 	bool by_event; /* one table of all events */
 	bool by_line;  /* --sort line without func: one row per source line */
 	struct row *rows;
+	struct row_memo *memo; /* by sym_result.id */
+	size_t memo_cap;
 	u64 total[EBS_MAX_EVENTS], total_all;
 	u64 period_sum[EBS_MAX_EVENTS];
 	struct dso_stat *stats;

@@ -176,6 +176,7 @@ struct symbolizer {
 	struct map_ent *maps;	/* per-mapping shortcut to the dso, see symbolize.c */
 	void *keybuf;		/* scratch for building map keys */
 	size_t keybuf_cap;
+	u32 nr_ids; /* addresses resolved so far: the last sym_result.id */
 
 	void *unwind_as;	 /* libunwind's address space, made on first use */
 	bool kernel_tried;	 /* kallsyms read (or failed to) */

@@ -64,6 +64,7 @@ _Static_assert(sizeof(struct map_key) == 56, "struct map_key has holes");
 struct addr_ent {
 	UT_hash_handle hh;
 	u64 vaddr;
+	u32 id;		      /* sym_result.id */
 	const char *function; /* the symbol table's, or NULL */
 	u64 sym_offset;
 	unsigned int nr_frames;
@@ -827,6 +828,7 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 	if (!a)
 		return NULL;
 	a->vaddr = vaddr;
+	a->id = s->nr_ids < UINT32_MAX ? s->nr_ids + 1 : 0; /* (0: no number left) */
 	a->nr_frames = (unsigned int)n;
 	memcpy(a->frames, frames, (size_t)n * sizeof(frames[0]));
 	sym = symtab__find(&d->symtab, vaddr);
@@ -839,6 +841,8 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 		free(a);
 		return NULL;
 	}
+	if (a->id)
+		s->nr_ids++;
 	return a;
 }
 
@@ -849,6 +853,7 @@ static int fill_result(struct symbolizer *s, struct dso *d, u64 vaddr, struct sy
 	if (!a)
 		return -ENOMEM;
 	out->dso_addr = vaddr;
+	out->id = a->id;
 	out->function = a->function;
 	out->sym_offset = a->sym_offset;
 	out->nr_frames = a->nr_frames;

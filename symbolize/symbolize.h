@@ -95,6 +95,14 @@ struct sym_result {
 	unsigned int nr_frames;
 	const struct sym_frame *frames;
 	const struct sym_dso_info *info; /* NULL for the kernel */
+	/*
+	 * The address's number: one per DSO and link-time address resolved,
+	 * from 1 up in the order first resolved, so that callers can keep what
+	 * they make of a result in an array.  Equal ids are equal results but
+	 * for dso and dso_path (a file mapped under two paths is one DSO).  0
+	 * for the kernel, a DSO that cannot be read and code outside any.
+	 */
+	u32 id;
 };
 
 /* Returns NULL with errno set when out of memory. */

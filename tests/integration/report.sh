@@ -169,6 +169,43 @@ R -i twopaths.data --stats >twopaths-stats.txt
 check "one file under two paths: one DSO in --stats" \
 	[ "$(grep -cE '^ +[0-9]+ +[0-9.]+% +[0-9.]+% +.*/libebshot.so$' twopaths-stats.txt)" = 1 ]
 
+# One address sampled in runs by two processes, a thread of one, two names
+# of one process and two events.  report counts a sample of an address
+# already seen into the row the last one went to, for as long as its pid,
+# tid, command and event are the same: the rows of each column must still
+# keep them apart.
+cat >runs.script <<EOF2
+event cpu-clock cpu-clock 1000000
+event task-clock task-clock 1000000
+comm 400 400 alpha
+mmap 400 401000 1000 1000 $TMP/golden
+comm 401 401 beta
+mmap 401 401000 1000 1000 $TMP/golden
+sample 0 400 400 40100c 3
+sample 0 401 401 40100c 2
+sample 0 400 402 40100c 1
+sample 0 400 400 40100c 1
+comm 400 400 gamma
+sample 0 400 400 40100c 4
+sample 1 400 400 40100c 5
+EOF2
+"$MKDATA" runs.data <runs.script
+# runs KEYS PYTHON: the rows of --sort KEYS,func --json as sorted tuples of PYTHON over r
+runs() {
+	R -i runs.data -s "$1",func --json >runs.json &&
+		json runs.json "sorted(tuple(($2) + (r['function'], r['samples'])) for r in j['rows'])"
+}
+check "runs of one address: by pid, 9 and 2 samples" \
+	[ "$(runs pid "r['pid'],")" = "[(400, 'work', 9), (401, 'work', 2)]" ]
+check "runs of one address: by tid, the thread's 1 apart" \
+	[ "$(runs tid "r['tid'],")" = "[(400, 'work', 8), (401, 'work', 2), (402, 'work', 1)]" ]
+check "runs of one address: by command, the process renamed in the run" \
+	[ "$(runs comm "r['comm'],")" = "[('alpha', 'work', 5), ('beta', 'work', 2), ('gamma', 'work', 4)]" ]
+check "runs of one address: by event, one table" \
+	[ "$(runs event "r['event'],")" = "[('cpu-clock', 'work', 11), ('task-clock', 'work', 5)]" ]
+check "runs of one address: by pid, tid, command and event" \
+	[ "$(runs pid,tid,comm,event "r['pid'], r['tid'], r['comm'], r['event']")" = "[(400, 400, 'alpha', 'cpu-clock', 'work', 4), (400, 400, 'gamma', 'cpu-clock', 'work', 4), (400, 400, 'gamma', 'task-clock', 'work', 5), (400, 402, 'alpha', 'cpu-clock', 'work', 1), (401, 401, 'beta', 'cpu-clock', 'work', 2)]" ]
+
 # the JSON is JSON, and its numbers agree with the text
 check "--json parses; rows sum to the samples less none" \
 	[ "$(json report.json.out "sum(r['samples'] for r in j['rows']) == j['samples'] == 1251")" = 1 ]

@@ -10,9 +10,15 @@
  *               symbolizer__lookup does, field by field; a kernel mapping
  *               and in-memory images leave the memo empty, and of two
  *               images of one name and size, each is still its own DSO
+ *   test_ids    sym_result.id: a file mapped under its path and under a
+ *               symbolic link to it (one DSO) looked up at the same offsets:
+ *               one id per DSO and address, the same through either path
+ *               (whose dso_path differ), from 1 up with none skipped; 0 for
+ *               the kernel
  */
 #include <elf.h>
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +66,8 @@ static bool same_frames(const struct sym_result *a, const struct sym_result *b)
 		return false;
 	for (i = 0; i < a->nr_frames; i++)
 		if (a->frames[i].function != b->frames[i].function ||
-		    a->frames[i].file != b->frames[i].file || a->frames[i].line != b->frames[i].line ||
+		    a->frames[i].file != b->frames[i].file ||
+		    a->frames[i].line != b->frames[i].line ||
 		    a->frames[i].column != b->frames[i].column)
 			return false;
 	return true;
@@ -209,6 +216,89 @@ out:
 	symbolizer__free(s);
 }
 
+struct seen {
+	u64 addr;
+	u32 id;
+};
+
+static int seen_cmp(const void *pa, const void *pb)
+{
+	const struct seen *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static void test_ids(void)
+{
+	struct symbolize_opts so = {.kallsyms = kpath};
+	char path[PATH_MAX], link[192];
+	struct sym_map maps[2], kmap = {0};
+	struct sym_result r[2], kr;
+	struct seen *seen = NULL;
+	size_t n = 0, i, addrs = 0;
+	u32 max = 0, ids = 0;
+	unsigned long wrong = 0;
+	struct symbolizer *s = NULL;
+	u64 off;
+
+	if (!workload(path, sizeof(path), "hotline", "lookup: ids"))
+		return;
+	snprintf(link, sizeof(link), "%s/hotline-link", tmpdir);
+	s = symbolizer__new(&so);
+	if (!s || symlink(path, link) || !map_file(&maps[0], path, 0x10000000) ||
+	    !map_file(&maps[1], link, 0x30000000) || !(seen = calloc(maps[0].len, sizeof(*seen)))) {
+		TEST_FAIL("lookup: ids: set up", "%s: %s", link, strerror(errno));
+		goto out;
+	}
+	for (off = 0; off < maps[0].len; off += 5) {
+		for (i = 0; i < 2; i++)
+			if (symbolizer__lookup(s, &maps[i], maps[i].start + off, &r[i]))
+				wrong++;
+		/* one DSO, two names for it */
+		if (!r[0].id || r[0].id != r[1].id || r[0].info != r[1].info ||
+		    r[0].dso_addr != r[1].dso_addr || !strcmp(r[0].dso_path, r[1].dso_path))
+			wrong++;
+		seen[n].addr = r[0].dso_addr;
+		seen[n++].id = r[0].id;
+		if (r[0].id > max)
+			max = r[0].id;
+	}
+	/* sorted by address: equal addresses, equal ids */
+	qsort(seen, n, sizeof(*seen), seen_cmp);
+	for (i = 0; i < n; i++) {
+		if (i && seen[i].addr == seen[i - 1].addr && seen[i].id != seen[i - 1].id)
+			wrong++;
+		addrs += !i || seen[i].addr != seen[i - 1].addr;
+	}
+	/* ...and as many distinct ids as addresses, the largest their number: 1 to max, each once
+	 */
+	for (i = 0; i < n; i++) {
+		seen[i].addr = seen[i].id;
+		seen[i].id = 0;
+	}
+	qsort(seen, n, sizeof(*seen), seen_cmp);
+	for (i = 0; i < n; i++)
+		ids += !i || seen[i].addr != seen[i - 1].addr;
+	if (wrong)
+		TEST_FAIL("lookup: ids: one per DSO and address, through either path",
+			  "%lu of %zu lookups wrong", wrong, n);
+	else
+		TEST_CHECK("lookup: ids: one per DSO and address, through either path",
+			   n > 1000 && ids == addrs && max == ids && seen[0].addr == 1);
+	kmap.start = 0xffffffff80000000ull;
+	kmap.len = 0x40000000;
+	kmap.filename = "[kernel.kallsyms]_text";
+	TEST_CHECK("lookup: ids: none for the kernel",
+		   !symbolizer__lookup(s, &kmap, 0xffffffff81000104ull, &kr) && kr.function &&
+			   !kr.id);
+out:
+	free(seen);
+	symbolizer__free(s);
+	unlink(link);
+}
+
 int main(void)
 {
 	FILE *f;
@@ -228,6 +318,7 @@ int main(void)
 		return test_done();
 	}
 	test_memo();
+	test_ids();
 	unlink(kpath);
 	rmdir(tmpdir);
 	return test_done();

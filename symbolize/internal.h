@@ -125,7 +125,15 @@ struct dso {
 	struct sym_dso_info info; /* views of the above, handed out */
 
 	struct addr_ent *cache; /* per-address results, by link-time address */
-	bool is_jit;		/* a perf-PID.map: addresses are runtime ones */
+	size_t nr_cache;	/* its entries */
+	/*
+	 * In front of cache, a slot per hash of an address: the entry last
+	 * found or made there, so that most lookups probe once; 1 << front_bits
+	 * slots, at least twice the entries (NULL: none yet).
+	 */
+	struct addr_slot *front;
+	unsigned int front_bits;
+	bool is_jit; /* a perf-PID.map: addresses are runtime ones */
 
 	/*
 	 * One file seen under two keys (through /lib and /usr/lib, with a

@@ -71,6 +71,12 @@ struct addr_ent {
 	struct sym_frame frames[];
 };
 
+/* A slot of dso.front. */
+struct addr_slot {
+	u64 vaddr;
+	struct addr_ent *a; /* NULL: empty */
+};
+
 /* Kinds of dso keys: the first byte of dso.key. */
 enum {
 	DSO_KEY_BUILD_ID = 'B',
@@ -200,6 +206,7 @@ static void dso__free(struct dso *d)
 		HASH_DEL(d->cache, a);
 		free(a);
 	}
+	free(d->front);
 	dwarf_info__free(d->dwarf);
 	dso_cfi__free(d->cfi);
 	symtab__exit(&d->symtab);
@@ -801,6 +808,46 @@ static struct dwarf_info *dso__dwarf(struct symbolizer *s, struct dso *d)
 	return d->dwarf;
 }
 
+/* vaddr's slot of d->front (Fibonacci hashing: the product's top bits). */
+static struct addr_slot *front_slot(const struct dso *d, u64 vaddr)
+{
+	return &d->front[(vaddr * 0x9e3779b97f4a7c15ull) >> (64 - d->front_bits)];
+}
+
+static void front_put(struct dso *d, struct addr_ent *a)
+{
+	struct addr_slot *f;
+
+	if (!d->front)
+		return;
+	f = front_slot(d, a->vaddr);
+	f->vaddr = a->vaddr;
+	f->a = a;
+}
+
+/* After an entry was added: twice as many slots when the entries reach half. */
+static void front_grow(struct dso *d)
+{
+	unsigned int bits = d->front ? d->front_bits : 6;
+	struct addr_ent *a, *tmp;
+	struct addr_slot *nf;
+
+	if (d->front && d->nr_cache * 2 <= ((size_t)1 << bits))
+		return;
+	if (d->front)
+		bits++;
+	if (bits > 30)
+		return;
+	nf = calloc((size_t)1 << bits, sizeof(*nf));
+	if (!nf)
+		return; /* only slower */
+	free(d->front);
+	d->front = nf;
+	d->front_bits = bits;
+	HASH_ITER(hh, d->cache, a, tmp)
+		front_put(d, a);
+}
+
 /* Resolve link-time address vaddr of d, once; later calls hit the cache. */
 static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, u64 vaddr)
 {
@@ -810,9 +857,17 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 	struct addr_ent *a;
 	int n = 0;
 
+	if (d->front) {
+		const struct addr_slot *f = front_slot(d, vaddr);
+
+		if (f->a && f->vaddr == vaddr)
+			return f->a;
+	}
 	HASH_FIND(hh, d->cache, &vaddr, sizeof(vaddr), a);
-	if (a)
+	if (a) {
+		front_put(d, a);
 		return a;
+	}
 	di = s->no_dwarf ? NULL : dso__dwarf(s, d);
 	if (di) {
 		n = dwarf_info__lookup(di, vaddr, frames, MAX_FRAMES);
@@ -843,6 +898,9 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 	}
 	if (a->id)
 		s->nr_ids++;
+	d->nr_cache++;
+	front_grow(d);
+	front_put(d, a);
 	return a;
 }
 

@@ -15,6 +15,10 @@
  *               one id per DSO and address, the same through either path
  *               (whose dso_path differ), from 1 up with none skipped; 0 for
  *               the kernel
+ *   test_cache  the per-DSO address cache and its slots in front: every few
+ *               bytes of two files looked up again and again in random
+ *               order, each answer the same entry as the first time, and
+ *               the symbol table's for that address
  */
 #include <elf.h>
 #include <errno.h>
@@ -299,6 +303,84 @@ out:
 	unlink(link);
 }
 
+static void test_cache(void)
+{
+	struct symbolize_opts so = {.demangle = true};
+	char path[2][PATH_MAX];
+	struct sym_map maps[2];
+	struct sym_result *first = NULL, r;
+	struct symbolizer *s = NULL;
+	u64 seed = 0x853c49e6748fea9bull, *addr = NULL, off;
+	unsigned long looked = 0, wrong = 0, named = 0;
+	size_t n = 0, k, all;
+	int i;
+
+	if (!workload(path[0], sizeof(path[0]), "hotline", "lookup: cache") ||
+	    !workload(path[1], sizeof(path[1]), "inlmany", "lookup: cache"))
+		return;
+	s = symbolizer__new(&so);
+	if (!s || !map_file(&maps[0], path[0], 0x10000000) ||
+	    !map_file(&maps[1], path[1], 0x20000000) ||
+	    !(addr = calloc(maps[0].len + maps[1].len, sizeof(*addr))) ||
+	    !(first = calloc(maps[0].len + maps[1].len, sizeof(*first)))) {
+		TEST_FAIL("lookup: cache: set up", "no symbolizer, or %s unreadable", path[0]);
+		goto out;
+	}
+	/*
+	 * Every byte, first seen in random order (in address order, hashes
+	 * of addresses would never meet), kept: those in functions, and a
+	 * few others
+	 */
+	for (i = 0; i < 2; i++)
+		for (off = 0; off < maps[i].len; off++)
+			addr[n++] = maps[i].start + off;
+	for (k = n; k > 1; k--) {
+		size_t j = test_rand(&seed) % k;
+		u64 a = addr[j];
+
+		addr[j] = addr[k - 1];
+		addr[k - 1] = a;
+	}
+	for (k = 0, all = n, n = 0; k < all; k++) {
+		addr[n] = addr[k];
+		if (symbolizer__lookup(s, &maps[addr[n] >= maps[1].start], addr[n], &first[n]))
+			wrong++;
+		if (first[n].function || addr[n] % 64 == 0)
+			n++;
+	}
+	for (k = 0; k < 10 * n; k++) {
+		size_t j = test_rand(&seed) % n;
+		const struct sym_map *map = &maps[addr[j] >= maps[1].start];
+		struct sym_func fn;
+		int e;
+
+		looked++;
+		if (symbolizer__lookup(s, map, addr[j], &r)) {
+			wrong++;
+			continue;
+		}
+		/* the entry made the first time (its frames are its own array) */
+		if (r.id != first[j].id || r.frames != first[j].frames ||
+		    !same_result(&r, &first[j]))
+			wrong++;
+		e = symbolizer__function(s, r.info, r.dso_addr, &fn);
+		if (e ? r.function != NULL
+		      : r.function != fn.name || r.sym_offset != r.dso_addr - fn.start)
+			wrong++;
+		named += !e;
+	}
+	if (wrong)
+		TEST_FAIL("lookup: cache: every address again and again, its own entry",
+			  "%lu of %lu lookups wrong", wrong, looked);
+	else
+		TEST_CHECK("lookup: cache: every address again and again, its own entry",
+			   n > 2000 && named > looked / 2);
+out:
+	free(first);
+	free(addr);
+	symbolizer__free(s);
+}
+
 int main(void)
 {
 	FILE *f;
@@ -319,6 +401,7 @@ int main(void)
 	}
 	test_memo();
 	test_ids();
+	test_cache();
 	unlink(kpath);
 	rmdir(tmpdir);
 	return test_done();

@@ -15,7 +15,10 @@
  * Lookups are logarithmic, so that a file of many mappings, names or
  * execs costs no more per sample than a small one: the first lookup after
  * records were added sorts a task's names and execs by time and indexes
- * its maps (struct map_index).
+ * its maps (struct map_index).  And the samples of a task come in runs:
+ * the last answers are kept with the spans of time and addresses over
+ * which they hold (struct map_memo, struct comm_memo), and a lookup inside
+ * them searches nothing.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -75,9 +78,37 @@ struct proc {
 	UT_hash_handle hh;
 };
 
+/* A span of time [lo, hi), or of addresses. */
+struct span {
+	u64 lo, hi;
+};
+
+/*
+ * The answers of recent lookups, each with the spans of time (and of
+ * addresses) over which the same question has the same answer, so that a
+ * run of samples of one task costs no search.  A record added, or an
+ * image attached, empties them (memo_clear).
+ */
+struct map_memo {
+	struct machine_map *map; /* NULL: empty */
+	u32 pid;
+	struct span t, addr;
+};
+
+struct comm_memo {
+	const char *name; /* NULL: empty */
+	u32 pid, tid;
+	struct span t;
+};
+
+#define MAP_MEMOS 4
+
 struct machine {
 	struct proc *procs;
 	struct ebs_strset *strings; /* command names and paths */
+	struct map_memo maps[MAP_MEMOS];
+	unsigned int next_map; /* the entry of maps[] to replace next */
+	struct comm_memo comm;
 };
 
 /*
@@ -212,8 +243,17 @@ exec:
 	return p ? add_exec(p, c->time) : -ENOMEM;
 }
 
+/* Forget the memos: a record changes what lookups answer. */
+static void memo_clear(struct machine *m)
+{
+	memset(m->maps, 0, sizeof(m->maps));
+	memset(&m->comm, 0, sizeof(m->comm));
+}
+
 int machine__add(struct machine *m, const struct ebs_rec *rec)
 {
+	if (rec->type == EBS_REC_MMAP || rec->type == EBS_REC_COMM || rec->type == EBS_REC_FORK)
+		memo_clear(m);
 	switch (rec->type) {
 	case EBS_REC_MMAP:
 		return add_map(m, (const void *)rec);
@@ -250,6 +290,7 @@ void machine__set_image(struct machine *m, const char *name, const void *image, 
 				p->maps[i].sym.image_size = size;
 				p->maps[i].ent = NULL; /* another mapping now */
 			}
+	memo_clear(m);
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -386,23 +427,60 @@ static void prepare(struct proc *p)
 	p->sorted = true;
 }
 
-/* The time of pid's last exec at or before t, or 0. */
-static u64 last_exec(const struct proc *p, u64 t)
+/* Narrow sp to the side of boundary b that x is on: [b, ...) when b <= x, else [..., b). */
+static void span_cut(struct span *sp, u64 b, u64 x)
+{
+	if (b <= x) {
+		if (b > sp->lo)
+			sp->lo = b;
+	} else if (b < sp->hi) {
+		sp->hi = b;
+	}
+}
+
+/*
+ * Narrow sp to where upper_bound(v, x) (v sorted, n long, the u64 at
+ * offset off of each size-byte element) is i, as it is for x.
+ */
+static void span_bound(struct span *sp, const void *v, size_t n, size_t size, size_t off, size_t i,
+		       u64 x)
+{
+	if (i)
+		span_cut(sp, *(const u64 *)((const char *)v + (i - 1) * size + off), x);
+	if (i < n)
+		span_cut(sp, *(const u64 *)((const char *)v + i * size + off), x);
+}
+
+static bool span_has(const struct span *sp, u64 x)
+{
+	return x >= sp->lo && x < sp->hi;
+}
+
+/* The time of pid's last exec at or before t, or 0; tsp (may be NULL) narrowed to where it is. */
+static u64 last_exec(const struct proc *p, u64 t, struct span *tsp)
 {
 	size_t i = ebs_upper_bound(p->execs, p->nr_execs, sizeof(u64), 0, t);
 
+	if (tsp)
+		span_bound(tsp, p->execs, p->nr_execs, sizeof(u64), 0, i, t);
 	return i ? p->execs[i - 1] : 0;
 }
 
-/* Of p's maps covering addr, the one of the largest rank below k; NULL if none. */
-static struct machine_map *index_find(const struct proc *p, u64 addr, size_t k)
+/*
+ * Of p's maps covering addr, the one of the largest rank below k; NULL if
+ * none.  asp narrowed to addr's segment, where the answer is the same.
+ */
+static struct machine_map *index_find(const struct proc *p, u64 addr, size_t k, struct span *asp)
 {
 	const struct map_index *ix = p->ix;
-	size_t node, best = SIZE_MAX;
+	size_t node, best = SIZE_MAX, seg;
 
 	if (ix->nbounds < 2 || addr < ix->bounds[0] || addr >= ix->bounds[ix->nbounds - 1])
 		return NULL;
-	for (node = bound_at(ix, addr) + ix->leaves; node; node >>= 1) {
+	seg = bound_at(ix, addr);
+	span_cut(asp, ix->bounds[seg], addr);
+	span_cut(asp, ix->bounds[seg + 1], addr);
+	for (node = seg + ix->leaves; node; node >>= 1) {
 		const u32 *r = ix->ranks + ix->first[node];
 		size_t lo = 0, hi = ix->first[node + 1] - ix->first[node];
 
@@ -423,25 +501,39 @@ static struct machine_map *index_find(const struct proc *p, u64 addr, size_t k)
 /*
  * The newest of p's maps covering addr (of equal times the last to
  * arrive); strict: only those that appeared at or before t and not before
- * p's last exec at or before t.  p is prepared.
+ * p's last exec at or before t.  p is prepared.  sp (strict only; may be
+ * NULL) is narrowed to the times and the addresses around t and addr
+ * where the answer is the same: between the times of p's maps and execs,
+ * between the starts and ends of its maps.
  */
-static struct machine_map *find_in(const struct proc *p, u64 addr, u64 t, bool strict)
+static struct machine_map *find_in(const struct proc *p, u64 addr, u64 t, bool strict,
+				   struct span sp[2])
 {
 	struct machine_map *best = NULL;
-	u64 since = strict ? last_exec(p, t) : 0;
+	struct span dummy[2];
+	u64 since;
 	unsigned int i;
 
+	if (!sp)
+		sp = dummy;
+	since = strict ? last_exec(p, t, &sp[0]) : 0;
 	if (p->ix) {
-		size_t k = strict ? ebs_upper_bound(p->ix->times, p->nr_maps, sizeof(u64), 0, t)
-				  : p->nr_maps;
+		size_t k = p->nr_maps;
 
-		best = index_find(p, addr, k);
+		if (strict) {
+			k = ebs_upper_bound(p->ix->times, p->nr_maps, sizeof(u64), 0, t);
+			span_bound(&sp[0], p->ix->times, p->nr_maps, sizeof(u64), 0, k, t);
+		}
+		best = index_find(p, addr, k, &sp[1]);
 		/* the newest map at or before t is from before the exec: so are all others */
 		return best && best->time >= since ? best : NULL;
 	}
 	for (i = 0; i < p->nr_maps; i++) {
 		struct machine_map *mm = &p->maps[i];
 
+		span_cut(&sp[0], mm->time, t);
+		span_cut(&sp[1], mm->sym.start, addr);
+		span_cut(&sp[1], mm->sym.start + mm->sym.len, addr);
 		if (addr < mm->sym.start || addr - mm->sym.start >= mm->sym.len)
 			continue;
 		if (strict && (mm->time > t || mm->time < since))
@@ -456,24 +548,39 @@ struct machine_map *machine__find_map(struct machine *m, u32 pid, u64 addr, u64 
 {
 	struct proc *p, *start;
 	struct machine_map *mm;
+	struct span sp[2] = {{0, UINT64_MAX}, {0, UINT64_MAX}};
 	u64 t0 = t;
-	int depth;
+	int depth, i;
 
+	for (i = 0; i < MAP_MEMOS; i++) {
+		const struct map_memo *mo = &m->maps[i];
+
+		if (mo->map && mo->pid == pid && span_has(&mo->t, t) && span_has(&mo->addr, addr))
+			return mo->map;
+	}
 	HASH_FIND(hh, m->procs, &pid, sizeof(pid), start);
 	/* own maps, then the ancestors' as they were at fork time */
 	for (p = start, depth = 0; p && depth < 16; depth++) {
 		u32 ppid = p->ppid;
 
 		prepare(p);
-		mm = find_in(p, addr, t, true);
+		mm = find_in(p, addr, t, true, depth ? NULL : sp);
+		if (mm && !depth) { /* its own: the same for those times and addresses */
+			struct map_memo *mo = &m->maps[m->next_map++ % MAP_MEMOS];
+
+			mo->map = mm;
+			mo->pid = pid;
+			mo->t = sp[0];
+			mo->addr = sp[1];
+		}
 		if (mm)
 			return mm;
-		if (p->nr_execs && last_exec(p, t))
+		if (p->nr_execs && last_exec(p, t, NULL))
 			break; /* exec'd: the parent's maps are gone */
 		t = p->fork_time;
 		HASH_FIND(hh, m->procs, &ppid, sizeof(ppid), p);
 	}
-	return start ? find_in(start, addr, t0, false) : NULL;
+	return start ? find_in(start, addr, t0, false, NULL) : NULL;
 }
 
 /*
@@ -483,7 +590,7 @@ struct machine_map *machine__find_map(struct machine *m, u32 pid, u64 addr, u64 
  * not inherited (a kernel thread is named inside fork); a task without a
  * name from before t takes its first one after t.  NULL when none is known.
  */
-static const char *task_name(struct machine *m, u32 tid, u64 t, int depth)
+static const char *task_name(struct machine *m, u32 tid, u64 t, int depth, struct span *tsp)
 {
 	const struct name_at *best = NULL, *after = NULL;
 	struct proc *p;
@@ -496,12 +603,21 @@ static const char *task_name(struct machine *m, u32 tid, u64 t, int depth)
 	/* the newest name from t or before (of equal times the last to arrive), the first after */
 	i = ebs_upper_bound(p->names, p->nr_names, sizeof(*p->names),
 			    offsetof(struct name_at, time), t);
+	/* (the same name from that name's time to the next's, on one side of the fork) */
+	if (tsp) {
+		span_bound(tsp, p->names, p->nr_names, sizeof(*p->names),
+			   offsetof(struct name_at, time), i, t);
+		if (p->forked)
+			span_cut(tsp, p->fork_time, t);
+	}
 	if (i)
 		best = &p->names[i - 1];
 	if (i < p->nr_names)
 		after = &p->names[i];
 	if (p->forked && p->fork_time <= t && (!best || best->time < p->fork_time)) {
-		const char *n = depth < 16 ? task_name(m, p->ptid, p->fork_time, depth + 1) : NULL;
+		/* (at the fork's time, whatever t) */
+		const char *n =
+			depth < 16 ? task_name(m, p->ptid, p->fork_time, depth + 1, NULL) : NULL;
 
 		if (n && !(p->ptid == KTHREADD_PID && !strcmp(n, "kthreadd")))
 			return n;
@@ -512,15 +628,26 @@ static const char *task_name(struct machine *m, u32 tid, u64 t, int depth)
 
 const char *machine__comm(struct machine *m, u32 pid, u32 tid, u64 t)
 {
-	const char *name = task_name(m, pid, t, 0);
+	struct comm_memo *mo = &m->comm;
+	struct span sp = {0, UINT64_MAX};
+	const char *name;
 	char buf[16];
 
+	if (mo->name && mo->pid == pid && mo->tid == tid && span_has(&mo->t, t))
+		return mo->name;
+	name = task_name(m, pid, t, 0, &sp);
 	if (!name && tid != pid)
-		name = task_name(m, tid, t, 0);
-	if (name)
-		return name;
-	if (pid == 0)
-		return ebs_strset__intern(&m->strings, "swapper");
-	snprintf(buf, sizeof(buf), ":%u", pid);
-	return ebs_strset__intern(&m->strings, buf);
+		name = task_name(m, tid, t, 0, &sp);
+	if (!name && pid == 0)
+		name = ebs_strset__intern(&m->strings, "swapper");
+	if (!name) {
+		snprintf(buf, sizeof(buf), ":%u", pid);
+		name = ebs_strset__intern(&m->strings, buf);
+	}
+	/* the same name for pid and tid over sp */
+	mo->name = name;
+	mo->pid = pid;
+	mo->tid = tid;
+	mo->t = sp;
+	return name;
 }

@@ -14,6 +14,10 @@
  *   test_fixed    a few histories written out by hand (replacement,
  *                 exec, fork, equal times)
  *   test_random   40 random histories, 20,000 lookups each
+ *   test_walks    the same histories' kind, looked up in runs as samples
+ *                 are (one task, times creeping forward, addresses close),
+ *                 which machine.c answers from its last answers while they
+ *                 hold; records arriving between the runs
  *   test_rules    the rules of machine.h one by one, each answer written
  *                 out by hand (not by the reference): a child inherits its
  *                 parent's maps as they were at the fork, and through two
@@ -358,46 +362,59 @@ static void test_fixed(void)
 	report("machine: fixed: names by time, equal times, inherited at fork", &g);
 }
 
-static void test_random(void)
+static const u32 rand_pids[4] = {2, 100, 101, 102};
+
+/* One random record: mostly a map, else a name, an exec, a fork or a thread. */
+static int feed_random(u64 *seed, u64 tmax, u64 amax, u64 id)
 {
 	static const char *const names[] = {"a", "b", "", "kthreadd", "c"};
+	u32 pid = rand_pids[test_rand(seed) % 4];
+	u64 t = test_rand(seed) % tmax, k = test_rand(seed) % 100;
+
+	if (k < 80) {
+		u64 start = test_rand(seed) % amax, len = test_rand(seed) % (amax / 2 + 1);
+
+		return feed_map(pid, t, start, len, id);
+	}
+	if (k < 88)
+		return feed_comm(pid, pid, t, names[test_rand(seed) % 5], test_rand(seed) % 3 == 0);
+	if (k < 92)
+		return feed_comm(pid, 1000 + pid, t, names[test_rand(seed) % 5], false);
+	if (k < 94 && pid != 2) {
+		u32 parent = pid == 100 ? 2 : pid - 1;
+
+		return feed_fork(pid, parent, pid, parent, t);
+	}
+	if (k < 96)
+		return feed_fork(pid, pid, 1000 + pid, pid, t);
+	return 0;
+}
+
+/* A random history (101 forked from 100, 102 a thread of 101 ... in any order of records). */
+static int random_history(u64 *seed, u64 *tmax, u64 *amax)
+{
+	unsigned int nmaps = (unsigned int)(test_rand(seed) % 400), i;
+	int e = 0;
+
+	*tmax = 50 + test_rand(seed) % 400;
+	*amax = 16 + test_rand(seed) % 200;
+	begin();
+	for (i = 0; i < nmaps + 60; i++)
+		e |= feed_random(seed, *tmax, *amax, i);
+	return e;
+}
+
+static void test_random(void)
+{
 	struct tally maps = {0}, comms = {0};
-	u64 seed = 0x9e3779b97f4a7c15ull;
+	u64 seed = 0x9e3779b97f4a7c15ull, tmax, amax;
 	unsigned int round, i;
 	int e = 0;
 
 	for (round = 0; round < 40; round++) {
-		u32 pids[4] = {2, 100, 101, 102};
-		unsigned int nmaps = (unsigned int)(test_rand(&seed) % 400);
-		u64 tmax = 50 + test_rand(&seed) % 400, amax = 16 + test_rand(&seed) % 200;
-
-		begin();
-		/* 101 forked from 100, 102 a thread of 101 ... in any order of records */
-		for (i = 0; i < nmaps + 60; i++) {
-			u32 pid = pids[test_rand(&seed) % 4];
-			u64 t = test_rand(&seed) % tmax, k = test_rand(&seed) % 100;
-
-			if (k < 80) {
-				u64 start = test_rand(&seed) % amax,
-				    len = test_rand(&seed) % (amax / 2 + 1);
-
-				e |= feed_map(pid, t, start, len, i);
-			} else if (k < 88) {
-				e |= feed_comm(pid, pid, t, names[test_rand(&seed) % 5],
-					       test_rand(&seed) % 3 == 0);
-			} else if (k < 92) {
-				e |= feed_comm(pid, 1000 + pid, t, names[test_rand(&seed) % 5],
-					       false);
-			} else if (k < 94 && pid != 2) {
-				u32 parent = pid == 100 ? 2 : pid - 1;
-
-				e |= feed_fork(pid, parent, pid, parent, t);
-			} else if (k < 96) {
-				e |= feed_fork(pid, pid, 1000 + pid, pid, t);
-			}
-		}
+		e |= random_history(&seed, &tmax, &amax);
 		for (i = 0; i < 20000; i++) {
-			u32 pid = pids[test_rand(&seed) % 4];
+			u32 pid = rand_pids[test_rand(&seed) % 4];
 
 			check_map(&maps, pid, test_rand(&seed) % (amax + 8),
 				  test_rand(&seed) % (tmax + 4));
@@ -409,6 +426,74 @@ static void test_random(void)
 	TEST_CHECK("machine: random: records taken", e == 0);
 	report("machine: random: 40 histories, the map of every lookup as by scanning", &maps);
 	report("machine: random: the command name of every lookup as by scanning", &comms);
+}
+
+/*
+ * Lookups as samples make them: runs of one task (now and then two in
+ * turn) whose time creeps forward (now and then back: records of two
+ * CPUs) and whose addresses stay close, across the times and addresses
+ * where the answers change.  machine.c answers such runs from what it
+ * found last, for as long as that holds: every answer must still be the
+ * scan's.  Now and then a record arrives after a run, one that changes
+ * its answers (a map, a name, an exec of its task, amid its times and
+ * addresses), and the run is looked up again.
+ */
+#define WALK 60
+
+static void test_walks(void)
+{
+	static const char *const names[] = {"a", "b", "c"};
+	struct tally maps = {0}, comms = {0};
+	u64 seed = 0x2545f4914f6cdd1dull, tmax, amax;
+	unsigned int round, w, i, again;
+	int e = 0;
+
+	for (round = 0; round < 40; round++) {
+		e |= random_history(&seed, &tmax, &amax);
+		for (w = 0; w < 300; w++) {
+			u32 pid[2], tid[2];
+			u64 ts[WALK], as[WALK];
+			u64 t = test_rand(&seed) % (tmax + 4), a = test_rand(&seed) % (amax + 8);
+			bool two = test_rand(&seed) % 4 == 0;
+
+			for (i = 0; i < 2; i++) {
+				pid[i] = rand_pids[test_rand(&seed) % 4];
+				tid[i] = test_rand(&seed) % 2 ? pid[i] : 1000 + pid[i];
+			}
+			for (i = 0; i < WALK; i++) {
+				u64 r = test_rand(&seed) % 16;
+
+				if (r < 5)
+					t++;
+				else if (r == 5 && t)
+					t--;
+				a += test_rand(&seed) % 5;
+				ts[i] = t;
+				as[i] = a = a >= 2 ? a - 2 : 0;
+			}
+			for (again = 0; again < 2; again++) {
+				u64 r = test_rand(&seed) % 8, mid = ts[WALK / 2];
+
+				for (i = 0; i < WALK; i++) {
+					unsigned int k = two ? i % 2 : 0;
+
+					check_map(&maps, pid[k], as[i], ts[i]);
+					check_comm(&comms, pid[k], tid[k], ts[i]);
+				}
+				if (again || r > 2)
+					break;
+				if (r == 0)
+					e |= feed_map(pid[0], mid, as[WALK / 2] - as[WALK / 2] % 4,
+						      4, 10000 + w);
+				else
+					e |= feed_comm(pid[0], tid[0], mid, names[w % 3], r == 2);
+			}
+		}
+	}
+	TEST_CHECK("machine: walks: records taken", e == 0);
+	report("machine: walks: runs of lookups of one task, as by scanning, records between",
+	       &maps);
+	report("machine: walks: runs of name lookups, as by scanning, records between", &comms);
 }
 
 /* ---- the rules of machine.h, answers written out by hand ----------------- */
@@ -562,6 +647,7 @@ int main(void)
 {
 	test_fixed();
 	test_random();
+	test_walks();
 	test_rules();
 	machine__free(m);
 	return test_done();

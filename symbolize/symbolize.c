@@ -42,6 +42,12 @@ struct map_ent {
 	char *path;	  /* copy of sym_map.filename: out->dso_path */
 	const char *name; /* its short name, inside path or jit_name: out->dso */
 	char *jit_name;	  /* "perf-PID.map" for JIT code, else NULL */
+	/*
+	 * An image's: the bytes dso was last checked against (map_ent__get),
+	 * as a sym_map pointed at them.  Two images of one name and size share
+	 * the entry, its dso that of the last checked.
+	 */
+	const void *checked;
 	size_t key_len;
 	unsigned char key[]; /* struct map_key, then the filename bytes */
 };
@@ -752,6 +758,7 @@ static int map_ent__get(struct symbolizer *s, const struct sym_map *map, struct 
 				return -ENOMEM;
 			m->dso = d;
 		}
+		m->checked = map->image;
 		*out = m;
 		return 0;
 	}
@@ -769,6 +776,7 @@ static int map_ent__get(struct symbolizer *s, const struct sym_map *map, struct 
 	m->dso = dso_for_map(s, map);
 	if (!m->dso)
 		goto out_free;
+	m->checked = map->image;
 	if (m->dso->is_jit) {
 		m->jit_name = strdup(short_name(m->dso->path));
 		if (!m->jit_name)
@@ -935,14 +943,18 @@ int symbolizer__lookup_memo(struct symbolizer *s, const struct sym_map *map, str
 		return -EINVAL;
 	if (addr < map->start || (map->len && addr - map->start >= map->len))
 		return -ERANGE;
-	if (!m) {
+	/*
+	 * An image's entry may be another image's too: unless its dso was
+	 * last checked against these very bytes (which map, as the memo's,
+	 * has kept unchanged since), map_ent__get checks it again.
+	 */
+	if (!m || (map->image && m->checked != map->image)) {
 		if (!map->image && is_kernel(map->filename))
 			return symbolizer__lookup_kernel(s, addr, out);
 		err = map_ent__get(s, map, &m);
 		if (err)
 			return err;
-		/* an image's map_ent may be another image's too: map_ent__get checks its dso */
-		if (memo && !map->image)
+		if (memo)
 			*memo = m;
 	}
 	file_off = addr - map->start + map->pgoff;

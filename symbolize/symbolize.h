@@ -124,8 +124,10 @@ int symbolizer__lookup(struct symbolizer *s, const struct sym_map *map, u64 addr
  * symbolizer__lookup for a caller that looks up many addresses of one
  * mapping: *memo, the caller's (NULL at first, kept with map and passed
  * with no other map), remembers map's entry in s, which symbolizer__lookup
- * finds by a hash of map's file name and identity every time.  map must
- * not change while *memo is set, nor *memo outlive s.  memo NULL: no memo.
+ * finds by a hash of map's file name and identity every time (and for an
+ * in-memory image, compares the bytes).  map must not change (nor the
+ * bytes of its image) while *memo is set, nor *memo outlive s.  memo NULL:
+ * no memo.
  */
 struct map_ent;
 int symbolizer__lookup_memo(struct symbolizer *s, const struct sym_map *map, struct map_ent **memo,

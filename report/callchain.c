@@ -25,6 +25,25 @@
 #define MAX_ADDRS 1024 /* addresses per chain, the kernel's and the unwound */
 #define CFI_CHECK 4    /* fp: the frames of a chain checked against the CFI */
 
+/* One frame of an address's, as push_resolved named it. */
+struct named {
+	const char *id, *name, *dso; /* interned */
+	const char *file;
+	u32 line;
+	bool inlined;
+};
+
+/*
+ * The frames an address (sym_result.id) of a mapping named dso gave:
+ * named[first .. first + n).  What push_resolved makes of a resolved
+ * address is a function of its result and the mapping's name but for the
+ * address itself, so another sample of it takes them from here.
+ */
+struct addr_frames {
+	const char *dso; /* sym_result.dso they were made with; NULL: none yet */
+	u32 first, n;
+};
+
 struct chainer {
 	struct rsession *rs;
 	bool fp, dwarf, no_inline;
@@ -33,6 +52,10 @@ struct chainer {
 	struct cframe *frames;
 	size_t cap;
 	unsigned int n;
+	struct addr_frames *by_id; /* by sym_result.id */
+	size_t by_id_cap;
+	struct named *named;
+	size_t nr_named, named_cap;
 	bool unmapped; /* this chain holds a user address in no mapping */
 	u64 addrs[MAX_ADDRS];
 	bool kernel[MAX_ADDRS];
@@ -62,6 +85,8 @@ void chainer__free(struct chainer *c)
 		return;
 	ebs_strset__free(&c->names);
 	free(c->frames);
+	free(c->by_id);
+	free(c->named);
 	free(c);
 }
 
@@ -163,22 +188,78 @@ static int push(struct chainer *c, const char *name, const char *dso, const stru
 	return 0;
 }
 
-/*
- * The frames of one address, innermost first: its inlined functions (each
- * inlined into the next), then the function compiled there.  look is the
- * address resolved (a return address less one), res what it resolved to.
- */
-static int push_resolved(struct chainer *c, const struct sym_result *res,
-			 const struct machine_map *map, u64 addr, u64 look, bool kernel)
+/* c->by_id[id], grown (with empty entries) to hold it; NULL when out of memory. */
+static struct addr_frames *frames_of(struct chainer *c, u32 id)
+{
+	size_t had = c->by_id_cap;
+
+	while (id >= c->by_id_cap)
+		if (ebs_grow((void **)&c->by_id, &c->by_id_cap, c->by_id_cap, sizeof(*c->by_id),
+			     1024))
+			return NULL;
+	if (c->by_id_cap != had)
+		memset(c->by_id + had, 0, (c->by_id_cap - had) * sizeof(*c->by_id));
+	return &c->by_id[id];
+}
+
+/* Keep the frames pushed from c->frames[from] on as af's; 0 or -ENOMEM. */
+static int keep_frames(struct chainer *c, struct addr_frames *af, const char *dso,
+		       unsigned int from)
+{
+	unsigned int i;
+
+	while (c->nr_named + (c->n - from) > c->named_cap)
+		if (ebs_grow((void **)&c->named, &c->named_cap, c->named_cap, sizeof(*c->named),
+			     256))
+			return -ENOMEM;
+	af->first = (u32)c->nr_named;
+	af->n = c->n - from;
+	af->dso = dso;
+	for (i = from; i < c->n; i++) {
+		struct named *nm = &c->named[c->nr_named++];
+
+		nm->id = c->frames[i].id;
+		nm->name = c->frames[i].name;
+		nm->dso = c->frames[i].dso;
+		nm->file = c->frames[i].file;
+		nm->line = c->frames[i].line;
+		nm->inlined = c->frames[i].inlined;
+	}
+	return 0;
+}
+
+/* The frames af keeps, at w's address; -ENOMEM. */
+static int push_kept(struct chainer *c, const struct addr_frames *af, const struct where *w)
+{
+	unsigned int i;
+
+	while (c->n + af->n > c->cap)
+		if (ebs_grow((void **)&c->frames, &c->cap, c->cap, sizeof(*c->frames), 16))
+			return -ENOMEM;
+	for (i = 0; i < af->n; i++) {
+		const struct named *nm = &c->named[af->first + i];
+		struct cframe *f = &c->frames[c->n++];
+
+		f->id = nm->id;
+		f->name = nm->name;
+		f->dso = nm->dso;
+		f->addr = w->addr;
+		f->map = w->map;
+		f->file = nm->file;
+		f->line = nm->line;
+		f->dso_addr = w->dso_addr;
+		f->kernel = w->kernel;
+		f->inlined = nm->inlined;
+	}
+	return 0;
+}
+
+/* push_resolved's frames, named: at w (whose file and line each frame sets). */
+static int push_named(struct chainer *c, const struct sym_result *res,
+		      const struct machine_map *map, struct where *w, u64 look)
 {
 	const char *dso = res->dso ? res->dso : "[unknown]";
 	const char *fn = res->function;
-	struct where w = {
-		.addr = addr,
-		.map = map ? &map->sym : NULL,
-		.dso_addr = res->dso ? res->dso_addr + (addr - look) : addr,
-		.kernel = kernel,
-	};
 	char unknown[512];
 	unsigned int i, last;
 	int e;
@@ -192,7 +273,7 @@ static int push_resolved(struct chainer *c, const struct sym_result *res,
 		if (e)
 			return e;
 		rsession_unknown_name(unknown, sizeof(unknown), res->dso, at);
-		return push(c, unknown, dso, &w, false);
+		return push(c, unknown, dso, w, false);
 	}
 	if (!c->no_inline && res->nr_frames > 1) {
 		last = res->nr_frames - 1;
@@ -203,18 +284,48 @@ static int push_resolved(struct chainer *c, const struct sym_result *res,
 			if (!name || rsession_same_name(name, res->frames[i + 1].function) ||
 			    (i + 1 == last && rsession_same_name(name, fn)))
 				continue;
-			w.file = res->frames[i].file;
-			w.line = res->frames[i].line;
-			e = push(c, name, dso, &w, true);
+			w->file = res->frames[i].file;
+			w->line = res->frames[i].line;
+			e = push(c, name, dso, w, true);
 			if (e)
 				return e;
 		}
 	}
 	if (res->nr_frames) { /* the compiled function's line: where its inlined code is */
-		w.file = res->frames[res->nr_frames - 1].file;
-		w.line = res->frames[res->nr_frames - 1].line;
+		w->file = res->frames[res->nr_frames - 1].file;
+		w->line = res->frames[res->nr_frames - 1].line;
 	}
-	return push(c, fn, dso, &w, false);
+	return push(c, fn, dso, w, false);
+}
+
+/*
+ * The frames of one address, innermost first: its inlined functions (each
+ * inlined into the next), then the function compiled there.  look is the
+ * address resolved (a return address less one), res what it resolved to.
+ * Named once per address of a mapping's name (struct addr_frames).
+ */
+static int push_resolved(struct chainer *c, const struct sym_result *res,
+			 const struct machine_map *map, u64 addr, u64 look, bool kernel)
+{
+	struct where w = {
+		.addr = addr,
+		.map = map ? &map->sym : NULL,
+		.dso_addr = res->dso ? res->dso_addr + (addr - look) : addr,
+		.kernel = kernel,
+	};
+	struct addr_frames *af = NULL;
+	unsigned int from = c->n;
+	int e;
+
+	if (res->id && !kernel && !c->rs->no_memo) {
+		af = frames_of(c, res->id);
+		if (!af)
+			return -ENOMEM;
+		if (af->dso && af->dso == res->dso)
+			return push_kept(c, af, &w);
+	}
+	e = push_named(c, res, map, &w, look);
+	return e || !af ? e : keep_frames(c, af, res->dso, from);
 }
 
 /*

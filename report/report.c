@@ -189,7 +189,7 @@ static int account(void *ctx, const struct resolved *rv)
 	if (r->col[KEY_EVENT])
 		k.event = s->event;
 	/* the key is a function of the address's result and those: where it went last time */
-	if (res->id) {
+	if (res->id && !r->rs.no_memo) {
 		memo = memo_of(r, res->id);
 		if (!memo)
 			return -ENOMEM;

@@ -59,6 +59,7 @@ int rsession__open(struct rsession *rs, const char *input, const struct symboliz
 	memset(rs, 0, sizeof(*rs));
 	rs->filter = filter;
 	rs->event = -1;
+	rs->no_memo = getenv("EBS_DEBUG_NO_MEMO") != NULL;
 	rs->d = ebs_data__open_flags(input, EBS_DATA_UNFINISHED, err);
 	if (!rs->d)
 		return err->err;

@@ -21,6 +21,13 @@ struct rsession {
 	int event;		      /* the filter's event index, -1 for all */
 	struct ebs_rec_count *counts; /* the file's COUNT records, in file order */
 	size_t ncounts;
+	/*
+	 * EBS_DEBUG_NO_MEMO set: what the views keep to spare the work of a
+	 * sample like one seen before (report's rows by address, the chains'
+	 * frames by address) is not kept, so that tests can hold the output
+	 * with them to the output without.
+	 */
+	bool no_memo;
 };
 
 /* One sample and what it resolved to. */

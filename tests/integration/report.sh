@@ -169,6 +169,25 @@ R -i twopaths.data --stats >twopaths-stats.txt
 check "one file under two paths: one DSO in --stats" \
 	[ "$(grep -cE '^ +[0-9]+ +[0-9.]+% +[0-9.]+% +.*/libebshot.so$' twopaths-stats.txt)" = 1 ]
 
+# The same file under two names (a copy: the same build-id, one DSO): the
+# frames of --children, flame graphs and exports are named by their
+# mapping, and a chain takes the frames an address gave before only when
+# its mapping has the same name.  The processes' samples come in turn.
+cp lib-a/libebshot.so lib-a/other.so
+{
+	echo "event cpu-clock cpu-clock 1000000"
+	echo "comm 300 300 one"
+	echo "mmap 300 7f0000001000 1000 1000 $TMP/lib-a/libebshot.so"
+	echo "sample 0 300 300 $(printf %x $((0x7f0000000000 + 0x$hot + 4))) 30"
+	echo "comm 301 301 two"
+	echo "mmap 301 7f0000101000 1000 1000 $TMP/lib-a/other.so"
+	echo "sample 0 301 301 $(printf %x $((0x7f0000100000 + 0x$hot + 4))) 20"
+	echo "sample 0 300 300 $(printf %x $((0x7f0000000000 + 0x$hot + 4))) 5"
+} | "$MKDATA" twonames.data
+R -i twonames.data --children --json >twonames.json
+check "one file under two names: --children, a row per name" \
+	[ "$(json twonames.json "[(r['function'], r['dso'], r['samples']) for r in j['rows']]")" = "[('shlib_hot', 'libebshot.so', 35), ('shlib_hot', 'other.so', 20)]" ]
+
 # One address sampled in runs by two processes, a thread of one, two names
 # of one process and two events.  report counts a sample of an address
 # already seen into the row the last one went to, for as long as its pid,

@@ -52,9 +52,10 @@ static int add_caller(struct row *row, const char *code, const char *into, u16 e
 static int add_row(struct report *r, const struct row_key *k, const char *dso, u16 event,
 		   struct row **out)
 {
+	unsigned int hv = ebs_hash_words(k, sizeof(*k));
 	struct row *row;
 
-	HASH_FIND(hh, r->rows, k, sizeof(*k), row);
+	HASH_FIND_BYHASHVALUE(hh, r->rows, k, sizeof(*k), hv, row);
 	if (!row) {
 		char text[512] = "";
 
@@ -68,7 +69,7 @@ static int add_row(struct report *r, const struct row_key *k, const char *dso, u
 		row->key = *k;
 		row->dso = k->dso_id ? dso : NULL;
 		strcpy(row->text, text);
-		HASH_ADD(hh, r->rows, key, sizeof(row->key), row);
+		HASH_ADD_BYHASHVALUE(hh, r->rows, key, sizeof(row->key), hv, row);
 		if (!row->hh.tbl) {
 			free(row);
 			return -ENOMEM;
@@ -101,7 +102,8 @@ static int account_chain(struct report *r, const struct resolved *rv, struct row
 	for (i = 0; i < n; i++) {
 		k->function = f[i].name;
 		k->dso_id = f[i].dso;
-		HASH_FIND(hh, r->rows, k, sizeof(*k), row);
+		HASH_FIND_BYHASHVALUE(hh, r->rows, k, sizeof(*k), ebs_hash_words(k, sizeof(*k)),
+				      row);
 		if (row && row->mark == r->seq)
 			continue; /* recursion: counted once */
 		if (row) {

@@ -31,6 +31,7 @@ static int add_stack(struct collect *cl, const struct ebs_rec_sample *smp, const
 {
 	struct stacks *s = cl->s;
 	size_t len = (size_t)n * (sizeof(void *) + sizeof(u64)), i;
+	unsigned int hv;
 	struct stack_ent *e;
 	unsigned char *k;
 	struct stack *st;
@@ -49,7 +50,8 @@ static int add_stack(struct collect *cl, const struct ebs_rec_sample *smp, const
 		memcpy(k + sizeof(void *), &f[i].addr, sizeof(u64));
 		k += sizeof(void *) + sizeof(u64);
 	}
-	HASH_FIND(hh, s->hash, cl->key, len, e);
+	hv = ebs_hash_words(cl->key, len);
+	HASH_FIND_BYHASHVALUE(hh, s->hash, cl->key, len, hv, e);
 	if (!e) {
 		struct cframe *copy = malloc(n * sizeof(*copy));
 
@@ -63,7 +65,7 @@ static int add_stack(struct collect *cl, const struct ebs_rec_sample *smp, const
 		memcpy(e->key, cl->key, len);
 		e->key_len = len;
 		e->idx = s->n;
-		HASH_ADD(hh, s->hash, key, len, e);
+		HASH_ADD_BYHASHVALUE(hh, s->hash, key, len, hv, e);
 		if (!e->hh.tbl) {
 			free(copy);
 			free(e);

@@ -38,6 +38,9 @@ struct row_key {
 	u32 line, pid, tid, event;
 };
 
+/* (hashed as words: ebs_hash_words) */
+_Static_assert(sizeof(struct row_key) % 8 == 0, "struct row_key is not whole words");
+
 /*
  * Of a source line's samples, those of one function's code compiled into
  * another: code is the innermost frame's function, into the function it

@@ -37,8 +37,8 @@
 #define STALE_TMP_SECONDS 3600 /* a temporary file this old was left by a killed run */
 
 struct sym_cache {
-	char *dir;    /* the directory's path, for warnings */
-	int dfd;      /* open on it; -1 until first used */
+	char *dir;     /* the directory's path, for warnings */
+	int dfd;       /* open on it; -1 until first used */
 	bool unusable; /* tried, and it cannot be used: no more tries */
 	bool warned;   /* one warning line per run at most */
 	u64 max;       /* the total size the entries are held to */
@@ -229,24 +229,47 @@ static void cache_warn(struct sym_cache *c, const char *what, int err)
 			 strerror(err));
 }
 
-/* mkdir -p of path's directories, each made 0700. */
-static int make_dirs(char *path)
+/*
+ * mkdir -p of path's directories, each made 0700, and only inside a
+ * directory of uid's own: root under sudo, with the user's HOME, must not
+ * leave directories of root's in the user's home.
+ */
+static int make_dirs(char *path, uid_t uid)
 {
-	char *slash;
+	char *slash = path;
+	struct stat st;
 
-	for (slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		if (mkdir(path, 0700) && errno != EEXIST) {
-			int e = errno;
+	for (;;) {
+		char *next = strchr(slash + 1, '/');
 
-			*slash = '/';
-			return -e;
+		if (next)
+			*next = '\0';
+		if (stat(path, &st)) {
+			char *last = strrchr(path, '/'); /* path is absolute: there is one */
+			int e = errno == ENOENT ? 0 : -errno;
+
+			if (!e && last == path) {
+				e = stat("/", &st) ? -errno : 0;
+			} else if (!e) {
+				*last = '\0';
+				e = stat(path, &st) ? -errno : 0;
+				*last = '/';
+			}
+			if (!e && st.st_uid != uid)
+				e = -EPERM;
+			if (!e && mkdir(path, 0700) && errno != EEXIST)
+				e = -errno;
+			if (e) {
+				if (next)
+					*next = '/';
+				return e;
+			}
 		}
-		*slash = '/';
+		if (!next)
+			return 0;
+		*next = '/';
+		slash = next;
 	}
-	if (mkdir(path, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
 }
 
 /* The directory's descriptor, made and checked on first use; -1 when it cannot be used. */
@@ -260,7 +283,7 @@ static int cache_dir(struct sym_cache *c)
 	c->unusable = true;
 	fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
-		e = make_dirs(c->dir);
+		e = make_dirs(c->dir, c->uid);
 		if (e) {
 			cache_warn(c, "cannot be made", -e);
 			return -1;
@@ -268,7 +291,9 @@ static int cache_dir(struct sym_cache *c)
 		fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
 	if (fd < 0) {
-		cache_warn(c, errno == ELOOP || errno == ENOTDIR ? "not a directory" : "cannot be opened",
+		cache_warn(c,
+			   errno == ELOOP || errno == ENOTDIR ? "not a directory"
+							      : "cannot be opened",
 			   errno == ELOOP ? ENOTDIR : errno);
 		return -1;
 	}

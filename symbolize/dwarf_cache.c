@@ -162,12 +162,18 @@ static void out_align(struct out *o)
 
 /* ---- the key ----------------------------------------------------------- */
 
-static void entry_name(const struct dwarf_info *di, char *buf, size_t len)
+void dwarf_cache_entry_name(char *buf, size_t len, const u8 *build_id, u8 build_id_size,
+			    bool demangle)
 {
 	char hex[41];
 
-	ebs_format_hex(hex, sizeof(hex), di->build_id, di->build_id_size);
-	snprintf(buf, len, "%s.v%d%s.dwarf", hex, DWC_VERSION, di->demangle ? "" : ".mangled");
+	ebs_format_hex(hex, sizeof(hex), build_id, build_id_size);
+	snprintf(buf, len, "%s.v%d%s.dwarf", hex, DWC_VERSION, demangle ? "" : ".mangled");
+}
+
+static void entry_name(const struct dwarf_info *di, char *buf, size_t len)
+{
+	dwarf_cache_entry_name(buf, len, di->build_id, di->build_id_size, di->demangle);
 }
 
 static void libdwarf_version(char out[32])
@@ -418,12 +424,36 @@ static bool block_ok(const unsigned char *blk, const struct dwc_block *b,
 	return true;
 }
 
-/*
- * The block's strings, each checked (ending inside the block, no control
- * characters) and interned: *out, malloc'd.  0, -EBADMSG or -ENOMEM.
- */
-static int intern_block(struct dwarf_info *di, const unsigned char *blk,
-			const struct dwc_block *b, const struct blk_layout *l, const char ***out)
+/* The block's strings: each ends inside it and has no control characters. */
+static bool strings_ok(const unsigned char *blk, const struct dwc_block *b,
+		       const struct blk_layout *l)
+{
+	const u32 *offs = (const void *)(blk + l->stroffs);
+	const char *strs = (const char *)blk + l->strs;
+	u32 i;
+
+	if (!b->nstrs)
+		return true;
+	if (!b->strs_len || strs[b->strs_len - 1])
+		return false; /* then every string ends inside */
+	for (i = 0; i < b->nstrs; i++)
+		if (offs[i] >= b->strs_len || !sym_text_is_clean(strs + offs[i]))
+			return false;
+	return true;
+}
+
+/* Does the block of len bytes at blk hold: its sizes, its hash, every part? */
+static bool block_holds(const unsigned char *blk, u64 len, u64 hash, struct blk_layout *l)
+{
+	const struct dwc_block *b = (const void *)blk;
+
+	return len >= sizeof(*b) && block_layout(b, len, l) && whole_block_hash(blk, l) == hash &&
+	       block_ok(blk, b, l) && strings_ok(blk, b, l);
+}
+
+/* The block's strings (checked: block_holds), interned: *out, malloc'd.  0 or -ENOMEM. */
+static int intern_block(struct dwarf_info *di, const unsigned char *blk, const struct dwc_block *b,
+			const struct blk_layout *l, const char ***out)
 {
 	const u32 *offs = (const void *)(blk + l->stroffs);
 	const char *strs = (const char *)blk + l->strs;
@@ -433,16 +463,10 @@ static int intern_block(struct dwarf_info *di, const unsigned char *blk,
 	*out = NULL;
 	if (!b->nstrs)
 		return 0;
-	if (!b->strs_len || strs[b->strs_len - 1])
-		return -EBADMSG; /* then every string ends inside */
 	p = malloc(b->nstrs * sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	for (i = 0; i < b->nstrs; i++) {
-		if (offs[i] >= b->strs_len || !sym_text_is_clean(strs + offs[i])) {
-			free(p);
-			return -EBADMSG;
-		}
 		p[i] = ebs_strset__intern(&di->strs, strs + offs[i]);
 		if (!p[i]) {
 			free(p);
@@ -477,10 +501,9 @@ int dwarf_cache_load_cu(struct dwarf_info *di, struct dw_cu *cu)
 		return -ENOMEM;
 	e = pread_all(di->efd, blk, cu->blk_len, cu->blk_off);
 	b = (const void *)blk;
-	if (e || !block_layout(b, cu->blk_len, &l) || whole_block_hash(blk, &l) != cu->blk_hash ||
-	    !block_ok(blk, b, &l)) {
+	if (e || !block_holds(blk, cu->blk_len, cu->blk_hash, &l)) {
 		free(blk);
-		return e == -ENOMEM ? e : -EBADMSG;
+		return -EBADMSG;
 	}
 	e = intern_block(di, blk, b, &l, &strs);
 	if (e) {
@@ -716,7 +739,7 @@ static int write_copy(struct out *o, int fd, u64 fsize, u64 off, u64 len, u64 ha
 	if (len > fsize || !(blk = malloc(len)))
 		return len > fsize ? -EBADMSG : -ENOMEM;
 	e = pread_all(fd, blk, len, off);
-	if (!e && (!block_layout((const void *)blk, len, &l) || whole_block_hash(blk, &l) != hash))
+	if (!e && !block_holds(blk, len, hash, &l))
 		e = -EBADMSG;
 	if (!e)
 		write_block(o, blk, len, hash, c);
@@ -729,8 +752,7 @@ static int write_copy(struct out *o, int fd, u64 fsize, u64 off, u64 len, u64 ha
  * one found none), when it holds and has the same index: its units are
  * kept too.  NULL cus when there is none.
  */
-static int other_entry(struct dwarf_info *di, const char *name, struct dwc_index *ix,
-		       u64 *fsize)
+static int other_entry(struct dwarf_info *di, const char *name, struct dwc_index *ix, u64 *fsize)
 {
 	struct stat st, mine;
 	u64 i;
@@ -853,4 +875,50 @@ out:
 	free(other.buf);
 	free(cus);
 	free(spans);
+}
+
+/* ---- for the fuzzer ------------------------------------------------------ */
+
+void dwarf_cache_seal(void *entry, size_t len, const u8 *build_id, u8 build_id_size, u64 dwarf_size,
+		      bool demangle)
+{
+	unsigned char *p = entry;
+	struct dwc_header h;
+	struct dwc_cu c;
+	u64 i;
+
+	if (len < sizeof(h) || build_id_size > sizeof(h.build_id))
+		return;
+	memcpy(&h, p, sizeof(h));
+	memcpy(h.magic, DWC_MAGIC, 8);
+	h.version = DWC_VERSION;
+	h.endian = DWC_ENDIAN;
+	h.header_size = sizeof(h);
+	h.flags = demangle ? 0 : DWC_MANGLED;
+	memset(h.build_id, 0, sizeof(h.build_id));
+	memcpy(h.build_id, build_id, build_id_size);
+	h.build_id_size = build_id_size;
+	h.dwarf_size = dwarf_size;
+	libdwarf_version(h.libdwarf);
+	h.file_size = len;
+	/* the index: where it says, when that is inside; each block it places */
+	if (h.index_off <= len && h.index_off >= sizeof(h)) {
+		h.index_len = len - h.index_off;
+		for (i = 0; i < h.ncus && (i + 1) * sizeof(c) <= h.index_len; i++) {
+			struct blk_layout l;
+			unsigned char *at = p + h.index_off + i * sizeof(c);
+
+			memcpy(&c, at, sizeof(c));
+			/* a block off an 8-byte boundary is refused anyway */
+			if (!c.blk_len || c.blk_off > len || c.blk_len > len - c.blk_off ||
+			    c.blk_len < sizeof(struct dwc_block) || c.blk_off % 8 ||
+			    !block_layout((const void *)(p + c.blk_off), c.blk_len, &l))
+				continue;
+			c.blk_hash = whole_block_hash(p + c.blk_off, &l);
+			memcpy(at, &c, sizeof(c));
+		}
+		h.index_hash = sym_hash64(p + h.index_off, h.index_len, 0);
+	}
+	h.header_hash = header_hash(&h);
+	memcpy(p, &h, sizeof(h));
 }

@@ -7,6 +7,7 @@
 #ifndef EBS_SYMBOLIZE_DWARF_INT_H
 #define EBS_SYMBOLIZE_DWARF_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "symbolize/dwarf_compat.h"
@@ -91,9 +92,9 @@ struct dw_cu {
 
 	/* the cache (dwarf_cache.c) */
 	const char *problem; /* the first problem met decoding it (interned), or NULL */
-	bool fresh;	  /* decoded from DWARF in this run, and fit to be kept */
-	bool bad_block;	  /* its block in the entry did not hold */
-	u64 blk_off;	  /* its block in the entry read at open; blk_len 0: none */
+	bool fresh;	     /* decoded from DWARF in this run, and fit to be kept */
+	bool bad_block;	     /* its block in the entry did not hold */
+	u64 blk_off;	     /* its block in the entry read at open; blk_len 0: none */
 	u64 blk_len;
 	u64 blk_hash;
 	void *blk; /* that block, when read: rows and segs then point into it */
@@ -168,10 +169,10 @@ struct dwarf_info {
 	struct sym_cache *cache; /* NULL: none */
 	u8 build_id[20];	 /* of the DWARF file: the key */
 	u8 build_id_size;
-	int efd;	     /* the entry read at open, or -1 */
-	u64 efile_size;	     /* its size */
-	bool dirty;	     /* write the entry at free */
-	bool oom;	     /* memory ran out: what was decoded may lack parts; not kept */
+	int efd;		 /* the entry read at open, or -1 */
+	u64 efile_size;		 /* its size */
+	bool dirty;		 /* write the entry at free */
+	bool oom;		 /* memory ran out: what was decoded may lack parts; not kept */
 	char index_why[WHY_LEN]; /* the first problem met building the index */
 	u64 nnotes;		 /* problems met (note, note_hidden) so far */
 	bool capture;		 /* a unit is being decoded: */

@@ -83,6 +83,8 @@ static void drop_error(struct dwarf_info *di, Dwarf_Error *err)
 {
 	if (*err) {
 		note(di, "%s", dwarf_errmsg(*err));
+		if (dwarf_errno(*err) == DW_DLE_ALLOC_FAIL)
+			di->oom = true; /* what was decoded may lack parts: not kept */
 		dwarf_dealloc_error(di->dbg, *err);
 		*err = NULL;
 	}

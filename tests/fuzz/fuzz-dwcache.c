@@ -165,8 +165,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	di = read_entry(&probes);
 	if (di) {
 		for (i = 0; i < di->ncus; i++)
-			FUZZ_CHECK(!di->cus[i].bad_block, "unit %zu of an entry ebs wrote does not load",
-				   i);
+			FUZZ_CHECK(!di->cus[i].bad_block,
+				   "unit %zu of an entry ebs wrote does not load", i);
 		dwarf_info__free(di);
 	}
 	unlink(path);

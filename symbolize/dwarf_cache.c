@@ -847,8 +847,10 @@ void dwarf_cache_save(struct dwarf_info *di)
 			sym_cache__abort(di->cache, o.fd, tmp, 0);
 			goto out;
 		}
-		memcpy(ib, cus, di->ncus * sizeof(*cus));
-		memcpy(ib + di->ncus * sizeof(*cus), spans, di->nspans * sizeof(*spans));
+		if (di->ncus) /* none (an empty index): cus is NULL, not to be copied from */
+			memcpy(ib, cus, di->ncus * sizeof(*cus));
+		if (di->nspans)
+			memcpy(ib + di->ncus * sizeof(*cus), spans, di->nspans * sizeof(*spans));
 		memcpy(ib + n - sizeof(note), note, sizeof(note));
 		h.index_hash = sym_hash64(ib, n, 0);
 		out_write(&o, ib, n);

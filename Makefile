@@ -220,6 +220,8 @@ $(BUILD)/tests/fuzz/%: $(BUILD)/tests/fuzz/%.o $(FUZZ_LIBS)
 	$(Q)$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS) $(LIBS)
 # the module's portable rules, compiled in user space as test-kmod compiles them
 $(BUILD)/tests/fuzz/fuzz-kmod.o: ALL_CFLAGS += -Itests/kmod -Ikmod -Wno-missing-prototypes
+# fuzz-dwcache looks into the DWARF index (symbolize/dwarf_int.h: libdwarf's types)
+$(BUILD)/tests/fuzz/fuzz-dwcache.o: ALL_CFLAGS += $(LIBDWARF_CFLAGS)
 fuzz-harnesses: $(FUZZ_BINS)
 .SECONDARY: $(patsubst %,%.o,$(FUZZ_BINS))
 

@@ -95,6 +95,7 @@ enum {
 	CLI_OPT_DEMANGLE,
 	CLI_OPT_NO_DEMANGLE,
 	CLI_OPT_NO_PAGER,
+	CLI_OPT_NO_CACHE,
 	CLI_OPT_CMD = 0x1100, /* a command's own options start here */
 };
 #define CLI_VIEW_SHORT "i:n:e:"
@@ -114,6 +115,7 @@ enum {
 		{"kallsyms", required_argument, NULL, CLI_OPT_KALLSYMS},                           \
 		{"demangle", no_argument, NULL, CLI_OPT_DEMANGLE},                                 \
 		{"no-demangle", no_argument, NULL, CLI_OPT_NO_DEMANGLE},                           \
+		{"no-cache", no_argument, NULL, CLI_OPT_NO_CACHE},                                 \
 	{                                                                                          \
 		"no-pager", no_argument, NULL, CLI_OPT_NO_PAGER                                    \
 	}

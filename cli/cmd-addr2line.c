@@ -17,11 +17,12 @@
 #include "symbolize/symbolize.h"
 
 static const char usage_text[] =
-	"usage: ebs addr2line -e FILE [--debug-dir DIR]... [--no-demangle] [ADDR...]\n"
+	"usage: ebs addr2line -e FILE [--debug-dir DIR]... [--no-demangle] [--no-cache] [ADDR...]\n"
 	"\n"
 	"  -e, --exe FILE     the ELF file whose (link-time, hex) addresses these are\n"
 	"      --debug-dir D  look for separate debug files under D too\n"
 	"      --no-demangle  print C++ names as they are in the file\n"
+	"      --no-cache     decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)\n"
 	"Without ADDR, addresses are read from standard input, one a line.\n";
 
 /*
@@ -111,16 +112,18 @@ static int resolve(struct symbolizer *s, const char *exe, const char *text)
 
 int cmd_addr2line(int argc, char **argv)
 {
-	enum { OPT_DEBUG_DIR = 256, OPT_NO_DEMANGLE };
+	enum { OPT_DEBUG_DIR = 256, OPT_NO_DEMANGLE, OPT_NO_CACHE };
 	static const struct option longopts[] = {
 		{"exe", required_argument, NULL, 'e'},
 		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
 		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+		{"no-cache", no_argument, NULL, OPT_NO_CACHE},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct warn_hold hold = {.holding = true};
-	struct symbolize_opts so = {.demangle = true, .warn = warn_cb, .warn_ctx = &hold};
+	struct symbolize_opts so = {
+		.demangle = true, .cache = true, .warn = warn_cb, .warn_ctx = &hold};
 	const char **dirs = NULL;
 	struct symbolizer *s;
 	struct sym_result probe;
@@ -147,6 +150,9 @@ int cmd_addr2line(int argc, char **argv)
 			break;
 		case OPT_NO_DEMANGLE:
 			so.demangle = false;
+			break;
+		case OPT_NO_CACHE:
+			so.cache = false;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

@@ -11,6 +11,7 @@ static const char usage_text[] =
 	"usage: ebs export [-i FILE] --format folded|pprof|speedscope [-o OUT] [--event NAME]\n"
 	"                  [--pid PID] [--tid TID] [--comm NAME] [--dso NAME] [--func NAMES]\n"
 	"                  [--no-inline] [--debug-dir DIR]... [--[no-]demangle] [--kallsyms FILE]\n"
+	"                  [--no-cache]\n"
 	"\n"
 	"  -i, --input F      data file (default ebs.data; '-' reads stdin)\n"
 	"  -f, --format F     folded: 'a;b;c COUNT' per distinct stack, root first (FlameGraph,\n"
@@ -25,6 +26,7 @@ static const char usage_text[] =
 	"      --debug-dir D  look for separate debug files under D too\n"
 	"      --demangle     C++ names demangled (the default); --no-demangle\n"
 	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
+	"      --no-cache     decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)\n"
 	"A file recorded without -g exports one-frame stacks.\n";
 
 /* in enum export_format's order */

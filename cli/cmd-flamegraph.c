@@ -10,7 +10,7 @@
 static const char usage_text[] =
 	"usage: ebs flamegraph [-i FILE] -o OUT.svg [--reverse] [--title T] [--width PX]\n"
 	"                      [--event NAME] [--pid PID] [--tid TID] [--comm NAME] [--dso NAME]\n"
-	"                      [--func NAMES] [--no-inline] [--debug-dir DIR]...\n"
+	"                      [--func NAMES] [--no-inline] [--debug-dir DIR]... [--no-cache]\n"
 	"\n"
 	"  -i, --input F      data file (default ebs.data; '-' reads stdin)\n"
 	"  -o, --output F     the SVG to write (whole or not at all)\n"
@@ -20,7 +20,8 @@ static const char usage_text[] =
 	"  -e, --event E      the samples of event E (default: the file's first)\n"
 	"      --pid P, --tid T, --comm NAME, --dso NAME, --func F   only those samples\n"
 	"      --no-inline    inlined functions are not frames of their own\n"
-	"      --debug-dir D  look for separate debug files under D too\n";
+	"      --debug-dir D  look for separate debug files under D too\n"
+	"      --no-cache     decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)\n";
 
 int cmd_flamegraph(int argc, char **argv)
 {

@@ -17,7 +17,7 @@ static const char usage_text[] =
 	"                  [--children | --tree | --callers FUNC | --callees FUNC]\n"
 	"                  [--color=auto|always|never] [--width N] [--fields LIST] [--no-ci]\n"
 	"                  [--debug-dir DIR]...\n"
-	"                  [--[no-]demangle] [--kallsyms FILE] [--dump] [--no-pager]\n"
+	"                  [--[no-]demangle] [--kallsyms FILE] [--no-cache] [--dump] [--no-pager]\n"
 	"\n"
 	"  -i, --input F      data file (default ebs.data; '-' reads stdin)\n"
 	"  -s, --sort KEYS    rows keyed by, comma-separated, in column order: func (default;\n"
@@ -48,6 +48,8 @@ static const char usage_text[] =
 	"      --debug-dir D  look for separate debug files under D too (before /usr/lib/debug)\n"
 	"      --demangle     C++ names demangled (the default); --no-demangle: as in the files\n"
 	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
+	"      --no-cache     decode DWARF afresh, neither reading nor writing the cache of\n"
+	"                     decoded DWARF ($XDG_CACHE_HOME/ebs, ~/.cache/ebs)\n"
 	"  -D, --dump         print every record of the file, one line each\n"
 	"      --no-pager     on a terminal too, no pager ($EBS_PAGER, $PAGER or less)\n";
 

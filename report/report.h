@@ -70,6 +70,7 @@ struct view_opts {
 	double min_percent; /* rows below this share are left out */
 	bool no_inline;	    /* inlined code counts for the function it was inlined into */
 	bool no_demangle;
+	bool no_cache;		       /* decoded DWARF neither read from nor kept in the cache */
 	const char *kallsyms;	       /* NULL: /proc/kallsyms */
 	const char *const *debug_dirs; /* NULL-terminated; more places for debug files */
 	enum report_color color;

@@ -107,6 +107,7 @@ void rsession_symbolize_opts(struct symbolize_opts *so, const struct view_opts *
 	so->kallsyms = v->kallsyms;
 	so->debug_dirs = v->debug_dirs;
 	so->demangle = !v->no_demangle;
+	so->cache = !v->no_cache;
 	so->warn = rsession_warn;
 	so->warn_ctx = (void *)v;
 }

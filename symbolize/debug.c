@@ -114,6 +114,10 @@ static bool try_candidate(struct dso *d, const char *path, bool by_link, const c
 		*verdict = "(no build-id to check)";
 	}
 	close(fd);
+	if (ok) { /* the debug file's own build-id keys its DWARF in the cache */
+		d->debug_build_id_size = id_size;
+		memcpy(d->debug_build_id, id, id_size);
+	}
 	return ok;
 }
 

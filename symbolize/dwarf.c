@@ -42,137 +42,24 @@
 #include <gelf.h>
 
 #include "symbolize/dwarf_compat.h"
-#include "symbolize/internal.h"
+#include "symbolize/dwarf_int.h"
 
-#define NO_SCOPE     UINT32_MAX
-#define MAX_DEPTH    128 /* DIE nesting we follow; deeper is corrupt */
-#define MAX_REF_HOPS 8	 /* abstract_origin/specification chains */
+#define note dwarf_note
 
-struct dw_row {
-	u64 addr;
-	u32 file; /* index into cu->files, or NO_SCOPE */
-	u32 line;
-	u32 column;
-	u32 seq;  /* position in the line table, for a stable sort */
-	bool end; /* end of a sequence: no line from here */
-};
-
-struct dw_scope {
-	const char *name; /* interned; NULL when DWARF names none */
-	u32 parent;	  /* NO_SCOPE for a subprogram */
-	u32 decl;	  /* a subprogram's index into cu->decls, else NO_SCOPE */
-	u32 depth;
-	u32 call_file; /* for an inlined instance: index into cu->files */
-	u32 call_line;
-	u32 call_column;
-};
-
-struct dw_range {
-	u64 lo, hi;
-	u32 scope;
-};
-
-struct dw_seg {
-	u64 lo, hi;
-	u32 scope;
-};
-
-_Static_assert(sizeof(Dwarf_Off) == sizeof(u64), "decl_by_off searches Dwarf_Off as a u64");
-
-/* A subprogram DIE's declaration: where its source text starts. */
-struct dw_decl {
-	Dwarf_Off off;	  /* the DIE; decls are in DIE (offset) order */
-	Dwarf_Off ref;	  /* its specification or abstract origin, 0 if none */
-	const char *file; /* interned, as cu->files; NULL when unknown */
-	const char *name;
-	u32 line; /* 0 when unknown */
-	u32 encl; /* the scope of the function whose DIE encloses it, or NO_SCOPE */
-};
-
-struct dw_cu {
-	Dwarf_Off die_off;
-	bool decoded;
-	bool failed;
-	u16 version;
-	u64 base;     /* the CU's low_pc: base for its ranges */
-	u64 rng_base; /* DW_AT_rnglists_base (DWARF 5) */
-	struct dw_row *rows;
-	size_t nrows;
-	struct dw_scope *scopes;
-	size_t nscopes, cap_scopes;
-	struct dw_range *ranges; /* scope ranges, as collected */
-	size_t nranges, cap_ranges;
-	struct dw_seg *segs;
-	size_t nsegs;
-	struct dw_decl *decls;
-	size_t ndecls, cap_decls;
-	u32 *decl_order; /* indices of decls with a line, by (file, line) */
-	size_t ndecl_order;
-	const char **files;
-	u32 nfiles;
-	u32 line_version;
-	bool file0_is_1; /* libdwarf's file 0 is the line program's default file 1 */
-};
-
-/* One table of .debug_rnglists: [start, end) of the section. */
-struct rng_table {
-	u64 start;
-	u64 end;
-	u64 offsets;	    /* where its offset array starts (what DW_AT_rnglists_base names) */
-	u64 count;	    /* offset_entry_count */
-	unsigned int offsz; /* 4 or 8: DWARF 32 or 64 */
-	unsigned int asz;   /* address size */
-};
-
-struct cu_span {
-	u64 lo, hi;
-	u64 max_hi; /* max hi over this and every earlier span */
-	u32 cu;
-};
-
-struct name_cache {
-	UT_hash_handle hh;
-	Dwarf_Off off;
-	const char *name;
-};
-
-/* line_table's verdict on the line table at off (units may share one) */
-struct table_verdict {
-	UT_hash_handle hh;
-	Dwarf_Off off;
-	bool ok;
-	u32 nfiles;	    /* when ok, the table's files: */
-	const char **names; /* each one's name, interned */
-	const char **dirs;  /* and directory entry (NULL: the unit's own) */
-};
-
-struct dwarf_info {
-	int fd;
-	Dwarf_Debug dbg;
-	bool demangle;
-	struct dw_cu *cus;
-	size_t ncus;
-	struct cu_span *spans;
-	size_t nspans;
-	struct ebs_strset *strs;
-	struct name_cache *names;
-	struct table_verdict *tables; /* by .debug_line offset */
-	char why[256];		      /* the first problem met, for --stats */
-	char rnglists_bad[160];	      /* why .debug_rnglists is not read, "" when it is */
-	/* .debug_rnglists as lists_check() found it good, for rnglists() */
-	unsigned char *rng;	      /* a copy of the section, or NULL */
-	struct rng_table *rng_tables; /* its tables, by start */
-	size_t nrng_tables;
-	bool rng_msb; /* big-endian */
-};
-
-static void note(struct dwarf_info *di, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Remember the first problem: one line is enough to say what is missing. */
-static void note(struct dwarf_info *di, const char *fmt, ...)
+/*
+ * Remember the first problem: one line is enough to say what is missing.
+ * While a unit is decoded, its own first problem too (dwarf_int.h).
+ */
+void dwarf_note(struct dwarf_info *di, const char *fmt, ...)
 {
 	va_list ap;
 
+	di->nnotes++;
+	if (di->capture && !di->cu_why[0]) {
+		va_start(ap, fmt);
+		vsnprintf(di->cu_why, sizeof(di->cu_why), fmt, ap);
+		va_end(ap);
+	}
 	if (di->why[0])
 		return;
 	va_start(ap, fmt);
@@ -180,10 +67,24 @@ static void note(struct dwarf_info *di, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * What an earlier unit worked out is used again (a name, a line table),
+ * and working it out met a problem, said then: the unit being decoded
+ * does not know its own first problem, and is not kept in the cache.
+ */
+static void note_hidden(struct dwarf_info *di)
+{
+	di->nnotes++;
+	if (di->capture)
+		di->tainted = true;
+}
+
 static void drop_error(struct dwarf_info *di, Dwarf_Error *err)
 {
 	if (*err) {
 		note(di, "%s", dwarf_errmsg(*err));
+		if (dwarf_errno(*err) == DW_DLE_ALLOC_FAIL)
+			di->oom = true; /* what was decoded may lack parts: not kept */
 		dwarf_dealloc_error(di->dbg, *err);
 		*err = NULL;
 	}
@@ -201,17 +102,25 @@ static const char *intern_text(struct dwarf_info *di, const char *s)
 		r = ebs_strset__intern(&di->strs, sym_clean_text(c));
 		free(c);
 	}
-	if (!r) /* a name or file missing: said (a warning), never silently */
+	if (!r) { /* a name or file missing: said (a warning), never silently */
 		note(di, "out of memory reading names");
+		di->oom = true;
+	}
 	return r;
 }
 
 /* A function name as shown: demangled when asked and when it is mangled. */
 static const char *intern_name(struct dwarf_info *di, const char *s)
 {
-	char *dm = di->demangle ? ebs_demangle(s) : NULL;
-	const char *r = intern_text(di, dm ? dm : s);
+	int err = 0;
+	char *dm = di->demangle ? ebs_demangle_err(s, &err) : NULL;
+	const char *r;
 
+	if (err == -ENOMEM) { /* the mangled name instead: said */
+		note(di, "out of memory demangling names");
+		di->oom = true;
+	}
+	r = intern_text(di, dm ? dm : s);
 	free(dm);
 	return r;
 }
@@ -298,13 +207,18 @@ static const char *die_name(struct dwarf_info *di, Dwarf_Die die, int hops)
 	Dwarf_Error err = NULL;
 	const char *name;
 	Dwarf_Off off = 0;
+	u64 notes;
 	size_t i;
 
 	if (dwarf_dieoffset(die, &off, &err) == DW_DLV_OK) {
 		HASH_FIND(hh, di->names, &off, sizeof(off), nc);
-		if (nc)
+		if (nc) {
+			if (nc->noted)
+				note_hidden(di);
 			return nc->name;
+		}
 	}
+	notes = di->nnotes;
 	drop_error(di, &err);
 	name = get_string(di, die, DW_AT_linkage_name, true);
 	if (!name)
@@ -322,6 +236,7 @@ static const char *die_name(struct dwarf_info *di, Dwarf_Die die, int hops)
 	if (off && (nc = calloc(1, sizeof(*nc)))) {
 		nc->off = off;
 		nc->name = name;
+		nc->noted = di->nnotes != notes;
 		HASH_ADD(hh, di->names, off, sizeof(nc->off), nc);
 		if (!nc->hh.tbl)
 			free(nc);
@@ -888,9 +803,9 @@ static int row_cmp(const void *pa, const void *pb)
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
-	if (a->end != b->end)
-		return a->end ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
+	if ((a->seq_end & ROW_END) != (b->seq_end & ROW_END))
+		return a->seq_end & ROW_END ? -1 : 1;
+	return (a->seq_end >> 1) < (b->seq_end >> 1) ? -1 : (a->seq_end >> 1) > (b->seq_end >> 1);
 }
 
 /*
@@ -988,6 +903,7 @@ static const struct table_verdict *line_table(struct dwarf_info *di, Dwarf_Die c
 	Dwarf_Error err = NULL;
 	Dwarf_Off off = 0;
 	bool known = false;
+	u64 notes;
 
 	/* the offset dwarf_srclines_b read the table at */
 	if (dwarf_attr(cu_die, DW_AT_stmt_list, &attr, &err) == DW_DLV_OK) {
@@ -998,12 +914,16 @@ static const struct table_verdict *line_table(struct dwarf_info *di, Dwarf_Die c
 	drop_error(di, &err);
 	if (known) {
 		HASH_FIND(hh, di->tables, &off, sizeof(off), tv);
-		if (tv)
+		if (tv) {
+			if (tv->noted)
+				note_hidden(di);
 			return tv;
+		}
 		tv = calloc(1, sizeof(*tv));
 		if (!tv)
 			tv = local;
 	}
+	notes = di->nnotes;
 	if (table_files(di, ctx, version, tv)) {
 		verdict_clear(tv);
 		if (tv != local)
@@ -1012,6 +932,7 @@ static const struct table_verdict *line_table(struct dwarf_info *di, Dwarf_Die c
 	}
 	if (!tv->ok)
 		verdict_clear(tv);
+	tv->noted = di->nnotes != notes;
 	if (tv != local) {
 		tv->off = off;
 		HASH_ADD(hh, di->tables, off, sizeof(tv->off), tv);
@@ -1126,6 +1047,11 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 		e = unit_files(di, cu, ctx, tv);
 	verdict_clear(&local);
 	if (!e && dwarf_srclines_from_linecontext(ctx, &lines, &n, &err) == DW_DLV_OK && n > 0) {
+		if (n > (Dwarf_Signed)(UINT32_MAX >> 1)) {
+			note(di, "a line table of %lld rows: the first %u read", (long long)n,
+			     UINT32_MAX >> 1);
+			n = (Dwarf_Signed)(UINT32_MAX >> 1);
+		}
 		cu->rows = calloc((size_t)n, sizeof(*cu->rows));
 		if (!cu->rows)
 			e = -ENOMEM;
@@ -1152,8 +1078,7 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 			row->column = col <= UINT32_MAX ? (u32)col : 0;
 			/* see above: a default file register misread as 0 */
 			row->file = file_index(cu, fno == 0 && cu->file0_is_1 ? 1 : fno);
-			row->seq = (u32)i;
-			row->end = end;
+			row->seq_end = (u32)i << 1 | (end ? ROW_END : 0);
 			cu->nrows++;
 		}
 		if (cu->rows)
@@ -1241,7 +1166,7 @@ static int build_segments(struct dw_cu *cu)
 			continue;
 		}
 		cu->segs[cu->nsegs++] =
-			(struct dw_seg){b[i].addr, b[i + 1].addr, cu->ranges[best].scope};
+			(struct dw_seg){b[i].addr, b[i + 1].addr, cu->ranges[best].scope, 0};
 	}
 out:
 	free(b);
@@ -1265,7 +1190,27 @@ static int decl_cmp(const void *pa, const void *pb, void *ctx)
 
 	if (a->file != b->file)
 		return (uintptr_t)a->file < (uintptr_t)b->file ? -1 : 1;
-	return a->line < b->line ? -1 : a->line > b->line;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	return a < b ? -1 : a > b; /* ties by index: the same order whatever the sort */
+}
+
+/* The decls with a line, in (file, line) order: cu->decl_order.  0 or -ENOMEM. */
+int dwarf_order_decls(struct dw_cu *cu)
+{
+	size_t i, n = 0;
+
+	if (!cu->ndecls)
+		return 0;
+	cu->decl_order = malloc(cu->ndecls * sizeof(*cu->decl_order));
+	if (!cu->decl_order)
+		return -ENOMEM;
+	for (i = 0; i < cu->ndecls; i++)
+		if (cu->decls[i].line && cu->decls[i].file)
+			cu->decl_order[n++] = (u32)i;
+	cu->ndecl_order = n;
+	qsort_r(cu->decl_order, n, sizeof(*cu->decl_order), decl_cmp, cu);
+	return 0;
 }
 
 /*
@@ -1276,7 +1221,7 @@ static int decl_cmp(const void *pa, const void *pb, void *ctx)
  */
 static int index_decls(struct dw_cu *cu)
 {
-	size_t i, n = 0;
+	size_t i;
 	int hops;
 
 	for (hops = 0; hops < MAX_REF_HOPS; hops++) {
@@ -1296,28 +1241,25 @@ static int index_decls(struct dw_cu *cu)
 		if (!changed)
 			break;
 	}
-	if (!cu->ndecls)
-		return 0;
-	cu->decl_order = malloc(cu->ndecls * sizeof(*cu->decl_order));
-	if (!cu->decl_order)
-		return -ENOMEM;
-	for (i = 0; i < cu->ndecls; i++)
-		if (cu->decls[i].line && cu->decls[i].file)
-			cu->decl_order[n++] = (u32)i;
-	cu->ndecl_order = n;
-	qsort_r(cu->decl_order, n, sizeof(*cu->decl_order), decl_cmp, cu);
-	return 0;
+	return dwarf_order_decls(cu);
 }
 
-static void cu_clear(struct dw_cu *cu)
+/* Free what cu holds of a decoding, and say it holds none. */
+void dwarf_cu_clear(struct dw_cu *cu)
 {
-	free(cu->rows);
+	if (cu->blk) { /* rows and segments are in the cache's block */
+		free(cu->blk);
+		cu->blk = NULL;
+	} else {
+		free(cu->rows);
+		free(cu->segs);
+	}
 	free(cu->scopes);
 	free(cu->ranges);
-	free(cu->segs);
 	free(cu->files);
 	free(cu->decls);
 	free(cu->decl_order);
+	cu->problem = NULL;
 	cu->rows = NULL;
 	cu->scopes = NULL;
 	cu->ranges = NULL;
@@ -1331,14 +1273,16 @@ static void cu_clear(struct dw_cu *cu)
 	cu->nfiles = 0;
 }
 
-static void decode_cu(struct dwarf_info *di, struct dw_cu *cu)
+static bool dwarf_attach(struct dwarf_info *di, char *why, size_t why_len);
+
+/* Decode cu from the DWARF; a unit decoded so, and nothing else, is kept in the cache. */
+static void decode_dwarf(struct dwarf_info *di, struct dw_cu *cu)
 {
 	Dwarf_Off last = cu->die_off;
 	Dwarf_Error err = NULL;
 	Dwarf_Die die;
 	int e;
 
-	cu->decoded = true;
 	if (dwarf_offdie_b(di->dbg, cu->die_off, 1, &die, &err) != DW_DLV_OK) {
 		drop_error(di, &err);
 		cu->failed = true;
@@ -1358,9 +1302,51 @@ static void decode_cu(struct dwarf_info *di, struct dw_cu *cu)
 	cu->nranges = cu->cap_ranges = 0;
 	if (e) {
 		note(di, "out of memory decoding a compilation unit");
-		cu_clear(cu);
+		if (e == -ENOMEM)
+			di->oom = true;
+		dwarf_cu_clear(cu);
 		cu->failed = true;
 	}
+}
+
+/*
+ * Decode cu on its first use: from the cache's entry when it has the
+ * unit, else from the DWARF (read now, if the index came from the cache).
+ */
+static void decode_cu(struct dwarf_info *di, struct dw_cu *cu)
+{
+	char why[WHY_LEN];
+
+	cu->decoded = true;
+	if (cu->blk_len) {
+		int e = dwarf_cache_load_cu(di, cu);
+
+		if (!e) {
+			if (cu->problem) /* the problem it met when decoded, said as then */
+				note(di, "%s", cu->problem);
+			return;
+		}
+		if (e != -ENOMEM)
+			cu->bad_block = true; /* replaced, at free */
+		di->dirty = true;
+	}
+	if (!di->dbg && !di->attach_failed && !dwarf_attach(di, why, sizeof(why))) {
+		di->attach_failed = true;
+		note(di, "%s", why);
+	}
+	if (!di->dbg) {
+		cu->failed = true;
+		return;
+	}
+	di->capture = true;
+	di->tainted = false;
+	di->cu_why[0] = '\0';
+	decode_dwarf(di, cu);
+	di->capture = false;
+	cu->problem = di->cu_why[0] ? intern_text(di, di->cu_why) : NULL;
+	cu->fresh = !di->tainted && (cu->problem || !di->cu_why[0]);
+	if (cu->fresh && di->cache)
+		di->dirty = true;
 }
 
 /* ---- the CU index --------------------------------------------------------- */
@@ -1509,6 +1495,14 @@ static int build_index(struct dwarf_info *di)
 		return e;
 	if (di->nspans) /* spans is NULL when no unit has code: no qsort of NULL */
 		qsort(di->spans, di->nspans, sizeof(*di->spans), span_cmp);
+	return dwarf_index_spans(di);
+}
+
+/* The spans' max_hi, once they are sorted. */
+int dwarf_index_spans(struct dwarf_info *di)
+{
+	size_t i;
+
 	for (i = 0; i < di->nspans; i++)
 		di->spans[i].max_hi = i && di->spans[i - 1].max_hi > di->spans[i].hi
 					      ? di->spans[i - 1].max_hi
@@ -1784,41 +1778,32 @@ static int hide_sections(int fd, const struct stat *st, const struct lists_scan 
 	return mfd;
 }
 
-struct dwarf_info *dwarf_info__open(const char *path, bool demangle, char *why, size_t why_len)
+/*
+ * Read the DWARF of the file open on di->fd: check the list sections
+ * libdwarf cannot survive (reading a copy without them when one is bad),
+ * then hand it to libdwarf.  False with why when it cannot be read.
+ */
+static bool dwarf_attach(struct dwarf_info *di, char *why, size_t why_len)
 {
-	struct dwarf_info *di = calloc(1, sizeof(*di));
 	struct lists_scan ls;
 	Dwarf_Error err = NULL;
 	struct stat st;
 	int r;
 
-	if (!di) {
-		snprintf(why, why_len, "out of memory");
-		return NULL;
-	}
-	di->demangle = demangle;
-	di->fd = sym_open_file(path, 0, &st);
-	if (di->fd < 0) {
-		snprintf(why, why_len, "%s", sym_open_strerror(di->fd));
-		free(di);
-		return NULL;
-	}
 	lists_check(di, &ls);
 	if (ls.unreadable) {
 		snprintf(why, why_len, "%s: DWARF not read", ls.why);
-		dwarf_info__free(di);
-		return NULL;
+		return false;
 	}
 	if (ls.bad[LISTS_RNG] || ls.bad[LISTS_LOC]) {
-		int copy = hide_sections(di->fd, &st, &ls);
+		int copy = fstat(di->fd, &st) ? -errno : hide_sections(di->fd, &st, &ls);
 
 		if (copy < 0) {
 			snprintf(
 				why, why_len,
 				"corrupt list sections, and a copy without them: %s: DWARF not read",
 				strerror(-copy));
-			dwarf_info__free(di);
-			return NULL;
+			return false;
 		}
 		close(di->fd);
 		di->fd = copy;
@@ -1837,21 +1822,60 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle, char *why, 
 		if (err)
 			dwarf_dealloc_error(NULL, err);
 		di->dbg = NULL;
-		dwarf_info__free(di);
+		return false;
+	}
+	return true;
+}
+
+struct dwarf_info *dwarf_info__open(const char *path, bool demangle,
+				    const struct dwarf_cache_key *key, char *why, size_t why_len)
+{
+	struct dwarf_info *di = calloc(1, sizeof(*di));
+	struct stat st;
+
+	if (!di) {
+		snprintf(why, why_len, "out of memory");
 		return NULL;
 	}
+	di->demangle = demangle;
+	di->efd = -1;
+	di->fd = sym_open_file(path, 0, &st);
+	if (di->fd < 0) {
+		snprintf(why, why_len, "%s", sym_open_strerror(di->fd));
+		free(di);
+		return NULL;
+	}
+	di->file_size = (u64)st.st_size;
+	/* a file without a build-id is not kept: nothing says which file an entry was */
+	if (key && key->cache && key->build_id_size >= 4 &&
+	    key->build_id_size <= sizeof(di->build_id)) {
+		di->build_id_size = key->build_id_size;
+		memcpy(di->build_id, key->build_id, key->build_id_size);
+		/* the entry must be of these very bytes, not of a file with the same build-id */
+		if (!sym_hash_file(di->fd, &di->file_hash))
+			di->cache = key->cache;
+		if (di->cache && !dwarf_cache_load(di))
+			return di; /* the index from the cache: no DWARF read */
+		di->dirty = true;
+	}
+	if (!dwarf_attach(di, why, why_len))
+		goto fail;
 	if (build_index(di)) {
 		snprintf(why, why_len, "out of memory");
-		dwarf_info__free(di);
-		return NULL;
+		goto fail;
 	}
 	/* no unit with code and nothing wrong (one -g unit of data): no lines, no word */
 	if (!di->nspans && di->why[0]) {
 		snprintf(why, why_len, "%s", di->why);
-		dwarf_info__free(di);
-		return NULL;
+		goto fail;
 	}
+	memcpy(di->index_why, di->why, sizeof(di->why));
 	return di;
+
+fail:
+	di->cache = NULL; /* a file that does not open is not kept */
+	dwarf_info__free(di);
+	return NULL;
 }
 
 void dwarf_info__free(struct dwarf_info *di)
@@ -1862,8 +1886,10 @@ void dwarf_info__free(struct dwarf_info *di)
 
 	if (!di)
 		return;
+	if (di->cache && di->dirty && !di->oom && (di->dbg || di->efd >= 0))
+		dwarf_cache_save(di);
 	for (i = 0; i < di->ncus; i++)
-		cu_clear(&di->cus[i]);
+		dwarf_cu_clear(&di->cus[i]);
 	free(di->cus);
 	free(di->spans);
 	free(di->rng);
@@ -1872,6 +1898,8 @@ void dwarf_info__free(struct dwarf_info *di)
 		dwarf_finish(di->dbg);
 	if (di->fd >= 0)
 		close(di->fd);
+	if (di->efd >= 0)
+		close(di->efd);
 	HASH_ITER(hh, di->names, n, tn) {
 		HASH_DEL(di->names, n);
 		free(n);
@@ -1895,7 +1923,7 @@ static const struct dw_row *row_of(const struct dw_cu *cu, u64 addr)
 	size_t lo = ebs_upper_bound(cu->rows, cu->nrows, sizeof(cu->rows[0]),
 				    offsetof(struct dw_row, addr), addr);
 
-	if (!lo || cu->rows[lo - 1].end)
+	if (!lo || (cu->rows[lo - 1].seq_end & ROW_END))
 		return NULL;
 	return &cu->rows[lo - 1];
 }
@@ -1971,7 +1999,7 @@ static int cu_rows(const struct dw_cu *cu, u64 lo, u64 hi,
 		struct sym_row out;
 		u32 sc;
 
-		if (row->addr < lo || row->end || !row->line)
+		if (row->addr < lo || (row->seq_end & ROW_END) || !row->line)
 			continue;
 		/*
 		 * Of rows at one address (views: an inline entry, a

@@ -115,10 +115,12 @@ struct dso {
 	u32 debuglink_crc;
 	char debuglink[256]; /* .gnu_debuglink file name */
 
-	char *path;	    /* the file, NULL for an image */
-	char *debug_path;   /* where DWARF is: path, a separate file, or NULL */
-	char *symbols_from; /* the file the symbol table came from */
-	char *looked;	    /* where a separate debug file was looked for */
+	char *path;		/* the file, NULL for an image */
+	char *debug_path;	/* where DWARF is: path, a separate file, or NULL */
+	char *symbols_from;	/* the file the symbol table came from */
+	char *looked;		/* where a separate debug file was looked for */
+	u8 debug_build_id_size; /* debug_path's build-id, the DWARF cache's key; 0 if none */
+	u8 debug_build_id[20];
 	bool dwarf_tried;
 	struct dwarf_info *dwarf;
 	char dwarf_problem[640];
@@ -176,6 +178,7 @@ struct symbolizer {
 	char *perf_map_dir;
 	bool demangle;
 	bool no_dwarf;
+	struct sym_cache *cache; /* NULL: none */
 	symbolize_warn_fn warn;
 	void *warn_ctx;
 
@@ -324,8 +327,72 @@ struct kallsyms *kallsyms__from_table(const struct sym_ksym *v, size_t n, u64 st
 void kallsyms__free(struct kallsyms *k);
 const struct ksym *kallsyms__find(const struct kallsyms *k, u64 addr);
 
-/* DWARF (dwarf.c): NULL with a one-line reason in why when there is none. */
-struct dwarf_info *dwarf_info__open(const char *path, bool demangle, char *why, size_t why_len);
+/* ---- the cache directory (cache.c) ---- */
+
+struct sym_cache;
+
+/*
+ * The cache at dir (NULL: $XDG_CACHE_HOME/ebs, else $HOME/.cache/ebs),
+ * held to EBS_CACHE_MAX bytes (default 512M; K, M, G).  NULL when there
+ * is none to use: EBS_CACHE_MAX=0, no HOME, no memory.  Nothing is done
+ * to the directory until an entry is looked for.  Warnings through s.
+ */
+struct sym_cache *sym_cache__new(struct symbolizer *s, const char *dir);
+void sym_cache__free(struct sym_cache *c);
+/* "512M", "1G", "4096": bytes.  0, or -EINVAL. */
+int sym_cache_parse_size(const char *text, u64 *out);
+/*
+ * Open entry name for reading: a regular file of the caller's, not
+ * followed if a symbolic link.  The descriptor with *st, or -errno.
+ */
+int sym_cache__open(struct sym_cache *c, const char *name, struct stat *st);
+/* Say that the entry open on fd was used (its mtime: eviction goes by it). */
+void sym_cache__used(int fd);
+/*
+ * Begin writing entry name: a new temporary file beside it, its name in
+ * tmp.  The descriptor, or -errno (said once).  Then sym_cache__commit
+ * (closes fd, renames the file into place, evicts), or sym_cache__abort
+ * (closes fd, removes the file; err nonzero: why the write failed, said).
+ */
+int sym_cache__create(struct sym_cache *c, const char *name, char *tmp, size_t tmp_len);
+int sym_cache__commit(struct sym_cache *c, int fd, const char *tmp, const char *name);
+void sym_cache__abort(struct sym_cache *c, int fd, const char *tmp, int err);
+/* Hold the entries to the cache's size (sym_cache__commit does). */
+void sym_cache__evict(struct sym_cache *c);
+/* XXH64 of len bytes at data (read in the machine's byte order). */
+u64 sym_hash64(const void *data, size_t len, u64 seed);
+/* The bytes of the file on fd, hashed: sym_hash64 chained over 1 MiB pieces (0: none). */
+int sym_hash_file(int fd, u64 *out);
+
+/*
+ * The cache's entry for the DWARF of a file with that build-id
+ * (dwarf_cache.c): its name in the directory.  dwarf_cache_seal, for the
+ * fuzzer: make the entry's key that one (build-id, the DWARF file's size
+ * and hash, demangling, this libdwarf) and its hashes right, wherever its layout
+ * lets them be found, so that what lies behind them is what is tried.
+ */
+void dwarf_cache_entry_name(char *buf, size_t len, const u8 *build_id, u8 build_id_size,
+			    bool demangle);
+void dwarf_cache_seal(void *entry, size_t len, const u8 *build_id, u8 build_id_size, u64 dwarf_size,
+		      u64 dwarf_hash, bool demangle);
+
+/* DWARF (dwarf.c). */
+
+/* Where a DSO's decoded DWARF is kept between runs: by its file's build-id. */
+struct dwarf_cache_key {
+	struct sym_cache *cache; /* NULL: not kept */
+	const u8 *build_id;	 /* of the file the DWARF is in; none: not kept */
+	u8 build_id_size;
+};
+
+/*
+ * The DWARF of the file at path, indexed, or NULL with a one-line reason
+ * in why when there is none.  With a key, from the cache when it has it
+ * (then the DWARF is read only for a unit the cache lacks), and what is
+ * decoded is written back there by dwarf_info__free.
+ */
+struct dwarf_info *dwarf_info__open(const char *path, bool demangle,
+				    const struct dwarf_cache_key *key, char *why, size_t why_len);
 void dwarf_info__free(struct dwarf_info *di);
 /*
  * The inline chain at link-time address addr, innermost first (see struct
@@ -367,5 +434,7 @@ const char *dwarf_info__problem(const struct dwarf_info *di);
 
 /* A malloc'd demangled C++ name, or NULL when name is not a mangled one. */
 char *ebs_demangle(const char *name);
+/* The same, and *err -ENOMEM when NULL for want of memory (else 0). */
+char *ebs_demangle_err(const char *name, int *err);
 
 #endif /* EBS_SYMBOLIZE_INTERNAL_H */

@@ -199,6 +199,9 @@ struct symbolizer *symbolizer__new(const struct symbolize_opts *opts)
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* none (EBS_CACHE_MAX=0, no HOME, no memory): as without it */
+	if (opts->cache && !opts->no_dwarf)
+		s->cache = sym_cache__new(s, opts->cache_dir);
 	return s;
 }
 
@@ -247,6 +250,7 @@ void symbolizer__free(struct symbolizer *s)
 		dso__free(d);
 	}
 	symbolizer__unwind_exit(s);
+	sym_cache__free(s->cache); /* after the DSOs: their DWARF is written back there */
 	kallsyms__free(s->kernel);
 	free(s->keybuf);
 	free(s->kallsyms_path);
@@ -424,6 +428,8 @@ static void dso__locate_debug(struct symbolizer *s, struct dso *d, int fd, bool 
 	/* even without lines: a stripped file's debug file has its full symbol table */
 	if (d->has_dwarf && d->path) {
 		d->debug_path = dso_strdup(s, d->path);
+		d->debug_build_id_size = d->build_id_size;
+		memcpy(d->debug_build_id, d->build_id, d->build_id_size);
 		return;
 	}
 	if (dso__find_debug(s, d) || !d->debug_path)
@@ -799,6 +805,11 @@ out_free:
 /* d's DWARF, opened on first use; NULL when it has none. */
 static struct dwarf_info *dso__dwarf(struct symbolizer *s, struct dso *d)
 {
+	struct dwarf_cache_key key = {
+		.cache = s->cache,
+		.build_id = d->debug_build_id,
+		.build_id_size = d->debug_build_id_size,
+	};
 	char why[256];
 
 	if (d->dwarf_tried)
@@ -806,7 +817,7 @@ static struct dwarf_info *dso__dwarf(struct symbolizer *s, struct dso *d)
 	d->dwarf_tried = true;
 	if (!d->debug_path)
 		return NULL;
-	d->dwarf = dwarf_info__open(d->debug_path, s->demangle, why, sizeof(why));
+	d->dwarf = dwarf_info__open(d->debug_path, s->demangle, &key, why, sizeof(why));
 	if (!d->dwarf) {
 		snprintf(d->dwarf_problem, sizeof(d->dwarf_problem), "%.360s: %.250s",
 			 d->debug_path, why);

@@ -30,6 +30,9 @@ struct symbolize_opts {
 	bool demangle;		       /* C++ names demangled */
 	bool no_dwarf;		       /* no lines, no inline chains (separate debug files
 					* are still found, for their symbol tables) */
+	bool cache;		       /* keep decoded DWARF between runs, by build-id, in
+					* cache_dir (docs/symbolize.md, "The cache") */
+	const char *cache_dir;	       /* NULL: $XDG_CACHE_HOME/ebs, else ~/.cache/ebs */
 	symbolize_warn_fn warn;	       /* NULL: stay quiet */
 	void *warn_ctx;
 };

@@ -18,6 +18,11 @@ export WORKLOADS="$PWD/$BUILD/tests/workloads"
 export TOP="$PWD"
 export ARTEFACTS="$PWD/$BUILD/test-artefacts"
 mkdir -p "$ARTEFACTS"
+# The cache of decoded DWARF (docs/symbolize.md): the suite's own, fresh each
+# run, never the user's; every test then runs with it, cold and warm.
+export XDG_CACHE_HOME="$ARTEFACTS/xdg-cache"
+rm -rf "$XDG_CACHE_HOME"
+unset EBS_CACHE_MAX
 
 pass=0 fail=0 skip=0
 log="$ARTEFACTS/test.log"

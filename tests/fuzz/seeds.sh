@@ -5,7 +5,7 @@
 #   tests/fuzz/seeds.sh OUT [HARNESS...]	(default: every harness)
 #
 # Writes OUT/HARNESS/* for the harnesses named (reader elf events kallsyms
-# perfmap kmod).  Environment: EBS (an ebs binary, for recordings), WORKLOADS
+# perfmap kmod dwcache).  Environment: EBS (an ebs binary, for recordings), WORKLOADS
 # (built workloads: the programs recorded, and jit's perf map), BUILD (for
 # tests/tools/mkdata), CC (default cc).  What cannot be made here (no
 # permission to record, no compiler) is left out with a note on stderr; a
@@ -15,7 +15,7 @@ set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:?usage: seeds.sh OUT [HARNESS...]}
 shift
-[ $# -gt 0 ] || set -- reader elf events kallsyms perfmap kmod
+[ $# -gt 0 ] || set -- reader elf events kallsyms perfmap kmod dwcache
 CC=${CC:-cc}
 BUILD=${BUILD:-build}
 W=$TOP/tests/workloads
@@ -187,9 +187,33 @@ PY
 	note "kmod: $(ls "$d" | wc -l) files"
 }
 
+# cache entries of decoded DWARF: what ebs addr2line writes for workloads
+# (DWARF in the file; one function, all of a program's code) and for libc
+# (its separate debug file), a few units each (the harness re-keys them)
+seeds_dwcache() {
+	local d=$OUT/dwcache w f
+	mkdir -p "$d"
+	if [ ! -x "${EBS:-}" ] || [ ! -d "${WORKLOADS:-}" ]; then
+		note "dwcache: no EBS or WORKLOADS: no entries"
+		return
+	fi
+	for w in leafloop calltree inlmany; do
+		[ -x "$WORKLOADS/$w" ] || continue
+		rm -rf "$TMPD/xdg"
+		nm "$WORKLOADS/$w" | awk '$2 ~ /[tT]/ { print $1 }' | head -n 40 |
+			XDG_CACHE_HOME=$TMPD/xdg "$EBS" addr2line -e "$WORKLOADS/$w" >/dev/null 2>&1
+		for f in "$TMPD"/xdg/ebs/*.dwarf; do [ -f "$f" ] && cp "$f" "$d/$w.dwarf"; done
+	done
+	rm -rf "$TMPD/xdg"
+	printf '%x\n' 0x28000 0x99000 0x120000 |
+		XDG_CACHE_HOME=$TMPD/xdg "$EBS" addr2line -e /lib/x86_64-linux-gnu/libc.so.6 >/dev/null 2>&1
+	for f in "$TMPD"/xdg/ebs/*.dwarf; do [ -f "$f" ] && cp "$f" "$d/libc.dwarf"; done
+	note "dwcache: $(ls "$d" | wc -l) files"
+}
+
 for h in "$@"; do
 	case $h in
-	reader | elf | events | kallsyms | perfmap | kmod) "seeds_$h" ;;
+	reader | elf | events | kallsyms | perfmap | kmod | dwcache) "seeds_$h" ;;
 	*) note "no seeds for '$h'" ;;
 	esac
 done

@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-dwcache.c - the cache of decoded DWARF (symbolize/cache.c,
+ * symbolize/dwarf_cache.c; docs/symbolize.md, "The cache"):
+ *
+ *   test_hash       sym_hash64 is XXH64: its published value for no bytes,
+ *                   and libxxhash's own (when installed) on 2,000 inputs
+ *   test_sizes      EBS_CACHE_MAX's sizes, and what is refused
+ *   test_same       every answer the symbolizer gives for a file (lookups
+ *                   all over its code, line rows, source spans, line owners,
+ *                   warnings) is the same without the cache, with it cold
+ *                   and warm: this test program itself (DWARF in the file),
+ *                   and libc (a separate, compressed debug file) when its
+ *                   debug file is installed
+ *   test_corrupt    entries with bytes flipped, cut short, or overwritten
+ *                   give the same answers, and are written anew
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbolize/internal.h"
+#include "test.h"
+
+static char dir[64];   /* the test's directory */
+static char cache[96]; /* its cache directory */
+
+/* ---- sym_hash64 -------------------------------------------------------- */
+
+static void test_hash(void)
+{
+	unsigned long long (*xxh64)(const void *, size_t, unsigned long long);
+	unsigned char buf[4096];
+	void *lib;
+	int i, bad = 0;
+
+	TEST_EQ("hash: XXH64 of no bytes, seed 0", sym_hash64("", 0, 0), 0xEF46DB3751D8E999ull);
+	lib = dlopen("libxxhash.so.0", RTLD_NOW);
+	xxh64 = lib ? (unsigned long long (*)(const void *, size_t, unsigned long long))dlsym(
+			      lib, "XXH64")
+		    : NULL;
+	if (!xxh64) {
+		TEST_SKIP("hash: as libxxhash's XXH64", "libxxhash.so.0 is not installed");
+		if (lib)
+			dlclose(lib);
+		return;
+	}
+	srand(7);
+	for (i = 0; i < (int)sizeof(buf); i++)
+		buf[i] = (unsigned char)rand();
+	for (i = 0; i < 2000; i++) {
+		size_t len = i < 200 ? (size_t)i : (size_t)rand() % sizeof(buf);
+		size_t off = (size_t)rand() % (sizeof(buf) - len + 1);
+		u64 seed = i % 3 ? (u64)rand() << 32 | (u64)rand() : 0;
+
+		if (sym_hash64(buf + off, len, seed) != xxh64(buf + off, len, seed) && !bad++)
+			TEST_FAIL("hash: as libxxhash's XXH64", "length %zu, seed %llx", len,
+				  (unsigned long long)seed);
+	}
+	if (!bad)
+		TEST_OK("hash: as libxxhash's XXH64, 2000 inputs of 0 to 4096 bytes");
+	dlclose(lib);
+}
+
+/* ---- EBS_CACHE_MAX -------------------------------------------------------- */
+
+static void test_sizes(void)
+{
+	static const struct {
+		const char *text;
+		int err;
+		u64 want;
+	} cases[] = {
+		{"0", 0, 0},
+		{"4096", 0, 4096},
+		{"100k", 0, 100ull << 10},
+		{"64M", 0, 64ull << 20},
+		{"512MiB", 0, 512ull << 20},
+		{"2G", 0, 2ull << 30},
+		{"3GB", 0, 3ull << 30},
+		{"", -EINVAL, 0},
+		{"M", -EINVAL, 0},
+		{"-1", -EINVAL, 0},
+		{" 1", -EINVAL, 0},
+		{"12x", -EINVAL, 0},
+		{"1Mx", -EINVAL, 0},
+		{"99999999999999999999", -EINVAL, 0},
+		{"17179869184G", -EINVAL, 0},
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		u64 v = 0;
+		int e = sym_cache_parse_size(cases[i].text, &v);
+		char name[96];
+
+		snprintf(name, sizeof(name), "sizes: '%s'", cases[i].text);
+		if (e != cases[i].err || (!e && v != cases[i].want))
+			TEST_FAIL(name, "got %d, %llu", e, (unsigned long long)v);
+		else
+			TEST_OK(name);
+	}
+}
+
+/* ---- the same answers ----------------------------------------------------- */
+
+struct text {
+	char *buf;
+	size_t len, cap;
+};
+
+static void put(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && (size_t)n < t->cap - t->len)
+			break;
+		t->cap = t->cap ? 2 * t->cap + (size_t)n : 1 << 20;
+		t->buf = realloc(t->buf, t->cap);
+		if (!t->buf)
+			abort();
+	}
+	t->len += (size_t)n;
+}
+
+static void warn_cb(void *ctx, const char *msg)
+{
+	put(ctx, "warning: %s\n", msg);
+}
+
+static int row_cb(void *ctx, const struct sym_row *r)
+{
+	put(ctx, "row %llx %s:%u%s\n", (unsigned long long)r->addr, r->file ? r->file : "?",
+	    r->line, r->inlined ? " inlined" : "");
+	return 0;
+}
+
+/* The executable PT_LOAD of an ELF64 file: [*lo, *hi). */
+static int text_of(const char *path, u64 *lo, u64 *hi)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), i, r = -ENOENT;
+
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) && eh.e_ident[EI_CLASS] == ELFCLASS64)
+		for (i = 0; i < eh.e_phnum; i++)
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) ==
+				    sizeof(ph) &&
+			    ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+				*lo = ph.p_vaddr;
+				*hi = ph.p_vaddr + ph.p_memsz;
+				r = 0;
+				break;
+			}
+	close(fd);
+	return r;
+}
+
+/*
+ * Everything the symbolizer answers about path's code, as text: a lookup
+ * every step bytes, its frames, the source span and a line owner there,
+ * and every line row.  with_cache: through the cache at cache[].
+ */
+static u64 span_max = UINT64_MAX; /* of the code looked at */
+
+static int answers(const char *path, bool with_cache, u64 step, struct text *t,
+		   const char **debug_path)
+{
+	struct symbolize_opts so = {
+		.demangle = true,
+		.cache = with_cache,
+		.cache_dir = cache,
+		.warn = warn_cb,
+		.warn_ctx = t,
+	};
+	struct symbolizer *s = symbolizer__new(&so);
+	struct sym_result r;
+	u64 lo = 0, hi = 0, a;
+	unsigned int i;
+	int e;
+
+	if (!s)
+		return -ENOMEM;
+	e = text_of(path, &lo, &hi);
+	if (!e)
+		e = symbolizer__lookup_file(s, path, lo, &r);
+	if (e || !r.info) {
+		symbolizer__free(s);
+		return e ? e : -ENOENT;
+	}
+	if (debug_path)
+		*debug_path = r.info->debug_path ? "yes" : NULL;
+	if (hi - lo > span_max)
+		hi = lo + span_max;
+	for (a = lo; a < hi; a += step) {
+		struct sym_span sp;
+		const char *owner;
+
+		if (symbolizer__lookup_file(s, path, a, &r))
+			break;
+		put(t, "%llx %s+%llx:", (unsigned long long)a, r.function ? r.function : "?",
+		    (unsigned long long)r.sym_offset);
+		for (i = 0; i < r.nr_frames; i++)
+			put(t, " [%s %s:%u:%u]", r.frames[i].function ? r.frames[i].function : "?",
+			    r.frames[i].file ? r.frames[i].file : "?", r.frames[i].line,
+			    r.frames[i].column);
+		e = symbolizer__source_span(s, r.info, a, &sp);
+		if (!e)
+			put(t, " span %s %s %u-%u", sp.function ? sp.function : "?",
+			    sp.file ? sp.file : "?", sp.first, sp.limit);
+		if (r.file) {
+			owner = symbolizer__line_owner(s, r.info, a, r.file, r.line);
+			put(t, " owner %s", owner ? owner : "-");
+		}
+		put(t, "\n");
+	}
+	symbolizer__rows(s, r.info, lo, hi, row_cb, t);
+	symbolizer__free(s); /* writes the entry */
+	return 0;
+}
+
+/* The one entry in the cache directory: its name into name. */
+static int entry_of(char *name, size_t len, const char *not_this)
+{
+	char cmd[256];
+	FILE *p;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "ls %s | grep '\\.dwarf$'", cache);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(name, (int)len, p)) {
+		name[strcspn(name, "\n")] = 0;
+		if (!not_this || strcmp(name, not_this)) {
+			n++;
+			break;
+		}
+	}
+	pclose(p);
+	return n ? 0 : -1;
+}
+
+static void clear_cache(void)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", cache);
+	if (system(cmd))
+		abort();
+}
+
+static bool same(const struct text *a, const struct text *b)
+{
+	return a->len == b->len && !memcmp(a->buf, b->buf, a->len);
+}
+
+/* A file's answers, without, cold and warm: ref gets them. */
+static bool check_same(const char *what, const char *path, u64 step, struct text *ref)
+{
+	struct text cold = {0}, warm = {0};
+	const char *dbg = NULL;
+	char name[160], entry[128];
+	struct stat st;
+	int e;
+
+	clear_cache();
+	e = answers(path, false, step, ref, &dbg);
+	snprintf(name, sizeof(name), "same: %s: answers without the cache", what);
+	if (e || !dbg) {
+		TEST_SKIP(name, "%s: %s", path, e ? strerror(-e) : "no DWARF for it");
+		return false;
+	}
+	TEST_CHECK(name, ref->len > 1000 && stat(cache, &st) && errno == ENOENT);
+	answers(path, true, step, &cold, NULL);
+	snprintf(name, sizeof(name), "same: %s: with the cache cold: the same, an entry written",
+		 what);
+	TEST_CHECK(name, same(ref, &cold) && !entry_of(entry, sizeof(entry), NULL));
+	answers(path, true, step, &warm, NULL);
+	snprintf(name, sizeof(name), "same: %s: with the cache warm: the same", what);
+	TEST_CHECK(name, same(ref, &warm));
+	free(cold.buf);
+	free(warm.buf);
+	return true;
+}
+
+/* ---- corrupt entries --------------------------------------------------------- */
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	unsigned char *b;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) || !(b = malloc((size_t)st.st_size + 1)) ||
+	    read(fd, b, (size_t)st.st_size) != st.st_size) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	close(fd);
+	*len = (size_t)st.st_size;
+	return b;
+}
+
+static void spit(const char *path, const unsigned char *b, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0 || write(fd, b, len) != (ssize_t)len)
+		abort();
+	close(fd);
+}
+
+static void test_corrupt(const char *path, u64 step, const struct text *ref, int runs)
+{
+	char entry[128], epath[256];
+	unsigned char *good, *bad;
+	size_t len, blen;
+	int i, changed = 0, kept = 0;
+
+	if (entry_of(entry, sizeof(entry), NULL)) {
+		TEST_SKIP("corrupt", "no entry");
+		return;
+	}
+	snprintf(epath, sizeof(epath), "%s/%s", cache, entry);
+	good = slurp(epath, &len);
+	bad = good ? malloc(len + 1) : NULL;
+	if (!bad) {
+		TEST_FAIL("corrupt", "cannot read %s", epath);
+		free(good);
+		return;
+	}
+	srand(11);
+	for (i = 0; i < runs; i++) {
+		struct text t = {0};
+		unsigned char *after;
+		size_t alen;
+		int k, kind = i % 8;
+
+		memcpy(bad, good, len);
+		blen = len;
+		if (kind < 5) { /* bits flipped: header, index, anywhere */
+			for (k = 0; k <= kind; k++) {
+				size_t at = kind == 0	? (size_t)rand() % 152
+					    : kind == 1 ? len - 1 -
+								  (size_t)rand() %
+									  (len < 4096 ? len : 4096)
+							: (size_t)rand() % len;
+
+				bad[at] ^= (unsigned char)(1u << (rand() % 8));
+			}
+		} else if (kind == 5) {
+			blen = (size_t)rand() % len;
+		} else if (kind == 6) { /* a run of garbage */
+			size_t at = (size_t)rand() % len, n = 1 + (size_t)rand() % 64;
+
+			for (k = 0; (size_t)k < n && at + (size_t)k < len; k++)
+				bad[at + (size_t)k] = (unsigned char)rand();
+		} else { /* a block's byte: the middle of the file */
+			bad[len / 2] ^= 0x40;
+		}
+		spit(epath, bad, blen);
+		answers(path, true, step, &t, NULL);
+		if (!same(ref, &t) && !changed++)
+			TEST_FAIL("corrupt: the same answers", "run %d (kind %d) differs", i, kind);
+		after = slurp(epath, &alen);
+		/* every kind here breaks something this file's answers read */
+		if (after && alen == blen && !memcmp(after, bad, blen) && !kept++)
+			TEST_FAIL("corrupt: an entry that does not hold is written anew",
+				  "run %d (kind %d) left it", i, kind);
+		free(after);
+		free(t.buf);
+	}
+	if (!changed) {
+		char name[96];
+
+		snprintf(name, sizeof(name), "corrupt: the same answers over %d corrupt entries",
+			 runs);
+		TEST_OK(name);
+	}
+	if (!kept)
+		TEST_OK("corrupt: an entry that does not hold is written anew");
+	spit(epath, good, len);
+	free(good);
+	free(bad);
+}
+
+int main(void)
+{
+	struct text ref = {0};
+	char exe[4096];
+	ssize_t n;
+
+	snprintf(dir, sizeof(dir), "/tmp/ebs-test-dwcache.XXXXXX");
+	if (!mkdtemp(dir)) {
+		TEST_FAIL("setup", "mkdtemp: %s", strerror(errno));
+		return test_done();
+	}
+	snprintf(cache, sizeof(cache), "%s/ebs", dir);
+	test_hash();
+	test_sizes();
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		if (check_same("this program", exe, 13, &ref))
+			test_corrupt(exe, 13, &ref, 120);
+		free(ref.buf);
+		memset(&ref, 0, sizeof(ref));
+	}
+	span_max = 256 << 10; /* libc's first units: every one would take seconds */
+	check_same("libc", "/lib/x86_64-linux-gnu/libc.so.6", 61, &ref);
+	free(ref.buf);
+	clear_cache();
+	rmdir(dir);
+	return test_done();
+}

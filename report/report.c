@@ -171,17 +171,7 @@ static int account(void *ctx, const struct resolved *rv)
 		if (e2)
 			return e2;
 	}
-	if (r->chains && r->o->children) {
-		if (r->col[KEY_PID])
-			k.pid = s->pid;
-		if (r->col[KEY_TID])
-			k.tid = s->tid;
-		if (r->col[KEY_COMM])
-			k.comm = rv->comm;
-		if (r->col[KEY_EVENT])
-			k.event = s->event;
-		return account_chain(r, rv, &k);
-	}
+	/* the task and event columns key every row, of a chain's frames too */
 	if (r->col[KEY_PID])
 		k.pid = s->pid;
 	if (r->col[KEY_TID])
@@ -190,6 +180,8 @@ static int account(void *ctx, const struct resolved *rv)
 		k.comm = rv->comm;
 	if (r->col[KEY_EVENT])
 		k.event = s->event;
+	if (r->chains && r->o->children)
+		return account_chain(r, rv, &k);
 	/* the key is a function of the address's result and those: where it went last time */
 	if (res->id && !r->rs.no_memo) {
 		memo = memo_of(r, res->id);

@@ -86,25 +86,6 @@ static bool same_result(const struct sym_result *a, const struct sym_result *b)
 	       same_frames(a, b);
 }
 
-/* The bytes of path (malloc'd), *len its size; NULL when unreadable. */
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	unsigned char *buf = NULL;
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	if (!fstat(fd, &st) && st.st_size > 0 && (buf = malloc((size_t)st.st_size)) &&
-	    read(fd, buf, (size_t)st.st_size) != st.st_size) {
-		free(buf);
-		buf = NULL;
-	}
-	close(fd);
-	*len = buf ? (size_t)st.st_size : 0;
-	return buf;
-}
-
 /* The file offset of the last byte of section name of the ELF image, or 0. */
 static size_t section_end(const unsigned char *img, size_t len, const char *name)
 {
@@ -185,7 +166,7 @@ static void test_memo(void)
 	 * DSOs): one entry of the symbolizer's serves both, its DSO that of the
 	 * image last checked.  Looked up in turn, each must stay its own DSO.
 	 */
-	bytes[0] = slurp(path[0], &len);
+	bytes[0] = test_slurp(path[0], &len);
 	bytes[1] = bytes[0] ? malloc(len) : NULL;
 	at = bytes[0] ? section_end(bytes[0], len, ".note.gnu.build-id") : 0;
 	if (!bytes[1] || !at) {

@@ -461,25 +461,6 @@ static void test_random(void)
 
 /* ---- a real file ---------------------------------------------------------- */
 
-/* A whole file into memory; NULL when unreadable. */
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	unsigned char *buf = NULL;
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (buf = malloc((size_t)st.st_size)) && read(fd, buf, (size_t)st.st_size) != st.st_size) {
-		free(buf);
-		buf = NULL;
-	}
-	close(fd);
-	*len = buf ? (size_t)st.st_size : 0;
-	return buf;
-}
-
 /* An ELF64 x86-64 file read by hand: its sections and their names. */
 struct elf_file {
 	const unsigned char *p;
@@ -566,7 +547,7 @@ static void check_elf_file(const char *dir, const char *file)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f.p = slurp(path, &f.len);
+	f.p = test_slurp(path, &f.len);
 	snprintf(name, sizeof(name), "symtab: %s: read", file);
 	if (!f.p) {
 		TEST_SKIP(name, "%s not built (make workloads)", path);

@@ -14,12 +14,14 @@
 #ifndef EBS_TEST_H
 #define EBS_TEST_H
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 static int test_failures;
 
@@ -117,6 +119,25 @@ static inline const char *test_workloads_dir(void)
 	if (!slash)
 		return NULL;
 	strcpy(slash, "/workloads");
+	return buf;
+}
+
+/* A whole regular file into memory (malloc'd), *len its size; NULL when unreadable. */
+static inline unsigned char *test_slurp(const char *path, size_t *len)
+{
+	unsigned char *buf = NULL;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (buf = malloc((size_t)st.st_size)) && read(fd, buf, (size_t)st.st_size) != st.st_size) {
+		free(buf);
+		buf = NULL;
+	}
+	close(fd);
+	*len = buf ? (size_t)st.st_size : 0;
 	return buf;
 }
 

@@ -113,20 +113,6 @@ const struct ebs_rec *ebs_pack__record(struct ebs_pack *p)
 	return &r->hdr;
 }
 
-u64 ebs_pack__first_time(const struct ebs_rec_samples *r)
-{
-	const u8 *p = (const u8 *)(r + 1) + 1, *end = p + r->bytes - 1; /* after the flags */
-	u64 z = 0;
-	unsigned int shift;
-
-	for (shift = 0; shift < 64 && p < end; shift += 7) {
-		z |= (u64)(*p & 0x7f) << shift;
-		if (!(*p++ & 0x80))
-			break;
-	}
-	return (z >> 1) ^ (u64) - (z & 1); /* the difference from 0 */
-}
-
 struct cursor {
 	const u8 *p, *end, *start;
 	size_t *bad_at;
@@ -183,6 +169,18 @@ static int get_u32(struct cursor *c, u64 max, u32 *out, const char *what)
 		return fail(c, what);
 	*out = (u32)v;
 	return 0;
+}
+
+u64 ebs_pack__first_time(const struct ebs_rec_samples *r)
+{
+	const u8 *p = (const u8 *)(r + 1);
+	const char *why;
+	size_t at;
+	struct cursor c = {p + 1, p + r->bytes, p, &at, &why}; /* after the flags */
+	u64 t = 0;
+
+	get_d(&c, 0, &t); /* the difference from 0; a record this writer made holds it */
+	return t;
 }
 
 int ebs_unpack(const u8 *data, size_t len, u32 count, struct ebs_rec_sample *out, size_t *bad_at,

@@ -60,6 +60,16 @@ run_one() {	# name, command...
 	elif [ "$f" -gt 0 ]; then
 		printf '%s\n' "$out" | grep -v -E '^(PASS|SKIP): ' | tail -n 25 | sed 's/^/    /'
 	fi
+	# a sanitizer report fails the test that wrote it
+	local r
+	for r in "$SANLOGS"/report.*; do
+		[ -e "$r" ] || continue
+		local kept="$SANLOGS/${name//\//-}.${r##*/}"
+		mv "$r" "$kept"
+		echo "FAIL: $name: sanitizer report $kept:"
+		head -n 20 "$kept" | sed 's/^/    /'
+		f=$((f + 1))
+	done
 	if [ $((p + f + s)) -eq 0 ]; then
 		echo "FAIL: $name: ran no check"
 		f=1
@@ -79,13 +89,6 @@ for t in tests/integration/*.sh; do
 	[ -n "${TESTS:-}" ] && [[ "$t" != *${TESTS}* ]] && continue
 	LIMIT=$(sed -n '1,5s/^# timeout: \([0-9][0-9]*\)$/\1/p' "$t") \
 		run_one "integration/$(basename "$t" .sh)" bash "$t"
-done
-
-for report in "$SANLOGS"/report.*; do
-	[ -e "$report" ] || continue
-	echo "FAIL: sanitizer report $report:"
-	head -n 20 "$report" | sed 's/^/    /'
-	fail=$((fail + 1))
 done
 
 echo "$pass passed, $fail failed, $skip skipped"

@@ -87,7 +87,7 @@ CAPSTONE_LIBS := $(if $(filter 1,$(EBS_HAVE_CAPSTONE)),$(shell \
 LIBUNWIND_CFLAGS := $(shell pkg-config --cflags libunwind-generic 2>/dev/null)
 LIBUNWIND_LIBS   := $(shell pkg-config --libs libunwind-generic 2>/dev/null || \
 	echo -lunwind-generic -lunwind)
-LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(LIBUNWIND_LIBS) $(CAPSTONE_LIBS) -lz -lstdc++ -lm
+LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(LIBUNWIND_LIBS) $(CAPSTONE_LIBS) -lz -lstdc++ -lm -pthread
 
 ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) -DEBS_HAVE_CAPSTONE=$(EBS_HAVE_CAPSTONE) $(CFLAGS)
 
@@ -140,6 +140,8 @@ $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 # only symbolize/ includes libdwarf's headers (and its dwarf.h is not elfutils')
 $(BUILD)/symbolize/%.o: ALL_CFLAGS += $(LIBDWARF_CFLAGS) $(LIBUNWIND_CFLAGS)
+# test-dwcache sorts line-table rows as dwarf.c does (symbolize/dwarf_int.h: libdwarf's types)
+$(BUILD)/tests/unit/test-dwcache.o: ALL_CFLAGS += $(LIBDWARF_CFLAGS)
 
 define module_rule
 $$($(1)_LIB): $$($(1)_OBJS)

@@ -49,11 +49,98 @@ static int use_kernel_symbols(struct rsession *rs)
 	return e;
 }
 
+/*
+ * Some of the user-space samples, for symbolizer__prefetch: every stride-th
+ * of them, the stride doubling (and every other hint kept) whenever
+ * MAX_HINTS are held, so that a file of any size gives a spread of them.
+ */
+#define MAX_HINTS 32768
+
+struct hint {
+	u64 map; /* the machine_map's address, once found: the sort key */
+	u64 ip, time;
+	u32 pid;
+};
+
+struct hints {
+	struct hint *v;
+	size_t n;
+	u64 seen, stride;
+};
+
+static int hint_add(struct hints *h, const struct ebs_rec *rec)
+{
+	const struct ebs_rec_sample *s = (const void *)rec;
+	u16 mode = rec->misc & EBS_CPUMODE_MASK;
+	size_t i;
+
+	if (mode == EBS_CPUMODE_KERNEL || mode == EBS_CPUMODE_GUEST_KERNEL || h->seen++ % h->stride)
+		return 0;
+	if (!h->v) {
+		h->v = malloc(MAX_HINTS * sizeof(*h->v));
+		if (!h->v)
+			return -ENOMEM;
+	}
+	if (h->n == MAX_HINTS) {
+		for (i = 0; i < MAX_HINTS / 2; i++)
+			h->v[i] = h->v[2 * i];
+		h->n = MAX_HINTS / 2;
+		h->stride *= 2;
+	}
+	h->v[h->n++] = (struct hint){0, s->ip, s->time, s->pid};
+	return 0;
+}
+
+static int hint_cmp(const void *pa, const void *pb)
+{
+	const struct hint *a = pa, *b = pb;
+
+	return a->map < b->map ? -1 : a->map > b->map;
+}
+
+/* Read the DWARF the pass will want, on all CPUs, before it (symbolizer__prefetch). */
+static int prefetch(struct rsession *rs, struct hints *h)
+{
+	struct sym_prefetch *v;
+	size_t i, j, n = 0;
+	u64 *addrs;
+	int e;
+
+	for (i = 0; i < h->n; i++) {
+		struct machine_map *map =
+			machine__find_map(rs->m, h->v[i].pid, h->v[i].ip, h->v[i].time);
+
+		h->v[i].map = (uintptr_t)map;
+	}
+	qsort(h->v, h->n, sizeof(*h->v), hint_cmp);
+	addrs = malloc((h->n ? h->n : 1) * sizeof(*addrs));
+	v = malloc((h->n ? h->n : 1) * sizeof(*v));
+	if (!addrs || !v) {
+		free(addrs);
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < h->n; i = j) {
+		struct machine_map *map = (void *)(uintptr_t)h->v[i].map;
+
+		for (j = i; j < h->n && h->v[j].map == h->v[i].map; j++)
+			addrs[j] = h->v[j].ip;
+		if (map)
+			v[n++] = (struct sym_prefetch){&map->sym, &map->ent, addrs + i, j - i};
+	}
+	e = symbolizer__prefetch(rs->sym, v, n);
+	free(addrs);
+	free(v);
+	return e;
+}
+
 int rsession__open(struct rsession *rs, const char *input, const struct symbolize_opts *so,
 		   const struct report_filter *filter, struct ebs_error *err)
 {
 	const struct ebs_rec_dso_image *vdso;
+	struct hints hints = {.stride = 16};
 	const struct ebs_rec *rec;
+	bool hinted;
 	int e;
 
 	memset(rs, 0, sizeof(*rs));
@@ -77,9 +164,12 @@ int rsession__open(struct rsession *rs, const char *input, const struct symboliz
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto fail;
 	}
+	/* EBS_DEBUG_NO_PREFETCH: every file read as the pass meets it, for tests */
+	hinted = !so->no_dwarf && !getenv("EBS_DEBUG_NO_PREFETCH");
 	while ((e = ebs_data__next(rs->d, &rec, err)) > 0)
 		if (machine__add(rs->m, rec) ||
-		    (rec->type == EBS_REC_COUNT && keep_count(rs, rec))) {
+		    (rec->type == EBS_REC_COUNT && keep_count(rs, rec)) ||
+		    (hinted && rec->type == EBS_REC_SAMPLE && hint_add(&hints, rec))) {
 			e = ebs_error__set(err, ENOMEM, "out of memory");
 			goto fail;
 		}
@@ -95,9 +185,15 @@ int rsession__open(struct rsession *rs, const char *input, const struct symboliz
 	vdso = ebs_data__dso_image(rs->d, "[vdso]");
 	if (vdso)
 		machine__set_image(rs->m, "[vdso]", vdso->image, vdso->image_size);
+	if (hints.n && prefetch(rs, &hints)) {
+		e = ebs_error__set(err, ENOMEM, "out of memory");
+		goto fail;
+	}
+	free(hints.v);
 	return 0;
 
 fail:
+	free(hints.v);
 	rsession__close(rs);
 	return e;
 }

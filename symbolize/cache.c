@@ -334,6 +334,12 @@ static int cache_dir(struct sym_cache *c)
 	return fd;
 }
 
+void sym_cache__ready(struct sym_cache *c)
+{
+	if (c)
+		(void)cache_dir(c);
+}
+
 int sym_cache__open(struct sym_cache *c, const char *name, struct stat *st)
 {
 	int dfd = cache_dir(c), fd;

@@ -184,6 +184,13 @@ struct dwarf_info {
 /* dwarf.c, for dwarf_cache.c */
 void dwarf_note(struct dwarf_info *di, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int dwarf_order_decls(struct dw_cu *cu);
+/*
+ * Rows by address; at one address, a sequence's end first, then table
+ * order (seq_end >> 1): a total order, so every sort gives one answer.
+ */
+int dwarf_row_cmp(const void *a, const void *b);
+/* Sort rows by dwarf_row_cmp: whole runs where they do not overlap (dwarf.c). */
+void dwarf_sort_rows(struct dw_row *rows, size_t n);
 void dwarf_cu_clear(struct dw_cu *cu);
 int dwarf_index_spans(struct dwarf_info *di);
 

@@ -122,6 +122,7 @@ struct dso {
 	u8 debug_build_id_size; /* debug_path's build-id, the DWARF cache's key; 0 if none */
 	u8 debug_build_id[20];
 	bool dwarf_tried;
+	bool dwarf_warn; /* dwarf_problem is yet to be said (opened by symbolizer__prefetch) */
 	struct dwarf_info *dwarf;
 	char dwarf_problem[640];
 	struct sym_dso_info info; /* views of the above, handed out */
@@ -346,6 +347,12 @@ int sym_cache_parse_size(const char *text, u64 *out);
  * followed if a symbolic link.  The descriptor with *st, or -errno.
  */
 int sym_cache__open(struct sym_cache *c, const char *name, struct stat *st);
+/*
+ * Make and check the directory now, as the first sym_cache__open would, so
+ * that later sym_cache__open and sym_cache__used calls change nothing of c
+ * and may be made on several threads at once.
+ */
+void sym_cache__ready(struct sym_cache *c);
 /* Say that the entry open on fd was used (its mtime: eviction goes by it). */
 void sym_cache__used(int fd);
 /*
@@ -401,6 +408,12 @@ void dwarf_info__free(struct dwarf_info *di);
  */
 int dwarf_info__lookup(struct dwarf_info *di, u64 addr, struct sym_frame *frames,
 		       unsigned int max_frames);
+/*
+ * Decode the unit of link-time address addr now, as dwarf_info__lookup
+ * would on first use.  Only this di is touched: any thread may do it while
+ * no other uses di.
+ */
+void dwarf_info__prefetch(struct dwarf_info *di, u64 addr);
 /*
  * fn for every line-table row (with a line) at an address in [lo, hi), in
  * address order within each unit, saying whether an inlined scope covers

@@ -21,6 +21,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -802,8 +805,12 @@ out_free:
 	return -ENOMEM;
 }
 
-/* d's DWARF, opened on first use; NULL when it has none. */
-static struct dwarf_info *dso__dwarf(struct symbolizer *s, struct dso *d)
+/*
+ * d's DWARF, opened on first use; NULL when it has none.  Touches d alone
+ * (and reads s): symbolizer__prefetch's threads call it, each for its own
+ * DSOs.  Why it failed is left in d for dso__dwarf to say.
+ */
+static struct dwarf_info *dso__dwarf_open(struct symbolizer *s, struct dso *d)
 {
 	struct dwarf_cache_key key = {
 		.cache = s->cache,
@@ -821,10 +828,22 @@ static struct dwarf_info *dso__dwarf(struct symbolizer *s, struct dso *d)
 	if (!d->dwarf) {
 		snprintf(d->dwarf_problem, sizeof(d->dwarf_problem), "%.360s: %.250s",
 			 d->debug_path, why);
-		symbolizer__warn(s, "%s", d->dwarf_problem);
+		d->dwarf_warn = true;
 		dso__fill_info(d, d->path);
 	}
 	return d->dwarf;
+}
+
+/* d's DWARF, as dso__dwarf_open; its failure said on the first use, whoever opened it. */
+static struct dwarf_info *dso__dwarf(struct symbolizer *s, struct dso *d)
+{
+	struct dwarf_info *di = dso__dwarf_open(s, d);
+
+	if (d->dwarf_warn) {
+		d->dwarf_warn = false;
+		symbolizer__warn(s, "%s", d->dwarf_problem);
+	}
+	return di;
 }
 
 /* vaddr's slot of d->front (Fibonacci hashing: the product's top bits). */
@@ -1000,6 +1019,144 @@ struct dso *symbolizer__map_dso(struct symbolizer *s, const struct sym_map *map,
 		return NULL;
 	*bias = map->start - dso__file_to_vaddr(m->dso, map->pgoff);
 	return m->dso;
+}
+
+/* ---- reading DWARF on several threads before a pass ---------------------- */
+
+#define PREFETCH_THREADS 8 /* at most, the caller's included */
+
+struct prefetch_job {
+	struct dso *d;
+	u64 *vaddrs; /* link-time addresses, sorted */
+	size_t n, cap;
+	u64 cost; /* the size of its debug file: the largest is begun first */
+};
+
+struct prefetch {
+	struct symbolizer *s;
+	struct prefetch_job *jobs;
+	size_t njobs, cap;
+	size_t next; /* the next job to take (atomic) */
+};
+
+static int job_cmp(const void *pa, const void *pb)
+{
+	const struct prefetch_job *a = pa, *b = pb;
+
+	if (a->cost != b->cost)
+		return a->cost > b->cost ? -1 : 1;
+	return strcmp(a->d->debug_path, b->d->debug_path);
+}
+
+/* Take jobs until none is left: open each DSO's DWARF and decode the units of its addresses. */
+static void *prefetch_work(void *arg)
+{
+	struct prefetch *p = arg;
+	size_t i, k;
+
+	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->njobs) {
+		struct prefetch_job *j = &p->jobs[i];
+		struct dwarf_info *di = dso__dwarf_open(p->s, j->d);
+
+		for (k = 0; di && k < j->n; k++)
+			if (!k || j->vaddrs[k] != j->vaddrs[k - 1])
+				dwarf_info__prefetch(di, j->vaddrs[k]);
+	}
+	return NULL;
+}
+
+/* The CPUs this process may run on, at most PREFETCH_THREADS. */
+static unsigned int prefetch_threads(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	n = CPU_COUNT(&set);
+	return n < 1 ? 1 : n > PREFETCH_THREADS ? PREFETCH_THREADS : (unsigned int)n;
+}
+
+static int job_add(struct prefetch *p, struct dso *d, u64 vaddr)
+{
+	struct prefetch_job *j = NULL;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < p->njobs && !j; i++)
+		if (p->jobs[i].d == d)
+			j = &p->jobs[i];
+	if (!j) {
+		if (ebs_grow((void **)&p->jobs, &p->cap, p->njobs, sizeof(*p->jobs), 4))
+			return -ENOMEM;
+		j = &p->jobs[p->njobs++];
+		memset(j, 0, sizeof(*j));
+		j->d = d;
+		j->cost = stat(d->debug_path, &st) ? 0 : (u64)st.st_size;
+	}
+	if (ebs_grow((void **)&j->vaddrs, &j->cap, j->n, sizeof(*j->vaddrs), 64))
+		return -ENOMEM;
+	j->vaddrs[j->n++] = vaddr;
+	return 0;
+}
+
+int symbolizer__prefetch(struct symbolizer *s, const struct sym_prefetch *v, size_t n)
+{
+	struct prefetch p = {.s = s};
+	pthread_t tid[PREFETCH_THREADS];
+	unsigned int nthreads = prefetch_threads(), started = 0, t;
+	sigset_t all, old;
+	size_t i, k;
+	int e = 0;
+
+	if (s->no_dwarf || nthreads < 2)
+		return 0;
+	for (i = 0; i < n && !e; i++) {
+		const struct sym_map *map = v[i].map;
+		struct map_ent *m = v[i].memo ? *v[i].memo : NULL;
+
+		if (!map->filename || map->image || is_kernel(map->filename) ||
+		    is_pseudo(map->filename))
+			continue;
+		if (!m) {
+			e = map_ent__get(s, map, &m);
+			if (e)
+				break;
+			if (v[i].memo)
+				*v[i].memo = m;
+		}
+		if (m->dso->failed || m->dso->is_jit || m->dso->dwarf_tried || !m->dso->debug_path)
+			continue;
+		for (k = 0; k < v[i].naddrs && !e; k++) {
+			u64 a = v[i].addrs[k];
+
+			if (a < map->start || (map->len && a - map->start >= map->len))
+				continue;
+			e = job_add(&p, m->dso,
+				    dso__file_to_vaddr(m->dso, a - map->start + map->pgoff));
+		}
+	}
+	/* a thread for each file, while there are CPUs: one file is read as well without */
+	if (!e && p.njobs > 1) {
+		qsort(p.jobs, p.njobs, sizeof(*p.jobs), job_cmp);
+		for (i = 0; i < p.njobs; i++)
+			qsort(p.jobs[i].vaddrs, p.jobs[i].n, sizeof(u64), ebs_u64_cmp);
+		sym_cache__ready(s->cache);
+		/* signals are the caller's thread's to take */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		for (t = 1; t < nthreads && t < p.njobs; t++)
+			if (!pthread_create(&tid[started], NULL, prefetch_work, &p))
+				started++;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		prefetch_work(&p);
+		for (t = 0; t < started; t++)
+			pthread_join(tid[t], NULL);
+	}
+	for (i = 0; i < p.njobs; i++)
+		free(p.jobs[i].vaddrs);
+	free(p.jobs);
+	return e;
 }
 
 /* Link-time address vaddr of d into out; 0 or -ENOMEM. */

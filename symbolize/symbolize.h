@@ -137,6 +137,24 @@ int symbolizer__lookup_memo(struct symbolizer *s, const struct sym_map *map, str
 			    u64 addr, struct sym_result *out);
 
 /*
+ * Before a pass of lookups: the mappings it will look up, each with some
+ * of its (runtime) addresses, a sample of them being enough.  The DWARF
+ * of their files is read and the units of those addresses decoded now, a
+ * file to a thread, on as many threads as this process has CPUs (at most
+ * 8), instead of one after another as the pass meets them.  Lookups then
+ * answer as they would have; a file that cannot be read is warned about at
+ * its first lookup, as without.  One file, or one CPU: nothing is done.
+ * memo as symbolizer__lookup_memo's (may be NULL).  0, or -ENOMEM.
+ */
+struct sym_prefetch {
+	const struct sym_map *map;
+	struct map_ent **memo;
+	const u64 *addrs;
+	size_t naddrs;
+};
+int symbolizer__prefetch(struct symbolizer *s, const struct sym_prefetch *v, size_t n);
+
+/*
  * Warn (through opts.warn), for each mapped file refused because it is not
  * the one recorded (another build-id, none where one was recorded, another
  * inode), how many symbolizer__lookup calls it left unresolved since the

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "symbolize/dwarf_int.h"
 #include "symbolize/internal.h"
 #include "test.h"
 
@@ -401,6 +402,46 @@ static void test_corrupt(const char *path, u64 step, const struct text *ref, int
 	free(bad);
 }
 
+/*
+ * dwarf_sort_rows against qsort by dwarf_row_cmp: line tables of sequences
+ * in shuffled order, in order, overlapping, with repeated addresses and
+ * ends at the next one's start: the one sorted order each time.
+ */
+static void test_sort_rows(void)
+{
+	static struct dw_row a[4096], b[4096];
+	unsigned int seed = 7, round, bad = 0;
+
+	for (round = 0; round < 400; round++) {
+		size_t n = 0, nseq = 1 + rand_r(&seed) % 40, s, i;
+		bool overlap = round % 4 == 3, ordered = round % 4 == 2;
+		u64 base[40];
+
+		for (s = 0; s < nseq; s++)
+			base[s] = (ordered ? (u64)s : (u64)(rand_r(&seed) % 1000)) *
+				  (overlap ? 16 : 4096);
+		for (s = 0; s < nseq; s++) {
+			size_t len = 1 + rand_r(&seed) % 90;
+			u64 at = base[s];
+
+			for (i = 0; i < len && n < 4095; i++) {
+				at += rand_r(&seed) % 3; /* repeated addresses too */
+				a[n] = (struct dw_row){at, 1, (u32)i, 0, (u32)n << 1};
+				n++;
+			}
+			/* the end: at the next sequence's start, sometimes */
+			a[n] = (struct dw_row){round % 3 ? at + 1 : base[(s + 1) % nseq], NO_SCOPE,
+					       0, 0, (u32)n << 1 | ROW_END};
+			n++;
+		}
+		memcpy(b, a, n * sizeof(*a));
+		qsort(b, n, sizeof(*b), dwarf_row_cmp);
+		dwarf_sort_rows(a, n);
+		bad += memcmp(a, b, n * sizeof(*a)) != 0;
+	}
+	TEST_EQ("dwarf_sort_rows: 400 line tables sorted as qsort sorts them", bad, 0);
+}
+
 int main(void)
 {
 	struct text ref = {0};
@@ -415,6 +456,7 @@ int main(void)
 	snprintf(cache, sizeof(cache), "%s/ebs", dir);
 	test_hash();
 	test_sizes();
+	test_sort_rows();
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = 0;

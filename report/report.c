@@ -398,6 +398,9 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	/* DWARF where lines or inline chains are shown, counted or filtered on */
 	so.no_dwarf = !r.col[KEY_LINE] && !opts->stats && !opts->view.filter.funcs &&
 		      (opts->view.no_inline || !r.col[KEY_FUNC]);
+	/* a table of functions (no lines shown, no chains): units without their line tables */
+	so.no_lines = !r.col[KEY_LINE] && !opts->stats && !opts->children && !opts->tree &&
+		      !opts->callers && !opts->callees;
 	e = rsession__open(&r.rs, opts->view.input, &so, &opts->view.filter, err);
 	if (e)
 		return e;

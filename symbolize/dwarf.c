@@ -1352,7 +1352,9 @@ static void decode_dwarf(struct dwarf_info *di, struct dw_cu *cu)
 		cu->failed = true;
 		return;
 	}
-	e = decode_lines(di, cu, die);
+	/* without its line table, a unit's scopes name no files (decls, call sites) */
+	cu->no_rows = di->no_lines;
+	e = cu->no_rows ? 0 : decode_lines(di, cu, die);
 	if (!e)
 		e = walk(di, cu, die, NO_SCOPE, 0, 0, &last);
 	if (!e)
@@ -1898,7 +1900,7 @@ static bool dwarf_attach(struct dwarf_info *di, char *why, size_t why_len)
 	return true;
 }
 
-struct dwarf_info *dwarf_info__open(const char *path, bool demangle,
+struct dwarf_info *dwarf_info__open(const char *path, bool demangle, bool lines,
 				    const struct dwarf_cache_key *key, char *why, size_t why_len)
 {
 	struct dwarf_info *di = calloc(1, sizeof(*di));
@@ -1909,6 +1911,7 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle,
 		return NULL;
 	}
 	di->demangle = demangle;
+	di->no_lines = !lines;
 	di->efd = -1;
 	di->fd = sym_open_file(path, 0, &st);
 	if (di->fd < 0) {

@@ -21,7 +21,9 @@
  *            dwc_block's counts, then its rows and segments as dwarf.c
  *            holds them (read into memory and used in place), its decls,
  *            scopes, file names (string numbers), and its strings
- *            (offsets, then the NUL-terminated bytes: interned on load)
+ *            (offsets, then the NUL-terminated bytes: interned on load);
+ *            flagged DWCB_NO_ROWS when decoded without its line table (no
+ *            rows, no files), which serves only a run that wants no lines
  *   index    struct dwc_cu per unit (where its block is, the block's
  *            hash), struct dwc_span per span, by (lo, unit), and the
  *            first problem met building the index
@@ -50,6 +52,7 @@
 #define DWC_ENDIAN   0x01020304u
 #define DWC_MANGLED  1u /* flags: names as the file has them */
 #define DWCB_FAILED  1u /* block flags: the unit does not decode */
+#define DWCB_NO_ROWS 2u /* decoded without its line table: no rows, no files */
 #define DWC_NOTE_LEN WHY_LEN
 
 struct dwc_header {
@@ -399,8 +402,9 @@ static bool block_ok(const unsigned char *blk, const struct dwc_block *b,
 	const u32 *files = (const void *)(blk + l->files);
 	u32 i;
 
-	if ((b->flags & ~DWCB_FAILED) || b->pad || !str_ok(b->note, b->nstrs) ||
-	    ((b->flags & DWCB_FAILED) && (b->nrows || b->nsegs || b->ndecls || b->nscopes)))
+	if ((b->flags & ~(DWCB_FAILED | DWCB_NO_ROWS)) || b->pad || !str_ok(b->note, b->nstrs) ||
+	    ((b->flags & DWCB_FAILED) && (b->nrows || b->nsegs || b->ndecls || b->nscopes)) ||
+	    ((b->flags & DWCB_NO_ROWS) && (b->nrows || b->nfiles)))
 		return false;
 	for (i = 0; i < b->nrows; i++)
 		if ((i && rows[i].addr < rows[i - 1].addr) ||
@@ -509,6 +513,11 @@ int dwarf_cache_load_cu(struct dwarf_info *di, struct dw_cu *cu)
 		free(blk);
 		return -EBADMSG;
 	}
+	/* kept by a run that wanted no lines: of no use to one that does */
+	if ((b->flags & DWCB_NO_ROWS) && !di->no_lines) {
+		free(blk);
+		return -ENODATA;
+	}
 	e = intern_block(di, blk, b, &l, &strs);
 	if (e) {
 		free(blk);
@@ -523,6 +532,7 @@ int dwarf_cache_load_cu(struct dwarf_info *di, struct dw_cu *cu)
 	cu->segs = (struct dw_seg *)(blk + l.segs);
 	cu->nsegs = b->nsegs;
 	cu->failed = b->flags & DWCB_FAILED;
+	cu->no_rows = b->flags & DWCB_NO_ROWS;
 	cu->problem = str_of(strs, b->note);
 	if ((b->nscopes && !(cu->scopes = malloc(b->nscopes * sizeof(*cu->scopes)))) ||
 	    (b->ndecls && !(cu->decls = malloc(b->ndecls * sizeof(*cu->decls)))) ||
@@ -629,7 +639,7 @@ static int serialize_rest(const struct dw_cu *cu, struct dwc_block *b, void **ou
 	b->ndecls = (u32)cu->ndecls;
 	b->nscopes = (u32)cu->nscopes;
 	b->nfiles = cu->nfiles;
-	b->flags = cu->failed ? DWCB_FAILED : 0;
+	b->flags = (cu->failed ? DWCB_FAILED : 0) | (cu->no_rows ? DWCB_NO_ROWS : 0);
 	b->note = str_idx(&t, cu->problem);
 	for (i = 0; i < cu->nscopes; i++)
 		str_idx(&t, cu->scopes[i].name);
@@ -812,7 +822,11 @@ void dwarf_cache_save(struct dwarf_info *di)
 		c->rng_base = cu->rng_base;
 		c->version = cu->version;
 		e = -ENOENT;
-		if (cu->decoded && cu->fresh)
+		/* a unit without its rows: another run's with them, if it wrote one */
+		if (cu->decoded && cu->fresh && cu->no_rows && ofd >= 0 && other.cus[i].blk_len)
+			e = write_copy(&o, ofd, other_size, other.cus[i].blk_off,
+				       other.cus[i].blk_len, other.cus[i].blk_hash, c);
+		if (e && cu->decoded && cu->fresh)
 			e = write_fresh(&o, cu, c);
 		else if (cu->blk) /* read from the entry, and it held */
 			e = write_block(&o, cu->blk, cu->blk_len, cu->blk_hash, c);

@@ -70,6 +70,7 @@ struct dw_cu {
 	Dwarf_Off die_off;
 	bool decoded;
 	bool failed;
+	bool no_rows; /* decoded without its line table (dwarf_info.no_lines): no rows, no files */
 	u16 version;
 	u64 base;     /* the CU's low_pc: base for its ranges */
 	u64 rng_base; /* DW_AT_rnglists_base (DWARF 5) */
@@ -144,6 +145,7 @@ struct dwarf_info {
 	Dwarf_Debug dbg; /* NULL until the DWARF is read (never, when the cache has it all) */
 	bool attach_failed;
 	bool demangle;
+	bool no_lines; /* units are decoded without line tables: inline chains only */
 	struct dw_cu *cus;
 	size_t ncus;
 	struct cu_span *spans;

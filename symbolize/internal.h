@@ -179,6 +179,7 @@ struct symbolizer {
 	char *perf_map_dir;
 	bool demangle;
 	bool no_dwarf;
+	bool no_lines;		 /* DWARF's units decoded without their line tables */
 	struct sym_cache *cache; /* NULL: none */
 	symbolize_warn_fn warn;
 	void *warn_ctx;
@@ -396,9 +397,11 @@ struct dwarf_cache_key {
  * The DWARF of the file at path, indexed, or NULL with a one-line reason
  * in why when there is none.  With a key, from the cache when it has it
  * (then the DWARF is read only for a unit the cache lacks), and what is
- * decoded is written back there by dwarf_info__free.
+ * decoded is written back there by dwarf_info__free.  lines false: units
+ * are decoded without their line tables (no rows, no file names; a cached
+ * unit with them serves too), for a caller that wants inline chains only.
  */
-struct dwarf_info *dwarf_info__open(const char *path, bool demangle,
+struct dwarf_info *dwarf_info__open(const char *path, bool demangle, bool lines,
 				    const struct dwarf_cache_key *key, char *why, size_t why_len);
 void dwarf_info__free(struct dwarf_info *di);
 /*

@@ -192,6 +192,7 @@ struct symbolizer *symbolizer__new(const struct symbolize_opts *opts)
 		return NULL;
 	s->demangle = opts->demangle;
 	s->no_dwarf = opts->no_dwarf;
+	s->no_lines = opts->no_lines;
 	s->warn = opts->warn;
 	s->warn_ctx = opts->warn_ctx;
 	if ((opts->kallsyms && !(s->kallsyms_path = strdup(opts->kallsyms))) ||
@@ -824,7 +825,8 @@ static struct dwarf_info *dso__dwarf_open(struct symbolizer *s, struct dso *d)
 	d->dwarf_tried = true;
 	if (!d->debug_path)
 		return NULL;
-	d->dwarf = dwarf_info__open(d->debug_path, s->demangle, &key, why, sizeof(why));
+	d->dwarf =
+		dwarf_info__open(d->debug_path, s->demangle, !s->no_lines, &key, why, sizeof(why));
 	if (!d->dwarf) {
 		snprintf(d->dwarf_problem, sizeof(d->dwarf_problem), "%.360s: %.250s",
 			 d->debug_path, why);

@@ -30,6 +30,9 @@ struct symbolize_opts {
 	bool demangle;		       /* C++ names demangled */
 	bool no_dwarf;		       /* no lines, no inline chains (separate debug files
 					* are still found, for their symbol tables) */
+	bool no_lines;		       /* inline chains without lines: DWARF's units are
+					* decoded without their line tables (a report of
+					* functions); results then have no file or line */
 	bool cache;		       /* keep decoded DWARF between runs, by build-id, in
 					* cache_dir (docs/symbolize.md, "The cache") */
 	const char *cache_dir;	       /* NULL: $XDG_CACHE_HOME/ebs, else ~/.cache/ebs */

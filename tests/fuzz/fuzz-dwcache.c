@@ -111,7 +111,7 @@ static struct dwarf_info *read_entry(unsigned int *probes)
 	char why[256];
 	size_t i;
 
-	di = dwarf_info__open(empty, true, &k, why, sizeof(why));
+	di = dwarf_info__open(empty, true, true, &k, why, sizeof(why));
 	if (!di)
 		return NULL; /* the entry did not hold, and the empty file has no DWARF */
 	for (i = 0; i < di->nspans && *probes < MAX_PROBES; i++) {

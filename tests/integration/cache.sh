@@ -131,6 +131,21 @@ if [ -n "$SQLWORK" ]; then
 	check "a. --no-demangle: its own entries, the same output" \
 		cmp -s ref/demangled.out warm/demangled.out
 	check "a. --no-demangle: entries named .mangled" [ -n "$(ls "$CACHE" | grep '\.mangled\.dwarf$')" ]
+	# a report of functions keeps sqlwork's unit without its line table (rows:
+	# most of the entry); what wants lines after it reads them, and keeps them
+	rm -rf "$CACHE"
+	mkdir -p a2
+	run a2 report report -i sq.data
+	func_size=$(stat -c %s "$CACHE/$bid.v1.dwarf" 2>/dev/null || echo 0)
+	run a2 line report -i sq.data --sort line
+	line_size=$(stat -c %s "$CACHE/$bid.v1.dwarf" 2>/dev/null || echo 0)
+	run a2 report2 report -i sq.data
+	run a2 annotate annotate -i sq.data --color never
+	check "a. after a report of functions, --sort line, report and annotate as with --no-cache" \
+		sh -c "cmp -s a2/report.out ref/sq.data.report.out && cmp -s a2/line.out ref/sq.data.line.out &&
+			cmp -s a2/report2.out ref/sq.data.report.out && cmp -s a2/annotate.out ref/sq.data.annotate.out"
+	check "a. the entry of a report of functions has no rows ($func_size bytes), --sort line's has ($line_size)" \
+		[ "$func_size" -gt 0 ] && [ $((func_size * 2)) -lt "$line_size" ]
 fi
 
 # ---- b. a warm run reads no DWARF -------------------------------------------------

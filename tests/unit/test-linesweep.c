@@ -495,7 +495,7 @@ static void test_fixture(void)
 		TEST_FAIL("linesweep: fixture: written", "%s", strerror(-e));
 		return;
 	}
-	di = dwarf_info__open(path, false, NULL, why, sizeof(why));
+	di = dwarf_info__open(path, false, true, NULL, why, sizeof(why));
 	if (!di) {
 		TEST_FAIL("linesweep: fixture: opened", "%s", why);
 		return;

@@ -111,6 +111,7 @@ check "dwarf, SQLite: sqlite3VdbeExec is called from sqlite3Step (inlined into s
 	jtrue sqg-callers.json "[c['percent'] for c in j['callers'] if c['function'] == 'sqlite3Step'][0] >= 99"
 if [ -n "${perfg_pid:-}" ] && wait "$perfg_pid" &&
 	perf report -i perfg.data --children --stdio --comm sqlwork 2>/dev/null >perfg.txt; then
+	keep perfg.txt # perf's side, for a failure's reader (under load, once: perf's shares halved)
 	python3 - sqg.json perfg.txt <<'PY'
 import json, math, re, sys
 j = json.load(open(sys.argv[1]))

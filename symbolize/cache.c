@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,12 @@ struct sym_cache {
 	u64 max;       /* the total size the entries are held to */
 	uid_t uid;
 	struct symbolizer *s; /* for warnings */
+	/*
+	 * The warning and the eviction, which symbolizer__prefetch's threads
+	 * may reach at once (writing an inflated copy); the rest of c changes
+	 * only before they start (sym_cache__ready).
+	 */
+	pthread_mutex_t lock;
 };
 
 /* ---- XXH64 (Yann Collet's xxHash, 64-bit; the published algorithm) ---- */
@@ -125,6 +132,11 @@ u64 sym_hash64(const void *data, size_t len, u64 seed)
 
 int sym_hash_file(int fd, u64 *out)
 {
+	return sym_hash_range(fd, UINT64_MAX, out);
+}
+
+int sym_hash_range(int fd, u64 len, u64 *out)
+{
 	size_t cap = 1 << 20;
 	unsigned char *buf = malloc(cap);
 	off_t off = 0;
@@ -133,7 +145,9 @@ int sym_hash_file(int fd, u64 *out)
 
 	if (!buf)
 		return -ENOMEM;
-	while ((n = pread(fd, buf, cap, off)) != 0) {
+	while ((u64)off < len &&
+	       (n = pread(fd, buf, len - (u64)off < cap ? (size_t)(len - (u64)off) : cap, off)) !=
+		       0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -233,7 +247,13 @@ struct sym_cache *sym_cache__new(struct symbolizer *s, const char *dir)
 	c->max = cap;
 	c->uid = geteuid();
 	c->s = s;
+	pthread_mutex_init(&c->lock, NULL);
 	return c;
+}
+
+u64 sym_cache__max(const struct sym_cache *c)
+{
+	return c->max;
 }
 
 void sym_cache__free(struct sym_cache *c)
@@ -242,6 +262,7 @@ void sym_cache__free(struct sym_cache *c)
 		return;
 	if (c->dfd >= 0)
 		close(c->dfd);
+	pthread_mutex_destroy(&c->lock);
 	free(c->dir);
 	free(c);
 }
@@ -249,11 +270,12 @@ void sym_cache__free(struct sym_cache *c)
 /* One warning line per run, whatever goes wrong after the first. */
 static void cache_warn(struct sym_cache *c, const char *what, int err)
 {
-	if (c->warned)
-		return;
+	pthread_mutex_lock(&c->lock);
+	if (!c->warned)
+		symbolizer__warn(c->s, "cache %s: %s: %s (reports go on without it)", c->dir, what,
+				 strerror(err));
 	c->warned = true;
-	symbolizer__warn(c->s, "cache %s: %s: %s (reports go on without it)", c->dir, what,
-			 strerror(err));
+	pthread_mutex_unlock(&c->lock);
 }
 
 /*
@@ -375,7 +397,7 @@ int sym_cache__create(struct sym_cache *c, const char *name, char *tmp, size_t t
 			r = (u64)getpid() << 32 ^ (u64)time(NULL) ^ (u64)i << 20 ^ (uintptr_t)&r;
 		snprintf(tmp, tmp_len, ".%s.tmp.%012llx", name,
 			 (unsigned long long)(r & 0xffffffffffffull));
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -426,7 +448,7 @@ static bool is_entry(const char *name, bool *tmp)
  * fit.  Temporary files count too, and one left by a run that died (older
  * than STALE_TMP_SECONDS) goes whatever the size.
  */
-void sym_cache__evict(struct sym_cache *c)
+static void evict(struct sym_cache *c)
 {
 	struct cache_file *files = NULL;
 	size_t n = 0, cap = 0, i;
@@ -477,6 +499,13 @@ void sym_cache__evict(struct sym_cache *c)
 	for (i = 0; i < n; i++)
 		free(files[i].name);
 	free(files);
+}
+
+void sym_cache__evict(struct sym_cache *c)
+{
+	pthread_mutex_lock(&c->lock);
+	evict(c);
+	pthread_mutex_unlock(&c->lock);
 }
 
 int sym_cache__commit(struct sym_cache *c, int fd, const char *tmp, const char *name)

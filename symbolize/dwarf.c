@@ -1863,6 +1863,9 @@ static bool dwarf_attach(struct dwarf_info *di, char *why, size_t why_len)
 	struct stat st;
 	int r;
 
+	/* a debug file's compressed sections: inflated once, kept in the cache */
+	if (di->cache)
+		(void)dwarf_inflated(di);
 	lists_check(di, &ls);
 	if (ls.unreadable) {
 		snprintf(why, why_len, "%s: DWARF not read", ls.why);

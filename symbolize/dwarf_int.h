@@ -183,6 +183,13 @@ struct dwarf_info {
 	char cu_why[WHY_LEN];	 /* its first problem */
 };
 
+/*
+ * inflate.c: when di's DWARF file has compressed .debug_ sections and di a
+ * cache, make di->fd a copy of it with them inflated, kept in the cache (made
+ * the first time).  0, or -errno with di->fd the file's still.
+ */
+int dwarf_inflated(struct dwarf_info *di);
+
 /* dwarf.c, for dwarf_cache.c */
 void dwarf_note(struct dwarf_info *di, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int dwarf_order_decls(struct dw_cu *cu);

@@ -354,11 +354,13 @@ int sym_cache__open(struct sym_cache *c, const char *name, struct stat *st);
  * and may be made on several threads at once.
  */
 void sym_cache__ready(struct sym_cache *c);
+/* The total size the entries are held to (EBS_CACHE_MAX). */
+u64 sym_cache__max(const struct sym_cache *c);
 /* Say that the entry open on fd was used (its mtime: eviction goes by it). */
 void sym_cache__used(int fd);
 /*
- * Begin writing entry name: a new temporary file beside it, its name in
- * tmp.  The descriptor, or -errno (said once).  Then sym_cache__commit
+ * Begin writing entry name: a new temporary file beside it (open for
+ * reading too), its name in tmp.  The descriptor, or -errno (said once).  Then sym_cache__commit
  * (closes fd, renames the file into place, evicts), or sym_cache__abort
  * (closes fd, removes the file; err nonzero: why the write failed, said).
  */
@@ -371,6 +373,8 @@ void sym_cache__evict(struct sym_cache *c);
 u64 sym_hash64(const void *data, size_t len, u64 seed);
 /* The bytes of the file on fd, hashed: sym_hash64 chained over 1 MiB pieces (0: none). */
 int sym_hash_file(int fd, u64 *out);
+/* The same of its first len bytes (fewer: as many as there are). */
+int sym_hash_range(int fd, u64 len, u64 *out);
 
 /*
  * The cache's entry for the DWARF of a file with that build-id

@@ -150,7 +150,9 @@ fi
 
 # ---- b. a warm run reads no DWARF -------------------------------------------------
 # spy.so counts the calls of libdwarf's unit walk and line-table reader
-# (used only to read debug information, never for .eh_frame) into $DWARF_SPY
+# (used only to read debug information, never for .eh_frame) into
+# $DWARF_SPY, and those that inflate a compressed section (libdwarf's
+# uncompress, libelf's elf_compress) into $INFLATE_SPY
 cat >spy.c <<'EOF'
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -158,14 +160,31 @@ cat >spy.c <<'EOF'
 #include <stdlib.h>
 #include <unistd.h>
 #include <libdwarf.h>
-static void mark(void)
+static void mark_to(const char *var)
 {
-	const char *f = getenv("DWARF_SPY");
+	const char *f = getenv(var);
 	int fd = f ? open(f, O_WRONLY | O_CREAT | O_APPEND, 0644) : -1;
 	if (fd >= 0) {
 		if (write(fd, "x", 1) != 1) {}
 		close(fd);
 	}
+}
+static void mark(void)
+{
+	mark_to("DWARF_SPY");
+}
+int uncompress(unsigned char *d, unsigned long *dl, const unsigned char *s, unsigned long sl)
+{
+	int (*real)(unsigned char *, unsigned long *, const unsigned char *, unsigned long) =
+		(int (*)())dlsym(RTLD_NEXT, "uncompress");
+	mark_to("INFLATE_SPY");
+	return real(d, dl, s, sl);
+}
+int elf_compress(void *scn, int type, unsigned int flags)
+{
+	int (*real)(void *, int, unsigned int) = (int (*)())dlsym(RTLD_NEXT, "elf_compress");
+	mark_to("INFLATE_SPY");
+	return real(scn, type, flags);
 }
 int dwarf_srclines_b(Dwarf_Die d, Dwarf_Unsigned *v, Dwarf_Small *t, Dwarf_Line_Context *c,
 		     Dwarf_Error *e)
@@ -207,6 +226,39 @@ if [ -n "$SPY" ] && [ -n "$SQLWORK" ]; then
 	n_warm=$(spied "$EBS" report -i sq.data --sort line)
 	check "b. sqlwork: the warm report reads no debug information through libdwarf ($n_cold calls cold, $n_warm warm), the same output" \
 		eval '[ "$n_cold" -gt 0 ] && [ "$n_warm" -eq 0 ] && cmp -s spied.out ref/sq.data.line.out'
+	# libc's separate debug file, its sections compressed (Debian's are): inflated
+	# once into the cache (HEX.v1.inflated), read from there when a unit is missing
+	ldbg=/usr/lib/debug/.build-id/${lbid:0:2}/${lbid:2}.debug
+	if [ ! -e "$ldbg" ] || ! readelf -SW "$ldbg" | grep '\.debug_info' | grep -q ' C '; then
+		skip "b. inflated copy" "libc's debug file is not installed, or its DWARF not compressed"
+	else
+		copy=$CACHE/$lbid.v1.inflated
+		check "b. libc's compressed debug file: an inflated copy kept" [ -f "$copy" ]
+		cp "$copy" good.inflated
+		rm -f "$CACHE"/*.dwarf # the decoded units gone: each must be read again
+		rm -f infl.count
+		n=$(INFLATE_SPY=$PWD/infl.count spied "$EBS" report -i sq.data --sort line)
+		ninf=$(cat infl.count 2>/dev/null | wc -c)
+		check "b. ... a report missing libc's units reads the copy: libdwarf called ($n), nothing inflated ($ninf), the same output" \
+			eval '[ "$n" -gt 0 ] && [ "$ninf" -eq 0 ] && cmp -s spied.out ref/sq.data.line.out'
+		rm -f infl.count
+		INFLATE_SPY=$PWD/infl.count spied "$EBS" report -i sq.data --sort line --no-cache >/dev/null
+		ninf=$(cat infl.count 2>/dev/null | wc -c)
+		check "b. ... and --no-cache inflates libc's sections ($ninf calls)" [ "$ninf" -gt 0 ]
+		# a byte of the copy flipped: not used, made again
+		python3 -c "
+import os, sys
+f = open(sys.argv[1], 'r+b'); n = os.path.getsize(sys.argv[1]); f.seek(n // 2)
+b = f.read(1); f.seek(n // 2); f.write(bytes([b[0] ^ 0x20]))" "$copy"
+		rm -f "$CACHE"/*.dwarf
+		"$EBS" report -i sq.data --sort line >bad-copy.out 2>bad-copy.err
+		check "b. ... a copy with a byte flipped: the same output, no word, the copy made again" \
+			eval 'cmp -s bad-copy.out ref/sq.data.line.out && [ ! -s bad-copy.err ] && cmp -s "$copy" good.inflated'
+		rm -rf "$CACHE"
+		EBS_CACHE_MAX=16M "$EBS" report -i sq.data --sort line >small.out 2>&1
+		check "b. ... no copy when it would take more than a quarter of EBS_CACHE_MAX (16M), the same output" \
+			eval '[ ! -e "$copy" ] && cmp -s small.out ref/sq.data.line.out'
+	fi
 fi
 cat >b.c <<'EOF'
 #include <stdlib.h>

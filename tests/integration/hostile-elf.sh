@@ -2,8 +2,9 @@
 # hostile-elf.sh - a profiled program replaced, after recording, by a
 # corrupted copy of itself: ebs report, report --sort line, annotate and
 # addr2line must survive every copy.  Small programs are built here (gcc
-# DWARF 5 with .debug_rnglists, gcc DWARF 4 with .debug_ranges, clang DWARF 5
-# when installed, and one whose only -g unit holds data), one is recorded,
+# DWARF 5 with .debug_rnglists, gcc DWARF 4 with .debug_ranges, gcc DWARF 5
+# compressed (-gz), clang DWARF 5 when installed, and one whose only -g unit
+# holds data), one is recorded,
 # then seeded mutants of each (byte runs, bit flips, truncation, edited
 # section headers, targeted edits of .debug_rnglists, .debug_loclists,
 # .debug_info, .debug_line, .debug_abbrev, .symtab, .strtab and others) are
@@ -85,6 +86,8 @@ build() {	# NAME COMMAND...: build NAME, or say why not
 }
 build d5 gcc -O2 -g -o d5 prog.c
 build d4 gcc -O2 -gdwarf-4 -o d4 prog.c
+# compressed sections: libdwarf inflates them, and ebs makes its inflated copy (libelf)
+build dz gcc -O2 -g -gz -o dz prog.c
 if command -v clang >/dev/null; then
 	build clang clang -O2 -g -o clang prog.c
 else

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+/*
+ * inflate.c - a debug file's compressed sections, inflated once and kept
+ * in the cache directory (cache.c) beside the decoded units
+ * (dwarf_cache.c).
+ *
+ * Debian's separate debug files (libc6-dbg, the -dbgsym packages) have
+ * their DWARF compressed (SHF_COMPRESSED, zlib).  libdwarf inflates a
+ * section whole when it first reads it, so a report that must decode one
+ * unit the cache lacks (samples in a part of libc no earlier report met)
+ * inflated libc's 9 MB of DWARF again: 60 ms here, most of such a report.
+ * So the first time, the file is copied into the cache with its sections
+ * inflated (libelf's elf_compress, as eu-elfcompress -t none does), and
+ * libdwarf reads that copy from then on.
+ *
+ * Entry HEX.v1.inflated, HEX the DWARF file's build-id: the copy, then a
+ * trailer of 32 bytes: magic, the DWARF file's size and hash (the bytes
+ * sym_hash_file read when the DWARF was opened: a copy of another file with
+ * the same build-id is not used), and the hash of the copy's own bytes.
+ * A copy that does not hold is not used, and made again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gelf.h>
+
+#include "symbolize/dwarf_int.h"
+
+#define INFL_MAGIC   "EBSINFL\n"
+#define INFL_MAX_DIV 4		/* a copy may take a quarter of the cache at most */
+#define INFL_MAX     (1ull << 30) /* and 1 GiB */
+
+struct infl_trailer {
+	char magic[8];
+	u64 src_size;
+	u64 src_hash;
+	u64 body_hash; /* of the bytes before the trailer */
+};
+_Static_assert(sizeof(struct infl_trailer) == 32, "no padding in the trailer");
+
+/*
+ * Has the ELF file on fd a compressed .debug_ section?  *inflated: its
+ * size with them inflated (the compression headers' sizes).
+ */
+static bool has_compressed(int fd, u64 *inflated)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool any = false;
+	Elf *e;
+
+	*inflated = 0;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx)) {
+		elf_end(e);
+		return false;
+	}
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *name;
+		GElf_Chdr ch;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		if ((sh.sh_flags & SHF_COMPRESSED) && name && !strncmp(name, ".debug_", 7) &&
+		    gelf_getchdr(scn, &ch)) {
+			any = true;
+			*inflated += ch.ch_size;
+		} else {
+			*inflated += sh.sh_size;
+		}
+	}
+	elf_end(e);
+	return any;
+}
+
+/* Is the copy open on fd whole, and of the DWARF file di read? */
+static bool copy_holds(const struct dwarf_info *di, int fd, u64 size)
+{
+	struct infl_trailer t;
+	u64 h;
+
+	return size > sizeof(t) &&
+	       pread(fd, &t, sizeof(t), (off_t)(size - sizeof(t))) == (ssize_t)sizeof(t) &&
+	       !memcmp(t.magic, INFL_MAGIC, 8) && t.src_size == di->file_size &&
+	       t.src_hash == di->file_hash && !sym_hash_range(fd, size - sizeof(t), &h) &&
+	       h == t.body_hash;
+}
+
+/* The DWARF file copied onto fd (at 0), its compressed .debug_ sections inflated. */
+static int write_copy(const struct dwarf_info *di, int fd, u64 *len)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	off_t in = 0, out = 0;
+	struct stat st;
+	ssize_t n;
+	Elf *e;
+
+	while ((u64)in < di->file_size &&
+	       (n = copy_file_range(di->fd, &in, fd, &out, di->file_size - (u64)in, 0)) > 0)
+		;
+	if ((u64)in != di->file_size) { /* no copy_file_range between these two: by hand */
+		char buf[1 << 16];
+
+		for (in = out; (u64)in < di->file_size; in += n) {
+			n = pread(di->fd, buf, sizeof(buf), in);
+			if (n <= 0 || pwrite(fd, buf, (size_t)n, in) != n)
+				return n < 0 || errno ? -errno : -EIO;
+		}
+	}
+	e = elf_begin(fd, ELF_C_RDWR, NULL);
+	if (!e || elf_getshdrstrndx(e, &shstrndx)) {
+		elf_end(e);
+		return -EINVAL;
+	}
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *name;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (name && !strncmp(name, ".debug_", 7) && elf_compress(scn, 0, 0) < 0) {
+			elf_end(e);
+			return -EINVAL;
+		}
+	}
+	if (elf_update(e, ELF_C_WRITE) < 0) {
+		elf_end(e);
+		return -EINVAL;
+	}
+	elf_end(e);
+	if (fstat(fd, &st))
+		return -errno;
+	*len = (u64)st.st_size;
+	return 0;
+}
+
+int dwarf_inflated(struct dwarf_info *di)
+{
+	char hex[41], name[80], tmp[160];
+	struct infl_trailer t = {INFL_MAGIC, di->file_size, di->file_hash, 0};
+	u64 inflated, len = 0;
+	struct stat st;
+	int fd, e;
+
+	if (!di->cache || !di->build_id_size || !has_compressed(di->fd, &inflated) ||
+	    inflated > INFL_MAX || inflated > sym_cache__max(di->cache) / INFL_MAX_DIV)
+		return -ENOENT;
+	ebs_format_hex(hex, sizeof(hex), di->build_id, di->build_id_size);
+	snprintf(name, sizeof(name), "%s.v1.inflated", hex);
+	fd = sym_cache__open(di->cache, name, &st);
+	if (fd >= 0 && copy_holds(di, fd, (u64)st.st_size)) {
+		sym_cache__used(fd);
+		goto use;
+	}
+	if (fd >= 0)
+		close(fd);
+	/* none, or one that does not hold: made (again) */
+	fd = sym_cache__create(di->cache, name, tmp, sizeof(tmp));
+	if (fd < 0)
+		return fd;
+	e = write_copy(di, fd, &len);
+	if (!e)
+		e = sym_hash_range(fd, len, &t.body_hash);
+	if (!e && pwrite(fd, &t, sizeof(t), (off_t)len) != (ssize_t)sizeof(t))
+		e = errno ? -errno : -EIO;
+	if (e) {
+		/* a file libelf could not rewrite is not a failure of the cache's */
+		sym_cache__abort(di->cache, fd, tmp, e == -EINVAL ? 0 : -e);
+		return e;
+	}
+	/* the descriptor goes with the commit: the copy is opened again, as any reader would */
+	e = sym_cache__commit(di->cache, fd, tmp, name);
+	if (e)
+		return e;
+	fd = sym_cache__open(di->cache, name, &st);
+	if (fd < 0)
+		return fd;
+	if (!copy_holds(di, fd, (u64)st.st_size)) {
+		close(fd);
+		return -EBADMSG;
+	}
+use:
+	close(di->fd);
+	di->fd = fd;
+	return 0;
+}

@@ -80,11 +80,25 @@ struct annot {
 	bool file_mode;
 	char target_file[4096];
 	u32 target_line;
+	/*
+	 * What a sample of each address (sym_result.id) was counted into, so
+	 * that the next sample there is counted without hashing (report.c's
+	 * row memo): none of it when EBS_DEBUG_NO_MEMO is set.
+	 */
+	struct ann_memo *memo;
+	size_t nmemo;
+};
+
+struct ann_memo {
+	bool set;
+	struct fl_ent *line; /* the file listing's line, or NULL */
+	struct fn_ent *f;    /* the function, or NULL: counted in nofunc */
+	struct addr_cnt *a;  /* the address in a listed function, or NULL */
 };
 
 /* ---- collection ------------------------------------------------------- */
 
-static int add_addr(struct fn_ent *f, u64 addr, const struct sym_result *res)
+static int add_addr(struct fn_ent *f, u64 addr, const struct sym_result *res, struct addr_cnt **out)
 {
 	struct addr_cnt *a;
 
@@ -103,19 +117,57 @@ static int add_addr(struct fn_ent *f, u64 addr, const struct sym_result *res)
 		}
 	}
 	a->n++;
+	*out = a;
 	return 0;
+}
+
+/* Where a sample of res's address went, for the next: m (NULL: none kept). */
+static struct ann_memo *memo_of(struct annot *an, const struct sym_result *res)
+{
+	size_t n;
+
+	if (!res->id || an->rs.no_memo)
+		return NULL;
+	if (res->id >= an->nmemo) {
+		struct ann_memo *v;
+
+		n = an->nmemo ? an->nmemo : 1024;
+		while (n <= res->id)
+			n *= 2;
+		v = realloc(an->memo, n * sizeof(*v));
+		if (!v)
+			return NULL; /* only slower */
+		memset(v + an->nmemo, 0, (n - an->nmemo) * sizeof(*v));
+		an->memo = v;
+		an->nmemo = n;
+	}
+	return &an->memo[res->id];
 }
 
 static int collect(void *ctx, const struct resolved *rv)
 {
 	struct annot *an = ctx;
 	const struct sym_result *res = &rv->res;
+	struct ann_memo *m = memo_of(an, res), put = {.set = true};
 	struct fn_key key = {0};
 	struct fn_ent *f;
 	const struct sym_frame *fr = NULL;
 	bool kernel;
 
 	an->total++;
+	/* counted as the last sample of its address was: its line, function and address */
+	if (m && m->set) {
+		if (m->line)
+			m->line->n++;
+		if (!m->f) {
+			an->nofunc++;
+			return 0;
+		}
+		m->f->samples++;
+		if (m->a)
+			m->a->n++;
+		return 0;
+	}
 	/* the innermost line, or with --no-inline the compiled function's */
 	if (an->file_mode && res->nr_frames)
 		fr = &res->frames[an->o->view.no_inline ? res->nr_frames - 1 : 0];
@@ -150,6 +202,7 @@ static int collect(void *ctx, const struct resolved *rv)
 				}
 			}
 			e->n++;
+			put.line = e;
 		}
 	}
 	/* kernel code: kallsyms names it; its instructions may be in /proc/kcore */
@@ -159,6 +212,8 @@ static int collect(void *ctx, const struct resolved *rv)
 			an->kernel++; /* kallsyms unreadable: no function to list */
 		else
 			an->nofunc++;
+		if (m && !kernel)
+			*m = put;
 		return 0;
 	}
 	key.info = res->info; /* NULL: the kernel, in its own address space */
@@ -191,8 +246,17 @@ static int collect(void *ctx, const struct resolved *rv)
 		}
 	}
 	f->samples++;
+	put.f = f;
 	/* another function than FUNC: counted for "the hottest", never listed */
-	return f->listed ? add_addr(f, res->dso_addr, res) : 0;
+	if (f->listed) {
+		int e = add_addr(f, res->dso_addr, res, &put.a);
+
+		if (e)
+			return e;
+	}
+	if (m && !kernel)
+		*m = put;
+	return 0;
 }
 
 /* ---- one function's model ----------------------------------------------- */
@@ -1122,6 +1186,7 @@ static void free_all(struct annot *an)
 	}
 	ebs_strset__free(&an->fnames);
 	source_cache__free(an->sources);
+	free(an->memo);
 }
 
 int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)

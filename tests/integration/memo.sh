@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # memo.sh - what the views keep to spare the work of a sample like one seen
 # before changes nothing they show.  report counts a sample of an address
-# already counted into the row the last one went to, and call chains take
+# already counted into the row the last one went to (annotate into its
+# function, address and line), and call chains take
 # the frames an address gave before (report.c, callchain.c); with
 # EBS_DEBUG_NO_MEMO set they do neither.  Every view of recordings with
 # frame-pointer chains, DWARF-unwound chains, inlined code and none must be
@@ -45,6 +46,8 @@ for f in fp dw inl; do
 	same "$f: report --children --no-inline" report -i $f.data --children --no-inline
 	same "$f: report --tree" report -i $f.data --tree
 	same "$f: annotate" annotate -i $f.data
+	same "$f: annotate FILE" annotate -i $f.data "$([ $f = inl ] && echo inlmany.c || echo calltree.c)"
+	same "$f: annotate --no-inline --top 3" annotate -i $f.data --no-inline --top 3
 	same "$f: flamegraph" flamegraph -i $f.data -o @OUT@
 	same "$f: export --format pprof" export -i $f.data --format pprof -o @OUT@
 	same "$f: export --format speedscope" export -i $f.data --format speedscope

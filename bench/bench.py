@@ -308,6 +308,10 @@ row('growth_time', 'report --sort func time growth exponent over 1x, 4x, 16x sam
 row('growth_rss', 'report --sort func peak RSS growth exponent over 1x, 4x, 16x samples', 0.1,
     '<=', 'exponent', 'bound: memory does not grow with the samples (16x the samples, '
     'at most 16^0.1 = 1.32x the peak RSS)')
+row('annotate_warm', 'annotate of the hottest function, warm DSO cache / perf annotate --stdio of it',
+    0.5, '<=', 'ratio', 'large SQLite profile; the DSO cache as an earlier annotate of another '
+    'recording of the same program left it (after_report_*: as row 2\'s, left by a report of '
+    'functions, which reads no line table)')
 
 if not SQLWORK:
     skip([k for k in ORDER if k != 'drain'], 'SQLite: ' + SQLITE_WHY)
@@ -320,7 +324,7 @@ except OSError as e:
     sys.exit('bench: cannot run %s: %s' % (EBS, e))
 HAVE_CACHE = '--no-cache' in HELP
 if not HAVE_CACHE:
-    skip(['func_warm', 'noinline_warm'], 'this ebs has no DSO cache (no --no-cache in '
+    skip(['func_warm', 'noinline_warm', 'annotate_warm'], 'this ebs has no DSO cache (no --no-cache in '
          'ebs report --help): every report is a first one')
 
 
@@ -374,7 +378,7 @@ def hottest(data, dso):
 MACHINE_PROGRAMS = {}
 
 
-def report_block(data_e, data_p, dso, warm):
+def report_block(data_e, data_p, dso, warm, warm_ann=None):
     """The report and annotate runs of one profile (rows func, noinline,
     line_func, annotate, rss, and their warm-cache forms): a dict of fields."""
     hot = hottest(data_e, dso)
@@ -392,6 +396,8 @@ def report_block(data_e, data_p, dso, warm):
             ('e_func_warm', lambda: ebs_run('report', data_e, ['--sort', 'func'], 'warm', warm)),
             ('e_noinl_warm', lambda: ebs_run('report', data_e, ['--sort', 'func', '--no-inline'],
                                              'warm', warm)),
+            ('e_ann_warm', lambda: ebs_run('annotate', data_e, [hot], 'warm', warm_ann)),
+            ('e_ann_after_report', lambda: ebs_run('annotate', data_e, [hot], 'warm', warm)),
             ('e_func_off', lambda: ebs_run('report', data_e, ['--sort', 'func'], 'off')),
             ('e_noinl_off', lambda: ebs_run('report', data_e, ['--sort', 'func', '--no-inline'],
                                             'off')),
@@ -443,6 +449,12 @@ def fill_report_rows(res, samples):
                   ebs_rss_mb_median=med(rss(res['e_func_warm'])))
         set_ratio('noinline_warm', wall(res['e_noinl_warm']), wall(res['p_sym']),
                   **pair_fields(wall(res['e_noinl_warm']), wall(res['p_sym'])), samples=samples)
+        set_ratio('annotate_warm', wall(res['e_ann_warm']), wall(res['p_ann']),
+                  **pair_fields(wall(res['e_ann_warm']), wall(res['p_ann'])), function=res['hot'],
+                  samples=samples, ebs_rss_mb_median=med(rss(res['e_ann_warm'])),
+                  after_report_ebs_median=med(wall(res['e_ann_after_report'])),
+                  after_report_ratio=summary(wall(res['e_ann_after_report']),
+                                             wall(res['p_ann']))['ratio'])
     set_ratio('line_func', wall(res['e_line']), wall(res['e_func']), ebs_line_median=med(
         wall(res['e_line'])), ebs_func_median=med(wall(res['e_func'])), component_unit='s',
         samples=samples)
@@ -468,6 +480,7 @@ def fill_gen_rows(res, samples):
     ROWS['rss']['gen2000'] = g(summary(rss(res['e_func']), rss(res['p_sym'])))
     if 'e_func_warm' in res:
         ROWS['func_warm']['gen2000'] = g(summary(wall(res['e_func_warm']), wall(res['p_sym'])))
+        ROWS['annotate_warm']['gen2000'] = g(summary(wall(res['e_ann_warm']), wall(res['p_ann'])))
         ROWS['noinline_warm']['gen2000'] = g(summary(wall(res['e_noinl_warm']), wall(res['p_sym'])))
 
 
@@ -557,15 +570,15 @@ def sqlite_version():
     return '?'
 
 
-def warm_cache(name, data):
-    """A DSO cache as a returning user has it: what one default report of
-    another recording of the same program left."""
+def warm_cache(name, data, sub='report'):
+    """A DSO cache as a returning user has it: what one default report (or
+    annotate) of another recording of the same program left."""
     if not HAVE_CACHE:
         return None
     d = os.path.join(OUT, 'xdg-warm-' + name)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
-    capture([EBS, 'report', '-i', data], env=dict(BASE_ENV, XDG_CACHE_HOME=d))
+    capture([EBS, sub, '-i', data], env=dict(BASE_ENV, XDG_CACHE_HOME=d))
     return d
 
 
@@ -573,20 +586,22 @@ def sqlite_reports():
     large_e, large_p = SQL[('ebs', '16x')], SQL[('perf', '16x')]
     samples = {'ebs': large_e['samples'], 'perf': large_p['samples']}
     warm = warm_cache('sqlite', SQL[('ebs', '1x')]['path'])
+    warm_ann = warm_cache('sqlite-ann', SQL[('ebs', '1x')]['path'], 'annotate')
     progress('SQLite, large profile: reports and annotate, %d rounds' % RUNS)
-    res = report_block(large_e['path'], large_p['path'], 'sqlwork', warm)
+    res = report_block(large_e['path'], large_p['path'], 'sqlwork', warm, warm_ann)
     fill_report_rows(res, samples)
 
 
 def gen_reports():
-    warm = None
+    warm = warm_ann = None
     if HAVE_CACHE:
         # another recording of the same program for the warm cache
         other = os.path.join(OUT, 'gen-other.ebs')
         measure(recorder('ebs', HZ, other) + [BIG, '2000'])
         warm = warm_cache('gen', other)
+        warm_ann = warm_cache('gen-ann', other, 'annotate')
     progress('2,000-function program: reports and annotate, %d rounds' % RUNS)
-    res = report_block(GEN['ebs'], GEN['perf'], os.path.basename(BIG), warm)
+    res = report_block(GEN['ebs'], GEN['perf'], os.path.basename(BIG), warm, warm_ann)
     fill_gen_rows(res, {'ebs': GEN['ebs_samples'], 'perf': GEN['perf_samples']})
 
 
@@ -861,7 +876,8 @@ def main():
         step([k for k in ORDER if k not in ('drain', 'size', 'rec_cpu', 'slow_1k', 'slow_10k')],
              sqlite_recordings)
         if ('ebs', '16x') in SQL and ('perf', '16x') in SQL:
-            step(['func', 'func_warm', 'noinline', 'noinline_warm', 'line_func', 'annotate', 'rss'],
+            step(['func', 'func_warm', 'noinline', 'noinline_warm', 'line_func', 'annotate', 'rss',
+                  'annotate_warm'],
                  sqlite_reports)
             step(['line'], line_rows)
             step(['growth_time', 'growth_rss'], growth_rows)

@@ -32,7 +32,7 @@
 #include "symbolize/dwarf_int.h"
 
 #define INFL_MAGIC   "EBSINFL\n"
-#define INFL_MAX_DIV 4		/* a copy may take a quarter of the cache at most */
+#define INFL_MAX_DIV 4		  /* a copy may take a quarter of the cache at most */
 #define INFL_MAX     (1ull << 30) /* and 1 GiB */
 
 struct infl_trailer {
@@ -80,8 +80,11 @@ static bool has_compressed(int fd, u64 *inflated)
 	return any;
 }
 
-/* Is the copy open on fd whole, and of the DWARF file di read? */
-static bool copy_holds(const struct dwarf_info *di, int fd, u64 size)
+/*
+ * Is the copy open on fd of the DWARF file di read, and (whole) are its
+ * bytes those its trailer hashed?
+ */
+static bool copy_holds(const struct dwarf_info *di, int fd, u64 size, bool whole)
 {
 	struct infl_trailer t;
 	u64 h;
@@ -89,8 +92,8 @@ static bool copy_holds(const struct dwarf_info *di, int fd, u64 size)
 	return size > sizeof(t) &&
 	       pread(fd, &t, sizeof(t), (off_t)(size - sizeof(t))) == (ssize_t)sizeof(t) &&
 	       !memcmp(t.magic, INFL_MAGIC, 8) && t.src_size == di->file_size &&
-	       t.src_hash == di->file_hash && !sym_hash_range(fd, size - sizeof(t), &h) &&
-	       h == t.body_hash;
+	       t.src_hash == di->file_hash &&
+	       (!whole || (!sym_hash_range(fd, size - sizeof(t), &h) && h == t.body_hash));
 }
 
 /* The DWARF file copied onto fd (at 0), its compressed .debug_ sections inflated. */
@@ -157,7 +160,7 @@ int dwarf_inflated(struct dwarf_info *di)
 	ebs_format_hex(hex, sizeof(hex), di->build_id, di->build_id_size);
 	snprintf(name, sizeof(name), "%s.v1.inflated", hex);
 	fd = sym_cache__open(di->cache, name, &st);
-	if (fd >= 0 && copy_holds(di, fd, (u64)st.st_size)) {
+	if (fd >= 0 && copy_holds(di, fd, (u64)st.st_size, true)) {
 		sym_cache__used(fd);
 		goto use;
 	}
@@ -184,7 +187,8 @@ int dwarf_inflated(struct dwarf_info *di)
 	fd = sym_cache__open(di->cache, name, &st);
 	if (fd < 0)
 		return fd;
-	if (!copy_holds(di, fd, (u64)st.st_size)) {
+	/* just hashed as written; another run's, renamed over it since, is whole too */
+	if (!copy_holds(di, fd, (u64)st.st_size, false)) {
 		close(fd);
 		return -EBADMSG;
 	}

@@ -23,7 +23,7 @@ want = {  # id: (comparison, target)
     'noinline_warm': ('<=', 0.5), 'line': ('<=', 0.02), 'line_func': ('<=', 1.5),
     'annotate': ('<=', 0.5), 'rss': ('<=', 1.0), 'size': ('<=', 0.5), 'rec_cpu': ('<=', 0.5),
     'slow_1k': ('<=', 1.0), 'slow_10k': ('<=', 1.0), 'drain': ('>=', 1.0),
-    'growth_time': ('<=', 1.0), 'growth_rss': ('<=', 0.1),
+    'growth_time': ('<=', 1.0), 'growth_rss': ('<=', 0.1), 'annotate_warm': ('<=', 0.5),
 }
 try:
     doc = json.load(open(sys.argv[1]))

@@ -278,13 +278,13 @@ CMP_SORT = 'perf report --stdio --sort sym'
 row('func', 'report --sort func (inline-aware), first report / perf report --sort sym',
     0.5, '<=', 'ratio', 'large SQLite profile; ebs with an empty XDG_CACHE_HOME and a fresh copy '
     'of the file each run')
-row('func_warm', 'report --sort func (inline-aware), warm DSO cache / perf report --sort sym',
+row('func_warm', 'report --sort func (inline-aware), warm DWARF cache / perf report --sort sym',
     0.5, '<=', 'ratio', 'large SQLite profile; the DSO cache as an earlier report of another '
     'recording of the same program left it')
 row('noinline', 'report --sort func --no-inline, first report / perf report --sort sym',
     0.5, '<=', 'ratio', 'large SQLite profile; empty XDG_CACHE_HOME')
-row('noinline_warm', 'report --sort func --no-inline, warm DSO cache / perf report --sort sym',
-    0.5, '<=', 'ratio', 'large SQLite profile; warm DSO cache')
+row('noinline_warm', 'report --sort func --no-inline, warm DWARF cache / perf report --sort sym',
+    0.5, '<=', 'ratio', 'large SQLite profile; warm DWARF cache')
 row('line', 'report --sort line / perf report --sort srcline', 0.02, '<=', 'ratio',
     'small SQLite profile; perf once (it takes long), with a timeout; min/max from ebs\'s runs')
 row('line_func', 'report --sort line / report --sort func (ebs alone)', 1.5, '<=', 'ratio',
@@ -308,7 +308,7 @@ row('growth_time', 'report --sort func time growth exponent over 1x, 4x, 16x sam
 row('growth_rss', 'report --sort func peak RSS growth exponent over 1x, 4x, 16x samples', 0.1,
     '<=', 'exponent', 'bound: memory does not grow with the samples (16x the samples, '
     'at most 16^0.1 = 1.32x the peak RSS)')
-row('annotate_warm', 'annotate of the hottest function, warm DSO cache / perf annotate --stdio of it',
+row('annotate_warm', 'annotate of the hottest function, warm DWARF cache / perf annotate --stdio of it',
     0.5, '<=', 'ratio', 'large SQLite profile; the DSO cache as an earlier annotate of another '
     'recording of the same program left it (after_report_*: as row 2\'s, left by a report of '
     'functions, which reads no line table)')

@@ -49,7 +49,8 @@ static const char usage_text[] =
 	"      --demangle     C++ names demangled (the default); --no-demangle: as in the files\n"
 	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
 	"      --no-cache     decode DWARF afresh, neither reading nor writing the cache of\n"
-	"                     decoded DWARF ($XDG_CACHE_HOME/ebs, ~/.cache/ebs)\n"
+	"                     decoded DWARF ($XDG_CACHE_HOME/ebs, ~/.cache/ebs; its size: EBS_CACHE_MAX,\n"
+	"                     default 512M)\n"
 	"  -D, --dump         print every record of the file, one line each\n"
 	"      --no-pager     on a terminal too, no pager ($EBS_PAGER, $PAGER or less)\n";
 

@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,13 +268,18 @@ void sym_cache__free(struct sym_cache *c)
 	free(c);
 }
 
-/* One warning line per run, whatever goes wrong after the first. */
+/*
+ * One warning line per run, whatever goes wrong after the first: what (and
+ * err's words, unless 0), and how to go on without a word.
+ */
 static void cache_warn(struct sym_cache *c, const char *what, int err)
 {
 	pthread_mutex_lock(&c->lock);
 	if (!c->warned)
-		symbolizer__warn(c->s, "cache %s: %s: %s (reports go on without it)", c->dir, what,
-				 strerror(err));
+		symbolizer__warn(c->s,
+				 "cache %s: %s%s%s (reports go on without it; --no-cache or "
+				 "EBS_CACHE_MAX=0 goes without a word)",
+				 c->dir, what, err ? ": " : "", err ? strerror(err) : "");
 	c->warned = true;
 	pthread_mutex_unlock(&c->lock);
 }
@@ -283,7 +289,7 @@ static void cache_warn(struct sym_cache *c, const char *what, int err)
  * directory of uid's own: root under sudo, with the user's HOME, must not
  * leave directories of root's in the user's home.
  */
-static int make_dirs(char *path, uid_t uid)
+static int make_dirs(char *path, uid_t uid, char *why, size_t why_len)
 {
 	char *slash = path;
 	struct stat st;
@@ -304,10 +310,18 @@ static int make_dirs(char *path, uid_t uid)
 				e = stat(path, &st) ? -errno : 0;
 				*last = '/';
 			}
-			if (!e && st.st_uid != uid)
+			if (!e && st.st_uid != uid) {
+				/* the missing directory, then its parent, not the caller's */
 				e = -EPERM;
-			if (!e && mkdir(path, 0700) && errno != EEXIST)
+				snprintf(why, why_len,
+					 "%s does not exist, and %.*s is not yours to make it in",
+					 path, last == path ? 1 : (int)(last - path), path);
+			} else if (!e && mkdir(path, 0700) && errno != EEXIST) {
 				e = -errno;
+				snprintf(why, why_len, "%s: %s", path, strerror(-e));
+			} else if (e) {
+				snprintf(why, why_len, "%s: %s", path, strerror(-e));
+			}
 			if (e) {
 				if (next)
 					*next = '/';
@@ -332,9 +346,12 @@ static int cache_dir(struct sym_cache *c)
 	c->unusable = true;
 	fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
-		e = make_dirs(c->dir, c->uid);
+		char why[2 * PATH_MAX + 64] = "", what[sizeof(why) + 32];
+
+		e = make_dirs(c->dir, c->uid, why, sizeof(why));
 		if (e) {
-			cache_warn(c, "cannot be made", -e);
+			snprintf(what, sizeof(what), "cannot be made: %s", why);
+			cache_warn(c, what, 0);
 			return -1;
 		}
 		fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -346,9 +363,23 @@ static int cache_dir(struct sym_cache *c)
 			   errno == ELOOP ? ENOTDIR : errno);
 		return -1;
 	}
-	if (fstat(fd, &st) || st.st_uid != c->uid || (st.st_mode & 022)) {
+	if (fstat(fd, &st)) {
+		e = errno;
 		close(fd);
-		cache_warn(c, "not a directory of yours that only you may write to", EPERM);
+		cache_warn(c, "cannot be opened", e);
+		return -1;
+	}
+	if (st.st_uid != c->uid || (st.st_mode & 022)) {
+		char what[96];
+
+		if (st.st_uid != c->uid)
+			snprintf(what, sizeof(what), "not yours (its owner is uid %u)",
+				 (unsigned int)st.st_uid);
+		else
+			snprintf(what, sizeof(what), "others may write to it (mode %03o)",
+				 (unsigned int)(st.st_mode & 0777));
+		close(fd);
+		cache_warn(c, what, 0);
 		return -1;
 	}
 	c->dfd = fd;
@@ -511,6 +542,14 @@ void sym_cache__evict(struct sym_cache *c)
 int sym_cache__commit(struct sym_cache *c, int fd, const char *tmp, const char *name)
 {
 	int e = 0;
+	struct stat st;
+
+	/* larger than the cap: not kept, and nothing else evicted for it */
+	if (!fstat(fd, &st) && (u64)st.st_size > c->max) {
+		close(fd);
+		unlinkat(c->dfd, tmp, 0);
+		return -EFBIG;
+	}
 
 	if (close(fd))
 		e = errno;

@@ -360,9 +360,11 @@ u64 sym_cache__max(const struct sym_cache *c);
 void sym_cache__used(int fd);
 /*
  * Begin writing entry name: a new temporary file beside it (open for
- * reading too), its name in tmp.  The descriptor, or -errno (said once).  Then sym_cache__commit
- * (closes fd, renames the file into place, evicts), or sym_cache__abort
- * (closes fd, removes the file; err nonzero: why the write failed, said).
+ * reading too), its name in tmp.  The descriptor, or -errno (said once).
+ * Then sym_cache__commit (closes fd, renames the file into place, evicts;
+ * an entry larger than the cap is removed instead, -EFBIG, and nothing
+ * evicted), or sym_cache__abort (closes fd, removes the file; err
+ * nonzero: why the write failed, said).
  */
 int sym_cache__create(struct sym_cache *c, const char *name, char *tmp, size_t tmp_len);
 int sym_cache__commit(struct sym_cache *c, int fd, const char *tmp, const char *name);

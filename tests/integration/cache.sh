@@ -449,6 +449,15 @@ if [ -x b ]; then
 	check "e. over the cap: the least recently used entry goes, the others stay" \
 		eval '[ ! -e "$oldest" ] && [ "$(ls "$CACHE"/*.dwarf | wc -l)" -eq "$n_all" ]'
 fi
+# an entry larger than the cap: not kept, and nothing evicted for it (b's stays)
+if [ -x b ]; then
+	rm -rf "$CACHE"
+	"$EBS" addr2line -e "$PWD/b" $addrs >/dev/null 2>&1
+	small=$(ls "$CACHE")
+	EBS_CACHE_MAX=$(( $(stat -c %s "$CACHE/$small") + 4096 )) "$EBS" report -i $cdata --sort line >e.got 2>e.err
+	check "e. an entry larger than the cap: not kept, nothing evicted for it, the same output, no word" \
+		eval '[ "$(ls "$CACHE")" = "$small" ] && cmp -s e.got c.want && cmp -s e.err c.want.err'
+fi
 rm -rf "$CACHE"
 EBS_CACHE_MAX=1 "$EBS" report -i $cdata --sort line >e.got 2>e.err
 check "e. EBS_CACHE_MAX=1: the same output, nothing kept" \
@@ -470,7 +479,8 @@ mkdir -p "$CACHE"
 chmod 770 "$CACHE"
 "$EBS" report -i $cdata --sort line >f.got 2>f.err
 check "f. a group-writable directory: not used, the same output, one warning line" \
-	eval 'cmp -s f.got c.want && one_more f.err && grep -q "only you may write" f.err && [ -z "$(ls "$CACHE")" ]'
+	eval 'cmp -s f.got c.want && one_more f.err && grep -q "others may write to it (mode 770)" f.err &&
+	      grep -q "EBS_CACHE_MAX=0 goes without a word" f.err && [ -z "$(ls "$CACHE")" ]'
 rm -rf "$CACHE"
 mkdir -p "$XDG_CACHE_HOME"
 ln -s "$TMP" "$CACHE"

@@ -155,6 +155,7 @@ static const struct {
 } cmds[] = {
 	{"record", cmd_record, "sample a command, processes (-p) or the whole system (-a)"},
 	{"report", cmd_report, "hotspots of an ebs.data file, by function, source line or DSO"},
+	{"stat", cmd_stat, "count events over a command's run (-r N: its statistics)"},
 	{"calibrate", cmd_calibrate,
 	 "choose sample-after values for a command: measured, verified"},
 	{"annotate", cmd_annotate,

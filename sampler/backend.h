@@ -22,6 +22,11 @@ struct sampler_backend {
 	int (*start)(struct sampler *s, struct ebs_error *err);
 	/* Wait up to timeout_ms for data, then move it into the writer: 0 or -errno. */
 	int (*read)(struct sampler *s, int timeout_ms, struct ebs_error *err);
+	/*
+	 * The counters' totals so far into counted[], scaled[] and running[],
+	 * while they run (ebs stat -I); NULL where the backend cannot.
+	 */
+	int (*peek)(struct sampler *s);
 	/* Disable the counters, drain what is left, fill counted[] if it can. */
 	int (*stop)(struct sampler *s, struct ebs_error *err);
 	void (*close)(struct sampler *s);

@@ -902,11 +902,13 @@ static void add_scaled(struct sampler *s, unsigned int ev, u64 value, u64 enable
 /*
  * The counters' own totals: what each counter counted over the run, exited
  * children included (the kernel folds an inherited counter into its parent
- * when the child exits).  One COUNT record per counter, with its CPU and
- * target thread, so that a report can set the samples against what was
- * counted and tell multiplexing from a thread that ran on another CPU.
+ * when the child exits).  With write, one COUNT record per counter, with
+ * its CPU and target thread, so that a report can set the samples against
+ * what was counted and tell multiplexing from a thread that ran on another
+ * CPU; without, the totals so far only (a running child's counts join when
+ * it exits).
  */
-static int write_counts(struct sampler *s, struct perf_session *p)
+static int sum_counts(struct sampler *s, struct perf_session *p, bool write)
 {
 	unsigned int ev, t, c;
 	int err;
@@ -949,7 +951,7 @@ static int write_counts(struct sampler *s, struct perf_session *p)
 					running += v[2];
 					enabled = v[1] > enabled ? v[1] : enabled;
 				}
-				err = ebs_writer__add(s->w, &rec.hdr);
+				err = write ? ebs_writer__add(s->w, &rec.hdr) : 0;
 				if (err)
 					return err;
 			}
@@ -974,10 +976,16 @@ static int perf_stop(struct sampler *s, struct ebs_error *err)
 	int e;
 
 	e = session_stop(p, err);
-	if (!e && (e = write_counts(s, p)))
+	if (!e && (e = sum_counts(s, p, true)))
 		ebs_error__set(err, -e, "%s: write failed: %s", ebs_output_name(s->opts->output),
 			       strerror(-e));
 	return e;
+}
+
+/* The counters' totals so far, into s->counted, scaled and running; no record written. */
+static int perf_peek(struct sampler *s)
+{
+	return sum_counts(s, s->priv, false);
 }
 
 const struct sampler_backend perf_backend = {
@@ -985,6 +993,7 @@ const struct sampler_backend perf_backend = {
 	.open = perf_open,
 	.start = perf_start,
 	.read = perf_read,
+	.peek = perf_peek,
 	.stop = perf_stop,
 	.close = perf_close,
 };

@@ -495,7 +495,8 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	char sn[32];
 	struct rusage ru;
 	unsigned int i;
-	u64 t0, t_exec = 0;
+	u64 t0, t_exec = 0, t_base, next_tick;
+	bool ticking;
 
 	memset(res, 0, sizeof(*res));
 	cap_frequency(&copy);
@@ -513,6 +514,7 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		return ebs_error__set(err, -n, "out of memory");
 	s.nr_cpus = (unsigned int)n;
 
+	ticking = o->interval_ms && o->on_interval && s.backend->peek;
 	got_signal = nr_signals = got_child = 0;
 	install_handlers(old);
 
@@ -574,7 +576,12 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	if (child > 0) {
 		int exec_errno = 0;
 
-		/* let it exec, then learn whether exec worked */
+		/*
+		 * let it exec, then learn whether exec worked; the clock read
+		 * first, as the command may run (and end) before this thread
+		 * runs again
+		 */
+		t_exec = ebs_clock_ns();
 		if (write(go_fd, "g", 1) != 1) {
 			e = ebs_error__set(err, errno, "cannot start '%s': %s", o->argv[0],
 					   strerror(errno));
@@ -582,7 +589,6 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		}
 		close(go_fd);
 		go_fd = -1;
-		t_exec = ebs_clock_ns();
 		if (read(exec_fd, &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno)) {
 			e = ebs_error__set(err, exec_errno, "cannot run '%s': %s", o->argv[0],
 					   strerror(exec_errno));
@@ -596,7 +602,11 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 
 	/* collect; from here on a failure keeps what was recorded */
 	collecting = true;
+	t_base = t_exec ? t_exec : t0; /* the intervals count from exec, or from the start */
+	next_tick = t_base + (u64)o->interval_ms * 1000000ull;
 	for (;;) {
+		int wait_ms = 200;
+
 		if (got_signal && !stopping) {
 			stopping = true;
 			sig_name(got_signal, sn, sizeof(sn));
@@ -630,7 +640,20 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		}
 		if (child > 0 ? child_done : (stopping || (o->nr_pids && !any_pid_alive(o))))
 			break;
-		e = s.backend->read(&s, 200, err);
+		if (ticking) {
+			u64 now = ebs_clock_ns();
+
+			if (now >= next_tick) {
+				if (!s.backend->peek(&s))
+					o->on_interval(o->interval_ctx, next_tick - t_base,
+						       s.scaled, s.nr_events);
+				next_tick += (u64)o->interval_ms * 1000000ull;
+				now = ebs_clock_ns();
+			}
+			if (next_tick > now && (next_tick - now) / 1000000ull < (u64)wait_ms)
+				wait_ms = (int)((next_tick - now) / 1000000ull) + 1;
+		}
+		e = s.backend->read(&s, wait_ms, err);
 		if (!e && (e = ebs_writer__flush(s.w)))
 			ebs_error__set(err, -e, "%s: write failed: %s", ebs_output_name(o->output),
 				       strerror(-e));
@@ -640,6 +663,8 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	e = s.backend->stop(&s, err);
 	if (e)
 		goto out;
+	if (ticking) /* the last, partial interval: up to the end */
+		o->on_interval(o->interval_ctx, ebs_clock_ns() - t_base, s.scaled, s.nr_events);
 	s.backend->close(&s);
 	ebs_writer__totals(s.w, &res->samples, &res->lost, &res->throttled);
 	res->have_counts = s.have_counts;

@@ -114,6 +114,16 @@ struct record_opts {
 	 */
 	void (*at_end)(void *ctx, struct ebs_writer *w);
 	void *at_end_ctx;
+	/*
+	 * Every interval_ms while the command runs (ebs stat -I), and once
+	 * more at its end: the counters' totals so far (scaled as in
+	 * record_result.counted, which is also what the last call gives) and
+	 * the time since exec.  Only with a backend that can read them while
+	 * they run (perf); 0: never.
+	 */
+	unsigned int interval_ms;
+	void (*on_interval)(void *ctx, u64 ns, const double *totals, unsigned int nr);
+	void *interval_ctx;
 };
 
 struct record_result {

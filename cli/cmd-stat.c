@@ -1,0 +1,719 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd-stat.c - ebs stat: count events over a command's run (no samples),
+ * once or -r N times, and print each count with its share of the time it
+ * counted, the derived figures (instructions per cycle, miss ratios,
+ * events per second) and, over repeats, the statistics of util/stats.h.
+ *
+ * Each run is an ebs record session that counts only (record_opts.
+ * count_only) into a temporary file, whose COUNT records (value, enabled
+ * and running time, per CPU or thread) are summed here.  An event this
+ * machine cannot open is not counted: its row says why.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/builtin.h"
+#include "sampler/sampler.h"
+#include "util/json.h"
+#include "util/stats.h"
+
+#include <linux/perf_event.h>
+
+#define MAX_RUNS 1000
+
+static const char usage_text[] =
+	"usage: ebs stat [-e EVENT[,EVENT...] | --all-events] [-r N | -I MS]\n"
+	"                [-x SEP | --csv] [--json] [-o FILE] [--] CMD [ARGS...]\n"
+	"\n"
+	"Count events over CMD's run, without sampling.\n"
+	"\n"
+	"  -e, --event E      events (default: task-clock, context-switches, page-faults,\n"
+	"                     cycles, instructions, branches, branch-misses);\n"
+	"                     'ebs list' shows them; :u and :k as for record\n"
+	"  -r, --repeat N     run CMD N times (1-1000): mean, standard deviation, min, max,\n"
+	"                     mode and a 95% interval of the mean, outlying runs culled\n"
+	"      --all-events   every event 'ebs list' offers, CMD run again for each group of\n"
+	"                     hardware events the PMU holds at once (after a warm-up run)\n"
+	"  -I, --interval MS  also the counts of every MS milliseconds (10 or more) while\n"
+	"                     CMD runs, each with its time since CMD started\n"
+	"  -x, --field-separator SEP   one line per event, fields separated by SEP\n"
+	"      --csv          the same with SEP ','\n"
+	"      --json         one JSON object (docs/ebs-stat.1)\n"
+	"  -o, --output F     write the counts to F instead of standard error\n"
+	"\n"
+	"The exit status is CMD's (of its last run).  An event this machine cannot\n"
+	"count (a hardware one without a PMU) says so on its row.\n";
+
+enum { OPT_CSV = 0x2000, OPT_JSON, OPT_ALL };
+
+#define MIN_INTERVAL_MS 10 /* below it, reading the counters is most of what is measured */
+/*
+ * Hardware events a run with --all-events: the general-purpose counters
+ * of the smallest PMU ebs supports (Intel's architectural PMU version 2 and
+ * later have 4 a thread, more without Hyper-Threading; AMD's 4 to 6).
+ */
+#define HW_PER_RUN 4
+
+static const struct option longopts[] = {
+	{"event", required_argument, NULL, 'e'},
+	{"repeat", required_argument, NULL, 'r'},
+	{"interval", required_argument, NULL, 'I'},
+	{"all-events", no_argument, NULL, OPT_ALL},
+	{"field-separator", required_argument, NULL, 'x'},
+	{"csv", no_argument, NULL, OPT_CSV},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"output", required_argument, NULL, 'o'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static const char default_events[] = "task-clock,context-switches,page-faults,cycles,"
+				     "instructions,branches,branch-misses";
+
+struct stat_event {
+	struct event_spec spec;
+	int open_err;	   /* 0: counted; else why not (-errno of the probe) */
+	int slot;	   /* its index among the events of its pass's runs, or -1: not counted */
+	unsigned int pass; /* --all-events: the run (from 0) that counts it */
+	double *values;	   /* per run, scaled to the enabled time */
+	double enabled;	   /* ns, summed over the runs */
+	double running;	   /* ns, summed over the runs */
+	struct ebs_summary sum;
+};
+
+/* One interval of -I: its end (since exec) and each counted event's count in it. */
+struct interval {
+	double t;
+	double counts[EBS_MAX_EVENTS];
+};
+
+struct ticker {
+	const struct stat_opts *so;
+	FILE *out;
+	double prev[EBS_MAX_EVENTS]; /* the totals at the last interval's end */
+	struct interval *v;
+	size_t n, cap;
+	bool oom;
+};
+
+struct stat_opts {
+	struct stat_event ev[EBS_MAX_EVENTS];
+	unsigned int nr_ev;
+	unsigned long runs;
+	unsigned int interval_ms; /* -I; 0: none */
+	bool user_only;		  /* some events fell back to :u (perf_event_paranoid) */
+	bool all_events;	  /* every event ebs list offers, a run per counter group */
+	unsigned int passes;	  /* runs of CMD per repeat: 1, or --all-events' groups */
+	const char *sep;	  /* -x, --csv */
+	bool json;
+	const char *output;
+	char *const *argv;
+};
+
+/*
+ * One run's counts, from its counting file.  The records of one event and
+ * thread, one per CPU, are each enabled all the thread's time and run while
+ * it is on their CPU: the thread's counter ran the sum of their running
+ * times out of the longest enabled one, as sampler/perf.c's add_scaled
+ * reads them.  A hardware count that ran less than that (0.1% slack) was
+ * multiplexed, and is scaled to the time it was enabled; a software one
+ * never is (its times may part under load).  *scaled, *enabled, *running
+ * per event, summed over threads.
+ */
+static int read_counts(const char *path, const struct event_spec *evs, double *scaled, u64 *enabled,
+		       u64 *running, unsigned int nr, struct ebs_error *err)
+{
+	const struct ebs_rec *rec;
+	struct ebs_data *d = ebs_data__open(path, err);
+	u64 value = 0, en = 0, run = 0;
+	int e, ev = -1;
+	u32 tid = 0;
+
+	if (!d)
+		return err->err;
+	memset(scaled, 0, nr * sizeof(*scaled));
+	memset(enabled, 0, nr * sizeof(*enabled));
+	memset(running, 0, nr * sizeof(*running));
+	for (;;) {
+		const struct ebs_rec_count *c = NULL;
+
+		e = ebs_data__next(d, &rec, err);
+		if (e > 0 && (rec->type != EBS_REC_COUNT ||
+			      ((const struct ebs_rec_count *)rec)->event >= nr))
+			continue;
+		if (e > 0)
+			c = (const void *)rec;
+		/* the end of one event's records for one thread: its counter's total */
+		if (ev >= 0 && (!c || c->event != ev || c->tid != tid)) {
+			bool mux =
+				evs[ev].type != PERF_TYPE_SOFTWARE && run && run < en - en / 1000;
+
+			scaled[ev] +=
+				mux ? (double)value * (double)en / (double)run : (double)value;
+			enabled[ev] += en;
+			running[ev] += run < en ? run : en;
+			value = en = run = 0;
+		}
+		if (!c)
+			break;
+		ev = c->event;
+		tid = c->tid;
+		value += c->value;
+		run += c->time_running;
+		en = c->time_enabled > en ? c->time_enabled : en;
+	}
+	ebs_data__close(d);
+	return e < 0 ? e : 0;
+}
+
+/* record's interval hook: the counts since the last, kept, and printed now unless JSON */
+static void on_tick(void *ctx, u64 ns, const double *totals, unsigned int nr)
+{
+	struct ticker *t = ctx;
+	const struct stat_opts *so = t->so;
+	struct interval *iv;
+	unsigned int i;
+
+	if (t->oom || ebs_grow((void **)&t->v, &t->cap, t->n, sizeof(*t->v), 64)) {
+		t->oom = true;
+		return;
+	}
+	iv = &t->v[t->n++];
+	iv->t = (double)ns * 1e-9;
+	for (i = 0; i < nr; i++) {
+		iv->counts[i] = totals[i] - t->prev[i];
+		t->prev[i] = totals[i];
+	}
+	if (so->json)
+		return;
+	for (i = 0; i < so->nr_ev; i++) {
+		const struct stat_event *ev = &so->ev[i];
+
+		if (ev->slot < 0)
+			continue;
+		if (so->sep)
+			fprintf(t->out, "%.6f%s%.0f%s%s\n", iv->t, so->sep, iv->counts[ev->slot],
+				so->sep, ev->spec.name);
+		else
+			fprintf(t->out, "%14.6f %18.0f      %s\n", iv->t, iv->counts[ev->slot],
+				ev->spec.name);
+	}
+	fflush(t->out);
+}
+
+static void print_intervals_json(struct ebs_json *j, const struct stat_opts *so,
+				 const struct ticker *t)
+{
+	unsigned int i;
+	size_t k;
+
+	ebs_json__key(j, "intervals");
+	ebs_json__arr(j);
+	for (k = 0; k < t->n; k++) {
+		ebs_json__obj(j);
+		ebs_json__key_num(j, "t", "%.6f", t->v[k].t);
+		ebs_json__key(j, "counts");
+		ebs_json__obj(j);
+		for (i = 0; i < so->nr_ev; i++)
+			if (so->ev[i].slot >= 0)
+				ebs_json__key_num(j, so->ev[i].spec.name, "%.0f",
+						  t->v[k].counts[so->ev[i].slot]);
+		ebs_json__obj_end(j);
+		ebs_json__obj_end(j);
+	}
+	ebs_json__arr_end(j);
+}
+
+/* Is name (its :u or :k aside) the event want? */
+static bool is(const char *name, const char *want)
+{
+	size_t n = strlen(want);
+
+	return !strncmp(name, want, n) && (name[n] == '\0' || name[n] == ':');
+}
+
+static double value_of(const struct stat_opts *so, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < so->nr_ev; i++)
+		if (so->ev[i].slot >= 0 && is(so->ev[i].spec.name, name))
+			return so->ev[i].sum.mean;
+	return NAN;
+}
+
+/* The derived figure of event i ("1.23 insn per cycle"), or "" when its parts are missing. */
+static void derived(const struct stat_opts *so, unsigned int i, double elapsed_s, char *buf,
+		    size_t len)
+{
+	const char *n = so->ev[i].spec.name;
+	double v = so->ev[i].sum.mean, task = value_of(so, "task-clock");
+
+	buf[0] = '\0';
+	if (is(n, "task-clock") || is(n, "cpu-clock")) {
+		if (elapsed_s > 0)
+			snprintf(buf, len, "%.3f CPUs utilized", v * 1e-9 / elapsed_s);
+	} else if (is(n, "instructions") && value_of(so, "cycles") > 0) {
+		snprintf(buf, len, "%.2f insn per cycle", v / value_of(so, "cycles"));
+	} else if (is(n, "branch-misses") && value_of(so, "branches") > 0) {
+		snprintf(buf, len, "%.2f%% of all branches", 100 * v / value_of(so, "branches"));
+	} else if (is(n, "cache-misses") && value_of(so, "cache-references") > 0) {
+		snprintf(buf, len, "%.2f%% of all cache refs",
+			 100 * v / value_of(so, "cache-references"));
+	} else if (task > 0) {
+		double per_s = v / (task * 1e-9);
+
+		snprintf(buf, len, "%.3f %s/sec",
+			 per_s >= 1e9	? per_s * 1e-9
+			 : per_s >= 1e6 ? per_s * 1e-6
+			 : per_s >= 1e3 ? per_s * 1e-3
+					: per_s,
+			 per_s >= 1e9	? "G"
+			 : per_s >= 1e6 ? "M"
+			 : per_s >= 1e3 ? "K"
+					: "");
+	}
+}
+
+static double share(const struct stat_event *ev)
+{
+	return ev->enabled > 0 ? 100 * ev->running / ev->enabled : 100;
+}
+
+/* --all-events: the events not counted, in one line for each reason */
+static void print_unsupported(FILE *f, const struct stat_opts *so)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < so->nr_ev; i++) {
+		bool first = true;
+
+		if (!so->ev[i].open_err)
+			continue;
+		for (j = 0; j < i && so->ev[j].open_err != so->ev[i].open_err; j++)
+			;
+		if (j < i)
+			continue; /* said with an earlier one */
+		for (j = i; j < so->nr_ev; j++) {
+			if (so->ev[j].open_err != so->ev[i].open_err)
+				continue;
+			fprintf(f, "%s%s", first ? "\n  not counted: " : ", ", so->ev[j].spec.name);
+			first = false;
+		}
+		fprintf(f, ": %s\n", event_open_reason(so->ev[i].open_err));
+	}
+}
+
+static void print_text(FILE *f, const struct stat_opts *so, const struct ebs_summary *elapsed)
+{
+	unsigned int i, a;
+	char d[64];
+
+	fprintf(f, "\n Counts for '");
+	for (a = 0; so->argv[a]; a++)
+		fprintf(f, "%s%s", a ? " " : "", so->argv[a]);
+	fprintf(f, "'");
+	if (so->runs > 1)
+		fprintf(f, " (%lu runs)", so->runs);
+	fprintf(f, ":\n\n");
+	if (so->user_only)
+		fprintf(f, "  (this user may not count the kernel: events marked :u count user "
+			   "space only; see /proc/sys/kernel/perf_event_paranoid)\n\n");
+	for (i = 0; i < so->nr_ev; i++) {
+		const struct stat_event *ev = &so->ev[i];
+
+		if (ev->slot < 0) {
+			if (!so->all_events)
+				fprintf(f, "  %18s      %-24s not supported: %s\n", "-",
+					ev->spec.name, event_open_reason(ev->open_err));
+			continue;
+		}
+		derived(so, i, elapsed->mean, d, sizeof(d));
+		fprintf(f, "  %18.0f      %-24s", ev->sum.mean, ev->spec.name);
+		if (d[0])
+			fprintf(f, " # %-24s", d);
+		if (share(ev) < 99.995)
+			fprintf(f, " (%.2f%% counting, scaled)", share(ev));
+		if (so->runs > 1)
+			fprintf(f, " (+- %.2f%%)",
+				ev->sum.mean ? 100 * ev->sum.sd / ev->sum.mean : 0);
+		if (so->all_events)
+			fprintf(f, " [run %u]", ev->pass + 1);
+		fprintf(f, "\n");
+		if (so->runs > 1)
+			fprintf(f,
+				"  %18s      min %.0f, max %.0f, mode %.0f, 95%% interval [%.0f, %.0f]"
+				"%s%zu run%s culled\n",
+				"", ev->sum.min, ev->sum.max, ev->sum.mode, ev->sum.ci_lo,
+				ev->sum.ci_hi, ", ", ev->sum.culled,
+				ev->sum.culled == 1 ? "" : "s");
+	}
+	if (so->all_events)
+		print_unsupported(f, so);
+	fprintf(f, "\n  %18.9f      seconds time elapsed", elapsed->mean);
+	if (so->runs > 1)
+		fprintf(f, " (+- %.2f%%)", elapsed->mean ? 100 * elapsed->sd / elapsed->mean : 0);
+	fprintf(f, "\n\n");
+}
+
+static void print_sep(FILE *f, const struct stat_opts *so)
+{
+	unsigned int i;
+
+	fprintf(f, "value%sunit%sevent%srunning_pct%sstddev%smin%smax%smode%sculled\n", so->sep,
+		so->sep, so->sep, so->sep, so->sep, so->sep, so->sep, so->sep);
+	for (i = 0; i < so->nr_ev; i++) {
+		const struct stat_event *ev = &so->ev[i];
+
+		if (ev->slot < 0) {
+			fprintf(f, "<not supported>%s%s%s%s%s%s%s%s%s%s%s%s%s%s\n", so->sep, "",
+				so->sep, ev->spec.name, so->sep, "", so->sep, "", so->sep, "",
+				so->sep, "", so->sep, "");
+			continue;
+		}
+		fprintf(f, "%.0f%s%s%s%s%s%.2f%s%.0f%s%.0f%s%.0f%s%.0f%s%zu\n", ev->sum.mean,
+			so->sep, event_spec__is_clock(&ev->spec) ? "ns" : "", so->sep,
+			ev->spec.name, so->sep, share(ev), so->sep, ev->sum.sd, so->sep,
+			ev->sum.min, so->sep, ev->sum.max, so->sep, ev->sum.mode, so->sep,
+			ev->sum.culled);
+	}
+}
+
+static void print_json(FILE *f, const struct stat_opts *so, const struct ebs_summary *elapsed,
+		       const struct ticker *t)
+{
+	struct ebs_json j;
+	unsigned int i;
+	char d[64];
+
+	ebs_json__begin(&j, f);
+	ebs_json__obj(&j);
+	ebs_json__key_num(&j, "elapsed_s", "%.9f", elapsed->mean);
+	ebs_json__key_u64(&j, "runs", so->runs);
+	ebs_json__key(&j, "events");
+	ebs_json__arr(&j);
+	for (i = 0; i < so->nr_ev; i++) {
+		const struct stat_event *ev = &so->ev[i];
+
+		ebs_json__obj(&j);
+		ebs_json__key_str(&j, "name", ev->spec.name);
+		if (ev->slot < 0) {
+			ebs_json__key_str(&j, "not_supported", event_open_reason(ev->open_err));
+			ebs_json__obj_end(&j);
+			continue;
+		}
+		ebs_json__key_num(&j, "count", "%.1f", ev->sum.mean);
+		ebs_json__key_bool(&j, "scaled", share(ev) < 99.995);
+		ebs_json__key_num(&j, "running_pct", "%.2f", share(ev));
+		ebs_json__key_num(&j, "stddev", "%.1f", ev->sum.sd);
+		ebs_json__key_num(&j, "min", "%.1f", ev->sum.min);
+		ebs_json__key_num(&j, "max", "%.1f", ev->sum.max);
+		ebs_json__key_num(&j, "mode", "%.1f", ev->sum.mode);
+		ebs_json__key(&j, "ci95");
+		ebs_json__arr(&j);
+		ebs_json__num(&j, "%.1f", ev->sum.ci_lo);
+		ebs_json__num(&j, "%.1f", ev->sum.ci_hi);
+		ebs_json__arr_end(&j);
+		ebs_json__key_u64(&j, "culled", ev->sum.culled);
+		if (so->all_events)
+			ebs_json__key_u64(&j, "run", ev->pass + 1);
+		derived(so, i, elapsed->mean, d, sizeof(d));
+		if (d[0])
+			ebs_json__key_str(&j, "derived", d);
+		ebs_json__obj_end(&j);
+	}
+	ebs_json__arr_end(&j);
+	if (so->interval_ms)
+		print_intervals_json(&j, so, t);
+	ebs_json__obj_end(&j);
+	ebs_json__end(&j);
+}
+
+/*
+ * Which run counts each event: all in one, or with --all-events as many
+ * hardware events a run as the PMU holds without multiplexing (the
+ * software ones in the first), as P5Stat ran one event pair a run.  Sets
+ * each counted event's slot (its index in its run) and so->passes.
+ */
+static void assign_passes(struct stat_opts *so)
+{
+	unsigned int i, hw = 0, in_pass[EBS_MAX_EVENTS] = {0};
+
+	so->passes = 1;
+	for (i = 0; i < so->nr_ev; i++) {
+		struct stat_event *ev = &so->ev[i];
+
+		ev->slot = -1;
+		if (ev->open_err)
+			continue;
+		ev->pass = so->all_events && ev->spec.hardware ? hw++ / HW_PER_RUN : 0;
+		if (ev->pass + 1 > so->passes)
+			so->passes = ev->pass + 1;
+		ev->slot = (int)in_pass[ev->pass]++;
+	}
+}
+
+static int parse(int argc, char **argv, struct stat_opts *so)
+{
+	struct event_spec evs[EBS_MAX_EVENTS];
+	const char *events = default_events;
+	struct ebs_error err = {0};
+	u64 n;
+	int c, k;
+
+	so->runs = 1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:e:r:I:x:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			events = optarg;
+			break;
+		case 'r':
+			if (cli_number("stat", "-r", optarg, 1, MAX_RUNS, false, &n))
+				return 2;
+			so->runs = (unsigned long)n;
+			break;
+		case 'I':
+			if (cli_number("stat", "-I", optarg, 1, 3600000, false, &n))
+				return 2;
+			if (n < MIN_INTERVAL_MS) {
+				fprintf(stderr,
+					"ebs stat: -I %s: below the floor of %d ms (reading the "
+					"counters would be most of what is measured)\n",
+					optarg, MIN_INTERVAL_MS);
+				return 2;
+			}
+			so->interval_ms = (unsigned int)n;
+			break;
+		case 'x':
+			so->sep = optarg;
+			break;
+		case OPT_CSV:
+			so->sep = ",";
+			break;
+		case OPT_JSON:
+			so->json = true;
+			break;
+		case OPT_ALL:
+			so->all_events = true;
+			break;
+		case 'o':
+			so->output = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			return cli_bad_option("stat", c, argv);
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr,
+			"ebs stat: no command to run (ebs stat [OPTIONS] -- CMD [ARGS...])\n");
+		return 2;
+	}
+	if (so->all_events && (so->interval_ms || events != default_events)) {
+		fprintf(stderr, "ebs stat: --all-events counts every event in runs of its own: "
+				"not with -e or -I\n");
+		return 2;
+	}
+	if (so->interval_ms && so->runs > 1) {
+		fprintf(stderr, "ebs stat: -I and -r go one at a time: intervals are of one run\n");
+		return 2;
+	}
+	so->argv = argv + optind;
+	if (so->all_events) {
+		static char all[EBS_MAX_EVENTS * 24];
+		size_t at = 0, i;
+
+		for (i = 0; i < sizeof(ebs_events) / sizeof(ebs_events[0]) && i < EBS_MAX_EVENTS &&
+			    ebs_events[i].name;
+		     i++)
+			at += (size_t)snprintf(all + at, sizeof(all) - at, "%s%s", i ? "," : "",
+					       ebs_events[i].name);
+		events = all;
+	}
+	k = event_spec__parse_list(events, evs, EBS_MAX_EVENTS, &err);
+	if (k < 0) {
+		fprintf(stderr, "ebs stat: %s\n", err.msg);
+		return 2;
+	}
+	so->nr_ev = (unsigned int)k;
+	for (c = 0; c < k; c++)
+		so->ev[c].spec = evs[c];
+	return -1;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	struct stat_opts so = {0};
+	struct record_opts ro = {0};
+	struct ebs_summary elapsed = {0};
+	struct ticker tick = {0};
+	double *wall = NULL;
+	char dir[4096], path[4200];
+	const char *base = getenv("TMPDIR");
+	struct ebs_error err = {0};
+	double scaled[EBS_MAX_EVENTS];
+	u64 enabled[EBS_MAX_EVENTS], running[EBS_MAX_EVENTS];
+	unsigned int i, nr = 0;
+	unsigned long r, done = 0;
+	int rc = parse(argc, argv, &so), status = 0, e = 0;
+	FILE *out = stderr;
+
+	if (rc >= 0)
+		return rc;
+	/* what this machine can count: the others are rows that say why not */
+	for (i = 0; i < so.nr_ev; i++) {
+		struct event_spec *sp = &so.ev[i].spec;
+
+		so.ev[i].open_err = event_spec__probe(sp);
+		/* not allowed to count the kernel: user space only, as perf does */
+		if ((so.ev[i].open_err == -EACCES || so.ev[i].open_err == -EPERM) &&
+		    !sp->exclude_kernel && !sp->exclude_user &&
+		    strlen(sp->name) + 3 < sizeof(sp->name)) {
+			struct event_spec u = *sp;
+
+			u.exclude_kernel = true;
+			strcat(u.name, ":u");
+			/* when that fails too, its reason is the telling one (no PMU) */
+			so.ev[i].open_err = event_spec__probe(&u);
+			if (!so.ev[i].open_err) {
+				*sp = u;
+				so.user_only = true;
+			}
+		}
+		if (!so.ev[i].open_err)
+			nr++;
+	}
+	assign_passes(&so);
+	if (!nr) {
+		fprintf(stderr, "ebs stat: none of the events can be counted here (%s: %s)\n",
+			so.ev[0].spec.name, event_open_reason(so.ev[0].open_err));
+		return 2;
+	}
+	if (so.output && !(out = fopen(so.output, "w"))) {
+		fprintf(stderr, "ebs stat: %s: %s\n", so.output, strerror(errno));
+		return 1;
+	}
+	tick.so = &so;
+	tick.out = out;
+	if (so.interval_ms && so.sep && !so.json)
+		fprintf(out, "time_s%scount%sevent\n", so.sep, so.sep);
+	snprintf(dir, sizeof(dir), "%s/ebs-stat.XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "ebs stat: cannot create a directory for the counts (%s): %s\n",
+			dir, strerror(errno));
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/counts.data", dir);
+	wall = calloc(so.runs, sizeof(*wall));
+	for (i = 0; i < so.nr_ev && wall; i++)
+		if (so.ev[i].slot >= 0 && !(so.ev[i].values = calloc(so.runs, sizeof(double))))
+			break;
+	if (!wall || i < so.nr_ev) {
+		fprintf(stderr, "ebs stat: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	ro.count_only = true;
+	ro.output = path;
+	ro.argv = so.argv;
+	ro.no_fallback = true;
+	ro.mmap_pages = 1;
+	ro.interval_ms = so.interval_ms;
+	ro.on_interval = on_tick;
+	ro.interval_ctx = &tick;
+	/* --all-events: one warm-up run first, its counts not kept */
+	for (r = 0; r < so.runs && rc < 0; r++) {
+		unsigned int p;
+
+		for (p = so.all_events && !r ? 0 : 1; p <= so.passes && rc < 0; p++) {
+			unsigned int pass = p ? p - 1 : 0;
+			struct record_result res;
+
+			ro.nr_events = 0;
+			for (i = 0; i < so.nr_ev; i++)
+				if (so.ev[i].slot >= 0 && so.ev[i].pass == pass)
+					ro.events[ro.nr_events++] = so.ev[i].spec;
+			e = ebs_record(&ro, &res, &err);
+			if (e) {
+				fprintf(stderr, "ebs stat: %s\n", err.msg);
+				rc = res.exec_failed ? 2 : 1;
+				break;
+			}
+			e = read_counts(path, ro.events, scaled, enabled, running, ro.nr_events,
+					&err);
+			unlink(path);
+			if (e) {
+				fprintf(stderr, "ebs stat: %s\n", err.msg);
+				rc = 1;
+				break;
+			}
+			status = res.exit_status;
+			if (!p)
+				continue; /* the warm-up */
+			if (pass == 0)
+				wall[r] = (double)res.wall_ns * 1e-9;
+			for (i = 0; i < so.nr_ev; i++) {
+				struct stat_event *ev = &so.ev[i];
+				unsigned int k = (unsigned int)ev->slot;
+
+				if (ev->slot < 0 || ev->pass != pass)
+					continue;
+				ev->values[r] = scaled[k];
+				ev->enabled += (double)enabled[k];
+				ev->running += (double)running[k];
+			}
+			/* a command stopped by a signal (Ctrl-C): the counts so far, no more runs
+			 */
+			if (status > 128)
+				break;
+		}
+		if (rc >= 0)
+			break;
+		done++;
+		if (status > 128)
+			break;
+	}
+	if (!done)
+		goto out;
+	so.runs = done;
+	if (tick.oom) {
+		fprintf(stderr, "ebs stat: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	/* every run's time: the clocks' CPUs utilized is over the same runs' times */
+	ebs_summarize(wall, done, false, &elapsed, NULL);
+	for (i = 0; i < so.nr_ev; i++)
+		if (so.ev[i].slot >= 0)
+			ebs_summarize(so.ev[i].values, done, true, &so.ev[i].sum, NULL);
+	if (so.json)
+		print_json(out, &so, &elapsed, &tick);
+	else if (so.sep && !so.interval_ms) /* with -I, the intervals are the table */
+		print_sep(out, &so);
+	else
+		print_text(out, &so, &elapsed);
+	if (rc < 0)
+		rc = status;
+out:
+	if (out != stderr && fclose(out) && rc <= 0) {
+		fprintf(stderr, "ebs stat: %s: %s\n", so.output, strerror(errno));
+		rc = 1;
+	}
+	free(tick.v);
+	unlink(path);
+	rmdir(dir);
+	free(wall);
+	for (i = 0; i < so.nr_ev; i++)
+		free(so.ev[i].values);
+	return rc < 0 ? status : rc;
+}

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# stat.sh - ebs stat: counts against what a workload is known to do (page
+# faults of fresh pages, context switches of yielding threads, the CPU time
+# of a busy loop), -r's statistics with an injected outlier, -I's intervals
+# summing to the total, --all-events, the output forms, the command's exit
+# status, Ctrl-C, an unprivileged user, and bad input.
+. "$(dirname "$0")/../lib.sh"
+
+# stat OUT ARGS...: ebs stat ARGS, its counts (stderr) into OUT, status into OUT.rc
+stat_() {
+	local out=$1
+	shift
+	"$EBS" stat "$@" >"$out.stdout" 2>"$out"
+	echo $? >"$out.rc"
+}
+
+# ---- known counts ----------------------------------------------------------------
+# memtouch 32 1: 32 MiB of fresh pages written once, 8,192 pages of 4 KiB
+stat_ pf.json --json -e page-faults,task-clock -- "$WORKLOADS/memtouch" 32 1
+check "page-faults of 8,192 fresh pages: within 10% ($(json pf.json "j['events'][0]['count']"))" \
+	jtrue pf.json "abs(j['events'][0]['count'] - 8192) <= 819.2"
+check "...exit 0, and the command's own output on stdout" [ "$(cat pf.json.rc)" = 0 ]
+
+# two threads on one CPU, each sched_yield()ing 2,000 times: >= 2,000 switches
+cat >yield.c <<'EOF'
+#include <pthread.h>
+#include <sched.h>
+static void *yielder(void *arg)
+{
+	for (int i = 0; i < 2000; i++)
+		sched_yield();
+	return arg;
+}
+int main(void)
+{
+	pthread_t a, b;
+	pthread_create(&a, NULL, yielder, NULL);
+	pthread_create(&b, NULL, yielder, NULL);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	return 0;
+}
+EOF
+if cc -O2 -pthread -o yield yield.c 2>cc.err; then
+	one=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
+	stat_ cs.json --json -e context-switches -- taskset -c "$one" ./yield
+	check "context-switches of two threads yielding 2,000 times each on one CPU: >= 2,000 ($(json cs.json "j['events'][0]['count']"))" \
+		jtrue cs.json "j['events'][0]['count'] >= 2000"
+else
+	fail "yield.c" "$(head -n 1 cc.err)"
+fi
+
+# a 0.5 s busy loop: task-clock within 10%
+stat_ tc.json --json -e task-clock -- "$WORKLOADS/leafloop" 0.5
+check "task-clock of a 0.5 s busy loop: within 10% ($(json tc.json "j['events'][0]['count'] / 1e9") s)" \
+	jtrue tc.json "abs(j['events'][0]['count'] / 1e9 - 0.5) <= 0.05"
+check "...its CPUs utilized derived (about 1)" jtrue tc.json "'CPUs utilized' in j['events'][0]['derived']"
+
+# ---- -r: the statistics, an outlier culled -----------------------------------------
+# the third of five runs touches 64 MiB instead of 4: its page faults stand out
+cat >outlier.sh <<EOF
+n=\$(cat runs 2>/dev/null || echo 0); echo \$((n + 1)) >runs
+if [ "\$n" = 2 ]; then exec "$WORKLOADS/memtouch" 64 1; else exec "$WORKLOADS/memtouch" 4 1; fi
+EOF
+rm -f runs
+stat_ r5.json --json -r 5 -e page-faults,task-clock -- sh outlier.sh
+check "-r 5: five runs" jtrue r5.json "j['runs'] == 5 and open('runs').read().strip() == '5'"
+check "-r 5: every statistic, consistent (min <= mode <= max, min <= mean <= max, the interval around the mean)" \
+	jtrue r5.json "all(e['min'] <= e['mode'] <= e['max'] and e['min'] <= e['count'] <= e['max'] and e['ci95'][0] <= e['count'] <= e['ci95'][1] and e['stddev'] >= 0 for e in j['events'])"
+check "-r 5: the run with 16 times the page faults culled and counted" \
+	jtrue r5.json "j['events'][0]['culled'] == 1 and j['events'][0]['max'] < 4000"
+stat_ r5.txt -r 5 -e page-faults -- "$WORKLOADS/memtouch" 4 1
+check "-r 5, text: +- and the statistics line" \
+	sh -c 'grep -q "(5 runs)" r5.txt && grep -q "+- " r5.txt && grep -q "95% interval" r5.txt'
+
+# ---- -I: intervals summing to the total -----------------------------------------
+# the count of intervals by a run of known wall time (CPU time stretches under load)
+stat_ iv.json --json -I 100 -e task-clock,context-switches -- sleep 1
+check "-I 100 over a 1 s run: 9 to 11 whole intervals ($(json iv.json "len(j['intervals'])") in all)" \
+	jtrue iv.json "9 <= sum(1 for i in j['intervals'] if abs(i['t'] * 10 - round(i['t'] * 10)) < 1e-6) <= 11"
+stat_ ivs.json --json -I 100 -e task-clock -- "$WORKLOADS/leafloop" 0.5
+check "-I 100: the intervals sum to the total within 1%" \
+	jtrue ivs.json "len(j['intervals']) >= 2 and abs(sum(i['counts']['task-clock'] for i in j['intervals']) - j['events'][0]['count']) <= 0.01 * j['events'][0]['count']"
+stat_ iv.csv -I 100 -x ';' -e task-clock,page-faults -- "$WORKLOADS/leafloop" 0.5
+check "-I -x ';': a header, then time;count;event rows, two events an interval" \
+	sh -c 'head -n 1 iv.csv | grep -qx "time_s;count;event" &&
+	       [ "$(grep -c ";task-clock$" iv.csv)" -ge 4 ] && [ "$(grep -c ";page-faults$" iv.csv)" -ge 4 ]'
+
+# ---- --all-events ---------------------------------------------------------------
+stat_ all.json --json --all-events -- "$WORKLOADS/memtouch" 4 1
+check "--all-events: every software event counted" \
+	jtrue all.json "all(any(e['name'] == n and 'count' in e for e in j['events']) for n in ('cpu-clock', 'task-clock', 'page-faults', 'context-switches'))"
+check "--all-events: every hardware event counted or said not to be, with the run of each" \
+	jtrue all.json "all(('count' in e and e['run'] >= 1) or 'not_supported' in e for e in j['events']) and any(e['name'] == 'cycles' for e in j['events'])"
+stat_ all.txt --all-events -- "$WORKLOADS/memtouch" 4 1
+if grep -q "not counted: cycles" all.txt; then
+	check "--all-events, no PMU: one line names the hardware events not counted, and why" \
+		sh -c '[ "$(grep -c "not counted:" all.txt)" -eq 1 ] && grep -q "not counted: cycles, instructions" all.txt'
+else
+	check "--all-events with a PMU: cycles counted, its run named" grep -q "cycles .*\[run " all.txt
+fi
+
+# ---- the output forms -------------------------------------------------------------
+stat_ csv.txt --csv -e page-faults,task-clock -- "$WORKLOADS/memtouch" 4 1
+check "--csv: a header and a line an event" \
+	sh -c 'head -n 1 csv.txt | grep -q "^value,unit,event," && [ "$(wc -l <csv.txt)" -eq 3 ] && grep -q ",page-faults," csv.txt'
+stat_ o.err -o o.json --json -e page-faults -- "$WORKLOADS/memtouch" 4 1
+check "-o FILE: the counts there, nothing on stderr" jtrue o.json "j['events'][0]['count'] > 0"
+check "...stderr empty" [ ! -s o.err ]
+stat_ hw.txt -e cycles,page-faults -- "$WORKLOADS/memtouch" 4 1
+if grep -q "cycles .*not supported" hw.txt; then
+	check "no PMU: cycles' row says not supported, page-faults still counted, exit 0" \
+		sh -c 'grep -q "page-faults" hw.txt && [ "$(cat hw.txt.rc)" = 0 ]'
+else
+	check "with a PMU: cycles counted" grep -q "^ *[0-9][0-9]* *cycles" hw.txt
+fi
+
+# ---- exit status, Ctrl-C ------------------------------------------------------------
+stat_ ex.txt -e task-clock -- "$WORKLOADS/exitcode" 7
+check "the exit status is the command's (7)" [ "$(cat ex.txt.rc)" = 7 ]
+"$EBS" stat -e task-clock -- sleep 10 2>int.txt &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait $pid
+rc=$?
+check "Ctrl-C: the counts so far (status $rc: the command's 130)" \
+	sh -c "[ $rc -eq 130 ] && grep -q 'seconds time elapsed' int.txt && grep -q task-clock int.txt"
+
+# ---- unprivileged -------------------------------------------------------------------
+if [ "$(id -u)" -eq 0 ]; then
+	chmod 755 "$TMP"
+	(cd / && $NOBODY "$EBS" stat -e task-clock,page-faults -- "$WORKLOADS/memtouch" 4 1) >nb.out 2>nb.txt
+	rc=$?
+	check "as nobody: exit 0 ($rc), the counts, kernel counting said when not allowed" \
+		sh -c "[ $rc -eq 0 ] && grep -q 'page-faults' nb.txt &&
+		       { ! grep -q ':u' nb.txt || grep -q 'may not count the kernel' nb.txt; }"
+else
+	skip "as nobody" "needs root to drop privileges"
+fi
+
+# ---- bad input: one line, exit 2 ------------------------------------------------------
+expect "an unknown event" 2 "^ebs stat: unknown event 'bogus'" "$EBS" stat -e bogus -- true
+expect "-r 0" 2 "^ebs stat: -r wants a positive number" "$EBS" stat -r 0 -- true
+expect "-I 5: below the 10 ms floor" 2 "^ebs stat: -I 5: below the floor of 10 ms" "$EBS" stat -I 5 -- true
+expect "a command not found" 2 "^ebs stat: cannot run '/nonexistent/cmd'" "$EBS" stat -- /nonexistent/cmd
+expect "no command" 2 "^ebs stat: no command to run" "$EBS" stat -e task-clock
+expect "-I with -r" 2 "^ebs stat: -I and -r go one at a time" "$EBS" stat -I 100 -r 2 -- true

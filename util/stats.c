@@ -119,7 +119,7 @@ int ebs_summarize(const double *v, size_t n, bool cull, struct ebs_summary *out,
 			best = r;
 		}
 	}
-	/* rounding may step outside the runs' own range: the mode is one of them */
+	/* a bin rounded past the runs' own range is held to it */
 	out->mode = fmin(fmax(best, out->min), out->max);
 	if (k > 1) {
 		double half = ebs_t975(k - 1) * out->sd / sqrt((double)k);

@@ -11,8 +11,10 @@
 # stderr and a nonzero status below 128.  Never a signal death, never a
 # nonzero exit without a word, never a changed output without a warning;
 # record never leaves a file under the final name (the previous one stays
-# as it was) nor a temp file when it fails, and what it leaves on success
-# reads back.
+# as it was) nor a temp file when it fails, but for what a failure while
+# collecting keeps (docs/security.md: NAME.partial, or its temporary name
+# when a .partial is there already), which the message names and which
+# reads back; and what it leaves on success reads back.
 #
 # Debian 12's libdwarf (20210528) is not safe when its own allocations
 # fail (it frees a half-built line table twice in dwarf_srclines_b):
@@ -135,7 +137,7 @@ sweep "annotate" "$EBS" annotate -i "$PWD/ref.data" hash_buffer
 printf 'old\n' >old.data
 total=$(count "$EBS" record -q -F 500 -o new.data -- "$WORKLOADS/leafloop" 0.1)
 rm -f new.data
-crash=0 silent=0 clobbered=0 left=0 unreadable=0 ok=0 stopped=0
+crash=0 silent=0 clobbered=0 left=0 unreadable=0 ok=0 stopped=0 named=0
 for n in $(points "$total"); do
 	cp old.data out.data
 	EBS_FAIL_SPARE=libdwarf EBS_FAIL_AT=$n LD_PRELOAD=$SO \
@@ -152,13 +154,27 @@ for n in $(points "$total"); do
 	else
 		unreadable=$((unreadable + 1)); echo "oom: record: N=$n: status 0, the file does not read back"
 	fi
-	if ls -A | grep -q '^\.out\.data\.tmp'; then
-		left=$((left + 1)); echo "oom: record: N=$n: a temp file left"; rm -f .out.data.tmp*
+	# a failure while collecting keeps what was recorded (out.data.partial, or
+	# under its temporary name when a .partial is there already), named in
+	# the message and readable: that is no leftover
+	kept=$(sed -n "s/.* recorded so far are in \([^,]*\), unfinished.*/\1/p" got.err)
+	if [ -n "$kept" ]; then
+		if [ -f "$kept" ] && "$EBS" report -i "$kept" >/dev/null 2>&1; then
+			named=$((named + 1))
+		else
+			unreadable=$((unreadable + 1)); echo "oom: record: N=$n: kept $kept does not read back"
+		fi
+		rm -f "$kept"
 	fi
+	if ls -A | grep -q '^\.out\.data\.tmp'; then
+		left=$((left + 1)); echo "oom: record: N=$n: a temp file left, not named"; rm -f .out.data.tmp*
+	fi
+	rm -f out.data.partial
 done
 echo "oom: record: $total allocations; $((ok + stopped + crash + silent + unreadable)) runs: $ok recorded," \
 	"$stopped stopped with a message; $crash crashed, $silent silent exits," \
-	"$clobbered old files changed, $unreadable unreadable, $left temp files left"
+	"$clobbered old files changed, $unreadable unreadable, $left temp files left;" \
+	"$named kept what was recorded, named"
 check "record: no crash, no silent exit, old file kept, no temp left over $total allocations" \
 	[ $((crash + silent + clobbered + unreadable + left)) -eq 0 ]
 sweeps_done

@@ -109,22 +109,37 @@ check "dwarf, SQLite: chains cut short or stopped on no CFI in < 2% of the sampl
 "$EBS" report -i sqg.data --callers sqlite3VdbeExec --json >sqg-callers.json
 check "dwarf, SQLite: sqlite3VdbeExec is called from sqlite3Step (inlined into sqlite3_step) in >= 99%" \
 	jtrue sqg-callers.json "[c['percent'] for c in j['callers'] if c['function'] == 'sqlite3Step'][0] >= 99"
+# perf's inclusive shares from its samples' chains (perf script), each sample
+# counted once for each function in its chain: perf report --children may
+# list one function twice (sqlite3_step at 76% and at 20% in one CI run),
+# which read as its first line halved the share
 if [ -n "${perfg_pid:-}" ] && wait "$perfg_pid" &&
-	perf report -i perfg.data --children --stdio --comm sqlwork 2>/dev/null >perfg.txt; then
-	keep perfg.txt # perf's side, for a failure's reader (under load, once: perf's shares halved)
-	python3 - sqg.json perfg.txt <<'PY'
-import json, math, re, sys
+	perf report -i perfg.data --children --stdio --comm sqlwork 2>/dev/null >perfg.txt &&
+	perf script -i perfg.data -F comm,ip,sym --comm sqlwork 2>/dev/null >perfg.script; then
+	keep perfg.txt # perf's side, for a failure's reader
+	python3 - sqg.json perfg.txt perfg.script <<'PY'
+import collections, json, math, re, sys
 j = json.load(open(sys.argv[1]))
 ebs = {}
 for r in j['rows']:  # a name in two DSOs (ld.so's _start, sqlwork's): the larger
     ebs[r['function']] = max(ebs.get(r['function'], 0), r['children'] / j['samples'])
 n = j['samples']
-perf = {}
-for line in open(sys.argv[2]):
-    # children, self, (command,) DSO, [.] symbol
-    m = re.match(r'\s+([0-9.]+)%\s+([0-9.]+)%\s+(?:\S+\s+)?\S+\s+\[\.\]\s+(\S+)', line)
-    if m and m.group(3) not in perf:
-        perf[m.group(3)] = float(m.group(1)) / 100
+# perf script: a sample is a line of its own, then a tab-indented line per frame
+# ("ADDR SYMBOL+0xOFF"), then a blank line
+counts, frames, nperf, in_sample = collections.Counter(), set(), 0, False
+for line in list(open(sys.argv[3])) + ['\n']:
+    if not line.strip():
+        if in_sample:
+            nperf += 1
+            counts.update(frames)
+        frames, in_sample = set(), False
+    elif not line.startswith('\t'):
+        in_sample = True
+    else:
+        f = line.split(None, 1)
+        if len(f) == 2:
+            frames.add(f[1].split('+0x')[0].replace(' (inlined)', '').strip())
+perf = {f: c / nperf for f, c in counts.items()} if nperf else {}
 # Samples lost in bursts (a reader starved under load) drop whole phases of
 # the run, whose shares differ: then the two tools saw different runs.
 plost = 0

@@ -77,14 +77,15 @@ static int file_crc(int fd, u32 *out)
  * Is path d's debug file?  A verdict for the looked list goes to verdict
  * ("" when the file is simply absent).
  */
-static bool try_candidate(struct dso *d, const char *path, bool by_link, const char **verdict)
+/* 1: path is d's debug file; 0: it is not (verdict says why); -ENOMEM. */
+static int try_candidate(struct dso *d, const char *path, bool by_link, const char **verdict)
 {
 	u8 id[20];
 	u8 id_size = 0;
 	bool has_dwarf = false, ok;
 	struct stat st, self;
 	u32 crc;
-	int fd;
+	int fd, e;
 
 	*verdict = "";
 	if (d->path && stat(path, &st) == 0 && stat(d->path, &self) == 0 &&
@@ -95,7 +96,11 @@ static bool try_candidate(struct dso *d, const char *path, bool by_link, const c
 		*verdict = "(not a regular file)";
 	if (fd < 0)
 		return false;
-	if (elf_fd__debug_facts(fd, id, &id_size, &has_dwarf)) {
+	e = elf_fd__debug_facts(fd, id, &id_size, &has_dwarf);
+	if (e == -ENOMEM) {
+		close(fd);
+		return e; /* not a verdict on the file */
+	} else if (e) {
 		*verdict = "(not ELF)";
 		ok = false;
 	} else if (!has_dwarf) {
@@ -144,14 +149,17 @@ int dso__find_debug(struct symbolizer *s, struct dso *d)
 	char *dir = NULL;
 	bool found = false;
 	size_t i, k;
+	int r;
 
 	/* by build-id: exact, whatever the file was called */
 	ebs_format_hex(hex, sizeof(hex), d->build_id, d->build_id_size);
 	for (k = 0; d->build_id_size > 1 && s->debug_dirs[k] && !found; k++) {
 		snprintf(cand, sizeof(cand), "%s/.build-id/%.2s/%s.debug", s->debug_dirs[k], hex,
 			 hex + 2);
-		found = try_candidate(d, cand, false, &verdict);
+		found = (r = try_candidate(d, cand, false, &verdict)) > 0;
 		looked_add(&l, cand, verdict);
+		if (r < 0)
+			goto oom;
 	}
 	/* by .gnu_debuglink: a name, in the usual places */
 	if (!found && d->has_debuglink && d->path && (dir = dir_of(d->path))) {
@@ -159,19 +167,25 @@ int dso__find_debug(struct symbolizer *s, struct dso *d)
 
 		for (i = 0; i < ARRAY_SIZE(sub) && !found; i++) {
 			snprintf(cand, sizeof(cand), "%s%s/%s", dir, sub[i], d->debuglink);
-			found = try_candidate(d, cand, true, &verdict);
+			found = (r = try_candidate(d, cand, true, &verdict)) > 0;
 			looked_add(&l, cand, verdict);
+			if (r < 0)
+				goto oom;
 		}
 		for (k = 0; s->debug_dirs[k] && !found; k++) {
 			snprintf(cand, sizeof(cand), "%s%s/%s", s->debug_dirs[k], dir,
 				 d->debuglink);
-			found = try_candidate(d, cand, true, &verdict);
+			found = (r = try_candidate(d, cand, true, &verdict)) > 0;
 			looked_add(&l, cand, verdict);
+			if (r < 0)
+				goto oom;
 			if (!found && s->debug_dirs[k + 1]) { /* a --debug-dir, not the default */
 				snprintf(cand, sizeof(cand), "%s/%s", s->debug_dirs[k],
 					 d->debuglink);
-				found = try_candidate(d, cand, true, &verdict);
+				found = (r = try_candidate(d, cand, true, &verdict)) > 0;
 				looked_add(&l, cand, verdict);
+				if (r < 0)
+					goto oom;
 			}
 		}
 	}
@@ -184,4 +198,8 @@ int dso__find_debug(struct symbolizer *s, struct dso *d)
 	if (found && !(d->debug_path = strdup(cand)))
 		return -ENOMEM;
 	return d->looked ? 0 : -ENOMEM;
+oom:
+	free(dir);
+	free(l.buf);
+	return -ENOMEM;
 }

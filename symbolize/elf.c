@@ -744,10 +744,17 @@ int dso__load_debug_symtab(struct dso *d, int fd, int dbg_fd, bool demangle)
 	Elf *e, *dbg;
 	int err = 0;
 
+	/* libelf says no more than "cannot read": an allocation that failed set errno */
+	errno = 0;
 	dbg = elf_open(dbg_fd, NULL, 0, NULL, 0);
 	if (!dbg)
-		return -EINVAL;
+		return errno == ENOMEM ? -ENOMEM : -EINVAL;
+	errno = 0;
 	e = elf_open(fd, NULL, 0, NULL, 0);
+	if (!e && errno == ENOMEM) { /* its PLT and entry point would go unnamed */
+		elf_end(dbg);
+		return -ENOMEM;
+	}
 	errno = 0; /* ENOMEM after: libelf failed to allocate (see dso__load_elf) */
 	while (dbg && (scn = elf_nextscn(dbg, scn))) {
 		GElf_Shdr sh;
@@ -786,10 +793,13 @@ int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf
 {
 	struct dso tmp;
 	size_t shstrndx;
-	Elf *e = elf_open(fd, NULL, 0, NULL, 0);
+	Elf *e;
 
+	/* libelf says no more than "cannot read": an allocation that failed set errno */
+	errno = 0;
+	e = elf_open(fd, NULL, 0, NULL, 0);
 	if (!e)
-		return -EINVAL;
+		return errno == ENOMEM ? -ENOMEM : -EINVAL;
 	memset(&tmp, 0, sizeof(tmp));
 	load_build_id(&tmp, e);
 	if (elf_getshdrstrndx(e, &shstrndx))
@@ -799,5 +809,5 @@ int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf
 	*build_id_size = tmp.build_id_size;
 	*has_dwarf = tmp.has_dwarf;
 	elf_end(e);
-	return 0;
+	return errno == ENOMEM ? -ENOMEM : 0; /* a build-id or section not read for it */
 }

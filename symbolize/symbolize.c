@@ -436,7 +436,14 @@ static void dso__locate_debug(struct symbolizer *s, struct dso *d, int fd, bool 
 		memcpy(d->debug_build_id, d->build_id, d->build_id_size);
 		return;
 	}
-	if (dso__find_debug(s, d) || !d->debug_path)
+	if (dso__find_debug(s, d) == -ENOMEM) {
+		symbolizer__warn(s,
+				 "%s: out of memory looking for its debug file (its symbols "
+				 "and lines may be missing)",
+				 d->path ? d->path : "an image");
+		return;
+	}
+	if (!d->debug_path)
 		return; /* d->looked says where */
 	if (d->has_symtab || fd < 0)
 		return;

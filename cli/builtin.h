@@ -38,6 +38,11 @@ int cli_bad_option(const char *cmd, int c, char **argv);
  * and returns -EINVAL.
  */
 int cli_parse_number(const char *s, u64 min, u64 max, bool hex_ok, u64 *out);
+/*
+ * -p P[,P...]: each a pid that exists, appended to *pids (a pid given twice
+ * counts once).  0, or -errno after one line naming cmd and the pid.
+ */
+int cli_parse_pids(const char *cmd, const char *s, pid_t **pids, unsigned int *nr);
 int cli_number(const char *cmd, const char *opt, const char *s, u64 min, u64 max, bool hex_ok,
 	       u64 *out);
 

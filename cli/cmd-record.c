@@ -129,55 +129,6 @@ static int parse_periods(const char *s, struct record_opts *o, unsigned int *n)
 	return err;
 }
 
-/* -p P[,P...]: each a pid that exists; a pid given twice counts once. */
-static int parse_pids(const char *s, struct record_opts *o)
-{
-	char *copy = strdup(s), *tok, *next;
-	int err = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (tok = copy; tok && !err; tok = next) {
-		unsigned int i;
-		pid_t *n;
-		u64 v;
-
-		next = strchr(tok, ',');
-		if (next)
-			*next++ = '\0';
-		if (!*tok) {
-			fprintf(stderr, "ebs record: -p wants pids, comma-separated, not '%s'\n",
-				s);
-			err = -EINVAL;
-			break;
-		}
-		if (cli_parse_number(tok, 1, INT_MAX, false, &v)) {
-			fprintf(stderr, "ebs record: -p: '%s' is not a pid\n", tok);
-			err = -EINVAL;
-			break;
-		}
-		if (kill((pid_t)v, 0) < 0 && errno == ESRCH) {
-			fprintf(stderr, "ebs record: pid %llu: no such process\n",
-				(unsigned long long)v);
-			err = -ESRCH;
-			break;
-		}
-		for (i = 0; i < o->nr_pids && o->pids[i] != (pid_t)v; i++)
-			;
-		if (i < o->nr_pids)
-			continue; /* given before: one set of counters per thread */
-		n = realloc(o->pids, (o->nr_pids + 1) * sizeof(*n));
-		if (!n) {
-			err = -ENOMEM;
-			break;
-		}
-		o->pids = n;
-		o->pids[o->nr_pids++] = (pid_t)v;
-	}
-	free(copy);
-	return err;
-}
-
 struct leftovers {
 	const char *output;
 	bool clean, quiet;
@@ -306,7 +257,7 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		case 'p':
-			if (parse_pids(optarg, &o))
+			if (cli_parse_pids("record", optarg, &o.pids, &o.nr_pids))
 				goto out;
 			break;
 		case 'a':

@@ -30,6 +30,7 @@
 static const char usage_text[] =
 	"usage: ebs stat [-e EVENT[,EVENT...] | --all-events] [-r N | -I MS]\n"
 	"                [-x SEP | --csv] [--json] [-o FILE] [--] CMD [ARGS...]\n"
+	"       ebs stat [OPTIONS] -p PID[,PID...]       (until they exit, or Ctrl-C)\n"
 	"\n"
 	"Count events over CMD's run, without sampling.\n"
 	"\n"
@@ -46,6 +47,7 @@ static const char usage_text[] =
 	"      --csv          the same with SEP ','\n"
 	"      --json         one JSON object (docs/ebs-stat.1)\n"
 	"  -o, --output F     write the counts to F instead of standard error\n"
+	"  -p, --pid P        count running processes (and their threads) instead\n"
 	"\n"
 	"The exit status is CMD's (of its last run).  An event this machine cannot\n"
 	"count (a hardware one without a PMU) says so on its row.\n";
@@ -69,6 +71,7 @@ static const struct option longopts[] = {
 	{"csv", no_argument, NULL, OPT_CSV},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"output", required_argument, NULL, 'o'},
+	{"pid", required_argument, NULL, 'p'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -82,6 +85,7 @@ struct stat_event {
 	int slot;	   /* its index among the events of its pass's runs, or -1: not counted */
 	unsigned int pass; /* --all-events: the run (from 0) that counts it */
 	double *values;	   /* per run, scaled to the enabled time */
+	bool scaled;	   /* some run's count was scaled (multiplexed) */
 	double enabled;	   /* ns, summed over the runs */
 	double running;	   /* ns, summed over the runs */
 	struct ebs_summary sum;
@@ -113,7 +117,10 @@ struct stat_opts {
 	const char *sep;	  /* -x, --csv */
 	bool json;
 	const char *output;
-	char *const *argv;
+	char *const *argv; /* NULL with -p, or -a alone */
+	pid_t *pids;
+	unsigned int nr_pids;
+	bool system_wide;
 };
 
 /*
@@ -127,7 +134,7 @@ struct stat_opts {
  * per event, summed over threads.
  */
 static int read_counts(const char *path, const struct event_spec *evs, double *scaled, u64 *enabled,
-		       u64 *running, unsigned int nr, struct ebs_error *err)
+		       u64 *running, bool *muxed, unsigned int nr, struct ebs_error *err)
 {
 	const struct ebs_rec *rec;
 	struct ebs_data *d = ebs_data__open(path, err);
@@ -140,6 +147,7 @@ static int read_counts(const char *path, const struct event_spec *evs, double *s
 	memset(scaled, 0, nr * sizeof(*scaled));
 	memset(enabled, 0, nr * sizeof(*enabled));
 	memset(running, 0, nr * sizeof(*running));
+	memset(muxed, 0, nr * sizeof(*muxed));
 	for (;;) {
 		const struct ebs_rec_count *c = NULL;
 
@@ -156,6 +164,7 @@ static int read_counts(const char *path, const struct event_spec *evs, double *s
 
 			scaled[ev] +=
 				mux ? (double)value * (double)en / (double)run : (double)value;
+			muxed[ev] |= mux;
 			enabled[ev] += en;
 			running[ev] += run < en ? run : en;
 			value = en = run = 0;
@@ -315,10 +324,19 @@ static void print_text(FILE *f, const struct stat_opts *so, const struct ebs_sum
 	unsigned int i, a;
 	char d[64];
 
-	fprintf(f, "\n Counts for '");
-	for (a = 0; so->argv[a]; a++)
-		fprintf(f, "%s%s", a ? " " : "", so->argv[a]);
-	fprintf(f, "'");
+	if (so->system_wide) {
+		fprintf(f, "\n Counts for every CPU");
+	} else if (so->nr_pids) {
+		fprintf(f, "\n Counts for process%s", so->nr_pids > 1 ? "es" : "");
+		for (a = 0; a < so->nr_pids; a++)
+			fprintf(f, "%s%d", a ? ", " : " ", (int)so->pids[a]);
+	}
+	if (so->argv) {
+		fprintf(f, so->system_wide ? ", while '" : "\n Counts for '");
+		for (a = 0; so->argv[a]; a++)
+			fprintf(f, "%s%s", a ? " " : "", so->argv[a]);
+		fprintf(f, so->system_wide ? "' ran" : "'");
+	}
 	if (so->runs > 1)
 		fprintf(f, " (%lu runs)", so->runs);
 	fprintf(f, ":\n\n");
@@ -338,7 +356,7 @@ static void print_text(FILE *f, const struct stat_opts *so, const struct ebs_sum
 		fprintf(f, "  %18.0f      %-24s", ev->sum.mean, ev->spec.name);
 		if (d[0])
 			fprintf(f, " # %-24s", d);
-		if (share(ev) < 99.995)
+		if (ev->scaled)
 			fprintf(f, " (%.2f%% counting, scaled)", share(ev));
 		if (so->runs > 1)
 			fprintf(f, " (+- %.2f%%)",
@@ -409,7 +427,7 @@ static void print_json(FILE *f, const struct stat_opts *so, const struct ebs_sum
 			continue;
 		}
 		ebs_json__key_num(&j, "count", "%.1f", ev->sum.mean);
-		ebs_json__key_bool(&j, "scaled", share(ev) < 99.995);
+		ebs_json__key_bool(&j, "scaled", ev->scaled);
 		ebs_json__key_num(&j, "running_pct", "%.2f", share(ev));
 		ebs_json__key_num(&j, "stddev", "%.1f", ev->sum.sd);
 		ebs_json__key_num(&j, "min", "%.1f", ev->sum.min);
@@ -470,7 +488,7 @@ static int parse(int argc, char **argv, struct stat_opts *so)
 	so->runs = 1;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:r:I:x:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:r:I:x:o:p:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			events = optarg;
@@ -507,6 +525,10 @@ static int parse(int argc, char **argv, struct stat_opts *so)
 		case 'o':
 			so->output = optarg;
 			break;
+		case 'p':
+			if (cli_parse_pids("stat", optarg, &so->pids, &so->nr_pids))
+				return 2;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -514,9 +536,21 @@ static int parse(int argc, char **argv, struct stat_opts *so)
 			return cli_bad_option("stat", c, argv);
 		}
 	}
-	if (optind >= argc) {
+	if (so->nr_pids && so->system_wide) {
+		fprintf(stderr, "ebs stat: -p and -a exclude each other\n");
+		return 2;
+	}
+	if (so->nr_pids && optind < argc) {
+		fprintf(stderr, "ebs stat: -p counts running processes; no command wanted\n");
+		return 2;
+	}
+	if (optind >= argc && !so->nr_pids && !so->system_wide) {
 		fprintf(stderr,
 			"ebs stat: no command to run (ebs stat [OPTIONS] -- CMD [ARGS...])\n");
+		return 2;
+	}
+	if ((so->nr_pids || so->system_wide) && so->runs > 1) {
+		fprintf(stderr, "ebs stat: -r repeats a command's run: not with -p or -a\n");
 		return 2;
 	}
 	if (so->all_events && (so->interval_ms || events != default_events)) {
@@ -528,7 +562,12 @@ static int parse(int argc, char **argv, struct stat_opts *so)
 		fprintf(stderr, "ebs stat: -I and -r go one at a time: intervals are of one run\n");
 		return 2;
 	}
-	so->argv = argv + optind;
+	so->argv = optind < argc ? argv + optind : NULL;
+	if (so->all_events && !so->argv) {
+		fprintf(stderr,
+			"ebs stat: --all-events runs a command again and again: give one\n");
+		return 2;
+	}
 	if (so->all_events) {
 		static char all[EBS_MAX_EVENTS * 24];
 		size_t at = 0, i;
@@ -563,6 +602,7 @@ int cmd_stat(int argc, char **argv)
 	struct ebs_error err = {0};
 	double scaled[EBS_MAX_EVENTS];
 	u64 enabled[EBS_MAX_EVENTS], running[EBS_MAX_EVENTS];
+	bool muxed[EBS_MAX_EVENTS];
 	unsigned int i, nr = 0;
 	unsigned long r, done = 0;
 	int rc = parse(argc, argv, &so), status = 0, e = 0;
@@ -626,6 +666,9 @@ int cmd_stat(int argc, char **argv)
 	ro.count_only = true;
 	ro.output = path;
 	ro.argv = so.argv;
+	ro.pids = so.pids;
+	ro.nr_pids = so.nr_pids;
+	ro.system_wide = so.system_wide;
 	ro.no_fallback = true;
 	ro.mmap_pages = 1;
 	ro.interval_ms = so.interval_ms;
@@ -649,8 +692,8 @@ int cmd_stat(int argc, char **argv)
 				rc = res.exec_failed ? 2 : 1;
 				break;
 			}
-			e = read_counts(path, ro.events, scaled, enabled, running, ro.nr_events,
-					&err);
+			e = read_counts(path, ro.events, scaled, enabled, running, muxed,
+					ro.nr_events, &err);
 			unlink(path);
 			if (e) {
 				fprintf(stderr, "ebs stat: %s\n", err.msg);
@@ -660,8 +703,10 @@ int cmd_stat(int argc, char **argv)
 			status = res.exit_status;
 			if (!p)
 				continue; /* the warm-up */
-			if (pass == 0)
-				wall[r] = (double)res.wall_ns * 1e-9;
+			if (pass == 0)	  /* a command's time from exec, else the counting's */
+				wall[r] = (double)(so.argv && !so.system_wide ? res.wall_ns
+									      : res.collect_ns) *
+					  1e-9;
 			for (i = 0; i < so.nr_ev; i++) {
 				struct stat_event *ev = &so.ev[i];
 				unsigned int k = (unsigned int)ev->slot;
@@ -669,6 +714,7 @@ int cmd_stat(int argc, char **argv)
 				if (ev->slot < 0 || ev->pass != pass)
 					continue;
 				ev->values[r] = scaled[k];
+				ev->scaled |= muxed[k];
 				ev->enabled += (double)enabled[k];
 				ev->running += (double)running[k];
 			}
@@ -715,5 +761,6 @@ out:
 	free(wall);
 	for (i = 0; i < so.nr_ev; i++)
 		free(so.ev[i].values);
+	free(so.pids);
 	return rc < 0 ? status : rc;
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,54 @@ int cli_parse_number(const char *s, u64 min, u64 max, bool hex_ok, u64 *out)
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+int cli_parse_pids(const char *cmd, const char *s, pid_t **pids, unsigned int *nr)
+{
+	char *copy = strdup(s), *tok, *next;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = copy; tok && !err; tok = next) {
+		unsigned int i;
+		pid_t *n;
+		u64 v;
+
+		next = strchr(tok, ',');
+		if (next)
+			*next++ = '\0';
+		if (!*tok) {
+			fprintf(stderr, "ebs %s: -p wants pids, comma-separated, not '%s'\n", cmd,
+				s);
+			err = -EINVAL;
+			break;
+		}
+		if (cli_parse_number(tok, 1, INT_MAX, false, &v)) {
+			fprintf(stderr, "ebs %s: -p: '%s' is not a pid\n", cmd, tok);
+			err = -EINVAL;
+			break;
+		}
+		if (kill((pid_t)v, 0) < 0 && errno == ESRCH) {
+			fprintf(stderr, "ebs %s: pid %llu: no such process\n", cmd,
+				(unsigned long long)v);
+			err = -ESRCH;
+			break;
+		}
+		for (i = 0; i < *nr && (*pids)[i] != (pid_t)v; i++)
+			;
+		if (i < *nr)
+			continue; /* given before: one set of counters per thread */
+		n = realloc(*pids, (*nr + 1) * sizeof(*n));
+		if (!n) {
+			err = -ENOMEM;
+			break;
+		}
+		*pids = n;
+		(*pids)[(*nr)++] = (pid_t)v;
+	}
+	free(copy);
+	return err;
 }
 
 int cli_number(const char *cmd, const char *opt, const char *s, u64 min, u64 max, bool hex_ok,

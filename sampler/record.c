@@ -663,6 +663,7 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	e = s.backend->stop(&s, err);
 	if (e)
 		goto out;
+	res->collect_ns = ebs_clock_ns() - t_base;
 	if (ticking) /* the last, partial interval: up to the end */
 		o->on_interval(o->interval_ctx, ebs_clock_ns() - t_base, s.scaled, s.nr_events);
 	s.backend->close(&s);

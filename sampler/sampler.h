@@ -142,6 +142,7 @@ struct record_result {
 	/* the command's CPU time (user + system, its waited-for children
 	 * included) and its wall time from exec to exit; 0 without a command */
 	u64 cpu_ns, wall_ns;
+	u64 collect_ns; /* the counters' time, from the start of collection to the stop */
 	/* what each event counted (scaled when multiplexed), when known */
 	u64 counted[EBS_MAX_EVENTS];
 	bool multiplexed;		/* some counter ran part of the time only */

@@ -127,6 +127,16 @@ rc=$?
 check "Ctrl-C: the counts so far (status $rc: the command's 130)" \
 	sh -c "[ $rc -eq 130 ] && grep -q 'seconds time elapsed' int.txt && grep -q task-clock int.txt"
 
+# ---- -p: a running process, until it exits ----------------------------------------------
+"$WORKLOADS/leafloop" 1 &
+lp=$!
+sleep 0.2
+stat_ p.json --json -e task-clock -p $lp
+check "-p PID: counted until it exits, its CPU time after the attach (0.5-1 s: $(json p.json "j['events'][0]['count'] / 1e9") s)" \
+	jtrue p.json "0.5 <= j['events'][0]['count'] / 1e9 <= 1.05"
+check "-p PID: exit 0 ($(cat p.json.rc))" [ "$(cat p.json.rc)" = 0 ]
+wait $lp
+
 # ---- unprivileged -------------------------------------------------------------------
 if [ "$(id -u)" -eq 0 ]; then
 	chmod 755 "$TMP"
@@ -146,3 +156,7 @@ expect "-I 5: below the 10 ms floor" 2 "^ebs stat: -I 5: below the floor of 10 m
 expect "a command not found" 2 "^ebs stat: cannot run '/nonexistent/cmd'" "$EBS" stat -- /nonexistent/cmd
 expect "no command" 2 "^ebs stat: no command to run" "$EBS" stat -e task-clock
 expect "-I with -r" 2 "^ebs stat: -I and -r go one at a time" "$EBS" stat -I 100 -r 2 -- true
+expect "-p and a command" 2 "^ebs stat: -p counts running processes; no command wanted" \
+	"$EBS" stat -p $$ -- true
+expect "-p of no process" 2 "^ebs stat: pid 2147483647: no such process" "$EBS" stat -p 2147483647
+expect "-p with -r" 2 "^ebs stat: -r repeats a command's run: not with -p" "$EBS" stat -r 2 -p $$

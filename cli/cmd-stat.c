@@ -608,8 +608,10 @@ int cmd_stat(int argc, char **argv)
 	int rc = parse(argc, argv, &so), status = 0, e = 0;
 	FILE *out = stderr;
 
-	if (rc >= 0)
+	if (rc >= 0) {
+		free(so.pids); /* -p may have come before what was refused */
 		return rc;
+	}
 	/* what this machine can count: the others are rows that say why not */
 	for (i = 0; i < so.nr_ev; i++) {
 		struct event_spec *sp = &so.ev[i].spec;
@@ -637,10 +639,12 @@ int cmd_stat(int argc, char **argv)
 	if (!nr) {
 		fprintf(stderr, "ebs stat: none of the events can be counted here (%s: %s)\n",
 			so.ev[0].spec.name, event_open_reason(so.ev[0].open_err));
+		free(so.pids);
 		return 2;
 	}
 	if (so.output && !(out = fopen(so.output, "w"))) {
 		fprintf(stderr, "ebs stat: %s: %s\n", so.output, strerror(errno));
+		free(so.pids);
 		return 1;
 	}
 	tick.so = &so;
@@ -651,6 +655,9 @@ int cmd_stat(int argc, char **argv)
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "ebs stat: cannot create a directory for the counts (%s): %s\n",
 			dir, strerror(errno));
+		if (out != stderr)
+			fclose(out);
+		free(so.pids);
 		return 1;
 	}
 	snprintf(path, sizeof(path), "%s/counts.data", dir);

@@ -29,7 +29,8 @@
 
 static const char usage_text[] =
 	"usage: ebs stat [-e EVENT[,EVENT...] | --all-events] [-r N | -I MS]\n"
-	"                [-x SEP | --csv] [--json] [-o FILE] [--] CMD [ARGS...]\n"
+	"                [-x SEP | --csv] [--json] [-o FILE] [--backend perf|kmod]\n"
+	"                [--] CMD [ARGS...]\n"
 	"       ebs stat [OPTIONS] -p PID[,PID...]       (until they exit, or Ctrl-C)\n"
 	"\n"
 	"Count events over CMD's run, without sampling.\n"
@@ -48,11 +49,13 @@ static const char usage_text[] =
 	"      --json         one JSON object (docs/ebs-stat.1)\n"
 	"  -o, --output F     write the counts to F instead of standard error\n"
 	"  -p, --pid P        count running processes (and their threads) instead\n"
+	"      --backend B    perf (perf_event_open, the default) or kmod (ebs.ko's\n"
+	"                     counting session: one event a run, CMD run once for each)\n"
 	"\n"
 	"The exit status is CMD's (of its last run).  An event this machine cannot\n"
 	"count (a hardware one without a PMU) says so on its row.\n";
 
-enum { OPT_CSV = 0x2000, OPT_JSON, OPT_ALL };
+enum { OPT_CSV = 0x2000, OPT_JSON, OPT_ALL, OPT_BACKEND };
 
 #define MIN_INTERVAL_MS 10 /* below it, reading the counters is most of what is measured */
 /*
@@ -72,6 +75,7 @@ static const struct option longopts[] = {
 	{"json", no_argument, NULL, OPT_JSON},
 	{"output", required_argument, NULL, 'o'},
 	{"pid", required_argument, NULL, 'p'},
+	{"backend", required_argument, NULL, OPT_BACKEND},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -83,7 +87,7 @@ struct stat_event {
 	struct event_spec spec;
 	int open_err;	   /* 0: counted; else why not (-errno of the probe) */
 	int slot;	   /* its index among the events of its pass's runs, or -1: not counted */
-	unsigned int pass; /* --all-events: the run (from 0) that counts it */
+	unsigned int pass; /* --all-events, --backend=kmod: the run (from 0) that counts it */
 	double *values;	   /* per run, scaled to the enabled time */
 	bool scaled;	   /* some run's count was scaled (multiplexed) */
 	double enabled;	   /* ns, summed over the runs */
@@ -121,6 +125,7 @@ struct stat_opts {
 	pid_t *pids;
 	unsigned int nr_pids;
 	bool system_wide;
+	enum record_backend backend;
 };
 
 /*
@@ -361,7 +366,7 @@ static void print_text(FILE *f, const struct stat_opts *so, const struct ebs_sum
 		if (so->runs > 1)
 			fprintf(f, " (+- %.2f%%)",
 				ev->sum.mean ? 100 * ev->sum.sd / ev->sum.mean : 0);
-		if (so->all_events)
+		if (so->passes > 1)
 			fprintf(f, " [run %u]", ev->pass + 1);
 		fprintf(f, "\n");
 		if (so->runs > 1)
@@ -456,7 +461,8 @@ static void print_json(FILE *f, const struct stat_opts *so, const struct ebs_sum
 /*
  * Which run counts each event: all in one, or with --all-events as many
  * hardware events a run as the PMU holds without multiplexing (the
- * software ones in the first), as P5Stat ran one event pair a run.  Sets
+ * software ones in the first), as P5Stat ran one event pair a run; ebs.ko
+ * (--backend=kmod) counts one event a run.  Sets
  * each counted event's slot (its index in its run) and so->passes.
  */
 static void assign_passes(struct stat_opts *so)
@@ -470,7 +476,10 @@ static void assign_passes(struct stat_opts *so)
 		ev->slot = -1;
 		if (ev->open_err)
 			continue;
-		ev->pass = so->all_events && ev->spec.hardware ? hw++ / HW_PER_RUN : 0;
+		if (so->backend == BACKEND_KMOD) /* ebs.ko: one counter a session */
+			ev->pass = hw++;
+		else
+			ev->pass = so->all_events && ev->spec.hardware ? hw++ / HW_PER_RUN : 0;
 		if (ev->pass + 1 > so->passes)
 			so->passes = ev->pass + 1;
 		ev->slot = (int)in_pass[ev->pass]++;
@@ -522,6 +531,14 @@ static int parse(int argc, char **argv, struct stat_opts *so)
 		case OPT_ALL:
 			so->all_events = true;
 			break;
+		case OPT_BACKEND: {
+			unsigned int u;
+
+			if (cli_choice("stat", "--backend", optarg, cli_backend_words, &u))
+				return 2;
+			so->backend = (enum record_backend)u;
+			break;
+		}
 		case 'o':
 			so->output = optarg;
 			break;
@@ -590,6 +607,20 @@ static int parse(int argc, char **argv, struct stat_opts *so)
 	return -1;
 }
 
+/*
+ * Can sp be counted here, by so's backend?  0 with *why 0 or the event's
+ * -errno; -errno with err filled when the backend cannot be used at all
+ * (kmod: no module, no permission, an older ABI).
+ */
+static int probe(const struct stat_opts *so, const struct event_spec *sp, int *why,
+		 struct ebs_error *err)
+{
+	if (so->backend == BACKEND_KMOD)
+		return kmod_probe_count(sp, so->system_wide, why, err);
+	*why = event_spec__probe(sp);
+	return 0;
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts so = {0};
@@ -616,7 +647,8 @@ int cmd_stat(int argc, char **argv)
 	for (i = 0; i < so.nr_ev; i++) {
 		struct event_spec *sp = &so.ev[i].spec;
 
-		so.ev[i].open_err = event_spec__probe(sp);
+		if (probe(&so, sp, &so.ev[i].open_err, &err))
+			goto unusable;
 		/* not allowed to count the kernel: user space only, as perf does */
 		if ((so.ev[i].open_err == -EACCES || so.ev[i].open_err == -EPERM) &&
 		    !sp->exclude_kernel && !sp->exclude_user &&
@@ -626,7 +658,8 @@ int cmd_stat(int argc, char **argv)
 			u.exclude_kernel = true;
 			strcat(u.name, ":u");
 			/* when that fails too, its reason is the telling one (no PMU) */
-			so.ev[i].open_err = event_spec__probe(&u);
+			if (probe(&so, &u, &so.ev[i].open_err, &err))
+				goto unusable;
 			if (!so.ev[i].open_err) {
 				*sp = u;
 				so.user_only = true;
@@ -641,6 +674,21 @@ int cmd_stat(int argc, char **argv)
 			so.ev[0].spec.name, event_open_reason(so.ev[0].open_err));
 		free(so.pids);
 		return 2;
+	}
+	if (so.passes > 1 && so.backend == BACKEND_KMOD) {
+		if (so.nr_pids || so.system_wide || so.interval_ms) {
+			fprintf(stderr,
+				"ebs stat: --backend=kmod counts one event a run (ebs.ko has one "
+				"counter a session), and -p, -a and -I are one run: give one "
+				"event with -e (%u could be counted)\n",
+				nr);
+			free(so.pids);
+			return 2;
+		}
+		fprintf(stderr,
+			"ebs stat: --backend=kmod counts one event a run (ebs.ko has one counter "
+			"a session): %u runs of the command%s\n",
+			so.passes, so.runs > 1 ? " for each repeat" : "");
 	}
 	if (so.output && !(out = fopen(so.output, "w"))) {
 		fprintf(stderr, "ebs stat: %s: %s\n", so.output, strerror(errno));
@@ -671,6 +719,7 @@ int cmd_stat(int argc, char **argv)
 		goto out;
 	}
 	ro.count_only = true;
+	ro.backend = so.backend;
 	ro.output = path;
 	ro.argv = so.argv;
 	ro.pids = so.pids;
@@ -770,4 +819,9 @@ out:
 		free(so.ev[i].values);
 	free(so.pids);
 	return rc < 0 ? status : rc;
+
+unusable:
+	fprintf(stderr, "ebs stat: %s\n", err.msg);
+	free(so.pids);
+	return 1;
 }

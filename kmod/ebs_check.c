@@ -21,6 +21,7 @@ int ebs_check_state(unsigned int cmd, enum ebs_state state)
 		return running ? 0 : -EINVAL;
 	case EBS_IOC_STATS:
 	case EBS_IOC_TAIL:
+	case EBS_IOC_READ:
 		return opened ? -EINVAL : 0;
 	default:
 		return -ENOTTY;
@@ -52,11 +53,17 @@ int ebs_check_config(const struct ebs_config *cfg)
 	default:
 		return -EINVAL;
 	}
-	if (cfg->sample_after < EBS_SAMPLE_AFTER_MIN || cfg->sample_after > EBS_SAMPLE_AFTER_MAX)
+	if (cfg->flags & EBS_CFG_COUNT) {
+		/* no interrupt, no rings; msr mode cannot tell one process's events */
+		if (cfg->sample_after || cfg->ring_pages ||
+		    (cfg->mode == EBS_MODE_MSR && !(cfg->flags & EBS_CFG_ALL_CPUS)))
+			return -EINVAL;
+	} else if (cfg->sample_after < EBS_SAMPLE_AFTER_MIN ||
+		   cfg->sample_after > EBS_SAMPLE_AFTER_MAX ||
+		   cfg->ring_pages < EBS_RING_MIN_PAGES || cfg->ring_pages > EBS_RING_MAX_PAGES ||
+		   !power_of_two(cfg->ring_pages)) {
 		return -EINVAL;
-	if (cfg->ring_pages < EBS_RING_MIN_PAGES || cfg->ring_pages > EBS_RING_MAX_PAGES ||
-	    !power_of_two(cfg->ring_pages))
-		return -EINVAL;
+	}
 	/* pid is looked up by the caller: 0 or less names nobody */
 	if (!(cfg->flags & EBS_CFG_ALL_CPUS) && cfg->pid <= 0)
 		return -EINVAL;
@@ -77,6 +84,9 @@ int ebs_check_ioctl(unsigned int cmd, enum ebs_state state, unsigned int nr_ring
 		return arg->stats.reserved ? -EINVAL : 0;
 	case EBS_IOC_TAIL:
 		return arg->tail.reserved || arg->tail.cpu >= nr_rings ? -EINVAL : 0;
+	case EBS_IOC_READ:
+		return arg->read.reserved || (arg->read.nr_cpus && !arg->read.cpu_ptr) ? -EINVAL
+										       : 0;
 	default:
 		return 0; /* no argument, or (VERSION) one only written */
 	}

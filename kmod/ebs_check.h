@@ -34,6 +34,7 @@ union ebs_ioctl_arg {
 	struct ebs_config cfg;
 	struct ebs_stats stats;
 	struct ebs_tail tail;
+	struct ebs_read read;
 };
 
 /*

@@ -26,8 +26,12 @@ struct ebs_waker {
 /*
  * A collection mode.  config() claims what the mode needs (counters,
  * reservations) for s->cfg, start()/stop() switch counting on and off,
- * release() gives everything back.  config() and release() may sleep;
- * start() and stop() too.  All are called with s->lock held.
+ * release() gives everything back.  read() fills cpu[nr_cpu_ids] (zeroed)
+ * and *sum with the counters' values (EBS_IOC_READ) and returns how many
+ * entries of cpu[] mean something (nr_cpu_ids, or 0 when the counters are
+ * not per CPU), or -errno; NULL where the mode cannot.  config() and
+ * release() may sleep; start(), stop() and read() too.  All are called
+ * with s->lock held.
  */
 struct ebs_mode_ops {
 	const char *name;
@@ -35,6 +39,7 @@ struct ebs_mode_ops {
 	void (*start)(struct ebs_session *s);
 	void (*stop)(struct ebs_session *s);
 	void (*release)(struct ebs_session *s);
+	int (*read)(struct ebs_session *s, struct ebs_count *cpu, struct ebs_count *sum);
 };
 
 /*

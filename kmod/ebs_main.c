@@ -275,8 +275,11 @@ static int ebs_config_locked(struct ebs_session *s, const struct ebs_config *cfg
 	/*
 	 * Checked here, against the caller of CONFIG, and not only at open:
 	 * the descriptor may have been handed to a less privileged process.
+	 * Counting the kernel shows no kernel address: perf's rule for it
+	 * (perf_allow_kernel()) only.
 	 */
-	if ((cfg->flags & EBS_CFG_KERNEL) && !ebs_may_see_kernel())
+	if ((cfg->flags & EBS_CFG_KERNEL) &&
+	    !(cfg->flags & EBS_CFG_COUNT ? perfmon_capable() : ebs_may_see_kernel()))
 		return -EACCES;
 	if ((cfg->flags & EBS_CFG_ALL_CPUS) && !perfmon_capable())
 		return -EACCES; /* every process's samples: perf_allow_cpu()'s rule */
@@ -293,7 +296,8 @@ static int ebs_config_locked(struct ebs_session *s, const struct ebs_config *cfg
 		if (err)
 			goto out_put;
 	}
-	err = ebs_alloc_rings(s, cfg->ring_pages);
+	/* a counting session has no rings */
+	err = cfg->flags & EBS_CFG_COUNT ? 0 : ebs_alloc_rings(s, cfg->ring_pages);
 	if (err)
 		goto out_put;
 	s->cfg = *cfg;
@@ -340,6 +344,33 @@ static int ebs_stats_copy_out(struct ebs_session *s, struct ebs_stats *st,
 	return copy_to_user(arg, st, sizeof(*st)) ? -EFAULT : 0;
 }
 
+/*
+ * READ's counts, into cpu[nr_cpu_ids] (zeroed, allocated by the caller
+ * without the lock) and r->sum; r->nr_cpus becomes what the caller's array
+ * will get.  Copied out by ebs_read_copy_out(), without the lock.
+ */
+static int ebs_read_locked(struct ebs_session *s, struct ebs_read *r, struct ebs_count *cpu)
+{
+	int n;
+
+	if (!s->mode->read)
+		return -EOPNOTSUPP;
+	memset(&r->sum, 0, sizeof(r->sum));
+	n = s->mode->read(s, cpu, &r->sum);
+	if (n < 0)
+		return n;
+	r->nr_cpus = min_t(u32, r->nr_cpus, (u32)n);
+	return 0;
+}
+
+static int ebs_read_copy_out(const struct ebs_read *r, const struct ebs_count *cpu,
+			     struct ebs_read __user *arg)
+{
+	if (r->nr_cpus && copy_to_user(u64_to_user_ptr(r->cpu_ptr), cpu, r->nr_cpus * sizeof(*cpu)))
+		return -EFAULT;
+	return copy_to_user(arg, r, sizeof(*r)) ? -EFAULT : 0;
+}
+
 /* STOP: after it, no handler writes a sample or a statistic. */
 static void ebs_stop_locked(struct ebs_session *s)
 {
@@ -359,7 +390,7 @@ static void ebs_stop_locked(struct ebs_session *s)
  * process's mmap_lock when it calls ebs_mmap(), which takes the lock, and
  * a fault on user memory takes mmap_lock, so a copy under the lock in one
  * thread and an mmap() in another would deadlock.  The argument is copied
- * in first, STATS copies out after the lock is dropped; the state decides
+ * in first, STATS and READ copy out after the lock is dropped; the state decides
  * first all the same, so a request in the wrong state fails alike
  * whatever its pointer.
  */
@@ -368,6 +399,7 @@ static long ebs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct ebs_session *s = file->private_data;
 	void __user *uarg = (void __user *)arg;
 	union ebs_ioctl_arg a;
+	struct ebs_count *cpu = NULL;
 	bool fault = false;
 	unsigned int i;
 	long err;
@@ -377,6 +409,12 @@ static long ebs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	/* a request of ours (known in some state) has the size of a member of a */
 	if (ebs_check_state(cmd, EBS_OPEN) != -ENOTTY && (_IOC_DIR(cmd) & _IOC_WRITE))
 		fault = copy_from_user(&a, uarg, _IOC_SIZE(cmd)) != 0;
+	/* READ's per-CPU counts, allocated before the lock is taken */
+	if (cmd == EBS_IOC_READ) {
+		cpu = kcalloc(nr_cpu_ids, sizeof(*cpu), GFP_KERNEL);
+		if (!cpu)
+			return -ENOMEM;
+	}
 
 	mutex_lock(&s->lock);
 	err = ebs_check_state(cmd, s->state);
@@ -410,6 +448,9 @@ static long ebs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case EBS_IOC_TAIL:
 		err = ebs_ring_set_tail(&s->rings[a.tail.cpu], a.tail.tail);
 		break;
+	case EBS_IOC_READ:
+		err = ebs_read_locked(s, &a.read, cpu);
+		break;
 	default:
 		err = -ENOTTY; /* not reached: ebs_check_state() knows the requests */
 		break;
@@ -418,6 +459,9 @@ out:
 	mutex_unlock(&s->lock);
 	if (!err && cmd == EBS_IOC_STATS)
 		err = ebs_stats_copy_out(s, &a.stats, uarg);
+	if (!err && cmd == EBS_IOC_READ)
+		err = ebs_read_copy_out(&a.read, cpu, uarg);
+	kfree(cpu);
 	return err;
 }
 

@@ -52,10 +52,12 @@ __u64 ebs_msr_evtsel(const struct ebs_msr_pmu *pmu, const struct ebs_config *cfg
 	/*
 	 * The counter is written through IA32_PMC0's legacy address, which
 	 * takes 32 bits and sign-extends them: -n must fit in a signed 32-bit
-	 * value, and the counter must be wide enough to hold n.
+	 * value, and the counter must be wide enough to hold n.  A counting
+	 * session starts it from 0 and takes no interrupt.
 	 */
-	if (cfg->sample_after < EBS_SAMPLE_AFTER_MIN || cfg->sample_after > 0x7fffffffull ||
-	    cfg->sample_after > (pmu->mask >> 1)) {
+	if (!(cfg->flags & EBS_CFG_COUNT) &&
+	    (cfg->sample_after < EBS_SAMPLE_AFTER_MIN || cfg->sample_after > 0x7fffffffull ||
+	     cfg->sample_after > (pmu->mask >> 1))) {
 		*err = -ERANGE;
 		return 0;
 	}
@@ -67,7 +69,7 @@ __u64 ebs_msr_evtsel(const struct ebs_msr_pmu *pmu, const struct ebs_config *cfg
 		*err = -EINVAL;
 		return 0;
 	}
-	return sel | EBS_EVTSEL_INT | EBS_EVTSEL_EN;
+	return sel | EBS_EVTSEL_EN | (cfg->flags & EBS_CFG_COUNT ? 0 : EBS_EVTSEL_INT);
 }
 
 __u64 ebs_msr_preload(const struct ebs_msr_pmu *pmu, __u64 n)
@@ -96,6 +98,23 @@ void ebs_msr_cpu_stop(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu
 		hw->wrmsr(EBS_MSR_GLOBAL_OVF_CTRL, 1);
 	}
 	hw->wrmsr(EBS_MSR_PERFCTR0, 0);
+}
+
+__u64 ebs_msr_cpu_read(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu, __u64 *wraps)
+{
+	__u64 v = hw->rdmsr(EBS_MSR_PERFCTR0) & pmu->mask;
+
+	/*
+	 * A wrap since the last read (v2+ says so; v1 cannot): counted, its
+	 * status cleared, and the counter read again, as it may have wrapped
+	 * after the first read.
+	 */
+	if (pmu->version >= 2 && (hw->rdmsr(EBS_MSR_GLOBAL_STATUS) & 1)) {
+		hw->wrmsr(EBS_MSR_GLOBAL_OVF_CTRL, 1);
+		(*wraps)++;
+		v = hw->rdmsr(EBS_MSR_PERFCTR0) & pmu->mask;
+	}
+	return v + *wraps * (pmu->mask + 1);
 }
 
 bool ebs_msr_nmi(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu, __u64 evtsel, __u64 n)

@@ -42,7 +42,8 @@ struct ebs_msr_pmu {
 int ebs_msr_probe(const struct ebs_hw_ops *hw, struct ebs_msr_pmu *pmu);
 
 /*
- * The IA32_PERFEVTSEL0 value for cfg (with INT and EN), or 0 with *err set:
+ * The IA32_PERFEVTSEL0 value for cfg (with EN, and INT unless cfg counts,
+ * EBS_CFG_COUNT), or 0 with *err set:
  * -EINVAL for a software event or a bad encoding, -EOPNOTSUPP for an
  * architectural event this CPU lacks, -ERANGE for a sample-after value the
  * counter cannot be preloaded with.
@@ -55,6 +56,15 @@ __u64 ebs_msr_preload(const struct ebs_msr_pmu *pmu, __u64 n);
 /* On this CPU: program counter 0 with -n and evtsel, enable it. */
 void ebs_msr_cpu_start(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu, __u64 evtsel,
 		       __u64 n);
+
+/*
+ * On this CPU, counting (EBS_CFG_COUNT: started from 0, no interrupt): what
+ * counter 0 counted.  *wraps, this CPU's and 0 at the start, counts the
+ * wraps IA32_PERF_GLOBAL_STATUS reports (v2+; the status is cleared), each
+ * 2^width events; two wraps between reads (2^48 cycles: hours) count as
+ * one, and version 1 reports none.
+ */
+__u64 ebs_msr_cpu_read(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu, __u64 *wraps);
 
 /* On this CPU: stop counter 0 and leave it cleared. */
 void ebs_msr_cpu_stop(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu);

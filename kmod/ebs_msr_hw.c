@@ -9,6 +9,7 @@
  */
 #include <linux/cpuhotplug.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <asm/apic.h>
 #include <asm/msr.h>
 #include <asm/nmi.h>
@@ -48,11 +49,24 @@ static const struct ebs_hw_ops hw = {
 	.lvtpc_nmi = hw_lvtpc_nmi,
 };
 
+/*
+ * A counting session's counts (EBS_CFG_COUNT, all CPUs only): per CPU,
+ * what counter 0 counted in the runs before this one (kept at STOP and
+ * when the CPU goes offline) and its wraps in this run; and the time
+ * counted, START to STOP summed.
+ */
+struct ebs_msr_counts {
+	u64 *kept, *wraps; /* [nr_cpu_ids] */
+	u64 *now;	   /* [nr_cpu_ids]: READ's scratch, each CPU writing its own */
+	u64 ns, started;   /* ktime_get_ns() */
+};
+
 struct ebs_msr_state {
 	struct ebs_msr_pmu pmu;
 	u64 evtsel;
 	int hp_state; /* the dynamic hotplug state, > 0 when set up */
 	bool reserved, nmi_registered;
+	struct ebs_msr_counts *count; /* counting sessions only */
 };
 
 /*
@@ -100,12 +114,26 @@ static int ebs_msr_cpu_online(unsigned int cpu)
 	return 0;
 }
 
+/* On this CPU, counting: keep what counter 0 counted (before it is stopped). */
+static void ebs_msr_keep(struct ebs_msr_state *st, unsigned int cpu)
+{
+	if (st->count && cpu < nr_cpu_ids) {
+		st->count->kept[cpu] += ebs_msr_cpu_read(&hw, &st->pmu, &st->count->wraps[cpu]);
+		st->count->wraps[cpu] = 0;
+	}
+}
+
 static int ebs_msr_cpu_offline(unsigned int cpu)
 {
 	struct ebs_session *s = READ_ONCE(ebs_msr_active);
+	struct ebs_msr_state *st;
 
-	if (s)
-		ebs_msr_cpu_stop(&hw, &((struct ebs_msr_state *)s->mode_data)->pmu);
+	if (s) {
+		st = s->mode_data;
+		if (READ_ONCE(ebs_msr_counting))
+			ebs_msr_keep(st, cpu);
+		ebs_msr_cpu_stop(&hw, &st->pmu);
+	}
 	return 0;
 }
 
@@ -123,6 +151,12 @@ static void ebs_msr_release(struct ebs_session *s)
 	if (st->reserved) {
 		release_evntsel_nmi(MSR_ARCH_PERFMON_EVENTSEL0);
 		release_perfctr_nmi(MSR_ARCH_PERFMON_PERFCTR0);
+	}
+	if (st->count) {
+		kfree(st->count->kept);
+		kfree(st->count->wraps);
+		kfree(st->count->now);
+		kfree(st->count);
 	}
 	kfree(st);
 	s->mode_data = NULL;
@@ -155,10 +189,23 @@ static int ebs_msr_config(struct ebs_session *s)
 	}
 	st->reserved = true;
 	WRITE_ONCE(ebs_msr_active, s);
-	err = register_nmi_handler(NMI_LOCAL, ebs_msr_handler, 0, "ebs");
-	if (err)
-		goto fail;
-	st->nmi_registered = true;
+	if (s->cfg.flags & EBS_CFG_COUNT) {
+		/* no interrupt: no handler, but somewhere to keep the counts */
+		st->count = kzalloc(sizeof(*st->count), GFP_KERNEL);
+		err = -ENOMEM;
+		if (!st->count)
+			goto fail;
+		st->count->kept = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+		st->count->wraps = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+		st->count->now = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+		if (!st->count->kept || !st->count->wraps || !st->count->now)
+			goto fail;
+	} else {
+		err = register_nmi_handler(NMI_LOCAL, ebs_msr_handler, 0, "ebs");
+		if (err)
+			goto fail;
+		st->nmi_registered = true;
+	}
 	err = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "ebs/msr:online", ebs_msr_cpu_online,
 				ebs_msr_cpu_offline);
 	if (err < 0)
@@ -182,13 +229,28 @@ static void ebs_msr_cpu_start_fn(void *arg)
 static void ebs_msr_cpu_stop_fn(void *arg)
 {
 	struct ebs_session *s = arg;
+	struct ebs_msr_state *st = s->mode_data;
 
-	ebs_msr_cpu_stop(&hw, &((struct ebs_msr_state *)s->mode_data)->pmu);
+	ebs_msr_keep(st, smp_processor_id());
+	ebs_msr_cpu_stop(&hw, &st->pmu);
+}
+
+static void ebs_msr_cpu_read_fn(void *arg)
+{
+	struct ebs_msr_state *st = arg;
+	unsigned int cpu = smp_processor_id();
+
+	if (cpu < nr_cpu_ids)
+		st->count->now[cpu] = ebs_msr_cpu_read(&hw, &st->pmu, &st->count->wraps[cpu]);
 }
 
 static void ebs_msr_start(struct ebs_session *s)
 {
+	struct ebs_msr_state *st = s->mode_data;
+
 	cpus_read_lock();
+	if (st->count)
+		st->count->started = ktime_get_ns();
 	WRITE_ONCE(ebs_msr_counting, true);
 	on_each_cpu(ebs_msr_cpu_start_fn, s, 1);
 	cpus_read_unlock();
@@ -196,10 +258,50 @@ static void ebs_msr_start(struct ebs_session *s)
 
 static void ebs_msr_stop(struct ebs_session *s)
 {
+	struct ebs_msr_state *st = s->mode_data;
+
 	cpus_read_lock();
 	on_each_cpu(ebs_msr_cpu_stop_fn, s, 1);
 	WRITE_ONCE(ebs_msr_counting, false);
+	if (st->count)
+		st->count->ns += ktime_get_ns() - st->count->started;
 	cpus_read_unlock();
+}
+
+/*
+ * READ of a counting session: per CPU, what was kept plus, while running,
+ * what counter 0 holds now (read on each CPU); each CPU's counter was
+ * enabled and running for all the time counted (it is never multiplexed:
+ * counter 0 is reserved).  A sampling session's counter holds -N plus the
+ * events since its last overflow: -EOPNOTSUPP (STATS' overflows x N).
+ */
+static int ebs_msr_read(struct ebs_session *s, struct ebs_count *cpu, struct ebs_count *sum)
+{
+	struct ebs_msr_state *st = s->mode_data;
+	struct ebs_msr_counts *c = st->count;
+	bool running = s->state == EBS_RUNNING;
+	unsigned int i;
+	u64 ns;
+
+	if (!c)
+		return -EOPNOTSUPP;
+	cpus_read_lock();
+	memset(c->now, 0, nr_cpu_ids * sizeof(*c->now));
+	if (running)
+		on_each_cpu(ebs_msr_cpu_read_fn, st, 1);
+	ns = c->ns + (running ? ktime_get_ns() - c->started : 0);
+	for (i = 0; i < nr_cpu_ids; i++) {
+		cpu[i].value = c->kept[i] + c->now[i];
+		if (cpu_online(i) || cpu[i].value) {
+			cpu[i].time_enabled = ns;
+			cpu[i].time_running = ns;
+		}
+		sum->value += cpu[i].value;
+		sum->time_enabled += cpu[i].time_enabled;
+		sum->time_running += cpu[i].time_running;
+	}
+	cpus_read_unlock();
+	return nr_cpu_ids;
 }
 
 const struct ebs_mode_ops ebs_msr_mode = {
@@ -208,4 +310,5 @@ const struct ebs_mode_ops ebs_msr_mode = {
 	.start = ebs_msr_start,
 	.stop = ebs_msr_stop,
 	.release = ebs_msr_release,
+	.read = ebs_msr_read,
 };

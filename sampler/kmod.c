@@ -13,6 +13,11 @@
  * resolve).  Both clocks are CLOCK_MONOTONIC.  Named events reach the
  * module as their generic event of include/ebs/ebs_events.h, the table the
  * module reads too.
+ *
+ * Counting (record_opts.count_only, ebs stat --backend=kmod) is a session
+ * with EBS_CFG_COUNT (ABI version 2): no rings, no side band; EBS_IOC_READ
+ * gives the counts while it runs (peek) and at the end, written as one
+ * COUNT record per CPU, as the perf backend writes them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +38,8 @@
 struct kmod_priv {
 	int fd;
 	u32 mode;
+	u32 version;		  /* the module's EBS_IOC_VERSION */
+	struct ebs_count *counts; /* [SAMPLER_MAX_CPUS], counting: EBS_IOC_READ's */
 	unsigned int nr_rings;
 	size_t ring_len; /* header page + data */
 	void **rings;
@@ -165,9 +172,11 @@ static int kmod_config(struct sampler *s, struct kmod_priv *p)
 	p->cfg.mode = p->mode;
 	if (event_spec__kmod_encode(ev, &p->cfg.event_kind, &p->cfg.event_id))
 		return -EOPNOTSUPP;
-	p->cfg.sample_after = s->period;
+	p->cfg.sample_after = s->opts->count_only ? 0 : s->period;
 	p->cfg.flags =
 		(ev->exclude_user ? 0 : EBS_CFG_USER) | (ev->exclude_kernel ? 0 : EBS_CFG_KERNEL);
+	if (s->opts->count_only)
+		p->cfg.flags |= EBS_CFG_COUNT;
 	if (s->system_wide) {
 		p->cfg.flags |= EBS_CFG_ALL_CPUS;
 	} else {
@@ -176,7 +185,7 @@ static int kmod_config(struct sampler *s, struct kmod_priv *p)
 		if (s->enable_on_exec)
 			p->cfg.flags |= EBS_CFG_ON_EXEC;
 	}
-	p->cfg.ring_pages = s->opts->mmap_pages;
+	p->cfg.ring_pages = s->opts->count_only ? 0 : s->opts->mmap_pages;
 	return ioctl(p->fd, EBS_IOC_CONFIG, &p->cfg) < 0 ? -errno : 0;
 }
 
@@ -235,6 +244,7 @@ static void kmod_close(struct sampler *s)
 		close(p->fd); /* the module stops and frees the session */
 	free(p->rings);
 	free(p->stats);
+	free(p->counts);
 	free(p);
 	s->priv = NULL;
 }
@@ -252,11 +262,124 @@ static void open_tracking(struct sampler *s, struct kmod_priv *p)
 			err.msg);
 }
 
+/*
+ * After CONFIG gave e: the :u fallback for -EACCES, then 0, or -errno with
+ * one line in err.
+ */
+static int config_done(struct sampler *s, struct kmod_priv *p, int e, struct ebs_error *err)
+{
+	if (e == -EACCES && !s->used[0].exclude_kernel && !s->used[0].exclude_user &&
+	    !s->opts->no_fallback)
+		e = fall_back_user(s, p);
+	if (e == -EOPNOTSUPP && !s->used[0].hardware)
+		return ebs_error__set(err, EINVAL,
+				      "event '%s' is not available with --backend=kmod",
+				      s->used[0].name);
+	return e ? config_error(s, p, e, err) : 0;
+}
+
+/*
+ * /dev/ebs opened, its ABI at least version need (a newer module takes an
+ * older version's requests alike: ebs_abi.h); what needs it names what
+ * needs that version.  The descriptor, or -errno with err filled.
+ */
+static int open_device(u32 need, const char *what_needs, struct ebs_error *err)
+{
+	int fd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC), e;
+	u32 version = 0;
+
+	if (fd < 0) {
+		e = errno;
+		if (e == ENOENT || e == ENODEV || e == ENXIO)
+			return ebs_error__set(err, e,
+					      "%s: %s: the ebs.ko module is not loaded "
+					      "(make kmod, then insmod kmod/ebs.ko)",
+					      EBS_DEVICE, strerror(e));
+		if (e == EBUSY)
+			return ebs_error__set(err, EBUSY, "%s: another ebs session is using it",
+					      EBS_DEVICE);
+		return ebs_error__set(
+			err, e, "%s: %s%s", EBS_DEVICE, strerror(e),
+			e == EACCES || e == EPERM ? " (needs CAP_PERFMON or CAP_SYS_ADMIN)" : "");
+	}
+	if (ioctl(fd, EBS_IOC_VERSION, &version) < 0 || version < need) {
+		close(fd);
+		return ebs_error__set(err, EPROTO,
+				      "%s: ebs.ko speaks ABI version %u; %s needs %u (rebuild and "
+				      "reload ebs.ko: make kmod)",
+				      EBS_DEVICE, version, what_needs, need);
+	}
+	return fd;
+}
+
+int kmod_probe_count(const struct event_spec *ev, bool system_wide, int *why, struct ebs_error *err)
+{
+	struct ebs_config cfg = {.mode = EBS_MODE_PERF_KERNEL};
+	int fd = open_device(2, "counting", err);
+
+	if (fd < 0)
+		return fd;
+	cfg.flags = EBS_CFG_COUNT | (ev->exclude_user ? 0 : EBS_CFG_USER) |
+		    (ev->exclude_kernel ? 0 : EBS_CFG_KERNEL) |
+		    (system_wide ? EBS_CFG_ALL_CPUS : 0);
+	cfg.pid = system_wide ? 0 : getpid();
+	if (event_spec__kmod_encode(ev, &cfg.event_kind, &cfg.event_id))
+		*why = -EOPNOTSUPP;
+	else
+		*why = ioctl(fd, EBS_IOC_CONFIG, &cfg) < 0 ? -errno : 0;
+	close(fd);
+	return 0;
+}
+
+/*
+ * The ABI version a session of s needs: 2 to count, or for the events the
+ * module took from version 2 on; else 1.
+ */
+static u32 needed_version(const struct sampler *s)
+{
+	u32 kind;
+	u64 id;
+
+	if (s->opts->count_only)
+		return 2;
+	if (!event_spec__kmod_encode(&s->used[0], &kind, &id) && kind == EBS_EVENT_GENERIC &&
+	    id > EBS_GEN_TASK_CLOCK)
+		return 2;
+	return 1;
+}
+
+/*
+ * The rest of open for a counting session: CONFIG (a hardware event the
+ * module cannot count says so on its row, as with the perf backend: no
+ * fallback), nothing to map.
+ */
+static int open_counting(struct sampler *s, struct kmod_priv *p, struct ebs_error *err)
+{
+	int e;
+
+	s->period = 0;
+	p->counts = calloc(SAMPLER_MAX_CPUS, sizeof(*p->counts));
+	if (!p->counts) {
+		e = ebs_error__set(err, ENOMEM, "out of memory");
+		goto fail;
+	}
+	e = config_done(s, p, kmod_config(s, p), err);
+	if (e)
+		goto fail;
+	s->enc[0].type = EBS_EVENT_TYPE_KMOD;
+	s->enc[0].config = p->cfg.event_id;
+	s->enc[0].config1 = p->cfg.event_kind;
+	return 0;
+
+fail:
+	kmod_close(s);
+	return e;
+}
+
 static int kmod_open(struct sampler *s, struct ebs_error *err)
 {
 	struct kmod_priv *p = calloc(1, sizeof(*p));
 	struct ebs_stats st = {0};
-	u32 version = 0;
 	unsigned int i;
 	int e;
 
@@ -281,29 +404,14 @@ static int kmod_open(struct sampler *s, struct ebs_error *err)
 				   s->opts->nr_pids);
 		goto fail;
 	}
-	p->fd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC);
+	p->fd = open_device(needed_version(s), s->opts->count_only ? "counting" : "this event",
+			    err);
 	if (p->fd < 0) {
-		e = -errno;
-		if (e == -ENOENT || e == -ENODEV || e == -ENXIO)
-			ebs_error__set(err, -e,
-				       "%s: %s: the ebs.ko module is not loaded "
-				       "(make kmod, then insmod kmod/ebs.ko)",
-				       EBS_DEVICE, strerror(-e));
-		else if (e == -EBUSY)
-			ebs_error__set(err, EBUSY, "%s: another ebs session is using it",
-				       EBS_DEVICE);
-		else
-			ebs_error__set(err, -e, "%s: %s%s", EBS_DEVICE, strerror(-e),
-				       e == -EACCES || e == -EPERM
-					       ? " (needs CAP_PERFMON or CAP_SYS_ADMIN)"
-					       : "");
+		e = p->fd;
 		goto fail;
 	}
-	if (ioctl(p->fd, EBS_IOC_VERSION, &version) < 0 || version != EBS_ABI_VERSION) {
-		e = ebs_error__set(err, EPROTO, "%s: ABI version %u, this ebs speaks %u",
-				   EBS_DEVICE, version, EBS_ABI_VERSION);
-		goto fail;
-	}
+	if (s->opts->count_only)
+		return open_counting(s, p, err);
 	set_period(s);
 	e = kmod_config(s, p);
 	if ((e == -ENOENT || e == -EOPNOTSUPP || e == -ENODEV) && s->used[0].hardware &&
@@ -312,18 +420,9 @@ static int kmod_open(struct sampler *s, struct ebs_error *err)
 		set_period(s);
 		e = kmod_config(s, p);
 	}
-	if (e == -EACCES && !s->used[0].exclude_kernel && !s->used[0].exclude_user &&
-	    !s->opts->no_fallback)
-		e = fall_back_user(s, p);
-	if (e == -EOPNOTSUPP && !s->used[0].hardware) {
-		e = ebs_error__set(err, EINVAL, "event '%s' is not available with --backend=kmod",
-				   s->used[0].name);
+	e = config_done(s, p, e, err);
+	if (e)
 		goto fail;
-	}
-	if (e) {
-		e = config_error(s, p, e, err);
-		goto fail;
-	}
 	if (!s->opts->period && !s->opts->periods[0] && !event_spec__is_clock(&s->used[0]) &&
 	    s->msg)
 		fprintf(s->msg,
@@ -442,6 +541,61 @@ static int kmod_read(struct sampler *s, int timeout_ms, struct ebs_error *err)
 	return e;
 }
 
+/*
+ * A counting session's counts: EBS_IOC_READ into s->counted[0] and the
+ * like (scaled when a hardware counter was multiplexed) and, with write,
+ * one COUNT record per CPU that counted, as the perf backend writes its
+ * per-CPU counters.  0 or -errno with err filled.
+ */
+static int read_counts(struct sampler *s, struct kmod_priv *p, bool write, struct ebs_error *err)
+{
+	struct ebs_read r = {.nr_cpus = SAMPLER_MAX_CPUS, .cpu_ptr = (u64)(uintptr_t)p->counts};
+	u32 tid = s->system_wide ? 0 : (u32)p->cfg.pid;
+	unsigned int i;
+	int e;
+
+	if (ioctl(p->fd, EBS_IOC_READ, &r) < 0)
+		return ebs_error__set(err, errno, "%s: reading the counts: %s", EBS_DEVICE,
+				      strerror(errno));
+	s->counted[0] = r.sum.value;
+	s->running[0] = r.sum.time_running;
+	s->scaled[0] = (double)r.sum.value;
+	if (s->used[0].hardware && r.sum.time_running &&
+	    r.sum.time_running < r.sum.time_enabled - r.sum.time_enabled / 1000) {
+		s->multiplexed = true;
+		s->scaled[0] = (double)r.sum.value * (double)r.sum.time_enabled /
+			       (double)r.sum.time_running;
+	}
+	s->have_counts = true;
+	for (i = 0; write && i < r.nr_cpus; i++) {
+		struct ebs_rec_count rec = {0};
+
+		if (!p->counts[i].time_enabled && !p->counts[i].value)
+			continue; /* no counter on that CPU */
+		rec.hdr.type = EBS_REC_COUNT;
+		rec.hdr.size = sizeof(rec);
+		rec.time = ebs_clock_ns();
+		rec.value = p->counts[i].value;
+		rec.time_enabled = p->counts[i].time_enabled;
+		rec.time_running = p->counts[i].time_running;
+		rec.cpu = i;
+		rec.tid = tid;
+		e = ebs_writer__add(s->w, &rec.hdr);
+		if (e)
+			return ebs_error__set(err, -e, "%s: write failed: %s",
+					      ebs_output_name(s->opts->output), strerror(-e));
+	}
+	return 0;
+}
+
+static int kmod_peek(struct sampler *s)
+{
+	struct ebs_error err = {0};
+	struct kmod_priv *p = s->priv;
+
+	return p->counts ? read_counts(s, p, false, &err) : -EOPNOTSUPP;
+}
+
 static int kmod_stop(struct sampler *s, struct ebs_error *err)
 {
 	struct kmod_priv *p = s->priv;
@@ -451,6 +605,8 @@ static int kmod_stop(struct sampler *s, struct ebs_error *err)
 
 	if (ioctl(p->fd, EBS_IOC_STOP) < 0)
 		return ebs_error__set(err, errno, "%s: stop: %s", EBS_DEVICE, strerror(errno));
+	if (p->counts)
+		return read_counts(s, p, true, err);
 	e = drain(s, p, err);
 	if (!e && p->track)
 		e = perf_tracking__stop(p->track, err);
@@ -484,6 +640,7 @@ const struct sampler_backend kmod_backend = {
 	.open = kmod_open,
 	.start = kmod_start,
 	.read = kmod_read,
+	.peek = kmod_peek,
 	.stop = kmod_stop,
 	.close = kmod_close,
 };

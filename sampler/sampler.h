@@ -43,6 +43,15 @@ int event_spec__parse_list(const char *text, struct event_spec *out, unsigned in
  */
 int event_spec__probe(const struct event_spec *ev);
 
+/*
+ * Can ebs.ko count ev (a counting session of its perf-kernel mode, for
+ * this process or all CPUs)?  0 with *why its CONFIG's result (0, or the
+ * event's -errno); or -errno with err filled when /dev/ebs cannot be used
+ * at all (no module, no permission, a module older than ABI version 2).
+ */
+int kmod_probe_count(const struct event_spec *ev, bool system_wide, int *why,
+		     struct ebs_error *err);
+
 /* Is ev cpu-clock or task-clock: sampled by an hrtimer, its period in nanoseconds? */
 bool event_spec__is_clock(const struct event_spec *ev);
 

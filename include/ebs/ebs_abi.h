@@ -8,7 +8,15 @@
  *
  * Session: open /dev/ebs -> EBS_IOC_CONFIG -> mmap one ring per CPU ->
  * EBS_IOC_START -> read records, advance tail -> EBS_IOC_STOP -> close.
- * Anything out of that order fails with -EINVAL (or -EBUSY while running).
+ * A counting session (EBS_CFG_COUNT) has no rings: open -> CONFIG -> START
+ * -> EBS_IOC_READ ... -> STOP -> READ -> close.  Anything out of that
+ * order fails with -EINVAL (or -EBUSY while running).
+ *
+ * Versions: every request of an older version means the same in a newer
+ * one, so user space accepts any EBS_IOC_VERSION at least the one it needs.
+ *   1  sampling sessions.
+ *   2  counting sessions (EBS_CFG_COUNT, EBS_IOC_READ); the generic
+ *      software events from EBS_GEN_PAGE_FAULTS on.
  */
 #ifndef EBS_ABI_H
 #define EBS_ABI_H
@@ -16,7 +24,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define EBS_ABI_VERSION 1
+#define EBS_ABI_VERSION 2
 #define EBS_DEVICE	"/dev/ebs"
 #define EBS_IOC_MAGIC	0xeb
 
@@ -29,15 +37,17 @@
 #define EBS_EVENT_RAW	  1 /* raw PerfEvtSel fields below */
 
 /* generic events, EBS_EVENT_GENERIC */
-#define EBS_GEN_CYCLES	      0
-#define EBS_GEN_INSTRUCTIONS  1
-#define EBS_GEN_BRANCHES      2
-#define EBS_GEN_BRANCH_MISSES 3
-#define EBS_GEN_CACHE_REFS    4
-#define EBS_GEN_CACHE_MISSES  5
-#define EBS_GEN_CPU_CLOCK     6 /* software: nanoseconds of CPU time */
-#define EBS_GEN_TASK_CLOCK    7
-#define EBS_GEN_MAX	      8
+#define EBS_GEN_CYCLES		 0
+#define EBS_GEN_INSTRUCTIONS	 1
+#define EBS_GEN_BRANCHES	 2
+#define EBS_GEN_BRANCH_MISSES	 3
+#define EBS_GEN_CACHE_REFS	 4
+#define EBS_GEN_CACHE_MISSES	 5
+#define EBS_GEN_CPU_CLOCK	 6 /* software: nanoseconds of CPU time */
+#define EBS_GEN_TASK_CLOCK	 7
+#define EBS_GEN_PAGE_FAULTS	 8 /* software, from version 2 on */
+#define EBS_GEN_CONTEXT_SWITCHES 9
+#define EBS_GEN_MAX		 10
 
 /*
  * The IA32_PERFEVTSELx layout (Intel SDM Vol. 3B 18.2.1), which raw events
@@ -69,7 +79,11 @@
 		   * enabled by the target's next exec (samples                                    \
 		   * are kept only while RUNNING); msr mode counts                                 \
 		   * from START */
-#define EBS_CFG_KNOWN 0xfu
+#define EBS_CFG_COUNT                                                                              \
+	(1u << 4) /* count, without the overflow interrupt: no rings                               \
+		   * (ring_pages and sample_after 0), no samples;                                  \
+		   * EBS_IOC_READ gives the counts (version 2) */
+#define EBS_CFG_KNOWN 0x1fu
 
 #define EBS_RING_MIN_PAGES   1
 #define EBS_RING_MAX_PAGES   4096    /* data pages per CPU, power of two */
@@ -84,10 +98,10 @@ struct ebs_config {
 	 * cmask; USR/OS/INT/EN are set by the module from flags)
 	 */
 	__u64 event_id;
-	__u64 sample_after; /* N: the counter is preloaded with -N */
+	__u64 sample_after; /* N: the counter is preloaded with -N; 0 with EBS_CFG_COUNT */
 	__u32 flags;	    /* EBS_CFG_* */
 	__s32 pid;	    /* target process (with its threads), unless ALL_CPUS */
-	__u32 ring_pages;   /* data pages per CPU ring, power of two */
+	__u32 ring_pages;   /* data pages per CPU ring, power of two; 0 with EBS_CFG_COUNT */
 	__u32 reserved;	    /* must be zero */
 };
 
@@ -148,6 +162,29 @@ struct ebs_stats {
 	__u64 cpu_ptr; /* user pointer to struct ebs_cpu_stats[nr_cpus] */
 };
 
+/*
+ * READ: the session's counter values, as perf's read() gives them: value,
+ * and the nanoseconds each counter was enabled and running (less than
+ * enabled: multiplexed with other users of the PMU, or, for a thread's
+ * counter bound to one CPU, the time the thread ran elsewhere).  A value
+ * includes what the target's exited children counted.
+ */
+struct ebs_count {
+	__u64 value;
+	__u64 time_enabled;
+	__u64 time_running;
+};
+
+struct ebs_read {
+	__u32 nr_cpus;	/* in: entries cpu_ptr holds; out: entries filled
+			 * (nr_cpu_ids), or 0 when the counters are not
+			 * per CPU (a sampling session of a pid) */
+	__u32 reserved; /* must be zero */
+	__u64 cpu_ptr;	/* user pointer to struct ebs_count[nr_cpus], by CPU id; 0 with nr_cpus 0 */
+	struct ebs_count sum; /* out: every counter; time_enabled summed over the
+			       * threads, each thread's the longest of its CPUs' */
+};
+
 #define EBS_IOC_VERSION _IOR(EBS_IOC_MAGIC, 0x00, __u32)
 #define EBS_IOC_CONFIG	_IOW(EBS_IOC_MAGIC, 0x01, struct ebs_config)
 #define EBS_IOC_START	_IO(EBS_IOC_MAGIC, 0x02)
@@ -155,5 +192,6 @@ struct ebs_stats {
 #define EBS_IOC_STATS	_IOWR(EBS_IOC_MAGIC, 0x04, struct ebs_stats)
 #define EBS_IOC_RESET	_IO(EBS_IOC_MAGIC, 0x05)
 #define EBS_IOC_TAIL	_IOW(EBS_IOC_MAGIC, 0x06, struct ebs_tail)
+#define EBS_IOC_READ	_IOWR(EBS_IOC_MAGIC, 0x07, struct ebs_read) /* version 2 */
 
 #endif /* EBS_ABI_H */

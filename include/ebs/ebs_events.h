@@ -68,9 +68,9 @@ static const struct ebs_event ebs_events[] = {
 	{"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0,
 	 "task CPU time, nanoseconds", EBS_GEN_TASK_CLOCK, 0, 0, EBS_NOT_ARCH},
 	{"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0, "page faults",
-	 EBS_GEN_NONE, 0, 0, EBS_NOT_ARCH},
+	 EBS_GEN_PAGE_FAULTS, 0, 0, EBS_NOT_ARCH},
 	{"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0,
-	 "context switches", EBS_GEN_NONE, 0, 0, EBS_NOT_ARCH},
+	 "context switches", EBS_GEN_CONTEXT_SWITCHES, 0, 0, EBS_NOT_ARCH},
 	{}};
 
 /* The row of the module's generic event gen (an EBS_GEN_*), or NULL. */

@@ -47,7 +47,7 @@ typedef __s64 s64;
 #define MAX_RINGS 8
 
 static const unsigned int known[] = {EBS_IOC_VERSION, EBS_IOC_CONFIG, EBS_IOC_START, EBS_IOC_STOP,
-				     EBS_IOC_STATS,   EBS_IOC_RESET,  EBS_IOC_TAIL};
+				     EBS_IOC_STATS,   EBS_IOC_RESET,  EBS_IOC_TAIL,  EBS_IOC_READ};
 
 /* The model session: what the module keeps, acting on what the rules accept. */
 static struct {
@@ -134,6 +134,13 @@ static void check_config(const struct ebs_config *c)
 	FUZZ_CHECK((c->event_kind == EBS_EVENT_GENERIC && c->event_id < EBS_GEN_MAX) ||
 			   (c->event_kind == EBS_EVENT_RAW && !(c->event_id & ~raw)),
 		   "event %u/%#llx", c->event_kind, (unsigned long long)c->event_id);
+	if (c->flags & EBS_CFG_COUNT) { /* no interrupt, no rings; msr: all CPUs */
+		FUZZ_CHECK(!c->sample_after && !c->ring_pages &&
+				   (c->mode != EBS_MODE_MSR || (c->flags & EBS_CFG_ALL_CPUS)),
+			   "counting: sample_after %llu, %u ring pages, mode %u",
+			   (unsigned long long)c->sample_after, c->ring_pages, c->mode);
+		return;
+	}
 	FUZZ_CHECK(c->sample_after >= EBS_SAMPLE_AFTER_MIN && !(c->sample_after >> 63),
 		   "sample_after %llu", (unsigned long long)c->sample_after);
 	FUZZ_CHECK(c->ring_pages >= EBS_RING_MIN_PAGES && c->ring_pages <= EBS_RING_MAX_PAGES &&
@@ -171,7 +178,7 @@ static void op_ioctl(struct prog *pr)
 		FUZZ_CHECK(before == EBS_OPEN, "CONFIG in state %d", before);
 		check_config(&arg.cfg);
 		m.cfg = arg.cfg;
-		m.nr_rings = m.cpus;
+		m.nr_rings = m.cfg.flags & EBS_CFG_COUNT ? 0 : m.cpus; /* counting: no rings */
 		for (i = 0; i < m.nr_rings; i++) {
 			m.mem[i] = calloc(1 + (size_t)m.cfg.ring_pages, PAGE);
 			FUZZ_CHECK(m.mem[i], "out of memory");
@@ -205,6 +212,12 @@ static void op_ioctl(struct prog *pr)
 		(void)sum;
 		break;
 	}
+	case EBS_IOC_READ:
+		FUZZ_CHECK(before != EBS_OPEN && !arg.read.reserved &&
+				   (!arg.read.nr_cpus || arg.read.cpu_ptr),
+			   "READ of %u CPUs into %#llx accepted", arg.read.nr_cpus,
+			   (unsigned long long)arg.read.cpu_ptr);
+		break;
 	case EBS_IOC_TAIL: {
 		struct ebs_ring *r;
 		u64 old, head;
@@ -338,14 +351,20 @@ static void op_evtsel(struct prog *pr)
 			   e);
 		return;
 	}
-	FUZZ_CHECK((sel & (EBS_EVTSEL_INT | EBS_EVTSEL_EN)) == (EBS_EVTSEL_INT | EBS_EVTSEL_EN),
-		   "selector %#llx without INT/EN", (unsigned long long)sel);
+	/* counting (EBS_CFG_COUNT) takes no interrupt */
+	FUZZ_CHECK((sel & (EBS_EVTSEL_INT | EBS_EVTSEL_EN)) ==
+			   (cfg.flags & EBS_CFG_COUNT ? EBS_EVTSEL_EN
+						      : EBS_EVTSEL_INT | EBS_EVTSEL_EN),
+		   "selector %#llx for flags %#x: INT and EN wrong", (unsigned long long)sel,
+		   cfg.flags);
 	FUZZ_CHECK(!!(sel & EBS_EVTSEL_USR) == !!(cfg.flags & EBS_CFG_USER) &&
 			   !!(sel & EBS_EVTSEL_OS) == !!(cfg.flags & EBS_CFG_KERNEL),
 		   "selector %#llx for flags %#x", (unsigned long long)sel, cfg.flags);
 	FUZZ_CHECK(
 		!(sel & ~(raw | EBS_EVTSEL_USR | EBS_EVTSEL_OS | EBS_EVTSEL_INT | EBS_EVTSEL_EN)),
 		"selector %#llx sets PC, ANY or bits above 31", (unsigned long long)sel);
+	if (cfg.flags & EBS_CFG_COUNT)
+		return; /* no N: counted from 0 */
 	/* preloaded with -N, the counter overflows after exactly N events */
 	pre = ebs_msr_preload(&pmu, cfg.sample_after);
 	FUZZ_CHECK(((pre + cfg.sample_after) & pmu.mask) == 0 && pre <= pmu.mask &&

@@ -112,6 +112,7 @@ done
 WL="$TOP/tests/workloads"
 gcc -static -O2 -g -fno-omit-frame-pointer -I"$WL" -o $R/leafloop "$WL/leafloop.c"
 gcc -static -O2 -g -fno-omit-frame-pointer -I"$WL" -DWALLCLOCK -o $R/sleeper "$WL/leafloop.c"
+gcc -static -O2 -g -I"$WL" -o $R/memtouch "$WL/memtouch.c"
 gcc -static -O2 -g -pthread -I"$TOP/include" -o $R/kmodtest "$TOP/tests/kmod/kmodtest.c"
 gcc -static -O2 -g -pthread -I"$TOP/include" -o $R/kfuzz "$TOP/tests/kmod/kfuzz.c"
 (cd $R && find . -print0 | cpio --null -o -H newc 2>/dev/null | gzip -1) >initramfs.cpio.gz

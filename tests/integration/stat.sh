@@ -160,3 +160,13 @@ expect "-p and a command" 2 "^ebs stat: -p counts running processes; no command 
 	"$EBS" stat -p $$ -- true
 expect "-p of no process" 2 "^ebs stat: pid 2147483647: no such process" "$EBS" stat -p 2147483647
 expect "-p with -r" 2 "^ebs stat: -r repeats a command's run: not with -p" "$EBS" stat -r 2 -p $$
+expect "--backend bogus" 2 "^ebs stat: --backend 'bogus': perf or kmod" "$EBS" stat --backend bogus -- true
+
+# ---- --backend=kmod without ebs.ko (tests/kmod/guest-init.sh counts through it) ----
+if [ ! -e /dev/ebs ]; then
+	expect "--backend=kmod without the module: one line, exit 1" 1 \
+		"^ebs stat: /dev/ebs: No such file or directory: the ebs.ko module is not loaded [(]make kmod, then insmod kmod/ebs.ko[)]$" \
+		"$EBS" stat --backend=kmod -- true
+else
+	skip "--backend=kmod without the module" "/dev/ebs exists here: kmod.sh's guest tests it"
+fi

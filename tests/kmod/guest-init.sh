@@ -301,6 +301,57 @@ cat bad.err
 check "calibrate --backend=kmod with two events: exit 2 ($rc), one line naming them, no file" \
 	sh -c "[ $rc -eq 2 ] && [ \$(wc -l <bad.err) -eq 1 ] && grep -q 'cpu-clock,task-clock' bad.err && [ ! -e /tmp/bad.data ] && [ ! -s bad.out ]"
 
+# ebs stat --backend=kmod: ebs.ko's counting sessions (EBS_CFG_COUNT,
+# EBS_IOC_READ) against perf_event_open's counts of the same work: the page
+# faults of 8 MiB of fresh pages (2,048 of 4 KiB, and the program's own few
+# dozen), and the task-clock of a loop that runs 0.5 s of its CPU time.
+stat_pair() { # NAME EVENT CMD...: ebs stat of EVENT through both backends, -x, into NAME.kmod/.perf
+	n=$1 ev=$2
+	shift 2
+	/ebs stat --backend=kmod -x, -e "$ev" -o "$n.kmod" -- "$@" 2>"$n.kerr"
+	echo "$?" >"$n.krc"
+	/ebs stat --backend=perf -x, -e "$ev" -o "$n.perf" -- "$@" 2>"$n.perr"
+	echo "$?" >"$n.prc"
+}
+value_of() { awk -F, -v e="$2" '$3 == e { print $1 }' "$1"; }
+stat_pair pf page-faults /memtouch 8 1
+kpf=$(value_of pf.kmod page-faults)
+ppf=$(value_of pf.perf page-faults)
+cat pf.kerr pf.perr
+echo "    stat page-faults of memtouch 8 MiB: kmod ${kpf:-none}, perf ${ppf:-none}"
+check "stat --backend=kmod: exit 0 ($(cat pf.krc)), and perf's ($(cat pf.prc))" \
+	sh -c "[ \"\$(cat pf.krc)\" = 0 ] && [ \"\$(cat pf.prc)\" = 0 ]"
+check "stat --backend=kmod: page faults of 2,048 fresh pages within 10% (${kpf:-none})" \
+	sh -c "[ \"${kpf:-0}\" -ge 2048 ] && [ \"${kpf:-0}\" -le 2252 ]"
+check "stat: kmod's page faults within 2% of perf's (${kpf:-none}, ${ppf:-none})" \
+	awk -v k="${kpf:-0}" -v p="${ppf:--1}" 'BEGIN { d = k - p; if (d < 0) d = -d; exit !(p > 0 && d <= 0.02 * p) }'
+stat_pair tc task-clock /leafloop 0.5
+ktc=$(value_of tc.kmod task-clock)
+ptc=$(value_of tc.perf task-clock)
+echo "    stat task-clock of leafloop 0.5: kmod ${ktc:-none} ns, perf ${ptc:-none} ns"
+check "stat --backend=kmod: task-clock of a 0.5 s loop within 10% (${ktc:-none} ns)" \
+	awk -v k="${ktc:-0}" 'BEGIN { exit !(k >= 0.5e9 && k <= 0.55e9) }'
+check "stat: kmod's task-clock within 10% of perf's (${ktc:-none}, ${ptc:-none})" \
+	awk -v k="${ktc:-0}" -v p="${ptc:--1}" 'BEGIN { d = k - p; if (d < 0) d = -d; exit !(p > 0 && d <= 0.1 * p) }'
+# the default events, as a user sees them: one run per event that can be counted
+/ebs stat --backend=kmod -- /leafloop 0.2 >kdef.out 2>&1
+rc=$?
+sed 's/^/    /' kdef.out
+check "stat --backend=kmod, default events: exit 0 ($rc), one run per event said, each row's run named, no PMU said" \
+	sh -c "[ $rc -eq 0 ] && grep -q 'counts one event a run (ebs.ko has one counter a session): 3 runs of the command' kdef.out && grep -q 'task-clock .*\\[run 1\\]' kdef.out && grep -q 'page-faults .*\\[run 3\\]' kdef.out && grep -q 'cycles .*not supported' kdef.out"
+# -I through READ while the session runs
+/ebs stat --backend=kmod -I 100 -x, -e task-clock -o ki.csv -- /leafloop 0.5 2>ki.err
+rc=$?
+rows=$(grep -c ',task-clock$' ki.csv)
+isum=$(awk -F, '$3 == "task-clock" { s += $2 } END { print s + 0 }' ki.csv)
+check "stat --backend=kmod -I 100: exit 0 ($rc), $rows intervals summing to ${isum} ns (0.5 s of CPU within 10%)" \
+	sh -c "[ $rc -eq 0 ] && [ $rows -ge 4 ] && awk -v s=$isum 'BEGIN { exit !(s >= 0.5e9 && s <= 0.55e9) }'"
+/ebs stat --backend=kmod -I 100 -e task-clock,page-faults -- /leafloop 0.1 >kbad.out 2>kbad.err
+rc=$?
+cat kbad.err
+check "stat --backend=kmod -I with two events: exit 2 ($rc), one line" \
+	sh -c "[ $rc -eq 2 ] && [ \$(wc -l <kbad.err) -eq 1 ] && grep -q 'give one event with -e' kbad.err"
+
 # annotate of a kernel function: its instructions from /proc/kcore, which
 # Debian's kernel has (the host's may not), read as root in the same boot.
 /ebs record -e cpu-clock -F 1000 -o /tmp/kc.data -- dd if=/dev/zero of=/dev/null bs=1 count=100000 2>kc.err

@@ -44,6 +44,7 @@
 
 #define MAX_MAPS  32
 #define MAX_ERRNO 150
+#define NELEM(a)  (sizeof(a) / sizeof((a)[0]))
 
 static long page_size;
 static long limit;		    /* calls to make, both threads together */
@@ -169,6 +170,8 @@ static void random_config(struct rng *r, struct ebs_config *c, pid_t *reap)
 		EBS_CFG_USER | EBS_CFG_ALL_CPUS,
 		EBS_CFG_USER | EBS_CFG_KERNEL | EBS_CFG_ALL_CPUS,
 		EBS_CFG_ALL_CPUS | EBS_CFG_ON_EXEC | EBS_CFG_USER,
+		EBS_CFG_USER | EBS_CFG_COUNT | EBS_CFG_ON_EXEC,
+		EBS_CFG_USER | EBS_CFG_KERNEL | EBS_CFG_COUNT | EBS_CFG_ALL_CPUS,
 	};
 	unsigned int i, flips;
 
@@ -185,7 +188,7 @@ static void random_config(struct rng *r, struct ebs_config *c, pid_t *reap)
 	else
 		c->sample_after = (const __u64[]){
 			0, 999, 1000, 10000, 1ull << 62, 1ull << 63, ~0ull, rnd(r)}[below(r, 8)];
-	c->flags = chance(r, 90) ? flag_sets[below(r, 7)] : (__u32)rnd(r);
+	c->flags = chance(r, 90) ? flag_sets[below(r, NELEM(flag_sets))] : (__u32)rnd(r);
 	switch (below(r, 8)) {
 	case 0:
 	case 1:
@@ -212,6 +215,9 @@ static void random_config(struct rng *r, struct ebs_config *c, pid_t *reap)
 	c->ring_pages = chance(r, 95)	? 1u << below(r, 5)
 			: chance(r, 50) ? 1u << below(r, 13)
 					: (__u32)rnd(r);
+	/* a counting session: no N, no rings (mostly) */
+	if ((c->flags & EBS_CFG_COUNT) && chance(r, 80))
+		c->sample_after = c->ring_pages = 0;
 	c->reserved = chance(r, 95) ? 0 : (__u32)rnd(r);
 	flips = chance(r, 20) ? 1 + below(r, 3) : 0;
 	for (i = 0; i < flips; i++)
@@ -223,11 +229,12 @@ static void random_ioctl(struct rng *r, int fd, struct ebs_cpu_stats *stats)
 {
 	static const unsigned long known[] = {EBS_IOC_VERSION, EBS_IOC_CONFIG, EBS_IOC_START,
 					      EBS_IOC_STOP,    EBS_IOC_STATS,  EBS_IOC_RESET,
-					      EBS_IOC_TAIL};
+					      EBS_IOC_TAIL,    EBS_IOC_READ};
 	union {
 		struct ebs_config cfg;
 		struct ebs_stats st;
 		struct ebs_tail t;
+		struct ebs_read rd;
 		__u32 v;
 		unsigned char raw[64];
 	} a;
@@ -246,7 +253,7 @@ static void random_ioctl(struct rng *r, int fd, struct ebs_cpu_stats *stats)
 		cmd = (unsigned long)(__u32)rnd(r);
 		break;
 	default:
-		cmd = known[below(r, 7)];
+		cmd = known[below(r, NELEM(known))];
 		break;
 	}
 	if (cmd == EBS_IOC_CONFIG || chance(r, 5)) {
@@ -257,6 +264,11 @@ static void random_ioctl(struct rng *r, int fd, struct ebs_cpu_stats *stats)
 		a.st.cpu_ptr = (__u64)(uintptr_t)pointer(r, stats, sizeof(*stats) * 8);
 		if (a.st.cpu_ptr == (__u64)(uintptr_t)guard + page_size - sizeof(*stats) * 4)
 			a.st.nr_cpus = 8; /* straddles the guard page */
+	} else if (cmd == EBS_IOC_READ) {
+		/* struct ebs_count is the size of three statistics: the same buffer */
+		a.rd.nr_cpus = chance(r, 80) ? (__u32)below(r, 8) : (__u32)rnd(r);
+		a.rd.reserved = chance(r, 95) ? 0 : (__u32)rnd(r);
+		a.rd.cpu_ptr = (__u64)(uintptr_t)pointer(r, stats, sizeof(*stats) * 6);
 	} else if (cmd == EBS_IOC_TAIL) {
 		a.t.cpu = chance(r, 80) ? (__u32)below(r, 3) : (__u32)rnd(r);
 		a.t.reserved = chance(r, 95) ? 0 : (__u32)rnd(r);

@@ -22,6 +22,9 @@
  * sampling follows kptr_restrict; a pid target needs the ptrace rule; a
  * descriptor handed to a user without capabilities cannot sample all CPUs;
  * an mmap() racing an ioctl whose copy faults does not deadlock.
+ * Counting sessions (EBS_CFG_COUNT, READ): their bad arguments, no rings,
+ * task-clock against the process's CPU clock, page faults of fresh pages,
+ * cpu-clock of every CPU against the wall clock, per-CPU entries adding up.
  */
 #define _GNU_SOURCE /* setresuid() */
 #include <errno.h>
@@ -1008,6 +1011,190 @@ static int run_as(int argc, char **argv)
 	return 127;
 }
 
+static double now_s(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A counting session of event gen for this process (or all CPUs): the fd, or -errno. */
+static int count_session(__u64 gen, __u32 flags)
+{
+	struct ebs_config c = base_config(getpid(), 0);
+	int fd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC), e;
+
+	if (fd < 0)
+		return -errno;
+	c.event_id = gen;
+	c.sample_after = 0;
+	c.flags |= EBS_CFG_COUNT | flags;
+	if (flags & EBS_CFG_ALL_CPUS)
+		c.pid = 0;
+	e = ioc(fd, EBS_IOC_CONFIG, &c);
+	if (e) {
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+/* READ into cpu[8]: 0 or -errno. */
+static int count_read(int fd, struct ebs_read *r, struct ebs_count *cpu)
+{
+	memset(r, 0, sizeof(*r));
+	memset(cpu, 0, 8 * sizeof(*cpu));
+	r->nr_cpus = 8;
+	r->cpu_ptr = (__u64)(uintptr_t)cpu;
+	return ioc(fd, EBS_IOC_READ, r);
+}
+
+/* The per-CPU entries add up to the sum, value and running time. */
+static bool count_adds_up(const struct ebs_read *r, const struct ebs_count *cpu)
+{
+	__u64 v = 0, run = 0;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_cpus && i < 8; i++) {
+		v += cpu[i].value;
+		run += cpu[i].time_running;
+	}
+	return r->nr_cpus > 0 && v == r->sum.value && run == r->sum.time_running;
+}
+
+/*
+ * Counting sessions (EBS_CFG_COUNT, ABI version 2): no rings; READ while
+ * running and after STOP; task-clock against the process's own CPU clock,
+ * page faults of fresh pages, cpu-clock of every CPU against the wall
+ * clock; the per-CPU entries add up to the sum; the bad arguments.
+ */
+static void test_counting(void)
+{
+	struct ebs_count cpu[8], cpu2[8];
+	struct ebs_read r, r2;
+	struct ebs_stats st = {0};
+	struct ebs_config c;
+	double t0, cpu_s, wall0, wall;
+	volatile unsigned long x = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t pages = 2048, i;
+	char name[200];
+	char *mem;
+	void *m;
+	int fd;
+
+	fd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC);
+	CHECK("counting: READ before CONFIG is -EINVAL",
+	      fd >= 0 && count_read(fd, &r, cpu) == -EINVAL);
+	c = base_config(getpid(), 0);
+	c.flags |= EBS_CFG_COUNT;
+	CHECK("counting: CONFIG with a sample_after is -EINVAL",
+	      ioc(fd, EBS_IOC_CONFIG, &c) == -EINVAL);
+	c = base_config(getpid(), 1);
+	c.sample_after = 0;
+	c.flags |= EBS_CFG_COUNT;
+	CHECK("counting: CONFIG with rings is -EINVAL", ioc(fd, EBS_IOC_CONFIG, &c) == -EINVAL);
+	c.ring_pages = 0;
+	c.mode = EBS_MODE_MSR;
+	c.event_id = EBS_GEN_CYCLES;
+	CHECK("counting: msr mode for a pid is -EINVAL", ioc(fd, EBS_IOC_CONFIG, &c) == -EINVAL);
+	c.flags |= EBS_CFG_ALL_CPUS;
+	c.pid = 0;
+	CHECK("counting: msr mode on all CPUs without architectural perfmon is -ENODEV",
+	      ioc(fd, EBS_IOC_CONFIG, &c) == -ENODEV);
+	c.mode = EBS_MODE_PERF_KERNEL;
+	CHECK("counting: cycles without a PMU is -ENOENT", ioc(fd, EBS_IOC_CONFIG, &c) == -ENOENT);
+	if (fd >= 0)
+		close(fd);
+
+	/* task-clock of this process: ~0.3 s of CPU, against its own CPU clock */
+	fd = count_session(EBS_GEN_TASK_CLOCK, 0);
+	CHECK("counting: CONFIG task-clock of this process, no rings", fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK("counting: STATS has no rings to tell of",
+	      ioc(fd, EBS_IOC_STATS, &st) == 0 && st.nr_cpus == 0);
+	m = mmap(NULL, 2 * page_size, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK("counting: mmap is refused (no rings)", m == MAP_FAILED);
+	CHECK("counting: READ before START: 0", count_read(fd, &r, cpu) == 0 && r.sum.value == 0);
+	r.reserved = 1;
+	CHECK("counting: READ with reserved set is -EINVAL", ioc(fd, EBS_IOC_READ, &r) == -EINVAL);
+	t0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+	CHECK("counting: START", ioc(fd, EBS_IOC_START, NULL) == 0);
+	while (now_s(CLOCK_PROCESS_CPUTIME_ID) - t0 < 0.15)
+		x++;
+	CHECK("counting: READ while running", count_read(fd, &r, cpu) == 0);
+	while (now_s(CLOCK_PROCESS_CPUTIME_ID) - t0 < 0.3)
+		x++;
+	count_read(fd, &r2, cpu2);
+	cpu_s = now_s(CLOCK_PROCESS_CPUTIME_ID) - t0;
+	snprintf(name, sizeof(name),
+		 "counting: task-clock grows while running (%.3f s, then %.3f s)",
+		 (double)r.sum.value * 1e-9, (double)r2.sum.value * 1e-9);
+	CHECK(name, r.sum.value > 0 && r2.sum.value > r.sum.value);
+	snprintf(name, sizeof(name),
+		 "counting: task-clock %.4f s within 10%% of the process's CPU clock %.4f s",
+		 (double)r2.sum.value * 1e-9, cpu_s);
+	CHECK(name, (double)r2.sum.value * 1e-9 > 0.9 * cpu_s &&
+			    (double)r2.sum.value * 1e-9 < 1.1 * cpu_s);
+	snprintf(name, sizeof(name), "counting: %u CPUs' entries (%ld online) add up to the sum",
+		 r2.nr_cpus, ncpu);
+	CHECK(name, (long)r2.nr_cpus >= ncpu && count_adds_up(&r2, cpu2));
+	CHECK("counting: a thread's time enabled is at least its time running",
+	      r2.sum.time_enabled >= r2.sum.time_running && r2.sum.time_running > 0);
+	CHECK("counting: STOP", ioc(fd, EBS_IOC_STOP, NULL) == 0);
+	count_read(fd, &r, cpu);
+	while (now_s(CLOCK_PROCESS_CPUTIME_ID) - t0 < 0.35)
+		x++;
+	count_read(fd, &r2, cpu2);
+	snprintf(name, sizeof(name), "counting: after STOP the count holds (%llu, %llu)",
+		 (unsigned long long)r.sum.value, (unsigned long long)r2.sum.value);
+	CHECK(name, r.sum.value == r2.sum.value && r.sum.value > 0);
+	close(fd);
+
+	/* page faults of fresh pages */
+	fd = count_session(EBS_GEN_PAGE_FAULTS, 0);
+	mem = mmap(NULL, pages * (size_t)page_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK("counting: CONFIG page-faults of this process", fd >= 0 && mem != MAP_FAILED);
+	if (fd < 0 || mem == MAP_FAILED)
+		return;
+	madvise(mem, pages * (size_t)page_size, MADV_NOHUGEPAGE);
+	ioc(fd, EBS_IOC_START, NULL);
+	for (i = 0; i < pages; i++)
+		mem[i * (size_t)page_size] = 1;
+	ioc(fd, EBS_IOC_STOP, NULL);
+	count_read(fd, &r, cpu);
+	snprintf(name, sizeof(name), "counting: %llu page faults for %zu fresh pages (within 10%%)",
+		 (unsigned long long)r.sum.value, pages);
+	CHECK(name, r.sum.value >= pages && r.sum.value <= pages + pages / 10);
+	munmap(mem, pages * (size_t)page_size);
+	close(fd);
+
+	/* cpu-clock of every CPU: each counts the wall time, idle or not */
+	fd = count_session(EBS_GEN_CPU_CLOCK, EBS_CFG_ALL_CPUS);
+	CHECK("counting: CONFIG cpu-clock of all CPUs", fd >= 0);
+	if (fd < 0)
+		return;
+	wall0 = now_s(CLOCK_MONOTONIC);
+	ioc(fd, EBS_IOC_START, NULL);
+	usleep(300000);
+	ioc(fd, EBS_IOC_STOP, NULL);
+	wall = now_s(CLOCK_MONOTONIC) - wall0;
+	count_read(fd, &r, cpu);
+	for (i = 0; i < (size_t)ncpu && i < 8; i++) {
+		snprintf(name, sizeof(name),
+			 "counting: all CPUs: cpu %zu's cpu-clock %.4f s within 10%% of the %.4f s "
+			 "between START and STOP",
+			 i, (double)cpu[i].value * 1e-9, wall);
+		CHECK(name, (double)cpu[i].value * 1e-9 > 0.9 * wall &&
+				    (double)cpu[i].value * 1e-9 < 1.1 * wall);
+	}
+	CHECK("counting: all CPUs: the entries add up to the sum", count_adds_up(&r, cpu));
+	close(fd);
+}
+
 static void test_sessions(void)
 {
 	session(16, 1.0, "session");   /* 2048 records a CPU: room for 1 s at 1 kHz */
@@ -1028,6 +1215,7 @@ static const struct {
 	{"memory", test_memory},
 	{"kptr", test_kptr},
 	{"privilege", test_privilege},
+	{"counting", test_counting},
 };
 
 /* kmodtest [TEST...]: the tests named, else all, in the table's order. */

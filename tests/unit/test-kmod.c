@@ -225,6 +225,58 @@ static void test_evtsel(void)
 	cfg.sample_after = 999;
 	ebs_msr_evtsel(&pmu, &cfg, &err);
 	TEST_EQ("msr: N below EBS_SAMPLE_AFTER_MIN", err, -ERANGE);
+	cfg.sample_after = 0;
+	cfg.flags = EBS_CFG_USER | EBS_CFG_KERNEL | EBS_CFG_COUNT;
+	sel = ebs_msr_evtsel(&pmu, &cfg, &err);
+	TEST_CHECK("msr: counting cycles is 0x3c with USR, OS and EN, no INT (N 0)",
+		   !err && sel == (0x3c | EBS_EVTSEL_USR | EBS_EVTSEL_OS | EBS_EVTSEL_EN));
+}
+
+/*
+ * A counting session on the simulated PMU: counter 0 from 0, no interrupt,
+ * read as it runs; a wrap that the v2 status reports adds 2^width, and
+ * none is lost between reads.
+ */
+static void counting_run(__u32 version)
+{
+	struct ebs_config cfg = {.event_kind = EBS_EVENT_GENERIC,
+				 .event_id = EBS_GEN_INSTRUCTIONS,
+				 .flags = EBS_CFG_USER | EBS_CFG_COUNT | EBS_CFG_ALL_CPUS};
+	__u64 wraps = 0, total = 0, got, width = 1ull << 48;
+	char name[128];
+	struct sim s;
+	int err, i;
+
+	fake_reset(version, 48);
+	sim_init(&s, 1, 1000);
+	s.evtsel = ebs_msr_evtsel(&s.pmu, &cfg, &err);
+	ebs_msr_cpu_start(&hw, &s.pmu, s.evtsel, 0);
+	snprintf(name, sizeof(name), "msr v%u counting: started from 0, no interrupt bit", version);
+	TEST_CHECK(name, !err && F.ctr == 0 && !(F.evtsel & EBS_EVTSEL_INT));
+	for (i = 0; i < 1000; i++) {
+		count(&s, 12345, 0x1000);
+		total += 12345;
+	}
+	got = ebs_msr_cpu_read(&hw, &s.pmu, &wraps);
+	snprintf(name, sizeof(name), "msr v%u counting: 1000 x 12345 events read as %llu", version,
+		 (unsigned long long)got);
+	TEST_CHECK(name, got == total);
+	/* to 100 events before the wrap, then past it */
+	count(&s, width - total - 100, 0x1000);
+	count(&s, 300, 0x1000);
+	got = ebs_msr_cpu_read(&hw, &s.pmu, &wraps);
+	snprintf(name, sizeof(name), "msr v%u counting: past a wrap of 2^48, %s", version,
+		 version >= 2 ? "2^48 + 200 (the status says so)" : "200 (version 1 cannot tell)");
+	TEST_CHECK(name, got == (version >= 2 ? width + 200 : 200));
+	count(&s, 50, 0x1000);
+	got = ebs_msr_cpu_read(&hw, &s.pmu, &wraps);
+	snprintf(name, sizeof(name), "msr v%u counting: the wrap is kept by the next read (%llu)",
+		 version, (unsigned long long)got);
+	TEST_CHECK(name, got == (version >= 2 ? width + 250 : 250));
+	snprintf(name, sizeof(name), "msr v%u counting: no NMI, no sample", version);
+	TEST_CHECK(name, F.nmis == 0 && s.handled == 0);
+	ebs_msr_cpu_stop(&hw, &s.pmu);
+	free(s.mem);
 }
 
 static void test_preload(void)
@@ -355,6 +407,7 @@ static void test_check_state(void)
 		{EBS_IOC_STATS, "STATS", {-EINVAL, 0, 0, 0}},
 		{EBS_IOC_RESET, "RESET", {-EINVAL, 0, -EBUSY, 0}},
 		{EBS_IOC_TAIL, "TAIL", {-EINVAL, 0, 0, 0}},
+		{EBS_IOC_READ, "READ", {-EINVAL, 0, 0, 0}},
 	};
 	static const enum ebs_state states[] = {EBS_OPEN, EBS_CONFIGURED, EBS_RUNNING, EBS_STOPPED};
 	unsigned int i, j, bad = 0;
@@ -371,7 +424,7 @@ static void test_check_state(void)
 				bad++;
 			}
 		}
-	TEST_CHECK("check: the state machine, 7 requests x 4 states", bad == 0);
+	TEST_CHECK("check: the state machine, 8 requests x 4 states", bad == 0);
 	TEST_EQ("check: an unknown number is -ENOTTY", ebs_check_state(_IO(EBS_IOC_MAGIC, 0x7f), 0),
 		-ENOTTY);
 	TEST_EQ("check: CONFIG's number with another size is -ENOTTY",
@@ -416,11 +469,16 @@ static void test_check_config(void)
 	TEST_EQ("check: a good CONFIG", ebs_check_config(&c), 0);
 	BAD_CONFIG("mode 2", c.mode = 2);
 	BAD_CONFIG("reserved set", c.reserved = 1);
-	BAD_CONFIG("an unknown flag", c.flags |= 1u << 4);
+	BAD_CONFIG("an unknown flag", c.flags |= 1u << 5);
 	BAD_CONFIG("neither user nor kernel", c.flags = 0);
 	BAD_CONFIG("ALL_CPUS and ON_EXEC", c.flags |= EBS_CFG_ALL_CPUS | EBS_CFG_ON_EXEC);
 	BAD_CONFIG("event kind 2", c.event_kind = 2);
-	BAD_CONFIG("generic event 8", c.event_id = EBS_GEN_MAX);
+	BAD_CONFIG("generic event 10", c.event_id = EBS_GEN_MAX);
+	/* counting: no interrupt, so no N and no rings; msr mode all CPUs only */
+	BAD_CONFIG("COUNT and a sample_after", c.flags |= EBS_CFG_COUNT; c.ring_pages = 0);
+	BAD_CONFIG("COUNT and ring pages", c.flags |= EBS_CFG_COUNT; c.sample_after = 0);
+	BAD_CONFIG("COUNT in msr mode for a pid", c.flags |= EBS_CFG_COUNT; c.sample_after = 0;
+		   c.ring_pages = 0; c.mode = EBS_MODE_MSR);
 	BAD_CONFIG("a raw event setting OS", c.event_kind = EBS_EVENT_RAW;
 		   c.event_id = EBS_EVTSEL_OS | 0x3c);
 	BAD_CONFIG("a raw event setting EN", c.event_kind = EBS_EVENT_RAW;
@@ -453,6 +511,17 @@ static void test_check_config(void)
 	c.sample_after = EBS_SAMPLE_AFTER_MIN;
 	c.flags = EBS_CFG_USER | EBS_CFG_ON_EXEC;
 	TEST_EQ("check: the smallest N and ring, user only, on exec", ebs_check_config(&c), 0);
+	c = good_config();
+	c.event_id = EBS_GEN_PAGE_FAULTS;
+	c.flags |= EBS_CFG_COUNT | EBS_CFG_ON_EXEC;
+	c.sample_after = 0;
+	c.ring_pages = 0;
+	TEST_EQ("check: counting page faults of a pid from its exec (N 0, no rings)",
+		ebs_check_config(&c), 0);
+	c.mode = EBS_MODE_MSR;
+	c.flags = EBS_CFG_USER | EBS_CFG_COUNT | EBS_CFG_ALL_CPUS;
+	c.event_id = EBS_GEN_CYCLES;
+	TEST_EQ("check: counting in msr mode on all CPUs", ebs_check_config(&c), 0);
 
 	/* the whole ioctl: state first, then the argument */
 	memset(&a, 0, sizeof(a));
@@ -478,6 +547,18 @@ static void test_check_config(void)
 	a.tail.reserved = 1;
 	TEST_EQ("check: ioctl TAIL with reserved set",
 		ebs_check_ioctl(EBS_IOC_TAIL, EBS_RUNNING, 2, &a), -EINVAL);
+	memset(&a, 0, sizeof(a));
+	TEST_EQ("check: ioctl READ of the sum only (no array), no rings",
+		ebs_check_ioctl(EBS_IOC_READ, EBS_RUNNING, 0, &a), 0);
+	a.read.nr_cpus = 4;
+	TEST_EQ("check: ioctl READ of 4 CPUs into NULL",
+		ebs_check_ioctl(EBS_IOC_READ, EBS_STOPPED, 0, &a), -EINVAL);
+	a.read.cpu_ptr = 0x1000; /* copy_to_user checks the pointer */
+	TEST_EQ("check: ioctl READ of 4 CPUs", ebs_check_ioctl(EBS_IOC_READ, EBS_STOPPED, 0, &a),
+		0);
+	a.read.reserved = 1;
+	TEST_EQ("check: ioctl READ with reserved set",
+		ebs_check_ioctl(EBS_IOC_READ, EBS_CONFIGURED, 0, &a), -EINVAL);
 	TEST_EQ("check: ioctl START needs no argument",
 		ebs_check_ioctl(EBS_IOC_START, EBS_CONFIGURED, 2, NULL), 0);
 }
@@ -567,6 +648,8 @@ static const struct {
 	{"cache-misses", EBS_GEN_CACHE_MISSES, true, 0x2e, 0x41},
 	{"cpu-clock", EBS_GEN_CPU_CLOCK, false, 0, 0},
 	{"task-clock", EBS_GEN_TASK_CLOCK, false, 0, 0},
+	{"page-faults", EBS_GEN_PAGE_FAULTS, false, 0, 0}, /* from ABI version 2 on */
+	{"context-switches", EBS_GEN_CONTEXT_SWITCHES, false, 0, 0},
 };
 
 /*
@@ -689,6 +772,8 @@ int main(void)
 	test_preload();
 	overflow_run(1);
 	overflow_run(2);
+	counting_run(1);
+	counting_run(2);
 	test_dropped();
 	test_tail();
 	return test_done();

@@ -32,6 +32,7 @@ static const char usage_text[] =
 	"                [-x SEP | --csv] [--json] [-o FILE] [--backend perf|kmod]\n"
 	"                [--] CMD [ARGS...]\n"
 	"       ebs stat [OPTIONS] -p PID[,PID...]       (until they exit, or Ctrl-C)\n"
+	"       ebs stat [OPTIONS] -a [[--] CMD [ARGS...]] (while CMD runs, or until Ctrl-C)\n"
 	"\n"
 	"Count events over CMD's run, without sampling.\n"
 	"\n"
@@ -51,6 +52,8 @@ static const char usage_text[] =
 	"  -p, --pid P        count running processes (and their threads) instead\n"
 	"      --backend B    perf (perf_event_open, the default) or kmod (ebs.ko's\n"
 	"                     counting session: one event a run, CMD run once for each)\n"
+	"  -a, --all-cpus     count every CPU, whatever runs there (root, CAP_PERFMON or\n"
+	"                     perf_event_paranoid 0 or less); -r only with a command\n"
 	"\n"
 	"The exit status is CMD's (of its last run).  An event this machine cannot\n"
 	"count (a hardware one without a PMU) says so on its row.\n";
@@ -76,6 +79,7 @@ static const struct option longopts[] = {
 	{"output", required_argument, NULL, 'o'},
 	{"pid", required_argument, NULL, 'p'},
 	{"backend", required_argument, NULL, OPT_BACKEND},
+	{"all-cpus", no_argument, NULL, 'a'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -497,7 +501,7 @@ static int parse(int argc, char **argv, struct stat_opts *so)
 	so->runs = 1;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:r:I:x:o:p:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ae:r:I:x:o:p:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			events = optarg;
@@ -546,6 +550,9 @@ static int parse(int argc, char **argv, struct stat_opts *so)
 			if (cli_parse_pids("stat", optarg, &so->pids, &so->nr_pids))
 				return 2;
 			break;
+		case 'a':
+			so->system_wide = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -566,8 +573,9 @@ static int parse(int argc, char **argv, struct stat_opts *so)
 			"ebs stat: no command to run (ebs stat [OPTIONS] -- CMD [ARGS...])\n");
 		return 2;
 	}
-	if ((so->nr_pids || so->system_wide) && so->runs > 1) {
-		fprintf(stderr, "ebs stat: -r repeats a command's run: not with -p or -a\n");
+	if ((so->nr_pids || (so->system_wide && optind >= argc)) && so->runs > 1) {
+		fprintf(stderr,
+			"ebs stat: -r repeats a command's run: not with -p, nor -a alone\n");
 		return 2;
 	}
 	if (so->all_events && (so->interval_ms || events != default_events)) {
@@ -649,6 +657,14 @@ int cmd_stat(int argc, char **argv)
 
 		if (probe(&so, sp, &so.ev[i].open_err, &err))
 			goto unusable;
+		/*
+		 * -a: whoever may count a CPU may count its kernel too, and a
+		 * refusal is -a's, which the session's open says with the level
+		 * it needs (counting a CPU user space only would miss what the
+		 * kernel counts, every context switch among it)
+		 */
+		if (so.system_wide && (so.ev[i].open_err == -EACCES || so.ev[i].open_err == -EPERM))
+			so.ev[i].open_err = 0;
 		/* not allowed to count the kernel: user space only, as perf does */
 		if ((so.ev[i].open_err == -EACCES || so.ev[i].open_err == -EPERM) &&
 		    !sp->exclude_kernel && !sp->exclude_user &&
@@ -745,7 +761,11 @@ int cmd_stat(int argc, char **argv)
 			e = ebs_record(&ro, &res, &err);
 			if (e) {
 				fprintf(stderr, "ebs stat: %s\n", err.msg);
-				rc = res.exec_failed ? 2 : 1;
+				/* a command that cannot run, or -a not allowed */
+				rc = res.exec_failed || (so.system_wide &&
+							 (err.err == -EACCES || err.err == -EPERM))
+					     ? 2
+					     : 1;
 				break;
 			}
 			e = read_counts(path, ro.events, scaled, enabled, running, muxed,

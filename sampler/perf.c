@@ -177,13 +177,15 @@ static int paranoid_level(void)
  * perf_event_open for users without CAP_SYS_ADMIN (the patch predates
  * CAP_PERFMON and does not accept it).
  */
-static void permission_hint(char *buf, size_t len, const struct event_spec *ev, bool system_wide)
+static void permission_hint(char *buf, size_t len, const struct perf_session *p,
+			    const struct event_spec *ev)
 {
+	bool system_wide = p->system_wide;
 	int paranoid = paranoid_level(), need;
 	const char *what;
 
 	if (system_wide) {
-		what = "sampling all CPUs (-a)";
+		what = p->count_only ? "counting all CPUs (-a)" : "sampling all CPUs (-a)";
 		need = 0;
 	} else if (ev->exclude_user) {
 		what = "sampling kernel code";
@@ -249,8 +251,7 @@ static int open_event(struct perf_session *p, unsigned int ev, struct ebs_error 
 				char hint[256] = "";
 
 				if (fd == -EACCES || fd == -EPERM)
-					permission_hint(hint, sizeof(hint), &p->events[ev],
-							p->system_wide);
+					permission_hint(hint, sizeof(hint), p, &p->events[ev]);
 				if (fd == -ESRCH)
 					reason = "no such process";
 				if (!hint[0] && strcmp(reason, strerror(-fd)))
@@ -507,10 +508,30 @@ static void ioctl_all(struct perf_session *p, unsigned long req)
 			ioctl(p->fds[i], req, 0);
 }
 
+/*
+ * Enable the counters, each group's members before its leader.  A member
+ * enabled while its leader already runs is put on only when its group is
+ * next scheduled in, and the kernel (6.18 seen) reschedules then only the
+ * member's own PMU: task-clock or cpu-clock under a context-switches leader
+ * (two software PMUs) would wait for the next context switch, which a
+ * CPU's counters (-a) never have, and count nothing.  Enabled first, a
+ * member goes on with its leader.  Per group, not per event, so that a
+ * member's enabled time is ahead of its leader's by a few ioctls only.
+ */
 static void session_start(struct perf_session *p)
 {
-	if (!p->enable_on_exec)
-		ioctl_all(p, PERF_EVENT_IOC_ENABLE);
+	unsigned int ev, t, c;
+
+	if (p->enable_on_exec)
+		return; /* exec enables them all at once */
+	for (t = 0; t < p->nr_tids; t++)
+		for (c = 0; c < p->nr_cpus; c++)
+			for (ev = p->nr_events; ev-- > 0;) {
+				int fd = p->fds[fd_index(p, ev, t, c)];
+
+				if (fd >= 0)
+					ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+			}
 }
 
 static int perf_start(struct sampler *s, struct ebs_error *err)

@@ -495,7 +495,7 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	char sn[32];
 	struct rusage ru;
 	unsigned int i;
-	u64 t0, t_exec = 0, t_base, next_tick;
+	u64 t0, t_start, t_exec = 0, t_base, next_tick;
 	bool ticking;
 
 	memset(res, 0, sizeof(*res));
@@ -572,6 +572,7 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	e = s.backend->start(&s, err);
 	if (e)
 		goto out;
+	t_start = ebs_clock_ns(); /* after the walk of /proc (-a, -p), which no counter saw */
 
 	if (child > 0) {
 		int exec_errno = 0;
@@ -602,7 +603,7 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 
 	/* collect; from here on a failure keeps what was recorded */
 	collecting = true;
-	t_base = t_exec ? t_exec : t0; /* the intervals count from exec, or from the start */
+	t_base = t_exec ? t_exec : t_start; /* the intervals count from exec, or from the start */
 	next_tick = t_base + (u64)o->interval_ms * 1000000ull;
 	for (;;) {
 		int wait_ms = 200;

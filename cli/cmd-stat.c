@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli/builtin.h"
+#include "report/plot.h"
 #include "sampler/sampler.h"
 #include "util/json.h"
 #include "util/stats.h"
@@ -29,8 +30,8 @@
 
 static const char usage_text[] =
 	"usage: ebs stat [-e EVENT[,EVENT...] | --all-events] [-r N | -I MS]\n"
-	"                [-x SEP | --csv] [--json] [-o FILE] [--backend perf|kmod]\n"
-	"                [--] CMD [ARGS...]\n"
+	"                [-x SEP | --csv] [--json] [-o FILE] [--plot OUT.svg]\n"
+	"                [--backend perf|kmod] [--] CMD [ARGS...]\n"
 	"       ebs stat [OPTIONS] -p PID[,PID...]       (until they exit, or Ctrl-C)\n"
 	"       ebs stat [OPTIONS] -a [[--] CMD [ARGS...]] (while CMD runs, or until Ctrl-C)\n"
 	"\n"
@@ -49,6 +50,8 @@ static const char usage_text[] =
 	"      --csv          the same with SEP ','\n"
 	"      --json         one JSON object (docs/ebs-stat.1)\n"
 	"  -o, --output F     write the counts to F instead of standard error\n"
+	"      --plot OUT.svg the intervals (-I, else every 100 ms) as a line chart, one\n"
+	"                     panel per event (docs/ebs-stat.1)\n"
 	"  -p, --pid P        count running processes (and their threads) instead\n"
 	"      --backend B    perf (perf_event_open, the default) or kmod (ebs.ko's\n"
 	"                     counting session: one event a run, CMD run once for each)\n"
@@ -58,9 +61,10 @@ static const char usage_text[] =
 	"The exit status is CMD's (of its last run).  An event this machine cannot\n"
 	"count (a hardware one without a PMU) says so on its row.\n";
 
-enum { OPT_CSV = 0x2000, OPT_JSON, OPT_ALL, OPT_BACKEND };
+enum { OPT_CSV = 0x2000, OPT_JSON, OPT_ALL, OPT_BACKEND, OPT_PLOT };
 
-#define MIN_INTERVAL_MS 10 /* below it, reading the counters is most of what is measured */
+#define MIN_INTERVAL_MS	 10  /* below it, reading the counters is most of what is measured */
+#define PLOT_INTERVAL_MS 100 /* --plot's intervals without -I */
 /*
  * Hardware events a run with --all-events: the general-purpose counters
  * of the smallest PMU ebs supports (Intel's architectural PMU version 2 and
@@ -80,6 +84,7 @@ static const struct option longopts[] = {
 	{"pid", required_argument, NULL, 'p'},
 	{"backend", required_argument, NULL, OPT_BACKEND},
 	{"all-cpus", no_argument, NULL, 'a'},
+	{"plot", required_argument, NULL, OPT_PLOT},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -119,6 +124,8 @@ struct stat_opts {
 	unsigned int nr_ev;
 	unsigned long runs;
 	unsigned int interval_ms; /* -I; 0: none */
+	unsigned int tick_ms;	  /* the intervals kept: -I's, or --plot's default; 0: none */
+	const char *plot;	  /* --plot */
 	bool user_only;		  /* some events fell back to :u (perf_event_paranoid) */
 	bool all_events;	  /* every event ebs list offers, a run per counter group */
 	unsigned int passes;	  /* runs of CMD per repeat: 1, or --all-events' groups */
@@ -190,7 +197,7 @@ static int read_counts(const char *path, const struct event_spec *evs, double *s
 	return e < 0 ? e : 0;
 }
 
-/* record's interval hook: the counts since the last, kept, and printed now unless JSON */
+/* record's interval hook: the counts since the last, kept, and printed now with -I unless JSON */
 static void on_tick(void *ctx, u64 ns, const double *totals, unsigned int nr)
 {
 	struct ticker *t = ctx;
@@ -208,7 +215,7 @@ static void on_tick(void *ctx, u64 ns, const double *totals, unsigned int nr)
 		iv->counts[i] = totals[i] - t->prev[i];
 		t->prev[i] = totals[i];
 	}
-	if (so->json)
+	if (so->json || !so->interval_ms)
 		return;
 	for (i = 0; i < so->nr_ev; i++) {
 		const struct stat_event *ev = &so->ev[i];
@@ -246,6 +253,88 @@ static void print_intervals_json(struct ebs_json *j, const struct stat_opts *so,
 		ebs_json__obj_end(j);
 	}
 	ebs_json__arr_end(j);
+}
+
+/*
+ * --plot: the intervals as report/plot.c's chart, to f.  The clocks in
+ * milliseconds of CPU time, the others as counts; the events not counted
+ * named in the note.  0 or -ENOMEM.
+ */
+static int plot_intervals(FILE *f, const struct stat_opts *so, const struct ticker *t)
+{
+	struct plot_series ps[EBS_MAX_EVENTS];
+	struct plot p = {0};
+	char title[1024], sub[256], note[512];
+	double *v = calloc(t->n * (so->nr_ev + 1) + 1, sizeof(double));
+	size_t at = 0, k;
+	unsigned int i;
+	int a;
+
+	if (!v)
+		return -ENOMEM;
+	if (so->argv) {
+		at = (size_t)snprintf(title, sizeof(title), "Counts of '");
+		for (a = 0; so->argv[a] && at < sizeof(title); a++)
+			at += (size_t)snprintf(title + at, sizeof(title) - at, "%s%s", a ? " " : "",
+					       so->argv[a]);
+	} else {
+		at = (size_t)snprintf(title, sizeof(title), "Counts of process%s",
+				      so->nr_pids > 1 ? "es" : "");
+		for (a = 0; a < (int)so->nr_pids && at < sizeof(title); a++)
+			at += (size_t)snprintf(title + at, sizeof(title) - at, "%s%d",
+					       a ? ", " : " ", (int)so->pids[a]);
+	}
+	if (at < sizeof(title))
+		snprintf(title + at, sizeof(title) - at, "%s every %u ms", so->argv ? "'" : "",
+			 so->tick_ms);
+	p.t = v;
+	p.n = t->n;
+	for (k = 0; k < t->n; k++)
+		v[k] = t->v[k].t;
+	/* the last interval runs from the last tick to the end: partial */
+	p.last_partial = t->n > 0;
+	if (t->n > 1)
+		snprintf(sub, sizeof(sub),
+			 "%zu intervals of %u ms, the last partial (%.0f ms, a hollow dot); each "
+			 "panel is one event's count per interval, on a scale of its own",
+			 t->n, so->tick_ms, 1e3 * (t->v[t->n - 1].t - t->v[t->n - 2].t));
+	else
+		snprintf(sub, sizeof(sub),
+			 "no whole interval of %u ms: the counting ended after %.0f ms (one "
+			 "partial interval, a hollow dot)",
+			 so->tick_ms, t->n ? 1e3 * t->v[0].t : 0.0);
+	p.title = title;
+	p.subtitle = sub;
+	p.x_label = so->argv ? "seconds since the command started"
+			     : "seconds since the counting started";
+	note[0] = '\0';
+	at = 0;
+	for (i = 0; i < so->nr_ev; i++) {
+		const struct stat_event *ev = &so->ev[i];
+		double *y = v + t->n * (p.nr + 1);
+		bool clock = event_spec__is_clock(&ev->spec);
+
+		if (ev->slot < 0) {
+			if (at < sizeof(note))
+				at += (size_t)snprintf(note + at, sizeof(note) - at, "%s%s",
+						       at ? ", "
+							  : "not counted here, so not drawn: ",
+						       ev->spec.name);
+			continue;
+		}
+		for (k = 0; k < t->n; k++)
+			y[k] = t->v[k].counts[ev->slot] * (clock ? 1e-6 : 1);
+		ps[p.nr].name = ev->spec.name;
+		ps[p.nr].unit = clock ? "ms of CPU time per interval" : "count per interval";
+		ps[p.nr].y = y;
+		ps[p.nr].whole = !clock;
+		p.nr++;
+	}
+	p.s = ps;
+	p.note = at ? note : NULL;
+	ebs_plot_svg(f, &p);
+	free(v);
+	return 0;
 }
 
 /* Is name (its :u or :k aside) the event want? */
@@ -546,6 +635,9 @@ static int parse(int argc, char **argv, struct stat_opts *so)
 		case 'o':
 			so->output = optarg;
 			break;
+		case OPT_PLOT:
+			so->plot = optarg;
+			break;
 		case 'p':
 			if (cli_parse_pids("stat", optarg, &so->pids, &so->nr_pids))
 				return 2;
@@ -587,6 +679,24 @@ static int parse(int argc, char **argv, struct stat_opts *so)
 		fprintf(stderr, "ebs stat: -I and -r go one at a time: intervals are of one run\n");
 		return 2;
 	}
+	if (so->plot && (so->runs > 1 || so->all_events)) {
+		fprintf(stderr, "ebs stat: --plot draws the intervals of one run: not with %s\n",
+			so->all_events ? "--all-events" : "-r");
+		return 2;
+	}
+	if (so->plot && (!*so->plot || !strcmp(so->plot, "-"))) {
+		fprintf(stderr,
+			"ebs stat: --plot wants a file name ('%s' is none: the command "
+			"writes to standard output)\n",
+			so->plot);
+		return 2;
+	}
+	if (so->plot && so->output && !strcmp(so->plot, so->output)) {
+		fprintf(stderr, "ebs stat: --plot %s: the file -o writes the counts to\n",
+			so->plot);
+		return 2;
+	}
+	so->tick_ms = so->interval_ms ? so->interval_ms : so->plot ? PLOT_INTERVAL_MS : 0;
 	so->argv = optind < argc ? argv + optind : NULL;
 	if (so->all_events && !so->argv) {
 		fprintf(stderr,
@@ -635,6 +745,7 @@ int cmd_stat(int argc, char **argv)
 	struct record_opts ro = {0};
 	struct ebs_summary elapsed = {0};
 	struct ticker tick = {0};
+	struct ebs_out plot = {0};
 	double *wall = NULL;
 	char dir[4096], path[4200];
 	const char *base = getenv("TMPDIR");
@@ -692,11 +803,11 @@ int cmd_stat(int argc, char **argv)
 		return 2;
 	}
 	if (so.passes > 1 && so.backend == BACKEND_KMOD) {
-		if (so.nr_pids || so.system_wide || so.interval_ms) {
+		if (so.nr_pids || so.system_wide || so.tick_ms) {
 			fprintf(stderr,
 				"ebs stat: --backend=kmod counts one event a run (ebs.ko has one "
-				"counter a session), and -p, -a and -I are one run: give one "
-				"event with -e (%u could be counted)\n",
+				"counter a session), and -p, -a, -I and --plot are one run: give "
+				"one event with -e (%u could be counted)\n",
 				nr);
 			free(so.pids);
 			return 2;
@@ -711,6 +822,14 @@ int cmd_stat(int argc, char **argv)
 		free(so.pids);
 		return 1;
 	}
+	/* --plot's file, aside its name until it is whole: refused now if it cannot be */
+	if (so.plot && (e = ebs_out_open(&plot, so.plot, NULL))) {
+		fprintf(stderr, "ebs stat: --plot %s: cannot write: %s\n", so.plot, strerror(-e));
+		if (out != stderr)
+			fclose(out);
+		free(so.pids);
+		return 2;
+	}
 	tick.so = &so;
 	tick.out = out;
 	if (so.interval_ms && so.sep && !so.json)
@@ -721,6 +840,8 @@ int cmd_stat(int argc, char **argv)
 			dir, strerror(errno));
 		if (out != stderr)
 			fclose(out);
+		if (so.plot)
+			ebs_out_close(&plot, false);
 		free(so.pids);
 		return 1;
 	}
@@ -743,7 +864,7 @@ int cmd_stat(int argc, char **argv)
 	ro.system_wide = so.system_wide;
 	ro.no_fallback = true;
 	ro.mmap_pages = 1;
-	ro.interval_ms = so.interval_ms;
+	ro.interval_ms = so.tick_ms;
 	ro.on_interval = on_tick;
 	ro.interval_ctx = &tick;
 	/* --all-events: one warm-up run first, its counts not kept */
@@ -824,9 +945,27 @@ int cmd_stat(int argc, char **argv)
 		print_sep(out, &so);
 	else
 		print_text(out, &so, &elapsed);
+	if (so.plot) {
+		e = plot_intervals(plot.f, &so, &tick);
+		if (!e)
+			e = ebs_out_close(&plot, true);
+		else
+			ebs_out_close(&plot, false);
+		so.plot = NULL; /* closed */
+		if (e) {
+			if (e == -ENOMEM)
+				fprintf(stderr, "ebs stat: --plot %s: out of memory\n", plot.path);
+			else
+				fprintf(stderr, "ebs stat: --plot %s: write failed: %s\n",
+					plot.path, strerror(-e));
+			rc = 1;
+		}
+	}
 	if (rc < 0)
 		rc = status;
 out:
+	if (so.plot)
+		ebs_out_close(&plot, false);
 	if (out != stderr && fclose(out) && rc <= 0) {
 		fprintf(stderr, "ebs stat: %s: %s\n", so.output, strerror(errno));
 		rc = 1;

@@ -645,13 +645,23 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 			u64 now = ebs_clock_ns();
 
 			if (now >= next_tick) {
+				/*
+				 * Late by whole intervals (ebs was not run in time): the
+				 * reading is of the last tick passed, the interval before it
+				 * longer, so that no count is put at a time before it was read
+				 */
+				while (now - next_tick >= (u64)o->interval_ms * 1000000ull)
+					next_tick += (u64)o->interval_ms * 1000000ull;
 				if (!s.backend->peek(&s))
 					o->on_interval(o->interval_ctx, next_tick - t_base,
 						       s.scaled, s.nr_events);
 				next_tick += (u64)o->interval_ms * 1000000ull;
 				now = ebs_clock_ns();
 			}
-			if (next_tick > now && (next_tick - now) / 1000000ull < (u64)wait_ms)
+			/* a tick already due (the peek took long): at once, not after 200 ms */
+			if (next_tick <= now)
+				wait_ms = 0;
+			else if ((next_tick - now) / 1000000ull < (u64)wait_ms)
 				wait_ms = (int)((next_tick - now) / 1000000ull) + 1;
 		}
 		e = s.backend->read(&s, wait_ms, err);

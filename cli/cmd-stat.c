@@ -37,8 +37,8 @@ static const char usage_text[] =
 	"\n"
 	"Count events over CMD's run, without sampling.\n"
 	"\n"
-	"  -e, --event E      events (default: task-clock, context-switches, page-faults,\n"
-	"                     cycles, instructions, branches, branch-misses);\n"
+	"  -e, --event E      events (default: task-clock, context-switches, cpu-migrations,\n"
+	"                     page-faults, cycles, instructions, branches, branch-misses);\n"
 	"                     'ebs list' shows them; :u and :k as for record\n"
 	"  -r, --repeat N     run CMD N times (1-1000): mean, standard deviation, min, max,\n"
 	"                     mode and a 95% interval of the mean, outlying runs culled\n"
@@ -89,8 +89,9 @@ static const struct option longopts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-static const char default_events[] = "task-clock,context-switches,page-faults,cycles,"
-				     "instructions,branches,branch-misses";
+static const char default_events[] =
+	"task-clock,context-switches,cpu-migrations,page-faults,cycles,"
+	"instructions,branches,branch-misses";
 
 struct stat_event {
 	struct event_spec spec;
@@ -362,6 +363,9 @@ static void derived(const struct stat_opts *so, unsigned int i, double elapsed_s
 	const char *n = so->ev[i].spec.name;
 	double v = so->ev[i].sum.mean, task = value_of(so, "task-clock");
 
+	if (task <= 0) /* per second of CPU time: cpu-clock's when task-clock is not counted */
+		task = value_of(so, "cpu-clock");
+
 	buf[0] = '\0';
 	if (is(n, "task-clock") || is(n, "cpu-clock")) {
 		if (elapsed_s > 0)
@@ -419,6 +423,8 @@ static void print_unsupported(FILE *f, const struct stat_opts *so)
 
 static void print_text(FILE *f, const struct stat_opts *so, const struct ebs_summary *elapsed)
 {
+	char line[512];
+	int k;
 	unsigned int i, a;
 	char d[64];
 
@@ -451,17 +457,22 @@ static void print_text(FILE *f, const struct stat_opts *so, const struct ebs_sum
 			continue;
 		}
 		derived(so, i, elapsed->mean, d, sizeof(d));
-		fprintf(f, "  %18.0f      %-24s", ev->sum.mean, ev->spec.name);
+		/* the columns padded, the line not: its end trimmed */
+		k = snprintf(line, sizeof(line), "  %18.0f      %-24s", ev->sum.mean,
+			     ev->spec.name);
 		if (d[0])
-			fprintf(f, " # %-24s", d);
+			k += snprintf(line + k, sizeof(line) - k, " # %-24s", d);
 		if (ev->scaled)
-			fprintf(f, " (%.2f%% counting, scaled)", share(ev));
+			k += snprintf(line + k, sizeof(line) - k, " (%.2f%% counting, scaled)",
+				      share(ev));
 		if (so->runs > 1)
-			fprintf(f, " (+- %.2f%%)",
-				ev->sum.mean ? 100 * ev->sum.sd / ev->sum.mean : 0);
+			k += snprintf(line + k, sizeof(line) - k, " (+- %.2f%%)",
+				      ev->sum.mean ? 100 * ev->sum.sd / ev->sum.mean : 0);
 		if (so->passes > 1)
-			fprintf(f, " [run %u]", ev->pass + 1);
-		fprintf(f, "\n");
+			k += snprintf(line + k, sizeof(line) - k, " [run %u]", ev->pass + 1);
+		while (k > 0 && line[k - 1] == ' ')
+			k--;
+		fprintf(f, "%.*s\n", k, line);
 		if (so->runs > 1)
 			fprintf(f,
 				"  %18s      min %.0f, max %.0f, mode %.0f, 95%% interval [%.0f, %.0f]"
@@ -480,24 +491,29 @@ static void print_text(FILE *f, const struct stat_opts *so, const struct ebs_sum
 
 static void print_sep(FILE *f, const struct stat_opts *so)
 {
-	unsigned int i;
+	static const char *const cols[] = {"value",  "unit",	"event",  "running_pct",
+					   "stddev", "min",	"max",	  "mode",
+					   "culled", "ci95_lo", "ci95_hi"};
+	const char *x = so->sep;
+	unsigned int i, c;
 
-	fprintf(f, "value%sunit%sevent%srunning_pct%sstddev%smin%smax%smode%sculled\n", so->sep,
-		so->sep, so->sep, so->sep, so->sep, so->sep, so->sep, so->sep);
+	for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+		fprintf(f, "%s%s", c ? x : "", cols[c]);
+	fprintf(f, "\n");
 	for (i = 0; i < so->nr_ev; i++) {
 		const struct stat_event *ev = &so->ev[i];
 
-		if (ev->slot < 0) {
-			fprintf(f, "<not supported>%s%s%s%s%s%s%s%s%s%s%s%s%s%s\n", so->sep, "",
-				so->sep, ev->spec.name, so->sep, "", so->sep, "", so->sep, "",
-				so->sep, "", so->sep, "");
+		if (ev->slot < 0) { /* every column there, empty but the event's */
+			fprintf(f, "<not supported>%s%s%s", x, x, ev->spec.name);
+			for (c = 3; c < sizeof(cols) / sizeof(cols[0]); c++)
+				fprintf(f, "%s", x);
+			fprintf(f, "\n");
 			continue;
 		}
-		fprintf(f, "%.0f%s%s%s%s%s%.2f%s%.0f%s%.0f%s%.0f%s%.0f%s%zu\n", ev->sum.mean,
-			so->sep, event_spec__is_clock(&ev->spec) ? "ns" : "", so->sep,
-			ev->spec.name, so->sep, share(ev), so->sep, ev->sum.sd, so->sep,
-			ev->sum.min, so->sep, ev->sum.max, so->sep, ev->sum.mode, so->sep,
-			ev->sum.culled);
+		fprintf(f, "%.0f%s%s%s%s%s%.2f%s%.0f%s%.0f%s%.0f%s%.0f%s%zu%s%.0f%s%.0f\n",
+			ev->sum.mean, x, event_spec__is_clock(&ev->spec) ? "ns" : "", x,
+			ev->spec.name, x, share(ev), x, ev->sum.sd, x, ev->sum.min, x, ev->sum.max,
+			x, ev->sum.mode, x, ev->sum.culled, x, ev->sum.ci_lo, x, ev->sum.ci_hi);
 	}
 }
 
@@ -679,6 +695,18 @@ static int parse(int argc, char **argv, struct stat_opts *so)
 		fprintf(stderr, "ebs stat: -I and -r go one at a time: intervals are of one run\n");
 		return 2;
 	}
+	if (so->sep && so->json) {
+		fprintf(stderr, "ebs stat: -x/--csv and --json go one at a time\n");
+		return 2;
+	}
+	/* -x takes its next word: an option there was meant as one */
+	if (so->sep && so->sep[0] == '-' && so->sep[1]) {
+		fprintf(stderr,
+			"ebs stat: -x '%s': a separator that looks like an option (give -x SEP, "
+			"e.g. -x ';')\n",
+			so->sep);
+		return 2;
+	}
 	if (so->plot && (so->runs > 1 || so->all_events)) {
 		fprintf(stderr, "ebs stat: --plot draws the intervals of one run: not with %s\n",
 			so->all_events ? "--all-events" : "-r");
@@ -755,6 +783,7 @@ int cmd_stat(int argc, char **argv)
 	bool muxed[EBS_MAX_EVENTS];
 	unsigned int i, nr = 0;
 	unsigned long r, done = 0;
+	bool stopped = false; /* ebs got a stop signal (Ctrl-C): no more runs */
 	int rc = parse(argc, argv, &so), status = 0, e = 0;
 	FILE *out = stderr;
 
@@ -818,9 +847,9 @@ int cmd_stat(int argc, char **argv)
 			so.passes, so.runs > 1 ? " for each repeat" : "");
 	}
 	if (so.output && !(out = fopen(so.output, "w"))) {
-		fprintf(stderr, "ebs stat: %s: %s\n", so.output, strerror(errno));
+		fprintf(stderr, "ebs stat: -o %s: cannot write: %s\n", so.output, strerror(errno));
 		free(so.pids);
-		return 1;
+		return 2; /* as --plot's: a path that cannot be written is bad input */
 	}
 	/* --plot's file, aside its name until it is whole: refused now if it cannot be */
 	if (so.plot && (e = ebs_out_open(&plot, so.plot, NULL))) {
@@ -882,8 +911,8 @@ int cmd_stat(int argc, char **argv)
 			e = ebs_record(&ro, &res, &err);
 			if (e) {
 				fprintf(stderr, "ebs stat: %s\n", err.msg);
-				/* a command that cannot run, or -a not allowed */
-				rc = res.exec_failed || (so.system_wide &&
+				/* a command that cannot run; -a or -p not allowed */
+				rc = res.exec_failed || ((so.system_wide || so.nr_pids) &&
 							 (err.err == -EACCES || err.err == -EPERM))
 					     ? 2
 					     : 1;
@@ -898,7 +927,8 @@ int cmd_stat(int argc, char **argv)
 				break;
 			}
 			status = res.exit_status;
-			if (!p)
+			stopped |= res.stop_signal != 0;
+			if (!p && !stopped)
 				continue; /* the warm-up */
 			if (pass == 0)	  /* a command's time from exec, else the counting's */
 				wall[r] = (double)(so.argv && !so.system_wide ? res.wall_ns
@@ -917,13 +947,24 @@ int cmd_stat(int argc, char **argv)
 			}
 			/* a command stopped by a signal (Ctrl-C): the counts so far, no more runs
 			 */
-			if (status > 128)
+			if (status > 128 || stopped)
 				break;
 		}
 		if (rc >= 0)
 			break;
+		/*
+		 * ebs stopped (Ctrl-C) in a run after whole ones: that run is
+		 * cut short, and its counts would bend the statistics
+		 */
+		if (stopped && done) {
+			fprintf(stderr,
+				"ebs stat: run %lu of %lu was cut short by a signal: its counts are "
+				"left out, the %lu whole run%s follow\n",
+				r + 1, so.runs, done, done == 1 ? "" : "s");
+			break;
+		}
 		done++;
-		if (status > 128)
+		if (status > 128 || stopped)
 			break;
 	}
 	if (!done)
@@ -941,9 +982,9 @@ int cmd_stat(int argc, char **argv)
 			ebs_summarize(so.ev[i].values, done, true, &so.ev[i].sum, NULL);
 	if (so.json)
 		print_json(out, &so, &elapsed, &tick);
-	else if (so.sep && !so.interval_ms) /* with -I, the intervals are the table */
+	else if (so.sep && !so.interval_ms)
 		print_sep(out, &so);
-	else
+	else if (!so.sep) /* with -x and -I, the intervals are the table */
 		print_text(out, &so, &elapsed);
 	if (so.plot) {
 		e = plot_intervals(plot.f, &so, &tick);

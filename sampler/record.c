@@ -699,6 +699,7 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	e = ebs_writer__finish(s.w, exit_status, &res->bytes, err);
 	s.w = NULL;
 	res->exit_status = exit_status < 0 ? 0 : exit_status;
+	res->stop_signal = got_signal;
 	goto out_free;
 
 out:

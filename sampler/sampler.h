@@ -137,6 +137,7 @@ struct record_opts {
 
 struct record_result {
 	int exit_status; /* of the command: code, or 128+signal; 0 otherwise */
+	int stop_signal; /* the stop signal ebs got (SIGINT: Ctrl-C), 0 when none */
 	bool have_child;
 	bool exec_failed; /* the command could not be run (exit status 127) */
 	u64 samples, lost, throttled, bytes;

@@ -124,7 +124,8 @@ int ebs_summarize(const double *v, size_t n, bool cull, struct ebs_summary *out,
 	if (k > 1) {
 		double half = ebs_t975(k - 1) * out->sd / sqrt((double)k);
 
-		out->ci_lo = out->mean - half;
+		/* counts and times are never negative: no more is the interval */
+		out->ci_lo = out->min >= 0 ? fmax(out->mean - half, 0) : out->mean - half;
 		out->ci_hi = out->mean + half;
 	} else {
 		out->ci_lo = out->ci_hi = out->mean;

@@ -16,7 +16,9 @@ struct ebs_summary {
 	double mean, sd; /* sd: the sample standard deviation (n - 1); 0 for one run */
 	double min, max; /* of the runs kept */
 	double mode; /* the most frequent value at 3 significant digits (the smaller on a tie) */
-	double ci_lo, ci_hi; /* 95% interval of the mean: mean -+ t(0.975, n - 1) sd / sqrt(n) */
+	/* 95% interval of the mean: mean -+ t(0.975, n - 1) sd / sqrt(n), its
+	 * low end held at 0 when no value is negative */
+	double ci_lo, ci_hi;
 };
 
 /*

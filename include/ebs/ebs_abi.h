@@ -47,7 +47,10 @@
 #define EBS_GEN_TASK_CLOCK	 7
 #define EBS_GEN_PAGE_FAULTS	 8 /* software, from version 2 on */
 #define EBS_GEN_CONTEXT_SWITCHES 9
-#define EBS_GEN_MAX		 10
+#define EBS_GEN_CPU_MIGRATIONS	 10
+#define EBS_GEN_MINOR_FAULTS	 11
+#define EBS_GEN_MAJOR_FAULTS	 12
+#define EBS_GEN_MAX		 13
 
 /*
  * The IA32_PERFEVTSELx layout (Intel SDM Vol. 3B 18.2.1), which raw events

@@ -71,6 +71,12 @@ static const struct ebs_event ebs_events[] = {
 	 EBS_GEN_PAGE_FAULTS, 0, 0, EBS_NOT_ARCH},
 	{"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0,
 	 "context switches", EBS_GEN_CONTEXT_SWITCHES, 0, 0, EBS_NOT_ARCH},
+	{"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, 0,
+	 "moves of a thread to another CPU", EBS_GEN_CPU_MIGRATIONS, 0, 0, EBS_NOT_ARCH},
+	{"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, 0,
+	 "page faults served without I/O", EBS_GEN_MINOR_FAULTS, 0, 0, EBS_NOT_ARCH},
+	{"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 0,
+	 "page faults that waited for I/O", EBS_GEN_MAJOR_FAULTS, 0, 0, EBS_NOT_ARCH},
 	{}};
 
 /* The row of the module's generic event gen (an EBS_GEN_*), or NULL. */

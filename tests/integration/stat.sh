@@ -85,6 +85,9 @@ stat_ iv.csv -I 100 -x ';' -e task-clock,page-faults -- "$WORKLOADS/leafloop" 0.
 check "-I -x ';': a header, then time;count;event rows, two events an interval" \
 	sh -c 'head -n 1 iv.csv | grep -qx "time_s;count;event" &&
 	       [ "$(grep -c ";task-clock$" iv.csv)" -ge 4 ] && [ "$(grep -c ";page-faults$" iv.csv)" -ge 4 ]'
+"$EBS" stat -I 100 --csv -o ivo.csv -e task-clock -- "$WORKLOADS/leafloop" 0.3 2>ivo.err
+check "-I --csv -o FILE: the intervals only, no table after them (a CSV file throughout)" \
+	awk -F, 'NR == 1 { ok = $0 == "time_s,count,event"; next } NF != 3 { ok = 0 } END { exit !(ok && NR >= 3) }' ivo.csv
 
 # ---- --all-events ---------------------------------------------------------------
 stat_ all.json --json --all-events -- "$WORKLOADS/memtouch" 4 1
@@ -104,6 +107,11 @@ fi
 stat_ csv.txt --csv -e page-faults,task-clock -- "$WORKLOADS/memtouch" 4 1
 check "--csv: a header and a line an event" \
 	sh -c 'head -n 1 csv.txt | grep -q "^value,unit,event," && [ "$(wc -l <csv.txt)" -eq 3 ] && grep -q ",page-faults," csv.txt'
+stat_ csvr.txt --csv -r 3 -e page-faults,task-clock,cycles -- "$WORKLOADS/memtouch" 4 1
+check "--csv: every row has the header's 11 fields, an event not counted too" \
+	awk -F, 'NR == 1 { n = NF; ok = n == 11 && $10 == "ci95_lo" && $11 == "ci95_hi"; next } NF != n { ok = 0 } END { exit !(ok && NR == 4) }' csvr.txt
+check "--csv -r 3: min <= value <= max, and the 95% interval around the value, not below 0" \
+	awk -F, 'NR > 1 && $1 != "<not supported>" { if (!($6 <= $1 && $1 <= $7 && $10 >= 0 && $10 <= $1 && $1 <= $11)) bad = 1; n++ } END { exit !(n == 2 && !bad) }' csvr.txt
 stat_ o.err -o o.json --json -e page-faults -- "$WORKLOADS/memtouch" 4 1
 check "-o FILE: the counts there, nothing on stderr" jtrue o.json "j['events'][0]['count'] > 0"
 check "...stderr empty" [ ! -s o.err ]
@@ -126,6 +134,17 @@ wait $pid
 rc=$?
 check "Ctrl-C: the counts so far (status $rc: the command's 130)" \
 	sh -c "[ $rc -eq 130 ] && grep -q 'seconds time elapsed' int.txt && grep -q task-clock int.txt"
+# Ctrl-C in the middle of -r's runs: the cut-short run is left out, and said to be
+"$EBS" stat -r 100 -e task-clock -- sleep 0.1 2>intr.txt &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid
+rc=$?
+cut=$(sed -n 's/^ebs stat: run \([0-9]*\) of 100 was cut short by a signal: its counts are left out, the \([0-9]*\) whole runs* follow$/\1 \2/p' intr.txt)
+whole=$(sed -n "s/^ Counts for 'sleep 0.1' (\([0-9]*\) runs):$/\1/p" intr.txt)
+check "Ctrl-C during -r 100: run ${cut% *} said cut short, the ${whole:-?} whole runs before it printed (status $rc)" \
+	sh -c "[ $rc -eq 130 ] && [ -n '$cut' ] && [ \"${cut#* }\" = '${whole:-x}' ] && [ \$((${cut% *} - 1)) = '${whole:-x}' ]"
 
 # ---- -p: a running process, until it exits ----------------------------------------------
 "$WORKLOADS/leafloop" 1 &
@@ -160,6 +179,11 @@ expect "-p and a command" 2 "^ebs stat: -p counts running processes; no command 
 	"$EBS" stat -p $$ -- true
 expect "-p of no process" 2 "^ebs stat: pid 2147483647: no such process" "$EBS" stat -p 2147483647
 expect "-p with -r" 2 "^ebs stat: -r repeats a command's run: not with -p" "$EBS" stat -r 2 -p $$
+expect "--csv with --json" 2 "^ebs stat: -x/--csv and --json go one at a time$" "$EBS" stat --csv --json -- true
+expect "-x followed by an option (no separator given)" 2 "^ebs stat: -x '--': a separator that looks like an option" \
+	"$EBS" stat -x -- true
+expect "-o into a missing directory" 2 "^ebs stat: -o nodir/x.txt: cannot write: No such file or directory$" \
+	"$EBS" stat -o nodir/x.txt -- true
 expect "--backend bogus" 2 "^ebs stat: --backend 'bogus': perf or kmod" "$EBS" stat --backend bogus -- true
 
 # ---- --backend=kmod without ebs.ko (tests/kmod/guest-init.sh counts through it) ----

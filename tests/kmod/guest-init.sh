@@ -338,7 +338,7 @@ check "stat: kmod's task-clock within 10% of perf's (${ktc:-none}, ${ptc:-none})
 rc=$?
 sed 's/^/    /' kdef.out
 check "stat --backend=kmod, default events: exit 0 ($rc), one run per event said, each row's run named, no PMU said" \
-	sh -c "[ $rc -eq 0 ] && grep -q 'counts one event a run (ebs.ko has one counter a session): 3 runs of the command' kdef.out && grep -q 'task-clock .*\\[run 1\\]' kdef.out && grep -q 'page-faults .*\\[run 3\\]' kdef.out && grep -q 'cycles .*not supported' kdef.out"
+	sh -c "[ $rc -eq 0 ] && grep -q 'counts one event a run (ebs.ko has one counter a session): 4 runs of the command' kdef.out && grep -q 'task-clock .*\\[run 1\\]' kdef.out && grep -q 'page-faults .*\\[run 4\\]' kdef.out && grep -q 'cycles .*not supported' kdef.out"
 # -I through READ while the session runs
 /ebs stat --backend=kmod -I 100 -x, -e task-clock -o ki.csv -- /leafloop 0.5 2>ki.err
 rc=$?

@@ -473,7 +473,7 @@ static void test_check_config(void)
 	BAD_CONFIG("neither user nor kernel", c.flags = 0);
 	BAD_CONFIG("ALL_CPUS and ON_EXEC", c.flags |= EBS_CFG_ALL_CPUS | EBS_CFG_ON_EXEC);
 	BAD_CONFIG("event kind 2", c.event_kind = 2);
-	BAD_CONFIG("generic event 10", c.event_id = EBS_GEN_MAX);
+	BAD_CONFIG("generic event 13", c.event_id = EBS_GEN_MAX);
 	/* counting: no interrupt, so no N and no rings; msr mode all CPUs only */
 	BAD_CONFIG("COUNT and a sample_after", c.flags |= EBS_CFG_COUNT; c.ring_pages = 0);
 	BAD_CONFIG("COUNT and ring pages", c.flags |= EBS_CFG_COUNT; c.sample_after = 0);
@@ -650,6 +650,9 @@ static const struct {
 	{"task-clock", EBS_GEN_TASK_CLOCK, false, 0, 0},
 	{"page-faults", EBS_GEN_PAGE_FAULTS, false, 0, 0}, /* from ABI version 2 on */
 	{"context-switches", EBS_GEN_CONTEXT_SWITCHES, false, 0, 0},
+	{"cpu-migrations", EBS_GEN_CPU_MIGRATIONS, false, 0, 0},
+	{"minor-faults", EBS_GEN_MINOR_FAULTS, false, 0, 0},
+	{"major-faults", EBS_GEN_MAJOR_FAULTS, false, 0, 0},
 };
 
 /*

@@ -75,6 +75,15 @@ int main(void)
 			   s.n == 1 && s.sd == 0 && s.ci_lo == 42 && s.ci_hi == 42 && s.mode == 42);
 	}
 	{
+		double v[] = {0, 1, 9}, w[] = {-1, 1, 9};
+
+		ebs_summarize(v, 3, false, &s, NULL);
+		TEST_CHECK("counts (none negative): the interval's low end held at 0, not below",
+			   s.ci_lo == 0 && near(s.ci_hi - s.mean, 4.303 * s.sd / sqrt(3), 1e-9));
+		ebs_summarize(w, 3, false, &s, NULL);
+		TEST_CHECK("a negative value: the interval as it falls", s.ci_lo < 0);
+	}
+	{
 		double v[] = {2, 2, 2, 1, 3};
 
 		ebs_summarize(v, 5, true, &s, NULL);

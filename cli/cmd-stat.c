@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -754,6 +755,45 @@ static int parse(int argc, char **argv, struct stat_opts *so)
 }
 
 /*
+ * A stop signal between runs (ebs record catches those that come during
+ * one): no more runs.  Caught from the first run to the last, so that
+ * Ctrl-C in between neither kills ebs stat without its counts nor, in a
+ * background job that started with SIGINT ignored, is lost.  SIGHUP only
+ * when it was not ignored (nohup), as record does.
+ */
+static volatile sig_atomic_t stat_signal;
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGQUIT, SIGHUP};
+
+static void on_stop_signal(int sig)
+{
+	if (!stat_signal)
+		stat_signal = sig;
+}
+
+static void catch_stop_signals(struct sigaction *old)
+{
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+		sigaction(stop_signals[i], NULL, &old[i]);
+		if (stop_signals[i] != SIGHUP || old[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &sa, NULL);
+	}
+}
+
+static void restore_stop_signals(const struct sigaction *old)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaction(stop_signals[i], &old[i], NULL);
+}
+
+/*
  * Can sp be counted here, by so's backend?  0 with *why 0 or the event's
  * -errno; -errno with err filled when the backend cannot be used at all
  * (kmod: no module, no permission, an older ABI).
@@ -784,6 +824,7 @@ int cmd_stat(int argc, char **argv)
 	unsigned int i, nr = 0;
 	unsigned long r, done = 0;
 	bool stopped = false; /* ebs got a stop signal (Ctrl-C): no more runs */
+	struct sigaction old_sa[sizeof(stop_signals) / sizeof(stop_signals[0])];
 	int rc = parse(argc, argv, &so), status = 0, e = 0;
 	FILE *out = stderr;
 
@@ -896,14 +937,20 @@ int cmd_stat(int argc, char **argv)
 	ro.interval_ms = so.tick_ms;
 	ro.on_interval = on_tick;
 	ro.interval_ctx = &tick;
+	stat_signal = 0;
+	catch_stop_signals(old_sa);
 	/* --all-events: one warm-up run first, its counts not kept */
-	for (r = 0; r < so.runs && rc < 0; r++) {
+	for (r = 0; r < so.runs && rc < 0 && !stat_signal; r++) {
 		unsigned int p;
 
 		for (p = so.all_events && !r ? 0 : 1; p <= so.passes && rc < 0; p++) {
 			unsigned int pass = p ? p - 1 : 0;
 			struct record_result res;
 
+			if (stat_signal) { /* between the passes of a run: it is cut short */
+				stopped = true;
+				break;
+			}
 			ro.nr_events = 0;
 			for (i = 0; i < so.nr_ev; i++)
 				if (so.ev[i].slot >= 0 && so.ev[i].pass == pass)
@@ -927,7 +974,11 @@ int cmd_stat(int argc, char **argv)
 				break;
 			}
 			status = res.exit_status;
-			stopped |= res.stop_signal != 0;
+			if (res.stop_signal) {
+				stopped = true;
+				if (!stat_signal)
+					stat_signal = res.stop_signal;
+			}
 			if (!p && !stopped)
 				continue; /* the warm-up */
 			if (pass == 0)	  /* a command's time from exec, else the counting's */
@@ -967,6 +1018,10 @@ int cmd_stat(int argc, char **argv)
 		if (status > 128 || stopped)
 			break;
 	}
+	restore_stop_signals(old_sa);
+	/* stopped (between runs, or in one the command finished): the status of a stop */
+	if (stat_signal && status <= 128)
+		status = 128 + stat_signal;
 	if (!done)
 		goto out;
 	so.runs = done;

@@ -155,6 +155,17 @@ check "--significant: $nsig rows, each marked *" \
 check "--top 1: one row, then how many more" \
 	sh -c "[ \$(grep -c '%  ' dt.txt) -eq 1 ] && grep -q \"($(($(json d.json "len(j['rows'])") - 1)) more rows\?; --top 0 shows all)\" dt.txt"
 
+"$EBS" diff 31.data 11.data --width 90 >dw.txt
+check "--width 90: every row in 90 columns (names narrowed when they are longer)" \
+	sh -c "[ \$(grep '^ ' dw.txt | awk '{ if (length(\$0) > m) m = length(\$0) } END { print m + 0 }') -le 90 ] &&
+	       grep -q '^#     base       new     diff  95% interval        p (Holm)   function' dw.txt"
+"$EBS" diff 31.data 11.data --comm nosuch >dn.txt
+rc=$?
+check "no samples (--comm nosuch): exit 0, said, no rows" \
+	sh -c "[ $rc -eq 0 ] && grep -qx '# no samples in 31.data: nothing to compare' dn.txt && ! grep -q '^ ' dn.txt"
+"$EBS" diff 31.data 11.data --comm nosuch --json >dn.json
+check "no samples --json: rows_compared 0, no rows" pyj "J[0]['rows_compared'] == 0 and J[0]['rows'] == [] and J[0]['base']['samples'] == 0" dn.json
+
 # ---- --sort line and dso ----------------------------------------------------------------
 "$EBS" diff 31.data 11.data --sort line --json >dl.json
 "$EBS" report -i 31.data --sort line --json >rl.json

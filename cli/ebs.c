@@ -207,6 +207,7 @@ static const struct {
 	{"stat", cmd_stat, "count events over a command's run (-r N: its statistics)"},
 	{"calibrate", cmd_calibrate,
 	 "choose sample-after values for a command: measured, verified"},
+	{"diff", cmd_diff, "two recordings compared: each row's change, and whether it is real"},
 	{"annotate", cmd_annotate,
 	 "source (and instructions) of hot functions, with their samples"},
 	{"flamegraph", cmd_flamegraph, "an interactive SVG flame graph of the call stacks"},
@@ -266,12 +267,13 @@ int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_
 	bool missing = e == -ENOENT && strcmp(input, "-") && stat(input, &st) && errno == ENOENT;
 
 	/* the default name: no recording here yet; a name given: a recording elsewhere? */
+	bool dflt = !strcmp(input, "ebs.data") && strcmp(cmd, "diff"); /* diff has no -i */
+
 	fprintf(stderr, "ebs %s: %s%s%s%s\n", cmd, err->msg,
-		missing && !strcmp(input, "ebs.data") ? " (run 'ebs record' first, or give -i FILE)"
-		: missing			      ? " (write it with 'ebs record -o "
-						      : "",
-		missing && strcmp(input, "ebs.data") ? input : "",
-		missing && strcmp(input, "ebs.data") ? "')" : "");
+		missing && dflt ? " (run 'ebs record' first, or give -i FILE)"
+		: missing	? " (write it with 'ebs record -o "
+				: "",
+		missing && !dflt ? input : "", missing && !dflt ? "')" : "");
 	/* a bad or missing file, an unknown event: the input's fault */
 	return e == -ENOMEM || e == -EIO ? 1 : 2;
 }

@@ -6,22 +6,13 @@
 #include <unistd.h>
 
 #include "report/present.h"
+#include "util/stats.h"
 
 void present_wilson95(unsigned long long k, unsigned long long n, double *lo, double *hi)
 {
-	const double z = 1.959964; /* the normal quantile of 0.975 */
-	double p, z2n, center, half;
-
-	if (!n) {
-		*lo = *hi = 0;
-		return;
-	}
-	p = (double)k / (double)n;
-	z2n = z * z / (double)n;
-	center = (p + z2n / 2) / (1 + z2n);
-	half = z / (1 + z2n) * sqrt(p * (1 - p) / (double)n + z2n / (4 * (double)n));
-	*lo = 100 * (center - half < 0 ? 0 : center - half);
-	*hi = 100 * (center + half > 1 ? 1 : center + half);
+	ebs_wilson(k, n, 1.959964, lo, hi); /* the normal quantile of 0.975 */
+	*lo *= 100;
+	*hi *= 100;
 }
 
 double present_percent(unsigned long long k, unsigned long long n)
@@ -80,6 +71,11 @@ const char *present_heat_color(bool on, double pct)
 const char *present_color_end(bool on)
 {
 	return on ? "\033[0m" : "";
+}
+
+const char *present_dim_color(bool on)
+{
+	return on ? "\033[90m" : "";
 }
 
 /* The length of the UTF-8 sequence at s, 0 when it is not one. */

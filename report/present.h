@@ -49,5 +49,8 @@ void present_markup(FILE *f, const char *s, size_t max, enum present_markup_mode
 /* ANSI colour for a share: red from 10%, yellow from 1%; "" without colour. */
 const char *present_heat_color(bool on, double pct);
 const char *present_color_end(bool on);
+/* ANSI grey, for what matters less (ebs diff's changes that are not significant); "" without
+ * colour. */
+const char *present_dim_color(bool on);
 
 #endif /* EBS_REPORT_PRESENT_H */

@@ -119,11 +119,10 @@ static void print_header(const struct report *r, const struct facts *fa, FILE *f
 }
 
 /*
- * Narrow the name columns w[] (natural widths) until a row fits width: in
- * their columns' narrow order (the DSO, then the command), then the widest
- * of the others; none below min_w[].  True when the rows fit.
+ * In the columns' narrow order: the DSO, then the command, then the widest
+ * of the others.
  */
-static bool fit(int *w, const enum report_key *cols, const int *min_w, int nc, int fixed, int width)
+bool table_fit(int *w, const enum report_key *cols, const int *min_w, int nc, int fixed, int width)
 {
 	for (;;) {
 		int pick = -1, sum = fixed, i;
@@ -148,13 +147,21 @@ static bool fit(int *w, const enum report_key *cols, const int *min_w, int nc, i
 	}
 }
 
+int table_min_width(const struct column *col, const char *text)
+{
+	const char *b = col->file_name ? strrchr(text, '/') : NULL;
+	int want = b ? (int)strlen(b) + 3 : 0;
+
+	/* a source line keeps its file name and line, ".../file.c:123", up to 30 */
+	return want > 12 ? (want < 30 ? want : 30) : 12;
+}
+
 /*
  * A cell cut to width: a function's own name is kept before what follows
  * it ("f (inlined into g, ...)" loses the parenthesis first); other names
  * are elided in the middle (a path keeps its file name).
  */
-static void elide_cell(const struct column *col, char *out, size_t size, const char *s,
-		       size_t width)
+void table_elide_cell(const struct column *col, char *out, size_t size, const char *s, size_t width)
 {
 	const char *paren = col->name_first ? strstr(s, " (") : NULL;
 	size_t name = paren ? (size_t)(paren - s) : 0;
@@ -176,7 +183,7 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 	FILE *f = r->o->view.out;
 	struct facts fa;
 	size_t k, shown = 0, limit = r->o->view.top && r->o->view.top < n ? r->o->view.top : n;
-	int w[KEY_MAX] = {0}, natural[KEY_MAX], min_w[KEY_MAX], line_min = 12, fixed, i, nc;
+	int w[KEY_MAX] = {0}, natural[KEY_MAX], min_w[KEY_MAX], fixed, i, nc;
 	enum report_key cols[KEY_MAX];
 	char buf[CELL_MAX], cut[CELL_MAX], head[1024] = " ";
 	bool ci_dropped = false;
@@ -194,35 +201,33 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 		if (shows(r, report_columns[r->cols[i]].field, false))
 			cols[nc++] = r->cols[i];
 	/* natural widths, then elide name columns to fit */
-	for (i = 0; i < nc; i++)
+	for (i = 0; i < nc; i++) {
 		w[i] = (int)strlen(report_columns[cols[i]].title);
+		min_w[i] = 12;
+	}
 	for (k = 0; k < limit; k++)
 		for (i = 0; i < nc; i++) {
+			int m;
+
 			if (present_percent(row_count(rows[k], ev), fa.samples) <
 			    r->o->view.min_percent)
 				break; /* not shown */
 			table_cell_text(r, rows[k], cols[i], buf, sizeof(buf));
 			if ((int)strlen(buf) > w[i])
 				w[i] = (int)strlen(buf);
-			if (report_columns[cols[i]].file_name) { /* ".../file.c:123": at most 30 */
-				const char *b = strrchr(buf, '/');
-				int want = b ? (int)strlen(b) + 3 : 0;
-
-				if (want > line_min)
-					line_min = want < 30 ? want : 30;
-			}
+			m = table_min_width(&report_columns[cols[i]], buf);
+			if (m > min_w[i])
+				min_w[i] = m;
 		}
-	for (i = 0; i < nc; i++) /* a source line keeps its file name and line */
-		min_w[i] = report_columns[cols[i]].file_name ? line_min : 12;
 	memcpy(natural, w, sizeof(w));
 	fixed = (r->o->children ? 9 : 0) + (shows(r, FIELD_SAMPLES, false) ? 10 : 0) +
 		(shows(r, FIELD_PERCENT, false) ? 9 : 0) + (shows(r, FIELD_CI, false) ? 16 : 0);
-	if (!fit(w, cols, min_w, nc, fixed, r->width) && shows(r, FIELD_CI, false) &&
+	if (!table_fit(w, cols, min_w, nc, fixed, r->width) && shows(r, FIELD_CI, false) &&
 	    !r->o->fields) {
 		/* the names matter more than the interval on a narrow terminal: say so */
 		ci_dropped = true;
 		memcpy(w, natural, sizeof(w));
-		fit(w, cols, min_w, nc, fixed - 16, r->width);
+		table_fit(w, cols, min_w, nc, fixed - 16, r->width);
 		fprintf(f,
 			"# (no 95%% interval column: %d columns are too few for it; --no-ci, "
 			"--fields or --width choose)\n",
@@ -259,7 +264,8 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 			fprintf(f, " %7.2f%%", present_percent(row_self(rows[k], ev), fa.samples));
 		for (i = 0; i < nc; i++) {
 			table_cell_text(r, rows[k], cols[i], buf, sizeof(buf));
-			elide_cell(&report_columns[cols[i]], cut, sizeof(cut), buf, (size_t)w[i]);
+			table_elide_cell(&report_columns[cols[i]], cut, sizeof(cut), buf,
+					 (size_t)w[i]);
 			fprintf(f, "  %-*s", i + 1 < nc ? w[i] : 0, cut);
 		}
 		fprintf(f, "\n");

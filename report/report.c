@@ -351,8 +351,7 @@ static int row_cmp(const void *a, const void *b, void *arg)
 			     *(const struct row *const *)b);
 }
 
-/* Rows with samples in table ev, sorted; *n gets the count. */
-static struct row **sorted_rows(struct report *r, int ev, size_t *n)
+struct row **report_sorted_rows(struct report *r, int ev, size_t *n)
 {
 	struct row *row, *tmp, **v = malloc((HASH_COUNT(r->rows) + 1) * sizeof(*v));
 	struct sort_ctx sc = {r, ev};
@@ -368,56 +367,80 @@ static struct row **sorted_rows(struct report *r, int ev, size_t *n)
 	return v;
 }
 
-int ebs_report(const struct report_opts *opts, struct ebs_error *err)
+int report_collect(struct report *r, const struct report_opts *opts, struct ebs_error *err)
 {
 	struct symbolize_opts so = {0};
-	struct report r;
 	struct row *row, *tmp;
-	int ev, first = 0, last, e;
+	int e;
 
-	if (opts->tree || opts->callers || opts->callees)
-		return report_graph(opts, err);
-	memset(&r, 0, sizeof(r));
-	r.o = opts;
-	table_plan(&r);
-	if (opts->children && r.col[KEY_LINE])
+	memset(r, 0, sizeof(*r));
+	r->o = opts;
+	table_plan(r);
+	if (opts->children && r->col[KEY_LINE])
 		return ebs_error__set(err, EINVAL,
 				      "--children counts functions: it goes with --sort func (and "
 				      "dso, pid, tid, comm, event), not with line");
-	if (opts->children && !r.col[KEY_FUNC])
+	if (opts->children && !r->col[KEY_FUNC])
 		return ebs_error__set(
 			err, EINVAL,
 			"--children counts functions: its --sort must hold func (e.g. "
 			"--sort dso,func)");
-	e = table_check_fields(&r, err);
+	e = table_check_fields(r, err);
 	if (e)
 		return e;
-	r.color = !opts->json && present_color_on(opts->view.out, opts->view.color);
-	r.width = opts->json ? 0 : present_width(opts->view.out, opts->view.width);
+	r->color = !opts->json && present_color_on(opts->view.out, opts->view.color);
+	r->width = opts->json ? 0 : present_width(opts->view.out, opts->view.width);
 	rsession_symbolize_opts(&so, &opts->view);
 	/* DWARF where lines or inline chains are shown, counted or filtered on */
-	so.no_dwarf = !r.col[KEY_LINE] && !opts->stats && !opts->view.filter.funcs &&
-		      (opts->view.no_inline || !r.col[KEY_FUNC]);
+	so.no_dwarf = !r->col[KEY_LINE] && !opts->stats && !opts->view.filter.funcs &&
+		      (opts->view.no_inline || !r->col[KEY_FUNC]);
 	/* a table of functions (no lines shown, no chains): units without their line tables */
-	so.no_lines = !r.col[KEY_LINE] && !opts->stats && !opts->children && !opts->tree &&
+	so.no_lines = !r->col[KEY_LINE] && !opts->stats && !opts->children && !opts->tree &&
 		      !opts->callers && !opts->callees;
-	e = rsession__open(&r.rs, opts->view.input, &so, &opts->view.filter, err);
+	e = rsession__open(&r->rs, opts->view.input, &so, &opts->view.filter, err);
 	if (e)
 		return e;
-	if (opts->children || (opts->stats && ebs_data__meta(r.rs.d, EBS_META_CALL_GRAPH))) {
-		r.chains = chainer__new(&r.rs, ebs_data__meta(r.rs.d, EBS_META_CALL_GRAPH),
-					opts->view.no_inline);
-		if (!r.chains) {
-			e = ebs_error__set(err, ENOMEM, "out of memory");
-			goto out;
-		}
+	if (opts->children || (opts->stats && ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH))) {
+		r->chains = chainer__new(&r->rs, ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH),
+					 opts->view.no_inline);
+		if (!r->chains)
+			return ebs_error__set(err, ENOMEM, "out of memory");
 	}
-	e = rsession__each(&r.rs, account, &r, err);
+	e = rsession__each(&r->rs, account, r, err);
 	if (e)
-		goto out;
-	HASH_ITER(hh, r.rows, row, tmp)
+		return e;
+	HASH_ITER(hh, r->rows, row, tmp)
 		if (row->ncallers)
 			settle_line(row);
+	return 0;
+}
+
+void report_release(struct report *r)
+{
+	struct row *row, *tmp;
+
+	HASH_ITER(hh, r->rows, row, tmp) {
+		HASH_DEL(r->rows, row);
+		free(row->callers);
+		free(row);
+	}
+	dso_stats__free(&r->stats);
+	free(r->memo);
+	chainer__free(r->chains);
+	rsession__close(&r->rs);
+	memset(r, 0, sizeof(*r));
+}
+
+int ebs_report(const struct report_opts *opts, struct ebs_error *err)
+{
+	struct report r;
+	int ev, first = 0, last, e;
+
+	if (opts->tree || opts->callers || opts->callees)
+		return report_graph(opts, err);
+	e = report_collect(&r, opts, err);
+	if (e)
+		goto out;
 	last = (int)ebs_data__nr_events(r.rs.d) - 1;
 	if (r.rs.event >= 0)
 		first = last = r.rs.event;
@@ -427,7 +450,7 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 		first = last = -1;
 	for (ev = first; ev <= last; ev++) {
 		size_t n;
-		struct row **rows = sorted_rows(&r, ev, &n);
+		struct row **rows = report_sorted_rows(&r, ev, &n);
 
 		if (!rows) {
 			e = ebs_error__set(err, ENOMEM, "out of memory");
@@ -452,14 +475,6 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	}
 	fflush(opts->view.out);
 out:
-	HASH_ITER(hh, r.rows, row, tmp) {
-		HASH_DEL(r.rows, row);
-		free(row->callers);
-		free(row);
-	}
-	dso_stats__free(&r.stats);
-	free(r.memo);
-	chainer__free(r.chains);
-	rsession__close(&r.rs);
+	report_release(&r);
 	return e;
 }

@@ -173,4 +173,24 @@ struct flamegraph_opts {
 /* Write the flame graph of one event's call stacks as a self-contained SVG. */
 int ebs_flamegraph(const struct flamegraph_opts *o, struct ebs_error *err);
 
+/* ---- two recordings compared (diff.c) ---- */
+
+struct diff_opts {
+	struct view_opts view;	 /* view.input is not read: base and new are */
+	const char *base, *new_; /* the data files; at most one of them "-" */
+	enum report_key key;	 /* rows by KEY_FUNC, KEY_LINE or KEY_DSO */
+	double alpha;		 /* the family-wise error of the tests, in (0, 1) */
+	bool json;
+	bool significant; /* only the rows whose change is significant */
+};
+
+/*
+ * Count base's and new's samples into rows as ebs report does, match the
+ * rows by the names they show, and print each row's share in both, the
+ * difference with its 95% interval, and whether it is significant
+ * (docs/ebs-diff.1 states the statistics).  Returns 0, or as ebs_report:
+ * -errno with err naming the file.
+ */
+int ebs_diff(const struct diff_opts *o, struct ebs_error *err);
+
 #endif /* EBS_REPORT_H */

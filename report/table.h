@@ -148,6 +148,19 @@ const char *row_function(const struct row *row);
 /* A source line's samples that are its function's own code, not inlined. */
 u64 row_own_samples(const struct row *row, int ev);
 
+/*
+ * Count the samples of opts->view.input into r's rows (report.c): the
+ * table's plan, the pass over the samples, the source lines settled.  0,
+ * or -errno with err filled; report_release(r) after either.  ebs report
+ * prints the rows, ebs diff compares two files' rows.
+ */
+int report_collect(struct report *r, const struct report_opts *opts, struct ebs_error *err);
+void report_release(struct report *r);
+
+/* The rows with samples in table ev, sorted (table_row_cmp); *n gets the count.  NULL: no memory.
+ */
+struct row **report_sorted_rows(struct report *r, int ev, size_t *n);
+
 /* ---- columns (columns.c) --------------------------------------------------------------- */
 
 /* The longest cell text a table prints; rows sort by what it shows of them. */
@@ -209,6 +222,22 @@ int table_check_fields(const struct report *r, struct ebs_error *err);
 int table_row_cmp(const struct report *r, int ev, const struct row *x, const struct row *y);
 
 /* ---- printers -------------------------------------------------------------------------- */
+
+/*
+ * Narrow the name columns w[] (natural widths) of the key columns cols[]
+ * until a row fits width with fixed more columns of numbers: in their
+ * columns' narrow order, then the widest; none below min_w[].  True when
+ * the rows fit.
+ */
+bool table_fit(int *w, const enum report_key *cols, const int *min_w, int nc, int fixed, int width);
+
+/* The narrowest a cell of col holding text may be narrowed to: 12; a source line's ".../file.c:123"
+ * (up to 30). */
+int table_min_width(const struct column *col, const char *text);
+
+/* Cell text s of column col cut to width into out (of size bytes), as the text table cuts it. */
+void table_elide_cell(const struct column *col, char *out, size_t size, const char *s,
+		      size_t width);
 
 /* Table ev (-1: all events) of rows[0..n), sorted: text (print-text.c) or JSON (print-json.c). */
 void table_print_text(const struct report *r, int ev, struct row **rows, size_t n);

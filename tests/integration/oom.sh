@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # oom.sh - out of memory: an allocation-failure injector (tests/tools/
 # failmalloc.c, an LD_PRELOAD built here) fails the Nth allocation of a
-# whole `ebs report`, `report --sort line`, `annotate` and a whole short
-# `ebs record`, for N swept over each run's allocations: every N up to
+# whole `ebs report`, `report --sort line`, `annotate`, `diff --sort line`
+# (a file against itself) and a whole short `ebs record`, for N swept
+# over each run's allocations: every N up to
 # 100 (the setup: options, the file's header, the first tables), then 100
 # more drawn (seeded, printed) from the rest of the run.
 #
@@ -131,6 +132,7 @@ sweeps_done() {
 sweep "report" "$EBS" report -i "$PWD/ref.data"
 sweep "report --sort line" "$EBS" report --sort line -i "$PWD/ref.data"
 sweep "annotate" "$EBS" annotate -i "$PWD/ref.data" hash_buffer
+sweep "diff --sort line" "$EBS" diff --sort line "$PWD/ref.data" "$PWD/ref.data"
 
 # record: the file under the final name is the old one, or a new one that
 # reads back; no temp file either way

@@ -84,8 +84,9 @@ int cmd_script(int argc, char **argv)
 			goto out;
 		case 'n':
 		case CLI_OPT_MIN:
-			fprintf(stderr, "ebs script: %s is ebs report's: ebs script prints every "
-					"sample\n",
+			fprintf(stderr,
+				"ebs script: %s is ebs report's: ebs script prints every "
+				"sample\n",
 				c == 'n' ? "--top" : "--min-percent");
 			goto out;
 		default:

@@ -33,8 +33,8 @@
 
 /* in enum script_field's order */
 static const char *const field_names[SCRIPT_MAX] = {
-	"comm", "pid", "tid", "cpu", "time", "period", "event", "ip", "sym", "symoff", "dso",
-	"srcline",
+	"comm",	 "pid", "tid", "cpu",	 "time", "period",
+	"event", "ip",	"sym", "symoff", "dso",	 "srcline",
 };
 
 /* The fields that show an address: with a call chain, on each frame's line. */
@@ -61,10 +61,11 @@ int script_parse_fields(const char *text, unsigned int *fields, struct ebs_error
 			if (strlen(field_names[i]) == len && !strncmp(p, field_names[i], len))
 				break;
 		if (i == SCRIPT_MAX)
-			return ebs_error__set(err, EINVAL,
-					      "--fields: unknown field '%.*s' (known: comm, pid, tid, "
-					      "cpu, time, period, event, ip, sym, symoff, dso, srcline)",
-					      (int)(len > 64 ? 64 : len), p);
+			return ebs_error__set(
+				err, EINVAL,
+				"--fields: unknown field '%.*s' (known: comm, pid, tid, "
+				"cpu, time, period, event, ip, sym, symoff, dso, srcline)",
+				(int)(len > 64 ? 64 : len), p);
 		if (sign == '-')
 			set &= ~(1u << i);
 		else
@@ -457,8 +458,8 @@ static int keep(struct script *sc, u64 time, u64 seq)
 		return -ENOMEM;
 	p.len = (size_t)len;
 	p.text = malloc(p.len ? p.len : 1);
-	if (!p.text || ebs_grow((void **)&sc->heap, &sc->heap_cap, sc->nheap, sizeof(*sc->heap),
-				 256)) {
+	if (!p.text ||
+	    ebs_grow((void **)&sc->heap, &sc->heap_cap, sc->nheap, sizeof(*sc->heap), 256)) {
 		free(p.text);
 		return -ENOMEM;
 	}

@@ -198,7 +198,7 @@ check "help nosuch: exit 2, one line naming it, nothing on stdout" \
 	       grep -q \"'nosuch' is not an ebs command\" help.err && [ ! -s help.out ]"
 
 # ---- the options every reader shares (cli/view.c) ------------------------------
-# report and annotate parse them with one parser: each bad value gets one
+# report, annotate and script parse them with one parser: each bad value gets one
 # line naming the command and the option, exit 2; aliases and the last of a
 # pair win alike in both.
 for cmd in report annotate script; do

@@ -10,7 +10,9 @@
 #     counts for it; symoff within the symbol's size (nm -S) and ip less
 #     symoff the same for all the samples of a function; srcline binutils
 #     addr2line's for the link-time address nm's start plus symoff;
-#   - --fields (and +NAME/-NAME), --json (each line parsed by python3);
+#     the same with inlined code (inlmany), whose line is the inlined one's;
+#   - --fields (and +NAME/-NAME), --json (each line parsed by python3), two
+#     events, -i -, and the same lines without the per-address memos;
 #   - -g: a chain under every sample line; each function's samples in the
 #     chains (once per sample) report --children's inclusive count; tree_leaf
 #     under tree_left or tree_right, under tree_a, under main; inlined
@@ -115,9 +117,10 @@ check "each function's lines: report --no-inline's samples ($(head -n 1 syms.out
 check "tree_leaf holds most samples" \
 	bash -c "[ \$(grep -c ' tree_leaf+0x' flat.txt) -gt \$(($n / 2)) ]"
 
-# symoff and srcline against nm and binutils addr2line on calltree's own samples
-nm -S "$WORKLOADS/calltree" >nm.out
-python3 - flat.jsonl nm.out "$WORKLOADS/calltree" <<'PY' >a2l.in 2>a2l.err
+# symoff and srcline against nm and binutils addr2line: against_addr2line NAME
+# JSONL BINARY, on the samples in BINARY.  addr2line without -i gives the
+# line of the code at an address (inlined code's own), as srcline does.
+cat >a2l.py <<'PY'
 import json, sys
 syms = {}
 for l in open(sys.argv[2]):
@@ -140,13 +143,23 @@ for o in map(json.loads, open(sys.argv[1])):
 for b in bad[:5]:
     print(b, file=sys.stderr)
 PY
-check "symoff within the symbol's size (nm -S), ip - symoff one start per function" \
-	[ -s a2l.in -a ! -s a2l.err ]
-cut -d' ' -f1 a2l.in | addr2line -s -e "$WORKLOADS/calltree" | sed 's/ (discriminator [0-9]*)//' >a2l.out
-paste -d' ' a2l.in a2l.out | awk '$2 != $3' >a2l.bad
-keep a2l.bad
-check "srcline: binutils addr2line's at nm's start + symoff ($(wc -l <a2l.in) addresses)" \
-	[ -s a2l.out -a ! -s a2l.bad ]
+against_addr2line() {
+	local name=$1 jsonl=$2 bin=$3
+	nm -S "$bin" >"$name.nm"
+	python3 a2l.py "$jsonl" "$name.nm" "$bin" >"$name.a2l.in" 2>"$name.a2l.err"
+	check "$name: symoff within the symbol's size (nm -S), ip - symoff one start per function" \
+		[ -s "$name.a2l.in" -a ! -s "$name.a2l.err" ]
+	cut -d' ' -f1 "$name.a2l.in" | addr2line -s -e "$bin" | sed 's/ (discriminator [0-9]*)//' >"$name.a2l.out"
+	paste -d' ' "$name.a2l.in" "$name.a2l.out" | awk '$2 != $3' >"$name.a2l.bad"
+	keep "$name.a2l.bad"
+	check "$name: srcline is binutils addr2line's at nm's start + symoff ($(wc -l <"$name.a2l.in") addresses)" \
+		[ -s "$name.a2l.out" -a ! -s "$name.a2l.bad" ]
+}
+against_addr2line calltree flat.jsonl "$WORKLOADS/calltree"
+
+# what is kept per address (the rendered symbol, the chains' frames) changes nothing
+EBS_DEBUG_NO_MEMO=1 "$EBS" script -i flat.data >nomemo.txt
+check "without the per-address memos: the same lines" cmp -s nomemo.txt flat.txt
 
 # ---- --fields -----------------------------------------------------------------------
 "$EBS" script -i flat.data -F time,pid,tid,ip,sym >f1.txt
@@ -175,6 +188,8 @@ check "--ns: the times to the nanosecond, --json's" \
 check "-g: status 0, nothing on stderr" [ $? -eq 0 -a ! -s g.serr ]
 "$EBS" script -i g.data --json >g.jsonl
 keep g.txt
+EBS_DEBUG_NO_MEMO=1 "$EBS" script -i g.data >gnomemo.txt
+check "-g: without the per-address memos: the same lines" cmp -s gnomemo.txt g.txt
 gn=$(grep -c '^[0-9]* SAMPLE ' g.dump)
 cat >chains.py <<'PY'
 import re, sys
@@ -288,6 +303,8 @@ check "inlined: 'step+0x... inlmany.c:N (inlined)', no DSO, then caller_X at the
 "$EBS" script -i inl.data -G -F sym,srcline >inlG.txt
 check "without the chain: the compiled function, at step's line" \
 	grep -qE '^ caller_[abcd] inlmany\.c:[0-9]+$' inlG.txt
+"$EBS" script -i inl.data -G --json >inlG.jsonl
+against_addr2line inlmany inlG.jsonl "$WORKLOADS/inlmany"
 "$EBS" script -i inl.data --no-inline >inlno.txt
 check "--no-inline: no inlined frames" not grep -q '(inlined)' inlno.txt
 
@@ -303,6 +320,21 @@ check "--func tree_a: only tree_a's (report's count)" \
 	[ "$(wc -l <fa.txt)" = "$("$EBS" report -i flat.data --func tree_a --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["samples"])')" ]
 "$EBS" script -i flat.data -e cpu-clock >e.txt
 check "-e cpu-clock: all of them" cmp -s e.txt flat.txt
+
+# two events: each sample of each, the names right-aligned to the longer; -e one of them
+record two.data -e cpu-clock,task-clock -F 1000 "$WORKLOADS/calltree" 0.2
+"$EBS" script -i two.data -F time,event >two.txt
+"$EBS" report -i two.data --dump >two.dump
+check "two events: a line per sample of either" \
+	[ "$(wc -l <two.txt)" -eq "$(grep -c '^[0-9]* SAMPLE ' two.dump)" ]
+check "two events: ' cpu-clock:' and 'task-clock:' right-aligned" \
+	bash -c "grep -qE '^ *[0-9]+\.[0-9]{6}:  cpu-clock: \$' two.txt && grep -qE '^ *[0-9]+\.[0-9]{6}: task-clock: \$' two.txt"
+"$EBS" script -i two.data -e task-clock -F event >tc.txt
+check "-e task-clock: task-clock's samples only" \
+	bash -c "[ -s tc.txt ] && [ \$(grep -c 'task-clock:' tc.txt) -eq \$(wc -l <tc.txt) ] &&
+		 [ \$(wc -l <tc.txt) -eq \$(awk '\$2 == \"SAMPLE\" && / event 1 /' two.dump | wc -l) ]"
+"$EBS" script -i - <flat.data >stdin.txt
+check "-i - reads standard input" cmp -s stdin.txt flat.txt
 
 # ---- the pager, a closed pipe ---------------------------------------------------------------
 cat >onpty.py <<'PY'

@@ -336,6 +336,49 @@ check "-e task-clock: task-clock's samples only" \
 "$EBS" script -i - <flat.data >stdin.txt
 check "-i - reads standard input" cmp -s stdin.txt flat.txt
 
+# time order across CPUs: batches of two CPUs' samples that overlap in time, ties
+# of time between them, and a last sample earlier than all (held to the end);
+# want the samples stably sorted by time: of one time, in the file's order
+MKDATA=$(dirname "$EBS")/tests/tools/mkdata
+"$MKDATA" ooo.data <<'EOF' || fail "mkdata" "cannot write ooo.data"
+event cpu-clock cpu-clock 1000
+comm 100 100 ooo
+comm 100 101 ooo
+cpu 0
+clock 2000000
+sample 0 100 100 401000 5
+cpu 1
+clock 2000500
+sample 0 100 101 402000 3
+clock 2001000
+sample 0 100 101 402004 3
+cpu 0
+clock 2002000
+sample 0 100 100 401004 4
+cpu 1
+clock 1999000
+sample 0 100 101 402008 1
+EOF
+"$EBS" report -i ooo.data --dump >ooo.dump
+"$EBS" script -i ooo.data --json -F time,tid,cpu,ip >ooo.jsonl
+"$EBS" script -i ooo.data --ns -F time,tid,cpu,ip >ooo.txt
+keep ooo.txt
+python3 - ooo.dump ooo.jsonl ooo.txt <<'PY' >ooo.out 2>&1
+import json, sys
+def rec(words):
+    d = dict(zip(words[2::2], words[3::2]))
+    return (int(d['time']), int(d['tid']), int(d['cpu']), int(d['ip'], 16))
+dump = [rec(l.split()) for l in open(sys.argv[1]) if l.split()[1:2] == ['SAMPLE']]
+want = sorted(dump, key=lambda r: r[0])		# stable: ties in file order
+got = [(o['time'], o['tid'], o['cpu'], int(o['ip'], 16)) for o in map(json.loads, open(sys.argv[2]))]
+text = [(int(w[2].rstrip(':').replace('.', '')), int(w[0]), int(w[1].strip('[]')), int(w[3], 16))
+        for w in (l.split() for l in open(sys.argv[3]))]
+print('samples %d out of order in the file %d json %d text %d' % (len(dump), dump != want, got == want, text == want))
+PY
+keep ooo.out
+check "samples of several CPUs: sorted by time, ties in the file's order ($(cat ooo.out))" \
+	grep -qx 'samples 16 out of order in the file 1 json 1 text 1' ooo.out
+
 # ---- the pager, a closed pipe ---------------------------------------------------------------
 cat >onpty.py <<'PY'
 import os, pty, sys

@@ -10,10 +10,10 @@
 #include "report/report.h"
 
 static const char usage_text[] =
-	"usage: ebs script [-i FILE] [-F FIELDS] [--json] [-G] [--ns] [--full-source-path]\n"
-	"                  [--event NAME] [--pid PID] [--tid TID] [--comm NAME] [--dso NAME]\n"
-	"                  [--func NAMES] [--no-inline] [--debug-dir DIR]... [--[no-]demangle]\n"
-	"                  [--kallsyms FILE] [--no-cache] [--no-pager]\n"
+	"usage: ebs script [-i FILE] [-F FIELDS] [--json] [-G] [--inline] [--ns]\n"
+	"                  [--full-source-path] [--event NAME] [--pid PID] [--tid TID]\n"
+	"                  [--comm NAME] [--dso NAME] [--func NAMES] [--debug-dir DIR]...\n"
+	"                  [--[no-]demangle] [--kallsyms FILE] [--no-cache] [--no-pager]\n"
 	"\n"
 	"Every sample, one line each, in time order, as perf script prints them; with call\n"
 	"chains (ebs record -g), one more line per frame, leaf first, and an empty line.\n"
@@ -30,7 +30,9 @@ static const char usage_text[] =
 	"  -e, --event E      only event E (as asked or as used; default: all)\n"
 	"      --pid P, --tid T, --comm NAME, --dso NAME   only those samples\n"
 	"      --func F,G     only samples whose function, or one inlined there, is F or G\n"
-	"      --no-inline    chains without frames of their own for inlined functions\n"
+	"      --inline       in chains, a frame for each function inlined at an address,\n"
+	"                     marked (inlined), before the one compiled there (--no-inline:\n"
+	"                     the function compiled there only, as perf script's default)\n"
 	"      --debug-dir D  look for separate debug files under D too (before /usr/lib/debug)\n"
 	"      --demangle     C++ names demangled (the default); --no-demangle: as in the files\n"
 	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
@@ -39,7 +41,7 @@ static const char usage_text[] =
 
 int cmd_script(int argc, char **argv)
 {
-	enum { OPT_JSON = CLI_OPT_CMD, OPT_NS, OPT_FULL_PATH };
+	enum { OPT_JSON = CLI_OPT_CMD, OPT_NS, OPT_FULL_PATH, OPT_INLINE };
 	static const struct option longopts[] = {
 		CLI_VIEW_OPTIONS,
 		{"fields", required_argument, NULL, 'F'},
@@ -47,6 +49,7 @@ int cmd_script(int argc, char **argv)
 		{"hide-call-graph", no_argument, NULL, 'G'},
 		{"ns", no_argument, NULL, OPT_NS},
 		{"full-source-path", no_argument, NULL, OPT_FULL_PATH},
+		{"inline", no_argument, NULL, OPT_INLINE},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -77,6 +80,10 @@ int cmd_script(int argc, char **argv)
 			break;
 		case OPT_FULL_PATH:
 			o.full_source_path = true;
+			break;
+		case OPT_INLINE:
+		case CLI_OPT_NO_INLINE: /* the default; the last of the two wins */
+			o.inline_frames = c == OPT_INLINE;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

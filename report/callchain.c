@@ -159,6 +159,8 @@ struct where {
 	const char *file;
 	u32 line;
 	u64 dso_addr;
+	const char *code_file; /* the innermost line of the code there */
+	u32 code_line;
 	u64 sym_offset; /* addr less its symbol's start, when has_offset */
 	bool has_offset;
 	bool kernel;
@@ -185,6 +187,8 @@ static int push(struct chainer *c, const char *name, const char *dso, const stru
 	f->file = w->file;
 	f->line = w->line;
 	f->dso_addr = w->dso_addr;
+	f->code_file = w->code_file;
+	f->code_line = w->code_line;
 	f->sym_offset = w->sym_offset;
 	f->has_offset = w->has_offset;
 	f->unknown = unknown;
@@ -255,6 +259,8 @@ static int push_kept(struct chainer *c, const struct addr_frames *af, const stru
 		f->file = nm->file;
 		f->line = nm->line;
 		f->dso_addr = w->dso_addr;
+		f->code_file = w->code_file;
+		f->code_line = w->code_line;
 		f->sym_offset = w->sym_offset;
 		f->has_offset = w->has_offset;
 		f->unknown = nm->unknown;
@@ -321,6 +327,8 @@ static int push_resolved(struct chainer *c, const struct sym_result *res,
 		.addr = addr,
 		.map = map ? &map->sym : NULL,
 		.dso_addr = res->dso ? res->dso_addr + (addr - look) : addr,
+		.code_file = res->file,
+		.code_line = res->line,
 		/* of the address itself, a caller's return address too */
 		.sym_offset = res->sym_offset + (addr - look),
 		.has_offset = res->function != NULL,

@@ -195,10 +195,12 @@ enum script_field {
 #define SCRIPT_DEFAULT_FIELDS ((1u << SCRIPT_MAX) - 1)
 
 struct script_opts {
-	struct view_opts view; /* top and min_percent unused */
+	struct view_opts view; /* top, min_percent and no_inline unused */
 	unsigned int fields;   /* 1 << SCRIPT_x; 0: SCRIPT_DEFAULT_FIELDS */
 	bool json;	       /* one JSON object per sample and line (JSON Lines) */
 	bool hide_chain;       /* no call chains: each sample's own address on its line */
+	bool inline_frames;    /* chains: a frame for each function inlined at an address,
+				* before the one compiled there (perf script --inline) */
 	bool ns;	       /* times to the nanosecond, not the microsecond */
 	bool full_source_path; /* source files with their directories */
 };

@@ -167,7 +167,12 @@ static void loc_of_result(struct loc *l, const struct sym_result *res, u64 ip)
 	l->line = res->line;
 }
 
-static void loc_of_frame(struct loc *l, const struct cframe *f)
+/*
+ * A frame's: with inlined frames, each at its own line (the compiled
+ * function's at the call of the inlined code); else, as perf script's, at
+ * the line of the code there.
+ */
+static void loc_of_frame(const struct script *sc, struct loc *l, const struct cframe *f)
 {
 	memset(l, 0, sizeof(*l));
 	l->ip = f->addr;
@@ -175,8 +180,8 @@ static void loc_of_frame(struct loc *l, const struct cframe *f)
 	l->has_off = f->has_offset;
 	l->off = f->sym_offset;
 	l->dso = f->map ? f->map->filename : strcmp(f->dso, "[unknown]") ? f->dso : NULL;
-	l->file = f->file;
-	l->line = f->line;
+	l->file = sc->o->inline_frames ? f->file : f->code_file;
+	l->line = sc->o->inline_frames ? f->line : f->code_line;
 	l->inlined = f->inlined;
 }
 
@@ -321,7 +326,7 @@ static int sample_text(struct script *sc, FILE *f, const struct resolved *r)
 			fputs(" [truncated]\n", f);
 			continue;
 		}
-		loc_of_frame(&l, &fr[i]);
+		loc_of_frame(sc, &l, &fr[i]);
 		loc_text(sc, f, &l);
 		fputc('\n', f);
 	}
@@ -396,7 +401,7 @@ static int sample_json(struct script *sc, FILE *f, const struct resolved *r)
 		ebs_json__arr(&j);
 		for (i = 0; i < n; i++) {
 			ebs_json__obj(&j);
-			loc_of_frame(&l, &fr[i]);
+			loc_of_frame(sc, &l, &fr[i]);
 			loc_json(sc, &j, &l);
 			ebs_json__key_bool(&j, "inlined", l.inlined);
 			ebs_json__obj_end(&j);
@@ -547,14 +552,14 @@ int ebs_script(const struct script_opts *o, struct ebs_error *err)
 	rsession_symbolize_opts(&so, &o->view);
 	/* DWARF for lines, for chains' inlined frames, for --func's inlined functions */
 	so.no_dwarf = !want(&sc, SCRIPT_SRCLINE) && !o->view.filter.funcs &&
-		      (o->hide_chain || o->view.no_inline || !(sc.fields & LOC_FIELDS));
+		      (o->hide_chain || !o->inline_frames || !(sc.fields & LOC_FIELDS));
 	so.no_lines = !want(&sc, SCRIPT_SRCLINE);
 	e = rsession__open(&sc.rs, o->view.input, &so, &o->view.filter, err);
 	if (e)
 		return e;
 	mode = ebs_data__meta(sc.rs.d, EBS_META_CALL_GRAPH);
 	if (mode && !o->hide_chain && (sc.fields & LOC_FIELDS)) {
-		sc.chains = chainer__new(&sc.rs, mode, o->view.no_inline);
+		sc.chains = chainer__new(&sc.rs, mode, !o->inline_frames);
 		if (!sc.chains) {
 			e = ebs_error__set(err, ENOMEM, "out of memory");
 			goto out;

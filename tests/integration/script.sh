@@ -16,7 +16,8 @@
 #   - -g: a chain under every sample line; each function's samples in the
 #     chains (once per sample) report --children's inclusive count; tree_leaf
 #     under tree_left or tree_right, under tree_a, under main; inlined
-#     frames (inlmany) marked " (inlined)", without their DSO;
+#     code (inlmany) as perf script shows it, its compiled function at its
+#     own line, and with --inline its frames marked " (inlined)";
 #   - the filters, the pager on a terminal, a closed pipe (quiet), bad input
 #     (one line, status 2);
 #   - perf: on one perf record of calltree, ebs script -F time,pid,tid,ip,sym
@@ -243,9 +244,9 @@ read -r _ _ nl _ _ _ _ ng < <(grep '^tree_leaf samples' g.out)
 enough "-g: tree_leaf's callers" "${nl:-0}" 100 &&
 	check "-g: tree_leaf under tree_left or tree_right, under tree_a, under main in 97% or more ($ng of $nl)" \
 		[ $((ng * 100)) -ge $((nl * 97)) ]
-# each function's samples in the chains (once a sample) are report --children's
-"$EBS" report -i g.data --children --json >g.report.json
-python3 - g.report.json g.txt <<'PY' >gsyms.out 2>&1
+# each function's samples in the chains (once a sample) are report --children's:
+# without inlined frames report --children --no-inline's, with them (--inline) its own
+cat >gsyms.py <<'PY'
 import collections, json, sys
 sys.path.insert(0, '.')
 import chains
@@ -264,9 +265,17 @@ for k in sorted(set(want) | set(got)):
     if want[k] != got[k]:
         print('%s: report %d script %d' % (k, want[k], got[k]))
 PY
+"$EBS" report -i g.data --children --no-inline --json >g.report.json
+python3 gsyms.py g.report.json g.txt >gsyms.out 2>&1
 keep gsyms.out
-check "-g: each function in as many chains as report --children counts ($(head -n 1 gsyms.out))" \
+check "-g: each function in as many chains as report --children --no-inline counts ($(head -n 1 gsyms.out))" \
 	grep -qE '^functions [0-9]+ differ 0$' gsyms.out
+"$EBS" report -i g.data --children --json >gi.report.json
+"$EBS" script -i g.data --inline >gi.txt
+python3 gsyms.py gi.report.json gi.txt >gisyms.out 2>&1
+keep gisyms.out
+check "-g --inline: each function in as many chains as report --children counts ($(head -n 1 gisyms.out))" \
+	grep -qE '^functions [0-9]+ differ 0$' gisyms.out
 "$EBS" script -i g.data -G >gG.txt
 check "-G: one line per sample, no chains" \
 	bash -c "[ \$(wc -l <gG.txt) -eq $gn ] && ! grep -q \$'^\t' gG.txt"
@@ -293,20 +302,31 @@ keep dw.out
 check "dwarf: chains under every sample, [truncated] as the last frame where --json says truncated ($(cat dw.out))" \
 	grep -q '^dwarf ok 1 ' dw.out
 
-# inlined frames: step() inlined into caller_a..caller_d (inlmany)
+# inlined code: step() inlined into caller_a..caller_d (inlmany).  By default, as perf
+# script's, a chain's frame is the function compiled at its address, at the line of
+# the code there (step's): the leaf frame is what the sample's own line says.
 record inl.data -g -e cpu-clock -F 1000 "$WORKLOADS/inlmany" 0.3
 "$EBS" script -i inl.data >inl.txt
+"$EBS" script -i inl.data --json >inl.jsonl
 keep inl.txt
-check "inlined: 'step+0x... inlmany.c:N (inlined)', no DSO, then caller_X at the same ip" \
-	awk '/^\t/ && $2 ~ /^step\+0x/ && $NF == "(inlined)" && $3 ~ /^inlmany\.c:[0-9]+$/ { ip = $1; next }
-	     ip != "" && $1 == ip && $2 ~ /^caller_[abcd]\+0x/ { ok = 1 } { ip = "" } END { exit !ok }' inl.txt
+check "inlined: no inlined frames by default" not grep -q '(inlined)' inl.txt
+check "inlined: the leaf frame's function and line are the sample's own (--json)" \
+	python3 -c "import json, sys; j = [json.loads(l) for l in open('inl.jsonl')]; sys.exit(not j or not all((o['callchain'][0]['sym'], o['callchain'][0]['srcline']) == (o['sym'], o['srcline']) for o in j))"
+STEP=$(grep -n '/\* STEP \*/' "$TOP/tests/workloads/inlmany.c" | cut -d: -f1)
+check "inlined: caller_X's frame at step's line (inlmany.c:$STEP)" \
+	grep -qE $'^\t +[0-9a-f]+ caller_[abcd]\\+0x[0-9a-f]+ \\([^)]*\\) inlmany\\.c:'"$STEP"'$' inl.txt
+"$EBS" script -i inl.data --inline >inli.txt
+keep inli.txt
+check "--inline: 'step+0x... inlmany.c:$STEP (inlined)', no DSO, then caller_X at the same ip at the call" \
+	awk -v step="inlmany.c:$STEP" '/^\t/ && $2 ~ /^step\+0x/ && $NF == "(inlined)" && $3 == step { ip = $1; next }
+	     ip != "" && $1 == ip && $2 ~ /^caller_[abcd]\+0x/ && $NF != step { ok = 1 } { ip = "" } END { exit !ok }' inli.txt
+"$EBS" script -i inl.data --inline --no-inline >inlno.txt
+check "--inline --no-inline: the last wins" cmp -s inlno.txt inl.txt
 "$EBS" script -i inl.data -G -F sym,srcline >inlG.txt
 check "without the chain: the compiled function, at step's line" \
-	grep -qE '^ caller_[abcd] inlmany\.c:[0-9]+$' inlG.txt
+	grep -qE "^ caller_[abcd] inlmany\.c:$STEP\$" inlG.txt
 "$EBS" script -i inl.data -G --json >inlG.jsonl
 against_addr2line inlmany inlG.jsonl "$WORKLOADS/inlmany"
-"$EBS" script -i inl.data --no-inline >inlno.txt
-check "--no-inline: no inlined frames" not grep -q '(inlined)' inlno.txt
 
 # ---- filters --------------------------------------------------------------------------
 pid=$(awk '$2 == "SAMPLE" { for (i = 3; i < NF; i++) if ($i == "pid") { print $(i + 1); exit } }' flat.dump)

@@ -20,6 +20,7 @@ int cmd_annotate(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_script(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 
@@ -72,7 +73,7 @@ extern const char *const cli_backend_words[]; /* --backend: enum record_backend'
 
 /*
  * The options of every command that reads a data file (report, annotate,
- * and those to come: flamegraph, script, diff, export), parsed once into
+ * flamegraph, export, script, and diff to come), parsed once into
  * a struct view_opts (report/report.h) by view.c:
  *   -i/--input, -n/--top, --min-percent, -e/--event, --pid, --tid, --comm,
  *   --dso, --func, --no-inline, --color/--colour, --debug-dir, --kallsyms,

@@ -31,6 +31,7 @@ struct named {
 	const char *file;
 	u32 line;
 	bool inlined;
+	bool unknown;
 };
 
 /*
@@ -158,12 +159,16 @@ struct where {
 	const char *file;
 	u32 line;
 	u64 dso_addr;
+	const char *code_file; /* the innermost line of the code there */
+	u32 code_line;
+	u64 sym_offset; /* addr less its symbol's start, when has_offset */
+	bool has_offset;
 	bool kernel;
 };
 
-/* Append a frame named name of dso; -ENOMEM. */
+/* Append a frame named name of dso (unknown: no function names it); -ENOMEM. */
 static int push(struct chainer *c, const char *name, const char *dso, const struct where *w,
-		bool inlined)
+		bool inlined, bool unknown)
 {
 	char buf[1024];
 	struct cframe *f;
@@ -182,6 +187,11 @@ static int push(struct chainer *c, const char *name, const char *dso, const stru
 	f->file = w->file;
 	f->line = w->line;
 	f->dso_addr = w->dso_addr;
+	f->code_file = w->code_file;
+	f->code_line = w->code_line;
+	f->sym_offset = w->sym_offset;
+	f->has_offset = w->has_offset;
+	f->unknown = unknown;
 	f->kernel = w->kernel;
 	f->inlined = inlined;
 	c->n++;
@@ -224,6 +234,7 @@ static int keep_frames(struct chainer *c, struct addr_frames *af, const char *ds
 		nm->file = c->frames[i].file;
 		nm->line = c->frames[i].line;
 		nm->inlined = c->frames[i].inlined;
+		nm->unknown = c->frames[i].unknown;
 	}
 	return 0;
 }
@@ -248,6 +259,11 @@ static int push_kept(struct chainer *c, const struct addr_frames *af, const stru
 		f->file = nm->file;
 		f->line = nm->line;
 		f->dso_addr = w->dso_addr;
+		f->code_file = w->code_file;
+		f->code_line = w->code_line;
+		f->sym_offset = w->sym_offset;
+		f->has_offset = w->has_offset;
+		f->unknown = nm->unknown;
 		f->kernel = w->kernel;
 		f->inlined = nm->inlined;
 	}
@@ -273,7 +289,7 @@ static int push_named(struct chainer *c, const struct sym_result *res,
 		if (e)
 			return e;
 		rsession_unknown_name(unknown, sizeof(unknown), res->dso, at);
-		return push(c, unknown, dso, w, false);
+		return push(c, unknown, dso, w, false, true);
 	}
 	if (!c->no_inline && res->nr_frames > 1) {
 		last = res->nr_frames - 1;
@@ -286,7 +302,7 @@ static int push_named(struct chainer *c, const struct sym_result *res,
 				continue;
 			w->file = res->frames[i].file;
 			w->line = res->frames[i].line;
-			e = push(c, name, dso, w, true);
+			e = push(c, name, dso, w, true, false);
 			if (e)
 				return e;
 		}
@@ -295,7 +311,7 @@ static int push_named(struct chainer *c, const struct sym_result *res,
 		w->file = res->frames[res->nr_frames - 1].file;
 		w->line = res->frames[res->nr_frames - 1].line;
 	}
-	return push(c, fn, dso, w, false);
+	return push(c, fn, dso, w, false, false);
 }
 
 /*
@@ -311,6 +327,11 @@ static int push_resolved(struct chainer *c, const struct sym_result *res,
 		.addr = addr,
 		.map = map ? &map->sym : NULL,
 		.dso_addr = res->dso ? res->dso_addr + (addr - look) : addr,
+		.code_file = res->file,
+		.code_line = res->line,
+		/* of the address itself, a caller's return address too */
+		.sym_offset = res->sym_offset + (addr - look),
+		.has_offset = res->function != NULL,
 		.kernel = kernel,
 	};
 	struct addr_frames *af = NULL;
@@ -488,7 +509,7 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 		/* the outermost frame of a cut chain says so: its callers are unknown */
 		struct where w = {.addr = 0};
 
-		e = push(c, "[truncated]", "", &w, false);
+		e = push(c, "[truncated]", "", &w, false, false);
 	}
 out:
 	if (e)

@@ -23,6 +23,11 @@ struct cframe {
 	const char *file;	   /* the source file of the frame's line, or NULL */
 	u32 line;		   /* its line (the call's, in a caller), 0 when unknown */
 	u64 dso_addr;		   /* addr in the DSO (link-time), as report shows it */
+	const char *code_file;	   /* the line of the code at addr, the innermost (an inlined */
+	u32 code_line;		   /* function's own), as addr2line gives it; NULL, 0: none */
+	u64 sym_offset;		   /* addr less its symbol's start, when has_offset */
+	bool has_offset;	   /* a symbol of the symbol table covers addr */
+	bool unknown;		   /* no function names the code: name is "[unknown] ..." */
 	bool kernel;
 	bool inlined; /* inlined into the next frame (same address) */
 };

@@ -59,7 +59,7 @@ enum report_color {
 
 /*
  * What every command that reads a data file shares (report and annotate
- * today; flamegraph, script, diff and export later): the file, the samples
+ * today; flamegraph, export, script; diff later): the file, the samples
  * that count, how names are resolved, how much is shown and where.  The
  * command line parses it once (cli/view.c).
  */
@@ -192,5 +192,53 @@ struct diff_opts {
  * -errno with err naming the file.
  */
 int ebs_diff(const struct diff_opts *o, struct ebs_error *err);
+
+/* ---- ebs script: every sample, one line each (script.c) ---- */
+
+/* What a line shows (--fields), in the order it shows them: bit 1 << SCRIPT_x. */
+enum script_field {
+	SCRIPT_COMM,
+	SCRIPT_PID,
+	SCRIPT_TID,
+	SCRIPT_CPU,
+	SCRIPT_TIME,
+	SCRIPT_PERIOD,
+	SCRIPT_EVENT,
+	SCRIPT_IP,
+	SCRIPT_SYM,
+	SCRIPT_SYMOFF,
+	SCRIPT_DSO,
+	SCRIPT_SRCLINE,
+	SCRIPT_MAX,
+};
+
+#define SCRIPT_DEFAULT_FIELDS ((1u << SCRIPT_MAX) - 1)
+
+struct script_opts {
+	struct view_opts view; /* top, min_percent and no_inline unused */
+	unsigned int fields;   /* 1 << SCRIPT_x; 0: SCRIPT_DEFAULT_FIELDS */
+	bool json;	       /* one JSON object per sample and line (JSON Lines) */
+	bool hide_chain;       /* no call chains: each sample's own address on its line */
+	bool inline_frames;    /* chains: a frame for each function inlined at an address,
+				* before the one compiled there (perf script --inline) */
+	bool ns;	       /* times to the nanosecond, not the microsecond */
+	bool full_source_path; /* source files with their directories */
+};
+
+/*
+ * Parse "--fields" text into *fields: a comma-separated list of field
+ * names (comm, pid, tid, cpu, time, period, event, ip, sym, symoff, dso,
+ * srcline), or, when every item starts with '+' or '-', those added to or
+ * taken from the default.  0, or -EINVAL with err naming the unknown field.
+ */
+int script_parse_fields(const char *text, unsigned int *fields, struct ebs_error *err);
+
+/*
+ * Print every sample of the file that the filters let through, in time
+ * order: one line each (with its call chain when the file has them and
+ * hide_chain is not set), or one JSON object each.  0; -EPIPE when the
+ * output's reader went away (the rest is not printed); or as ebs_report.
+ */
+int ebs_script(const struct script_opts *o, struct ebs_error *err);
 
 #endif /* EBS_REPORT_H */

@@ -281,6 +281,7 @@ int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolv
 {
 	const struct report_filter *f = rs->filter;
 	const struct ebs_rec *rec;
+	u64 seq = 0;
 	int e;
 
 	ebs_data__rewind(rs->d);
@@ -291,12 +292,14 @@ int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolv
 
 		if (rec->type != EBS_REC_SAMPLE)
 			continue;
+		seq++;
 		if (rs->event >= 0 && s->event != rs->event)
 			continue;
 		if (f && ((f->pid && s->pid != f->pid) || (f->tid && s->tid != f->tid)))
 			continue;
 		memset(&r, 0, sizeof(r));
 		r.s = s;
+		r.seq = seq - 1;
 		r.comm = machine__comm(rs->m, s->pid, s->tid, s->time);
 		if (!r.comm)
 			return ebs_error__set(err, ENOMEM, "out of memory");

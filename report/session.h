@@ -36,6 +36,8 @@ struct resolved {
 	struct sym_result res;
 	const struct machine_map *map; /* NULL for kernel samples and unmapped ones */
 	const char *comm;	       /* interned, never NULL: see machine__comm */
+	u64 seq; /* the sample's number among the file's samples, from 0 (filtered ones
+		  * counted): what orders a second pass's samples as this one's */
 };
 
 /*

@@ -180,7 +180,7 @@ check "an unknown event: exit 2, its line on the terminal, no pager" \
 	sh -c "[ $rc -eq 2 ] && grep -q \"no event 'nosuch'\" tty.out && [ ! -e \"\$PAGED\" ]"
 
 # ---- ebs help ------------------------------------------------------------------
-for cmd in record report diff annotate list addr2line; do
+for cmd in record report diff annotate script list addr2line; do
 	"$EBS" help "$cmd" >help.out 2>&1
 	rc=$?
 	"$EBS" "$cmd" --help >want.out 2>&1
@@ -198,10 +198,10 @@ check "help nosuch: exit 2, one line naming it, nothing on stdout" \
 	       grep -q \"'nosuch' is not an ebs command\" help.err && [ ! -s help.out ]"
 
 # ---- the options every reader shares (cli/view.c) ------------------------------
-# report, diff and annotate parse them with one parser: each bad value gets
-# one line naming the command and the option, exit 2; aliases and the last
-# of a pair win alike in all.
-for cmd in report diff annotate; do
+# report, diff, annotate and script parse them with one parser: each bad
+# value gets one line naming the command and the option, exit 2; aliases and
+# the last of a pair win alike in all.
+for cmd in report diff annotate script; do
 	for bad in "--top x" "-n -1" "--min-percent 101" "--pid 0" "--tid x" "--color blue"; do
 		# shellcheck disable=SC2086	# $bad is an option and its value
 		"$EBS" "$cmd" $bad >bad.out 2>bad.err
@@ -265,7 +265,7 @@ check "--help: the commands' descriptions in one column" aligned cmds.out 2
 
 # ---- a missing ebs.data ------------------------------------------------------------
 mkdir empty
-for cmd in report annotate; do
+for cmd in report annotate script; do
 	(cd empty && "$EBS" "$cmd" >out.txt 2>err.txt)
 	rc=$?
 	check "$cmd with no ebs.data: exit 2, one line, says to record first" \

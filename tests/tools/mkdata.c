@@ -20,10 +20,13 @@
  *                                  k: kernel mode (else user)
  *   lost EVENT N
  *   count EVENT VALUE ENABLED RUNNING [CPU TID]  one counter's total
+ *   clock NS                       the next record's timestamp is NS (decimal)
+ *   cpu N                          the samples that follow are of cpu N
  *
- * Every record gets the next timestamp (1000 ns apart) and cpu 0, so the
- * output is the same byte for byte on every run.  Exits 1 with one line
- * naming the script line on any error.
+ * Every record gets the next timestamp (1000 ns apart; clock sets it back or
+ * forth, as records of several CPUs interleave in a recording) and cpu 0
+ * unless cpu says otherwise, so the output is the same byte for byte on
+ * every run.  Exits 1 with one line naming the script line on any error.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,6 +41,7 @@
 static u64 periods[MAX_EVENTS];
 static unsigned int nr_events;
 static u64 now = 1000000;
+static u32 sample_cpu;
 
 static u64 tick(void)
 {
@@ -122,6 +126,7 @@ static int data_statement(struct ebs_writer *w, char *words[], int n)
 			.period = periods[ev],
 			.pid = (u32)strtoul(words[2], NULL, 10),
 			.tid = (u32)strtoul(words[3], NULL, 10),
+			.cpu = sample_cpu,
 			.event = (u16)ev,
 		};
 		unsigned long count = strtoul(words[5], NULL, 10);
@@ -133,6 +138,14 @@ static int data_statement(struct ebs_writer *w, char *words[], int n)
 			e = ebs_writer__add(w, &s.hdr);
 		}
 		return e;
+	}
+	if (!strcmp(op, "clock") && n == 2) {
+		now = strtoull(words[1], NULL, 10) - 1000; /* tick() adds it back */
+		return 0;
+	}
+	if (!strcmp(op, "cpu") && n == 2) {
+		sample_cpu = (u32)strtoul(words[1], NULL, 10);
+		return 0;
 	}
 	if (!strcmp(op, "lost") && n == 3 && !event_index(words[1], &ev)) {
 		struct ebs_rec_lost l = {

@@ -13,6 +13,7 @@
  *   test_columns   rows compare by their keys: pids as numbers (9 before
  *                  10), names and source lines as the table shows them
  *   test_options   --sort and --fields parsing, and the columns a key shows
+ *   test_script_fields  ebs script's --fields: names, +/-, the refusals
  *   test_markup    present_markup: entities, XML's '?' for controls and
  *                  broken UTF-8, HTML's tabs, the character limit
  */
@@ -370,6 +371,35 @@ static void test_options(void)
 			   !r.by_line);
 }
 
+/* ebs script's --fields: names in any order, or +/- from the default; one line for the rest. */
+static void test_script_fields(void)
+{
+	struct ebs_error err = {0};
+	unsigned int f = 0;
+
+	TEST_EQ("script fields: sym,time,pid", script_parse_fields("sym,time,pid", &f, &err), 0);
+	TEST_EQ("script fields: ...those bits, in no order", f,
+		1u << SCRIPT_SYM | 1u << SCRIPT_TIME | 1u << SCRIPT_PID);
+	TEST_EQ("script fields: -srcline,-cpu", script_parse_fields("-srcline,-cpu", &f, &err), 0);
+	TEST_EQ("script fields: ...the default less those", f,
+		SCRIPT_DEFAULT_FIELDS & ~(1u << SCRIPT_SRCLINE | 1u << SCRIPT_CPU));
+	TEST_EQ("script fields: +sym is the default", script_parse_fields("+sym", &f, &err), 0);
+	TEST_EQ("script fields: ...all", f, SCRIPT_DEFAULT_FIELDS);
+	f = 7;
+	TEST_EQ("script fields: symbol", script_parse_fields("symbol", &f, &err), -EINVAL);
+	TEST_CHECK("script fields: ...named, f kept",
+		   strstr(err.msg, "unknown field 'symbol'") != NULL && f == 7);
+	TEST_EQ("script fields: sy (a prefix)", script_parse_fields("sy", &f, &err), -EINVAL);
+	TEST_EQ("script fields: empty", script_parse_fields("", &f, &err), -EINVAL);
+	TEST_EQ("script fields: a trailing comma", script_parse_fields("ip,", &f, &err), -EINVAL);
+	TEST_EQ("script fields: +ip,sym mixes", script_parse_fields("+ip,sym", &f, &err), -EINVAL);
+	TEST_EQ("script fields: every field taken away",
+		script_parse_fields("-comm,-pid,-tid,-cpu,-time,-period,-event,-ip,-sym,-symoff,"
+				    "-dso,-srcline",
+				    &f, &err),
+		-EINVAL);
+}
+
 /* What the printers show of a row: its count, share, interval; not below --min-percent. */
 static void test_share(void)
 {
@@ -436,6 +466,7 @@ int main(void)
 	test_cells();
 	test_columns();
 	test_options();
+	test_script_fields();
 	test_markup();
 	return test_done();
 }

@@ -1019,8 +1019,12 @@ int cmd_stat(int argc, char **argv)
 			break;
 	}
 	restore_stop_signals(old_sa);
-	/* stopped (between runs, or in one the command finished): the status of a stop */
-	if (stat_signal && status <= 128)
+	/*
+	 * A command's runs stopped (between runs, or in one the command
+	 * finished): the status of a stop.  Without a command (-p, -a alone)
+	 * Ctrl-C is how counting ends: 0.
+	 */
+	if (stat_signal && so.argv && status <= 128)
 		status = 128 + stat_signal;
 	if (!done)
 		goto out;

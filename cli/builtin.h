@@ -21,6 +21,7 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 /*
  * getopt_long returned '?' or ':' (optstrings start with ':', opterr is 0):

@@ -211,6 +211,7 @@ static const struct {
 	 "source (and instructions) of hot functions, with their samples"},
 	{"flamegraph", cmd_flamegraph, "an interactive SVG flame graph of the call stacks"},
 	{"export", cmd_export, "the call stacks as folded stacks, pprof or speedscope"},
+	{"convert", cmd_convert, "a perf.data file (perf record's) into ebs.data, smaller"},
 	{"list", cmd_list, "events this machine can sample"},
 	{"addr2line", cmd_addr2line, "resolve addresses of an ELF file to function, file and line"},
 };

@@ -51,12 +51,12 @@
 #define PERF_MAGIC2 0x32454c4946524550ull /* "PERFILE2" as perf writes it: a u64 */
 #define PERF_MAGIC1 0x454c494646524550ull /* "PERFFILE" */
 
-#define WINDOW_SIZE (1u << 20)	   /* what one read of the input asks for */
-#define MAX_ATTRS   256		   /* attributes a file may describe (dummies included) */
-#define MAX_FEATURE (64u << 20)	   /* a feature section larger than this is not read */
-#define QUEUE_MAX   (256u << 20)   /* records held back for ordering, at most */
-#define MAX_NAME    4096	   /* an MMAP file name, at most (as ebs record keeps) */
-#define OUT_SIZE    (128u << 10)   /* one converted record, at most */
+#define WINDOW_SIZE (1u << 20)	 /* what one read of the input asks for */
+#define MAX_ATTRS   256		 /* attributes a file may describe (dummies included) */
+#define MAX_FEATURE (64u << 20)	 /* a feature section larger than this is not read */
+#define QUEUE_MAX   (256u << 20) /* records held back for ordering, at most */
+#define MAX_NAME    4096	 /* an MMAP file name, at most (as ebs record keeps) */
+#define OUT_SIZE    (128u << 10) /* one converted record, at most */
 #define NAME_SIZE   128
 
 /* perf's file header (tools/perf/util/header.h), 104 bytes */
@@ -182,7 +182,8 @@ struct conv {
 	bool clock_data;
 	u64 tod_ns, clock_ns; /* HEADER_CLOCK_DATA: the wall clock at that perf clock time */
 	struct queue q;
-	int werr; /* the writer's error, -errno */
+	int werr;	   /* the writer's error, -errno */
+	bool counted_lost; /* perf record wrote LOST_SAMPLES of the counters' lost counts */
 	u64 rec[(1u << 16) / 8 + 1]; /* the record being read, 8-aligned */
 	u64 out[OUT_SIZE / 8];	     /* the record being written */
 };
@@ -424,9 +425,9 @@ static int add_attr(struct conv *c, const u8 *a, size_t attr_len, const u8 *ids,
 	st = pa->attr.sample_type;
 	if (pa->attr.sample_id_all)
 		pa->trailer = 8 * (u32)__builtin_popcountll(
-					  st & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
-						PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
-						PERF_SAMPLE_IDENTIFIER));
+					  st & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+						PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER));
 	for (i = 0; i < nr_ids; i++) {
 		if (ebs_grow((void **)&c->ids, &c->cap_ids, c->nr_ids, sizeof(*c->ids), 64))
 			return no_memory(c, err);
@@ -441,9 +442,9 @@ static int add_attr(struct conv *c, const u8 *a, size_t attr_len, const u8 *ids,
 static void fallback_name(const struct pattr *a, char *buf, size_t len)
 {
 	const struct ebs_event *e;
-	const char *mod = a->attr.exclude_kernel && !a->attr.exclude_user ? ":u"
+	const char *mod = a->attr.exclude_kernel && !a->attr.exclude_user   ? ":u"
 			  : a->attr.exclude_user && !a->attr.exclude_kernel ? ":k"
-									     : "";
+									    : "";
 
 	for (e = ebs_events; e->name; e++)
 		if (e->type == a->attr.type && e->config == a->attr.config) {
@@ -549,8 +550,7 @@ static int add_build_id(struct conv *c, const u8 *r, u16 misc, size_t size, u64 
 }
 
 /* The build-id feature: build-id records, one after another. */
-static int feat_build_ids(struct conv *c, const u8 *p, size_t len, u64 off,
-			  struct ebs_error *err)
+static int feat_build_ids(struct conv *c, const u8 *p, size_t len, u64 off, struct ebs_error *err)
 {
 	size_t at = 0;
 
@@ -560,8 +560,9 @@ static int feat_build_ids(struct conv *c, const u8 *p, size_t len, u64 off,
 
 		memcpy(&h, p + at, sizeof(h));
 		if (h.size < sizeof(h) || h.size > len - at)
-			return bad(c, err, off + at, "build-id record of %u bytes in a section of %zu",
-				   h.size, len - at);
+			return bad(c, err, off + at,
+				   "build-id record of %u bytes in a section of %zu", h.size,
+				   len - at);
 		e = add_build_id(c, p + at, h.misc, h.size, off + at, err);
 		if (e)
 			return e;
@@ -571,8 +572,7 @@ static int feat_build_ids(struct conv *c, const u8 *p, size_t len, u64 off,
 }
 
 /* HEADER_EVENT_DESC: u32 nr, u32 attr_size; each: attr, u32 nr_ids, string, u64 ids[nr_ids]. */
-static int feat_event_desc(struct conv *c, const u8 *p, size_t len, u64 off,
-			   struct ebs_error *err)
+static int feat_event_desc(struct conv *c, const u8 *p, size_t len, u64 off, struct ebs_error *err)
 {
 	struct cur cur = {p, p + len};
 	u32 nr, attr_size, i;
@@ -590,8 +590,8 @@ static int feat_event_desc(struct conv *c, const u8 *p, size_t len, u64 off,
 
 		if (!take(&cur, NULL, attr_size) || !take(&cur, &nr_ids, 4) ||
 		    !(s = take_string(&cur)))
-			return bad(c, err, off + (u64)(cur.p - p), "event description %u is cut short",
-				   i);
+			return bad(c, err, off + (u64)(cur.p - p),
+				   "event description %u is cut short", i);
 		memcpy(&n.type, a, 4);
 		memcpy(&n.config, a + 8, 8);
 		ebs_strlcpy(n.name, s, sizeof(n.name));
@@ -623,8 +623,7 @@ static void set_string(char **dst, struct cur *cur)
 }
 
 /* One feature's data, len bytes at p, from offset off of the file. */
-static int feature(struct conv *c, u64 id, const u8 *p, size_t len, u64 off,
-		   struct ebs_error *err)
+static int feature(struct conv *c, u64 id, const u8 *p, size_t len, u64 off, struct ebs_error *err)
 {
 	struct cur cur = {p, p + len};
 	u32 nr, i;
@@ -686,7 +685,8 @@ static int feature(struct conv *c, u64 id, const u8 *p, size_t len, u64 off,
 			memcpy(&clockid, p + 4, 4);
 			memcpy(&c->tod_ns, p + 8, 8);
 			memcpy(&c->clock_ns, p + 16, 8);
-			c->clock_data = clockid == 1; /* CLOCK_MONOTONIC: the perf clock ebs keeps */
+			c->clock_data =
+				clockid == 1; /* CLOCK_MONOTONIC: the perf clock ebs keeps */
 		}
 		break;
 	default:
@@ -716,13 +716,14 @@ static int read_attrs(struct conv *c, const struct pf_file_header *h, struct ebs
 		memcpy(attr, p, alen < sizeof(attr) ? alen : sizeof(attr));
 		memcpy(&ids, p + alen, sizeof(ids));
 		if (ids.size % 8 || !inside(ids.offset, ids.size, c->pc->size))
-			return bad(c, err, off + alen,
-				   "event %llu's ids [%llu, +%llu) lie outside the file (%llu bytes)",
-				   (unsigned long long)i, (unsigned long long)ids.offset,
-				   (unsigned long long)ids.size, (unsigned long long)c->pc->size);
+			return bad(
+				c, err, off + alen,
+				"event %llu's ids [%llu, +%llu) lie outside the file (%llu bytes)",
+				(unsigned long long)i, (unsigned long long)ids.offset,
+				(unsigned long long)ids.size, (unsigned long long)c->pc->size);
 		if (ids.size > (64u << 20))
-			return bad(c, err, off + alen, "event %llu has %llu ids", (unsigned long long)i,
-				   (unsigned long long)(ids.size / 8));
+			return bad(c, err, off + alen, "event %llu has %llu ids",
+				   (unsigned long long)i, (unsigned long long)(ids.size / 8));
 		if (ids.size && !(idv = input_copy(c, ids.offset, (size_t)ids.size, err)))
 			return err->err;
 		e = add_attr(c, attr, alen < sizeof(attr) ? alen : sizeof(attr), idv, ids.size / 8,
@@ -764,11 +765,12 @@ static int read_features(struct conv *c, const struct pf_file_header *h, struct 
 		memcpy(&s, p, sizeof(s));
 		/* every section is checked, read or not: a cut file is cut */
 		if (!inside(s.offset, s.size, c->pc->size))
-			return bad(c, err, at,
-				   "truncated: feature %u's section [%llu, +%llu) lies past the end of "
-				   "the file (%llu bytes)",
-				   bit, (unsigned long long)s.offset, (unsigned long long)s.size,
-				   (unsigned long long)c->pc->size);
+			return bad(
+				c, err, at,
+				"truncated: feature %u's section [%llu, +%llu) lies past the end of "
+				"the file (%llu bytes)",
+				bit, (unsigned long long)s.offset, (unsigned long long)s.size,
+				(unsigned long long)c->pc->size);
 		if (s.size > MAX_FEATURE)
 			continue;
 		switch (bit) {
@@ -806,7 +808,8 @@ static int read_file_header(struct conv *c, struct ebs_error *err)
 	int e;
 
 	if (size < 72)
-		return bad(c, err, size, "truncated inside the perf.data header (%llu of %zu bytes)",
+		return bad(c, err, size,
+			   "truncated inside the perf.data header (%llu of %zu bytes)",
 			   (unsigned long long)size, sizeof(h));
 	e = input_at(c, 0, size < sizeof(h) ? (size_t)size : sizeof(h), &p, err);
 	if (e)
@@ -818,40 +821,45 @@ static int read_file_header(struct conv *c, struct ebs_error *err)
 		return bad(c, err, 8, "perf.data header of %llu bytes (104 expected)",
 			   (unsigned long long)h.size);
 	if (size < h.size)
-		return bad(c, err, size, "truncated inside the perf.data header (%llu of %llu bytes)",
+		return bad(c, err, size,
+			   "truncated inside the perf.data header (%llu of %llu bytes)",
 			   (unsigned long long)size, (unsigned long long)h.size);
 	if (h.attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct pf_section) || h.attr_size > 4096)
 		return bad(c, err, OFF_ATTR_SIZE, "bad event attribute size %llu",
 			   (unsigned long long)h.attr_size);
 	if (!inside(h.attrs.offset, h.attrs.size, size))
-		return bad(c, err, OFF_ATTRS,
-			   "truncated: the attribute section [%llu, +%llu) lies past the end of the "
-			   "file (%llu bytes)",
-			   (unsigned long long)h.attrs.offset, (unsigned long long)h.attrs.size,
-			   (unsigned long long)size);
+		return bad(
+			c, err, OFF_ATTRS,
+			"truncated: the attribute section [%llu, +%llu) lies past the end of the "
+			"file (%llu bytes)",
+			(unsigned long long)h.attrs.offset, (unsigned long long)h.attrs.size,
+			(unsigned long long)size);
 	if (h.attrs.size % h.attr_size)
 		return bad(c, err, OFF_ATTRS + 8,
 			   "attribute section of %llu bytes holds no whole number of %llu-byte "
 			   "attributes",
 			   (unsigned long long)h.attrs.size, (unsigned long long)h.attr_size);
 	if (h.data.offset > size)
-		return bad(c, err, OFF_DATA, "data offset %llu is past the end of the file (%llu bytes)",
+		return bad(c, err, OFF_DATA,
+			   "data offset %llu is past the end of the file (%llu bytes)",
 			   (unsigned long long)h.data.offset, (unsigned long long)size);
 	c->data_off = h.data.offset;
 	if (h.data.size == 0 && size > h.data.offset) {
 		/* the header perf record writes first: killed before it wrote the final one */
 		if (!c->pc->unfinished_ok)
-			return bad(c, err, OFF_DATA_SIZE,
-				   "data size 0: the recording never finished (perf record killed?)");
+			return bad(
+				c, err, OFF_DATA_SIZE,
+				"data size 0: the recording never finished (perf record killed?)");
 		c->data_end = size;
 		c->data_cut = true;
 		memset(h.features, 0, sizeof(h.features)); /* not written yet */
 	} else if (!inside(h.data.offset, h.data.size, size)) {
-		return bad(c, err, size,
-			   "truncated: the data section [%llu, +%llu) ends past the end of the file "
-			   "(%llu bytes)",
-			   (unsigned long long)h.data.offset, (unsigned long long)h.data.size,
-			   (unsigned long long)size);
+		return bad(
+			c, err, size,
+			"truncated: the data section [%llu, +%llu) ends past the end of the file "
+			"(%llu bytes)",
+			(unsigned long long)h.data.offset, (unsigned long long)h.data.size,
+			(unsigned long long)size);
 	} else {
 		c->data_end = h.data.offset + h.data.size;
 	}
@@ -880,6 +888,65 @@ static int read_pipe_header(struct conv *c, struct ebs_error *err)
 	c->data_end = c->pc->size;
 	c->data_cut = true; /* a stream has no end of its own: it may have been cut */
 	return 0;
+}
+
+/* The fields of a sample_id_all trailer. */
+struct sid {
+	u32 pid, tid, cpu;
+	u64 time, id;
+};
+
+/* The attribute of a record other than SAMPLE, from the id in its trailer. */
+static struct pattr *attr_of_trailer(struct conv *c, const u8 *r, u32 n)
+{
+	struct pattr *a0 = &c->attrs[0], *a;
+	u64 st = a0->attr.sample_type, id;
+	u32 back;
+
+	if (c->nr_attrs == 1 || !a0->attr.sample_id_all)
+		return a0;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		back = 8;
+	else if (st & PERF_SAMPLE_ID) /* then STREAM_ID, CPU after it */
+		back = 8 * (1 + !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU));
+	else
+		return a0;
+	if (n < sizeof(struct perf_event_header) + back)
+		return a0;
+	memcpy(&id, r + n - back, 8);
+	a = attr_of_id(c, id);
+	return a ? a : a0;
+}
+
+/*
+ * The trailer of record r (n bytes, fixed of them the record's own fixed
+ * part), by its attribute a; false when r is too short for both.
+ */
+static bool trailer_of(const struct pattr *a, const u8 *r, u32 n, u32 fixed, struct sid *s)
+{
+	u64 st = a->attr.sample_type;
+	struct cur cur;
+
+	memset(s, 0, sizeof(*s));
+	if (n < fixed || n - fixed < a->trailer)
+		return false;
+	if (!a->trailer)
+		return true;
+	cur.p = r + n - a->trailer;
+	cur.end = r + n;
+	if (st & PERF_SAMPLE_TID)
+		take_u32s(&cur, &s->pid, &s->tid);
+	if (st & PERF_SAMPLE_TIME)
+		take_u64(&cur, &s->time);
+	if (st & PERF_SAMPLE_ID)
+		take_u64(&cur, &s->id);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		take(&cur, NULL, 8);
+	if (st & PERF_SAMPLE_CPU)
+		take_u32s(&cur, &s->cpu, NULL);
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		take_u64(&cur, &s->id);
+	return true;
 }
 
 /* ---- records -------------------------------------------------------------- */
@@ -944,13 +1011,15 @@ static int scan(struct conv *c, struct ebs_error *err)
 			struct perf_event_header hh = {0};
 			const u8 *p;
 
-			if (c->data_end - pos >= sizeof(hh) && !input_at(c, pos, sizeof(hh), &p, err))
+			if (c->data_end - pos >= sizeof(hh) &&
+			    !input_at(c, pos, sizeof(hh), &p, err))
 				memcpy(&hh, p, sizeof(hh));
 			if (!c->data_cut)
 				return bad(c, err, pos,
 					   "%s record of %u bytes runs past the end of the data "
 					   "section (offset %llu)",
-					   type_name(hh.type), hh.size, (unsigned long long)c->data_end);
+					   type_name(hh.type), hh.size,
+					   (unsigned long long)c->data_end);
 			if (!c->pc->unfinished_ok)
 				return bad(c, err, pos,
 					   "truncated: the file ends inside a record (%llu of its "
@@ -971,17 +1040,19 @@ static int scan(struct conv *c, struct ebs_error *err)
 			if (!asize)
 				asize = PERF_ATTR_SIZE_VER0;
 			if (asize > h->size - 8u)
-				return bad(c, err, pos, "HEADER_ATTR's attribute of %u bytes overruns it",
+				return bad(c, err, pos,
+					   "HEADER_ATTR's attribute of %u bytes overruns it",
 					   asize);
-			e = add_attr(c, r + 8, asize, r + 8 + asize, (h->size - 8u - asize) / 8, pos,
-				     err);
+			e = add_attr(c, r + 8, asize, r + 8 + asize, (h->size - 8u - asize) / 8,
+				     pos, err);
 			break;
 		}
 		case PERF_REC_HEADER_FEATURE: {
 			u64 id;
 
 			if (h->size < 16)
-				return bad(c, err, pos, "HEADER_FEATURE record of %u bytes", h->size);
+				return bad(c, err, pos, "HEADER_FEATURE record of %u bytes",
+					   h->size);
 			memcpy(&id, r + 8, 8);
 			e = feature(c, id, r + 16, h->size - 16u, pos + 16, err);
 			break;
@@ -1001,8 +1072,18 @@ static int scan(struct conv *c, struct ebs_error *err)
 			memcpy(&n.id, r + 16, 8);
 			n.has_id = true;
 			memcpy(n.name, r + 24,
-			       h->size - 24u < sizeof(n.name) - 1 ? h->size - 24u : sizeof(n.name) - 1);
+			       h->size - 24u < sizeof(n.name) - 1 ? h->size - 24u
+								  : sizeof(n.name) - 1);
 			e = add_name(c, &n, err);
+			break;
+		}
+		case PERF_RECORD_LOST_SAMPLES: {
+			struct sid sd;
+
+			/* perf record's own, from the counters at the end: no time */
+			if (c->nr_attrs && trailer_of(&c->attrs[0], r, h->size, 16, &sd) &&
+			    !sd.time)
+				c->counted_lost = true;
 			break;
 		}
 		case PERF_REC_COMPRESSED:
@@ -1158,65 +1239,6 @@ static int queue_round(struct conv *c)
 
 /* ---- converting ------------------------------------------------------------ */
 
-/* The fields of a sample_id_all trailer. */
-struct sid {
-	u32 pid, tid, cpu;
-	u64 time, id;
-};
-
-/* The attribute of a record other than SAMPLE, from the id in its trailer. */
-static struct pattr *attr_of_trailer(struct conv *c, const u8 *r, u32 n)
-{
-	struct pattr *a0 = &c->attrs[0], *a;
-	u64 st = a0->attr.sample_type, id;
-	u32 back;
-
-	if (c->nr_attrs == 1 || !a0->attr.sample_id_all)
-		return a0;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		back = 8;
-	else if (st & PERF_SAMPLE_ID) /* then STREAM_ID, CPU after it */
-		back = 8 * (1 + !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU));
-	else
-		return a0;
-	if (n < sizeof(struct perf_event_header) + back)
-		return a0;
-	memcpy(&id, r + n - back, 8);
-	a = attr_of_id(c, id);
-	return a ? a : a0;
-}
-
-/*
- * The trailer of record r (n bytes, fixed of them the record's own fixed
- * part), by its attribute a; false when r is too short for both.
- */
-static bool trailer_of(const struct pattr *a, const u8 *r, u32 n, u32 fixed, struct sid *s)
-{
-	u64 st = a->attr.sample_type;
-	struct cur cur;
-
-	memset(s, 0, sizeof(*s));
-	if (n < fixed || n - fixed < a->trailer)
-		return false;
-	if (!a->trailer)
-		return true;
-	cur.p = r + n - a->trailer;
-	cur.end = r + n;
-	if (st & PERF_SAMPLE_TID)
-		take_u32s(&cur, &s->pid, &s->tid);
-	if (st & PERF_SAMPLE_TIME)
-		take_u64(&cur, &s->time);
-	if (st & PERF_SAMPLE_ID)
-		take_u64(&cur, &s->id);
-	if (st & PERF_SAMPLE_STREAM_ID)
-		take(&cur, NULL, 8);
-	if (st & PERF_SAMPLE_CPU)
-		take_u32s(&cur, &s->cpu, NULL);
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		take_u64(&cur, &s->id);
-	return true;
-}
-
 /* The bytes of a sample's read_format values, at cur (GROUP: how many from the sample). */
 static bool skip_read(struct cur *cur, u64 rf)
 {
@@ -1336,7 +1358,8 @@ static int conv_sample(struct conv *c, u64 off, struct ebs_error *err)
 	return queue_add(c, &o->hdr, o->time);
 
 short_sample:
-	return bad(c, err, off, "SAMPLE record of %u bytes is too short for its fields (sample_type 0x%llx)",
+	return bad(c, err, off,
+		   "SAMPLE record of %u bytes is too short for its fields (sample_type 0x%llx)",
 		   h->size, (unsigned long long)st);
 }
 
@@ -1464,6 +1487,10 @@ static int conv_lost(struct conv *c, u64 off, struct ebs_error *err)
 	if (!trailer_of(a, r, h->size, ring ? LOST_FIXED : LOST_SAMPLES_FIXED, &s))
 		return bad(c, err, off, "%s record of %u bytes is too short", type_name(h->type),
 			   h->size);
+	if (ring && c->counted_lost) { /* the same losses, counted again at the end */
+		c->pc->skipped++;
+		return 0;
+	}
 	memset(o, 0, sizeof(*o));
 	o->hdr.type = EBS_REC_LOST;
 	o->hdr.size = sizeof(*o);
@@ -1705,7 +1732,8 @@ static int write_header(struct conv *c, struct ebs_error *err)
 	return 0;
 }
 
-/* The two clocks at the first sample, when the file says (HEADER_SAMPLE_TIME, HEADER_CLOCK_DATA). */
+/* The two clocks at the first sample, when the file says (HEADER_SAMPLE_TIME, HEADER_CLOCK_DATA).
+ */
 static void clocks_at(const struct conv *c, u64 t, u64 *realtime, u64 *clock)
 {
 	*clock = t;

@@ -469,7 +469,8 @@ static int name_events(struct conv *c, struct ebs_error *err)
 	unsigned int i;
 	size_t k;
 
-	qsort(c->ids, c->nr_ids, sizeof(*c->ids), idmap_cmp);
+	if (c->nr_ids)
+		qsort(c->ids, c->nr_ids, sizeof(*c->ids), idmap_cmp);
 	/* by id first: EVENT_DESC lists the events in the attributes' order, but ids are surer */
 	for (k = 0; k < c->nr_names; k++) {
 		struct pattr *a = c->names[k].has_id ? attr_of_id(c, c->names[k].id) : NULL;
@@ -1818,7 +1819,8 @@ int perf_data__convert(struct perf_convert *pc, struct ebs_writer *w, struct ebs
 		e = bad(c, err, pc->pipe ? 16 : OFF_ATTRS, "the file describes only dummy events");
 		goto out;
 	}
-	qsort(c->bids, c->nr_bids, sizeof(*c->bids), bid_cmp);
+	if (c->nr_bids)
+		qsort(c->bids, c->nr_bids, sizeof(*c->bids), bid_cmp);
 	e = write_header(c, err);
 	if (e)
 		goto out;

@@ -39,12 +39,12 @@ u64 perf_data__payload(u32 type, const u8 *first8);
 
 /* One conversion: the input, what it may be, and what was found. */
 struct perf_convert {
-	int fd;		  /* the perf.data file (or the copy of a stream), read with pread */
-	u64 size;	  /* its size: nothing past it is read */
-	const char *path; /* for messages: "FILE: offset N: ..." */
+	int fd;		      /* the perf.data file (or the copy of a stream), read with pread */
+	u64 size;	      /* its size: nothing past it is read */
+	const char *path;     /* for messages: "FILE: offset N: ..." */
 	const char *out_name; /* the output, for messages ("FILE: write failed: ...") */
-	bool unfinished_ok; /* EBS_DATA_UNFINISHED: a recording cut short is read to its last
-			     * whole record */
+	bool unfinished_ok;   /* EBS_DATA_UNFINISHED: a recording cut short is read to its last
+			       * whole record */
 	/* out */
 	bool unfinished; /* it did not finish (data size 0; a stream cut in a record) ... */
 	bool left_out;	 /* ... and an incomplete record at its end was left out */

@@ -91,8 +91,9 @@ static void put_name(struct buf *b, const char *s)
 	put(b, zeros, (8 - n % 8) % 8);
 }
 
-#define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |         \
-	    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+#define ST                                                                                         \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
 #define ID_CPU	 100
 #define ID_TASK	 200
 #define PID	 4242
@@ -360,7 +361,8 @@ static void check_records(const char *mode, const char *path, const char *names)
 				 s->event);
 			ebs_sample__parts(s, &p);
 			if (t == 60)
-				chain_ok = p.nr_callchain == 3 && p.callchain[0] == PERF_CONTEXT_USER &&
+				chain_ok = p.nr_callchain == 3 &&
+					   p.callchain[0] == PERF_CONTEXT_USER &&
 					   p.callchain[2] == 0x401234 && s->pid == PID &&
 					   s->cpu == 1 && s->period == 1000003 && s->ip == 0x401030;
 		} else if (r->type == EBS_REC_MMAP) {
@@ -637,9 +639,9 @@ int main(void)
 	test_bad();
 	test_prefixes();
 	{
-		const char *names[] = {"pipe.data",  "file.data",  "swapped.data", "size4.data",
-				       "short.data", "noname.data", "prefix.data", "killed.data",
-				       "corrupt.data"};
+		const char *names[] = {"pipe.data",   "file.data",   "swapped.data",
+				       "size4.data",  "short.data",  "noname.data",
+				       "prefix.data", "killed.data", "corrupt.data"};
 		char path[PATH_MAX];
 		unsigned int i;
 

@@ -1364,7 +1364,31 @@ short_sample:
 		   h->size, (unsigned long long)st);
 }
 
-/* MMAP and MMAP2: an ebs MMAP, with the build-id the file lists for it when it has none. */
+/*
+ * Does MMAP2 record r carry a build-id (rather than device and inode)?  Its
+ * misc bit says so, but the kernel (6.18 seen) sets that bit in a record
+ * it shares among the events an mmap is reported to, so an event without
+ * attr.build_id may get the bit with the inode form when another event on
+ * the system (any other perf or ebs record) asked for build-ids.  So the
+ * form is checked too: a size of 1 to 20, the reserved bytes zero, and the
+ * bytes after the build-id zero (device numbers and inodes seldom are: a
+ * major number of 20 or less with a small inode and no generation would
+ * pass).  The build-id the file lists for the file wins over this one.
+ */
+static bool mmap2_has_build_id(u16 misc, const u8 *r)
+{
+	unsigned int i, size = r[40];
+
+	if (!(misc & PERF_RECORD_MISC_MMAP_BUILD_ID) || !size || size > 20 || r[41] || r[42] ||
+	    r[43])
+		return false;
+	for (i = 44 + size; i < 64; i++)
+		if (r[i])
+			return false;
+	return true;
+}
+
+/* MMAP and MMAP2: an ebs MMAP, with the build-id the file lists for its file, else its own. */
 static int conv_mmap(struct conv *c, u64 off, struct ebs_error *err)
 {
 	const struct perf_event_header *h = (const void *)c->rec;
@@ -1401,8 +1425,8 @@ static int conv_mmap(struct conv *c, u64 off, struct ebs_error *err)
 	memcpy(&o->pgoff, r + 32, 8);
 	if (o->start + o->len < o->start)
 		return bad(c, err, off, "%s range wraps around", type_name(h->type));
-	if (two && (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
-		o->build_id_size = r[40] > 20 ? 20 : r[40];
+	if (two && mmap2_has_build_id(h->misc, r)) {
+		o->build_id_size = r[40];
 		memcpy(o->build_id, r + 44, o->build_id_size);
 		o->hdr.misc |= EBS_MMAP_BUILD_ID;
 	} else if (two) {
@@ -1417,7 +1441,9 @@ static int conv_mmap(struct conv *c, u64 off, struct ebs_error *err)
 	}
 	memcpy(o->filename, r + fixed, len);
 	memset(o->filename + len, 0, 8);
-	if (!(o->hdr.misc & EBS_MMAP_BUILD_ID) && (b = build_id_of(c, o->filename)) && b->size) {
+	/* the file's list first: perf made it from the files themselves */
+	if ((b = build_id_of(c, o->filename)) && b->size) {
+		memset(o->build_id, 0, sizeof(o->build_id));
 		o->build_id_size = b->size;
 		memcpy(o->build_id, b->id, b->size);
 		o->hdr.misc |= EBS_MMAP_BUILD_ID;

@@ -771,6 +771,25 @@ static int convert_perf(struct ebs_data *d, struct perf_convert *pc, struct ebs_
 }
 
 /*
+ * Make the conversion fd (*size bytes) of a perf.data that did not finish
+ * what it stands for, an unfinished recording: its trailer cut off, the
+ * header's data size and trailer offset 0.  0 or -errno.
+ */
+static int unfinish(int fd, u64 *size)
+{
+	struct ebs_file_header h;
+
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.trailer_offset > *size)
+		return -EIO;
+	if (ftruncate(fd, (off_t)h.trailer_offset) < 0)
+		return -errno;
+	*size = h.trailer_offset;
+	h.data_size = 0;
+	h.trailer_offset = 0;
+	return pwrite(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) ? 0 : -EIO;
+}
+
+/*
  * A perf.data file: converted into an unlinked temporary file, which is
  * read in its place; the offsets of errors found while converting are the
  * perf.data file's.
@@ -795,6 +814,13 @@ static int open_perf(struct ebs_data *d, struct ebs_error *err)
 	if (e) {
 		close(fd);
 		return e;
+	}
+	if (pc.unfinished) {
+		e = unfinish(fd, &size);
+		if (e) {
+			close(fd);
+			return ebs_error__set(err, -e, "%s: %s", name, strerror(-e));
+		}
 	}
 	if (d->own_fd)
 		close(d->fd);
@@ -1165,10 +1191,13 @@ static int end_unfinished(struct ebs_data *d, u64 end)
 	d->tally.exit_status = -1;
 	d->tally.nr_events = d->nr_events;
 	d->counts = d->tally_counts;
-	snprintf(d->unfinished, sizeof(d->unfinished),
-		 "%s: recording did not finish: %s samples up to offset %llu%s", d->path,
-		 grouped(d->tally.samples, n, sizeof(n)), (unsigned long long)d->pos,
-		 end > d->pos ? " (an incomplete record after it left out)" : "");
+	if (d->perf_unfinished[0]) /* a perf.data's: where it stopped in the perf.data */
+		ebs_strlcpy(d->unfinished, d->perf_unfinished, sizeof(d->unfinished));
+	else
+		snprintf(d->unfinished, sizeof(d->unfinished),
+			 "%s: recording did not finish: %s samples up to offset %llu%s", d->path,
+			 grouped(d->tally.samples, n, sizeof(n)), (unsigned long long)d->pos,
+			 end > d->pos ? " (an incomplete record after it left out)" : "");
 	return 0;
 }
 
@@ -1258,8 +1287,6 @@ int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_er
 					return e;
 			}
 			d->done = true;
-			/* a perf.data's: its trailer is the conversion's */
-			ebs_strlcpy(d->unfinished, d->perf_unfinished, sizeof(d->unfinished));
 			return 0;
 		}
 		if (d->trailer && d->pos + r->size > d->tbuf_off)

@@ -159,13 +159,18 @@ static void put_data(struct buf *b, bool pipe)
 	put_name(b, "prog");
 	put_trailer(b, 5, 1, ID_CPU);
 	end_rec(b, at);
-	at = begin_rec(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+	/*
+	 * the build-id bit with the inode form, as the kernel sends it when
+	 * another event asked for build-ids: device 254:1, inode 777
+	 */
+	at = begin_rec(b, PERF_RECORD_MMAP2,
+		       PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
 	put32(b, PID);
 	put32(b, PID);
 	put64(b, 0x400000);
 	put64(b, 0x10000);
 	put64(b, 0);
-	put32(b, 8); /* maj, min, ino, ino_generation */
+	put32(b, 254); /* maj, min, ino, ino_generation */
 	put32(b, 1);
 	put64(b, 777);
 	put64(b, 0);

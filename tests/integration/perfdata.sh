@@ -67,11 +67,28 @@ def symbols(path):
     return out
 
 def aliases(a, b):
+    a, b = a.split('@')[0], b.split('@')[0]  # perf's clock_gettime@@GLIBC_2.17
     for path in files:
         s = symbols(path)
         if a in s and b in s and s[a] == s[b]:
             return path
     return None
+
+def merge_aliases(p, e, keys, same, lines):
+    """Rows of p alone and of e alone whose values are the same and whose names alias: one row."""
+    alias = {}
+    for k in keys:
+        if k in p and k not in e:
+            for x in keys:
+                if x in e and x not in p and same(e[x], p[k]) and x not in alias.values():
+                    where = aliases(k, x)
+                    if where:
+                        alias[k] = x
+                        lines.append('~~ %s is %s: one address in %s' % (k, x, where))
+                        break
+    for k, x in alias.items():
+        e[k] = e.pop(x)
+        keys.remove(x)
 
 def perf_rows(text):
     """{event: [(cols..., key)]} of a perf report --stdio."""
@@ -130,6 +147,7 @@ if kind == 'children':
             pch[key] = max(ch, pch.get(key, 0))
     ech = {ebs_key(r): 100.0 * r['children'] / total_e for r in j['rows'] if ebs_key(r)}
     keys = [k for k in set(pch) | set(ech) if max(pch.get(k, 0), ech.get(k, 0)) > 1.0]
+    merge_aliases(pch, ech, keys, lambda a, b: abs(a - b) <= 0.015, lines)
     for k in sorted(keys, key=lambda k: -ech.get(k, 0)):
         d = abs(pch.get(k, 0) - ech.get(k, 0))
         ok = d <= 0.015
@@ -159,19 +177,7 @@ else:
         lines.append('!! totals differ: perf %d, ebs %d' % (total_p, total_e))
     keys = [k for k in set(pc) | set(ec)
             if 100.0 * pc.get(k, 0) / max(total_p, 1) > 1.0 or 100.0 * ec.get(k, 0) / max(total_e, 1) > 1.0]
-    alias = {}
-    for k in keys:
-        if k in pc and k not in ec:
-            for e in keys:
-                if e in ec and e not in pc and ec[e] == pc[k] and e not in alias.values():
-                    where = aliases(k, e)
-                    if where:
-                        alias[k] = e
-                        lines.append('~~ %s is %s: one address in %s' % (k, e, where))
-                        break
-    for k, e in alias.items():
-        ec[k] = ec.pop(e)
-        keys.remove(e)
+    merge_aliases(pc, ec, keys, lambda a, b: a == b, lines)
     for k in sorted(keys, key=lambda k: -pc.get(k, 0)):
         ok = pc.get(k, 0) == ec.get(k, 0)
         bad += not ok
@@ -186,6 +192,13 @@ for l in lines:
     print('#   ' + l)
 sys.exit(1 if bad else 0)
 PY
+
+# mapped PERF.DATA: the files its samples may hit (its MMAPs, as ebs reads
+# them) into PERF.DATA.files, for perfcmp.py's aliases
+mapped() {
+	"$EBS" report -i "$1" --dump 2>/dev/null | awk '$2 == "MMAP" && $NF ~ /^\// { print $NF }' |
+		sort -u >"$1.files"
+}
 
 # prow PERF.DATA SORT OUT: perf report's table (-n: the sample counts) into OUT
 prow() {
@@ -208,7 +221,7 @@ compare() {
 		fail "$name" "ebs report failed: $(head -n 1 "$f.$kind.err")"
 		return
 	fi
-	"$EBS" report -i "$f" --dump 2>/dev/null | awk '$2 == "MMAP" && $NF ~ /^\// { print $NF }' | sort -u >"$f.files"
+	mapped "$f"
 	python3 "$CMP" "$kind" "$f.$kind.perf" "$f.$kind.json" "$ev" "$f.files" >"$f.$kind.cmp"
 	local rc=$?
 	cat "$f.$kind.cmp"
@@ -297,7 +310,8 @@ check "-g: samples carry chains with kernel or user markers" \
 	bash -c "grep ' SAMPLE ' g.dump | grep -q 'chain' && grep -q '\[user\]' g.dump"
 perf report -i g.data --stdio --no-inline -n --children --sort sym >g.perf 2>g.perf.err
 "$EBS" report -i g.data --children --no-inline --json >g.json 2>g.err
-python3 "$CMP" children g.perf g.json >g.cmp
+mapped g.data
+python3 "$CMP" children g.perf g.json "" g.data.files >g.cmp
 rc=$?
 cat g.cmp
 check "-g: --children's inclusive shares are perf's (within 0.015 points)" [ $rc -eq 0 ]
@@ -316,7 +330,8 @@ check "--call-graph dwarf: the converted file says dwarf,8192 ($(cat dw.mode))" 
 	grep -qx '# call-graph: dwarf,8192' dw.mode
 perf report -i dw.data --stdio --no-inline -n --children --sort sym >dw.perf 2>/dev/null
 "$EBS" report -i dw.data --children --no-inline --json >dw.json 2>dw.err
-python3 "$CMP" children dw.perf dw.json >dw.cmp
+mapped dw.data
+python3 "$CMP" children dw.perf dw.json "" dw.data.files >dw.cmp
 rc=$?
 cat dw.cmp
 check "--call-graph dwarf: --children's inclusive shares are perf's (within 0.015 points)" [ $rc -eq 0 ]

@@ -285,7 +285,7 @@ compare "pipe mode file, --sort func" func pipe.data
 perf record -q -e cpu-clock -F 1000 -o - -- "$WORKLOADS/calltree" 0.4 2>/dev/null |
 	"$EBS" report -i - --json >live.json 2>live.err
 st="${PIPESTATUS[*]}"
-check "perf record -o - | ebs report -i -: both exit 0 ($st), nothing on stderr" \
+check "perf record -o - | ebs report -i -: both exit 0 ($st), nothing on stderr ($(head -c 300 live.err))" \
 	sh -c "[ '$st' = '0 0' ] && [ ! -s live.err ]"
 check "perf record -o - | ebs report -i -: calltree's functions, the leaf hottest" \
 	jtrue live.json "j['samples'] > 50 and j['rows'][0]['function'] == 'tree_leaf'"

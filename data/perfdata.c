@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -1666,20 +1667,27 @@ static u8 image_build_id(const u8 *img, size_t size, u8 *id)
 
 /*
  * The vdso's code, which perf.data does not hold (perf keeps it in its
- * build-id cache): this process's own, when it is the one recorded (the
- * file lists the vdso's build-id, and it is ours).  0 or -errno.
+ * build-id cache): this process's own, when it is the one recorded: the
+ * file lists the vdso's build-id and it is ours, or (pipe mode: no list)
+ * the file was recorded on this machine, under this kernel (its hostname
+ * and release are ours).  0 or -errno.
  */
 static int write_vdso(struct conv *c)
 {
 	const struct build_id *b = build_id_of(c, "[vdso]");
 	const void *image;
+	struct utsname u;
 	size_t size;
 	u8 id[20], n;
 
-	if (!b || !b->size || ebs_own_vdso(&image, &size))
+	if (ebs_own_vdso(&image, &size))
 		return 0;
 	n = image_build_id(image, size, id);
-	if (n != b->size || memcmp(id, b->id, n))
+	if (b && b->size && (n != b->size || memcmp(id, b->id, n)))
+		return 0;
+	if ((!b || !b->size) &&
+	    (uname(&u) || !c->hostname || !c->osrelease || strcmp(c->hostname, u.nodename) ||
+	     strcmp(c->osrelease, u.release)))
 		return 0;
 	return ebs_writer__dso_image(c->w, "[vdso]", image, size, id, n);
 }

@@ -5,7 +5,9 @@
 #  1. file mode: on the same perf.data, `ebs report --sort func --no-inline`
 #     and `perf report --sort sym --no-inline` count the same samples for
 #     every function above 1% (calltree, split, and tests/real's SQLite
-#     driver), and `--sort line` against `--sort srcline` for every line;
+#     driver), and `--sort line` against `--sort srcline` for every line
+#     (perf's srcline being the innermost line of inlined code, ebs's
+#     --sort line without --no-inline is the one to compare);
 #  2. pipe mode: a file of `perf record -o -`, and `perf record -o - | ebs
 #     report -i -`;
 #  3. two events: each event's samples, as perf script counts them;
@@ -207,16 +209,19 @@ prow() {
 
 # compare NAME KIND PERF.DATA [EVENT]: ebs report and perf report of the file, row by row
 compare() {
-	local name=$1 kind=$2 f=$3 ev=${4:-} esort psort
+	local name=$1 kind=$2 f=$3 ev=${4:-} esort psort inl
+	# perf's srcline is the innermost line of inlined code, --no-inline or
+	# not (addr2line's first answer): ebs's --sort line without --no-inline
+	# (with it, inlined code counts at its call site in the caller)
 	case $kind in
-	func) esort=func psort=sym ;;
-	line) esort=line psort=srcline ;;
+	func) esort=func psort=sym inl=--no-inline ;;
+	line) esort=line psort=srcline inl= ;;
 	esac
 	if ! prow "$f" "$psort" "$f.$kind.perf"; then
 		fail "$name" "perf report --sort $psort failed: $(tail -n 1 "$f.$kind.perf.err")"
 		return
 	fi
-	if ! "$EBS" report -i "$f" --sort "$esort" --no-inline --json ${ev:+--event "$ev"} \
+	if ! "$EBS" report -i "$f" --sort "$esort" $inl --json ${ev:+--event "$ev"} \
 		>"$f.$kind.json" 2>"$f.$kind.err"; then
 		fail "$name" "ebs report failed: $(head -n 1 "$f.$kind.err")"
 		return
@@ -264,6 +269,7 @@ else
 	check "perf record sqlwork: exit 0" [ $? -eq 0 ]
 	compare "file mode, SQLite, --sort func" func sq.data
 	keep sq.data.func.cmp
+	compare "file mode, SQLite, --sort line" line sq.data
 	# the side by side of the closing note: the top rows, and what each report took
 	t0=$(date +%s%N)
 	"$EBS" report -i sq.data --sort func --no-inline --top 10 --no-ci >sq.ebs.txt 2>&1

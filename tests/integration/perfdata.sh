@@ -470,3 +470,11 @@ check "ebs convert: the ebs.data is smaller ($csize < $fsize bytes)" [ "$csize" 
 check "ebs convert -i - of a pipe-mode stream: exit 0, quiet" sh -c "[ $? -eq 0 ] && [ ! -s convp.err ]"
 expect "ebs convert of an ebs.data: refused in one line" 2 "^ebs convert: conv\.data: an ebs\.data file already" \
 	"$EBS" convert -i conv.data -o again.data
+expect "ebs convert of a missing file: one line, exit 2" 2 "^ebs convert: nosuch\.data: No such file" \
+	"$EBS" convert -i nosuch.data -o x.data
+expect "ebs convert into a missing directory: one line, exit 1, nothing left" 1 \
+	"^ebs convert: nodir/x\.data: cannot create" "$EBS" convert -i ct.data -o nodir/x.data
+expect "ebs convert of a cut perf.data: one line, exit 2, no output" 2 "^ebs convert: cut\.data: offset [0-9]+: " \
+	"$EBS" convert -i cut.data -o cut.ebs
+check "ebs convert of a cut perf.data: no output file, no temporary file left" \
+	sh -c "! ls cut.ebs .cut.ebs.tmp.* 2>/dev/null"

@@ -231,6 +231,11 @@ compare() {
 	local rc=$?
 	cat "$f.$kind.cmp"
 	check "$name: every row above 1% has perf's sample count" [ $rc -eq 0 ]
+	if [ $rc -ne 0 ]; then	# for whoever reads the artefacts: both tables and the recording
+		keep "$f"
+		keep "$f.$kind.perf"
+		keep "$f.$kind.json"
+	fi
 }
 
 if ! command -v perf >/dev/null; then

@@ -10,7 +10,8 @@
 #     --sort line without --no-inline is the one to compare);
 #  2. pipe mode: a file of `perf record -o -`, and `perf record -o - | ebs
 #     report -i -`;
-#  3. two events: each event's samples, as perf script counts them;
+#  3. two events: each event's samples, as perf script counts them; the
+#     samples of four threads in perf script's order (tid, time, ip);
 #  4. -g: the chains are read, and --children's inclusive shares are perf's;
 #  5. fork and exec: both programs' functions resolve, with perf's counts;
 #  6. LOST: a ring starved (perf stopped while its workload runs): ebs
@@ -312,6 +313,17 @@ for ev in cpu-clock task-clock; do
 		[ -n "$want" -a "$want" = "${got:-x}" ]
 	compare "two events: $ev, --sort func" func two.data $ev
 done
+
+# ---- 3b. order: records come in perf's order, as perf script prints them ------------------
+# four threads on two CPUs: perf.data's rings interleave them; perf sorts
+# within its FINISHED_ROUND windows, and so does the conversion
+perf record -q -e cpu-clock -F 1000 -o th.data -- "$WORKLOADS/threads" 0.3 >/dev/null 2>&1
+perf script -i th.data -F tid,time,ip 2>/dev/null | awk '{ sub(":", "", $2); print $1, $2, $3 }' >th.perf
+"$EBS" report -i th.data --dump 2>/dev/null | awk '$2 == "SAMPLE" {
+	for (i = 3; i < NF; i++) { if ($i == "tid") t = $(i + 1); if ($i == "time") tm = $(i + 1); if ($i == "ip") ip = $(i + 1) }
+	sub("^0x", "", ip); printf "%s %d.%06d %s\n", t, int(tm / 1e9), int((tm % 1e9) / 1e3), ip }' >th.ebs
+check "order: the samples of 4 threads in perf script's order, tid, time and ip ($(wc -l <th.perf) of them)" \
+	sh -c "[ -s th.perf ] && cmp -s th.perf th.ebs"
 
 # ---- 4. -g (frame pointers) ------------------------------------------------------------
 perf record -q -g -e cpu-clock -F 1000 -o g.data -- "$WORKLOADS/calltree" 0.8 >/dev/null 2>&1

@@ -302,6 +302,14 @@ check "perf record -o - | ebs report -i -: both exit 0 ($st), nothing on stderr 
 check "perf record -o - | ebs report -i -: calltree's functions, the leaf hottest" \
 	jtrue live.json "j['samples'] > 50 and j['rows'][0]['function'] == 'tree_leaf'"
 
+# a file-mode perf.data through a pipe, /dev/zero after it: copied as far as
+# its header, its data and its feature sections say, then read
+"$EBS" report -i ct.data --json >ct.json 2>/dev/null
+cat ct.data /dev/zero | head -c $(($(stat -c %s ct.data) + 65536)) |
+	"$EBS" report -i - --json >ct-pipe.json 2>ct-pipe.err
+check "a file-mode perf.data through a pipe (zeros after it): the same report" \
+	python3 -c "import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); sys.exit(a['rows'] != b['rows'] or a['samples'] != b['samples'])" ct.json ct-pipe.json
+
 # ---- 3. two events --------------------------------------------------------------------
 perf record -q -e cpu-clock,task-clock -F 1000 -o two.data -- "$WORKLOADS/split" 0.5 >/dev/null 2>&1
 perf script -i two.data -F event 2>/dev/null | tr -d ' :' | sort | uniq -c >two.count

@@ -23,6 +23,7 @@ int cmd_export(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 /*
  * getopt_long returned '?' or ':' (optstrings start with ':', opterr is 0):

@@ -22,7 +22,7 @@ static const char usage_text[] =
 	"                   function that was only inlined: its lines wherever inlined)\n"
 	"  FILE[:LINE]      every sampled line of a source file (around LINE)\n"
 	"  (nothing)        the hottest functions, their hot lines with context\n"
-	"  -i, --input F    data file (default ebs.data; '-' reads stdin)\n"
+	"  -i, --input F    data file, ebs.data or perf.data (default ebs.data; '-' stdin)\n"
 	"      --asm        the instructions under their source lines, samples each\n"
 	"      --skid-adjust  count each sample for the instruction before its IP\n"
 	"  -C, --context N  lines around hot lines (default 3)\n"

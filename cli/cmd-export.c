@@ -13,7 +13,7 @@ static const char usage_text[] =
 	"                  [--no-inline] [--debug-dir DIR]... [--[no-]demangle] [--kallsyms FILE]\n"
 	"                  [--no-cache]\n"
 	"\n"
-	"  -i, --input F      data file (default ebs.data; '-' reads stdin)\n"
+	"  -i, --input F      data file, ebs.data or perf.data (default ebs.data; '-' stdin)\n"
 	"  -f, --format F     folded: 'a;b;c COUNT' per distinct stack, root first (FlameGraph,\n"
 	"                     inferno, speedscope read it); pprof: profile.proto, gzipped\n"
 	"                     (go tool pprof, pprof); speedscope: speedscope's JSON, stacks\n"

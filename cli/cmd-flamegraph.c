@@ -12,7 +12,7 @@ static const char usage_text[] =
 	"                      [--event NAME] [--pid PID] [--tid TID] [--comm NAME] [--dso NAME]\n"
 	"                      [--func NAMES] [--no-inline] [--debug-dir DIR]... [--no-cache]\n"
 	"\n"
-	"  -i, --input F      data file (default ebs.data; '-' reads stdin)\n"
+	"  -i, --input F      data file, ebs.data or perf.data (default ebs.data; '-' stdin)\n"
 	"  -o, --output F     the SVG to write (whole or not at all)\n"
 	"      --reverse      callers above their callees: the leaves at the root\n"
 	"      --title T      the title (default: the file and the event)\n"

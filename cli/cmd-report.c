@@ -19,7 +19,7 @@ static const char usage_text[] =
 	"                  [--debug-dir DIR]...\n"
 	"                  [--[no-]demangle] [--kallsyms FILE] [--no-cache] [--dump] [--no-pager]\n"
 	"\n"
-	"  -i, --input F      data file (default ebs.data; '-' reads stdin)\n"
+	"  -i, --input F      data file, ebs.data or perf.data (default ebs.data; '-' stdin)\n"
 	"  -s, --sort KEYS    rows keyed by, comma-separated, in column order: func (default;\n"
 	"                     with its DSO), line (file:line with its function), dso, pid,\n"
 	"                     tid, comm, event (one table for all events)\n"

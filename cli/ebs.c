@@ -213,6 +213,7 @@ static const struct {
 	{"flamegraph", cmd_flamegraph, "an interactive SVG flame graph of the call stacks"},
 	{"export", cmd_export, "the call stacks as folded stacks, pprof or speedscope"},
 	{"script", cmd_script, "every sample as a line of text or JSON, as perf script"},
+	{"convert", cmd_convert, "a perf.data file (perf record's) into ebs.data, smaller"},
 	{"list", cmd_list, "events this machine can sample"},
 	{"addr2line", cmd_addr2line, "resolve addresses of an ELF file to function, file and line"},
 };

@@ -39,6 +39,20 @@ struct ebs_writer;
 /* Create; header records follow with the calls below.  NULL on error (err filled). */
 struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err);
 
+/*
+ * A writer into fd, a regular file open for reading and writing, empty, at
+ * offset 0 (an unlinked temporary file): the header is patched at finish,
+ * which neither syncs nor renames; fd stays open, the caller's.  name is
+ * for messages.  NULL on error (err filled).
+ */
+struct ebs_writer *ebs_writer__create_fd(int fd, const char *name, struct ebs_error *err);
+
+/*
+ * The two clocks at the end of collection, for the trailer, when they are
+ * not the time of ebs_writer__finish (a file converted from another format).
+ */
+void ebs_writer__set_end(struct ebs_writer *w, u64 end_realtime_ns, u64 end_clock_ns);
+
 /* Header records: only before ebs_writer__begin_data(). */
 int ebs_writer__meta(struct ebs_writer *w, u32 key, const char *value);
 /* asked/used/why: see struct ebs_rec_event; ev->index is assigned here. */
@@ -165,7 +179,10 @@ struct ebs_event_info {
  * Open and validate the header, the header records and (when the file has
  * one at a known offset) the trailer.  "-" reads stdin.  NULL on error.
  * A stream (pipe, stdin, device) is copied into an unlinked file in
- * $TMPDIR (else /tmp) first, up to its TRAILER.
+ * $TMPDIR (else /tmp) first, up to its TRAILER.  A perf.data file (found
+ * by its magic; file or pipe mode) is converted into ebs.data in an
+ * unlinked file in $TMPDIR first (ebs_data_convert), which is then read
+ * as any ebs.data; errors of the conversion name offsets of the perf.data.
  */
 struct ebs_data *ebs_data__open(const char *path, struct ebs_error *err);
 
@@ -181,6 +198,8 @@ struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags, stru
 void ebs_data__close(struct ebs_data *d);
 
 const char *ebs_data__path(const struct ebs_data *d);
+/* The size of the file read: of the ebs.data a perf.data was converted into. */
+u64 ebs_data__size(const struct ebs_data *d);
 const struct ebs_file_header *ebs_data__header(const struct ebs_data *d);
 unsigned int ebs_data__nr_events(const struct ebs_data *d);
 const struct ebs_event_info *ebs_data__event(const struct ebs_data *d, unsigned int i);
@@ -245,10 +264,37 @@ struct ebs_sample_parts {
 };
 void ebs_sample__parts(const struct ebs_rec_sample *s, struct ebs_sample_parts *p);
 
+/*
+ * Write the parts p after the fixed part of sample o, in the order and
+ * layout above: the call chain when nr_callchain; the registers when regs
+ * (popcount(regs_mask) of them); with them, when stack, the stack's
+ * stack_dyn_size bytes in use, padded to 8 (stack_size is ignored).  Sets
+ * their misc bits and o->hdr.size; o must have room (the writers' record
+ * buffers do).
+ */
+void ebs_sample__set_parts(struct ebs_rec_sample *o, const struct ebs_sample_parts *p);
+
 /* Name of a record type, for messages and dumps ("SAMPLE"); "?" when unknown. */
 const char *ebs_rec__type_name(u16 type);
 /* Size of a known type's fixed part, 0 for unknown types. */
 u32 ebs_rec__fixed_size(u16 type);
+
+/*
+ * Convert the perf.data file input ("-": standard input; file or pipe mode)
+ * into the ebs.data file output, written as ebs record writes it: whole or
+ * not at all (data/perfdata.c, docs/perfdata.md).  0, or -errno with err
+ * filled and output_failed telling whether writing the output failed
+ * (else the input was at fault).  ebs_data__open reads a perf.data file
+ * the same way, converting it into a temporary file first.
+ */
+struct ebs_convert_stats {
+	u64 in_bytes, out_bytes; /* the sizes of input and output */
+	u64 samples;
+	bool pipe; /* the input was in perf's pipe mode */
+	bool output_failed;
+};
+int ebs_data_convert(const char *input, const char *output, struct ebs_convert_stats *st,
+		     struct ebs_error *err);
 
 /*
  * Print every record of input, one line each with its byte offset, after

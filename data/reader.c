@@ -22,6 +22,9 @@
  * into an unlinked temporary file, and the copy stops at the first bytes
  * that cannot continue an ebs.data file (a bad magic, an impossible header
  * or record size) and after the TRAILER: endless input ends at once.
+ *
+ * A perf.data file (its magic) is converted into ebs.data in an unlinked
+ * temporary file first (data/perfdata.c), which is then read in its place.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,8 +36,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
+
 #include "data/ebsdata.h"
 #include "data/packed.h"
+#include "data/perfdata.h"
 
 #define WINDOW_SIZE (1u << 20) /* what one read of the data records asks for */
 #define SPOOL_CHUNK (256u * 1024)
@@ -73,6 +79,8 @@ struct ebs_data {
 	u32 nr_unpacked, next_unpacked;
 	u64 unpacked_off;
 	const struct ebs_rec_ksyms *ksyms; /* a copy of the KSYMS record */
+	/* converted from a perf.data that did not finish: the line for unfinished, at the end */
+	char perf_unfinished[384];
 };
 
 __attribute__((format(printf, 4, 5))) static int
@@ -577,6 +585,61 @@ static int take(struct spool *s, u64 n, void *keep, size_t keep_len)
 }
 
 /*
+ * A perf.data stream, its magic taken: a pipe-mode one record by record to
+ * its end (it has no end mark), stopping at a record size below 8; a
+ * file-mode one (cat perf.data |) to the end of its data section and of
+ * the feature sections its table lists, or to its end when the data size
+ * is 0 (perf record killed).
+ */
+static int spool_perf(struct spool *s)
+{
+	u64 h[13], table[255 * 2], end, nfeat = 0, i;
+	unsigned int bit;
+	int e;
+
+	e = take(s, 8, &h[1], 8);
+	if (e)
+		return e < 0 ? e : 0;
+	if (h[1] == 16) {
+		for (;;) {
+			struct perf_event_header ph;
+			u8 first8[8];
+			u64 extra = 0;
+
+			e = take(s, sizeof(ph), &ph, sizeof(ph));
+			if (e || ph.size < sizeof(ph))
+				break;
+			e = take(s, ph.size - sizeof(ph), first8, ph.size >= 16 ? 8 : 0);
+			if (!e && ph.size >= 16)
+				extra = perf_data__payload(ph.type, first8);
+			if (!e && extra)
+				e = take(s, extra, NULL, 0);
+			if (e)
+				break;
+		}
+		return e < 0 ? e : 0;
+	}
+	e = take(s, sizeof(h) - 16, &h[2], sizeof(h) - 16); /* h[5], h[6]: the data section */
+	if (e)
+		return e < 0 ? e : 0;
+	if (!h[6] || h[5] + h[6] < h[5])
+		return (e = take(s, UINT64_MAX, NULL, 0)) < 0 ? e : 0;
+	end = h[5] + h[6];
+	e = end > s->len ? take(s, end - s->len, NULL, 0) : 0;
+	for (bit = 1; bit < 256 && h[1] == sizeof(h); bit++)
+		nfeat += (h[9 + bit / 64] >> (bit % 64)) & 1;
+	if (!e && nfeat && end == s->len)
+		e = take(s, nfeat * 16, table, nfeat * 16);
+	for (i = 0, end = 0; !e && i < nfeat; i++)
+		if (table[2 * i] + table[2 * i + 1] >= table[2 * i] &&
+		    table[2 * i] + table[2 * i + 1] > end)
+			end = table[2 * i] + table[2 * i + 1];
+	if (!e && end > s->len)
+		e = take(s, end - s->len, NULL, 0);
+	return e < 0 ? e : 0;
+}
+
+/*
  * Copy the stream: the fixed header, the header records, then record by
  * record up to and including the TRAILER.  It stops early, leaving the
  * checks at open to name what is wrong, where what came cannot continue
@@ -592,6 +655,8 @@ static int spool_records(struct spool *s)
 	int e;
 
 	e = take(s, 8, &h, 8);
+	if (!e && perf_data__magic(h.magic) == PERF_MAGIC_NATIVE)
+		return spool_perf(s);
 	if (e || memcmp(h.magic, EBS_DATA_MAGIC, sizeof(EBS_DATA_MAGIC)) != 0)
 		return e < 0 ? e : 0;
 	e = take(s, sizeof(h) - 8, (u8 *)&h + 8, sizeof(h) - 8);
@@ -669,6 +734,105 @@ static int load(struct ebs_data *d, const char *path, struct ebs_error *err)
 	if (fd != STDIN_FILENO)
 		close(fd);
 	return e;
+}
+
+/* n with a comma every three digits: "1,234,567". */
+static const char *grouped(u64 n, char *buf, size_t size);
+
+/* Is the input a perf.data file (its magic, in any byte order or version)? */
+static bool is_perf_data(struct ebs_data *d)
+{
+	u8 magic[8];
+
+	return d->size >= 8 && pread(d->fd, magic, 8, 0) == 8 &&
+	       perf_data__magic(magic) != PERF_MAGIC_NONE;
+}
+
+/*
+ * Convert the perf.data file d->fd into w (data/perfdata.c).  0 or -errno
+ * with err filled; w finished (its size in *size) or aborted either way.
+ */
+static int convert_perf(struct ebs_data *d, struct perf_convert *pc, struct ebs_writer *w,
+			u64 *size, struct ebs_error *err)
+{
+	int e;
+
+	pc->fd = d->fd;
+	pc->size = d->size;
+	pc->path = d->path;
+	if (!pc->out_name)
+		pc->out_name = d->path;
+	e = perf_data__convert(pc, w, err);
+	if (e) {
+		ebs_writer__abort(w);
+		return e;
+	}
+	return ebs_writer__finish(w, -1, size, err);
+}
+
+/*
+ * Make the conversion fd (*size bytes) of a perf.data that did not finish
+ * what it stands for, an unfinished recording: its trailer cut off, the
+ * header's data size and trailer offset 0.  0 or -errno.
+ */
+static int unfinish(int fd, u64 *size)
+{
+	struct ebs_file_header h;
+
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.trailer_offset > *size)
+		return -EIO;
+	if (ftruncate(fd, (off_t)h.trailer_offset) < 0)
+		return -errno;
+	*size = h.trailer_offset;
+	h.data_size = 0;
+	h.trailer_offset = 0;
+	return pwrite(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) ? 0 : -EIO;
+}
+
+/*
+ * A perf.data file: converted into an unlinked temporary file, which is
+ * read in its place; the offsets of errors found while converting are the
+ * perf.data file's.
+ */
+static int open_perf(struct ebs_data *d, struct ebs_error *err)
+{
+	struct perf_convert pc = {.unfinished_ok = d->flags & EBS_DATA_UNFINISHED};
+	char name[PATH_MAX + 64], n[32];
+	struct ebs_writer *w;
+	const char *dir;
+	u64 size;
+	int fd = temp_fd(&dir), e;
+
+	if (fd < 0)
+		return ebs_error__set(err, -fd,
+				      "%s: cannot convert it into a temporary file in %s: %s",
+				      d->path, dir, strerror(-fd));
+	snprintf(name, sizeof(name), "%s (converted in %s)", d->path, dir);
+	pc.out_name = name;
+	w = ebs_writer__create_fd(fd, name, err);
+	e = w ? convert_perf(d, &pc, w, &size, err) : err->err;
+	if (e) {
+		close(fd);
+		return e;
+	}
+	if (pc.unfinished) {
+		e = unfinish(fd, &size);
+		if (e) {
+			close(fd);
+			return ebs_error__set(err, -e, "%s: %s", name, strerror(-e));
+		}
+	}
+	if (d->own_fd)
+		close(d->fd);
+	d->fd = fd;
+	d->own_fd = true;
+	d->size = size;
+	if (pc.unfinished)
+		snprintf(d->perf_unfinished, sizeof(d->perf_unfinished),
+			 "%s: recording did not finish: %s samples up to offset %llu%s", d->path,
+			 grouped(pc.samples, n, sizeof(n)), (unsigned long long)pc.data_end,
+			 pc.left_out ? " (an incomplete record after it left out)" : "");
+	return 0;
 }
 
 static int check_header(struct ebs_data *d, struct ebs_error *err)
@@ -823,6 +987,8 @@ struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags, stru
 	d->fd = -1;
 	d->flags = flags;
 	e = load(d, path, err);
+	if (!e && is_perf_data(d))
+		e = open_perf(d, err);
 	if (!e)
 		e = check_header(d, err);
 	if (!e)
@@ -865,6 +1031,11 @@ void ebs_data__close(struct ebs_data *d)
 const char *ebs_data__path(const struct ebs_data *d)
 {
 	return d->path;
+}
+
+u64 ebs_data__size(const struct ebs_data *d)
+{
+	return d->size;
 }
 
 const struct ebs_file_header *ebs_data__header(const struct ebs_data *d)
@@ -971,7 +1142,6 @@ static void tally(struct ebs_data *d, const struct ebs_rec *r)
 	}
 }
 
-/* n with a comma every three digits: "1,234,567". */
 static const char *grouped(u64 n, char *buf, size_t size)
 {
 	char digits[24];
@@ -1021,10 +1191,13 @@ static int end_unfinished(struct ebs_data *d, u64 end)
 	d->tally.exit_status = -1;
 	d->tally.nr_events = d->nr_events;
 	d->counts = d->tally_counts;
-	snprintf(d->unfinished, sizeof(d->unfinished),
-		 "%s: recording did not finish: %s samples up to offset %llu%s", d->path,
-		 grouped(d->tally.samples, n, sizeof(n)), (unsigned long long)d->pos,
-		 end > d->pos ? " (an incomplete record after it left out)" : "");
+	if (d->perf_unfinished[0]) /* a perf.data's: where it stopped in the perf.data */
+		ebs_strlcpy(d->unfinished, d->perf_unfinished, sizeof(d->unfinished));
+	else
+		snprintf(d->unfinished, sizeof(d->unfinished),
+			 "%s: recording did not finish: %s samples up to offset %llu%s", d->path,
+			 grouped(d->tally.samples, n, sizeof(n)), (unsigned long long)d->pos,
+			 end > d->pos ? " (an incomplete record after it left out)" : "");
 	return 0;
 }
 
@@ -1182,4 +1355,50 @@ u64 ebs_data__offset(const struct ebs_data *d, const void *rec)
 	if (d->win && p >= b && p - b < d->win_len)
 		return d->win_off + (p - b);
 	return UINT64_MAX;
+}
+
+int ebs_data_convert(const char *input, const char *output, struct ebs_convert_stats *st,
+		     struct ebs_error *err)
+{
+	struct ebs_data *d = calloc(1, sizeof(*d));
+	struct perf_convert pc = {0};
+	struct ebs_writer *w;
+	u8 magic[8];
+	int e;
+
+	memset(st, 0, sizeof(*st));
+	if (!d || !(d->path = strdup(input))) {
+		free(d);
+		return ebs_error__set(err, ENOMEM, "%s: out of memory", input);
+	}
+	d->fd = -1;
+	e = load(d, input, err);
+	if (e)
+		goto out;
+	st->in_bytes = d->size;
+	if (d->size >= 8 && pread(d->fd, magic, 8, 0) == 8 &&
+	    !memcmp(magic, EBS_DATA_MAGIC, sizeof(EBS_DATA_MAGIC))) {
+		e = ebs_error__set(err, EINVAL,
+				   "%s: an ebs.data file already: ebs reads it as it is", input);
+		goto out;
+	}
+	if (!is_perf_data(d)) {
+		e = bad(d, err, 0, "not a perf.data file (bad magic)");
+		goto out;
+	}
+	pc.out_name = ebs_output_name(output);
+	w = ebs_writer__create(output, err);
+	if (!w) {
+		st->output_failed = true;
+		e = err->err;
+		goto out;
+	}
+	e = convert_perf(d, &pc, w, &st->out_bytes, err);
+	/* read whole, or failed in writing: the output's failure */
+	st->output_failed = e && (pc.out_failed || pc.converted);
+	st->samples = pc.samples;
+	st->pipe = pc.pipe;
+out:
+	ebs_data__close(d);
+	return e;
 }

@@ -41,6 +41,7 @@
 
 struct ebs_writer {
 	int fd;
+	bool keep_fd;  /* the caller's descriptor (ebs_writer__create_fd): not closed here */
 	bool streamed; /* the header cannot be patched at the end */
 	bool data_started;
 	char path[PATH_MAX]; /* final name, "-" for stdout */
@@ -63,6 +64,7 @@ struct ebs_writer {
 	struct ebs_pack *pack; /* the SAMPLES record being filled */
 	u64 *kaddrs;	       /* kernel addresses of the samples (ebs_writer__kernel_addrs) */
 	size_t nr_kaddrs, cap_kaddrs;
+	u64 end_realtime_ns, end_clock_ns; /* for the trailer; 0: the time of finish */
 };
 
 int ebs_debug_poison(void)
@@ -178,6 +180,17 @@ static int create_tmp(struct ebs_writer *w)
 	return -EAGAIN;
 }
 
+/* The fixed header's fields known at the start. */
+static void header_init(struct ebs_writer *w)
+{
+	memcpy(w->hdr.magic, EBS_DATA_MAGIC, sizeof(EBS_DATA_MAGIC));
+	w->hdr.endian = EBS_DATA_ENDIAN;
+	w->hdr.version_major = EBS_DATA_VERSION_MAJOR;
+	w->hdr.version_minor = EBS_DATA_VERSION_MINOR;
+	w->hdr.header_size = sizeof(w->hdr);
+	w->hdr.flags = w->streamed ? EBS_FILE_STREAMED : 0;
+}
+
 struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err)
 {
 	struct ebs_writer *w;
@@ -238,18 +251,36 @@ struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err)
 			goto out_free;
 		}
 	}
-	memcpy(w->hdr.magic, EBS_DATA_MAGIC, sizeof(EBS_DATA_MAGIC));
-	w->hdr.endian = EBS_DATA_ENDIAN;
-	w->hdr.version_major = EBS_DATA_VERSION_MAJOR;
-	w->hdr.version_minor = EBS_DATA_VERSION_MINOR;
-	w->hdr.header_size = sizeof(w->hdr);
-	w->hdr.flags = w->streamed ? EBS_FILE_STREAMED : 0;
+	header_init(w);
 	return w;
 
 out_free:
 	free(w->wbuf);
 	free(w);
 	return NULL;
+}
+
+struct ebs_writer *ebs_writer__create_fd(int fd, const char *name, struct ebs_error *err)
+{
+	struct ebs_writer *w = calloc(1, sizeof(*w));
+
+	if (!w || !(w->wbuf = malloc(WBUF_SIZE))) {
+		free(w);
+		ebs_error__set(err, ENOMEM, "%s: out of memory", name);
+		return NULL;
+	}
+	poison_buf(w->wbuf, WBUF_SIZE);
+	ebs_strlcpy(w->path, name, sizeof(w->path));
+	w->fd = fd;
+	w->keep_fd = true;
+	header_init(w);
+	return w;
+}
+
+void ebs_writer__set_end(struct ebs_writer *w, u64 end_realtime_ns, u64 end_clock_ns)
+{
+	w->end_realtime_ns = end_realtime_ns;
+	w->end_clock_ns = end_clock_ns;
 }
 
 /* Append to the in-memory header area. */
@@ -413,6 +444,37 @@ int ebs_writer__begin_data(struct ebs_writer *w, u64 start_realtime_ns, u64 star
 	else
 		w->whole = w->offset;
 	return err;
+}
+
+void ebs_sample__set_parts(struct ebs_rec_sample *o, const struct ebs_sample_parts *p)
+{
+	u8 *out = (u8 *)(o + 1);
+	u64 n;
+
+	if (p->nr_callchain) {
+		o->hdr.misc |= EBS_SAMPLE_CALLCHAIN;
+		memcpy(out, &p->nr_callchain, 8);
+		memcpy(out + 8, p->callchain, p->nr_callchain * 8);
+		out += 8 + p->nr_callchain * 8;
+	}
+	if (p->regs) {
+		n = (u64)__builtin_popcountll(p->regs_mask);
+		o->hdr.misc |= EBS_SAMPLE_REGS_USER;
+		memcpy(out, &p->regs_abi, 8);
+		memcpy(out + 8, &p->regs_mask, 8);
+		memcpy(out + 16, p->regs, n * 8);
+		out += 16 + n * 8;
+		if (p->stack) { /* the bytes in use, padded to 8 */
+			n = ALIGN8(p->stack_dyn_size);
+			o->hdr.misc |= EBS_SAMPLE_STACK_USER;
+			memcpy(out, &n, 8);
+			memcpy(out + 8, p->stack, p->stack_dyn_size);
+			memset(out + 8 + p->stack_dyn_size, 0, n - p->stack_dyn_size);
+			memcpy(out + 8 + n, &p->stack_dyn_size, 8);
+			out += 16 + n;
+		}
+	}
+	o->hdr.size = (u32)(out - (u8 *)o);
 }
 
 /* The time field of a data record, 0 when it has none. */
@@ -694,7 +756,7 @@ void ebs_writer__totals(const struct ebs_writer *w, u64 *samples, u64 *lost, u64
 
 static void writer_free(struct ebs_writer *w)
 {
-	if (w->fd >= 0 && w->fd != STDOUT_FILENO)
+	if (w->fd >= 0 && w->fd != STDOUT_FILENO && !w->keep_fd)
 		close(w->fd);
 	free(w->hbuf);
 	free(w->wbuf);
@@ -716,8 +778,8 @@ static int write_trailer(struct ebs_writer *w, int exit_status)
 	index_size = w->nr_index * sizeof(struct ebs_index_entry);
 	t.hdr.type = EBS_REC_TRAILER;
 	t.hdr.size = (u32)(sizeof(t) + counts_size + index_size);
-	t.end_realtime_ns = ebs_realtime_ns();
-	t.end_clock_ns = ebs_clock_ns();
+	t.end_realtime_ns = w->end_clock_ns ? w->end_realtime_ns : ebs_realtime_ns();
+	t.end_clock_ns = w->end_clock_ns ? w->end_clock_ns : ebs_clock_ns();
 	t.nr_records = w->nr_records;
 	t.samples = w->samples;
 	t.lost = w->lost;

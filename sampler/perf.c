@@ -575,7 +575,7 @@ static bool convert_parts(struct perf_session *p, const struct perf_rec_sample *
 			  struct ebs_rec_sample *o)
 {
 	const u8 *end = (const u8 *)r + r->header.size;
-	u8 *out = (u8 *)(o + 1);
+	struct ebs_sample_parts parts = {0};
 	u64 nr, abi, size, dyn;
 	unsigned int nregs;
 
@@ -591,13 +591,9 @@ static bool convert_parts(struct perf_session *p, const struct perf_rec_sample *
 	TAKE(nr); /* PERF_SAMPLE_CALLCHAIN: u64 nr, u64 ips[nr] */
 	if (nr > (u64)(end - cur) / 8 || nr > 8192)
 		return false;
-	if (nr) { /* none with dwarf in user mode: no part */
-		o->hdr.misc |= EBS_SAMPLE_CALLCHAIN;
-		memcpy(out, &nr, 8);
-		memcpy(out + 8, cur, nr * 8);
-		out += 8 + nr * 8;
-		cur += nr * 8;
-	}
+	parts.nr_callchain = nr; /* none with dwarf in user mode: no part */
+	parts.callchain = (const u64 *)(const void *)cur;
+	cur += nr * 8;
 	if (p->events[o->event].exclude_user || !p->regs_user)
 		goto done;
 	TAKE(abi); /* PERF_SAMPLE_REGS_USER: u64 abi, u64 regs[weight(mask)] unless abi NONE */
@@ -606,15 +602,11 @@ static bool convert_parts(struct perf_session *p, const struct perf_rec_sample *
 	if (nregs > (u64)(end - cur) / 8)
 		return false;
 	if (nregs) {
-		u64 mask = p->regs_user;
-
-		o->hdr.misc |= EBS_SAMPLE_REGS_USER;
-		memcpy(out, &abi, 8);
-		memcpy(out + 8, &mask, 8);
-		memcpy(out + 16, cur, nregs * 8);
-		out += 16 + nregs * 8;
-		cur += nregs * 8;
+		parts.regs_abi = abi;
+		parts.regs_mask = p->regs_user;
+		parts.regs = (const u64 *)(const void *)cur;
 	}
+	cur += nregs * 8;
 	if (!p->stack_user)
 		goto done;
 	TAKE(size); /* PERF_SAMPLE_STACK_USER: u64 size, data[size], u64 dyn_size if size */
@@ -625,19 +617,11 @@ static bool convert_parts(struct perf_session *p, const struct perf_rec_sample *
 		memcpy(&dyn, cur + size, 8);
 	if (dyn > size)
 		return false;
-	if (nregs) { /* a stack without its registers is no use */
-		u64 keep = ALIGN8(dyn);
-
-		o->hdr.misc |= EBS_SAMPLE_STACK_USER;
-		memcpy(out, &keep, 8);
-		memcpy(out + 8, cur, dyn);
-		memset(out + 8 + dyn, 0, keep - dyn);
-		memcpy(out + 8 + keep, &dyn, 8);
-		out += 16 + keep;
-	}
+	parts.stack = cur; /* kept only with its registers: a stack without them is no use */
+	parts.stack_dyn_size = dyn;
 done:
 #undef TAKE
-	o->hdr.size = (u32)(out - (u8 *)o);
+	ebs_sample__set_parts(o, &parts);
 	return true;
 }
 

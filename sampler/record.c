@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -336,20 +335,11 @@ int sampler__write_events(struct sampler *s)
 /* A copy of our own vdso: the same kernel gives every process the same one. */
 static void write_vdso(struct sampler *s)
 {
-	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	char *maps = NULL, *line;
-	unsigned long start, end;
+	const void *image;
+	size_t size;
 
-	if (!base || ebs_read_file("/proc/self/maps", &maps) < 0)
-		return;
-	for (line = maps; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		if (sscanf(line, "%lx-%lx", &start, &end) == 2 && start == base) {
-			ebs_writer__dso_image(s->w, "[vdso]", (const void *)start, end - start,
-					      NULL, 0);
-			break;
-		}
-	}
-	free(maps);
+	if (!ebs_own_vdso(&image, &size))
+		ebs_writer__dso_image(s->w, "[vdso]", image, size, NULL, 0);
 }
 
 /*

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -440,4 +441,25 @@ void ebs_set_why(char *why, size_t why_len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, why_len, fmt, ap);
 	va_end(ap);
+}
+
+int ebs_own_vdso(const void **image, size_t *size)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR), start, end;
+	char *maps = NULL, *line;
+	int e = -ENOENT;
+
+	if (!base || ebs_read_file("/proc/self/maps", &maps) < 0) {
+		free(maps);
+		return -ENOENT;
+	}
+	for (line = maps; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+		if (sscanf(line, "%lx-%lx", &start, &end) == 2 && start == base) {
+			*image = (const void *)start;
+			*size = end - start;
+			e = 0;
+			break;
+		}
+	free(maps);
+	return e;
 }

@@ -163,6 +163,13 @@ void ebs_format_hex(char *out, size_t out_len, const u8 *b, size_t len);
 void ebs_set_why(char *why, size_t why_len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * This process's vdso: its image in memory and the size of its mapping
+ * (from /proc/self/maps); the same kernel maps the same vdso into every
+ * process.  0, or -ENOENT when it has none (or the maps cannot be read).
+ */
+int ebs_own_vdso(const void **image, size_t *size);
+
 /* Monotonic (the perf clock) and real-time clocks, in nanoseconds. */
 u64 ebs_clock_ns(void);
 u64 ebs_realtime_ns(void);

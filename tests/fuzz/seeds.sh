@@ -53,6 +53,17 @@ seeds_reader() {
 			'sample 0 7 7 ffffffff81000000 1 k' 'lost 0 5' 'count 0 5000 9 9' |
 			"$mk" "$d/small.data" 2>/dev/null
 	fi
+	# perf.data, which the reader converts (data/perfdata.c): file and pipe
+	# mode, two events, a call graph
+	if command -v perf >/dev/null && [ -d "${WORKLOADS:-}" ]; then
+		perf record -q -e cpu-clock -F 500 -o "$d/perf-file.data" \
+			"$WORKLOADS/forkexec" 0.02 >/dev/null 2>&1
+		perf record -q -e cpu-clock,task-clock -g -F 500 -o - "$WORKLOADS/leafloop" 0.02 \
+			>"$d/perf-pipe.data" 2>/dev/null
+		rm -f "$d"/*.old
+	else
+		note "reader: no perf or WORKLOADS: no perf.data"
+	fi
 	for f in "$d"/*; do [ -s "$f" ] && n=$((n + 1)); done
 	note "reader: $n files"
 }

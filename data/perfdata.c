@@ -98,7 +98,7 @@ enum {
 
 /* header.misc of a build-id record: its size byte is valid (else 20 bytes) */
 #define PERF_MISC_BUILD_ID_SIZE (1u << 15)
-#define PERF_EVENT_UPDATE_NAME	1
+#define PERF_EVENT_UPDATE_NAME	2 /* (0 is UNIT, 1 SCALE, 3 CPUS) */
 
 /* The kernel's record layouts: offsets of their fields, and their fixed sizes. */
 #define MMAP_FIXED	   40 /* header, pid, tid, addr, len, pgoff; then the name */

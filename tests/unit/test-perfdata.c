@@ -179,6 +179,11 @@ static void put_data(struct buf *b, bool pipe)
 	put_name(b, "/bin/prog");
 	put_trailer(b, 6, 1, ID_CPU);
 	end_rec(b, at);
+	at = begin_rec(b, 78, 0); /* EVENT_UPDATE of a scale (1): not a name (2) */
+	put64(b, 1);
+	put64(b, ID_CPU);
+	put64(b, 0x3eb0c6f7a0b5ed8dull); /* 1e-6 */
+	end_rec(b, at);
 	put_sample(b, ID_TASK, 0x401000, 30, 1000000, 0);
 	put_sample(b, ID_CPU, 0x401010, 10, 1000001, 0);
 	at = begin_rec(b, 99, 0); /* a type no perf has: skipped by its size */
@@ -516,7 +521,8 @@ static void test_bad(void)
 	expect_bad("perfdata: the other byte order", write_file("swapped.data", c, b.len), 0,
 		   "other byte order");
 	memcpy(c, b.b, b.len);
-	off = pipe_record(&b, 4); /* the first SAMPLE (after two attributes, COMM, MMAP2) */
+	off = pipe_record(&b,
+			  5); /* the first SAMPLE (after two attributes, COMM, MMAP2, an update) */
 	v = 4;
 	memcpy(c + off + 6, &v, 2);
 	expect_bad("perfdata: a record size of 4", write_file("size4.data", c, b.len), off,
@@ -570,11 +576,14 @@ static void test_prefixes(void)
 		struct ebs_data *d = ebs_data__open_flags(path, EBS_DATA_UNFINISHED, &err);
 		int r = d ? read_all(d, path) : -1;
 
-		TEST_CHECK("perfdata: data size 0 (perf killed): read as an unfinished recording",
-			   r == 1 && ebs_data__unfinished(d) &&
-				   strstr(ebs_data__unfinished(d),
-					  "recording did not finish: 3 samples up to offset") &&
-				   strstr(ebs_data__unfinished(d), "left out"));
+		TEST_CHECK(
+			"perfdata: data size 0 (perf killed): read as an unfinished recording, "
+			"events named by their type (no EVENT_DESC; EVENT_UPDATE's scale no name)",
+			r == 1 && ebs_data__unfinished(d) &&
+				!strcmp(ebs_data__event(d, 0)->used, "cpu-clock") &&
+				strstr(ebs_data__unfinished(d),
+				       "recording did not finish: 3 samples up to offset") &&
+				strstr(ebs_data__unfinished(d), "left out"));
 		ebs_data__close(d);
 		d = ebs_data__open(path, &err);
 		TEST_CHECK("perfdata: data size 0: refused without EBS_DATA_UNFINISHED",

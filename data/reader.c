@@ -846,7 +846,7 @@ static int check_header(struct ebs_data *d, struct ebs_error *err)
 	if (e)
 		return e;
 	if (d->size < 8 || memcmp(h->magic, EBS_DATA_MAGIC, sizeof(EBS_DATA_MAGIC)) != 0)
-		return bad(d, err, 0, "not an ebs.data file (bad magic)");
+		return bad(d, err, 0, "not an ebs.data file, nor a perf.data (bad magic)");
 	if (d->size < offsetof(struct ebs_file_header, header_size) + 4)
 		return bad(d, err, d->size, "truncated inside the file header");
 	if (h->endian != EBS_DATA_ENDIAN) {

@@ -105,9 +105,9 @@ void chain_stats__print_text(const struct chain_stats *st, const char *mode, FIL
 	if (!strncmp(mode, "fp", 2))
 		fprintf(f,
 			"; a frameless leaf's caller put back from its CFI in %llu, leaves checked "
-			"in %llu, %llu without CFI to check\n",
+			"in %llu, %llu without CFI to check, %llu without a stack copy to check\n",
 			(unsigned long long)st->fp_recovered, (unsigned long long)st->fp_checked,
-			(unsigned long long)st->fp_no_cfi);
+			(unsigned long long)st->fp_no_cfi, (unsigned long long)st->fp_no_stack);
 	else
 		fprintf(f,
 			"; unwound %llu: %llu cut short by the stack copy ([truncated]), %llu "
@@ -126,6 +126,7 @@ void chain_stats__print_json(const struct chain_stats *st, const char *mode, str
 	ebs_json__key_u64(j, "leaf_checked", st->fp_checked);
 	ebs_json__key_u64(j, "leaf_recovered", st->fp_recovered);
 	ebs_json__key_u64(j, "leaf_no_cfi", st->fp_no_cfi);
+	ebs_json__key_u64(j, "leaf_no_stack", st->fp_no_stack);
 	ebs_json__key_u64(j, "unwound", st->unwound);
 	ebs_json__key_u64(j, "truncated", st->truncated);
 	ebs_json__key_u64(j, "no_cfi", st->broken);
@@ -135,6 +136,12 @@ void chain_stats__print_json(const struct chain_stats *st, const char *mode, str
 
 void chain_stats__print_hint(const struct chain_stats *st, const char *mode, FILE *f)
 {
+	if (mode && !strncmp(mode, "fp", 2) && st->fp_no_stack)
+		fprintf(f,
+			"# chains: %llu of %llu came without a stack copy (perf record -g keeps "
+			"none): where a frameless leaf's caller is missing it cannot be put back "
+			"(ebs record -g copies what it needs)\n",
+			(unsigned long long)st->fp_no_stack, (unsigned long long)st->samples);
 	if (!mode || strncmp(mode, "fp", 2) || !st->fp_suspect || st->fp_suspect * 10 < st->samples)
 		return;
 	fprintf(f,
@@ -467,7 +474,10 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 			*flags |= CHAIN_BROKEN;
 			c->st.broken++;
 		}
-	} else if (c->fp && nuser && sample_stack(&p, 0, &st)) {
+	} else if (c->fp && nuser && !sample_stack(&p, 0, &st)) {
+		c->st.fp_no_stack++; /* perf record -g copies none: nothing to check the leaf with
+				      */
+	} else if (c->fp && nuser) {
 		/*
 		 * Was the caller of a frameless leaf skipped?  And do the next
 		 * frames, as far as the stack copy holds them, agree with the CFI?

@@ -44,8 +44,9 @@ struct chain_stats {
 	u64 samples;	/* samples with a chain */
 	u64 fp_checked; /* fp samples whose leaf was checked against its CFI */
 	u64 fp_recovered;
-	u64 fp_no_cfi; /* fp samples whose leaf had no CFI to check */
-	u64 unwound;   /* dwarf samples unwound */
+	u64 fp_no_cfi;	 /* fp samples whose leaf had no CFI to check */
+	u64 fp_no_stack; /* fp samples with no stack copy to check the leaf with (perf record -g) */
+	u64 unwound;	 /* dwarf samples unwound */
 	u64 truncated;
 	u64 broken;
 	u64 frames;	/* frames in all chains, inline ones included */
@@ -84,7 +85,8 @@ void chain_stats__print_json(const struct chain_stats *st, const char *mode, str
  * One '#' line when frame-pointer chains look like they went through code
  * built without frame pointers (a tenth or more are suspect: an address in
  * no mapping, or callers other than the CFI's), saying what to use
- * instead; nothing otherwise.
+ * instead; one when their samples had no stack copy to check a frameless
+ * leaf with (a perf.data of perf record -g); nothing otherwise.
  */
 void chain_stats__print_hint(const struct chain_stats *st, const char *mode, FILE *f);
 

@@ -22,8 +22,8 @@
 #     (one line, status 2);
 #   - perf: on one perf record of calltree, ebs script -F time,pid,tid,ip,sym
 #     against perf script's, line by line: time (both to the microsecond),
-#     pid, tid and ip equal; symbols equal but where perf says [unknown].
-#     SKIPs until ebs reads perf.data (issue 16's reader).
+#     pid, tid and ip equal; symbols equal but where perf says [unknown];
+#     and on a perf record -g, every chain frame for frame (function and DSO).
 . "$(dirname "$0")/../lib.sh"
 
 record flat.data -e cpu-clock -F 1000 "$WORKLOADS/calltree" 0.5
@@ -489,4 +489,59 @@ PY
 	check "perf: time, pid, tid and ip equal, line by line" grep -qx 'time pid tid ip differ 0' perf.cmp
 	check "perf: symbols equal but where perf says [unknown] ($(sed -n 4p perf.cmp))" \
 		grep -qx 'symbols differ 0' perf.cmp
+	# -g: every chain, frame for frame, as perf script has it: each frame's
+	# function and DSO equal, perf's frames of address 0 aside (ebs leaves
+	# them out: ebs-script.1), its [kernel.kallsyms] being ebs's [kernel], and
+	# a function's names equal but for leading underscores and a symbol
+	# version (two names of one address, as clock_gettime@@GLIBC_2.17 and
+	# __clock_gettime in libc: each tool picks one; counted, and at most a
+	# tenth of the frames).  Addresses are not compared: perf 6.1 prints a
+	# user frame's relative to its DSO, ebs the process's (ebs-script.1).
+	if perf record -q -g -e cpu-clock -F 1000 -o pg.data "$WORKLOADS/calltree" 0.5 >perf.out 2>perf.err; then
+		perf script -i pg.data -F ip,sym,dso >perfg.txt 2>perfg.err
+		"$EBS" script -i pg.data -F ip,sym,dso >ebsg.txt 2>ebsg.err
+		keep perfg.txt
+		keep ebsg.txt
+		python3 - perfg.txt ebsg.txt <<'PY' >perfg.cmp 2>&1
+import re, sys
+F = re.compile(r'^\s+([0-9a-f]+) (.*) \((.*)\)$')
+def chains(path, perf):
+    out, cur = [], []
+    for l in open(path):
+        l = l.rstrip('\n')
+        if not l.strip():
+            if cur:
+                out.append(cur)
+                cur = []
+            continue
+        m = F.match(l)
+        if not m:
+            sys.exit('%s: not a frame: %r' % (path, l))
+        ip, sym, dso = m.groups()
+        if perf and int(ip, 16) == 0:
+            continue
+        cur.append((sym, '[kernel]' if dso.startswith('[kernel') else dso.rsplit('/', 1)[-1]))
+    if cur:
+        out.append(cur)
+    return out
+def name(s):
+    return s.split('@')[0].lstrip('_')
+p, e = chains(sys.argv[1], True), chains(sys.argv[2], False)
+print('chains perf %d ebs %d' % (len(p), len(e)))
+frames = sum(map(len, p))
+alias = sum(1 for a, b in zip(p, e) if len(a) == len(b) for x, y in zip(a, b) if x != y and x[1] == y[1] and name(x[0]) == name(y[0]))
+bad = [(a, b) for a, b in zip(p, e) if len(a) != len(b) or any(x[1] != y[1] or name(x[0]) != name(y[0]) for x, y in zip(a, b))]
+print('frames %d, %d of them named by an alias' % (frames, alias))
+print('chains differ %d' % len(bad))
+for a, b in bad[:3]:
+    print('perf %s | ebs %s' % (a, b))
+PY
+		keep perfg.cmp
+		check "perf -g: as many chains as perf script ($(head -n 1 perfg.cmp))" \
+			awk 'NR == 1 { exit !($3 == $5 && $3 > 0) }' perfg.cmp
+		check "perf -g: every chain equal, frame for frame ($(sed -n 2p perfg.cmp))" \
+			sh -c "grep -qx 'chains differ 0' perfg.cmp && awk 'NR == 2 { exit !(\$2 > 0 && \$4 * 10 <= \$2) }' perfg.cmp"
+	else
+		skip "perf -g" "perf record -g failed: $(head -n 1 perf.err)"
+	fi
 fi

@@ -1444,6 +1444,9 @@ static int conv_mmap(struct conv *c, u64 off, struct ebs_error *err)
 	memset(o->filename + len, 0, 8);
 	/* the file's list first: perf made it from the files themselves */
 	if ((b = build_id_of(c, o->filename)) && b->size) {
+		/* device and inode are 0 beside a build-id (docs/format.md 7.2) */
+		o->maj = o->min = 0;
+		o->ino = o->ino_generation = 0;
 		memset(o->build_id, 0, sizeof(o->build_id));
 		o->build_id_size = b->size;
 		memcpy(o->build_id, b->id, b->size);

@@ -78,6 +78,9 @@ struct ebs_data {
 	struct ebs_rec_sample *unpacked;
 	u32 nr_unpacked, next_unpacked;
 	u64 unpacked_off;
+	/* those of the SAMPLES_CG record at unpacked_off: cg[cg_next, cg_len) still to hand out */
+	u8 *cg;
+	size_t cg_len, cg_next;
 	const struct ebs_rec_ksyms *ksyms; /* a copy of the KSYMS record */
 	/* converted from a perf.data that did not finish: the line for unfinished, at the end */
 	char perf_unfinished[384];
@@ -127,6 +130,8 @@ const char *ebs_rec__type_name(u16 type)
 		return "TRAILER";
 	case EBS_REC_SAMPLES:
 		return "SAMPLES";
+	case EBS_REC_SAMPLES_CG:
+		return "SAMPLES_CG";
 	case EBS_REC_KSYMS:
 		return "KSYMS";
 	default:
@@ -168,6 +173,7 @@ u32 ebs_rec__fixed_size(u16 type)
 	case EBS_REC_TRAILER:
 		return sizeof(struct ebs_rec_trailer);
 	case EBS_REC_SAMPLES:
+	case EBS_REC_SAMPLES_CG:
 		return sizeof(struct ebs_rec_samples);
 	case EBS_REC_KSYMS:
 		return sizeof(struct ebs_rec_ksyms);
@@ -455,14 +461,16 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 				   d->nr_events);
 		break;
 	}
-	case EBS_REC_SAMPLES: {
+	case EBS_REC_SAMPLES:
+	case EBS_REC_SAMPLES_CG: {
 		const struct ebs_rec_samples *sp = (const void *)r;
+		const char *name = ebs_rec__type_name(r->type);
 
 		if (!sp->count || sp->count > EBS_SAMPLES_MAX)
-			return bad(d, err, off, "SAMPLES record of %u samples (1 to %u)", sp->count,
-				   EBS_SAMPLES_MAX);
+			return bad(d, err, off, "%s record of %u samples (1 to %u)", name,
+				   sp->count, EBS_SAMPLES_MAX);
 		if (sp->bytes > tail_len)
-			return bad(d, err, off, "SAMPLES record of %u bytes packs %u", size,
+			return bad(d, err, off, "%s record of %u bytes packs %u", name, size,
 				   sp->bytes);
 		break;
 	}
@@ -1023,6 +1031,7 @@ void ebs_data__close(struct ebs_data *d)
 	free(d->win);
 	free(d->tbuf);
 	free(d->unpacked);
+	free(d->cg);
 	free((void *)d->ksyms);
 	free(d->path);
 	free(d);
@@ -1097,6 +1106,7 @@ const struct ebs_rec_dso_image *ebs_data__dso_image(const struct ebs_data *d, co
 int ebs_data__rewind(struct ebs_data *d)
 {
 	d->nr_unpacked = d->next_unpacked = 0;
+	d->cg_len = d->cg_next = 0;
 	d->pos = d->hdr->data_offset;
 	d->nr_seen = 0;
 	d->done = false;
@@ -1224,6 +1234,42 @@ static int unpack(struct ebs_data *d, const struct ebs_rec_samples *sp, u64 off,
 	return 0;
 }
 
+/* Unpack the SAMPLES_CG record sp, at off, into d->cg. */
+static int unpack_cg(struct ebs_data *d, const struct ebs_rec_samples *sp, u64 off,
+		     struct ebs_error *err)
+{
+	const struct ebs_rec_sample *s;
+	const char *why;
+	size_t at, len, i;
+	u32 n;
+
+	if (!d->cg && !(d->cg = malloc(EBS_SAMPLES_CG_MAX_UNPACKED)))
+		return ebs_error__set(err, ENOMEM, "%s: out of memory", d->path);
+	if (ebs_unpack_cg((const u8 *)(sp + 1), sp->bytes, sp->count, d->cg,
+			  EBS_SAMPLES_CG_MAX_UNPACKED, &len, &at, &why))
+		return bad(d, err, off + sizeof(*sp) + at, "SAMPLES_CG record: %s", why);
+	for (i = 0, n = 0; i < len; i += s->hdr.size, n++) {
+		s = (const void *)(d->cg + i);
+		if (s->event >= d->nr_events)
+			return bad(d, err, off,
+				   "SAMPLES_CG record: sample %u names event %u; the file has %u",
+				   n, s->event, d->nr_events);
+	}
+	d->cg_len = len;
+	d->cg_next = 0;
+	d->unpacked_off = off;
+	return 0;
+}
+
+/* The next sample of the SAMPLES_CG record unpacked. */
+static const struct ebs_rec *next_cg(struct ebs_data *d)
+{
+	const struct ebs_rec *r = (const void *)(d->cg + d->cg_next);
+
+	d->cg_next += r->size;
+	return r;
+}
+
 /* Keep a copy of the (first) KSYMS record. */
 static int keep_ksyms(struct ebs_data *d, const struct ebs_rec_ksyms *k, struct ebs_error *err)
 {
@@ -1252,8 +1298,8 @@ int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_er
 	bool to_end = !d->trailer && (d->flags & EBS_DATA_UNFINISHED);
 	int e;
 
-	if (d->next_unpacked < d->nr_unpacked) {
-		r = &d->unpacked[d->next_unpacked++].hdr;
+	if (d->next_unpacked < d->nr_unpacked || d->cg_next < d->cg_len) {
+		r = d->cg_next < d->cg_len ? next_cg(d) : &d->unpacked[d->next_unpacked++].hdr;
 		tally(d, r);
 		*rec = r;
 		return 1;
@@ -1305,6 +1351,11 @@ int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_er
 			if (e)
 				return e;
 			r = &d->unpacked[d->next_unpacked++].hdr;
+		} else if (r->type == EBS_REC_SAMPLES_CG) {
+			e = unpack_cg(d, (const void *)r, d->pos - r->size, err);
+			if (e)
+				return e;
+			r = next_cg(d);
 		} else if (r->type == EBS_REC_KSYMS) {
 			e = keep_ksyms(d, (const void *)r, err);
 			if (e)
@@ -1345,6 +1396,9 @@ u64 ebs_data__offset(const struct ebs_data *d, const void *rec)
 	b = (uintptr_t)d->unpacked;
 	if (d->unpacked && p >= b && p - b < d->nr_unpacked * sizeof(*d->unpacked))
 		return d->unpacked_off; /* a packed sample: its SAMPLES record's */
+	b = (uintptr_t)d->cg;
+	if (d->cg && p >= b && p - b < d->cg_len)
+		return d->unpacked_off; /* its SAMPLES_CG record's */
 	b = (uintptr_t)d->head;
 	if (d->head && p >= b && p - b < d->head_len)
 		return p - b;

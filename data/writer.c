@@ -5,7 +5,9 @@
  * Header records are kept in memory until ebs_writer__begin_data(), so the
  * fixed header can be written once with data_offset known, even to a pipe.
  * Data records go through a 256 KiB buffer.  Samples without optional
- * parts are packed into SAMPLES records (packed.c) as they come; the record
+ * parts are packed into SAMPLES records (packed.c) as they come, and in a
+ * recording with call graphs (META CALL_GRAPH) every sample, parts and
+ * all, into SAMPLES_CG records, written as format 3.0; the record
  * being filled goes into the buffer before any other record, so records
  * stay in the order they came, and at every flush.  For a regular file the header's
  * trailer_offset and data_size are patched at finish; output that cannot be
@@ -61,7 +63,8 @@ struct ebs_writer {
 	size_t cap_index;
 	u64 next_index_at;     /* offset at or after which the next index entry goes */
 	int err;	       /* first write error, sticky */
-	struct ebs_pack *pack; /* the SAMPLES record being filled */
+	struct ebs_pack *pack; /* the SAMPLES or SAMPLES_CG record being filled */
+	bool pack_parts;       /* SAMPLES_CG (format 3.0): the recording has call graphs */
 	u64 *kaddrs;	       /* kernel addresses of the samples (ebs_writer__kernel_addrs) */
 	size_t nr_kaddrs, cap_kaddrs;
 	u64 end_realtime_ns, end_clock_ns; /* for the trailer; 0: the time of finish */
@@ -185,8 +188,10 @@ static void header_init(struct ebs_writer *w)
 {
 	memcpy(w->hdr.magic, EBS_DATA_MAGIC, sizeof(EBS_DATA_MAGIC));
 	w->hdr.endian = EBS_DATA_ENDIAN;
-	w->hdr.version_major = EBS_DATA_VERSION_MAJOR;
-	w->hdr.version_minor = EBS_DATA_VERSION_MINOR;
+	/* 2.0 until a META CALL_GRAPH calls for 3.0 (SAMPLES_CG), so that 2.0 readers read the rest
+	 */
+	w->hdr.version_major = 2;
+	w->hdr.version_minor = 0;
 	w->hdr.header_size = sizeof(w->hdr);
 	w->hdr.flags = w->streamed ? EBS_FILE_STREAMED : 0;
 }
@@ -340,8 +345,14 @@ static int header_add_strings(struct ebs_writer *w, void *fixed, size_t fixed_si
 int ebs_writer__meta(struct ebs_writer *w, u32 key, const char *value)
 {
 	struct ebs_rec_meta m = {.hdr = {.type = EBS_REC_META}, .key = key};
+	int err = header_add_strings(w, &m, sizeof(m), &value, 1);
 
-	return header_add_strings(w, &m, sizeof(m), &value, 1);
+	if (!err && key == EBS_META_CALL_GRAPH && !w->data_started) {
+		w->pack_parts = true;
+		w->hdr.version_major = EBS_DATA_VERSION_MAJOR;
+		w->hdr.version_minor = EBS_DATA_VERSION_MINOR;
+	}
+	return err;
 }
 
 int ebs_writer__event(struct ebs_writer *w, struct ebs_rec_event *ev, const char *asked,
@@ -493,6 +504,7 @@ static u64 rec_time(const struct ebs_rec *rec)
 		/* all of these have u64 time right after the header */
 		return *(const u64 *)(const void *)(rec + 1);
 	case EBS_REC_SAMPLES:
+	case EBS_REC_SAMPLES_CG:
 		return ebs_pack__first_time((const void *)rec);
 	default:
 		return 0;
@@ -656,12 +668,15 @@ int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec)
 		return w->err;
 	if (rec->type == EBS_REC_SAMPLE && (err = keep_kernel_addrs(w, s)))
 		return err;
-	if (rec->type == EBS_REC_SAMPLE && ebs_pack__fits(s)) {
-		if (!w->pack && !(w->pack = calloc(1, sizeof(*w->pack))))
-			return -ENOMEM;
-		if (!ebs_pack__room(w->pack) && (err = add_pack(w)))
+	if (rec->type == EBS_REC_SAMPLE && !w->pack &&
+	    !(w->pack = ebs_pack__new(w->pack_parts ? EBS_REC_SAMPLES_CG : EBS_REC_SAMPLES)))
+		return -ENOMEM;
+	if (rec->type == EBS_REC_SAMPLE && ebs_pack__fits(w->pack, s)) {
+		if (!ebs_pack__room(w->pack, s) && (err = add_pack(w)))
 			return err;
-		ebs_pack__add(w->pack, s);
+		err = ebs_pack__add(w->pack, s);
+		if (err)
+			return err;
 	} else {
 		err = add_pack(w);
 		if (!err)
@@ -761,7 +776,7 @@ static void writer_free(struct ebs_writer *w)
 	free(w->hbuf);
 	free(w->wbuf);
 	free(w->index);
-	free(w->pack);
+	ebs_pack__free(w->pack);
 	free(w->kaddrs);
 	free(w);
 }

@@ -30,14 +30,18 @@
 
 #define EBS_DATA_MAGIC	       "EBSDATA" /* 8 bytes with the NUL */
 #define EBS_DATA_ENDIAN	       0x01020304u
-#define EBS_DATA_VERSION_MAJOR 2
+#define EBS_DATA_VERSION_MAJOR 3
 /*
  * 1.1: CALIBRATION written, its rate_hz.  1.2: SAMPLE's optional parts
  * written (call chains, user registers and stack), META CALL_GRAPH.
  * 2.0: samples without optional parts packed into SAMPLES records, the
  * kernel symbols the samples hit in a KSYMS record.  A 1.x reader would
- * skip both as unknown types and lose the samples: hence the major.  A 2.0
- * reader reads 1.x files (EBS_DATA_VERSION_OLDEST_MAJOR).
+ * skip both as unknown types and lose the samples: hence the major.
+ * 3.0: in a recording with call graphs (META CALL_GRAPH), samples with
+ * their optional parts packed into SAMPLES_CG records; a 2.0 reader would
+ * skip them.  Files without call graphs are still written as 2.0, so that
+ * a 2.0 reader reads them.  A reader reads every version from 1.0
+ * (EBS_DATA_VERSION_OLDEST_MAJOR) to its own.
  */
 #define EBS_DATA_VERSION_MINOR	      0
 #define EBS_DATA_VERSION_OLDEST_MAJOR 1
@@ -80,17 +84,18 @@ enum ebs_rec_type {
 	EBS_REC_DSO_IMAGE = 3,	 /* struct ebs_rec_dso_image: a copy of the vdso */
 	EBS_REC_CALIBRATION = 4, /* struct ebs_rec_calibration */
 	/* data records */
-	EBS_REC_SAMPLE = 16,   /* struct ebs_rec_sample */
-	EBS_REC_MMAP = 17,     /* struct ebs_rec_mmap */
-	EBS_REC_COMM = 18,     /* struct ebs_rec_comm */
-	EBS_REC_FORK = 19,     /* struct ebs_rec_task */
-	EBS_REC_EXIT = 20,     /* struct ebs_rec_task */
-	EBS_REC_LOST = 21,     /* struct ebs_rec_lost */
-	EBS_REC_THROTTLE = 22, /* struct ebs_rec_throttle; misc EBS_THROTTLE_END = unthrottle */
-	EBS_REC_COUNT = 23,    /* struct ebs_rec_count: a counter's value */
-	EBS_REC_SAMPLES = 24,  /* struct ebs_rec_samples: samples packed (2.0) */
-	EBS_REC_KSYMS = 25,    /* struct ebs_rec_ksyms: kernel symbols of the samples (2.0) */
-	EBS_REC_TRAILER = 31,  /* struct ebs_rec_trailer: always the last record */
+	EBS_REC_SAMPLE = 16,	 /* struct ebs_rec_sample */
+	EBS_REC_MMAP = 17,	 /* struct ebs_rec_mmap */
+	EBS_REC_COMM = 18,	 /* struct ebs_rec_comm */
+	EBS_REC_FORK = 19,	 /* struct ebs_rec_task */
+	EBS_REC_EXIT = 20,	 /* struct ebs_rec_task */
+	EBS_REC_LOST = 21,	 /* struct ebs_rec_lost */
+	EBS_REC_THROTTLE = 22,	 /* struct ebs_rec_throttle; misc EBS_THROTTLE_END = unthrottle */
+	EBS_REC_COUNT = 23,	 /* struct ebs_rec_count: a counter's value */
+	EBS_REC_SAMPLES = 24,	 /* struct ebs_rec_samples: samples packed (2.0) */
+	EBS_REC_KSYMS = 25,	 /* struct ebs_rec_ksyms: kernel symbols of the samples (2.0) */
+	EBS_REC_SAMPLES_CG = 26, /* struct ebs_rec_samples: samples with their parts packed (3.0) */
+	EBS_REC_TRAILER = 31,	 /* struct ebs_rec_trailer: always the last record */
 };
 
 /* misc of SAMPLE and MMAP: the cpu mode in the low 3 bits */
@@ -325,7 +330,7 @@ struct ebs_event_counts {
  * 0), packed into bytes bytes, the record padded to 8 after them.  Each
  * sample is a flag byte, then varints (LEB128; signed ones zigzag-coded)
  * relative to the previous sample of the record, which starts from all
- * zeros (docs/format.md, section 7.2):
+ * zeros (docs/format.md, section 7.8):
  *
  *   flags      bits 0-3: the sample's misc; bit 4 pid and tid follow,
  *              bit 5 cpu follows, bit 6 event follows, bit 7 period follows
@@ -351,6 +356,40 @@ struct ebs_rec_samples {
 #define EBS_SAMPLES_F_CPU    (1u << 5)
 #define EBS_SAMPLES_F_EVENT  (1u << 6)
 #define EBS_SAMPLES_F_PERIOD (1u << 7)
+
+/*
+ * SAMPLES_CG (3.0): up to EBS_SAMPLES_MAX consecutive samples of a
+ * recording with call graphs, with their optional parts, packed into bytes
+ * bytes (docs/format.md, section 7.10).  Each sample is SAMPLES' flag byte,
+ * a parts byte (bit 0 call chain, bit 1 user registers, bit 2 user stack:
+ * the sample's misc bits 4 to 6), SAMPLES' fields, then the parts it has:
+ *
+ *   chain      ref (0: none; k: the k-th latest chain of the record, at
+ *              most EBS_CG_HISTORY back), keep (with ref: how many of its
+ *              outermost frames end this chain), fresh (frames before them),
+ *              then each fresh frame as a code: even, an address as a
+ *              zigzag difference (code >> 1) from the previous address of
+ *              its context (user or kernel; the sample's ip at the start of
+ *              each chain); 1, a raw value follows; 3, EBS_CHAIN_USER; 5,
+ *              EBS_CHAIN_KERNEL
+ *   registers  abi, mask, then each register as a signed difference from
+ *              the same register of the previous sample that had it
+ *   stack      size, dyn_size, then its ALIGN8(size) / 8 words as runs:
+ *              same (words equal to those at the same addresses of the
+ *              previous stack of the record that came with an SP register),
+ *              literal, and the literal words, each a signed difference
+ *              from the word at its address in that stack (else from 0)
+ *
+ * A record unpacks to at most EBS_SAMPLES_CG_MAX_UNPACKED bytes of SAMPLE
+ * records, from at most EBS_SAMPLES_CG_MAX_BYTES packed bytes.
+ */
+#define EBS_SAMPLES_CG_MAX_BYTES    (1u << 20)
+#define EBS_SAMPLES_CG_MAX_UNPACKED (1u << 20)
+#define EBS_CG_HISTORY		    16
+
+#define EBS_CG_PART_CHAIN 1u
+#define EBS_CG_PART_REGS  2u
+#define EBS_CG_PART_STACK 4u
 
 /*
  * KSYMS: written at the end of a recording with kernel samples, the kernel

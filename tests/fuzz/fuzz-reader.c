@@ -9,7 +9,9 @@
  * that cannot continue an ebs.data file).
  *
  * Promises checked (data/ebsdata.h): every record handed out lies inside
- * the file, is a multiple of 8 bytes and at least its type's fixed size;
+ * the file (a sample unpacked from a SAMPLES_CG record: at an offset inside
+ * it, at most EBS_SAMPLES_CG_MAX_UNPACKED bytes), is a multiple of 8 bytes
+ * and at least its type's fixed size;
  * its strings end inside it; its event index is in range; a sample's
  * optional parts lie inside it; the trailer's counts and index lie inside
  * the trailer; two walks agree; an unfinished recording says so in one
@@ -36,8 +38,10 @@ static void check_record(const struct ebs_data *d, const struct ebs_rec *r, size
 	u32 fixed = ebs_rec__fixed_size(r->type);
 	unsigned int nev = ebs_data__nr_events(d);
 
-	FUZZ_CHECK(off <= file_size && r->size <= file_size - off, "record at %llu: size %u",
-		   (unsigned long long)off, r->size);
+	FUZZ_CHECK(off <= file_size &&
+			   (r->size <= file_size - off ||
+			    (r->type == EBS_REC_SAMPLE && r->size <= EBS_SAMPLES_CG_MAX_UNPACKED)),
+		   "record at %llu: size %u", (unsigned long long)off, r->size);
 	FUZZ_CHECK(r->size % 8 == 0 && r->size >= fixed, "record at %llu: size %u, fixed %u",
 		   (unsigned long long)off, r->size, fixed);
 	switch (r->type) {

@@ -35,6 +35,23 @@ check "report --dump hands out every sample as a SAMPLE ($n)" \
 check "...at their SAMPLES records' offsets: fewer offsets than samples" \
 	[ "$(awk '$2 == "SAMPLE" { print $1 }' p.dump | sort -u | wc -l)" -lt $(( ${n:-0} / 100 )) ]
 
+check "a recording without call graphs is written as format 2.0 (2.0 readers read it)" \
+	grep -q '^# ebs.data version 2\.0,' p.dump
+
+# ---- 1b. samples with their parts packed (3.0) ------------------------------------
+for cg in fp dwarf,2048; do
+	f=cg-${cg%%,*}.data
+	"$EBS" record -q -e cpu-clock -F 1000 --call-graph $cg -o $f "$WORKLOADS/calltree" 0.4 >/dev/null 2>$f.err
+	n=$(python3 "$CHECK" $f | sed -n 's/^ok: finished, .*, \([0-9]*\) samples$/\1/p')
+	"$EBS" report --dump -i $f >$f.dump 2>&1
+	check "--call-graph $cg: written as format 3.0" grep -q '^# ebs.data version 3\.0,' $f.dump
+	check "--call-graph $cg: every SAMPLES_CG record unpacks, every byte checked (datacheck.py: ${n:-?} samples)" \
+		[ "${n:-0}" -gt 100 ]
+	check "--call-graph $cg: report --dump hands out each sample with its parts" \
+		[ "$(grep ' SAMPLE ' $f.dump | grep -c 'chain\|stack')" -eq "${n:-0}" ]
+	echo "# --call-graph $cg: $(stat -c %s $f) bytes for ${n:-?} samples"
+done
+
 # ---- 2. KSYMS ---------------------------------------------------------------------
 "$EBS" record -q -e cpu-clock -F 2000 -o k.data "$WORKLOADS/sysloop" 0.4 >/dev/null 2>k.err
 check "record sysloop (kernel samples): status 0, no warning" [ $? -eq 0 -a ! -s k.err ]
@@ -92,10 +109,10 @@ check "a 1.2 file: report --dump as ebs 37a0604 printed it" diff -q "$DATA/v1.2-
 check "a 1.2 file: report --sort dso as ebs 37a0604 printed it" diff -q "$DATA/v1.2-sysloop.dso" old.dso
 check "a 1.2 file: datacheck.py reads it" \
 	sh -c "python3 '$CHECK' '$DATA/v1.2-sysloop.data' | grep -q '^ok: finished'"
-# the version check: 3.0 is refused, naming offset 12
+# the version check: 4.0 is refused, naming offset 12
 python3 -c "
 import sys
-b = bytearray(open(sys.argv[1], 'rb').read()); b[12] = 3
-open('v3.data', 'wb').write(b)" p.data
-expect "a future major version (3.0) is refused" 2 "^ebs report: v3.data: offset 12: format version 3.0; this ebs reads versions 1.x to 2.x" \
-	"$EBS" report -i v3.data
+b = bytearray(open(sys.argv[1], 'rb').read()); b[12] = 4
+open('v4.data', 'wb').write(b)" p.data
+expect "a future major version (4.0) is refused" 2 "^ebs report: v4.data: offset 12: format version 4.0; this ebs reads versions 1.x to 3.x" \
+	"$EBS" report -i v4.data

@@ -376,6 +376,27 @@ check "--call-graph dwarf: --children's inclusive shares are perf's (within 0.01
 check "--call-graph dwarf: tree_left and tree_right unwound, in both" \
 	bash -c "grep -qE '^#     +tree_left ' dw.cmp && grep -qE '^#     +tree_right ' dw.cmp"
 
+# ebs convert of recordings with chains: format 3.0's SAMPLES_CG records
+# (chains as repeats of the chains before them, stack copies as repeats of
+# the stack before) make the file at most half of perf.data's (the
+# performance issue's target for IP-only recordings, held here too), and
+# the converted file reads as the perf.data does
+for f in g dw; do
+	"$EBS" convert -q -i $f.data -o $f.conv.data
+	in=$(stat -c %s $f.data) out=$(stat -c %s $f.conv.data)
+	echo "# ebs convert of $f.data: $in bytes -> $out ($(awk "BEGIN { printf \"%.1f\", 100 * $out / $in }")%)"
+	check "ebs convert of the $f.data recording: at most half its size ($out of $in bytes)" \
+		[ $((2 * out)) -le "$in" ]
+	check "ebs convert of the $f.data recording: datacheck.py reads it as docs/format.md says" \
+		sh -c "python3 '$TOP/tests/tools/datacheck.py' $f.conv.data | grep -q '^ok: finished'"
+	check "ebs convert of the $f.data recording: written as format 3.0" \
+		sh -c "'$EBS' report -i $f.conv.data --dump 2>/dev/null | head -n 1 | grep -q '^# ebs.data version 3\.0,'"
+	"$EBS" script -i $f.data >$f.script 2>/dev/null
+	"$EBS" script -i $f.conv.data >$f.conv.script 2>/dev/null
+	check "ebs convert of the $f.data recording: ebs script reads every chain as from the perf.data ($(grep -c . $f.script) lines)" \
+		sh -c "[ -s $f.script ] && cmp -s $f.script $f.conv.script"
+done
+
 # ---- 5. fork and exec ------------------------------------------------------------------
 perf record -q -e cpu-clock -F 1000 -o fe.data -- "$WORKLOADS/forkexec" 0.5 >/dev/null 2>&1
 "$EBS" report -i fe.data --sort func --no-inline --json >fe.json 2>fe.err

@@ -29,11 +29,13 @@ HEADER = struct.Struct('<8sIHHIIQQQQQ32s')	# 96 bytes
 REC = struct.Struct('<HHI')
 
 FIXED = {1: 16, 2: 56, 3: 72, 4: 56, 16: 48, 17: 104, 18: 24, 19: 32, 20: 32,
-	 21: 32, 22: 24, 23: 56, 24: 16, 25: 24, 31: 72}
+	 21: 32, 22: 24, 23: 56, 24: 16, 25: 24, 26: 16, 31: 72}
 NAMES = {1: 'META', 2: 'EVENT', 3: 'DSO_IMAGE', 4: 'CALIBRATION', 16: 'SAMPLE',
 	 17: 'MMAP', 18: 'COMM', 19: 'FORK', 20: 'EXIT', 21: 'LOST', 22: 'THROTTLE',
-	 23: 'COUNT', 24: 'SAMPLES', 25: 'KSYMS', 31: 'TRAILER'}
-V2_TYPES = (24, 25)	# SAMPLES and KSYMS: format 2.0
+	 23: 'COUNT', 24: 'SAMPLES', 25: 'KSYMS', 26: 'SAMPLES_CG', 31: 'TRAILER'}
+SINCE = {24: 2, 25: 2, 26: 3}	# SAMPLES and KSYMS: format 2.0; SAMPLES_CG: 3.0
+M64 = (1 << 64) - 1
+CHAIN_USER, CHAIN_KERNEL, CHAIN_MAX = M64 + 1 - 512, M64 + 1 - 128, M64 + 1 - 4095
 
 
 def varint(b, p, end, off):
@@ -74,6 +76,109 @@ def unpack_samples(b, off, size):
 	if p != end:
 		raise Bad(off, 'SAMPLES: bytes left after the samples')
 	zero(b, off, 16 + nbytes, size, 'SAMPLES padding')
+	return count
+
+
+def unzig(z):
+	return (z >> 1) ^ (-(z & 1) & M64)
+
+
+def unpack_samples_cg(b, off, size):
+	"""the number of samples of the SAMPLES_CG record at off, each decoded
+	(docs/format.md 7.10); checks what the reader must refuse"""
+	count, nbytes = struct.unpack_from('<II', b, off + 8)
+	if not 1 <= count <= 4096 or 16 + nbytes > size:
+		raise Bad(off, 'SAMPLES_CG: count %d, %d bytes in a record of %d' % (count, nbytes, size))
+	p, end = off + 16, off + 16 + nbytes
+	ip, base, regs = [0, 0], [0, 0], [0] * 64
+	hist, prev, unpacked = [], None, 0	# prev: (sp, words) of the last stack with an SP
+
+	def num():
+		nonlocal p
+		v, p = varint(b, p, end, off)
+		return v
+	for i in range(count):
+		if end - p < 2:
+			raise Bad(off, 'SAMPLES_CG: fewer samples than counted')
+		flags, parts = b[p], b[p + 1]
+		p += 2
+		if parts & ~7:
+			raise Bad(off, 'SAMPLES_CG: parts byte 0x%x' % parts)
+		if i == 0 and flags & 0xf0 != 0xf0:
+			raise Bad(off, 'SAMPLES_CG: the first sample lacks pid, cpu, event or period')
+		mode = flags & 7
+		kernel = mode in (1, 4)
+		num()	# time
+		ip[kernel] = (ip[kernel] + unzig(num())) & M64
+		for _ in range(2 * bool(flags & 0x10) + bool(flags & 0x20) + bool(flags & 0x40) +
+			       bool(flags & 0x80)):
+			num()
+		unpacked += 48
+		if parts & 1:	# chain
+			ref = num()
+			keep = 0
+			if ref > len(hist):
+				raise Bad(off, 'SAMPLES_CG: a chain names chain %d back of %d' % (ref, len(hist)))
+			if ref:
+				keep = num()
+				if not 1 <= keep <= hist[-ref]:
+					raise Bad(off, 'SAMPLES_CG: a chain keeps %d frames of %d' % (keep, hist[-ref]))
+			fresh = num()
+			ctx = int(kernel)
+			base[ctx] = ip[kernel]
+			for _ in range(fresh):
+				c = num()
+				if c & 1 == 0:
+					base[ctx] = (base[ctx] + unzig(c >> 1)) & M64
+				elif c in (3, 5):
+					ctx = int(c == 5)
+				elif c == 1:
+					v = num()
+					if v in (CHAIN_USER, CHAIN_KERNEL):
+						ctx = int(v == CHAIN_KERNEL)
+					elif v < CHAIN_MAX:
+						base[ctx] = v
+				else:
+					raise Bad(off, 'SAMPLES_CG: chain frame code %d' % c)
+			hist = (hist + [fresh + keep])[-16:]
+			unpacked += 8 + 8 * (fresh + keep)
+		sp = None
+		if parts & 2:	# registers
+			num()
+			mask = num()
+			k = 0
+			for r in range(64):
+				if mask >> r & 1:
+					regs[r] = (regs[r] + unzig(num())) & M64
+					if r == 7:
+						sp = regs[r]
+					k += 1
+			unpacked += 16 + 8 * k
+		if parts & 4:	# stack
+			ssize, dyn = num(), num()
+			if dyn > ssize:
+				raise Bad(off, 'SAMPLES_CG: stack dyn_size %d > size %d' % (dyn, ssize))
+			words, w = (ssize + 7) // 8, 0
+			while w < words:
+				same, lit = num(), num()
+				if same + lit == 0 or w + same + lit > words:
+					raise Bad(off, 'SAMPLES_CG: a stack run of %d + %d words at %d of %d' %
+						  (same, lit, w, words))
+				for j in range(w, w + same):
+					a = (sp - prev[0] + 8 * j) & M64 if sp is not None and prev else 1
+					if a % 8 or a // 8 >= prev[1]:
+						raise Bad(off, 'SAMPLES_CG: a stack run repeats a word no stack before has')
+				for _ in range(lit):
+					num()
+				w += same + lit
+			if sp is not None:
+				prev = (sp, words)
+			unpacked += 16 + 8 * words
+	if p != end:
+		raise Bad(off, 'SAMPLES_CG: bytes left after the samples')
+	if unpacked > 1 << 20:
+		raise Bad(off, 'SAMPLES_CG: unpacks to %d bytes, more than 1 MiB' % unpacked)
+	zero(b, off, 16 + nbytes, size, 'SAMPLES_CG padding')
 	return count
 
 
@@ -174,9 +279,9 @@ def check_rec(b, off, typ, misc, size):
 		zero(b, off, 22, size, 'THROTTLE reserved')
 	elif typ == 23:
 		zero(b, off, 50, size, 'COUNT reserved')
-	elif typ == 24:
+	elif typ in (24, 26):
 		if misc:
-			raise Bad(off, 'SAMPLES misc 0x%x is not zero' % misc)
+			raise Bad(off, '%s misc 0x%x is not zero' % (name, misc))
 	elif typ == 25:
 		if misc:
 			raise Bad(off, 'KSYMS misc 0x%x is not zero' % misc)
@@ -193,8 +298,8 @@ def walk(b, unfinished):
 		raise Bad(0, 'shorter than the fixed header')
 	(magic, endian, major, _minor, hsize, flags, data_off, data_size, trailer_off, _r, _c,
 	 reserved) = HEADER.unpack_from(b, 0)
-	if magic != b'EBSDATA\0' or endian != 0x01020304 or major not in (1, 2):
-		raise Bad(0, 'not an ebs.data file of version 1 or 2 in this byte order')
+	if magic != b'EBSDATA\0' or endian != 0x01020304 or major not in (1, 2, 3):
+		raise Bad(0, 'not an ebs.data file of version 1 to 3 in this byte order')
 	if any(reserved):
 		raise Bad(64, 'header reserved is not zero')
 	if flags & ~1:
@@ -213,7 +318,7 @@ def walk(b, unfinished):
 		if off + size > len(b):
 			raise Bad(off, 'record of %d bytes past the end of the file (%s)' %
 				  (size, 'not whole records' if unfinished else 'truncated'))
-		if typ not in FIXED or (typ in V2_TYPES and major < 2):
+		if typ not in FIXED or major < SINCE.get(typ, 1):
 			raise Bad(off, 'unknown record type %d in a version %d file' % (typ, major))
 		if size < FIXED[typ]:
 			raise Bad(off, '%s of %d bytes, shorter than its fixed part' % (NAMES[typ], size))
@@ -226,7 +331,8 @@ def walk(b, unfinished):
 			break
 		if off >= data_off:
 			records += 1
-			samples += unpack_samples(b, off, size) if typ == 24 else typ == 16
+			samples += unpack_samples(b, off, size) if typ == 24 else \
+				unpack_samples_cg(b, off, size) if typ == 26 else typ == 16
 		off += size
 	if off != data_off and off < data_off:
 		raise Bad(off, 'header records end before data_offset')

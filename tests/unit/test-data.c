@@ -2110,7 +2110,7 @@ static void random_sample(u64 *seed, const struct ebs_rec_sample *prev, struct e
 
 static void test_packed(void)
 {
-	static struct ebs_pack pack;
+	struct ebs_pack *pack = ebs_pack__new(EBS_REC_SAMPLES);
 	static struct ebs_rec_sample in[EBS_SAMPLES_MAX], out[EBS_SAMPLES_MAX];
 	struct ebs_rec_sample prev = {0};
 	const struct ebs_rec_samples *r;
@@ -2122,17 +2122,17 @@ static void test_packed(void)
 
 	group_begin(&g, "data: packed samples: 200 records of random samples unpack as they were");
 	for (round = 0; round < 200; round++) {
-		ebs_pack__reset(&pack);
-		for (n = 0; ebs_pack__room(&pack); n++) {
+		ebs_pack__reset(pack);
+		for (n = 0; ebs_pack__room(pack, &prev); n++) {
 			random_sample(&seed, &prev, &in[n]);
 			prev = in[n];
-			G_TRUE(&g, ebs_pack__fits(&in[n]));
-			ebs_pack__add(&pack, &in[n]);
+			G_TRUE(&g, ebs_pack__fits(pack, &in[n]));
+			ebs_pack__add(pack, &in[n]);
 			if (round % 2 && n == round)
 				break; /* short records too */
 		}
 		n += round % 2 && n == round;
-		r = (const void *)ebs_pack__record(&pack);
+		r = (const void *)ebs_pack__record(pack);
 		if (!r || r->count != n || r->hdr.size % 8 || r->bytes + sizeof(*r) > r->hdr.size) {
 			bad++;
 			continue;
@@ -2154,19 +2154,19 @@ static void test_packed(void)
 
 	group_begin(&g, "data: packed samples: what cannot be packed is refused by fits");
 	prev.hdr.misc = EBS_CPUMODE_USER | EBS_SAMPLE_CALLCHAIN;
-	G_TRUE(&g, !ebs_pack__fits(&prev));
+	G_TRUE(&g, !ebs_pack__fits(pack, &prev));
 	prev.hdr.misc = EBS_CPUMODE_USER;
 	prev.reserved = 1;
-	G_TRUE(&g, !ebs_pack__fits(&prev));
+	G_TRUE(&g, !ebs_pack__fits(pack, &prev));
 	prev.reserved = 0;
 	prev.hdr.size = sizeof(prev) + 8;
-	G_TRUE(&g, !ebs_pack__fits(&prev));
+	G_TRUE(&g, !ebs_pack__fits(pack, &prev));
 	group_end(&g);
 
 	/* a typical stream: one thread, one CPU, 100 us apart, ips nearby */
 	group_begin(&g,
 		    "data: packed samples: a cpu-clock stream packs in at most 10 bytes a sample");
-	ebs_pack__reset(&pack);
+	ebs_pack__reset(pack);
 	memset(&prev, 0, sizeof(prev));
 	prev.hdr.type = EBS_REC_SAMPLE;
 	prev.hdr.size = sizeof(prev);
@@ -2174,15 +2174,15 @@ static void test_packed(void)
 	prev.pid = prev.tid = 4242;
 	prev.time = 1234567890123ull;
 	prev.ip = 0x55555555a000ull;
-	for (n = 0; ebs_pack__room(&pack); n++) {
+	for (n = 0; ebs_pack__room(pack, &prev); n++) {
 		u64 rr = xorshift64(&seed);
 
 		prev.time += 100000 + rr % 2000;
 		prev.period = 100000 + (rr >> 16) % 2000;
 		prev.ip = 0x55555555a000ull + (rr >> 32) % 200000;
-		ebs_pack__add(&pack, &prev);
+		ebs_pack__add(pack, &prev);
 	}
-	r = (const void *)ebs_pack__record(&pack);
+	r = (const void *)ebs_pack__record(pack);
 	G_TRUE(&g, r && r->bytes <= 10 * r->count);
 	if (r)
 		printf("  # %u samples in %u bytes\n", r->count, r->bytes);
@@ -2245,6 +2245,354 @@ static void test_packed(void)
 		b[6] = 0x80, b[7] = 0x80, b[8] = 0x04;
 		G_EQ(&g, ebs_unpack(b, 10, 1, out, &at, &why), -EBADMSG);
 		G_TRUE(&g, strstr(why, "event") != NULL);
+	}
+	group_end(&g);
+	ebs_pack__free(pack);
+}
+
+/* ---- samples with parts packed (SAMPLES_CG) ------------------------------ */
+
+/*
+ * What random samples with parts are drawn from: callers that chains share,
+ * a stack whose words come from memory that changes a little between
+ * samples, registers that wander.
+ */
+struct cg_gen {
+	u64 seed;
+	u64 callers[8][24];
+	u64 mem[4096]; /* the stack's words, by (address - CG_STACK) / 8 */
+	u64 sp, regs[64];
+	struct ebs_rec_sample prev;
+	bool odd; /* also markers, raw values, odd masks and sizes, misaligned stacks */
+};
+
+#define CG_STACK 0x7ffc00000000ull
+
+static void cg_gen_init(struct cg_gen *g, u64 seed, bool odd)
+{
+	unsigned int i, j;
+
+	memset(g, 0, sizeof(*g));
+	g->seed = seed;
+	g->odd = odd;
+	for (i = 0; i < 8; i++)
+		for (j = 0; j < 24; j++)
+			g->callers[i][j] = 0x555555554000ull + xorshift64(&g->seed) % 0x200000;
+	for (i = 0; i < 4096; i++)
+		g->mem[i] = i % 3 ? xorshift64(&g->seed) : 0x555555554000ull + i;
+	g->sp = CG_STACK + 8 * 2048;
+}
+
+/* The next sample into buf (room for 48 + 8 * 4200 bytes); its size. */
+static u32 cg_sample(struct cg_gen *g, u64 *buf)
+{
+	struct ebs_rec_sample *s = (void *)buf;
+	u64 r = xorshift64(&g->seed), *w = (u64 *)(s + 1), mask, i, n;
+	bool odd = g->odd && r % 4 == 0;
+
+	if (g->odd)
+		random_sample(&g->seed, &g->prev, s);
+	else {
+		*s = g->prev;
+		s->hdr.type = EBS_REC_SAMPLE;
+		s->hdr.misc = r % 16 ? EBS_CPUMODE_USER : EBS_CPUMODE_KERNEL;
+		s->ip = (r % 16 ? 0x555555554000ull : 0xffffffff81000000ull) + (r >> 8) % 0x200000;
+		s->time += 250000 + (r >> 32) % 1000;
+		s->pid = s->tid = 4242;
+		s->period = 250000;
+	}
+	g->prev = *s;
+	s->hdr.misc &= EBS_CPUMODE_MASK | EBS_SAMPLE_EXACT_IP;
+	if (!odd || r & 0x10) { /* a chain: [kernel ...] [user] ip callers */
+		u64 *nr = w++, pool = (r >> 5) % 8, depth = (r >> 8) % 24;
+
+		s->hdr.misc |= EBS_SAMPLE_CALLCHAIN;
+		if ((s->hdr.misc & EBS_CPUMODE_MASK) == EBS_CPUMODE_KERNEL) {
+			*w++ = EBS_CHAIN_KERNEL;
+			*w++ = s->ip;
+			*w++ = 0xffffffff81000000ull + (r >> 13) % 4096;
+		}
+		*w++ = EBS_CHAIN_USER;
+		*w++ = s->hdr.misc == EBS_CPUMODE_USER ? s->ip : 0x555555560000ull;
+		for (i = 0; i < depth; i++)
+			*w++ = g->callers[pool][i];
+		if (odd && r & 0x20)
+			*w++ = (u64)-2048; /* another marker */
+		if (odd && r & 0x40)
+			*w++ = xorshift64(&g->seed); /* anywhere: an escape */
+		if (odd && r & 0x80)
+			w = nr + 1; /* no frame at all */
+		*nr = (u64)(w - nr - 1);
+	}
+	if (!odd || r & 0x100) { /* registers: fp's BP, SP, IP, or dwarf's, or any */
+		mask = !odd ? ((r >> 9) % 2 ? 0x1c0 : 0xff0fff) : (r >> 9) % 3 ? 0x140 : r >> 20;
+		s->hdr.misc |= EBS_SAMPLE_REGS_USER;
+		*w++ = 2;
+		*w++ = mask;
+		/* the depth of the stack changes by up to 2 KiB */
+		g->sp = CG_STACK + 8 * (3200 + (r >> 40) % 256) + (odd && r & 0x200 ? 4 : 0);
+		for (i = 0; mask; mask &= mask - 1, i++) {
+			unsigned int b = (unsigned int)__builtin_ctzll(mask);
+
+			g->regs[b] += b == EBS_REG_X86_SP ? 0 : xorshift64(&g->seed) % 64;
+			*w++ = b == EBS_REG_X86_SP ? g->sp : g->regs[b];
+		}
+	}
+	if ((!odd || r & 0x400) && s->hdr.misc & EBS_SAMPLE_REGS_USER) {
+		/* the copy runs to the top of the stack (the kernel's dyn_size), or is cut at 7 KiB
+		 */
+		u64 at = (g->sp - CG_STACK) / 8, size = odd ? (r >> 11) % 900 : 8 * (4096 - at);
+
+		s->hdr.misc |= EBS_SAMPLE_STACK_USER;
+		*w++ = size;
+		n = ALIGN8(size) / 8;
+		for (i = 0; i < n; i++)
+			*w++ = at + i < 4096 ? g->mem[at + i] : 0;
+		*w++ = size - (r >> 50) % (size + 1);
+		for (i = 0; i < 6; i++) /* the leaf frames change */
+			g->mem[(at + xorshift64(&g->seed) % 32) % 4096] = xorshift64(&g->seed);
+	}
+	s->hdr.size = (u32)((u8 *)w - (u8 *)buf);
+	return s->hdr.size;
+}
+
+static void test_packed_cg(void)
+{
+	static u64 in[(EBS_SAMPLES_CG_MAX_UNPACKED + 65536) / 8],
+		out[EBS_SAMPLES_CG_MAX_UNPACKED / 8];
+	struct ebs_pack *pack = ebs_pack__new(EBS_REC_SAMPLES_CG);
+	static struct cg_gen gen;
+	const struct ebs_rec_samples *r = NULL;
+	unsigned int round, bad = 0, unfit = 0, flips_bad = 0, flips_ok = 0, k;
+	u64 bytes = 0, unpacked = 0, samples = 0;
+	const char *why;
+	size_t at, len, off;
+	struct group g;
+
+	group_begin(
+		&g,
+		"data: SAMPLES_CG: 60 records of random samples with parts unpack as they were");
+	for (round = 0; pack && round < 60; round++) {
+		ebs_pack__reset(pack);
+		if (round % 20 == 0)
+			cg_gen_init(&gen, 0x1234567ull + round, round % 40 == 20);
+		for (off = 0; off + 48 + 8 * 4200 <= sizeof(in) - 65536;) {
+			struct ebs_rec_sample *s = (void *)((u8 *)in + off);
+
+			cg_sample(&gen, (u64 *)s);
+			if (!ebs_pack__fits(pack, s)) {
+				unfit++;
+				continue;
+			}
+			if (!ebs_pack__room(pack, s) || (round % 3 == 1 && pack->count == round))
+				break;
+			if (ebs_pack__add(pack, s))
+				bad++;
+			off += s->hdr.size;
+		}
+		r = (const void *)ebs_pack__record(pack);
+		if (!r || r->hdr.type != EBS_REC_SAMPLES_CG ||
+		    r->bytes + sizeof(*r) > r->hdr.size) {
+			bad++;
+			continue;
+		}
+		bytes += r->bytes;
+		unpacked += off;
+		samples += r->count;
+		if (ebs_unpack_cg((const u8 *)(r + 1), r->bytes, r->count, (u8 *)out, sizeof(out),
+				  &len, &at, &why) ||
+		    len != off || memcmp(in, out, off))
+			bad++;
+		else if (ebs_pack__first_time(r) != ((struct ebs_rec_sample *)in)->time)
+			bad++;
+	}
+	G_TRUE(&g, pack != NULL);
+	G_EQ(&g, bad, 0);
+	G_EQ(&g, unfit, 0);
+	printf("  # %llu samples, %llu bytes unpacked, %llu packed\n", (unsigned long long)samples,
+	       (unsigned long long)unpacked, (unsigned long long)bytes);
+	group_end(&g);
+
+	/* frame-pointer chains and dwarf stacks of one thread: the repeats go */
+	group_begin(&g,
+		    "data: SAMPLES_CG: a -g stream packs to at most a sixth of its SAMPLE records");
+	if (pack) {
+		ebs_pack__reset(pack);
+		cg_gen_init(&gen, 42, false);
+		for (off = 0; off + 48 + 8 * 4200 <= sizeof(in) - 65536;) {
+			struct ebs_rec_sample *s = (void *)((u8 *)in + off);
+
+			cg_sample(&gen, (u64 *)s);
+			if (!ebs_pack__room(pack, s))
+				break;
+			ebs_pack__add(pack, s);
+			off += s->hdr.size;
+		}
+		r = (const void *)ebs_pack__record(pack);
+		G_TRUE(&g, r && r->bytes * 6 <= off);
+		if (r)
+			printf("  # %u samples: %zu bytes as SAMPLE records, %u packed\n", r->count,
+			       off, r->bytes);
+	}
+	group_end(&g);
+
+	group_begin(&g,
+		    "data: SAMPLES_CG: 20,000 corrupted records: refused or read, never beyond");
+	if (r) {
+		static u8 copy[EBS_SAMPLES_CG_MAX_BYTES];
+		const u8 *orig = (const u8 *)(r + 1);
+		u64 seed = 99;
+
+		for (k = 0; k < 20000; k++) {
+			u64 rr = xorshift64(&seed);
+			size_t clen = r->bytes - (k % 3 == 0 ? rr % 17 : 0);
+			u32 count = r->count + (k % 5 == 0 ? (u32)(rr >> 8) % 3 - 1 : 0);
+			size_t cap = k % 7 == 0 ? (rr >> 24) % sizeof(out) : sizeof(out);
+
+			memcpy(copy, orig, r->bytes);
+			copy[(rr >> 16) % clen] ^= (u8)(1u << ((rr >> 40) % 8));
+			if (count > EBS_SAMPLES_MAX || !count)
+				count = 1;
+			if (ebs_unpack_cg(copy, clen, count, (u8 *)out, cap, &len, &at, &why)) {
+				flips_bad++;
+				G_TRUE(&g, at <= clen && why && why[0]);
+			} else {
+				flips_ok++;
+				G_TRUE(&g, len <= cap);
+			}
+		}
+	}
+	G_TRUE(&g, flips_bad > 0);
+	printf("  # %u refused, %u read\n", flips_bad, flips_ok);
+	group_end(&g);
+
+	group_begin(&g, "data: SAMPLES_CG: each malformation is named");
+	{
+		/* flags (all fields), parts, time, ip, pid, tid, cpu, event, period, then the part
+		 */
+		u8 b[32] = {EBS_CPUMODE_USER | 0xf0, EBS_CG_PART_CHAIN, 0, 0, 1, 1, 0, 0, 0};
+
+		b[9] = 1; /* ref 1: no chain before */
+		G_EQ(&g, ebs_unpack_cg(b, 10, 1, (u8 *)out, sizeof(out), &len, &at, &why),
+		     -EBADMSG);
+		G_TRUE(&g, strstr(why, "does not have") != NULL && at == 10);
+		b[9] = 0, b[10] = 1, b[11] = 7; /* ref 0, one fresh frame, code 7 */
+		G_EQ(&g, ebs_unpack_cg(b, 12, 1, (u8 *)out, sizeof(out), &len, &at, &why),
+		     -EBADMSG);
+		G_TRUE(&g, strstr(why, "unknown chain frame code") != NULL);
+		b[11] = 3; /* [user]: a whole sample */
+		G_EQ(&g, ebs_unpack_cg(b, 12, 1, (u8 *)out, sizeof(out), &len, &at, &why), 0);
+		G_EQ(&g, len, 48 + 16);
+		G_EQ(&g, ebs_unpack_cg(b, 12, 1, (u8 *)out, 60, &len, &at, &why), -EBADMSG);
+		G_TRUE(&g, strstr(why, "more than their record may") != NULL);
+		b[1] = 8; /* a parts bit unknown */
+		G_EQ(&g, ebs_unpack_cg(b, 12, 1, (u8 *)out, sizeof(out), &len, &at, &why),
+		     -EBADMSG);
+		G_TRUE(&g, strstr(why, "unknown bits") != NULL);
+		/* a stack of 16 bytes that repeats a word no stack before has */
+		b[1] = EBS_CG_PART_STACK, b[9] = 16, b[10] = 16, b[11] = 1, b[12] = 1, b[13] = 0;
+		G_EQ(&g, ebs_unpack_cg(b, 14, 1, (u8 *)out, sizeof(out), &len, &at, &why),
+		     -EBADMSG);
+		G_TRUE(&g, strstr(why, "repeats words") != NULL);
+		b[11] = 0, b[12] = 3; /* three new words in a stack of two */
+		G_EQ(&g, ebs_unpack_cg(b, 14, 1, (u8 *)out, sizeof(out), &len, &at, &why),
+		     -EBADMSG);
+		G_TRUE(&g, strstr(why, "past the stack") != NULL);
+		b[12] = 2, b[13] = 0, b[14] = 0; /* two new words, both 0 */
+		G_EQ(&g, ebs_unpack_cg(b, 15, 1, (u8 *)out, sizeof(out), &len, &at, &why), 0);
+		G_EQ(&g, len, 48 + 8 + 16 + 8);
+		b[10] = 17; /* dyn_size beyond size */
+		G_EQ(&g, ebs_unpack_cg(b, 15, 1, (u8 *)out, sizeof(out), &len, &at, &why),
+		     -EBADMSG);
+		G_TRUE(&g, strstr(why, "dyn_size") != NULL);
+	}
+	group_end(&g);
+
+	group_begin(&g, "data: SAMPLES_CG: what cannot be packed is refused by fits");
+	{
+		u64 buf[16] = {0};
+		struct ebs_rec_sample *s = (void *)buf;
+
+		s->hdr.type = EBS_REC_SAMPLE;
+		s->hdr.misc = EBS_CPUMODE_USER | EBS_SAMPLE_CALLCHAIN;
+		buf[6] = 1, buf[7] = 0x401000; /* chain of one */
+		s->hdr.size = 64;
+		G_TRUE(&g, pack && ebs_pack__fits(pack, s));
+		s->hdr.size = 72; /* a word after the parts */
+		G_TRUE(&g, pack && !ebs_pack__fits(pack, s));
+		s->hdr.size = 64;
+		s->hdr.misc |= 1u << 7; /* a misc bit beyond the parts */
+		G_TRUE(&g, pack && !ebs_pack__fits(pack, s));
+		s->hdr.misc &= (u16) ~(1u << 7);
+		s->reserved = 1;
+		G_TRUE(&g, pack && !ebs_pack__fits(pack, s));
+	}
+	group_end(&g);
+	ebs_pack__free(pack);
+}
+
+/* A recording with META CALL_GRAPH is written as 3.0 and its samples read back as they went in. */
+static void test_cg_file(void)
+{
+	static u64 in[(2u << 20) / 8];
+	struct ebs_error err = {0};
+	struct ebs_rec_event ev = {.hdr = {.type = EBS_REC_EVENT}, .sample_period = 250000};
+	static struct cg_gen gen;
+	const struct ebs_rec *rec;
+	char path[PATH_MAX];
+	struct ebs_writer *w;
+	struct ebs_data *d;
+	size_t off = 0, n = 0, i, got = 0, bad = 0;
+	struct group g;
+	int e;
+
+	group_begin(&g, "data: a -g recording: written as 3.0, read back sample for sample");
+	tmp_path(path, sizeof(path), "cg.data");
+	w = ebs_writer__create(path, &err);
+	group_check(&g, w != NULL, __LINE__, "create: %s", err.msg);
+	if (!w) {
+		group_end(&g);
+		return;
+	}
+	e = ebs_writer__meta(w, EBS_META_CALL_GRAPH, "dwarf,8192");
+	e = e ?: ebs_writer__event(w, &ev, "cpu-clock", "cpu-clock", "");
+	e = e ?: ebs_writer__begin_data(w, STD_REALTIME, STD_CLOCK);
+	cg_gen_init(&gen, 7, false);
+	while (!e && off + 48 + 8 * 4200 <= sizeof(in)) {
+		struct ebs_rec_sample *s = (void *)((u8 *)in + off);
+
+		cg_sample(&gen, (u64 *)s);
+		s->event = 0;
+		if (n % 50 == 49) /* not packable: stays a SAMPLE record */
+			s->reserved = 1;
+		e = ebs_writer__add(w, &s->hdr);
+		off += s->hdr.size;
+		n++;
+	}
+	G_EQ(&g, e, 0);
+	e = ebs_writer__finish(w, 0, NULL, &err);
+	group_check(&g, e == 0, __LINE__, "finish: %d %s", e, err.msg);
+	d = ebs_data__open(path, &err);
+	group_check(&g, d != NULL, __LINE__, "open: %s", err.msg);
+	if (d) {
+		G_EQ(&g, ebs_data__header(d)->version_major, 3);
+		for (off = 0, i = 0; (e = ebs_data__next(d, &rec, &err)) == 1;) {
+			const struct ebs_rec *want = (const void *)((u8 *)in + off);
+
+			if (rec->type != EBS_REC_SAMPLE)
+				continue;
+			got++;
+			if (i < n && memcmp(rec, want, want->size))
+				bad++;
+			off += want->size;
+			i++;
+		}
+		G_EQ(&g, e, 0);
+		G_EQ(&g, got, n);
+		G_EQ(&g, bad, 0);
+		printf("  # %zu samples, %zu bytes as SAMPLE records, a %llu-byte file\n", n, off,
+		       (unsigned long long)file_size(path));
+		ebs_data__close(d);
 	}
 	group_end(&g);
 }
@@ -2349,6 +2697,8 @@ int main(void)
 	test_round_trip();
 	test_sample_parts();
 	test_packed();
+	test_packed_cg();
+	test_cg_file();
 	test_ksyms();
 	test_set_calibration();
 	test_index();

@@ -414,8 +414,8 @@ static int make_room(struct section *s, int nev)
 	return 0;
 }
 
-EXPORT int ebs_count_record(struct ebs_count_set *c, unsigned int id, const struct ebs_count_snap *a,
-			    const struct ebs_count_snap *b)
+EXPORT int ebs_count_record(struct ebs_count_set *c, unsigned int id,
+			    const struct ebs_count_snap *a, const struct ebs_count_snap *b)
 {
 	struct section *s;
 	int i, e;
@@ -497,7 +497,8 @@ EXPORT enum ebs_count_path ebs_count_probe_path(char *why, size_t whylen)
 	fd = open_event(&ev, -1);
 	if (fd < 0) {
 		e = errno;
-		fail(why, whylen, e, "cycles cannot be opened: %s%s", strerror(e), open_hint(&ev, e));
+		fail(why, whylen, e, "cycles cannot be opened: %s%s", strerror(e),
+		     open_hint(&ev, e));
 		return p;
 	}
 	m = mmap(NULL, psz, PROT_READ, MAP_SHARED, fd, 0);

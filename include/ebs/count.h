@@ -86,7 +86,8 @@ struct ebs_count_set *ebs_count_open(const char *events, char *err, size_t errle
 /* Close the counters and free the set; NULL is ignored. */
 void ebs_count_close(struct ebs_count_set *c);
 
-/* The number of events of c, and the name of event i (as given, modifiers too; NULL past the end). */
+/* The number of events of c, and the name of event i (as given, modifiers too; NULL past the end).
+ */
 int ebs_count_nevents(const struct ebs_count_set *c);
 const char *ebs_count_event_name(const struct ebs_count_set *c, int i);
 
@@ -113,7 +114,8 @@ int ebs_count_record(struct ebs_count_set *c, unsigned int id, const struct ebs_
  * The statistics of event i over section id into *st: 0, or -EINVAL for
  * an event or id out of range, -ENOENT for a section never recorded.
  */
-int ebs_count_stat(const struct ebs_count_set *c, unsigned int id, int i, struct ebs_count_stat *st);
+int ebs_count_stat(const struct ebs_count_set *c, unsigned int id, int i,
+		   struct ebs_count_stat *st);
 
 /* Forget every section's statistics (the counters keep counting). */
 void ebs_count_reset(struct ebs_count_set *c);

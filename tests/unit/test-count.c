@@ -22,9 +22,9 @@
 /* ---- the simulated page and counter ---------------------------------------------------- */
 
 static struct perf_event_mmap_page sim;
-static uint64_t sim_pmc;	     /* what rdpmc returns */
+static uint64_t sim_pmc;		/* what rdpmc returns */
 static unsigned int sim_calls, sim_idx; /* rdpmc calls, and the last counter asked */
-static int sim_race;		     /* rdpmc calls during which the "kernel" updates the page */
+static int sim_race;			/* rdpmc calls during which the "kernel" updates the page */
 
 static uint64_t sim_rdpmc(unsigned int counter)
 {
@@ -197,7 +197,8 @@ static void test_snap(void)
 	TEST_CHECK("snap: counters past n untouched", d.v[3] == UINT64_MAX);
 }
 
-/* Record section id of c with values x[0..n) for event i (the others 0), the overhead added back. */
+/* Record section id of c with values x[0..n) for event i (the others 0), the overhead added back.
+ */
 static void record_values(struct ebs_count_set *c, unsigned int id, int i, const double *x, int n)
 {
 	int k, j;
@@ -207,7 +208,8 @@ static void record_values(struct ebs_count_set *c, unsigned int id, int i, const
 
 		for (j = 0; j < ebs_count_nevents(c); j++) {
 			a.v[j] = 1000000;
-			b.v[j] = a.v[j] + (uint64_t)ebs_count_overhead(c, j) + (j == i ? (uint64_t)x[k] : 0);
+			b.v[j] = a.v[j] + (uint64_t)ebs_count_overhead(c, j) +
+				 (j == i ? (uint64_t)x[k] : 0);
 		}
 		ebs_count_record(c, id, &a, &b);
 	}
@@ -232,8 +234,8 @@ static void test_stats(struct ebs_count_set *c)
 	TEST_CHECK("stats: min 10, max 40", st.min == 10 && st.max == 40);
 	TEST_CHECK("stats: mode 20", st.mode == 20);
 	r = ebs_count_stat(c, 900, 0, &st);
-	TEST_CHECK("stats: the other event's values: 0 after the overhead", r == 0 && st.mean == 0 &&
-									   st.min == 0 && st.max == 0);
+	TEST_CHECK("stats: the other event's values: 0 after the overhead",
+		   r == 0 && st.mean == 0 && st.min == 0 && st.max == 0);
 	TEST_EQ("stats: a section never recorded: -ENOENT", ebs_count_stat(c, 901, 0, &st),
 		-ENOENT);
 	TEST_EQ("stats: an id past EBS_COUNT_MAX_SECTIONS: -EINVAL",
@@ -292,16 +294,19 @@ static void test_machine(void)
 	}
 	TEST_OK("open: task-clock,page-faults,context-switches");
 	TEST_CHECK("open: 3 events, named as given",
-		   ebs_count_nevents(c) == 3 && !strcmp(ebs_count_event_name(c, 1), "page-faults") &&
+		   ebs_count_nevents(c) == 3 &&
+			   !strcmp(ebs_count_event_name(c, 1), "page-faults") &&
 			   ebs_count_event_name(c, 3) == NULL);
 	TEST_CHECK("path: software events are read with read(2)",
 		   ebs_count_read_path(c) == EBS_COUNT_PATH_READ &&
 			   !strcmp(ebs_count_path_name(ebs_count_read_path(c)), "read"));
 	ov = ebs_count_overhead(c, 0);
-	printf("# empty read pair (read path): task-clock %.0f ns, %.0f TSC cycles, TSC %.0f Hz\n", ov,
-	       ebs_count_overhead_tsc(c), ebs_tsc_hz(c));
-	TEST_CHECK("overhead: task-clock's empty read pair costs 1 ns to 1 ms", ov >= 1 && ov <= 1e6);
-	TEST_CHECK("overhead: an empty read pair takes no page fault", ebs_count_overhead(c, 1) == 0);
+	printf("# empty read pair (read path): task-clock %.0f ns, %.0f TSC cycles, TSC %.0f Hz\n",
+	       ov, ebs_count_overhead_tsc(c), ebs_tsc_hz(c));
+	TEST_CHECK("overhead: task-clock's empty read pair costs 1 ns to 1 ms",
+		   ov >= 1 && ov <= 1e6);
+	TEST_CHECK("overhead: an empty read pair takes no page fault",
+		   ebs_count_overhead(c, 1) == 0);
 	TEST_CHECK("tsc: rate 0 (not given) or 100 MHz to 100 GHz",
 		   ebs_tsc_hz(c) == 0 || (ebs_tsc_hz(c) >= 1e8 && ebs_tsc_hz(c) <= 1e11));
 	TEST_EQ("read: 0", ebs_count_read(c, &a), 0);
@@ -332,7 +337,8 @@ static void test_machine(void)
 	TEST_CHECK("empty section: task-clock mode within overhead / 4 + 100 ns of 0",
 		   fabs(st.mode) <= ov / 4 + 100);
 	r = ebs_count_stat(c, 0, 1, &st);
-	TEST_CHECK("empty section: no page faults (mean below 0.01)", r == 0 && fabs(st.mean) < 0.01);
+	TEST_CHECK("empty section: no page faults (mean below 0.01)",
+		   r == 0 && fabs(st.mean) < 0.01);
 
 	/* page faults: 5 sections of 512 fresh pages, 5 of 64, interleaved */
 	for (k = 0; k < 5; k++) {
@@ -384,7 +390,8 @@ int main(void)
 {
 	uint64_t t0, t1;
 
-	TEST_STREQ("version: the library's is the header's", ebs_count_version(), EBS_COUNT_VERSION);
+	TEST_STREQ("version: the library's is the header's", ebs_count_version(),
+		   EBS_COUNT_VERSION);
 	t0 = ebs_tsc();
 	t1 = ebs_tsc();
 	TEST_CHECK("tsc: counts forward", t1 >= t0 && t0 != 0);

@@ -189,14 +189,8 @@ static int read_group(struct ebs_count_set *c, struct ebs_count_snap *s)
 
 EXPORT int ebs_count_read(struct ebs_count_set *c, struct ebs_count_snap *s)
 {
-	int i;
-
-	if (c->path == EBS_COUNT_PATH_RDPMC) {
-		for (i = 0; i < c->nev; i++)
-			if (ebs_mmap_read(c->page[i], ebs_rdpmc, &s->v[i], NULL))
-				return read_group(c, s);
+	if (c->path == EBS_COUNT_PATH_RDPMC && !ebs_mmap_read_all(c->page, c->nev, ebs_rdpmc, s->v))
 		return 0;
-	}
 	return read_group(c, s);
 }
 

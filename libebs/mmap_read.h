@@ -98,6 +98,25 @@ static inline int ebs_mmap_read(const volatile struct perf_event_mmap_page *pc, 
 }
 
 /*
+ * A set's counters through their pages[0..n) into v[0..n): 0, or the
+ * first counter's -EAGAIN or -EBUSY (ebs_mmap_read) that cannot be read
+ * so: the caller then reads the whole group with read(2), so that one
+ * snapshot never mixes the two paths.
+ */
+static inline int ebs_mmap_read_all(struct perf_event_mmap_page *const *pages, int n,
+				    ebs_rdpmc_fn rdpmc, uint64_t *v)
+{
+	int i, e;
+
+	for (i = 0; i < n; i++) {
+		e = ebs_mmap_read(pages[i], rdpmc, &v[i], NULL);
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+/*
  * The time-stamp counter's frequency that pc gives (cap_user_time: a
  * cycle is time_mult / 2^time_shift ns), or 0 when it gives none.
  */

@@ -17,7 +17,8 @@
  *
  * A counter set counts the thread that opened it, and is read by that
  * thread only: it holds no lock.  Sets of different threads are
- * independent.  Every function returns an error; none prints or exits.
+ * independent.  Failures are returned (-errno, or NULL with errno and a
+ * line naming the event); no function prints or exits.
  *
  * Events are ebs's names (`ebs list`): software events (task-clock,
  * cpu-clock, page-faults, minor-faults, major-faults, context-switches,

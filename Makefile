@@ -8,7 +8,7 @@
 #   make demo            install missing packages, build, record the bundled workload, report
 #   make bench           ebs against perf: recording overhead, report speed (ratios)
 #   make kmod            ebs.ko (KDIR= for another kernel tree); make test-kmod: in QEMU
-#   make install         PREFIX=/usr/local DESTDIR=   (make uninstall: the same files)
+#   make install         PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib   (make uninstall: the same files)
 #   make format-check    the C files that clang-format would change (make format: change them)
 #   V=1                  full command lines      DEBUG=1 (or CI=true)  -Werror
 #   SAN=address,undefined  sanitizer build (into build-san/)
@@ -123,6 +123,55 @@ $(1)_LIB  := $(BUILD)/libebs-$(1).a
 endef
 $(foreach m,$(MODULES),$(eval $(call module_vars,$(m))))
 MODULE_LIBS := $(foreach m,$(MODULES),$($(m)_LIB))
+
+# ---- libebs: the counting library (include/ebs/count.h, docs/ebs-count.3) ----
+# Its own -fPIC objects, symbols hidden but the API's (libebs/libebs.map),
+# into $(BUILD)/libebs.a and $(BUILD)/libebs.so.1 (soname libebs.so.1);
+# util/stats.c is compiled in for the mode.  ebs (`ebs list`: the read
+# path) and the unit tests link the archive, last.  make install puts the
+# header, both libraries, ebs.pc and the man page under PREFIX and LIBDIR.
+LIBDIR ?= $(PREFIX)/lib
+LIBEBS_VERSION := 1.0.0
+LIBEBS_SONAME  := libebs.so.1
+LIBEBS_SRCS := $(wildcard libebs/*.c) util/stats.c
+LIBEBS_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(LIBEBS_SRCS))
+LIBEBS_A    := $(BUILD)/libebs.a
+LIBEBS_SO   := $(BUILD)/$(LIBEBS_SONAME)
+MODULE_LIBS += $(LIBEBS_A)
+
+$(BUILD)/pic/%.o: %.c $(FLAGS_STAMP)
+	$(call msg,CC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+$(LIBEBS_A): $(LIBEBS_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+$(LIBEBS_SO): $(LIBEBS_OBJS) libebs/libebs.map
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIBEBS_SONAME) \
+		-Wl,--version-script=libebs/libebs.map -o $@ $(LIBEBS_OBJS) -lm
+	$(Q)ln -sf $(LIBEBS_SONAME) $(BUILD)/libebs.so
+all: $(LIBEBS_A) $(LIBEBS_SO)
+
+.PHONY: install-libebs uninstall-libebs
+install: install-libebs
+uninstall: uninstall-libebs
+install-libebs: $(LIBEBS_A) $(LIBEBS_SO)
+	install -d $(DESTDIR)$(PREFIX)/include/ebs $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 0644 include/ebs/count.h $(DESTDIR)$(PREFIX)/include/ebs/count.h
+	install -m 0644 $(LIBEBS_A) $(DESTDIR)$(LIBDIR)/libebs.a
+	install -m 0755 $(LIBEBS_SO) $(DESTDIR)$(LIBDIR)/$(LIBEBS_SONAME)
+	ln -sf $(LIBEBS_SONAME) $(DESTDIR)$(LIBDIR)/libebs.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(LIBEBS_VERSION)|' \
+		libebs/ebs.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/ebs.pc
+	install -m 0644 docs/ebs-count.3 $(DESTDIR)$(PREFIX)/share/man/man3/ebs-count.3
+uninstall-libebs:
+	rm -f $(DESTDIR)$(PREFIX)/include/ebs/count.h $(DESTDIR)$(LIBDIR)/libebs.a \
+		$(DESTDIR)$(LIBDIR)/$(LIBEBS_SONAME) $(DESTDIR)$(LIBDIR)/libebs.so \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/ebs.pc $(DESTDIR)$(PREFIX)/share/man/man3/ebs-count.3
+-include $(LIBEBS_OBJS:.o=.d)
+# ---- end of libebs ----
 
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <ebs/count.h>
+
 #include "cli/builtin.h"
 #include "sampler/sampler.h"
 
@@ -14,6 +16,8 @@
 int cmd_list(int argc, char **argv)
 {
 	const struct ebs_event *n;
+	enum ebs_count_path path;
+	char why[256];
 	bool no_pager = false;
 	int i, w = (int)strlen(RAW_NAME);
 	FILE *out;
@@ -67,5 +71,9 @@ int cmd_list(int argc, char **argv)
 		"Raw events use the PerfEvtSel layout: unit mask UU, event select EE, in hex.\n"
 		"Unavailable hardware events fall back to cpu-clock in 'ebs record' (with a "
 		"notice), unless --no-fallback.\n");
+	/* libebs's counting read path on this machine (ebs-count(3)) */
+	path = ebs_count_probe_path(why, sizeof(why));
+	fprintf(out, "\nlibebs read path: %s (%s; software events are always read with read(2))\n",
+		ebs_count_path_name(path), why);
 	return 0;
 }

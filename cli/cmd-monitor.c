@@ -63,10 +63,14 @@ enum { OPT_RATIO = 0x2000, OPT_DURATION, OPT_CSV };
 #define HISTORY		    4096 /* intervals kept: wider than any terminal */
 
 static const struct option longopts[] = {
-	{"event", required_argument, NULL, 'e'},   {"interval", required_argument, NULL, 'i'},
-	{"pid", required_argument, NULL, 'p'},	   {"all-cpus", no_argument, NULL, 'a'},
-	{"ratio", no_argument, NULL, OPT_RATIO},   {"duration", required_argument, NULL, OPT_DURATION},
-	{"csv", required_argument, NULL, OPT_CSV}, {"help", no_argument, NULL, 'h'},
+	{"event", required_argument, NULL, 'e'},
+	{"interval", required_argument, NULL, 'i'},
+	{"pid", required_argument, NULL, 'p'},
+	{"all-cpus", no_argument, NULL, 'a'},
+	{"ratio", no_argument, NULL, OPT_RATIO},
+	{"duration", required_argument, NULL, OPT_DURATION},
+	{"csv", required_argument, NULL, OPT_CSV},
+	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -104,7 +108,17 @@ struct mon {
 	u64 prev_ns;
 	unsigned int interval;
 	bool stop_sent;
+	char said[400]; /* choose_events' line, "" once printed */
 };
+
+/* The fallback's line, once, before the screen starts */
+static void say_fallback(struct mon *mo)
+{
+	if (!mo->said[0])
+		return;
+	fprintf(stderr, "%s\n", mo->said);
+	mo->said[0] = '\0';
+}
 
 static int parse(int argc, char **argv, struct mon_opts *o)
 {
@@ -207,17 +221,19 @@ static int countable(struct event_spec *ev, bool system_wide)
 
 /*
  * The events as they will be counted: the default pair replaced by
- * fallback_events when either cannot be counted (one line says so, into
- * note too); an event asked with -e that cannot be counted is refused.
- * 0, or the exit status after one line.
+ * fallback_events when either cannot be counted (the line that says so in
+ * said, a short form in note: both printed once the command runs, so that
+ * a command that cannot run, or a --csv that cannot be written, gets its
+ * one line alone); an event asked with -e that cannot be counted is
+ * refused.  0, or the exit status after one line.
  */
-static int choose_events(struct mon_opts *o, char *note, size_t len)
+static int choose_events(struct mon_opts *o, char *said, size_t said_len, char *note, size_t len)
 {
 	struct ebs_error err = {0};
 	unsigned int i;
 	int e;
 
-	note[0] = '\0';
+	note[0] = said[0] = '\0';
 	for (i = 0; i < o->nr_ev; i++) {
 		e = countable(&o->ev[i], o->system_wide);
 		if (!e)
@@ -227,10 +243,10 @@ static int choose_events(struct mon_opts *o, char *note, size_t len)
 				o->ev[i].name, event_open_reason(e));
 			return 2;
 		}
-		fprintf(stderr,
-			"ebs monitor: %s asked (the default), but '%s' cannot be counted here: "
-			"%s; monitoring %s instead\n",
-			default_events, o->ev[i].name, event_open_reason(e), fallback_events);
+		snprintf(said, said_len,
+			 "ebs monitor: %s asked (the default), but '%s' cannot be counted here: "
+			 "%s; monitoring %s instead",
+			 default_events, o->ev[i].name, event_open_reason(e), fallback_events);
 		snprintf(note, len, "%s stand in for %s (the default), not countable here",
 			 fallback_events, default_events);
 		if (event_spec__parse_list(fallback_events, o->ev, MONITOR_MAX_EVENTS, &err) != 2)
@@ -421,6 +437,7 @@ static int on_tick(void *ctx, u64 ns, const double *totals, unsigned int nr)
 	u64 want = (u64)mo->interval * 1000000ull;
 
 	(void)nr;
+	say_fallback(mo);
 	if (mo->tty && !mo->scr && !mo->tty_gone && tty_start(mo)) {
 		mo->tty_gone = true;
 		mo->tty = false;
@@ -486,7 +503,7 @@ int cmd_monitor(int argc, char **argv)
 
 	if (rc >= 0)
 		goto out_pids;
-	rc = choose_events(&o, note, sizeof(note));
+	rc = choose_events(&o, mo.said, sizeof(mo.said), note, sizeof(note));
 	if (rc)
 		goto out_pids;
 	for (i = 0; i < o.nr_ev; i++)
@@ -564,6 +581,7 @@ int cmd_monitor(int argc, char **argv)
 			     : 1;
 		goto out_csv;
 	}
+	say_fallback(&mo); /* a command that ended before the first tick */
 	/* a command's status; without one, q, --duration or Ctrl-C is how it ends: 0 */
 	rc = o.argv ? res.exit_status : 0;
 out_csv:

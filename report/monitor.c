@@ -239,8 +239,12 @@ unsigned int monitor_graph_width(int cols)
 static int draw_header(const struct monitor *m, struct monitor_canvas *c)
 {
 	char line[512], cur[32], min[32], max[32], top[32];
-	int row = 0;
+	int row = 0, w = 8;
 	unsigned int k;
+
+	for (k = 0; k < m->nr; k++) /* the names' column: the longest, up to 24 */
+		if ((int)strlen(m->tr[k].name) > w)
+			w = strlen(m->tr[k].name) < 24 ? (int)strlen(m->tr[k].name) : 24;
 
 	snprintf(line, sizeof(line), "ebs monitor: %s   every %u ms   %.1f s%s", m->target,
 		 m->interval_ms, m->t, m->paused ? "   PAUSED (space resumes)" : "");
@@ -255,8 +259,8 @@ static int draw_header(const struct monitor *m, struct monitor_canvas *c)
 		monitor_format(max, sizeof(max), tr->max, tr->ratio);
 		monitor_format(top, sizeof(top), scale_of(m, k), tr->ratio);
 		put_ch(c, row, 0, tr->mark, (unsigned char)(k + 1));
-		snprintf(line, sizeof(line), "%-24.24s now %-10s min %-10s max %-10s scale %s%s",
-			 tr->name, cur, min, max, top,
+		snprintf(line, sizeof(line), "%-*.*s  now %-8s  min %-8s  max %-8s  scale %s%s", w,
+			 w, tr->name, cur, min, max, top,
 			 m->equal && !tr->ratio && m->nr_ev > 1 ? " (equal)" : "");
 		put(c, row++, 2, line, (unsigned char)(k + 1));
 	}
@@ -311,13 +315,14 @@ void monitor__draw(struct monitor *m, struct monitor_canvas *c)
 
 	memset(c->ch, ' ', (size_t)c->rows * (size_t)c->cols);
 	memset(c->colour, 0, (size_t)c->rows * (size_t)c->cols);
+	if (width)
+		monitor__autoscale(m, width); /* first: the header says the scales */
 	top = draw_header(m, c);
 	bottom = c->rows - 3;
 	if (!width || bottom - top + 1 < MIN_ROWS) {
 		put(c, top, 0, "(the terminal is too small for the graph)", 0);
 		return;
 	}
-	monitor__autoscale(m, width);
 	/* the scale labels and the grid at the first event's divisions */
 	divs = monitor_divisions(scale_of(m, 0));
 	for (d = 0; d <= divs; d++) {

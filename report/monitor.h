@@ -15,14 +15,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define MONITOR_MAX_EVENTS 4		       /* traces of events; one more for the ratio */
+#define MONITOR_MAX_EVENTS 4 /* traces of events; one more for the ratio */
 #define MONITOR_MAX_TRACES (MONITOR_MAX_EVENTS + 1)
 #define MONITOR_GRID	   (MONITOR_MAX_TRACES + 1) /* the grid's colour number */
 
 struct monitor_trace {
-	char name[136]; /* the event's, or "E1/E2" */
-	bool ratio;	/* E1/E2: a plain number, not a rate */
-	char mark;	/* its character on the graph */
+	char name[136];	      /* the event's, or "E1/E2" */
+	bool ratio;	      /* E1/E2: a plain number, not a rate */
+	char mark;	      /* its character on the graph */
 	double cur, min, max; /* of the rates pushed (NAN none yet); max since the start */
 	double scale;	      /* the top of its axis: 1, 2 or 5 times a power of ten */
 	double *v;	      /* ring of monitor.cap; NAN: no value (a ratio over 0) */
@@ -35,11 +35,11 @@ struct monitor {
 	size_t cap, n;	    /* the ring's size; rates pushed so far */
 	double t;	    /* seconds at the last push */
 	unsigned int interval_ms;
-	bool grid;	      /* horizontal lines at the scale's divisions */
-	bool equal;	      /* the events share one scale, the largest */
-	bool paused;	      /* said in the header */
-	char target[160];     /* "command 'x'", "pid 12", "all CPUs" */
-	char note[200];	      /* a line at the foot (a fallback said); "" none */
+	bool grid;	  /* horizontal lines at the scale's divisions */
+	bool equal;	  /* the events share one scale, the largest */
+	bool paused;	  /* said in the header */
+	char target[160]; /* "command 'x'", "pid 12", "all CPUs" */
+	char note[200];	  /* a line under the title (a fallback said); "" none */
 };
 
 /*

@@ -247,8 +247,8 @@ static int choose_events(struct mon_opts *o, char *said, size_t said_len, char *
 			 "ebs monitor: %s asked (the default), but '%s' cannot be counted here: "
 			 "%s; monitoring %s instead",
 			 default_events, o->ev[i].name, event_open_reason(e), fallback_events);
-		snprintf(note, len, "%s stand in for %s (the default), not countable here",
-			 fallback_events, default_events);
+		snprintf(note, len, "%s cannot be counted here: %s instead", default_events,
+			 fallback_events);
 		if (event_spec__parse_list(fallback_events, o->ev, MONITOR_MAX_EVENTS, &err) != 2)
 			return 1;
 		for (i = 0; i < 2; i++)
@@ -332,6 +332,20 @@ static int tty_key(void)
 	int ch = getch();
 
 	return ch == ERR ? -1 : ch;
+}
+
+/* Without a screen: the names of the numbers of each line */
+static void lines_header(const struct mon_opts *o)
+{
+	unsigned int i;
+
+	printf("# time_s");
+	for (i = 0; i < o->nr_ev; i++)
+		printf(" %s/s", o->ev[i].name);
+	if (o->ratio)
+		printf(" %s/%s", o->ev[0].name, o->ev[1].name);
+	putchar('\n');
+	fflush(stdout);
 }
 
 /* ---- the ticks --------------------------------------------------------------- */
@@ -444,6 +458,7 @@ static int on_tick(void *ctx, u64 ns, const double *totals, unsigned int nr)
 		fprintf(stderr,
 			"ebs monitor: the terminal '%s' cannot be drawn on (TERM?): lines instead\n",
 			getenv("TERM") ? getenv("TERM") : "");
+		lines_header(mo->o);
 	}
 	if (mo->scr)
 		quit = keys(mo, &redraw);
@@ -534,15 +549,8 @@ int cmd_monitor(int argc, char **argv)
 			fprintf(mo.csv, ",%s/%s", o.ev[0].name, o.ev[1].name);
 		fputc('\n', mo.csv);
 	}
-	if (!mo.tty) {
-		printf("# time_s");
-		for (i = 0; i < o.nr_ev; i++)
-			printf(" %s/s", o.ev[i].name);
-		if (o.ratio)
-			printf(" %s/%s", o.ev[0].name, o.ev[1].name);
-		putchar('\n');
-		fflush(stdout);
-	}
+	if (!mo.tty)
+		lines_header(&o);
 	snprintf(dir, sizeof(dir), "%s/ebs-monitor.XXXXXX", base && *base ? base : "/tmp");
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "ebs monitor: cannot create a directory for the counts (%s): %s\n",

@@ -101,8 +101,8 @@ int main(void)
 			   fmt_is(1.25, true, "1.25") && fmt_is(1.9e6, true, "1.9M"));
 
 	errno = 0;
-	TEST_CHECK("new: --ratio wants two events", !monitor__new(names, 1, true, 8) &&
-							    errno == EINVAL);
+	TEST_CHECK("new: --ratio wants two events",
+		   !monitor__new(names, 1, true, 8) && errno == EINVAL);
 	TEST_CHECK("new: at most MONITOR_MAX_EVENTS",
 		   !monitor__new(names, MONITOR_MAX_EVENTS + 1, false, 8));
 	monitor__free(NULL);
@@ -122,15 +122,15 @@ int main(void)
 		r2[1] = i == 5 ? 0 : i;
 		monitor__push(m, i * 0.1, r2);
 	}
-	TEST_CHECK("ring: newest first, 4 kept",
-		   monitor__value(m, 0, 0) == 600 && monitor__value(m, 0, 3) == 300 &&
-			   isnan(monitor__value(m, 0, 4)));
+	TEST_CHECK("ring: newest first, 4 kept", monitor__value(m, 0, 0) == 600 &&
+							 monitor__value(m, 0, 3) == 300 &&
+							 isnan(monitor__value(m, 0, 4)));
 	TEST_CHECK("current, minimum, maximum since the start (not only what is kept)",
 		   m->tr[0].cur == 600 && m->tr[0].min == 100 && m->tr[0].max == 600 &&
 			   m->tr[1].min == 0);
-	TEST_CHECK("ratio: E1/E2, NAN over 0",
-		   monitor__value(m, 2, 0) == 100 && isnan(monitor__value(m, 2, 1)) &&
-			   m->tr[2].min == 100 && m->tr[2].max == 100);
+	TEST_CHECK("ratio: E1/E2, NAN over 0", monitor__value(m, 2, 0) == 100 &&
+						       isnan(monitor__value(m, 2, 1)) &&
+						       m->tr[2].min == 100 && m->tr[2].max == 100);
 	TEST_CHECK("time of the last push", fabs(m->t - 0.6) < 1e-12);
 	monitor__free(m);
 
@@ -185,16 +185,18 @@ int main(void)
 			   strstr(row(c, 0), "command 'phases'") &&
 				   strstr(row(c, 0), "every 100 ms") && strstr(row(c, 0), "4.0 s"));
 		TEST_CHECK("draw: a line per trace, now, min, max, scale",
-			   find_row(c, "o task-clock") == 1 &&
-				   strstr(row(c, 1), "now 0/s") && strstr(row(c, 1), "min 0/s") &&
-				   strstr(row(c, 1), "max 1G/s") && strstr(row(c, 1), "scale 1G/s") &&
+			   find_row(c, "o task-clock") == 1 && strstr(row(c, 1), "now 0/s") &&
+				   strstr(row(c, 1), "min 0/s") && strstr(row(c, 1), "max 1G/s") &&
+				   strstr(row(c, 1), "scale 1G/s") &&
 				   strstr(row(c, 2), "scale 500/s"));
-		TEST_CHECK("draw: left labels are the first event's, 1G at the top, 0 at the bottom",
-			   one == top && zero == bottom);
+		TEST_CHECK(
+			"draw: left labels are the first event's, 1G at the top, 0 at the bottom",
+			one == top && zero == bottom);
 		TEST_CHECK("draw: right labels the second's, 500 at the top",
 			   strstr(row(c, top), "|500") && strstr(row(c, bottom), "|0"));
 		TEST_CHECK("draw: the rising and falling trace reaches the top and the bottom",
-			   count(c, 'o', 1, top, top) >= 4 && count(c, 'o', 1, bottom, bottom) >= 4);
+			   count(c, 'o', 1, top, top) >= 4 &&
+				   count(c, 'o', 1, bottom, bottom) >= 4);
 		/* 300 of 500: 0.6 of the way up, on one row; the first trace drawn over it */
 		i = bottom - (int)lround(0.6 * (bottom - top));
 		TEST_CHECK("draw: the flat trace (300 of 500) on one row",
@@ -215,12 +217,12 @@ int main(void)
 	monitor__draw(m, c);
 	TEST_CHECK("draw: no grid", count(c, '.', MONITOR_GRID, 0, c->rows - 1) == 0);
 	TEST_CHECK("draw: paused said", strstr(row(c, 0), "PAUSED"));
-	TEST_CHECK("draw: equal scales: both 1G", strstr(row(c, 2), "scale 1G/s (equal)") &&
-							  find_row(c, "|1G") >= 0);
+	TEST_CHECK("draw: equal scales: both 1G",
+		   strstr(row(c, 2), "scale 1G/s (equal)") && find_row(c, "|1G") >= 0);
 	snprintf(m->note, sizeof(m->note), "a fallback said");
 	monitor__draw(m, c);
-	TEST_CHECK("draw: the note under the title", strstr(row(c, 1), "a fallback said") &&
-							    strstr(row(c, 2), "o task-clock"));
+	TEST_CHECK("draw: the note under the title",
+		   strstr(row(c, 1), "a fallback said") && strstr(row(c, 2), "o task-clock"));
 	monitor_canvas__free(c);
 	c = monitor_canvas__new(6, 30);
 	if (c) {

@@ -33,6 +33,7 @@
 
 /* after report.h (through builtin.h): curses.h #defines its KEY_MAX */
 #include <curses.h>
+#include <term.h>
 
 static const char usage_text[] =
 	"usage: ebs monitor [-e EVENT1,EVENT2[,...]] [-i MS] [-p PID | -a] [--ratio]\n"
@@ -267,11 +268,26 @@ static int choose_events(struct mon_opts *o, char *said, size_t said_len, char *
 static const short colours[MONITOR_MAX_TRACES] = {COLOR_GREEN, COLOR_YELLOW, COLOR_CYAN,
 						  COLOR_MAGENTA, COLOR_RED};
 
-/* The screen, at the first tick.  0, or -1 when this terminal has none. */
+/*
+ * The screen, at the first tick.  0, or -1 when this terminal has none:
+ * one terminfo does not know, or that cannot move its cursor (dumb).
+ * Asked of setupterm() first, as newterm() of an unknown terminal leaks
+ * what it allocated (ncurses 6.4).
+ */
 static int tty_start(struct mon *mo)
 {
+	const char *cup;
+	int err = 0;
+	bool can;
 	short k;
 
+	if (setupterm(NULL, STDOUT_FILENO, &err) != OK)
+		return -1;
+	cup = tigetstr("cup");
+	can = cup && cup != (const char *)-1;
+	del_curterm(cur_term);
+	if (!can)
+		return -1;
 	mo->scr = newterm(NULL, stdout, stdin);
 	if (!mo->scr)
 		return -1;

@@ -199,8 +199,10 @@ static int read_counts(const char *path, const struct event_spec *evs, double *s
 	return e < 0 ? e : 0;
 }
 
-/* record's interval hook: the counts since the last, kept, and printed now with -I
- * unless JSON; 0: go on */
+/*
+ * record's interval hook: the counts since the last, kept, and printed now
+ * with -I unless JSON.  Returns 0: go on.
+ */
 static int on_tick(void *ctx, u64 ns, const double *totals, unsigned int nr)
 {
 	struct ticker *t = ctx;

@@ -131,9 +131,9 @@ struct record_opts {
 	 * record_result.counted, which is also what the last call gives) and
 	 * the time since exec.  Only with a backend that can read them while
 	 * they run (perf); 0: never.  It returns 0 to go on, nonzero to stop
-	 * the session as a SIGINT would (the command gets SIGINT; -p and -a
-	 * stop at once; a second stop kills the command); res->stop_signal is
-	 * then SIGINT.
+	 * the session as a SIGINT would: a command gets SIGINT and the session
+	 * ends when it exits (a second stop kills it); without one (-p, -a
+	 * alone) it ends at once; res->stop_signal is then SIGINT.
 	 */
 	unsigned int interval_ms;
 	int (*on_interval)(void *ctx, u64 ns, const double *totals, unsigned int nr);

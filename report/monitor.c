@@ -246,8 +246,9 @@ static int draw_header(const struct monitor *m, struct monitor_canvas *c)
 		if ((int)strlen(m->tr[k].name) > w)
 			w = strlen(m->tr[k].name) < 24 ? (int)strlen(m->tr[k].name) : 24;
 
-	snprintf(line, sizeof(line), "ebs monitor: %s   every %u ms   %.1f s%s", m->target,
-		 m->interval_ms, m->t, m->paused ? "   PAUSED (space resumes)" : "");
+	/* the target last: a long command line is cut, never the interval */
+	snprintf(line, sizeof(line), "ebs monitor   every %u ms   %.1f s%s   %s", m->interval_ms,
+		 m->t, m->paused ? "   PAUSED (space resumes)" : "", m->target);
 	put(c, row++, 0, line, 0);
 	if (m->note[0])
 		put(c, row++, 0, m->note, 0);

@@ -92,8 +92,8 @@ struct monitor_canvas *monitor_canvas__new(int rows, int cols);
 void monitor_canvas__free(struct monitor_canvas *c);
 
 /*
- * Draw m into c (autoscaling first): the header (the target, the interval,
- * paused; a line per trace: its mark, name, current, minimum, maximum and
+ * Draw m into c (autoscaling first): the header (the interval, the time,
+ * paused, the target; a line per trace: its mark, name, current, minimum, maximum and
  * scale), the graph with the first event's scale labels on the left, the
  * second's on the right, the grid, the time axis and the keys (or the
  * note).  Too small a canvas gets a line that says so.

@@ -176,7 +176,7 @@ if ! wait_for 'every 100 ms' 100; then
 	exit 0
 fi
 check "terminal: the header names the pid and both events" \
-	sh -c "grep -q 'ebs monitor: pid $BG' screen.now && grep -q '^o task-clock' screen.now &&
+	sh -c "grep -q '^ebs monitor   every 100 ms   .* s   pid $BG' screen.now && grep -q '^o task-clock' screen.now &&
 	       grep -q '^+ page-faults' screen.now && grep -q 'q quit' screen.now"
 # a few phases on screen first (the header's time at 3 s), for the artefact
 wait_for '   ([3-9]|[1-9][0-9]+)\.[0-9] s' 150
@@ -225,6 +225,18 @@ wait_for 'every 100 ms' 100
 $TM send-keys -t mon "q"
 wait_file rc.txt 50
 check "terminal: q with a command: SIGINT to it, exit 130, the terminal restored" ended 130
+
+# a command that ignores SIGINT: the first q is passed on to no effect, the second kills it
+run "$EBS monitor -e $EV -- sh -c 'trap \"\" INT; exec $PH 1000 0.2 0.2'"
+wait_for 'every 100 ms.*trap' 100
+$TM send-keys -t mon "q"
+sleep 0.5
+cap q1.txt
+check "terminal: q to a command that ignores SIGINT: still monitoring" \
+	sh -c "[ ! -e rc.txt ] && grep -q 'every 100 ms' q1.txt"
+$TM send-keys -t mon "q"
+wait_file rc.txt 50
+check "terminal: a second q kills it (137), the terminal restored" ended 137
 
 run "$EBS monitor -e $EV -p $BG"
 wait_for 'every 100 ms' 100

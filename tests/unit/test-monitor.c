@@ -70,6 +70,14 @@ static int count(const struct monitor_canvas *c, char ch, int k, int from, int t
 	return n;
 }
 
+/* s is want, then spaces only */
+static bool padded(const char *s, const char *want)
+{
+	size_t n = strlen(want);
+
+	return !strncmp(s, want, n) && strspn(s + n, " ") == strlen(s + n);
+}
+
 static void dump(const struct monitor_canvas *c)
 {
 	int r;
@@ -181,9 +189,9 @@ int main(void)
 		int top = find_row(c, "page-faults") + 1, bottom = c->rows - 3;
 		int one = find_row(c, "     1G|"), zero = find_row(c, "      0|");
 
-		TEST_CHECK("draw: the header names the target and the interval",
-			   strstr(row(c, 0), "command 'phases'") &&
-				   strstr(row(c, 0), "every 100 ms") && strstr(row(c, 0), "4.0 s"));
+		TEST_CHECK(
+			"draw: the header: the interval, the time, then the target",
+			padded(row(c, 0), "ebs monitor   every 100 ms   4.0 s   command 'phases'"));
 		TEST_CHECK("draw: a line per trace, now, min, max, scale",
 			   find_row(c, "o task-clock") == 1 && strstr(row(c, 1), "now 0/s") &&
 				   strstr(row(c, 1), "min 0/s") && strstr(row(c, 1), "max 1G/s") &&

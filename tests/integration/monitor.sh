@@ -211,9 +211,24 @@ sleep 0.3
 cap z.txt
 check "terminal: an unknown key is ignored" \
 	sh -c "[ ! -e rc.txt ] && grep -q 'every 200 ms' z.txt && ! grep -q PAUSED z.txt"
+# a smaller terminal: the graph redrawn to fit, its right edge at column 9 + (72 - 18)
+$TM resize-window -t mon -x 72 -y 24
+RIGHT_PY='
+import sys
+rows = open(sys.argv[1]).read().split("\n")
+g = [r for r in rows if len(r) > 9 and r[8] == "|"]
+sys.exit(0 if len(g) >= 6 and all(r.rfind("|") == 63 for r in g) and max(map(len, rows)) <= 72 else 1)'
+ok=1
+for ((i = 0; i < 50; i++)); do
+	cap resized.txt
+	python3 -c "$RIGHT_PY" resized.txt && ok=0 && break
+	sleep 0.1
+done
+check "terminal: resized, the graph redrawn to the new width" test $ok = 0
 $TM send-keys -t mon "q"
 wait_file rc.txt 50
 check "terminal: q quits (-p: exit 0), the terminal restored" ended 0
+$TM resize-window -t mon -x 100 -y 30
 check "terminal: q leaves the process running" kill -0 $BG
 
 run "$EBS monitor -e $EV -- $PH 3 0.2 0.2"

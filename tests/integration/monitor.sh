@@ -109,34 +109,23 @@ $TM new-session -d -s mon -x 100 -y 30 "env PS1='$ ' bash --norc --noprofile"
 $TM send-keys -t mon "cd $TMP" Enter
 
 cap() { $TM capture-pane -p -t mon >"$1"; }
-# wait_for PATTERN [TENTHS]: a capture (into screen.now) matching the ERE, polled
-wait_for() {
-	local i
-	for ((i = 0; i < ${2:-100}; i++)); do
-		cap screen.now
-		grep -qE -e "$1" screen.now && return 0
+# poll TENTHS CMD...: CMD every 0.1 s until it succeeds, at most TENTHS times
+poll() {
+	local n=$1 i
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$@" && return 0
 		sleep 0.1
 	done
 	return 1
 }
-# wait_gone ERE [TENTHS]: a capture (into screen.now) without it, polled
-wait_gone() {
-	local i
-	for ((i = 0; i < ${2:-100}; i++)); do
-		cap screen.now
-		grep -q 'every' screen.now && ! grep -qE -e "$1" screen.now && return 0
-		sleep 0.1
-	done
-	return 1
-}
-wait_file() {
-	local i
-	for ((i = 0; i < ${2:-100}; i++)); do
-		[ -s "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+# shown ERE, gone ERE: a capture (into screen.now) with the ERE, or with the header but without it
+shown() { cap screen.now && grep -qE -e "$1" screen.now; }
+gone() { cap screen.now && grep -q every screen.now && ! grep -qE -e "$1" screen.now; }
+# wait_for ERE [TENTHS], wait_gone ERE [TENTHS], wait_file FILE [TENTHS]: polled
+wait_for() { poll "${2:-100}" shown "$1"; }
+wait_gone() { poll "${2:-100}" gone "$1"; }
+wait_file() { poll "${2:-100}" test -s "$1"; }
 # run CMD: in the pane, with the terminal's settings before and after, and the exit status
 run() {
 	rm -f rc.txt st1 st2
@@ -180,17 +169,10 @@ check "terminal: the header names the pid and both events" \
 	       grep -q '^+ page-faults' screen.now && grep -q 'q quit' screen.now"
 # a few phases on screen first (the header's time at 3 s), for the artefact
 wait_for '   ([3-9]|[1-9][0-9]+)\.[0-9] s' 150
-got=0
-for ((i = 0; i < 100; i++)); do
-	cap screen.txt
-	if graph screen.txt; then
-		got=1
-		break
-	fi
-	sleep 0.1
-done
+poll 100 eval 'cap screen.txt && graph screen.txt'
+got=$?
 keep screen.txt
-check "terminal: the graph, its scale labels, the phases rising and falling (monitor-screen.txt)" test $got = 1
+check "terminal: the graph, its scale labels, the phases rising and falling (monitor-screen.txt)" test $got = 0
 $TM send-keys -t mon " "
 wait_for PAUSED 30
 sleep 0.3
@@ -218,13 +200,8 @@ import sys
 rows = open(sys.argv[1]).read().split("\n")
 g = [r for r in rows if len(r) > 9 and r[8] == "|"]
 sys.exit(0 if len(g) >= 6 and all(r.rfind("|") == 63 for r in g) and max(map(len, rows)) <= 72 else 1)'
-ok=1
-for ((i = 0; i < 50; i++)); do
-	cap resized.txt
-	python3 -c "$RIGHT_PY" resized.txt && ok=0 && break
-	sleep 0.1
-done
-check "terminal: resized, the graph redrawn to the new width" test $ok = 0
+check "terminal: resized, the graph redrawn to the new width" \
+	poll 50 eval 'cap resized.txt && python3 -c "$RIGHT_PY" resized.txt'
 $TM send-keys -t mon "q"
 wait_file rc.txt 50
 check "terminal: q quits (-p: exit 0), the terminal restored" ended 0

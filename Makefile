@@ -87,6 +87,12 @@ CAPSTONE_LIBS := $(if $(filter 1,$(EBS_HAVE_CAPSTONE)),$(shell \
 LIBUNWIND_CFLAGS := $(shell pkg-config --cflags libunwind-generic 2>/dev/null)
 LIBUNWIND_LIBS   := $(shell pkg-config --libs libunwind-generic 2>/dev/null || \
 	echo -lunwind-generic -lunwind)
+# ncurses for ebs monitor's screen (cli/cmd-monitor.c only): the wide-character
+# build where pkg-config knows it, else whichever library is there
+NCURSES_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null)
+NCURSES_LIBS   := $(shell pkg-config --libs ncursesw 2>/dev/null || \
+	(printf 'int main(void){return 0;}' | $(CC) -x c - -lncursesw -o /dev/null 2>/dev/null && \
+	 echo -lncursesw) || echo -lncurses)
 LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(LIBUNWIND_LIBS) $(CAPSTONE_LIBS) -lz -lstdc++ -lm -pthread
 
 ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) -DEBS_HAVE_CAPSTONE=$(EBS_HAVE_CAPSTONE) $(CFLAGS)
@@ -105,7 +111,8 @@ endif
 # Objects depend on the flags they are built with: a library found or gone,
 # DEBUG=1 or another CFLAGS rebuilds them (the file changes only then).
 FLAGS_STAMP := $(BUILD)/.flags
-FLAGS_NOW = $(CC) $(ALL_CFLAGS) $(LIBDWARF_CFLAGS) $(LIBUNWIND_CFLAGS) | $(LDFLAGS) $(LIBS)
+FLAGS_NOW = $(CC) $(ALL_CFLAGS) $(LIBDWARF_CFLAGS) $(LIBUNWIND_CFLAGS) $(NCURSES_CFLAGS) | \
+	$(LDFLAGS) $(LIBS) $(NCURSES_LIBS)
 ifneq ($(PROBE),)
 ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_NOW))
 $(shell mkdir -p $(BUILD))
@@ -187,6 +194,7 @@ $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	$(call msg,CC,$<)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(BUILD)/cli/cmd-monitor.o: ALL_CFLAGS += $(NCURSES_CFLAGS)
 # only symbolize/ includes libdwarf's headers (and its dwarf.h is not elfutils')
 $(BUILD)/symbolize/%.o: ALL_CFLAGS += $(LIBDWARF_CFLAGS) $(LIBUNWIND_CFLAGS)
 # test-dwcache sorts line-table rows as dwarf.c does (symbolize/dwarf_int.h: libdwarf's types)
@@ -201,7 +209,7 @@ $(foreach m,$(MODULES),$(eval $(call module_rule,$(m))))
 
 $(EBS): $(CLI_OBJS) $(MODULE_LIBS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(MODULE_LIBS) $(LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(MODULE_LIBS) $(LIBS) $(NCURSES_LIBS)
 
 deps:
 	$(Q)scripts/deps.sh

@@ -22,6 +22,7 @@ int cmd_flamegraph(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_monitor(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 

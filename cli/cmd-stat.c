@@ -199,8 +199,11 @@ static int read_counts(const char *path, const struct event_spec *evs, double *s
 	return e < 0 ? e : 0;
 }
 
-/* record's interval hook: the counts since the last, kept, and printed now with -I unless JSON */
-static void on_tick(void *ctx, u64 ns, const double *totals, unsigned int nr)
+/*
+ * record's interval hook: the counts since the last, kept, and printed now
+ * with -I unless JSON.  Returns 0: go on.
+ */
+static int on_tick(void *ctx, u64 ns, const double *totals, unsigned int nr)
 {
 	struct ticker *t = ctx;
 	const struct stat_opts *so = t->so;
@@ -209,7 +212,7 @@ static void on_tick(void *ctx, u64 ns, const double *totals, unsigned int nr)
 
 	if (t->oom || ebs_grow((void **)&t->v, &t->cap, t->n, sizeof(*t->v), 64)) {
 		t->oom = true;
-		return;
+		return 0;
 	}
 	iv = &t->v[t->n++];
 	iv->t = (double)ns * 1e-9;
@@ -218,7 +221,7 @@ static void on_tick(void *ctx, u64 ns, const double *totals, unsigned int nr)
 		t->prev[i] = totals[i];
 	}
 	if (so->json || !so->interval_ms)
-		return;
+		return 0;
 	for (i = 0; i < so->nr_ev; i++) {
 		const struct stat_event *ev = &so->ev[i];
 
@@ -232,6 +235,7 @@ static void on_tick(void *ctx, u64 ns, const double *totals, unsigned int nr)
 				ev->spec.name);
 	}
 	fflush(t->out);
+	return 0;
 }
 
 static void print_intervals_json(struct ebs_json *j, const struct stat_opts *so,

@@ -205,6 +205,7 @@ static const struct {
 	{"record", cmd_record, "sample a command, processes (-p) or the whole system (-a)"},
 	{"report", cmd_report, "hotspots of an ebs.data file, by function, source line or DSO"},
 	{"stat", cmd_stat, "count events over a command's run (-r N: its statistics)"},
+	{"monitor", cmd_monitor, "event rates live: a scrolling terminal graph, or lines"},
 	{"calibrate", cmd_calibrate,
 	 "choose sample-after values for a command: measured, verified"},
 	{"diff", cmd_diff, "two recordings compared: each row's change, and whether it is real"},

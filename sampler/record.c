@@ -346,7 +346,7 @@ static void write_vdso(struct sampler *s)
  * Fork the command, stopped before exec until go_fd is written.  err_fd
  * (close-on-exec) receives errno if exec fails.
  */
-static pid_t spawn(char *const *argv, int out_fd, const struct sigaction *old, int *go_fd,
+static pid_t spawn(const struct record_opts *o, const struct sigaction *old, int *go_fd,
 		   int *err_fd, struct ebs_error *err)
 {
 	int go[2], ex[2];
@@ -386,9 +386,11 @@ static pid_t spawn(char *const *argv, int out_fd, const struct sigaction *old, i
 			;
 		if (n != 1)
 			_exit(127); /* ebs gave up before exec */
-		if (out_fd > 0 && dup2(out_fd, STDOUT_FILENO) < 0)
+		if ((o->child_stdout > 0 && dup2(o->child_stdout, STDOUT_FILENO) < 0) ||
+		    (o->child_stdin > 0 && dup2(o->child_stdin, STDIN_FILENO) < 0) ||
+		    (o->child_stderr > 0 && dup2(o->child_stderr, STDERR_FILENO) < 0))
 			_exit(127);
-		execvp(argv[0], argv);
+		execvp(o->argv[0], o->argv);
 		e = errno;
 		if (write(ex[1], &e, sizeof(e)) < 0)
 			_exit(127);
@@ -514,7 +516,7 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		for (i = 0, e = 0; i < o->nr_pids && !e; i++)
 			e = add_threads(&s, o->pids[i], err);
 	} else {
-		child = spawn(o->argv, o->child_stdout, old, &go_fd, &exec_fd, err);
+		child = spawn(o, old, &go_fd, &exec_fd, err);
 		e = child < 0 ? child : add_tid(&s, child);
 		s.enable_on_exec = true;
 	}
@@ -524,7 +526,7 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		goto out;
 	}
 	if (o->system_wide && o->argv) {
-		child = spawn(o->argv, o->child_stdout, old, &go_fd, &exec_fd, err);
+		child = spawn(o, old, &go_fd, &exec_fd, err);
 		if (child < 0) {
 			e = child;
 			goto out;
@@ -642,9 +644,15 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 				 */
 				while (now - next_tick >= (u64)o->interval_ms * 1000000ull)
 					next_tick += (u64)o->interval_ms * 1000000ull;
-				if (!s.backend->peek(&s))
-					o->on_interval(o->interval_ctx, next_tick - t_base,
-						       s.scaled, s.nr_events);
+				/* asked to stop: as a SIGINT (sampler.h) */
+				if (!s.backend->peek(&s) &&
+				    o->on_interval(o->interval_ctx, next_tick - t_base, s.scaled,
+						   s.nr_events)) {
+					if (!got_signal)
+						got_signal = SIGINT;
+					nr_signals++;
+					wait_ms = 0;
+				}
 				next_tick += (u64)o->interval_ms * 1000000ull;
 				now = ebs_clock_ns();
 			}

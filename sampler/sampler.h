@@ -113,6 +113,8 @@ struct record_opts {
 	FILE *msg;		 /* notices (fallbacks, the summary line); NULL: none */
 	bool count_only;	 /* count the events, take no samples (perf backend) */
 	int child_stdout;	 /* > 0: the command's standard output goes here */
+	int child_stdin;	 /* > 0: its standard input comes from here */
+	int child_stderr;	 /* > 0: its standard error goes here */
 	/* CALIBRATION header records, their event indexes into events[] */
 	const struct ebs_rec_calibration *calib;
 	unsigned int nr_calib;
@@ -128,10 +130,13 @@ struct record_opts {
 	 * more at its end: the counters' totals so far (scaled as in
 	 * record_result.counted, which is also what the last call gives) and
 	 * the time since exec.  Only with a backend that can read them while
-	 * they run (perf); 0: never.
+	 * they run (perf); 0: never.  It returns 0 to go on, nonzero to stop
+	 * the session as a SIGINT would: a command gets SIGINT and the session
+	 * ends when it exits (a second stop kills it); without one (-p, -a
+	 * alone) it ends at once; res->stop_signal is then SIGINT.
 	 */
 	unsigned int interval_ms;
-	void (*on_interval)(void *ctx, u64 ns, const double *totals, unsigned int nr);
+	int (*on_interval)(void *ctx, u64 ns, const double *totals, unsigned int nr);
 	void *interval_ctx;
 };
 

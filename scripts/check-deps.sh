@@ -19,6 +19,7 @@ dwarf.h libdwarf-dev
 uthash.h uthash-dev
 libunwind.h libunwind-dev
 zlib.h zlib1g-dev
+curses.h libncurses-dev
 linux/perf_event.h linux-libc-dev"
 
 FLAGS="$*"

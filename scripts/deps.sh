@@ -9,8 +9,8 @@
 #
 # The build's own (scripts/check-deps.sh names the headers): build-essential,
 # pkg-config, libelf-dev, libdwarf-dev, libunwind-dev (unwinding of call
-# graphs), uthash-dev, zlib1g-dev; libcapstone-dev is optional (annotate
-# --asm).  The rest are the tests': libclang-rt-dev is
+# graphs), uthash-dev, zlib1g-dev, libncurses-dev (ebs monitor's screen);
+# libcapstone-dev is optional (annotate --asm).  The rest are the tests': libclang-rt-dev is
 # the default clang's runtime (libclang-rt-14-dev on Debian 12): libFuzzer,
 # for the fuzz harnesses (docs/fuzzing.md); clang-format for make
 # format-check; cmake, ninja-build and libzstd-dev build libdwarf 2 for
@@ -20,10 +20,12 @@
 # (headless, over the DevTools pipe: tests/tools/render.py and browse.py)
 # renders annotate --html, drives ebs flamegraph's SVG (hover, zoom,
 # search) in tests/integration/flamegraph.sh and runs speedscope's
-# importer in export.sh.
+# importer in export.sh; tmux runs ebs monitor's screen in
+# tests/integration/monitor.sh (send-keys, capture-pane).
 set -u
 
 PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
+libncurses-dev tmux
 libcapstone-dev libstb-dev
 elfutils binutils python3 clang llvm libclang-rt-dev clang-format cmake ninja-build libzstd-dev
 golang-go python3-jsonschema chromium

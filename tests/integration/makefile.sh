@@ -78,6 +78,7 @@ done <<EOF
 uthash.h uthash-dev
 gelf.h libelf-dev
 zlib.h zlib1g-dev
+curses.h libncurses-dev
 libdwarf.h libdwarf-dev $LIBDWARF_I
 EOF
 

@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd-monitor.c - ebs monitor: the per-second rates of two or more events,
+ * live, as a scrolling full-screen graph (ncurses) when standard output is
+ * a terminal, else as one line of numbers per interval; --csv logs every
+ * interval to a file either way.
+ *
+ * The counting is ebs stat's: an ebs record session that counts only
+ * (record_opts.count_only) and calls back every TICK_MS with the totals so
+ * far.  The monitor's interval (-i, changed by + and -) is made of those
+ * ticks: a rate is the totals' change over the time between the two ticks
+ * that bound it.  The keys are read at every tick, so they answer within
+ * TICK_MS whatever the interval.  The drawing is report/monitor.c's, into a
+ * canvas that tty_show() copies to the screen: every ncurses call of ebs
+ * is in this file, between tty_start() and tty_end().  The screen is
+ * restored however the session ends (q, --duration, the command's end,
+ * SIGINT, SIGTERM, an error): ebs record catches those signals during it
+ * and returns, and the screen starts only at its first tick.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/builtin.h"
+#include "report/monitor.h"
+#include "sampler/sampler.h"
+
+/* after report.h (through builtin.h): curses.h #defines its KEY_MAX */
+#include <curses.h>
+#include <term.h>
+
+static const char usage_text[] =
+	"usage: ebs monitor [-e EVENT1,EVENT2[,...]] [-i MS] [-p PID | -a] [--ratio]\n"
+	"                   [--duration S] [--csv FILE] [-- CMD [ARGS...]]\n"
+	"\n"
+	"The per-second rates of events, live: a scrolling graph on a terminal (keys:\n"
+	"space pause, + and - the interval, r rescale, e equal scales, g grid, q quit),\n"
+	"else one line of numbers per interval.\n"
+	"\n"
+	"  -e, --event E      1 to 4 events (default: cycles,instructions; where this\n"
+	"                     machine cannot count them, task-clock,page-faults, said)\n"
+	"  -i, --interval MS  50 to 2000 (default 100)\n"
+	"      --ratio        also EVENT1/EVENT2 as a trace of its own\n"
+	"      --duration S   stop after S seconds\n"
+	"      --csv FILE     every interval's rates to FILE\n"
+	"  -p, --pid P        running processes (and their threads), until q\n"
+	"  -a, --all-cpus     every CPU, until q (or while CMD runs)\n"
+	"\n"
+	"With a command, the exit status is its own; q passes it SIGINT (a second q\n"
+	"kills it).  See ebs-monitor(1).\n";
+
+enum { OPT_RATIO = 0x2000, OPT_DURATION, OPT_CSV };
+
+#define TICK_MS		    25 /* how often the counters are read and the keys looked at */
+#define MIN_INTERVAL_MS	    50
+#define MAX_INTERVAL_MS	    2000
+#define DEFAULT_INTERVAL_MS 100
+#define HISTORY		    4096 /* intervals kept: wider than any terminal */
+
+static const struct option longopts[] = {
+	{"event", required_argument, NULL, 'e'},
+	{"interval", required_argument, NULL, 'i'},
+	{"pid", required_argument, NULL, 'p'},
+	{"all-cpus", no_argument, NULL, 'a'},
+	{"ratio", no_argument, NULL, OPT_RATIO},
+	{"duration", required_argument, NULL, OPT_DURATION},
+	{"csv", required_argument, NULL, OPT_CSV},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+/* The default pair, and what stands in for it on a machine without a PMU. */
+static const char default_events[] = "cycles,instructions";
+static const char fallback_events[] = "task-clock,page-faults";
+
+/* + and - step through these */
+static const unsigned int steps[] = {50, 100, 200, 500, 1000, 2000};
+
+struct mon_opts {
+	struct event_spec ev[MONITOR_MAX_EVENTS];
+	unsigned int nr_ev;
+	bool asked;	       /* -e given */
+	unsigned int interval; /* ms */
+	bool ratio;
+	double duration; /* s; 0: none */
+	const char *csv;
+	pid_t *pids;
+	unsigned int nr_pids;
+	bool system_wide;
+	char *const *argv;
+};
+
+/* What the ticks share: the model, the previous reading, the outputs, the keys' state. */
+struct mon {
+	const struct mon_opts *o;
+	struct monitor *m;
+	struct monitor_canvas *c;
+	SCREEN *scr;   /* the terminal's screen once started; NULL: none (yet) */
+	bool tty;      /* draw (standard output is a terminal), else lines */
+	bool tty_gone; /* the screen could not start: lines instead */
+	FILE *csv;
+	double prev[EBS_MAX_EVENTS];
+	u64 prev_ns;
+	unsigned int interval;
+	bool stop_sent;
+	char said[400]; /* choose_events' line, "" once printed */
+};
+
+/* The fallback's line, once, before the screen starts */
+static void say_fallback(struct mon *mo)
+{
+	if (!mo->said[0])
+		return;
+	fprintf(stderr, "%s\n", mo->said);
+	mo->said[0] = '\0';
+}
+
+static int parse(int argc, char **argv, struct mon_opts *o)
+{
+	const char *events = default_events;
+	struct ebs_error err = {0};
+	u64 n;
+	int c, k;
+
+	o->interval = DEFAULT_INTERVAL_MS;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:e:i:p:ah", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			events = optarg;
+			o->asked = true;
+			break;
+		case 'i':
+			if (cli_number("monitor", "-i", optarg, MIN_INTERVAL_MS, MAX_INTERVAL_MS,
+				       false, &n))
+				return 2;
+			o->interval = (unsigned int)n;
+			break;
+		case 'p':
+			if (cli_parse_pids("monitor", optarg, &o->pids, &o->nr_pids))
+				return 2;
+			break;
+		case 'a':
+			o->system_wide = true;
+			break;
+		case OPT_RATIO:
+			o->ratio = true;
+			break;
+		case OPT_DURATION:
+			if (cli_real("monitor", "--duration", optarg, true, 1e9, &o->duration))
+				return 2;
+			break;
+		case OPT_CSV:
+			o->csv = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			return cli_bad_option("monitor", c, argv);
+		}
+	}
+	if (o->nr_pids && o->system_wide) {
+		fprintf(stderr, "ebs monitor: -p and -a exclude each other\n");
+		return 2;
+	}
+	if (o->nr_pids && optind < argc) {
+		fprintf(stderr, "ebs monitor: -p monitors running processes; no command wanted\n");
+		return 2;
+	}
+	if (optind >= argc && !o->nr_pids && !o->system_wide) {
+		fprintf(stderr, "ebs monitor: nothing to monitor (give -- CMD [ARGS...], -p PID "
+				"or -a)\n");
+		return 2;
+	}
+	if (o->csv && (!*o->csv || !strcmp(o->csv, "-"))) {
+		fprintf(stderr, "ebs monitor: --csv wants a file name, not '%s'\n", o->csv);
+		return 2;
+	}
+	o->argv = optind < argc ? argv + optind : NULL;
+	k = event_spec__parse_list(events, o->ev, MONITOR_MAX_EVENTS, &err);
+	if (k < 0) {
+		fprintf(stderr, "ebs monitor: %s\n", err.msg);
+		return 2;
+	}
+	o->nr_ev = (unsigned int)k;
+	if (o->ratio && o->nr_ev < 2) {
+		fprintf(stderr, "ebs monitor: --ratio divides the first event by the second: "
+				"give two events with -e\n");
+		return 2;
+	}
+	return -1;
+}
+
+/*
+ * Can ev be counted here?  0, or the -errno of the open.  Refused only for
+ * the kernel's part (perf_event_paranoid): user space only, as ebs stat
+ * does, with :u added to its name.
+ */
+static int countable(struct event_spec *ev, bool system_wide)
+{
+	int e = event_spec__probe(ev);
+
+	if ((e == -EACCES || e == -EPERM) && !system_wide && !ev->exclude_kernel &&
+	    !ev->exclude_user && strlen(ev->name) + 3 < sizeof(ev->name)) {
+		struct event_spec u = *ev;
+
+		u.exclude_kernel = true;
+		strcat(u.name, ":u");
+		if (!(e = event_spec__probe(&u)))
+			*ev = u;
+	}
+	return system_wide && (e == -EACCES || e == -EPERM) ? 0 : e; /* -a's open says */
+}
+
+/*
+ * The events as they will be counted: the default pair replaced by
+ * fallback_events when either cannot be counted (the line that says so in
+ * said, a short form in note: both printed once the command runs, so that
+ * a command that cannot run, or a --csv that cannot be written, gets its
+ * one line alone); an event asked with -e that cannot be counted is
+ * refused.  0, or the exit status after one line.
+ */
+static int choose_events(struct mon_opts *o, char *said, size_t said_len, char *note, size_t len)
+{
+	struct ebs_error err = {0};
+	unsigned int i;
+	int e;
+
+	note[0] = said[0] = '\0';
+	for (i = 0; i < o->nr_ev; i++) {
+		e = countable(&o->ev[i], o->system_wide);
+		if (!e)
+			continue;
+		if (o->asked) {
+			fprintf(stderr, "ebs monitor: event '%s' cannot be counted here: %s\n",
+				o->ev[i].name, event_open_reason(e));
+			return 2;
+		}
+		snprintf(said, said_len,
+			 "ebs monitor: %s asked (the default), but '%s' cannot be counted here: "
+			 "%s; monitoring %s instead",
+			 default_events, o->ev[i].name, event_open_reason(e), fallback_events);
+		snprintf(note, len, "%s cannot be counted here: %s instead", default_events,
+			 fallback_events);
+		if (event_spec__parse_list(fallback_events, o->ev, MONITOR_MAX_EVENTS, &err) != 2)
+			return 1;
+		for (i = 0; i < 2; i++)
+			if ((e = countable(&o->ev[i], o->system_wide))) {
+				fprintf(stderr, "ebs monitor: %s cannot be counted either: %s\n",
+					o->ev[i].name, event_open_reason(e));
+				return 1;
+			}
+		return 0;
+	}
+	return 0;
+}
+
+/* ---- the terminal: every ncurses call --------------------------------------- */
+
+static const short colours[MONITOR_MAX_TRACES] = {COLOR_GREEN, COLOR_YELLOW, COLOR_CYAN,
+						  COLOR_MAGENTA, COLOR_RED};
+
+/*
+ * The screen, at the first tick.  0, or -1 when this terminal has none:
+ * one terminfo does not know, or that cannot move its cursor (dumb).
+ * Asked of setupterm() first, as newterm() of an unknown terminal leaks
+ * what it allocated (ncurses 6.4).
+ */
+static int tty_start(struct mon *mo)
+{
+	const char *cup;
+	int err = 0;
+	bool can;
+	short k;
+
+	if (setupterm(NULL, STDOUT_FILENO, &err) != OK)
+		return -1;
+	cup = tigetstr("cup");
+	can = cup && cup != (const char *)-1;
+	del_curterm(cur_term);
+	if (!can)
+		return -1;
+	mo->scr = newterm(NULL, stdout, stdin);
+	if (!mo->scr)
+		return -1;
+	cbreak();
+	noecho();
+	nodelay(stdscr, TRUE);
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	if (has_colors()) {
+		start_color();
+		use_default_colors();
+		for (k = 0; k < MONITOR_MAX_TRACES; k++)
+			init_pair((short)(k + 1), colours[k], -1);
+		init_pair(MONITOR_GRID, COLOR_BLUE, -1);
+	}
+	return 0;
+}
+
+static void tty_end(struct mon *mo)
+{
+	if (!mo->scr)
+		return;
+	endwin();
+	delscreen(mo->scr);
+	mo->scr = NULL;
+}
+
+/* Draw the model at the terminal's size (a new canvas when it changed) and show it. */
+static void tty_show(struct mon *mo)
+{
+	int rows, cols, r, col;
+
+	getmaxyx(stdscr, rows, cols);
+	if (!mo->c || mo->c->rows != rows || mo->c->cols != cols) {
+		monitor_canvas__free(mo->c);
+		mo->c = monitor_canvas__new(rows, cols);
+		if (!mo->c)
+			return;
+	}
+	monitor__draw(mo->m, mo->c);
+	for (r = 0; r < rows; r++)
+		for (col = 0; col < cols; col++) {
+			unsigned char k = mo->c->colour[r * cols + col];
+			chtype ch = (chtype)(unsigned char)mo->c->ch[r * cols + col];
+
+			if (k && has_colors())
+				ch |= COLOR_PAIR(k);
+			if (k && k < MONITOR_GRID)
+				ch |= A_BOLD;
+			mvaddch(r, col, ch);
+		}
+	refresh();
+}
+
+/* -1: no key */
+static int tty_key(void)
+{
+	int ch = getch();
+
+	return ch == ERR ? -1 : ch;
+}
+
+/* Without a screen: the names of the numbers of each line */
+static void lines_header(const struct mon_opts *o)
+{
+	unsigned int i;
+
+	printf("# time_s");
+	for (i = 0; i < o->nr_ev; i++)
+		printf(" %s/s", o->ev[i].name);
+	if (o->ratio)
+		printf(" %s/%s", o->ev[0].name, o->ev[1].name);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* ---- the ticks --------------------------------------------------------------- */
+
+static unsigned int step_interval(unsigned int ms, bool up)
+{
+	size_t i, n = sizeof(steps) / sizeof(steps[0]);
+
+	if (up) {
+		for (i = 0; i < n; i++)
+			if (steps[i] > ms)
+				return steps[i];
+		return steps[n - 1];
+	}
+	for (i = n; i-- > 0;)
+		if (steps[i] < ms)
+			return steps[i];
+	return steps[0];
+}
+
+/* The keys typed since the last tick: true to quit.  *redraw when the screen changes. */
+static bool keys(struct mon *mo, bool *redraw)
+{
+	struct monitor *m = mo->m;
+	bool quit = false;
+	int ch;
+
+	while ((ch = tty_key()) >= 0) {
+		switch (ch) {
+		case ' ':
+			m->paused = !m->paused;
+			break;
+		case '+':
+		case '=':
+			mo->interval = step_interval(mo->interval, true);
+			break;
+		case '-':
+		case '_':
+			mo->interval = step_interval(mo->interval, false);
+			break;
+		case 'r':
+			monitor__rescale(m, monitor_graph_width(mo->c ? mo->c->cols : 0));
+			break;
+		case 'e':
+			m->equal = !m->equal;
+			break;
+		case 'g':
+			m->grid = !m->grid;
+			break;
+		case 'q':
+		case 'Q':
+			quit = true;
+			break;
+		case KEY_RESIZE:
+			break;
+		default:
+			continue; /* any other key: nothing */
+		}
+		m->interval_ms = mo->interval;
+		*redraw = true;
+	}
+	return quit;
+}
+
+/* One interval's rates: to the CSV file, as a line without a terminal, into the model. */
+static void interval_done(struct mon *mo, u64 ns, const double *totals)
+{
+	double dt = (double)(ns - mo->prev_ns) * 1e-9, rates[MONITOR_MAX_EVENTS];
+	double t = (double)ns * 1e-9;
+	unsigned int i;
+
+	for (i = 0; i < mo->o->nr_ev; i++) {
+		rates[i] = (totals[i] - mo->prev[i]) / dt;
+		mo->prev[i] = totals[i];
+	}
+	mo->prev_ns = ns;
+	if (mo->csv) {
+		fprintf(mo->csv, "%.3f", t);
+		for (i = 0; i < mo->o->nr_ev; i++)
+			fprintf(mo->csv, ",%.3f", rates[i]);
+		if (mo->o->ratio)
+			fprintf(mo->csv, ",%.6g", rates[1] > 0 ? rates[0] / rates[1] : NAN);
+		fputc('\n', mo->csv);
+	}
+	if (!mo->tty) {
+		printf("%.3f", t);
+		for (i = 0; i < mo->o->nr_ev; i++)
+			printf(" %.0f", rates[i]);
+		if (mo->o->ratio)
+			printf(" %.6g", rates[1] > 0 ? rates[0] / rates[1] : NAN);
+		putchar('\n');
+		fflush(stdout);
+	}
+	if (!mo->m->paused)
+		monitor__push(mo->m, t, rates);
+}
+
+/* record's tick (every TICK_MS, and once at the end): nonzero asks it to stop */
+static int on_tick(void *ctx, u64 ns, const double *totals, unsigned int nr)
+{
+	struct mon *mo = ctx;
+	bool redraw = false, quit = false;
+	u64 want = (u64)mo->interval * 1000000ull;
+
+	(void)nr;
+	say_fallback(mo);
+	if (mo->tty && !mo->scr && !mo->tty_gone && tty_start(mo)) {
+		mo->tty_gone = true;
+		mo->tty = false;
+		fprintf(stderr,
+			"ebs monitor: the terminal '%s' cannot be drawn on (TERM?): lines instead\n",
+			getenv("TERM") ? getenv("TERM") : "");
+		lines_header(mo->o);
+	}
+	if (mo->scr)
+		quit = keys(mo, &redraw);
+	/* an interval is whole at the tick nearest its end */
+	if (ns > mo->prev_ns && ns - mo->prev_ns + TICK_MS * 500000ull >= want) {
+		interval_done(mo, ns, totals);
+		redraw |= !mo->m->paused;
+	}
+	if (mo->scr && redraw)
+		tty_show(mo);
+	if (mo->o->duration > 0 && (double)ns * 1e-9 >= mo->o->duration && !mo->stop_sent) {
+		mo->stop_sent = true;
+		return 1;
+	}
+	return quit;
+}
+
+/* ---- the command ---------------------------------------------------------------- */
+
+/* "command 'x y'", "pid 12, 13", "all CPUs" */
+static void describe(const struct mon_opts *o, char *buf, size_t len)
+{
+	size_t at = 0;
+	unsigned int i;
+
+	if (o->system_wide) {
+		at = (size_t)snprintf(buf, len, "all CPUs");
+	} else if (o->nr_pids) {
+		at = (size_t)snprintf(buf, len, "pid");
+		for (i = 0; i < o->nr_pids && at < len; i++)
+			at += (size_t)snprintf(buf + at, len - at, "%s%d", i ? ", " : " ",
+					       (int)o->pids[i]);
+		return;
+	}
+	if (!o->argv)
+		return;
+	if (at < len)
+		at += (size_t)snprintf(buf + at, len - at, "%scommand '", at ? ", " : "");
+	for (i = 0; o->argv[i] && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? " " : "", o->argv[i]);
+	if (at < len)
+		snprintf(buf + at, len - at, "'");
+}
+
+int cmd_monitor(int argc, char **argv)
+{
+	struct mon_opts o = {0};
+	struct mon mo = {0};
+	struct record_opts ro = {0};
+	struct record_result res;
+	struct ebs_error err = {0};
+	const char *names[MONITOR_MAX_EVENTS];
+	char dir[4096], path[4200], note[200];
+	const char *base = getenv("TMPDIR");
+	int rc = parse(argc, argv, &o), e, devnull = -1;
+	unsigned int i;
+
+	if (rc >= 0)
+		goto out_pids;
+	rc = choose_events(&o, mo.said, sizeof(mo.said), note, sizeof(note));
+	if (rc)
+		goto out_pids;
+	for (i = 0; i < o.nr_ev; i++)
+		names[i] = o.ev[i].name;
+	mo.o = &o;
+	mo.interval = o.interval;
+	mo.tty = isatty(STDOUT_FILENO);
+	mo.m = monitor__new(names, o.nr_ev, o.ratio, HISTORY);
+	if (!mo.m) {
+		fprintf(stderr, "ebs monitor: out of memory\n");
+		rc = 1;
+		goto out_pids;
+	}
+	mo.m->interval_ms = o.interval;
+	describe(&o, mo.m->target, sizeof(mo.m->target));
+	ebs_strlcpy(mo.m->note, note, sizeof(mo.m->note));
+	if (o.csv && !(mo.csv = fopen(o.csv, "w"))) {
+		fprintf(stderr, "ebs monitor: --csv %s: cannot write: %s\n", o.csv,
+			strerror(errno));
+		rc = 2;
+		goto out_model;
+	}
+	if (mo.csv) {
+		fprintf(mo.csv, "time_s");
+		for (i = 0; i < o.nr_ev; i++)
+			fprintf(mo.csv, ",%s_per_s", o.ev[i].name);
+		if (o.ratio)
+			fprintf(mo.csv, ",%s/%s", o.ev[0].name, o.ev[1].name);
+		fputc('\n', mo.csv);
+	}
+	if (!mo.tty)
+		lines_header(&o);
+	snprintf(dir, sizeof(dir), "%s/ebs-monitor.XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "ebs monitor: cannot create a directory for the counts (%s): %s\n",
+			dir, strerror(errno));
+		rc = 1;
+		goto out_csv;
+	}
+	snprintf(path, sizeof(path), "%s/counts.data", dir);
+	/* on the screen, the command's terminal I/O would tear the graph and take the keys */
+	if (mo.tty && o.argv && (devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0)
+		ro.child_stdin = ro.child_stdout = ro.child_stderr = devnull;
+	ro.count_only = true;
+	ro.output = path;
+	ro.argv = o.argv;
+	ro.pids = o.pids;
+	ro.nr_pids = o.nr_pids;
+	ro.system_wide = o.system_wide;
+	ro.no_fallback = true;
+	ro.mmap_pages = 1;
+	ro.interval_ms = TICK_MS;
+	ro.on_interval = on_tick;
+	ro.interval_ctx = &mo;
+	ro.nr_events = o.nr_ev;
+	memcpy(ro.events, o.ev, sizeof(o.ev[0]) * o.nr_ev);
+	e = ebs_record(&ro, &res, &err);
+	tty_end(&mo);
+	unlink(path);
+	rmdir(dir);
+	if (devnull >= 0)
+		close(devnull);
+	if (e) {
+		fprintf(stderr, "ebs monitor: %s\n", err.msg);
+		rc = res.exec_failed ? 127
+		     : (o.system_wide || o.nr_pids) && (err.err == -EACCES || err.err == -EPERM)
+			     ? 2
+			     : 1;
+		goto out_csv;
+	}
+	say_fallback(&mo); /* a command that ended before the first tick */
+	/* a command's status; without one, q, --duration or Ctrl-C is how it ends: 0 */
+	rc = o.argv ? res.exit_status : 0;
+out_csv:
+	if (mo.csv && fclose(mo.csv) && !rc) {
+		fprintf(stderr, "ebs monitor: --csv %s: %s\n", o.csv, strerror(errno));
+		rc = 1;
+	}
+out_model:
+	monitor_canvas__free(mo.c);
+	monitor__free(mo.m);
+out_pids:
+	free(o.pids);
+	return rc;
+}

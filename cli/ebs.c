@@ -272,9 +272,13 @@ int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_
 	/* the default name: no recording here yet; a name given: a recording elsewhere? */
 	bool dflt = !strcmp(input, "ebs.data") && strcmp(cmd, "diff"); /* diff has no -i */
 
+	/* a perf.data name: a recording perf writes */
+	bool perf = strstr(input, "perf.data") != NULL;
+
 	fprintf(stderr, "ebs %s: %s%s%s%s\n", cmd, err->msg,
 		missing && dflt ? " (run 'ebs record' first, or give -i FILE)"
-		: missing	? " (write it with 'ebs record -o "
+		: missing	? (perf ? " (write it with 'perf record -o "
+					: " (write it with 'ebs record -o ")
 				: "",
 		missing && !dflt ? input : "", missing && !dflt ? "')" : "");
 	/* a bad or missing file, an unknown event: the input's fault */

@@ -624,6 +624,22 @@ static void set_string(char **dst, struct cur *cur)
 	}
 }
 
+/* perf's name of feature bit (HEADER_*, perf's util/header.h), "?" past those known. */
+static const char *feature_name(unsigned int bit)
+{
+	static const char *const names[] = {
+		"RESERVED",	   "TRACING_DATA", "BUILD_ID",	   "HOSTNAME",	   "OSRELEASE",
+		"VERSION",	   "ARCH",	   "NRCPUS",	   "CPUDESC",	   "CPUID",
+		"TOTAL_MEM",	   "CMDLINE",	   "EVENT_DESC",   "CPU_TOPOLOGY", "NUMA_TOPOLOGY",
+		"BRANCH_STACK",	   "PMU_MAPPINGS", "GROUP_DESC",   "AUXTRACE",	   "STAT",
+		"CACHE",	   "SAMPLE_TIME",  "MEM_TOPOLOGY", "CLOCKID",	   "DIR_FORMAT",
+		"BPF_PROG_INFO",   "BPF_BTF",	   "COMPRESSED",   "CPU_PMU_CAPS", "CLOCK_DATA",
+		"HYBRID_TOPOLOGY", "PMU_CAPS",
+	};
+
+	return bit < sizeof(names) / sizeof(names[0]) ? names[bit] : "?";
+}
+
 /* One feature's data, len bytes at p, from offset off of the file. */
 static int feature(struct conv *c, u64 id, const u8 *p, size_t len, u64 off, struct ebs_error *err)
 {
@@ -769,10 +785,10 @@ static int read_features(struct conv *c, const struct pf_file_header *h, struct 
 		if (!inside(s.offset, s.size, c->pc->size))
 			return bad(
 				c, err, at,
-				"truncated: feature %u's section [%llu, +%llu) lies past the end of "
-				"the file (%llu bytes)",
-				bit, (unsigned long long)s.offset, (unsigned long long)s.size,
-				(unsigned long long)c->pc->size);
+				"truncated: feature %u (%s)'s section [%llu, +%llu) lies past the end "
+				"of the file (%llu bytes)",
+				bit, feature_name(bit), (unsigned long long)s.offset,
+				(unsigned long long)s.size, (unsigned long long)c->pc->size);
 		if (s.size > MAX_FEATURE)
 			continue;
 		switch (bit) {

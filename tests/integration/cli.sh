@@ -275,6 +275,9 @@ done
 "$EBS" report -i nosuch.data >/dev/null 2>err.txt
 check "report -i a missing file: the hint names it, not -i" \
 	grep -qx "ebs report: nosuch.data: No such file or directory (write it with 'ebs record -o nosuch.data')" err.txt
+"$EBS" report -i nosuch.perf.data >/dev/null 2>err.txt
+check "report -i a missing perf.data: the hint is perf's record" \
+	grep -qx "ebs report: nosuch.perf.data: No such file or directory (write it with 'perf record -o nosuch.perf.data')" err.txt
 head -c 4096 /dev/zero >zero.data
 R -i zero.data >/dev/null 2>err.txt
 check "a file that exists but is bad: no hint" not grep -q "ebs record" err.txt

@@ -168,7 +168,9 @@ static int create_tmp(struct ebs_writer *w)
 	int tries, e;
 
 	for (tries = 0; tries < 10; tries++) {
-		w->fd = ebs_tmp_create(w->path, w->tmp, sizeof(w->tmp));
+		/* 0600, as perf.data: a recording holds samples of other
+		 * processes (-a), stack copies, kernel addresses */
+		w->fd = ebs_tmp_create(w->path, w->tmp, sizeof(w->tmp), 0600);
 		if (w->fd < 0)
 			return w->fd;
 		e = flock(w->fd, LOCK_EX | LOCK_NB) < 0 ? errno : 0;

@@ -304,7 +304,7 @@ int ebs_tmp_prefix(const char *path, char *out, size_t len)
 	return 0;
 }
 
-int ebs_tmp_create(const char *path, char *tmp, size_t len)
+int ebs_tmp_create(const char *path, char *tmp, size_t len, unsigned int mode)
 {
 	mode_t mask;
 	int fd, e;
@@ -320,7 +320,8 @@ int ebs_tmp_create(const char *path, char *tmp, size_t len)
 		return -errno;
 	mask = umask(0);
 	umask(mask);
-	fchmod(fd, 0644 & ~mask); /* mkostemp made it 0600 */
+	if ((mode & ~mask & 0777) != 0600)
+		fchmod(fd, mode & ~mask & 0777); /* mkostemp made it 0600 */
 	return fd;
 }
 
@@ -359,7 +360,7 @@ int ebs_out_open(struct ebs_out *o, const char *path, FILE *dflt)
 		if (!o->f)
 			return -errno;
 	} else {
-		fd = ebs_tmp_create(path, o->tmp, sizeof(o->tmp));
+		fd = ebs_tmp_create(path, o->tmp, sizeof(o->tmp), 0644);
 		if (fd < 0)
 			return fd;
 		o->f = fdopen(fd, "w");

@@ -113,14 +113,16 @@ bool ebs_path_in_place(const char *path);
  * the end, so that the name never holds half a file.  ebs_tmp_prefix
  * gives the temporary names' common start for path, "DIR/.BASE.tmp.";
  * ebs_tmp_create creates one, DIR/.BASE.tmp.XXXXXX (its name into tmp),
- * close-on-exec, mode 0644 less the umask, and returns its descriptor;
+ * close-on-exec, mode `mode` less the umask (0644 for what is shown or
+ * shared, 0600 for recordings: they hold other processes' samples, stack
+ * copies and kernel addresses, as perf's do), and returns its descriptor;
  * ebs_tmp_commit renames tmp over path and makes the rename durable (the
  * directory's fsync, best effort, as ebs_fsync_dir does after any rename
  * into path's directory).  -errno on failure; -ENAMETOOLONG when the name
  * does not fit in len bytes.
  */
 int ebs_tmp_prefix(const char *path, char *out, size_t len);
-int ebs_tmp_create(const char *path, char *tmp, size_t len);
+int ebs_tmp_create(const char *path, char *tmp, size_t len, unsigned int mode);
 int ebs_tmp_commit(const char *tmp, const char *path);
 void ebs_fsync_dir(const char *path);
 

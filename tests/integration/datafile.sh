@@ -35,6 +35,8 @@ check "report --dump hands out every sample as a SAMPLE ($n)" \
 check "...at their SAMPLES records' offsets: fewer offsets than samples" \
 	[ "$(awk '$2 == "SAMPLE" { print $1 }' p.dump | sort -u | wc -l)" -lt $(( ${n:-0} / 100 )) ]
 
+check "a recording is mode 0600, as perf.data: it holds samples, stacks, kernel addresses ($(stat -c %a p.data))" \
+	[ "$(stat -c %a p.data)" = 600 ]
 check "a recording without call graphs is written as format 2.0 (2.0 readers read it)" \
 	grep -q '^# ebs.data version 2\.0,' p.dump
 

@@ -389,6 +389,7 @@ for f in g dw; do
 		[ $((2 * out)) -le "$in" ]
 	check "ebs convert of the $f.data recording: datacheck.py reads it as docs/format.md says" \
 		sh -c "python3 '$TOP/tests/tools/datacheck.py' $f.conv.data | grep -q '^ok: finished'"
+	check "ebs convert of the $f.data recording: mode 0600, as the perf.data" [ "$(stat -c %a $f.conv.data)" = 600 ]
 	check "ebs convert of the $f.data recording: written as format 3.0" \
 		sh -c "'$EBS' report -i $f.conv.data --dump 2>/dev/null | head -n 1 | grep -q '^# ebs.data version 3\.0,'"
 	"$EBS" script -i $f.data >$f.script 2>/dev/null

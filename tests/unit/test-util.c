@@ -218,7 +218,7 @@ static void test_files(void)
 	TEST_STREQ("tmp: prefix is DIR/.BASE.tmp.", prefix, tmp);
 	TEST_EQ("tmp: prefix too long", ebs_tmp_prefix(path, tmp, 8), -ENAMETOOLONG);
 	old = umask(027);
-	fd = ebs_tmp_create(path, tmp, sizeof(tmp));
+	fd = ebs_tmp_create(path, tmp, sizeof(tmp), 0644);
 	umask(old);
 	TEST_CHECK("tmp: created", fd >= 0);
 	if (fd >= 0) {
@@ -239,7 +239,16 @@ static void test_files(void)
 		free(buf);
 	}
 	TEST_EQ("tmp: commit of a missing file", ebs_tmp_commit(tmp, path), -ENOENT);
-	TEST_EQ("tmp: name too long", ebs_tmp_create(path, tmp, 10), -ENAMETOOLONG);
+	TEST_EQ("tmp: name too long", ebs_tmp_create(path, tmp, 10, 0644), -ENAMETOOLONG);
+	old = umask(022);
+	fd = ebs_tmp_create(path, tmp, sizeof(tmp), 0600);
+	umask(old);
+	TEST_CHECK("tmp: a recording's mode 0600",
+		   fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & 0777) == 0600);
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
 	test_out(dir, path);
 	unlink(path);
 	unlink(fifo);

@@ -108,6 +108,25 @@ record() {
 	"$EBS" record -q -o "$out" "$@" 2>"$out.err"
 }
 
+# sqlite_build: SQLWORK, the path of tests/real's SQLite driver, built by
+# tests/real/build-sqlite.sh (SQLite's sources and sqlite3.o beside it in
+# build/real-cache), and true; else one SKIP line (no SQLite to fetch) or
+# FAIL line saying why, and false.
+sqlite_build() {
+	local rc
+	SQLWORK=$("$TOP/tests/real/build-sqlite.sh" 2>build.err)
+	rc=$?
+	sed 's/^/    /' build.err
+	if [ $rc -eq 77 ]; then
+		skip "all" "no SQLite to build: $(tail -n 1 build.err)"
+	elif [ $rc -ne 0 ] || [ ! -x "$SQLWORK" ]; then
+		fail "build" "tests/real/build-sqlite.sh failed: $(tail -n 1 build.err)"
+	else
+		return 0
+	fi
+	return 1
+}
+
 # The user that unprivileged tests drop to.
 NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
 

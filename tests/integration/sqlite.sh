@@ -25,16 +25,7 @@
 ROWS=400000
 CHECK="python3 $TOP/tests/real/sqlite_check.py"
 
-SQLWORK=$("$TOP/tests/real/build-sqlite.sh" 2>build.err)
-rc=$?
-sed 's/^/    /' build.err
-if [ $rc -eq 77 ]; then
-	skip "all" "no SQLite to build: $(tail -n 1 build.err)"
-	exit 0
-elif [ $rc -ne 0 ] || [ ! -x "$SQLWORK" ]; then
-	fail "build" "tests/real/build-sqlite.sh failed: $(tail -n 1 build.err)"
-	exit 0
-fi
+sqlite_build || exit 0
 
 # ---- a. record and report -------------------------------------------------------
 # perf records the same work meanwhile: each samples its own process's CPU time

@@ -11,7 +11,8 @@
 # half a minute) is rebuilt only when its source or flags change, sqlwork
 # when the driver, sqlite3.o or the flags do.  One build at a time (flock).
 #
-# Prints the path of sqlwork.  Exit status 0; 77 when the package cannot be
+# CACHE/sqlite-src names the sources' directory (sqlite3.h) whatever the
+# version.  Prints the path of sqlwork.  Exit status 0; 77 when the package cannot be
 # fetched (npm missing, the registry unreachable: one line on stderr says
 # why, and the caller skips); anything else is a failure.
 set -u
@@ -73,6 +74,9 @@ if [ ! -s "$SRC/sqlite3.c" ] || [ "$CACHE/$TGZ" -nt "$SRC/sqlite3.c" ]; then
 	rm -rf "$tmp"
 	touch "$SRC/sqlite3.c" "$SRC/sqlite3.h"	# newer than the package
 fi
+# the sources' directory by a name that no version bump changes, for the
+# drivers built elsewhere (tests/integration/sqlite-count.sh's sqlcount)
+ln -sfn "$(basename "$SRC")" "$CACHE/sqlite-src" || die "cannot link $CACHE/sqlite-src"
 
 # ---- sqlite3.o, then sqlwork -------------------------------------------------
 # stale when its inputs are newer or it was built with other flags or compiler

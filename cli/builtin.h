@@ -33,6 +33,12 @@ int cmd_convert(int argc, char **argv);
 int cli_bad_option(const char *cmd, int c, char **argv);
 
 /*
+ * A binary file (an ebs.data) asked onto a terminal (-o - with standard
+ * output a terminal): one line saying so, and true; the command exits 2.
+ */
+bool cli_binary_to_tty(const char *cmd, const char *output);
+
+/*
  * The one number parser of the command line.  s is decimal digits only: no
  * sign, no space, no other base (a leading 0 does not make it octal); with
  * hex_ok, where an option documents it, also 0x and hexadecimal digits.

@@ -62,6 +62,8 @@ int cmd_convert(int argc, char **argv)
 			argv[optind]);
 		return 2;
 	}
+	if (cli_binary_to_tty("convert", output))
+		return 2;
 	e = ebs_data_convert(input, output, &st, &err);
 	if (e) {
 		/* the output's failure, or no memory: the system's; else the input's */

@@ -363,6 +363,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (nperiods == 1)
 		memset(o.periods, 0, sizeof(o.periods));
+	if (cli_binary_to_tty("record", o.output))
+		goto out;
 	/* what killed recordings into the same file left: named, or removed */
 	lo.output = o.output;
 	lo.clean = clean;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/builtin.h"
 
@@ -261,6 +262,17 @@ static int help(int argc, char **argv)
 		return 2;
 	}
 	return cmds[i].fn(2, args);
+}
+
+bool cli_binary_to_tty(const char *cmd, const char *output)
+{
+	if (strcmp(output, "-") || !isatty(STDOUT_FILENO))
+		return false;
+	fprintf(stderr,
+		"ebs %s: -o -: standard output is a terminal, and an ebs.data is binary: "
+		"redirect it (> FILE, or | ebs report -i -)\n",
+		cmd);
+	return true;
 }
 
 int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_error *err)

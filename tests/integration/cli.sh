@@ -286,3 +286,11 @@ check "an unknown event (also ENOENT): no hint" sh -c "grep -q \"no event 'nosuc
 A nosuch >/dev/null 2>err.txt
 check "annotate of an unknown function (also ENOENT): no hint" \
 	sh -c "grep -q \"no function 'nosuch'\" err.txt && ! grep -q 'ebs record' err.txt"
+
+# an ebs.data onto a terminal: refused, as gzip refuses (script(1) gives a terminal)
+for cmd in "record -o - -- true" "convert -i nosuch.perf.data -o -"; do
+	script -qec "$EBS $cmd; echo status \$?" /dev/null >tty.out 2>&1
+	check "ebs ${cmd%% *} -o - onto a terminal: one line, exit 2, no bytes" \
+		sh -c "tr -d '\r' <tty.out | grep -qx 'ebs ${cmd%% *}: -o -: standard output is a terminal, and an ebs.data is binary: redirect it (> FILE, or | ebs report -i -)' &&
+		       tr -d '\r' <tty.out | tail -n 1 | grep -qx 'status 2' && [ \$(wc -l <tty.out) -eq 2 ]"
+done

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* cmd-list.c - ebs list: the events this machine can open, probed one by one. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,10 +61,10 @@ int cmd_list(int argc, char **argv)
 			fprintf(out, "%-*s %-9s %-12s %s (user space only here: %s)\n", w, n->name,
 				n->hardware ? "hardware" : "software", "available:u", n->desc,
 				event_open_reason(err));
-		else
+		else /* not permitted, and not there in user space either: the latter is why */
 			fprintf(out, "%-*s %-9s %-12s %s: %s\n", w, n->name,
 				n->hardware ? "hardware" : "software", "unavailable", n->desc,
-				event_open_reason(err));
+				event_open_reason((err == -EACCES || err == -EPERM) ? err_u : err));
 	}
 	fprintf(out, "%-*s %-9s %-12s %s\n", w, RAW_NAME, "raw", "-", RAW_DESC);
 	fprintf(out,

@@ -16,6 +16,16 @@ expect "output directory missing" 1 "/no/such/dir/x.data: cannot create" "$EBS" 
 mkdir ro && chmod 755 ro
 expect "output directory not writable (unprivileged)" 1 "ro/x.data: cannot create.*Permission denied" \
 	$NOBODY "$EBS" record -e cpu-clock:u -o ro/x.data "$L" 0.1
+# ebs list unprivileged: an event refused for the kernel part and missing in
+# user space too is missing, and says so (not "not permitted": lowering
+# perf_event_paranoid would not bring a PMU)
+if [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)" -le 2 ] 2>/dev/null; then
+	$NOBODY "$EBS" list --no-pager >nb-list.txt 2>&1
+	check "list as nobody: no unavailable event's reason is permission ($(grep -c ' unavailable ' nb-list.txt) unavailable)" \
+		not grep -q ' unavailable .*not permitted' nb-list.txt
+else
+	skip "list as nobody: reasons" "perf_event_paranoid above 2: nothing opens unprivileged"
+fi
 "$WORKLOADS/exitcode" 0 & dead=$!
 wait $dead
 expect "-p of a dead pid" 2 "pid $dead: no such process" "$EBS" record -e cpu-clock -p $dead -o x.data

@@ -71,6 +71,20 @@ static size_t sym_count(Elf *e, const Elf_Data *data)
 }
 
 /*
+ * The length of a symbol's name without its symbol version: a separate
+ * debug file's .symtab names glibc's versioned functions
+ * "__libc_start_main@@GLIBC_2.34" (the default version) or "memcpy@GLIBC_2.2.5";
+ * the function is "__libc_start_main", as the dynamic symbol table and the
+ * DWARF name it, and as --func, --callers and annotate are asked for it.
+ */
+static size_t sym_name_len(const char *name)
+{
+	const char *at = strchr(name, '@');
+
+	return at && at > name ? (size_t)(at - name) : strlen(name);
+}
+
+/*
  * Collect the function symbols of one symbol table section: STT_FUNC and
  * STT_GNU_IFUNC that are defined, plus sized STT_NOTYPE symbols in
  * executable sections (hand-written assembly often lacks .type).
@@ -123,7 +137,7 @@ static int collect_syms(Elf *e, Elf_Scn *scn, struct raw_vec *rv)
 				rs.sec_end = end;
 		}
 		rs.name = name;
-		rs.name_len = strlen(name);
+		rs.name_len = sym_name_len(name);
 		if (bind == STB_GLOBAL || bind == STB_GNU_UNIQUE)
 			rs.rank = RANK_GLOBAL;
 		else if (bind == STB_WEAK)
@@ -379,7 +393,15 @@ int symtab__build(struct symtab *t, struct raw_vec *rv, bool demangle)
 		const struct raw_sym *rs = &rv->v[i];
 		size_t len = rs->name_len;
 
-		if (dm && (dm[i] = ebs_demangle(rs->name)))
+		if (dm && rs->name[len]) { /* a version after the name: without it */
+			char *bare = strndup(rs->name, len);
+
+			dm[i] = bare ? ebs_demangle(bare) : NULL;
+			free(bare);
+		} else if (dm) {
+			dm[i] = ebs_demangle(rs->name);
+		}
+		if (dm && dm[i])
 			len = strlen(dm[i]);
 		arena_len += len + (rs->plt ? sizeof(plt_suffix) - 1 : 0) + 1;
 	}

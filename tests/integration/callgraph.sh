@@ -252,7 +252,7 @@ def find(ns, path):
         if r: return r
 p = find(j['tree'], []) or []
 print('# on_prof path:', ' -> '.join(p))
-sys.exit(0 if p[:4] == ['_start', '__libc_start_main@@GLIBC_2.34', '__libc_start_call_main', 'main'] and 'spin_main' in p else 1)" sig.json
+sys.exit(0 if p[:4] == ['_start', '__libc_start_main', '__libc_start_call_main', 'main'] and 'spin_main' in p else 1)" sig.json
 "$EBS" record -q --call-graph dwarf -e cpu-clock -F 2000 -o deep.data "$WORKLOADS/unwind" deep 0.5
 "$EBS" report -i deep.data --children --json >deep.json
 "$EBS" report -i deep.data --children --no-pager >deep.txt

@@ -373,6 +373,11 @@ python3 "$CMP" children dw.perf dw.json "" dw.data.files >dw.cmp
 rc=$?
 cat dw.cmp
 check "--call-graph dwarf: --children's inclusive shares are perf's (within 0.015 points)" [ $rc -eq 0 ]
+# glibc's separate debug file names versioned functions in its .symtab
+# (__libc_start_main@@GLIBC_2.34): ebs names them without the version, so
+# that --callees and annotate find them
+check "--call-graph dwarf: no function named with its symbol version (@@VERSION)" \
+	not grep -qE '"[A-Za-z_0-9]+@@?[A-Z]+_[0-9.]+"' dw.json
 check "--call-graph dwarf: tree_left and tree_right unwound, in both" \
 	bash -c "grep -qE '^#     +tree_left ' dw.cmp && grep -qE '^#     +tree_right ' dw.cmp"
 

@@ -284,6 +284,26 @@ static void p_words(double p, char *buf, size_t len)
 		snprintf(buf, len, "%.4f", p);
 }
 
+/* The length of an event's name without a modifier of precise levels only (":ppp"). */
+static size_t event_len(const char *e)
+{
+	const char *c = strrchr(e, ':');
+
+	return c && c[1] && strspn(c + 1, "p") == strlen(c + 1) ? (size_t)(c - e) : strlen(e);
+}
+
+/*
+ * Do the two recordings name different events?  perf names its default
+ * cpu-clock "cpu-clock:ppp": precision asked of a software event, which
+ * has no skid; a precise level does not make another event.
+ */
+static bool events_differ(const char *a, const char *b)
+{
+	size_t la = event_len(a), lb = event_len(b);
+
+	return la != lb || memcmp(a, b, la);
+}
+
 static void print_header(const struct diff *d, FILE *f)
 {
 	const struct side *b = &d->side[BASE], *n = &d->side[NEW];
@@ -301,7 +321,7 @@ static void print_header(const struct diff *d, FILE *f)
 			fprintf(f, " (%llu lost)", (unsigned long long)sd->lost);
 		fputc('\n', f);
 	}
-	if (b->event && n->event && strcmp(b->event, n->event))
+	if (b->event && n->event && events_differ(b->event, n->event))
 		fprintf(f, "# events differ: base %s, new %s; the shares are still comparable\n",
 			b->event, n->event);
 	sampling_words(b, wb, sizeof(wb));
@@ -371,6 +391,8 @@ static void print_text(const struct diff *d, struct drow **v, size_t n, size_t m
 		}
 		fprintf(f, "%s\n", dr->sig ? "" : present_color_end(color));
 	}
+	if (!n && d->o->significant)
+		fprintf(f, "  (no significant change at family-wise alpha %g)\n", d->o->alpha);
 	if (more)
 		fprintf(f, "  (%zu more row%s; --top 0 shows all)\n", more, more == 1 ? "" : "s");
 	fprintf(f, "\n");

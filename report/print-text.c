@@ -99,8 +99,8 @@ static void print_header(const struct report *r, const struct facts *fa, FILE *f
 				"in its own function and in those it is inlined into\n");
 		else
 			fprintf(f,
-				"# call graph: %s; samples counts each sample once in every function "
-				"of its chain, self in its own\n",
+				"# call graph: %s; the samples column counts each sample once in every "
+				"function of its chain, self in its own\n",
 				mode);
 		if (cs->truncated || cs->broken)
 			fprintf(f,

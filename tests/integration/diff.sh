@@ -193,6 +193,9 @@ check "--sort srcline (perf's name for line): taken" [ $? -eq 0 ]
 "$EBS" diff 31.data 31.data --json >self.json
 check "a file against itself: every difference 0, p 1, none significant" \
 	pyj "J[0]['rows'] and all(r['diff_points'] == 0 and r['p'] == 1 and r['p_adjusted'] == 1 and not r['significant'] and r['ci95'][0] < 0 < r['ci95'][1] for r in J[0]['rows'])" self.json
+"$EBS" diff 31.data 31.data --significant >selfs.txt
+check "a file against itself, --significant: no row, and a line saying none is significant" \
+	sh -c "! grep -q '%  ' selfs.txt && grep -qx '  (no significant change at family-wise alpha 0.05)' selfs.txt"
 
 # ---- events and sampling that differ ---------------------------------------------------------
 rec 31f500.data 3 500
@@ -209,6 +212,16 @@ check "cpu-clock -F 1000 vs task-clock -c 1000000: one line for the events, one 
 "$EBS" diff 31.data 31c.data --json >e.json
 check "--json: each file's event and sampling" \
 	pyj "(J[0]['new']['event'], J[0]['new']['freq'], J[0]['new']['period']) == ('task-clock', None, 1000000)" e.json
+
+# perf's default event is cpu-clock:ppp: a precise level is not another event
+if perf record -q -F 1000 -o pp.data "$S" 0.5 3 >/dev/null 2>&1 &&
+	perf script -i pp.data -F event 2>/dev/null | head -n 1 | grep -q 'cpu-clock:ppp'; then
+	"$EBS" diff 31.data pp.data >pp.txt 2>&1
+	check "ebs cpu-clock vs perf's default cpu-clock:ppp: no 'events differ' line" \
+		sh -c "grep -q 'cpu-clock:ppp' pp.txt && ! grep -q 'events differ' pp.txt"
+else
+	skip "ebs cpu-clock vs perf's cpu-clock:ppp" "perf's default event here is not cpu-clock:ppp (a PMU, or no perf)"
+fi
 
 # ---- bad input ----------------------------------------------------------------------------
 expect "a missing file: exit 2, one line naming it" 2 "^ebs diff: nosuch.data: No such file.*ebs record -o nosuch.data" \

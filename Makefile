@@ -161,6 +161,12 @@ $(LIBEBS_SO): $(LIBEBS_OBJS) libebs/libebs.map
 all: $(LIBEBS_A) $(LIBEBS_SO)
 
 .PHONY: install-libebs uninstall-libebs
+# A real install (DESTDIR empty) updates the dynamic linker's cache, so that
+# programs find libebs.so.1 in LIBDIR (when LIBDIR is one of its folders:
+# /usr/local/lib is on Debian); a staged one leaves it to the package.
+ifeq ($(DESTDIR),)
+LDCONFIG := $(shell command -v ldconfig 2>/dev/null || ls /sbin/ldconfig 2>/dev/null)
+endif
 install: install-libebs
 uninstall: uninstall-libebs
 install-libebs: $(LIBEBS_A) $(LIBEBS_SO)
@@ -173,10 +179,12 @@ install-libebs: $(LIBEBS_A) $(LIBEBS_SO)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(LIBEBS_VERSION)|' \
 		libebs/ebs.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/ebs.pc
 	install -m 0644 docs/ebs-count.3 $(DESTDIR)$(PREFIX)/share/man/man3/ebs-count.3
+	$(if $(LDCONFIG),$(LDCONFIG))
 uninstall-libebs:
 	rm -f $(DESTDIR)$(PREFIX)/include/ebs/count.h $(DESTDIR)$(LIBDIR)/libebs.a \
 		$(DESTDIR)$(LIBDIR)/$(LIBEBS_SONAME) $(DESTDIR)$(LIBDIR)/libebs.so \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/ebs.pc $(DESTDIR)$(PREFIX)/share/man/man3/ebs-count.3
+	$(if $(LDCONFIG),$(LDCONFIG))
 -include $(LIBEBS_OBJS:.o=.d)
 # ---- end of libebs ----
 

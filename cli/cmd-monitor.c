@@ -107,6 +107,9 @@ struct mon {
 	FILE *csv;
 	double prev[EBS_MAX_EVENTS];
 	u64 prev_ns;
+	double last[EBS_MAX_EVENTS]; /* the totals at the last tick, at last_ns */
+	u64 last_ns;
+	bool headed; /* the lines' header printed (at the first tick: after any error) */
 	unsigned int interval;
 	bool stop_sent;
 	char said[400]; /* choose_events' line, "" once printed */
@@ -350,14 +353,21 @@ static int tty_key(void)
 	return ch == ERR ? -1 : ch;
 }
 
-/* Without a screen: the names of the numbers of each line */
-static void lines_header(const struct mon_opts *o)
+/*
+ * Without a screen: the names of the numbers of each line, with their
+ * unit (a clock's in ns per second), once counting has started
+ */
+static void lines_header(struct mon *mo)
 {
+	const struct mon_opts *o = mo->o;
 	unsigned int i;
 
+	if (mo->headed)
+		return;
+	mo->headed = true;
 	printf("# time_s");
 	for (i = 0; i < o->nr_ev; i++)
-		printf(" %s/s", o->ev[i].name);
+		printf(" %s%s/s", o->ev[i].name, event_spec__is_clock(&o->ev[i]) ? "_ns" : "");
 	if (o->ratio)
 		printf(" %s/%s", o->ev[0].name, o->ev[1].name);
 	putchar('\n');
@@ -426,8 +436,13 @@ static bool keys(struct mon *mo, bool *redraw)
 	return quit;
 }
 
-/* One interval's rates: to the CSV file, as a line without a terminal, into the model. */
-static void interval_done(struct mon *mo, u64 ns, const double *totals)
+/*
+ * One interval's rates: to the CSV file, as a line without a terminal, into
+ * the model.  partial: the last, shorter interval, up to the end (its rates
+ * over its real length), marked on its line as ebs stat -I keeps it.
+ * Rates are whole numbers, a ratio has 4 decimals, "-" (CSV: empty) over 0.
+ */
+static void interval_done(struct mon *mo, u64 ns, const double *totals, bool partial)
 {
 	double dt = (double)(ns - mo->prev_ns) * 1e-9, rates[MONITOR_MAX_EVENTS];
 	double t = (double)ns * 1e-9;
@@ -442,16 +457,22 @@ static void interval_done(struct mon *mo, u64 ns, const double *totals)
 		fprintf(mo->csv, "%.3f", t);
 		for (i = 0; i < mo->o->nr_ev; i++)
 			fprintf(mo->csv, ",%.3f", rates[i]);
-		if (mo->o->ratio)
-			fprintf(mo->csv, ",%.6g", rates[1] > 0 ? rates[0] / rates[1] : NAN);
+		if (mo->o->ratio && rates[1] > 0)
+			fprintf(mo->csv, ",%.4f", rates[0] / rates[1]);
+		else if (mo->o->ratio)
+			fputc(',', mo->csv);
 		fputc('\n', mo->csv);
 	}
 	if (!mo->tty) {
 		printf("%.3f", t);
 		for (i = 0; i < mo->o->nr_ev; i++)
 			printf(" %.0f", rates[i]);
-		if (mo->o->ratio)
-			printf(" %.6g", rates[1] > 0 ? rates[0] / rates[1] : NAN);
+		if (mo->o->ratio && rates[1] > 0)
+			printf(" %.4f", rates[0] / rates[1]);
+		else if (mo->o->ratio)
+			printf(" -");
+		if (partial)
+			printf(" # partial: %.0f ms", dt * 1e3);
 		putchar('\n');
 		fflush(stdout);
 	}
@@ -474,13 +495,16 @@ static int on_tick(void *ctx, u64 ns, const double *totals, unsigned int nr)
 		fprintf(stderr,
 			"ebs monitor: the terminal '%s' cannot be drawn on (TERM?): lines instead\n",
 			getenv("TERM") ? getenv("TERM") : "");
-		lines_header(mo->o);
 	}
+	if (!mo->tty)
+		lines_header(mo);
+	memcpy(mo->last, totals, sizeof(mo->last[0]) * mo->o->nr_ev);
+	mo->last_ns = ns;
 	if (mo->scr)
 		quit = keys(mo, &redraw);
 	/* an interval is whole at the tick nearest its end */
 	if (ns > mo->prev_ns && ns - mo->prev_ns + TICK_MS * 500000ull >= want) {
-		interval_done(mo, ns, totals);
+		interval_done(mo, ns, totals, false);
 		redraw |= !mo->m->paused;
 	}
 	if (mo->scr && redraw)
@@ -549,6 +573,9 @@ int cmd_monitor(int argc, char **argv)
 		goto out_pids;
 	}
 	mo.m->interval_ms = o.interval;
+	for (i = 0; i < o.nr_ev; i++)
+		if (event_spec__is_clock(&o.ev[i]))
+			monitor__set_cpus(mo.m, i); /* shown in CPUs, as perf's CPUs utilized */
 	describe(&o, mo.m->target, sizeof(mo.m->target));
 	ebs_strlcpy(mo.m->note, note, sizeof(mo.m->note));
 	if (o.csv && !(mo.csv = fopen(o.csv, "w"))) {
@@ -560,13 +587,12 @@ int cmd_monitor(int argc, char **argv)
 	if (mo.csv) {
 		fprintf(mo.csv, "time_s");
 		for (i = 0; i < o.nr_ev; i++)
-			fprintf(mo.csv, ",%s_per_s", o.ev[i].name);
+			fprintf(mo.csv, ",%s%s_per_s", o.ev[i].name,
+				event_spec__is_clock(&o.ev[i]) ? "_ns" : "");
 		if (o.ratio)
 			fprintf(mo.csv, ",%s/%s", o.ev[0].name, o.ev[1].name);
 		fputc('\n', mo.csv);
 	}
-	if (!mo.tty)
-		lines_header(&o);
 	snprintf(dir, sizeof(dir), "%s/ebs-monitor.XXXXXX", base && *base ? base : "/tmp");
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "ebs monitor: cannot create a directory for the counts (%s): %s\n",
@@ -606,6 +632,9 @@ int cmd_monitor(int argc, char **argv)
 		goto out_csv;
 	}
 	say_fallback(&mo); /* a command that ended before the first tick */
+	/* the last interval, cut short by the end: kept, as ebs stat -I keeps it */
+	if (mo.last_ns > mo.prev_ns)
+		interval_done(&mo, mo.last_ns, mo.last, true);
 	/* a command's status; without one, q, --duration or Ctrl-C is how it ends: 0 */
 	rc = o.argv ? res.exit_status : 0;
 out_csv:

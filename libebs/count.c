@@ -78,6 +78,33 @@ static int fail(char *err, size_t len, int e, const char *fmt, ...)
 	return -e;
 }
 
+/*
+ * The refusal of an event not in ebs_events (text[0..base)): one line that
+ * says which events libebs takes, by the table itself (a raw event, rUUEE,
+ * which `ebs list` offers ebs's commands, said not taken).  Returns -EINVAL.
+ */
+static int unknown_event(const char *text, size_t base, char *err, size_t errlen)
+{
+	bool raw = base > 1 && text[0] == 'r' &&
+		   strspn(text + 1, "0123456789abcdefABCDEF") >= base - 1;
+	const struct ebs_event *n;
+	size_t at;
+
+	if (!err || !errlen)
+		return -EINVAL;
+	at = (size_t)snprintf(err, errlen,
+			      raw ? "event '%.*s': raw events (rUUEE) are not taken by libebs; "
+				    "it takes "
+				  : "unknown event '%.*s'; libebs takes ",
+			      (int)base, text);
+	for (n = ebs_events; n->name && at < errlen; n++)
+		at += (size_t)snprintf(err + at, errlen - at, "%s%s", n == ebs_events ? "" : ",",
+				       n->name);
+	if (at < errlen)
+		snprintf(err + at, errlen - at, " (:u, :k)");
+	return -EINVAL;
+}
+
 int ebs_count__parse_one(const char *text, size_t len, struct ebs_count_event *out, char *err,
 			 size_t errlen)
 {
@@ -96,8 +123,7 @@ int ebs_count__parse_one(const char *text, size_t len, struct ebs_count_event *o
 		if (strlen(n->name) == base && memcmp(n->name, text, base) == 0)
 			break;
 	if (!n->name)
-		return fail(err, errlen, EINVAL, "unknown event '%.*s' (see 'ebs list')", (int)base,
-			    text);
+		return unknown_event(text, base, err, errlen);
 	out->type = n->type;
 	out->config = n->config;
 	out->hardware = n->hardware;

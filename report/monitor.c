@@ -71,6 +71,17 @@ void monitor__free(struct monitor *m)
 	free(m);
 }
 
+void monitor__set_cpus(struct monitor *m, unsigned int k)
+{
+	if (k < m->nr_ev)
+		m->tr[k].cpus = true;
+}
+
+enum monitor_unit monitor__unit(const struct monitor *m, unsigned int k)
+{
+	return m->tr[k].ratio ? MONITOR_RATIO : m->tr[k].cpus ? MONITOR_CPUS : MONITOR_PER_S;
+}
+
 void monitor__push(struct monitor *m, double t, const double *rates)
 {
 	size_t at = m->n % m->cap;
@@ -79,6 +90,9 @@ void monitor__push(struct monitor *m, double t, const double *rates)
 	for (k = 0; k < m->nr; k++) {
 		struct monitor_trace *tr = &m->tr[k];
 		double v = k < m->nr_ev ? rates[k] : rates[1] > 0 ? rates[0] / rates[1] : NAN;
+
+		if (tr->cpus)
+			v *= 1e-9;
 
 		tr->v[at] = v;
 		tr->cur = v;
@@ -116,7 +130,7 @@ unsigned int monitor_divisions(double scale)
 	return mant > 1.5 && mant < 3 ? 4 : 5;
 }
 
-void monitor_format(char *buf, size_t len, double v, bool ratio)
+void monitor_format(char *buf, size_t len, double v, enum monitor_unit unit)
 {
 	char num[24];
 
@@ -124,8 +138,12 @@ void monitor_format(char *buf, size_t len, double v, bool ratio)
 		snprintf(buf, len, "-");
 		return;
 	}
+	if (unit == MONITOR_CPUS) {
+		snprintf(buf, len, fabs(v) < 0.01 && v != 0 ? "%.3f CPUs" : "%.2f CPUs", v);
+		return;
+	}
 	plot_si(num, sizeof(num), v);
-	snprintf(buf, len, "%s%s", num, ratio ? "" : "/s");
+	snprintf(buf, len, "%s%s", num, unit == MONITOR_RATIO ? "" : "/s");
 }
 
 /* The largest value of trace k among the newest width; 0 when none. */
@@ -143,7 +161,10 @@ static double shown_max(const struct monitor *m, unsigned int k, unsigned int wi
 	return max;
 }
 
-/* The scale trace k is drawn on: its own, or with equal the events' largest. */
+/*
+ * The scale trace k is drawn on: its own, or with equal the largest of the
+ * events in its unit (CPUs and rates are not compared).
+ */
 static double scale_of(const struct monitor *m, unsigned int k)
 {
 	double s = m->tr[k].scale;
@@ -152,7 +173,7 @@ static double scale_of(const struct monitor *m, unsigned int k)
 	if (!m->equal || m->tr[k].ratio)
 		return s;
 	for (j = 0; j < m->nr_ev; j++)
-		if (m->tr[j].scale > s)
+		if (m->tr[j].cpus == m->tr[k].cpus && m->tr[j].scale > s)
 			s = m->tr[j].scale;
 	return s;
 }
@@ -254,15 +275,19 @@ static int draw_header(const struct monitor *m, struct monitor_canvas *c)
 		put(c, row++, 0, m->note, 0);
 	for (k = 0; k < m->nr; k++) {
 		const struct monitor_trace *tr = &m->tr[k];
+		enum monitor_unit u = monitor__unit(m, k);
+		/* the labels: the first trace's left, the second's right, the others' none */
+		static const char *const axis[] = {"left", "right", "no labels"};
 
-		monitor_format(cur, sizeof(cur), tr->cur, tr->ratio);
-		monitor_format(min, sizeof(min), tr->min, tr->ratio);
-		monitor_format(max, sizeof(max), tr->max, tr->ratio);
-		monitor_format(top, sizeof(top), scale_of(m, k), tr->ratio);
+		monitor_format(cur, sizeof(cur), tr->cur, u);
+		monitor_format(min, sizeof(min), tr->min, u);
+		monitor_format(max, sizeof(max), tr->max, u);
+		monitor_format(top, sizeof(top), scale_of(m, k), u);
 		put_ch(c, row, 0, tr->mark, (unsigned char)(k + 1));
-		snprintf(line, sizeof(line), "%-*.*s  now %-8s  min %-8s  max %-8s  scale %s%s", w,
+		snprintf(line, sizeof(line), "%-*.*s now %-8s min %-8s max %-8s scale %s (%s%s)", w,
 			 w, tr->name, cur, min, max, top,
-			 m->equal && !tr->ratio && m->nr_ev > 1 ? " (equal)" : "");
+			 m->equal && !tr->ratio && m->nr_ev > 1 ? "equal, " : "",
+			 axis[k < 2 ? k : 2]);
 		put(c, row++, 2, line, (unsigned char)(k + 1));
 	}
 	return row;

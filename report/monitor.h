@@ -19,13 +19,21 @@
 #define MONITOR_MAX_TRACES (MONITOR_MAX_EVENTS + 1)
 #define MONITOR_GRID	   (MONITOR_MAX_TRACES + 1) /* the grid's colour number */
 
+/* What a trace's values are, and how they are shown */
+enum monitor_unit {
+	MONITOR_PER_S, /* a rate: "2.5K/s" */
+	MONITOR_CPUS,  /* a clock's ns per second over 1e9: "0.65 CPUs" (perf's CPUs utilized) */
+	MONITOR_RATIO, /* E1/E2: a plain number */
+};
+
 struct monitor_trace {
 	char name[136];	      /* the event's, or "E1/E2" */
 	bool ratio;	      /* E1/E2: a plain number, not a rate */
+	bool cpus;	      /* a clock (task-clock, cpu-clock): kept and shown in CPUs */
 	char mark;	      /* its character on the graph */
 	double cur, min, max; /* of the rates pushed (NAN none yet); max since the start */
 	double scale;	      /* the top of its axis: 1, 2 or 5 times a power of ten */
-	double *v;	      /* ring of monitor.cap; NAN: no value (a ratio over 0) */
+	double *v; /* ring of monitor.cap (CPUs when cpus); NAN: no value (a ratio over 0) */
 };
 
 struct monitor {
@@ -52,9 +60,16 @@ struct monitor *monitor__new(const char *const *names, unsigned int nr_ev, bool 
 void monitor__free(struct monitor *m);
 
 /*
+ * Mark event k a clock (its rates ns per second): its values are then kept
+ * and shown in CPUs (rate / 1e9).  Before the first push.
+ */
+void monitor__set_cpus(struct monitor *m, unsigned int k);
+
+/*
  * One interval's rates (per second, one per event) ending at t seconds:
- * appended to each ring (the ratio computed: NAN when the second is 0),
- * the current, minimum and maximum updated.
+ * appended to each ring (a clock's in CPUs; the ratio computed of the
+ * rates as given: NAN when the second is 0), the current, minimum and
+ * maximum updated.
  */
 void monitor__push(struct monitor *m, double t, const double *rates);
 
@@ -77,8 +92,14 @@ double monitor_scale_for(double v);
 /* How many divisions the grid cuts a scale into: 5 for 1 and 5 (by 0.2, 1), 4 for 2 (by 0.5). */
 unsigned int monitor_divisions(double scale);
 
-/* A rate as the header shows it: "998.2M/s", "0/s"; a ratio: "1.25", "1.9M"; "-" for NAN. */
-void monitor_format(char *buf, size_t len, double v, bool ratio);
+/* The unit of trace k's values */
+enum monitor_unit monitor__unit(const struct monitor *m, unsigned int k);
+
+/*
+ * A value as the header shows it: a rate "998.2M/s", "0/s"; CPUs "0.65 CPUs"
+ * (three decimals below 0.01); a ratio "1.25", "1.9M"; "-" for NAN.
+ */
+void monitor_format(char *buf, size_t len, double v, enum monitor_unit unit);
 
 /* One screen: rows x cols characters, each with a colour number (0, 1..nr traces, MONITOR_GRID). */
 struct monitor_canvas {
@@ -93,9 +114,10 @@ void monitor_canvas__free(struct monitor_canvas *c);
 
 /*
  * Draw m into c (autoscaling first): the header (the interval, the time,
- * paused, the target; a line per trace: its mark, name, current, minimum, maximum and
- * scale), the graph with the first event's scale labels on the left, the
- * second's on the right, the grid, the time axis and the keys (or the
+ * paused, the target; a line per trace: its mark, name, current, minimum, maximum,
+ * scale and which labels are its: left, right, or none, its scale then the
+ * graph's top), the graph with the first event's scale labels on the left, the
+ * second's on the right (a clock's in CPUs), the grid, the time axis and the keys (or the
  * note).  Too small a canvas gets a line that says so.
  */
 void monitor__draw(struct monitor *m, struct monitor_canvas *c);

@@ -6,9 +6,16 @@
  *
  *	cc count-example.c $(pkg-config --cflags --libs ebs) -o count-example
  *	./count-example [EVENTS]        (default: task-clock,page-faults)
+ *
+ * Unprivileged at kernel.perf_event_paranoid 2 (Debian's and most
+ * distributions' default) a process may count its user space only: where
+ * the kernel refuses the events as given, they are opened again with ':u'
+ * (an event that has no modifier), and a line on stderr says so.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -38,17 +45,41 @@ static void touch_pages(char *p, long psz)
 		p[i * psz] = 1;
 }
 
+/* events with ":u" added to each that has no modifier, into buf; NULL when too long */
+static const char *user_only(const char *events, char *buf, size_t len)
+{
+	size_t at = 0;
+	const char *p = events;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		int w = snprintf(buf + at, len - at, "%s%.*s%s", at ? "," : "", (int)n, p,
+				 memchr(p, ':', n) ? "" : ":u");
+
+		if (w < 0 || (size_t)w >= len - at)
+			return NULL;
+		at += (size_t)w;
+		p += n + (p[n] == ',');
+	}
+	return buf;
+}
+
 int main(int argc, char **argv)
 {
 	const char *events = argc > 1 ? argv[1] : "task-clock,page-faults";
 	long psz = sysconf(_SC_PAGESIZE);
 	struct ebs_count_set *c;
 	struct ebs_count_snap a, b;
-	char err[256];
+	char err[512], u[512];
 	int run, i;
 	unsigned int id;
 
 	c = ebs_count_open(events, err, sizeof(err));
+	if (!c && (errno == EACCES || errno == EPERM) && user_only(events, u, sizeof(u)) &&
+	    strcmp(u, events)) {
+		fprintf(stderr, "count-example: %s: counting user space only: %s\n", err, u);
+		c = ebs_count_open(u, err, sizeof(err));
+	}
 	if (!c) {
 		fprintf(stderr, "count-example: %s\n", err);
 		return 2;

@@ -5,8 +5,11 @@
 # DESTDIR) and static, run and its output checked: the read path, the
 # empty read pair's cost, 100 page faults (10%) in a section that writes
 # 100 fresh pages (MADV_NOHUGEPAGE: one fault a page), none in one that
-# does not; a hardware event refused, named, where there is no PMU;
-# `make uninstall` removes every file; `ebs list` says the read path.
+# does not; a hardware event refused, named, where there is no PMU; a raw
+# event refused as not taken; the example run unprivileged (at
+# perf_event_paranoid 2 it retries with ':u' and says so); `make install`
+# runs ldconfig only without DESTDIR; `make uninstall` removes every file;
+# `ebs list` says the read path.
 . "$(dirname "$0")/../lib.sh"
 
 DEST=$TMP/dest
@@ -102,7 +105,40 @@ if [ -x ex-shared ]; then
 	st=$?
 	check "a bad event string: status 2, the event named ($(cat bad.out))" \
 		sh -c "[ $st = 2 ] && grep -q \"'bogus'\" bad.out"
+	./ex-shared task-clock,r00c0 >raw.out 2>&1
+	st=$?
+	check "a raw event: status 2, said not taken, the events taken listed ($(cat raw.out))" \
+		sh -c "[ $st = 2 ] && grep -q \"event 'r00c0': raw events (rUUEE) are not taken by libebs; it takes cycles,.*task-clock\" raw.out"
 fi
+
+# unprivileged (the test runs as root: dropped to nobody): at paranoid 2
+# or more the kernel refuses to count the kernel, and the example retries
+# with ':u', in one line; below 2 the events open as given
+para=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
+for kind in shared static; do
+	[ -x "ex-$kind" ] || continue
+	$NOBODY "./ex-$kind" >"nb-$kind.out" 2>"nb-$kind.err"
+	st=$?
+	keep "nb-$kind.out"
+	if [ "$para" -ge 2 ]; then
+		check "$kind unprivileged (paranoid $para): ':u' retried, said in one line ($(cat "nb-$kind.err"))" \
+			sh -c "[ $st = 0 ] && [ \$(wc -l <nb-$kind.err) = 1 ] &&
+			       grep -q \"Permission denied.*counting user space only: task-clock:u,page-faults:u\$\" nb-$kind.err"
+		ev=":u"
+	else
+		check "$kind unprivileged (paranoid $para): the events open as given" \
+			sh -c "[ $st = 0 ] && [ ! -s nb-$kind.err ]"
+		ev=""
+	fi
+	pf2=$(awk "/^section 2 page-faults$ev: n 50 / { print \$7 }" "nb-$kind.out")
+	check "$kind unprivileged: 100 fresh pages written: page-faults$ev mean 100 (10%) ($pf2)" \
+		awk -v v="${pf2:-0}" 'BEGIN { exit !(v >= 90 && v <= 110) }'
+done
+
+# ldconfig: run by a real install (DESTDIR empty), not by a staged one; shown by make -n only
+check "make -n install without DESTDIR runs ldconfig, with DESTDIR does not" \
+	sh -c "$MAKE_HERE -n install PREFIX=/usr/local </dev/null 2>&1 | grep -q 'ldconfig\$' &&
+	       ! $MAKE_HERE -n install DESTDIR=$DEST PREFIX=/usr/local </dev/null 2>&1 | grep -q ldconfig"
 
 if $MAKE_HERE CFLAGS="-O1 -g" uninstall DESTDIR="$DEST" PREFIX=/usr/local >uninstall.out 2>&1 </dev/null; then
 	left=$(find "$DEST" -type f -o -type l | sed "s|^$DEST||" | tr '\n' ' ')

@@ -32,23 +32,42 @@ expect "--csv into no directory, with the default events" 2 \
 	"^ebs monitor: --csv /nonexistent/m.csv: cannot write" "$EBS" monitor --csv /nonexistent/m.csv -- true
 expect "a command that cannot run: 127, with the default events" 127 \
 	"^ebs monitor: cannot run '/nonexistent/cmd'" "$EBS" monitor -- /nonexistent/cmd
+check "a command that cannot run: no header printed before the error" test ! -s out.txt
+if [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)" -ge 1 ] 2>/dev/null; then
+	expect "-a unprivileged: refused (exit 2)" 2 "^ebs monitor: cannot open event 'task-clock' on all CPUs" \
+		$NOBODY "$EBS" monitor -e $EV -a --duration 0.3
+	check "-a unprivileged: no header printed before the error" test ! -s out.txt
+else
+	skip "-a unprivileged" "kernel.perf_event_paranoid is below 1: anyone may count all CPUs here"
+fi
 
 # ---- without a terminal: lines -------------------------------------------------------
 timeout -s KILL 60 "$EBS" monitor -e $EV --csv m.csv -- "$PH" 4 0.3 0.3 >lines.txt 2>err.txt
 rc=$?
 keep lines.txt
 check "lines: exit 0, nothing on stderr" sh -c "[ $rc -eq 0 ] && [ ! -s err.txt ]"
-check "lines: a header naming the rates" grep -qx '# time_s task-clock/s page-faults/s' lines.txt
-# rows NAME FILE SEP: every row after the header is numbers, as many as the header's fields
+check "lines: a header naming the rates, the clock's unit said" \
+	grep -qx '# time_s task-clock_ns/s page-faults/s' lines.txt
+# ROWS_PY FILE FIELDS: every row after the header (less a "# partial: N ms"
+# mark) is FIELDS fixed-format numbers: the time with 3 decimals, the
+# rates whole (CSV: 3 decimals), a ratio with 4, or "-" (CSV: empty) over 0;
+# never an exponent or nan
 ROWS_PY='
-import sys
-rows = [l.rstrip("\n").replace(",", " ").split() for l in open(sys.argv[1])][1:]
-ok = len(rows) >= 4 and all(len(r) == int(sys.argv[2]) and all(float(x) == float(x) or x == "nan" for x in r) for r in rows)
+import sys, re
+csv = sys.argv[1].endswith(".csv")
+rate = r"\d+\.\d{3}" if csv else r"\d+"
+rows = [l.split("#")[0].strip().split("," if csv else None) for l in open(sys.argv[1])][1:]
+def good(r):
+    return (len(r) == int(sys.argv[2]) and re.fullmatch(r"\d+\.\d{3}", r[0]) and
+            all(re.fullmatch(rate, x) for x in r[1:3]) and
+            all(re.fullmatch(r"\d+\.\d{4}|" + ("" if csv else "-"), x) for x in r[3:]))
+bad = [r for r in rows if not good(r)]
+print("rows not in the formats: %s" % bad[:3], file=sys.stderr) if bad else None
 t = [float(r[0]) for r in rows]
-sys.exit(0 if ok and t == sorted(t) else 1)'
+sys.exit(0 if len(rows) >= 4 and not bad and t == sorted(t) else 1)'
 check "lines: one line of numbers an interval, times increasing" python3 -c "$ROWS_PY" lines.txt 3
-check "csv: a header, then the same rows" \
-	sh -c "head -n 1 m.csv | grep -qx 'time_s,task-clock_per_s,page-faults_per_s' &&
+check "csv: a header (the clock's unit said), then the same rows" \
+	sh -c "head -n 1 m.csv | grep -qx 'time_s,task-clock_ns_per_s,page-faults_per_s' &&
 	       [ \$(wc -l <m.csv) -eq \$(wc -l <lines.txt) ] && python3 -c '$ROWS_PY' m.csv 3"
 # busy phases near a CPU (1e9 ns/s), idle ones 0: at least one interval
 # above a tenth of a CPU (a loaded 2-CPU machine here gave the busy phases
@@ -66,16 +85,34 @@ check "csv: the phases rise above a tenth of a CPU and fall below a tenth of tha
 check "the command's exit status" test $? -eq 5
 "$EBS" monitor -e $EV --ratio -- "$PH" 2 0.2 0.2 >ratio.txt 2>/dev/null
 RATIO_PY='
-import sys, math
-rows = [list(map(float, l.split())) for l in open(sys.argv[1]).readlines()[1:]]
+import sys
+rows = [l.split("#")[0].split() for l in open(sys.argv[1]).readlines()[1:]]
 ok = len(rows) > 0
 for t, a, b, r in rows:
-    # the rates are printed rounded to units: r within their rounding (and its 6 digits)
-    ok &= (math.isnan(r) and b == 0) or (b > 0 and abs(r - a / b) <= (0.5 / b + (0.5 / a if a else 0) + 1e-5) * a / b + 1e-9)
+    a, b = float(a), float(b)
+    # the rates are printed rounded to units: r within their rounding (and its 4 decimals)
+    ok &= (r == "-" and b == 0) or (b > 0 and abs(float(r) - a / b) <= (0.5 / b + (0.5 / a if a else 0)) * a / b + 5e-5 + 1e-9)
 sys.exit(0 if ok else 1)'
-check "--ratio: E1/E2 a column (within the rates' rounding), nan where E2 is 0" \
-	sh -c "head -n 1 ratio.txt | grep -qx '# time_s task-clock/s page-faults/s task-clock/page-faults' &&
+check "--ratio: E1/E2 a column (within the rates' rounding), - where E2 is 0" \
+	sh -c "head -n 1 ratio.txt | grep -qx '# time_s task-clock_ns/s page-faults/s task-clock/page-faults' &&
 	       python3 -c '$RATIO_PY' ratio.txt"
+# the last, partial interval: kept, its rates over its real length, marked
+# with that length (unless the end fell within half a 25 ms tick of an
+# interval's end: a whole interval then)
+"$EBS" monitor -e $EV -i 200 -- sleep 0.7 >part.txt 2>/dev/null
+PART_PY='
+import sys
+rows = [l.split() for l in open(sys.argv[1]).readlines()[1:]]
+t = [float(r[0]) for r in rows]
+marked = [i for i, r in enumerate(rows) if "#" in r]
+last = rows[-1] if rows else []
+if last and "#" in last:
+    ms = float(last[last.index("#") + 2])
+    ok = marked == [len(rows) - 1] and len(rows) >= 2 and abs((t[-1] - t[-2]) * 1e3 - ms) <= 1.5 and ms < 200
+else:
+    ok = bool(rows) and not marked and abs(t[-1] / 0.2 - round(t[-1] / 0.2)) * 200 <= 13
+sys.exit(0 if ok and t[-1] >= 0.7 else 1)'
+check "lines: the last, partial interval kept and marked with its length" python3 -c "$PART_PY" part.txt
 # the default events: cycles and instructions where they can be counted,
 # else task-clock and page-faults with one line that says so
 "$EBS" monitor --duration 0.3 -a >def.txt 2>def.err
@@ -86,7 +123,7 @@ else
 	check "default events: the fallback in one line, what was asked and what is used" \
 		sh -c "[ $rc -eq 0 ] && [ \$(wc -l <def.err) -eq 1 ] &&
 		       grep -q \"^ebs monitor: cycles,instructions asked (the default), but '[a-z]*' cannot be counted here: .*; monitoring task-clock,page-faults instead\$\" def.err &&
-		       grep -qx '# time_s task-clock/s page-faults/s' def.txt"
+		       grep -qx '# time_s task-clock_ns/s page-faults/s' def.txt"
 	expect "-e cycles without a PMU: refused" 2 "^ebs monitor: event 'cycles' cannot be counted here" \
 		"$EBS" monitor -e cycles,instructions -- true
 fi
@@ -138,7 +175,7 @@ ended() {
 }
 
 # graph FILE: the screen has a graph (its left axis at column 8) with 1, 2
-# or 5 times a power of ten at its top, 0 at its bottom, the second
+# or 5 times a power of ten at its top (task-clock's: in CPUs), 0 at its bottom, the second
 # event's labels on the right, and task-clock's trace (o) both on its
 # bottom row and at 40% of its height or more: a trace that rises and
 # falls (the scale is the 1-2-5 value at or above the highest rate on
@@ -151,7 +188,7 @@ if len(g) < 6:
     sys.exit(1)
 top, bot = g[0], g[-1]
 h = bot - top
-ok = re.fullmatch(r" *[125](00|0)?[KMG]?", rows[top][:8]) is not None and rows[bot][:8].strip() == "0"
+ok = re.fullmatch(r" *(0\.0*)?[125](00|0)?[KMG]?", rows[top][:8]) is not None and rows[bot][:8].strip() == "0"
 right = rows[top].rfind("|")
 ok &= re.fullmatch(r"[0-9.]+[KMG]?", rows[top][right + 1:].strip()) is not None
 hi = [i for i in g if "o" in rows[i][9:right]]
@@ -167,6 +204,9 @@ fi
 check "terminal: the header names the pid and both events" \
 	sh -c "grep -q '^ebs monitor   every 100 ms   .* s   pid $BG' screen.now && grep -q '^o task-clock' screen.now &&
 	       grep -q '^+ page-faults' screen.now && grep -q 'q quit' screen.now"
+check "terminal: task-clock in CPUs, page-faults per second, each with its axis" \
+	sh -c "grep -qE '^o task-clock +now [0-9]+\.[0-9]+ CPUs .* scale [0-9.]+ CPUs \(left\)' screen.now &&
+	       grep -qE '^\+ page-faults +now [0-9.]+[KMG]?/s .* scale [0-9.]+[KMG]?/s \(right\)' screen.now"
 # a few phases on screen first (the header's time at 3 s), for the artefact
 wait_for '   ([3-9]|[1-9][0-9]+)\.[0-9] s' 150
 poll 100 eval 'cap screen.txt && graph screen.txt'
@@ -185,7 +225,7 @@ $TM send-keys -t mon "+"
 check "terminal: + doubles the interval in the header" wait_for 'every 200 ms' 30
 $TM send-keys -t mon " "
 $TM send-keys -t mon "e"
-check "terminal: e equates the scales" wait_for 'scale [^ ]+ \(equal\)' 30
+check "terminal: e equates the scales" wait_for 'scale .*\(equal, (left|right)\)' 30
 $TM send-keys -t mon "g"
 check "terminal: g takes the grid away (no dotted line)" wait_gone '\.\.\.\.\.\.' 30
 $TM send-keys -t mon "z"
@@ -246,7 +286,7 @@ run "TERM=nosuch $EBS monitor -e $EV -- $PH 1 0.2 0.1 2>term.err"
 wait_file rc.txt 150
 cap term.txt
 check "terminal: an unknown TERM gets the lines, said in one line" \
-	sh -c "[ \"\$(cat rc.txt)\" = 0 ] && grep -q '^# time_s task-clock/s page-faults/s' term.txt &&
+	sh -c "[ \"\$(cat rc.txt)\" = 0 ] && grep -q '^# time_s task-clock_ns/s page-faults/s' term.txt &&
 	       [ \$(wc -l <term.err) -eq 1 ] &&
 	       grep -q \"^ebs monitor: the terminal 'nosuch' cannot be drawn on\" term.err"
 kill $BG 2>/dev/null

@@ -197,7 +197,12 @@ static void test_parse(void)
 			TEST_FAIL(name, "'%s': %d, '%s' (want -EINVAL naming '%s')", text, r, err, \
 				  needle);                                                         \
 	} while (0)
-	REFUSED("parse: an unknown event is named", "task-clock,bogus", "'bogus'");
+	REFUSED("parse: an unknown event is named", "task-clock,bogus", "unknown event 'bogus'");
+	REFUSED("parse: an unknown event: the events taken said", "bogus:u",
+		"libebs takes cycles,instructions,");
+	REFUSED("parse: a raw event: said not taken", "task-clock,r00c0:u",
+		"event 'r00c0': raw events (rUUEE) are not taken by libebs; it takes cycles,");
+	REFUSED("parse: r and not hex: unknown", "rxyz", "unknown event 'rxyz'");
 	REFUSED("parse: a bad modifier is named", "page-faults:x", "page-faults:x");
 	REFUSED("parse: :u twice", "page-faults:u:u", "':u'");
 	REFUSED("parse: :u and :k", "task-clock:u:k", ":u and :k");

@@ -25,11 +25,11 @@ static bool scale_is(double v, double want)
 	return true;
 }
 
-static bool fmt_is(double v, bool ratio, const char *want)
+static bool fmt_is(double v, enum monitor_unit unit, const char *want)
 {
 	char buf[32];
 
-	monitor_format(buf, sizeof(buf), v, ratio);
+	monitor_format(buf, sizeof(buf), v, unit);
 	if (strcmp(buf, want)) {
 		printf("  %g: '%s', want '%s'\n", v, buf, want);
 		return false;
@@ -104,9 +104,16 @@ int main(void)
 			   monitor_divisions(5) == 5 && monitor_divisions(2e9) == 4 &&
 			   monitor_divisions(0.5) == 5 && monitor_divisions(10) == 5);
 	TEST_CHECK("format: SI and /s, a ratio bare, NAN a dash",
-		   fmt_is(998.2e6, false, "998.2M/s") && fmt_is(0, false, "0/s") &&
-			   fmt_is(2500, false, "2.5K/s") && fmt_is(NAN, false, "-") &&
-			   fmt_is(1.25, true, "1.25") && fmt_is(1.9e6, true, "1.9M"));
+		   fmt_is(998.2e6, MONITOR_PER_S, "998.2M/s") && fmt_is(0, MONITOR_PER_S, "0/s") &&
+			   fmt_is(2500, MONITOR_PER_S, "2.5K/s") &&
+			   fmt_is(NAN, MONITOR_PER_S, "-") && fmt_is(1.25, MONITOR_RATIO, "1.25") &&
+			   fmt_is(1.9e6, MONITOR_RATIO, "1.9M"));
+	TEST_CHECK("format: a clock in CPUs, two decimals, three below 0.01",
+		   fmt_is(0.6535, MONITOR_CPUS, "0.65 CPUs") &&
+			   fmt_is(0, MONITOR_CPUS, "0.00 CPUs") &&
+			   fmt_is(2, MONITOR_CPUS, "2.00 CPUs") &&
+			   fmt_is(0.0042, MONITOR_CPUS, "0.004 CPUs") &&
+			   fmt_is(NAN, MONITOR_CPUS, "-"));
 
 	errno = 0;
 	TEST_CHECK("new: --ratio wants two events",
@@ -195,8 +202,8 @@ int main(void)
 		TEST_CHECK("draw: a line per trace, now, min, max, scale",
 			   find_row(c, "o task-clock") == 1 && strstr(row(c, 1), "now 0/s") &&
 				   strstr(row(c, 1), "min 0/s") && strstr(row(c, 1), "max 1G/s") &&
-				   strstr(row(c, 1), "scale 1G/s") &&
-				   strstr(row(c, 2), "scale 500/s"));
+				   strstr(row(c, 1), "scale 1G/s (left)") &&
+				   strstr(row(c, 2), "scale 500/s (right)"));
 		TEST_CHECK(
 			"draw: left labels are the first event's, 1G at the top, 0 at the bottom",
 			one == top && zero == bottom);
@@ -226,7 +233,7 @@ int main(void)
 	TEST_CHECK("draw: no grid", count(c, '.', MONITOR_GRID, 0, c->rows - 1) == 0);
 	TEST_CHECK("draw: paused said", strstr(row(c, 0), "PAUSED"));
 	TEST_CHECK("draw: equal scales: both 1G",
-		   strstr(row(c, 2), "scale 1G/s (equal)") && find_row(c, "|1G") >= 0);
+		   strstr(row(c, 2), "scale 1G/s (equal, right)") && find_row(c, "|1G") >= 0);
 	snprintf(m->note, sizeof(m->note), "a fallback said");
 	monitor__draw(m, c);
 	TEST_CHECK("draw: the note under the title",
@@ -237,6 +244,52 @@ int main(void)
 		monitor__draw(m, c);
 		TEST_CHECK("draw: too small a canvas says so", find_row(c, "too small") >= 0);
 	}
+	monitor_canvas__free(c);
+	monitor__free(m);
+
+	/* a clock in CPUs (0.65e9 ns/s: 0.65 CPUs), a count per second, their ratio */
+	m = monitor__new(names, 2, true, 64);
+	c = monitor_canvas__new(24, 100);
+	if (!m || !c) {
+		monitor_canvas__free(c);
+		monitor__free(m);
+		return test_done();
+	}
+	monitor__set_cpus(m, 0);
+	monitor__set_cpus(m, 2); /* not an event: ignored */
+	for (i = 0; i < 10; i++) {
+		r2[0] = 0.65e9;
+		r2[1] = 1000;
+		monitor__push(m, (i + 1) * 0.1, r2);
+	}
+	monitor__draw(m, c);
+	{
+		int top = find_row(c, "task-clock/page-faults") + 1, bottom = c->rows - 3;
+
+		TEST_CHECK("cpus: kept in CPUs, the ratio of the rates as given",
+			   fabs(monitor__value(m, 0, 0) - 0.65) < 1e-12 &&
+				   monitor__value(m, 1, 0) == 1000 &&
+				   fabs(monitor__value(m, 2, 0) - 0.65e6) < 1e-6 &&
+				   monitor__unit(m, 0) == MONITOR_CPUS &&
+				   monitor__unit(m, 1) == MONITOR_PER_S &&
+				   monitor__unit(m, 2) == MONITOR_RATIO);
+		TEST_CHECK("cpus: the header in CPUs, each trace's axis said",
+			   strstr(row(c, 1), "now 0.65 CPUs") &&
+				   strstr(row(c, 1), "scale 1.00 CPUs (left)") &&
+				   strstr(row(c, 2), "scale 1K/s (right)") &&
+				   strstr(row(c, 3), "scale 1M (no labels)"));
+		TEST_CHECK("cpus: left labels in CPUs, 1 at the top, 0.2 a step",
+			   find_row(c, "      1|") == top && find_row(c, "      0|") == bottom &&
+				   find_row(c, "    0.2|") > top &&
+				   find_row(c, "    0.2|") < bottom);
+		if (test_failures)
+			dump(c);
+	}
+	m->equal = true;
+	monitor__draw(m, c);
+	TEST_CHECK("cpus: equal scales compare only traces in one unit",
+		   strstr(row(c, 1), "scale 1.00 CPUs (equal, left)") &&
+			   strstr(row(c, 2), "scale 1K/s (equal, right)"));
 	monitor_canvas__free(c);
 	monitor_canvas__free(NULL);
 	monitor__free(m);

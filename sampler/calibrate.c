@@ -486,7 +486,8 @@ static int keep_file(const struct cal *c, const char *path, struct ebs_error *er
 		if (rename(dst, old) < 0) {
 			e = ebs_error__set(err, errno, "%s: cannot keep it as %s: %s", dst, old,
 					   strerror(errno));
-			err->output = true;
+			if (err)
+				err->output = true;
 			return e;
 		}
 	}

@@ -154,9 +154,23 @@ int cli_push_str(const char ***v, unsigned int *n, const char *s);
 /*
  * report's or annotate's failure e (-errno, err from the module) on input:
  * one line, with a hint to record first when the data file does not exist.
- * Returns the exit status: 1 out of memory or I/O, else 2.
+ * Returns the exit status: 1 out of memory, I/O or an output that cannot be
+ * written (err->output), else 2.
  */
 int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_error *err);
+
+/*
+ * An output file that cannot be created or written (a missing directory, no
+ * permission, a full disk, an I/O error) is a failure of the environment:
+ * cli_output_error() prints one line "ebs CMD: [OPT ]PATH: cannot write:
+ * REASON" (e is -errno; opt, e.g. "--plot", may be NULL) and returns the exit
+ * status, 1.  cli_output_close() closes f, an output file the command
+ * opened itself: 0, or that line's 1 when a write or the close failed.
+ * (A module's output failure reaches cli_input_error with err->output set,
+ * and gets 1 there.)
+ */
+int cli_output_error(const char *cmd, const char *opt, const char *path, int e);
+int cli_output_close(const char *cmd, const char *opt, const char *path, FILE *f);
 
 /*
  * The pager (pager.c).  cli_pager_stream(): where a listing goes: stdout,

@@ -399,7 +399,8 @@ int cli_calibrate(const char *cmd, struct cli_calibrate *cc, struct calibrate_re
 	e = ebs_calibrate(&cc->o, r, &err);
 	if (e) {
 		fprintf(stderr, "ebs %s: %s\n", cmd, err.msg);
-		return e == -ENOMEM || e == -EIO || e == -ENOSPC ? 1 : 2;
+		/* -o's file that cannot be written: the environment's (README) */
+		return err.output || e == -ENOMEM || e == -EIO || e == -ENOSPC ? 1 : 2;
 	}
 	return 0;
 }

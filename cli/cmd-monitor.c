@@ -581,7 +581,7 @@ int cmd_monitor(int argc, char **argv)
 	if (o.csv && !(mo.csv = fopen(o.csv, "w"))) {
 		fprintf(stderr, "ebs monitor: --csv %s: cannot write: %s\n", o.csv,
 			strerror(errno));
-		rc = 2;
+		rc = 1; /* an output that cannot be written: the system's (README) */
 		goto out_model;
 	}
 	if (mo.csv) {

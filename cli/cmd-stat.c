@@ -892,17 +892,16 @@ int cmd_stat(int argc, char **argv)
 			so.passes, so.runs > 1 ? " for each repeat" : "");
 	}
 	if (so.output && !(out = fopen(so.output, "w"))) {
-		fprintf(stderr, "ebs stat: -o %s: cannot write: %s\n", so.output, strerror(errno));
+		e = -errno;
 		free(so.pids);
-		return 2; /* as --plot's: a path that cannot be written is bad input */
+		return cli_output_error("stat", "-o", so.output, e);
 	}
 	/* --plot's file, aside its name until it is whole: refused now if it cannot be */
 	if (so.plot && (e = ebs_out_open(&plot, so.plot, NULL))) {
-		fprintf(stderr, "ebs stat: --plot %s: cannot write: %s\n", so.plot, strerror(-e));
 		if (out != stderr)
 			fclose(out);
 		free(so.pids);
-		return 2;
+		return cli_output_error("stat", "--plot", so.plot, e);
 	}
 	tick.so = &so;
 	tick.out = out;
@@ -1070,10 +1069,8 @@ int cmd_stat(int argc, char **argv)
 out:
 	if (so.plot)
 		ebs_out_close(&plot, false);
-	if (out != stderr && fclose(out) && rc <= 0) {
-		fprintf(stderr, "ebs stat: %s: %s\n", so.output, strerror(errno));
+	if (out != stderr && cli_output_close("stat", "-o", so.output, out) && rc <= 0)
 		rc = 1;
-	}
 	free(tick.v);
 	unlink(path);
 	rmdir(dir);

@@ -279,7 +279,8 @@ int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_
 {
 	struct stat st;
 	/* -ENOENT is also an unknown event or function: the file must be missing */
-	bool missing = e == -ENOENT && strcmp(input, "-") && stat(input, &st) && errno == ENOENT;
+	bool missing = e == -ENOENT && !err->output && strcmp(input, "-") && stat(input, &st) &&
+		       errno == ENOENT;
 
 	/* the default name: no recording here yet; a name given: a recording elsewhere? */
 	bool dflt = !strcmp(input, "ebs.data") && strcmp(cmd, "diff"); /* diff has no -i */
@@ -293,8 +294,29 @@ int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_
 					: " (write it with 'ebs record -o ")
 				: "",
 		missing && !dflt ? input : "", missing && !dflt ? "')" : "");
-	/* a bad or missing file, an unknown event: the input's fault */
-	return e == -ENOMEM || e == -EIO ? 1 : 2;
+	/* an output that cannot be written is the system's; a bad or missing file, an
+	   unknown event: the input's fault */
+	return err->output || e == -ENOMEM || e == -EIO ? 1 : 2;
+}
+
+int cli_output_error(const char *cmd, const char *opt, const char *path, int e)
+{
+	fprintf(stderr, "ebs %s: %s%s%s: cannot write: %s\n", cmd, opt ? opt : "", opt ? " " : "",
+		ebs_output_name(path), strerror(-e));
+	return 1;
+}
+
+int cli_output_close(const char *cmd, const char *opt, const char *path, FILE *f)
+{
+	bool flagged = ferror(f); /* an earlier write's failure leaves only the flag */
+	int e = 0;
+
+	errno = 0;
+	if (fclose(f))
+		e = errno ? errno : EIO;
+	else if (flagged)
+		e = EIO; /* as ebs_out_close: the reason is not known */
+	return e ? cli_output_error(cmd, opt, path, -e) : 0;
 }
 
 int main(int argc, char **argv)

@@ -1309,7 +1309,7 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 		e = annotate_html(o->html, (const struct ann_func *const *)models, nmodels,
 				  o->view.input);
 		if (e)
-			e = ebs_error__set(err, EIO, "%s: cannot write: %s", o->html, strerror(-e));
+			e = ebs_error__output(err, -e, o->html, "cannot write");
 	} else {
 		struct ann_rest rest = {
 			.kernel = an.kernel, .nofunc = an.nofunc, .total = an.total};

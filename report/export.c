@@ -130,14 +130,13 @@ int ebs_export(const struct export_opts *o, struct ebs_error *err)
 		goto out;
 	e = ebs_out_open(&out, o->output, o->view.out);
 	if (e) {
-		e = ebs_error__set(err, -e, "%s: cannot write: %s", o->output, strerror(-e));
+		e = ebs_error__output(err, -e, o->output, "cannot write");
 		goto out;
 	}
 	e = fns[o->format](&s, out.f, err);
 	w = ebs_out_close(&out, !e);
 	if (!e && w)
-		e = ebs_error__set(err, -w, "%s: write failed: %s",
-				   out.path ? o->output : "standard output", strerror(-w));
+		e = ebs_error__output(err, -w, out.path ? o->output : "-", "write failed");
 out:
 	stacks_free(&s);
 	return e;

@@ -612,14 +612,13 @@ int ebs_flamegraph(const struct flamegraph_opts *o, struct ebs_error *err)
 	}
 	e = ebs_out_open(&out, o->output, o->view.out);
 	if (e) {
-		e = ebs_error__set(err, -e, "%s: cannot write: %s", o->output, strerror(-e));
+		e = ebs_error__output(err, -e, o->output, "cannot write");
 		goto out;
 	}
 	flame_svg(&fl, &s, o, out.f);
 	e = ebs_out_close(&out, true);
 	if (e)
-		e = ebs_error__set(err, -e, "%s: write failed: %s",
-				   out.path ? o->output : "standard output", strerror(-e));
+		e = ebs_error__output(err, -e, out.path ? o->output : "-", "write failed");
 out:
 	flame_free(&fl);
 	stacks_free(&s);

@@ -430,21 +430,69 @@ void calibrate_record(const struct calibrate_opts *o, const struct calibrate_res
 	out->budget_ppm = (u64)(o->overhead * 1e6 + 0.5);
 }
 
-/* Move the kept verifying run to o->keep, an existing file kept as .old. */
+/*
+ * A device or FIFO to keep the run in (ebs_path_in_place: a rename would
+ * replace /dev/full's node itself): the run's bytes written into it.
+ */
+static int copy_into(const char *path, const char *dst, struct ebs_error *err)
+{
+	char buf[65536];
+	ssize_t n = 0, w;
+	int in, out, e = 0;
+
+	in = open(path, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return ebs_error__set(err, errno, "%s: %s", path, strerror(errno));
+	out = open(dst, O_WRONLY | O_CLOEXEC);
+	if (out < 0) {
+		e = ebs_error__output(err, errno, dst, "cannot write");
+		close(in);
+		return e;
+	}
+	while (!e && (n = read(in, buf, sizeof(buf))) > 0)
+		for (w = 0; !e && w < n;) {
+			ssize_t k = write(out, buf + w, (size_t)(n - w));
+
+			if (k > 0)
+				w += k;
+			else if (k < 0 && errno != EINTR)
+				e = ebs_error__output(err, errno, dst, "write failed");
+		}
+	if (!e && n < 0)
+		e = ebs_error__set(err, errno, "%s: %s", path, strerror(errno));
+	if (close(out) && !e)
+		e = ebs_error__output(err, errno, dst, "write failed");
+	close(in);
+	if (!e)
+		unlink(path);
+	return e;
+}
+
+/*
+ * Move the kept verifying run to o->keep, an existing file kept as .old.
+ * The failures are the output's (err->output): the command exits with 1.
+ */
 static int keep_file(const struct cal *c, const char *path, struct ebs_error *err)
 {
 	const char *dst = c->o->keep;
 	char old[4200];
 	struct stat st;
+	int e;
 
+	if (ebs_path_in_place(dst))
+		return copy_into(path, dst, err);
 	if (stat(dst, &st) == 0 && S_ISREG(st.st_mode)) {
 		snprintf(old, sizeof(old), "%s.old", dst);
-		if (rename(dst, old) < 0)
-			return ebs_error__set(err, errno, "%s: cannot keep it as %s: %s", dst, old,
-					      strerror(errno));
+		if (rename(dst, old) < 0) {
+			e = ebs_error__set(err, errno, "%s: cannot keep it as %s: %s", dst, old,
+					   strerror(errno));
+			if (err)
+				err->output = true;
+			return e;
+		}
 	}
 	if (rename(path, dst) < 0)
-		return ebs_error__set(err, errno, "%s: %s", dst, strerror(errno));
+		return ebs_error__output(err, errno, dst, "cannot write");
 	return 0;
 }
 
@@ -604,7 +652,7 @@ static int make_dir(struct cal *c, struct ebs_error *err)
 	const char *base = getenv("TMPDIR");
 	char *slash;
 
-	if (c->o->keep) {
+	if (c->o->keep && !ebs_path_in_place(c->o->keep)) {
 		/* beside the kept file: the run is renamed there */
 		snprintf(c->dir, sizeof(c->dir), "%s", c->o->keep);
 		slash = strrchr(c->dir, '/');
@@ -623,6 +671,8 @@ static int make_dir(struct cal *c, struct ebs_error *err)
 
 		snprintf(shown, sizeof(shown), "%s", c->dir);
 		c->dir[0] = '\0';
+		if (c->o->keep && !ebs_path_in_place(c->o->keep)) /* -o's directory */
+			return ebs_error__output(err, e, c->o->keep, "cannot write");
 		return ebs_error__set(err, e, "cannot create a directory for the runs (%s): %s",
 				      shown, strerror(e));
 	}

@@ -25,7 +25,16 @@ int ebs_error__set(struct ebs_error *e, int errnum, const char *fmt, ...)
 		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 		va_end(ap);
 		e->err = -errnum;
+		e->output = false;
 	}
+	return -errnum;
+}
+
+int ebs_error__output(struct ebs_error *e, int errnum, const char *path, const char *what)
+{
+	ebs_error__set(e, errnum, "%s: %s: %s", ebs_output_name(path), what, strerror(errnum));
+	if (e)
+		e->output = true;
 	return -errnum;
 }
 

@@ -30,13 +30,20 @@ typedef __s32 s32;
  * return -errno; only main() prints it and exits.
  */
 struct ebs_error {
-	int err; /* negative errno, 0 when nothing failed */
+	int err;     /* negative errno, 0 when nothing failed */
+	bool output; /* an output file could not be created or written (the system's failure) */
 	char msg[512];
 };
 
 /* Format msg, set err = -errnum (errnum given positive); return -errnum. */
 int ebs_error__set(struct ebs_error *e, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * An output file that could not be created or written (errnum positive):
+ * msg "PATH: WHAT: REASON" (path "-" is "standard output"), output set, so
+ * that the command exits with 1 whatever errnum is.  Returns -errnum.
+ */
+int ebs_error__output(struct ebs_error *e, int errnum, const char *path, const char *what);
 
 /* An output path as messages name it: "-" is "standard output". */
 static inline const char *ebs_output_name(const char *path)

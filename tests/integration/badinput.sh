@@ -120,3 +120,51 @@ expect "-o ''" 2 "^ebs record: -o wants a file name, not ''\$" "$EBS" record -o 
 check "-o '': the command did not run, no temporary file" sh -c '[ ! -e ran ] && ! ls -A | grep -q "^\.\.tmp\|^\.tmp"'
 expect "-o dir/" 2 "-o wants a file name, not 'nodir/'" "$EBS" record -o nodir/ -- sh -c ': >ran'
 check "-o dir/: the command did not run" [ ! -e ran ]
+
+# ---- an output that cannot be written: exit 1 in every command --------------------------
+# README's rule: a missing directory, no permission, a full disk, an I/O error
+# are the system's, exit 1 (bad input is 2), with one line naming the file and
+# the reason.  Each command that writes a file, into a directory that is not
+# there and into /dev/full (every write ENOSPC).  @OUT@ is the output's name.
+# The commands' own output goes elsewhere (stat's table to -o or a file,
+# calibrate -q), so stderr holds the error alone.
+record good-w.data -e cpu-clock -F 1000 "$L" 0.1
+PERFDATA=""
+if command -v perf >/dev/null &&
+   perf record -q -e cpu-clock -F 1000 -o perf-w.data -- "$L" 0.1 >/dev/null 2>perf-w.err; then
+	PERFDATA=perf-w.data
+fi
+while IFS='|' read -r what cmd; do
+	for out in /nonexistent/dir/x /dev/full; do
+		case $out in
+		/dev/full) why="No space left on device" ;;
+		*) why="No such file or directory" ;;
+		esac
+		if [ "$out" = /dev/full ] && [ ! -w /dev/full ]; then
+			skip "$what into $out" "no writable /dev/full here"
+			continue
+		fi
+		if [ "${cmd#convert}" != "$cmd" ] && [ -z "$PERFDATA" ]; then
+			skip "$what into $out" "no perf to write a perf.data: $(head -n 1 perf-w.err 2>/dev/null)"
+			continue
+		fi
+		# the file's name and the reason, on one line; exit 1
+		eval "expect \"\$what into \$out: exit 1\" 1 \"\$out.*\$why\" \"\$EBS\" ${cmd//@OUT@/$out}"
+	done
+done <<'EOT'
+record -o|record -q -e cpu-clock -F 1000 -o @OUT@ "$L" 0.1
+convert -o|convert -q -i "$PERFDATA" -o @OUT@
+annotate --html|annotate -i good-w.data --html @OUT@
+flamegraph -o|flamegraph -i good-w.data -o @OUT@
+export -o (folded)|export -i good-w.data --format folded -o @OUT@
+export -o (pprof)|export -i good-w.data --format pprof -o @OUT@
+export -o (speedscope)|export -i good-w.data --format speedscope -o @OUT@
+stat -o|stat -e task-clock -o @OUT@ true
+stat --plot|stat -e task-clock -o stat-w.txt --plot @OUT@ true
+stat -x, -o|stat -x, -e task-clock -o @OUT@ true
+monitor --csv|monitor --csv @OUT@ -e task-clock -- true
+calibrate -o|calibrate -q -e task-clock -o @OUT@ -- "$L" 0.1
+EOT
+# calibrate renamed its run over the node: /dev/full was a regular file after
+check "/dev/full is still a character device" [ -c /dev/full ]
+check "no output left under /nonexistent" [ ! -e /nonexistent ]

@@ -260,9 +260,9 @@ fi
 # ---- bad input ------------------------------------------------------------------------
 expect "missing input" 2 "/no/such\.data: No such file" "$EBS" export -i /no/such.data --format pprof -o bad.pb.gz
 check "missing input: no output file" [ ! -e bad.pb.gz ]
-expect "-o into a missing directory" 2 "/no/such/dir/x\.pb\.gz: cannot write" \
+expect "-o into a missing directory: exit 1 (the system's)" 1 "/no/such/dir/x\.pb\.gz: cannot write" \
 	"$EBS" export -i fp.data --format pprof -o /no/such/dir/x.pb.gz
-expect "speedscope -o into a missing directory" 2 "/no/such/dir/x\.json: cannot write" \
+expect "speedscope -o into a missing directory: exit 1" 1 "/no/such/dir/x\.json: cannot write" \
 	"$EBS" export -i fp.data --format speedscope -o /no/such/dir/x.json
 expect "pprof to standard output" 2 "--format pprof writes a file: give -o" "$EBS" export -i fp.data --format pprof
 check "pprof to standard output: nothing written" [ ! -s out.txt ]

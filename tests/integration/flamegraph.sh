@@ -337,11 +337,12 @@ EOF
 	keep rev.png
 fi
 
-# ---- bad input: one line naming the file or option, exit 2, nothing written -----------
+# ---- bad input (exit 2) and an output not written (exit 1): one line naming the file or
+# option, nothing written
 rm -f bad.svg
 expect "missing input file" 2 "^ebs flamegraph: nope.data: No such file" \
 	"$EBS" flamegraph -i nope.data -o bad.svg
-expect "-o into a missing directory" 2 "^ebs flamegraph: nodir/bad.svg: cannot write: No such file or directory$" \
+expect "-o into a missing directory: exit 1 (the system's)" 1 "^ebs flamegraph: nodir/bad.svg: cannot write: No such file or directory$" \
 	"$EBS" flamegraph -i fp.data -o nodir/bad.svg
 expect "--width 0" 2 "^ebs flamegraph: --width wants a whole number from 200 .*, not '0'$" \
 	"$EBS" flamegraph -i fp.data -o bad.svg --width 0
@@ -354,11 +355,11 @@ check "bad input: no file under the output name, no temporary left" \
 # a write that fails midway (past RLIMIT_FSIZE: EFBIG, as a full disk gives
 # ENOSPC) leaves the old file as it was and no temporary
 echo old >big.svg
-expect "a write that fails midway" 2 "^ebs flamegraph: big.svg: write failed: File too large$" \
+expect "a write that fails midway: exit 1" 1 "^ebs flamegraph: big.svg: write failed: File too large$" \
 	bash -c "trap '' XFSZ; ulimit -f 4; exec \"$EBS\" flamegraph -i fp.data -o big.svg"
 check "a failed write: the old file kept, no temporary left" \
 	sh -c '[ "$(cat big.svg)" = old ] && [ -z "$(ls -A | grep "\.tmp\.")" ]'
 if [ -w /dev/full ]; then
-	expect "a full disk: standard output" 2 "^ebs flamegraph: standard output: write failed" \
+	expect "a full disk: standard output: exit 1" 1 "^ebs flamegraph: standard output: write failed" \
 		sh -c "\"$EBS\" flamegraph -i fp.data -o - >/dev/full"
 fi

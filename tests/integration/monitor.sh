@@ -28,7 +28,7 @@ expect "an unknown event" 2 "^ebs monitor: unknown event 'bogus'" "$EBS" monitor
 expect "nothing to monitor" 2 "^ebs monitor: nothing to monitor" "$EBS" monitor -e $EV
 expect "-p and -a" 2 "^ebs monitor: -p and -a exclude each other" "$EBS" monitor -a -p $$
 expect "--duration 0" 2 "^ebs monitor: --duration wants a number above 0" "$EBS" monitor --duration 0 -a
-expect "--csv into no directory, with the default events" 2 \
+expect "--csv into no directory, with the default events: exit 1 (the system's)" 1 \
 	"^ebs monitor: --csv /nonexistent/m.csv: cannot write" "$EBS" monitor --csv /nonexistent/m.csv -- true
 expect "a command that cannot run: 127, with the default events" 127 \
 	"^ebs monitor: cannot run '/nonexistent/cmd'" "$EBS" monitor -- /nonexistent/cmd

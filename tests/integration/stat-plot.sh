@@ -285,14 +285,14 @@ expect "--plot with -r 2" 2 "^ebs stat: --plot draws the intervals of one run: n
 	"$EBS" stat --plot bad.svg -r 2 -- touch ran
 expect "--plot with --all-events" 2 "^ebs stat: --plot draws the intervals of one run: not with --all-events$" \
 	"$EBS" stat --plot bad.svg --all-events -- touch ran
-expect "--plot into a missing directory" 2 "^ebs stat: --plot nodir/bad.svg: cannot write: No such file or directory$" \
+expect "--plot into a missing directory: exit 1 (the system's)" 1 "^ebs stat: --plot nodir/bad.svg: cannot write: No such file or directory$" \
 	"$EBS" stat --plot nodir/bad.svg -e task-clock -- touch ran
 mkdir -p ro && chmod 555 ro
 if [ "$(id -u)" -eq 0 ]; then
-	expect "--plot into a directory not writable (as nobody)" 2 "^ebs stat: --plot ro/bad.svg: cannot write: Permission denied$" \
+	expect "--plot into a directory not writable (as nobody): exit 1" 1 "^ebs stat: --plot ro/bad.svg: cannot write: Permission denied$" \
 		$NOBODY "$EBS" stat --plot ro/bad.svg -e task-clock -- touch ran
 else
-	expect "--plot into a directory not writable" 2 "^ebs stat: --plot ro/bad.svg: cannot write: Permission denied$" \
+	expect "--plot into a directory not writable: exit 1" 1 "^ebs stat: --plot ro/bad.svg: cannot write: Permission denied$" \
 		"$EBS" stat --plot ro/bad.svg -e task-clock -- touch ran
 fi
 expect "--plot -" 2 "^ebs stat: --plot wants a file name \('-' is none" \

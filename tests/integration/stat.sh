@@ -189,7 +189,7 @@ expect "-p with -r" 2 "^ebs stat: -r repeats a command's run: not with -p" "$EBS
 expect "--csv with --json" 2 "^ebs stat: -x/--csv and --json go one at a time$" "$EBS" stat --csv --json -- true
 expect "-x followed by an option (no separator given)" 2 "^ebs stat: -x '--': a separator that looks like an option" \
 	"$EBS" stat -x -- true
-expect "-o into a missing directory" 2 "^ebs stat: -o nodir/x.txt: cannot write: No such file or directory$" \
+expect "-o into a missing directory: exit 1 (the system's)" 1 "^ebs stat: -o nodir/x.txt: cannot write: No such file or directory$" \
 	"$EBS" stat -o nodir/x.txt -- true
 expect "--backend bogus" 2 "^ebs stat: --backend 'bogus': perf or kmod" "$EBS" stat --backend bogus -- true
 

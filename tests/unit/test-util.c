@@ -125,6 +125,18 @@ static void test_strings(void)
 	TEST_EQ("error: returns -errno", ebs_error__set(&err, ENOENT, "%s: gone", "f"), -ENOENT);
 	TEST_CHECK("error: message and err", err.err == -ENOENT && !strcmp(err.msg, "f: gone"));
 	TEST_EQ("error: NULL buffer", ebs_error__set(NULL, EIO, "x"), -EIO);
+	TEST_CHECK("error: not an output's", !err.output);
+	TEST_EQ("error: an output's returns -errno",
+		ebs_error__output(&err, ENOSPC, "/dev/full", "write failed"), -ENOSPC);
+	TEST_CHECK("error: an output's sets output", err.output && err.err == -ENOSPC);
+	TEST_STREQ("error: an output's names the file and the reason", err.msg,
+		   "/dev/full: write failed: No space left on device");
+	ebs_error__output(&err, EACCES, "-", "cannot write");
+	TEST_STREQ("error: an output's '-' is standard output", err.msg,
+		   "standard output: cannot write: Permission denied");
+	ebs_error__set(&err, EINVAL, "bad");
+	TEST_CHECK("error: set after an output's clears output", !err.output);
+	TEST_EQ("error: an output's, NULL buffer", ebs_error__output(NULL, EIO, "x", "y"), -EIO);
 
 	ebs_set_why(buf, sizeof(buf), "%s %d", "too long a reason", 1);
 	TEST_STREQ("set_why: bounded", buf, "too lon");

@@ -380,7 +380,9 @@ static void check_records(const char *mode, const char *path, const char *names)
 
 			snprintf(got + len, sizeof(got) - len, "M%llu ", (unsigned long long)t);
 			mmap_ok = !strcmp(m->filename, "/bin/prog") && m->start == 0x400000 &&
-				  m->len == 0x10000 && m->ino == 777 && m->pid == PID &&
+				  m->len == 0x10000 && m->pid == PID &&
+				  /* device and inode 0 beside the build-id (format.md 7.2) */
+				  !m->maj && !m->min && !m->ino && !m->ino_generation &&
 				  (m->hdr.misc & EBS_MMAP_BUILD_ID) && m->build_id_size == 20 &&
 				  !memcmp(m->build_id, BUILD_ID, 20);
 		} else if (r->type == EBS_REC_COMM) {

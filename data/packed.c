@@ -132,9 +132,9 @@ bool ebs_pack__room(const struct ebs_pack *p, const struct ebs_rec_sample *s)
 	if (p->count >= EBS_SAMPLES_MAX)
 		return false;
 	if (p->type == EBS_REC_SAMPLES)
-		return p->len + EBS_PACK_MAX_SAMPLE <= EBS_SAMPLES_MAX_BYTES;
+		return p->len + EBS_PACK_MAX_SAMPLE <= p->max_len;
 	ebs_sample__parts(s, &pt);
-	return p->len + cg_bound(&pt) <= EBS_SAMPLES_CG_MAX_BYTES &&
+	return p->len + cg_bound(&pt) <= p->max_len &&
 	       p->unpacked + s->hdr.size <= EBS_SAMPLES_CG_MAX_UNPACKED;
 }
 

@@ -2,8 +2,9 @@
 /*
  * reader.c - read and validate ebs.data files.
  *
- * A SAMPLES record's packed samples are unpacked whole when it is read
- * (every byte checked), and handed out one by one as SAMPLE records: a
+ * A SAMPLES or SAMPLES_CG record's packed samples are unpacked whole when
+ * it is read (every byte checked), and handed out one by one as SAMPLE
+ * records: a
  * reader's user sees the same records whichever way a sample was stored.
  *
  * Nothing is trusted: before a field is used, the bytes it lies in are
@@ -74,13 +75,13 @@ struct ebs_data {
 	struct ebs_event_counts tally_counts[EBS_MAX_EVENTS];
 	/* an unfinished recording read to its end (EBS_DATA_UNFINISHED) says so here */
 	char unfinished[384];
-	/* the samples of the SAMPLES record at unpacked_off, handed out from next_unpacked */
-	struct ebs_rec_sample *unpacked;
-	u32 nr_unpacked, next_unpacked;
+	/*
+	 * The samples of the SAMPLES or SAMPLES_CG record at unpacked_off, as
+	 * SAMPLE records: unpacked[unpacked_next, unpacked_len) still to hand out.
+	 */
+	u8 *unpacked;
+	size_t unpacked_cap, unpacked_len, unpacked_next;
 	u64 unpacked_off;
-	/* those of the SAMPLES_CG record at unpacked_off: cg[cg_next, cg_len) still to hand out */
-	u8 *cg;
-	size_t cg_len, cg_next;
 	const struct ebs_rec_ksyms *ksyms; /* a copy of the KSYMS record */
 	/* converted from a perf.data that did not finish: the line for unfinished, at the end */
 	char perf_unfinished[384];
@@ -1031,7 +1032,6 @@ void ebs_data__close(struct ebs_data *d)
 	free(d->win);
 	free(d->tbuf);
 	free(d->unpacked);
-	free(d->cg);
 	free((void *)d->ksyms);
 	free(d->path);
 	free(d);
@@ -1105,8 +1105,7 @@ const struct ebs_rec_dso_image *ebs_data__dso_image(const struct ebs_data *d, co
 
 int ebs_data__rewind(struct ebs_data *d)
 {
-	d->nr_unpacked = d->next_unpacked = 0;
-	d->cg_len = d->cg_next = 0;
+	d->unpacked_len = d->unpacked_next = 0;
 	d->pos = d->hdr->data_offset;
 	d->nr_seen = 0;
 	d->done = false;
@@ -1211,62 +1210,52 @@ static int end_unfinished(struct ebs_data *d, u64 end)
 	return 0;
 }
 
-/* Unpack the SAMPLES record sp, at off, into d->unpacked. */
+/* Unpack the SAMPLES or SAMPLES_CG record sp, at off, into d->unpacked. */
 static int unpack(struct ebs_data *d, const struct ebs_rec_samples *sp, u64 off,
 		  struct ebs_error *err)
 {
-	const char *why;
-	size_t at;
-	u32 i;
-
-	if (!d->unpacked && !(d->unpacked = malloc(EBS_SAMPLES_MAX * sizeof(*d->unpacked))))
-		return ebs_error__set(err, ENOMEM, "%s: out of memory", d->path);
-	if (ebs_unpack((const u8 *)(sp + 1), sp->bytes, sp->count, d->unpacked, &at, &why))
-		return bad(d, err, off + sizeof(*sp) + at, "SAMPLES record: %s", why);
-	for (i = 0; i < sp->count; i++)
-		if (d->unpacked[i].event >= d->nr_events)
-			return bad(d, err, off,
-				   "SAMPLES record: sample %u names event %u; the file has %u", i,
-				   d->unpacked[i].event, d->nr_events);
-	d->nr_unpacked = sp->count;
-	d->next_unpacked = 0;
-	d->unpacked_off = off;
-	return 0;
-}
-
-/* Unpack the SAMPLES_CG record sp, at off, into d->cg. */
-static int unpack_cg(struct ebs_data *d, const struct ebs_rec_samples *sp, u64 off,
-		     struct ebs_error *err)
-{
+	bool cg = sp->hdr.type == EBS_REC_SAMPLES_CG;
+	size_t cap =
+		cg ? EBS_SAMPLES_CG_MAX_UNPACKED : EBS_SAMPLES_MAX * sizeof(struct ebs_rec_sample);
+	const char *name = ebs_rec__type_name(sp->hdr.type), *why;
+	const u8 *data = (const u8 *)(sp + 1);
 	const struct ebs_rec_sample *s;
-	const char *why;
 	size_t at, len, i;
 	u32 n;
+	int e;
 
-	if (!d->cg && !(d->cg = malloc(EBS_SAMPLES_CG_MAX_UNPACKED)))
-		return ebs_error__set(err, ENOMEM, "%s: out of memory", d->path);
-	if (ebs_unpack_cg((const u8 *)(sp + 1), sp->bytes, sp->count, d->cg,
-			  EBS_SAMPLES_CG_MAX_UNPACKED, &len, &at, &why))
-		return bad(d, err, off + sizeof(*sp) + at, "SAMPLES_CG record: %s", why);
+	if (d->unpacked_cap < cap) { /* a SAMPLES_CG record unpacks to more */
+		u8 *b = realloc(d->unpacked, cap);
+
+		if (!b)
+			return ebs_error__set(err, ENOMEM, "%s: out of memory", d->path);
+		d->unpacked = b;
+		d->unpacked_cap = cap;
+	}
+	len = (size_t)sp->count * sizeof(*s);
+	e = cg ? ebs_unpack_cg(data, sp->bytes, sp->count, d->unpacked, cap, &len, &at, &why)
+	       : ebs_unpack(data, sp->bytes, sp->count, (void *)d->unpacked, &at, &why);
+	if (e)
+		return bad(d, err, off + sizeof(*sp) + at, "%s record: %s", name, why);
 	for (i = 0, n = 0; i < len; i += s->hdr.size, n++) {
-		s = (const void *)(d->cg + i);
+		s = (const void *)(d->unpacked + i);
 		if (s->event >= d->nr_events)
 			return bad(d, err, off,
-				   "SAMPLES_CG record: sample %u names event %u; the file has %u",
-				   n, s->event, d->nr_events);
+				   "%s record: sample %u names event %u; the file has %u", name, n,
+				   s->event, d->nr_events);
 	}
-	d->cg_len = len;
-	d->cg_next = 0;
+	d->unpacked_len = len;
+	d->unpacked_next = 0;
 	d->unpacked_off = off;
 	return 0;
 }
 
-/* The next sample of the SAMPLES_CG record unpacked. */
-static const struct ebs_rec *next_cg(struct ebs_data *d)
+/* The next sample of the record unpacked. */
+static const struct ebs_rec *next_unpacked(struct ebs_data *d)
 {
-	const struct ebs_rec *r = (const void *)(d->cg + d->cg_next);
+	const struct ebs_rec *r = (const void *)(d->unpacked + d->unpacked_next);
 
-	d->cg_next += r->size;
+	d->unpacked_next += r->size;
 	return r;
 }
 
@@ -1298,8 +1287,8 @@ int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_er
 	bool to_end = !d->trailer && (d->flags & EBS_DATA_UNFINISHED);
 	int e;
 
-	if (d->next_unpacked < d->nr_unpacked || d->cg_next < d->cg_len) {
-		r = d->cg_next < d->cg_len ? next_cg(d) : &d->unpacked[d->next_unpacked++].hdr;
+	if (d->unpacked_next < d->unpacked_len) {
+		r = next_unpacked(d);
 		tally(d, r);
 		*rec = r;
 		return 1;
@@ -1346,16 +1335,11 @@ int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_er
 				   ebs_rec__type_name(r->type), r->type);
 		if (!ebs_rec__fixed_size(r->type))
 			continue; /* unknown type */
-		if (r->type == EBS_REC_SAMPLES) {
+		if (r->type == EBS_REC_SAMPLES || r->type == EBS_REC_SAMPLES_CG) {
 			e = unpack(d, (const void *)r, d->pos - r->size, err);
 			if (e)
 				return e;
-			r = &d->unpacked[d->next_unpacked++].hdr;
-		} else if (r->type == EBS_REC_SAMPLES_CG) {
-			e = unpack_cg(d, (const void *)r, d->pos - r->size, err);
-			if (e)
-				return e;
-			r = next_cg(d);
+			r = next_unpacked(d);
 		} else if (r->type == EBS_REC_KSYMS) {
 			e = keep_ksyms(d, (const void *)r, err);
 			if (e)
@@ -1394,11 +1378,8 @@ u64 ebs_data__offset(const struct ebs_data *d, const void *rec)
 	uintptr_t p = (uintptr_t)rec, b;
 
 	b = (uintptr_t)d->unpacked;
-	if (d->unpacked && p >= b && p - b < d->nr_unpacked * sizeof(*d->unpacked))
-		return d->unpacked_off; /* a packed sample: its SAMPLES record's */
-	b = (uintptr_t)d->cg;
-	if (d->cg && p >= b && p - b < d->cg_len)
-		return d->unpacked_off; /* its SAMPLES_CG record's */
+	if (d->unpacked && p >= b && p - b < d->unpacked_len)
+		return d->unpacked_off; /* a packed sample: its SAMPLES or SAMPLES_CG record's */
 	b = (uintptr_t)d->head;
 	if (d->head && p >= b && p - b < d->head_len)
 		return p - b;

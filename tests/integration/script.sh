@@ -477,7 +477,9 @@ p, e = rows(sys.argv[1]), rows(sys.argv[2])
 print('lines perf %d ebs %d' % (len(p), len(e)))
 bad = [(a, b) for a, b in zip(p, e) if a[:4] != b[:4]]
 print('time pid tid ip differ %d' % len(bad))
-sym = [(a, b) for a, b in zip(p, e) if a[:4] == b[:4] and a[4] != b[4] and a[4] != '[unknown]']
+# perf keeps a symbol's version (clock_gettime@@GLIBC_2.17), ebs drops it (symbolize.md)
+V = re.compile(r'@@?[A-Za-z0-9_.]+$')
+sym = [(a, b) for a, b in zip(p, e) if a[:4] == b[:4] and V.sub('', a[4]) != b[4] and a[4] != '[unknown]']
 print('symbols differ %d' % len(sym))
 print('perf [unknown] %d' % sum(a[4] == '[unknown]' for a in p))
 for a, b in (bad + sym)[:5]:

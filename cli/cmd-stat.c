@@ -230,6 +230,9 @@ static int on_tick(void *ctx, u64 ns, const double *totals, unsigned int nr)
 		if (so->sep)
 			fprintf(t->out, "%.6f%s%.0f%s%s\n", iv->t, so->sep, iv->counts[ev->slot],
 				so->sep, ev->spec.name);
+		else if (event_spec__is_clock(&ev->spec)) /* in msec, as perf stat */
+			fprintf(t->out, "%14.6f %18.2f msec %s\n", iv->t,
+				iv->counts[ev->slot] * 1e-6, ev->spec.name);
 		else
 			fprintf(t->out, "%14.6f %18.0f      %s\n", iv->t, iv->counts[ev->slot],
 				ev->spec.name);
@@ -432,6 +435,8 @@ static void print_text(FILE *f, const struct stat_opts *so, const struct ebs_sum
 	int k;
 	unsigned int i, a;
 	char d[64];
+	bool clock;
+	double u;
 
 	if (so->system_wide) {
 		fprintf(f, "\n Counts for every CPU");
@@ -462,9 +467,16 @@ static void print_text(FILE *f, const struct stat_opts *so, const struct ebs_sum
 			continue;
 		}
 		derived(so, i, elapsed->mean, d, sizeof(d));
-		/* the columns padded, the line not: its end trimmed */
-		k = snprintf(line, sizeof(line), "  %18.0f      %-24s", ev->sum.mean,
-			     ev->spec.name);
+		/* the columns padded, the line not: its end trimmed; clocks
+		 * (counted in ns) in msec, as perf stat prints them */
+		clock = event_spec__is_clock(&ev->spec);
+		u = clock ? 1e-6 : 1;
+		if (clock)
+			k = snprintf(line, sizeof(line), "  %18.2f msec %-24s", ev->sum.mean * u,
+				     ev->spec.name);
+		else
+			k = snprintf(line, sizeof(line), "  %18.0f      %-24s", ev->sum.mean,
+				     ev->spec.name);
 		if (d[0])
 			k += snprintf(line + k, sizeof(line) - k, " # %-24s", d);
 		if (ev->scaled)
@@ -480,10 +492,11 @@ static void print_text(FILE *f, const struct stat_opts *so, const struct ebs_sum
 		fprintf(f, "%.*s\n", k, line);
 		if (so->runs > 1)
 			fprintf(f,
-				"  %18s      min %.0f, max %.0f, mode %.0f, 95%% interval [%.0f, %.0f]"
-				"%s%zu run%s culled\n",
-				"", ev->sum.min, ev->sum.max, ev->sum.mode, ev->sum.ci_lo,
-				ev->sum.ci_hi, ", ", ev->sum.culled,
+				"  %18s      min %.*f, max %.*f, mode %.*f, 95%% interval [%.*f, %.*f]"
+				"%s, %zu run%s culled\n",
+				"", clock * 2, ev->sum.min * u, clock * 2, ev->sum.max * u,
+				clock * 2, ev->sum.mode * u, clock * 2, ev->sum.ci_lo * u,
+				clock * 2, ev->sum.ci_hi * u, clock ? " msec" : "", ev->sum.culled,
 				ev->sum.culled == 1 ? "" : "s");
 	}
 	if (so->all_events)

@@ -72,6 +72,21 @@ check "-r 5: the run with 16 times the page faults culled and counted" \
 stat_ r5.txt -r 5 -e page-faults -- "$WORKLOADS/memtouch" 4 1
 check "-r 5, text: +- and the statistics line" \
 	sh -c 'grep -q "(5 runs)" r5.txt && grep -q "+- " r5.txt && grep -q "95% interval" r5.txt'
+# the clocks count ns and are printed in msec, as perf stat prints them:
+# the text's msec are the JSON's ns / 10^6 (the one run of each a different
+# run, so only the form and the unit are compared, and the order of size)
+stat_ ms.txt -r 3 -e task-clock,page-faults -- "$WORKLOADS/leafloop" 0.2
+stat_ ms.json --json -e task-clock -- "$WORKLOADS/leafloop" 0.2
+ms=$(sed -n 's/^ *\([0-9]*\.[0-9][0-9]\) msec task-clock .*/\1/p' ms.txt)
+check "text: task-clock in msec, two decimals, about the JSON's ns / 10^6 (${ms:-none} msec, $(json ms.json "j['events'][0]['count']") ns)" \
+	jtrue ms.json "'$ms' != '' and 0.5 < $ms * 1e6 / j['events'][0]['count'] < 2"
+check "text: -r's statistics of task-clock in msec, of page-faults in counts" \
+	sh -c 'grep -Eq "^ +min [0-9]+\.[0-9]{2}, max .* msec, [0-9]+ runs? culled$" ms.txt &&
+	       grep -Eq "^ +min [0-9]+, max [0-9]+, .*\], [0-9]+ runs? culled$" ms.txt'
+stat_ msi.txt -I 100 -e task-clock,page-faults -- "$WORKLOADS/leafloop" 0.25
+check "text: -I lines give task-clock in msec, page-faults in counts" \
+	sh -c 'grep -Eq "^ +[0-9.]+ +[0-9]+\.[0-9]{2} msec task-clock$" msi.txt &&
+	       grep -Eq "^ +[0-9.]+ +[0-9]+      page-faults$" msi.txt'
 
 # ---- -I: intervals summing to the total -----------------------------------------
 # the count of intervals by a run of known wall time (CPU time stretches under load)

@@ -279,7 +279,7 @@ static int push_kept(struct chainer *c, const struct addr_frames *af, const stru
 
 /* push_resolved's frames, named: at w (whose file and line each frame sets). */
 static int push_named(struct chainer *c, const struct sym_result *res,
-		      const struct machine_map *map, struct where *w, u64 look)
+		      const struct machine_map *map, struct where *w, u64 addr, u64 look)
 {
 	const char *dso = res->dso ? res->dso : "[unknown]";
 	const char *fn = res->function;
@@ -292,7 +292,7 @@ static int push_named(struct chainer *c, const struct sym_result *res,
 	if (!fn) { /* code without a symbol: one name per function the CFI bounds */
 		u64 at;
 
-		e = rsession_unknown_at(c->rs, res, map, look, &at);
+		e = rsession_unknown_at(c->rs, res, map, addr, look, &at);
 		if (e)
 			return e;
 		rsession_unknown_name(unknown, sizeof(unknown), res->dso, at);
@@ -352,7 +352,7 @@ static int push_resolved(struct chainer *c, const struct sym_result *res,
 		if (af->dso && af->dso == res->dso)
 			return push_kept(c, af, &w);
 	}
-	e = push_named(c, res, map, &w, look);
+	e = push_named(c, res, map, &w, addr, look);
 	return e || !af ? e : keep_frames(c, af, res->dso, from);
 }
 

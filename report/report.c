@@ -242,7 +242,7 @@ static int account(void *ctx, const struct resolved *rv)
 				loc = &res->frames[res->nr_frames - 1];
 		}
 		if (!k.function) { /* no symbol: one row per function, as its FDE bounds it */
-			e = rsession_unknown_at(&r->rs, res, rv->map, s->ip, &k.addr);
+			e = rsession_unknown_at(&r->rs, res, rv->map, s->ip, s->ip, &k.addr);
 			if (e)
 				return e;
 		}

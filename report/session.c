@@ -330,15 +330,16 @@ int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolv
 }
 
 int rsession_unknown_at(struct rsession *rs, const struct sym_result *res,
-			const struct machine_map *map, u64 addr, u64 *at)
+			const struct machine_map *map, u64 addr, u64 look, u64 *at)
 {
 	u64 start, end;
 	int e = -ENOENT;
 
-	*at = res->dso ? res->dso_addr : addr;
+	/* res is look's; a caller's return address is shown as recorded, as perf does */
+	*at = res->dso ? res->dso_addr + (addr - look) : addr;
 	/* one name per function, as its CFI (an FDE) bounds it */
 	if (res->dso && map)
-		e = symbolizer__cfi_function(rs->sym, &map->sym, addr, &start, &end);
+		e = symbolizer__cfi_function(rs->sym, &map->sym, look, &start, &end);
 	if (e == -ENOMEM)
 		return e;
 	if (!e)

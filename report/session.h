@@ -76,14 +76,15 @@ void rsession_symbolize_opts(struct symbolize_opts *so, const struct view_opts *
 void rsession_warn(void *ctx, const char *msg);
 
 /*
- * Code without a symbol: what names the function at addr (res what it
- * resolved to, in map): the start of the FDE covering it, as a link-time
- * address of its DSO, else addr's own (its DSO's, or addr outside any), in
- * *at.  0 or -ENOMEM.  rsession_unknown_name writes the name,
+ * Code without a symbol: what names the function at addr (res what look
+ * resolved to, in map; look is addr, or a caller's return address - 1, the
+ * call): the start of the FDE covering look, as a link-time address of its
+ * DSO, else addr's own (its DSO's, or addr outside any: a return address
+ * as recorded, as perf shows it), in *at.  0 or -ENOMEM.  rsession_unknown_name writes the name,
  * "[unknown] DSO+0xAT", or "[unknown] 0xAT" outside any DSO (dso NULL).
  */
 int rsession_unknown_at(struct rsession *rs, const struct sym_result *res,
-			const struct machine_map *map, u64 addr, u64 *at);
+			const struct machine_map *map, u64 addr, u64 look, u64 *at);
 void rsession_unknown_name(char *buf, size_t len, const char *dso, u64 at);
 
 #endif /* EBS_REPORT_SESSION_H */

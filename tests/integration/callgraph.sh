@@ -290,6 +290,31 @@ check "stripped (no symbols, .eh_frame kept): unwound through its FDEs to libc" 
 check "stripped: the flat report has one row per function (FDE), tree_leaf's start" \
 	jtrue stripflat.json "j['rows'][0]['function'] == '[unknown] calltree-stripped+0x$(nm "$WORKLOADS/calltree-nofp" | awk '$3 == "tree_leaf" {sub(/^0+/, "", $1); print $1}')'"
 
+# neither symbols nor CFI (calltree-bare, frame pointers kept): a caller is
+# named by its return address as recorded, as perf shows it, the
+# instruction after a call (ebs looks up the address before it, the call)
+"$EBS" record -q -g -e cpu-clock -F 2000 -o bare.data "$WORKLOADS/calltree-bare" 0.5
+"$EBS" report -i bare.data --children --json >bare.json
+keep bare.json
+objdump -d --no-show-raw-insn "$WORKLOADS/calltree-bare" >bare.asm
+python3 - bare.json bare.asm <<'PY' >bare.out
+import json, re, sys
+j = json.load(open(sys.argv[1]))
+after_call, prev = set(), None
+for line in open(sys.argv[2]):
+    m = re.match(r'\s*([0-9a-f]+):\s+(\S+)', line)
+    if m:
+        if prev == 'call':
+            after_call.add(int(m.group(1), 16))
+        prev = m.group(2)
+callers = [int(r['function'].rsplit('+0x', 1)[1], 16) for r in j['rows']
+           if r['function'].startswith('[unknown] calltree-bare+0x') and r['self'] == 0]
+bad = [hex(a) for a in callers if a not in after_call]
+print('%d caller rows, %d not after a call %s' % (len(callers), len(bad), ' '.join(bad[:5])))
+PY
+check "no symbols, no CFI: callers named by their return address, after a call ($(cat bare.out))" \
+	grep -Eq '^([2-9]|[1-9][0-9]+) caller rows, 0 not after a call' bare.out
+
 # ---- CFI in .debug_frame only (-fno-asynchronous-unwind-tables), in the file and in a
 # separate debug file: libdwarf reads it, ebs gives it to libunwind as .eh_frame ----------
 df_check() {	# NAME BINARY

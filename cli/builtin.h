@@ -39,6 +39,12 @@ int cli_bad_option(const char *cmd, int c, char **argv);
 bool cli_binary_to_tty(const char *cmd, const char *output);
 
 /*
+ * Operands left after the options (optind < argc) of a command that takes
+ * its file with -i: one line naming the first, and true; the command exits 2.
+ */
+bool cli_operands_left(const char *cmd, int argc, char **argv);
+
+/*
  * The one number parser of the command line.  s is decimal digits only: no
  * sign, no space, no other base (a leading 0 does not make it octal); with
  * hex_ok, where an option documents it, also 0x and hexadecimal digits.

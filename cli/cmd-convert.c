@@ -57,11 +57,8 @@ int cmd_convert(int argc, char **argv)
 			return cli_bad_option("convert", c, argv);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "ebs convert: unexpected argument '%s' (the file goes after -i)\n",
-			argv[optind]);
+	if (cli_operands_left("convert", argc, argv))
 		return 2;
-	}
 	if (cli_binary_to_tty("convert", output))
 		return 2;
 	e = ebs_data_convert(input, output, &st, &err);

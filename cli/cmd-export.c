@@ -80,11 +80,8 @@ int cmd_export(int argc, char **argv)
 			break;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "ebs export: unexpected argument '%s' (the file goes after -i)\n",
-			argv[optind]);
+	if (cli_operands_left("export", argc, argv))
 		goto out;
-	}
 	if (!have_format) {
 		fprintf(stderr, "ebs export: which format? --format folded, pprof or speedscope\n");
 		goto out;

@@ -75,12 +75,8 @@ int cmd_flamegraph(int argc, char **argv)
 			break;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr,
-			"ebs flamegraph: unexpected argument '%s' (the file goes after -i)\n",
-			argv[optind]);
+	if (cli_operands_left("flamegraph", argc, argv))
 		goto out;
-	}
 	if (!o.output) {
 		fprintf(stderr, "ebs flamegraph: where to? -o OUT.svg\n");
 		goto out;

@@ -150,11 +150,8 @@ int cmd_report(int argc, char **argv)
 			break;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "ebs report: unexpected argument '%s' (the file goes after -i)\n",
-			argv[optind]);
+	if (cli_operands_left("report", argc, argv))
 		goto out;
-	}
 	if (o.children + o.tree + !!o.callers + !!o.callees > 1) {
 		fprintf(stderr, "ebs report: --children, --tree, --callers and --callees exclude "
 				"each other\n");

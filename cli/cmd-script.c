@@ -105,11 +105,8 @@ int cmd_script(int argc, char **argv)
 			break;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "ebs script: unexpected argument '%s' (the file goes after -i)\n",
-			argv[optind]);
+	if (cli_operands_left("script", argc, argv))
 		goto out;
-	}
 	cli_view_done(&cv, false);
 	e = ebs_script(&o, &err);
 	if (e == -EPIPE) {

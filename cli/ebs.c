@@ -275,6 +275,15 @@ bool cli_binary_to_tty(const char *cmd, const char *output)
 	return true;
 }
 
+bool cli_operands_left(const char *cmd, int argc, char **argv)
+{
+	if (optind >= argc)
+		return false;
+	fprintf(stderr, "ebs %s: unexpected argument '%s' (the file goes after -i)\n", cmd,
+		argv[optind]);
+	return true;
+}
+
 int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_error *err)
 {
 	struct stat st;

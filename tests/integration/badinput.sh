@@ -44,6 +44,12 @@ check "no output file from any of these" [ ! -e x.data ]
 # Data files: missing, empty, garbage, truncated, corrupted, foreign, future.
 record good.data -e cpu-clock -F 1000 "$L" 0.1
 size=$(stat -c %s good.data)
+# the commands that take their file with -i: an operand is refused, naming it
+for c in report script flamegraph export convert; do
+	expect "$c: an operand (the file goes after -i)" 2 \
+		"^ebs $c: unexpected argument 'extra\.data' \(the file goes after -i\)$" \
+		"$EBS" $c -i x.data extra.data
+done
 expect "report: missing file" 2 "^ebs report: nosuch.data: No such file" "$EBS" report -i nosuch.data
 : >empty.data
 expect "report: empty file" 2 "empty.data: offset 0: empty file" "$EBS" report -i empty.data

@@ -282,9 +282,10 @@ void sampler__fall_back(struct sampler *s, unsigned int ev, int why)
 {
 	struct event_spec *e = &s->used[ev];
 	const char *mod = e->exclude_kernel ? ":u" : e->exclude_user ? ":k" : "";
-	char asked[64];
+	char user_only[sizeof(s->why[ev])];
 
-	ebs_strlcpy(asked, e->name, sizeof(asked));
+	/* the paranoid level's part, where :u came from it (fall_back_user) */
+	ebs_strlcpy(user_only, s->why[ev], sizeof(user_only));
 	if (s->why[ev][0]) {
 		size_t len = strlen(s->why[ev]);
 
@@ -297,10 +298,12 @@ void sampler__fall_back(struct sampler *s, unsigned int ev, int why)
 	e->type = PERF_TYPE_SOFTWARE;
 	e->config = PERF_COUNT_SW_CPU_CLOCK;
 	e->hardware = false;
-	if (s->msg) /* why holds the paranoid level's part too, where :u came from it */
+	/* the event as asked (not the :u retried), why it cannot be, then the :u's reason */
+	if (s->msg)
 		fprintf(s->msg,
-			"ebs record: event '%s' cannot be opened: %s; sampling '%s' instead\n",
-			asked, s->why[ev], e->name);
+			"ebs record: event '%s' cannot be opened: %s; sampling '%s' instead%s%s%s\n",
+			s->opts->events[ev].name, event_open_reason(why), e->name,
+			user_only[0] ? " (" : "", user_only, user_only[0] ? ")" : "");
 }
 
 int sampler__write_events(struct sampler *s)

@@ -36,6 +36,8 @@ $NOBODY "$EBS" record -F 1000 -o ud.data "$L" 0.2 2>ud.err
 rc=$?
 check "paranoid 2, default event: exit 0 ($rc), one notice naming the paranoid level ($(head -c 200 ud.err | tr '\n' ' '))" \
 	[ $rc -eq 0 -a "$(grep -c 'kernel.perf_event_paranoid is 2: kernel code is not sampled' ud.err)" -eq 1 ]
+check "paranoid 2, default event: the notice names cycles as asked (not the cycles:u retried), then cpu-clock:u or cycles:u" \
+	grep -Eq "^ebs record: event 'cycles' (cannot be opened: .*; sampling 'cpu-clock:u' instead \(kernel\.perf_event_paranoid is 2|may not sample kernel code here .*; sampling 'cycles:u' instead)" ud.err
 check "paranoid 2, default event: the file's event is user space only" \
 	jtrue <("$EBS" report -i ud.data --json) "j['event'].endswith(':u')"
 

@@ -133,7 +133,8 @@ for line in list(open(sys.argv[3])) + ['\n']:
     else:
         f = line.split(None, 1)
         if len(f) == 2:
-            frames.add(f[1].split('+0x')[0].replace(' (inlined)', '').strip())
+            # perf keeps a symbol's version (__libc_start_main@@GLIBC_2.34), ebs drops it
+            frames.add(f[1].split('+0x')[0].replace(' (inlined)', '').strip().split('@')[0])
 perf = {f: c / nperf for f, c in counts.items()} if nperf else {}
 # Samples lost in bursts (a reader starved under load) drop whole phases of
 # the run, whose shares differ: then the two tools saw different runs.

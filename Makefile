@@ -138,7 +138,7 @@ MODULE_LIBS := $(foreach m,$(MODULES),$($(m)_LIB))
 # path) and the unit tests link the archive, last.  make install puts the
 # header, both libraries, ebs.pc and the man page under PREFIX and LIBDIR.
 LIBDIR ?= $(PREFIX)/lib
-LIBEBS_VERSION := 1.0.0
+LIBEBS_VERSION := 1.1.0
 LIBEBS_SONAME  := libebs.so.1
 LIBEBS_SRCS := $(wildcard libebs/*.c) util/stats.c
 LIBEBS_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(LIBEBS_SRCS))

@@ -53,6 +53,7 @@ struct ebs_count_set {
 	struct perf_event_mmap_page *page[EBS_COUNT_MAX_EVENTS];
 	char name[EBS_COUNT_MAX_EVENTS][EBS_COUNT_NAME_MAX];
 	enum ebs_count_path path;
+	uint64_t enabled, running; /* the group's times at the last read(2) */
 	size_t page_size;
 	double overhead[EBS_COUNT_MAX_EVENTS], overhead_tsc, tsc_hz;
 	struct section *sec[EBS_COUNT_MAX_SECTIONS];
@@ -176,6 +177,9 @@ static const char *open_hint(const struct ebs_count_event *ev, int e)
 {
 	if (ev->hardware && (e == ENOENT || e == EOPNOTSUPP || e == ENODEV))
 		return ": a hardware event, and this machine gives no hardware PMU";
+	if (ev->hardware && e == EINVAL) /* x86's validate_group: never fits */
+		return ": a group needing more counters than the PMU has? (fewer hardware events "
+		       "in one set)";
 	if (e == EACCES || e == EPERM)
 		return ": not allowed (kernel.perf_event_paranoid; try ':u')";
 	return "";
@@ -191,16 +195,33 @@ static int open_event(const struct ebs_count_event *ev, int group)
 	a.config = ev->config;
 	a.exclude_kernel = ev->exclude_kernel;
 	a.exclude_user = ev->exclude_user;
-	a.read_format = PERF_FORMAT_GROUP;
+	a.read_format =
+		PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	a.disabled = group < 0; /* the leader, enabled with its group below */
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* One read(2) of the whole group: { nr, values[nr] }. */
+uint64_t ebs_count__scale(uint64_t raw, uint64_t enabled, uint64_t running)
+{
+	unsigned __int128 v;
+
+	if (!running)
+		return 0;
+	if (running >= enabled)
+		return raw;
+	v = (unsigned __int128)raw * enabled / running;
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+/*
+ * One read(2) of the whole group: { nr, time_enabled, time_running,
+ * values[nr] }, each value scaled by the group's enabled / running time
+ * (one group: its counters are on the PMU together, or none is).
+ */
 static int read_group(struct ebs_count_set *c, struct ebs_count_snap *s)
 {
-	uint64_t buf[1 + EBS_COUNT_MAX_EVENTS];
-	ssize_t want = (ssize_t)((1 + (size_t)c->nev) * sizeof(uint64_t));
+	uint64_t buf[3 + EBS_COUNT_MAX_EVENTS];
+	ssize_t want = (ssize_t)((3 + (size_t)c->nev) * sizeof(uint64_t));
 	ssize_t got = read(c->fd[0], buf, sizeof(buf));
 	int i;
 
@@ -208,8 +229,10 @@ static int read_group(struct ebs_count_set *c, struct ebs_count_snap *s)
 		return -errno;
 	if (got != want || buf[0] != (uint64_t)c->nev)
 		return -EIO;
+	c->enabled = buf[1];
+	c->running = buf[2];
 	for (i = 0; i < c->nev; i++)
-		s->v[i] = buf[1 + i];
+		s->v[i] = ebs_count__scale(buf[3 + i], c->enabled, c->running);
 	return 0;
 }
 
@@ -400,6 +423,19 @@ EXPORT double ebs_count_overhead(const struct ebs_count_set *c, int i)
 EXPORT double ebs_count_overhead_tsc(const struct ebs_count_set *c)
 {
 	return c->overhead_tsc;
+}
+
+EXPORT int ebs_count_running(struct ebs_count_set *c, double *share)
+{
+	struct ebs_count_snap s;
+	int e = read_group(c, &s);
+
+	if (e)
+		return e;
+	*share = c->enabled ? (double)c->running / (double)c->enabled : 1;
+	if (*share > 1)
+		*share = 1;
+	return 0;
 }
 
 EXPORT double ebs_tsc_hz(const struct ebs_count_set *c)

@@ -62,8 +62,10 @@ static inline int64_t ebs_sign_extend(uint64_t v, unsigned int width)
 /*
  * The count of pc's counter into *val: 0; -EAGAIN when the page gives no
  * user-space read now (no cap_user_rdpmc, or index 0: the counter is not
- * on a PMU register); -EBUSY when lock changed on EBS_MMAP_RETRIES reads
- * in a row.  *tries, when not NULL, is the number of reads made.
+ * on a PMU register) or the count would need scaling (the kernel has
+ * multiplexed the counter: its time enabled exceeds its time running, and
+ * read(2) gives both at the moment of the read); -EBUSY when lock changed
+ * on EBS_MMAP_RETRIES reads in a row.  *tries, when not NULL, is the number of reads made.
  */
 static inline int ebs_mmap_read(const volatile struct perf_event_mmap_page *pc, ebs_rdpmc_fn rdpmc,
 				uint64_t *val, unsigned int *tries)
@@ -78,7 +80,8 @@ static inline int ebs_mmap_read(const volatile struct perf_event_mmap_page *pc, 
 		ebs_barrier();
 		idx = pc->index;
 		count = (int64_t)pc->offset;
-		if (!pc->cap_user_rdpmc || !idx) {
+		/* multiplexed (enabled time > running time): read(2) gives the times to scale by */
+		if (!pc->cap_user_rdpmc || !idx || pc->time_enabled != pc->time_running) {
 			if (tries)
 				*tries = n;
 			return -EAGAIN;

@@ -108,6 +108,13 @@ int main(int argc, char **argv)
 		ebs_count_record(c, 2, &a, &b);
 		munmap(p, PAGES * psz);
 	}
+	{
+		double share;
+
+		/* below 1: the kernel multiplexed the counters, the counts are scaled estimates */
+		if (ebs_count_running(c, &share) == 0 && share < 1)
+			printf("counted %.1f%% of the time: counts scaled\n", 100 * share);
+	}
 	for (id = 1; id <= 2; id++) {
 		for (i = 0; i < ebs_count_nevents(c); i++) {
 			struct ebs_count_stat st;

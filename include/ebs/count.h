@@ -38,9 +38,9 @@ extern "C" {
 
 /* The library's version: this header's, and ebs_count_version() the shared object's. */
 #define EBS_COUNT_VERSION_MAJOR 1
-#define EBS_COUNT_VERSION_MINOR 0
+#define EBS_COUNT_VERSION_MINOR 1
 #define EBS_COUNT_VERSION_PATCH 0
-#define EBS_COUNT_VERSION	"1.0.0"
+#define EBS_COUNT_VERSION	"1.1.0"
 
 #define EBS_COUNT_MAX_EVENTS   8    /* events in one set */
 #define EBS_COUNT_MAX_SECTIONS 1024 /* section ids are 0 .. this - 1 */
@@ -96,8 +96,21 @@ const char *ebs_count_event_name(const struct ebs_count_set *c, int i);
  * Read every counter of c into s: 0, or -errno of read(2).  On the rdpmc
  * path a few instructions per counter and no system call; a counter that
  * the kernel has not on a PMU at that moment is read with read(2).
+ * Counts are scaled for multiplexing, as perf stat's: when the kernel
+ * shared the PMU among more events than it has counters, the set counted
+ * only part of its time enabled, and each count is the raw count x time
+ * enabled / time running (then always through read(2), which gives both
+ * times); ebs_count_running says how much of the time the set counted.
  */
 int ebs_count_read(struct ebs_count_set *c, struct ebs_count_snap *s);
+
+/*
+ * The share of its enabled time that c's counters have been counting,
+ * since the set was opened, into *share: 1 unless the kernel multiplexed
+ * them (never for software events), 0 for a set that has not counted at
+ * all (its counts read 0).  One read(2); 0, or -errno.  Since 1.1.0.
+ */
+int ebs_count_running(struct ebs_count_set *c, double *share);
 
 /* d = b - a, counter by counter, for n counters (ebs_count_nevents). */
 void ebs_count_sub(const struct ebs_count_snap *b, const struct ebs_count_snap *a,

@@ -142,6 +142,18 @@ static void test_seqlock(void)
 			r == -EAGAIN && sim_calls == 1);
 	}
 
+	/* multiplexed: the page's times differ, so the count needs read(2)'s to be scaled */
+	sim_page(2, 50, 48, 7);
+	sim.time_enabled = 2000;
+	sim.time_running = 1000;
+	r = ebs_mmap_read(&sim, sim_rdpmc, &v, NULL);
+	TEST_CHECK("seqlock: time enabled above time running (multiplexed): -EAGAIN, rdpmc not run",
+		   r == -EAGAIN && sim_calls == 0);
+	sim.time_running = 2000;
+	r = ebs_mmap_read(&sim, sim_rdpmc, &v, NULL);
+	TEST_CHECK("seqlock: equal times (never multiplexed): read with rdpmc",
+		   r == 0 && v == 57 && sim_calls == 1);
+
 	/* a 2.5 GHz TSC: 0.4 ns a cycle = time_mult / 2^31 */
 	sim_page(0, 0, 0, 0);
 	sim.cap_user_time = 1;
@@ -151,6 +163,25 @@ static void test_seqlock(void)
 		   fabs(ebs_mmap_tsc_hz(&sim) / 2.5e9 - 1) < 1e-8);
 	sim.cap_user_time = 0;
 	TEST_CHECK("tsc: no cap_user_time: 0 Hz", ebs_mmap_tsc_hz(&sim) == 0);
+}
+
+/* ---- scaling for multiplexing ----------------------------------------------------------- */
+
+static void test_scale(void)
+{
+	TEST_EQ("scale: counted half the time: twice the raw count",
+		ebs_count__scale(1000, 200, 100), 2000);
+	TEST_EQ("scale: counted all the time: the raw count", ebs_count__scale(1000, 100, 100),
+		1000);
+	TEST_EQ("scale: running above enabled (rounding): the raw count",
+		ebs_count__scale(1000, 100, 101), 1000);
+	TEST_EQ("scale: never ran: 0", ebs_count__scale(1000, 100, 0), 0);
+	TEST_EQ("scale: 3 of 7 parts: rounded down (1000 * 7 / 3)", ebs_count__scale(1000, 7, 3),
+		2333);
+	TEST_CHECK("scale: exact past 64 bits (2^62 * 3 / 2)",
+		   ebs_count__scale((uint64_t)1 << 62, 3, 2) == ((uint64_t)3 << 61));
+	TEST_CHECK("scale: saturates at UINT64_MAX",
+		   ebs_count__scale(UINT64_MAX, 3, 1) == UINT64_MAX);
 }
 
 /* ---- the parser, against ebs's --------------------------------------------------------- */
@@ -345,6 +376,13 @@ static void test_machine(void)
 		__asm__ __volatile__("" ::: "memory");
 	ebs_count_read(c, &b);
 	TEST_CHECK("read: task-clock counts forward", b.v[0] > a.v[0]);
+	{
+		double share = -1;
+
+		r = ebs_count_running(c, &share);
+		TEST_CHECK("running: software events count all their time (share 1)",
+			   r == 0 && share == 1);
+	}
 
 	test_stats(c);
 
@@ -437,6 +475,7 @@ int main(void)
 	t1 = ebs_tsc();
 	TEST_CHECK("tsc: counts forward", t1 >= t0 && t0 != 0);
 	test_seqlock();
+	test_scale();
 	test_parse();
 	test_snap();
 	test_machine();

@@ -104,6 +104,7 @@ struct stat_event {
 	double enabled;	   /* ns, summed over the runs */
 	double running;	   /* ns, summed over the runs */
 	struct ebs_summary sum;
+	double wall_s; /* a clock's: the mean elapsed time of the runs its sum kept (0: all) */
 };
 
 /* One interval of -I: its end (since exec) and each counted event's count in it. */
@@ -346,6 +347,20 @@ static int plot_intervals(FILE *f, const struct stat_opts *so, const struct tick
 	return 0;
 }
 
+/* The mean of v[i] over the i < n that keep[i] says were kept (at least one is). */
+static double kept_mean(const double *v, const unsigned char *keep, size_t n)
+{
+	double sum = 0;
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (keep[i]) {
+			sum += v[i];
+			k++;
+		}
+	return k ? sum / (double)k : 0;
+}
+
 /* Is name (its :u or :k aside) the event want? */
 static bool is(const char *name, const char *want)
 {
@@ -371,11 +386,14 @@ static void derived(const struct stat_opts *so, unsigned int i, double elapsed_s
 	const char *n = so->ev[i].spec.name;
 	double v = so->ev[i].sum.mean, task = value_of(so, "task-clock");
 
-	if (task <= 0) /* per second of CPU time: cpu-clock's when task-clock is not counted */
+	if (!(task >
+	      0)) /* per second of CPU time: cpu-clock's when task-clock is not counted (NAN) */
 		task = value_of(so, "cpu-clock");
 
 	buf[0] = '\0';
 	if (is(n, "task-clock") || is(n, "cpu-clock")) {
+		if (so->ev[i].wall_s > 0) /* over the same runs as v: those not culled */
+			elapsed_s = so->ev[i].wall_s;
 		if (elapsed_s > 0)
 			snprintf(buf, len, "%.3f CPUs utilized", v * 1e-9 / elapsed_s);
 	} else if (is(n, "instructions") && value_of(so, "cycles") > 0) {
@@ -832,6 +850,7 @@ int cmd_stat(int argc, char **argv)
 	struct ticker tick = {0};
 	struct ebs_out plot = {0};
 	double *wall = NULL;
+	unsigned char *keep = NULL;
 	char dir[4096], path[4200];
 	const char *base = getenv("TMPDIR");
 	struct ebs_error err = {0};
@@ -933,10 +952,11 @@ int cmd_stat(int argc, char **argv)
 	}
 	snprintf(path, sizeof(path), "%s/counts.data", dir);
 	wall = calloc(so.runs, sizeof(*wall));
+	keep = calloc(so.runs, 1);
 	for (i = 0; i < so.nr_ev && wall; i++)
 		if (so.ev[i].slot >= 0 && !(so.ev[i].values = calloc(so.runs, sizeof(double))))
 			break;
-	if (!wall || i < so.nr_ev) {
+	if (!wall || !keep || i < so.nr_ev) {
 		fprintf(stderr, "ebs stat: out of memory\n");
 		rc = 1;
 		goto out;
@@ -1050,11 +1070,21 @@ int cmd_stat(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	/* every run's time: the clocks' CPUs utilized is over the same runs' times */
+	/* every run's time; a clock's CPUs utilized is over the runs its sum kept */
 	ebs_summarize(wall, done, false, &elapsed, NULL);
-	for (i = 0; i < so.nr_ev; i++)
-		if (so.ev[i].slot >= 0)
-			ebs_summarize(so.ev[i].values, done, true, &so.ev[i].sum, NULL);
+	for (i = 0; i < so.nr_ev; i++) {
+		struct stat_event *ev = &so.ev[i];
+
+		if (ev->slot < 0)
+			continue;
+		if (ebs_summarize(ev->values, done, true, &ev->sum, keep)) {
+			fprintf(stderr, "ebs stat: out of memory\n");
+			rc = 1;
+			goto out;
+		}
+		if (event_spec__is_clock(&ev->spec) && ev->sum.culled)
+			ev->wall_s = kept_mean(wall, keep, done);
+	}
 	if (so.json)
 		print_json(out, &so, &elapsed, &tick);
 	else if (so.sep && !so.interval_ms)
@@ -1088,6 +1118,7 @@ out:
 	unlink(path);
 	rmdir(dir);
 	free(wall);
+	free(keep);
 	for (i = 0; i < so.nr_ev; i++)
 		free(so.ev[i].values);
 	free(so.pids);

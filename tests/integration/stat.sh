@@ -72,6 +72,21 @@ check "-r 5: the run with 16 times the page faults culled and counted" \
 stat_ r5.txt -r 5 -e page-faults -- "$WORKLOADS/memtouch" 4 1
 check "-r 5, text: +- and the statistics line" \
 	sh -c 'grep -q "(5 runs)" r5.txt && grep -q "+- " r5.txt && grep -q "95% interval" r5.txt'
+# CPUs utilized over the runs the clock kept: a first run of a tenth of the
+# others' CPU time is culled, so the elapsed time must leave it out too (a
+# one-thread command used at most 1 CPU; with the run's time in, 1.2)
+cat >short1.sh <<EOF
+n=\$(cat runs1 2>/dev/null || echo 0); echo \$((n + 1)) >runs1
+if [ "\$n" = 0 ]; then exec "$WORKLOADS/leafloop" 0.02; else exec "$WORKLOADS/leafloop" 0.2; fi
+EOF
+rm -f runs1
+stat_ short1.json --json -r 5 -e task-clock -- sh short1.sh
+check "-r 5, the short first run culled: CPUs utilized over the kept runs' time, at most 1.05 ($(json short1.json "j['events'][0]['derived'] + ', %d culled' % j['events'][0]['culled']"))" \
+	jtrue short1.json "j['events'][0]['culled'] == 1 and float(j['events'][0]['derived'].split()[0]) <= 1.05"
+# a rate per second of CPU time from cpu-clock when task-clock is not counted
+stat_ pfcc.txt -e page-faults,cpu-clock -- "$WORKLOADS/memtouch" 4 1
+check "page-faults per second from cpu-clock, without task-clock" grep -Eq "page-faults +# [0-9.]+ [KMG]?/sec" pfcc.txt
+
 # the clocks count ns and are printed in msec, as perf stat prints them:
 # the text's msec are the JSON's ns / 10^6 (the one run of each a different
 # run, so only the form and the unit are compared, and the order of size)

@@ -222,8 +222,7 @@ static void print_table(FILE *f, const struct cli_calibrate *cc, const struct ca
 		const struct calibrate_event *e = &r->ev[i];
 		char cost[32];
 
-		snprintf(cost, sizeof(cost), "%.1f+-%.1f", e->fit.cost * 1e6,
-			 2 * e->fit.cost_se * 1e6);
+		snprintf(cost, sizeof(cost), "%.1f+-%.1f", e->fit.cost * 1e6, e->fit.cost_ci * 1e6);
 		fprintf(f, "%-16s %10.3g %12llu %9.0f %9llu %8.0f %8.1f%% %14s %7.2f %7.2f\n",
 			e->name, e->events_per_sec, (unsigned long long)e->n, e->sol.samples,
 			(unsigned long long)e->achieved_samples, e->achieved_rate,
@@ -248,8 +247,9 @@ static void print_table(FILE *f, const struct cli_calibrate *cc, const struct ca
 				e->name, 100 * e->share, cc->o.focus,
 				(unsigned long long)e->focus_samples);
 	}
-	fprintf(f, "# overhead measured: %.1f%% (+-%.1f) in %.3f s against %.3f s unsampled\n",
-		100 * r->overhead, 200 * r->overhead_se, r->verify_seconds, r->base_seconds);
+	fprintf(f, "# overhead measured: %.1f%% (+-%.1f) in %.3f s against %.3f s unsampled%s\n",
+		100 * r->overhead, 200 * r->overhead_se, r->verify_seconds, r->base_seconds,
+		r->overhead < 0 ? " (below 0: noise; the recording keeps 0%)" : "");
 	fprintf(f, "# precision: the 95%% interval, in points, of a function holding 10%% and 1%% "
 		   "of the samples\n");
 	for (i = 0; i < r->nr_notes; i++)
@@ -314,8 +314,9 @@ static void print_json(FILE *f, const struct cli_calibrate *cc, const struct cal
 		ebs_json__key_u64(&j, "throttled", e->throttled);
 		ebs_json__key_num(&j, "overhead_pct", "%.4f", 100 * e->overhead);
 		ebs_json__key_num(&j, "cost_us_per_sample", "%.4f", e->fit.cost * 1e6);
-		ebs_json__key_num(&j, "cost_us_spread", "%.4f", 2 * e->fit.cost_se * 1e6);
+		ebs_json__key_num(&j, "cost_us_spread", "%.4f", e->fit.cost_ci * 1e6);
 		ebs_json__key_bool(&j, "cost_measured", e->cost_measured);
+		ebs_json__key_num(&j, "cost_us_used", "%.4f", e->cost * 1e6);
 		ebs_json__key_u64(&j, "retries", e->retries);
 		ebs_json__key_bool(&j, "met", e->met);
 		ebs_json__key_num(&j, "precision_10pct", "%.4f",
@@ -391,6 +392,7 @@ int cli_calibrate(const char *cmd, struct cli_calibrate *cc, struct calibrate_re
 		cc->o.rec.mmap_pages = 128;
 	cc->o.rec.cmdline = ebs_cmdline();
 	cc->o.rec.msg = stderr;
+	cc->o.rec.msg_cmd = "calibrate";
 	cc->o.focus_fn = focus_share;
 	cc->o.focus_ctx = cc;
 	cc->o.self = self_exe();

@@ -14,7 +14,7 @@ static const char usage_text[] =
 	"\n"
 	"  -i, --input F      data file, ebs.data or perf.data (default ebs.data; '-' stdin)\n"
 	"  -o, --output F     the SVG to write (whole or not at all)\n"
-	"      --reverse      callers above their callees: the leaves at the root\n"
+	"      --reverse      an icicle of callers: the sampled functions at the top, callers below\n"
 	"      --title T      the title (default: the file and the event)\n"
 	"      --width PX     the picture's width in pixels (default 1200)\n"
 	"  -e, --event E      the samples of event E (default: the file's first)\n"

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -41,7 +42,27 @@ int calib_fit(const struct calib_point *p, unsigned int n, struct calib_fit *f)
 	}
 	f->rms = sqrt(sse / n);
 	f->cost_se = n > 2 ? sqrt(sse / (n - 2) / sxx) : 0;
+	f->cost_ci = f->cost_se * calib_t975(n - 2);
 	return 0;
+}
+
+double calib_t975(unsigned int dof)
+{
+	static const double t[] = {
+		0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+		2.201, 2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080,
+		2.074, 2.069,  2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+	};
+
+	return dof < sizeof(t) / sizeof(t[0]) ? t[dof] : 1.96;
+}
+
+double calib_cost_used(const struct calib_fit *f, bool *measured)
+{
+	*measured = f->cost > 0 && f->cost > f->cost_ci;
+	if (*measured)
+		return f->cost;
+	return f->cost > 0 ? f->cost + f->cost_ci : f->cost_ci;
 }
 
 static const unsigned int steps[] = {1, 2, 5};

@@ -337,19 +337,16 @@ static int measure_cost(struct cal *c, unsigned int i, char *const *argv, double
 				      "%s: every cost run took the same number of "
 				      "samples (%.0f): the cost cannot be fitted",
 				      ce->name, ce->points[1].samples);
-	ce->cost_measured = ce->fit.cost > 0 && ce->fit.cost > 2 * ce->fit.cost_se;
-	if (ce->cost_measured) {
-		ce->cost = ce->fit.cost;
-	} else {
-		/* not above the noise: bound it instead */
-		ce->cost = ce->fit.cost + 2 * ce->fit.cost_se;
-		if (ce->cost < 0)
-			ce->cost = 0;
+	ce->cost = calib_cost_used(&ce->fit, &ce->cost_measured);
+	if (!ce->cost_measured) /* not above the noise: bounded instead */
 		note(c->r,
 		     "%s: the cost of a sample is not measurable above the noise (%.1f +- "
-		     "%.1f us, two standard errors); the overhead is bounded with %.1f us",
-		     ce->name, ce->fit.cost * 1e6, 2 * ce->fit.cost_se * 1e6, ce->cost * 1e6);
-	}
+		     "%.1f us, the 95%% interval of a fit to %u runs); the overhead is bounded "
+		     "with %.1f us, %s",
+		     ce->name, ce->fit.cost * 1e6, ce->fit.cost_ci * 1e6, ce->fit.n, ce->cost * 1e6,
+		     ce->fit.cost > 0 ? "the interval's upper end"
+				      : "the interval's half-width: the least cost these runs "
+					"could tell from none");
 	return 0;
 }
 

@@ -29,6 +29,7 @@ struct calib_point {
 struct calib_fit {
 	double cost;	  /* seconds per sample: the slope */
 	double cost_se;	  /* its standard error; 0 with two points (unknown) */
+	double cost_ci;	  /* half-width of its 95% interval: cost_se x t(0.975, n - 2) */
 	double base;	  /* seconds with no samples: the intercept */
 	double rms;	  /* root mean square of the residuals, seconds */
 	double resid[16]; /* each point's residual, seconds (the first 16) */
@@ -37,6 +38,18 @@ struct calib_fit {
 
 /* Fit p[0..n); -EINVAL with fewer than two distinct sample counts. */
 int calib_fit(const struct calib_point *p, unsigned int n, struct calib_fit *f);
+
+/* Student's t quantile 0.975 for dof degrees of freedom (1.96 past 30; 0 for 0). */
+double calib_t975(unsigned int dof);
+
+/*
+ * The cost of a sample as the solving uses it: the fit's when it is
+ * measured (above its 95% interval's half-width); else an upper bound:
+ * the interval's upper end, and at least its half-width, the least cost
+ * the runs could have told from none (a fit below 0 is noise, not a free
+ * sample).  *measured says which.
+ */
+double calib_cost_used(const struct calib_fit *f, bool *measured);
 
 /* The smallest 1, 2 or 5 x 10^k at least n (n >= 1); n itself when that overflows. */
 u64 calib_round_up(u64 n);

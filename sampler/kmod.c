@@ -223,9 +223,9 @@ static int fall_back_user(struct sampler *s, struct kmod_priv *p)
 			 "sampled");
 	if (s->msg)
 		fprintf(s->msg,
-			"ebs record: event '%s' may not sample kernel code here (%s); sampling "
+			"ebs %s: event '%s' may not sample kernel code here (%s); sampling "
 			"'%s' instead\n",
-			s->opts->events[0].name, s->why[0], e->name);
+			record_opts__cmd(s->opts), s->opts->events[0].name, s->why[0], e->name);
 	return 0;
 }
 
@@ -257,9 +257,9 @@ static void open_tracking(struct sampler *s, struct kmod_priv *p)
 	p->track = perf_tracking__open(s, &err);
 	if (!p->track && s->msg)
 		fprintf(s->msg,
-			"ebs record: no mapping tracking through perf_event_open (%s); code "
+			"ebs %s: no mapping tracking through perf_event_open (%s); code "
 			"mapped after the start will not resolve\n",
-			err.msg);
+			record_opts__cmd(s->opts), err.msg);
 }
 
 /*
@@ -426,9 +426,10 @@ static int kmod_open(struct sampler *s, struct ebs_error *err)
 	if (!s->opts->period && !s->opts->periods[0] && !event_spec__is_clock(&s->used[0]) &&
 	    s->msg)
 		fprintf(s->msg,
-			"ebs record: --backend=kmod samples after N events, not at a frequency: "
+			"ebs %s: --backend=kmod samples after N events, not at a frequency: "
 			"using -c %llu for '%s'\n",
-			(unsigned long long)KMOD_DEFAULT_N, s->used[0].name);
+			record_opts__cmd(s->opts), (unsigned long long)KMOD_DEFAULT_N,
+			s->used[0].name);
 	/* how many rings: STATS fills one entry per ring */
 	p->stats = calloc(SAMPLER_MAX_CPUS, sizeof(*p->stats));
 	if (!p->stats) {

@@ -310,9 +310,9 @@ static int fall_back_user(struct sampler *s, struct perf_session *p, unsigned in
 		return e2;
 	if (s->msg)
 		fprintf(s->msg,
-			"ebs record: event '%s' may not sample kernel code here (%s); sampling "
+			"ebs %s: event '%s' may not sample kernel code here (%s); sampling "
 			"'%s' instead\n",
-			s->opts->events[ev].name, s->why[ev], e->name);
+			record_opts__cmd(s->opts), s->opts->events[ev].name, s->why[ev], e->name);
 	return 0;
 }
 

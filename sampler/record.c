@@ -286,13 +286,12 @@ void sampler__fall_back(struct sampler *s, unsigned int ev, int why)
 
 	/* the paranoid level's part, where :u came from it (fall_back_user) */
 	ebs_strlcpy(user_only, s->why[ev], sizeof(user_only));
-	if (s->why[ev][0]) {
+	/* the file's reason in the notice's order: why not the event, then why :u */
+	ebs_strlcpy(s->why[ev], event_open_reason(why), sizeof(s->why[ev]));
+	if (user_only[0]) {
 		size_t len = strlen(s->why[ev]);
 
-		snprintf(s->why[ev] + len, sizeof(s->why[ev]) - len, "; %s",
-			 event_open_reason(why));
-	} else {
-		ebs_strlcpy(s->why[ev], event_open_reason(why), sizeof(s->why[ev]));
+		snprintf(s->why[ev] + len, sizeof(s->why[ev]) - len, "; %s", user_only);
 	}
 	snprintf(e->name, sizeof(e->name), "cpu-clock%s", mod);
 	e->type = PERF_TYPE_SOFTWARE;
@@ -301,9 +300,9 @@ void sampler__fall_back(struct sampler *s, unsigned int ev, int why)
 	/* the event as asked (not the :u retried), why it cannot be, then the :u's reason */
 	if (s->msg)
 		fprintf(s->msg,
-			"ebs record: event '%s' cannot be opened: %s; sampling '%s' instead%s%s%s\n",
-			s->opts->events[ev].name, event_open_reason(why), e->name,
-			user_only[0] ? " (" : "", user_only, user_only[0] ? ")" : "");
+			"ebs %s: event '%s' cannot be opened: %s; sampling '%s' instead%s%s%s\n",
+			record_opts__cmd(s->opts), s->opts->events[ev].name, event_open_reason(why),
+			e->name, user_only[0] ? " (" : "", user_only, user_only[0] ? ")" : "");
 }
 
 int sampler__write_events(struct sampler *s)
@@ -471,9 +470,9 @@ static void cap_frequency(struct record_opts *o)
 	if (max > 0 && o->freq > (u64)max) {
 		if (o->msg)
 			fprintf(o->msg,
-				"ebs record: -F %llu is above kernel.perf_event_max_sample_rate; "
+				"ebs %s: -F %llu is above kernel.perf_event_max_sample_rate; "
 				"sampling at %ld Hz instead\n",
-				(unsigned long long)o->freq, max);
+				record_opts__cmd(o), (unsigned long long)o->freq, max);
 		o->freq = (u64)max;
 	}
 }
@@ -610,11 +609,12 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 				kill(child, got_signal);
 				if (o->msg)
 					fprintf(o->msg,
-						"ebs record: %s: passed on to the command (pid %d); "
+						"ebs %s: %s: passed on to the command (pid %d); "
 						"the recording ends when it exits\n",
-						sn, (int)child);
+						record_opts__cmd(o), sn, (int)child);
 			} else if (o->msg) {
-				fprintf(o->msg, "ebs record: %s: recording stopped\n", sn);
+				fprintf(o->msg, "ebs %s: %s: recording stopped\n",
+					record_opts__cmd(o), sn);
 			}
 		}
 		if (nr_signals > 1 && child > 0 && !child_done && !killed) {
@@ -622,9 +622,9 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 			kill(child, SIGKILL);
 			if (o->msg)
 				fprintf(o->msg,
-					"ebs record: a second signal: the command (pid %d) "
+					"ebs %s: a second signal: the command (pid %d) "
 					"killed\n",
-					(int)child);
+					record_opts__cmd(o), (int)child);
 		}
 		if (child > 0 && !child_done && wait4(child, &status, WNOHANG, &ru) == child) {
 			child_done = true;

@@ -63,8 +63,17 @@ all(abs(e['fit']['base_seconds'] - b) < 2e-6 and abs(e['cost_us_per_sample'] - c
     for b in [my - c * mx])"
 check "cost fit: four points, the first and the last unsampled" jtrue c1.json \
 	"len(j['events'][0]['fit']['points']) == 4 and j['events'][0]['fit']['points'][0][0] == 0 == j['events'][0]['fit']['points'][3][0]"
-check "cost fit: a measured cost is positive and above twice its error; else said" jtrue c1.json \
+check "cost fit: a measured cost is positive and above its 95% half-width; else said" jtrue c1.json \
 	"all((e['cost_us_per_sample'] > 0 and e['cost_us_per_sample'] > e['cost_us_spread']) if e['cost_measured'] else any('not measurable' in n for n in j['notes']) for e in j['events'])"
+# the half-width is t(0.975, 2) = 4.303 standard errors of a 4-point fit;
+# the cost used is the fit's when measured, else the interval's upper end
+# and at least its half-width (a fit below 0 is noise, never a free sample)
+check "cost fit: the half-width is 4.303 standard errors of the printed points' fit" jtrue c1.json "
+all(abs(e['cost_us_spread'] - 4.303 * (sum(r * r for r in e['fit']['residuals']) / 2 / sum((p[0] - mx) ** 2 for p in e['fit']['points'])) ** 0.5 * 1e6) < 0.01 + 0.01 * e['cost_us_spread']
+    for e in j['events']
+    for mx in [sum(p[0] for p in e['fit']['points']) / len(e['fit']['points'])])"
+check "cost fit: the cost used: the fit's, or max(fit + half-width, half-width)" jtrue c1.json \
+	"all(abs(e['cost_us_used'] - (e['cost_us_per_sample'] if e['cost_measured'] else max(e['cost_us_per_sample'], 0) + e['cost_us_spread'])) < 2e-3 for e in j['events'])"
 
 # 3. --min-samples: reached when the run is long enough (1000/s for 1 s of
 # CPU time is about 1000 samples, 400 asked: 2.5x margin); a run too short
@@ -212,6 +221,17 @@ bad "record -c with an empty value" record -c 1000000,,2000000 -e cpu-clock,task
 bad "record --calibrate=--json" record --calibrate=--json -e cpu-clock -o kept.data -- "$L" 0.1
 "$EBS" calibrate -q -e cpu-clock -- sh -c 'exit 3' 2>fail.err
 check "a command that fails: its status said" grep -q "'sh' exited with status 3" fail.err
+
+# a hardware event without a PMU: the fall-back notice names calibrate, the command run
+"$EBS" calibrate -q -e cycles --cost-probe loop --rate 500 --overhead 90 --min-samples 10 \
+	-- "$L" 0.2 >hw.out 2>hw.err
+rc=$?
+if grep -q "^cycles " hw.out; then
+	skip "calibrate -e cycles: the notice" "cycles is counted here (a PMU): no fall-back"
+else
+	check "calibrate -e cycles without a PMU: exit 0 ($rc), one notice named 'ebs calibrate:'" \
+		sh -c "[ $rc -eq 0 ] && [ \"\$(grep -c \"^ebs calibrate: event 'cycles' cannot be opened: .*; sampling 'cpu-clock' instead\$\" hw.err)\" -eq 1 ] && ! grep -q '^ebs record:' hw.err"
+fi
 
 # 9. Unprivileged (nobody): a clear line or a calibration, never a crash.
 $NOBODY "$EBS" calibrate -q -e cpu-clock --cost-probe loop --rate 500 --overhead 90 \

@@ -38,6 +38,11 @@ check "paranoid 2, default event: exit 0 ($rc), one notice naming the paranoid l
 	[ $rc -eq 0 -a "$(grep -c 'kernel.perf_event_paranoid is 2: kernel code is not sampled' ud.err)" -eq 1 ]
 check "paranoid 2, default event: the notice names cycles as asked (not the cycles:u retried), then cpu-clock:u or cycles:u" \
 	grep -Eq "^ebs record: event 'cycles' (cannot be opened: .*; sampling 'cpu-clock:u' instead \(kernel\.perf_event_paranoid is 2|may not sample kernel code here .*; sampling 'cycles:u' instead)" ud.err
+if grep -q "cannot be opened" ud.err; then
+	"$EBS" report -i ud.data 2>/dev/null | head -n 1 >ud.head
+	check "paranoid 2, no PMU: the file's reasons in the notice's order, why not cycles, then why :u ($(cut -c1-120 ud.head))" \
+		grep -Eq "asked for cycles: [^;]*no hardware counter.*; kernel\.perf_event_paranoid is 2" ud.head
+fi
 check "paranoid 2, default event: the file's event is user space only" \
 	jtrue <("$EBS" report -i ud.data --json) "j['event'].endswith(':u')"
 

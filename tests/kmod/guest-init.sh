@@ -226,10 +226,10 @@ check "calibrate kmod: cpu-clock's events/s in (0, 1.1e9] (${eps:-?})" \
 	fcmp "e > 0 && e <= 1.1e9" -v e="${eps:-0}"
 # The cap: 500/s, or 0.9 / cost a second if lower (the overhead budget;
 # the cost used is the fit's, or its bound when not measured: the fit's
-# + twice its error, the JSON's spread).  With runs that each stop at
+# + its 95% half-width, the JSON's spread, and at least the half-width).  With runs that each stop at
 # 0.3 s of CPU time the rate binds, but the check does not rely on it.
 cap=$(awk -v c="$(jv cost_us_per_sample)" -v s="$(jv cost_us_spread)" -v m="$(jv cost_measured)" \
-	'BEGIN { u = m == "true" ? c : c + s; u = u > 0 ? u * 1e-6 : 0
+	'BEGIN { u = m == "true" ? c : (c > 0 ? c : 0) + s; u = u > 0 ? u * 1e-6 : 0
 		if (u > 0 && 0.9 / u < 500) printf "%.9g overhead\n", 0.9 / u; else print "500 rate" }')
 check "calibrate kmod: N set by the lower cap ($bound; $cap)" [ "$bound" = "${cap#* }" ]
 # The rule, from the counting pass's events/s: the JSON's events_per_sec

@@ -48,11 +48,35 @@ static void test_fit(void)
 	NEAR("fit: noisy points: slope", f.cost, 1.9, 1e-12);
 	NEAR("fit: noisy points: intercept", f.base, 0.9, 1e-12);
 	NEAR("fit: noisy points: slope error", f.cost_se, sqrt(0.07), 1e-12);
+	NEAR("fit: noisy points: 95% half-width, t(0.975, 2) = 4.303 standard errors", f.cost_ci,
+	     4.303 * sqrt(0.07), 1e-12);
 	NEAR("fit: noisy points: rms", f.rms, sqrt(0.7 / 4), 1e-12);
 	NEAR("fit: noisy points: residual 3", f.resid[2], -0.7, 1e-12);
 	TEST_EQ("fit: two points: no error known", (calib_fit(exact, 2, &f), f.cost_se == 0), 1);
 	TEST_EQ("fit: one sample count only: refused", calib_fit(flat, 2, &f), -22);
 	TEST_EQ("fit: one point: refused", calib_fit(exact, 1, &f), -22);
+
+	NEAR("t: 2 degrees of freedom", calib_t975(2), 4.303, 1e-9);
+	NEAR("t: 30", calib_t975(30), 2.042, 1e-9);
+	NEAR("t: past 30, the normal's", calib_t975(1000), 1.96, 1e-9);
+	{
+		struct calib_fit g = {.cost = 40e-6, .cost_ci = 8e-6};
+		bool m;
+		double c;
+
+		c = calib_cost_used(&g, &m);
+		TEST_CHECK("cost used: above its half-width: measured, the fit's", m && c == 40e-6);
+		g.cost = 5e-6;
+		c = calib_cost_used(&g, &m);
+		TEST_CHECK("cost used: within its half-width: not measured, the upper end (13 us)",
+			   !m && fabs(c - 13e-6) < 1e-15);
+		g.cost = -10.4e-6;
+		g.cost_ci = 16.8e-6;
+		c = calib_cost_used(&g, &m);
+		TEST_CHECK(
+			"cost used: a fit below 0 is noise: the half-width (16.8 us), never free",
+			!m && fabs(c - 16.8e-6) < 1e-15);
+	}
 }
 
 static void test_round(void)

@@ -105,9 +105,11 @@ void chain_stats__print_text(const struct chain_stats *st, const char *mode, FIL
 	if (!strncmp(mode, "fp", 2))
 		fprintf(f,
 			"; a frameless leaf's caller put back from its CFI in %llu, leaves checked "
-			"in %llu, %llu without CFI to check, %llu without a stack copy to check\n",
+			"in %llu, %llu without CFI to check, %llu without a stack copy to check; "
+			"%llu cut at an address no user code has ([truncated])\n",
 			(unsigned long long)st->fp_recovered, (unsigned long long)st->fp_checked,
-			(unsigned long long)st->fp_no_cfi, (unsigned long long)st->fp_no_stack);
+			(unsigned long long)st->fp_no_cfi, (unsigned long long)st->fp_no_stack,
+			(unsigned long long)st->fp_impossible);
 	else
 		fprintf(f,
 			"; unwound %llu: %llu cut short by the stack copy ([truncated]), %llu "
@@ -131,6 +133,7 @@ void chain_stats__print_json(const struct chain_stats *st, const char *mode, str
 	ebs_json__key_u64(j, "truncated", st->truncated);
 	ebs_json__key_u64(j, "no_cfi", st->broken);
 	ebs_json__key_u64(j, "suspect", st->fp_suspect);
+	ebs_json__key_u64(j, "impossible", st->fp_impossible);
 	ebs_json__obj_end(j);
 }
 
@@ -149,6 +152,21 @@ void chain_stats__print_hint(const struct chain_stats *st, const char *mode, FIL
 		"pointers followed through code built without them; --call-graph dwarf unwinds "
 		"such code\n",
 		(unsigned long long)st->fp_suspect, (unsigned long long)st->samples);
+}
+
+/*
+ * No user code lies at or above the limit, nor in the first page: x86-64's
+ * user space ends below 2^47 (2^56 with 5-level page tables), arm64's below
+ * 2^52, and page 0 is never mapped (vm.mmap_min_addr).  A frame-pointer
+ * walk through code built without frame pointers reads data as return
+ * addresses, and such values (0x0fdd00007f000001, 0x200) stop it.
+ */
+#define USER_ADDR_LIMIT (1ull << 56)
+#define USER_ADDR_FLOOR 4096
+
+static bool user_code_possible(u64 a)
+{
+	return a >= USER_ADDR_FLOOR && a < USER_ADDR_LIMIT;
 }
 
 static const struct sym_map *map_of(void *ctx, u64 addr)
@@ -416,7 +434,7 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 	const struct ebs_rec_sample *s = r->s;
 	struct ebs_sample_parts p;
 	unsigned int na = 0, i, user_at = 0, nuser = 0;
-	bool suspect = false;
+	bool suspect = false, cut = false;
 	bool in_kernel = (s->hdr.misc & EBS_CPUMODE_MASK) == EBS_CPUMODE_KERNEL;
 	struct sym_stack st;
 	int e;
@@ -445,6 +463,11 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 		}
 		if (!a) /* the end of a frame-pointer chain, not a frame (as perf drops it) */
 			continue;
+		if (!in_kernel && !user_code_possible(a)) {
+			/* a frame pointer followed into data: the rest is not a chain */
+			cut = true;
+			break;
+		}
 		if (!in_kernel)
 			nuser++;
 		c->addrs[na] = a;
@@ -452,6 +475,7 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 	}
 	if (c->dwarf && sample_stack(&p, c->asked, &st)) {
 		/* the user part unwound from the copied stack replaces whatever was there */
+		cut = false;
 		unsigned int got = 0, room;
 		enum sym_unwind_end end;
 
@@ -491,7 +515,8 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 			return -ENOMEM;
 		if (got >= 2 && two[0] == c->addrs[user_at]) {
 			c->st.fp_checked++;
-			if ((nuser == 1 || c->addrs[user_at + 1] != two[1]) && na < MAX_ADDRS) {
+			if ((nuser == 1 || c->addrs[user_at + 1] != two[1]) && na < MAX_ADDRS &&
+			    user_code_possible(two[1])) {
 				memmove(c->addrs + user_at + 2, c->addrs + user_at + 1,
 					(na - user_at - 1) * sizeof(*c->addrs));
 				memmove(c->kernel + user_at + 2, c->kernel + user_at + 1,
@@ -513,7 +538,11 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 		c->kernel[na++] = (s->hdr.misc & EBS_CPUMODE_MASK) == EBS_CPUMODE_KERNEL;
 	}
 	e = resolve_all(c, r, na, user_at);
-	if (c->fp && (c->unmapped || suspect))
+	if (cut) {
+		*flags |= CHAIN_TRUNCATED;
+		c->st.fp_impossible++;
+	}
+	if (c->fp && (c->unmapped || suspect || cut))
 		c->st.fp_suspect++;
 	if (!e && (*flags & CHAIN_TRUNCATED)) {
 		/* the outermost frame of a cut chain says so: its callers are unknown */

@@ -34,8 +34,9 @@ struct cframe {
 
 /* chain flags */
 #define CHAIN_TRUNCATED                                                                            \
-	(1u << 0)		  /* the stack copy ended before the stack: the chain's            \
-				   * outermost frame is "[truncated]" */
+	(1u << 0)		  /* the stack copy ended before the stack, or (fp) the walk       \
+				   * reached an impossible address: the chain's outermost frame    \
+				   * is "[truncated]" */
 #define CHAIN_RECOVERED (1u << 1) /* fp: a frameless leaf's caller was put back */
 #define CHAIN_BROKEN	(1u << 2) /* dwarf: unwinding stopped on a frame without CFI */
 
@@ -49,9 +50,10 @@ struct chain_stats {
 	u64 unwound;	 /* dwarf samples unwound */
 	u64 truncated;
 	u64 broken;
-	u64 frames;	/* frames in all chains, inline ones included */
-	u64 fp_suspect; /* fp samples whose user chain holds an address in no mapping, or
-			 * disagrees with the CFI in the frames the stack copy covers */
+	u64 frames;	   /* frames in all chains, inline ones included */
+	u64 fp_suspect;	   /* fp samples whose user chain holds an address in no mapping, or
+			    * disagrees with the CFI in the frames the stack copy covers */
+	u64 fp_impossible; /* fp chains cut at an address no user code can have */
 };
 
 struct chainer;

@@ -281,6 +281,20 @@ for m in fp dwarf; do
 	check "$m, fault: fault_first's caller is fault_loop in >= 99%" \
 		jtrue fault-callers-$m.json "[c['percent'] for c in j['callers'] if c['function'] == 'fault_loop'][0] >= 99"
 done
+# A frame-pointer walk gone astray (unwind badfp: rbp points at a fake
+# frame whose return address is 0x0fdd00007f000001, then 0x200, as rbp
+# holding data in code built without frame pointers): ebs cuts the chain
+# there, [truncated], and names no such address; the caller CFI finds is kept
+"$EBS" record -q -g -e cpu-clock -F 2000 -o badfp.data "$WORKLOADS/unwind" badfp 0.5
+"$EBS" report -i badfp.data --children --json >badfp.json
+"$EBS" report -i badfp.data --stats --json >badfp-stats.json
+keep badfp.json
+read -r c s n < <(inclusive '[truncated]' badfp.json)
+read -r cl sl nl < <(inclusive badfp_loop badfp.json)
+check "fp, a walk into an impossible address: cut there, [truncated] in >= 90% ($c of $n), badfp_loop from CFI in >= 90% ($cl)" \
+	[ $((c * 10)) -ge $((n * 9)) -a $((cl * 10)) -ge $((n * 9)) ]
+check "fp, impossible addresses: no row names one (>= 2^56 or in page 0), --stats counts the cut chains ($(json badfp-stats.json "j['chains']['impossible']"))" \
+	jtrue badfp.json "not [r for r in j['rows'] if r['function'].startswith('[unknown] 0x') and not 4096 <= int(r['function'].split('0x')[1], 16) < 2 ** 56] and json.load(open('badfp-stats.json'))['chains']['impossible'] >= $c"
 "$EBS" record -q --call-graph dwarf -e cpu-clock -F 2000 -o strip.data "$WORKLOADS/calltree-stripped" 1
 "$EBS" report -i strip.data --tree --json --min-percent 0 >strip.json
 keep strip.json

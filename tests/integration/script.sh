@@ -493,7 +493,8 @@ PY
 		grep -qx 'symbols differ 0' perf.cmp
 	# -g: every chain, frame for frame, as perf script has it: each frame's
 	# function and DSO equal, perf's frames of address 0 aside (ebs leaves
-	# them out: ebs-script.1), its [kernel.kallsyms] being ebs's [kernel], and
+	# them out: ebs-script.1) and those from one of an address no user code
+	# has on (ebs cuts the chain there), its [kernel.kallsyms] being ebs's [kernel], and
 	# a function's names equal but for leading underscores and a symbol
 	# version (two names of one address, as clock_gettime@@GLIBC_2.17 and
 	# __clock_gettime in libc: each tool picks one; counted, and at most a
@@ -508,19 +509,27 @@ PY
 import re, sys
 F = re.compile(r'^\s+([0-9a-f]+) (.*) \((.*)\)$')
 def chains(path, perf):
-    out, cur = [], []
+    out, cur, cut = [], [], False
     for l in open(path):
         l = l.rstrip('\n')
         if not l.strip():
             if cur:
                 out.append(cur)
-                cur = []
+                cur, cut = [], False
             continue
+        if not perf and l.split() == ['0', '[truncated]']:
+            continue  # ebs cut the walk at an address no user code has (ebs-script.1)
         m = F.match(l)
         if not m:
             sys.exit('%s: not a frame: %r' % (path, l))
         ip, sym, dso = m.groups()
         if perf and int(ip, 16) == 0:
+            continue
+        # perf keeps frames of an address no user code has (a walk into data,
+        # unmapped, so printed raw): ebs cuts the chain at the first
+        if perf and dso == '[unknown]' and not 4096 <= int(ip, 16) < 2 ** 56:
+            cut = True
+        if cut:
             continue
         cur.append((sym, '[kernel]' if dso.startswith('[kernel') else dso.rsplit('/', 1)[-1]))
     if cur:

@@ -13,6 +13,12 @@
  *   unwind deep [SECONDS]    deep_leaf() at the bottom of DEEP_FRAMES calls
  *                            of recurse(), each with a 256-byte frame: more
  *                            stack (about 300 KiB) than any copy holds
+ *   unwind badfp [SECONDS]   badfp_spin() spins with rbp pointing at a fake
+ *                            frame whose return address no user code can
+ *                            have (0x0fdd00007f000001), then 0x200: a
+ *                            frame-pointer walk gone astray, as through code
+ *                            built without frame pointers whose rbp holds
+ *                            data.  Its caller, badfp_loop(), CFI finds
  *   unwind fault [SECONDS]   fault_first()'s first instruction writes to a
  *                            fresh page: the time is the kernel's, handling
  *                            the fault, with the user IP at fault_first's
@@ -111,6 +117,37 @@ WL_NOINLINE void fault_loop(double seconds)
 	} while (wl_thread_cpu() < end);
 }
 
+/* badfp's fake frames: { next frame, return address } twice, the last next 0 */
+static unsigned long fake_frames[4];
+
+WL_NOINLINE void badfp_spin(unsigned long n)
+{
+#if defined(__x86_64__)
+	/* rbp clobbered: the compiler saves it around, and puts no operand in it */
+	__asm__ __volatile__("mov %1, %%rbp\n\t"
+			     "1: sub $1, %0\n\t"
+			     "jnz 1b"
+			     : "+r"(n)
+			     : "r"(fake_frames)
+			     : "rbp", "cc", "memory");
+#else
+	WL_STEPS(sink, n);
+#endif
+}
+
+WL_NOINLINE void badfp_loop(double seconds)
+{
+	double end = wl_thread_cpu() + seconds;
+
+	fake_frames[0] = (unsigned long)&fake_frames[2];
+	fake_frames[1] = 0x0fdd00007f000001UL;
+	fake_frames[2] = 0;
+	fake_frames[3] = 0x200;
+	do
+		badfp_spin(2000000);
+	while (wl_thread_cpu() < end);
+}
+
 WL_NOINLINE void deep_leaf(double end)
 {
 	do
@@ -143,8 +180,10 @@ int main(int argc, char **argv)
 		recurse(DEEP_FRAMES, wl_thread_cpu() + seconds);
 	else if (!strcmp(mode, "fault"))
 		fault_loop(seconds);
+	else if (!strcmp(mode, "badfp"))
+		badfp_loop(seconds);
 	else {
-		fprintf(stderr, "usage: %s qsort|signal|deep|fault [SECONDS]\n", argv[0]);
+		fprintf(stderr, "usage: %s qsort|signal|deep|fault|badfp [SECONDS]\n", argv[0]);
 		return 2;
 	}
 	return 0;

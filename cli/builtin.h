@@ -39,6 +39,14 @@ int cli_bad_option(const char *cmd, int c, char **argv);
 bool cli_binary_to_tty(const char *cmd, const char *output);
 
 /*
+ * Can prog be run as execvp(3) would find it (a path, or a name searched
+ * for in $PATH)?  0, or one line "ebs CMD: cannot run 'prog': reason", as
+ * the command's exec failure says it, and 127: so that it comes before any
+ * notice about the events, not after.
+ */
+int cli_command_runnable(const char *cmd, const char *prog);
+
+/*
  * Operands left after the options (optind < argc) of a command that takes
  * its file with -i: one line naming the first, and true; the command exits 2.
  */

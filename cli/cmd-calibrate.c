@@ -474,6 +474,8 @@ int cmd_calibrate(int argc, char **argv)
 		return 2;
 	}
 	cc.o.rec.argv = argv + optind;
+	if (cli_command_runnable("calibrate", cc.o.rec.argv[0]))
+		return 2; /* before any notice about the events; calibrate's status for it */
 	ret = cli_calibrate("calibrate", &cc, &r);
 	if (ret)
 		return ret;

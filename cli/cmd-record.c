@@ -378,6 +378,10 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	o.argv = optind < argc ? argv + optind : NULL;
+	if (o.argv && cli_command_runnable("record", o.argv[0])) {
+		ret = 127;
+		goto out;
+	}
 	o.mmap_pages = (unsigned int)pages;
 	o.cmdline = ebs_cmdline();
 	o.msg = stderr;

@@ -275,6 +275,52 @@ bool cli_binary_to_tty(const char *cmd, const char *output)
 	return true;
 }
 
+/* 0 when path is a file this user may execute, else the errno exec gives */
+static int runnable(const char *path)
+{
+	struct stat st;
+
+	if (access(path, X_OK))
+		return errno;
+	if (stat(path, &st))
+		return errno;
+	return S_ISDIR(st.st_mode) ? EACCES : 0;
+}
+
+int cli_command_runnable(const char *cmd, const char *prog)
+{
+	const char *path = getenv("PATH"), *p;
+	char buf[4096];
+	int e = ENOENT;
+
+	if (!*prog) {
+		e = ENOENT;
+	} else if (strchr(prog, '/')) {
+		e = runnable(prog);
+	} else {
+		if (!path)
+			path = "/bin:/usr/bin"; /* execvp's default */
+		for (p = path; e; p = strchr(p, ':') + 1) {
+			size_t n = strcspn(p, ":");
+			int r;
+
+			/* an empty entry is the current directory */
+			if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)n, p, n ? "/" : "", prog) <
+			    (int)sizeof(buf)) {
+				r = runnable(buf);
+				if (r != ENOENT && r != ENOTDIR)
+					e = r; /* found: runnable (0), or not for this user */
+			}
+			if (!p[n])
+				break;
+		}
+	}
+	if (!e)
+		return 0;
+	fprintf(stderr, "ebs %s: cannot run '%s': %s\n", cmd, prog, strerror(e));
+	return 127;
+}
+
 bool cli_operands_left(const char *cmd, int argc, char **argv)
 {
 	if (optind >= argc)

@@ -10,6 +10,15 @@ expect "unknown event in a list" 2 "unknown event 'bogus'" "$EBS" record -e cpu-
 expect "bad modifier" 2 "event 'cpu-clock:q'.*modifier" "$EBS" record -e cpu-clock:q -o x.data "$L" 0.1
 expect "nonexistent command" 127 "cannot run '/no/such/cmd': No such file" "$EBS" record -e cpu-clock -o x.data /no/such/cmd
 check "nonexistent command: no output file" [ ! -e x.data ]
+# checked before the events are opened: one line, not the default event's
+# fall-back notice (cycles without a PMU) first
+expect "nonexistent command, default event: one line" 127 "^ebs record: cannot run '/no/such/cmd': No such file" \
+	"$EBS" record -o x.data /no/such/cmd
+expect "a name not in \$PATH" 127 "^ebs record: cannot run 'no-such-cmd-xyz': No such file" \
+	"$EBS" record -o x.data no-such-cmd-xyz
+expect "a directory" 127 "^ebs record: cannot run '/tmp': Permission denied" "$EBS" record -o x.data /tmp
+expect "calibrate: nonexistent command, default event: one line" 2 \
+	"^ebs calibrate: cannot run '/no/such/cmd': No such file" "$EBS" calibrate -- /no/such/cmd
 expect "command not executable" 127 "cannot run '/etc/passwd': Permission denied" "$EBS" record -e cpu-clock -o x.data /etc/passwd
 expect "command path through a file" 127 "cannot run '/etc/passwd/x': Not a directory" "$EBS" record -e cpu-clock -o x.data /etc/passwd/x
 expect "output directory missing" 1 "/no/such/dir/x.data: cannot create" "$EBS" record -e cpu-clock -o /no/such/dir/x.data "$L" 0.1

@@ -1196,6 +1196,7 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	struct fn_ent **fns = NULL;
 	size_t nfns = 0, nmodels = 0, i;
 	struct annot an;
+	struct ebs_out html = {0};
 	char why[256] = "";
 	int e;
 
@@ -1211,6 +1212,11 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	e = rsession__open(&an.rs, o->view.input, &so, &o->view.filter, err);
 	if (e)
 		return e;
+	/* the page's file opened (aside) before the work, so that it fails first */
+	if (o->html && (e = ebs_out_open(&html, o->html, stdout))) {
+		e = ebs_error__output(err, -e, o->html, "cannot write");
+		goto out;
+	}
 	an.sources = source_cache__new(o->source_dirs, o->view.warn ? rsession_warn : NULL,
 				       (void *)&o->view);
 	if (!an.sources) {
@@ -1306,8 +1312,10 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 		}
 	}
 	if (o->html) {
-		e = annotate_html(o->html, (const struct ann_func *const *)models, nmodels,
-				  o->view.input);
+		annotate_html(html.f, (const struct ann_func *const *)models, nmodels,
+			      o->view.input);
+		e = ebs_out_close(&html, true);
+		html.f = NULL;
 		if (e)
 			e = ebs_error__output(err, -e, o->html, "cannot write");
 	} else {
@@ -1319,6 +1327,8 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 			      o->target ? NULL : &rest);
 	}
 out:
+	if (html.f) /* not written: removed, or the caller's stream left */
+		ebs_out_close(&html, false);
 	for (i = 0; models && i < nmodels; i++)
 		free_model(models[i]);
 	free(models);

@@ -90,8 +90,7 @@ static inline const char *ann_base_name(const char *path)
 void annotate_text(FILE *out, bool color, const struct ann_func *const *funcs, size_t n,
 		   const struct ann_rest *rest);
 
-/* Write the functions as one self-contained HTML page. 0 or -errno. */
-int annotate_html(const char *path, const struct ann_func *const *funcs, size_t n,
-		  const char *input);
+/* Write the functions as one self-contained HTML page into f. */
+void annotate_html(FILE *f, const struct ann_func *const *funcs, size_t n, const char *input);
 
 #endif /* EBS_REPORT_ANNOTATE_H */

@@ -282,18 +282,10 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 	fputs("</table>\n", f);
 }
 
-int annotate_html(const char *path, const struct ann_func *const *funcs, size_t n,
-		  const char *input)
+void annotate_html(FILE *f, const struct ann_func *const *funcs, size_t n, const char *input)
 {
-	struct ebs_out out;
 	size_t i;
-	FILE *f;
-	int e;
 
-	e = ebs_out_open(&out, path, stdout);
-	if (e)
-		return e;
-	f = out.f;
 	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>ebs annotate: ", f);
 	if (n) { /* the first function listed, and how many more */
 		esc(f, funcs[0]->name);
@@ -322,5 +314,4 @@ int annotate_html(const char *path, const struct ann_func *const *funcs, size_t 
 	for (i = 0; i < n; i++)
 		function(f, funcs[i], i);
 	fputs("</body></html>\n", f);
-	return ebs_out_close(&out, true);
 }

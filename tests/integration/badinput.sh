@@ -180,6 +180,11 @@ stat -x, -o|stat -x, -e task-clock -o @OUT@ true
 monitor --csv|monitor --csv @OUT@ -e task-clock -- true
 calibrate -o|calibrate -q -e task-clock -o @OUT@ -- "$L" 0.1
 EOT
+# annotate --html opens its page before the work: the output's failure
+# comes before what the work would find (here a function with no samples)
+expect "annotate --html into a missing directory: said before the work" 1 \
+	"^ebs annotate: /nonexistent/a\.html: cannot write" \
+	"$EBS" annotate -i good-w.data --html /nonexistent/a.html no_such_function
 # calibrate renamed its run over the node: /dev/full was a regular file after
 check "/dev/full is still a character device" [ -c /dev/full ]
 check "no output left under /nonexistent" [ ! -e /nonexistent ]

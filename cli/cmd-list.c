@@ -57,6 +57,13 @@ int cmd_list(int argc, char **argv)
 		if (!err)
 			fprintf(out, "%-*s %-9s %-12s %s\n", w, n->name,
 				n->hardware ? "hardware" : "software", "available", n->desc);
+		else if (!err_u && event_spec__kernel_only(&ev))
+			/* opens with :u, and counts nothing: it happens in the kernel */
+			fprintf(out,
+				"%-*s %-9s %-12s %s: only in the kernel, and this user may count "
+				"user space only (:u counts 0): %s\n",
+				w, n->name, "software", "unavailable", n->desc,
+				event_open_reason(err));
 		else if (!err_u)
 			fprintf(out, "%-*s %-9s %-12s %s (user space only here: %s)\n", w, n->name,
 				n->hardware ? "hardware" : "software", "available:u", n->desc,

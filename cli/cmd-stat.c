@@ -391,6 +391,10 @@ static void derived(const struct stat_opts *so, unsigned int i, double elapsed_s
 		task = value_of(so, "cpu-clock");
 
 	buf[0] = '\0';
+	if (so->ev[i].spec.exclude_kernel && event_spec__kernel_only(&so->ev[i].spec)) {
+		snprintf(buf, len, "only in the kernel: 0 with :u");
+		return;
+	}
 	if (is(n, "task-clock") || is(n, "cpu-clock")) {
 		if (so->ev[i].wall_s > 0) /* over the same runs as v: those not culled */
 			elapsed_s = so->ev[i].wall_s;

@@ -194,6 +194,12 @@ bool event_spec__is_clock(const struct event_spec *ev)
 	       (ev->config == PERF_COUNT_SW_CPU_CLOCK || ev->config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
+bool event_spec__kernel_only(const struct event_spec *ev)
+{
+	return ev->type == PERF_TYPE_SOFTWARE && (ev->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+						  ev->config == PERF_COUNT_SW_CPU_MIGRATIONS);
+}
+
 const char *event_open_reason(int err)
 {
 	switch (-err) {

@@ -55,6 +55,13 @@ int kmod_probe_count(const struct event_spec *ev, bool system_wide, int *why,
 /* Is ev cpu-clock or task-clock: sampled by an hrtimer, its period in nanoseconds? */
 bool event_spec__is_clock(const struct event_spec *ev);
 
+/*
+ * Does ev happen in the kernel only (context-switches, cpu-migrations: the
+ * scheduler counts them in its own context), so that counted in user space
+ * only (:u) it stays 0?
+ */
+bool event_spec__kernel_only(const struct event_spec *ev);
+
 /* The reason an open failed, in words fit for one line ("no hardware PMU ..."). */
 const char *event_open_reason(int err);
 

@@ -73,8 +73,9 @@ stat_ r5.txt -r 5 -e page-faults -- "$WORKLOADS/memtouch" 4 1
 check "-r 5, text: +- and the statistics line" \
 	sh -c 'grep -q "(5 runs)" r5.txt && grep -q "+- " r5.txt && grep -q "95% interval" r5.txt'
 # CPUs utilized over the runs the clock kept: a first run of a tenth of the
-# others' CPU time is culled, so the elapsed time must leave it out too (a
-# one-thread command used at most 1 CPU; with the run's time in, 1.2)
+# others' CPU time is culled (maybe with another: the four long runs can be
+# so alike that one 1% off is culled too), so the elapsed time must leave it
+# out too (a one-thread command used at most 1 CPU; with the run's time in, 1.2)
 cat >short1.sh <<EOF
 n=\$(cat runs1 2>/dev/null || echo 0); echo \$((n + 1)) >runs1
 if [ "\$n" = 0 ]; then exec "$WORKLOADS/leafloop" 0.02; else exec "$WORKLOADS/leafloop" 0.2; fi
@@ -82,7 +83,7 @@ EOF
 rm -f runs1
 stat_ short1.json --json -r 5 -e task-clock -- sh short1.sh
 check "-r 5, the short first run culled: CPUs utilized over the kept runs' time, at most 1.05 ($(json short1.json "j['events'][0]['derived'] + ', %d culled' % j['events'][0]['culled']"))" \
-	jtrue short1.json "j['events'][0]['culled'] == 1 and float(j['events'][0]['derived'].split()[0]) <= 1.05"
+	jtrue short1.json "j['events'][0]['culled'] >= 1 and float(j['events'][0]['derived'].split()[0]) <= 1.05"
 # a rate per second of CPU time from cpu-clock when task-clock is not counted
 stat_ pfcc.txt -e page-faults,cpu-clock -- "$WORKLOADS/memtouch" 4 1
 check "page-faults per second from cpu-clock, without task-clock" grep -Eq "page-faults +# [0-9.]+ [KMG]?/sec" pfcc.txt
@@ -196,6 +197,9 @@ wait $lp
 # ---- unprivileged -------------------------------------------------------------------
 if [ "$(id -u)" -eq 0 ]; then
 	chmod 755 "$TMP"
+	(cd / && $NOBODY "$EBS" stat -e context-switches -- true) >nbcs.out 2>nbcs.txt
+	check "as nobody: context-switches counted in user space only (0) says it happens in the kernel" \
+		sh -c "! grep -q 'context-switches:u' nbcs.txt || grep -q 'context-switches:u .*# only in the kernel: 0 with :u' nbcs.txt"
 	(cd / && $NOBODY "$EBS" stat -e task-clock,page-faults -- "$WORKLOADS/memtouch" 4 1) >nb.out 2>nb.txt
 	rc=$?
 	check "as nobody: exit 0 ($rc), the counts, kernel counting said when not allowed" \

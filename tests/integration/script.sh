@@ -496,18 +496,39 @@ PY
 	# them out: ebs-script.1) and those from one of an address no user code
 	# has on (ebs cuts the chain there), its [kernel.kallsyms] being ebs's [kernel], and
 	# a function's names equal but for leading underscores and a symbol
-	# version (two names of one address, as clock_gettime@@GLIBC_2.17 and
-	# __clock_gettime in libc: each tool picks one; counted, and at most a
-	# tenth of the frames).  Addresses are not compared: perf 6.1 prints a
-	# user frame's relative to its DSO, ebs the process's (ebs-script.1).
+	# version, or two names of one address in the DSO's symbol tables
+	# (clock_gettime@@GLIBC_2.17 and __clock_gettime in libc, mmap64 and
+	# mmap in ld.so: each tool picks one), or a return address at a
+	# symbol's first byte, which perf names by that symbol and ebs by the
+	# call's (ld.so's _dl_start_user after _start's call); counted, and at
+	# most a tenth of the frames.  Addresses are not compared: perf 6.1
+	# prints a user frame's relative to its DSO, ebs the process's
+	# (ebs-script.1).  A run sampling the dynamic loader's start shows these.
 	if perf record -q -g -e cpu-clock -F 1000 -o pg.data "$WORKLOADS/calltree" 0.5 >perf.out 2>perf.err; then
-		perf script -i pg.data -F ip,sym,dso >perfg.txt 2>perfg.err
+		perf script -i pg.data -F ip,sym,symoff,dso >perfg.txt 2>perfg.err
 		"$EBS" script -i pg.data -F ip,sym,dso >ebsg.txt 2>ebsg.err
 		keep perfg.txt
 		keep ebsg.txt
 		python3 - perfg.txt ebsg.txt <<'PY' >perfg.cmp 2>&1
-import re, sys
+import os, re, subprocess, sys
 F = re.compile(r'^\s+([0-9a-f]+) (.*) \((.*)\)$')
+SYMS = {}
+def symbols(path):
+    """{name: address} of a file's symbol tables, and of its debug file by build-id."""
+    if path not in SYMS:
+        out, paths = {}, [path]
+        notes = subprocess.run(['readelf', '-n', path], capture_output=True, text=True).stdout
+        m = re.search(r'Build ID: ([0-9a-f]+)', notes)
+        if m:
+            paths.append('/usr/lib/debug/.build-id/%s/%s.debug' % (m.group(1)[:2], m.group(1)[2:]))
+        for f in paths:
+            if os.path.exists(f):
+                for line in subprocess.run(['readelf', '-Ws', f], capture_output=True, text=True).stdout.splitlines():
+                    w = line.split()
+                    if len(w) >= 8 and w[0].rstrip(':').isdigit() and w[1] != '0000000000000000':
+                        out.setdefault(w[7].split('@')[0], int(w[1], 16))
+        SYMS[path] = out
+    return SYMS[path]
 def chains(path, perf):
     out, cur, cut = [], [], False
     for l in open(path):
@@ -531,21 +552,44 @@ def chains(path, perf):
             cut = True
         if cut:
             continue
-        cur.append((sym, '[kernel]' if dso.startswith('[kernel') else dso.rsplit('/', 1)[-1]))
+        off = None
+        if perf and '+0x' in sym:  # perf's symoff: sym+0xOFF
+            sym, off = sym.rsplit('+0x', 1)
+            off = int(off, 16)
+        cur.append((sym, '[kernel]' if dso.startswith('[kernel') else dso.rsplit('/', 1)[-1], dso, off))
     if cur:
         out.append(cur)
     return out
 def name(s):
     return s.split('@')[0].lstrip('_')
+def same(x, y, k):
+    """perf's frame x and ebs's y, the k-th of a chain: 'same', 'alias', 'boundary' or None."""
+    if x[1] != y[1]:
+        return None
+    if x[0] == y[0]:
+        return 'same'
+    if name(x[0]) == name(y[0]):
+        return 'alias'
+    if x[2].startswith('/'):
+        t = symbols(x[2])  # two names of one address (ld.so's mmap64 and mmap)
+        a, b = x[0].split('@')[0], y[0].split('@')[0]
+        if a in t and t.get(a) == t.get(b):
+            return 'alias'
+    # a return address at a symbol's first byte (ld.so's _dl_start_user,
+    # after _start's call): perf names that symbol, ebs the call's (one byte back)
+    if k > 0 and x[1] != '[kernel]' and x[3] == 0:
+        return 'boundary'
+    return None
 p, e = chains(sys.argv[1], True), chains(sys.argv[2], False)
 print('chains perf %d ebs %d' % (len(p), len(e)))
 frames = sum(map(len, p))
-alias = sum(1 for a, b in zip(p, e) if len(a) == len(b) for x, y in zip(a, b) if x != y and x[1] == y[1] and name(x[0]) == name(y[0]))
-bad = [(a, b) for a, b in zip(p, e) if len(a) != len(b) or any(x[1] != y[1] or name(x[0]) != name(y[0]) for x, y in zip(a, b))]
+kinds = [[same(x, y, k) for k, (x, y) in enumerate(zip(a, b))] if len(a) == len(b) else [None] for a, b in zip(p, e)]
+alias = sum(c.count('alias') + c.count('boundary') for c in kinds)
+bad = [(a, b) for (a, b), c in zip(zip(p, e), kinds) if None in c]
 print('frames %d, %d of them named by an alias' % (frames, alias))
 print('chains differ %d' % len(bad))
 for a, b in bad[:3]:
-    print('perf %s | ebs %s' % (a, b))
+    print('perf %s | ebs %s' % ([x[:2] for x in a], [y[:2] for y in b]))
 PY
 		keep perfg.cmp
 		check "perf -g: as many chains as perf script ($(head -n 1 perfg.cmp))" \

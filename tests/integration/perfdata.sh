@@ -148,7 +148,10 @@ if kind == 'children':
         key = perf_key(k)
         if key:
             pch[key] = max(ch, pch.get(key, 0))
-    ech = {ebs_key(r): 100.0 * r['children'] / total_e for r in j['rows'] if ebs_key(r)}
+    ech = {}
+    for r in j['rows']:  # a name in two DSOs (ld.so's _start and the program's): the larger, as for perf
+        if ebs_key(r):
+            ech[ebs_key(r)] = max(100.0 * r['children'] / total_e, ech.get(ebs_key(r), 0))
     keys = [k for k in set(pch) | set(ech) if max(pch.get(k, 0), ech.get(k, 0)) > 1.0]
     merge_aliases(pch, ech, keys, lambda a, b: abs(a - b) <= 0.015, lines)
     for k in sorted(keys, key=lambda k: -ech.get(k, 0)):

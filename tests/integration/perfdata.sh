@@ -43,37 +43,18 @@ cat >"$CMP" <<'PY'
 # FILES (a file listing them) and of their debug files by build-id: a row
 # of perf's alone and one of ebs's alone with the same count, whose names
 # have the same address in one of them, are one row.
-import json, os, re, subprocess, sys
+import json, os, re, sys
+sys.path.insert(0, os.path.join(os.environ['TOP'], 'tests', 'tools'))
+import elfsyms
 
 kind, ptxt, ejson = sys.argv[1:4]
 event = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None
 files = open(sys.argv[5]).read().split() if len(sys.argv) > 5 else []
 
-def symbols(path):
-    """{name: address} of a file's symbol tables, and of its debug file by build-id."""
-    out, paths = {}, [path]
-    try:
-        notes = subprocess.run(['readelf', '-n', path], capture_output=True, text=True).stdout
-        m = re.search(r'Build ID: ([0-9a-f]+)', notes)
-        if m:
-            paths.append('/usr/lib/debug/.build-id/%s/%s.debug' % (m.group(1)[:2], m.group(1)[2:]))
-        for p in paths:
-            if not os.path.exists(p):
-                continue
-            syms = subprocess.run(['readelf', '-Ws', p], capture_output=True, text=True).stdout
-            for line in syms.splitlines():
-                f = line.split()
-                if len(f) >= 8 and f[3] in ('FUNC', 'IFUNC') and f[1] != '0000000000000000':
-                    out[f[7].split('@')[0]] = int(f[1], 16)
-    except OSError:
-        pass
-    return out
-
 def aliases(a, b):
-    a, b = a.split('@')[0], b.split('@')[0]  # perf's clock_gettime@@GLIBC_2.17
+    """The mapped file in which names a and b are one address, or None."""
     for path in files:
-        s = symbols(path)
-        if a in s and b in s and s[a] == s[b]:
+        if elfsyms.aliases(path, a, b):
             return path
     return None
 

@@ -22,7 +22,8 @@
 #     (one line, status 2);
 #   - perf: on one perf record of calltree, ebs script -F time,pid,tid,ip,sym
 #     against perf script's, line by line: time (both to the microsecond),
-#     pid, tid and ip equal; symbols equal but where perf says [unknown];
+#     pid, tid and ip equal; symbols equal but where perf says [unknown] or
+#     names another alias of the address (tests/tools/elfsyms.py);
 #     and on a perf record -g, every chain frame for frame (function and DSO).
 . "$(dirname "$0")/../lib.sh"
 
@@ -456,15 +457,17 @@ elif ! perf record -q -e cpu-clock -F 1000 -o p.data "$WORKLOADS/calltree" 0.5 >
 elif ! "$EBS" report -i p.data >/dev/null 2>p.err; then
 	skip "perf script" "ebs does not read perf.data yet ($(head -n 1 p.err)); issue 16's reader"
 else
-	perf script -i p.data -F time,pid,tid,ip,sym >perf.txt 2>perf.script.err
-	"$EBS" script -i p.data -F time,pid,tid,ip,sym >ebs.txt 2>ebs.script.err
+	perf script -i p.data -F time,pid,tid,ip,sym,dso >perf.txt 2>perf.script.err
+	"$EBS" script -i p.data -F time,pid,tid,ip,sym,dso >ebs.txt 2>ebs.script.err
 	check "perf: ebs script -i p.data: status 0" [ $? -eq 0 ]
 	keep perf.txt
 	keep ebs.txt
-	# "PID/TID SEC.USEC: IP SYM" from both; perf's symbol may hold spaces
+	# "PID/TID SEC.USEC: IP SYM (DSO)" from both; perf's symbol may hold spaces
 	python3 - perf.txt ebs.txt <<'PY' >perf.cmp 2>&1
-import re, sys
-L = re.compile(r'^ *(\d+)/(\d+) +(\d+\.\d{6}): +([0-9a-f]+) (.*)$')
+import os, re, sys
+sys.path.insert(0, os.path.join(os.environ['TOP'], 'tests', 'tools'))
+from elfsyms import aliases
+L = re.compile(r'^ *(\d+)/(\d+) +(\d+\.\d{6}): +([0-9a-f]+) (.*) \((.*)\)$')
 def rows(path):
     out = []
     for l in open(path):
@@ -479,7 +482,9 @@ bad = [(a, b) for a, b in zip(p, e) if a[:4] != b[:4]]
 print('time pid tid ip differ %d' % len(bad))
 # perf keeps a symbol's version (clock_gettime@@GLIBC_2.17), ebs drops it (symbolize.md)
 V = re.compile(r'@@?[A-Za-z0-9_.]+$')
-sym = [(a, b) for a, b in zip(p, e) if a[:4] == b[:4] and V.sub('', a[4]) != b[4] and a[4] != '[unknown]']
+# and two names of one address (ld.so's mmap64 and mmap): each tool picks one
+sym = [(a, b) for a, b in zip(p, e) if a[:4] == b[:4] and V.sub('', a[4]) != b[4] and a[4] != '[unknown]'
+       and not (a[5].startswith('/') and aliases(a[5], a[4], b[4]))]
 print('symbols differ %d' % len(sym))
 print('perf [unknown] %d' % sum(a[4] == '[unknown]' for a in p))
 for a, b in (bad + sym)[:5]:
@@ -510,25 +515,10 @@ PY
 		keep perfg.txt
 		keep ebsg.txt
 		python3 - perfg.txt ebsg.txt <<'PY' >perfg.cmp 2>&1
-import os, re, subprocess, sys
+import os, re, sys
+sys.path.insert(0, os.path.join(os.environ['TOP'], 'tests', 'tools'))
+from elfsyms import aliases
 F = re.compile(r'^\s+([0-9a-f]+) (.*) \((.*)\)$')
-SYMS = {}
-def symbols(path):
-    """{name: address} of a file's symbol tables, and of its debug file by build-id."""
-    if path not in SYMS:
-        out, paths = {}, [path]
-        notes = subprocess.run(['readelf', '-n', path], capture_output=True, text=True).stdout
-        m = re.search(r'Build ID: ([0-9a-f]+)', notes)
-        if m:
-            paths.append('/usr/lib/debug/.build-id/%s/%s.debug' % (m.group(1)[:2], m.group(1)[2:]))
-        for f in paths:
-            if os.path.exists(f):
-                for line in subprocess.run(['readelf', '-Ws', f], capture_output=True, text=True).stdout.splitlines():
-                    w = line.split()
-                    if len(w) >= 8 and w[0].rstrip(':').isdigit() and w[1] != '0000000000000000':
-                        out.setdefault(w[7].split('@')[0], int(w[1], 16))
-        SYMS[path] = out
-    return SYMS[path]
 def chains(path, perf):
     out, cur, cut = [], [], False
     for l in open(path):
@@ -570,11 +560,8 @@ def same(x, y, k):
         return 'same'
     if name(x[0]) == name(y[0]):
         return 'alias'
-    if x[2].startswith('/'):
-        t = symbols(x[2])  # two names of one address (ld.so's mmap64 and mmap)
-        a, b = x[0].split('@')[0], y[0].split('@')[0]
-        if a in t and t.get(a) == t.get(b):
-            return 'alias'
+    if x[2].startswith('/') and aliases(x[2], x[0], y[0]):
+        return 'alias'  # two names of one address (ld.so's mmap64 and mmap)
     # a return address at a symbol's first byte (ld.so's _dl_start_user,
     # after _start's call): perf names that symbol, ebs the call's (one byte back)
     if k > 0 and x[1] != '[kernel]' and x[3] == 0:

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: MIT
+"""elfsyms.py - a file's symbols as readelf(1) lists them, for tests that
+compare ebs's names with perf's: two tools pick different names among the
+aliases of one address (ld.so's mmap64 and mmap, libc's __memmove_* and
+__memcpy_*), and only the symbol tables say that they are one."""
+import os
+import re
+import subprocess
+
+_CACHE = {}
+
+
+def symbols(path):
+    """{name: address} of the functions in path's symbol tables and in its
+    debug file by build-id (/usr/lib/debug/.build-id), names without their
+    version."""
+    if path not in _CACHE:
+        out, paths = {}, [path]
+        try:
+            notes = subprocess.run(['readelf', '-n', path], capture_output=True, text=True).stdout
+        except OSError:
+            notes = ''
+        m = re.search(r'Build ID: ([0-9a-f]+)', notes)
+        if m:
+            paths.append('/usr/lib/debug/.build-id/%s/%s.debug' % (m.group(1)[:2], m.group(1)[2:]))
+        for f in paths:
+            if not os.path.exists(f):
+                continue
+            text = subprocess.run(['readelf', '-Ws', f], capture_output=True, text=True).stdout
+            for line in text.splitlines():
+                w = line.split()
+                if (len(w) >= 8 and w[0].rstrip(':').isdigit() and w[3] in ('FUNC', 'IFUNC')
+                        and w[1] != '0000000000000000'):
+                    out.setdefault(w[7].split('@')[0], int(w[1], 16))
+        _CACHE[path] = out
+    return _CACHE[path]
+
+
+def aliases(path, a, b):
+    """Are names a and b (versions aside) symbols of one address in path?"""
+    t = symbols(path)
+    a, b = a.split('@')[0], b.split('@')[0]
+    return a in t and t.get(a) == t.get(b)

@@ -386,8 +386,8 @@ static void derived(const struct stat_opts *so, unsigned int i, double elapsed_s
 	const char *n = so->ev[i].spec.name;
 	double v = so->ev[i].sum.mean, task = value_of(so, "task-clock");
 
-	if (!(task >
-	      0)) /* per second of CPU time: cpu-clock's when task-clock is not counted (NAN) */
+	/* per second of CPU time: cpu-clock's when task-clock is not counted (NAN) */
+	if (!(task > 0))
 		task = value_of(so, "cpu-clock");
 
 	buf[0] = '\0';

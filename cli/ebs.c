@@ -293,11 +293,9 @@ int cli_command_runnable(const char *cmd, const char *prog)
 	char buf[4096];
 	int e = ENOENT;
 
-	if (!*prog) {
-		e = ENOENT;
-	} else if (strchr(prog, '/')) {
+	if (strchr(prog, '/')) {
 		e = runnable(prog);
-	} else {
+	} else if (*prog) { /* "" is never found (ENOENT) */
 		if (!path)
 			path = "/bin:/usr/bin"; /* execvp's default */
 		for (p = path; e; p = strchr(p, ':') + 1) {

@@ -53,7 +53,6 @@ struct ebs_count_set {
 	struct perf_event_mmap_page *page[EBS_COUNT_MAX_EVENTS];
 	char name[EBS_COUNT_MAX_EVENTS][EBS_COUNT_NAME_MAX];
 	enum ebs_count_path path;
-	uint64_t enabled, running; /* the group's times at the last read(2) */
 	size_t page_size;
 	double overhead[EBS_COUNT_MAX_EVENTS], overhead_tsc, tsc_hz;
 	struct section *sec[EBS_COUNT_MAX_SECTIONS];
@@ -216,9 +215,10 @@ uint64_t ebs_count__scale(uint64_t raw, uint64_t enabled, uint64_t running)
 /*
  * One read(2) of the whole group: { nr, time_enabled, time_running,
  * values[nr] }, each value scaled by the group's enabled / running time
- * (one group: its counters are on the PMU together, or none is).
+ * (one group: its counters are on the PMU together, or none is); the two
+ * times into times[0..2) when times is not NULL.
  */
-static int read_group(struct ebs_count_set *c, struct ebs_count_snap *s)
+static int read_group(struct ebs_count_set *c, struct ebs_count_snap *s, uint64_t *times)
 {
 	uint64_t buf[3 + EBS_COUNT_MAX_EVENTS];
 	ssize_t want = (ssize_t)((3 + (size_t)c->nev) * sizeof(uint64_t));
@@ -229,10 +229,12 @@ static int read_group(struct ebs_count_set *c, struct ebs_count_snap *s)
 		return -errno;
 	if (got != want || buf[0] != (uint64_t)c->nev)
 		return -EIO;
-	c->enabled = buf[1];
-	c->running = buf[2];
 	for (i = 0; i < c->nev; i++)
-		s->v[i] = ebs_count__scale(buf[3 + i], c->enabled, c->running);
+		s->v[i] = ebs_count__scale(buf[3 + i], buf[1], buf[2]);
+	if (times) {
+		times[0] = buf[1];
+		times[1] = buf[2];
+	}
 	return 0;
 }
 
@@ -240,7 +242,7 @@ EXPORT int ebs_count_read(struct ebs_count_set *c, struct ebs_count_snap *s)
 {
 	if (c->path == EBS_COUNT_PATH_RDPMC && !ebs_mmap_read_all(c->page, c->nev, ebs_rdpmc, s->v))
 		return 0;
-	return read_group(c, s);
+	return read_group(c, s, NULL);
 }
 
 EXPORT void ebs_count_sub(const struct ebs_count_snap *b, const struct ebs_count_snap *a,
@@ -428,11 +430,12 @@ EXPORT double ebs_count_overhead_tsc(const struct ebs_count_set *c)
 EXPORT int ebs_count_running(struct ebs_count_set *c, double *share)
 {
 	struct ebs_count_snap s;
-	int e = read_group(c, &s);
+	uint64_t t[2]; /* enabled, running */
+	int e = read_group(c, &s, t);
 
 	if (e)
 		return e;
-	*share = c->enabled ? (double)c->running / (double)c->enabled : 1;
+	*share = t[0] ? (double)t[1] / (double)t[0] : 1;
 	if (*share > 1)
 		*share = 1;
 	return 0;

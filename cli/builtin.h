@@ -176,15 +176,13 @@ int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_
 /*
  * An output file that cannot be created or written (a missing directory, no
  * permission, a full disk, an I/O error) is a failure of the environment:
- * cli_output_error() prints one line "ebs CMD: [OPT ]PATH: cannot write:
- * REASON" (e is -errno; opt, e.g. "--plot", may be NULL) and returns the exit
- * status, 1.  cli_output_close() closes f, an output file the command
- * opened itself: 0, or that line's 1 when a write or the close failed.
- * (A module's output failure reaches cli_input_error with err->output set,
- * and gets 1 there.)
+ * cli_output_error() prints err's one line ("PATH: cannot write: REASON",
+ * or why a name another user holds is not written: util/output.c) as
+ * "ebs CMD: [OPT ]LINE" (opt, e.g. "--plot", may be NULL) and returns the
+ * exit status, 1.  (A module's output failure reaches cli_input_error with
+ * err->output set, and gets 1 there.)
  */
-int cli_output_error(const char *cmd, const char *opt, const char *path, int e);
-int cli_output_close(const char *cmd, const char *opt, const char *path, FILE *f);
+int cli_output_error(const char *cmd, const char *opt, const struct ebs_error *err);
 
 /*
  * The pager (pager.c).  cli_pager_stream(): where a listing goes: stdout,

@@ -550,6 +550,7 @@ int cmd_monitor(int argc, char **argv)
 	struct record_opts ro = {0};
 	struct record_result res;
 	struct ebs_error err = {0};
+	struct ebs_out csv = {0};
 	const char *names[MONITOR_MAX_EVENTS];
 	char dir[4096], path[4200], note[200];
 	const char *base = getenv("TMPDIR");
@@ -578,12 +579,12 @@ int cmd_monitor(int argc, char **argv)
 			monitor__set_cpus(mo.m, i); /* shown in CPUs, as perf's CPUs utilized */
 	describe(&o, mo.m->target, sizeof(mo.m->target));
 	ebs_strlcpy(mo.m->note, note, sizeof(mo.m->note));
-	if (o.csv && !(mo.csv = fopen(o.csv, "w"))) {
-		fprintf(stderr, "ebs monitor: --csv %s: cannot write: %s\n", o.csv,
-			strerror(errno));
-		rc = 1; /* an output that cannot be written: the system's (README) */
+	/* aside its name until it is whole (util/output.c) */
+	if (o.csv && ebs_out_open(&csv, o.csv, NULL, &err)) {
+		rc = cli_output_error("monitor", "--csv", &err); /* the system's: 1 (README) */
 		goto out_model;
 	}
+	mo.csv = o.csv ? csv.f : NULL;
 	if (mo.csv) {
 		fprintf(mo.csv, "time_s");
 		for (i = 0; i < o.nr_ev; i++)
@@ -638,10 +639,9 @@ int cmd_monitor(int argc, char **argv)
 	/* a command's status; without one, q, --duration or Ctrl-C is how it ends: 0 */
 	rc = o.argv ? res.exit_status : 0;
 out_csv:
-	if (mo.csv && fclose(mo.csv) && !rc) {
-		fprintf(stderr, "ebs monitor: --csv %s: %s\n", o.csv, strerror(errno));
-		rc = 1;
-	}
+	/* what was counted is the file, whatever the command's status */
+	if (mo.csv && ebs_out_close(&csv, true, &err) && !rc)
+		rc = cli_output_error("monitor", "--csv", &err);
 out_model:
 	monitor_canvas__free(mo.c);
 	monitor__free(mo.m);

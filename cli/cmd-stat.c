@@ -852,7 +852,7 @@ int cmd_stat(int argc, char **argv)
 	struct record_opts ro = {0};
 	struct ebs_summary elapsed = {0};
 	struct ticker tick = {0};
-	struct ebs_out plot = {0};
+	struct ebs_out plot = {0}, output = {0};
 	double *wall = NULL;
 	unsigned char *keep = NULL;
 	char dir[4096], path[4200];
@@ -927,17 +927,18 @@ int cmd_stat(int argc, char **argv)
 			"a session): %u runs of the command%s\n",
 			so.passes, so.runs > 1 ? " for each repeat" : "");
 	}
-	if (so.output && !(out = fopen(so.output, "w"))) {
-		e = -errno;
+	/* the files, aside their names until they are whole: refused now if they cannot be */
+	if (so.output && ebs_out_open(&output, so.output, NULL, &err)) {
 		free(so.pids);
-		return cli_output_error("stat", "-o", so.output, e);
+		return cli_output_error("stat", "-o", &err);
 	}
-	/* --plot's file, aside its name until it is whole: refused now if it cannot be */
-	if (so.plot && (e = ebs_out_open(&plot, so.plot, NULL))) {
-		if (out != stderr)
-			fclose(out);
+	if (so.output)
+		out = output.f;
+	if (so.plot && ebs_out_open(&plot, so.plot, NULL, &err)) {
+		if (so.output)
+			ebs_out_close(&output, false, NULL);
 		free(so.pids);
-		return cli_output_error("stat", "--plot", so.plot, e);
+		return cli_output_error("stat", "--plot", &err);
 	}
 	tick.so = &so;
 	tick.out = out;
@@ -947,10 +948,10 @@ int cmd_stat(int argc, char **argv)
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "ebs stat: cannot create a directory for the counts (%s): %s\n",
 			dir, strerror(errno));
-		if (out != stderr)
-			fclose(out);
+		if (so.output)
+			ebs_out_close(&output, false, NULL);
 		if (so.plot)
-			ebs_out_close(&plot, false);
+			ebs_out_close(&plot, false, NULL);
 		free(so.pids);
 		return 1;
 	}
@@ -1097,27 +1098,31 @@ int cmd_stat(int argc, char **argv)
 		print_text(out, &so, &elapsed);
 	if (so.plot) {
 		e = plot_intervals(plot.f, &so, &tick);
-		if (!e)
-			e = ebs_out_close(&plot, true);
-		else
-			ebs_out_close(&plot, false);
-		so.plot = NULL; /* closed */
-		if (e) {
-			if (e == -ENOMEM)
-				fprintf(stderr, "ebs stat: --plot %s: out of memory\n", plot.path);
-			else
-				fprintf(stderr, "ebs stat: --plot %s: write failed: %s\n",
-					plot.path, strerror(-e));
-			rc = 1;
+		if (!e) {
+			e = ebs_out_close(&plot, true, &err);
+		} else {
+			ebs_out_close(&plot, false, NULL);
+			ebs_error__output(&err, -e, so.plot, "write failed");
 		}
+		if (e == -ENOMEM)
+			fprintf(stderr, "ebs stat: --plot %s: out of memory\n", so.plot);
+		else if (e)
+			cli_output_error("stat", "--plot", &err);
+		so.plot = NULL; /* closed */
+		if (e)
+			rc = 1;
 	}
 	if (rc < 0)
 		rc = status;
 out:
 	if (so.plot)
-		ebs_out_close(&plot, false);
-	if (out != stderr && cli_output_close("stat", "-o", so.output, out) && rc <= 0)
-		rc = 1;
+		ebs_out_close(&plot, false, NULL);
+	/* what the command's runs gave is the file, whatever their status */
+	if (so.output && ebs_out_close(&output, true, &err)) {
+		cli_output_error("stat", "-o", &err);
+		if (rc <= 0)
+			rc = 1;
+	}
 	free(tick.v);
 	unlink(path);
 	rmdir(dir);

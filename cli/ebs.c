@@ -352,24 +352,10 @@ int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_
 	return err->output || e == -ENOMEM || e == -EIO ? 1 : 2;
 }
 
-int cli_output_error(const char *cmd, const char *opt, const char *path, int e)
+int cli_output_error(const char *cmd, const char *opt, const struct ebs_error *err)
 {
-	fprintf(stderr, "ebs %s: %s%s%s: cannot write: %s\n", cmd, opt ? opt : "", opt ? " " : "",
-		ebs_output_name(path), strerror(-e));
+	fprintf(stderr, "ebs %s: %s%s%s\n", cmd, opt ? opt : "", opt ? " " : "", err->msg);
 	return 1;
-}
-
-int cli_output_close(const char *cmd, const char *opt, const char *path, FILE *f)
-{
-	bool flagged = ferror(f); /* an earlier write's failure leaves only the flag */
-	int e = 0;
-
-	errno = 0;
-	if (fclose(f))
-		e = errno ? errno : EIO;
-	else if (flagged)
-		e = EIO; /* as ebs_out_close: the reason is not known */
-	return e ? cli_output_error(cmd, opt, path, -e) : 0;
 }
 
 int main(int argc, char **argv)

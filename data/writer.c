@@ -46,9 +46,9 @@ struct ebs_writer {
 	bool keep_fd;  /* the caller's descriptor (ebs_writer__create_fd): not closed here */
 	bool streamed; /* the header cannot be patched at the end */
 	bool data_started;
-	char path[PATH_MAX]; /* final name, "-" for stdout */
-	char tmp[PATH_MAX];  /* temporary name, "" when streamed */
-	char *hbuf;	     /* header records until begin_data */
+	char path[PATH_MAX];	/* final name, "-" for stdout */
+	struct ebs_outfile out; /* its file (util/output.c); out.tmp "" when written in place */
+	char *hbuf;		/* header records until begin_data */
 	size_t hlen, hcap;
 	char *wbuf; /* data buffer */
 	size_t wlen;
@@ -157,12 +157,13 @@ static int flush_buf(struct ebs_writer *w)
 }
 
 /*
- * Create w->tmp and lock it (flock, held until the writer is freed).  A
- * temporary file unlocked for an instant may be taken for a killed run's
- * and removed by ebs_writer__leftovers(), which locks before it removes:
- * one removed under us is replaced by a new one.
+ * Open the output (ebs_outfile: a new file beside the name, or a device in
+ * place) and lock a temporary file (flock, held until the writer is
+ * freed).  A temporary file unlocked for an instant may be taken for a
+ * killed run's and removed by ebs_writer__leftovers(), which locks before
+ * it removes: one removed under us is replaced by a new one.
  */
-static int create_tmp(struct ebs_writer *w)
+static int open_output(struct ebs_writer *w, struct ebs_error *err)
 {
 	struct stat st;
 	int tries, e;
@@ -170,19 +171,23 @@ static int create_tmp(struct ebs_writer *w)
 	for (tries = 0; tries < 10; tries++) {
 		/* 0600, as perf.data: a recording holds samples of other
 		 * processes (-a), stack copies, kernel addresses */
-		w->fd = ebs_tmp_create(w->path, w->tmp, sizeof(w->tmp), 0600);
-		if (w->fd < 0)
-			return w->fd;
+		e = ebs_outfile__open(&w->out, w->path, 0600, EBS_OUT_KEEP_OLD, err);
+		if (e)
+			return e;
+		w->fd = w->out.fd;
+		if (w->out.in_place)
+			return 0;
 		e = flock(w->fd, LOCK_EX | LOCK_NB) < 0 ? errno : 0;
 		if (e && e != EWOULDBLOCK)
 			return 0; /* no locks on this file system: go on unlocked */
 		if (!e && fstat(w->fd, &st) == 0 && st.st_nlink > 0)
 			return 0;
-		/* removed as a leftover between mkostemp and flock: another name */
-		close(w->fd);
+		/* removed as a leftover between its creation and flock: another name */
+		w->out.tmp[0] = '\0';
+		ebs_outfile__abort(&w->out);
 		w->fd = -1;
 	}
-	return -EAGAIN;
+	return ebs_error__output(err, EAGAIN, w->path, "cannot write");
 }
 
 /* The fixed header's fields known at the start. */
@@ -209,6 +214,7 @@ struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err)
 		return NULL;
 	}
 	w->fd = -1;
+	w->out.fd = w->out.dfd = -1;
 	w->wbuf = malloc(WBUF_SIZE);
 	if (!w->wbuf) {
 		ebs_error__set(err, ENOMEM, "%s: out of memory", path);
@@ -219,44 +225,17 @@ struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err)
 		ebs_error__set(err, ENAMETOOLONG, "%s: file name too long", path);
 		goto out_free;
 	}
-	if (strcmp(path, "-") == 0) {
-		w->fd = STDOUT_FILENO;
+	if (open_output(w, err))
+		goto out_free;
+	if (w->out.in_place) {
 		/*
-		 * The header is patched at offset 0 at the end: only for a regular
-		 * file that starts there and is not in append mode (where pwrite
-		 * appends).  Anything else is written as a stream.
+		 * A device, a FIFO or standard output: written as a stream.  The
+		 * header is patched at offset 0 at the end only in a regular file
+		 * that starts there and is not in append mode (where pwrite
+		 * appends): standard output may be one.
 		 */
 		w->streamed = fstat(w->fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 			      lseek(w->fd, 0, SEEK_CUR) != 0 || (fcntl(w->fd, F_GETFL) & O_APPEND);
-	} else if (ebs_path_in_place(path)) {
-		/*
-		 * A device or FIFO (/dev/null, /dev/stdout, a named pipe): written
-		 * in place as a stream.  Renaming a temporary file over it would
-		 * replace the device node or link itself.
-		 */
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			ebs_error__set(err, EISDIR, "%s: is a directory", path);
-			goto out_free;
-		}
-		w->fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (w->fd < 0) {
-			ebs_error__set(err, errno, "%s: cannot open: %s", path, strerror(errno));
-			goto out_free;
-		}
-		w->streamed = true;
-	} else {
-		int e = create_tmp(w);
-
-		if (e) {
-			if (e == -ENAMETOOLONG)
-				ebs_error__set(err, -e, "%s: file name too long", path);
-			else
-				ebs_error__set(err, -e,
-					       "%s: cannot create the output file (%s): %s", path,
-					       w->tmp, strerror(-e));
-			w->tmp[0] = '\0';
-			goto out_free;
-		}
 	}
 	header_init(w);
 	return w;
@@ -279,6 +258,7 @@ struct ebs_writer *ebs_writer__create_fd(int fd, const char *name, struct ebs_er
 	poison_buf(w->wbuf, WBUF_SIZE);
 	ebs_strlcpy(w->path, name, sizeof(w->path));
 	w->fd = fd;
+	w->out.fd = w->out.dfd = -1;
 	w->keep_fd = true;
 	header_init(w);
 	return w;
@@ -422,7 +402,7 @@ int ebs_data__set_calibration(const char *path, const struct ebs_rec_calibration
 	if (!old)
 		return ebs_error__set(err, ENOENT, "%s: no CALIBRATION record of event %u", path,
 				      c->event);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return ebs_error__set(err, errno, "%s: %s", path, strerror(errno));
 	/* the body only: the record header stays as written */
@@ -771,10 +751,10 @@ void ebs_writer__totals(const struct ebs_writer *w, u64 *samples, u64 *lost, u64
 	*throttled = w->throttled;
 }
 
+/* Free w; its output's temporary file, if any is left, removed. */
 static void writer_free(struct ebs_writer *w)
 {
-	if (w->fd >= 0 && w->fd != STDOUT_FILENO && !w->keep_fd)
-		close(w->fd);
+	ebs_outfile__abort(&w->out); /* closes w->fd, unless the caller's */
 	free(w->hbuf);
 	free(w->wbuf);
 	free(w->index);
@@ -826,10 +806,10 @@ static int write_trailer(struct ebs_writer *w, int exit_status)
  */
 static void keep_partial(struct ebs_writer *w, char *kept, size_t len)
 {
-	char partial[PATH_MAX + 16];
+	char partial[NAME_MAX + 16];
 
 	kept[0] = '\0';
-	if (!w->tmp[0] || !w->data_started)
+	if (!w->out.tmp[0] || !w->data_started)
 		return;
 	if (!w->err && !add_pack(w))
 		flush_buf(w); /* whole records still in memory, if they can go out */
@@ -841,14 +821,12 @@ static void keep_partial(struct ebs_writer *w, char *kept, size_t len)
 	if (ftruncate(w->fd, (off_t)w->whole) == 0 &&
 	    pwrite(w->fd, &w->hdr, sizeof(w->hdr), 0) == (ssize_t)sizeof(w->hdr))
 		fsync(w->fd);
-	snprintf(partial, sizeof(partial), "%s.partial", w->path);
-	if (renameat2(AT_FDCWD, w->tmp, AT_FDCWD, partial, RENAME_NOREPLACE) == 0) {
-		ebs_strlcpy(kept, partial, len);
-		ebs_fsync_dir(w->path);
-	} else {
-		ebs_strlcpy(kept, w->tmp, len);
-	}
-	w->tmp[0] = '\0'; /* kept: not to be removed */
+	snprintf(partial, sizeof(partial), "%s.partial", w->out.base);
+	if (renameat2(w->out.dfd, w->out.tmp, w->out.dfd, partial, RENAME_NOREPLACE) == 0)
+		ebs_outfile__tmp_path(&w->out, partial, kept, len);
+	else
+		ebs_outfile__tmp_path(&w->out, w->out.tmp, kept, len);
+	w->out.tmp[0] = '\0'; /* kept: not to be removed */
 }
 
 int ebs_writer__abort_keep(struct ebs_writer *w, struct ebs_error *err)
@@ -884,7 +862,6 @@ int ebs_writer__flush(struct ebs_writer *w)
 
 int ebs_writer__finish(struct ebs_writer *w, int exit_status, u64 *size, struct ebs_error *err)
 {
-	char old[PATH_MAX + 8];
 	int e;
 
 	if (!w->data_started) {
@@ -902,43 +879,15 @@ int ebs_writer__finish(struct ebs_writer *w, int exit_status, u64 *size, struct 
 			goto fail;
 		}
 	}
-	if (w->tmp[0]) {
-		if (fsync(w->fd) < 0) {
+	if (!w->keep_fd) {
+		if (!w->out.in_place && fsync(w->fd) < 0) {
 			e = -errno;
 			goto fail;
 		}
-		snprintf(old, sizeof(old), "%s.old", w->path);
-		/*
-		 * Keep the old file as NAME.old through a hard link, so that the
-		 * final rename replaces NAME atomically and NAME is never missing
-		 * (except on a file system without hard links, where NAME moves
-		 * to NAME.old first).
-		 */
-		if (access(w->path, F_OK) == 0) {
-			if (unlink(old) < 0 && errno != ENOENT)
-				e = -errno;
-			else if (link(w->path, old) < 0)
-				e = rename(w->path, old) < 0 ? -errno : 0; /* no hard links here */
-			else
-				e = 0;
-			if (e) {
-				/* overwrite nothing unkept, lose nothing recorded */
-				ebs_error__set(err, -e,
-					       "%s: cannot keep the old file as %s: %s; the "
-					       "new recording is in %s",
-					       w->path, old, strerror(-e), w->tmp);
-				writer_free(w);
-				return e;
-			}
-		}
-		e = ebs_tmp_commit(w->tmp, w->path);
+		w->fd = -1; /* the commit closes it */
+		e = ebs_outfile__commit(&w->out, err);
 		if (e) {
-			/* never lose the recording: leave it under its temporary name */
-			ebs_error__set(err, -e,
-				       "%s: cannot rename %s into place: %s; the recording "
-				       "is in %s",
-				       w->path, w->tmp, strerror(-e), w->tmp);
-			writer_free(w);
+			writer_free(w); /* what was written is kept, under a name err says */
 			return e;
 		}
 	}
@@ -957,8 +906,6 @@ void ebs_writer__abort(struct ebs_writer *w)
 {
 	if (!w)
 		return;
-	if (w->tmp[0])
-		unlink(w->tmp);
 	writer_free(w);
 }
 
@@ -994,7 +941,7 @@ int ebs_writer__leftovers(const char *path, bool remove, ebs_leftover_fn fn, voi
 	DIR *d;
 	int found = 0, e;
 
-	if (!strcmp(path, "-") || ebs_path_in_place(path))
+	if (!strcmp(path, "-"))
 		return 0; /* written in place: no temporary files */
 	e = ebs_tmp_prefix(path, prefix, sizeof(prefix));
 	if (e)
@@ -1013,15 +960,19 @@ int ebs_writer__leftovers(const char *path, bool remove, ebs_leftover_fn fn, voi
 		if (!is_tmp_name(de->d_name, base))
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", dir, de->d_name);
-		fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0)
-			continue;
 		/*
 		 * A regular file of ours, that no running writer holds, and an
 		 * ebs.data file: empty (killed before its header), or beginning
 		 * with the magic.  Anything else of that name is not ours to
-		 * name or remove.
+		 * name or remove, nor to open: a FIFO's open would be seen by
+		 * its writer.
 		 */
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
 		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 		    !begins_as_ebs_data(fd, &st) || flock(fd, LOCK_EX | LOCK_NB) < 0) {
 			close(fd);
@@ -1031,7 +982,7 @@ int ebs_writer__leftovers(const char *path, bool remove, ebs_leftover_fn fn, voi
 		lo.size = (u64)st.st_size;
 		lo.mtime = st.st_mtime;
 		if (remove) {
-			lo.removed = unlink(file) == 0;
+			lo.removed = unlinkat(dirfd(d), de->d_name, 0) == 0;
 			lo.err = lo.removed ? 0 : -errno;
 		}
 		close(fd);

@@ -1213,10 +1213,8 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	if (e)
 		return e;
 	/* the page's file opened (aside) before the work, so that it fails first */
-	if (o->html && (e = ebs_out_open(&html, o->html, stdout))) {
-		e = ebs_error__output(err, -e, o->html, "cannot write");
+	if (o->html && (e = ebs_out_open(&html, o->html, stdout, err)))
 		goto out;
-	}
 	an.sources = source_cache__new(o->source_dirs, o->view.warn ? rsession_warn : NULL,
 				       (void *)&o->view);
 	if (!an.sources) {
@@ -1314,10 +1312,8 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	if (o->html) {
 		annotate_html(html.f, (const struct ann_func *const *)models, nmodels,
 			      o->view.input);
-		e = ebs_out_close(&html, true);
+		e = ebs_out_close(&html, true, err);
 		html.f = NULL;
-		if (e)
-			e = ebs_error__output(err, -e, o->html, "cannot write");
 	} else {
 		struct ann_rest rest = {
 			.kernel = an.kernel, .nofunc = an.nofunc, .total = an.total};
@@ -1328,7 +1324,7 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	}
 out:
 	if (html.f) /* not written: removed, or the caller's stream left */
-		ebs_out_close(&html, false);
+		ebs_out_close(&html, false, NULL);
 	for (i = 0; models && i < nmodels; i++)
 		free_model(models[i]);
 	free(models);

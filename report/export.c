@@ -128,15 +128,13 @@ int ebs_export(const struct export_opts *o, struct ebs_error *err)
 	e = stacks_collect(&o->view, &s, err);
 	if (e)
 		goto out;
-	e = ebs_out_open(&out, o->output, o->view.out);
-	if (e) {
-		e = ebs_error__output(err, -e, o->output, "cannot write");
+	e = ebs_out_open(&out, o->output, o->view.out, err);
+	if (e)
 		goto out;
-	}
 	e = fns[o->format](&s, out.f, err);
-	w = ebs_out_close(&out, !e);
-	if (!e && w)
-		e = ebs_error__output(err, -w, out.path ? o->output : "-", "write failed");
+	w = ebs_out_close(&out, !e, err);
+	if (!e)
+		e = w;
 out:
 	stacks_free(&s);
 	return e;

@@ -610,15 +610,11 @@ int ebs_flamegraph(const struct flamegraph_opts *o, struct ebs_error *err)
 		e = ebs_error__set(err, -e, "out of memory");
 		goto out;
 	}
-	e = ebs_out_open(&out, o->output, o->view.out);
-	if (e) {
-		e = ebs_error__output(err, -e, o->output, "cannot write");
-		goto out;
-	}
-	flame_svg(&fl, &s, o, out.f);
-	e = ebs_out_close(&out, true);
+	e = ebs_out_open(&out, o->output, o->view.out, err);
 	if (e)
-		e = ebs_error__output(err, -e, out.path ? o->output : "-", "write failed");
+		goto out;
+	flame_svg(&fl, &s, o, out.f);
+	e = ebs_out_close(&out, true, err);
 out:
 	flame_free(&fl);
 	stacks_free(&s);

@@ -44,6 +44,7 @@ struct cal {
 	struct event_spec ev[EBS_MAX_EVENTS]; /* as used (after a fallback) */
 	unsigned int nev;
 	char dir[4096];
+	struct ebs_outfile keep; /* -o's file (util/output.c), opened before any run */
 	int devnull;
 	unsigned int files;
 	bool wall;
@@ -427,25 +428,16 @@ void calibrate_record(const struct calibrate_opts *o, const struct calibrate_res
 	out->budget_ppm = (u64)(o->overhead * 1e6 + 0.5);
 }
 
-/*
- * A device or FIFO to keep the run in (ebs_path_in_place: a rename would
- * replace /dev/full's node itself): the run's bytes written into it.
- */
-static int copy_into(const char *path, const char *dst, struct ebs_error *err)
+/* A device or FIFO to keep the run in: the run's bytes written into it. */
+static int copy_into(const char *path, int out, const char *dst, struct ebs_error *err)
 {
 	char buf[65536];
 	ssize_t n = 0, w;
-	int in, out, e = 0;
+	int in, e = 0;
 
-	in = open(path, O_RDONLY | O_CLOEXEC);
+	in = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (in < 0)
 		return ebs_error__set(err, errno, "%s: %s", path, strerror(errno));
-	out = open(dst, O_WRONLY | O_CLOEXEC);
-	if (out < 0) {
-		e = ebs_error__output(err, errno, dst, "cannot write");
-		close(in);
-		return e;
-	}
 	while (!e && (n = read(in, buf, sizeof(buf))) > 0)
 		for (w = 0; !e && w < n;) {
 			ssize_t k = write(out, buf + w, (size_t)(n - w));
@@ -457,40 +449,34 @@ static int copy_into(const char *path, const char *dst, struct ebs_error *err)
 		}
 	if (!e && n < 0)
 		e = ebs_error__set(err, errno, "%s: %s", path, strerror(errno));
-	if (close(out) && !e)
-		e = ebs_error__output(err, errno, dst, "write failed");
 	close(in);
-	if (!e)
-		unlink(path);
 	return e;
 }
 
 /*
- * Move the kept verifying run to o->keep, an existing file kept as .old.
- * The failures are the output's (err->output): the command exits with 1.
+ * Move the kept verifying run (path, in the runs' directory beside the
+ * name) into -o's file, which keeps what the name held as .old; a device
+ * or FIFO gets a copy.  The failures are the output's (err->output): the
+ * command exits with 1.
  */
-static int keep_file(const struct cal *c, const char *path, struct ebs_error *err)
+static int keep_file(struct cal *c, const char *path, struct ebs_error *err)
 {
-	const char *dst = c->o->keep;
-	char old[4200];
-	struct stat st;
+	struct ebs_outfile *k = &c->keep;
 	int e;
 
-	if (ebs_path_in_place(dst))
-		return copy_into(path, dst, err);
-	if (stat(dst, &st) == 0 && S_ISREG(st.st_mode)) {
-		snprintf(old, sizeof(old), "%s.old", dst);
-		if (rename(dst, old) < 0) {
-			e = ebs_error__set(err, errno, "%s: cannot keep it as %s: %s", dst, old,
-					   strerror(errno));
-			if (err)
-				err->output = true;
-			return e;
-		}
+	if (k->in_place) {
+		e = copy_into(path, k->fd, c->o->keep, err);
+		if (!e)
+			unlink(path);
+	} else if (renameat(AT_FDCWD, path, k->dfd, k->tmp) < 0) {
+		e = ebs_error__output(err, errno, c->o->keep, "cannot write");
+	} else {
+		e = 0;
 	}
-	if (rename(path, dst) < 0)
-		return ebs_error__output(err, errno, dst, "cannot write");
-	return 0;
+	if (!e)
+		return ebs_outfile__commit(k, err);
+	ebs_outfile__abort(k);
+	return e;
 }
 
 /*
@@ -644,13 +630,19 @@ static void remove_dir(struct cal *c)
 	rmdir(c->dir);
 }
 
+/*
+ * The directory of the runs: beside -o's name (the kept run is renamed
+ * there), opened first so that a name that cannot be written is said
+ * before any run; else in $TMPDIR.
+ */
 static int make_dir(struct cal *c, struct ebs_error *err)
 {
 	const char *base = getenv("TMPDIR");
 	char *slash;
 
-	if (c->o->keep && !ebs_path_in_place(c->o->keep)) {
-		/* beside the kept file: the run is renamed there */
+	if (c->o->keep && ebs_outfile__open(&c->keep, c->o->keep, 0600, EBS_OUT_KEEP_OLD, err))
+		return err->err;
+	if (c->o->keep && !c->keep.in_place) {
 		snprintf(c->dir, sizeof(c->dir), "%s", c->o->keep);
 		slash = strrchr(c->dir, '/');
 		if (slash)
@@ -668,7 +660,7 @@ static int make_dir(struct cal *c, struct ebs_error *err)
 
 		snprintf(shown, sizeof(shown), "%s", c->dir);
 		c->dir[0] = '\0';
-		if (c->o->keep && !ebs_path_in_place(c->o->keep)) /* -o's directory */
+		if (c->o->keep && !c->keep.in_place) /* -o's directory */
 			return ebs_error__output(err, e, c->o->keep, "cannot write");
 		return ebs_error__set(err, e, "cannot create a directory for the runs (%s): %s",
 				      shown, strerror(e));
@@ -826,7 +818,7 @@ static int calibrate(struct cal *c, struct ebs_error *err)
 
 int ebs_calibrate(const struct calibrate_opts *o, struct calibrate_result *r, struct ebs_error *err)
 {
-	struct cal c = {.o = o, .r = r, .devnull = -1};
+	struct cal c = {.o = o, .r = r, .devnull = -1, .keep = {.fd = -1, .dfd = -1}};
 	unsigned int i;
 	int e;
 
@@ -848,6 +840,7 @@ int ebs_calibrate(const struct calibrate_opts *o, struct calibrate_result *r, st
 	e = make_dir(&c, err);
 	if (!e)
 		e = calibrate(&c, err);
+	ebs_outfile__abort(&c.keep); /* not kept (a failure): nothing under -o's name */
 	remove_dir(&c);
 	close(c.devnull);
 	return e;

@@ -212,18 +212,6 @@ u64 ebs_realtime_ns(void)
 	return clock_of(CLOCK_REALTIME);
 }
 
-bool ebs_path_in_place(const char *path)
-{
-	char real[PATH_MAX];
-	struct stat st;
-
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return true;
-	if (!strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6))
-		return true;
-	return realpath(path, real) && (!strncmp(real, "/dev/", 5) || !strncmp(real, "/proc/", 6));
-}
-
 int ebs_grow(void **v, size_t *cap, size_t n, size_t size, size_t min)
 {
 	size_t ncap;
@@ -311,99 +299,6 @@ int ebs_tmp_prefix(const char *path, char *out, size_t len)
 	if ((size_t)snprintf(out, len, "%s/.%s.tmp.", dirname(dir), basename(base)) >= len)
 		return -ENAMETOOLONG;
 	return 0;
-}
-
-int ebs_tmp_create(const char *path, char *tmp, size_t len, unsigned int mode)
-{
-	mode_t mask;
-	int fd, e;
-
-	if (len < 7)
-		return -ENAMETOOLONG;
-	e = ebs_tmp_prefix(path, tmp, len - 6);
-	if (e)
-		return e;
-	strcat(tmp, "XXXXXX");
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	mask = umask(0);
-	umask(mask);
-	if ((mode & ~mask & 0777) != 0600)
-		fchmod(fd, mode & ~mask & 0777); /* mkostemp made it 0600 */
-	return fd;
-}
-
-void ebs_fsync_dir(const char *path)
-{
-	char dir[PATH_MAX];
-	int fd;
-
-	ebs_strlcpy(dir, path, sizeof(dir));
-	fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
-int ebs_tmp_commit(const char *tmp, const char *path)
-{
-	if (rename(tmp, path) < 0)
-		return -errno;
-	ebs_fsync_dir(path);
-	return 0;
-}
-
-int ebs_out_open(struct ebs_out *o, const char *path, FILE *dflt)
-{
-	int fd;
-
-	o->tmp[0] = '\0';
-	o->path = NULL;
-	o->f = dflt;
-	if (!path || !strcmp(path, "-"))
-		return 0;
-	if (ebs_path_in_place(path)) {
-		o->f = fopen(path, "w");
-		if (!o->f)
-			return -errno;
-	} else {
-		fd = ebs_tmp_create(path, o->tmp, sizeof(o->tmp), 0644);
-		if (fd < 0)
-			return fd;
-		o->f = fdopen(fd, "w");
-		if (!o->f) {
-			int e = -errno;
-
-			close(fd);
-			unlink(o->tmp);
-			return e;
-		}
-	}
-	o->path = path;
-	return 0;
-}
-
-int ebs_out_close(struct ebs_out *o, bool ok)
-{
-	int e = 0;
-
-	/* errno: the failed write's (ENOSPC, EFBIG) when flushing leaves nothing to say */
-	if (fflush(o->f) || ferror(o->f) || (o->path && o->tmp[0] && fsync(fileno(o->f))))
-		e = errno ? -errno : -EIO;
-	if (!o->path)
-		return e;
-	if (fclose(o->f) && !e)
-		e = errno ? -errno : -EIO;
-	o->f = NULL;
-	if (o->tmp[0]) {
-		if (ok && !e)
-			e = ebs_tmp_commit(o->tmp, o->path);
-		if (!ok || e)
-			unlink(o->tmp);
-	}
-	return e;
 }
 
 void ebs_format_hex(char *out, size_t out_len, const u8 *b, size_t len)

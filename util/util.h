@@ -10,7 +10,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <linux/types.h>
 
@@ -108,48 +110,77 @@ const char *ebs_strset__intern(struct ebs_strset **set, const char *s);
 void ebs_strset__free(struct ebs_strset **set);
 
 /*
- * Must an output file be written in place rather than into a temporary
- * file renamed over it at the end?  True for an existing device, FIFO or
- * socket, and for names under /dev and /proc (/dev/stdout names a link
- * that a rename would replace).
+ * Output files (util/output.c): every file ebs writes, written whole or not
+ * at all, and never through what another user put at its name.
+ *
+ * ebs_outfile__open looks at what path holds without opening it (O_PATH,
+ * O_NOFOLLOW, relative to its directory, opened once).  In a directory
+ * others can write (ebs_dir_others_write) a symbolic link, or a FIFO,
+ * device or file owned by anyone but the caller and root, is refused:
+ * -EPERM, one line naming the path and the owner.  A device or FIFO is
+ * opened in place, as the inode looked at; "-" is standard output; any
+ * other name gets a new file beside it (.BASE.tmp.XXXXXX, O_EXCL, mode
+ * `mode` less the umask: 0644 for what is shown, 0600 for recordings),
+ * which ebs_outfile__commit fsyncs and renames over the name (the
+ * directory fsynced too).  With EBS_OUT_KEEP_OLD the commit keeps what the
+ * name held as NAME.old, under an flock of the directory, and when the
+ * name holds another file than at open (another recording saved
+ * meanwhile) it replaces nothing: this file goes to the next free NAME.N,
+ * -EEXIST, said in err.  Every failure fills err (output set: the command
+ * exits with 1) and returns -errno; a commit that fails leaves what was
+ * written under a name its message gives.  ebs_outfile__abort closes and
+ * removes the temporary file; both accept an outfile already finished.
+ * ebs_outfile__tmp_path: a name in path's directory as messages show it.
  */
-bool ebs_path_in_place(const char *path);
+#define EBS_OUT_KEEP_OLD 1u
+
+struct ebs_outfile {
+	const char *path; /* as given, for messages */
+	int dfd;	  /* its directory (O_PATH); -1 for standard output */
+	int fd;		  /* to write: the temporary file, or the name in place */
+	bool in_place;	  /* a device, FIFO or standard output: nothing to rename */
+	unsigned int flags;
+	dev_t was_dev; /* what the name held at open; was_ino 0: nothing */
+	ino_t was_ino;
+	char base[NAME_MAX + 1];
+	char tmp[NAME_MAX + 16]; /* the temporary file's name in dfd; "" when none */
+};
+
+int ebs_outfile__open(struct ebs_outfile *o, const char *path, unsigned int mode,
+		      unsigned int flags, struct ebs_error *err);
+int ebs_outfile__commit(struct ebs_outfile *o, struct ebs_error *err);
+void ebs_outfile__abort(struct ebs_outfile *o);
+int ebs_outfile__tmp_path(const struct ebs_outfile *o, const char *name, char *buf, size_t len);
 
 /*
- * Output files are written beside their final name and renamed over it at
- * the end, so that the name never holds half a file.  ebs_tmp_prefix
- * gives the temporary names' common start for path, "DIR/.BASE.tmp.";
- * ebs_tmp_create creates one, DIR/.BASE.tmp.XXXXXX (its name into tmp),
- * close-on-exec, mode `mode` less the umask (0644 for what is shown or
- * shared, 0600 for recordings: they hold other processes' samples, stack
- * copies and kernel addresses, as perf's do), and returns its descriptor;
- * ebs_tmp_commit renames tmp over path and makes the rename durable (the
- * directory's fsync, best effort, as ebs_fsync_dir does after any rename
- * into path's directory).  -errno on failure; -ENAMETOOLONG when the name
- * does not fit in len bytes.
+ * May someone other than the caller and root write into this directory
+ * (group or others may, or another user owns it)?  Then what its names
+ * hold may be that user's doing.
+ */
+bool ebs_dir_others_write(const struct stat *dir);
+
+/*
+ * The temporary names' common start for an output path, "DIR/.BASE.tmp."
+ * (ebs record names a killed run's leftovers by it).  -ENAMETOOLONG when
+ * it does not fit in len bytes.
  */
 int ebs_tmp_prefix(const char *path, char *out, size_t len);
-int ebs_tmp_create(const char *path, char *tmp, size_t len, unsigned int mode);
-int ebs_tmp_commit(const char *tmp, const char *path);
-void ebs_fsync_dir(const char *path);
 
 /*
- * A stream for an output file, written whole or not at all: a regular file
- * aside its name (ebs_tmp_create) and renamed over it when it is closed
- * with ok and every write went through; a device or FIFO
- * (ebs_path_in_place) in place; path NULL or "-": the stream dflt.
- * ebs_out_open: 0 or -errno.  ebs_out_close: flushes (and fsyncs a file
- * written aside), closes what it opened, commits or removes the file;
- * 0 or -errno (EIO when the stream's error flag is all there is).
+ * A stream for an output file (ebs_outfile, mode 0644); path NULL or "-":
+ * the stream dflt.  ebs_out_close flushes, and commits the file when ok
+ * and every write went through, else removes it.  0 or -errno, err filled
+ * ("PATH: write failed: REASON", EIO when the stream's error flag is all
+ * there is).
  */
 struct ebs_out {
 	FILE *f;
 	const char *path; /* NULL: f is the caller's stream */
-	char tmp[4096];	  /* the name written aside; "" when in place */
+	struct ebs_outfile file;
 };
 
-int ebs_out_open(struct ebs_out *o, const char *path, FILE *dflt);
-int ebs_out_close(struct ebs_out *o, bool ok);
+int ebs_out_open(struct ebs_out *o, const char *path, FILE *dflt, struct ebs_error *err);
+int ebs_out_close(struct ebs_out *o, bool ok, struct ebs_error *err);
 
 /*
  * The hexadecimal digits at the start of s[0..len), without "0x": how many

@@ -21,9 +21,9 @@ expect "calibrate: nonexistent command, default event: one line" 2 \
 	"^ebs calibrate: cannot run '/no/such/cmd': No such file" "$EBS" calibrate -- /no/such/cmd
 expect "command not executable" 127 "cannot run '/etc/passwd': Permission denied" "$EBS" record -e cpu-clock -o x.data /etc/passwd
 expect "command path through a file" 127 "cannot run '/etc/passwd/x': Not a directory" "$EBS" record -e cpu-clock -o x.data /etc/passwd/x
-expect "output directory missing" 1 "/no/such/dir/x.data: cannot create" "$EBS" record -e cpu-clock -o /no/such/dir/x.data "$L" 0.1
+expect "output directory missing" 1 "/no/such/dir/x.data: cannot write: No such file" "$EBS" record -e cpu-clock -o /no/such/dir/x.data "$L" 0.1
 mkdir ro && chmod 755 ro
-expect "output directory not writable (unprivileged)" 1 "ro/x.data: cannot create.*Permission denied" \
+expect "output directory not writable (unprivileged)" 1 "ro/x.data: cannot write: Permission denied" \
 	$NOBODY "$EBS" record -e cpu-clock:u -o ro/x.data "$L" 0.1
 # ebs list unprivileged: an event refused for the kernel part and missing in
 # user space too is missing, and says so (not "not permitted": lowering

@@ -516,7 +516,7 @@ expect "ebs convert of an ebs.data: refused in one line" 2 "^ebs convert: conv\.
 expect "ebs convert of a missing file: one line, exit 2" 2 "^ebs convert: nosuch\.data: No such file" \
 	"$EBS" convert -i nosuch.data -o x.data
 expect "ebs convert into a missing directory: one line, exit 1, nothing left" 1 \
-	"^ebs convert: nodir/x\.data: cannot create" "$EBS" convert -i ct.data -o nodir/x.data
+	"^ebs convert: nodir/x\.data: cannot write" "$EBS" convert -i ct.data -o nodir/x.data
 expect "ebs convert of a cut perf.data: one line, exit 2, no output" 2 "^ebs convert: cut\.data: offset [0-9]+: " \
 	"$EBS" convert -i cut.data -o cut.ebs
 check "ebs convert of a cut perf.data: no output file, no temporary file left" \

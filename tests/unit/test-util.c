@@ -147,6 +147,14 @@ static void test_strings(void)
 }
 
 /* Does dir hold a name starting with ".data.tmp."? */
+/* Write s into a new file at path. */
+static bool put_file(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+
+	return f && fputs(s, f) >= 0 && fclose(f) == 0;
+}
+
 static bool tmp_left(const char *dir)
 {
 	char cmd[600];
@@ -158,47 +166,197 @@ static bool tmp_left(const char *dir)
 /* ebs_out: written whole or not at all; "-" is the caller's stream. */
 static void test_out(const char *dir, const char *path)
 {
+	struct ebs_error err = {0};
 	struct ebs_out o;
 	char *buf = NULL;
 
 	unlink(path);
-	TEST_EQ("out: open a new file", ebs_out_open(&o, path, stdout), 0);
+	TEST_EQ("out: open a new file", ebs_out_open(&o, path, stdout, &err), 0);
 	TEST_CHECK("out: written aside, nothing under the name yet",
-		   o.f != stdout && o.tmp[0] && access(path, F_OK) < 0);
+		   o.f != stdout && o.file.tmp[0] && access(path, F_OK) < 0);
 	fputs("whole", o.f);
-	TEST_EQ("out: close ok", ebs_out_close(&o, true), 0);
+	TEST_EQ("out: close ok", ebs_out_close(&o, true, &err), 0);
 	TEST_CHECK("out: the file under its name, whole",
 		   ebs_read_file_max(path, 100, &buf) == 5 && buf && !strcmp(buf, "whole"));
 	free(buf);
 	buf = NULL;
 	TEST_CHECK("out: no temp file left", !tmp_left(dir));
-	TEST_EQ("out: open over it", ebs_out_open(&o, path, stdout), 0);
+	TEST_EQ("out: open over it", ebs_out_open(&o, path, stdout, &err), 0);
 	fputs("half", o.f);
-	TEST_EQ("out: close not ok", ebs_out_close(&o, false), 0);
+	TEST_EQ("out: close not ok", ebs_out_close(&o, false, &err), 0);
 	TEST_CHECK("out: the old file kept",
 		   ebs_read_file_max(path, 100, &buf) == 5 && buf && !strcmp(buf, "whole"));
 	free(buf);
 	TEST_CHECK("out: no temp file left after a failure", !tmp_left(dir));
-	TEST_EQ("out: '-' is the caller's stream", ebs_out_open(&o, "-", stderr), 0);
+	TEST_EQ("out: '-' is the caller's stream", ebs_out_open(&o, "-", stderr, &err), 0);
 	TEST_CHECK("out: '-': stderr, no path", o.f == stderr && !o.path);
-	TEST_EQ("out: closing it flushes only", ebs_out_close(&o, true), 0);
-	TEST_EQ("out: a missing directory", ebs_out_open(&o, "/nonexistent-ebs/x", stdout),
+	TEST_EQ("out: closing it flushes only", ebs_out_close(&o, true, &err), 0);
+	TEST_EQ("out: a missing directory", ebs_out_open(&o, "/nonexistent-ebs/x", stdout, &err),
 		-ENOENT);
-	TEST_EQ("out: /dev/full in place", ebs_out_open(&o, "/dev/full", stdout), 0);
-	TEST_CHECK("out: /dev/full: not aside", o.tmp[0] == '\0');
+	TEST_STREQ("out: a missing directory: its line", err.msg,
+		   "/nonexistent-ebs/x: cannot write: No such file or directory");
+	TEST_CHECK("out: a missing directory: an output's failure", err.output);
+	TEST_EQ("out: /dev/full in place", ebs_out_open(&o, "/dev/full", stdout, &err), 0);
+	TEST_CHECK("out: /dev/full: not aside", o.file.tmp[0] == '\0' && o.file.in_place);
 	fputs("x", o.f);
-	TEST_EQ("out: /dev/full: the write's error at close", ebs_out_close(&o, true), -ENOSPC);
+	TEST_EQ("out: /dev/full: the write's error at close", ebs_out_close(&o, true, &err),
+		-ENOSPC);
+	TEST_STREQ("out: /dev/full: its line", err.msg,
+		   "/dev/full: write failed: No space left on device");
+}
+
+/* Write s into the outfile's descriptor and commit: 0 or -errno. */
+static int put(struct ebs_outfile *o, const char *s, struct ebs_error *err)
+{
+	if (write(o->fd, s, strlen(s)) != (ssize_t)strlen(s))
+		return -errno;
+	return ebs_outfile__commit(o, err);
+}
+
+/* The file at path holds exactly s. */
+static bool holds(const char *path, const char *s)
+{
+	char *buf = NULL;
+	bool ok = ebs_read_file_max(path, 100, &buf) == (ssize_t)strlen(s) && !strcmp(buf, s);
+
+	free(buf);
+	return ok;
+}
+
+/*
+ * ebs_outfile: what another user put at an output's name in a directory
+ * others can write is refused without being opened; a recording keeps the
+ * file it replaces as .old, and one that lost the name to another saved
+ * meanwhile goes to NAME.1, nothing lost.
+ */
+static void test_outfile(const char *dir)
+{
+	char shared[512], path[600], other[600], name[700];
+	struct ebs_error err = {0};
+	struct ebs_outfile a, b;
+	struct stat st;
+	mode_t old;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/rec", dir);
+	old = umask(027);
+	TEST_EQ("outfile: a recording, new",
+		ebs_outfile__open(&a, path, 0600, EBS_OUT_KEEP_OLD, &err), 0);
+	umask(old);
+	TEST_CHECK("outfile: written aside as .BASE.tmp.XXXXXX, close-on-exec, mode 0600",
+		   !strncmp(a.tmp, ".rec.tmp.", 9) && strlen(a.tmp) == 15 && !a.in_place &&
+			   (fcntl(a.fd, F_GETFD) & FD_CLOEXEC) && fstat(a.fd, &st) == 0 &&
+			   (st.st_mode & 0777) == 0600);
+	TEST_EQ("outfile: commit", put(&a, "one", &err), 0);
+	TEST_CHECK("outfile: the name holds it", holds(path, "one"));
+	old = umask(027);
+	TEST_EQ("outfile: a shown file", ebs_outfile__open(&a, path, 0644, 0, &err), 0);
+	umask(old);
+	TEST_CHECK("outfile: 0644 less the umask",
+		   fstat(a.fd, &st) == 0 && (st.st_mode & 0777) == 0640);
+	snprintf(name, sizeof(name), "%s/%s", dir, a.tmp);
+	ebs_outfile__abort(&a);
+	TEST_CHECK("outfile: abort leaves the name, removes the temporary file",
+		   holds(path, "one") && access(name, F_OK) < 0);
+
+	/* two recordings into one name at once */
+	TEST_EQ("outfile: recording A", ebs_outfile__open(&a, path, 0600, EBS_OUT_KEEP_OLD, &err),
+		0);
+	TEST_EQ("outfile: recording B", ebs_outfile__open(&b, path, 0600, EBS_OUT_KEEP_OLD, &err),
+		0);
+	TEST_EQ("outfile: A commits first", put(&a, "two", &err), 0);
+	snprintf(name, sizeof(name), "%s.old", path);
+	TEST_CHECK("outfile: A under the name, the old one as .old",
+		   holds(path, "two") && holds(name, "one"));
+	TEST_EQ("outfile: B finds the name taken meanwhile", put(&b, "three", &err), -EEXIST);
+	snprintf(name, sizeof(name), "%s.1", path);
+	TEST_CHECK("outfile: B kept as NAME.1, A untouched",
+		   holds(name, "three") && holds(path, "two"));
+	TEST_CHECK("outfile: B's line names both, an output's failure",
+		   strstr(err.msg, "another recording was saved under this name") &&
+			   strstr(err.msg, name) && err.output);
+	unlink(name);
+	snprintf(name, sizeof(name), "%s.old", path);
+	unlink(name);
+	unlink(path);
+
+	/* a FIFO and /dev/stdout (a link to a link, in root's /dev): in place */
+	snprintf(name, sizeof(name), "%s/fifo2", dir);
+	mkfifo(name, 0600);
+	fd = open(name, O_RDONLY | O_NONBLOCK);
+	TEST_EQ("outfile: a FIFO of ours", ebs_outfile__open(&a, name, 0644, 0, &err), 0);
+	TEST_CHECK("outfile: a FIFO is written in place", a.in_place && !a.tmp[0]);
+	TEST_EQ("outfile: into the FIFO", put(&a, "fifo", &err), 0);
+	TEST_CHECK("outfile: the FIFO is still one", stat(name, &st) == 0 && S_ISFIFO(st.st_mode));
+	if (fd >= 0)
+		close(fd);
+	unlink(name);
+	TEST_EQ("outfile: /dev/stdout", ebs_outfile__open(&a, "/dev/stdout", 0644, 0, &err), 0);
+	TEST_CHECK("outfile: /dev/stdout in place", a.in_place);
+	ebs_outfile__abort(&a);
+	TEST_EQ("outfile: a directory", ebs_outfile__open(&a, dir, 0644, 0, &err), -EISDIR);
+	TEST_EQ("outfile: a name ending in /", ebs_outfile__open(&a, "/tmp/", 0644, 0, &err),
+		-EISDIR);
+
+	/* a directory others can write, with another user's things in it (as root) */
+	if (geteuid() != 0) {
+		TEST_SKIP("outfile: another user's names", "needs root to give files to uid 65534");
+		return;
+	}
+	snprintf(shared, sizeof(shared), "%s/shared", dir);
+	mkdir(shared, 0777);
+	chmod(shared, 01777);
+	snprintf(path, sizeof(path), "%s/link", shared);
+	snprintf(other, sizeof(other), "%s/victim", dir);
+	TEST_CHECK("outfile: setup: a victim file", put_file(other, "victim"));
+	TEST_CHECK("outfile: setup: another user's link",
+		   symlink(other, path) == 0 && lchown(path, 65534, 65534) == 0);
+	TEST_EQ("outfile: a link in a shared directory is refused",
+		ebs_outfile__open(&a, path, 0644, 0, &err), -EPERM);
+	TEST_CHECK("outfile: its line names the link and its owner",
+		   strstr(err.msg, path) && strstr(err.msg, "a symbolic link owned by") &&
+			   strstr(err.msg, "uid 65534") && err.output);
+	TEST_CHECK("outfile: the link's target untouched", holds(other, "victim"));
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/fifo", shared);
+	TEST_CHECK("outfile: setup: another user's FIFO",
+		   mkfifo(path, 0622) == 0 && chown(path, 65534, 65534) == 0);
+	TEST_EQ("outfile: another user's FIFO is refused",
+		ebs_outfile__open(&a, path, 0600, EBS_OUT_KEEP_OLD, &err), -EPERM);
+	TEST_CHECK("outfile: its line says a FIFO",
+		   strstr(err.msg, "not written: a FIFO owned by"));
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/file", shared);
+	TEST_CHECK("outfile: setup: another user's file",
+		   put_file(path, "theirs") && chown(path, 65534, 65534) == 0);
+	TEST_EQ("outfile: another user's file is not replaced",
+		ebs_outfile__open(&a, path, 0644, 0, &err), -EPERM);
+	TEST_CHECK("outfile: ... and kept", holds(path, "theirs"));
+	TEST_CHECK("outfile: setup: the file made ours", chown(path, geteuid(), getegid()) == 0);
+	TEST_EQ("outfile: our own file there is", ebs_outfile__open(&a, path, 0644, 0, &err), 0);
+	TEST_EQ("outfile: ... replaced", put(&a, "ours", &err), 0);
+	TEST_CHECK("outfile: ... whole", holds(path, "ours"));
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/new", shared);
+	TEST_EQ("outfile: a new name in a shared directory",
+		ebs_outfile__open(&a, path, 0644, 0, &err), 0);
+	/* a link planted after the open: the rename replaces it, never follows it */
+	TEST_CHECK("outfile: setup: a link planted meanwhile",
+		   symlink(other, path) == 0 && lchown(path, 65534, 65534) == 0);
+	TEST_EQ("outfile: ... committed over it", put(&a, "new", &err), 0);
+	TEST_CHECK("outfile: ... the name is our file, the link's target untouched",
+		   lstat(path, &st) == 0 && S_ISREG(st.st_mode) && holds(other, "victim"));
+	unlink(path);
+	unlink(other);
+	rmdir(shared);
 }
 
 static void test_files(void)
 {
 	char dir[] = "/tmp/ebs-test-util.XXXXXX", path[512], fifo[512], tmp[512], *buf = NULL;
 	char prefix[512];
-	struct stat st;
-	mode_t old;
 	ssize_t n;
 	FILE *f;
-	int fd;
 
 	if (!mkdtemp(dir)) {
 		TEST_FAIL("files: mkdtemp", "%s", strerror(errno));
@@ -221,47 +379,12 @@ static void test_files(void)
 	TEST_EQ("read: a FIFO is not a regular file", ebs_read_file_max(fifo, 100, &buf),
 		-EBS_ENOTREG);
 	TEST_STREQ("read: its reason", ebs_read_strerror(-EBS_ENOTREG), "not a regular file");
-	TEST_CHECK("in place: a FIFO", ebs_path_in_place(fifo));
-	TEST_CHECK("in place: /dev/stdout", ebs_path_in_place("/dev/stdout"));
-	TEST_CHECK("in place: not a regular file's name", !ebs_path_in_place(path));
-
 	TEST_EQ("tmp: prefix", ebs_tmp_prefix(path, prefix, sizeof(prefix)), 0);
 	snprintf(tmp, sizeof(tmp), "%s/.data.tmp.", dir);
 	TEST_STREQ("tmp: prefix is DIR/.BASE.tmp.", prefix, tmp);
 	TEST_EQ("tmp: prefix too long", ebs_tmp_prefix(path, tmp, 8), -ENAMETOOLONG);
-	old = umask(027);
-	fd = ebs_tmp_create(path, tmp, sizeof(tmp), 0644);
-	umask(old);
-	TEST_CHECK("tmp: created", fd >= 0);
-	if (fd >= 0) {
-		TEST_CHECK("tmp: named DIR/.BASE.tmp.XXXXXX",
-			   !strncmp(tmp, prefix, strlen(prefix)) &&
-				   strlen(tmp) == strlen(prefix) + 6);
-		TEST_CHECK("tmp: close-on-exec", fcntl(fd, F_GETFD) & FD_CLOEXEC);
-		TEST_CHECK("tmp: mode 0644 less the umask",
-			   fstat(fd, &st) == 0 && (st.st_mode & 0777) == 0640);
-		if (write(fd, "new", 3) != 3)
-			TEST_FAIL("tmp: write", "%s", strerror(errno));
-		close(fd);
-		TEST_EQ("tmp: commit", ebs_tmp_commit(tmp, path), 0);
-		TEST_CHECK("tmp: gone after commit", access(tmp, F_OK) < 0);
-		n = ebs_read_file_max(path, 100, &buf);
-		TEST_CHECK("tmp: the new contents under the final name",
-			   n == 3 && !strcmp(buf, "new"));
-		free(buf);
-	}
-	TEST_EQ("tmp: commit of a missing file", ebs_tmp_commit(tmp, path), -ENOENT);
-	TEST_EQ("tmp: name too long", ebs_tmp_create(path, tmp, 10, 0644), -ENAMETOOLONG);
-	old = umask(022);
-	fd = ebs_tmp_create(path, tmp, sizeof(tmp), 0600);
-	umask(old);
-	TEST_CHECK("tmp: a recording's mode 0600",
-		   fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & 0777) == 0600);
-	if (fd >= 0) {
-		close(fd);
-		unlink(tmp);
-	}
 	test_out(dir, path);
+	test_outfile(dir);
 	unlink(path);
 	unlink(fifo);
 	rmdir(dir);

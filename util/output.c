@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: MIT
+/*
+ * output.c - every file ebs writes: recordings, reports, pages, exports.
+ *
+ * ebs often runs as root, in directories other users can write (/tmp, a
+ * shared project directory).  What another user put at an output's name
+ * must not decide where root's bytes go: a symbolic link to a device or to
+ * root's own files, a FIFO that streams a whole-system recording to its
+ * maker, a file of theirs that root would replace.  So nothing here is
+ * decided by path and then opened by path (stat-then-open races); the
+ * directory is opened once and everything after is relative to it:
+ *
+ *  - the name is looked at through an O_PATH|O_NOFOLLOW descriptor, which
+ *    opens nothing, whatever is there (a device's open can have effects);
+ *  - in a directory others can write (ebs_dir_others_write), a symbolic
+ *    link is not followed, and a FIFO, device or file owned by someone
+ *    other than the caller or root is refused: one line naming the path
+ *    and its owner;
+ *  - elsewhere a link is followed as the caller's own (-o /dev/stdout);
+ *  - a device or FIFO the rules allow is written in place, opened through
+ *    the very inode that was looked at (/proc/self/fd/N of the O_PATH
+ *    descriptor), never by its name again;
+ *  - anything else is written into a new file beside the name,
+ *    .BASE.tmp.XXXXXX, made with O_CREAT|O_EXCL|O_NOFOLLOW, and renamed over
+ *    the name when whole, so the name never holds half a file.
+ *
+ * Recordings (EBS_OUT_KEEP_OLD) keep the file they replace as NAME.old,
+ * and two ebs at once never lose one: commits into one directory take an
+ * flock(2) on it, and a commit that finds the name holding another file
+ * than the one it saw at the start (another recording saved meanwhile)
+ * keeps its own under the next free NAME.N and says so.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+#define LOCK_WAIT_MS 10000 /* another ebs commits in milliseconds */
+#define MAX_SIBLING  999   /* NAME.1 .. NAME.999 for a recording that lost the name */
+
+bool ebs_dir_others_write(const struct stat *dir)
+{
+	uid_t me = geteuid();
+
+	return (dir->st_mode & (S_IWGRP | S_IWOTH)) || (dir->st_uid != 0 && dir->st_uid != me);
+}
+
+/* "nobody (uid 65534)", or "uid 1234" when the name is not known. */
+static const char *owner_name(uid_t uid, char *buf, size_t len)
+{
+	struct passwd pw, *res = NULL;
+	char tmp[1024];
+
+	if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) == 0 && res && res->pw_name)
+		snprintf(buf, len, "%s (uid %u)", res->pw_name, (unsigned int)uid);
+	else
+		snprintf(buf, len, "uid %u", (unsigned int)uid);
+	return ebs_clean_text(buf, false);
+}
+
+static const char *type_name(mode_t m)
+{
+	return S_ISFIFO(m)   ? "a FIFO"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISSOCK(m) ? "a socket"
+	       : S_ISLNK(m)  ? "a symbolic link"
+	       : S_ISDIR(m)  ? "a directory"
+			     : "a file";
+}
+
+/* One line for a name another user may have planted: errnum EPERM, output set. */
+static int refuse(struct ebs_error *err, const char *path, const struct stat *st, const char *what)
+{
+	char who[300];
+
+	ebs_error__set(err, EPERM,
+		       "%s: not written: %s owned by %s, in a directory others can write%s", path,
+		       type_name(st->st_mode), owner_name(st->st_uid, who, sizeof(who)), what);
+	if (err)
+		err->output = true;
+	return -EPERM;
+}
+
+static int fail(struct ebs_error *err, int errnum, const char *path, const char *what)
+{
+	return ebs_error__output(err, errnum, path, what);
+}
+
+/* Split path into its directory (opened O_PATH into o->dfd) and base name. */
+static int open_dir(struct ebs_outfile *o, const char *path, struct ebs_error *err)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	size_t len;
+
+	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+		return fail(err, EISDIR, path, "cannot write");
+	/* the temporary name, .BASE.tmp.XXXXXX, must be a name too */
+	if (strlen(base) + sizeof("..tmp.XXXXXX") - 1 > NAME_MAX)
+		return fail(err, ENAMETOOLONG, path, "cannot write");
+	ebs_strlcpy(o->base, base, sizeof(o->base));
+	if (!slash) {
+		strcpy(dir, ".");
+	} else {
+		len = slash == path ? 1 : (size_t)(slash - path);
+		if (len >= sizeof(dir))
+			return fail(err, ENAMETOOLONG, path, "cannot write");
+		memcpy(dir, path, len);
+		dir[len] = '\0';
+	}
+	o->dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (o->dfd < 0)
+		return fail(err, errno, path, "cannot write");
+	return 0;
+}
+
+/*
+ * Open for writing the inode that the O_PATH descriptor pfd refers to,
+ * not whatever its name holds by now.  Without /proc: by name relative
+ * to the directory, then the inode checked to be the one looked at.
+ */
+static int reopen_write(struct ebs_outfile *o, int pfd, const struct stat *st, bool follow)
+{
+	char self[64];
+	struct stat now;
+	int fd;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd >= 0 || (errno != ENOENT && errno != ENOTDIR))
+		return fd < 0 ? -errno : fd;
+	fd = openat(o->dfd, o->base,
+		    O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &now) || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
+		close(fd);
+		return -EAGAIN; /* changed since it was looked at */
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+/* The temporary file, .BASE.tmp.XXXXXX beside the name, new and ours. */
+static int create_tmp(struct ebs_outfile *o, unsigned int mode)
+{
+	static const char letters[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char rnd[6];
+	char x[7];
+	int tries, i, fd;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+			u64 t = ebs_clock_ns() ^ ((u64)getpid() << 32) ^ (u64)tries;
+
+			memcpy(rnd, &t, sizeof(rnd));
+		}
+		for (i = 0; i < 6; i++)
+			x[i] = letters[rnd[i] % (sizeof(letters) - 1)];
+		x[6] = '\0';
+		snprintf(o->tmp, sizeof(o->tmp), ".%s.tmp.%s", o->base, x);
+		fd = openat(o->dfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    (mode_t)mode);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			break;
+	}
+	o->tmp[0] = '\0';
+	return -errno;
+}
+
+/*
+ * Decide what the name holds (pfd: its O_PATH descriptor, st: what it is),
+ * and open it in place or a temporary file beside it.
+ */
+static int open_name(struct ebs_outfile *o, const char *path, unsigned int mode,
+		     const struct stat *dir, struct ebs_error *err)
+{
+	bool shared = ebs_dir_others_write(dir), follow = false;
+	/* names the system made (/dev/null, /dev/stdout): only ever written in place */
+	bool system = !shared && (!strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6));
+	struct stat st;
+	int pfd, fd;
+
+	pfd = openat(o->dfd, o->base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0 && errno != ENOENT)
+		return fail(err, errno, path, "cannot write");
+	if (pfd >= 0 && fstat(pfd, &st)) {
+		close(pfd);
+		return fail(err, errno, path, "cannot write");
+	}
+	if (pfd >= 0) {
+		o->was_dev = st.st_dev;
+		o->was_ino = st.st_ino;
+	}
+	if (pfd >= 0 && S_ISLNK(st.st_mode)) {
+		close(pfd);
+		if (shared)
+			return refuse(err, path, &st, "; ebs does not follow it");
+		/* the caller's own directory: the link is the caller's, or the system's */
+		follow = true;
+		pfd = openat(o->dfd, o->base, O_PATH | O_CLOEXEC);
+		if (pfd < 0 && errno != ENOENT)
+			return fail(err, errno, path, "cannot write");
+		if (pfd >= 0 && fstat(pfd, &st)) {
+			close(pfd);
+			return fail(err, errno, path, "cannot write");
+		}
+		/* a link to a file (or to nothing) is replaced by the new file */
+		if (pfd >= 0 && S_ISREG(st.st_mode) && !system) {
+			close(pfd);
+			pfd = -1;
+		}
+	}
+	if (pfd < 0 && system)
+		return fail(err, ENOENT, path, "cannot write");
+	if (pfd >= 0 && S_ISREG(st.st_mode) && !system) {
+		close(pfd);
+		if (shared && st.st_uid != 0 && st.st_uid != geteuid())
+			return refuse(err, path, &st, "");
+		pfd = -1;
+	}
+	if (pfd < 0) {
+		fd = create_tmp(o, mode);
+		if (fd < 0)
+			return fail(err, -fd, path, "cannot write");
+		o->fd = fd;
+		return 0;
+	}
+	/* a device or FIFO (/dev/null, a named pipe), /dev/stdout: written in place */
+	if (S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode)) {
+		close(pfd);
+		return fail(err, S_ISDIR(st.st_mode) ? EISDIR : ENXIO, path, "cannot write");
+	}
+	if (shared && st.st_uid != 0 && st.st_uid != geteuid()) {
+		close(pfd);
+		return refuse(err, path, &st, "");
+	}
+	fd = reopen_write(o, pfd, &st, follow);
+	close(pfd);
+	if (fd < 0)
+		return fail(err, -fd == EAGAIN ? EBUSY : -fd, path, "cannot write");
+	o->fd = fd;
+	o->in_place = true;
+	return 0;
+}
+
+int ebs_outfile__open(struct ebs_outfile *o, const char *path, unsigned int mode,
+		      unsigned int flags, struct ebs_error *err)
+{
+	struct stat dir;
+	int e;
+
+	memset(o, 0, sizeof(*o));
+	o->path = path;
+	o->flags = flags;
+	o->dfd = -1;
+	o->fd = -1;
+	if (!strcmp(path, "-")) {
+		o->fd = STDOUT_FILENO;
+		o->in_place = true;
+		return 0;
+	}
+	if (!*path)
+		return fail(err, ENOENT, path, "cannot write");
+	e = open_dir(o, path, err);
+	if (!e && fstat(o->dfd, &dir))
+		e = fail(err, errno, path, "cannot write");
+	if (!e)
+		e = open_name(o, path, mode, &dir, err);
+	if (e) {
+		if (o->dfd >= 0)
+			close(o->dfd);
+		o->dfd = -1;
+	}
+	return e;
+}
+
+int ebs_outfile__tmp_path(const struct ebs_outfile *o, const char *name, char *buf, size_t len)
+{
+	const char *slash = strrchr(o->path, '/');
+	int dir = slash ? (int)(slash - o->path + 1) : 0;
+
+	if ((size_t)snprintf(buf, len, "%.*s%s", dir, o->path, name) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* fsync the directory, best effort: the rename is then durable. */
+static void sync_dir(int dfd)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+/*
+ * The directory's lock, for the commits of recordings: -1 when the file
+ * system has no locks (go on without), -EWOULDBLOCK when another process
+ * holds it past LOCK_WAIT_MS, else the descriptor that holds it.
+ */
+static int lock_dir(int dfd)
+{
+	struct timespec nap = {0, 20 * 1000 * 1000};
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), waited;
+
+	if (fd < 0)
+		return -1;
+	for (waited = 0; flock(fd, LOCK_EX | LOCK_NB); waited += 20) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			close(fd);
+			return -1;
+		}
+		if (waited >= LOCK_WAIT_MS) {
+			close(fd);
+			return -EWOULDBLOCK;
+		}
+		nanosleep(&nap, NULL);
+	}
+	return fd;
+}
+
+/*
+ * Another recording took the name while this one ran: keep this one
+ * under the first free NAME.N (never over a file), said in err.
+ */
+static int keep_beside(struct ebs_outfile *o, struct ebs_error *err)
+{
+	char name[NAME_MAX + 1], shown[PATH_MAX + 16];
+	int n;
+
+	for (n = 1; n <= MAX_SIBLING; n++) {
+		if ((size_t)snprintf(name, sizeof(name), "%s.%d", o->base, n) >= sizeof(name))
+			break;
+		if (renameat2(o->dfd, o->tmp, o->dfd, name, RENAME_NOREPLACE) == 0)
+			break;
+		if (errno != EEXIST) {
+			n = MAX_SIBLING + 1;
+			break;
+		}
+	}
+	if (n > MAX_SIBLING ||
+	    ebs_outfile__tmp_path(o, n > MAX_SIBLING ? o->tmp : name, shown, sizeof(shown)))
+		ebs_outfile__tmp_path(o, o->tmp, shown, sizeof(shown));
+	ebs_error__set(err, EEXIST,
+		       "%s: another recording was saved under this name while this one ran, and "
+		       "is kept; this one is in %s",
+		       o->path, shown);
+	if (err)
+		err->output = true;
+	o->tmp[0] = '\0'; /* kept: not to be removed */
+	return -EEXIST;
+}
+
+/* Keep what the name holds as NAME.old: a hard link, so the name is never missing. */
+static int keep_old(struct ebs_outfile *o, struct ebs_error *err)
+{
+	char old[NAME_MAX + 8], shown[PATH_MAX + 16], tmp[PATH_MAX + 16];
+	int e = 0;
+
+	snprintf(old, sizeof(old), "%s.old", o->base);
+	if (unlinkat(o->dfd, old, 0) < 0 && errno != ENOENT)
+		e = -errno;
+	else if (linkat(o->dfd, o->base, o->dfd, old, 0) < 0)
+		/* no hard links on this file system: the name moves to NAME.old first */
+		e = renameat(o->dfd, o->base, o->dfd, old) < 0 ? -errno : 0;
+	if (!e)
+		return 0;
+	ebs_outfile__tmp_path(o, old, shown, sizeof(shown));
+	ebs_outfile__tmp_path(o, o->tmp, tmp, sizeof(tmp));
+	ebs_error__set(err, -e,
+		       "%s: cannot keep the old file as %s: %s; the new recording is in %s",
+		       o->path, shown, strerror(-e), tmp);
+	if (err)
+		err->output = true;
+	o->tmp[0] = '\0';
+	return e;
+}
+
+static int commit_locked(struct ebs_outfile *o, struct ebs_error *err)
+{
+	struct stat now;
+	bool there = fstatat(o->dfd, o->base, &now, AT_SYMLINK_NOFOLLOW) == 0;
+	char tmp[PATH_MAX + 16];
+	int e;
+
+	if (o->flags & EBS_OUT_KEEP_OLD) {
+		if (there && (!o->was_ino || now.st_ino != o->was_ino || now.st_dev != o->was_dev))
+			return keep_beside(o, err);
+		if (there && (e = keep_old(o, err)))
+			return e;
+	}
+	if (renameat(o->dfd, o->tmp, o->dfd, o->base) < 0) {
+		e = -errno;
+		ebs_outfile__tmp_path(o, o->tmp, tmp, sizeof(tmp));
+		/* never lose what was written: it stays under its temporary name */
+		ebs_error__set(err, -e, "%s: cannot rename %s into place: %s; the file is in %s",
+			       o->path, tmp, strerror(-e), tmp);
+		if (err)
+			err->output = true;
+		o->tmp[0] = '\0';
+		return e;
+	}
+	o->tmp[0] = '\0';
+	return 0;
+}
+
+int ebs_outfile__commit(struct ebs_outfile *o, struct ebs_error *err)
+{
+	char tmp[PATH_MAX + 16];
+	int e = 0, lock = -1;
+
+	if (o->fd >= 0 && o->fd != STDOUT_FILENO) {
+		if (!o->in_place && fsync(o->fd) < 0)
+			e = fail(err, errno, o->path, "write failed");
+		if (close(o->fd) < 0 && !e && errno != EINTR)
+			e = fail(err, errno, o->path, "write failed");
+	}
+	o->fd = -1;
+	if (e && (o->flags & EBS_OUT_KEEP_OLD) && o->tmp[0]) {
+		/* a recording is never removed: say where it is */
+		size_t n = strlen(err ? err->msg : "");
+
+		ebs_outfile__tmp_path(o, o->tmp, tmp, sizeof(tmp));
+		if (err)
+			snprintf(err->msg + n, sizeof(err->msg) - n, "; what was written is in %s",
+				 tmp);
+		o->tmp[0] = '\0';
+	}
+	if (!e && o->tmp[0] && (o->flags & EBS_OUT_KEEP_OLD)) {
+		lock = lock_dir(o->dfd);
+		if (lock == -EWOULDBLOCK) {
+			ebs_outfile__tmp_path(o, o->tmp, tmp, sizeof(tmp));
+			e = ebs_error__set(err, EWOULDBLOCK,
+					   "%s: its directory stays locked (flock) by another "
+					   "process; the recording is in %s",
+					   o->path, tmp);
+			if (err)
+				err->output = true;
+			o->tmp[0] = '\0';
+		}
+	}
+	if (!e && o->tmp[0])
+		e = commit_locked(o, err);
+	if (lock >= 0)
+		close(lock);
+	if (o->dfd >= 0) {
+		if (!e)
+			sync_dir(o->dfd);
+		ebs_outfile__abort(o);
+	}
+	return e;
+}
+
+void ebs_outfile__abort(struct ebs_outfile *o)
+{
+	if (o->fd >= 0 && o->fd != STDOUT_FILENO)
+		close(o->fd);
+	o->fd = -1;
+	if (o->dfd >= 0) {
+		if (o->tmp[0])
+			unlinkat(o->dfd, o->tmp, 0);
+		close(o->dfd);
+	}
+	o->tmp[0] = '\0';
+	o->dfd = -1;
+}
+
+int ebs_out_open(struct ebs_out *o, const char *path, FILE *dflt, struct ebs_error *err)
+{
+	int e;
+
+	o->path = NULL;
+	o->f = dflt;
+	o->file.fd = -1;
+	o->file.dfd = -1;
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	e = ebs_outfile__open(&o->file, path, 0644, 0, err);
+	if (e)
+		return e;
+	o->f = fdopen(o->file.fd, "w");
+	if (!o->f) {
+		e = fail(err, errno, path, "cannot write");
+		ebs_outfile__abort(&o->file);
+		return e;
+	}
+	o->file.fd = -1; /* the stream's now */
+	o->path = path;
+	return 0;
+}
+
+int ebs_out_close(struct ebs_out *o, bool ok, struct ebs_error *err)
+{
+	int e = 0;
+
+	if (!ok)
+		err = NULL; /* the caller's own failure is the one to say */
+	/* errno: the failed write's (ENOSPC, EFBIG) when flushing leaves nothing to say */
+	if (fflush(o->f) || ferror(o->f) || (o->path && !o->file.in_place && fsync(fileno(o->f))))
+		e = fail(err, errno ? errno : EIO, o->path ? o->path : "-", "write failed");
+	if (!o->path)
+		return e;
+	errno = 0;
+	if (fclose(o->f) && !e)
+		e = fail(err, errno ? errno : EIO, o->path, "write failed");
+	o->f = NULL;
+	if (ok && !e)
+		return ebs_outfile__commit(&o->file, err);
+	ebs_outfile__abort(&o->file);
+	return e;
+}

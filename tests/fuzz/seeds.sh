@@ -59,12 +59,19 @@ seeds_reader() {
 			"$mk" "$d/small.data" 2>/dev/null
 	fi
 	# perf.data, which the reader converts (data/perfdata.c): file and pipe
-	# mode, two events, a call graph
+	# mode, two events, frame-pointer and dwarf call graphs, timestamps and
+	# data addresses (-T -d: PERF_SAMPLE_ADDR and TIME in every sample)
 	if command -v perf >/dev/null && [ -d "${WORKLOADS:-}" ]; then
 		perf record -q -e cpu-clock -F 500 -o "$d/perf-file.data" \
 			"$WORKLOADS/forkexec" 0.02 >/dev/null 2>&1
 		perf record -q -e cpu-clock,task-clock -g -F 500 -o - "$WORKLOADS/leafloop" 0.02 \
 			>"$d/perf-pipe.data" 2>/dev/null
+		perf record -q -e cpu-clock -g -F 500 -o "$d/perf-g.data" \
+			"$WORKLOADS/calltree" 0.02 >/dev/null 2>&1
+		perf record -q -e cpu-clock --call-graph dwarf,512 -F 500 -o "$d/perf-dwarf.data" \
+			"$WORKLOADS/calltree" 0.02 >/dev/null 2>&1
+		perf record -q -e cpu-clock -T -d -F 500 -o "$d/perf-td.data" \
+			"$WORKLOADS/threads" 0.01 >/dev/null 2>&1
 		rm -f "$d"/*.old
 	else
 		note "reader: no perf or WORKLOADS: no perf.data"

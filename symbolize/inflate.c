@@ -13,11 +13,13 @@
  * inflated (libelf's elf_compress, as eu-elfcompress -t none does), and
  * libdwarf reads that copy from then on.
  *
- * Entry HEX.v1.inflated, HEX the DWARF file's build-id: the copy, then a
- * trailer of 32 bytes: magic, the DWARF file's size and hash (the bytes
- * sym_hash_file read when the DWARF was opened: a copy of another file with
- * the same build-id is not used), and the hash of the copy's own bytes.
- * A copy that does not hold is not used, and made again.
+ * Entry HEX.v2.inflated, HEX the DWARF file's build-id: the copy, then a
+ * trailer of 56 bytes: magic, the DWARF file's size and digest (the
+ * SHA-256 of what decoding reads of it, sym_dwarf_digest, taken when the
+ * DWARF was opened: a copy of another file with the same build-id is not
+ * used), and the XXH64 of the copy's own bytes (a fault's check: the copy
+ * is the caller's own file).  A copy that does not hold is not used, and
+ * made again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,16 +34,17 @@
 #include "symbolize/dwarf_int.h"
 
 #define INFL_MAGIC   "EBSINFL\n"
+#define INFL_VERSION 2		  /* 2: the source's SHA-256 in the trailer */
 #define INFL_MAX_DIV 4		  /* a copy may take a quarter of the cache at most */
 #define INFL_MAX     (1ull << 30) /* and 1 GiB */
 
 struct infl_trailer {
 	char magic[8];
 	u64 src_size;
-	u64 src_hash;
+	u8 src_digest[SYM_DIGEST_LEN];
 	u64 body_hash; /* of the bytes before the trailer */
 };
-_Static_assert(sizeof(struct infl_trailer) == 32, "no padding in the trailer");
+_Static_assert(sizeof(struct infl_trailer) == 56, "no padding in the trailer");
 
 /*
  * Has the ELF file on fd a compressed .debug_ section?  *inflated: its
@@ -92,7 +95,7 @@ static bool copy_holds(const struct dwarf_info *di, int fd, u64 size, bool whole
 	return size > sizeof(t) &&
 	       pread(fd, &t, sizeof(t), (off_t)(size - sizeof(t))) == (ssize_t)sizeof(t) &&
 	       !memcmp(t.magic, INFL_MAGIC, 8) && t.src_size == di->file_size &&
-	       t.src_hash == di->file_hash &&
+	       !memcmp(t.src_digest, di->digest, SYM_DIGEST_LEN) &&
 	       (!whole || (!sym_hash_range(fd, size - sizeof(t), &h) && h == t.body_hash));
 }
 
@@ -149,7 +152,7 @@ static int write_copy(const struct dwarf_info *di, int fd, u64 *len)
 int dwarf_inflated(struct dwarf_info *di)
 {
 	char hex[41], name[80], tmp[160];
-	struct infl_trailer t = {INFL_MAGIC, di->file_size, di->file_hash, 0};
+	struct infl_trailer t = {INFL_MAGIC, di->file_size, {0}, 0};
 	u64 inflated, len = 0;
 	struct stat st;
 	int fd, e;
@@ -157,8 +160,9 @@ int dwarf_inflated(struct dwarf_info *di)
 	if (!di->cache || !di->build_id_size || !has_compressed(di->fd, &inflated) ||
 	    inflated > INFL_MAX || inflated > sym_cache__max(di->cache) / INFL_MAX_DIV)
 		return -ENOENT;
+	memcpy(t.src_digest, di->digest, SYM_DIGEST_LEN);
 	ebs_format_hex(hex, sizeof(hex), di->build_id, di->build_id_size);
-	snprintf(name, sizeof(name), "%s.v1.inflated", hex);
+	snprintf(name, sizeof(name), "%s.v%d.inflated", hex, INFL_VERSION);
 	fd = sym_cache__open(di->cache, name, &st);
 	if (fd >= 0 && copy_holds(di, fd, (u64)st.st_size, true)) {
 		sym_cache__used(fd);

@@ -41,7 +41,12 @@ as_nobody() { $NOBODY "$@"; }
 #  b. nobody's exact copy of root's hotline, rewritten by nobody with the
 #     forgery at the worst moment (after root's report hashed it, before
 #     libdwarf reads it: played on time by tests/preload/swapdwarf.c in
-#     root's ebs): the entry holds what was hashed, root's own report is right.
+#     root's ebs): the entry holds what was hashed, root's own report is right;
+#  c. nobody's program (its DWARF compressed, -gz, for the inflated copy)
+#     with a sparse hole of HOLE (default 16G) appended, under root's
+#     `record -a`: root's reports, cold and warm, read (rchar,
+#     tests/tools/readbytes.py) under 256 MiB, not the hole, and print what
+#     --no-cache prints.  (The code before read all of it, twice when cold.)
 dc_cache=$TMP/dc-xdg	# root's cache for this part
 dc_ebs() { XDG_CACHE_HOME=$dc_cache "$EBS" "$@"; }
 dc_root=$TMP/dc-root	# root's programs
@@ -106,4 +111,31 @@ else
 	check "cache b. ... root's report of its own hotline after it: inl_helper, nothing of nobody's" \
 		eval 'grep -q "inl_helper (inlined into hot_loop)" dc-g2.out && not grep -q nobodys_fn dc-g2.out &&
 		      cmp -s dc-g2.out dc-g.want'
+fi
+
+# c. a sparse hole of HOLE
+HOLE=${HOLE:-16G}
+if ! gcc -O2 -g -gz -I"$TOP/tests/workloads" -o "$dc_nb/nbsparse" "$TOP/tests/workloads/hotline.c" 2>cc.err; then
+	skip "cache c" "cannot build hotline.c with -gz: $(head -n 1 cc.err)"
+else
+	chown 65534:65534 "$dc_nb/nbsparse"
+	as_nobody truncate -s "+$HOLE" "$dc_nb/nbsparse"
+	record dc-sp.data -a -e cpu-clock -F 1000 -- $NOBODY "$dc_nb/nbsparse" 0.3 ||
+		fail "cache c. record -a" "$(tail -n 1 dc-sp.data.err)"
+	rm -rf "$dc_cache"
+	XDG_CACHE_HOME=$dc_cache python3 "$TOP/tests/tools/readbytes.py" cold.bytes \
+		"$EBS" report -i dc-sp.data --comm nbsparse >dc-sp.cold 2>&1
+	XDG_CACHE_HOME=$dc_cache python3 "$TOP/tests/tools/readbytes.py" warm.bytes \
+		"$EBS" report -i dc-sp.data --comm nbsparse >dc-sp.warm 2>&1
+	"$EBS" report -i dc-sp.data --comm nbsparse --no-cache >dc-sp.want 2>&1
+	size=$(stat -c %s "$dc_nb/nbsparse")
+	check "cache c. a program of $size bytes (a hole of $HOLE): root's cold report read $(cat cold.bytes) bytes, the warm one $(cat warm.bytes): both under 256 MiB" \
+		eval '[ "$(cat cold.bytes)" -lt $((256 << 20)) ] && [ "$(cat warm.bytes)" -lt $((256 << 20)) ]'
+	if cmp -s dc-sp.cold dc-sp.want && cmp -s dc-sp.warm dc-sp.want &&
+		grep -q "inl_helper (inlined into hot_loop) *nbsparse" dc-sp.want; then
+		pass "cache c. ... their output as --no-cache's, hot_loop and inl_helper named"
+	else
+		fail "cache c. ... their output as --no-cache's, hot_loop and inl_helper named" \
+			"$(diff dc-sp.want dc-sp.cold | head -c 300) $(diff dc-sp.want dc-sp.warm | head -c 300)"
+	fi
 fi

@@ -372,7 +372,7 @@ test-kmod: deps
 
 # ebs against perf on the same work, every row of issue 14's table: writes
 # bench/results.json and README.md's table (docs/bench.md; never part of test)
-bench: all
+bench: all $(BUILD)/tests/tools/digest
 	$(Q)BUILD=$(BUILD) bench/bench.sh
 
 MAN_PAGES := $(wildcard docs/*.1)

@@ -93,7 +93,11 @@ NCURSES_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null)
 NCURSES_LIBS   := $(shell pkg-config --libs ncursesw 2>/dev/null || \
 	(printf 'int main(void){return 0;}' | $(CC) -x c - -lncursesw -o /dev/null 2>/dev/null && \
 	 echo -lncursesw) || echo -lncurses)
-LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(LIBUNWIND_LIBS) $(CAPSTONE_LIBS) -lz -lstdc++ -lm -pthread
+# OpenSSL's libcrypto: SHA-256 for the DWARF cache's digest (symbolize/digest.c)
+LIBCRYPTO_CFLAGS := $(shell pkg-config --cflags libcrypto 2>/dev/null)
+LIBCRYPTO_LIBS   := $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
+LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(LIBUNWIND_LIBS) $(CAPSTONE_LIBS) $(LIBCRYPTO_LIBS) -lz \
+	-lstdc++ -lm -pthread
 
 ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) -DEBS_HAVE_CAPSTONE=$(EBS_HAVE_CAPSTONE) $(CFLAGS)
 
@@ -102,7 +106,7 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) -DEBS_HAVE_CAPSTONE=$(EBS_HAVE_CAPS
 # (scripts/check-deps.sh), not with a compiler error.
 ifneq ($(PROBE),)
 DEPS_MISSING := $(shell CC='$(CC)' scripts/check-deps.sh $(LIBELF_CFLAGS) $(LIBDWARF_CFLAGS) \
-	$(LIBUNWIND_CFLAGS) $(CFLAGS))
+	$(LIBUNWIND_CFLAGS) $(LIBCRYPTO_CFLAGS) $(CFLAGS))
 ifneq ($(DEPS_MISSING),)
 $(error $(DEPS_MISSING))
 endif
@@ -111,7 +115,8 @@ endif
 # Objects depend on the flags they are built with: a library found or gone,
 # DEBUG=1 or another CFLAGS rebuilds them (the file changes only then).
 FLAGS_STAMP := $(BUILD)/.flags
-FLAGS_NOW = $(CC) $(ALL_CFLAGS) $(LIBDWARF_CFLAGS) $(LIBUNWIND_CFLAGS) $(NCURSES_CFLAGS) | \
+FLAGS_NOW = $(CC) $(ALL_CFLAGS) $(LIBDWARF_CFLAGS) $(LIBUNWIND_CFLAGS) $(LIBCRYPTO_CFLAGS) \
+	$(NCURSES_CFLAGS) | \
 	$(LDFLAGS) $(LIBS) $(NCURSES_LIBS)
 ifneq ($(PROBE),)
 ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_NOW))
@@ -204,7 +209,7 @@ $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 $(BUILD)/cli/cmd-monitor.o: ALL_CFLAGS += $(NCURSES_CFLAGS)
 # only symbolize/ includes libdwarf's headers (and its dwarf.h is not elfutils')
-$(BUILD)/symbolize/%.o: ALL_CFLAGS += $(LIBDWARF_CFLAGS) $(LIBUNWIND_CFLAGS)
+$(BUILD)/symbolize/%.o: ALL_CFLAGS += $(LIBDWARF_CFLAGS) $(LIBUNWIND_CFLAGS) $(LIBCRYPTO_CFLAGS)
 # test-dwcache sorts line-table rows as dwarf.c does (symbolize/dwarf_int.h: libdwarf's types)
 $(BUILD)/tests/unit/test-dwcache.o: ALL_CFLAGS += $(LIBDWARF_CFLAGS)
 
@@ -367,7 +372,7 @@ test-kmod: deps
 
 # ebs against perf on the same work, every row of issue 14's table: writes
 # bench/results.json and README.md's table (docs/bench.md; never part of test)
-bench: all
+bench: all $(BUILD)/tests/tools/digest
 	$(Q)BUILD=$(BUILD) bench/bench.sh
 
 MAN_PAGES := $(wildcard docs/*.1)

@@ -10,7 +10,9 @@
 #   - the generated 2,000-function program (bench/gen.py, gcc -O2 -g);
 #   - SQLite (tests/real/build-sqlite.sh: the amalgamation from npm's
 #     better-sqlite3, -g -O2, under the tests/real/sqlwork.c driver),
-#     recorded by both tools until each file holds MIN_SAMPLES (500,000).
+#     recorded by both tools until each file holds MIN_SAMPLES (500,000);
+# then bench/cache.py, which prints what the DWARF cache's digest costs
+# against what the cache saves (ebs alone, on SQLite).
 #
 # Environment: BUILD (the build directory, default build; scratch files go to
 # BUILD/bench), RUNS (default 5), RESULTS (default bench/results.json; given
@@ -53,3 +55,6 @@ if [ "$RESULTS" = "$TOP/bench/results.json" ]; then
 	python3 "$TOP/bench/table.py" --update "$TOP/README.md" "$RESULTS" || exit 1
 	echo "bench: wrote $RESULTS and README.md's table"
 fi
+# the DWARF cache's digest against the cache's saving (printed, not in the table)
+echo
+BUILD=$BUILD python3 "$TOP/bench/cache.py" || exit 1

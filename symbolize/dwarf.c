@@ -1908,6 +1908,7 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle, bool lines,
 {
 	struct dwarf_info *di = calloc(1, sizeof(*di));
 	struct stat st;
+	int copy;
 
 	if (!di) {
 		snprintf(why, why_len, "out of memory");
@@ -1928,9 +1929,19 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle, bool lines,
 	    key->build_id_size <= sizeof(di->build_id)) {
 		di->build_id_size = key->build_id_size;
 		memcpy(di->build_id, key->build_id, key->build_id_size);
-		/* the entry must be of these very bytes, not of a file with the same build-id */
-		if (!sym_hash_file(di->fd, &di->file_hash))
+		/*
+		 * The entry must be of these very bytes, not of a file with the
+		 * same build-id; a file over the digest's caps is not kept.  When
+		 * another user may write the file, what was hashed is read from
+		 * a copy made as it was hashed.
+		 */
+		if (!sym_dwarf_digest(di->fd, &copy, di->digest)) {
 			di->cache = key->cache;
+			if (copy >= 0) {
+				close(di->fd);
+				di->fd = copy;
+			}
+		}
 		if (di->cache && !dwarf_cache_load(di))
 			return di; /* the index from the cache: no DWARF read */
 		di->dirty = true;

@@ -5,17 +5,17 @@
  * same binaries reads it instead of inflating and decoding the DWARF.
  *
  * One entry per DWARF file, named by that file's build-id:
- * HEX.v1.dwarf (HEX.v1.mangled.dwarf for names left mangled).  It holds
+ * HEX.v2.dwarf (HEX.v2.mangled.dwarf for names left mangled).  It holds
  * the index (every unit and its address spans) and each unit decoded so
  * far, by any run; a run that decodes a unit the entry lacks writes the
  * entry again with it (and with every unit the entry had).  All numbers
  * are in the writing machine's byte order:
  *
  *   header   struct dwc_header: magic, DWC_VERSION, byte order, the key
- *            (build-id, demangling, the DWARF file's size and the hash of
- *            its bytes: the entry is of that very file, not of another with
- *            the same build-id; libdwarf's version: a different libdwarf
- *            may decode differently), where
+ *            (build-id, demangling, the DWARF file's size and the SHA-256
+ *            of what decoding reads of it, digest.c: the entry is of that
+ *            very file, not of another with the same build-id; libdwarf's
+ *            version: a different libdwarf may decode differently), where
  *            the index is, the file's size, the index's and its own hash
  *   blocks   one per unit kept, each at an 8-byte boundary: struct
  *            dwc_block's counts, then its rows and segments as dwarf.c
@@ -34,7 +34,11 @@
  * string ending inside it and free of control characters, every index
  * into another array in range, rows sorted, segments sorted and apart, a
  * scope's parent before it.  What does not hold is not used: the DWARF is
- * read instead, as without a cache, and the entry is written anew.
+ * read instead, as without a cache, and the entry is written anew.  The
+ * checksums (header, index, blocks) are XXH64: they catch a torn or
+ * corrupt entry, not a crafted one, for an entry is a file of the caller's
+ * own in a directory only the caller may write (cache.c); what decides
+ * whose entry it is, the key's digest of the source, is cryptographic.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -47,7 +51,7 @@
 
 #include "symbolize/dwarf_int.h"
 
-#define DWC_VERSION  1
+#define DWC_VERSION  2 /* 2: the source's SHA-256 (digest.c), not its XXH64 */
 #define DWC_MAGIC    "EBSDWC\r\n"
 #define DWC_ENDIAN   0x01020304u
 #define DWC_MANGLED  1u /* flags: names as the file has them */
@@ -67,16 +71,16 @@ struct dwc_header {
 	u32 ncus;
 	u32 pad2;
 	u64 nspans;
-	u64 dwarf_size;	   /* of the DWARF file */
-	u64 dwarf_hash;	   /* of its bytes (sym_hash_file) */
-	char libdwarf[32]; /* dwarf_package_version(), NUL-padded */
+	u64 dwarf_size;			 /* of the DWARF file */
+	u8 dwarf_digest[SYM_DIGEST_LEN]; /* of what decoding reads of it (sym_dwarf_digest) */
+	char libdwarf[32];		 /* dwarf_package_version(), NUL-padded */
 	u64 index_off;
 	u64 index_len;
 	u64 index_hash;
 	u64 file_size;
 	u64 header_hash; /* of the header with this field 0 */
 };
-_Static_assert(sizeof(struct dwc_header) == 152, "no padding in the header");
+_Static_assert(sizeof(struct dwc_header) == 176, "no padding in the header");
 
 struct dwc_cu {
 	u64 die_off, base, rng_base;
@@ -250,7 +254,7 @@ static int read_index(const struct dwarf_info *di, int fd, u64 size, struct dwc_
 	if (h->version != DWC_VERSION || h->flags != (di->demangle ? 0 : DWC_MANGLED) ||
 	    h->build_id_size != di->build_id_size ||
 	    memcmp(h->build_id, di->build_id, di->build_id_size) ||
-	    h->dwarf_size != di->file_size || h->dwarf_hash != di->file_hash ||
+	    h->dwarf_size != di->file_size || memcmp(h->dwarf_digest, di->digest, SYM_DIGEST_LEN) ||
 	    memcmp(h->libdwarf, dwv, sizeof(dwv)))
 		return -ESTALE;
 	if (h->file_size != size || h->index_off < sizeof(*h) || h->index_off > size ||
@@ -880,7 +884,7 @@ void dwarf_cache_save(struct dwarf_info *di)
 	h.ncus = (u32)di->ncus;
 	h.nspans = di->nspans;
 	h.dwarf_size = di->file_size;
-	h.dwarf_hash = di->file_hash;
+	memcpy(h.dwarf_digest, di->digest, SYM_DIGEST_LEN);
 	libdwarf_version(h.libdwarf);
 	h.file_size = o.off;
 	h.header_hash = header_hash(&h);
@@ -901,7 +905,7 @@ out:
 /* ---- for the fuzzer ------------------------------------------------------ */
 
 void dwarf_cache_seal(void *entry, size_t len, const u8 *build_id, u8 build_id_size, u64 dwarf_size,
-		      u64 dwarf_hash, bool demangle)
+		      const u8 dwarf_digest[SYM_DIGEST_LEN], bool demangle)
 {
 	unsigned char *p = entry;
 	struct dwc_header h;
@@ -920,7 +924,7 @@ void dwarf_cache_seal(void *entry, size_t len, const u8 *build_id, u8 build_id_s
 	memcpy(h.build_id, build_id, build_id_size);
 	h.build_id_size = build_id_size;
 	h.dwarf_size = dwarf_size;
-	h.dwarf_hash = dwarf_hash;
+	memcpy(h.dwarf_digest, dwarf_digest, SYM_DIGEST_LEN);
 	libdwarf_version(h.libdwarf);
 	h.file_size = len;
 	/* the index: where it says, when that is inside; each block it places */

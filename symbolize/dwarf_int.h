@@ -140,8 +140,8 @@ struct table_verdict {
 struct dwarf_info {
 	int fd;
 	u64 file_size;
-	u64 file_hash;	 /* of its bytes (sym_hash_file), with a cache */
-	char *path;	 /* for a lazy open (dwarf_attach) */
+	u8 digest[SYM_DIGEST_LEN]; /* of what decoding reads (sym_dwarf_digest), with a cache */
+	char *path;		   /* for a lazy open (dwarf_attach) */
 	Dwarf_Debug dbg; /* NULL until the DWARF is read (never, when the cache has it all) */
 	bool attach_failed;
 	bool demangle;

@@ -13,11 +13,15 @@
  * inflated (libelf's elf_compress, as eu-elfcompress -t none does), and
  * libdwarf reads that copy from then on.
  *
- * Entry HEX.v1.inflated, HEX the DWARF file's build-id: the copy, then a
- * trailer of 32 bytes: magic, the DWARF file's size and hash (the bytes
- * sym_hash_file read when the DWARF was opened: a copy of another file with
- * the same build-id is not used), and the hash of the copy's own bytes.
- * A copy that does not hold is not used, and made again.
+ * Entry HEX.v2.inflated, HEX the DWARF file's build-id: the copy, then a
+ * trailer of 56 bytes: magic, the DWARF file's size and digest (the
+ * SHA-256 of what decoding reads of it, sym_dwarf_digest, taken when the
+ * DWARF was opened: a copy of another file with the same build-id is not
+ * used), and the XXH64 of the copy's own bytes (a fault's check: the copy
+ * is the caller's own file).  A copy that does not hold is not used, and
+ * made again.  Only the file's ELF extent is copied (its headers and
+ * sections: not a sparse tail of 16 GiB), and no copy is made of one whose
+ * copy would be larger than a quarter of the cache or 1 GiB.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,52 +36,82 @@
 #include "symbolize/dwarf_int.h"
 
 #define INFL_MAGIC   "EBSINFL\n"
+#define INFL_VERSION 2		  /* 2: the source's SHA-256 in the trailer */
 #define INFL_MAX_DIV 4		  /* a copy may take a quarter of the cache at most */
 #define INFL_MAX     (1ull << 30) /* and 1 GiB */
 
 struct infl_trailer {
 	char magic[8];
 	u64 src_size;
-	u64 src_hash;
+	u8 src_digest[SYM_DIGEST_LEN];
 	u64 body_hash; /* of the bytes before the trailer */
 };
-_Static_assert(sizeof(struct infl_trailer) == 32, "no padding in the trailer");
+_Static_assert(sizeof(struct infl_trailer) == 56, "no padding in the trailer");
 
 /*
- * Has the ELF file on fd a compressed .debug_ section?  *inflated: its
- * size with them inflated (the compression headers' sizes).
+ * Take [off, off + n * len) into *extent: where it ends, when later; size
+ * + 1 when it does not lie inside the file's size bytes (n 0: nothing).
  */
-static bool has_compressed(int fd, u64 *inflated)
+static void extend(u64 *extent, u64 off, u64 n, u64 len, u64 size)
+{
+	u64 bytes, end;
+
+	if (!n)
+		return;
+	if (__builtin_mul_overflow(n, len, &bytes) || off > size || bytes > size - off)
+		end = size + 1;
+	else
+		end = off + bytes;
+	if (end > *extent)
+		*extent = end;
+}
+
+/*
+ * Has the ELF file on fd (size bytes) a compressed .debug_ section?
+ * *extent: where its last header or section ends (what a copy needs of
+ * it); *inflated: the copy's size at most, with them inflated (the
+ * compression headers' sizes).  False too for a file whose sections do
+ * not all lie inside it.
+ */
+static bool has_compressed(int fd, u64 size, u64 *extent, u64 *inflated)
 {
 	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	size_t shstrndx, shnum;
 	bool any = false;
+	GElf_Ehdr eh;
 	Elf *e;
 
-	*inflated = 0;
+	*extent = *inflated = 0;
 	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx)) {
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) ||
+	    elf_getshdrstrndx(e, &shstrndx) || elf_getshdrnum(e, &shnum)) {
 		elf_end(e);
 		return false;
 	}
-	while ((scn = elf_nextscn(e, scn))) {
+	/* the extent: every header and section; one outside the file: no copy */
+	extend(extent, 0, 1, eh.e_ehsize, size);
+	extend(extent, eh.e_phoff, eh.e_phnum, eh.e_phentsize, size);
+	extend(extent, eh.e_shoff, shnum, eh.e_shentsize, size);
+	while (*extent <= size && (scn = elf_nextscn(e, scn))) {
 		const char *name;
 		GElf_Chdr ch;
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
+		extend(extent, sh.sh_offset, 1, sh.sh_size, size);
 		name = elf_strptr(e, shstrndx, sh.sh_name);
 		if ((sh.sh_flags & SHF_COMPRESSED) && name && !strncmp(name, ".debug_", 7) &&
 		    gelf_getchdr(scn, &ch)) {
 			any = true;
-			*inflated += ch.ch_size;
-		} else {
-			*inflated += sh.sh_size;
+			if (__builtin_add_overflow(*inflated, ch.ch_size, inflated))
+				*inflated = UINT64_MAX;
 		}
 	}
 	elf_end(e);
-	return any;
+	if (__builtin_add_overflow(*inflated, *extent, inflated))
+		*inflated = UINT64_MAX;
+	return any && *extent <= size;
 }
 
 /*
@@ -92,12 +126,15 @@ static bool copy_holds(const struct dwarf_info *di, int fd, u64 size, bool whole
 	return size > sizeof(t) &&
 	       pread(fd, &t, sizeof(t), (off_t)(size - sizeof(t))) == (ssize_t)sizeof(t) &&
 	       !memcmp(t.magic, INFL_MAGIC, 8) && t.src_size == di->file_size &&
-	       t.src_hash == di->file_hash &&
+	       !memcmp(t.src_digest, di->digest, SYM_DIGEST_LEN) &&
 	       (!whole || (!sym_hash_range(fd, size - sizeof(t), &h) && h == t.body_hash));
 }
 
-/* The DWARF file copied onto fd (at 0), its compressed .debug_ sections inflated. */
-static int write_copy(const struct dwarf_info *di, int fd, u64 *len)
+/*
+ * The DWARF file's first extent bytes (its headers and sections) copied
+ * onto fd (at 0), its compressed .debug_ sections inflated.
+ */
+static int write_copy(const struct dwarf_info *di, int fd, u64 extent, u64 *len)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -106,14 +143,17 @@ static int write_copy(const struct dwarf_info *di, int fd, u64 *len)
 	ssize_t n;
 	Elf *e;
 
-	while ((u64)in < di->file_size &&
-	       (n = copy_file_range(di->fd, &in, fd, &out, di->file_size - (u64)in, 0)) > 0)
+	while ((u64)in < extent &&
+	       (n = copy_file_range(di->fd, &in, fd, &out, extent - (u64)in, 0)) > 0)
 		;
-	if ((u64)in != di->file_size) { /* no copy_file_range between these two: by hand */
+	if ((u64)in != extent) { /* no copy_file_range between these two: by hand */
 		char buf[1 << 16];
 
-		for (in = out; (u64)in < di->file_size; in += n) {
-			n = pread(di->fd, buf, sizeof(buf), in);
+		for (in = out; (u64)in < extent; in += n) {
+			n = pread(di->fd, buf,
+				  extent - (u64)in < sizeof(buf) ? (size_t)(extent - (u64)in)
+								 : sizeof(buf),
+				  in);
 			if (n <= 0 || pwrite(fd, buf, (size_t)n, in) != n)
 				return n < 0 || errno ? -errno : -EIO;
 		}
@@ -149,16 +189,18 @@ static int write_copy(const struct dwarf_info *di, int fd, u64 *len)
 int dwarf_inflated(struct dwarf_info *di)
 {
 	char hex[41], name[80], tmp[160];
-	struct infl_trailer t = {INFL_MAGIC, di->file_size, di->file_hash, 0};
-	u64 inflated, len = 0;
+	struct infl_trailer t = {INFL_MAGIC, di->file_size, {0}, 0};
+	u64 extent, inflated, len = 0;
 	struct stat st;
 	int fd, e;
 
-	if (!di->cache || !di->build_id_size || !has_compressed(di->fd, &inflated) ||
-	    inflated > INFL_MAX || inflated > sym_cache__max(di->cache) / INFL_MAX_DIV)
+	if (!di->cache || !di->build_id_size ||
+	    !has_compressed(di->fd, di->file_size, &extent, &inflated) || inflated > INFL_MAX ||
+	    inflated > sym_cache__max(di->cache) / INFL_MAX_DIV)
 		return -ENOENT;
+	memcpy(t.src_digest, di->digest, SYM_DIGEST_LEN);
 	ebs_format_hex(hex, sizeof(hex), di->build_id, di->build_id_size);
-	snprintf(name, sizeof(name), "%s.v1.inflated", hex);
+	snprintf(name, sizeof(name), "%s.v%d.inflated", hex, INFL_VERSION);
 	fd = sym_cache__open(di->cache, name, &st);
 	if (fd >= 0 && copy_holds(di, fd, (u64)st.st_size, true)) {
 		sym_cache__used(fd);
@@ -170,7 +212,7 @@ int dwarf_inflated(struct dwarf_info *di)
 	fd = sym_cache__create(di->cache, name, tmp, sizeof(tmp));
 	if (fd < 0)
 		return fd;
-	e = write_copy(di, fd, &len);
+	e = write_copy(di, fd, extent, &len);
 	if (!e)
 		e = sym_hash_range(fd, len, &t.body_hash);
 	if (!e && pwrite(fd, &t, sizeof(t), (off_t)len) != (ssize_t)sizeof(t))

@@ -371,24 +371,43 @@ int sym_cache__commit(struct sym_cache *c, int fd, const char *tmp, const char *
 void sym_cache__abort(struct sym_cache *c, int fd, const char *tmp, int err);
 /* Hold the entries to the cache's size (sym_cache__commit does). */
 void sym_cache__evict(struct sym_cache *c);
-/* XXH64 of len bytes at data (read in the machine's byte order). */
+/*
+ * XXH64 of len bytes at data (read in the machine's byte order): the
+ * checksums inside an entry, which guard against faults (an entry is the
+ * caller's own file, found by sym_dwarf_digest's digest of its source).
+ */
 u64 sym_hash64(const void *data, size_t len, u64 seed);
-/* The bytes of the file on fd, hashed: sym_hash64 chained over 1 MiB pieces (0: none). */
-int sym_hash_file(int fd, u64 *out);
-/* The same of its first len bytes (fewer: as many as there are). */
+/* The first len bytes of the file on fd, hashed: sym_hash64 chained over 1 MiB pieces. */
 int sym_hash_range(int fd, u64 len, u64 *out);
+
+/* ---- what an entry is of (digest.c) ---- */
+
+#define SYM_DIGEST_LEN 32
+/*
+ * The SHA-256 of what decoding the DWARF of the ELF file on fd reads: its
+ * ELF header, its section headers, and its DWARF, symbol table, string,
+ * relocation and group sections, each with its place and size (the rest
+ * of the file, never).  0; -EFBIG when those sections hold more than 1 GiB
+ * (or the headers 16 MiB): not to be kept; -ENOEXEC when libelf does not
+ * read it as ELF; -EINVAL for a section outside the file; -errno.  When
+ * another user may write the file (not the caller's or root's, writable
+ * by group or others, or on FUSE), *copy is a memfd of the file's size
+ * holding the bytes hashed at their places and nothing else, for the
+ * caller to read (and close) instead of fd: else -1.
+ */
+int sym_dwarf_digest(int fd, int *copy, u8 out[SYM_DIGEST_LEN]);
 
 /*
  * The cache's entry for the DWARF of a file with that build-id
  * (dwarf_cache.c): its name in the directory.  dwarf_cache_seal, for the
  * fuzzer: make the entry's key that one (build-id, the DWARF file's size
- * and hash, demangling, this libdwarf) and its hashes right, wherever its layout
- * lets them be found, so that what lies behind them is what is tried.
+ * and digest, demangling, this libdwarf) and its hashes right, wherever its
+ * layout lets them be found, so that what lies behind them is what is tried.
  */
 void dwarf_cache_entry_name(char *buf, size_t len, const u8 *build_id, u8 build_id_size,
 			    bool demangle);
 void dwarf_cache_seal(void *entry, size_t len, const u8 *build_id, u8 build_id_size, u64 dwarf_size,
-		      u64 dwarf_hash, bool demangle);
+		      const u8 dwarf_digest[SYM_DIGEST_LEN], bool demangle);
 
 /* DWARF (dwarf.c). */
 

@@ -4,8 +4,9 @@
  * crafted or corrupt entry in the cache directory, as a report meets it.
  * The input is an entry; before it is put in place its key and its hashes
  * are made right (dwarf_cache_seal), so that the checks behind them are
- * what is tried, not the hashes.  The DWARF file it stands for is an empty
- * file: a unit the entry cannot give fails, as a unit that does not decode.
+ * what is tried, not the hashes.  The DWARF file it stands for is an ELF
+ * header alone (no sections: no DWARF), with its digest: a unit the entry
+ * cannot give fails, as a unit that does not decode.
  *
  * Each input is read as a report reads it: the index at open, then every
  * unit, through lookups at each span's start, middle and last byte, the
@@ -18,6 +19,7 @@
  * rows come within [lo, hi); an entry ebs writes is one it reads back whole
  * (every unit it kept loads).
  */
+#include <elf.h>
 #include <fcntl.h>
 
 #include "symbolize/dwarf_int.h"
@@ -27,6 +29,7 @@
 #define MAX_PROBES	 256 /* addresses probed per input */
 
 static char dir[64], cache[96], empty[128];
+static u8 empty_digest[SYM_DIGEST_LEN];
 static struct sym_cache *cache_h;
 static struct symbolizer *sym; /* for warnings only */
 static const u8 key[20] = {0xeb, 0x5c, 0xac, 0x4e, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
@@ -40,21 +43,28 @@ static void quiet(void *ctx, const char *msg)
 static void setup(void)
 {
 	struct symbolize_opts so = {.warn = quiet};
-	int fd;
+	Elf64_Ehdr eh = {
+		.e_ident = {ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB,
+			    EV_CURRENT},
+		.e_type = ET_DYN,
+		.e_machine = EM_X86_64,
+		.e_version = EV_CURRENT,
+		.e_ehsize = sizeof(Elf64_Ehdr),
+	};
+	int fd, copy;
 
 	snprintf(dir, sizeof(dir), "/tmp/ebs-fuzz-dwcache.XXXXXX");
 	if (!mkdtemp(dir))
 		abort();
 	snprintf(cache, sizeof(cache), "%s/ebs", dir);
 	snprintf(empty, sizeof(empty), "%s/dwarf", dir);
-	fd = open(empty, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
+	sym = symbolizer__new(&so); /* libelf's version set */
+	cache_h = sym ? sym_cache__new(sym, cache) : NULL;
+	fd = open(empty, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (!cache_h || fd < 0 || write(fd, &eh, sizeof(eh)) != sizeof(eh) ||
+	    sym_dwarf_digest(fd, &copy, empty_digest) || copy >= 0)
 		abort();
 	close(fd);
-	sym = symbolizer__new(&so);
-	cache_h = sym ? sym_cache__new(sym, cache) : NULL;
-	if (!cache_h)
-		abort();
 }
 
 static void check_text(const char *s, const char *what)
@@ -113,7 +123,7 @@ static struct dwarf_info *read_entry(unsigned int *probes)
 
 	di = dwarf_info__open(empty, true, true, &k, why, sizeof(why));
 	if (!di)
-		return NULL; /* the entry did not hold, and the empty file has no DWARF */
+		return NULL; /* the entry did not hold, and the ELF header alone has no DWARF */
 	for (i = 0; i < di->nspans && *probes < MAX_PROBES; i++) {
 		const struct cu_span *sp = &di->spans[i];
 		struct rows rs = {.lo = sp->lo, .hi = sp->hi};
@@ -151,7 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!buf)
 		return 0;
 	memcpy(buf, data, size);
-	dwarf_cache_seal(buf, size, key, sizeof(key), 0, 0, true); /* an empty file hashes to 0 */
+	dwarf_cache_seal(buf, size, key, sizeof(key), sizeof(Elf64_Ehdr), empty_digest, true);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || write(fd, buf, size) != (ssize_t)size)
 		abort();

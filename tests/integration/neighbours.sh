@@ -176,3 +176,115 @@ done
 check "outputs: two recorders into one name, $trials times: no recording lost ($beside kept beside, told so)" \
 	[ "$lost" -eq 0 ]
 rm -f "$SHARED"/same.data*
+
+# ---- the DWARF cache ----
+# Root's cache of decoded DWARF (docs/symbolize.md, "The cache of decoded
+# DWARF") against nobody's programs (issue 28, defects 2 and 6):
+#  a. nobody's forged copy of root's hotline: one function renamed in
+#     .debug_str, one 32-byte stripe of a DW_AT_producer solved so that its
+#     build-id, size and XXH64 are the genuine file's (tests/tools/xxforge.py).
+#     nobody runs it under root's `record -a`; root reports that, which fills
+#     root's cache; root's report of a recording of its own hotline names
+#     inl_helper, not nobody's name (entries are found by the SHA-256 of what
+#     decoding reads, symbolize/digest.c);
+#  b. nobody's exact copy of root's hotline, rewritten by nobody with the
+#     forgery at the worst moment (after root's report hashed it, before
+#     libdwarf reads it: played on time by tests/preload/swapdwarf.c in
+#     root's ebs): the entry holds what was hashed, root's own report is right;
+#  c. nobody's program (its DWARF compressed, -gz, for the inflated copy)
+#     with a sparse hole of HOLE (default 16G) appended, under root's
+#     `record -a`: root's reports, cold and warm, read (rchar,
+#     tests/tools/readbytes.py) under 256 MiB, not the hole, and print what
+#     --no-cache prints.  (The code before read all of it, twice when cold.)
+dc_cache=$TMP/dc-xdg	# root's cache for this part
+dc_ebs() { XDG_CACHE_HOME=$dc_cache "$EBS" "$@"; }
+dc_root=$TMP/dc-root	# root's programs
+dc_nb=$TMP/dc-nobody	# nobody's, as in its home
+mkdir -m 755 "$dc_root" "$dc_nb"
+chown 65534:65534 "$dc_nb"
+cp "$WORKLOADS/hotline" "$dc_root/hotline"
+# dc_report NAME DATA [OPTION...]: root's report of DATA through its cache
+# into NAME.out, and without it into NAME.want.  (Of a recording of -a, only
+# nobody's program's samples, --comm: the machine's other processes may
+# change between two reports.)
+dc_report() {
+	local name=$1 data=$2
+	shift 2
+	dc_ebs report -i "$data" "$@" >"$name.out" 2>"$name.err"
+	"$EBS" report -i "$data" --no-cache "$@" >"$name.want" 2>"$name.want.err"
+}
+
+# a. the forged entry (the system's python3: root's PATH may lead where nobody may not go)
+as_nobody cp "$dc_root/hotline" "$dc_nb/genuine"
+if ! as_nobody env PATH=/usr/bin:/bin python3 "$TOP/tests/tools/xxforge.py" "$dc_nb/genuine" \
+	"$dc_nb/nbforged" inl_helper=nobodys_fn >forge.out 2>&1; then
+	fail "cache a. forgery" "xxforge.py: $(tail -n 1 forge.out)"
+else
+	as_nobody chmod 755 "$dc_nb/nbforged"
+	bid() { readelf -n "$1" | awk '/Build ID/ { print $3 }'; }
+	check "cache a. nobody's forgery has root's build-id, size and XXH64 ($(cat forge.out)), other bytes" \
+		eval '[ "$(bid "$dc_nb/nbforged")" = "$(bid "$dc_root/hotline")" ] &&
+		      [ "$(stat -c %s "$dc_nb/nbforged")" = "$(stat -c %s "$dc_root/hotline")" ] &&
+		      not cmp -s "$dc_nb/nbforged" "$dc_root/hotline"'
+	record dc-nb.data -a -e cpu-clock -F 1000 -- $NOBODY "$dc_nb/nbforged" 0.3 ||
+		fail "cache a. record -a" "$(tail -n 1 dc-nb.data.err)"
+	rm -rf "$dc_cache"
+	dc_report dc-nb dc-nb.data --comm nbforged
+	check "cache a. root's report of nobody's program names what its DWARF says (nobodys_fn), as --no-cache does" \
+		eval 'grep -q "nobodys_fn (inlined into hot_loop)" dc-nb.out && cmp -s dc-nb.out dc-nb.want'
+	record dc-g.data -e cpu-clock -F 1000 "$dc_root/hotline" 0.3 ||
+		fail "cache a. record" "$(tail -n 1 dc-g.data.err)"
+	dc_report dc-g dc-g.data
+	check "cache a. then root's report of its own hotline: inl_helper, nothing of nobody's, as --no-cache" \
+		eval 'grep -q "inl_helper (inlined into hot_loop)" dc-g.out && not grep -q nobodys_fn dc-g.out &&
+		      cmp -s dc-g.out dc-g.want'
+fi
+
+# b. the file rewritten between the digest and libdwarf's reading
+if [ ! -f "$dc_nb/nbforged" ]; then
+	skip "cache b" "no forgery (a.)"
+elif ! cc -shared -fPIC -O1 -I/usr/include/libdwarf -o swapdwarf.so \
+	"$TOP/tests/preload/swapdwarf.c" -ldl 2>cc.err; then
+	skip "cache b" "cannot build tests/preload/swapdwarf.c: $(head -n 1 cc.err)"
+else
+	as_nobody cp "$dc_root/hotline" "$dc_nb/nbtwin"
+	record dc-twin.data -a -e cpu-clock -F 1000 -- $NOBODY "$dc_nb/nbtwin" 0.3 ||
+		fail "cache b. record -a" "$(tail -n 1 dc-twin.data.err)"
+	rm -rf "$dc_cache"
+	SWAP_SIZE=$(stat -c %s "$dc_nb/nbtwin") SWAP_CMD="$NOBODY cp $dc_nb/nbforged $dc_nb/nbtwin" \
+		LD_PRELOAD=$PWD/swapdwarf.so ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+		dc_ebs report -i dc-twin.data --comm nbtwin >dc-twin.out 2>dc-twin.err
+	check "cache b. nobody rewrote its copy while root's report read it" \
+		cmp -s "$dc_nb/nbtwin" "$dc_nb/nbforged"
+	dc_report dc-g2 dc-g.data
+	check "cache b. ... root's report of its own hotline after it: inl_helper, nothing of nobody's" \
+		eval 'grep -q "inl_helper (inlined into hot_loop)" dc-g2.out && not grep -q nobodys_fn dc-g2.out &&
+		      cmp -s dc-g2.out dc-g.want'
+fi
+
+# c. a sparse hole of HOLE
+HOLE=${HOLE:-16G}
+if ! gcc -O2 -g -gz -I"$TOP/tests/workloads" -o "$dc_nb/nbsparse" "$TOP/tests/workloads/hotline.c" 2>cc.err; then
+	skip "cache c" "cannot build hotline.c with -gz: $(head -n 1 cc.err)"
+else
+	chown 65534:65534 "$dc_nb/nbsparse"
+	as_nobody truncate -s "+$HOLE" "$dc_nb/nbsparse"
+	record dc-sp.data -a -e cpu-clock -F 1000 -- $NOBODY "$dc_nb/nbsparse" 0.3 ||
+		fail "cache c. record -a" "$(tail -n 1 dc-sp.data.err)"
+	rm -rf "$dc_cache"
+	XDG_CACHE_HOME=$dc_cache python3 "$TOP/tests/tools/readbytes.py" cold.bytes \
+		"$EBS" report -i dc-sp.data --comm nbsparse >dc-sp.cold 2>&1
+	XDG_CACHE_HOME=$dc_cache python3 "$TOP/tests/tools/readbytes.py" warm.bytes \
+		"$EBS" report -i dc-sp.data --comm nbsparse >dc-sp.warm 2>&1
+	"$EBS" report -i dc-sp.data --comm nbsparse --no-cache >dc-sp.want 2>&1
+	size=$(stat -c %s "$dc_nb/nbsparse")
+	check "cache c. a program of $size bytes (a hole of $HOLE): root's cold report read $(cat cold.bytes) bytes, the warm one $(cat warm.bytes): both under 256 MiB" \
+		eval '[ "$(cat cold.bytes)" -lt $((256 << 20)) ] && [ "$(cat warm.bytes)" -lt $((256 << 20)) ]'
+	if cmp -s dc-sp.cold dc-sp.want && cmp -s dc-sp.warm dc-sp.want &&
+		grep -q "inl_helper (inlined into hot_loop) *nbsparse" dc-sp.want; then
+		pass "cache c. ... their output as --no-cache's, hot_loop and inl_helper named"
+	else
+		fail "cache c. ... their output as --no-cache's, hot_loop and inl_helper named" \
+			"$(diff dc-sp.want dc-sp.cold | head -c 300) $(diff dc-sp.want dc-sp.warm | head -c 300)"
+	fi
+fi

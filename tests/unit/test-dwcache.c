@@ -14,9 +14,15 @@
  *                   debug file is installed
  *   test_corrupt    entries with bytes flipped, cut short, or overwritten
  *                   give the same answers, and are written anew
+ *   test_digest     sym_dwarf_digest (digest.c), what an entry is of: the
+ *                   same for a copy, for a byte of code changed and for a
+ *                   sparse tail of 16 GiB (read: none of it); another for a
+ *                   byte of .debug_str, .symtab or the section headers;
+ *                   -EFBIG for a section of 2 GiB, read not at all;
+ *                   -ENOEXEC for what is not ELF; for a file others may
+ *                   write, a copy holding what was hashed and nothing else
  */
 #include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -26,9 +32,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gelf.h>
+
 #include "symbolize/dwarf_int.h"
 #include "symbolize/internal.h"
 #include "test.h"
+#include "tests/tools/rchar.h"
 
 static char dir[64];   /* the test's directory */
 static char cache[96]; /* its cache directory */
@@ -358,7 +367,7 @@ static void test_corrupt(const char *path, u64 step, const struct text *ref, int
 		blen = len;
 		if (kind < 5) { /* bits flipped: header, index, anywhere */
 			for (k = 0; k <= kind; k++) {
-				size_t at = kind == 0	? (size_t)rand() % 152
+				size_t at = kind == 0	? (size_t)rand() % 176
 					    : kind == 1 ? len - 1 -
 								  (size_t)rand() %
 									  (len < 4096 ? len : 4096)
@@ -400,6 +409,183 @@ static void test_corrupt(const char *path, u64 step, const struct text *ref, int
 	spit(epath, good, len);
 	free(good);
 	free(bad);
+}
+
+/* ---- what an entry is of ---------------------------------------------------- */
+
+/* Where section name of the ELF file at path is: its offset, size, header's offset. */
+static int section_at(const char *path, const char *name, u64 *off, u64 *size, u64 *hdr)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r = -ENOENT;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	Elf *e;
+
+	if (fd < 0)
+		return -errno;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e && gelf_getehdr(e, &eh) && !elf_getshdrstrndx(e, &shstrndx))
+		while (r && (scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			const char *n;
+
+			if (gelf_getshdr(scn, &sh) && (n = elf_strptr(e, shstrndx, sh.sh_name)) &&
+			    !strcmp(n, name)) {
+				*off = sh.sh_offset;
+				*size = sh.sh_size;
+				*hdr = eh.e_shoff + elf_ndxscn(scn) * eh.e_shentsize;
+				r = 0;
+			}
+		}
+	elf_end(e);
+	close(fd);
+	return r;
+}
+
+/* The digest of the file at path (with its copy, closed, when made): 0 or -errno. */
+static int digest_of(const char *path, u8 out[SYM_DIGEST_LEN], bool *copied, u64 *read)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), copy, e;
+	u64 before = rchar_so_far();
+
+	if (fd < 0)
+		return -errno;
+	e = sym_dwarf_digest(fd, &copy, out);
+	if (read)
+		*read = rchar_so_far() - before;
+	if (copied)
+		*copied = copy >= 0;
+	if (copy >= 0)
+		close(copy);
+	close(fd);
+	return e;
+}
+
+/* A copy of good (len bytes) at path, with byte at flipped (at == len: none). */
+static void variant(const char *path, const unsigned char *good, size_t len, size_t at)
+{
+	unsigned char *b = malloc(len);
+
+	if (!b)
+		abort();
+	memcpy(b, good, len);
+	if (at < len)
+		b[at] ^= 0x20;
+	spit(path, b, len);
+	free(b);
+}
+
+static void test_digest(const char *exe)
+{
+	u8 want[SYM_DIGEST_LEN], got[SYM_DIGEST_LEN];
+	u64 text, text_len, str, str_len, sym, sym_len, info, info_len, hdr, rd = 0;
+	char path[256], name[160];
+	unsigned char *good;
+	size_t len;
+	bool copied = true;
+	int fd, e, copy;
+
+	elf_version(EV_CURRENT); /* as symbolizer__new does */
+	snprintf(path, sizeof(path), "%s/digest", dir);
+	good = slurp(exe, &len);
+	if (!good || section_at(exe, ".text", &text, &text_len, &hdr) ||
+	    section_at(exe, ".debug_str", &str, &str_len, &hdr) ||
+	    section_at(exe, ".symtab", &sym, &sym_len, &hdr) ||
+	    section_at(exe, ".debug_info", &info, &info_len, &hdr) || !text_len || !str_len ||
+	    !sym_len) {
+		TEST_SKIP("digest", "%s: no .text, .debug_str, .symtab and .debug_info", exe);
+		free(good);
+		return;
+	}
+	TEST_EQ("digest: this program", digest_of(exe, want, NULL, NULL), 0);
+	variant(path, good, len, len);
+	chmod(path, 0644);
+	e = digest_of(path, got, &copied, NULL);
+	TEST_CHECK("digest: a copy (mode 0644, ours): the same, no copy of it made",
+		   !e && !copied && !memcmp(got, want, sizeof(got)));
+	variant(path, good, len, (size_t)(text + text_len / 2));
+	e = digest_of(path, got, NULL, NULL);
+	TEST_CHECK("digest: a byte of .text changed: the same (decoding reads no code)",
+		   !e && !memcmp(got, want, sizeof(got)));
+	variant(path, good, len, (size_t)(str + str_len / 2));
+	e = digest_of(path, got, NULL, NULL);
+	TEST_CHECK("digest: a byte of .debug_str changed: another",
+		   !e && memcmp(got, want, sizeof(got)));
+	variant(path, good, len, (size_t)(sym + sym_len / 2));
+	e = digest_of(path, got, NULL, NULL);
+	TEST_CHECK("digest: a byte of .symtab changed: another (libdwarf reads it)",
+		   !e && memcmp(got, want, sizeof(got)));
+	variant(path, good, len, (size_t)(hdr + 8)); /* .debug_info's sh_flags */
+	e = digest_of(path, got, NULL, NULL);
+	TEST_CHECK("digest: a section header changed: another",
+		   !e && memcmp(got, want, sizeof(got)));
+
+	/* a sparse tail of 16 GiB: neither read nor hashed */
+	variant(path, good, len, len);
+	if (truncate(path, (off_t)len + (16ll << 30))) {
+		TEST_SKIP("digest: a sparse tail", "truncate %s: %s", path, strerror(errno));
+	} else {
+		e = digest_of(path, got, NULL, &rd);
+		snprintf(
+			name, sizeof(name),
+			"digest: a sparse tail of 16 GiB: the same, %llu bytes read (%zu the file's)",
+			(unsigned long long)rd, len);
+		TEST_CHECK(name, !e && !memcmp(got, want, sizeof(got)) && rd <= len);
+	}
+
+	/* .debug_info said to be 2 GiB (inside the file, sparse): over the cap, not read */
+	variant(path, good, len, len);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		u64 big = 2ull << 30;
+
+		if (pwrite(fd, &big, sizeof(big), (off_t)(hdr + 32)) != sizeof(big) || /* sh_size */
+		    ftruncate(fd, (off_t)(info + big)))
+			abort();
+		close(fd);
+	}
+	e = digest_of(path, got, NULL, &rd);
+	snprintf(name, sizeof(name),
+		 "digest: a .debug_info of 2 GiB: -EFBIG (got %d), %llu bytes read", e,
+		 (unsigned long long)rd);
+	TEST_CHECK(name, e == -EFBIG && rd < (1u << 20));
+
+	spit(path, (const unsigned char *)"not an ELF file\n", 16);
+	TEST_EQ("digest: not ELF: -ENOEXEC", digest_of(path, got, NULL, NULL), -ENOEXEC);
+	spit(path, (const unsigned char *)"", 0);
+	TEST_EQ("digest: an empty file: -ENOEXEC", digest_of(path, got, NULL, NULL), -ENOEXEC);
+
+	/* writable by the group: read from a copy of what was hashed, and only that */
+	variant(path, good, len, len);
+	chmod(path, 0664);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	e = fd < 0 ? -errno : sym_dwarf_digest(fd, &copy, got);
+	if (!e && copy >= 0) {
+		unsigned char *c = malloc(len);
+		struct stat st;
+		bool same = c && !fstat(copy, &st) && (u64)st.st_size == len &&
+			    pread(copy, c, len, 0) == (ssize_t)len;
+		size_t i, zero = 0;
+
+		same = same && !memcmp(c + str, good + str, str_len) &&
+		       !memcmp(c + info, good + info, info_len) && !memcmp(got, want, sizeof(got));
+		for (i = 0; same && i < text_len; i++)
+			zero += !c[text + i];
+		TEST_CHECK(
+			"digest: a file others may write (0664): a copy of its size, its DWARF as hashed, "
+			"its code not copied",
+			same && zero == text_len);
+		free(c);
+		close(copy);
+	} else {
+		TEST_FAIL("digest: a file others may write (0664): a copy", "digest %d, copy %d", e,
+			  e ? -1 : copy);
+	}
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	free(good);
 }
 
 /*
@@ -460,6 +646,7 @@ int main(void)
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = 0;
+		test_digest(exe);
 		if (check_same("this program", exe, 13, &ref))
 			test_corrupt(exe, 13, &ref, 120);
 		free(ref.buf);

@@ -1916,9 +1916,8 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle, bool lines,
 	di->demangle = demangle;
 	di->no_lines = !lines;
 	di->efd = -1;
-	di->fd = sym_open_file(path, 0, &st);
+	di->fd = ebs_open_input(path, NULL, &st, why, why_len);
 	if (di->fd < 0) {
-		snprintf(why, why_len, "%s", sym_open_strerror(di->fd));
 		free(di);
 		return NULL;
 	}
@@ -2242,7 +2241,7 @@ int eh_frame__fde_around(const char *path, u64 addr, u64 *lo, u64 *hi, u64 *next
 	int fd, r = -ENOENT;
 
 	*next = UINT64_MAX;
-	fd = sym_open_file(path, 0, &st);
+	fd = ebs_open_input(path, NULL, &st, NULL, 0);
 	if (fd < 0)
 		return fd;
 	/*

@@ -53,12 +53,17 @@ struct fn_ent {
 	struct addr_cnt *addrs; /* per address, for a function that may be listed */
 };
 
-/* One (file, line) of a file-mode listing, over every function. */
+/*
+ * One (file, line) of a file-mode listing, over every function, as the
+ * DWARF of a file of owner's names it (whose names decide which sources
+ * are shown: source.h).
+ */
 struct fl_ent {
 	UT_hash_handle hh;
 	struct {
 		const char *file;
 		u32 line;
+		uid_t owner;
 	} key;
 	u64 n;
 };
@@ -189,6 +194,7 @@ static int collect(void *ctx, const struct resolved *rv)
 			if (!probe.key.file)
 				return -ENOMEM;
 			probe.key.line = fr->line;
+			probe.key.owner = res->info ? res->info->dwarf_owner : (uid_t)-1;
 			HASH_FIND(hh, an->flines, &probe.key, sizeof(probe.key), e);
 			if (!e) {
 				e = calloc(1, sizeof(*e));
@@ -721,6 +727,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	char why[256] = "";
 	u64 noline = 0;
 	size_t i;
+	uid_t owner;
 	u32 l, lo = UINT32_MAX, hi = 0; /* the function's own line range in its file */
 
 	if (!af) {
@@ -776,12 +783,15 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	if (af->main_file && hi < lo)
 		hi = lo; /* a declaration, no row of its own: its first line */
 	/* no source to show: its instructions instead of a page of placeholders */
+	/* whose DWARF names its files (read by now: the rows came from it) */
+	owner = f->key.info ? f->key.info->dwarf_owner : (uid_t)-1;
 	if (af->main_file) {
 		const struct source *src;
 
-		if (source_cache__get(an->sources, af->main_file, &src))
+		if (source_cache__get(an->sources, af->main_file, owner, &src))
 			goto nomem;
 		af->read_from = src->read_from;
+		af->source_why = src->why;
 		af->source_missing = !src->read_from;
 		if (af->source_missing && !o->asm_)
 			af->asm_for_source = need_insns = true;
@@ -872,7 +882,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		struct ann_line *al = &lv.v[i];
 
 		al->in_range = al->file == af->main_file && al->line >= lo && al->line <= hi;
-		if (source_cache__line(an->sources, al->file, al->line, &al->text))
+		if (source_cache__line(an->sources, al->file, owner, al->line, &al->text))
 			goto nomem;
 		if (al->self > af->hottest)
 			af->hottest = al->self;
@@ -900,7 +910,8 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 			in->file = rc.rows[r - 1].file;
 			in->line = rc.rows[r - 1].line;
 			in->src = line_find(&lv, in->file, in->line);
-			if (source_cache__line(an->sources, in->file, in->line, &in->line_text))
+			if (source_cache__line(an->sources, in->file, owner, in->line,
+					       &in->line_text))
 				goto nomem;
 		}
 		/* a line outside its own: inlined code, or another function's text */
@@ -1029,6 +1040,46 @@ static const char *busiest_file(struct annot *an)
 }
 
 /*
+ * The source of file as the DWARF of one of the DSOs whose lines of it have
+ * samples names it: the first whose owner may have it shown (source.h),
+ * else the first's refusal; its owner in *owner.  0 or -ENOMEM.
+ */
+static int file_source(struct annot *an, const char *file, const struct source **out, uid_t *owner)
+{
+	struct fl_ent *e, *tmp;
+	uid_t tried[8];
+	size_t n = 0, i;
+	int r;
+
+	*out = NULL;
+	HASH_ITER(hh, an->flines, e, tmp) {
+		const struct source *s;
+
+		if (e->key.file != file)
+			continue;
+		for (i = 0; i < n && tried[i] != e->key.owner; i++)
+			;
+		if (i < n || n == ARRAY_SIZE(tried))
+			continue;
+		tried[n++] = e->key.owner;
+		r = source_cache__get(an->sources, file, e->key.owner, &s);
+		if (r)
+			return r;
+		if (!*out || (!(*out)->read_from && s->read_from)) {
+			*out = s;
+			*owner = e->key.owner;
+		}
+		if (s->read_from)
+			break;
+	}
+	if (!*out) { /* no line of it sampled: as named, by no one's DWARF in particular */
+		*owner = (uid_t)-1;
+		return source_cache__get(an->sources, file, *owner, out);
+	}
+	return 0;
+}
+
+/*
  * A file-mode listing as one model: FILE alone shows every sampled line of
  * the file with --context lines around each; FILE:LINE the lines within
  * --context of LINE.  0 with *out set, or NULL when no sampled line is
@@ -1041,6 +1092,7 @@ static int build_file(struct annot *an, struct ann_func **out)
 	const struct source *src;
 	struct line_vec lv = {0};
 	struct fl_ent *e, *tmp;
+	uid_t owner = (uid_t)-1;
 	size_t i;
 
 	*out = NULL;
@@ -1055,7 +1107,7 @@ static int build_file(struct annot *an, struct ann_func **out)
 		l = line_get(&lv, e->key.file, e->key.line);
 		if (!l)
 			goto nomem;
-		l->self = e->n;
+		l->self += e->n; /* (one line named by two DSOs' DWARF: two entries) */
 		af->samples += e->n;
 	}
 	if (!af->main_file) {
@@ -1080,13 +1132,14 @@ static int build_file(struct annot *an, struct ann_func **out)
 					goto nomem;
 		}
 	}
-	if (source_cache__get(an->sources, af->main_file, &src))
+	if (file_source(an, af->main_file, &src, &owner))
 		goto nomem;
 	af->read_from = src->read_from;
+	af->source_why = src->why;
 	for (i = 0; i < lv.n; i++) {
 		struct ann_line *l = &lv.v[i];
 
-		if (source_cache__line(an->sources, l->file, l->line, &l->text))
+		if (source_cache__line(an->sources, l->file, owner, l->line, &l->text))
 			goto nomem;
 		l->in_range = true;
 		l->shown = line ? l->line + c >= line && l->line <= line + c
@@ -1157,8 +1210,9 @@ static int check_target_line(struct annot *an, struct ebs_error *err)
 {
 	const char *file = an->file_mode && an->target_line ? busiest_file(an) : NULL;
 	const struct source *s = NULL;
+	uid_t owner;
 
-	if (file && source_cache__get(an->sources, file, &s))
+	if (file && file_source(an, file, &s, &owner))
 		return ebs_error__set(err, ENOMEM, "out of memory");
 	if (!s || !s->read_from || an->target_line <= s->nlines)
 		return 0; /* no source to count its lines: any LINE */

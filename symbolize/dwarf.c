@@ -1921,6 +1921,7 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle, bool lines,
 		free(di);
 		return NULL;
 	}
+	di->owner = st.st_uid;
 	di->file_size = (u64)st.st_size;
 	/* a file without a build-id is not kept: nothing says which file an entry was */
 	if (key && key->cache && key->build_id_size >= 4 &&
@@ -1992,6 +1993,11 @@ void dwarf_info__free(struct dwarf_info *di)
 const char *dwarf_info__problem(const struct dwarf_info *di)
 {
 	return di->why[0] ? di->why : NULL;
+}
+
+uid_t dwarf_info__owner(const struct dwarf_info *di)
+{
+	return di->owner;
 }
 
 static const struct dw_row *row_of(const struct dw_cu *cu, u64 addr)

@@ -433,6 +433,9 @@ int eh_frame__fde_around(const char *path, u64 addr, u64 *lo, u64 *hi, u64 *next
 /* The first problem met while decoding (a corrupt unit...), or NULL. */
 const char *dwarf_info__problem(const struct dwarf_info *di);
 
+/* The owner of the file the DWARF was read from, as it was opened. */
+uid_t dwarf_info__owner(const struct dwarf_info *di);
+
 /* A malloc'd demangled C++ name, or NULL when name is not a mangled one. */
 char *ebs_demangle(const char *name);
 /* The same, and *err -ENOMEM when NULL for want of memory (else 0). */

@@ -417,6 +417,7 @@ static void dso__fill_info(struct dso *d, const char *path)
 	d->info.looked = d->looked ? d->looked : "";
 	d->info.problem = d->dwarf_problem[0] ? d->dwarf_problem : NULL;
 	d->info.unusable = d->unusable[0] ? d->unusable : NULL;
+	d->info.dwarf_owner = d->dwarf ? dwarf_info__owner(d->dwarf) : (uid_t)-1;
 }
 
 /*
@@ -851,7 +852,9 @@ static struct dwarf_info *dso__dwarf_open(struct symbolizer *s, struct dso *d)
 		return NULL;
 	d->dwarf =
 		dwarf_info__open(d->debug_path, s->demangle, !s->no_lines, &key, why, sizeof(why));
-	if (!d->dwarf) {
+	if (d->dwarf) {
+		d->info.dwarf_owner = dwarf_info__owner(d->dwarf);
+	} else {
 		snprintf(d->dwarf_problem, sizeof(d->dwarf_problem), "%.360s: %.250s",
 			 d->debug_path, why);
 		d->dwarf_warn = true;

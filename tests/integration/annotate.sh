@@ -141,13 +141,13 @@ mkfifo src/hotline.c
 timeout 60 "$EBS" annotate -i copy.data hot_loop >fifo.txt 2>fifo.err
 rc=$?
 acheck "a FIFO as the source: exit 0 ($rc), one warning naming it, its instructions instead" \
-	sh -c "[ $rc -eq 0 ] && [ \$(wc -l <fifo.err) -eq 1 ] && grep -qx 'ebs annotate: warning: $TMP/src/hotline.c: not a regular file: its source lines are not shown' fifo.err && grep -qE '  [0-9a-f]+:  divsd ' fifo.txt"
+	sh -c "[ $rc -eq 0 ] && [ \$(wc -l <fifo.err) -eq 1 ] && grep -qx 'ebs annotate: warning: $TMP/src/hotline.c: is a FIFO, not a regular file: its source lines are not shown' fifo.err && grep -qE '  [0-9a-f]+:  divsd ' fifo.txt"
 rm src/hotline.c
 ln -s /dev/zero src/hotline.c
 timeout 60 "$EBS" annotate -i copy.data hot_loop >zero.txt 2>zero.err
 rc=$?
 check "/dev/zero as the source: exit 0 ($rc), one warning" \
-	sh -c "[ $rc -eq 0 ] && grep -qx 'ebs annotate: warning: $TMP/src/hotline.c: not a regular file: its source lines are not shown' zero.err"
+	sh -c "[ $rc -eq 0 ] && grep -qx 'ebs annotate: warning: $TMP/src/hotline.c: is a character device, not a regular file: its source lines are not shown' zero.err"
 rm src/hotline.c
 # the workload's source, its HOT line's comment holding control characters:
 # ESC, BEL, a raw C1 CSI byte and one as UTF-8 (U+009B); tabs stay

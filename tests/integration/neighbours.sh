@@ -118,3 +118,113 @@ else
 	done
 	wait 2>/dev/null
 fi
+
+# ---- annotate's sources ----
+# A program's DWARF names its source files, and its owner wrote the DWARF:
+# nobody's program built with `#line 1 "SECRET"` names a file of root's
+# that nobody cannot read.  Root's annotate of it (text, --html, a file
+# listing, --source-dir leading to the secret) must show none of the
+# secret and say why; nobody's own source is still shown; a link nobody
+# planted in the shared directory is not followed, whoever's binary names
+# it.
+as_src=$TMP/as.secret
+printf 'TOPSECRET-line-%s\n' 1 2 3 4 5 6 >"$as_src"
+chmod 600 "$as_src"
+as_nobody ln -s "$as_src" "$SHARED/as-planted.c"
+as_nobody sh -c "cat >'$SHARED/as-prog.c'" <<ASEOF
+#include <time.h>
+void own_spin(void), secret_spin(void), planted_spin(void);
+static double cpu(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+int main(void)
+{
+	double end = cpu() + 0.3;
+
+	while (cpu() < end) {
+		own_spin();
+		secret_spin();
+		planted_spin();
+	}
+	return 0;
+}
+volatile unsigned long sink;
+__attribute__((noinline)) void own_spin(void)
+{
+	for (int i = 0; i < 100000; i++) /* OWN-MARKER */
+		sink += i;
+}
+#line 1 "$as_src"
+__attribute__((noinline)) void secret_spin(void) { for (int i = 0; i < 100000; i++) sink += i * 3; }
+#line 1 "$SHARED/as-planted.c"
+__attribute__((noinline)) void planted_spin(void) { for (int i = 0; i < 100000; i++) sink += i * 5; }
+ASEOF
+# the secret's text in FILE, or nothing
+secret_in() { grep -q TOPSECRET "$1"; }
+if ! as_nobody gcc -O1 -g -o "$SHARED/as-prog" "$SHARED/as-prog.c" 2>as.gcc.err; then
+	fail "annotate's sources" "gcc as nobody failed: $(head -c 300 as.gcc.err)"
+elif ! record as.data -e cpu-clock -F 2000 -- $NOBODY "$SHARED/as-prog"; then
+	fail "annotate's sources" "ebs record failed: $(head -c 300 as.data.err)"
+else
+	"$EBS" annotate -i as.data secret_spin >as.secret.txt 2>as.secret.err
+	keep as.secret.txt
+	check "annotate's sources: nobody's secret_spin: none of the secret's text" not secret_in as.secret.txt
+	check "annotate's sources: ... the listing says why ($(grep '^# note' as.secret.txt | head -c 300))" \
+		grep -qE "^# note: $as_src is not shown: it may not be read by the binary's owner, [^ ]* ?\\(uid 65534\\): its mode is 0600; its instructions instead" as.secret.txt
+	check "annotate's sources: ... and one warning line says it ($(head -c 300 as.secret.err))" \
+		bash -c '[ "$(wc -l <"$1")" -eq 1 ] && grep -qE "warning: $2: may not be read by the binary.s owner.*its source lines are not shown" "$1"' \
+		sh as.secret.err "$as_src"
+	"$EBS" annotate -i as.data secret_spin --html as.secret.html 2>/dev/null
+	check "annotate's sources: --html: none of the secret's text" not secret_in as.secret.html
+	check "annotate's sources: --html: the page says why" \
+		grep -q "is not shown: it may not be read by the binary&#39;s owner\\|is not shown: it may not be read by the binary's owner" as.secret.html
+	"$EBS" annotate -i as.data "$as_src" >as.file.txt 2>/dev/null
+	check "annotate's sources: the secret's file listing: none of its text" not secret_in as.file.txt
+	"$EBS" annotate -i as.data secret_spin --source-dir "$TMP" >as.dir.txt 2>/dev/null
+	check "annotate's sources: --source-dir leading to the secret: none of its text" not secret_in as.dir.txt
+	"$EBS" annotate -i as.data secret_spin --source-dir "$TMP=$TMP" >as.map.txt 2>/dev/null
+	check "annotate's sources: --source-dir OLD=NEW onto it: none of its text" not secret_in as.map.txt
+	"$EBS" annotate -i as.data planted_spin >as.planted.txt 2>as.planted.err
+	check "annotate's sources: a link planted in the shared directory: not followed ($(grep '^# note' as.planted.txt | head -c 200))" \
+		bash -c '! grep -q TOPSECRET "$1" && grep -q "is a symbolic link in a directory others can write: not followed" "$1"' \
+		sh as.planted.txt
+	"$EBS" annotate -i as.data own_spin >as.own.txt 2>as.own.err
+	check "annotate's sources: nobody's own source, nobody's own binary: shown" \
+		grep -q 'OWN-MARKER' as.own.txt
+	# root's copy of the program: its DWARF is root's, its secret root's to see;
+	# the planted link is still not followed
+	cp "$SHARED/as-prog" "$TMP/as-rootprog"
+	if record as-root.data -e cpu-clock -F 2000 -- "$TMP/as-rootprog"; then
+		"$EBS" annotate -i as-root.data secret_spin >as.root.txt 2>/dev/null
+		check "annotate's sources: root's own binary naming root's file: shown" \
+			secret_in as.root.txt
+		"$EBS" annotate -i as-root.data planted_spin >as.rootplanted.txt 2>/dev/null
+		check "annotate's sources: root's binary, a link nobody planted in the shared directory: not followed" \
+			bash -c '! grep -q TOPSECRET "$1" && grep -q "is a symbolic link in a directory others can write: not followed" "$1"' \
+			sh as.rootplanted.txt
+	else
+		fail "annotate's sources: root's copy" "ebs record failed: $(head -c 300 as-root.data.err)"
+	fi
+fi
+
+# A real program nobody here wrote, as nobody's: SQLite's driver copied by
+# nobody into the shared directory names root's sqlite3.c (0644, in
+# directories anyone may search): its owner could read it, so root's
+# annotate shows it, as it does for root's own copy.
+if sqlite_build; then
+	as_nobody cp "$SQLWORK" "$SHARED/as-sqlwork"
+	if record as-sq.data -e cpu-clock -F 2000 -- $NOBODY "$SHARED/as-sqlwork" 50000 &&
+	   record as-sqroot.data -e cpu-clock -F 2000 -- "$SQLWORK" 50000; then
+		"$EBS" annotate -i as-sq.data sqlite3VdbeExec >as.sq.txt 2>as.sq.err
+		"$EBS" annotate -i as-sqroot.data sqlite3VdbeExec >as.sqroot.txt 2>/dev/null
+		check "annotate's sources: SQLite as nobody's: sqlite3.c shown, as for root's copy ($(grep -m1 '^# note' as.sq.txt))" \
+			bash -c '! grep -q "^# note: .*not shown" "$1" && grep -qE "^ +[0-9]+  .*sqlite3VdbeExec\(" "$1" && grep -qE "^ +[0-9]+  .*sqlite3VdbeExec\(" "$2"' \
+			sh as.sq.txt as.sqroot.txt
+	else
+		fail "annotate's sources: SQLite" "ebs record failed: $(head -c 300 as-sq.data.err as-sqroot.data.err)"
+	fi
+fi

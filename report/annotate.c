@@ -411,8 +411,7 @@ static int kernel_code(struct annot *an, const struct fn_ent *f, u8 *code, size_
 	    strtoull(stext, NULL, 16) != now) {
 		snprintf(why, why_len,
 			 "no instructions: recorded on a kernel laid out otherwise "
-			 "(_stext at %s, now at %llx: another boot or machine)",
-			 stext, (unsigned long long)now);
+			 "(_stext has moved: another boot or machine)");
 		return -ESTALE;
 	}
 	if (!stext && !an->o->kcore && release && uname(&u) == 0 && strcmp(release, u.release)) {
@@ -446,37 +445,49 @@ static int insn_room(struct ann_func *af, size_t *cap)
 /*
  * A call's or jump's target as objdump names it: <fn> or <fn+0xoff>, inside
  * this function or through the DSO's symbol table (PLT entries included).
+ * target is the address itself (ai->target, as shown, is less the base).
  */
-static void name_target(struct annot *an, const struct fn_ent *f, struct ann_insn *ai)
+static void name_target(struct annot *an, const struct fn_ent *f, struct ann_insn *ai, u64 target)
 {
 	const char *name = NULL;
 	struct sym_func sf;
 	u64 start = 0;
 
-	if (ai->target >= f->key.start && ai->target < f->end) {
+	if (target >= f->key.start && target < f->end) {
 		name = f->name;
 		start = f->key.start;
 		ai->target_local = true;
-	} else if ((f->kernel ? symbolizer__kernel_function(an->rs.sym, ai->target, &sf)
-			      : symbolizer__function(an->rs.sym, f->key.info, ai->target, &sf)) ==
-			   0 &&
+	} else if ((f->kernel ? symbolizer__kernel_function(an->rs.sym, target, &sf)
+			      : symbolizer__function(an->rs.sym, f->key.info, target, &sf)) == 0 &&
 		   sf.name) {
 		name = sf.name;
 		start = sf.start;
 	}
 	if (!name)
 		return;
-	if (ai->target == start)
+	if (target == start)
 		snprintf(ai->target_name, sizeof(ai->target_name), "%.*s", 120, name);
 	else
 		snprintf(ai->target_name, sizeof(ai->target_name), "%.*s+0x%llx", 120, name,
-			 (unsigned long long)(ai->target - start));
+			 (unsigned long long)(target - start));
+}
+
+/*
+ * What a function's addresses are shown less of: nothing in user space; in
+ * the kernel, _stext (rsession_kernel_at), or when that is not known the
+ * function's own start, so that no listing holds where KASLR put the
+ * kernel.  The model's instructions are at addresses less this.
+ */
+static u64 shown_base(struct annot *an, const struct fn_ent *f)
+{
+	return f->kernel ? f->key.start - rsession_kernel_at(&an->rs, f->key.start) : 0;
 }
 
 struct insns_ctx {
 	struct annot *an;
 	const struct fn_ent *f;
 	struct ann_func *af;
+	u64 base; /* shown_base */
 	size_t cap;
 };
 
@@ -493,7 +504,7 @@ static int take_insn(void *ctx, const struct decode_insn *in)
 	snprintf(ai->text, sizeof(ai->text), "%s", in->text);
 	if (in->has_target) {
 		ai->target = in->target;
-		name_target(ic->an, ic->f, ai);
+		name_target(ic->an, ic->f, ai, in->target + ic->base);
 	}
 	return 0;
 }
@@ -507,7 +518,7 @@ static int take_insn(void *ctx, const struct decode_insn *in)
 static int insns_of(struct annot *an, const struct fn_ent *f, struct ann_func *af, char *why,
 		    size_t why_len)
 {
-	struct insns_ctx ic = {.an = an, .f = f, .af = af};
+	struct insns_ctx ic = {.an = an, .f = f, .af = af, .base = shown_base(an, f)};
 	size_t len = f->end - f->key.start;
 	enum sym_arch arch = SYM_ARCH_UNKNOWN;
 	u8 *code;
@@ -533,7 +544,8 @@ static int insns_of(struct annot *an, const struct fn_ent *f, struct ann_func *a
 		free(code);
 		return e == -ENOMEM ? e : -ENOENT;
 	}
-	e = decode_each(arch, code, len, f->key.start, take_insn, &ic);
+	/* decoded where it is shown: a branch's target is shown as its address is */
+	e = decode_each(arch, code, len, f->key.start - ic.base, take_insn, &ic);
 	free(code);
 	if (e == -ENOEXEC) {
 		snprintf(why, why_len, "no instructions: only x86-64 code is decoded");
@@ -665,9 +677,10 @@ static int addr_cmp(const void *a, const void *b)
 /*
  * A function whose code cannot be read (the kernel's without /proc/kcore):
  * its sampled addresses as rows, "fn+0x19", so that where the samples fall
- * is still seen, as perf shows it.  0 or -ENOMEM.
+ * is still seen, as perf shows it; at their addresses less base
+ * (shown_base).  0 or -ENOMEM.
  */
-static int sampled_offsets(const struct fn_ent *f, struct ann_func *af)
+static int sampled_offsets(const struct fn_ent *f, struct ann_func *af, u64 base)
 {
 	struct addr_cnt *a, *tmp;
 	size_t cap = 0;
@@ -678,7 +691,7 @@ static int sampled_offsets(const struct fn_ent *f, struct ann_func *af)
 		if (insn_room(af, &cap))
 			return -ENOMEM;
 		in = &af->insns[af->ninsns++];
-		in->addr = a->addr;
+		in->addr = a->addr - base;
 		snprintf(in->text, sizeof(in->text), "%.40s+0x%llx (not read)", f->name,
 			 (unsigned long long)(a->addr - f->key.start));
 	}
@@ -724,6 +737,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	struct sym_span span;
 	bool need_insns = o->asm_ || o->skid_adjust || f->kernel; /* the kernel: nothing else */
 	bool code_read;
+	u64 base = shown_base(an, f); /* the model's addresses are less this */
 	char why[256] = "";
 	u64 noline = 0;
 	size_t i;
@@ -735,7 +749,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		return NULL;
 	}
 	af->name = f->name;
-	af->start = f->key.start;
+	af->start = f->key.start - base;
 	af->per = "%func";
 	af->dso = f->dso;
 	af->dso_path = f->dso_path;
@@ -802,7 +816,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		goto nomem;
 	code_read = af->ninsns > 0;
 	/* kernel code not read: at least where in it the samples are */
-	if (f->kernel && !af->ninsns && sampled_offsets(f, af))
+	if (f->kernel && !af->ninsns && sampled_offsets(f, af, base))
 		goto nomem;
 	if ((af->asm_for_source || f->kernel) && af->ninsns)
 		af->show_asm = af->asm_for_source = true;
@@ -816,15 +830,15 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	HASH_ITER(hh, f->addrs, a, tmp) {
 		unsigned int k, nr_frames = a->nr_frames;
 		const struct sym_frame *frames = a->frames;
-		u64 at = where(af, a->addr, o->skid_adjust);
+		u64 at = where(af, a->addr - base, o->skid_adjust);
 		struct ann_insn *in = af->ninsns ? insn_at(af, at) : NULL;
 		struct sym_result moved;
 
 		if (in)
 			in->samples += a->n;
 		/* skid-adjusted: the lines of the instruction the sample moved to */
-		if (at != a->addr &&
-		    symbolizer__lookup_in(an->rs.sym, f->key.info, at, &moved) == 0) {
+		if (at != a->addr - base &&
+		    symbolizer__lookup_in(an->rs.sym, f->key.info, at + base, &moved) == 0) {
 			nr_frames = moved.nr_frames;
 			frames = moved.frames;
 		}
@@ -903,7 +917,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		struct ann_insn *in = &af->insns[i];
 		/* rows are in address order within the function's unit */
 		size_t r = ebs_upper_bound(rc.rows, rc.nrows, sizeof(rc.rows[0]),
-					   offsetof(struct sym_row, addr), in->addr);
+					   offsetof(struct sym_row, addr), in->addr + base);
 		struct sym_result res;
 
 		if (r) {
@@ -916,7 +930,8 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		}
 		/* a line outside its own: inlined code, or another function's text */
 		if (in->line && !(in->file == af->main_file && in->line >= lo && in->line <= hi)) {
-			if (symbolizer__lookup_in(an->rs.sym, f->key.info, in->addr, &res) == 0 &&
+			if (symbolizer__lookup_in(an->rs.sym, f->key.info, in->addr + base, &res) ==
+				    0 &&
 			    res.nr_frames > 1 && res.frames[0].function)
 				in->owner = res.frames[0].function;
 			else

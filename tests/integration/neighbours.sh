@@ -228,3 +228,79 @@ if sqlite_build; then
 		fail "annotate's sources: SQLite" "ebs record failed: $(head -c 300 as-sq.data.err as-sqroot.data.err)"
 	fi
 fi
+
+# ---- kernel addresses ----
+# A recording with kernel samples holds kernel addresses, which give away
+# where KASLR put the kernel this boot: it is 0600.  What ebs makes of it to
+# be shown (exports, flame graphs, report --json: 0644) names kernel code
+# and gives offsets from _stext, never an address: pprof's Locations, and
+# every "[unknown] [kernel]+0x..." (all of them, with a kallsyms of _stext
+# alone).  script and report --dump print the recording as it is.
+ka_stext=$(awk '$3 == "_stext" { print $1; exit }' /proc/kallsyms)
+# kaddr_in FILE: a kernel address (the upper half: 0xffff8... and above)
+# in FILE, as hex or as a decimal JSON number
+kaddr_in() { grep -qiE '(0x)?ffff[89a-f][0-9a-f]{11}|1844674[0-9]{12}' "$1"; }
+if [ -z "$ka_stext" ] || [ "$ka_stext" = 0000000000000000 ]; then
+	skip "kernel addresses" "/proc/kallsyms shows no _stext here"
+elif ! record ka.data -a -g -e cpu-clock -F 1000 -- "$WORKLOADS/sysloop" 0.3; then
+	fail "kernel addresses" "ebs record -a -g failed: $(head -c 300 ka.data.err)"
+else
+	echo "$ka_stext T _stext" >ka.kallsyms
+	"$EBS" export -i ka.data --format pprof -o ka.pb.gz 2>ka.pprof.err
+	# every Location's address and Mapping's range, and every string
+	python3 - ka.pb.gz >ka.pb.txt <<'PY'
+import gzip, sys
+def fields(b):
+    i = 0
+    while i < len(b):
+        k, i = varint(b, i)
+        f, w = k >> 3, k & 7
+        if w == 0:
+            v, i = varint(b, i)
+        elif w == 2:
+            n, i = varint(b, i)
+            v, i = b[i:i + n], i + n
+        elif w == 1:
+            v, i = b[i:i + 8], i + 8
+        else:
+            v, i = b[i:i + 4], i + 4
+        yield f, v
+def varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]; i += 1
+        v |= (c & 0x7f) << s; s += 7
+        if c < 0x80:
+            return v, i
+for f, v in fields(gzip.open(sys.argv[1]).read()):
+    if f == 4:	# Location: address
+        print(' '.join('address 0x%x' % x for g, x in fields(v) if g == 3))
+    elif f == 3:	# Mapping: memory_start, memory_limit
+        print(' '.join('mapping 0x%x' % x for g, x in fields(v) if g in (2, 3)))
+    elif f == 6:
+        print('string', v.decode('utf-8', 'replace'))
+PY
+	check "kernel addresses: pprof: read back ($(head -c 200 ka.pprof.err))" \
+		grep -q '^string \[kernel\]$' ka.pb.txt
+	check "kernel addresses: pprof: no kernel address in a Location, Mapping or string ($(grep -iE 'ffff[89a-f][0-9a-f]{11}' ka.pb.txt | head -n 2 | tr '\n' ' '))" \
+		not kaddr_in ka.pb.txt
+	if command -v go >/dev/null; then
+		go tool pprof -raw ka.pb.gz >ka.raw 2>ka.raw.err
+		check "kernel addresses: go tool pprof reads it, no kernel address in -raw ($(grep -E 'ffff[89a-f]' ka.raw | head -n 1))" \
+			bash -c '[ -s ka.raw ] && ! grep -qiE "0xffff[89a-f][0-9a-f]{11}" ka.raw'
+	else
+		skip "kernel addresses: go tool pprof" "go is not installed"
+	fi
+	for fmt in speedscope folded pprof; do
+		"$EBS" export -i ka.data --format $fmt -o ka.few.$fmt --kallsyms ka.kallsyms 2>/dev/null
+	done
+	"$EBS" flamegraph -i ka.data -o ka.few.svg --kallsyms ka.kallsyms 2>/dev/null
+	"$EBS" report -i ka.data --json --kallsyms ka.kallsyms >ka.few.json 2>/dev/null
+	zcat ka.few.pprof >ka.few.pb 2>/dev/null
+	check "kernel addresses: kallsyms of _stext alone: unknown kernel code in speedscope, as offsets" \
+		grep -qE '"\[unknown\] \[kernel\][+-]0x[0-9a-f]+"' ka.few.speedscope
+	for f in ka.few.speedscope ka.few.folded ka.few.pb ka.few.svg ka.few.json; do
+		check "kernel addresses: kallsyms of _stext alone: no kernel address in $f ($(grep -oaiE '.{0,30}(ffff[89a-f][0-9a-f]{11}|1844674[0-9]{12})' "$f" | head -n 1))" \
+			not kaddr_in "$f"
+	done
+fi

@@ -40,7 +40,11 @@ static void print_header(FILE *out, const struct ann_func *af)
 
 		fprintf(out, "# source: %s%s%s%s\n", af->main_file, elsewhere ? " (read from " : "",
 			elsewhere ? af->read_from : "", elsewhere ? ")" : "");
-		if (!af->read_from)
+		if (!af->read_from && af->source_why)
+			fprintf(out, "# note: %s is not shown: it %s%s\n", af->main_file,
+				af->source_why,
+				af->asm_for_source ? "; its instructions instead" : "");
+		else if (!af->read_from)
 			fprintf(out, "# note: %s is not there to read (give --source-dir)%s\n",
 				af->main_file,
 				af->asm_for_source ? "; its instructions instead" : "");

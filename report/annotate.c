@@ -53,12 +53,17 @@ struct fn_ent {
 	struct addr_cnt *addrs; /* per address, for a function that may be listed */
 };
 
-/* One (file, line) of a file-mode listing, over every function. */
+/*
+ * One (file, line) of a file-mode listing, over every function, as the
+ * DWARF of a file of owner's names it (whose names decide which sources
+ * are shown: source.h).
+ */
 struct fl_ent {
 	UT_hash_handle hh;
 	struct {
 		const char *file;
 		u32 line;
+		uid_t owner;
 	} key;
 	u64 n;
 };
@@ -189,6 +194,7 @@ static int collect(void *ctx, const struct resolved *rv)
 			if (!probe.key.file)
 				return -ENOMEM;
 			probe.key.line = fr->line;
+			probe.key.owner = res->info ? res->info->dwarf_owner : (uid_t)-1;
 			HASH_FIND(hh, an->flines, &probe.key, sizeof(probe.key), e);
 			if (!e) {
 				e = calloc(1, sizeof(*e));
@@ -405,8 +411,7 @@ static int kernel_code(struct annot *an, const struct fn_ent *f, u8 *code, size_
 	    strtoull(stext, NULL, 16) != now) {
 		snprintf(why, why_len,
 			 "no instructions: recorded on a kernel laid out otherwise "
-			 "(_stext at %s, now at %llx: another boot or machine)",
-			 stext, (unsigned long long)now);
+			 "(_stext has moved: another boot or machine)");
 		return -ESTALE;
 	}
 	if (!stext && !an->o->kcore && release && uname(&u) == 0 && strcmp(release, u.release)) {
@@ -440,37 +445,49 @@ static int insn_room(struct ann_func *af, size_t *cap)
 /*
  * A call's or jump's target as objdump names it: <fn> or <fn+0xoff>, inside
  * this function or through the DSO's symbol table (PLT entries included).
+ * target is the address itself (ai->target, as shown, is less the base).
  */
-static void name_target(struct annot *an, const struct fn_ent *f, struct ann_insn *ai)
+static void name_target(struct annot *an, const struct fn_ent *f, struct ann_insn *ai, u64 target)
 {
 	const char *name = NULL;
 	struct sym_func sf;
 	u64 start = 0;
 
-	if (ai->target >= f->key.start && ai->target < f->end) {
+	if (target >= f->key.start && target < f->end) {
 		name = f->name;
 		start = f->key.start;
 		ai->target_local = true;
-	} else if ((f->kernel ? symbolizer__kernel_function(an->rs.sym, ai->target, &sf)
-			      : symbolizer__function(an->rs.sym, f->key.info, ai->target, &sf)) ==
-			   0 &&
+	} else if ((f->kernel ? symbolizer__kernel_function(an->rs.sym, target, &sf)
+			      : symbolizer__function(an->rs.sym, f->key.info, target, &sf)) == 0 &&
 		   sf.name) {
 		name = sf.name;
 		start = sf.start;
 	}
 	if (!name)
 		return;
-	if (ai->target == start)
+	if (target == start)
 		snprintf(ai->target_name, sizeof(ai->target_name), "%.*s", 120, name);
 	else
 		snprintf(ai->target_name, sizeof(ai->target_name), "%.*s+0x%llx", 120, name,
-			 (unsigned long long)(ai->target - start));
+			 (unsigned long long)(target - start));
+}
+
+/*
+ * What a function's addresses are shown less of: nothing in user space; in
+ * the kernel, _stext (rsession_kernel_at), or when that is not known the
+ * function's own start, so that no listing holds where KASLR put the
+ * kernel.  The model's instructions are at addresses less this.
+ */
+static u64 shown_base(struct annot *an, const struct fn_ent *f)
+{
+	return f->kernel ? f->key.start - rsession_kernel_at(&an->rs, f->key.start) : 0;
 }
 
 struct insns_ctx {
 	struct annot *an;
 	const struct fn_ent *f;
 	struct ann_func *af;
+	u64 base; /* shown_base */
 	size_t cap;
 };
 
@@ -487,7 +504,7 @@ static int take_insn(void *ctx, const struct decode_insn *in)
 	snprintf(ai->text, sizeof(ai->text), "%s", in->text);
 	if (in->has_target) {
 		ai->target = in->target;
-		name_target(ic->an, ic->f, ai);
+		name_target(ic->an, ic->f, ai, in->target + ic->base);
 	}
 	return 0;
 }
@@ -501,7 +518,7 @@ static int take_insn(void *ctx, const struct decode_insn *in)
 static int insns_of(struct annot *an, const struct fn_ent *f, struct ann_func *af, char *why,
 		    size_t why_len)
 {
-	struct insns_ctx ic = {.an = an, .f = f, .af = af};
+	struct insns_ctx ic = {.an = an, .f = f, .af = af, .base = shown_base(an, f)};
 	size_t len = f->end - f->key.start;
 	enum sym_arch arch = SYM_ARCH_UNKNOWN;
 	u8 *code;
@@ -527,7 +544,8 @@ static int insns_of(struct annot *an, const struct fn_ent *f, struct ann_func *a
 		free(code);
 		return e == -ENOMEM ? e : -ENOENT;
 	}
-	e = decode_each(arch, code, len, f->key.start, take_insn, &ic);
+	/* decoded where it is shown: a branch's target is shown as its address is */
+	e = decode_each(arch, code, len, f->key.start - ic.base, take_insn, &ic);
 	free(code);
 	if (e == -ENOEXEC) {
 		snprintf(why, why_len, "no instructions: only x86-64 code is decoded");
@@ -659,9 +677,10 @@ static int addr_cmp(const void *a, const void *b)
 /*
  * A function whose code cannot be read (the kernel's without /proc/kcore):
  * its sampled addresses as rows, "fn+0x19", so that where the samples fall
- * is still seen, as perf shows it.  0 or -ENOMEM.
+ * is still seen, as perf shows it; at their addresses less base
+ * (shown_base).  0 or -ENOMEM.
  */
-static int sampled_offsets(const struct fn_ent *f, struct ann_func *af)
+static int sampled_offsets(const struct fn_ent *f, struct ann_func *af, u64 base)
 {
 	struct addr_cnt *a, *tmp;
 	size_t cap = 0;
@@ -672,7 +691,7 @@ static int sampled_offsets(const struct fn_ent *f, struct ann_func *af)
 		if (insn_room(af, &cap))
 			return -ENOMEM;
 		in = &af->insns[af->ninsns++];
-		in->addr = a->addr;
+		in->addr = a->addr - base;
 		snprintf(in->text, sizeof(in->text), "%.40s+0x%llx (not read)", f->name,
 			 (unsigned long long)(a->addr - f->key.start));
 	}
@@ -718,9 +737,11 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	struct sym_span span;
 	bool need_insns = o->asm_ || o->skid_adjust || f->kernel; /* the kernel: nothing else */
 	bool code_read;
+	u64 base = shown_base(an, f); /* the model's addresses are less this */
 	char why[256] = "";
 	u64 noline = 0;
 	size_t i;
+	uid_t owner;
 	u32 l, lo = UINT32_MAX, hi = 0; /* the function's own line range in its file */
 
 	if (!af) {
@@ -728,7 +749,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		return NULL;
 	}
 	af->name = f->name;
-	af->start = f->key.start;
+	af->start = f->key.start - base;
 	af->per = "%func";
 	af->dso = f->dso;
 	af->dso_path = f->dso_path;
@@ -776,12 +797,15 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	if (af->main_file && hi < lo)
 		hi = lo; /* a declaration, no row of its own: its first line */
 	/* no source to show: its instructions instead of a page of placeholders */
+	/* whose DWARF names its files (read by now: the rows came from it) */
+	owner = f->key.info ? f->key.info->dwarf_owner : (uid_t)-1;
 	if (af->main_file) {
 		const struct source *src;
 
-		if (source_cache__get(an->sources, af->main_file, &src))
+		if (source_cache__get(an->sources, af->main_file, owner, &src))
 			goto nomem;
 		af->read_from = src->read_from;
+		af->source_why = src->why;
 		af->source_missing = !src->read_from;
 		if (af->source_missing && !o->asm_)
 			af->asm_for_source = need_insns = true;
@@ -792,7 +816,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		goto nomem;
 	code_read = af->ninsns > 0;
 	/* kernel code not read: at least where in it the samples are */
-	if (f->kernel && !af->ninsns && sampled_offsets(f, af))
+	if (f->kernel && !af->ninsns && sampled_offsets(f, af, base))
 		goto nomem;
 	if ((af->asm_for_source || f->kernel) && af->ninsns)
 		af->show_asm = af->asm_for_source = true;
@@ -806,15 +830,15 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	HASH_ITER(hh, f->addrs, a, tmp) {
 		unsigned int k, nr_frames = a->nr_frames;
 		const struct sym_frame *frames = a->frames;
-		u64 at = where(af, a->addr, o->skid_adjust);
+		u64 at = where(af, a->addr - base, o->skid_adjust);
 		struct ann_insn *in = af->ninsns ? insn_at(af, at) : NULL;
 		struct sym_result moved;
 
 		if (in)
 			in->samples += a->n;
 		/* skid-adjusted: the lines of the instruction the sample moved to */
-		if (at != a->addr &&
-		    symbolizer__lookup_in(an->rs.sym, f->key.info, at, &moved) == 0) {
+		if (at != a->addr - base &&
+		    symbolizer__lookup_in(an->rs.sym, f->key.info, at + base, &moved) == 0) {
 			nr_frames = moved.nr_frames;
 			frames = moved.frames;
 		}
@@ -872,7 +896,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		struct ann_line *al = &lv.v[i];
 
 		al->in_range = al->file == af->main_file && al->line >= lo && al->line <= hi;
-		if (source_cache__line(an->sources, al->file, al->line, &al->text))
+		if (source_cache__line(an->sources, al->file, owner, al->line, &al->text))
 			goto nomem;
 		if (al->self > af->hottest)
 			af->hottest = al->self;
@@ -893,19 +917,21 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		struct ann_insn *in = &af->insns[i];
 		/* rows are in address order within the function's unit */
 		size_t r = ebs_upper_bound(rc.rows, rc.nrows, sizeof(rc.rows[0]),
-					   offsetof(struct sym_row, addr), in->addr);
+					   offsetof(struct sym_row, addr), in->addr + base);
 		struct sym_result res;
 
 		if (r) {
 			in->file = rc.rows[r - 1].file;
 			in->line = rc.rows[r - 1].line;
 			in->src = line_find(&lv, in->file, in->line);
-			if (source_cache__line(an->sources, in->file, in->line, &in->line_text))
+			if (source_cache__line(an->sources, in->file, owner, in->line,
+					       &in->line_text))
 				goto nomem;
 		}
 		/* a line outside its own: inlined code, or another function's text */
 		if (in->line && !(in->file == af->main_file && in->line >= lo && in->line <= hi)) {
-			if (symbolizer__lookup_in(an->rs.sym, f->key.info, in->addr, &res) == 0 &&
+			if (symbolizer__lookup_in(an->rs.sym, f->key.info, in->addr + base, &res) ==
+				    0 &&
 			    res.nr_frames > 1 && res.frames[0].function)
 				in->owner = res.frames[0].function;
 			else
@@ -1029,6 +1055,46 @@ static const char *busiest_file(struct annot *an)
 }
 
 /*
+ * The source of file as the DWARF of one of the DSOs whose lines of it have
+ * samples names it: the first whose owner may have it shown (source.h),
+ * else the first's refusal; its owner in *owner.  0 or -ENOMEM.
+ */
+static int file_source(struct annot *an, const char *file, const struct source **out, uid_t *owner)
+{
+	struct fl_ent *e, *tmp;
+	uid_t tried[8];
+	size_t n = 0, i;
+	int r;
+
+	*out = NULL;
+	HASH_ITER(hh, an->flines, e, tmp) {
+		const struct source *s;
+
+		if (e->key.file != file)
+			continue;
+		for (i = 0; i < n && tried[i] != e->key.owner; i++)
+			;
+		if (i < n || n == ARRAY_SIZE(tried))
+			continue;
+		tried[n++] = e->key.owner;
+		r = source_cache__get(an->sources, file, e->key.owner, &s);
+		if (r)
+			return r;
+		if (!*out || (!(*out)->read_from && s->read_from)) {
+			*out = s;
+			*owner = e->key.owner;
+		}
+		if (s->read_from)
+			break;
+	}
+	if (!*out) { /* no line of it sampled: as named, by no one's DWARF in particular */
+		*owner = (uid_t)-1;
+		return source_cache__get(an->sources, file, *owner, out);
+	}
+	return 0;
+}
+
+/*
  * A file-mode listing as one model: FILE alone shows every sampled line of
  * the file with --context lines around each; FILE:LINE the lines within
  * --context of LINE.  0 with *out set, or NULL when no sampled line is
@@ -1041,6 +1107,7 @@ static int build_file(struct annot *an, struct ann_func **out)
 	const struct source *src;
 	struct line_vec lv = {0};
 	struct fl_ent *e, *tmp;
+	uid_t owner = (uid_t)-1;
 	size_t i;
 
 	*out = NULL;
@@ -1055,7 +1122,7 @@ static int build_file(struct annot *an, struct ann_func **out)
 		l = line_get(&lv, e->key.file, e->key.line);
 		if (!l)
 			goto nomem;
-		l->self = e->n;
+		l->self += e->n; /* (one line named by two DSOs' DWARF: two entries) */
 		af->samples += e->n;
 	}
 	if (!af->main_file) {
@@ -1080,13 +1147,14 @@ static int build_file(struct annot *an, struct ann_func **out)
 					goto nomem;
 		}
 	}
-	if (source_cache__get(an->sources, af->main_file, &src))
+	if (file_source(an, af->main_file, &src, &owner))
 		goto nomem;
 	af->read_from = src->read_from;
+	af->source_why = src->why;
 	for (i = 0; i < lv.n; i++) {
 		struct ann_line *l = &lv.v[i];
 
-		if (source_cache__line(an->sources, l->file, l->line, &l->text))
+		if (source_cache__line(an->sources, l->file, owner, l->line, &l->text))
 			goto nomem;
 		l->in_range = true;
 		l->shown = line ? l->line + c >= line && l->line <= line + c
@@ -1157,8 +1225,9 @@ static int check_target_line(struct annot *an, struct ebs_error *err)
 {
 	const char *file = an->file_mode && an->target_line ? busiest_file(an) : NULL;
 	const struct source *s = NULL;
+	uid_t owner;
 
-	if (file && source_cache__get(an->sources, file, &s))
+	if (file && file_source(an, file, &s, &owner))
 		return ebs_error__set(err, ENOMEM, "out of memory");
 	if (!s || !s->read_from || an->target_line <= s->nlines)
 		return 0; /* no source to count its lines: any LINE */

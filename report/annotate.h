@@ -64,11 +64,13 @@ struct ann_func {
 	u64 hottest;	  /* the largest self count of a line */
 	u64 hottest_insn; /* the largest count of an instruction */
 	bool skid_adjusted;
-	bool show_asm;	       /* list the instructions (--asm) */
-	bool asm_for_source;   /* listed since the source is missing (no --asm) */
-	bool source_missing;   /* main_file could not be read (a function's listing) */
-	const char *read_from; /* where main_file's text was read, NULL when it was not */
-	char note[512];	       /* missing source, no line information... */
+	bool show_asm;		/* list the instructions (--asm) */
+	bool asm_for_source;	/* listed since the source is missing (no --asm) */
+	bool source_missing;	/* main_file could not be read (a function's listing) */
+	const char *read_from;	/* where main_file's text was read, NULL when it was not */
+	const char *source_why; /* why main_file, there, was not shown (a phrase to follow
+				 * "it "), NULL when shown or not there */
+	char note[512];		/* missing source, no line information... */
 };
 
 /* What no listing shows, said after the text listings. */

@@ -363,6 +363,8 @@ static int push_resolved(struct chainer *c, const struct sym_result *res,
 	unsigned int from = c->n;
 	int e;
 
+	if (kernel) /* as shown: from _stext (rsession_kernel_at) */
+		w.dso_addr = rsession_kernel_at(c->rs, addr);
 	if (res->id && !kernel && !c->rs->no_memo) {
 		af = frames_of(c, res->id);
 		if (!af)

@@ -22,7 +22,8 @@ struct cframe {
 	const struct sym_map *map; /* its mapping; NULL for the kernel and unmapped code */
 	const char *file;	   /* the source file of the frame's line, or NULL */
 	u32 line;		   /* its line (the call's, in a caller), 0 when unknown */
-	u64 dso_addr;		   /* addr in the DSO (link-time), as report shows it */
+	u64 dso_addr;		   /* addr in the DSO (link-time), as report shows it; in
+				    * the kernel, from _stext (rsession_kernel_at) */
 	const char *code_file;	   /* the line of the code at addr, the innermost (an inlined */
 	u32 code_line;		   /* function's own), as addr2line gives it; NULL, 0: none */
 	u64 sym_offset;		   /* addr less its symbol's start, when has_offset */

@@ -16,7 +16,9 @@
  *   Function      one per (name, DSO, source file)
  *   Mapping       one per mapping of a DSO (start, limit, offset, path,
  *                 build ID as hex); code without a mapping (the kernel,
- *                 unmapped code) gets one per DSO name, its range unknown
+ *                 unmapped code) gets one per DSO name, its range unknown;
+ *                 a kernel Location's address is its offset from _stext
+ *                 (rsession_kernel_at), never where the kernel was
  *   period_type   the event; period the mean period of the samples
  *   comment       "ebs VERSION", the call-graph mode
  * string_table[0] is "", as the format wants.
@@ -422,7 +424,8 @@ static int encode(struct pprof *p, struct pb *b)
 		memcpy(&n, p->locations.v[i]->key + 2 * sizeof(u64), sizeof(n));
 		pb_uint(&m, LOCATION_ID, p->locations.v[i]->id);
 		pb_uint(&m, LOCATION_MAPPING_ID, mapping_id(p, &f[n - 1], &r));
-		pb_uint(&m, LOCATION_ADDRESS, f[0].addr);
+		/* a kernel address from _stext: no export says where KASLR put it */
+		pb_uint(&m, LOCATION_ADDRESS, f[0].kernel ? f[0].dso_addr : f[0].addr);
 		for (k = 0; k < n && !r; k++) {
 			pb_uint(&sub, LINE_FUNCTION_ID, function_id(p, &f[k], &r));
 			pb_uint(&sub, LINE_LINE, f[k].line);

@@ -221,8 +221,13 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 	if (af->source_missing) {
 		fputs("<p class=\"note\">", f);
 		esc(f, af->main_file);
-		fprintf(f, " is not there to read (give --source-dir)%s.</p>\n",
-			af->asm_for_source ? "; its instructions instead" : "");
+		if (af->source_why) {
+			fputs(" is not shown: it ", f);
+			esc(f, af->source_why);
+		} else {
+			fputs(" is not there to read (give --source-dir)", f);
+		}
+		fprintf(f, "%s.</p>\n", af->asm_for_source ? "; its instructions instead" : "");
 	}
 	if (af->note[0]) {
 		fputs("<p class=\"note\">", f);

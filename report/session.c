@@ -329,12 +329,30 @@ int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolv
 	return e;
 }
 
+u64 rsession_kernel_at(struct rsession *rs, u64 addr)
+{
+	if (!rs->stext_known)
+		rs->stext_known =
+			symbolizer__kernel_stext(rs->sym, &rs->stext) == 0 && rs->stext ? 1 : -1;
+	return rs->stext_known > 0 ? addr - rs->stext : 0;
+}
+
+/* Is res (of addr) the kernel's?  x86-64's kernel is the upper half. */
+static bool is_kernel(const struct sym_result *res, u64 addr)
+{
+	return (!res->info && res->dso && !strcmp(res->dso, "[kernel]")) || addr >> 63;
+}
+
 int rsession_unknown_at(struct rsession *rs, const struct sym_result *res,
 			const struct machine_map *map, u64 addr, u64 look, u64 *at)
 {
 	u64 start, end;
 	int e = -ENOENT;
 
+	if (is_kernel(res, addr)) {
+		*at = rsession_kernel_at(rs, addr);
+		return 0;
+	}
 	/* res is look's; a caller's return address is shown as recorded, as perf does */
 	*at = res->dso ? res->dso_addr + (addr - look) : addr;
 	/* one name per function, as its CFI (an FDE) bounds it */
@@ -349,7 +367,11 @@ int rsession_unknown_at(struct rsession *rs, const struct sym_result *res,
 
 void rsession_unknown_name(char *buf, size_t len, const char *dso, u64 at)
 {
-	if (dso)
+	if (dso && !strcmp(dso, "[kernel]") && !at)
+		snprintf(buf, len, "[unknown] [kernel]");
+	else if (dso && !strcmp(dso, "[kernel]") && at >> 63)
+		snprintf(buf, len, "[unknown] [kernel]-0x%llx", (unsigned long long)-at);
+	else if (dso)
 		snprintf(buf, len, "[unknown] %s+0x%llx", dso, (unsigned long long)at);
 	else
 		snprintf(buf, len, "[unknown] 0x%llx", (unsigned long long)at);

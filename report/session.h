@@ -28,6 +28,9 @@ struct rsession {
 	 * with them to the output without.
 	 */
 	bool no_memo;
+	/* _stext, for rsession_kernel_at: asked for on first use */
+	u64 stext;
+	signed char stext_known; /* 0: not asked yet; 1; -1: not known */
 };
 
 /* One sample and what it resolved to. */
@@ -76,12 +79,25 @@ void rsession_symbolize_opts(struct symbolize_opts *so, const struct view_opts *
 void rsession_warn(void *ctx, const char *msg);
 
 /*
+ * A kernel address as ebs shows it outside the recording (in report,
+ * annotate, flame graphs and exports: files made to be shown, 0644): its
+ * offset from _stext (two's complement below it), so that none of them
+ * gives away where KASLR put the kernel that boot; 0 when _stext is not
+ * known, and then nothing of the address is shown.  A recording (0600)
+ * keeps the addresses; script and report --dump print them as recorded.
+ */
+u64 rsession_kernel_at(struct rsession *rs, u64 addr);
+
+/*
  * Code without a symbol: what names the function at addr (res what look
  * resolved to, in map; look is addr, or a caller's return address - 1, the
  * call): the start of the FDE covering look, as a link-time address of its
  * DSO, else addr's own (its DSO's, or addr outside any: a return address
- * as recorded, as perf shows it), in *at.  0 or -ENOMEM.  rsession_unknown_name writes the name,
- * "[unknown] DSO+0xAT", or "[unknown] 0xAT" outside any DSO (dso NULL).
+ * as recorded, as perf shows it), in *at; a kernel address as
+ * rsession_kernel_at shows it.  0 or -ENOMEM.  rsession_unknown_name writes
+ * the name, "[unknown] DSO+0xAT", or "[unknown] 0xAT" outside any DSO (dso
+ * NULL); the kernel's "[unknown] [kernel]+0xOFF" (or -0xOFF), from _stext,
+ * and "[unknown] [kernel]" when _stext is not known.
  */
 int rsession_unknown_at(struct rsession *rs, const struct sym_result *res,
 			const struct machine_map *map, u64 addr, u64 look, u64 *at);

@@ -4,27 +4,38 @@
  *
  * A source file is text ebs did not write, at a path a binary named: it is
  * read only if it is a regular file (a FIFO at its path must not hang
- * annotate) of at most SOURCE_MAX_BYTES (nor a link to /dev/zero fill
- * memory), its control characters but tab and newline shown as '?' (nor
- * its text send the terminal escape sequences).  A file there but refused
- * is said once, in a warning; a file not there is not.
+ * annotate, a device must not be opened at all) of at most
+ * SOURCE_MAX_BYTES (nor a link to /dev/zero fill memory), its control
+ * characters but tab and newline shown as '?' (nor its text send the
+ * terminal escape sequences).  Whose binary named it matters too: a
+ * program of nobody's built with `#line 1 "/etc/shadow"` and sampled by
+ * root's `record -a` must not have root's annotate print /etc/shadow.  So
+ * when the file whose DWARF names a source belongs to another user than
+ * root or the caller, the source (wherever --source-dir leads) is read
+ * only if it is owned by root or by that user, and that user may read it
+ * (ebs_open_input's EBS_IN_OWNER).  A file there but refused is said
+ * once, in a warning, and why is kept for the listing; a file not there
+ * is not said.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report/source.h"
 #include "util/hash.h"
 
 struct source_ent {
 	UT_hash_handle hh;
-	struct source s; /* s.path is the key */
-	char *path;
+	struct source s; /* s.path is the path part of the key */
+	char *key;	 /* owner, then the path and its NUL */
+	size_t key_len;
 	char *buf;    /* the file's text, NULL when not read */
 	char **lines; /* into buf */
 	char *read_from;
+	char *why;
 };
 
 struct source_cache {
@@ -49,10 +60,11 @@ struct source_cache *source_cache__new(const char *const *dirs,
 
 static void ent_free(struct source_ent *e)
 {
-	free(e->path);
+	free(e->key);
 	free(e->buf);
 	free(e->lines);
 	free(e->read_from);
+	free(e->why);
 	free(e);
 }
 
@@ -69,32 +81,64 @@ void source_cache__free(struct source_cache *sc)
 	free(sc);
 }
 
-/* The text at path, cleaned; NULL when not there or refused (warned). */
-static char *try_read(struct source_cache *sc, const char *path)
+/*
+ * The rule for a source named by the DWARF of a file of owner's: a file
+ * in a directory others can write must be owned by root, us or owner and
+ * not be a link; when owner is another user than root and us (or is not
+ * known), the file must be owned by root or owner, who may read it.
+ */
+static void rule_for(uid_t owner, struct ebs_input_rule *r)
 {
-	char *buf = NULL, msg[PATH_MAX + 128];
-	ssize_t n = ebs_read_file_max(path, SOURCE_MAX_BYTES, &buf);
+	r->flags = EBS_IN_SHARED;
+	r->owner = owner;
+	r->owner_is = "the binary's owner";
+	if (owner != 0 && owner != geteuid())
+		r->flags |= EBS_IN_OWNER;
+}
 
+/*
+ * The text at path, cleaned; NULL when not there or refused (warned, and
+ * the first reason kept in e->why).
+ */
+static char *try_read(struct source_cache *sc, struct source_ent *e, const char *path,
+		      const struct ebs_input_rule *rule)
+{
+	char *buf = NULL, why[PATH_MAX + 128], msg[2 * PATH_MAX + 256];
+	ssize_t n;
+	int fd;
+
+	fd = ebs_open_input(path, rule, NULL, why, sizeof(why));
+	if (fd == -ENOENT || fd == -ENOTDIR)
+		return NULL;
+	n = fd < 0 ? fd : ebs_read_fd(fd, SOURCE_MAX_BYTES, 0, &buf, NULL);
+	if (fd >= 0)
+		close(fd);
 	if (n >= 0)
 		return ebs_clean_text(buf, true);
-	if (n != -ENOENT && n != -ENOTDIR && sc->warn) {
-		snprintf(msg, sizeof(msg), "%s: %s: its source lines are not shown", path,
-			 n == -EFBIG ? "larger than 256 MiB" : ebs_read_strerror((int)n));
+	if (fd >= 0)
+		snprintf(why, sizeof(why), "%s",
+			 n == -EFBIG ? "is larger than 256 MiB" : strerror((int)-n));
+	if (!e->why)
+		e->why = strdup(why); /* (out of memory: the warning still says why) */
+	if (sc->warn) {
+		snprintf(msg, sizeof(msg), "%s: %s: its source lines are not shown", path, why);
 		sc->warn(sc->warn_ctx, ebs_clean_text(msg, false));
 	}
 	return NULL;
 }
 
 /*
- * Find e->path's text: through each of dirs, then as named.  0 (found or
- * not), or -ENOMEM.
+ * Find e's text (its path named by the DWARF of a file of owner's):
+ * through each of dirs, then as named.  0 (found or not), or -ENOMEM.
  */
-static int find(struct source_cache *sc, struct source_ent *e)
+static int find(struct source_cache *sc, struct source_ent *e, uid_t owner)
 {
-	const char *path = e->path, *at = NULL;
+	const char *path = e->s.path, *at = NULL;
 	const char *const *d = sc->dirs;
+	struct ebs_input_rule rule;
 	char cand[8192];
 
+	rule_for(owner, &rule);
 	for (; d && *d && !e->buf; d++) {
 		const char *eq = strchr(*d, '=');
 		const char *base = strrchr(path, '/');
@@ -104,23 +148,27 @@ static int find(struct source_cache *sc, struct source_ent *e)
 
 			if (!strncmp(path, *d, olen)) {
 				snprintf(cand, sizeof(cand), "%s%s", eq + 1, path + olen);
-				e->buf = try_read(sc, cand);
+				e->buf = try_read(sc, e, cand, &rule);
 			}
 		} else {
 			snprintf(cand, sizeof(cand), "%s/%s", *d, path[0] == '/' ? path + 1 : path);
-			e->buf = try_read(sc, cand);
+			e->buf = try_read(sc, e, cand, &rule);
 			if (!e->buf && base) {
 				snprintf(cand, sizeof(cand), "%s%s", *d, base);
-				e->buf = try_read(sc, cand);
+				e->buf = try_read(sc, e, cand, &rule);
 			}
 		}
 	}
 	if (e->buf)
 		at = cand;
-	else if ((e->buf = try_read(sc, path)))
+	else if ((e->buf = try_read(sc, e, path, &rule)))
 		at = path;
 	if (at && !(e->read_from = strdup(at)))
 		return -ENOMEM;
+	if (e->buf) { /* a refusal before it was found is not why it is not shown */
+		free(e->why);
+		e->why = NULL;
+	}
 	return 0;
 }
 
@@ -148,36 +196,60 @@ static int split(struct source_ent *e)
 	return 0;
 }
 
-int source_cache__get(struct source_cache *sc, const char *path, const struct source **out)
+int source_cache__get(struct source_cache *sc, const char *path, uid_t owner,
+		      const struct source **out)
 {
-	struct source_ent *e;
+	size_t len = strlen(path), key_len = sizeof(owner) + len + 1;
+	char stack[sizeof(owner) + PATH_MAX], *key = stack;
+	struct source_ent *e = NULL;
 
-	HASH_FIND_STR(sc->ents, path, e);
+	/* the key: whose DWARF named the file, then its name */
+	if (key_len > sizeof(stack) && !(key = malloc(key_len)))
+		return -ENOMEM;
+	memcpy(key, &owner, sizeof(owner));
+	memcpy(key + sizeof(owner), path, len + 1);
+	HASH_FIND(hh, sc->ents, key, key_len, e);
 	if (e) {
+		if (key != stack)
+			free(key);
 		*out = &e->s;
 		return 0;
 	}
 	e = calloc(1, sizeof(*e));
-	if (!e || !(e->path = strdup(path)))
+	if (!e)
 		goto nomem;
-	if (find(sc, e) || split(e))
+	if (key == stack) {
+		e->key = malloc(key_len);
+		if (!e->key)
+			goto nomem;
+		memcpy(e->key, stack, key_len);
+	} else {
+		e->key = key; /* e's now */
+		key = stack;
+	}
+	e->key_len = key_len;
+	e->s.path = e->key + sizeof(owner);
+	if (find(sc, e, owner) || split(e))
 		goto nomem;
-	e->s.path = e->path;
 	e->s.read_from = e->read_from;
+	e->s.why = e->why;
 	e->s.lines = (const char *const *)e->lines;
-	HASH_ADD_KEYPTR(hh, sc->ents, e->path, strlen(e->path), e);
+	HASH_ADD_KEYPTR(hh, sc->ents, e->key, e->key_len, e);
 	if (!e->hh.tbl)
 		goto nomem;
 	*out = &e->s;
 	return 0;
 
 nomem:
+	if (key != stack)
+		free(key);
 	if (e)
 		ent_free(e);
 	return -ENOMEM;
 }
 
-int source_cache__line(struct source_cache *sc, const char *file, u32 line, const char **text)
+int source_cache__line(struct source_cache *sc, const char *file, uid_t owner, u32 line,
+		       const char **text)
 {
 	const struct source *s;
 	int e;
@@ -185,7 +257,7 @@ int source_cache__line(struct source_cache *sc, const char *file, u32 line, cons
 	*text = NULL;
 	if (!file)
 		return 0;
-	e = source_cache__get(sc, file, &s);
+	e = source_cache__get(sc, file, owner, &s);
 	if (e)
 		return e;
 	if (line && line <= s->nlines)

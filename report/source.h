@@ -13,12 +13,14 @@ struct source_cache;
 
 /*
  * One source file.  A file not found, or refused (not a regular file,
- * larger than SOURCE_MAX_BYTES, unreadable: warned once), has read_from
- * NULL and no lines.
+ * larger than SOURCE_MAX_BYTES, unreadable, not shown to the caller for
+ * whose binary named it: warned once), has read_from NULL and no lines.
  */
 struct source {
 	const char *path;      /* as DWARF names it */
 	const char *read_from; /* where its text was read, NULL when not */
+	const char *why;       /* why a file there was refused, a phrase to follow
+				* "it ", NULL when read or not there */
 	u32 nlines;
 	const char *const *lines; /* lines[i] is line i + 1; control characters
 				   * shown as '?' (tab kept, CR as a space) */
@@ -38,12 +40,20 @@ struct source_cache *source_cache__new(const char *const *dirs,
 void source_cache__free(struct source_cache *sc);
 
 /*
- * The source at path, read on first use and kept, whether found or not.
- * 0 with *out set (borrowed until source_cache__free), or -ENOMEM.
+ * The source at path, as the DWARF of a file owned by owner names it
+ * ((uid_t)-1: not known), read on first use and kept, whether found or
+ * not, for that owner.  When owner is neither root nor the caller, the
+ * file (as named, or through dirs) is read only if owned by root or by
+ * owner, and owner may read it (its mode, its directories'); and a file in
+ * a directory others can write only if it is not a link and is owned by
+ * root, the caller or owner.  0 with *out set (borrowed until
+ * source_cache__free), or -ENOMEM.
  */
-int source_cache__get(struct source_cache *sc, const char *path, const struct source **out);
+int source_cache__get(struct source_cache *sc, const char *path, uid_t owner,
+		      const struct source **out);
 
 /* Line line (from 1) of file's text into *text, NULL when not there; 0 or -ENOMEM. */
-int source_cache__line(struct source_cache *sc, const char *file, u32 line, const char **text);
+int source_cache__line(struct source_cache *sc, const char *file, uid_t owner, u32 line,
+		       const char **text);
 
 #endif /* EBS_REPORT_SOURCE_H */

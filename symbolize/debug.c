@@ -91,8 +91,8 @@ static int try_candidate(struct dso *d, const char *path, bool by_link, const ch
 	if (d->path && stat(path, &st) == 0 && stat(d->path, &self) == 0 &&
 	    self.st_ino == st.st_ino && self.st_dev == st.st_dev)
 		return false; /* the file itself (a debuglink naming its own file) */
-	fd = sym_open_file(path, 0, &st);
-	if (fd == -SYM_ENOTREG)
+	fd = ebs_open_input(path, NULL, &st, NULL, 0);
+	if (fd == -EBS_ENOTREG || fd == -EISDIR)
 		*verdict = "(not a regular file)";
 	if (fd < 0)
 		return false;

@@ -1917,12 +1917,12 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle, bool lines,
 	di->demangle = demangle;
 	di->no_lines = !lines;
 	di->efd = -1;
-	di->fd = sym_open_file(path, 0, &st);
+	di->fd = ebs_open_input(path, NULL, &st, why, why_len);
 	if (di->fd < 0) {
-		snprintf(why, why_len, "%s", sym_open_strerror(di->fd));
 		free(di);
 		return NULL;
 	}
+	di->owner = st.st_uid;
 	di->file_size = (u64)st.st_size;
 	/* a file without a build-id is not kept: nothing says which file an entry was */
 	if (key && key->cache && key->build_id_size >= 4 &&
@@ -2004,6 +2004,11 @@ void dwarf_info__free(struct dwarf_info *di)
 const char *dwarf_info__problem(const struct dwarf_info *di)
 {
 	return di->why[0] ? di->why : NULL;
+}
+
+uid_t dwarf_info__owner(const struct dwarf_info *di)
+{
+	return di->owner;
 }
 
 static const struct dw_row *row_of(const struct dw_cu *cu, u64 addr)
@@ -2253,7 +2258,7 @@ int eh_frame__fde_around(const char *path, u64 addr, u64 *lo, u64 *hi, u64 *next
 	int fd, r = -ENOENT;
 
 	*next = UINT64_MAX;
-	fd = sym_open_file(path, 0, &st);
+	fd = ebs_open_input(path, NULL, &st, NULL, 0);
 	if (fd < 0)
 		return fd;
 	/*

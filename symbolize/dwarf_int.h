@@ -139,6 +139,7 @@ struct table_verdict {
 
 struct dwarf_info {
 	int fd;
+	uid_t owner; /* of the file, as opened: whose names of source files these are */
 	u64 file_size;
 	u8 digest[SYM_DIGEST_LEN]; /* of what decoding reads (sym_dwarf_digest), with a cache */
 	char *path;		   /* for a lazy open (dwarf_attach) */

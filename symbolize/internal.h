@@ -196,35 +196,7 @@ struct symbolizer {
 	struct kallsyms *kernel; /* NULL when unreadable or restricted */
 };
 
-/* ---- files the recording names (file.c) ---- */
-
-/* sym_open_file's -errno for "not a regular file" (a FIFO, a device, a directory) */
-#define SYM_ENOTREG EMEDIUMTYPE
-/* sym_open_file flags */
-#define SYM_OPEN_OWNED 1u /* in a world-writable directory: owned by root or us, no link */
-
-/*
- * Open path read-only as a regular file without ever blocking: O_NONBLOCK
- * until fstat says it is one (a FIFO would wait for a writer), cleared
- * then.  With SYM_OPEN_OWNED, a file in a world-writable directory (/tmp)
- * is not followed if it is a symbolic link (-ELOOP) and must be owned by
- * root or by the caller (-EPERM; perf's rule for perf-PID.map: the data
- * format does not record the process's user).  Returns the descriptor
- * (O_CLOEXEC) with *st filled, or -errno: -SYM_ENOTREG for a file that is
- * not regular.
- */
-int sym_open_file(const char *path, unsigned int flags, struct stat *st);
-/* The reason for sym_open_file's -errno, as one phrase. */
-const char *sym_open_strerror(int err);
-
-/*
- * Read all of fd into a malloc'd NUL-terminated buffer, at most max bytes
- * (-EFBIG when there are more) and, when max_line, no line of max_line
- * bytes or more (-E2BIG, with the 1-based line number in *bad_line; checked
- * as the bytes come, so an endless line stops at once).  The length, or
- * -errno.
- */
-ssize_t sym_read_bounded(int fd, size_t max, size_t max_line, char **out, size_t *bad_line);
+/* ---- text from the files the recording names (file.c) ---- */
 
 /*
  * Names and file names come from the files read: a crafted one could hold
@@ -266,6 +238,13 @@ int dso__load_debug_symtab(struct dso *d, int fd, int dbg_fd, bool demangle);
  * 0 or -ENOMEM.
  */
 int dso__find_debug(struct symbolizer *s, struct dso *d);
+
+/*
+ * d's file opened again (its code read for annotate --asm, for unwinding):
+ * the descriptor, or -errno; -ESTALE when the path now holds another file
+ * than the one loaded (by device and inode), whose bytes would not be d's.
+ */
+int dso__open_again(const struct dso *d);
 
 /* The build-id of the ELF file open on fd, and whether it carries DWARF. 0 or -EINVAL. */
 int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf);
@@ -472,6 +451,9 @@ int eh_frame__fde_around(const char *path, u64 addr, u64 *lo, u64 *hi, u64 *next
 
 /* The first problem met while decoding (a corrupt unit...), or NULL. */
 const char *dwarf_info__problem(const struct dwarf_info *di);
+
+/* The owner of the file the DWARF was read from, as it was opened. */
+uid_t dwarf_info__owner(const struct dwarf_info *di);
 
 /* A malloc'd demangled C++ name, or NULL when name is not a mangled one. */
 char *ebs_demangle(const char *name);

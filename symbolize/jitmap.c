@@ -7,7 +7,8 @@
  * own: a lookup uses the runtime address as it is.
  *
  * The file lies in /tmp, where any user can put one: it must be a regular
- * file, not a link, owned by root or by us (sym_open_file), and it is read
+ * file, not a link, owned by root or by us (ebs_open_input's EBS_IN_SHARED
+ * rule), and it is read
  * within bounds no JIT's map comes near (a line holds one name; V8's and
  * the Java agents' are at most a few kilobytes).
  */
@@ -39,19 +40,17 @@ static bool parse_hex(char **p, u64 *out)
 
 int jitmap__load_why(const char *path, struct symtab *t, bool demangle, char *why, size_t why_len)
 {
+	const struct ebs_input_rule rule = {.flags = EBS_IN_SHARED, .owner = (uid_t)-1};
 	struct raw_vec rv = {0};
 	char *buf = NULL, *line, *next;
 	size_t bad_line = 0;
-	struct stat st;
 	ssize_t len;
 	int fd, err = 0;
 
-	fd = sym_open_file(path, SYM_OPEN_OWNED, &st);
-	if (fd < 0) {
-		snprintf(why, why_len, "%s", sym_open_strerror(fd));
+	fd = ebs_open_input(path, &rule, NULL, why, why_len);
+	if (fd < 0)
 		return fd;
-	}
-	len = sym_read_bounded(fd, JITMAP_MAX_SIZE, JITMAP_MAX_LINE, &buf, &bad_line);
+	len = ebs_read_fd(fd, JITMAP_MAX_SIZE, JITMAP_MAX_LINE, &buf, &bad_line);
 	close(fd);
 	if (len == -EFBIG)
 		snprintf(why, why_len, "larger than %llu MiB: not read", JITMAP_MAX_SIZE >> 20);

@@ -166,7 +166,7 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 		ebs_set_why(why, why_len, "%s", strerror(-err));
 		goto out_free;
 	}
-	len = sym_read_bounded(fd, KALLSYMS_MAX_SIZE, KALLSYMS_MAX_LINE, &buf, &bad_line);
+	len = ebs_read_fd(fd, KALLSYMS_MAX_SIZE, KALLSYMS_MAX_LINE, &buf, &bad_line);
 	close(fd);
 	if (len < 0) {
 		err = (int)len;

@@ -417,6 +417,7 @@ static void dso__fill_info(struct dso *d, const char *path)
 	d->info.looked = d->looked ? d->looked : "";
 	d->info.problem = d->dwarf_problem[0] ? d->dwarf_problem : NULL;
 	d->info.unusable = d->unusable[0] ? d->unusable : NULL;
+	d->info.dwarf_owner = d->dwarf ? dwarf_info__owner(d->dwarf) : (uid_t)-1;
 }
 
 /*
@@ -447,7 +448,7 @@ static void dso__locate_debug(struct symbolizer *s, struct dso *d, int fd, bool 
 		return; /* d->looked says where */
 	if (d->has_symtab || fd < 0)
 		return;
-	dbg_fd = sym_open_file(d->debug_path, 0, &st);
+	dbg_fd = ebs_open_input(d->debug_path, NULL, &st, NULL, 0);
 	if (dbg_fd >= 0) {
 		int err = dso__load_debug_symtab(d, fd, dbg_fd, demangle);
 
@@ -510,14 +511,15 @@ static struct dso *dso_for_image(struct symbolizer *s, const struct sym_map *map
 /*
  * Load d from the file at path: for a mapping (map), the file the recording
  * names, which must still be the one recorded (dso__is_recorded), or for
- * ebs addr2line, the file it is given.  Opened without blocking and only
- * if regular (sym_open_file); when the recording vouches for nothing (no
- * build-id, no inode), a file in a world-writable directory must be owned
- * by root or by us.
+ * ebs addr2line, the file it is given.  Opened only if regular
+ * (ebs_open_input: no device or FIFO is ever opened); when the recording
+ * vouches for nothing (no build-id, no inode), a file in a directory others
+ * can write is not followed if a link and must be owned by root or by us.
  */
 static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path,
 			   const struct sym_map *map)
 {
+	const struct ebs_input_rule shared = {.flags = EBS_IN_SHARED, .owner = (uid_t)-1};
 	char why[256];
 	struct stat st;
 	int fd, err;
@@ -527,9 +529,10 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path
 		dso__fail(s, d, "%s: out of memory", path);
 		return;
 	}
-	fd = sym_open_file(path, map && !map->build_id_size && !map->ino ? SYM_OPEN_OWNED : 0, &st);
+	fd = ebs_open_input(path, map && !map->build_id_size && !map->ino ? &shared : NULL, &st,
+			    why, sizeof(why));
 	if (fd < 0) {
-		dso__fail(s, d, "%s: %s", path, sym_open_strerror(fd));
+		dso__fail(s, d, "%s: %s", path, why);
 		return;
 	}
 	d->st_dev = st.st_dev;
@@ -560,6 +563,21 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path
 				 why[0] ? why : "empty symbol table");
 out_close:
 	close(fd);
+}
+
+int dso__open_again(const struct dso *d)
+{
+	struct stat st;
+	int fd;
+
+	if (!d->path)
+		return -ENOENT;
+	fd = ebs_open_input(d->path, NULL, &st, NULL, 0);
+	if (fd >= 0 && ((u64)st.st_dev != d->st_dev || (u64)st.st_ino != d->st_ino)) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
 }
 
 /* The dso of a file: by build-id when known, else by what stat says. */
@@ -834,7 +852,9 @@ static struct dwarf_info *dso__dwarf_open(struct symbolizer *s, struct dso *d)
 		return NULL;
 	d->dwarf =
 		dwarf_info__open(d->debug_path, s->demangle, !s->no_lines, &key, why, sizeof(why));
-	if (!d->dwarf) {
+	if (d->dwarf) {
+		d->info.dwarf_owner = dwarf_info__owner(d->dwarf);
+	} else {
 		snprintf(d->dwarf_problem, sizeof(d->dwarf_problem), "%.360s: %.250s",
 			 d->debug_path, why);
 		d->dwarf_warn = true;
@@ -1379,7 +1399,6 @@ int symbolizer__rows(struct symbolizer *s, const struct sym_dso_info *info, u64 
 int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr, void *buf,
 		     size_t len, enum sym_arch *arch)
 {
-	struct stat st;
 	struct dso *d;
 	u64 room = 0;
 	s64 off;
@@ -1401,11 +1420,9 @@ int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 
 		memcpy(buf, (const char *)d->image + off, len);
 		return 0;
 	}
-	if (!d->path)
-		return -ENOENT;
-	fd = sym_open_file(d->path, 0, &st);
+	fd = dso__open_again(d);
 	if (fd < 0)
-		return fd == -SYM_ENOTREG ? -ENOENT : fd;
+		return fd == -EBS_ENOTREG || fd == -ESTALE ? -ENOENT : fd;
 	n = pread(fd, buf, len, off);
 	close(fd);
 	return n == (ssize_t)len ? 0 : -EIO;

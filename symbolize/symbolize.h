@@ -72,6 +72,9 @@ struct sym_dso_info {
 	const char *unusable;	  /* why the file is not used at all (missing, not a
 				   * regular file, not ELF, not the file recorded), one
 				   * line naming it; NULL when it is used */
+	uid_t dwarf_owner;	  /* the owner of debug_path as its DWARF was read: whose
+				   * names of source files those are; (uid_t)-1 until
+				   * the DWARF is opened (by the first lookup of a line) */
 };
 
 /*

@@ -81,7 +81,6 @@ static u8 *dso_bytes(const struct dso *d, u64 vaddr, u64 len, bool *oom)
 {
 	u64 room = 0;
 	s64 off = dso__vaddr_to_file(d, vaddr, &room);
-	struct stat st;
 	u8 *buf;
 	int fd;
 
@@ -98,7 +97,7 @@ static u8 *dso_bytes(const struct dso *d, u64 vaddr, u64 len, bool *oom)
 		memcpy(buf, (const u8 *)d->image + off, len);
 		return buf;
 	}
-	if (!d->path || (fd = sym_open_file(d->path, 0, &st)) < 0)
+	if ((fd = dso__open_again(d)) < 0)
 		goto fail;
 	if (pread(fd, buf, len, off) != (ssize_t)len) {
 		close(fd);

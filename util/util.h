@@ -57,14 +57,69 @@ static inline const char *ebs_output_name(const char *path)
 size_t ebs_strlcpy(char *dst, const char *src, size_t size);
 
 /*
- * Read a whole regular file into a malloc'd NUL-terminated buffer.  The
- * open does not block (a FIFO is refused, not waited on); anything but a
- * regular file is -EBS_ENOTREG (-EISDIR for a directory); a file longer
- * than max bytes is -EFBIG.  Returns the length, or -errno.
- * ebs_read_file is for small /proc-like files, without a size bound;
- * ebs_read_strerror says why in one phrase.
+ * Opening a file at a path someone else may have chosen (util/input.c): a
+ * recording's mapped files, a binary's debug files, the source files its
+ * DWARF names, a perf-PID.map in /tmp.  Nothing is opened for reading
+ * before it is known to be a regular file: the path is opened with O_PATH
+ * (no device's driver, no FIFO is reached), that descriptor checked with
+ * fstat against the rule, and only then the inode checked opened for
+ * reading (through /proc/self/fd; without /proc, by name again, refused
+ * unless it is the same inode).
+ *
+ * The rule (NULL: a regular file, links followed):
+ *   EBS_IN_SHARED  in a directory others can write (mode o+w or sticky, as
+ *                  /tmp): a symbolic link is not followed (-ELOOP), and the
+ *                  file must be owned by root, the caller or rule.owner
+ *                  (-EBS_EUNTRUSTED)
+ *   EBS_IN_OWNER   the file must be owned by root or rule.owner, and
+ *                  rule.owner must be allowed to read it by its mode and
+ *                  the search modes of the directories above it (ACLs and
+ *                  security modules are not consulted): what a file of
+ *                  rule.owner's names is shown only if rule.owner could
+ *                  read it (-EBS_EUNTRUSTED)
+ * rule.owner (uid_t)-1 is none; owner_is names it in messages ("the
+ * binary's owner").
+ *
+ * ebs_open_input returns the descriptor (O_RDONLY, O_CLOEXEC, blocking)
+ * with *st filled (st may be NULL), or -errno: -EISDIR, -EBS_ENOTREG for
+ * any other file that is not regular, -ELOOP, -EBS_EUNTRUSTED, -ESTALE
+ * when the path changed between the two opens, or the open's own.  why
+ * (NULL: not wanted) gets the reason as a phrase to follow "PATH: ": "is
+ * a FIFO, not a regular file", "is a character device, not a regular
+ * file", "is owned by nobody (uid 65534) in a directory others can
+ * write: not trusted", "No such file or directory"...
  */
-#define EBS_ENOTREG 4096
+#define EBS_ENOTREG    4096
+#define EBS_EUNTRUSTED 4097
+#define EBS_IN_SHARED  1u
+#define EBS_IN_OWNER   2u
+
+struct stat;
+struct ebs_input_rule {
+	unsigned int flags;   /* EBS_IN_* */
+	uid_t owner;	      /* (uid_t)-1: none */
+	const char *owner_is; /* how messages name owner: "the binary's owner" */
+};
+
+int ebs_open_input(const char *path, const struct ebs_input_rule *rule, struct stat *st, char *why,
+		   size_t why_len);
+
+/*
+ * Read all of fd into a malloc'd NUL-terminated buffer, at most max bytes
+ * (-EFBIG when there are more) and, when max_line, no line of max_line
+ * bytes or more (-E2BIG, with the 1-based line number in *bad_line, which
+ * may be NULL; checked as the bytes come, so an endless line stops at
+ * once).  The length, or -errno.
+ */
+ssize_t ebs_read_fd(int fd, size_t max, size_t max_line, char **out, size_t *bad_line);
+
+/*
+ * Read a whole regular file (ebs_open_input, no rule) into a malloc'd
+ * NUL-terminated buffer, at most max bytes (-EFBIG when longer).  Returns
+ * the length, or ebs_open_input's -errno.  ebs_read_file is for small
+ * /proc-like files, without a size bound; ebs_read_strerror says why in
+ * one phrase, for a caller that did not ask ebs_open_input for its why.
+ */
 ssize_t ebs_read_file_max(const char *path, size_t max, char **out);
 ssize_t ebs_read_file(const char *path, char **out);
 const char *ebs_read_strerror(int err);

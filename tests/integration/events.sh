@@ -212,11 +212,14 @@ kernel_rows() {
 import bisect, collections, json, sys
 
 best, dsos = {}, {'[kernel]'}	# address -> (rank, name, DSO); the DSOs
+stext = None	# unknown kernel code is shown from _stext, never at its address
 for line in open(sys.argv[1]):
     f = line.split()
     if len(f) < 3 or f[1] not in ('t', 'T', 'w', 'W'):
         continue
     a = int(f[0], 16)
+    if f[2] == '_stext' and stext is None:
+        stext = a
     dso = f[3] if len(f) > 3 and f[3].startswith('[') else '[kernel]'	# [MODULE]
     dsos.add(dso)
     key = (f[1] not in 'TW', len(f[2]), f[2])	# T or W, then shorter, then strcmp
@@ -234,7 +237,10 @@ for line in open(sys.argv[2]):
     ip = int(kv['ip'], 16)
     i = bisect.bisect_right(starts, ip)	# up to the next symbol; the last one 4096 bytes
     if i == 0 or (i == len(starts) and ip - starts[-1] >= 4096):
-        want[('[unknown] [kernel]+0x%x' % ip, '[kernel]')] += 1
+        off = ip - stext if stext else 0
+        name = ('[unknown] [kernel]+0x%x' % off if off > 0 else
+                '[unknown] [kernel]-0x%x' % -off if off < 0 else '[unknown] [kernel]')
+        want[(name, '[kernel]')] += 1
     else:
         want[best[starts[i - 1]][1:]] += 1
 got = collections.Counter()

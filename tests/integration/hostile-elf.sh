@@ -252,7 +252,7 @@ if [ -n "$recorded" ]; then
 	timeout -s KILL 20 "$EBS" report -i run.data --kallsyms k.kallsyms >fifo.out 2>fifo.err
 	rc=$?
 	check "a FIFO at the recorded path: report exits 0 (got $rc; 137: it hung)" [ $rc -eq 0 ]
-	warned "a FIFO at the recorded path" fifo.err "warning: .*/run: not a regular file"
+	warned "a FIFO at the recorded path" fifo.err "warning: .*/run: is a FIFO, not a regular file"
 	rm -f run
 	mv run.orig run
 fi
@@ -284,18 +284,19 @@ if "$MKDATA" jit.data <jit.script; then
 	jit_report jitother --kallsyms k.kallsyms
 	check "perf-PID.map of another user in /tmp: not trusted, jit_fn not named" \
 		jtrue jitother.json "not any(r['function'] == 'jit_fn' for r in j['rows'])"
-	warned "perf-PID.map of another user in /tmp" jitother.err "perf-$jp.map: owned by another user"
+	warned "perf-PID.map of another user in /tmp" jitother.err \
+		"perf-$jp.map: is owned by .*\(uid 65534\) in a directory others can write: not trusted"
 	rm -f "$jmap"
 	mkfifo "$jmap"
 	jit_report jitfifo --kallsyms k.kallsyms
 	check "perf-PID.map a FIFO: report ends (before: a hang)" [ -s jitfifo.json ]
-	warned "perf-PID.map a FIFO" jitfifo.err "perf-$jp.map: not a regular file"
+	warned "perf-PID.map a FIFO" jitfifo.err "perf-$jp.map: is a FIFO, not a regular file"
 	rm -f "$jmap"
 	ln -s /dev/zero "$jmap"
 	jit_report jitzero --kallsyms k.kallsyms
 	check "perf-PID.map a link to /dev/zero: report ends" [ -s jitzero.json ]
 	warned "perf-PID.map a link to /dev/zero" jitzero.err \
-		"perf-$jp.map: a symbolic link in a world-writable directory"
+		"perf-$jp.map: is a symbolic link in a directory others can write: not followed"
 	rm -f "$jmap"
 	python3 -c "print('7f0000000000 100 ' + 'j' * 70000)" >"$jmap"
 	jit_report jitlong --kallsyms k.kallsyms

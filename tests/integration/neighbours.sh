@@ -288,3 +288,280 @@ else
 			"$(diff dc-sp.want dc-sp.cold | head -c 300) $(diff dc-sp.want dc-sp.warm | head -c 300)"
 	fi
 fi
+
+# ---- recorded paths ----
+# A recording names the files it mapped; whatever is at those paths when
+# root reads it is nobody's choice: a device (opening one runs its driver:
+# a watchdog arms, a terminal is taken), a FIFO (opening it for reading
+# wakes a writer waiting on it), a socket, a file of nobody's in a shared
+# directory.  report, annotate, script and addr2line must open none of them
+# for reading (strace: every open of those paths is O_PATH; a FIFO's
+# writer still waits) and say each one's own reason in one line.
+MKDATA=$(dirname "$EBS")/tests/tools/mkdata
+rp_tty=/dev/tty
+[ -c /dev/console ] && rp_tty=/dev/console
+rp_blk=$(find /dev -maxdepth 1 -type b 2>/dev/null | sort | head -n 1)
+mkfifo -m 666 "$TMP/rp.fifo"
+as_nobody mkfifo -m 666 "$SHARED/rp.sfifo"
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$TMP/rp.sock"
+as_nobody sh -c "cp '$WORKLOADS/leafloop' '$SHARED/rp.nob' && chmod 755 '$SHARED/rp.nob'"
+# path, then the reason each must be refused for (an extended regex)
+rp_cases=(
+	"/dev/zero" "is a character device, not a regular file"
+	"$rp_tty" "is a character device, not a regular file"
+	"$TMP/rp.fifo" "is a FIFO, not a regular file"
+	"$SHARED/rp.sfifo" "is a FIFO, not a regular file"
+	"$TMP/rp.sock" "is a socket, not a regular file"
+	"$SHARED/rp.nob" "is owned by [^ ]* ?\\(uid 65534\\) in a directory others can write: not trusted"
+)
+if [ -n "$rp_blk" ]; then
+	rp_cases+=("$rp_blk" "is a block device, not a regular file")
+else
+	skip "recorded paths: a block device" "this machine has no block device in /dev"
+fi
+{
+	echo "event cpu-clock cpu-clock 100000"
+	echo "comm 4242 4242 victim"
+	for ((i = 0; i < ${#rp_cases[@]}; i += 2)); do
+		printf 'mmap 4242 %x 10000 0 %s\n' $((0x400000 + i * 0x100000)) "${rp_cases[i]}"
+		printf 'sample 0 4242 4242 %x 3\n' $((0x400010 + i * 0x100000))
+	done
+} >rp.script
+if ! "$MKDATA" rp.data <rp.script; then
+	fail "recorded paths" "mkdata cannot write rp.data"
+elif ! command -v strace >/dev/null; then
+	skip "recorded paths" "strace is not installed (apt-get install strace)"
+else
+	echo "ffffffff81000000 T _stext" >rp.kallsyms
+	# rp_strace TRACE CMD...: CMD's opens into TRACE, a hang guard of 60 s;
+	# LeakSanitizer stops the world with ptrace, which strace already holds
+	rp_strace() {
+		local out=$1
+		shift
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+			timeout -s KILL 60 strace -f -qq -e trace=open,openat -o "$out" "$@"
+	}
+	# A writer waiting on each FIFO: it goes on only if someone opens it to read.
+	for f in "$TMP/rp.fifo" "$SHARED/rp.sfifo"; do
+		$NOBODY timeout 600 sh -c "echo woken >'$f'" >/dev/null 2>&1 &
+		eval "rp_writer_${f//[^a-z]/_}=$!"
+	done
+	for cmd in report annotate script addr2line; do
+		if [ $cmd = addr2line ]; then
+			# the same paths given to addr2line, one run each
+			: >rp.$cmd.err
+			: >rp.$cmd.trace
+			for ((i = 0; i < ${#rp_cases[@]}; i += 2)); do
+				[ "${rp_cases[i]}" = "$SHARED/rp.nob" ] && continue # (named by the user: read)
+				rp_strace rp.t "$EBS" addr2line -e "${rp_cases[i]}" 0x400010 >/dev/null 2>>rp.$cmd.err
+				cat rp.t >>rp.$cmd.trace
+			done
+		else
+			rp_strace rp.$cmd.trace "$EBS" $cmd -i rp.data --kallsyms rp.kallsyms >/dev/null 2>rp.$cmd.err
+		fi
+		keep rp.$cmd.err
+		for ((i = 0; i < ${#rp_cases[@]}; i += 2)); do
+			p=${rp_cases[i]} why=${rp_cases[i + 1]}
+			[ $cmd = addr2line ] && [ "$p" = "$SHARED/rp.nob" ] && continue
+			check "recorded paths: $cmd: $p: one line saying it $why (got: $(grep -F -- "$p" rp.$cmd.err | head -c 300))" \
+				bash -c '[ "$(grep -cF -- "$1:" "$3")" -eq 1 ] && grep -F -- "$1:" "$3" | grep -qE -- "$1: $2"' \
+				sh "$p" "$why" rp.$cmd.err
+			b=$(basename "$p")
+			check "recorded paths: $cmd: $p: never opened but with O_PATH ($(grep -E "\"([^\"]*/)?$b\"" rp.$cmd.trace | grep -v O_PATH | head -n 1))" \
+				not grep -qE "open(at)?\\(.*\"([^\"]*/)?$b\", [^)]*" <(grep -v O_PATH rp.$cmd.trace)
+		done
+	done
+	for f in "$TMP/rp.fifo" "$SHARED/rp.sfifo"; do
+		eval "w=\$rp_writer_${f//[^a-z]/_}"
+		check "recorded paths: $f: its writer still waits (no one opened it to read)" \
+			kill -0 "$w"
+		kill "$w" 2>/dev/null
+	done
+	wait 2>/dev/null
+fi
+
+# ---- annotate's sources ----
+# A program's DWARF names its source files, and its owner wrote the DWARF:
+# nobody's program built with `#line 1 "SECRET"` names a file of root's
+# that nobody cannot read.  Root's annotate of it (text, --html, a file
+# listing, --source-dir leading to the secret) must show none of the
+# secret and say why; nobody's own source is still shown; a link nobody
+# planted in the shared directory is not followed, whoever's binary names
+# it.
+as_src=$TMP/as.secret
+printf 'TOPSECRET-line-%s\n' 1 2 3 4 5 6 >"$as_src"
+chmod 600 "$as_src"
+as_nobody ln -s "$as_src" "$SHARED/as-planted.c"
+as_nobody sh -c "cat >'$SHARED/as-prog.c'" <<ASEOF
+#include <time.h>
+void own_spin(void), secret_spin(void), planted_spin(void);
+static double cpu(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+int main(void)
+{
+	double end = cpu() + 0.3;
+
+	while (cpu() < end) {
+		own_spin();
+		secret_spin();
+		planted_spin();
+	}
+	return 0;
+}
+volatile unsigned long sink;
+__attribute__((noinline)) void own_spin(void)
+{
+	for (int i = 0; i < 100000; i++) /* OWN-MARKER */
+		sink += i;
+}
+#line 1 "$as_src"
+__attribute__((noinline)) void secret_spin(void) { for (int i = 0; i < 100000; i++) sink += i * 3; }
+#line 1 "$SHARED/as-planted.c"
+__attribute__((noinline)) void planted_spin(void) { for (int i = 0; i < 100000; i++) sink += i * 5; }
+ASEOF
+# the secret's text in FILE, or nothing
+secret_in() { grep -q TOPSECRET "$1"; }
+if ! as_nobody gcc -O1 -g -o "$SHARED/as-prog" "$SHARED/as-prog.c" 2>as.gcc.err; then
+	fail "annotate's sources" "gcc as nobody failed: $(head -c 300 as.gcc.err)"
+elif ! record as.data -e cpu-clock -F 2000 -- $NOBODY "$SHARED/as-prog"; then
+	fail "annotate's sources" "ebs record failed: $(head -c 300 as.data.err)"
+else
+	"$EBS" annotate -i as.data secret_spin >as.secret.txt 2>as.secret.err
+	keep as.secret.txt
+	check "annotate's sources: nobody's secret_spin: none of the secret's text" not secret_in as.secret.txt
+	check "annotate's sources: ... the listing says why ($(grep '^# note' as.secret.txt | head -c 300))" \
+		grep -qE "^# note: $as_src is not shown: it may not be read by the binary's owner, [^ ]* ?\\(uid 65534\\): its mode is 0600; its instructions instead" as.secret.txt
+	check "annotate's sources: ... and one warning line says it ($(head -c 300 as.secret.err))" \
+		bash -c '[ "$(wc -l <"$1")" -eq 1 ] && grep -qE "warning: $2: may not be read by the binary.s owner.*its source lines are not shown" "$1"' \
+		sh as.secret.err "$as_src"
+	"$EBS" annotate -i as.data secret_spin --html as.secret.html 2>/dev/null
+	check "annotate's sources: --html: none of the secret's text" not secret_in as.secret.html
+	check "annotate's sources: --html: the page says why" \
+		grep -q "is not shown: it may not be read by the binary&#39;s owner\\|is not shown: it may not be read by the binary's owner" as.secret.html
+	"$EBS" annotate -i as.data "$as_src" >as.file.txt 2>/dev/null
+	check "annotate's sources: the secret's file listing: none of its text" not secret_in as.file.txt
+	"$EBS" annotate -i as.data secret_spin --source-dir "$TMP" >as.dir.txt 2>/dev/null
+	check "annotate's sources: --source-dir leading to the secret: none of its text" not secret_in as.dir.txt
+	"$EBS" annotate -i as.data secret_spin --source-dir "$TMP=$TMP" >as.map.txt 2>/dev/null
+	check "annotate's sources: --source-dir OLD=NEW onto it: none of its text" not secret_in as.map.txt
+	"$EBS" annotate -i as.data planted_spin >as.planted.txt 2>as.planted.err
+	check "annotate's sources: a link planted in the shared directory: not followed ($(grep '^# note' as.planted.txt | head -c 200))" \
+		bash -c '! grep -q TOPSECRET "$1" && grep -q "is a symbolic link in a directory others can write: not followed" "$1"' \
+		sh as.planted.txt
+	"$EBS" annotate -i as.data own_spin >as.own.txt 2>as.own.err
+	check "annotate's sources: nobody's own source, nobody's own binary: shown" \
+		grep -q 'OWN-MARKER' as.own.txt
+	# root's copy of the program: its DWARF is root's, its secret root's to see;
+	# the planted link is still not followed
+	cp "$SHARED/as-prog" "$TMP/as-rootprog"
+	if record as-root.data -e cpu-clock -F 2000 -- "$TMP/as-rootprog"; then
+		"$EBS" annotate -i as-root.data secret_spin >as.root.txt 2>/dev/null
+		check "annotate's sources: root's own binary naming root's file: shown" \
+			secret_in as.root.txt
+		"$EBS" annotate -i as-root.data planted_spin >as.rootplanted.txt 2>/dev/null
+		check "annotate's sources: root's binary, a link nobody planted in the shared directory: not followed" \
+			bash -c '! grep -q TOPSECRET "$1" && grep -q "is a symbolic link in a directory others can write: not followed" "$1"' \
+			sh as.rootplanted.txt
+	else
+		fail "annotate's sources: root's copy" "ebs record failed: $(head -c 300 as-root.data.err)"
+	fi
+fi
+
+# A real program nobody here wrote, as nobody's: SQLite's driver copied by
+# nobody into the shared directory names root's sqlite3.c (0644, in
+# directories anyone may search): its owner could read it, so root's
+# annotate shows it, as it does for root's own copy.
+if sqlite_build; then
+	as_nobody cp "$SQLWORK" "$SHARED/as-sqlwork"
+	if record as-sq.data -e cpu-clock -F 2000 -- $NOBODY "$SHARED/as-sqlwork" 50000 &&
+	   record as-sqroot.data -e cpu-clock -F 2000 -- "$SQLWORK" 50000; then
+		"$EBS" annotate -i as-sq.data sqlite3VdbeExec >as.sq.txt 2>as.sq.err
+		"$EBS" annotate -i as-sqroot.data sqlite3VdbeExec >as.sqroot.txt 2>/dev/null
+		check "annotate's sources: SQLite as nobody's: sqlite3.c shown, as for root's copy ($(grep -m1 '^# note' as.sq.txt))" \
+			bash -c '! grep -q "^# note: .*not shown" "$1" && grep -qE "^ +[0-9]+  .*sqlite3VdbeExec\(" "$1" && grep -qE "^ +[0-9]+  .*sqlite3VdbeExec\(" "$2"' \
+			sh as.sq.txt as.sqroot.txt
+	else
+		fail "annotate's sources: SQLite" "ebs record failed: $(head -c 300 as-sq.data.err as-sqroot.data.err)"
+	fi
+fi
+
+# ---- kernel addresses ----
+# A recording with kernel samples holds kernel addresses, which give away
+# where KASLR put the kernel this boot: it is 0600.  What ebs makes of it to
+# be shown (exports, flame graphs, report --json: 0644) names kernel code
+# and gives offsets from _stext, never an address: pprof's Locations, and
+# every "[unknown] [kernel]+0x..." (all of them, with a kallsyms of _stext
+# alone).  script and report --dump print the recording as it is.
+ka_stext=$(awk '$3 == "_stext" { print $1; exit }' /proc/kallsyms)
+# kaddr_in FILE: a kernel address (the upper half: 0xffff8... and above)
+# in FILE, as hex or as a decimal JSON number
+kaddr_in() { grep -qiE '(0x)?ffff[89a-f][0-9a-f]{11}|1844674[0-9]{12}' "$1"; }
+if [ -z "$ka_stext" ] || [ "$ka_stext" = 0000000000000000 ]; then
+	skip "kernel addresses" "/proc/kallsyms shows no _stext here"
+elif ! record ka.data -a -g -e cpu-clock -F 1000 -- "$WORKLOADS/sysloop" 0.3; then
+	fail "kernel addresses" "ebs record -a -g failed: $(head -c 300 ka.data.err)"
+else
+	echo "$ka_stext T _stext" >ka.kallsyms
+	"$EBS" export -i ka.data --format pprof -o ka.pb.gz 2>ka.pprof.err
+	# every Location's address and Mapping's range, and every string
+	python3 - ka.pb.gz >ka.pb.txt <<'PY'
+import gzip, sys
+def fields(b):
+    i = 0
+    while i < len(b):
+        k, i = varint(b, i)
+        f, w = k >> 3, k & 7
+        if w == 0:
+            v, i = varint(b, i)
+        elif w == 2:
+            n, i = varint(b, i)
+            v, i = b[i:i + n], i + n
+        elif w == 1:
+            v, i = b[i:i + 8], i + 8
+        else:
+            v, i = b[i:i + 4], i + 4
+        yield f, v
+def varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]; i += 1
+        v |= (c & 0x7f) << s; s += 7
+        if c < 0x80:
+            return v, i
+for f, v in fields(gzip.open(sys.argv[1]).read()):
+    if f == 4:	# Location: address
+        print(' '.join('address 0x%x' % x for g, x in fields(v) if g == 3))
+    elif f == 3:	# Mapping: memory_start, memory_limit
+        print(' '.join('mapping 0x%x' % x for g, x in fields(v) if g in (2, 3)))
+    elif f == 6:
+        print('string', v.decode('utf-8', 'replace'))
+PY
+	check "kernel addresses: pprof: read back ($(head -c 200 ka.pprof.err))" \
+		grep -q '^string \[kernel\]$' ka.pb.txt
+	check "kernel addresses: pprof: no kernel address in a Location, Mapping or string ($(grep -iE 'ffff[89a-f][0-9a-f]{11}' ka.pb.txt | head -n 2 | tr '\n' ' '))" \
+		not kaddr_in ka.pb.txt
+	if command -v go >/dev/null; then
+		go tool pprof -raw ka.pb.gz >ka.raw 2>ka.raw.err
+		check "kernel addresses: go tool pprof reads it, no kernel address in -raw ($(grep -E 'ffff[89a-f]' ka.raw | head -n 1))" \
+			bash -c '[ -s ka.raw ] && ! grep -qiE "0xffff[89a-f][0-9a-f]{11}" ka.raw'
+	else
+		skip "kernel addresses: go tool pprof" "go is not installed"
+	fi
+	for fmt in speedscope folded pprof; do
+		"$EBS" export -i ka.data --format $fmt -o ka.few.$fmt --kallsyms ka.kallsyms 2>/dev/null
+	done
+	"$EBS" flamegraph -i ka.data -o ka.few.svg --kallsyms ka.kallsyms 2>/dev/null
+	"$EBS" report -i ka.data --json --kallsyms ka.kallsyms >ka.few.json 2>/dev/null
+	zcat ka.few.pprof >ka.few.pb 2>/dev/null
+	check "kernel addresses: kallsyms of _stext alone: unknown kernel code in speedscope, as offsets" \
+		grep -qE '"\[unknown\] \[kernel\][+-]0x[0-9a-f]+"' ka.few.speedscope
+	for f in ka.few.speedscope ka.few.folded ka.few.pb ka.few.svg ka.few.json; do
+		check "kernel addresses: kallsyms of _stext alone: no kernel address in $f ($(grep -oaiE '.{0,30}(ffff[89a-f][0-9a-f]{11}|1844674[0-9]{12})' "$f" | head -n 1))" \
+			not kaddr_in "$f"
+	done
+fi

@@ -277,6 +277,6 @@ bad_exe() {	# NAME FILE PATTERN: addr2line -e FILE fails with one line matching 
 }
 bad_exe "-e of a missing file" nosuch "^ebs addr2line: nosuch: No such file or directory$"
 bad_exe "-e of a source file" "$S/fix_main.c" "^ebs addr2line: .*fix_main.c: not an ELF file$"
-bad_exe "-e of a directory" "$TMP" "^ebs addr2line: .*: not a regular file$"
+bad_exe "-e of a directory" "$TMP" "^ebs addr2line: .*: is a directory, not a regular file$"
 : >empty
 bad_exe "-e of an empty file" empty "^ebs addr2line: empty: empty file$"

@@ -458,8 +458,8 @@ static void test_jitmap_refused(void)
 	if (mkfifo(path, 0600))
 		TEST_SKIP("jitmap: refused: a FIFO, not waited on", "mkfifo: %s", strerror(errno));
 	else
-		jitmap_refused("jitmap: refused: a FIFO, not waited on", path, -SYM_ENOTREG,
-			       "not a regular file");
+		jitmap_refused("jitmap: refused: a FIFO, not waited on", path, -EBS_ENOTREG,
+			       "is a FIFO, not a regular file");
 
 	s = malloc(70000);
 	if (!s)
@@ -491,7 +491,7 @@ static void test_jitmap_refused(void)
 		return;
 	}
 	jitmap_refused("jitmap: refused: a symbolic link in a world-writable directory", link,
-		       -ELOOP, "symbolic link");
+		       -ELOOP, "is a symbolic link in a directory others can write: not followed");
 
 	/* a file of our own there is used; another user's is not */
 	puts_file(path, sizeof(path), "shared/perf-7.map", "7f0000001000 10 mine\n");
@@ -508,7 +508,8 @@ static void test_jitmap_refused(void)
 			  "chown: %s", strerror(errno));
 	} else {
 		jitmap_refused("jitmap: refused: another user's file in a world-writable directory",
-			       path, -EPERM, "owned by another user");
+			       path, -EBS_EUNTRUSTED,
+			       "(uid 65534) in a directory others can write: not trusted");
 	}
 }
 

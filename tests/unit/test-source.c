@@ -5,7 +5,10 @@
  * as '?' (tab kept, CR as a space), --source-dir's OLD=NEW and DIR forms
  * and the order they are tried in, a file not there (no warning), a FIFO
  * and a directory refused at once with one warning each, never read
- * twice, and each source kept (found or not) as one pointer.
+ * twice, and each source kept (found or not) as one pointer; a source
+ * named by another user's binary shown only if owned by root or that
+ * user, who may read it, as named and through --source-dir, and kept
+ * apart from the same path named by our own binary.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,7 +52,7 @@ static void put(const char *name, const char *text)
 static const struct source *get(struct source_cache *sc, const char *path)
 {
 	const struct source *s = NULL;
-	int e = source_cache__get(sc, path, &s);
+	int e = source_cache__get(sc, path, geteuid(), &s);
 
 	if (e)
 		TEST_FAIL("source: get", "%s: %d", path, e);
@@ -80,12 +83,13 @@ static void test_text(void)
 	again = get(sc, path);
 	TEST_CHECK("source: asked again, the same one", again == s);
 	TEST_CHECK("source: line 4 by file and line",
-		   source_cache__line(sc, path, 4, &text) == 0 && text && !strcmp(text, "last"));
+		   source_cache__line(sc, path, geteuid(), 4, &text) == 0 && text &&
+			   !strcmp(text, "last"));
 	TEST_CHECK("source: line 5 and line 0 are not there",
-		   source_cache__line(sc, path, 5, &text) == 0 && !text &&
-			   source_cache__line(sc, path, 0, &text) == 0 && !text);
+		   source_cache__line(sc, path, geteuid(), 5, &text) == 0 && !text &&
+			   source_cache__line(sc, path, geteuid(), 0, &text) == 0 && !text);
 	TEST_CHECK("source: no file, no line",
-		   source_cache__line(sc, NULL, 1, &text) == 0 && !text);
+		   source_cache__line(sc, NULL, geteuid(), 1, &text) == 0 && !text);
 	TEST_EQ("source: no warning for a file that is read", w.n, 0);
 	source_cache__free(sc);
 }
@@ -155,6 +159,60 @@ static void test_dirs(void)
 	source_cache__free(sc);
 }
 
+/* As root: sources named by the DWARF of a file of uid 65534's. */
+static void test_owner(void)
+{
+	const char *dirs[2] = {NULL};
+	struct warned w = {0};
+	struct source_cache *sc;
+	const struct source *s = NULL;
+	char path[256], mapped[256];
+
+	if (geteuid() != 0) {
+		TEST_SKIP("source: another user's binary", "not root: cannot make others' files");
+		return;
+	}
+	chmod(dir, 0755); /* (mkdtemp's 0700 would keep nobody from every file in it) */
+	put("secret.c", "secret\n");
+	snprintf(path, sizeof(path), "%s/secret.c", dir);
+	chmod(path, 0600);
+	/* --source-dir leads a name of theirs to the secret: the same rule */
+	snprintf(mapped, sizeof(mapped), "/theirs=%s", dir);
+	dirs[0] = mapped;
+	sc = source_cache__new(dirs, warn, &w);
+	if (source_cache__get(sc, path, 65534, &s) || !s) {
+		TEST_FAIL("source: another user's binary", "get %s failed", path);
+		goto out;
+	}
+	TEST_CHECK("source: root's 0600 file, named by nobody's binary: not shown",
+		   !s->read_from && !s->nlines);
+	TEST_CHECK("source: ... and why, to follow \"it \"",
+		   s->why && !strncmp(s->why, "may not be read by the binary's owner", 37));
+	TEST_CHECK("source: ... said once, naming the file and why",
+		   w.n == 1 && strstr(w.last, path) && strstr(w.last, "(uid 65534)") &&
+			   strstr(w.last, "its source lines are not shown"));
+	TEST_CHECK("source: the same path named by our own binary: shown",
+		   source_cache__get(sc, path, geteuid(), &s) == 0 && s && s->read_from &&
+			   s->nlines == 1 && !s->why);
+	TEST_CHECK("source: through --source-dir OLD=NEW: not shown either",
+		   source_cache__get(sc, "/theirs/secret.c", 65534, &s) == 0 && s &&
+			   !s->read_from && s->why);
+	put("theirs.c", "theirs\n");
+	snprintf(path, sizeof(path), "%s/theirs.c", dir);
+	if (chown(path, 65534, 65534) || chmod(path, 0600)) {
+		TEST_FAIL("source: their own file", "chown %s: %s", path, strerror(errno));
+		goto out;
+	}
+	TEST_CHECK("source: their own 0600 file, named by their binary: shown",
+		   source_cache__get(sc, path, 65534, &s) == 0 && s && s->read_from &&
+			   s->nlines == 1 && !strcmp(s->lines[0], "theirs"));
+	TEST_CHECK("source: root's public file, named by their binary: shown",
+		   chmod(path, 0644) == 0 && chown(path, 0, 0) == 0 &&
+			   source_cache__get(sc, path, 1234, &s) == 0 && s && s->read_from);
+out:
+	source_cache__free(sc);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -167,6 +225,7 @@ int main(void)
 	test_text();
 	test_refused();
 	test_dirs();
+	test_owner();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
 		TEST_FAIL("source: cleanup", "%s failed", cmd);

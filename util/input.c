@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: MIT
+/*
+ * input.c - opening a file ebs reads at a path someone else chose: a
+ * recording's mappings, a binary's debug link, DWARF's source files, a
+ * perf-PID.map in /tmp.  Any user who can write there may have put a
+ * device, a FIFO or a socket at that path, or a link to a file of root's.
+ *
+ * Opening a device runs its driver (a watchdog arms on open, a tape
+ * rewinds, a terminal becomes ours) and opening a FIFO unblocks its
+ * writer, so nothing is opened for reading until its type is known: the
+ * path is opened with O_PATH (which reaches no driver and no FIFO), that
+ * descriptor is checked with fstat against the caller's rule, and only
+ * then is that very inode opened for reading, through /proc/self/fd.
+ * Where /proc is not mounted the path is opened again by name (with
+ * O_NONBLOCK, and O_NOFOLLOW where links are refused), and a file that is
+ * not the inode checked is refused; only there could a swap between the
+ * two opens reach a FIFO.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+/* "nobody (uid 65534)", or "uid 1234" for a uid without a name. */
+static void who(uid_t uid, char *buf, size_t len)
+{
+	struct passwd pw, *res = NULL;
+	char tmp[1024];
+
+	if (uid == (uid_t)-1)
+		snprintf(buf, len, "whoever that is");
+	else if (!getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) && res)
+		snprintf(buf, len, "%.64s (uid %u)", ebs_clean_text(res->pw_name, false),
+			 (unsigned int)uid);
+	else
+		snprintf(buf, len, "uid %u", (unsigned int)uid);
+}
+
+/* "is a FIFO, not a regular file", or NULL for a regular file. */
+static const char *type_why(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return NULL;
+	case S_IFDIR:
+		return "is a directory, not a regular file";
+	case S_IFCHR:
+		return "is a character device, not a regular file";
+	case S_IFBLK:
+		return "is a block device, not a regular file";
+	case S_IFIFO:
+		return "is a FIFO, not a regular file";
+	case S_IFSOCK:
+		return "is a socket, not a regular file";
+	case S_IFLNK:
+		return "is a symbolic link in a directory others can write: not followed";
+	default:
+		return "is not a regular file";
+	}
+}
+
+/* The groups of uid (its passwd entry's and those it is a member of). */
+struct groups {
+	gid_t v[256];
+	int n; /* -1: not known (no passwd entry, or more than v holds) */
+};
+
+static void groups_of(uid_t uid, struct groups *g)
+{
+	struct passwd pw, *res = NULL;
+	char tmp[1024];
+
+	g->n = -1;
+	if (uid == (uid_t)-1 || getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) || !res)
+		return;
+	g->n = (int)ARRAY_SIZE(g->v);
+	if (getgrouplist(res->pw_name, res->pw_gid, g->v, &g->n) < 0)
+		g->n = -1;
+}
+
+/*
+ * May uid do `what` (S_IROTH or S_IXOTH: read, search) to a file of this
+ * mode and owners, by its permission bits: the owner's when uid owns it,
+ * the group's when uid is in its group, else the others'.  Not knowing
+ * uid's groups, both the group's and the others' must allow it.
+ */
+static bool class_allows(const struct stat *st, uid_t uid, const struct groups *g, mode_t what)
+{
+	bool in_group = false, known = g->n >= 0;
+	int i;
+
+	if (uid == 0)
+		return true;
+	if (st->st_uid == uid && uid != (uid_t)-1)
+		return st->st_mode & (what << 6);
+	for (i = 0; i < g->n; i++)
+		in_group |= g->v[i] == st->st_gid;
+	if (in_group)
+		return st->st_mode & (what << 3);
+	if (!known && !(st->st_mode & (what << 3)))
+		return false;
+	return st->st_mode & what;
+}
+
+/* May uid (named name) search directory dir?  0, or -EBS_EUNTRUSTED with why said. */
+static int dir_searchable(const char *dir, uid_t uid, const struct groups *g, const char *owner_is,
+			  const char *name, char *why, size_t why_len)
+{
+	struct stat st;
+
+	if (stat(dir, &st)) {
+		ebs_set_why(why, why_len, "cannot tell whether %s, %s, may read it: %s: %s",
+			    owner_is, name, dir, strerror(errno));
+		return -EBS_EUNTRUSTED;
+	}
+	if (class_allows(&st, uid, g, S_IXOTH))
+		return 0;
+	ebs_set_why(why, why_len, "may not be read by %s, %s: directory %s is mode %04o", owner_is,
+		    name, dir, (unsigned int)(st.st_mode & 07777));
+	return -EBS_EUNTRUSTED;
+}
+
+/*
+ * Could uid read the file checked at pfd (named path), by its mode and
+ * each directory above it?  0, or -EBS_EUNTRUSTED with why said.  The
+ * directories are those of the path pfd was reached by, links resolved
+ * (/proc/self/fd's link, else realpath).
+ */
+static int uid_may_read(int pfd, const char *path, const struct stat *st, uid_t uid,
+			const char *owner_is, char *why, size_t why_len)
+{
+	char real[PATH_MAX], proc[64], name[128], *slash;
+	struct groups g;
+	ssize_t n;
+	int e;
+
+	groups_of(uid, &g);
+	who(uid, name, sizeof(name));
+	if (!class_allows(st, uid, &g, S_IROTH)) {
+		ebs_set_why(why, why_len, "may not be read by %s, %s: its mode is %04o", owner_is,
+			    name, (unsigned int)(st->st_mode & 07777));
+		return -EBS_EUNTRUSTED;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	n = readlink(proc, real, sizeof(real) - 1);
+	if (n > 0 && real[0] == '/') {
+		real[n] = '\0';
+	} else if (!realpath(path, real)) {
+		ebs_set_why(why, why_len, "cannot tell whether %s, %s, may read it: %s", owner_is,
+			    name, strerror(errno));
+		return -EBS_EUNTRUSTED;
+	}
+	/* each directory from the root down: uid must be able to search it */
+	for (slash = real; (slash = strchr(slash + 1, '/'));) {
+		*slash = '\0';
+		e = dir_searchable(real, uid, &g, owner_is, name, why, why_len);
+		*slash = '/';
+		if (e)
+			return e;
+	}
+	return dir_searchable("/", uid, &g, owner_is, name, why, why_len);
+}
+
+/* The rule's verdict on the inode at pfd (st): 0 or -errno with why said. */
+static int judge(int pfd, const char *path, const struct stat *st, bool shared,
+		 const struct ebs_input_rule *rule, char *why, size_t why_len)
+{
+	uid_t owner = rule ? rule->owner : (uid_t)-1;
+	const char *owner_is = rule && rule->owner_is ? rule->owner_is : "its owner";
+	const char *t = type_why(st->st_mode);
+	char name[128], oname[128];
+
+	if (t) {
+		ebs_set_why(why, why_len, "%s", t);
+		return S_ISDIR(st->st_mode)   ? -EISDIR
+		       : S_ISLNK(st->st_mode) ? -ELOOP
+					      : -EBS_ENOTREG;
+	}
+	if (shared && st->st_uid != 0 && st->st_uid != geteuid() &&
+	    (owner == (uid_t)-1 || st->st_uid != owner)) {
+		who(st->st_uid, name, sizeof(name));
+		ebs_set_why(why, why_len,
+			    "is owned by %s in a directory others can write: not trusted", name);
+		return -EBS_EUNTRUSTED;
+	}
+	if (!rule || !(rule->flags & EBS_IN_OWNER))
+		return 0;
+	if (st->st_uid != 0 && (owner == (uid_t)-1 || st->st_uid != owner)) {
+		who(st->st_uid, name, sizeof(name));
+		if (owner == (uid_t)-1) {
+			ebs_set_why(why, why_len, "is owned by %s, not by root (%s is not known)",
+				    name, owner_is);
+		} else {
+			who(owner, oname, sizeof(oname));
+			ebs_set_why(why, why_len, "is owned by %s, not by root or %s, %s", name,
+				    owner_is, oname);
+		}
+		return -EBS_EUNTRUSTED;
+	}
+	/* owner not known: as a user who owns nothing and is in no group known */
+	return uid_may_read(pfd, path, st, owner, owner_is, why, why_len);
+}
+
+/*
+ * Open the inode checked at pfd (st) for reading: through /proc/self/fd,
+ * else by name again (dfd, name, nofollow as it was reached), refused
+ * unless it is that inode.  The descriptor, or -errno with why said.
+ */
+static int reopen(int pfd, int dfd, const char *name, bool nofollow, const struct stat *st,
+		  char *why, size_t why_len)
+{
+	char proc[64];
+	struct stat now;
+	int fd, fl, e;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	/* O_NONBLOCK: were it not the regular file checked, no open would wait */
+	fd = open(proc, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && access("/proc/self/fd", F_OK))
+		fd = openat(dfd, name,
+			    O_RDONLY | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+	if (fd < 0) {
+		e = -errno;
+		ebs_set_why(why, why_len, "%s", strerror(-e));
+		return e;
+	}
+	if (fstat(fd, &now) || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
+		close(fd);
+		ebs_set_why(why, why_len, "changed while it was being opened: not read");
+		return -ESTALE;
+	}
+	/* a regular file never blocks, but its reads should wait like any others */
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		e = -errno;
+		close(fd);
+		ebs_set_why(why, why_len, "%s", strerror(-e));
+		return e;
+	}
+	return fd;
+}
+
+int ebs_open_input(const char *path, const struct ebs_input_rule *rule, struct stat *st, char *why,
+		   size_t why_len)
+{
+	const char *name = path, *slash = strrchr(path, '/');
+	bool shared = false;
+	struct stat pst, dst;
+	int dfd = AT_FDCWD, pfd, fd;
+
+	/* the directory first, to know whether others may write into it */
+	if (rule && (rule->flags & EBS_IN_SHARED) && (!slash || slash[1])) {
+		char dir[PATH_MAX];
+		size_t len = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+
+		if (len >= sizeof(dir)) {
+			ebs_set_why(why, why_len, "%s", strerror(ENAMETOOLONG));
+			return -ENAMETOOLONG;
+		}
+		memcpy(dir, slash ? path : ".", slash ? len : 1);
+		dir[slash ? len : 1] = '\0';
+		name = slash ? slash + 1 : path;
+		dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0 || fstat(dfd, &dst)) {
+			fd = -errno;
+			ebs_set_why(why, why_len, "%s", strerror(-fd));
+			goto out_dir;
+		}
+		shared = dst.st_mode & (S_IWOTH | S_ISVTX);
+	}
+	/* O_PATH: neither a driver's open nor a FIFO's runs */
+	pfd = openat(dfd, name, O_PATH | O_CLOEXEC | (shared ? O_NOFOLLOW : 0));
+	if (pfd < 0) {
+		fd = -errno;
+		ebs_set_why(why, why_len, "%s", strerror(-fd));
+		goto out_dir;
+	}
+	if (fstat(pfd, &pst)) {
+		fd = -errno;
+		ebs_set_why(why, why_len, "%s", strerror(-fd));
+	} else {
+		fd = judge(pfd, path, &pst, shared, rule, why, why_len);
+		if (!fd)
+			fd = reopen(pfd, dfd, name, shared, &pst, why, why_len);
+	}
+	close(pfd);
+	if (fd >= 0 && st)
+		*st = pst;
+out_dir:
+	if (dfd >= 0)
+		close(dfd);
+	if (fd < 0 && why && why_len)
+		ebs_clean_text(why, false); /* it may hold a directory's name */
+	return fd;
+}
+
+const char *ebs_read_strerror(int err)
+{
+	switch (err) {
+	case -EBS_ENOTREG:
+		return "not a regular file";
+	case -EBS_EUNTRUSTED:
+		return "not trusted: another user's file";
+	case -ELOOP:
+		return "a symbolic link in a directory others can write: not followed";
+	default:
+		return strerror(-err);
+	}
+}
+
+ssize_t ebs_read_fd(int fd, size_t max, size_t max_line, char **out, size_t *bad_line)
+{
+	size_t cap = 4096, len = 0, line_start = 0, lines = 1, i;
+	char *buf = malloc(cap), *nbuf;
+	ssize_t n;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (len + 1 >= cap) {
+			size_t ncap = cap > max / 2 ? max + 2 : cap * 2;
+
+			nbuf = ncap > cap ? realloc(buf, ncap) : NULL;
+			if (!nbuf) {
+				free(buf);
+				return ncap > cap ? -ENOMEM : -EFBIG;
+			}
+			buf = nbuf;
+			cap = ncap;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			free(buf);
+			return n;
+		}
+		if (n == 0)
+			break;
+		/* lines are checked as they come: /dev/zero is refused at once */
+		for (i = len; max_line && i < len + (size_t)n; i++) {
+			if (buf[i] == '\n') {
+				line_start = i + 1;
+				lines++;
+			} else if (i - line_start + 1 >= max_line) {
+				free(buf);
+				if (bad_line)
+					*bad_line = lines;
+				return -E2BIG;
+			}
+		}
+		len += (size_t)n;
+		if (len > max) {
+			free(buf);
+			return -EFBIG;
+		}
+	}
+	buf[len] = '\0';
+	*out = buf;
+	return (ssize_t)len;
+}
+
+ssize_t ebs_read_file_max(const char *path, size_t max, char **out)
+{
+	ssize_t n;
+	int fd = ebs_open_input(path, NULL, NULL, NULL, 0);
+
+	if (fd < 0)
+		return fd;
+	n = ebs_read_fd(fd, max, 0, out, NULL);
+	close(fd);
+	return n;
+}
+
+ssize_t ebs_read_file(const char *path, char **out)
+{
+	return ebs_read_file_max(path, SIZE_MAX / 4, out);
+}

@@ -23,14 +23,16 @@
 # renders annotate --html, drives ebs flamegraph's SVG (hover, zoom,
 # search) in tests/integration/flamegraph.sh and runs speedscope's
 # importer in export.sh; tmux runs ebs monitor's screen in
-# tests/integration/monitor.sh (send-keys, capture-pane).
+# tests/integration/monitor.sh (send-keys, capture-pane); strace watches
+# that no device or FIFO a recording names is opened
+# (tests/integration/neighbours.sh).
 set -u
 
 PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
 libncurses-dev libssl-dev tmux
 libcapstone-dev libstb-dev
 elfutils binutils python3 clang llvm libclang-rt-dev clang-format cmake ninja-build libzstd-dev
-golang-go python3-jsonschema chromium
+golang-go python3-jsonschema chromium strace
 ${EBS_DEPS_EXTRA:-}"
 
 missing=""

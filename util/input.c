@@ -19,8 +19,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <limits.h>
 #include <pwd.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,21 +28,6 @@
 #include <unistd.h>
 
 #include "util/util.h"
-
-/* "nobody (uid 65534)", or "uid 1234" for a uid without a name. */
-static void who(uid_t uid, char *buf, size_t len)
-{
-	struct passwd pw, *res = NULL;
-	char tmp[1024];
-
-	if (uid == (uid_t)-1)
-		snprintf(buf, len, "whoever that is");
-	else if (!getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) && res)
-		snprintf(buf, len, "%.64s (uid %u)", ebs_clean_text(res->pw_name, false),
-			 (unsigned int)uid);
-	else
-		snprintf(buf, len, "uid %u", (unsigned int)uid);
-}
 
 /* "is a FIFO, not a regular file", or NULL for a regular file. */
 static const char *type_why(mode_t mode)
@@ -143,7 +128,7 @@ static int uid_may_read(int pfd, const char *path, const struct stat *st, uid_t 
 	int e;
 
 	groups_of(uid, &g);
-	who(uid, name, sizeof(name));
+	ebs_user_name(uid, name, sizeof(name));
 	if (!class_allows(st, uid, &g, S_IROTH)) {
 		ebs_set_why(why, why_len, "may not be read by %s, %s: its mode is %04o", owner_is,
 			    name, (unsigned int)(st->st_mode & 07777));
@@ -186,7 +171,7 @@ static int judge(int pfd, const char *path, const struct stat *st, bool shared,
 	}
 	if (shared && st->st_uid != 0 && st->st_uid != geteuid() &&
 	    (owner == (uid_t)-1 || st->st_uid != owner)) {
-		who(st->st_uid, name, sizeof(name));
+		ebs_user_name(st->st_uid, name, sizeof(name));
 		ebs_set_why(why, why_len,
 			    "is owned by %s in a directory others can write: not trusted", name);
 		return -EBS_EUNTRUSTED;
@@ -194,12 +179,12 @@ static int judge(int pfd, const char *path, const struct stat *st, bool shared,
 	if (!rule || !(rule->flags & EBS_IN_OWNER))
 		return 0;
 	if (st->st_uid != 0 && (owner == (uid_t)-1 || st->st_uid != owner)) {
-		who(st->st_uid, name, sizeof(name));
+		ebs_user_name(st->st_uid, name, sizeof(name));
 		if (owner == (uid_t)-1) {
 			ebs_set_why(why, why_len, "is owned by %s, not by root (%s is not known)",
 				    name, owner_is);
 		} else {
-			who(owner, oname, sizeof(oname));
+			ebs_user_name(owner, oname, sizeof(oname));
 			ebs_set_why(why, why_len, "is owned by %s, not by root or %s, %s", name,
 				    owner_is, oname);
 		}
@@ -274,7 +259,7 @@ int ebs_open_input(const char *path, const struct ebs_input_rule *rule, struct s
 			ebs_set_why(why, why_len, "%s", strerror(-fd));
 			goto out_dir;
 		}
-		shared = dst.st_mode & (S_IWOTH | S_ISVTX);
+		shared = ebs_dir_others_write(&dst);
 	}
 	/* O_PATH: neither a driver's open nor a FIFO's runs */
 	pfd = openat(dfd, name, O_PATH | O_CLOEXEC | (shared ? O_NOFOLLOW : 0));

@@ -33,7 +33,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,26 +46,6 @@
 
 #define LOCK_WAIT_MS 10000 /* another ebs commits in milliseconds */
 #define MAX_SIBLING  999   /* NAME.1 .. NAME.999 for a recording that lost the name */
-
-bool ebs_dir_others_write(const struct stat *dir)
-{
-	uid_t me = geteuid();
-
-	return (dir->st_mode & (S_IWGRP | S_IWOTH)) || (dir->st_uid != 0 && dir->st_uid != me);
-}
-
-/* "nobody (uid 65534)", or "uid 1234" when the name is not known. */
-static const char *owner_name(uid_t uid, char *buf, size_t len)
-{
-	struct passwd pw, *res = NULL;
-	char tmp[1024];
-
-	if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) == 0 && res && res->pw_name)
-		snprintf(buf, len, "%s (uid %u)", res->pw_name, (unsigned int)uid);
-	else
-		snprintf(buf, len, "uid %u", (unsigned int)uid);
-	return ebs_clean_text(buf, false);
-}
 
 static const char *type_name(mode_t m)
 {
@@ -84,9 +63,10 @@ static int refuse(struct ebs_error *err, const char *path, const struct stat *st
 {
 	char who[300];
 
+	ebs_user_name(st->st_uid, who, sizeof(who));
 	ebs_error__set(err, EPERM,
 		       "%s: not written: %s owned by %s, in a directory others can write%s", path,
-		       type_name(st->st_mode), owner_name(st->st_uid, who, sizeof(who)), what);
+		       type_name(st->st_mode), who, what);
 	if (err)
 		err->output = true;
 	return -EPERM;

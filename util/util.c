@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pwd.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -288,4 +289,25 @@ int ebs_own_vdso(const void **image, size_t *size)
 		}
 	free(maps);
 	return e;
+}
+
+void ebs_user_name(uid_t uid, char *buf, size_t len)
+{
+	struct passwd pw, *res = NULL;
+	char tmp[1024];
+
+	if (uid == (uid_t)-1)
+		snprintf(buf, len, "whoever that is");
+	else if (!getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) && res)
+		snprintf(buf, len, "%.64s (uid %u)", ebs_clean_text(res->pw_name, false),
+			 (unsigned int)uid);
+	else
+		snprintf(buf, len, "uid %u", (unsigned int)uid);
+}
+
+bool ebs_dir_others_write(const struct stat *dir)
+{
+	uid_t me = geteuid();
+
+	return (dir->st_mode & (S_IWGRP | S_IWOTH)) || (dir->st_uid != 0 && dir->st_uid != me);
 }

@@ -67,8 +67,8 @@ size_t ebs_strlcpy(char *dst, const char *src, size_t size);
  * unless it is the same inode).
  *
  * The rule (NULL: a regular file, links followed):
- *   EBS_IN_SHARED  in a directory others can write (mode o+w or sticky, as
- *                  /tmp): a symbolic link is not followed (-ELOOP), and the
+ *   EBS_IN_SHARED  in a directory others can write (ebs_dir_others_write:
+ *                  /tmp, a group's, another user's): a symbolic link is not followed (-ELOOP), and the
  *                  file must be owned by root, the caller or rule.owner
  *                  (-EBS_EUNTRUSTED)
  *   EBS_IN_OWNER   the file must be owned by root or rule.owner, and
@@ -213,6 +213,9 @@ int ebs_outfile__tmp_path(const struct ebs_outfile *o, const char *name, char *b
  * hold may be that user's doing.
  */
 bool ebs_dir_others_write(const struct stat *dir);
+
+/* A user as messages name one: "nobody (uid 65534)", "uid 1234" when it has no name. */
+void ebs_user_name(uid_t uid, char *buf, size_t len);
 
 /*
  * The temporary names' common start for an output path, "DIR/.BASE.tmp."

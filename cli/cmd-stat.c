@@ -469,8 +469,10 @@ static void print_text(FILE *f, const struct stat_opts *so, const struct ebs_sum
 	}
 	if (so->argv) {
 		fprintf(f, so->system_wide ? ", while '" : "\n Counts for '");
-		for (a = 0; so->argv[a]; a++)
-			fprintf(f, "%s%s", a ? " " : "", so->argv[a]);
+		for (a = 0; so->argv[a]; a++) { /* its control characters as '?' (util/text.h) */
+			fputs(a ? " " : "", f);
+			ebs_fputs_clean(so->argv[a], f);
+		}
 		fprintf(f, so->system_wide ? "' ran" : "'");
 	}
 	if (so->runs > 1)

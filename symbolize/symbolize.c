@@ -108,19 +108,15 @@ struct image_key {
 
 void symbolizer__warn(struct symbolizer *s, const char *fmt, ...)
 {
-	char msg[1024], *p;
+	char msg[1024];
 	va_list ap;
 
 	if (!s->warn)
 		return;
+	/* One line, no escape, whatever a file name or libelf message contains. */
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ebs_vformat_line(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* One line, whatever a file name or libelf message contains. */
-	for (p = msg; *p; p++) {
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
-	}
 	s->warn(s->warn_ctx, msg);
 }
 
@@ -137,7 +133,7 @@ static void dso__fail(struct symbolizer *s, struct dso *d, const char *fmt, ...)
 
 	d->failed = true;
 	va_start(ap, fmt);
-	vsnprintf(d->unusable, sizeof(d->unusable), fmt, ap);
+	ebs_vformat_line(d->unusable, sizeof(d->unusable), fmt, ap);
 	va_end(ap);
 	symbolizer__warn(s, "%s", d->unusable);
 }
@@ -229,6 +225,7 @@ static void dso__free(struct dso *d)
 	free(d->debug_path);
 	free(d->symbols_from);
 	free(d->looked);
+	ebs_strset__free(&d->shown);
 	free(d->key);
 	free(d->id_key);
 	free(d);
@@ -407,14 +404,29 @@ static void dso__check(struct symbolizer *s, const struct dso *d, const struct s
 				 why[0] ? why : "empty symbol table");
 }
 
+/*
+ * A path as info shows it: itself, or (when it holds a control character)
+ * its copy with them as '?', which lives as long as d.  d's own paths stay
+ * as they are: they are opened.
+ */
+static const char *dso__shown(struct dso *d, const char *path)
+{
+	const char *c;
+
+	if (!path || ebs_text_is_clean(path))
+		return path;
+	c = ebs_strset__intern_clean(&d->shown, path);
+	return c ? c : "?"; /* out of memory: nothing of it */
+}
+
 /* The views handed out in sym_result.info, from what d knows. */
 static void dso__fill_info(struct dso *d, const char *path)
 {
-	d->info.path = d->path ? d->path : path;
+	d->info.path = dso__shown(d, d->path ? d->path : path);
 	d->info.has_symbols = d->symtab.nsyms > 0;
-	d->info.symbols_from = d->symbols_from;
-	d->info.debug_path = d->debug_path;
-	d->info.looked = d->looked ? d->looked : "";
+	d->info.symbols_from = dso__shown(d, d->symbols_from);
+	d->info.debug_path = dso__shown(d, d->debug_path);
+	d->info.looked = d->looked ? dso__shown(d, d->looked) : "";
 	d->info.problem = d->dwarf_problem[0] ? d->dwarf_problem : NULL;
 	d->info.unusable = d->unusable[0] ? d->unusable : NULL;
 }
@@ -798,6 +810,7 @@ static int map_ent__get(struct symbolizer *s, const struct sym_map *map, struct 
 		m->jit_name = strdup(short_name(m->dso->path));
 		if (!m->jit_name)
 			goto out_free;
+		sym_clean_text(m->jit_name); /* shown, as m->path is */
 		m->name = m->jit_name;
 	}
 	HASH_ADD_KEYPTR(hh, s->maps, m->key, m->key_len, m);
@@ -835,8 +848,8 @@ static struct dwarf_info *dso__dwarf_open(struct symbolizer *s, struct dso *d)
 	d->dwarf =
 		dwarf_info__open(d->debug_path, s->demangle, !s->no_lines, &key, why, sizeof(why));
 	if (!d->dwarf) {
-		snprintf(d->dwarf_problem, sizeof(d->dwarf_problem), "%.360s: %.250s",
-			 d->debug_path, why);
+		ebs_format_line(d->dwarf_problem, sizeof(d->dwarf_problem), "%.360s: %.250s",
+				d->debug_path, why);
 		d->dwarf_warn = true;
 		dso__fill_info(d, d->path);
 	}
@@ -920,8 +933,8 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 		n = dwarf_info__lookup(di, vaddr, frames, MAX_FRAMES);
 		/* a unit that failed to decode says why, once, and for --stats */
 		if (!d->dwarf_problem[0] && dwarf_info__problem(di)) {
-			snprintf(d->dwarf_problem, sizeof(d->dwarf_problem), "%.360s: %.250s",
-				 d->debug_path, dwarf_info__problem(di));
+			ebs_format_line(d->dwarf_problem, sizeof(d->dwarf_problem),
+					"%.360s: %.250s", d->debug_path, dwarf_info__problem(di));
 			d->info.problem = d->dwarf_problem;
 			symbolizer__warn(s, "%s (lines may be missing)", d->dwarf_problem);
 		}

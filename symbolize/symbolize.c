@@ -263,10 +263,22 @@ void symbolizer__free(struct symbolizer *s)
 	free(s);
 }
 
-/* "[vdso]", "//anon", "[heap]", "" ...: names that are not paths. */
+/*
+ * Names the kernel gives memory that no file holds, though they start with
+ * '/': a memfd ("/memfd:NAME (deleted)"), shared anonymous memory
+ * ("/dev/zero (deleted)"), huge pages, SysV shared memory ("/SYSV%08x").
+ * Nothing at that path is the mapping's: it is not looked for.
+ */
+static bool is_fileless(const char *filename)
+{
+	return !strncmp(filename, "/memfd:", 7) || !strncmp(filename, "/dev/zero", 9) ||
+	       !strncmp(filename, "/anon_hugepage", 14) || !strncmp(filename, "/SYSV", 5);
+}
+
+/* "[vdso]", "//anon", "[heap]", "/memfd:x (deleted)", "" ...: names that are not paths. */
 static bool is_pseudo(const char *filename)
 {
-	return filename[0] != '/' || filename[1] == '/';
+	return filename[0] != '/' || filename[1] == '/' || is_fileless(filename);
 }
 
 static bool is_kernel(const char *filename)

@@ -236,3 +236,67 @@ sys.exit(0 if any(r.get("comm") == "p?[31m????" for r in j["rows"]) else 1)' n/j
 		eval '[ $rc -eq 2 ] && one_clean_line miss.err && grep -qF "/d?]0;pwn?????X/ebs.data" miss.err'
 fi
 
+# ---- memfd ----
+# Code that nobody runs from a memfd (memfd_create, the code written into
+# it, mapped PROT_EXEC: what JITs do) is no file on disk.  Root's report of
+# it names its samples after the mapping, as perf does ("/memfd:NAME
+# (deleted)"), and warns about nothing (it said "/memfd:ebs-jit (deleted):
+# No such file or directory", and showed "memfd:ebs-jit (deleted)").
+cat >memfd.c <<'C'
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+/* x86-64: ecx = 1 << 20; do ecx-- while not zero; ret */
+static const unsigned char code[] = {0xb9, 0x00, 0x00, 0x10, 0x00, 0xff, 0xc9, 0x75, 0xfc, 0xc3};
+int main(void)
+{
+	int fd = memfd_create("ebs-jit", MFD_CLOEXEC);
+	void (*fn)(void);
+	void *p;
+
+	if (fd < 0 || write(fd, code, sizeof(code)) != (ssize_t)sizeof(code) || ftruncate(fd, 4096))
+		return 1;
+	p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return 1;
+	fn = (void (*)(void))p;
+	printf("%d\n", (int)getpid());
+	fflush(stdout);
+	for (;;)
+		fn();
+}
+C
+if [ "$(uname -m)" != x86_64 ] || ! command -v gcc >/dev/null; then
+	skip "memfd" "needs x86-64 (the code written into the memfd) and gcc"
+elif ! gcc -O1 -o memfd memfd.c 2>memfd.build.err; then
+	fail "memfd" "the program does not build: $(head -c 300 memfd.build.err)"
+else
+	as_nobody ./memfd >memfd.pid 2>memfd.prog.err &
+	msh=$!
+	mpid=""
+	wait_line memfd.pid && mpid=$(cat memfd.pid)
+	if [ -z "$mpid" ]; then
+		fail "memfd" "nobody's program did not start: $(head -c 300 memfd.prog.err)"
+	else
+		"$EBS" record -q -e cpu-clock -F 1000 -o memfd.data -p "$mpid" 2>memfd.rec.err &
+		epid=$!
+		wait_polling $epid
+		wait_cpu "$mpid" 0.3
+		kill "$mpid"
+		wait "$msh" 2>/dev/null
+		wait "$epid"
+		"$EBS" report -i memfd.data --json >memfd.json 2>memfd.err
+		rc=$?
+		keep memfd.err
+		check "memfd: report says nothing (status $rc): $(head -c 200 memfd.err)" \
+			[ $rc -eq 0 -a ! -s memfd.err ]
+		read -r k user < <(json memfd.json "'%d %d' % (sum(r['samples'] for r in j['rows'] if r['dso'] == '/memfd:ebs-jit (deleted)' and r['function'].startswith('[unknown] /memfd:ebs-jit (deleted)+0x')), j['samples'] - sum(r['samples'] for r in j['rows'] if r['dso'] == '[kernel]'))")
+		# the memfd's loop is all the program does but start: >= 90% of user space
+		if enough "memfd: share" "$user" 100; then
+			check "memfd: the samples are the mapping's, [unknown] /memfd:ebs-jit (deleted)+0xOFFSET ($k of $user in user space)" \
+				[ $((k * 100)) -ge $((user * 90)) ]
+		fi
+	fi
+fi
+

@@ -1000,9 +1000,10 @@ int cmd_stat(int argc, char **argv)
 			e = ebs_record(&ro, &res, &err);
 			if (e) {
 				fprintf(stderr, "ebs stat: %s\n", err.msg);
-				/* a command that cannot run; -a or -p not allowed */
-				rc = res.exec_failed || ((so.system_wide || so.nr_pids) &&
-							 (err.err == -EACCES || err.err == -EPERM))
+				/* a command that cannot run; -a or -p not allowed; -p gone */
+				rc = res.exec_failed || err.err == -ESRCH ||
+						     ((so.system_wide || so.nr_pids) &&
+						      (err.err == -EACCES || err.err == -EPERM))
 					     ? 2
 					     : 1;
 				break;

@@ -300,3 +300,37 @@ else
 	fi
 fi
 
+# ---- exited ----
+# -p of nobody's process that has exited but is not reaped (a zombie: its
+# parent never waits): record, stat and monitor say so in one line naming
+# the pid, status 2 (they said "cannot open event 'cpu-clock' on pid N,
+# cpu 0: No such process: no such process"; stat and monitor with 1).
+# The child is killed once its parent has become sleep (exec'd: no shell
+# left to reap it).
+as_nobody bash -c 'sleep 300 & echo $!; exec sleep 300' >zombie.pid 2>/dev/null &
+zsh=$!
+zpid=""
+wait_line zombie.pid && zpid=$(cat zombie.pid)
+for _ in $(seq 3000); do
+	zparent=$(ps -o ppid= -p "$zpid" 2>/dev/null | tr -d ' ')
+	[ -n "$zparent" ] && [ "$(cat "/proc/$zparent/comm" 2>/dev/null)" = sleep ] && break
+	sleep 0.1
+done
+kill -KILL "$zpid" 2>/dev/null
+for _ in $(seq 3000); do
+	[ "$(awk '{ print $3 }' "/proc/$zpid/stat" 2>/dev/null)" = Z ] && break
+	sleep 0.1
+done
+if [ "$(awk '{ print $3 }' "/proc/$zpid/stat" 2>/dev/null)" != Z ]; then
+	fail "exited" "no zombie to attach to (pid '$zpid')"
+else
+	gone="pid $zpid: no such process \(it exited before ebs could attach to it\)$"
+	expect "exited: record -p of a zombie" 2 "^ebs record: $gone" \
+		"$EBS" record -e cpu-clock -o zombie.data -p "$zpid"
+	expect "exited: stat -p of a zombie" 2 "^ebs stat: $gone" \
+		"$EBS" stat -e task-clock -p "$zpid"
+	expect "exited: monitor -p of a zombie" 2 "^ebs monitor: $gone" \
+		"$EBS" monitor -e task-clock -p "$zpid" --duration 1
+fi
+kill "${zparent:-}" 2>/dev/null	# its parent, nobody's sleep
+wait "$zsh" 2>/dev/null || true	# 143, from that sleep's SIGTERM

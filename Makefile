@@ -139,13 +139,14 @@ MODULE_LIBS := $(foreach m,$(MODULES),$($(m)_LIB))
 # ---- libebs: the counting library (include/ebs/count.h, docs/ebs-count.3) ----
 # Its own -fPIC objects, symbols hidden but the API's (libebs/libebs.map),
 # into $(BUILD)/libebs.a and $(BUILD)/libebs.so.1 (soname libebs.so.1);
-# util/stats.c is compiled in for the mode.  ebs (`ebs list`: the read
-# path) and the unit tests link the archive, last.  make install puts the
-# header, both libraries, ebs.pc and the man page under PREFIX and LIBDIR.
+# util/stats.c is compiled in for the mode, util/text.c for its error lines.
+# ebs (`ebs list`: the read path) and the unit tests link the archive, last.
+# make install puts the header, both libraries, ebs.pc and the man page
+# under PREFIX and LIBDIR.
 LIBDIR ?= $(PREFIX)/lib
-LIBEBS_VERSION := 1.1.0
+LIBEBS_VERSION := 1.1.1
 LIBEBS_SONAME  := libebs.so.1
-LIBEBS_SRCS := $(wildcard libebs/*.c) util/stats.c
+LIBEBS_SRCS := $(wildcard libebs/*.c) util/stats.c util/text.c
 LIBEBS_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(LIBEBS_SRCS))
 LIBEBS_A    := $(BUILD)/libebs.a
 LIBEBS_SO   := $(BUILD)/$(LIBEBS_SONAME)

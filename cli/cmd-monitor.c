@@ -627,8 +627,9 @@ int cmd_monitor(int argc, char **argv)
 	if (e) {
 		fprintf(stderr, "ebs monitor: %s\n", err.msg);
 		rc = res.exec_failed ? 127
-		     : (o.system_wide || o.nr_pids) && (err.err == -EACCES || err.err == -EPERM)
-			     ? 2
+		     : err.err == -ESRCH || ((o.system_wide || o.nr_pids) &&
+					     (err.err == -EACCES || err.err == -EPERM))
+			     ? 2 /* -p gone, or not allowed */
 			     : 1;
 		goto out_csv;
 	}

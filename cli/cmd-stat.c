@@ -469,8 +469,10 @@ static void print_text(FILE *f, const struct stat_opts *so, const struct ebs_sum
 	}
 	if (so->argv) {
 		fprintf(f, so->system_wide ? ", while '" : "\n Counts for '");
-		for (a = 0; so->argv[a]; a++)
-			fprintf(f, "%s%s", a ? " " : "", so->argv[a]);
+		for (a = 0; so->argv[a]; a++) { /* its control characters as '?' (util/text.h) */
+			fputs(a ? " " : "", f);
+			ebs_fputs_clean(so->argv[a], f);
+		}
 		fprintf(f, so->system_wide ? "' ran" : "'");
 	}
 	if (so->runs > 1)
@@ -999,9 +1001,10 @@ int cmd_stat(int argc, char **argv)
 			e = ebs_record(&ro, &res, &err);
 			if (e) {
 				fprintf(stderr, "ebs stat: %s\n", err.msg);
-				/* a command that cannot run; -a or -p not allowed */
-				rc = res.exec_failed || ((so.system_wide || so.nr_pids) &&
-							 (err.err == -EACCES || err.err == -EPERM))
+				/* a command that cannot run; -a or -p not allowed; -p gone */
+				rc = res.exec_failed || err.err == -ESRCH ||
+						     ((so.system_wide || so.nr_pids) &&
+						      (err.err == -EACCES || err.err == -EPERM))
 					     ? 2
 					     : 1;
 				break;

@@ -341,12 +341,13 @@ int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_
 	/* a perf.data name: a recording perf writes */
 	bool perf = strstr(input, "perf.data") != NULL;
 
-	fprintf(stderr, "ebs %s: %s%s%s%s\n", cmd, err->msg,
-		missing && dflt ? " (run 'ebs record' first, or give -i FILE)"
-		: missing	? (perf ? " (write it with 'perf record -o "
-					: " (write it with 'ebs record -o ")
-				: "",
-		missing && !dflt ? input : "", missing && !dflt ? "')" : "");
+	/* one line, whatever the path given holds (a glob's expansion of any name) */
+	ebs_fprint_line(stderr, "ebs %s: %s%s%s%s", cmd, err->msg,
+			missing && dflt ? " (run 'ebs record' first, or give -i FILE)"
+			: missing	? (perf ? " (write it with 'perf record -o "
+						: " (write it with 'ebs record -o ")
+					: "",
+			missing && !dflt ? input : "", missing && !dflt ? "')" : "");
 	/* an output that cannot be written is the system's; a bad or missing file, an
 	   unknown event: the input's fault */
 	return err->output || e == -ENOMEM || e == -EIO ? 1 : 2;
@@ -360,9 +361,18 @@ int cli_output_error(const char *cmd, const char *opt, const struct ebs_error *e
 
 int main(int argc, char **argv)
 {
+	FILE *guard = ebs_clean_stream(stderr);
 	size_t len = 0;
 	int a, i, ret, e;
 
+	/*
+	 * Every line ebs writes on standard error goes through this stream:
+	 * names in messages (an argument echoed, a path from a recording or a
+	 * directory, a library's warning) can send the terminal no escape
+	 * sequence, whoever formatted them (util/text.h).
+	 */
+	if (guard)
+		stderr = guard;
 	for (a = 0; a < argc && len < sizeof(cmdline) - 1; a++)
 		len += (size_t)snprintf(cmdline + len, sizeof(cmdline) - len, "%s%s", a ? " " : "",
 					argv[a]);

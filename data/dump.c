@@ -3,7 +3,9 @@
  * dump.c - every record of an ebs.data file, one line each, with its byte
  * offset (ebs report --dump).  For debugging ebs and for tests that look
  * at records rather than at a listing.  Beside the reader: it prints the
- * file format's own fields, and changes when the format does.
+ * file format's own fields, and changes when the format does.  The file's
+ * names (MMAP, COMM, KSYMS; the header's are the reader's) are printed
+ * with their control characters as '?' (util/text.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -110,16 +112,20 @@ static void dump_record(struct ebs_data *d, const struct ebs_rec *r, FILE *out)
 	case EBS_REC_MMAP: {
 		const struct ebs_rec_mmap *m = (const void *)r;
 
-		fprintf(out, " time %llu pid %u [0x%llx+0x%llx] pgoff 0x%llx %s%s", ULL(m->time),
-			m->pid, ULL(m->start), ULL(m->len), ULL(m->pgoff), m->filename,
-			m->hdr.misc & EBS_MMAP_SYNTHESIZED ? " (synthesized)" : "");
+		fprintf(out, " time %llu pid %u [0x%llx+0x%llx] pgoff 0x%llx ", ULL(m->time),
+			m->pid, ULL(m->start), ULL(m->len), ULL(m->pgoff));
+		ebs_fputs_clean(m->filename, out);
+		if (m->hdr.misc & EBS_MMAP_SYNTHESIZED)
+			fputs(" (synthesized)", out);
 		break;
 	}
 	case EBS_REC_COMM: {
 		const struct ebs_rec_comm *c = (const void *)r;
 
-		fprintf(out, " time %llu pid %u tid %u %s%s", ULL(c->time), c->pid, c->tid, c->comm,
-			c->hdr.misc & EBS_COMM_EXEC ? " (exec)" : "");
+		fprintf(out, " time %llu pid %u tid %u ", ULL(c->time), c->pid, c->tid);
+		ebs_fputs_clean(c->comm, out);
+		if (c->hdr.misc & EBS_COMM_EXEC)
+			fputs(" (exec)", out);
 		break;
 	}
 	case EBS_REC_FORK:
@@ -163,10 +169,14 @@ static void dump_record(struct ebs_data *d, const struct ebs_rec *r, FILE *out)
 		u32 i;
 
 		fprintf(out, " symbols %u stext 0x%llx", k->nr, ULL(k->stext));
-		for (i = 0; i < k->nr; i++) /* checked by the reader: inside the record */
-			fprintf(out, "\n    %llx-%llx %s%s%s", ULL(sy[i].start), ULL(sy[i].end),
-				str + sy[i].name, sy[i].module ? " " : "",
-				sy[i].module ? str + sy[i].module : "");
+		for (i = 0; i < k->nr; i++) { /* checked by the reader: inside the record */
+			fprintf(out, "\n    %llx-%llx ", ULL(sy[i].start), ULL(sy[i].end));
+			ebs_fputs_clean(str + sy[i].name, out);
+			if (sy[i].module) {
+				fputc(' ', out);
+				ebs_fputs_clean(str + sy[i].module, out);
+			}
+		}
 		break;
 	}
 	default:

@@ -202,6 +202,10 @@ const char *ebs_data__path(const struct ebs_data *d);
 u64 ebs_data__size(const struct ebs_data *d);
 const struct ebs_file_header *ebs_data__header(const struct ebs_data *d);
 unsigned int ebs_data__nr_events(const struct ebs_data *d);
+/*
+ * The header's text, event names and META values, is the file's: it is
+ * handed out with its control characters as '?' (util/text.h), as shown.
+ */
 const struct ebs_event_info *ebs_data__event(const struct ebs_data *d, unsigned int i);
 /* Index of the event whose asked or used name is name, or -ENOENT. */
 int ebs_data__find_event(const struct ebs_data *d, const char *name);

@@ -488,7 +488,6 @@ static int name_events(struct conv *c, struct ebs_error *err)
 
 		if (!a->name[0])
 			fallback_name(a, a->name, sizeof(a->name));
-		ebs_clean_text(a->name, false); /* the file's text, printed by reports */
 		if (is_dummy(a))
 			continue;
 		if (c->nr_events == EBS_MAX_EVENTS)

@@ -837,10 +837,11 @@ static int open_perf(struct ebs_data *d, struct ebs_error *err)
 	d->own_fd = true;
 	d->size = size;
 	if (pc.unfinished)
-		snprintf(d->perf_unfinished, sizeof(d->perf_unfinished),
-			 "%s: recording did not finish: %s samples up to offset %llu%s", d->path,
-			 grouped(pc.samples, n, sizeof(n)), (unsigned long long)pc.data_end,
-			 pc.left_out ? " (an incomplete record after it left out)" : "");
+		ebs_format_line(d->perf_unfinished, sizeof(d->perf_unfinished),
+				"%s: recording did not finish: %s samples up to offset %llu%s",
+				d->path, grouped(pc.samples, n, sizeof(n)),
+				(unsigned long long)pc.data_end,
+				pc.left_out ? " (an incomplete record after it left out)" : "");
 	return 0;
 }
 
@@ -896,6 +897,20 @@ static int check_header(struct ebs_data *d, struct ebs_error *err)
 	return 0;
 }
 
+/*
+ * The first n strings after the fixed part of header record r, at off in
+ * d->head (checked: terminated inside it), as every reader shows them:
+ * control characters as '?' (ebs_clean_text).  Event names and META values
+ * (hostname, command line...) are only ever printed and compared.
+ */
+static void clean_strings(struct ebs_data *d, u64 off, const struct ebs_rec *r, unsigned int n)
+{
+	char *p = (char *)d->head + off + ebs_rec__fixed_size(r->type);
+
+	for (; n; n--, p += strlen(p) + 1)
+		ebs_clean_text(p, false);
+}
+
 /* Walk the header records between header_size and data_offset. */
 static int read_header_records(struct ebs_data *d, struct ebs_error *err)
 {
@@ -919,12 +934,14 @@ static int read_header_records(struct ebs_data *d, struct ebs_error *err)
 			if (ev->index != d->nr_events)
 				return bad(d, err, off, "EVENT index %u out of order (expected %u)",
 					   ev->index, d->nr_events);
+			clean_strings(d, off, r, 3);
 			info = &d->events[d->nr_events++];
 			info->rec = ev;
 			info->asked = ev->names;
 			info->used = info->asked + strlen(info->asked) + 1;
 			info->why = info->used + strlen(info->used) + 1;
 		} else if (r->type == EBS_REC_META && d->nr_meta < ARRAY_SIZE(d->meta)) {
+			clean_strings(d, off, r, 1);
 			d->meta[d->nr_meta++] = (const void *)r;
 		} else if (r->type == EBS_REC_CALIBRATION) {
 			const struct ebs_rec_calibration *c = (const void *)r;
@@ -1203,10 +1220,11 @@ static int end_unfinished(struct ebs_data *d, u64 end)
 	if (d->perf_unfinished[0]) /* a perf.data's: where it stopped in the perf.data */
 		ebs_strlcpy(d->unfinished, d->perf_unfinished, sizeof(d->unfinished));
 	else
-		snprintf(d->unfinished, sizeof(d->unfinished),
-			 "%s: recording did not finish: %s samples up to offset %llu%s", d->path,
-			 grouped(d->tally.samples, n, sizeof(n)), (unsigned long long)d->pos,
-			 end > d->pos ? " (an incomplete record after it left out)" : "");
+		ebs_format_line(d->unfinished, sizeof(d->unfinished),
+				"%s: recording did not finish: %s samples up to offset %llu%s",
+				d->path, grouped(d->tally.samples, n, sizeof(n)),
+				(unsigned long long)d->pos,
+				end > d->pos ? " (an incomplete record after it left out)" : "");
 	return 0;
 }
 

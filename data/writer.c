@@ -158,36 +158,18 @@ static int flush_buf(struct ebs_writer *w)
 
 /*
  * Open the output (ebs_outfile: a new file beside the name, or a device in
- * place) and lock a temporary file (flock, held until the writer is
- * freed).  A temporary file unlocked for an instant may be taken for a
- * killed run's and removed by ebs_writer__leftovers(), which locks before
- * it removes: one removed under us is replaced by a new one.
+ * place), its temporary file locked (flock, held until the writer is
+ * freed) before its name appears, so that ebs_writer__leftovers(), which
+ * takes only files it can lock, tells a killed run's from a running one's.
+ * 0600, as perf.data: a recording holds samples of other processes (-a),
+ * stack copies, kernel addresses.
  */
 static int open_output(struct ebs_writer *w, struct ebs_error *err)
 {
-	struct stat st;
-	int tries, e;
+	int e = ebs_outfile__open(&w->out, w->path, 0600, EBS_OUT_KEEP_OLD | EBS_OUT_LOCK, err);
 
-	for (tries = 0; tries < 10; tries++) {
-		/* 0600, as perf.data: a recording holds samples of other
-		 * processes (-a), stack copies, kernel addresses */
-		e = ebs_outfile__open(&w->out, w->path, 0600, EBS_OUT_KEEP_OLD, err);
-		if (e)
-			return e;
-		w->fd = w->out.fd;
-		if (w->out.in_place)
-			return 0;
-		e = flock(w->fd, LOCK_EX | LOCK_NB) < 0 ? errno : 0;
-		if (e && e != EWOULDBLOCK)
-			return 0; /* no locks on this file system: go on unlocked */
-		if (!e && fstat(w->fd, &st) == 0 && st.st_nlink > 0)
-			return 0;
-		/* removed as a leftover between its creation and flock: another name */
-		w->out.tmp[0] = '\0';
-		ebs_outfile__abort(&w->out);
-		w->fd = -1;
-	}
-	return ebs_error__output(err, EAGAIN, w->path, "cannot write");
+	w->fd = w->out.fd;
+	return e;
 }
 
 /* The fixed header's fields known at the start. */

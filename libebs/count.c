@@ -30,6 +30,7 @@
 #include "libebs/count_int.h"
 #include "libebs/mmap_read.h"
 #include "util/stats.h"
+#include "util/text.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -63,7 +64,11 @@ EXPORT const char *ebs_count_version(void)
 	return EBS_COUNT_VERSION;
 }
 
-/* printf into err[0..len) when err is not NULL; returns -e, for `return fail(...)`. */
+/*
+ * One line into err[0..len) when err is not NULL, its control characters
+ * as '?' (an event name as given may hold a newline or an escape: util/text.h);
+ * returns -e, for `return fail(...)`.
+ */
 static int fail(char *err, size_t len, int e, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static int fail(char *err, size_t len, int e, const char *fmt, ...)
@@ -72,10 +77,21 @@ static int fail(char *err, size_t len, int e, const char *fmt, ...)
 
 	if (err && len) {
 		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
+		ebs_vformat_line(err, len, fmt, ap);
 		va_end(ap);
 	}
 	return -e;
+}
+
+/*
+ * A NULL set or out-pointer (count.h): errno EINVAL, and -EINVAL for those
+ * that return -errno.  The set itself cannot be checked further: one that
+ * was closed is freed memory (ebs-count(3)).
+ */
+static int null_arg(void)
+{
+	errno = EINVAL;
+	return -EINVAL;
 }
 
 /*
@@ -102,6 +118,7 @@ static int unknown_event(const char *text, size_t base, char *err, size_t errlen
 				       n->name);
 	if (at < errlen)
 		snprintf(err + at, errlen - at, " (:u, :k)");
+	ebs_clean_text(err, false); /* the name as given */
 	return -EINVAL;
 }
 
@@ -240,6 +257,8 @@ static int read_group(struct ebs_count_set *c, struct ebs_count_snap *s, uint64_
 
 EXPORT int ebs_count_read(struct ebs_count_set *c, struct ebs_count_snap *s)
 {
+	if (!c || !s)
+		return null_arg();
 	if (c->path == EBS_COUNT_PATH_RDPMC && !ebs_mmap_read_all(c->page, c->nev, ebs_rdpmc, s->v))
 		return 0;
 	return read_group(c, s, NULL);
@@ -250,6 +269,10 @@ EXPORT void ebs_count_sub(const struct ebs_count_snap *b, const struct ebs_count
 {
 	int i;
 
+	if (!b || !a || !d) {
+		null_arg();
+		return;
+	}
 	for (i = 0; i < n && i < EBS_COUNT_MAX_EVENTS; i++)
 		d->v[i] = b->v[i] - a->v[i];
 }
@@ -399,6 +422,10 @@ EXPORT void ebs_count_reset(struct ebs_count_set *c)
 {
 	int i;
 
+	if (!c) {
+		null_arg();
+		return;
+	}
 	for (i = 0; i < EBS_COUNT_MAX_SECTIONS; i++) {
 		if (c->sec[i])
 			free(c->sec[i]->kept);
@@ -409,21 +436,37 @@ EXPORT void ebs_count_reset(struct ebs_count_set *c)
 
 EXPORT int ebs_count_nevents(const struct ebs_count_set *c)
 {
+	if (!c) {
+		null_arg();
+		return -1;
+	}
 	return c->nev;
 }
 
 EXPORT const char *ebs_count_event_name(const struct ebs_count_set *c, int i)
 {
+	if (!c) {
+		null_arg();
+		return NULL;
+	}
 	return i >= 0 && i < c->nev ? c->name[i] : NULL;
 }
 
 EXPORT double ebs_count_overhead(const struct ebs_count_set *c, int i)
 {
+	if (!c) {
+		null_arg();
+		return 0;
+	}
 	return i >= 0 && i < c->nev ? c->overhead[i] : 0;
 }
 
 EXPORT double ebs_count_overhead_tsc(const struct ebs_count_set *c)
 {
+	if (!c) {
+		null_arg();
+		return 0;
+	}
 	return c->overhead_tsc;
 }
 
@@ -431,8 +474,11 @@ EXPORT int ebs_count_running(struct ebs_count_set *c, double *share)
 {
 	struct ebs_count_snap s;
 	uint64_t t[2]; /* enabled, running */
-	int e = read_group(c, &s, t);
+	int e;
 
+	if (!c || !share)
+		return null_arg();
+	e = read_group(c, &s, t);
 	if (e)
 		return e;
 	*share = t[0] ? (double)t[1] / (double)t[0] : 1;
@@ -443,11 +489,19 @@ EXPORT int ebs_count_running(struct ebs_count_set *c, double *share)
 
 EXPORT double ebs_tsc_hz(const struct ebs_count_set *c)
 {
+	if (!c) {
+		null_arg();
+		return 0;
+	}
 	return c->tsc_hz;
 }
 
 EXPORT enum ebs_count_path ebs_count_read_path(const struct ebs_count_set *c)
 {
+	if (!c) {
+		null_arg();
+		return EBS_COUNT_PATH_READ;
+	}
 	return c->path;
 }
 
@@ -479,6 +533,8 @@ EXPORT int ebs_count_record(struct ebs_count_set *c, unsigned int id,
 	struct section *s;
 	int i, e;
 
+	if (!c || !a || !b)
+		return null_arg();
 	if (id >= EBS_COUNT_MAX_SECTIONS)
 		return -EINVAL;
 	s = c->sec[id];
@@ -519,6 +575,8 @@ EXPORT int ebs_count_stat(const struct ebs_count_set *c, unsigned int id, int i,
 	size_t k;
 	int e;
 
+	if (!c || !st)
+		return null_arg();
 	if (id >= EBS_COUNT_MAX_SECTIONS || i < 0 || i >= c->nev)
 		return -EINVAL;
 	s = c->sec[id];

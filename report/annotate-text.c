@@ -25,29 +25,37 @@ static void print_counts(FILE *out, bool color, u64 n, u64 fn_total, u64 total, 
 		(unsigned long long)n, pf, pt, present_color_end(color));
 }
 
-/* The lines before a listing: what it is, its samples, its source, and notes. */
+/*
+ * The lines before a listing: what it is, its samples, its source, and
+ * notes.  They name paths given on the command line (--kallsyms, a FILE,
+ * --source-dir's): each is a line of ebs_fprint_line, control characters
+ * as '?'.
+ */
 static void print_header(FILE *out, const struct ann_func *af)
 {
-	fprintf(out, "# annotate: %s (%s, %s)", af->name, af->dso, af->dso_path);
+	char at[32] = "";
+
 	if (af->show_start)
-		fprintf(out, " at 0x%llx", (unsigned long long)af->start);
-	fputc('\n', out);
-	fprintf(out, "# event: %s: %llu sample%s in it, %.1f%% of %llu\n", af->event,
-		(unsigned long long)af->samples, af->samples == 1 ? "" : "s",
-		present_percent(af->samples, af->total), (unsigned long long)af->total);
+		snprintf(at, sizeof(at), " at 0x%llx", (unsigned long long)af->start);
+	ebs_fprint_line(out, "# annotate: %s (%s, %s)%s", af->name, af->dso, af->dso_path, at);
+	ebs_fprint_line(out, "# event: %s: %llu sample%s in it, %.1f%% of %llu", af->event,
+			(unsigned long long)af->samples, af->samples == 1 ? "" : "s",
+			present_percent(af->samples, af->total), (unsigned long long)af->total);
 	if (af->main_file) {
 		bool elsewhere = af->read_from && strcmp(af->read_from, af->main_file);
 
-		fprintf(out, "# source: %s%s%s%s\n", af->main_file, elsewhere ? " (read from " : "",
-			elsewhere ? af->read_from : "", elsewhere ? ")" : "");
+		ebs_fprint_line(out, "# source: %s%s%s%s", af->main_file,
+				elsewhere ? " (read from " : "", elsewhere ? af->read_from : "",
+				elsewhere ? ")" : "");
 		if (!af->read_from && af->source_why)
-			fprintf(out, "# note: %s is not shown: it %s%s\n", af->main_file,
-				af->source_why,
-				af->asm_for_source ? "; its instructions instead" : "");
+			ebs_fprint_line(out, "# note: %s is not shown: it %s%s", af->main_file,
+					af->source_why,
+					af->asm_for_source ? "; its instructions instead" : "");
 		else if (!af->read_from)
-			fprintf(out, "# note: %s is not there to read (give --source-dir)%s\n",
-				af->main_file,
-				af->asm_for_source ? "; its instructions instead" : "");
+			ebs_fprint_line(out,
+					"# note: %s is not there to read (give --source-dir)%s",
+					af->main_file,
+					af->asm_for_source ? "; its instructions instead" : "");
 	}
 	if (af->show_asm || af->skid_adjusted)
 		fprintf(out,
@@ -56,7 +64,7 @@ static void print_header(FILE *out, const struct ann_func *af)
 			af->skid_adjusted ? "; --skid-adjust moved each sample back one instruction"
 					  : " (--skid-adjust moves each back one instruction)");
 	if (af->note[0])
-		fprintf(out, "# note: %s\n", af->note);
+		ebs_fprint_line(out, "# note: %s", af->note);
 }
 
 /*

@@ -314,8 +314,9 @@ static void print_header(const struct diff *d, FILE *f)
 		const struct side *sd = &d->side[s];
 
 		sampling_words(sd, wb, sizeof(wb));
-		fprintf(f, "# %s:%s %s: %s, %s: %llu samples", side_name[s], s == BASE ? "" : " ",
-			sd->path, sd->event ? sd->event : "no event", wb,
+		fprintf(f, "# %s:%s ", side_name[s], s == BASE ? "" : " ");
+		ebs_fputs_clean(sd->path, f); /* the command line's, as typed (or globbed) */
+		fprintf(f, ": %s, %s: %llu samples", sd->event ? sd->event : "no event", wb,
 			(unsigned long long)sd->samples);
 		if (sd->lost)
 			fprintf(f, " (%llu lost)", (unsigned long long)sd->lost);
@@ -353,8 +354,9 @@ static void print_text(const struct diff *d, struct drow **v, size_t n, size_t m
 
 	print_header(d, f);
 	if (!d->m) {
-		fprintf(f, "# no samples in %s: nothing to compare\n\n",
-			d->side[BASE].samples ? d->side[NEW].path : d->side[BASE].path);
+		fputs("# no samples in ", f);
+		ebs_fputs_clean(d->side[BASE].samples ? d->side[NEW].path : d->side[BASE].path, f);
+		fputs(": nothing to compare\n\n", f);
 		return;
 	}
 	for (i = 0; i < d->nc; i++) {

@@ -222,11 +222,26 @@ struct pprof {
 	size_t loc_cap;
 };
 
+/*
+ * The string table's index of s, as pprof shows it: its control characters
+ * as '?' (a mapping's file name is the recording's, as it is).
+ */
 static int str_id(struct pprof *p, const char *s, u64 *id)
 {
+	char *c;
+	int r;
+
 	if (!s)
 		s = "";
-	return table__id(&p->strings, s, strlen(s), NULL, id);
+	if (ebs_text_is_clean(s))
+		return table__id(&p->strings, s, strlen(s), NULL, id);
+	c = strdup(s);
+	if (!c)
+		return -ENOMEM;
+	ebs_clean_text(c, false);
+	r = table__id(&p->strings, c, strlen(c), NULL, id);
+	free(c);
+	return r;
 }
 
 static u64 mapping_id(struct pprof *p, const struct cframe *f, int *r)

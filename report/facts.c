@@ -172,6 +172,7 @@ static void filter_words(const struct report_filter *f, char *buf, size_t len)
 		ADD(buf, len, n, "%sdso %s", n ? ", " : "", f->dso);
 	if (f->funcs)
 		ADD(buf, len, n, "%sfunction %s", n ? ", " : "", f->funcs);
+	ebs_clean_text(buf, false); /* the command line's words, shown */
 }
 
 void facts_of(struct facts *fa, const struct rsession *rs, const struct report_filter *filter,

@@ -231,7 +231,8 @@ static int add_name(struct machine *m, const struct ebs_rec_comm *c)
 	n = &p->names[p->nr_names];
 	n->time = c->time;
 	n->seq = (unsigned int)p->nr_names;
-	n->name = ebs_strset__intern(&m->strings, c->comm);
+	n->name = ebs_strset__intern_clean(&m->strings,
+					   c->comm); /* shown, and compared with --comm */
 	if (!n->name)
 		return -ENOMEM;
 	p->nr_names++;

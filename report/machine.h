@@ -43,7 +43,7 @@ struct machine_map *machine__find_map(struct machine *m, u32 pid, u64 addr, u64 
  * then "swapper" for pid 0 (the idle tasks), else ":PID".  Never NULL but
  * out of memory.  Interned: the same name is the same pointer, valid until
  * machine__free, so that what a report shows and what --comm compares are
- * one string.
+ * one string; its control characters (a process names itself) are '?'.
  */
 const char *machine__comm(struct machine *m, u32 pid, u32 tid, u64 t);
 

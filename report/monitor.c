@@ -231,16 +231,25 @@ void monitor_canvas__free(struct monitor_canvas *c)
 	free(c);
 }
 
-/* s at row, col in colour, cut at the canvas's edge */
+/*
+ * s at row, col in colour, cut at the canvas's edge; a control character's
+ * bytes as '?' (util/text.h: the command line shown is the user's text).
+ */
 static void put(struct monitor_canvas *c, int row, int col, const char *s, unsigned char colour)
 {
+	size_t ctl = 0;
+
 	if (row < 0 || row >= c->rows)
 		return;
 	for (; *s && col < c->cols; s++, col++) {
-		if (col < 0)
-			continue;
-		c->ch[row * c->cols + col] = *s;
-		c->colour[row * c->cols + col] = colour;
+		if (!ctl)
+			ctl = ebs_control_len(s, 2); /* 2: a UTF-8 C1's, at most */
+		if (col >= 0) {
+			c->ch[row * c->cols + col] = ctl ? '?' : *s;
+			c->colour[row * c->cols + col] = colour;
+		}
+		if (ctl)
+			ctl--;
 	}
 }
 

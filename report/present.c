@@ -78,32 +78,17 @@ const char *present_dim_color(bool on)
 	return on ? "\033[90m" : "";
 }
 
-/* The length of the UTF-8 sequence at s, 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n, i;
-
-	if (*s < 0x80)
-		return 1;
-	n = *s >= 0xf0 && *s < 0xf5 ? 4 : *s >= 0xe0 ? 3 : *s >= 0xc2 ? 2 : 0;
-	if (*s >= 0xf5)
-		return 0;
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
 void present_markup(FILE *f, const char *s, size_t max, enum present_markup_mode mode)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t len;
 
 	for (; p && *p && max; max--, p += len) {
-		len = mode == PRESENT_XML ? utf8_len(p) : 1;
-		if (!len) {
-			fputc('?', f);
+		len = ebs_utf8_len((const char *)p, 4); /* a NUL ends a sequence early */
+		if (!len) { /* not UTF-8: XML cannot hold it, HTML keeps it but a raw C1 */
 			len = 1;
+			fputc(mode == PRESENT_XML || ebs_control_len((const char *)p, 1) ? '?' : *p,
+			      f);
 			continue;
 		}
 		switch (*p) {
@@ -123,8 +108,8 @@ void present_markup(FILE *f, const char *s, size_t max, enum present_markup_mode
 			fputs(mode == PRESENT_XML ? "?" : "        ", f);
 			break;
 		default:
-			if (*p < 0x20 && mode == PRESENT_XML)
-				fputc('?', f);
+			if (ebs_control_len((const char *)p, len))
+				fputc('?', f); /* util/text.h's rule; XML 1.0 cannot hold most C0 */
 			else
 				fwrite(p, 1, len, f);
 		}

@@ -37,11 +37,11 @@ void present_elide(char *out, size_t size, const char *s, size_t width);
 
 /*
  * s escaped for HTML and XML text and attribute values ("<>&\"" as
- * entities), at most max characters of it, to f.  PRESENT_XML: control
- * characters and bytes that are not UTF-8 (which XML does not allow)
- * become '?', so that a file stays well-formed whatever a symbol holds;
- * PRESENT_HTML: a tab becomes 8 spaces, other bytes pass as they are (a
- * source line as its file has it).
+ * entities), at most max characters of it, to f.  Control characters
+ * (util/text.h's: C0, DEL, C1) become '?', but a tab: 8 spaces in HTML.
+ * PRESENT_XML: bytes that are not UTF-8 (which XML does not allow) become
+ * '?' too, so that a file stays well-formed whatever a symbol holds;
+ * PRESENT_HTML: they pass as they are (a source line as its file has it).
  */
 enum present_markup_mode { PRESENT_HTML, PRESENT_XML };
 void present_markup(FILE *f, const char *s, size_t max, enum present_markup_mode mode);

@@ -135,15 +135,7 @@ static bool want(const struct script *sc, enum script_field f)
 /* s, its control characters as '?': a crafted name or path stays on its line. */
 static void put_text(FILE *f, const char *s)
 {
-	char *c;
-
-	if (ebs_text_is_clean(s)) {
-		fputs(s, f);
-		return;
-	}
-	c = strdup(s);
-	fputs(c ? ebs_clean_text(c, false) : "?", f);
-	free(c);
+	ebs_fputs_clean(s, f);
 }
 
 static const char *src_name(const struct script *sc, const char *file)

@@ -113,6 +113,13 @@ void call_graph__attr(enum call_graph mode, u32 stack_user, struct perf_event_at
 /* The user registers mode copies with each sample (their PERF_REG_* mask). */
 u64 call_graph__regs(enum call_graph mode);
 
+/*
+ * Target pid is gone, or exited and not yet reaped (a zombie), when ebs
+ * comes to attach to it (/proc/PID/task, perf_event_open or ebs.ko's
+ * CONFIG say ESRCH): one line naming it into err.  Returns -ESRCH.
+ */
+int sampler__gone(pid_t pid, struct ebs_error *err);
+
 /* Write the EVENT header records for s->used (after open). */
 int sampler__write_events(struct sampler *s);
 

@@ -60,7 +60,7 @@ static void note(struct calibrate_result *r, const char *fmt, ...)
 	if (r->nr_notes >= CALIB_MAX_NOTES)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(r->notes[r->nr_notes++], sizeof(r->notes[0]), fmt, ap);
+	ebs_vformat_line(r->notes[r->nr_notes++], sizeof(r->notes[0]), fmt, ap); /* one line */
 	va_end(ap);
 }
 

@@ -145,7 +145,7 @@ static int config_error(struct sampler *s, struct kmod_priv *p, int e, struct eb
 			EBS_DEVICE, (unsigned long long)p->cfg.sample_after, mode,
 			(unsigned long long)EBS_SAMPLE_AFTER_MIN);
 	case ESRCH:
-		return ebs_error__set(err, ESRCH, "pid %d: no such process", (int)p->cfg.pid);
+		return sampler__gone((pid_t)p->cfg.pid, err);
 	case EPERM:
 		return memory_error(p, err);
 	case EACCES:

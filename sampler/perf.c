@@ -246,14 +246,14 @@ static int open_event(struct perf_session *p, unsigned int ev, struct ebs_error 
 			}
 			if (fd == -ESRCH && !p->system_wide && opened + t > 0)
 				break; /* a thread of -p exited meanwhile: skip it */
+			if (fd == -ESRCH && !p->system_wide)
+				return sampler__gone(pid, err); /* the target exited: a zombie */
 			if (fd < 0) {
 				const char *reason = event_open_reason(fd);
 				char hint[256] = "";
 
 				if (fd == -EACCES || fd == -EPERM)
 					permission_hint(hint, sizeof(hint), p, &p->events[ev]);
-				if (fd == -ESRCH)
-					reason = "no such process";
 				if (!hint[0] && strcmp(reason, strerror(-fd)))
 					ebs_strlcpy(hint, reason, sizeof(hint));
 				return ebs_error__set(

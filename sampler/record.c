@@ -169,6 +169,13 @@ static int add_tid(struct sampler *s, pid_t tid)
 	return 0;
 }
 
+int sampler__gone(pid_t pid, struct ebs_error *err)
+{
+	return ebs_error__set(err, ESRCH,
+			      "pid %d: no such process (it exited before ebs could attach to it)",
+			      (int)pid);
+}
+
 /* Every thread of pid, from /proc/PID/task. */
 static int add_threads(struct sampler *s, pid_t pid, struct ebs_error *err)
 {
@@ -180,7 +187,7 @@ static int add_threads(struct sampler *s, pid_t pid, struct ebs_error *err)
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	dir = opendir(path);
 	if (!dir)
-		return ebs_error__set(err, ESRCH, "pid %d: no such process", (int)pid);
+		return sampler__gone(pid, err);
 	while (!e && (de = readdir(dir)))
 		if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
 			e = add_tid(s, (pid_t)atoi(de->d_name));

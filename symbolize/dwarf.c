@@ -91,18 +91,11 @@ static void drop_error(struct dwarf_info *di, Dwarf_Error *err)
 	}
 }
 
-/* s interned, its control characters made '?' first (see sym_clean_text). */
+/* s interned, its control characters made '?' first (ebs_strset__intern_clean). */
 static const char *intern_text(struct dwarf_info *di, const char *s)
 {
-	const char *r = NULL;
-	char *c;
+	const char *r = ebs_strset__intern_clean(&di->strs, s);
 
-	if (sym_text_is_clean(s)) {
-		r = ebs_strset__intern(&di->strs, s);
-	} else if ((c = strdup(s))) {
-		r = ebs_strset__intern(&di->strs, sym_clean_text(c));
-		free(c);
-	}
 	if (!r) { /* a name or file missing: said (a warning), never silently */
 		note(di, "out of memory reading names");
 		di->oom = true;

@@ -126,6 +126,7 @@ struct dso {
 	struct dwarf_info *dwarf;
 	char dwarf_problem[640];
 	struct sym_dso_info info; /* views of the above, handed out */
+	struct ebs_strset *shown; /* info's paths that hold control characters, as '?' */
 
 	struct addr_ent *cache; /* per-address results, by link-time address */
 	size_t nr_cache;	/* its entries */
@@ -208,7 +209,11 @@ struct symbolizer {
 char *sym_clean_text(char *s);
 bool sym_text_is_clean(const char *s);
 
-/* Deliver one warning line through opts.warn, if any. */
+/*
+ * Deliver one warning line through opts.warn, if any: formatted by
+ * ebs_vformat_line, so that a path or name in it keeps it one line and
+ * sends no escape sequence.
+ */
 void symbolizer__warn(struct symbolizer *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

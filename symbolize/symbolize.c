@@ -108,19 +108,15 @@ struct image_key {
 
 void symbolizer__warn(struct symbolizer *s, const char *fmt, ...)
 {
-	char msg[1024], *p;
+	char msg[1024];
 	va_list ap;
 
 	if (!s->warn)
 		return;
+	/* One line, no escape, whatever a file name or libelf message contains. */
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ebs_vformat_line(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* One line, whatever a file name or libelf message contains. */
-	for (p = msg; *p; p++) {
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
-	}
 	s->warn(s->warn_ctx, msg);
 }
 
@@ -137,7 +133,7 @@ static void dso__fail(struct symbolizer *s, struct dso *d, const char *fmt, ...)
 
 	d->failed = true;
 	va_start(ap, fmt);
-	vsnprintf(d->unusable, sizeof(d->unusable), fmt, ap);
+	ebs_vformat_line(d->unusable, sizeof(d->unusable), fmt, ap);
 	va_end(ap);
 	symbolizer__warn(s, "%s", d->unusable);
 }
@@ -229,6 +225,7 @@ static void dso__free(struct dso *d)
 	free(d->debug_path);
 	free(d->symbols_from);
 	free(d->looked);
+	ebs_strset__free(&d->shown);
 	free(d->key);
 	free(d->id_key);
 	free(d);
@@ -266,10 +263,22 @@ void symbolizer__free(struct symbolizer *s)
 	free(s);
 }
 
-/* "[vdso]", "//anon", "[heap]", "" ...: names that are not paths. */
+/*
+ * Names the kernel gives memory that no file holds, though they start with
+ * '/': a memfd ("/memfd:NAME (deleted)"), shared anonymous memory
+ * ("/dev/zero (deleted)"), huge pages, SysV shared memory ("/SYSV%08x").
+ * Nothing at that path is the mapping's: it is not looked for.
+ */
+static bool is_fileless(const char *filename)
+{
+	return !strncmp(filename, "/memfd:", 7) || !strncmp(filename, "/dev/zero", 9) ||
+	       !strncmp(filename, "/anon_hugepage", 14) || !strncmp(filename, "/SYSV", 5);
+}
+
+/* "[vdso]", "//anon", "[heap]", "/memfd:x (deleted)", "" ...: names that are not paths. */
 static bool is_pseudo(const char *filename)
 {
-	return filename[0] != '/' || filename[1] == '/';
+	return filename[0] != '/' || filename[1] == '/' || is_fileless(filename);
 }
 
 static bool is_kernel(const char *filename)
@@ -407,14 +416,29 @@ static void dso__check(struct symbolizer *s, const struct dso *d, const struct s
 				 why[0] ? why : "empty symbol table");
 }
 
+/*
+ * A path as info shows it: itself, or (when it holds a control character)
+ * its copy with them as '?', which lives as long as d.  d's own paths stay
+ * as they are: they are opened.
+ */
+static const char *dso__shown(struct dso *d, const char *path)
+{
+	const char *c;
+
+	if (!path || ebs_text_is_clean(path))
+		return path;
+	c = ebs_strset__intern_clean(&d->shown, path);
+	return c ? c : "?"; /* out of memory: nothing of it */
+}
+
 /* The views handed out in sym_result.info, from what d knows. */
 static void dso__fill_info(struct dso *d, const char *path)
 {
-	d->info.path = d->path ? d->path : path;
+	d->info.path = dso__shown(d, d->path ? d->path : path);
 	d->info.has_symbols = d->symtab.nsyms > 0;
-	d->info.symbols_from = d->symbols_from;
-	d->info.debug_path = d->debug_path;
-	d->info.looked = d->looked ? d->looked : "";
+	d->info.symbols_from = dso__shown(d, d->symbols_from);
+	d->info.debug_path = dso__shown(d, d->debug_path);
+	d->info.looked = d->looked ? dso__shown(d, d->looked) : "";
 	d->info.problem = d->dwarf_problem[0] ? d->dwarf_problem : NULL;
 	d->info.unusable = d->unusable[0] ? d->unusable : NULL;
 	d->info.dwarf_owner = d->dwarf ? dwarf_info__owner(d->dwarf) : (uid_t)-1;
@@ -816,6 +840,7 @@ static int map_ent__get(struct symbolizer *s, const struct sym_map *map, struct 
 		m->jit_name = strdup(short_name(m->dso->path));
 		if (!m->jit_name)
 			goto out_free;
+		sym_clean_text(m->jit_name); /* shown, as m->path is */
 		m->name = m->jit_name;
 	}
 	HASH_ADD_KEYPTR(hh, s->maps, m->key, m->key_len, m);
@@ -855,8 +880,8 @@ static struct dwarf_info *dso__dwarf_open(struct symbolizer *s, struct dso *d)
 	if (d->dwarf) {
 		d->info.dwarf_owner = dwarf_info__owner(d->dwarf);
 	} else {
-		snprintf(d->dwarf_problem, sizeof(d->dwarf_problem), "%.360s: %.250s",
-			 d->debug_path, why);
+		ebs_format_line(d->dwarf_problem, sizeof(d->dwarf_problem), "%.360s: %.250s",
+				d->debug_path, why);
 		d->dwarf_warn = true;
 		dso__fill_info(d, d->path);
 	}
@@ -940,8 +965,8 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 		n = dwarf_info__lookup(di, vaddr, frames, MAX_FRAMES);
 		/* a unit that failed to decode says why, once, and for --stats */
 		if (!d->dwarf_problem[0] && dwarf_info__problem(di)) {
-			snprintf(d->dwarf_problem, sizeof(d->dwarf_problem), "%.360s: %.250s",
-				 d->debug_path, dwarf_info__problem(di));
+			ebs_format_line(d->dwarf_problem, sizeof(d->dwarf_problem),
+					"%.360s: %.250s", d->debug_path, dwarf_info__problem(di));
 			d->info.problem = d->dwarf_problem;
 			symbolizer__warn(s, "%s (lines may be missing)", d->dwarf_problem);
 		}

@@ -98,18 +98,28 @@ void ebs_json__key(struct ebs_json *j, const char *key)
 	j->after_key = true;
 }
 
+/*
+ * Control characters (util/text.h's: C0, DEL, U+0080-U+009F) as \u00XX, as
+ * RFC 8259 allows for any; a byte that is not UTF-8 (JSON text is) as
+ * U+FFFD, the replacement character.
+ */
 void ebs_json__write_string(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
+	fputc('"', f);
+	for (; *p; p += n) {
+		n = ebs_utf8_len((const char *)p, 4); /* a NUL ends a sequence early */
+		if (!n) {
+			fputs("\\ufffd", f);
+			n = 1;
+		} else if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (ebs_control_len((const char *)p, n))
+			fprintf(f, "\\u%04x", n == 2 ? p[1] : p[0]);
 		else
-			fputc(c, f);
+			fwrite(p, 1, n, f);
 	}
 	fputc('"', f);
 }

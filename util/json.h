@@ -63,7 +63,10 @@ void ebs_json__key_num(struct ebs_json *j, const char *key, const char *fmt, dou
 void ebs_json__key_bool(struct ebs_json *j, const char *key, bool v);
 void ebs_json__key_null(struct ebs_json *j, const char *key);
 
-/* s as a JSON string, quotes included: " and \ escaped, controls as \u00XX. */
+/*
+ * s as a JSON string, quotes included: " and \ escaped, control characters
+ * (C0, DEL, U+0080-U+009F) as \u00XX, bytes that are not UTF-8 as \ufffd.
+ */
 void ebs_json__write_string(FILE *f, const char *s);
 
 #endif /* EBS_JSON_H */

@@ -132,25 +132,81 @@ static int reopen_write(struct ebs_outfile *o, int pfd, const struct stat *st, b
 	return fd;
 }
 
-/* The temporary file, .BASE.tmp.XXXXXX beside the name, new and ours. */
-static int create_tmp(struct ebs_outfile *o, unsigned int mode)
+/* A new random name for the temporary file, .BASE.tmp.XXXXXX, into o->tmp. */
+static void tmp_name(struct ebs_outfile *o, int tries)
 {
 	static const char letters[] =
 		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	unsigned char rnd[6];
 	char x[7];
-	int tries, i, fd;
+	int i;
 
-	for (tries = 0; tries < 100; tries++) {
-		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
-			u64 t = ebs_clock_ns() ^ ((u64)getpid() << 32) ^ (u64)tries;
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+		u64 t = ebs_clock_ns() ^ ((u64)getpid() << 32) ^ (u64)tries;
 
-			memcpy(rnd, &t, sizeof(rnd));
+		memcpy(rnd, &t, sizeof(rnd));
+	}
+	for (i = 0; i < 6; i++)
+		x[i] = letters[rnd[i] % (sizeof(letters) - 1)];
+	x[6] = '\0';
+	snprintf(o->tmp, sizeof(o->tmp), ".%s.tmp.%s", o->base, x);
+}
+
+/*
+ * With EBS_OUT_LOCK, the temporary file is locked (flock) before its name
+ * appears: made unnamed (O_TMPFILE), locked, then linked in under a new
+ * name, so that ebs record's scan for leftovers, which takes only the
+ * files it can lock, never takes a running writer's.  Where O_TMPFILE or
+ * /proc is missing: made by name, then locked; one taken for a leftover
+ * and removed in between is replaced by another.  The descriptor, or
+ * -errno.
+ */
+static int create_locked(struct ebs_outfile *o, unsigned int mode)
+{
+	char self[64];
+	struct stat st;
+	int tries, fd, e;
+
+	fd = openat(o->dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, (mode_t)mode);
+	if (fd >= 0) {
+		flock(fd, LOCK_EX); /* no one else can reach it yet */
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+		for (tries = 0; tries < 100; tries++) {
+			tmp_name(o, tries);
+			if (!linkat(AT_FDCWD, self, o->dfd, o->tmp, AT_SYMLINK_FOLLOW))
+				return fd;
+			if (errno != EEXIST)
+				break;
 		}
-		for (i = 0; i < 6; i++)
-			x[i] = letters[rnd[i] % (sizeof(letters) - 1)];
-		x[6] = '\0';
-		snprintf(o->tmp, sizeof(o->tmp), ".%s.tmp.%s", o->base, x);
+		close(fd);
+	}
+	for (tries = 0; tries < 100; tries++) {
+		tmp_name(o, tries);
+		fd = openat(o->dfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    (mode_t)mode);
+		if (fd < 0 && errno == EEXIST)
+			continue;
+		if (fd < 0)
+			break;
+		e = flock(fd, LOCK_EX | LOCK_NB) < 0 ? errno : 0;
+		if ((e && e != EWOULDBLOCK) || (!e && !fstat(fd, &st) && st.st_nlink > 0))
+			return fd; /* locked, or no locks on this file system */
+		close(fd);
+	}
+	e = fd < 0 ? -errno : -EAGAIN;
+	o->tmp[0] = '\0';
+	return e;
+}
+
+/* The temporary file, .BASE.tmp.XXXXXX beside the name, new and ours. */
+static int create_tmp(struct ebs_outfile *o, unsigned int mode)
+{
+	int tries, fd;
+
+	if (o->flags & EBS_OUT_LOCK)
+		return create_locked(o, mode);
+	for (tries = 0; tries < 100; tries++) {
+		tmp_name(o, tries);
 		fd = openat(o->dfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			    (mode_t)mode);
 		if (fd >= 0)

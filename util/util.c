@@ -23,7 +23,8 @@ int ebs_error__set(struct ebs_error *e, int errnum, const char *fmt, ...)
 
 	if (e) {
 		va_start(ap, fmt);
-		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		ebs_vformat_line(e->msg, sizeof(e->msg), fmt,
+				 ap); /* one line, whatever a name holds */
 		va_end(ap);
 		e->err = -errnum;
 		e->output = false;
@@ -50,70 +51,6 @@ size_t ebs_strlcpy(char *dst, const char *src, size_t size)
 		dst[n] = '\0';
 	}
 	return len;
-}
-
-/* The length of the valid UTF-8 sequence at p (2..4), or 0. */
-static size_t utf8_len(const unsigned char *p)
-{
-	size_t n, i;
-
-	if (*p >= 0xc2 && *p <= 0xdf)
-		n = 2;
-	else if (*p >= 0xe0 && *p <= 0xef)
-		n = 3;
-	else if (*p >= 0xf0 && *p <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/* Is the byte at p a control, C0, DEL or C1 (raw, or as UTF-8)?  Its length in *n. */
-static bool is_control(const unsigned char *p, size_t *n)
-{
-	*n = utf8_len(p);
-	if (*n == 2)
-		return p[0] == 0xc2 && p[1] <= 0x9f; /* U+0080..U+009F */
-	if (*n)
-		return false;
-	*n = 1;
-	return *p < 0x20 || (*p >= 0x7f && *p <= 0x9f);
-}
-
-char *ebs_clean_text(char *s, bool source)
-{
-	unsigned char *p = (unsigned char *)s;
-	size_t n;
-
-	while (*p) {
-		if (*p >= 0x20 && *p < 0x7f) { /* printable ASCII: most of any text */
-			p++;
-		} else if (source && (*p == '\t' || *p == '\n')) {
-			p++;
-		} else if (source && *p == '\r') {
-			*p++ = ' '; /* CRLF line ends */
-		} else if (is_control(p, &n)) {
-			memset(p, '?', n);
-			p += n;
-		} else {
-			p += n;
-		}
-	}
-	return s;
-}
-
-bool ebs_text_is_clean(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n;
-
-	for (; *p; p += n)
-		if (is_control(p, &n))
-			return false;
-	return true;
 }
 
 static u64 clock_of(clockid_t id)
@@ -201,6 +138,21 @@ const char *ebs_strset__intern(struct ebs_strset **set, const char *s)
 	return e->s;
 }
 
+const char *ebs_strset__intern_clean(struct ebs_strset **set, const char *s)
+{
+	const char *r;
+	char *c;
+
+	if (ebs_text_is_clean(s))
+		return ebs_strset__intern(set, s);
+	c = strdup(s);
+	if (!c)
+		return NULL;
+	r = ebs_strset__intern(set, ebs_clean_text(c, false));
+	free(c);
+	return r;
+}
+
 void ebs_strset__free(struct ebs_strset **set)
 {
 	struct ebs_strset *e, *tmp;
@@ -266,7 +218,7 @@ void ebs_set_why(char *why, size_t why_len, const char *fmt, ...)
 	if (!why || !why_len)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(why, why_len, fmt, ap);
+	ebs_vformat_line(why, why_len, fmt, ap);
 	va_end(ap);
 }
 

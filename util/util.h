@@ -16,6 +16,8 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+#include "util/text.h"
+
 typedef __u64 u64;
 typedef __u32 u32;
 typedef __u16 u16;
@@ -37,7 +39,11 @@ struct ebs_error {
 	char msg[512];
 };
 
-/* Format msg, set err = -errnum (errnum given positive); return -errnum. */
+/*
+ * Format msg as one line (ebs_vformat_line: the names it holds cannot
+ * break it or send an escape), set err = -errnum (errnum given positive);
+ * return -errnum.
+ */
 int ebs_error__set(struct ebs_error *e, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /*
@@ -68,8 +74,8 @@ size_t ebs_strlcpy(char *dst, const char *src, size_t size);
  *
  * The rule (NULL: a regular file, links followed):
  *   EBS_IN_SHARED  in a directory others can write (ebs_dir_others_write:
- *                  /tmp, a group's, another user's): a symbolic link is not followed (-ELOOP), and the
- *                  file must be owned by root, the caller or rule.owner
+ *                  /tmp, a group's, another user's): a symbolic link is not followed (-ELOOP), and
+ * the file must be owned by root, the caller or rule.owner
  *                  (-EBS_EUNTRUSTED)
  *   EBS_IN_OWNER   the file must be owned by root or rule.owner, and
  *                  rule.owner must be allowed to read it by its mode and
@@ -125,18 +131,6 @@ ssize_t ebs_read_file(const char *path, char **out);
 const char *ebs_read_strerror(int err);
 
 /*
- * Text from files ebs did not write (symbol and file names, source lines)
- * could hold a newline or a terminal's escape sequences.  ebs_clean_text
- * replaces every control character in s by '?', in place: C0, DEL, C1
- * whether raw (a byte 0x80-0x9f outside a UTF-8 sequence: CSI on an 8-bit
- * terminal) or as UTF-8 (U+0080-U+009F); with source, tab and newline stay
- * and a carriage return becomes a space.  Returns s.  ebs_text_is_clean
- * says whether s holds none (source false).
- */
-char *ebs_clean_text(char *s, bool source);
-bool ebs_text_is_clean(const char *s);
-
-/*
  * In base[0..n), elements of size bytes sorted by the u64 at byte offset
  * key_off (offsetof(struct x, addr)), the number of elements whose key is
  * <= key: the index just after the last one at or before key, 0 when none
@@ -162,6 +156,12 @@ int ebs_grow(void **v, size_t *cap, size_t n, size_t size, size_t min);
  */
 struct ebs_strset;
 const char *ebs_strset__intern(struct ebs_strset **set, const char *s);
+/*
+ * ebs_strset__intern of s as it is shown: its control characters as '?'
+ * (ebs_clean_text), s unchanged.  For names from outside (a recording's
+ * command names, DWARF's) that are only ever printed and compared.
+ */
+const char *ebs_strset__intern_clean(struct ebs_strset **set, const char *s);
 void ebs_strset__free(struct ebs_strset **set);
 
 /*
@@ -188,6 +188,7 @@ void ebs_strset__free(struct ebs_strset **set);
  * ebs_outfile__tmp_path: a name in path's directory as messages show it.
  */
 #define EBS_OUT_KEEP_OLD 1u
+#define EBS_OUT_LOCK	 2u /* the temporary file flock'ed before its name appears */
 
 struct ebs_outfile {
 	const char *path; /* as given, for messages */
@@ -256,7 +257,7 @@ void ebs_format_hex(char *out, size_t out_len, const u8 *b, size_t len);
 /*
  * A reason, for a caller's "why" buffer of why_len bytes, which may be
  * NULL: the libraries' way of saying why something was not read, without
- * an ebs_error's errno.
+ * an ebs_error's errno.  One line, as ebs_error__set's.
  */
 void ebs_set_why(char *why, size_t why_len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -20,6 +20,13 @@
  * independent.  Failures are returned (-errno, or NULL with errno and a
  * line naming the event); no function prints or exits.
  *
+ * A NULL set, or a NULL where a function writes or reads a snapshot or a
+ * result, is refused, never dereferenced (since 1.1.1): errno EINVAL, and
+ * -EINVAL from the functions that return -errno, the value each states
+ * from the others.  A closed set is freed, as after free(3): using it,
+ * closing it again included, is undefined; ebs_count_close(NULL) does
+ * nothing.
+ *
  * Events are ebs's names (`ebs list`): software events (task-clock,
  * cpu-clock, page-faults, minor-faults, major-faults, context-switches,
  * cpu-migrations) and hardware ones (cycles, instructions, branches,
@@ -39,8 +46,8 @@ extern "C" {
 /* The library's version: this header's, and ebs_count_version() the shared object's. */
 #define EBS_COUNT_VERSION_MAJOR 1
 #define EBS_COUNT_VERSION_MINOR 1
-#define EBS_COUNT_VERSION_PATCH 0
-#define EBS_COUNT_VERSION	"1.1.0"
+#define EBS_COUNT_VERSION_PATCH 1
+#define EBS_COUNT_VERSION	"1.1.1"
 
 #define EBS_COUNT_MAX_EVENTS   8    /* events in one set */
 #define EBS_COUNT_MAX_SECTIONS 1024 /* section ids are 0 .. this - 1 */
@@ -80,14 +87,18 @@ const char *ebs_count_version(void);
  * and measure the cost of an empty read pair (ebs_count_overhead).  The
  * set, or NULL with errno set (EINVAL: a bad list; else perf_event_open's
  * errno: ENOENT for a hardware event on a machine without a PMU) and, when
- * err is not NULL, one line in err[0..errlen) naming the event at fault.
+ * err is not NULL, one line in err[0..errlen) naming the event at fault
+ * (its control characters, a newline included, as '?').  events NULL:
+ * EINVAL.
  */
 struct ebs_count_set *ebs_count_open(const char *events, char *err, size_t errlen);
 
-/* Close the counters and free the set; NULL is ignored. */
+/* Close the counters and free the set (c is invalid after); NULL is ignored. */
 void ebs_count_close(struct ebs_count_set *c);
 
-/* The number of events of c, and the name of event i (as given, modifiers too; NULL past the end).
+/*
+ * The number of events of c (-1 for NULL), and the name of event i (as
+ * given, modifiers too; NULL past the end, and for a NULL c).
  */
 int ebs_count_nevents(const struct ebs_count_set *c);
 const char *ebs_count_event_name(const struct ebs_count_set *c, int i);
@@ -101,6 +112,7 @@ const char *ebs_count_event_name(const struct ebs_count_set *c, int i);
  * only part of its time enabled, and each count is the raw count x time
  * enabled / time running (then always through read(2), which gives both
  * times); ebs_count_running says how much of the time the set counted.
+ * c or s NULL: -EINVAL.
  */
 int ebs_count_read(struct ebs_count_set *c, struct ebs_count_snap *s);
 
@@ -108,45 +120,47 @@ int ebs_count_read(struct ebs_count_set *c, struct ebs_count_snap *s);
  * The share of its enabled time that c's counters have been counting,
  * since the set was opened, into *share: 1 unless the kernel multiplexed
  * them (never for software events), 0 for a set that has not counted at
- * all (its counts read 0).  One read(2); 0, or -errno.  Since 1.1.0.
+ * all (its counts read 0).  One read(2); 0, or -errno (-EINVAL for a NULL
+ * c or share).  Since 1.1.0.
  */
 int ebs_count_running(struct ebs_count_set *c, double *share);
 
-/* d = b - a, counter by counter, for n counters (ebs_count_nevents). */
+/* d = b - a, counter by counter, for n counters (ebs_count_nevents); nothing if one is NULL. */
 void ebs_count_sub(const struct ebs_count_snap *b, const struct ebs_count_snap *a,
 		   struct ebs_count_snap *d, int n);
 
 /*
  * Add a section to the statistics of section id: b - a, less the empty
  * read pair's cost, for each event.  0, or -EINVAL for an id not below
- * EBS_COUNT_MAX_SECTIONS, -ENOMEM.
+ * EBS_COUNT_MAX_SECTIONS or a NULL c, a or b, -ENOMEM.
  */
 int ebs_count_record(struct ebs_count_set *c, unsigned int id, const struct ebs_count_snap *a,
 		     const struct ebs_count_snap *b);
 
 /*
  * The statistics of event i over section id into *st: 0, or -EINVAL for
- * an event or id out of range, -ENOENT for a section never recorded.
+ * an event or id out of range or a NULL c or st, -ENOENT for a section
+ * never recorded.
  */
 int ebs_count_stat(const struct ebs_count_set *c, unsigned int id, int i,
 		   struct ebs_count_stat *st);
 
-/* Forget every section's statistics (the counters keep counting). */
+/* Forget every section's statistics (the counters keep counting); NULL: nothing. */
 void ebs_count_reset(struct ebs_count_set *c);
 
 /*
  * The cost of an empty read pair in event i's unit (nanoseconds for
  * task-clock and cpu-clock): the median of b - a over EBS_COUNT_CALIB
  * pairs ebs_count_read(a), ebs_count_read(b) made at open.  It is what
- * ebs_count_record subtracts.  0 for i out of range.
+ * ebs_count_record subtracts.  0 for i out of range or a NULL c.
  */
 #define EBS_COUNT_CALIB 201
 double ebs_count_overhead(const struct ebs_count_set *c, int i);
 
-/* The same pair's cost in time-stamp counter cycles (median; 0 where there is no TSC). */
+/* The same pair's cost in TSC cycles (median; 0 where there is no TSC, or for a NULL c). */
 double ebs_count_overhead_tsc(const struct ebs_count_set *c);
 
-/* How c's counters are read. */
+/* How c's counters are read (EBS_COUNT_PATH_READ for a NULL c). */
 enum ebs_count_path ebs_count_read_path(const struct ebs_count_set *c);
 
 /* "rdpmc" or "read". */
@@ -165,7 +179,7 @@ enum ebs_count_path ebs_count_probe_path(char *why, size_t whylen);
  * The time-stamp counter (rdtsc on x86; elsewhere CLOCK_MONOTONIC_RAW in
  * nanoseconds), and its frequency in Hz as the kernel gives it in the perf
  * mmap page (cap_user_time: time_mult and time_shift; for elsewhere 1e9),
- * or 0 when the kernel does not give it.
+ * or 0 when the kernel does not give it (or c is NULL).
  */
 uint64_t ebs_tsc(void);
 double ebs_tsc_hz(const struct ebs_count_set *c);

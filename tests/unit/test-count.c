@@ -6,11 +6,14 @@
  * machine itself, software counters: an empty section's count near zero
  * once the empty read pair's cost is subtracted, page faults of a section
  * that touches N fresh pages, sections kept apart, the read path, and the
- * error a hardware event gives where there is no PMU.
+ * error a hardware event gives where there is no PMU; every entry point
+ * given a NULL set or out-pointer, each in a child process.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include <ebs/count.h>
 #include <ebs/ebs_events.h>
@@ -239,6 +242,9 @@ static void test_parse(void)
 	REFUSED("parse: :u and :k", "task-clock:u:k", ":u and :k");
 	REFUSED("parse: an empty name in the list", "task-clock,,page-faults", "empty");
 	REFUSED("parse: nothing", "", "no events");
+	REFUSED("parse: an unknown name's newline and escape are '?': one line",
+		"task-clock,bo\ngus\x1b]0;x\x07", "unknown event 'bo?gus?]0;x?'");
+	REFUSED("parse: a bad modifier's control characters are '?'", "page-faults:\x9bu", "':?u'");
 	REFUSED("parse: more than EBS_COUNT_MAX_EVENTS",
 		"task-clock,task-clock,task-clock,task-clock,task-clock,task-clock,task-clock,"
 		"task-clock,task-clock",
@@ -465,6 +471,139 @@ static void test_machine(void)
 	TEST_CHECK("open: err may be NULL", !c && errno == EINVAL);
 }
 
+/* ---- NULL handles and out-pointers (ebs-count(3)) ---------------------------------------- */
+
+static struct ebs_count_set *live; /* a set of this thread's, for the NULL out-pointers */
+
+/* The calls, each with a NULL where a set or an out-pointer goes, and what each returns. */
+static const struct null_call {
+	const char *name;
+	bool needs_live;
+} null_calls[] = {
+	{"read(NULL, &s): -EINVAL, errno EINVAL", false},
+	{"read(c, NULL): -EINVAL, errno EINVAL", true},
+	{"record(NULL, 0, &a, &b): -EINVAL, errno EINVAL", false},
+	{"record(c, 0, NULL, &b): -EINVAL, errno EINVAL", true},
+	{"stat(NULL, 0, 0, &st): -EINVAL, errno EINVAL", false},
+	{"stat(c, 0, 0, NULL): -EINVAL, errno EINVAL", true},
+	{"running(NULL, &share): -EINVAL, errno EINVAL", false},
+	{"running(c, NULL): -EINVAL, errno EINVAL", true},
+	{"nevents(NULL): -1, errno EINVAL", false},
+	{"event_name(NULL, 0): NULL, errno EINVAL", false},
+	{"overhead(NULL, 0): 0, errno EINVAL", false},
+	{"overhead_tsc(NULL): 0, errno EINVAL", false},
+	{"reset(NULL): nothing, errno EINVAL", false},
+	{"read_path(NULL): EBS_COUNT_PATH_READ, errno EINVAL", false},
+	{"tsc_hz(NULL): 0, errno EINVAL", false},
+	{"sub(NULL, &a, &d, 1): nothing, errno EINVAL", false},
+	{"close(NULL): nothing", false},
+	{"open(NULL, err, len): NULL, errno EINVAL", false},
+};
+
+/* Call k of null_calls (in its order): 0 when it returned what the table says. */
+static int null_call(int k)
+{
+	struct ebs_count_snap a = {{0}}, d = {{7}};
+	struct ebs_count_stat st;
+	double share = -1;
+	char err[64];
+	int r = -1;
+
+	errno = 0;
+	switch (k) {
+	case 0:
+		r = ebs_count_read(NULL, &a) == -EINVAL;
+		break;
+	case 1:
+		r = ebs_count_read(live, NULL) == -EINVAL;
+		break;
+	case 2:
+		r = ebs_count_record(NULL, 0, &a, &a) == -EINVAL;
+		break;
+	case 3:
+		r = ebs_count_record(live, 0, NULL, &a) == -EINVAL;
+		break;
+	case 4:
+		r = ebs_count_stat(NULL, 0, 0, &st) == -EINVAL;
+		break;
+	case 5:
+		r = ebs_count_stat(live, 0, 0, NULL) == -EINVAL;
+		break;
+	case 6:
+		r = ebs_count_running(NULL, &share) == -EINVAL && share == -1;
+		break;
+	case 7:
+		r = ebs_count_running(live, NULL) == -EINVAL;
+		break;
+	case 8:
+		r = ebs_count_nevents(NULL) == -1;
+		break;
+	case 9:
+		r = ebs_count_event_name(NULL, 0) == NULL;
+		break;
+	case 10:
+		r = ebs_count_overhead(NULL, 0) == 0;
+		break;
+	case 11:
+		r = ebs_count_overhead_tsc(NULL) == 0;
+		break;
+	case 12:
+		ebs_count_reset(NULL);
+		r = 1;
+		break;
+	case 13:
+		r = ebs_count_read_path(NULL) == EBS_COUNT_PATH_READ;
+		break;
+	case 14:
+		r = ebs_tsc_hz(NULL) == 0;
+		break;
+	case 15:
+		ebs_count_sub(NULL, &a, &d, 1);
+		r = d.v[0] == 7;
+		break;
+	case 16:
+		ebs_count_close(NULL);
+		return 0; /* free(NULL)'s way: errno left alone */
+	case 17:
+		r = ebs_count_open(NULL, err, sizeof(err)) == NULL && err[0];
+		break;
+	}
+	return r == 1 && errno == EINVAL ? 0 : 1;
+}
+
+/*
+ * Each call in a child of its own, so that one that dereferences its NULL
+ * (as every one of these did before: SIGSEGV) fails its own check only.
+ */
+static void test_null(void)
+{
+	char name[128], err[256];
+	unsigned int k;
+	int st;
+
+	live = ebs_count_open("task-clock", err, sizeof(err));
+	for (k = 0; k < ARRAY_SIZE(null_calls); k++) {
+		pid_t pid;
+
+		snprintf(name, sizeof(name), "NULL: %s, no crash", null_calls[k].name);
+		if (null_calls[k].needs_live && !live) {
+			TEST_SKIP(name, "task-clock cannot be opened here: %s", err);
+			continue;
+		}
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0)
+			_exit(null_call((int)k));
+		if (pid < 0 || waitpid(pid, &st, 0) != pid)
+			TEST_FAIL(name, "no child: %s", strerror(errno));
+		else if (WIFSIGNALED(st))
+			TEST_FAIL(name, "killed by signal %d", WTERMSIG(st));
+		else
+			TEST_CHECK(name, WEXITSTATUS(st) == 0);
+	}
+	ebs_count_close(live);
+}
+
 int main(void)
 {
 	uint64_t t0, t1;
@@ -479,5 +618,6 @@ int main(void)
 	test_parse();
 	test_snap();
 	test_machine();
+	test_null();
 	return test_done();
 }

@@ -61,6 +61,7 @@ static void strings(struct ebs_json *j)
 {
 	ebs_json__arr(j);
 	ebs_json__str(j, "q\"b\\s/\x01\n\x1f\x7f\xc3\xa9");
+	ebs_json__str(j, "c1 \xc2\x9b raw \x9b bad \xff\xe2\x82 nbsp \xc2\xa0 euro \xe2\x82\xac");
 	ebs_json__str(j, NULL);
 	ebs_json__str(j, "");
 	ebs_json__arr_end(j);
@@ -143,8 +144,11 @@ int main(void)
 		   "{\"event\":null,\"samples\":18446744073709551615,\"rows\":[{\"function\":"
 		   "\"main\",\"ci95\":[1.0000,2.5000]},{},[]],\"approximate\":true,\"met\":false}");
 	TEST_EQ("json: balanced", st, 0);
-	TEST_STREQ("json: escapes", written(strings, &st),
-		   "[\"q\\\"b\\\\s/\\u0001\\u000a\\u001f\x7f\xc3\xa9\",null,\"\"]");
+	TEST_STREQ(
+		"json: escapes", written(strings, &st),
+		"[\"q\\\"b\\\\s/\\u0001\\u000a\\u001f\\u007f\xc3\xa9\","
+		"\"c1 \\u009b raw \\ufffd bad \\ufffd\\ufffd\\ufffd nbsp \xc2\xa0 euro \xe2\x82\xac\","
+		"null,\"\"]");
 	TEST_STREQ("json: numbers, non-finite as null", written(numbers, &st),
 		   "[12346,0.000123457,null,null,0,null]");
 	written(unclosed, &st);

@@ -451,8 +451,12 @@ static void test_markup(void)
 		   markup("a\x01\tb", SIZE_MAX, PRESENT_XML), "a??b");
 	TEST_STREQ("markup: XML: a byte that is not UTF-8 is '?', a sequence passes",
 		   markup("\xff\xc3\xa9\xe2\x82", SIZE_MAX, PRESENT_XML), "?\xc3\xa9??");
-	TEST_STREQ("markup: HTML: a tab is 8 spaces, other bytes pass",
-		   markup("\ta\x0c\xff", SIZE_MAX, PRESENT_HTML), "        a\x0c\xff");
+	TEST_STREQ("markup: HTML: a tab is 8 spaces, controls '?', other bytes pass",
+		   markup("\ta\x0c\xff", SIZE_MAX, PRESENT_HTML), "        a?\xff");
+	TEST_STREQ("markup: XML: DEL, C1 as UTF-8 and raw are '?'",
+		   markup("a\x7f\xc2\x9b\x9b\xc2\xa0", SIZE_MAX, PRESENT_XML), "a???\xc2\xa0");
+	TEST_STREQ("markup: HTML: DEL, C1 as UTF-8 and raw are '?'",
+		   markup("a\x7f\xc2\x9b\x9b\xc2\xa0", SIZE_MAX, PRESENT_HTML), "a???\xc2\xa0");
 	TEST_STREQ("markup: at most max characters (a multibyte one is one)",
 		   markup("\xc3\xa9t\xc3\xa9", 2, PRESENT_XML), "\xc3\xa9t");
 	TEST_STREQ("markup: NULL is nothing", markup(NULL, SIZE_MAX, PRESENT_HTML), "");

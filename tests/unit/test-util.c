@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * test-util.c - util/: the hex parser, the growing array, the binary
- * search, bounded copies, the text cleaner, the interned string set,
+ * search, bounded copies, the text cleaner and its printers (text.h),
+ * the interned string set,
  * bounded file reads, temporary files renamed into place, error buffers,
  * and util/hash.h's word hash.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -259,6 +261,19 @@ static void test_outfile(const char *dir)
 	TEST_CHECK("outfile: abort leaves the name, removes the temporary file",
 		   holds(path, "one") && access(name, F_OK) < 0);
 
+	/* EBS_OUT_LOCK: locked before the name appears, so no scan takes it for a leftover */
+	TEST_EQ("outfile: a locked temporary file",
+		ebs_outfile__open(&a, path, 0600, EBS_OUT_KEEP_OLD | EBS_OUT_LOCK, &err), 0);
+	snprintf(name, sizeof(name), "%s/%s", dir, a.tmp);
+	fd = open(name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	TEST_CHECK("outfile: ... named .BASE.tmp.XXXXXX, and another's flock finds it locked",
+		   !strncmp(a.tmp, ".rec.tmp.", 9) && fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0 &&
+			   errno == EWOULDBLOCK);
+	if (fd >= 0)
+		close(fd);
+	TEST_EQ("outfile: ... commits", put(&a, "one", &err), 0);
+	TEST_CHECK("outfile: ... under the name", holds(path, "one"));
+
 	/* two recordings into one name at once */
 	TEST_EQ("outfile: recording A", ebs_outfile__open(&a, path, 0600, EBS_OUT_KEEP_OLD, &err),
 		0);
@@ -397,6 +412,116 @@ static void test_files(void)
  * (within 10% of 1 - e^-4 of them used, no bucket past 20); the same key,
  * the same hash.
  */
+/* What f (a memory stream) holds after fn wrote to it. */
+static const char *stream_text(char *buf, size_t len, FILE *f)
+{
+	fflush(f);
+	buf[len - 1] = '\0';
+	return buf;
+}
+
+/*
+ * util/text.h, the one rule for text ebs did not write: what a control
+ * character is, and each way of printing by it.  The hostile strings hold
+ * ESC, BEL, CSI as a raw byte (0x9b) and as UTF-8 (c2 9b), DEL, a newline.
+ */
+static void test_text(void)
+{
+	static const char hostile[] = "f\x1b]0;pwn\x07\x9b\xc2\x9b\x7f\nY";
+	char buf[256], mem[256], line[16];
+	struct ebs_strset *set = NULL;
+	struct ebs_error err = {0};
+	const char *a, *b;
+	FILE *f, *g;
+	int i;
+
+	TEST_EQ("control_len: ESC", ebs_control_len("\x1b[", 2), 1);
+	TEST_EQ("control_len: DEL", ebs_control_len("\x7f", 1), 1);
+	TEST_EQ("control_len: a raw C1 byte", ebs_control_len("\x9b", 1), 1);
+	TEST_EQ("control_len: U+009B in UTF-8 is two bytes", ebs_control_len("\xc2\x9b", 2), 2);
+	TEST_EQ("control_len: U+00A0 is not one", ebs_control_len("\xc2\xa0", 2), 0);
+	TEST_EQ("control_len: e-acute is not one", ebs_control_len("\xc3\xa9", 2), 0);
+	TEST_EQ("control_len: a euro sign's 0x82 is inside UTF-8, not C1",
+		ebs_control_len("\xe2\x82\xac", 3), 0);
+	TEST_EQ("control_len: c2 cut off by n is no UTF-8 C1", ebs_control_len("\xc2\x9b", 1), 0);
+	TEST_EQ("control_len: n 0", ebs_control_len("\x1b", 0), 0);
+	TEST_EQ("control_len: printable ASCII", ebs_control_len("a", 1), 0);
+	TEST_EQ("utf8_len: ASCII 1, e-acute 2, euro 3, bad lead 0, cut 0",
+		ebs_utf8_len("a", 1) * 10000 + ebs_utf8_len("\xc3\xa9", 2) * 1000 +
+			ebs_utf8_len("\xe2\x82\xac", 3) * 100 + ebs_utf8_len("\xff", 1) * 10 +
+			ebs_utf8_len("\xe2\x82\xac", 2),
+		12300);
+
+	memcpy(mem, "a\x1b\tb\nc\rd\xc2", 9); /* no NUL: a stream's bytes */
+	ebs_clean_mem(mem, 9, true);
+	TEST_CHECK("clean_mem: source keeps tab and newline, CR a space, a cut-off c2 stays",
+		   !memcmp(mem, "a?\tb\nc d\xc2", 9));
+	memcpy(mem, "\x9b\xc2\x9bz", 4);
+	ebs_clean_mem(mem, 3, false);
+	TEST_CHECK("clean_mem: stops at n", !memcmp(mem, "???z", 4));
+
+	f = fmemopen(buf, sizeof(buf), "w");
+	if (f) {
+		ebs_fputs_clean(hostile, f);
+		TEST_STREQ("fputs_clean: each control character's bytes as '?'",
+			   stream_text(buf, sizeof(buf), f), "f?]0;pwn??????Y");
+		fclose(f);
+	}
+	strcpy(mem, hostile);
+	TEST_STREQ("fputs_clean: s unchanged", mem, hostile);
+	TEST_STREQ("clean_text: as fputs_clean", ebs_clean_text(mem, false), "f?]0;pwn??????Y");
+
+	i = ebs_format_line(buf, sizeof(buf), "%s: %d", hostile, 7);
+	TEST_CHECK("format_line: one line, vsnprintf's count",
+		   i == (int)strlen(hostile) + 3 && !strcmp(buf, "f?]0;pwn??????Y: 7"));
+	i = ebs_format_line(line, sizeof(line), "%s",
+			    "abc\x1b\x1b\x1b\x1b"
+			    "defghijklmnop");
+	TEST_CHECK("format_line: cut to the buffer, cleaned",
+		   i == 20 && !strcmp(line, "abc????defghijk"));
+	ebs_error__set(&err, EINVAL, "%s: not an event", hostile);
+	TEST_STREQ("error: a name in the message keeps it one line", err.msg,
+		   "f?]0;pwn??????Y: not an event");
+	ebs_set_why(buf, sizeof(buf), "'%s'", "a\nb");
+	TEST_STREQ("set_why: one line", buf, "'a?b'");
+
+	f = fmemopen(buf, sizeof(buf), "w");
+	if (f) {
+		ebs_fprint_line(f, "# %s (%s)", hostile, "x");
+		ebs_fprint_line(f, "# %d", 2);
+		TEST_STREQ("fprint_line: each line cleaned whole, then its newline",
+			   stream_text(buf, sizeof(buf), f), "# f?]0;pwn??????Y (x)\n# 2\n");
+		fclose(f);
+	}
+
+	f = fmemopen(buf, sizeof(buf), "w");
+	g = f ? ebs_clean_stream(f) : NULL;
+	if (g) {
+		fprintf(g, "ebs x: '%s'\n\tusage\n", hostile);
+		fputc('\xc2', g); /* a UTF-8 C1 cut between two writes */
+		fputc('\x9b', g);
+		fputs("\r\n", g);
+		fclose(g);
+		TEST_STREQ("clean_stream: tab and newline stay, the rest '?', in any pieces",
+			   stream_text(buf, sizeof(buf), f),
+			   "ebs x: 'f?]0;pwn?????\nY'\n\tusage\n\xc2? \n");
+		TEST_CHECK("clean_stream: closing it leaves its stream open", fputc('z', f) == 'z');
+		fclose(f);
+	} else {
+		TEST_FAIL("clean_stream", "could not make one: %s", strerror(errno));
+		if (f)
+			fclose(f);
+	}
+
+	a = ebs_strset__intern_clean(&set, hostile);
+	b = ebs_strset__intern(&set, "f?]0;pwn??????Y");
+	TEST_CHECK("strset: intern_clean interns the cleaned name, s unchanged",
+		   a && a == b && !strcmp(hostile + 1, "\x1b]0;pwn\x07\x9b\xc2\x9b\x7f\nY"));
+	TEST_CHECK("strset: intern_clean of a clean name is intern's",
+		   ebs_strset__intern_clean(&set, "main") == ebs_strset__intern(&set, "main"));
+	ebs_strset__free(&set);
+}
+
 static void test_hash_words(void)
 {
 	static unsigned int count[1 << 14];
@@ -431,6 +556,7 @@ int main(void)
 	test_upper_bound();
 	test_hash_words();
 	test_strings();
+	test_text();
 	test_files();
 	return test_done();
 }

@@ -22,7 +22,9 @@
  *             it does not enclose (dwarf_info__source_span)
  *
  * Input may be hostile: every libdwarf call's result is checked, recursion
- * is bounded, and a CU that fails to decode is marked and skipped.  Every
+ * is bounded, every DW_AT_sibling is checked before libdwarf may follow it
+ * and each unit's decoding has a budget of steps (die_next, die_step), and
+ * a CU that fails to decode is marked and skipped.  Every
  * libdwarf object is freed in the function that obtained it; the strings
  * kept are copied into the info's own interned table.  What libdwarf
  * 20210528 cannot survive is kept from it: see lists_check().
@@ -80,15 +82,49 @@ static void note_hidden(struct dwarf_info *di)
 		di->tainted = true;
 }
 
-static void drop_error(struct dwarf_info *di, Dwarf_Error *err)
+/* Free a libdwarf error, and say that memory ran out when it did. */
+static void free_error(struct dwarf_info *di, Dwarf_Error *err)
 {
 	if (*err) {
-		note(di, "%s", dwarf_errmsg(*err));
-		if (dwarf_errno(*err) == DW_DLE_ALLOC_FAIL)
+		if (dwarf_errno(*err) == DW_DLE_ALLOC_FAIL) {
+			note(di, "%s", dwarf_errmsg(*err));
 			di->oom = true; /* what was decoded may lack parts: not kept */
+		}
 		dwarf_dealloc_error(di->dbg, *err);
 		*err = NULL;
 	}
+}
+
+/* Say what a libdwarf error says, and free it. */
+static void drop_error(struct dwarf_info *di, Dwarf_Error *err)
+{
+	if (*err && dwarf_errno(*err) != DW_DLE_ALLOC_FAIL)
+		note(di, "%s", dwarf_errmsg(*err));
+	free_error(di, err);
+}
+
+/*
+ * One step of decoding the unit being walked (a DIE read, a reference
+ * followed): false once its budget is spent, said once.  A DIE takes at
+ * least a byte, is read once and its references followed a few times, so
+ * STEPS_PER_BYTE steps for each byte of the unit are more than a unit needs
+ * (gcc's and clang's take 0.07 to 0.2: SQLite, libc, C++), and bound what
+ * any input can make the walk do, whatever its links say.
+ */
+static bool die_step(struct dwarf_info *di)
+{
+	if (di->steps) {
+		di->steps--;
+		return true;
+	}
+	if (!di->steps_spent) {
+		di->steps_spent = true;
+		note(di,
+		     "the unit at .debug_info offset %#llx: its DIEs take more steps than its "
+		     "%llu bytes allow: the rest of it not read",
+		     (unsigned long long)di->walk_unit, (unsigned long long)di->walk_bytes);
+	}
+	return false;
 }
 
 /* s interned, its control characters made '?' first (ebs_strset__intern_clean). */
@@ -178,6 +214,10 @@ static Dwarf_Die get_ref(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at)
 		drop_error(di, &err);
 		return NULL;
 	}
+	if (!die_step(di)) {
+		dwarf_dealloc_attribute(attr);
+		return NULL;
+	}
 	r = dwarf_global_formref(attr, &off, &err);
 	drop_error(di, &err);
 	dwarf_dealloc_attribute(attr);
@@ -192,9 +232,11 @@ static Dwarf_Die get_ref(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at)
  * The name of a function DIE: its linkage name (the mangled one, shown
  * demangled), else its name, else those of the DIE it is an instance or a
  * definition of (abstract_origin, specification).  Cached by DIE offset:
- * many inlined instances share one origin.
+ * many inlined instances share one origin.  *hops: the references followed
+ * so far for this name, at most MAX_REF_HOPS in all (a limit on each path
+ * instead would let links that loop take 2^MAX_REF_HOPS steps).
  */
-static const char *die_name(struct dwarf_info *di, Dwarf_Die die, int hops)
+static const char *die_name(struct dwarf_info *di, Dwarf_Die die, unsigned int *hops)
 {
 	static const Dwarf_Half refs[] = {DW_AT_abstract_origin, DW_AT_specification};
 	struct name_cache *nc;
@@ -219,11 +261,12 @@ static const char *die_name(struct dwarf_info *di, Dwarf_Die die, int hops)
 		name = get_string(di, die, DW_AT_MIPS_linkage_name, true);
 	if (!name)
 		name = get_string(di, die, DW_AT_name, true);
-	for (i = 0; !name && hops < MAX_REF_HOPS && i < ARRAY_SIZE(refs); i++) {
+	for (i = 0; !name && *hops < MAX_REF_HOPS && i < ARRAY_SIZE(refs); i++) {
 		Dwarf_Die target = get_ref(di, die, refs[i]);
 
 		if (target) {
-			name = die_name(di, target, hops + 1);
+			++*hops;
+			name = die_name(di, target, hops);
 			dwarf_dealloc_die(target);
 		}
 	}
@@ -577,9 +620,9 @@ static u32 file_index(const struct dw_cu *cu, Dwarf_Unsigned fno)
  * The file and line where die is declared: its own DW_AT_decl_file and
  * DW_AT_decl_line, else those of the DIE it is an instance or a
  * definition of, within the same CU (a file number means nothing in
- * another CU's table).
+ * another CU's table).  *hops: as die_name's.
  */
-static void decl_at(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, int hops,
+static void decl_at(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, unsigned int *hops,
 		    const char **file, u32 *line)
 {
 	static const Dwarf_Half refs[] = {DW_AT_abstract_origin, DW_AT_specification};
@@ -594,15 +637,16 @@ static void decl_at(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, int 
 		*line = (u32)l;
 		return;
 	}
-	for (i = 0; hops < MAX_REF_HOPS && i < ARRAY_SIZE(refs) && !*line; i++) {
+	for (i = 0; *hops < MAX_REF_HOPS && i < ARRAY_SIZE(refs) && !*line; i++) {
 		Dwarf_Die target = get_ref(di, die, refs[i]);
 		Dwarf_Off cu_off = 0;
 
 		if (!target)
 			continue;
+		++*hops;
 		if (dwarf_CU_dieoffset_given_die(target, &cu_off, &err) == DW_DLV_OK &&
 		    cu_off == cu->die_off)
-			decl_at(di, cu, target, hops + 1, file, line);
+			decl_at(di, cu, target, hops, file, line);
 		drop_error(di, &err);
 		dwarf_dealloc_die(target);
 	}
@@ -641,6 +685,7 @@ static int add_decl(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 
 {
 	struct dw_decl d = {0};
 	Dwarf_Error err = NULL;
+	unsigned int hops = 0;
 
 	*index = NO_SCOPE;
 	if (dwarf_dieoffset(die, &d.off, &err) != DW_DLV_OK) {
@@ -650,8 +695,9 @@ static int add_decl(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 
 	d.ref = ref_off(di, die, DW_AT_specification);
 	if (!d.ref)
 		d.ref = ref_off(di, die, DW_AT_abstract_origin);
-	decl_at(di, cu, die, 0, &d.file, &d.line);
-	d.name = die_name(di, die, 0);
+	decl_at(di, cu, die, &hops, &d.file, &d.line);
+	hops = 0;
+	d.name = die_name(di, die, &hops);
 	d.encl = top_scope(cu, parent);
 	if (cu->ndecls >= NO_SCOPE - 1)
 		return -E2BIG;
@@ -668,6 +714,7 @@ static int add_code_scope(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die
 {
 	struct span_vec sv = {0};
 	struct dw_scope sc = {0};
+	unsigned int hops = 0;
 	Dwarf_Unsigned v;
 	size_t i;
 	int e;
@@ -676,7 +723,7 @@ static int add_code_scope(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die
 	e = die_spans(di, die, cu->version, cu->base, cu->rng_base, &sv);
 	if (e || !sv.n)
 		goto out; /* a declaration or an abstract instance: no code */
-	sc.name = die_name(di, die, 0);
+	sc.name = die_name(di, die, &hops);
 	sc.parent = tag == DW_TAG_inlined_subroutine ? parent : NO_SCOPE;
 	sc.depth = depth;
 	sc.call_file = NO_SCOPE;
@@ -697,56 +744,272 @@ out:
 	return e;
 }
 
+/* ---- walking a unit's DIEs ---------------------------------------------- */
+
 /*
- * Is die laid out after *last, the offset of the DIE read before it?  A
- * unit's DIEs are read in the order they are laid out, children after
- * their parent and each sibling after the last DIE of the one before; but
- * libdwarf follows a DW_AT_sibling wherever it points, so one pointing
- * back (or at itself) would make the walk go round for ever, growing what
- * it collects.  Requiring each DIE to lie past the last one read bounds
- * the walk by the DIEs the unit's bytes can hold.
+ * A walk over one unit's DIEs (decoding it, or finding its functions'
+ * ranges).  libdwarf reads the DIEs, and dwarf_siblingof_b follows a DIE's
+ * DW_AT_sibling wherever it points; asked for the sibling of a DIE that
+ * has children and no DW_AT_sibling of its own, it passes through those
+ * children, following theirs.  One that points at its own DIE sends
+ * libdwarf 20210528 round for ever, inside that one call (2.x says it is
+ * corrupt), and one pointing anywhere else in the unit is followed to
+ * what may not be a DIE.  So each link libdwarf would follow is checked
+ * before it does (die_next), which means reading the children libdwarf
+ * would pass through first, and each DIE read must lie after the last one
+ * (die_after): the walk reads each DIE once, in the order they are laid
+ * out, and the unit's bytes bound it.
  */
-static bool die_after(struct dwarf_info *di, Dwarf_Die die, Dwarf_Off *last)
+#define SIB_CODES 4096
+
+struct die_walk {
+	struct dwarf_info *di;
+	Dwarf_Off unit; /* the unit's header: its offset in .debug_info */
+	Dwarf_Off end;	/* one past its last byte */
+	Dwarf_Off last; /* the offset of the last DIE read */
+	/*
+	 * A list of DIEs was left before its end (a bad DW_AT_sibling, a DIE
+	 * out of place, nesting too deep): libdwarf must not pass through what
+	 * was not read, so the walk goes on only past an enclosing DIE whose
+	 * own DW_AT_sibling leads past it all (die_next).
+	 */
+	bool broken;
+	/*
+	 * The abbreviation codes (below SIB_CODES) of the unit whose DIEs have
+	 * no DW_AT_sibling: an abbreviation lists a DIE's attributes, so one
+	 * DIE of a code says it for all, and the others are not asked (most
+	 * DIEs have none, and asking is most of what the checks cost).
+	 */
+	u64 no_sibling[SIB_CODES / 64];
+};
+
+/* Start a walk over the unit of cu_die, with its budget of steps; false when it cannot. */
+static bool walk_begin(struct dwarf_info *di, struct die_walk *w, Dwarf_Die cu_die)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Off len = 0;
+
+	memset(w, 0, sizeof(*w));
+	w->di = di;
+	if (dwarf_die_CU_offset_range(cu_die, &w->unit, &len, &err) != DW_DLV_OK ||
+	    dwarf_dieoffset(cu_die, &w->last, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return false;
+	}
+	w->end = w->unit + len;
+	di->walk_unit = w->unit;
+	di->walk_bytes = len;
+	di->steps = len * STEPS_PER_BYTE;
+	if (di->steps_cap && di->steps > di->steps_cap)
+		di->steps = di->steps_cap;
+	di->steps_spent = false;
+	return true;
+}
+
+/*
+ * Is die laid out after the last DIE read?  A unit's DIEs are read in the
+ * order they are laid out, children after their parent and each sibling
+ * after the last DIE of the one before.  When not, the list is left.
+ */
+static bool die_after(struct die_walk *w, Dwarf_Die die)
 {
 	Dwarf_Error err = NULL;
 	Dwarf_Off off = 0;
 
 	if (dwarf_dieoffset(die, &off, &err) != DW_DLV_OK) {
-		drop_error(di, &err);
+		drop_error(w->di, &err);
+		w->broken = true;
 		return false;
 	}
-	if (off <= *last) {
-		note(di, "a DIE's sibling at %#llx is not after it", (unsigned long long)off);
+	if (off <= w->last) {
+		note(w->di,
+		     "the unit at .debug_info offset %#llx: a DIE at %#llx is not after the last "
+		     "one read, at %#llx: DIEs after it skipped",
+		     (unsigned long long)w->unit, (unsigned long long)off,
+		     (unsigned long long)w->last);
+		w->broken = true;
 		return false;
 	}
-	*last = off;
+	w->last = off;
 	return true;
 }
 
-/*
- * Walk the children of die.  parent is the scope code inside them belongs
- * to (NO_SCOPE outside any function), depth its nesting; *last is the
- * offset of the last DIE read (see die_after).
- */
-static int walk(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 parent, u32 depth,
-		int level, Dwarf_Off *last)
+/* The first child of die (at nesting level): DW_DLV_OK, or DW_DLV_NO_ENTRY. */
+static int die_first(struct die_walk *w, Dwarf_Die die, int level, Dwarf_Die *child)
 {
 	Dwarf_Error err = NULL;
-	Dwarf_Die child = NULL, next;
-	int r, e = 0;
+	int r;
 
+	if (w->broken || !die_step(w->di))
+		return DW_DLV_NO_ENTRY;
 	if (level > MAX_DEPTH) {
-		note(di, "DIEs nested deeper than %d", MAX_DEPTH);
-		return 0;
+		note(w->di, "the unit at .debug_info offset %#llx: DIEs nested deeper than %d",
+		     (unsigned long long)w->unit, MAX_DEPTH);
+		w->broken = true;
+		return DW_DLV_NO_ENTRY;
 	}
-	r = dwarf_child(die, &child, &err);
-	drop_error(di, &err);
-	if (r == DW_DLV_OK && !die_after(di, child, last)) {
-		dwarf_dealloc_die(child);
+	r = dwarf_child(die, child, &err);
+	drop_error(w->di, &err);
+	if (r == DW_DLV_OK && !die_after(w, *child)) {
+		dwarf_dealloc_die(*child);
 		r = DW_DLV_NO_ENTRY;
 	}
+	return r == DW_DLV_OK ? r : DW_DLV_NO_ENTRY;
+}
+
+enum sibling {
+	SIB_NONE,   /* libdwarf passes through the DIE's children to its sibling */
+	SIB_FOLLOW, /* libdwarf goes to the DIE's DW_AT_sibling, which holds */
+	SIB_BAD,    /* a DW_AT_sibling that does not hold: said */
+};
+
+/*
+ * What dwarf_siblingof_b would do with die's DW_AT_sibling, checked: it
+ * must lead strictly forward, past die and every DIE read in it, and stay
+ * inside the unit.  libdwarf follows DW_FORM_ref1, ref2, ref4, ref8 and
+ * ref_udata (offsets in the unit), passes over DW_FORM_ref_addr (one that
+ * does not hold is bad all the same), and fails on any other form.
+ */
+static enum sibling sibling_of(struct die_walk *w, Dwarf_Die die, Dwarf_Off off)
+{
+	struct dwarf_info *di = w->di;
+	enum sibling s = SIB_FOLLOW;
+	Dwarf_Attribute attr;
+	Dwarf_Error err = NULL;
+	Dwarf_Half form = 0;
+	/* an int before libdwarf 0.1, a Dwarf_Unsigned since */
+	Dwarf_Unsigned code = (Dwarf_Unsigned)dwarf_die_abbrev_code(die);
+	const char *name = NULL;
+	Dwarf_Off to = 0;
+	char why[64];
+	int r;
+
+	if (code && code < SIB_CODES && (w->no_sibling[code / 64] >> (code % 64) & 1))
+		return SIB_NONE;
+	r = dwarf_attr(die, DW_AT_sibling, &attr, &err);
+	if (r == DW_DLV_NO_ENTRY && code && code < SIB_CODES)
+		w->no_sibling[code / 64] |= 1ull << (code % 64);
+	if (r != DW_DLV_OK) {
+		drop_error(di, &err);
+		return SIB_NONE;
+	}
+	r = dwarf_whatform(attr, &form, &err);
+	switch (form) {
+	case DW_FORM_ref1:
+	case DW_FORM_ref2:
+	case DW_FORM_ref4:
+	case DW_FORM_ref8:
+	case DW_FORM_ref_udata:
+		break;
+	case DW_FORM_ref_addr:
+		s = SIB_NONE;
+		break;
+	default:
+		r = DW_DLV_ERROR;
+		break;
+	}
+	if (r == DW_DLV_OK)
+		r = dwarf_global_formref(attr, &to, &err);
+	free_error(di, &err); /* what is wrong is said below */
+	dwarf_dealloc_attribute(attr);
+	if (r != DW_DLV_OK && s == SIB_FOLLOW)
+		snprintf(why, sizeof(why), "points past the unit");
+	else if (r != DW_DLV_OK)
+		snprintf(why, sizeof(why), "is not an offset in its unit (%s)",
+			 dwarf_get_FORM_name(form, &name) == DW_DLV_OK && name ? name
+									       : "a form unknown");
+	else if (to == off)
+		snprintf(why, sizeof(why), "points at the DIE itself");
+	else if (to < off)
+		snprintf(why, sizeof(why), "points back, to %#llx", (unsigned long long)to);
+	else if (to <= w->last)
+		snprintf(why, sizeof(why), "points into the DIE's own, at %#llx",
+			 (unsigned long long)to);
+	else if (to >= w->end)
+		snprintf(why, sizeof(why), "points past the unit, to %#llx",
+			 (unsigned long long)to);
+	else
+		return s;
+	note(di,
+	     "the unit at .debug_info offset %#llx: the DW_AT_sibling of the DIE at %#llx %s: "
+	     "DIEs after it skipped",
+	     (unsigned long long)w->unit, (unsigned long long)off, why);
+	return SIB_BAD;
+}
+
+static void die_skim(struct die_walk *w, Dwarf_Die die, int level);
+
+/*
+ * The DIE after die in its list, in *next: DW_DLV_OK, or DW_DLV_NO_ENTRY at
+ * the list's end and where the walk cannot go on.  read: die's children
+ * were read (walk), so libdwarf may pass through them; else, when libdwarf
+ * would, they are read here first (die_skim).  level: die's nesting.
+ */
+static int die_next(struct die_walk *w, Dwarf_Die die, int level, bool read, Dwarf_Die *next)
+{
+	struct dwarf_info *di = w->di;
+	Dwarf_Error err = NULL;
+	Dwarf_Half kids = 0;
+	Dwarf_Off off = 0;
+	enum sibling s;
+	int r;
+
+	if (di->steps_spent)
+		return DW_DLV_NO_ENTRY;
+	if (dwarf_dieoffset(die, &off, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		w->broken = true;
+		return DW_DLV_NO_ENTRY;
+	}
+	s = sibling_of(w, die, off);
+	if (s == SIB_NONE && !read && !w->broken &&
+	    dwarf_die_abbrev_children_flag(die, &kids) == DW_DLV_OK && kids)
+		die_skim(w, die, level);
+	if (w->broken && s == SIB_FOLLOW)
+		w->broken = false; /* die's own DW_AT_sibling leads past what was not read */
+	if (s == SIB_BAD)
+		w->broken = true;
+	if (w->broken || !die_step(di))
+		return DW_DLV_NO_ENTRY;
+	r = dwarf_siblingof_b(di->dbg, die, 1, next, &err);
+	drop_error(di, &err);
+	if (r == DW_DLV_OK && !die_after(w, *next)) {
+		dwarf_dealloc_die(*next);
+		r = DW_DLV_NO_ENTRY;
+	}
+	return r == DW_DLV_OK ? r : DW_DLV_NO_ENTRY;
+}
+
+/* Read die's children, and theirs where libdwarf would pass through them, keeping nothing. */
+static void die_skim(struct die_walk *w, Dwarf_Die die, int level)
+{
+	Dwarf_Die child = NULL, next = NULL;
+	int r = die_first(w, die, level, &child);
+
+	while (r == DW_DLV_OK) {
+		r = die_next(w, child, level + 1, false, &next);
+		dwarf_dealloc_die(child);
+		child = next;
+	}
+}
+
+/*
+ * Walk the children of die, at nesting level.  parent is the scope code
+ * inside them belongs to (NO_SCOPE outside any function), depth its
+ * nesting.
+ */
+static int walk(struct die_walk *w, struct dw_cu *cu, Dwarf_Die die, u32 parent, u32 depth,
+		int level)
+{
+	struct dwarf_info *di = w->di;
+	Dwarf_Error err = NULL;
+	Dwarf_Die child = NULL, next = NULL;
+	int r, e = 0;
+
+	r = die_first(w, die, level, &child);
 	while (r == DW_DLV_OK && !e) {
 		Dwarf_Half tag = 0;
+		bool read = false;
 		u32 scope, decl;
 
 		if (dwarf_tag(child, &tag, &err) != DW_DLV_OK)
@@ -764,9 +1027,10 @@ static int walk(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 pare
 				e = add_code_scope(di, cu, child, tag, parent,
 						   tag == DW_TAG_subprogram ? 0 : depth + 1, decl,
 						   &scope);
-			if (!e && scope != NO_SCOPE)
-				e = walk(di, cu, child, scope, cu->scopes[scope].depth, level + 1,
-					 last);
+			if (!e && scope != NO_SCOPE) {
+				e = walk(w, cu, child, scope, cu->scopes[scope].depth, level + 1);
+				read = true;
+			}
 			break;
 		case DW_TAG_lexical_block:
 		case DW_TAG_namespace:
@@ -774,19 +1038,16 @@ static int walk(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 pare
 		case DW_TAG_structure_type:
 		case DW_TAG_union_type:
 		case DW_TAG_module:
-			e = walk(di, cu, child, parent, depth, level + 1, last);
+			e = walk(w, cu, child, parent, depth, level + 1);
+			read = true;
 			break;
 		default:
 			break;
 		}
-		r = dwarf_siblingof_b(di->dbg, child, 1, &next, &err);
-		drop_error(di, &err);
+		next = NULL;
+		r = e ? DW_DLV_NO_ENTRY : die_next(w, child, level + 1, read, &next);
 		dwarf_dealloc_die(child);
 		child = next;
-		if (r == DW_DLV_OK && !die_after(di, child, last)) {
-			dwarf_dealloc_die(child);
-			r = DW_DLV_NO_ENTRY;
-		}
 	}
 	return e;
 }
@@ -1335,8 +1596,8 @@ static bool dwarf_attach(struct dwarf_info *di, char *why, size_t why_len);
 /* Decode cu from the DWARF; a unit decoded so, and nothing else, is kept in the cache. */
 static void decode_dwarf(struct dwarf_info *di, struct dw_cu *cu)
 {
-	Dwarf_Off last = cu->die_off;
 	Dwarf_Error err = NULL;
+	struct die_walk w;
 	Dwarf_Die die;
 	int e;
 
@@ -1348,8 +1609,8 @@ static void decode_dwarf(struct dwarf_info *di, struct dw_cu *cu)
 	/* without its line table, a unit's scopes name no files (decls, call sites) */
 	cu->no_rows = di->no_lines;
 	e = cu->no_rows ? 0 : decode_lines(di, cu, die);
-	if (!e)
-		e = walk(di, cu, die, NO_SCOPE, 0, 0, &last);
+	if (!e && walk_begin(di, &w, die))
+		e = walk(&w, cu, die, NO_SCOPE, 0, 0);
 	if (!e)
 		e = build_segments(cu);
 	if (!e)
@@ -1455,40 +1716,39 @@ static u64 rnglists_base(struct dwarf_info *di, Dwarf_Die cu_die)
 static int children_spans(struct dwarf_info *di, Dwarf_Die cu_die, u16 version, u64 base,
 			  u64 rng_base, struct span_vec *sv)
 {
+	Dwarf_Die child = NULL, next = NULL;
 	Dwarf_Error err = NULL;
-	Dwarf_Die child = NULL, next;
-	Dwarf_Off last = 0;
+	struct die_walk w;
 	int r, e = 0;
 
-	if (dwarf_dieoffset(cu_die, &last, &err) != DW_DLV_OK) {
-		drop_error(di, &err);
+	if (!walk_begin(di, &w, cu_die))
 		return 0;
-	}
-	r = dwarf_child(cu_die, &child, &err);
-	drop_error(di, &err);
+	r = die_first(&w, cu_die, 0, &child);
 	while (r == DW_DLV_OK && !e) {
 		Dwarf_Half tag = 0;
 
-		if (!die_after(di, child, &last)) { /* a sibling loop */
-			dwarf_dealloc_die(child);
-			break;
-		}
 		if (dwarf_tag(child, &tag, &err) == DW_DLV_OK && tag == DW_TAG_subprogram)
 			e = die_spans(di, child, version, base, rng_base, sv);
 		drop_error(di, &err);
-		r = dwarf_siblingof_b(di->dbg, child, 1, &next, &err);
-		drop_error(di, &err);
+		next = NULL;
+		r = e ? DW_DLV_NO_ENTRY : die_next(&w, child, 1, false, &next);
 		dwarf_dealloc_die(child);
 		child = next;
 	}
 	return e;
 }
 
-/* Read every CU header and its DIE's ranges. */
+/*
+ * Read every CU header and its DIE's ranges.  libdwarf finds each unit
+ * after the last by its length, which takes it forward; each must be seen
+ * to lie after the last all the same, so that no length can make the loop
+ * go round.
+ */
 static int build_index(struct dwarf_info *di)
 {
 	struct span_vec sv = {0};
 	size_t cap = 0, scap = 0, i;
+	Dwarf_Unsigned last = 0;
 	int e = 0;
 
 	for (;;) {
@@ -1507,6 +1767,13 @@ static int build_index(struct dwarf_info *di)
 			drop_error(di, &err);
 			break;
 		}
+		if (next <= last) {
+			note(di,
+			     ".debug_info: the unit before offset %#llx is not after the last one",
+			     (unsigned long long)next);
+			break;
+		}
+		last = next;
 		if (dwarf_siblingof_b(di->dbg, NULL, 1, &die, &err) != DW_DLV_OK) {
 			drop_error(di, &err);
 			continue;

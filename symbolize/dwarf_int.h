@@ -16,6 +16,8 @@
 #define NO_SCOPE     UINT32_MAX
 #define MAX_DEPTH    128 /* DIE nesting we follow; deeper is corrupt */
 #define MAX_REF_HOPS 8	 /* abstract_origin/specification chains */
+/* a unit's decoding: steps (DIEs read, references followed) for each of its bytes */
+#define STEPS_PER_BYTE 4
 
 #define ROW_END 1u /* dw_row.seq_end: the end of a sequence, no line from here */
 
@@ -182,6 +184,13 @@ struct dwarf_info {
 	bool capture;		 /* a unit is being decoded: */
 	bool tainted;		 /* it leaned on an earlier problem */
 	char cu_why[WHY_LEN];	 /* its first problem */
+
+	/* The unit being walked (dwarf.c's walk_begin, die_step). */
+	Dwarf_Off walk_unit; /* its offset in .debug_info */
+	u64 walk_bytes;	     /* and size */
+	u64 steps;	     /* the steps it may still take */
+	bool steps_spent;    /* none are left: said */
+	u64 steps_cap;	     /* 0, or fewer steps than STEPS_PER_BYTE allow (a test's) */
 };
 
 /*

@@ -108,19 +108,19 @@ record() {
 	"$EBS" record -q -o "$out" "$@" 2>"$out.err"
 }
 
-# sqlite_build: SQLWORK, the path of tests/real's SQLite driver, built by
-# tests/real/build-sqlite.sh (SQLite's sources and sqlite3.o beside it in
+# sqlite_build [NAME]: SQLWORK, the path of tests/real's SQLite driver, built
+# by tests/real/build-sqlite.sh (SQLite's sources and sqlite3.o beside it in
 # build/real-cache), and true; else one SKIP line (no SQLite to fetch) or
-# FAIL line saying why, and false.
+# FAIL line saying why, named NAME (default: "all", and "build"), and false.
 sqlite_build() {
 	local rc
 	SQLWORK=$("$TOP/tests/real/build-sqlite.sh" 2>build.err)
 	rc=$?
 	sed 's/^/    /' build.err
 	if [ $rc -eq 77 ]; then
-		skip "all" "no SQLite to build: $(tail -n 1 build.err)"
+		skip "${1:-all}" "no SQLite to build: $(tail -n 1 build.err)"
 	elif [ $rc -ne 0 ] || [ ! -x "$SQLWORK" ]; then
-		fail "build" "tests/real/build-sqlite.sh failed: $(tail -n 1 build.err)"
+		fail "${1:-build}" "tests/real/build-sqlite.sh failed: $(tail -n 1 build.err)"
 	else
 		return 0
 	fi

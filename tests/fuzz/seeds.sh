@@ -82,7 +82,8 @@ seeds_reader() {
 
 # ELF files: workloads built small (no separate code pages, no .comment),
 # with DWARF 5 and 4, compressed debug sections, a shared library, a
-# stripped one with a .gnu_debuglink, C++, and golden.s's hand-written DWARF.
+# stripped one with a .gnu_debuglink, C++, golden.s's hand-written DWARF,
+# and the C++ one and inlmany with a DW_AT_sibling pointed astray.
 seeds_elf() {
 	local d=$OUT/elf n=0
 	# shellcheck disable=SC2054 # the commas are the linker's
@@ -115,7 +116,31 @@ seeds_elf() {
 		objcopy -R .comment "$f" 2>/dev/null
 		n=$((n + 1))
 	done
+	for f in "$d/fix_cpp" "$d/inlmany"; do
+		[ -f "$f" ] && n=$((n + $(sibling_seeds "$f")))
+	done
 	note "elf: $n files"
+}
+
+# sibling_seeds FILE: FILE-sibling-{self,parent,zero,past}, FILE with one
+# DIE's DW_AT_sibling pointed at the DIE itself, its parent, 0 and past its
+# unit (tests/tools/dwsiblings.py), in a DIE libdwarf passes through on its
+# way past the parent where there is one: what hung the DIE walks (issue
+# 28), for the fuzzer to go on from.  Prints how many it wrote.
+sibling_seeds() {
+	local f=$1 pick die parent unit end what target n=0
+	pick=$(python3 "$TOP/tests/tools/dwsiblings.py" pick "$f" 2>/dev/null)
+	if [ -n "$pick" ]; then
+		read -r die parent unit end _ <<<"$pick"
+		while read -r what target; do
+			python3 "$TOP/tests/tools/dwsiblings.py" set "$f" "$f-sibling-$what" \
+				"$die" "$target" 2>/dev/null && n=$((n + 1))
+		done <<<"self $die
+parent $parent
+zero $unit
+past $((end + 16))"
+	fi
+	echo $n
 }
 
 # Event strings: every event name `ebs list` knows, and every -e argument

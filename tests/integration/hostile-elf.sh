@@ -3,15 +3,17 @@
 # corrupted copy of itself: ebs report, report --sort line, annotate and
 # addr2line must survive every copy.  Small programs are built here (gcc
 # DWARF 5 with .debug_rnglists, gcc DWARF 4 with .debug_ranges, gcc DWARF 5
-# compressed (-gz), clang DWARF 5 when installed, and one whose only -g unit
-# holds data), one is recorded,
+# compressed (-gz), clang DWARF 5 when installed, one whose only -g unit
+# holds data, and g++'s of tests/symbolize/fix_cpp.cpp), one is recorded,
 # then seeded mutants of each (byte runs, bit flips, truncation, edited
 # section headers, targeted edits of .debug_rnglists, .debug_loclists,
-# .debug_info, .debug_line, .debug_abbrev, .symtab, .strtab and others) are
-# put back at the recorded path and read under timeout.  Before them, the
-# files a recording names replaced or planted: another program, a FIFO, a
-# perf-PID.map of another user or linked to /dev/zero, endless or zeroed
-# kallsyms.
+# .debug_info, .debug_line, .debug_abbrev, .symtab, .strtab and others, a
+# DIE's DW_AT_sibling pointed elsewhere) are put back at the recorded path
+# and read under timeout.  Before them, the files a recording names replaced
+# or planted: another program, a FIFO, a perf-PID.map of another user or
+# linked to /dev/zero, endless or zeroed kallsyms; and DW_AT_sibling links
+# leading back, to their own DIE, to 0 and past their unit, in the C++
+# program and in the SQLite driver, recorded.
 #
 # Pass: no death by a signal (status >= 128: an abort, a crash, a hang ended
 # by timeout), no sanitizer report (under a SAN=address,undefined build),
@@ -94,6 +96,12 @@ else
 	skip "clang" "clang is not installed: gcc's DWARF only"
 fi
 build dataonly bash -c 'gcc -O2 -g -c data.c && gcc -O2 -o dataonly datamain.c data.o'
+# C++: g++ gives every DIE with children but the last of its list a DW_AT_sibling
+if command -v g++ >/dev/null; then
+	build cpp g++ -O2 -g -o cpp "$TOP/tests/symbolize/fix_cpp.cpp"
+else
+	skip "cpp" "g++ is not installed: no C++ program"
+fi
 if [ ${#bases[@]} -eq 0 ]; then
 	exit 0
 fi
@@ -325,10 +333,122 @@ else
 fi
 rm -f "$jmap"
 
+# ---- DW_AT_sibling: at its own DIE, back, at 0, past its unit --------------
+# libdwarf's dwarf_siblingof_b follows a DIE's DW_AT_sibling; asked for the
+# sibling of a DIE that has children and no DW_AT_sibling of its own, it
+# passes through them, following theirs, and Debian 12's libdwarf
+# (20210528) goes round for ever on one that points at its own DIE: a
+# one-to-four-byte change hung report, annotate, addr2line and cached
+# reports (issue 28: 3 of 530 mutated C++ binaries).  Here, for a DIE
+# libdwarf passes through so (its parent has no DW_AT_sibling; inside a
+# function with code, which every reader walks), found by
+# tests/tools/dwsiblings.py in the C++ program and in the SQLite driver,
+# the link is set at the DIE itself, at its parent, at 0 (its unit's
+# header) and past its unit.  Each command must end within the hang guard,
+# exit 0, warn once naming the file, the unit and the DIE, and answer as
+# for the intact program wherever the DIEs it skips are not: the C++
+# program's addr2line everywhere outside the function the DIE is in (and
+# there, the function compiled); for the SQLite driver, a DIE after which
+# its enclosing DIEs hold no function or inlined instance, so that report,
+# annotate and addr2line (decoding afresh) and a second report (from the
+# cache) print exactly what they print for the intact program.
+SIBS="python3 $TOP/tests/tools/dwsiblings.py"
+
+# sib_cases: "CASE TARGET WHY" for the DIE picked ($die, $parent, $unit, $end)
+sib_cases() {
+	echo "self $die points at the DIE itself"
+	echo "parent $parent points back, to $(printf '%#x' "$parent")"
+	echo "zero $unit points back, to $(printf '%#x' "$unit")"
+	echo "past $((end + 16)) points past the unit"
+}
+
+# sib_run NAME FILE WHY INTACT CMD...: CMD (an ebs command reading FILE, the
+# mutant) ends within 60 s, exit 0, its stdout INTACT's (none: not
+# compared) and its stderr one warning naming FILE, the unit, the DIE and WHY
+sib_run() {
+	local name=$1 file=$2 why=$3 intact=$4 sub=$6 rc
+	shift 4
+	timeout -s KILL 60 "$@" >sib.out 2>sib.err
+	rc=$?
+	check "$name: ends, exit 0 (got $rc; 137: it hung)" [ $rc -eq 0 ]
+	[ -z "$intact" ] || check "$name: prints what it prints for the intact program" cmp -s "$intact" sib.out
+	warned "$name" sib.err "^ebs $sub: warning: (.*/)?$file: the unit at \.debug_info offset $(printf '%#x' "$unit"): the DW_AT_sibling of the DIE at $(printf '%#x' "$die") $why: DIEs after it skipped \(lines may be missing\)$"
+}
+
+# The C++ program, by addr2line of every function (cpp.addrs, answered by
+# the intact program in cpp.a2l).
+if [ ! -x cpp ]; then
+	skip "sibling: C++" "no C++ program (above)"
+elif ! pick=$($SIBS pick cpp); then
+	fail "sibling: C++" "g++ gave no DIE whose parent has no DW_AT_sibling in a function"
+else
+	read -r die parent unit end lo hi <<<"$pick"
+	while read -r case target why; do
+		$SIBS set cpp "sib-$case" "$die" "$target"
+		sib_run "C++, DW_AT_sibling of $(printf '%#x' "$die") $why: addr2line" "sib-$case" "$why" "" \
+			"$EBS" addr2line --no-cache -e "sib-$case" <cpp.addrs
+		# each address's answer (a line and its "(inlined by)" lines)
+		check "C++, DW_AT_sibling of $(printf '%#x' "$die") $why: addr2line answers as for the intact program but in [$(printf '%#x' "$lo"), $(printf '%#x' "$hi")), where the function compiled is the same" \
+			python3 - cpp.addrs cpp.a2l sib.out "$lo" "$hi" <<'PY'
+import sys
+addrs = [int(a, 16) for a in open(sys.argv[1]).read().split()]
+def answers(path):
+    out = []
+    for line in open(path):
+        if line.startswith(' (inlined by) '):
+            out[-1].append(line)
+        else:
+            out.append([line])
+    return out
+def compiled(answer):  # the last frame's function
+    return answer[-1].removeprefix(' (inlined by) ').rsplit(' at ', 1)[0]
+want, got = answers(sys.argv[2]), answers(sys.argv[3])
+lo, hi = int(sys.argv[4]), int(sys.argv[5])
+sys.exit(len(want) != len(addrs) or len(got) != len(addrs) or any(
+    w != g if not lo <= a < hi else compiled(w) != compiled(g)
+    for a, w, g in zip(addrs, want, got)))
+PY
+	done < <(sib_cases)
+fi
+
+# The SQLite driver, recorded: a DIE of SQLite's own unit (the amalgamation,
+# 1.4 MB of .debug_info, where the samples are) that libdwarf passes through,
+# and after which its enclosing DIEs hold no function or inlined instance.
+if ! sqlite_build "sibling: SQLite"; then
+	:
+elif ! cp "$SQLWORK" sqrun || ! record sq.data -e cpu-clock -F 2000 ./sqrun 100000; then
+	fail "sibling: SQLite" "ebs record of sqlwork failed: $(head -n 1 sq.data.err)"
+elif ! pick=$($SIBS pick sqrun 'd["after"] == 0 and d["unit_end"] - d["unit"] > 100000 and d["tag"] in ("DW_TAG_inlined_subroutine", "DW_TAG_lexical_block")'); then
+	fail "sibling: SQLite" "no DIE of SQLite's unit whose parent has no DW_AT_sibling, nothing after it"
+else
+	read -r die parent unit end lo hi <<<"$pick"
+	cp sqrun sqrun.intact
+	nm sqrun | awk '$2 ~ /^[tT]$/ {print $1}' >sq.addrs
+	VIEW=(-i sq.data --kallsyms k.kallsyms --no-pager)
+	"$EBS" report "${VIEW[@]}" --json >sq.report 2>sq.err
+	hot=$(json sq.report "j['rows'][0]['function']")
+	"$EBS" annotate "${VIEW[@]}" "$hot" >sq.annotate 2>>sq.err
+	"$EBS" addr2line -e sqrun <sq.addrs >sq.a2l 2>>sq.err
+	check "SQLite intact: report, annotate $hot and addr2line without a word on stderr ($(head -c 200 sq.err))" \
+		[ ! -s sq.err ]
+	while read -r case target why; do
+		$SIBS set sqrun.intact sqrun "$die" "$target"
+		what="SQLite, DW_AT_sibling of $(printf '%#x' "$die") $why"
+		sib_run "$what: report" sqrun "$why" sq.report "$EBS" report "${VIEW[@]}" --json
+		sib_run "$what: annotate $hot" sqrun "$why" sq.annotate \
+			"$EBS" annotate "${VIEW[@]}" --no-cache "$hot"
+		sib_run "$what: addr2line" sqrun "$why" sq.a2l \
+			"$EBS" addr2line --no-cache -e sqrun <sq.addrs
+		sib_run "$what: report again, from the cache" sqrun "$why" sq.report \
+			"$EBS" report "${VIEW[@]}" --json
+	done < <(sib_cases)
+	cp sqrun.intact sqrun
+fi
+
 mkdir -p mut san
 python3 - "$SEED" "$MUTANTS" "${bases[@]}" <<'PY' >mutants.list
 # Write mutants into mut/NNNN and list "NNNN BASE KIND" on stdout.
-import random, struct, sys
+import os, random, struct, sys
 
 seed, count, bases = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
 rnd = random.Random(seed)
@@ -423,7 +543,34 @@ def targeted(n, b):
         struct.pack_into('<I', b, off, rnd.choice([0, 1, 0xfffffff0, 0xffffffff, size, size + 4]))
     return 'target:%s:%s' % (name, how)
 
-kinds = [byte_run, bit_flips, truncate, shdr_edit, ehdr_edit, targeted, targeted, targeted]
+# DW_AT_sibling links (tests/tools/dwsiblings.py), three in four where
+# libdwarf passes through on its way past the DIE's parent (of these
+# programs, only the C++ one has such DIEs), a quarter at the DIE itself
+sys.path.insert(0, os.path.join(os.environ['TOP'], 'tests', 'tools'))
+import dwsiblings
+sibs = {n: dwsiblings.dies(n) for n in bases}
+info_at = {n: dwsiblings.section(n, '.debug_info')[0] for n in bases if sibs[n]}
+
+def sibling(n, b):
+    if not sibs[n]:
+        return byte_run(n, b)
+    passed = [d for d in sibs[n] if not d['parent_sibling'] and d['depth'] > 1]
+    d = rnd.choice(passed if passed and rnd.randrange(4) else sibs[n])
+    how = rnd.choice(['self', 'self', 'parent', 'zero', 'past', 'back', 'forward', 'random'])
+    target = {'self': d['die'], 'parent': d['parent'], 'zero': d['unit'],
+              'past': d['unit_end'] + rnd.randrange(64),
+              'back': rnd.randrange(d['unit'], d['die'] + 1),
+              'forward': rnd.randrange(d['die'], d['unit_end'] + 1),
+              'random': rnd.randrange(1 << 32)}[how]
+    raw = dwsiblings.encode(d, target)
+    if raw is None:	# more than the form holds: its bytes at random
+        raw = bytes(rnd.randrange(256) for _ in range(d['size']))
+    at = info_at[n] + d['at']
+    b[at:at + len(raw)] = raw
+    return 'sibling:%s' % how
+
+kinds = [byte_run, bit_flips, truncate, shdr_edit, ehdr_edit, targeted, targeted, targeted, sibling,
+         sibling]
 for i in range(count):
     n = bases[i % len(bases)]
     b = bytearray(orig[n])

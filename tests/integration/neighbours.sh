@@ -882,3 +882,38 @@ else
 fi
 kill "${zparent:-}" 2>/dev/null	# its parent, nobody's sleep
 wait "$zsh" 2>/dev/null || true	# 143, from that sleep's SIGTERM
+
+# ---- DWARF that hangs the decoder ----
+# nobody's program, in nobody's own directory, profiled by root, then
+# rewritten in place by nobody (the same inode and build-id: the file
+# recorded, as far as anything tells) with one byte of a DIE's
+# DW_AT_sibling changed so that it points at the DIE itself, in a DIE that
+# libdwarf passes through on its way past its parent
+# (tests/tools/dwsiblings.py).  Debian 12's libdwarf went round for ever
+# inside dwarf_siblingof_b on it: root's report, annotate and addr2line
+# hung.  Each must end, exit 0, and say once which unit and DIE of the
+# file are bad.
+DW_HOME=$TMP/dwarf-home
+mkdir -m 0755 "$DW_HOME" && chown 65534:65534 "$DW_HOME"
+as_nobody cp "$WORKLOADS/inlmany" "$DW_HOME/inlmany"
+if ! record nb-dwarf.data -e cpu-clock -F 2000 $NOBODY "$DW_HOME/inlmany" 0.2; then
+	fail "dwarf: root records nobody's inlmany" "$(head -n 1 nb-dwarf.data.err)"
+elif ! pick=$(python3 "$TOP/tests/tools/dwsiblings.py" pick "$DW_HOME/inlmany"); then
+	fail "dwarf: a DIE libdwarf passes through in inlmany" "none found (gcc's DWARF changed?)"
+else
+	read -r die _ unit _ <<<"$pick"
+	ino=$(stat -c %i "$DW_HOME/inlmany")
+	python3 "$TOP/tests/tools/dwsiblings.py" set "$DW_HOME/inlmany" nb-dwarf.mutant "$die" "$die"
+	chmod 644 nb-dwarf.mutant
+	as_nobody sh -c 'cat "$1" >"$2"' sh nb-dwarf.mutant "$DW_HOME/inlmany"
+	check "dwarf: nobody rewrote inlmany in place (inode $ino)" \
+		bash -c '[ "$(stat -c %i "$1")" = "$2" ] && ! cmp -s "$1" "$3"' sh "$DW_HOME/inlmany" "$ino" "$WORKLOADS/inlmany"
+	bad="$DW_HOME/inlmany: the unit at \.debug_info offset $(printf '%#x' "$unit"): the DW_AT_sibling of the DIE at $(printf '%#x' "$die") points at the DIE itself"
+	expect "dwarf: root's report of nobody's rewritten inlmany ends, one warning" 0 \
+		"^ebs report: warning: $bad" "$EBS" report -i nb-dwarf.data --no-pager
+	expect "dwarf: root's annotate caller_a of it ends, one warning" 0 \
+		"^ebs annotate: warning: $bad" "$EBS" annotate -i nb-dwarf.data --no-pager caller_a
+	nm "$DW_HOME/inlmany" | awk '$2 ~ /^[tT]$/ {print $1}' >nb-dwarf.addrs
+	expect "dwarf: root's addr2line of it ends, one warning" 0 \
+		"^ebs addr2line: warning: $bad" "$EBS" addr2line --no-cache -e "$DW_HOME/inlmany" $(cat nb-dwarf.addrs)
+fi

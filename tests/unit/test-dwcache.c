@@ -21,6 +21,9 @@
  *                   -EFBIG for a section of 2 GiB, read not at all;
  *                   -ENOEXEC for what is not ELF; for a file others may
  *                   write, a copy holding what was hashed and nothing else
+ *   test_budget     a unit whose decoding runs out of steps ends there, said
+ *                   once and naming the unit, its line rows kept; the units
+ *                   that need fewer steps answer as without a limit
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -628,6 +631,82 @@ static void test_sort_rows(void)
 	TEST_EQ("dwarf_sort_rows: 400 line tables sorted as qsort sorts them", bad, 0);
 }
 
+/* ---- the steps of a unit's decoding ------------------------------------------ */
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* n frames of a and m of b alike: functions, files, lines, columns. */
+static bool same_frames(const struct sym_frame *a, int n, const struct sym_frame *b, int m)
+{
+	int i;
+
+	if (n != m)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!same_text(a[i].function, b[i].function) || !same_text(a[i].file, b[i].file) ||
+		    a[i].line != b[i].line || a[i].column != b[i].column)
+			return false;
+	return true;
+}
+
+/*
+ * dwarf.c counts each unit's steps (a DIE read, a reference followed)
+ * against a budget of STEPS_PER_BYTE a byte of the unit, which no unit
+ * needs (a tenth is usual): met, the unit's decoding ends there.  Met here
+ * through steps_cap, a lower budget for each unit: this program's units
+ * that need more than 200 steps end early, with one problem naming the
+ * unit, and keep their line rows; the small ones answer as without it.
+ */
+static void test_budget(const char *exe)
+{
+	struct dwarf_info *full, *capped;
+	struct sym_frame fa[16], fb[16];
+	unsigned int n = 0, lines = 0, same = 0;
+	u64 lo = 0, hi = 0, a;
+	const char *p;
+	char why[256];
+
+	full = text_of(exe, &lo, &hi) ? NULL
+				      : dwarf_info__open(exe, true, true, NULL, why, sizeof(why));
+	capped = full ? dwarf_info__open(exe, true, true, NULL, why, sizeof(why)) : NULL;
+	if (!capped) {
+		TEST_SKIP("budget", "%s: no DWARF read", exe);
+		dwarf_info__free(full);
+		return;
+	}
+	capped->steps_cap = 200;
+	for (a = lo; a < hi; a += 13) {
+		int na = dwarf_info__lookup(full, a, fa, 16);
+		int nb = dwarf_info__lookup(capped, a, fb, 16);
+
+		if (!na)
+			continue;
+		n++;
+		lines += nb && same_text(fa[0].file, fb[0].file) && fa[0].line == fb[0].line;
+		same += same_frames(fa, na, fb, nb);
+	}
+	p = dwarf_info__problem(capped);
+	TEST_CHECK("budget: a unit out of steps says so, naming it",
+		   p && !strncmp(p, "the unit at .debug_info offset ", 31) &&
+			   strstr(p, ": its DIEs take more steps than its "));
+	TEST_CHECK("budget: no unit of this program comes near STEPS_PER_BYTE",
+		   !dwarf_info__problem(full));
+	if (lines != n)
+		TEST_FAIL("budget: every address keeps its line", "%u of %u", lines, n);
+	else
+		TEST_OK("budget: every address keeps its line");
+	if (!same || same == n)
+		TEST_FAIL("budget: small units answer as without a budget, others lose scopes",
+			  "%u of %u answers alike", same, n);
+	else
+		TEST_OK("budget: small units answer as without a budget, others lose scopes");
+	dwarf_info__free(full);
+	dwarf_info__free(capped);
+}
+
 int main(void)
 {
 	struct text ref = {0};
@@ -649,6 +728,7 @@ int main(void)
 		test_digest(exe);
 		if (check_same("this program", exe, 13, &ref))
 			test_corrupt(exe, 13, &ref, 120);
+		test_budget(exe);
 		free(ref.buf);
 		memset(&ref, 0, sizeof(ref));
 	}

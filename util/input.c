@@ -194,40 +194,28 @@ static int judge(int pfd, const char *path, const struct stat *st, bool shared,
 	return uid_may_read(pfd, path, st, owner, owner_is, why, why_len);
 }
 
-/*
- * Open the inode checked at pfd (st) for reading: through /proc/self/fd,
- * else by name again (dfd, name, nofollow as it was reached), refused
- * unless it is that inode.  The descriptor, or -errno with why said.
- */
-static int reopen(int pfd, int dfd, const char *name, bool nofollow, const struct stat *st,
-		  char *why, size_t why_len)
+int ebs_reopen(int pfd, int dfd, const char *name, int flags, bool nofollow, const struct stat *st)
 {
 	char proc[64];
 	struct stat now;
 	int fd, fl, e;
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
-	/* O_NONBLOCK: were it not the regular file checked, no open would wait */
-	fd = open(proc, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	fd = open(proc, flags | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT && access("/proc/self/fd", F_OK))
 		fd = openat(dfd, name,
-			    O_RDONLY | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
-	if (fd < 0) {
-		e = -errno;
-		ebs_set_why(why, why_len, "%s", strerror(-e));
-		return e;
-	}
+			    flags | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return -errno;
 	if (fstat(fd, &now) || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
 		close(fd);
-		ebs_set_why(why, why_len, "changed while it was being opened: not read");
 		return -ESTALE;
 	}
-	/* a regular file never blocks, but its reads should wait like any others */
+	/* what is read or written should wait like any other file */
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
 		e = -errno;
 		close(fd);
-		ebs_set_why(why, why_len, "%s", strerror(-e));
 		return e;
 	}
 	return fd;
@@ -273,8 +261,15 @@ int ebs_open_input(const char *path, const struct ebs_input_rule *rule, struct s
 		ebs_set_why(why, why_len, "%s", strerror(-fd));
 	} else {
 		fd = judge(pfd, path, &pst, shared, rule, why, why_len);
-		if (!fd)
-			fd = reopen(pfd, dfd, name, shared, &pst, why, why_len);
+		if (!fd) {
+			/* O_NONBLOCK: were it not the regular file checked, no open would wait */
+			fd = ebs_reopen(pfd, dfd, name, O_RDONLY | O_NONBLOCK, shared, &pst);
+			if (fd == -ESTALE)
+				ebs_set_why(why, why_len,
+					    "changed while it was being opened: not read");
+			else if (fd < 0)
+				ebs_set_why(why, why_len, "%s", strerror(-fd));
+		}
 	}
 	close(pfd);
 	if (fd >= 0 && st)

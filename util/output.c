@@ -105,33 +105,6 @@ static int open_dir(struct ebs_outfile *o, const char *path, struct ebs_error *e
 	return 0;
 }
 
-/*
- * Open for writing the inode that the O_PATH descriptor pfd refers to,
- * not whatever its name holds by now.  Without /proc: by name relative
- * to the directory, then the inode checked to be the one looked at.
- */
-static int reopen_write(struct ebs_outfile *o, int pfd, const struct stat *st, bool follow)
-{
-	char self[64];
-	struct stat now;
-	int fd;
-
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd >= 0 || (errno != ENOENT && errno != ENOTDIR))
-		return fd < 0 ? -errno : fd;
-	fd = openat(o->dfd, o->base,
-		    O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &now) || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
-		close(fd);
-		return -EAGAIN; /* changed since it was looked at */
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	return fd;
-}
-
 /* A new random name for the temporary file, .BASE.tmp.XXXXXX, into o->tmp. */
 static void tmp_name(struct ebs_outfile *o, int tries)
 {
@@ -285,10 +258,11 @@ static int open_name(struct ebs_outfile *o, const char *path, unsigned int mode,
 		close(pfd);
 		return refuse(err, path, &st, "");
 	}
-	fd = reopen_write(o, pfd, &st, follow);
+	/* the inode looked at, never the name again: blocks until a FIFO has a reader */
+	fd = ebs_reopen(pfd, o->dfd, o->base, O_WRONLY | O_NOCTTY, !follow, &st);
 	close(pfd);
 	if (fd < 0)
-		return fail(err, -fd == EAGAIN ? EBUSY : -fd, path, "cannot write");
+		return fail(err, -fd == ESTALE ? EBUSY : -fd, path, "cannot write");
 	o->fd = fd;
 	o->in_place = true;
 	return 0;

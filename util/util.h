@@ -215,6 +215,16 @@ int ebs_outfile__tmp_path(const struct ebs_outfile *o, const char *name, char *b
  */
 bool ebs_dir_others_write(const struct stat *dir);
 
+/*
+ * Open again, with flags (O_RDONLY, O_WRONLY...), the very inode the O_PATH
+ * descriptor pfd was checked to be (st): through /proc/self/fd/N, which no
+ * rename can redirect; where /proc is not mounted, by its name in dfd
+ * again (O_NONBLOCK, O_NOFOLLOW when nofollow), refused unless it is that
+ * inode.  The descriptor, close-on-exec and blocking; -ESTALE for another
+ * inode; -errno.
+ */
+int ebs_reopen(int pfd, int dfd, const char *name, int flags, bool nofollow, const struct stat *st);
+
 /* A user as messages name one: "nobody (uid 65534)", "uid 1234" when it has no name. */
 void ebs_user_name(uid_t uid, char *buf, size_t len);
 

@@ -157,14 +157,19 @@ static ssize_t clean_write(void *cookie, const char *buf, size_t size)
 {
 	FILE *to = cookie;
 	char chunk[1024];
-	size_t done = 0, n;
+	size_t done = 0, n, i;
 
 	while (done < size) {
 		n = size - done < sizeof(chunk) ? size - done : sizeof(chunk);
+		/* a chunk ends between characters: a continuation byte alone reads as C1 */
+		for (i = 0; i < 3 && done + n < size && n > 4 &&
+			    ((unsigned char)buf[done + n] & 0xc0) == 0x80;
+		     i++)
+			n--;
 		memcpy(chunk, buf + done, n);
 		/*
-		 * A UTF-8 C1 split between two chunks (or two writes) is cleaned
-		 * all the same: its second byte alone is a raw C1 byte.
+		 * A UTF-8 C1 split between two writes is cleaned all the same:
+		 * its second byte alone is a raw C1 byte.
 		 */
 		ebs_clean_mem(chunk, n, true);
 		if (fwrite(chunk, 1, n, to) != n)

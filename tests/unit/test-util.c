@@ -425,6 +425,33 @@ static const char *stream_text(char *buf, size_t len, FILE *f)
  * character is, and each way of printing by it.  The hostile strings hold
  * ESC, BEL, CSI as a raw byte (0x9b) and as UTF-8 (c2 9b), DEL, a newline.
  */
+/*
+ * A line longer than clean_stream's chunk, with a three-byte character
+ * (U+20AC, e2 82 ac: its last two bytes alone would read as C1) across
+ * the chunk's end: it comes out whole.
+ */
+static void test_clean_stream_long(void)
+{
+	static char line[3000], out[4096];
+	FILE *f = fmemopen(out, sizeof(out), "w"), *g = f ? ebs_clean_stream(f) : NULL;
+
+	memset(line, 'a', 2000);
+	memcpy(line + 1022, "\xe2\x82\xac", 3);
+	line[2000] = '\0';
+	if (!g) {
+		TEST_FAIL("clean_stream: long", "could not make one: %s", strerror(errno));
+		if (f)
+			fclose(f);
+		return;
+	}
+	fputs(line, g);
+	fclose(g);
+	fflush(f);
+	TEST_CHECK("clean_stream: a character across its chunk's end comes out whole",
+		   !memcmp(out, line, 2000));
+	fclose(f);
+}
+
 static void test_text(void)
 {
 	static const char hostile[] = "f\x1b]0;pwn\x07\x9b\xc2\x9b\x7f\nY";
@@ -512,6 +539,7 @@ static void test_text(void)
 		if (f)
 			fclose(f);
 	}
+	test_clean_stream_long();
 
 	a = ebs_strset__intern_clean(&set, hostile);
 	b = ebs_strset__intern(&set, "f?]0;pwn??????Y");

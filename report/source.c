@@ -13,9 +13,12 @@
  * when the file whose DWARF names a source belongs to another user than
  * root or the caller, the source (wherever --source-dir leads) is read
  * only if it is owned by root or by that user, and that user may read it
- * (ebs_open_input's EBS_IN_OWNER).  A file there but refused is said
- * once, in a warning, and why is kept for the listing; a file not there
- * is not said.
+ * (ebs_open_input's EBS_IN_OWNER).  Whoever's binary names it, a source
+ * on a kernel file system (/proc, /sys, debugfs...) is not read either:
+ * `#line 1 "/proc/kallsyms"` would show root's view of it, kernel
+ * addresses and all, and /proc/self/maps root's own memory map
+ * (EBS_IN_DISK).  A file there but refused is said once, in a warning,
+ * and why is kept for the listing; a file not there is not said.
  */
 #include <errno.h>
 #include <limits.h>
@@ -82,14 +85,15 @@ void source_cache__free(struct source_cache *sc)
 }
 
 /*
- * The rule for a source named by the DWARF of a file of owner's: a file
- * in a directory others can write must be owned by root, us or owner and
- * not be a link; when owner is another user than root and us (or is not
- * known), the file must be owned by root or owner, who may read it.
+ * The rule for a source named by the DWARF of a file of owner's: never on
+ * a kernel file system; a file in a directory others can write must be
+ * owned by root, us or owner and not be a link; when owner is another
+ * user than root and us (or is not known), the file must be owned by root
+ * or owner, who may read it.
  */
 static void rule_for(uid_t owner, struct ebs_input_rule *r)
 {
-	r->flags = EBS_IN_SHARED;
+	r->flags = EBS_IN_SHARED | EBS_IN_DISK;
 	r->owner = owner;
 	r->owner_is = "the binary's owner";
 	if (owner != 0 && owner != geteuid())

@@ -13,8 +13,9 @@ struct source_cache;
 
 /*
  * One source file.  A file not found, or refused (not a regular file,
- * larger than SOURCE_MAX_BYTES, unreadable, not shown to the caller for
- * whose binary named it: warned once), has read_from NULL and no lines.
+ * larger than SOURCE_MAX_BYTES, unreadable, on a kernel file system such
+ * as /proc, not shown to the caller for whose binary named it: warned
+ * once), has read_from NULL and no lines.
  */
 struct source {
 	const char *path;      /* as DWARF names it */
@@ -42,7 +43,8 @@ void source_cache__free(struct source_cache *sc);
 /*
  * The source at path, as the DWARF of a file owned by owner names it
  * ((uid_t)-1: not known), read on first use and kept, whether found or
- * not, for that owner.  When owner is neither root nor the caller, the
+ * not, for that owner.  Never from a kernel file system (/proc, /sys,
+ * debugfs...: ebs_open_input's EBS_IN_DISK).  When owner is neither root nor the caller, the
  * file (as named, or through dirs) is read only if owned by root or by
  * owner, and owner may read it (its mode, its directories'); and a file in
  * a directory others can write only if it is not a link and is owned by

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "util/util.h"
@@ -50,6 +51,71 @@ static const char *type_why(mode_t mode)
 	default:
 		return "is not a regular file";
 	}
+}
+
+/*
+ * File systems whose files hold no stored text: the kernel makes their
+ * contents as they are read, from who reads them (/proc/self/maps,
+ * /proc/kallsyms's addresses shown to root only) or from its live state.
+ * A file there shows the reader's view, root's, not text any user wrote.
+ * By statfs's f_type (linux/magic.h's numbers), which fstatfs gives of an
+ * O_PATH descriptor since Linux 3.12.  File systems that store files
+ * (disk, tmpfs, network, FUSE, overlay) are not listed: a source may be on
+ * any of them.
+ */
+static const struct {
+	u32 magic;
+	const char *name;
+} pseudo_fs[] = {
+	{0x9fa0, "/proc"},	     /* PROC_SUPER_MAGIC */
+	{0x62656572, "/sys"},	     /* SYSFS_MAGIC */
+	{0x64626720, "debugfs"},     /* DEBUGFS_MAGIC */
+	{0x74726163, "tracefs"},     /* TRACEFS_MAGIC */
+	{0x73636673, "securityfs"},  /* SECURITYFS_MAGIC */
+	{0x27e0eb, "cgroup"},	     /* CGROUP_SUPER_MAGIC */
+	{0x63677270, "cgroup2"},     /* CGROUP2_SUPER_MAGIC */
+	{0xcafe4a11, "bpf"},	     /* BPF_FS_MAGIC */
+	{0x62656570, "configfs"},    /* CONFIGFS_MAGIC */
+	{0xde5e81e4, "efivarfs"},    /* EFIVARFS_MAGIC */
+	{0x6165676c, "pstore"},	     /* PSTOREFS_MAGIC */
+	{0xf97cff8c, "selinuxfs"},   /* SELINUX_MAGIC */
+	{0x43415d53, "smackfs"},     /* SMACK_MAGIC */
+	{0x65735543, "fusectl"},     /* FUSECTL_SUPER_MAGIC */
+	{0x42494e4d, "binfmt_misc"}, /* BINFMTFS_MAGIC */
+	{0x7655821, "resctrl"},	     /* RDTGROUP_SUPER_MAGIC */
+	{0x19800202, "mqueue"},	     /* MQUEUE_MAGIC */
+	{0x6e667364, "nfsd"},	     /* NFSD_MAGIC */
+	{0x67596969, "rpc_pipefs"},  /* RPCAUTH_GSSMAGIC */
+	{0x6c6f6f70, "binder"},	     /* BINDERFS_SUPER_MAGIC */
+	{0xabba1974, "xenfs"},	     /* XENFS_SUPER_MAGIC */
+	{0x9fa2, "usbfs"},	     /* USBDEVICE_SUPER_MAGIC */
+	{0x9fa1, "openpromfs"},	     /* OPENPROM_SUPER_MAGIC */
+	{0x1cd1, "devpts"},	     /* DEVPTS_SUPER_MAGIC */
+	{0x6e736673, "nsfs"},	     /* NSFS_MAGIC */
+};
+
+/*
+ * EBS_IN_DISK: is the file at pfd on a file system that stores files?  0,
+ * or -EBS_EPSEUDO with why said.
+ */
+static int on_disk(int pfd, char *why, size_t why_len)
+{
+	struct statfs sfs;
+	size_t i;
+
+	if (fstatfs(pfd, &sfs)) {
+		ebs_set_why(why, why_len, "cannot tell which file system it is on: %s: not read",
+			    strerror(errno));
+		return -EBS_EPSEUDO;
+	}
+	for (i = 0; i < ARRAY_SIZE(pseudo_fs); i++)
+		if ((u32)sfs.f_type == pseudo_fs[i].magic) {
+			ebs_set_why(why, why_len,
+				    "is on %s, whose contents depend on who reads them",
+				    pseudo_fs[i].name);
+			return -EBS_EPSEUDO;
+		}
+	return 0;
 }
 
 /* The groups of uid (its passwd entry's and those it is a member of). */
@@ -169,6 +235,8 @@ static int judge(int pfd, const char *path, const struct stat *st, bool shared,
 		       : S_ISLNK(st->st_mode) ? -ELOOP
 					      : -EBS_ENOTREG;
 	}
+	if (rule && (rule->flags & EBS_IN_DISK) && on_disk(pfd, why, why_len))
+		return -EBS_EPSEUDO;
 	if (shared && st->st_uid != 0 && st->st_uid != geteuid() &&
 	    (owner == (uid_t)-1 || st->st_uid != owner)) {
 		ebs_user_name(st->st_uid, name, sizeof(name));
@@ -289,6 +357,8 @@ const char *ebs_read_strerror(int err)
 		return "not a regular file";
 	case -EBS_EUNTRUSTED:
 		return "not trusted: another user's file";
+	case -EBS_EPSEUDO:
+		return "on a kernel file system whose contents depend on who reads them";
 	case -ELOOP:
 		return "a symbolic link in a directory others can write: not followed";
 	default:

@@ -83,12 +83,18 @@ size_t ebs_strlcpy(char *dst, const char *src, size_t size);
  *                  security modules are not consulted): what a file of
  *                  rule.owner's names is shown only if rule.owner could
  *                  read it (-EBS_EUNTRUSTED)
+ *   EBS_IN_DISK    the file must be on a file system that stores files:
+ *                  not procfs, sysfs, debugfs, tracefs, securityfs,
+ *                  cgroup, bpf, configfs, efivarfs and the like, whose
+ *                  contents the kernel makes for whoever reads them
+ *                  (-EBS_EPSEUDO: "is on /proc, whose contents depend on
+ *                  who reads them")
  * rule.owner (uid_t)-1 is none; owner_is names it in messages ("the
  * binary's owner").
  *
  * ebs_open_input returns the descriptor (O_RDONLY, O_CLOEXEC, blocking)
  * with *st filled (st may be NULL), or -errno: -EISDIR, -EBS_ENOTREG for
- * any other file that is not regular, -ELOOP, -EBS_EUNTRUSTED, -ESTALE
+ * any other file that is not regular, -ELOOP, -EBS_EUNTRUSTED, -EBS_EPSEUDO, -ESTALE
  * when the path changed between the two opens, or the open's own.  why
  * (NULL: not wanted) gets the reason as a phrase to follow "PATH: ": "is
  * a FIFO, not a regular file", "is a character device, not a regular
@@ -97,8 +103,10 @@ size_t ebs_strlcpy(char *dst, const char *src, size_t size);
  */
 #define EBS_ENOTREG    4096
 #define EBS_EUNTRUSTED 4097
+#define EBS_EPSEUDO    4098
 #define EBS_IN_SHARED  1u
 #define EBS_IN_OWNER   2u
+#define EBS_IN_DISK    4u
 
 struct stat;
 struct ebs_input_rule {

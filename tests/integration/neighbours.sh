@@ -397,7 +397,10 @@ fi
 # listing, --source-dir leading to the secret) must show none of the
 # secret and say why; nobody's own source is still shown; a link nobody
 # planted in the shared directory is not followed, whoever's binary names
-# it.
+# it.  Nor is a source on /proc: nobody's `#line 3 "/proc/kallsyms"`,
+# `"/proc/self/maps"` and `"/proc/self/cmdline"` would show root's view of
+# them (kernel addresses, root's memory map and command line), whatever
+# their modes say.
 as_src=$TMP/as.secret
 printf 'TOPSECRET-line-%s\n' 1 2 3 4 5 6 >"$as_src"
 chmod 600 "$as_src"
@@ -405,6 +408,7 @@ as_nobody ln -s "$as_src" "$SHARED/as-planted.c"
 as_nobody sh -c "cat >'$SHARED/as-prog.c'" <<ASEOF
 #include <time.h>
 void own_spin(void), secret_spin(void), planted_spin(void);
+void kallsyms_spin(void), maps_spin(void), cmdline_spin(void);
 static double cpu(void)
 {
 	struct timespec t;
@@ -420,6 +424,9 @@ int main(void)
 		own_spin();
 		secret_spin();
 		planted_spin();
+		kallsyms_spin();
+		maps_spin();
+		cmdline_spin();
 	}
 	return 0;
 }
@@ -433,6 +440,12 @@ __attribute__((noinline)) void own_spin(void)
 __attribute__((noinline)) void secret_spin(void) { for (int i = 0; i < 100000; i++) sink += i * 3; }
 #line 1 "$SHARED/as-planted.c"
 __attribute__((noinline)) void planted_spin(void) { for (int i = 0; i < 100000; i++) sink += i * 5; }
+#line 3 "/proc/kallsyms"
+__attribute__((noinline)) void kallsyms_spin(void) { for (int i = 0; i < 100000; i++) sink += i * 7; }
+#line 5 "/proc/self/maps"
+__attribute__((noinline)) void maps_spin(void) { for (int i = 0; i < 100000; i++) sink += i * 9; }
+#line 1 "/proc/self/cmdline"
+__attribute__((noinline)) void cmdline_spin(void) { for (int i = 0; i < 100000; i++) sink += i * 11; }
 ASEOF
 # the secret's text in FILE, or nothing
 secret_in() { grep -q TOPSECRET "$1"; }
@@ -463,6 +476,26 @@ else
 	check "annotate's sources: a link planted in the shared directory: not followed ($(grep '^# note' as.planted.txt | head -c 200))" \
 		bash -c '! grep -q TOPSECRET "$1" && grep -q "is a symbolic link in a directory others can write: not followed" "$1"' \
 		sh as.planted.txt
+	# /proc's files: root's view of them, whoever's binary names them
+	# pseudo_leak FILE: what root's view of /proc/kallsyms (an address),
+	# of its maps (an address range) or of its command line (ebs's
+	# arguments: its first, ebs's path, up to a NUL) would put in FILE
+	pseudo_leak() {
+		grep -qiE '[0-9a-f]{8,16} [tTdDbBrRwW] |[0-9a-f]{8,}-[0-9a-f]{8,} [r-][w-][x-][ps]' "$1" ||
+			grep -qF -- "$EBS" "$1"
+	}
+	for pf in kallsyms:/proc/kallsyms maps:/proc/self/maps cmdline:/proc/self/cmdline; do
+		fn=${pf%%:*}_spin path=${pf#*:}
+		"$EBS" annotate -i as.data "$fn" >as.$fn.txt 2>as.$fn.err
+		"$EBS" annotate -i as.data "$fn" --html as.$fn.html 2>/dev/null
+		keep as.$fn.txt
+		check "annotate's sources: nobody's $fn (#line in $path): none of root's view of it, text and --html" \
+			eval 'not pseudo_leak as.$fn.txt && not pseudo_leak as.$fn.html && [ -s as.$fn.html ]'
+		check "annotate's sources: ... the listing says why ($(grep '^# note' as.$fn.txt | head -n 1 | head -c 200))" \
+			grep -qF "# note: $path is not shown: it is on /proc, whose contents depend on who reads them" as.$fn.txt
+		check "annotate's sources: ... so does the page" \
+			grep -qF "$path is not shown: it is on /proc, whose contents depend on who reads them" as.$fn.html
+	done
 	"$EBS" annotate -i as.data own_spin >as.own.txt 2>as.own.err
 	check "annotate's sources: nobody's own source, nobody's own binary: shown" \
 		grep -q 'OWN-MARKER' as.own.txt
@@ -473,6 +506,9 @@ else
 		"$EBS" annotate -i as-root.data secret_spin >as.root.txt 2>/dev/null
 		check "annotate's sources: root's own binary naming root's file: shown" \
 			secret_in as.root.txt
+		"$EBS" annotate -i as-root.data kallsyms_spin >as.rootkallsyms.txt 2>/dev/null
+		check "annotate's sources: root's own binary naming /proc/kallsyms: not shown either" \
+			eval 'not pseudo_leak as.rootkallsyms.txt && grep -qF "# note: /proc/kallsyms is not shown: it is on /proc" as.rootkallsyms.txt'
 		"$EBS" annotate -i as-root.data planted_spin >as.rootplanted.txt 2>/dev/null
 		check "annotate's sources: root's binary, a link nobody planted in the shared directory: not followed" \
 			bash -c '! grep -q TOPSECRET "$1" && grep -q "is a symbolic link in a directory others can write: not followed" "$1"' \

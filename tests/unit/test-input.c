@@ -6,7 +6,8 @@
  * device, a socket, a directory), a link followed or not by the rule, the
  * owner rule in a directory others can write, the rule of whose file
  * named the path (owned by root or that user, who may read it: by its mode
- * and its directories'), and the bounded reader.
+ * and its directories'), no file of a kernel file system (/proc, /sys)
+ * under EBS_IN_DISK, and the bounded reader.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -239,6 +240,42 @@ static void test_owner(void)
 	      -EBS_EUNTRUSTED, "is mode 0700");
 }
 
+/* EBS_IN_DISK: no file of a kernel file system, whose contents are made for who reads them. */
+static void test_disk(void)
+{
+	const struct ebs_input_rule disk = {.flags = EBS_IN_DISK, .owner = (uid_t)-1};
+	const struct ebs_input_rule all = {.flags = EBS_IN_DISK | EBS_IN_SHARED | EBS_IN_OWNER,
+					   .owner = 65534};
+	char path[256];
+	int fd;
+
+	opens("input: disk: /proc/self/maps refused", "/proc/self/maps", &disk, -EBS_EPSEUDO,
+	      "is on /proc, whose contents depend on who reads them");
+	opens("input: disk: /proc/kallsyms refused", "/proc/kallsyms", &disk, -EBS_EPSEUDO,
+	      "is on /proc, whose");
+	if (geteuid() == 0)
+		opens("input: disk: /proc/kallsyms refused with the owner rule too",
+		      "/proc/kallsyms", &all, -EBS_EPSEUDO, "is on /proc, whose");
+	opens("input: disk: a link to /proc/self/cmdline refused",
+	      "/proc/self/root/proc/self/cmdline", &disk, -EBS_EPSEUDO, "is on /proc");
+	if (access("/sys/devices/system/cpu/online", R_OK))
+		TEST_SKIP("input: disk: a sysfs file", "/sys/devices/system/cpu/online: %s",
+			  strerror(errno));
+	else
+		opens("input: disk: a sysfs file refused", "/sys/devices/system/cpu/online", &disk,
+		      -EBS_EPSEUDO, "is on /sys, whose contents depend on who reads them");
+	fd = opens("input: disk: /proc/self/maps opens without the rule", "/proc/self/maps", NULL,
+		   0, "");
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sizeof(path), "%s/file", dir);
+	fd = opens("input: disk: a file on disk opens", path, &disk, 0, "");
+	if (fd >= 0)
+		close(fd);
+	TEST_CHECK("input: disk: ebs_read_strerror says why",
+		   strstr(ebs_read_strerror(-EBS_EPSEUDO), "kernel file system") != NULL);
+}
+
 static void test_read_fd(void)
 {
 	char path[256], *buf = NULL;
@@ -275,6 +312,7 @@ int main(void)
 	test_types();
 	test_shared();
 	test_owner();
+	test_disk();
 	test_read_fd();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))

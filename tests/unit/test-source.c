@@ -8,7 +8,8 @@
  * twice, and each source kept (found or not) as one pointer; a source
  * named by another user's binary shown only if owned by root or that
  * user, who may read it, as named and through --source-dir, and kept
- * apart from the same path named by our own binary.
+ * apart from the same path named by our own binary; no source on /proc
+ * or /sys, whoever's binary names it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -159,6 +160,45 @@ static void test_dirs(void)
 	source_cache__free(sc);
 }
 
+/*
+ * Sources on kernel file systems: what they hold depends on who reads
+ * them (root sees kallsyms' addresses, its own memory map and command
+ * line), whoever's binary names them.
+ */
+static void test_pseudo(void)
+{
+	static const char *const paths[] = {"/proc/kallsyms", "/proc/self/maps",
+					    "/proc/self/cmdline", "/sys/devices/system/cpu/online"};
+	struct warned w = {0};
+	struct source_cache *sc = source_cache__new(NULL, warn, &w);
+	const struct source *s;
+	char name[128];
+	size_t i;
+	int owner;
+
+	for (owner = 0; owner < 2; owner++) {
+		for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+			if (access(paths[i], R_OK))
+				continue;
+			snprintf(name, sizeof(name), "source: %s, named by %s binary: not shown",
+				 paths[i], owner ? "another user's" : "our own");
+			s = NULL;
+			TEST_CHECK(name, source_cache__get(sc, paths[i], owner ? 65534 : geteuid(),
+							   &s) == 0 &&
+						 s && !s->read_from && !s->nlines && s->why &&
+						 strstr(s->why,
+							"whose contents depend on who reads them"));
+		}
+	}
+	TEST_CHECK("source: /proc/kallsyms: why names /proc",
+		   source_cache__get(sc, "/proc/kallsyms", geteuid(), &s) == 0 && s && s->why &&
+			   !strcmp(s->why, "is on /proc, whose contents depend on who reads them"));
+	TEST_CHECK("source: /proc/kallsyms: the warning names it",
+		   w.n >= 1 && strstr(w.last, "whose contents depend on who reads them") &&
+			   strstr(w.last, "its source lines are not shown"));
+	source_cache__free(sc);
+}
+
 /* As root: sources named by the DWARF of a file of uid 65534's. */
 static void test_owner(void)
 {
@@ -225,6 +265,7 @@ int main(void)
 	test_text();
 	test_refused();
 	test_dirs();
+	test_pseudo();
 	test_owner();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "report/annotate.h"
@@ -993,6 +994,67 @@ nomem:
 	return NULL;
 }
 
+/* ---- the page's mode ------------------------------------------------------ */
+
+/*
+ * The first source whose text the HTML page of models shows and that not
+ * everyone may read (source.h's private), as DWARF names it; NULL when
+ * none.  The page shows a function's source lines, or with --asm the
+ * lines above its instructions (all of them: html.c lists every
+ * instruction).
+ */
+static const char *private_source(const struct annot *an, struct ann_func *const *models, size_t n)
+{
+	const struct source *s;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct ann_func *af = models[i];
+
+		for (j = 0; af->show_asm && !af->asm_for_source && j < af->ninsns; j++)
+			if ((s = source_cache__of_text(an->sources, af->insns[j].line_text)) &&
+			    s->private)
+				return s->path;
+		for (j = 0; !af->show_asm && j < af->nlines; j++)
+			if (af->lines[j].shown &&
+			    (s = source_cache__of_text(an->sources, af->lines[j].text)) &&
+			    s->private)
+				return s->path;
+	}
+	return NULL;
+}
+
+/*
+ * A page made to be shown (0644) must not show others a source they could
+ * not read (another user's private file, under root's record -a and
+ * annotate): when it shows one, it is written 0600, said in one line.
+ * Standard output, a device or a FIFO given as the page is the caller's
+ * business.  0, or -errno with err filled.
+ */
+static int page_mode(struct annot *an, struct ebs_out *html, struct ann_func *const *models,
+		     size_t n, struct ebs_error *err)
+{
+	const char *src;
+	struct stat st;
+	int fd;
+
+	if (!html->path || html->file.in_place || !(src = private_source(an, models, n)))
+		return 0;
+	fd = fileno(html->f);
+	if (fstat(fd, &st))
+		return ebs_error__output(err, errno, html->path, "cannot make it private");
+	if (!(st.st_mode & 077))
+		return 0; /* the umask made it private already */
+	if (fchmod(fd, 0600))
+		return ebs_error__output(err, errno, html->path, "cannot make it private");
+	if (an->o->view.warn)
+		ebs_fprint_line(
+			an->o->view.warn,
+			"ebs %s: %s: written 0600: it shows %s, which not everyone may read",
+			an->o->view.cmd ? an->o->view.cmd : "annotate", html->path, src);
+	return 0;
+}
+
 /* ---- targets -------------------------------------------------------------- */
 
 static int fn_cmp(const void *a, const void *b)
@@ -1379,6 +1441,9 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 		}
 	}
 	if (o->html) {
+		e = page_mode(&an, &html, models, nmodels, err);
+		if (e)
+			goto out;
 		annotate_html(html.f, (const struct ann_func *const *)models, nmodels,
 			      o->view.input);
 		e = ebs_out_close(&html, true, err);

@@ -18,13 +18,17 @@
  * `#line 1 "/proc/kallsyms"` would show root's view of it, kernel
  * addresses and all, and /proc/self/maps root's own memory map
  * (EBS_IN_DISK).  A file there but refused is said once, in a warning,
- * and why is kept for the listing; a file not there is not said.
+ * and why is kept for the listing; a file not there is not said.  A file
+ * read is marked private when not everyone may read it: annotate's page,
+ * made to be shown, is then written 0600.
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "report/source.h"
@@ -36,6 +40,7 @@ struct source_ent {
 	char *key;	 /* owner, then the path and its NUL */
 	size_t key_len;
 	char *buf;    /* the file's text, NULL when not read */
+	size_t len;   /* of buf */
 	char **lines; /* into buf */
 	char *read_from;
 	char *why;
@@ -101,24 +106,30 @@ static void rule_for(uid_t owner, struct ebs_input_rule *r)
 }
 
 /*
- * The text at path, cleaned; NULL when not there or refused (warned, and
- * the first reason kept in e->why).
+ * The text at path, cleaned, its length in e->len and whether everyone may
+ * read it in e->s.private; NULL when not there or refused (warned, and the
+ * first reason kept in e->why).
  */
 static char *try_read(struct source_cache *sc, struct source_ent *e, const char *path,
 		      const struct ebs_input_rule *rule)
 {
 	char *buf = NULL, why[PATH_MAX + 128], msg[2 * PATH_MAX + 256];
+	struct stat st;
 	ssize_t n;
 	int fd;
 
-	fd = ebs_open_input(path, rule, NULL, why, sizeof(why));
+	fd = ebs_open_input(path, rule, &st, why, sizeof(why));
 	if (fd == -ENOENT || fd == -ENOTDIR)
 		return NULL;
 	n = fd < 0 ? fd : ebs_read_fd(fd, SOURCE_MAX_BYTES, 0, &buf, NULL);
+	if (n >= 0)
+		e->s.private = ebs_everyone_may_read(fd, path, &st, NULL, 0) != 0;
 	if (fd >= 0)
 		close(fd);
-	if (n >= 0)
+	if (n >= 0) {
+		e->len = (size_t)n;
 		return ebs_clean_text(buf, true);
+	}
 	if (fd >= 0)
 		snprintf(why, sizeof(why), "%s",
 			 n == -EFBIG ? "is larger than 256 MiB" : strerror((int)-n));
@@ -267,4 +278,17 @@ int source_cache__line(struct source_cache *sc, const char *file, uid_t owner, u
 	if (line && line <= s->nlines)
 		*text = s->lines[line - 1];
 	return 0;
+}
+
+const struct source *source_cache__of_text(const struct source_cache *sc, const char *text)
+{
+	const struct source_ent *e, *tmp;
+	uintptr_t t = (uintptr_t)text;
+
+	if (!sc || !text)
+		return NULL;
+	HASH_ITER(hh, sc->ents, e, tmp)
+		if (e->buf && t >= (uintptr_t)e->buf && t <= (uintptr_t)e->buf + e->len)
+			return &e->s;
+	return NULL;
 }

@@ -22,6 +22,8 @@ struct source {
 	const char *read_from; /* where its text was read, NULL when not */
 	const char *why;       /* why a file there was refused, a phrase to follow
 				* "it ", NULL when read or not there */
+	bool private;	       /* read, and not everyone may read it (its mode, its
+				* directories': ebs_everyone_may_read) */
 	u32 nlines;
 	const char *const *lines; /* lines[i] is line i + 1; control characters
 				   * shown as '?' (tab kept, CR as a space) */
@@ -57,5 +59,11 @@ int source_cache__get(struct source_cache *sc, const char *path, uid_t owner,
 /* Line line (from 1) of file's text into *text, NULL when not there; 0 or -ENOMEM. */
 int source_cache__line(struct source_cache *sc, const char *file, uid_t owner, u32 line,
 		       const char **text);
+
+/*
+ * The source whose lines text (from source_cache__line, or a struct
+ * source's lines) is one of; NULL when none of sc's is.
+ */
+const struct source *source_cache__of_text(const struct source_cache *sc, const char *text);
 
 #endif /* EBS_REPORT_SOURCE_H */

@@ -161,43 +161,43 @@ static bool class_allows(const struct stat *st, uid_t uid, const struct groups *
 	return st->st_mode & what;
 }
 
-/* May uid (named name) search directory dir?  0, or -EBS_EUNTRUSTED with why said. */
-static int dir_searchable(const char *dir, uid_t uid, const struct groups *g, const char *owner_is,
-			  const char *name, char *why, size_t why_len)
+/*
+ * May uid (who: "the binary's owner, nobody (uid 65534)", "everyone")
+ * search directory dir?  0, or -EBS_EUNTRUSTED with why said.
+ */
+static int dir_searchable(const char *dir, uid_t uid, const struct groups *g, const char *who,
+			  char *why, size_t why_len)
 {
 	struct stat st;
 
 	if (stat(dir, &st)) {
-		ebs_set_why(why, why_len, "cannot tell whether %s, %s, may read it: %s: %s",
-			    owner_is, name, dir, strerror(errno));
+		ebs_set_why(why, why_len, "cannot tell whether %s may read it: %s: %s", who, dir,
+			    strerror(errno));
 		return -EBS_EUNTRUSTED;
 	}
 	if (class_allows(&st, uid, g, S_IXOTH))
 		return 0;
-	ebs_set_why(why, why_len, "may not be read by %s, %s: directory %s is mode %04o", owner_is,
-		    name, dir, (unsigned int)(st.st_mode & 07777));
+	ebs_set_why(why, why_len, "may not be read by %s: directory %s is mode %04o", who, dir,
+		    (unsigned int)(st.st_mode & 07777));
 	return -EBS_EUNTRUSTED;
 }
 
 /*
- * Could uid read the file checked at pfd (named path), by its mode and
- * each directory above it?  0, or -EBS_EUNTRUSTED with why said.  The
- * directories are those of the path pfd was reached by, links resolved
- * (/proc/self/fd's link, else realpath).
+ * Could uid, in groups g, read the file checked at pfd (named path), by
+ * its mode and each directory above it?  0, or -EBS_EUNTRUSTED with why
+ * said, naming uid as who.  The directories are those of the path pfd was
+ * reached by, links resolved (/proc/self/fd's link, else realpath).
  */
 static int uid_may_read(int pfd, const char *path, const struct stat *st, uid_t uid,
-			const char *owner_is, char *why, size_t why_len)
+			const struct groups *g, const char *who, char *why, size_t why_len)
 {
-	char real[PATH_MAX], proc[64], name[128], *slash;
-	struct groups g;
+	char real[PATH_MAX], proc[64], *slash;
 	ssize_t n;
 	int e;
 
-	groups_of(uid, &g);
-	ebs_user_name(uid, name, sizeof(name));
-	if (!class_allows(st, uid, &g, S_IROTH)) {
-		ebs_set_why(why, why_len, "may not be read by %s, %s: its mode is %04o", owner_is,
-			    name, (unsigned int)(st->st_mode & 07777));
+	if (!class_allows(st, uid, g, S_IROTH)) {
+		ebs_set_why(why, why_len, "may not be read by %s: its mode is %04o", who,
+			    (unsigned int)(st->st_mode & 07777));
 		return -EBS_EUNTRUSTED;
 	}
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
@@ -205,19 +205,45 @@ static int uid_may_read(int pfd, const char *path, const struct stat *st, uid_t 
 	if (n > 0 && real[0] == '/') {
 		real[n] = '\0';
 	} else if (!realpath(path, real)) {
-		ebs_set_why(why, why_len, "cannot tell whether %s, %s, may read it: %s", owner_is,
-			    name, strerror(errno));
+		ebs_set_why(why, why_len, "cannot tell whether %s may read it: %s", who,
+			    strerror(errno));
 		return -EBS_EUNTRUSTED;
 	}
 	/* each directory from the root down: uid must be able to search it */
 	for (slash = real; (slash = strchr(slash + 1, '/'));) {
 		*slash = '\0';
-		e = dir_searchable(real, uid, &g, owner_is, name, why, why_len);
+		e = dir_searchable(real, uid, g, who, why, why_len);
 		*slash = '/';
 		if (e)
 			return e;
 	}
-	return dir_searchable("/", uid, &g, owner_is, name, why, why_len);
+	return dir_searchable("/", uid, g, who, why, why_len);
+}
+
+/* uid_may_read for rule.owner, named "the binary's owner, nobody (uid 65534)". */
+static int owner_may_read(int pfd, const char *path, const struct stat *st, uid_t uid,
+			  const char *owner_is, char *why, size_t why_len)
+{
+	char name[128], who[256];
+	struct groups g;
+
+	groups_of(uid, &g);
+	ebs_user_name(uid, name, sizeof(name));
+	snprintf(who, sizeof(who), "%s, %s", owner_is, name);
+	return uid_may_read(pfd, path, st, uid, &g, who, why, why_len);
+}
+
+int ebs_everyone_may_read(int fd, const char *path, const struct stat *st, char *why,
+			  size_t why_len)
+{
+	/* a user who owns neither it nor its directories, in none of their groups */
+	const struct groups none = {.n = 0};
+
+	if (!S_ISREG(st->st_mode)) {
+		ebs_set_why(why, why_len, "%s", type_why(st->st_mode));
+		return -EBS_ENOTREG;
+	}
+	return uid_may_read(fd, path, st, (uid_t)-1, &none, "everyone", why, why_len);
 }
 
 /* The rule's verdict on the inode at pfd (st): 0 or -errno with why said. */
@@ -259,7 +285,7 @@ static int judge(int pfd, const char *path, const struct stat *st, bool shared,
 		return -EBS_EUNTRUSTED;
 	}
 	/* owner not known: as a user who owns nothing and is in no group known */
-	return uid_may_read(pfd, path, st, owner, owner_is, why, why_len);
+	return owner_may_read(pfd, path, st, owner, owner_is, why, why_len);
 }
 
 int ebs_reopen(int pfd, int dfd, const char *name, int flags, bool nofollow, const struct stat *st)

@@ -119,6 +119,19 @@ int ebs_open_input(const char *path, const struct ebs_input_rule *rule, struct s
 		   size_t why_len);
 
 /*
+ * May everyone read the regular file open at fd (reached by path, st its
+ * fstat): a user who owns neither it nor the directories above it and is
+ * in none of their groups, by its mode and their search modes (ACLs and
+ * security modules are not consulted)?  0, or -EBS_EUNTRUSTED with why
+ * said ("may not be read by everyone: its mode is 0600", "...: directory
+ * /tmp/alice is mode 0700"), -EBS_ENOTREG for a file not regular.  What
+ * ebs writes for others to read (annotate's page) is kept private when it
+ * shows such a file.
+ */
+int ebs_everyone_may_read(int fd, const char *path, const struct stat *st, char *why,
+			  size_t why_len);
+
+/*
  * Read all of fd into a malloc'd NUL-terminated buffer, at most max bytes
  * (-EFBIG when there are more) and, when max_line, no line of max_line
  * bytes or more (-E2BIG, with the 1-based line number in *bad_line, which

@@ -536,6 +536,62 @@ if sqlite_build; then
 	fi
 fi
 
+# A user's private source in root's page: uid 1234 ("alice") builds a
+# program in a 0700 directory of hers from a 0600 source; root records it
+# and writes annotate's --html page in the shared directory.  Root may see
+# the source, and so may the page, but not everyone: it is written 0600,
+# one line on standard error saying so (it was 0644: nobody read alice's
+# source through it).  A page of a source everyone may read stays 0644,
+# nothing said.
+ALICE="setpriv --reuid=1234 --regid=1234 --clear-groups"
+ap_dir=$TMP/alice
+mkdir -m 700 "$ap_dir" && chown 1234:1234 "$ap_dir"
+$ALICE sh -c "umask 077; cat >'$ap_dir/secret_algo.c'" <<'APEOF'
+#include <time.h>
+volatile unsigned long sink;
+__attribute__((noinline)) void secret_algo(void)
+{
+	for (int i = 0; i < 100000; i++)
+		sink += i * 13; /* ALICE-SECRET-ALGORITHM */
+}
+int main(void)
+{
+	struct timespec t;
+
+	do {
+		secret_algo();
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	} while (t.tv_sec == 0 && t.tv_nsec < 300000000);
+	return 0;
+}
+APEOF
+if ! $ALICE gcc -O1 -g -o "$ap_dir/secret" "$ap_dir/secret_algo.c" 2>ap.gcc.err; then
+	fail "a private source in root's page" "gcc as uid 1234 failed: $(head -c 300 ap.gcc.err)"
+elif ! record ap.data -e cpu-clock -F 2000 -- $ALICE "$ap_dir/secret"; then
+	fail "a private source in root's page" "ebs record failed: $(head -c 300 ap.data.err)"
+else
+	(cd "$SHARED" && "$EBS" annotate -i "$TMP/ap.data" secret_algo --html a.html 2>"$TMP/ap.err")
+	keep ap.err
+	check "a private source in root's page: the page shows it to root" \
+		grep -q ALICE-SECRET-ALGORITHM "$SHARED/a.html"
+	check "a private source in root's page: written 0600 ($(stat -c %a "$SHARED/a.html"))" \
+		[ "$(stat -c %a "$SHARED/a.html")" = 600 ]
+	check "a private source in root's page: nobody cannot read it" \
+		not as_nobody cat "$SHARED/a.html"
+	check "a private source in root's page: one line says so ($(head -c 300 ap.err))" \
+		eval 'one_line ap.err && grep -qxF "ebs annotate: a.html: written 0600: it shows $ap_dir/secret_algo.c, which not everyone may read" ap.err'
+	"$EBS" annotate -i "$TMP/ap.data" secret_algo --asm --html "$SHARED/a-asm.html" 2>/dev/null
+	check "a private source in root's page: --asm's page, its lines above the instructions: 0600 too" \
+		eval 'grep -q ALICE-SECRET-ALGORITHM "$SHARED/a-asm.html" && [ "$(stat -c %a "$SHARED/a-asm.html")" = 600 ]'
+	rm -f "$SHARED/a.html" "$SHARED/a-asm.html"
+	if [ -s as.data ]; then
+		(cd "$SHARED" && "$EBS" annotate -i "$TMP/as.data" own_spin --html own.html 2>"$TMP/ap.own.err")
+		check "a private source in root's page: a page of a source everyone may read: 0644, nothing said ($(head -c 200 ap.own.err))" \
+			eval 'grep -q OWN-MARKER "$SHARED/own.html" && [ "$(stat -c %a "$SHARED/own.html")" = 644 ] && [ ! -s ap.own.err ]'
+		rm -f "$SHARED/own.html"
+	fi
+fi
+
 # ---- kernel addresses ----
 # A recording with kernel samples holds kernel addresses, which give away
 # where KASLR put the kernel this boot: it is 0600.  What ebs makes of it to

@@ -7,7 +7,8 @@
  * owner rule in a directory others can write, the rule of whose file
  * named the path (owned by root or that user, who may read it: by its mode
  * and its directories'), no file of a kernel file system (/proc, /sys)
- * under EBS_IN_DISK, and the bounded reader.
+ * under EBS_IN_DISK, whether everyone may read a file, and the bounded
+ * reader.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -276,6 +277,49 @@ static void test_disk(void)
 		   strstr(ebs_read_strerror(-EBS_EPSEUDO), "kernel file system") != NULL);
 }
 
+/* ebs_everyone_may_read: by the file's mode and its directories' search modes. */
+static void test_everyone(void)
+{
+	char path[300], sub[256], why[512];
+	struct stat st;
+	int fd;
+
+	snprintf(sub, sizeof(sub), "%s/everyone", dir);
+	if (mkdir(sub, 0755)) {
+		TEST_FAIL("everyone: mkdir", "%s: %s", sub, strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/public", sub);
+	put(path, "public\n", 0644);
+	fd = open(path, O_RDONLY);
+	TEST_CHECK("everyone: a 0644 file in 0755 directories: everyone may read it",
+		   fd >= 0 && !fstat(fd, &st) &&
+			   ebs_everyone_may_read(fd, path, &st, why, 512) == 0);
+	chmod(path, 0640);
+	TEST_CHECK("everyone: a 0640 file: not everyone (its group only)",
+		   fd >= 0 && !fstat(fd, &st) &&
+			   ebs_everyone_may_read(fd, path, &st, why, 512) == -EBS_EUNTRUSTED &&
+			   strstr(why, "may not be read by everyone: its mode is 0640"));
+	chmod(path, 0644);
+	chmod(sub, 0750);
+	TEST_CHECK("everyone: a 0644 file in a 0750 directory: not everyone",
+		   fd >= 0 && !fstat(fd, &st) &&
+			   ebs_everyone_may_read(fd, path, &st, why, 512) == -EBS_EUNTRUSTED &&
+			   strstr(why, "directory") && strstr(why, "is mode 0750"));
+	chmod(sub, 0711);
+	TEST_CHECK("everyone: a 0644 file in a 0711 directory (searched, not listed): everyone",
+		   fd >= 0 && !fstat(fd, &st) &&
+			   ebs_everyone_may_read(fd, path, &st, why, 512) == 0);
+	if (fd >= 0)
+		close(fd);
+	fd = open("/dev/null", O_RDONLY);
+	TEST_CHECK("everyone: a device: not a regular file",
+		   fd >= 0 && !fstat(fd, &st) &&
+			   ebs_everyone_may_read(fd, "/dev/null", &st, why, 512) == -EBS_ENOTREG);
+	if (fd >= 0)
+		close(fd);
+}
+
 static void test_read_fd(void)
 {
 	char path[256], *buf = NULL;
@@ -313,6 +357,7 @@ int main(void)
 	test_shared();
 	test_owner();
 	test_disk();
+	test_everyone();
 	test_read_fd();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))

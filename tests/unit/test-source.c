@@ -9,7 +9,8 @@
  * named by another user's binary shown only if owned by root or that
  * user, who may read it, as named and through --source-dir, and kept
  * apart from the same path named by our own binary; no source on /proc
- * or /sys, whoever's binary names it.
+ * or /sys, whoever's binary names it; whether everyone may read a source
+ * (a page showing one that not everyone may read is kept private).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -92,7 +93,27 @@ static void test_text(void)
 	TEST_CHECK("source: no file, no line",
 		   source_cache__line(sc, NULL, geteuid(), 1, &text) == 0 && !text);
 	TEST_EQ("source: no warning for a file that is read", w.n, 0);
+	TEST_CHECK("source: a line's text is the source's",
+		   s->nlines > 1 && source_cache__of_text(sc, s->lines[1]) == s &&
+			   !source_cache__of_text(sc, "elsewhere"));
+	TEST_CHECK("source: its directory 0700 (mkdtemp's): not everyone may read it", s->private);
 	source_cache__free(sc);
+	/* a file everyone may read: the page showing it need not be private */
+	sc = source_cache__new(NULL, warn, &w);
+	chmod(dir, 0755);
+	chmod(path, 0644);
+	s = get(sc, path);
+	TEST_CHECK("source: a 0644 file in directories anyone may search: everyone may read it",
+		   s && s->read_from && !s->private);
+	source_cache__free(sc);
+	sc = source_cache__new(NULL, warn, &w);
+	chmod(path, 0600);
+	s = get(sc, path);
+	TEST_CHECK("source: a 0600 file: not everyone may read it",
+		   s && s->read_from && s->private);
+	source_cache__free(sc);
+	chmod(path, 0644);
+	chmod(dir, 0700);
 }
 
 static void test_refused(void)

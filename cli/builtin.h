@@ -99,7 +99,7 @@ extern const char *const cli_backend_words[]; /* --backend: enum record_backend'
  * a struct view_opts (report/report.h) by view.c:
  *   -i/--input, -n/--top, --min-percent, -e/--event, --pid, --tid, --comm,
  *   --dso, --func, --no-inline, --color/--colour, --debug-dir, --kallsyms,
- *   --[no-]demangle, --no-pager.
+ *   --[no-]demangle, --no-cache, --force, --no-pager.
  * CLI_VIEW_OPTIONS goes into the command's long options and
  * CLI_VIEW_SHORT into its optstring.  cli_view_init() sets the defaults
  * (ebs.data, stdout, warnings to stderr).  cli_view_option() takes each c
@@ -126,6 +126,7 @@ enum {
 	CLI_OPT_NO_DEMANGLE,
 	CLI_OPT_NO_PAGER,
 	CLI_OPT_NO_CACHE,
+	CLI_OPT_FORCE,
 	CLI_OPT_CMD = 0x1100, /* a command's own options start here */
 };
 #define CLI_VIEW_SHORT "i:n:e:"
@@ -146,6 +147,7 @@ enum {
 		{"demangle", no_argument, NULL, CLI_OPT_DEMANGLE},                                 \
 		{"no-demangle", no_argument, NULL, CLI_OPT_NO_DEMANGLE},                           \
 		{"no-cache", no_argument, NULL, CLI_OPT_NO_CACHE},                                 \
+		{"force", no_argument, NULL, CLI_OPT_FORCE},                                       \
 	{                                                                                          \
 		"no-pager", no_argument, NULL, CLI_OPT_NO_PAGER                                    \
 	}
@@ -167,11 +169,18 @@ int cli_push_str(const char ***v, unsigned int *n, const char *s);
 
 /*
  * report's or annotate's failure e (-errno, err from the module) on input:
- * one line, with a hint to record first when the data file does not exist.
+ * one line, with a hint to record first when the data file does not exist,
+ * and cli_force_hint's when it is another user's.
  * Returns the exit status: 1 out of memory, I/O or an output that cannot be
  * written (err->output), else 2.
  */
 int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_error *err);
+
+/*
+ * " (use --force to read it anyway)" when e is a recording refused as
+ * another user's (-EBS_EUNTRUSTED: ebs_data__open's rule), else "".
+ */
+const char *cli_force_hint(int e);
 
 /*
  * An output file that cannot be created or written (a missing directory, no

@@ -16,7 +16,7 @@ static const char usage_text[] =
 	"                    [--tid TID] [--comm NAME] [--dso NAME] [--func NAMES]\n"
 	"                    [--no-inline] [--color=auto|always|never] [--debug-dir DIR]...\n"
 	"                    [--kallsyms FILE] [--kcore FILE]\n"
-	"                    [--[no-]demangle] [--no-cache] [--no-pager]\n"
+	"                    [--[no-]demangle] [--no-cache] [--force] [--no-pager]\n"
 	"\n"
 	"  FUNC             the function's whole source, each line with its samples (a\n"
 	"                   function that was only inlined: its lines wherever inlined)\n"
@@ -41,6 +41,8 @@ static const char usage_text[] =
 	"                   kernel's memory) instead of /proc/kcore\n"
 	"      --demangle   C++ names demangled (the default); --no-demangle: as in the files\n"
 	"      --no-cache   decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)\n"
+	"      --force      read the data file whoever owns it, in a directory others can\n"
+	"                   write too\n"
 	"      --no-pager   on a terminal too, no pager ($EBS_PAGER, $PAGER or less)\n";
 
 int cmd_annotate(int argc, char **argv)

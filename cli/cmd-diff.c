@@ -16,7 +16,7 @@ static const char usage_text[] =
 	"                [--pid PID] [--tid TID] [--comm NAME] [--dso NAME]\n"
 	"                [--func NAMES] [--no-inline] [--color=auto|always|never]\n"
 	"                [--width N] [--debug-dir DIR]... [--[no-]demangle]\n"
-	"                [--kallsyms FILE] [--no-cache] [--no-pager]\n"
+	"                [--kallsyms FILE] [--no-cache] [--force] [--no-pager]\n"
 	"\n"
 	"Each row's share of the samples in BASE and in NEW (two data files; '-'\n"
 	"reads one of them from stdin), the difference in points with its 95%\n"
@@ -45,6 +45,8 @@ static const char usage_text[] =
 	"      --demangle     C++ names demangled (the default); --no-demangle: not\n"
 	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
 	"      --no-cache     decode DWARF afresh, neither reading nor writing its cache\n"
+	"      --force        read BASE and NEW whoever owns them, in a directory others\n"
+	"                     can write too\n"
 	"      --no-pager     on a terminal too, no pager ($EBS_PAGER, $PAGER or less)\n"
 	"(docs/ebs-diff.1 states the statistics)\n";
 

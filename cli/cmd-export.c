@@ -11,7 +11,7 @@ static const char usage_text[] =
 	"usage: ebs export [-i FILE] --format folded|pprof|speedscope [-o OUT] [--event NAME]\n"
 	"                  [--pid PID] [--tid TID] [--comm NAME] [--dso NAME] [--func NAMES]\n"
 	"                  [--no-inline] [--debug-dir DIR]... [--[no-]demangle] [--kallsyms FILE]\n"
-	"                  [--no-cache]\n"
+	"                  [--no-cache] [--force]\n"
 	"\n"
 	"  -i, --input F      data file, ebs.data or perf.data (default ebs.data; '-' stdin)\n"
 	"  -f, --format F     folded: 'a;b;c COUNT' per distinct stack, root first (FlameGraph,\n"
@@ -27,6 +27,7 @@ static const char usage_text[] =
 	"      --demangle     C++ names demangled (the default); --no-demangle\n"
 	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
 	"      --no-cache     decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)\n"
+	"      --force        read F whoever owns it, in a directory others can write too\n"
 	"A file recorded without -g exports one-frame stacks.\n";
 
 /* in enum export_format's order */

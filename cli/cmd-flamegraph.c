@@ -11,6 +11,7 @@ static const char usage_text[] =
 	"usage: ebs flamegraph [-i FILE] -o OUT.svg [--reverse] [--title T] [--width PX]\n"
 	"                      [--event NAME] [--pid PID] [--tid TID] [--comm NAME] [--dso NAME]\n"
 	"                      [--func NAMES] [--no-inline] [--debug-dir DIR]... [--no-cache]\n"
+	"                      [--force]\n"
 	"\n"
 	"  -i, --input F      data file, ebs.data or perf.data (default ebs.data; '-' stdin)\n"
 	"  -o, --output F     the SVG to write (whole or not at all)\n"
@@ -21,7 +22,8 @@ static const char usage_text[] =
 	"      --pid P, --tid T, --comm NAME, --dso NAME, --func F   only those samples\n"
 	"      --no-inline    inlined functions are not frames of their own\n"
 	"      --debug-dir D  look for separate debug files under D too\n"
-	"      --no-cache     decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)\n";
+	"      --no-cache     decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)\n"
+	"      --force        read F whoever owns it, in a directory others can write too\n";
 
 int cmd_flamegraph(int argc, char **argv)
 {

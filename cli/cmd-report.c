@@ -17,7 +17,8 @@ static const char usage_text[] =
 	"                  [--children | --tree | --callers FUNC | --callees FUNC]\n"
 	"                  [--color=auto|always|never] [--width N] [--fields LIST] [--no-ci]\n"
 	"                  [--debug-dir DIR]...\n"
-	"                  [--[no-]demangle] [--kallsyms FILE] [--no-cache] [--dump] [--no-pager]\n"
+	"                  [--[no-]demangle] [--kallsyms FILE] [--no-cache] [--force] [--dump]\n"
+	"                  [--no-pager]\n"
 	"\n"
 	"  -i, --input F      data file, ebs.data or perf.data (default ebs.data; '-' stdin)\n"
 	"  -s, --sort KEYS    rows keyed by, comma-separated, in column order: func (default;\n"
@@ -51,6 +52,7 @@ static const char usage_text[] =
 	"      --no-cache     decode DWARF afresh, neither reading nor writing the cache of\n"
 	"                     decoded DWARF ($XDG_CACHE_HOME/ebs, ~/.cache/ebs; its size: EBS_CACHE_MAX,\n"
 	"                     default 512M)\n"
+	"      --force        read F whoever owns it, in a directory others can write too\n"
 	"  -D, --dump         print every record of the file, one line each\n"
 	"      --no-pager     on a terminal too, no pager ($EBS_PAGER, $PAGER or less)\n";
 
@@ -170,7 +172,8 @@ int cmd_report(int argc, char **argv)
 	if (o.view.min_percent < 0) /* a whole tree is too much to read */
 		o.view.min_percent = o.tree ? 1 : 0;
 	cli_view_done(&cv, false);
-	e = dump ? ebs_data_dump(o.view.input, o.view.out, o.view.warn, &err)
+	e = dump ? ebs_data_dump(o.view.input, o.view.force ? EBS_DATA_ANY_OWNER : 0, o.view.out,
+				 o.view.warn, &err)
 		 : ebs_report(&o, &err);
 	ret = cli_view_result(&cv, e, &err);
 out:

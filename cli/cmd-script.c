@@ -13,7 +13,7 @@ static const char usage_text[] =
 	"usage: ebs script [-i FILE] [-F FIELDS] [--json] [-G] [--inline] [--ns]\n"
 	"                  [--full-source-path] [--event NAME] [--pid PID] [--tid TID]\n"
 	"                  [--comm NAME] [--dso NAME] [--func NAMES] [--debug-dir DIR]...\n"
-	"                  [--[no-]demangle] [--kallsyms FILE] [--no-cache] [--no-pager]\n"
+	"                  [--[no-]demangle] [--kallsyms FILE] [--no-cache] [--force] [--no-pager]\n"
 	"\n"
 	"Every sample, one line each, in time order, as perf script prints them; with call\n"
 	"chains (ebs record -g), one more line per frame, leaf first, and an empty line.\n"
@@ -37,6 +37,7 @@ static const char usage_text[] =
 	"      --demangle     C++ names demangled (the default); --no-demangle: as in the files\n"
 	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
 	"      --no-cache     decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)\n"
+	"      --force        read F whoever owns it, in a directory others can write too\n"
 	"      --no-pager     on a terminal too, no pager ($EBS_PAGER, $PAGER or less)\n";
 
 int cmd_script(int argc, char **argv)

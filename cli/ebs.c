@@ -342,15 +342,21 @@ int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_
 	bool perf = strstr(input, "perf.data") != NULL;
 
 	/* one line, whatever the path given holds (a glob's expansion of any name) */
-	ebs_fprint_line(stderr, "ebs %s: %s%s%s%s", cmd, err->msg,
+	ebs_fprint_line(stderr, "ebs %s: %s%s%s%s%s", cmd, err->msg,
 			missing && dflt ? " (run 'ebs record' first, or give -i FILE)"
 			: missing	? (perf ? " (write it with 'perf record -o "
 						: " (write it with 'ebs record -o ")
 					: "",
-			missing && !dflt ? input : "", missing && !dflt ? "')" : "");
+			missing && !dflt ? input : "", missing && !dflt ? "')" : "",
+			cli_force_hint(e));
 	/* an output that cannot be written is the system's; a bad or missing file, an
 	   unknown event: the input's fault */
 	return err->output || e == -ENOMEM || e == -EIO ? 1 : 2;
+}
+
+const char *cli_force_hint(int e)
+{
+	return e == -EBS_EUNTRUSTED ? " (use --force to read it anyway)" : "";
 }
 
 int cli_output_error(const char *cmd, const char *opt, const struct ebs_error *err)

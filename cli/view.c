@@ -86,6 +86,9 @@ static int view_option(struct cli_view *cv, int c, const char *arg)
 	case CLI_OPT_NO_CACHE:
 		v->no_cache = true;
 		return 1;
+	case CLI_OPT_FORCE:
+		v->force = true;
+		return 1;
 	}
 	return 0;
 }

@@ -185,7 +185,8 @@ static void dump_record(struct ebs_data *d, const struct ebs_rec *r, FILE *out)
 	fputc('\n', out);
 }
 
-int ebs_data_dump(const char *input, FILE *out, FILE *warn, struct ebs_error *err)
+int ebs_data_dump(const char *input, unsigned int flags, FILE *out, FILE *warn,
+		  struct ebs_error *err)
 {
 	const struct ebs_rec_trailer *t;
 	const struct ebs_rec *r;
@@ -193,7 +194,7 @@ int ebs_data_dump(const char *input, FILE *out, FILE *warn, struct ebs_error *er
 	unsigned int i;
 	int e;
 
-	d = ebs_data__open_flags(input, EBS_DATA_UNFINISHED, err);
+	d = ebs_data__open_flags(input, EBS_DATA_UNFINISHED | (flags & EBS_DATA_ANY_OWNER), err);
 	if (!d)
 		return err->err;
 	dump_header(d, out);

@@ -178,6 +178,12 @@ struct ebs_event_info {
 /*
  * Open and validate the header, the header records and (when the file has
  * one at a known offset) the trailer.  "-" reads stdin.  NULL on error.
+ * path is the user's own input (ebs_open_input's EBS_IN_NAMED): a FIFO,
+ * a device or /dev/stdin may be given (a FIFO's open waits for its
+ * writer), but in a directory others can write, a file, FIFO or device
+ * not owned by the caller or root, or a symbolic link of another user's,
+ * is refused (-EBS_EUNTRUSTED, err naming it and its owner) unless
+ * EBS_DATA_ANY_OWNER.
  * A stream (pipe, stdin, device) is copied into an unlinked file in
  * $TMPDIR (else /tmp) first, up to its TRAILER.  A perf.data file (found
  * by its magic; file or pipe mode) is converted into ebs.data in an
@@ -194,6 +200,12 @@ struct ebs_data *ebs_data__open(const char *path, struct ebs_error *err);
  * offset past the end) is still refused.
  */
 #define EBS_DATA_UNFINISHED (1u << 0)
+/*
+ * EBS_DATA_ANY_OWNER (--force): read a recording in a directory others can
+ * write whoever owns it (perf's -f); it is still looked at through O_PATH
+ * before it is opened.
+ */
+#define EBS_DATA_ANY_OWNER (1u << 1)
 struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags, struct ebs_error *err);
 void ebs_data__close(struct ebs_data *d);
 
@@ -289,7 +301,8 @@ u32 ebs_rec__fixed_size(u16 type);
  * not at all (data/perfdata.c, docs/perfdata.md).  0, or -errno with err
  * filled and output_failed telling whether writing the output failed
  * (else the input was at fault).  ebs_data__open reads a perf.data file
- * the same way, converting it into a temporary file first.
+ * the same way, converting it into a temporary file first.  input is
+ * opened as ebs_data__open opens its path; flags: EBS_DATA_ANY_OWNER.
  */
 struct ebs_convert_stats {
 	u64 in_bytes, out_bytes; /* the sizes of input and output */
@@ -297,15 +310,17 @@ struct ebs_convert_stats {
 	bool pipe; /* the input was in perf's pipe mode */
 	bool output_failed;
 };
-int ebs_data_convert(const char *input, const char *output, struct ebs_convert_stats *st,
-		     struct ebs_error *err);
+int ebs_data_convert(const char *input, const char *output, unsigned int flags,
+		     struct ebs_convert_stats *st, struct ebs_error *err);
 
 /*
  * Print every record of input, one line each with its byte offset, after
  * the header's records as '#' lines (ebs report --dump; data/dump.c).  An
  * unfinished recording is printed up to its last whole record, and a line
- * to warn (may be NULL) says so.  0, or -errno with err filled.
+ * to warn (may be NULL) says so.  flags: EBS_DATA_ANY_OWNER.  0, or -errno
+ * with err filled.
  */
-int ebs_data_dump(const char *input, FILE *out, FILE *warn, struct ebs_error *err);
+int ebs_data_dump(const char *input, unsigned int flags, FILE *out, FILE *warn,
+		  struct ebs_error *err);
 
 #endif /* EBS_EBSDATA_H */

@@ -720,14 +720,33 @@ static int spool(struct ebs_data *d, int in, struct ebs_error *err)
 
 /* ---- open -------------------------------------------------------------- */
 
+/*
+ * Open the recording at path ("-": standard input) as the user's own
+ * input (ebs_open_input's EBS_IN_NAMED): a FIFO, a device or a pipe may be
+ * given, but in a directory others can write what is at the name must be
+ * the caller's or root's, unless EBS_DATA_ANY_OWNER (--force): another
+ * user's recording planted at ebs.data in /tmp is not shown as the
+ * caller's, nor a FIFO of theirs hangs the report, nor a link of theirs
+ * leads to a device.  A regular file is read in place, anything else
+ * copied (spool).
+ */
 static int load(struct ebs_data *d, const char *path, struct ebs_error *err)
 {
+	struct ebs_input_rule rule = {
+		.flags = EBS_IN_NAMED | (d->flags & EBS_DATA_ANY_OWNER ? EBS_IN_FORCE : 0),
+		.owner = (uid_t)-1,
+	};
+	char why[PATH_MAX + 128];
 	struct stat st;
 	int fd, e = 0;
 
-	fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ebs_error__set(err, errno, "%s: %s", path, strerror(errno));
+	if (strcmp(path, "-") == 0) {
+		fd = STDIN_FILENO;
+	} else {
+		fd = ebs_open_input(path, &rule, &st, why, sizeof(why));
+		if (fd < 0)
+			return ebs_error__set(err, -fd, "%s: %s", path, why);
+	}
 	if (fstat(fd, &st) < 0) {
 		e = ebs_error__set(err, errno, "%s: %s", path, strerror(errno));
 	} else if (S_ISDIR(st.st_mode)) {
@@ -1410,8 +1429,8 @@ u64 ebs_data__offset(const struct ebs_data *d, const void *rec)
 	return UINT64_MAX;
 }
 
-int ebs_data_convert(const char *input, const char *output, struct ebs_convert_stats *st,
-		     struct ebs_error *err)
+int ebs_data_convert(const char *input, const char *output, unsigned int flags,
+		     struct ebs_convert_stats *st, struct ebs_error *err)
 {
 	struct ebs_data *d = calloc(1, sizeof(*d));
 	struct perf_convert pc = {0};
@@ -1425,6 +1444,7 @@ int ebs_data_convert(const char *input, const char *output, struct ebs_convert_s
 		return ebs_error__set(err, ENOMEM, "%s: out of memory", input);
 	}
 	d->fd = -1;
+	d->flags = flags & EBS_DATA_ANY_OWNER;
 	e = load(d, input, err);
 	if (e)
 		goto out;

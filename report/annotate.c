@@ -1340,7 +1340,7 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	so.kcore = o->kcore;
 	if (o->target && (e = parse_target(&an, o->target, err)))
 		return e;
-	e = rsession__open(&an.rs, o->view.input, &so, &o->view.filter, err);
+	e = rsession__open(&an.rs, o->view.input, o->view.force, &so, &o->view.filter, err);
 	if (e)
 		return e;
 	/* the page's file opened (aside) before the work, so that it fails first */

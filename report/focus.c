@@ -53,7 +53,7 @@ int ebs_report_focus(const char *input, unsigned int event, const char *list,
 
 	so.debug_dirs = debug_dirs;
 	so.demangle = true;
-	e = rsession__open(&rs, input, &so, NULL, err);
+	e = rsession__open(&rs, input, false, &so, NULL, err); /* calibrate's own run */
 	if (e)
 		return e;
 	rs.event = (int)event;

@@ -397,7 +397,8 @@ int report_collect(struct report *r, const struct report_opts *opts, struct ebs_
 	/* a table of functions (no lines shown, no chains): units without their line tables */
 	so.no_lines = !r->col[KEY_LINE] && !opts->stats && !opts->children && !opts->tree &&
 		      !opts->callers && !opts->callees;
-	e = rsession__open(&r->rs, opts->view.input, &so, &opts->view.filter, err);
+	e = rsession__open(&r->rs, opts->view.input, opts->view.force, &so, &opts->view.filter,
+			   err);
 	if (e)
 		return e;
 	if (opts->children || (opts->stats && ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH))) {

@@ -70,8 +70,9 @@ struct view_opts {
 	double min_percent; /* rows below this share are left out */
 	bool no_inline;	    /* inlined code counts for the function it was inlined into */
 	bool no_demangle;
-	bool no_cache;		       /* decoded DWARF neither read from nor kept in the cache */
-	const char *kallsyms;	       /* NULL: /proc/kallsyms */
+	bool no_cache;	      /* decoded DWARF neither read from nor kept in the cache */
+	bool force;	      /* input read whoever owns it, in a directory others can write too */
+	const char *kallsyms; /* NULL: /proc/kallsyms */
 	const char *const *debug_dirs; /* NULL-terminated; more places for debug files */
 	enum report_color color;
 	int width; /* columns; 0: the terminal's when out is one, else no limit */

@@ -546,7 +546,7 @@ int ebs_script(const struct script_opts *o, struct ebs_error *err)
 	so.no_dwarf = !want(&sc, SCRIPT_SRCLINE) && !o->view.filter.funcs &&
 		      (o->hide_chain || !o->inline_frames || !(sc.fields & LOC_FIELDS));
 	so.no_lines = !want(&sc, SCRIPT_SRCLINE);
-	e = rsession__open(&sc.rs, o->view.input, &so, &o->view.filter, err);
+	e = rsession__open(&sc.rs, o->view.input, o->view.force, &so, &o->view.filter, err);
 	if (e)
 		return e;
 	mode = ebs_data__meta(sc.rs.d, EBS_META_CALL_GRAPH);

@@ -134,8 +134,9 @@ static int prefetch(struct rsession *rs, struct hints *h)
 	return e;
 }
 
-int rsession__open(struct rsession *rs, const char *input, const struct symbolize_opts *so,
-		   const struct report_filter *filter, struct ebs_error *err)
+int rsession__open(struct rsession *rs, const char *input, bool any_owner,
+		   const struct symbolize_opts *so, const struct report_filter *filter,
+		   struct ebs_error *err)
 {
 	const struct ebs_rec_dso_image *vdso;
 	struct hints hints = {.stride = 16};
@@ -147,7 +148,8 @@ int rsession__open(struct rsession *rs, const char *input, const struct symboliz
 	rs->filter = filter;
 	rs->event = -1;
 	rs->no_memo = getenv("EBS_DEBUG_NO_MEMO") != NULL;
-	rs->d = ebs_data__open_flags(input, EBS_DATA_UNFINISHED, err);
+	rs->d = ebs_data__open_flags(
+		input, EBS_DATA_UNFINISHED | (any_owner ? EBS_DATA_ANY_OWNER : 0), err);
 	if (!rs->d)
 		return err->err;
 	if (filter && filter->event) {

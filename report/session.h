@@ -45,12 +45,16 @@ struct resolved {
 
 /*
  * Open input and read its processes and mappings, and keep its COUNT
- * records (the first pass).
+ * records (the first pass).  input is opened as ebs_data__open opens it:
+ * in a directory others can write, only a file of the caller's or root's
+ * unless any_owner (--force).
  * so->demangle etc. as the caller wants; filter may be NULL.  Returns 0 or
- * -errno with err filled (-ENOENT for an unknown --event).
+ * -errno with err filled (-ENOENT for an unknown --event, -EBS_EUNTRUSTED
+ * for another user's file).
  */
-int rsession__open(struct rsession *rs, const char *input, const struct symbolize_opts *so,
-		   const struct report_filter *filter, struct ebs_error *err);
+int rsession__open(struct rsession *rs, const char *input, bool any_owner,
+		   const struct symbolize_opts *so, const struct report_filter *filter,
+		   struct ebs_error *err);
 
 /* The second pass: fn for every sample the filters let through; fn's nonzero stops it. */
 int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,

@@ -108,7 +108,7 @@ int stacks_collect(const struct view_opts *v, struct stacks *out, struct ebs_err
 	out->no_inline = v->no_inline;
 	rsession_symbolize_opts(&so, v);
 	so.no_dwarf = v->no_inline && !v->filter.funcs;
-	e = rsession__open(&out->rs, v->input, &so, &v->filter, err);
+	e = rsession__open(&out->rs, v->input, v->force, &so, &v->filter, err);
 	if (e)
 		return e;
 	cl.event = out->rs.event >= 0 ? out->rs.event : 0;

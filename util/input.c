@@ -246,6 +246,82 @@ int ebs_everyone_may_read(int fd, const char *path, const struct stat *st, char 
 	return uid_may_read(fd, path, st, (uid_t)-1, &none, "everyone", why, why_len);
 }
 
+/* "a FIFO", "a file"...: what a file of this mode is, as messages name it. */
+static const char *kind_of(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return "a file";
+	case S_IFDIR:
+		return "a directory";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFLNK:
+		return "a symbolic link";
+	default:
+		return "a file of unknown type";
+	}
+}
+
+/*
+ * EBS_IN_NAMED's verdict on the inode st (reached through a symbolic link
+ * of the caller's or root's when via_link): 0 or -errno with why said.
+ */
+static int judge_named(const struct stat *st, bool shared, bool via_link,
+		       const struct ebs_input_rule *rule, char *why, size_t why_len)
+{
+	char name[128];
+
+	if (S_ISDIR(st->st_mode)) {
+		ebs_set_why(why, why_len, "is a directory");
+		return -EISDIR;
+	}
+	if (shared && !(rule->flags & EBS_IN_FORCE) && st->st_uid != 0 && st->st_uid != geteuid()) {
+		ebs_user_name(st->st_uid, name, sizeof(name));
+		ebs_set_why(why, why_len,
+			    "not read: %s%s owned by %s, in a directory others can write",
+			    via_link ? "a symbolic link to " : "", kind_of(st->st_mode), name);
+		return -EBS_EUNTRUSTED;
+	}
+	return 0;
+}
+
+/*
+ * A symbolic link of the caller's or root's at an input's name in a
+ * directory others can write (pfd, O_PATH|O_NOFOLLOW, in dfd): followed
+ * by its own text, which no one else can change, rather than by name
+ * again, which another user could have replaced meanwhile.  The O_PATH
+ * descriptor of what it leads to, st filled; -errno with why said.
+ */
+static int follow_own_link(int pfd, int dfd, struct stat *st, char *why, size_t why_len)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlinkat(pfd, "", target, sizeof(target) - 1);
+	int fd;
+
+	if (n < 0 || n == (ssize_t)sizeof(target) - 1) {
+		fd = n < 0 ? -errno : -ENAMETOOLONG;
+		ebs_set_why(why, why_len, "%s", strerror(-fd));
+		return fd;
+	}
+	target[n] = '\0';
+	fd = openat(dfd, target, O_PATH | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, st)) {
+		n = -errno;
+		ebs_set_why(why, why_len, "%s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return (int)n;
+	}
+	return fd;
+}
+
 /* The rule's verdict on the inode at pfd (st): 0 or -errno with why said. */
 static int judge(int pfd, const char *path, const struct stat *st, bool shared,
 		 const struct ebs_input_rule *rule, char *why, size_t why_len)
@@ -319,12 +395,14 @@ int ebs_open_input(const char *path, const struct ebs_input_rule *rule, struct s
 		   size_t why_len)
 {
 	const char *name = path, *slash = strrchr(path, '/');
-	bool shared = false;
+	bool named = rule && (rule->flags & EBS_IN_NAMED), shared = false, via_link = false;
+	bool dir_matters =
+		rule && ((rule->flags & EBS_IN_SHARED) || (named && !(rule->flags & EBS_IN_FORCE)));
 	struct stat pst, dst;
 	int dfd = AT_FDCWD, pfd, fd;
 
 	/* the directory first, to know whether others may write into it */
-	if (rule && (rule->flags & EBS_IN_SHARED) && (!slash || slash[1])) {
+	if (dir_matters && (!slash || slash[1])) {
 		char dir[PATH_MAX];
 		size_t len = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
 
@@ -353,18 +431,33 @@ int ebs_open_input(const char *path, const struct ebs_input_rule *rule, struct s
 	if (fstat(pfd, &pst)) {
 		fd = -errno;
 		ebs_set_why(why, why_len, "%s", strerror(-fd));
-	} else {
-		fd = judge(pfd, path, &pst, shared, rule, why, why_len);
-		if (!fd) {
-			/* O_NONBLOCK: were it not the regular file checked, no open would wait */
-			fd = ebs_reopen(pfd, dfd, name, O_RDONLY | O_NONBLOCK, shared, &pst);
-			if (fd == -ESTALE)
-				ebs_set_why(why, why_len,
-					    "changed while it was being opened: not read");
-			else if (fd < 0)
-				ebs_set_why(why, why_len, "%s", strerror(-fd));
-		}
+		goto out_pfd;
 	}
+	if (named && shared && S_ISLNK(pst.st_mode) &&
+	    (pst.st_uid == 0 || pst.st_uid == geteuid())) {
+		fd = follow_own_link(pfd, dfd, &pst, why, why_len);
+		if (fd < 0)
+			goto out_pfd;
+		close(pfd);
+		pfd = fd;
+		via_link = true;
+	}
+	fd = named ? judge_named(&pst, shared, via_link, rule, why, why_len)
+		   : judge(pfd, path, &pst, shared, rule, why, why_len);
+	if (!fd) {
+		/*
+		 * O_NONBLOCK: were it not the regular file checked, no open
+		 * would wait.  An input the user named may be a FIFO, whose
+		 * open waits for its writer, as a reader's should.
+		 */
+		fd = ebs_reopen(pfd, dfd, name, O_RDONLY | (named ? 0 : O_NONBLOCK),
+				shared && !via_link, &pst);
+		if (fd == -ESTALE)
+			ebs_set_why(why, why_len, "changed while it was being opened: not read");
+		else if (fd < 0)
+			ebs_set_why(why, why_len, "%s", strerror(-fd));
+	}
+out_pfd:
 	close(pfd);
 	if (fd >= 0 && st)
 		*st = pst;

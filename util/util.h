@@ -65,12 +65,13 @@ size_t ebs_strlcpy(char *dst, const char *src, size_t size);
 /*
  * Opening a file at a path someone else may have chosen (util/input.c): a
  * recording's mapped files, a binary's debug files, the source files its
- * DWARF names, a perf-PID.map in /tmp.  Nothing is opened for reading
- * before it is known to be a regular file: the path is opened with O_PATH
- * (no device's driver, no FIFO is reached), that descriptor checked with
- * fstat against the rule, and only then the inode checked opened for
- * reading (through /proc/self/fd; without /proc, by name again, refused
- * unless it is the same inode).
+ * DWARF names, a perf-PID.map in /tmp, a recording at a name in /tmp.
+ * Nothing is opened for reading before its type is known and it passes
+ * the rule (a regular file, unless EBS_IN_NAMED): the path is opened with
+ * O_PATH (no device's driver, no FIFO is reached), that descriptor
+ * checked with fstat against the rule, and only then the inode checked
+ * opened for reading (through /proc/self/fd; without /proc, by name
+ * again, refused unless it is the same inode).
  *
  * The rule (NULL: a regular file, links followed):
  *   EBS_IN_SHARED  in a directory others can write (ebs_dir_others_write:
@@ -89,6 +90,18 @@ size_t ebs_strlcpy(char *dst, const char *src, size_t size);
  *                  contents the kernel makes for whoever reads them
  *                  (-EBS_EPSEUDO: "is on /proc, whose contents depend on
  *                  who reads them")
+ *   EBS_IN_NAMED   an input the user named (a recording's -i, ebs.data):
+ *                  any type but a directory (a FIFO, a device, a pipe as
+ *                  /dev/stdin are the user's to give), reopened blocking
+ *                  (a FIFO's open waits for its writer).  In a directory
+ *                  others can write, what is at the name (a symbolic link,
+ *                  a file, a FIFO, a device) must be owned by root or the
+ *                  caller, and so must what a link of theirs leads to
+ *                  (-EBS_EUNTRUSTED: "not read: a FIFO owned by nobody
+ *                  (uid 65534), in a directory others can write"); a link
+ *                  of another user's is not followed
+ *   EBS_IN_FORCE   with EBS_IN_NAMED: whoever owns it (--force); it is
+ *                  still looked at through O_PATH before it is opened
  * rule.owner (uid_t)-1 is none; owner_is names it in messages ("the
  * binary's owner").
  *
@@ -107,6 +120,8 @@ size_t ebs_strlcpy(char *dst, const char *src, size_t size);
 #define EBS_IN_SHARED  1u
 #define EBS_IN_OWNER   2u
 #define EBS_IN_DISK    4u
+#define EBS_IN_NAMED   8u
+#define EBS_IN_FORCE   16u
 
 struct stat;
 struct ebs_input_rule {

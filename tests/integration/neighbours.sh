@@ -1009,3 +1009,117 @@ else
 	expect "dwarf: root's addr2line of it ends, one warning" 0 \
 		"^ebs addr2line: warning: $bad" "$EBS" addr2line --no-cache -e "$DW_HOME/inlmany" $(cat nb-dwarf.addrs)
 fi
+
+# ---- recordings others put at the name ----
+# Root reads recordings in the shared directory ($SHARED, as /tmp), at a
+# name nobody may have taken first.  Each command that reads one (report,
+# report --dump, annotate, script, flamegraph, export, diff, convert),
+# given $SHARED/rd, where nobody has put, before it ran:
+#  file      a recording of nobody's own program (root's report showed it
+#            as root's, without a word);
+#  fifo      a FIFO of nobody's, a writer of nobody's waiting on it
+#            (report and annotate hung for ever);
+#  link-dev  a symbolic link to /dev/zero (the device was opened through it).
+# Each is refused before it is opened: exit 2, one line naming the path and
+# its owner, with the hint to --force; no hang (expect's guard), nobody's
+# writer still waits, and under strace nothing but O_PATH reaches the name
+# and no descriptor is /dev/zero's (strace -y).  --force reads nobody's recording.  Root's
+# own FIFO in the shared directory still blocks until its writer comes.
+# (perf refuses a perf.data neither the user's nor root's alike:
+# "File perf.data not owned by current user or root (use -f to override)".)
+RD=$SHARED/rd
+as_nobody sh -c "cd '$SHARED' && '$EBS' record -q -e cpu-clock -F 1000 -o nb.data '$L' 0.05" \
+	2>rd.rec.err || fail "recordings: nobody records" "$(head -c 300 rd.rec.err)"
+rd_nbperf=
+if [ -n "$PERFDATA" ]; then
+	as_nobody cp "$PERFDATA" "$SHARED/nb.perf" 2>/dev/null || cp "$PERFDATA" "$SHARED/nb.perf"
+	chown 65534:65534 "$SHARED/nb.perf" && chmod 644 "$SHARED/nb.perf" && rd_nbperf=$SHARED/nb.perf
+fi
+rd_strace=
+command -v strace >/dev/null && rd_strace=1
+while IFS='|' read -r what cmd; do
+	for plant in file fifo link-dev; do
+		rm -f "$RD" rd.trace
+		writer=
+		case $plant in
+		file)
+			src=$SHARED/nb.data
+			[ "$what" = convert ] && src=${rd_nbperf:-$SHARED/nb.data}
+			as_nobody cp "$src" "$RD"
+			kind="a file" ;;
+		fifo)
+			as_nobody mkfifo -m 666 "$RD"
+			$NOBODY timeout 600 sh -c "cat '$SHARED/nb.data' >'$RD'" >/dev/null 2>&1 &
+			writer=$!
+			kind="a FIFO" ;;
+		link-dev)
+			as_nobody ln -s /dev/zero "$RD"
+			kind="a symbolic link" ;;
+		esac
+		pre=
+		[ $plant = link-dev ] && [ -n "$rd_strace" ] &&
+			pre="env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -y -e trace=open,openat -o $TMP/rd.trace"
+		eval "expect \"recordings: \$what, \$plant: refused, exit 2, one line naming it and nobody\" 2 \
+			\"^ebs [a-z]+: \$RD: not read: \$kind owned by nobody \\(uid 65534\\), in a directory others can write \\(use --force to read it anyway\\)\$\" \
+			$pre \"\$EBS\" ${cmd//@IN@/\"\$RD\"}"
+		if [ -n "$writer" ]; then
+			check "recordings: $what, $plant: nobody's writer still waits (no one opened the FIFO to read)" \
+				kill -0 "$writer"
+			kill "$writer" 2>/dev/null
+			wait "$writer" 2>/dev/null
+		fi
+		if [ $plant = link-dev ] && [ -n "$rd_strace" ]; then
+			check "recordings: $what, $plant: /dev/zero never reached through the link ($(grep -F '</dev/zero' rd.trace | head -n 1))" \
+				not grep -qF '</dev/zero' rd.trace
+			check "recordings: $what, $plant: the name opened with O_PATH only ($(grep -E "\"[^\"]*/rd\"" rd.trace | grep -v O_PATH | head -n 1))" \
+				not grep -qE "\"([^\"]*/)?rd\", [^)]*" <(grep -v O_PATH rd.trace)
+		fi
+		if [ $plant = file ] && { [ "$what" != convert ] || [ -n "$rd_nbperf" ]; }; then
+			eval "timeout -s KILL 60 \"\$EBS\" ${cmd//@IN@/\"\$RD\"} --force" >rd.force.out 2>rd.force.err
+			rc=$?
+			check "recordings: $what --force: reads nobody's recording (exit $rc: $(head -c 200 rd.force.err))" \
+				[ $rc -eq 0 ]
+		fi
+	done
+done <<'EOT'
+report|report -i @IN@ --no-pager
+report --dump|report -i @IN@ --dump
+annotate|annotate -i @IN@ --no-pager
+script|script -i @IN@ --no-pager
+flamegraph|flamegraph -i @IN@ -o "$TMP/rd.svg"
+export|export -i @IN@ --format folded -o "$TMP/rd.folded"
+diff|diff @IN@ "$TMP/good.data" --no-pager
+convert|convert -q -i @IN@ -o "$TMP/rd.conv.data"
+EOT
+rm -f "$RD"
+check "recordings: --force: report shows nobody's recording's leaf" \
+	eval '"$EBS" report -i "$SHARED/nb.data" --force --json >rd.force.json 2>/dev/null &&
+	      jtrue rd.force.json "j[\"rows\"][0][\"function\"] == \"leaf\""'
+# the default name: root's report in the shared directory, nobody's ebs.data there
+as_nobody cp "$SHARED/nb.data" "$SHARED/ebs.data"
+(cd "$SHARED" && expect "recordings: report of the default ebs.data, nobody's: refused" 2 \
+	"^ebs report: ebs.data: not read: a file owned by nobody \(uid 65534\), in a directory others can write \(use --force to read it anyway\)$" \
+	"$EBS" report --no-pager)
+rm -f "$SHARED/ebs.data" "$SHARED"/out.txt "$SHARED"/err.txt
+# a link of root's own in the shared directory to nobody's recording: what
+# it leads to must be root's too; to root's own recording: read
+ln -s "$SHARED/nb.data" "$SHARED/rootlink"
+expect "recordings: root's link to nobody's recording: refused" 2 \
+	"^ebs report: $SHARED/rootlink: not read: a symbolic link to a file owned by nobody \(uid 65534\), in a directory others can write \(use --force to read it anyway\)$" \
+	"$EBS" report -i "$SHARED/rootlink" --no-pager
+ln -sf "$TMP/good.data" "$SHARED/rootlink"
+check "recordings: root's link to root's recording: read" \
+	eval '"$EBS" report -i "$SHARED/rootlink" --no-pager >/dev/null 2>&1'
+rm -f "$SHARED/rootlink"
+# root's own FIFO: the reader's open waits for its writer, as it should
+for cmd in annotate script; do
+	mkfifo -m 600 "$SHARED/rootfifo"
+	timeout -s KILL 120 "$EBS" $cmd -i "$SHARED/rootfifo" --no-pager >rd.fifo.out 2>rd.fifo.err &
+	reader=$!
+	(cd "$SHARED" && timeout -s KILL 120 "$EBS" record -q -e cpu-clock -F 1000 -o rootfifo "$L" 0.05)
+	wait $reader
+	rc=$?
+	check "recordings: $cmd of root's FIFO in the shared directory: waits for its writer, reads it (exit $rc: $(head -c 200 rd.fifo.err))" \
+		eval '[ $rc -eq 0 ] && grep -q leaf rd.fifo.out'
+	rm -f "$SHARED/rootfifo"
+done

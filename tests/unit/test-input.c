@@ -7,8 +7,9 @@
  * owner rule in a directory others can write, the rule of whose file
  * named the path (owned by root or that user, who may read it: by its mode
  * and its directories'), no file of a kernel file system (/proc, /sys)
- * under EBS_IN_DISK, whether everyone may read a file, and the bounded
- * reader.
+ * under EBS_IN_DISK, whether everyone may read a file, a recording the
+ * user named (EBS_IN_NAMED: a FIFO waited on, another user's file, FIFO
+ * or link in a shared directory refused), and the bounded reader.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util/util.h"
@@ -241,6 +243,99 @@ static void test_owner(void)
 	      -EBS_EUNTRUSTED, "is mode 0700");
 }
 
+/*
+ * EBS_IN_NAMED: a recording the user named.  A FIFO, a device are the
+ * user's to give, and a FIFO's open waits for its writer; in a directory
+ * others can write, what is at the name must be ours or root's, unless
+ * EBS_IN_FORCE.
+ */
+static void test_named(void)
+{
+	const struct ebs_input_rule named = {.flags = EBS_IN_NAMED, .owner = (uid_t)-1};
+	const struct ebs_input_rule force = {.flags = EBS_IN_NAMED | EBS_IN_FORCE,
+					     .owner = (uid_t)-1};
+	char sdir[128], path[256], link[256], text[16] = "";
+	pid_t pid;
+	int fd, fl;
+
+	fd = opens("named: a device is the user's to give", "/dev/null", &named, 0, "");
+	if (fd >= 0)
+		close(fd);
+	opens("named: a directory refused", dir, &named, -EISDIR, "is a directory");
+	/* a FIFO of ours: the open waits for the writer, who comes later */
+	snprintf(path, sizeof(path), "%s/named-fifo", dir);
+	if (mkfifo(path, 0600)) {
+		TEST_SKIP("named: a FIFO", "mkfifo: %s", strerror(errno));
+	} else if ((pid = fork()) == 0) {
+		int w;
+
+		usleep(200000); /* (only makes the reader wait: nothing rests on it) */
+		w = open(path, O_WRONLY);
+		_exit(w < 0 || write(w, "hello", 5) != 5);
+	} else {
+		fd = opens("named: our FIFO opens once its writer comes", path, &named, 0, "");
+		if (fd >= 0) {
+			fl = fcntl(fd, F_GETFL);
+			TEST_CHECK("named: ... blocking, and reads what was written",
+				   !(fl & O_NONBLOCK) && read(fd, text, sizeof(text)) == 5 &&
+					   !strncmp(text, "hello", 5));
+			close(fd);
+		}
+		waitpid(pid, NULL, 0);
+	}
+	snprintf(sdir, sizeof(sdir), "%s/named-shared", dir);
+	if (mkdir(sdir, 0700) || chmod(sdir, 01777)) {
+		TEST_FAIL("named: shared directory", "%s: %s", sdir, strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/mine", sdir);
+	put(path, "mine\n", 0600);
+	fd = opens("named: our own file in a shared directory", path, &named, 0, "");
+	if (fd >= 0)
+		close(fd);
+	snprintf(link, sizeof(link), "%s/mylink", sdir);
+	if (!symlink(path, link)) {
+		fd = opens("named: our own link there to our file: followed", link, &named, 0, "");
+		if (fd >= 0)
+			close(fd);
+	}
+	if (geteuid() != 0) {
+		TEST_SKIP("named: another user's", "not root: cannot give files away");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/theirs", sdir);
+	put(path, "theirs\n", 0644);
+	if (chown(path, 65534, 65534)) {
+		TEST_SKIP("named: another user's", "chown: %s", strerror(errno));
+		return;
+	}
+	opens("named: their file in a shared directory refused", path, &named, -EBS_EUNTRUSTED,
+	      "not read: a file owned by nobody (uid 65534), in a directory others can write");
+	fd = opens("named: ... read with EBS_IN_FORCE", path, &force, 0, "");
+	if (fd >= 0)
+		close(fd);
+	unlink(link);
+	if (!symlink(path, link))
+		opens("named: our link there to their file refused", link, &named, -EBS_EUNTRUSTED,
+		      "not read: a symbolic link to a file owned by nobody (uid 65534)");
+	snprintf(link, sizeof(link), "%s/theirlink", sdir);
+	if (symlink("/dev/null", link) || lchown(link, 65534, 65534)) {
+		TEST_FAIL("named: their link", "%s: %s", link, strerror(errno));
+	} else {
+		opens("named: their link to a device refused, not followed", link, &named,
+		      -EBS_EUNTRUSTED, "not read: a symbolic link owned by nobody (uid 65534)");
+		fd = opens("named: ... followed with EBS_IN_FORCE", link, &force, 0, "");
+		if (fd >= 0)
+			close(fd);
+	}
+	snprintf(path, sizeof(path), "%s/theirfifo", sdir);
+	if (mkfifo(path, 0666) || chown(path, 65534, 65534))
+		TEST_FAIL("named: their FIFO", "%s: %s", path, strerror(errno));
+	else /* no writer: an open would wait for ever */
+		opens("named: their FIFO refused at once", path, &named, -EBS_EUNTRUSTED,
+		      "not read: a FIFO owned by nobody (uid 65534)");
+}
+
 /* EBS_IN_DISK: no file of a kernel file system, whose contents are made for who reads them. */
 static void test_disk(void)
 {
@@ -358,6 +453,7 @@ int main(void)
 	test_owner();
 	test_disk();
 	test_everyone();
+	test_named();
 	test_read_fd();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))

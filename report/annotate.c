@@ -994,6 +994,12 @@ nomem:
 	return NULL;
 }
 
+/* A source file's real name, for source.c: DWARF's names come with control characters as '?'. */
+static const char *source_name(void *ctx, const char *path)
+{
+	return symbolizer__source_name(ctx, path);
+}
+
 /* ---- the page's mode ------------------------------------------------------ */
 
 /*
@@ -1352,6 +1358,7 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto out;
 	}
+	source_cache__set_names(an.sources, source_name, an.rs.sym);
 	if (an.rs.event < 0)
 		an.rs.event = 0; /* one event: the first, unless --event */
 	e = rsession__each(&an.rs, collect, &an, err);

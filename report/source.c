@@ -50,6 +50,8 @@ struct source_cache {
 	const char *const *dirs;
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
+	const char *(*open_name)(void *ctx, const char *path); /* NULL: path itself */
+	void *names_ctx;
 	struct source_ent *ents;
 };
 
@@ -64,6 +66,13 @@ struct source_cache *source_cache__new(const char *const *dirs,
 	sc->warn = warn;
 	sc->warn_ctx = warn_ctx;
 	return sc;
+}
+
+void source_cache__set_names(struct source_cache *sc,
+			     const char *(*open_name)(void *ctx, const char *path), void *ctx)
+{
+	sc->open_name = open_name;
+	sc->names_ctx = ctx;
 }
 
 static void ent_free(struct source_ent *e)
@@ -144,15 +153,23 @@ static char *try_read(struct source_cache *sc, struct source_ent *e, const char 
 
 /*
  * Find e's text (its path named by the DWARF of a file of owner's):
- * through each of dirs, then as named.  0 (found or not), or -ENOMEM.
+ * through each of dirs, then as named.  A path is shown with its control
+ * characters as '?', and opened by its real name (open_name).  0 (found
+ * or not), or -ENOMEM.
  */
 static int find(struct source_cache *sc, struct source_ent *e, uid_t owner)
 {
-	const char *path = e->s.path, *at = NULL;
+	const char *path = sc->open_name ? sc->open_name(sc->names_ctx, e->s.path) : e->s.path;
+	const char *at = NULL;
 	const char *const *d = sc->dirs;
 	struct ebs_input_rule rule;
 	char cand[8192];
 
+	if (!path) { /* the names of two files come to this one: which is meant? */
+		e->why = strdup("names one of several files whose names hold control characters "
+				"(shown as '?'): not read");
+		return e->why ? 0 : -ENOMEM;
+	}
 	rule_for(owner, &rule);
 	for (; d && *d && !e->buf; d++) {
 		const char *eq = strchr(*d, '=');
@@ -180,6 +197,8 @@ static int find(struct source_cache *sc, struct source_ent *e, uid_t owner)
 		at = path;
 	if (at && !(e->read_from = strdup(at)))
 		return -ENOMEM;
+	if (e->read_from) /* as the path is shown */
+		ebs_clean_text(e->read_from, false);
 	if (e->buf) { /* a refusal before it was found is not why it is not shown */
 		free(e->why);
 		e->why = NULL;

@@ -19,7 +19,7 @@ struct source_cache;
  */
 struct source {
 	const char *path;      /* as DWARF names it */
-	const char *read_from; /* where its text was read, NULL when not */
+	const char *read_from; /* where its text was read (shown as path is), NULL when not */
 	const char *why;       /* why a file there was refused, a phrase to follow
 				* "it ", NULL when read or not there */
 	bool private;	       /* read, and not everyone may read it (its mode, its
@@ -41,6 +41,16 @@ struct source {
 struct source_cache *source_cache__new(const char *const *dirs,
 				       void (*warn)(void *ctx, const char *msg), void *warn_ctx);
 void source_cache__free(struct source_cache *sc);
+
+/*
+ * Paths come as listings show them, control characters as '?'; a file is
+ * opened by its real name, open_name(ctx, path) (the symbolizer's
+ * symbolizer__source_name): path itself, its name with the control
+ * characters, or NULL when that cannot be told (not read, said in why).
+ * Without it, path itself.  Before the first source_cache__get.
+ */
+void source_cache__set_names(struct source_cache *sc,
+			     const char *(*open_name)(void *ctx, const char *path), void *ctx);
 
 /*
  * The source at path, as the DWARF of a file owned by owner names it

@@ -139,6 +139,58 @@ static const char *intern_text(struct dwarf_info *di, const char *s)
 	return r;
 }
 
+/*
+ * A source file's name as DWARF has it, when it held control characters:
+ * file names are interned cleaned (control characters as '?'), for every
+ * listing prints them, but a file is opened by its real name.  Several
+ * names that clean into one are told apart by none: ambiguous.
+ */
+struct raw_name {
+	UT_hash_handle hh;
+	const char *shown; /* the cleaned name, interned: the key */
+	char *raw;
+	bool ambiguous;
+};
+
+/* Keep raw as what shown (interned) was cleaned from.  0 or -ENOMEM. */
+static int raw_name_add(struct dwarf_info *di, const char *shown, const char *raw)
+{
+	struct raw_name *r;
+
+	HASH_FIND_STR(di->raw, shown, r);
+	if (r) {
+		r->ambiguous |= strcmp(r->raw, raw) != 0;
+		return 0;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->raw = strdup(raw))) {
+		free(r);
+		return -ENOMEM;
+	}
+	r->shown = shown;
+	HASH_ADD_KEYPTR(hh, di->raw, r->shown, strlen(r->shown), r);
+	if (!r->hh.tbl) {
+		free(r->raw);
+		free(r);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+const char *dwarf_info__raw_name(const struct dwarf_info *di, const char *shown, bool *ambiguous)
+{
+	struct raw_name *r;
+
+	*ambiguous = false;
+	if (!di || !shown)
+		return NULL;
+	HASH_FIND_STR(di->raw, shown, r);
+	if (!r)
+		return NULL;
+	*ambiguous = r->ambiguous;
+	return r->raw;
+}
+
 /* A function name as shown: demangled when asked and when it is mangled. */
 static const char *intern_name(struct dwarf_info *di, const char *s)
 {
@@ -1189,8 +1241,9 @@ static int table_files(struct dwarf_info *di, Dwarf_Line_Context ctx, Dwarf_Unsi
 			    DW_DLV_OK)
 			dname = NULL;
 		drop_error(di, &err);
-		tv->names[i - base] = intern_text(di, name);
-		tv->dirs[i - base] = dname ? intern_text(di, dname) : NULL;
+		/* as they are: unit_files cleans the names it joins them into */
+		tv->names[i - base] = ebs_strset__intern(&di->strs, name);
+		tv->dirs[i - base] = dname ? ebs_strset__intern(&di->strs, dname) : NULL;
 		if (!tv->names[i - base] || (dname && !tv->dirs[i - base]))
 			return -ENOMEM;
 	}
@@ -1266,7 +1319,9 @@ static const struct table_verdict *line_table(struct dwarf_info *di, Dwarf_Die c
 /*
  * The unit's file names, from its table's: a name that is absolute as it
  * is, else joined to its directory entry where that is absolute, else to
- * the unit's DW_AT_comp_dir and the directory entry.  That is what
+ * the unit's DW_AT_comp_dir and the directory entry; cleaned (control
+ * characters as '?'), the name as joined kept in di->raw when that
+ * changed it.  That is what
  * libdwarf 20210528's dwarf_srcfiles made, and what elfutils, binutils
  * and LLVM print.  Later libdwarf (0.8 on) joins a DWARF 5 table's
  * relative entries to its directory 0 instead of DW_AT_comp_dir, which
@@ -1319,6 +1374,13 @@ static int unit_files(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Line_Contex
 		}
 		path[at] = 0;
 		cu->files[i] = intern_text(di, path);
+		if (cu->files[i] && strcmp(cu->files[i], path)) {
+			if (raw_name_add(di, cu->files[i], path)) {
+				free(path);
+				return -ENOMEM;
+			}
+			cu->raw_names = true;
+		}
 	}
 	cu->nfiles = tv->nfiles;
 	free(path);
@@ -1664,7 +1726,7 @@ static void decode_cu(struct dwarf_info *di, struct dw_cu *cu)
 	decode_dwarf(di, cu);
 	di->capture = false;
 	cu->problem = di->cu_why[0] ? intern_text(di, di->cu_why) : NULL;
-	cu->fresh = !di->tainted && (cu->problem || !di->cu_why[0]);
+	cu->fresh = !di->tainted && !cu->raw_names && (cu->problem || !di->cu_why[0]);
 	if (cu->fresh && di->cache)
 		di->dirty = true;
 }
@@ -2229,6 +2291,7 @@ fail:
 void dwarf_info__free(struct dwarf_info *di)
 {
 	struct table_verdict *tv, *ttv;
+	struct raw_name *r, *tr;
 	struct name_cache *n, *tn;
 	size_t i;
 
@@ -2256,6 +2319,11 @@ void dwarf_info__free(struct dwarf_info *di)
 		HASH_DEL(di->tables, tv);
 		verdict_clear(tv);
 		free(tv);
+	}
+	HASH_ITER(hh, di->raw, r, tr) {
+		HASH_DEL(di->raw, r);
+		free(r->raw);
+		free(r);
 	}
 	ebs_strset__free(&di->strs);
 	free(di);

@@ -5,7 +5,7 @@
  * same binaries reads it instead of inflating and decoding the DWARF.
  *
  * One entry per DWARF file, named by that file's build-id:
- * HEX.v2.dwarf (HEX.v2.mangled.dwarf for names left mangled).  It holds
+ * HEX.v3.dwarf (HEX.v3.mangled.dwarf for names left mangled).  It holds
  * the index (every unit and its address spans) and each unit decoded so
  * far, by any run; a run that decodes a unit the entry lacks writes the
  * entry again with it (and with every unit the entry had).  All numbers
@@ -21,7 +21,10 @@
  *            dwc_block's counts, then its rows and segments as dwarf.c
  *            holds them (read into memory and used in place), its decls,
  *            scopes, file names (string numbers), and its strings
- *            (offsets, then the NUL-terminated bytes: interned on load);
+ *            (offsets, then the NUL-terminated bytes: interned on load;
+ *            a unit whose file names held control characters is never
+ *            kept, for its names here are the cleaned ones and a source
+ *            file is opened by its real name: dwarf_info__raw_name);
  *            flagged DWCB_NO_ROWS when decoded without its line table (no
  *            rows, no files), which serves only a run that wants no lines
  *   index    struct dwc_cu per unit (where its block is, the block's
@@ -51,7 +54,9 @@
 
 #include "symbolize/dwarf_int.h"
 
-#define DWC_VERSION  2 /* 2: the source's SHA-256 (digest.c), not its XXH64 */
+#define DWC_VERSION                                                                                \
+	3 /* 2: the source's SHA-256 (digest.c), not its XXH64; 3: no unit                         \
+	   * whose file names held control characters (dw_cu.raw_names) */
 #define DWC_MAGIC    "EBSDWC\r\n"
 #define DWC_ENDIAN   0x01020304u
 #define DWC_MANGLED  1u /* flags: names as the file has them */

@@ -73,6 +73,8 @@ struct dw_cu {
 	bool decoded;
 	bool failed;
 	bool no_rows; /* decoded without its line table (dwarf_info.no_lines): no rows, no files */
+	bool raw_names; /* a file name of its held control characters (dwarf_info.raw): not
+			 * kept in the cache, whose names are the cleaned ones only */
 	u16 version;
 	u64 base;     /* the CU's low_pc: base for its ranges */
 	u64 rng_base; /* DW_AT_rnglists_base (DWARF 5) */
@@ -156,6 +158,7 @@ struct dwarf_info {
 	struct ebs_strset *strs;
 	struct name_cache *names;
 	struct table_verdict *tables; /* by .debug_line offset */
+	struct raw_name *raw;	      /* file names as DWARF has them, by the cleaned name */
 	char why[WHY_LEN];	      /* the first problem met, for --stats */
 	char rnglists_bad[160];	      /* why .debug_rnglists is not read, "" when it is */
 	/* .debug_rnglists as lists_check() found it good, for rnglists() */

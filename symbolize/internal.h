@@ -445,6 +445,13 @@ int dwarf_info__source_span(struct dwarf_info *di, u64 addr, struct sym_span *ou
  * inside another function.  NULL when none.
  */
 const char *dwarf_info__line_owner(struct dwarf_info *di, u64 addr, const char *file, u32 line);
+/*
+ * The name file (as dwarf_info__lookup and the others give it: control
+ * characters as '?') had in the DWARF, control characters and all, when
+ * cleaning changed it; NULL when it did not (or no unit decoded so far
+ * named it).  *ambiguous: several names of the DWARF clean into file.
+ */
+const char *dwarf_info__raw_name(const struct dwarf_info *di, const char *file, bool *ambiguous);
 
 /*
  * From the .eh_frame of the ELF file at path (libdwarf reads it, with or

@@ -1421,6 +1421,26 @@ int symbolizer__rows(struct symbolizer *s, const struct sym_dso_info *info, u64 
 	return dwarf_info__rows(di, lo, hi, fn, ctx);
 }
 
+const char *symbolizer__source_name(struct symbolizer *s, const char *file)
+{
+	const char *found = NULL, *raw;
+	struct dso *d, *tmp;
+	bool ambiguous;
+
+	if (!s || !file)
+		return file;
+	/* every DSO whose DWARF is open: one name may come from several */
+	HASH_ITER(hh, s->dsos, d, tmp) {
+		raw = dwarf_info__raw_name(d->dwarf, file, &ambiguous);
+		if (!raw)
+			continue;
+		if (ambiguous || (found && strcmp(found, raw)))
+			return NULL;
+		found = raw;
+	}
+	return found ? found : file;
+}
+
 int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr, void *buf,
 		     size_t len, enum sym_arch *arch)
 {

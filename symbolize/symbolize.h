@@ -280,6 +280,17 @@ int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 
 		     size_t len, enum sym_arch *arch);
 
 /*
+ * The name to open source file file by.  File names are handed out as
+ * they are shown, control characters as '?' (a crafted DWARF's names must
+ * not drive a terminal); the file itself has its real name.  file itself
+ * when no DWARF read so far named it otherwise; that name, control
+ * characters and all, when one did; NULL when names of two different
+ * files clean into file (which one is meant cannot be told).  Borrowed
+ * until symbolizer__free.
+ */
+const char *symbolizer__source_name(struct symbolizer *s, const char *file);
+
+/*
  * Unwinding a copied user stack (unwind.c, through libunwind's remote
  * accessors over the DSOs' .eh_frame).  regs are the sample's user
  * registers, PERF_REG_X86_* numbering (one per set bit of regs_mask, lowest

@@ -817,6 +817,7 @@ elif [ -n "$names_rc" ]; then
 	names_run json report -i names.data --sort comm,dso --json
 	names_run script script -i names.data
 	names_run annotate annotate -i names.data --no-pager
+	names_run annotate2 annotate -i names.data --no-pager	# (the cache warm now)
 	names_run html annotate -i names.data -n 1 --html n/html.html
 	names_run svg flamegraph -i names.data -o n/svg.svg
 	names_run folded export -i names.data --format folded
@@ -857,6 +858,14 @@ WANT
 	# (folded's frames are separated by ';': one in a name is ':' there)
 	check "names: shown with '?' for each of ESC, BEL, CSI, U+009B's 2 bytes, newline${missing:+: not found:$missing}" \
 		[ -z "${missing:+x}" ]
+	# the source is opened by its real name, shown by its cleaned one (it
+	# said "... is not there to read (give --source-dir)", false and useless)
+	for f in n/annotate n/annotate2 n/html.html; do
+		check "names: $f: the source whose path holds control characters is shown ($(grep -m1 '^# note' "$f"))" \
+			eval 'grep -q "x = x \* 6364136223846793005UL" "$f" && not grep -q "not there to read" "$f"'
+	done
+	check "names: annotate: the source's path as shown, with '?'" \
+		grep -qF "# source: $SHARED/names/d?]0;pwn?????X/s?[1m?.c" n/annotate
 	check "names: --json is UTF-8 JSON, the command name p?[31m???? in it" \
 		python3 -c 'import json, sys
 j = json.load(open(sys.argv[1], encoding="utf-8"))

@@ -10,7 +10,8 @@
  * user, who may read it, as named and through --source-dir, and kept
  * apart from the same path named by our own binary; no source on /proc
  * or /sys, whoever's binary names it; whether everyone may read a source
- * (a page showing one that not everyone may read is kept private).
+ * (a page showing one that not everyone may read is kept private); a
+ * path with control characters opened by its real name.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -220,6 +221,50 @@ static void test_pseudo(void)
 	source_cache__free(sc);
 }
 
+/*
+ * A path with control characters: DWARF's names come cleaned ('?'), the
+ * file is opened by the real name the symbolizer kept (open_name).
+ */
+static char raw_path[256];
+
+static const char *open_name(void *ctx, const char *path)
+{
+	const char *shown = ctx;
+
+	if (!strcmp(path, shown))
+		return raw_path;
+	if (strstr(path, "ambiguous"))
+		return NULL;
+	return path;
+}
+
+static void test_raw_names(void)
+{
+	struct warned w = {0};
+	struct source_cache *sc = source_cache__new(NULL, warn, &w);
+	char shown[256], other[256];
+	const struct source *s;
+
+	put("ctl\x1b[31m\nname.c", "first\nsecond\n");
+	snprintf(raw_path, sizeof(raw_path), "%s/ctl\x1b[31m\nname.c", dir);
+	snprintf(shown, sizeof(shown), "%s/ctl?[31m?name.c", dir);
+	source_cache__set_names(sc, open_name, shown);
+	s = get(sc, shown);
+	TEST_CHECK("source: a name with control characters: read by its real name",
+		   s && s->read_from && s->nlines == 2 && !strcmp(s->lines[1], "second"));
+	TEST_STREQ("source: ... shown as listings show the path", s ? s->read_from : NULL, shown);
+	TEST_STREQ("source: ... its path as DWARF's names come", s ? s->path : NULL, shown);
+	snprintf(other, sizeof(other), "%s/ambiguous?.c", dir);
+	s = get(sc, other);
+	TEST_CHECK("source: a name that stands for two files: not read, said why",
+		   s && !s->read_from && s->why && strstr(s->why, "control characters"));
+	snprintf(other, sizeof(other), "%s/missing?.c", dir);
+	s = get(sc, other);
+	TEST_CHECK("source: a name of no file: not there, nothing said",
+		   s && !s->read_from && !s->why && w.n == 0);
+	source_cache__free(sc);
+}
+
 /* As root: sources named by the DWARF of a file of uid 65534's. */
 static void test_owner(void)
 {
@@ -287,6 +332,7 @@ int main(void)
 	test_refused();
 	test_dirs();
 	test_pseudo();
+	test_raw_names();
 	test_owner();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))

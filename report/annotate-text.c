@@ -57,6 +57,11 @@ static void print_header(FILE *out, const struct ann_func *af)
 					af->main_file,
 					af->asm_for_source ? "; its instructions instead" : "");
 	}
+	if (af->addr_from)
+		ebs_fprint_line(out,
+				"# note: kernel addresses are shown as offsets from %s (not the "
+				"running kernel's addresses)",
+				af->addr_from);
 	if (af->show_asm || af->skid_adjusted)
 		fprintf(out,
 			"# skid: the sampled IP is usually the instruction after the one that "
@@ -181,8 +186,14 @@ static void print_func(FILE *out, bool color, const struct ann_func *af)
 		fputc('\n', out); /* nothing to list */
 		return;
 	}
-	fprintf(out, "#\n#  %8s %6s %6s  %6s  %s\n", "samples", af->per, "%total", "line",
-		af->asm_for_source ? "    instruction" : "source");
+	/* kernel code: whence its addresses are offsets */
+	fputs("#\n", out);
+	ebs_fprint_line(out, "#  %8s %6s %6s  %6s  %s%s%s", "samples", af->per, "%total", "line",
+			af->asm_for_source ? "    " : "",
+			af->asm_for_source && af->addr_from ? af->addr_from : "",
+			!af->asm_for_source ? "source"
+			: af->addr_from	    ? "+offset:  instruction"
+					    : "instruction");
 	if (af->show_asm)
 		print_insns(out, color, af);
 	else

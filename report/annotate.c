@@ -751,6 +751,8 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	}
 	af->name = f->name;
 	af->start = f->key.start - base;
+	if (f->kernel) /* shown_base asked for _stext */
+		af->addr_from = an->rs.stext_known > 0 ? "_stext" : f->name;
 	af->per = "%func";
 	af->dso = f->dso;
 	af->dso_path = f->dso_path;

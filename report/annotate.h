@@ -52,7 +52,10 @@ struct ann_func {
 	const char *name, *dso, *dso_path;
 	const char *event;
 	const char *per;	/* "%func", or "%file" for a file's listing */
-	u64 start;		/* its address (link-time; the kernel's own) */
+	u64 start;		/* its address (link-time; the kernel's: as addr_from says) */
+	const char *addr_from;	/* kernel code: what its addresses are offsets from
+				 * ("_stext"; its name, its start, when _stext is not
+				 * known); NULL for user space's link-time addresses */
 	bool show_start;	/* several functions of one name are listed: say which */
 	u64 samples;		/* in this function (file) */
 	u64 total;		/* of the event, after the filters */

@@ -210,6 +210,11 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 		(unsigned long long)af->total);
 	esc(f, af->main_file ? af->main_file : "(no line information)");
 	fputs("</code></p>\n", f);
+	if (af->addr_from) {
+		fputs("<p class=\"note\">Kernel addresses are shown as offsets from ", f);
+		esc(f, af->addr_from);
+		fputs(" (not the running kernel&#39;s addresses).</p>\n", f);
+	}
 	if (af->show_asm || af->skid_adjusted)
 		fprintf(f,
 			"<p class=\"note\">Skid: the sampled IP is usually the instruction after "
@@ -236,16 +241,20 @@ static void function(FILE *f, const struct ann_func *af, size_t fi)
 	}
 	if (!af->ninsns && !af->nlines)
 		return; /* nothing to list: the notes say why */
-	if (af->asm_for_source)
+	if (af->asm_for_source) {
 		fprintf(f,
-			"<table>\n<tr><th>samples</th><th>%s</th><th>%%total</th><th>line</th>"
-			"<th>address</th><th class=\"src\">instruction</th></tr>\n",
+			"<table>\n<tr><th>samples</th><th>%s</th><th>%%total</th><th>line</th><th>",
 			af->per);
-	else
+		/* kernel code: whence its addresses are offsets */
+		esc(f, af->addr_from ? af->addr_from : "address");
+		fprintf(f, "%s</th><th class=\"src\">instruction</th></tr>\n",
+			af->addr_from ? "+offset" : "");
+	} else {
 		fprintf(f,
 			"<table>\n<tr><th>samples</th><th>%s</th><th>%%total</th><th>%s</th>"
 			"<th class=\"src\">source</th></tr>\n",
 			af->per, af->show_asm ? "line / address" : "line");
+	}
 	if (af->show_asm) {
 		instructions(f, af, fi);
 		fputs("</table>\n", f);

@@ -274,6 +274,21 @@ acheck "kernel function: the call names kfunc_b, the loop's jump its own place" 
 	sh -c "grep -qE 'call[q]? 0x$(printf %x $((0x$kb - 0x$KBASE))) <kfunc_b>$' ka.txt && grep -qE 'jne 0x[0-9a-f]+ <kfunc_a\+0x2>$' ka.txt"
 acheck "kernel function: no address of the kernel's, only offsets from _stext" \
 	not grep -qiE 'ffffffff8' ka.txt
+# ... and the listing says so, in its header and its column's title
+check "kernel function: the header says its addresses are offsets from _stext" \
+	grep -qxF "# note: kernel addresses are shown as offsets from _stext (not the running kernel's addresses)" ka.txt
+check "kernel function: the address column's title says so" \
+	grep -qE '^#   samples  %func %total    line      _stext\+offset:  instruction$' ka.txt
+"$EBS" annotate -i k.data kfunc_a --kallsyms k.kallsyms --kcore k.core --html ka.html 2>/dev/null
+check "kernel function: --html: the page says so, and the column's title" \
+	eval 'grep -qF "Kernel addresses are shown as offsets from _stext (not the running kernel&#39;s addresses)" ka.html &&
+	      grep -qF "<th>_stext+offset</th>" ka.html && not grep -qiE "ffffffff8" ka.html'
+# without _stext in kallsyms: offsets from the function's own start, said so
+grep -v ' _stext$' k.kallsyms >k-nostext.kallsyms
+"$EBS" annotate -i k.data kfunc_a --kallsyms k-nostext.kallsyms --kcore k.core >kns.txt 2>&1
+check "kernel function, no _stext known: its addresses are offsets from its start, said so" \
+	eval 'grep -qxF "# note: kernel addresses are shown as offsets from kfunc_a (not the running kernel'"'"'s addresses)" kns.txt &&
+	      grep -qF "kfunc_a+offset:  instruction" kns.txt && not grep -qiE "ffffffff8" kns.txt'
 kdata k-other.data ffffffff82000000
 "$EBS" annotate -i k-other.data kfunc_a --kallsyms k.kallsyms --kcore k.core >ko.txt 2>&1
 acheck "kernel function of another boot (_stext elsewhere): no instructions, said why" \

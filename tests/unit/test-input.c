@@ -64,6 +64,25 @@ static int opens(const char *name, const char *path, const struct ebs_input_rule
 	return -1;
 }
 
+/*
+ * A file of uid 65534's, d/theirs (its path into path): false when it
+ * cannot be made (not root), said as test's skip.
+ */
+static bool their_file(const char *test, const char *d, char *path, size_t len)
+{
+	if (geteuid() != 0) {
+		TEST_SKIP(test, "not root: cannot give a file away");
+		return false;
+	}
+	snprintf(path, len, "%s/theirs", d);
+	put(path, "theirs\n", 0644);
+	if (chown(path, 65534, 65534)) {
+		TEST_SKIP(test, "chown: %s", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
 static void test_types(void)
 {
 	char path[100], text[16] = "";
@@ -164,17 +183,8 @@ static void test_shared(void)
 	fd = opens("input: shared: our own file", path, &shared, 0, "");
 	if (fd >= 0)
 		close(fd);
-	if (geteuid() != 0) {
-		TEST_SKIP("input: shared: another user's file",
-			  "not root: cannot give a file away");
+	if (!their_file("input: shared: another user's file", sdir, path, sizeof(path)))
 		return;
-	}
-	snprintf(path, sizeof(path), "%s/theirs", sdir);
-	put(path, "theirs\n", 0644);
-	if (chown(path, 65534, 65534)) {
-		TEST_SKIP("input: shared: another user's file", "chown: %s", strerror(errno));
-		return;
-	}
 	opens("input: shared: another user's file refused", path, &shared, -EBS_EUNTRUSTED,
 	      "(uid 65534) in a directory others can write: not trusted");
 	fd = opens("input: shared: the rule's owner's file", path, &theirs, 0, "");
@@ -299,16 +309,8 @@ static void test_named(void)
 		if (fd >= 0)
 			close(fd);
 	}
-	if (geteuid() != 0) {
-		TEST_SKIP("named: another user's", "not root: cannot give files away");
+	if (!their_file("named: another user's", sdir, path, sizeof(path)))
 		return;
-	}
-	snprintf(path, sizeof(path), "%s/theirs", sdir);
-	put(path, "theirs\n", 0644);
-	if (chown(path, 65534, 65534)) {
-		TEST_SKIP("named: another user's", "chown: %s", strerror(errno));
-		return;
-	}
 	opens("named: their file in a shared directory refused", path, &named, -EBS_EUNTRUSTED,
 	      "not read: a file owned by nobody (uid 65534), in a directory others can write");
 	fd = opens("named: ... read with EBS_IN_FORCE", path, &force, 0, "");

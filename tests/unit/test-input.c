@@ -83,6 +83,15 @@ static bool their_file(const char *test, const char *d, char *path, size_t len)
 	return true;
 }
 
+/* opens, for a path that must open: the descriptor closed. */
+static void opens_ok(const char *name, const char *path, const struct ebs_input_rule *rule)
+{
+	int fd = opens(name, path, rule, 0, "");
+
+	if (fd >= 0)
+		close(fd);
+}
+
 static void test_types(void)
 {
 	char path[100], text[16] = "";
@@ -152,7 +161,6 @@ static void test_shared(void)
 	const struct ebs_input_rule shared = {.flags = EBS_IN_SHARED, .owner = (uid_t)-1};
 	const struct ebs_input_rule theirs = {.flags = EBS_IN_SHARED, .owner = 65534};
 	char sdir[128], path[256], link[256], target[256];
-	int fd;
 
 	snprintf(sdir, sizeof(sdir), "%s/shared", dir);
 	snprintf(target, sizeof(target), "%s/target", dir);
@@ -168,31 +176,20 @@ static void test_shared(void)
 	}
 	opens("input: shared: a link not followed", link, &shared, -ELOOP,
 	      "is a symbolic link in a directory others can write: not followed");
-	fd = opens("input: shared: a link followed without the rule", link, NULL, 0, "");
-	if (fd >= 0)
-		close(fd);
+	opens_ok("input: shared: a link followed without the rule", link, NULL);
 	snprintf(link, sizeof(link), "%s/private-link", dir);
-	if (!symlink(target, link)) {
-		fd = opens("input: a link in a private directory followed under the rule", link,
-			   &shared, 0, "");
-		if (fd >= 0)
-			close(fd);
-	}
+	if (!symlink(target, link))
+		opens_ok("input: a link in a private directory followed under the rule", link,
+			 &shared);
 	snprintf(path, sizeof(path), "%s/mine", sdir);
 	put(path, "mine\n", 0644);
-	fd = opens("input: shared: our own file", path, &shared, 0, "");
-	if (fd >= 0)
-		close(fd);
+	opens_ok("input: shared: our own file", path, &shared);
 	if (!their_file("input: shared: another user's file", sdir, path, sizeof(path)))
 		return;
 	opens("input: shared: another user's file refused", path, &shared, -EBS_EUNTRUSTED,
 	      "(uid 65534) in a directory others can write: not trusted");
-	fd = opens("input: shared: the rule's owner's file", path, &theirs, 0, "");
-	if (fd >= 0)
-		close(fd);
-	fd = opens("input: another user's file in a private directory", target, &shared, 0, "");
-	if (fd >= 0)
-		close(fd);
+	opens_ok("input: shared: the rule's owner's file", path, &theirs);
+	opens_ok("input: another user's file in a private directory", target, &shared);
 }
 
 /* EBS_IN_OWNER: what a file of uid 65534's names, shown as that user could read it. */
@@ -203,7 +200,6 @@ static void test_owner(void)
 	const struct ebs_input_rule unknown = {
 		.flags = EBS_IN_OWNER, .owner = (uid_t)-1, .owner_is = "the binary's owner"};
 	char path[256], closed[256];
-	int fd;
 
 	if (geteuid() != 0) {
 		TEST_SKIP("input: owner rule", "not root: cannot make other users' files");
@@ -219,13 +215,8 @@ static void test_owner(void)
 	      "may not be read by the binary's owner, whoever that is");
 	snprintf(path, sizeof(path), "%s/public", dir);
 	put(path, "public\n", 0644);
-	fd = opens("input: owner: root's 0644 file read", path, &owner, 0, "");
-	if (fd >= 0)
-		close(fd);
-	fd = opens("input: owner: not known, root's files if others may read them", path, &unknown,
-		   0, "");
-	if (fd >= 0)
-		close(fd);
+	opens_ok("input: owner: root's 0644 file read", path, &owner);
+	opens_ok("input: owner: not known, root's files if others may read them", path, &unknown);
 	if (chown(path, 1234, 1234)) {
 		TEST_SKIP("input: owner: a third user's file", "chown: %s", strerror(errno));
 	} else {
@@ -237,9 +228,7 @@ static void test_owner(void)
 	if (chown(path, 65534, 65534)) {
 		TEST_SKIP("input: owner: the owner's own file", "chown: %s", strerror(errno));
 	} else {
-		fd = opens("input: owner: the owner's own 0600 file read", path, &owner, 0, "");
-		if (fd >= 0)
-			close(fd);
+		opens_ok("input: owner: the owner's own 0600 file read", path, &owner);
 	}
 	/* readable by its mode, in a directory the owner cannot search */
 	snprintf(closed, sizeof(closed), "%s/closed", dir);
@@ -268,9 +257,7 @@ static void test_named(void)
 	pid_t pid;
 	int fd, fl;
 
-	fd = opens("named: a device is the user's to give", "/dev/null", &named, 0, "");
-	if (fd >= 0)
-		close(fd);
+	opens_ok("named: a device is the user's to give", "/dev/null", &named);
 	opens("named: a directory refused", dir, &named, -EISDIR, "is a directory");
 	/* a FIFO of ours: the open waits for the writer, who comes later */
 	snprintf(path, sizeof(path), "%s/named-fifo", dir);
@@ -300,22 +287,15 @@ static void test_named(void)
 	}
 	snprintf(path, sizeof(path), "%s/mine", sdir);
 	put(path, "mine\n", 0600);
-	fd = opens("named: our own file in a shared directory", path, &named, 0, "");
-	if (fd >= 0)
-		close(fd);
+	opens_ok("named: our own file in a shared directory", path, &named);
 	snprintf(link, sizeof(link), "%s/mylink", sdir);
-	if (!symlink(path, link)) {
-		fd = opens("named: our own link there to our file: followed", link, &named, 0, "");
-		if (fd >= 0)
-			close(fd);
-	}
+	if (!symlink(path, link))
+		opens_ok("named: our own link there to our file: followed", link, &named);
 	if (!their_file("named: another user's", sdir, path, sizeof(path)))
 		return;
 	opens("named: their file in a shared directory refused", path, &named, -EBS_EUNTRUSTED,
 	      "not read: a file owned by nobody (uid 65534), in a directory others can write");
-	fd = opens("named: ... read with EBS_IN_FORCE", path, &force, 0, "");
-	if (fd >= 0)
-		close(fd);
+	opens_ok("named: ... read with EBS_IN_FORCE", path, &force);
 	unlink(link);
 	if (!symlink(path, link))
 		opens("named: our link there to their file refused", link, &named, -EBS_EUNTRUSTED,
@@ -326,9 +306,7 @@ static void test_named(void)
 	} else {
 		opens("named: their link to a device refused, not followed", link, &named,
 		      -EBS_EUNTRUSTED, "not read: a symbolic link owned by nobody (uid 65534)");
-		fd = opens("named: ... followed with EBS_IN_FORCE", link, &force, 0, "");
-		if (fd >= 0)
-			close(fd);
+		opens_ok("named: ... followed with EBS_IN_FORCE", link, &force);
 	}
 	snprintf(path, sizeof(path), "%s/theirfifo", sdir);
 	if (mkfifo(path, 0666) || chown(path, 65534, 65534))
@@ -345,7 +323,6 @@ static void test_disk(void)
 	const struct ebs_input_rule all = {.flags = EBS_IN_DISK | EBS_IN_SHARED | EBS_IN_OWNER,
 					   .owner = 65534};
 	char path[256];
-	int fd;
 
 	opens("input: disk: /proc/self/maps refused", "/proc/self/maps", &disk, -EBS_EPSEUDO,
 	      "is on /proc, whose contents depend on who reads them");
@@ -362,14 +339,9 @@ static void test_disk(void)
 	else
 		opens("input: disk: a sysfs file refused", "/sys/devices/system/cpu/online", &disk,
 		      -EBS_EPSEUDO, "is on /sys, whose contents depend on who reads them");
-	fd = opens("input: disk: /proc/self/maps opens without the rule", "/proc/self/maps", NULL,
-		   0, "");
-	if (fd >= 0)
-		close(fd);
+	opens_ok("input: disk: /proc/self/maps opens without the rule", "/proc/self/maps", NULL);
 	snprintf(path, sizeof(path), "%s/file", dir);
-	fd = opens("input: disk: a file on disk opens", path, &disk, 0, "");
-	if (fd >= 0)
-		close(fd);
+	opens_ok("input: disk: a file on disk opens", path, &disk);
 	TEST_CHECK("input: disk: ebs_read_strerror says why",
 		   strstr(ebs_read_strerror(-EBS_EPSEUDO), "kernel file system") != NULL);
 }

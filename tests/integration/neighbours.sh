@@ -6,8 +6,10 @@
 # (docs/security.md, "Hostile neighbours").  Each part plays that user
 # against one door:
 #  outputs:  a FIFO, a symbolic link (to a file of root's, to a device), a
-#            device and a file of nobody's at each output path root writes;
-#            two recorders into one name at once;
+#            device and a file of nobody's at each output path root writes,
+#            or a link on the way to it; two recorders into one name at once;
+#            nobody's NAME.old, a FIFO put at the name during the recording,
+#            the directory's lock held;
 #  ...       (the parts below say what they cover)
 # Every check here failed on the code before issue 28's fixes.
 . "$(dirname "$0")/../lib.sh"
@@ -176,6 +178,86 @@ done
 check "outputs: two recorders into one name, $trials times: no recording lost ($beside kept beside, told so)" \
 	[ "$lost" -eq 0 ]
 rm -f "$SHARED"/same.data*
+
+# A symbolic link of nobody's as a directory on the way to the name: not
+# followed (before: root's recording went where the link led, and replaced
+# a file of root's there, kept as .old).
+mkdir -m 700 "$TMP/rootdir"
+echo precious >"$TMP/rootdir/x.data"
+as_nobody ln -s "$TMP/rootdir" "$SHARED/results"
+expect "outputs: a link of nobody's on the way to the name: refused, exit 1, naming the link" 1 \
+	"^ebs record: $SHARED/results/x\.data: not written: $SHARED/results is a symbolic link owned by nobody \(uid 65534\), in a directory others can write; ebs does not follow it$" \
+	"$EBS" record -q -e cpu-clock -F 100 -o "$SHARED/results/x.data" -- true
+check "outputs: ... the file where it led untouched, nothing beside it" \
+	[ "$(cat "$TMP/rootdir/x.data")" = precious -a "$(ls -A "$TMP/rootdir")" = x.data ]
+# root's own link there is root's: followed (a link to a file is replaced, as anywhere)
+ln -s "$TMP/rootdir/own.data" "$SHARED/ownlink"
+check "outputs: root's own link in the shared directory: written (a link to a file replaced)" \
+	sh -c '"$1" record -q -e cpu-clock -F 100 -o "$2" -- true && [ -f "$2" ] && [ ! -L "$2" ]' \
+	sh "$EBS" "$SHARED/ownlink"
+rm -f "$SHARED/results" "$SHARED/ownlink"
+
+# nobody's NAME.old beside root's recording: not replaced; the recording is
+# kept as NAME.1, said in one line with its counts, exit 1 (before: root
+# removed nobody's FIFO and put its old recording there).
+record "$SHARED/o.data" -e cpu-clock -F 100 -- true
+as_nobody mkfifo -m 622 "$SHARED/o.data.old"
+expect "outputs: nobody's NAME.old: the recording kept as NAME.1, one line, exit 1" 1 \
+	"^ebs record: $SHARED/o\.data: cannot keep the old file as $SHARED/o\.data\.old: a FIFO owned by nobody \(uid 65534\) is there, in a directory others can write; this one is in $SHARED/o\.data\.1 \([0-9]+ samples, [0-9]+ lost\)$" \
+	"$EBS" record -q -e cpu-clock -F 100 -o "$SHARED/o.data" -- true
+check "outputs: ... nobody's FIFO as it was, NAME.1 a whole recording" \
+	sh -c '[ -p "$1.old" ] && [ "$(stat -c %U "$1.old")" = nobody ] && "$2" report -i "$1.1" >/dev/null' \
+	sh "$SHARED/o.data" "$EBS"
+rm -f "$SHARED"/o.data*
+
+# Something nobody puts at the name while root records: not replaced, and
+# the line says what it is (not "another recording")
+rm -f "$TMP/go"
+(
+	cd "$SHARED" && "$EBS" record -q -e cpu-clock -F 100 -o d.data -- \
+		sh -c 'while [ ! -e "$1" ]; do sleep 0.02; done' sh "$TMP/go" 2>"$TMP/d.err"
+	echo $? >"$TMP/d.rc"
+) &
+for i in $(seq 1 3000); do
+	ls -A "$SHARED" | grep -q '^\.d\.data\.tmp\.' && break
+	sleep 0.02
+done
+as_nobody mkfifo -m 622 "$SHARED/d.data"
+touch "$TMP/go"
+wait
+check "outputs: a FIFO put at the name during the recording: kept as NAME.1, the line says what is there ($(cat "$TMP/d.err"))" \
+	sh -c '[ "$(cat "$1/d.rc")" = 1 ] && one_line() { [ "$(wc -l <"$1")" -eq 1 ]; } && one_line "$1/d.err" &&
+		grep -q "^ebs record: d\.data: a FIFO owned by nobody (uid 65534) was put at this name while this recording ran: not replaced; this one is in d\.data\.1 (" "$1/d.err" &&
+		[ -p "$2/d.data" ] && [ -f "$2/d.data.1" ]' sh "$TMP" "$SHARED"
+rm -f "$SHARED"/d.data*
+
+# nobody holds the directory's lock: root's recording waits 10 s, then is
+# kept as NAME.1, not under its temporary name, which a later record would
+# call unfinished and --clean would remove (before: both)
+as_nobody flock -x "$SHARED" sleep 15 &
+locker=$!
+for i in $(seq 1 500); do
+	flock -n -x "$SHARED" true 2>/dev/null || break
+	sleep 0.02
+done
+expect "outputs: the directory locked by nobody: kept as NAME.1 after 10 s, one line, exit 1" 1 \
+	"^ebs record: $SHARED/l\.data: its directory stays locked \(flock\) by another process for over 10 s; this one is in $SHARED/l\.data\.1 " \
+	"$EBS" record -q -e cpu-clock -F 100 -o "$SHARED/l.data" -- true
+kill $locker 2>/dev/null
+wait $locker 2>/dev/null
+"$EBS" record --clean -o "$SHARED/l.data" >/dev/null 2>clean.err
+check "outputs: ... a later --clean neither names nor removes it" \
+	sh -c '[ ! -s "$1" ] && [ -f "$2.1" ]' sh clean.err "$SHARED/l.data"
+rm -f "$SHARED"/l.data*
+
+# A file of root's in the sticky directory, as nobody: refused before any
+# work, saying why (before: recorded, then 'Operation not permitted')
+record "$SHARED/r.data" -e cpu-clock -F 100 -- true
+expect "outputs: nobody over root's file in a sticky directory: refused at once, why said" 1 \
+	"^ebs record: $SHARED/r\.data: not written: a file owned by root \(uid 0\), in a sticky directory, where only its owner may replace it; write elsewhere$" \
+	$NOBODY "$EBS" record -q -e cpu-clock:u -F 100 -o "$SHARED/r.data" -- sh -c ': >"$1"' sh "$SHARED/nbran"
+check "outputs: ... the command did not run" [ ! -e "$SHARED/nbran" ]
+rm -f "$SHARED"/r.data*
 
 # ---- the DWARF cache ----
 # Root's cache of decoded DWARF (docs/symbolize.md, "The cache of decoded

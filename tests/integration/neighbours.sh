@@ -999,3 +999,135 @@ else
 	expect "dwarf: root's addr2line of it ends, one warning" 0 \
 		"^ebs addr2line: warning: $bad" "$EBS" addr2line --no-cache -e "$DW_HOME/inlmany" $(cat nb-dwarf.addrs)
 fi
+
+# ---- JIT maps ----
+# Four JITs under root's `record -a` (tests/workloads/jit: each writes
+# /tmp/perf-PID.map naming its code): root's alpha_fn and beta_fn at one
+# address (0x200000000), nobody's nobody_a there too and nobody's nobody_b
+# wherever mmap puts it.  A JIT map belongs to its process (perf reads
+# /tmp/perf-PID.map per process), and the trust rule holds per map: root's
+# report names each of root's processes from its own map; nobody's maps
+# (nobody's files in /tmp) are refused, each warned about once and listed
+# by --stats under its own path with why, and no sample is named from
+# them.  (Before: all anonymous memory shared the symbol table of the
+# first map loaded: both of root's processes alpha_fn, or beta_fn, or
+# nothing; no warning, or one, for nobody's two maps; every //anon
+# sample under one map in --stats.)  Then perf's own recording of the
+# same four, read by perf script and by ebs script: root's processes'
+# samples named alike, each from its own map (perf uses nobody's maps
+# too; ebs does not; -N: nothing of nobody's copied into root's ~/.debug).
+JIT_PIDS=""	# the JITs' pids: their /tmp/perf-PID.map files are removed at exit
+trap 'for p in $JIT_PIDS; do rm -f "/tmp/perf-$p.map"; done; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+cp "$WORKLOADS/jit" "$TMP/jit" && chmod 755 "$TMP/jit"
+# jits PREFIX RECORDER...: the four JITs run under RECORDER, each one's
+# pid written into PREFIX-NAME.pid as it starts (its map's name, to
+# remove); false unless RECORDER and all four succeeded
+jits() {
+	local pre=$1 n rc
+	shift
+	"$@" bash -c '
+		"$1" 0.3 alpha_fn 200000000 >/dev/null & echo $! >"$2-alpha_fn.pid"
+		"$1" 0.3 beta_fn 200000000 >/dev/null & echo $! >"$2-beta_fn.pid"
+		'"$NOBODY"' "$1" 0.3 nobody_a 200000000 >/dev/null & echo $! >"$2-nobody_a.pid"
+		'"$NOBODY"' "$1" 0.3 nobody_b >/dev/null & echo $! >"$2-nobody_b.pid"
+		for p in $(cat "$2"-*.pid); do wait $p || exit 1; done' sh "$TMP/jit" "$pre" \
+		>"$pre.out" 2>&1
+	rc=$?
+	for n in alpha_fn beta_fn nobody_a nobody_b; do
+		[ -s "$pre-$n.pid" ] && JIT_PIDS="$JIT_PIDS $(cat "$pre-$n.pid")"
+	done
+	return $rc
+}
+# jit_names PREFIX: "PID NAME" per line of each JIT (its function's name)
+jit_names() {
+	local n
+	for n in alpha_fn beta_fn nobody_a nobody_b; do echo "$(cat "$1-$n.pid") $n"; done
+}
+if [ "$(uname -m)" != x86_64 ]; then
+	skip "jit" "the JIT workload writes x86-64 code"
+elif ! jits jm "$EBS" record -q -a -e cpu-clock -F 1000 -o jm.data --; then
+	fail "jit: root's record -a of four JITs" "$(tail -n 3 jm.out)"
+else
+	jit_names jm >jm.names
+	"$EBS" report -i jm.data --sort pid,dso,func --json >jm.json 2>jm.err
+	"$EBS" report -i jm.data --stats --json >jm-stats.json 2>/dev/null
+	"$EBS" script -i jm.data -F pid,sym,dso >jm.script 2>/dev/null
+	keep jm.err
+	# per JIT: "NAME rows: [(dso, function, samples)...] of its anonymous memory"
+	python3 - jm.names jm.json jm-stats.json jm.script >jm.check <<'PY'
+import json, re, sys
+names = dict(l.split() for l in open(sys.argv[1]))
+rows = json.load(open(sys.argv[2]))['rows']
+stats = {s['dso']: s for s in json.load(open(sys.argv[3]))['stats']}
+bad = []
+anon = lambda r: r['dso'] == '//anon' or r['dso'].startswith('perf-')
+for pid, name in names.items():
+    mine = [r for r in rows if str(r['pid']) == pid and anon(r)]
+    n = sum(r['samples'] for r in mine)
+    if n < 20:
+        bad.append('%s: %d samples in its JIT code' % (name, n))
+    elif name.startswith('nobody'):
+        # not named, the mapping's own name; --stats: its map, refused
+        if any(r['dso'] != '//anon' or not r['function'].startswith('[unknown] //anon+0x') for r in mine):
+            bad.append('%s: %s' % (name, mine[:3]))
+        st = stats.get('/tmp/perf-%s.map' % pid)
+        if not st or st['samples'] != n or 'not trusted' not in st['note']:
+            bad.append('%s: --stats %s, want %d samples, not trusted' % (name, st, n))
+    else:
+        if any(r['dso'] != 'perf-%s.map' % pid or r['function'] != name for r in mine):
+            bad.append('%s: %s' % (name, mine[:3]))
+        st = stats.get('/tmp/perf-%s.map' % pid)
+        if not st or st['samples'] != n or st['with_function'] != n:
+            bad.append('%s: --stats %s, want %d samples, all named' % (name, st, n))
+# script: each of root's JIT samples named from its own map, none from nobody's
+for line in open(sys.argv[4]):
+    f = line.split()
+    if len(f) >= 3 and f[0] in names and f[-1] == '(//anon)':
+        name = names[f[0]]
+        if f[1] != ('[unknown]' if name.startswith('nobody') else name):
+            bad.append('script: %s' % line.strip())
+            break
+if any(r['function'] in ('nobody_a', 'nobody_b') for r in rows):
+    bad.append('a row names nobody\'s function')
+print('; '.join(bad[:4]) or 'ok')
+PY
+	check "jit: root's two JITs at one address each named from its own map, nobody's two not named, --stats per map ($(head -c 400 jm.check))" \
+		[ "$(cat jm.check)" = ok ]
+	w=0
+	for n in nobody_a nobody_b; do
+		p=$(cat "jm-$n.pid")
+		[ "$(grep -c "^ebs report: warning: /tmp/perf-$p.map: is owned by nobody (uid 65534) in a directory others can write: not trusted$" jm.err)" = 1 ] && w=$((w + 1))
+	done
+	check "jit: each of nobody's two maps warned about once ($w of 2)" [ $w = 2 ]
+fi
+if [ "$(uname -m)" != x86_64 ]; then
+	:
+elif ! command -v perf >/dev/null; then
+	skip "jit: as perf" "no perf"
+elif ! jits jp perf record -q -N -e cpu-clock -F 1000 -o jp.data --; then
+	skip "jit: as perf" "perf record failed: $(tail -n 1 jp.out)"
+else
+	jit_names jp >jp.names
+	perf script -i jp.data -F pid,ip,sym 2>/dev/null | awk '{print $1, $3}' | sort | uniq -c >jp.perf
+	"$EBS" script -i jp.data -F pid,sym 2>jp.err | awk '{sub(/\+0x[0-9a-f]+$/, "", $2); print $1, $2}' |
+		sort | uniq -c >jp.ebs
+	keep jp.perf
+	keep jp.ebs
+	ok=0
+	for n in alpha_fn beta_fn; do
+		p=$(cat "jp-$n.pid")
+		# the same samples of the same file: as many named from the process's map
+		# (the kernel's names are another matter: perf's alias rules are its own)
+		k=$(awk -v p="$p" -v n="$n" '$2 == p && $3 == n {print $1}' jp.perf)
+		if [ "${k:-0}" -ge 20 ] &&
+		   [ "$k" = "$(awk -v p="$p" -v n="$n" '$2 == p && $3 == n {print $1}' jp.ebs)" ]; then
+			ok=$((ok + 1))
+		fi
+	done
+	check "jit: perf's recording: root's two JITs named as perf script names them, each from its own map ($ok of 2)" \
+		[ $ok = 2 ]
+	check "jit: perf's recording: nothing of ebs's named from nobody's maps" \
+		not grep -Eq ' nobody_[ab]$' jp.ebs
+fi
+for p in $JIT_PIDS; do rm -f "/tmp/perf-$p.map"; done
+JIT_PIDS=""

@@ -416,7 +416,11 @@ int cmd_record(int argc, char **argv)
 	o.at_end = keep_kernel_symbols;
 	o.at_end_ctx = quiet ? NULL : stderr;
 	if (ebs_record(&o, &res, &err)) {
-		fprintf(stderr, "ebs record: %s\n", err.msg);
+		if (err.kept) /* whole, under another name: what it holds, as the summary says */
+			fprintf(stderr, "ebs record: %s (%llu samples, %llu lost)\n", err.msg,
+				(unsigned long long)res.samples, (unsigned long long)res.lost);
+		else
+			fprintf(stderr, "ebs record: %s\n", err.msg);
 		if (res.exec_failed)
 			ret = 127;
 		else

@@ -82,9 +82,10 @@ int ebs_writer__begin_data(struct ebs_writer *w, u64 start_realtime_ns, u64 star
 int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec);
 
 /*
- * The kernel addresses of the samples added so far (ips in kernel mode and
- * the kernel part of call chains), sorted, each once; valid until the next
- * call on w.  For the KSYMS record the recorder adds at the end.  0.
+ * The kernel addresses of the samples added so far, as a report looks them
+ * up: ips in kernel mode and the kernel part of call chains, a caller's
+ * return address less one (inside its call), sorted, each once; valid until
+ * the next call on w.  For the KSYMS record the recorder adds at the end.  0.
  */
 int ebs_writer__kernel_addrs(struct ebs_writer *w, const u64 **addrs, size_t *n);
 

@@ -594,12 +594,19 @@ static int kaddr_add(struct ebs_writer *w, u64 addr)
 	return 0;
 }
 
-/* Keep the kernel addresses of sample s: its ip, and its chain's kernel part. */
+/*
+ * Keep the kernel addresses of sample s as a report looks them up: its ip,
+ * and its chain's kernel part, where a caller's return address is looked
+ * up one byte back, inside its call (report/callchain.c), which is another
+ * function's when the call is the last instruction of its own (a noreturn
+ * call: x86_64_start_reservations ends in one).  The chain's first address
+ * is the sampled one, taken as it is.
+ */
 static int keep_kernel_addrs(struct ebs_writer *w, const struct ebs_rec_sample *s)
 {
 	u16 mode = s->hdr.misc & EBS_CPUMODE_MASK;
 	struct ebs_sample_parts parts;
-	bool kernel = false;
+	bool kernel = false, first = true;
 	u64 i;
 	int err;
 
@@ -611,10 +618,15 @@ static int keep_kernel_addrs(struct ebs_writer *w, const struct ebs_rec_sample *
 	for (i = 0; i < parts.nr_callchain; i++) {
 		u64 ip = parts.callchain[i];
 
-		if (ip >= EBS_CHAIN_MAX)
+		if (ip >= EBS_CHAIN_MAX) {
 			kernel = ip == EBS_CHAIN_KERNEL;
-		else if (kernel && (err = kaddr_add(w, ip)))
+			continue;
+		}
+		if (!ip)
+			continue; /* the end of a frame-pointer chain: no frame */
+		if (kernel && (err = kaddr_add(w, first ? ip : ip - 1)))
 			return err;
+		first = false;
 	}
 	return 0;
 }

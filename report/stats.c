@@ -80,6 +80,8 @@ static void debug_words(const struct dso_stat *st, char *buf, size_t len)
 		snprintf(buf, len, "kernel: no symbols (kallsyms unreadable or restricted)");
 	else if (!in)
 		snprintf(buf, len, "kernel symbols from kallsyms; no line information");
+	else if (in->unusable)
+		snprintf(buf, len, "%s", in->unusable);
 	else if (in->debug_path && !in->problem)
 		snprintf(buf, len, "DWARF from %s", in->debug_path);
 	else if (in->problem)

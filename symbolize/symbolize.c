@@ -660,11 +660,14 @@ static struct dso *dso_for_jit(struct symbolizer *s, const struct sym_map *map)
 	char path[PATH_MAX], why[160];
 	struct dso *d;
 	size_t key_len = 0;
+	void *key;
 	bool fresh;
 	int err;
 
 	snprintf(path, sizeof(path), "%s/perf-%u.map", s->perf_map_dir, map->pid);
-	d = dso_cache__get(s, dso_key_new(DSO_KEY_JIT, NULL, 0, path, &key_len), key_len, &fresh);
+	/* the key first: it sets key_len, which an argument beside it would read unset */
+	key = dso_key_new(DSO_KEY_JIT, NULL, 0, path, &key_len);
+	d = dso_cache__get(s, key, key_len, &fresh);
 	if (!d || !fresh)
 		return d;
 	d->path = strdup(path);
@@ -683,20 +686,26 @@ static struct dso *dso_for_jit(struct symbolizer *s, const struct sym_map *map)
 	return d;
 }
 
-/* Anonymous memory and the like: nothing to load. */
+/*
+ * Anonymous memory and the like: nothing to load, but for a process's
+ * JIT code its own perf-PID.map.  A map that is there but refused (another
+ * user's, a FIFO...) keeps its samples, so that --stats names each map and
+ * why; without a map they are the pseudo-name's.
+ */
 static struct dso *dso_for_pseudo(struct symbolizer *s, const struct sym_map *map)
 {
 	struct dso *d;
 	size_t key_len = 0;
+	void *key;
 	bool fresh;
 
 	if (map->pid && is_anon(map->filename)) {
 		d = dso_for_jit(s, map);
-		if (!d || !d->failed)
+		if (!d || !d->failed || d->unusable[0])
 			return d;
 	}
-	d = dso_cache__get(s, dso_key_new(DSO_KEY_PSEUDO, NULL, 0, map->filename, &key_len),
-			   key_len, &fresh);
+	key = dso_key_new(DSO_KEY_PSEUDO, NULL, 0, map->filename, &key_len);
+	d = dso_cache__get(s, key, key_len, &fresh);
 	if (d && fresh) {
 		if (!strcmp(map->filename, "[vdso]"))
 			dso__fail(s, d, "[vdso]: no image recorded: cannot symbolize");

@@ -65,8 +65,30 @@ static int refuse(struct ebs_error *err, const char *path, const struct stat *st
 
 	ebs_user_name(st->st_uid, who, sizeof(who));
 	ebs_error__set(err, EPERM,
-		       "%s: not written: %s owned by %s, in a directory others can write%s", path,
-		       type_name(st->st_mode), who, what);
+		       "%s: not written: %s owned by %s, in a directory others can write%s; "
+		       "remove it, or write elsewhere",
+		       path, type_name(st->st_mode), who, what);
+	if (err)
+		err->output = true;
+	return -EPERM;
+}
+
+/* Is st the caller's or root's? */
+static bool mine(const struct stat *st)
+{
+	return st->st_uid == 0 || st->st_uid == geteuid();
+}
+
+/* A file that the sticky bit keeps the caller from replacing: said before any work. */
+static int sticky(struct ebs_error *err, const char *path, const struct stat *st)
+{
+	char who[300];
+
+	ebs_user_name(st->st_uid, who, sizeof(who));
+	ebs_error__set(err, EPERM,
+		       "%s: not written: a file owned by %s, in a sticky directory, where only its "
+		       "owner may replace it; write elsewhere",
+		       path, who);
 	if (err)
 		err->output = true;
 	return -EPERM;
@@ -77,11 +99,55 @@ static int fail(struct ebs_error *err, int errnum, const char *path, const char 
 	return ebs_error__output(err, errnum, path, what);
 }
 
+/*
+ * Open the directory dir (O_PATH) component by component: a symbolic link
+ * met in a directory others can write is followed only when the caller or
+ * root owns it (the rule of the kernel's fs.protected_symlinks, which is
+ * not set everywhere), so that another user's link cannot choose where an
+ * output goes.  A real directory is opened with O_NOFOLLOW, so no link can
+ * be swapped in between the look and the open.  (Links inside a link's
+ * target are the kernel's to resolve.)  The descriptor, or -errno with
+ * *link the refused link's stat.
+ */
+static int walk_dir(const char *dir, struct stat *link, char *where, size_t where_len)
+{
+	char buf[PATH_MAX], *c, *save = NULL;
+	struct stat parent;
+	int fd, nfd, lfd, e;
+
+	ebs_strlcpy(buf, dir, sizeof(buf));
+	fd = open(dir[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (c = strtok_r(buf, "/", &save); fd >= 0 && c; c = strtok_r(NULL, "/", &save)) {
+		nfd = openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0 && errno == ENOTDIR &&
+		    (lfd = openat(fd, c, O_PATH | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+			/* a link (or not a directory at all: the open below says so) */
+			if (!fstat(lfd, link) && S_ISLNK(link->st_mode) && !fstat(fd, &parent) &&
+			    ebs_dir_others_write(&parent) && link->st_uid != 0 &&
+			    link->st_uid != geteuid()) {
+				close(lfd);
+				close(fd);
+				snprintf(where, where_len, "%.*s", (int)(c - buf + strlen(c)), dir);
+				return -ELOOP;
+			}
+			close(lfd);
+			nfd = openat(fd, c, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		}
+		e = -errno;
+		close(fd);
+		if (nfd < 0)
+			return e;
+		fd = nfd;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
 /* Split path into its directory (opened O_PATH into o->dfd) and base name. */
 static int open_dir(struct ebs_outfile *o, const char *path, struct ebs_error *err)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], where[PATH_MAX], who[300];
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	struct stat link;
 	size_t len;
 
 	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
@@ -99,9 +165,19 @@ static int open_dir(struct ebs_outfile *o, const char *path, struct ebs_error *e
 		memcpy(dir, path, len);
 		dir[len] = '\0';
 	}
-	o->dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	o->dfd = walk_dir(dir, &link, where, sizeof(where));
+	if (o->dfd == -ELOOP) {
+		ebs_user_name(link.st_uid, who, sizeof(who));
+		ebs_error__set(err, EPERM,
+			       "%s: not written: %s is a symbolic link owned by %s, in a directory "
+			       "others can write; ebs does not follow it",
+			       path, where, who);
+		if (err)
+			err->output = true;
+		return -EPERM;
+	}
 	if (o->dfd < 0)
-		return fail(err, errno, path, "cannot write");
+		return fail(err, -o->dfd, path, "cannot write");
 	return 0;
 }
 
@@ -215,11 +291,15 @@ static int open_name(struct ebs_outfile *o, const char *path, unsigned int mode,
 		o->was_dev = st.st_dev;
 		o->was_ino = st.st_ino;
 	}
+	o->shared = shared;
 	if (pfd >= 0 && S_ISLNK(st.st_mode)) {
 		close(pfd);
-		if (shared)
+		if (shared && !mine(&st))
 			return refuse(err, path, &st, "; ebs does not follow it");
-		/* the caller's own directory: the link is the caller's, or the system's */
+		/*
+		 * The caller's link, or root's, or the system's (/dev/stdout):
+		 * followed, and what it leads to judged as if it were here.
+		 */
 		follow = true;
 		pfd = openat(o->dfd, o->base, O_PATH | O_CLOEXEC);
 		if (pfd < 0 && errno != ENOENT)
@@ -238,8 +318,12 @@ static int open_name(struct ebs_outfile *o, const char *path, unsigned int mode,
 		return fail(err, ENOENT, path, "cannot write");
 	if (pfd >= 0 && S_ISREG(st.st_mode) && !system) {
 		close(pfd);
-		if (shared && st.st_uid != 0 && st.st_uid != geteuid())
+		if (shared && !mine(&st))
 			return refuse(err, path, &st, "");
+		/* in a sticky directory only a file's owner (or the directory's) may replace it */
+		if (!follow && (dir->st_mode & S_ISVTX) && geteuid() != 0 &&
+		    st.st_uid != geteuid() && dir->st_uid != geteuid())
+			return sticky(err, path, &st);
 		pfd = -1;
 	}
 	if (pfd < 0) {
@@ -254,7 +338,7 @@ static int open_name(struct ebs_outfile *o, const char *path, unsigned int mode,
 		close(pfd);
 		return fail(err, S_ISDIR(st.st_mode) ? EISDIR : ENXIO, path, "cannot write");
 	}
-	if (shared && st.st_uid != 0 && st.st_uid != geteuid()) {
+	if (shared && !mine(&st)) {
 		close(pfd);
 		return refuse(err, path, &st, "");
 	}
@@ -347,44 +431,80 @@ static int lock_dir(int dfd)
 }
 
 /*
- * Another recording took the name while this one ran: keep this one
- * under the first free NAME.N (never over a file), said in err.
+ * A whole recording that cannot go under its name: kept under the first
+ * free NAME.1, NAME.2... (never over a file, never under its temporary
+ * name, which a later ebs record would take for a killed run's), said in
+ * err after why ("PATH: WHY; this one is in NAME.1"), err->kept set.
  */
-static int keep_beside(struct ebs_outfile *o, struct ebs_error *err)
+static int keep_beside(struct ebs_outfile *o, int errnum, const char *why, struct ebs_error *err)
 {
-	char name[NAME_MAX + 1], shown[PATH_MAX + 16];
+	char name[NAME_MAX + 16], shown[PATH_MAX + 32];
+	const char *kept = o->tmp; /* where it stays when no NAME.N can be had */
 	int n;
 
 	for (n = 1; n <= MAX_SIBLING; n++) {
-		if ((size_t)snprintf(name, sizeof(name), "%s.%d", o->base, n) >= sizeof(name))
+		snprintf(name, sizeof(name), "%s.%d", o->base, n);
+		if (strlen(name) > NAME_MAX)
 			break;
-		if (renameat2(o->dfd, o->tmp, o->dfd, name, RENAME_NOREPLACE) == 0)
-			break;
-		if (errno != EEXIST) {
-			n = MAX_SIBLING + 1;
+		if (!renameat2(o->dfd, o->tmp, o->dfd, name, RENAME_NOREPLACE)) {
+			kept = name;
 			break;
 		}
+		if (errno != EEXIST)
+			break;
 	}
-	if (n > MAX_SIBLING ||
-	    ebs_outfile__tmp_path(o, n > MAX_SIBLING ? o->tmp : name, shown, sizeof(shown)))
-		ebs_outfile__tmp_path(o, o->tmp, shown, sizeof(shown));
-	ebs_error__set(err, EEXIST,
-		       "%s: another recording was saved under this name while this one ran, and "
-		       "is kept; this one is in %s",
-		       o->path, shown);
-	if (err)
+	ebs_outfile__tmp_path(o, kept, shown, sizeof(shown));
+	ebs_error__set(err, errnum, "%s: %s; this one is in %s", o->path, why, shown);
+	if (err) {
 		err->output = true;
+		err->kept = true;
+	}
 	o->tmp[0] = '\0'; /* kept: not to be removed */
-	return -EEXIST;
+	return -errnum;
 }
 
-/* Keep what the name holds as NAME.old: a hard link, so the name is never missing. */
+/*
+ * What the name holds now is not what it held at the start: another
+ * recording saved meanwhile, or something another user put there.
+ */
+static int name_taken(struct ebs_outfile *o, const struct stat *now, struct ebs_error *err)
+{
+	char why[400], who[300];
+
+	if (S_ISREG(now->st_mode) && now->st_uid == geteuid())
+		return keep_beside(
+			o, EEXIST,
+			"another recording was saved under this name while this one ran, "
+			"and is kept",
+			err);
+	ebs_user_name(now->st_uid, who, sizeof(who));
+	snprintf(why, sizeof(why),
+		 "%s owned by %s was put at this name while this recording ran: "
+		 "not replaced",
+		 type_name(now->st_mode), who);
+	return keep_beside(o, EEXIST, why, err);
+}
+
+/*
+ * Keep what the name holds as NAME.old: a hard link, so the name is never
+ * missing.  Another user's NAME.old in a directory others can write is not
+ * replaced: the recording is kept beside instead.
+ */
 static int keep_old(struct ebs_outfile *o, struct ebs_error *err)
 {
-	char old[NAME_MAX + 8], shown[PATH_MAX + 16], tmp[PATH_MAX + 16];
+	char old[NAME_MAX + 8], why[600], who[300];
+	struct stat st;
 	int e = 0;
 
 	snprintf(old, sizeof(old), "%s.old", o->base);
+	if (o->shared && !fstatat(o->dfd, old, &st, AT_SYMLINK_NOFOLLOW) && !mine(&st)) {
+		ebs_user_name(st.st_uid, who, sizeof(who));
+		snprintf(why, sizeof(why),
+			 "cannot keep the old file as %s.old: %s owned by %s is "
+			 "there, in a directory others can write",
+			 o->path, type_name(st.st_mode), who);
+		return keep_beside(o, EPERM, why, err);
+	}
 	if (unlinkat(o->dfd, old, 0) < 0 && errno != ENOENT)
 		e = -errno;
 	else if (linkat(o->dfd, o->base, o->dfd, old, 0) < 0)
@@ -392,40 +512,29 @@ static int keep_old(struct ebs_outfile *o, struct ebs_error *err)
 		e = renameat(o->dfd, o->base, o->dfd, old) < 0 ? -errno : 0;
 	if (!e)
 		return 0;
-	ebs_outfile__tmp_path(o, old, shown, sizeof(shown));
-	ebs_outfile__tmp_path(o, o->tmp, tmp, sizeof(tmp));
-	ebs_error__set(err, -e,
-		       "%s: cannot keep the old file as %s: %s; the new recording is in %s",
-		       o->path, shown, strerror(-e), tmp);
-	if (err)
-		err->output = true;
-	o->tmp[0] = '\0';
-	return e;
+	snprintf(why, sizeof(why), "cannot keep the old file as %s.old: %s", o->path, strerror(-e));
+	return keep_beside(o, -e, why, err);
 }
 
 static int commit_locked(struct ebs_outfile *o, struct ebs_error *err)
 {
 	struct stat now;
 	bool there = fstatat(o->dfd, o->base, &now, AT_SYMLINK_NOFOLLOW) == 0;
-	char tmp[PATH_MAX + 16];
+	char why[300];
 	int e;
 
 	if (o->flags & EBS_OUT_KEEP_OLD) {
 		if (there && (!o->was_ino || now.st_ino != o->was_ino || now.st_dev != o->was_dev))
-			return keep_beside(o, err);
+			return name_taken(o, &now, err);
 		if (there && (e = keep_old(o, err)))
 			return e;
 	}
 	if (renameat(o->dfd, o->tmp, o->dfd, o->base) < 0) {
 		e = -errno;
-		ebs_outfile__tmp_path(o, o->tmp, tmp, sizeof(tmp));
-		/* never lose what was written: it stays under its temporary name */
-		ebs_error__set(err, -e, "%s: cannot rename %s into place: %s; the file is in %s",
-			       o->path, tmp, strerror(-e), tmp);
-		if (err)
-			err->output = true;
-		o->tmp[0] = '\0';
-		return e;
+		snprintf(why, sizeof(why), "cannot rename it into place: %s", strerror(-e));
+		if (o->flags & EBS_OUT_KEEP_OLD)
+			return keep_beside(o, -e, why, err); /* a recording is never lost */
+		return fail(err, -e, o->path, "cannot write");
 	}
 	o->tmp[0] = '\0';
 	return 0;
@@ -455,16 +564,11 @@ int ebs_outfile__commit(struct ebs_outfile *o, struct ebs_error *err)
 	}
 	if (!e && o->tmp[0] && (o->flags & EBS_OUT_KEEP_OLD)) {
 		lock = lock_dir(o->dfd);
-		if (lock == -EWOULDBLOCK) {
-			ebs_outfile__tmp_path(o, o->tmp, tmp, sizeof(tmp));
-			e = ebs_error__set(err, EWOULDBLOCK,
-					   "%s: its directory stays locked (flock) by another "
-					   "process; the recording is in %s",
-					   o->path, tmp);
-			if (err)
-				err->output = true;
-			o->tmp[0] = '\0';
-		}
+		if (lock == -EWOULDBLOCK)
+			e = keep_beside(o, EWOULDBLOCK,
+					"its directory stays locked (flock) by another process "
+					"for over 10 s",
+					err);
 	}
 	if (!e && o->tmp[0])
 		e = commit_locked(o, err);

@@ -23,11 +23,12 @@ int ebs_error__set(struct ebs_error *e, int errnum, const char *fmt, ...)
 
 	if (e) {
 		va_start(ap, fmt);
-		ebs_vformat_line(e->msg, sizeof(e->msg), fmt,
-				 ap); /* one line, whatever a name holds */
+		/* one line, whatever a name holds */
+		ebs_vformat_line(e->msg, sizeof(e->msg), fmt, ap);
 		va_end(ap);
 		e->err = -errnum;
 		e->output = false;
+		e->kept = false;
 	}
 	return -errnum;
 }

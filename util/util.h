@@ -36,6 +36,7 @@ typedef __s32 s32;
 struct ebs_error {
 	int err;     /* negative errno, 0 when nothing failed */
 	bool output; /* an output file could not be created or written (the system's failure) */
+	bool kept;   /* ... but what was written is whole, under another name msg gives */
 	char msg[512];
 };
 
@@ -231,6 +232,7 @@ struct ebs_outfile {
 	int dfd;	  /* its directory (O_PATH); -1 for standard output */
 	int fd;		  /* to write: the temporary file, or the name in place */
 	bool in_place;	  /* a device, FIFO or standard output: nothing to rename */
+	bool shared;	  /* its directory is one others can write (ebs_dir_others_write) */
 	unsigned int flags;
 	dev_t was_dev; /* what the name held at open; was_ino 0: nothing */
 	ino_t was_ino;

@@ -388,3 +388,76 @@ done
 check "folded: root first (__libc_start_call_main;main;tree_a;tree_left;tree_leaf)" \
 	grep -q '^__libc_start_call_main;main;tree_a;tree_left;tree_leaf [0-9]*$' fp.folded
 check "folded: a cut chain starts at [truncated]" grep -q '^\[truncated\];recurse;' deep.folded
+
+# ---- kernel chains: a caller named by the byte before its return address -------------
+# A caller's return address is looked up one byte back, inside its call,
+# in the kernel as in user space: after a noreturn call that ends a
+# function (x86_64_start_reservations ends calling start_kernel, on the
+# boot CPU's idle chain) it is the next function's first byte.  Of an
+# -a -g recording (the idle tasks' chains, sysloop's system calls), every
+# kernel frame that /proc/kallsyms names (the sampled address, a caller's
+# return address less one) must be named so in script: that symbol's
+# start at the shown offset; and report --children has no [unknown]
+# [kernel]+0xOFF row whose address kallsyms names, or the byte before it.
+# (The recorder kept in the file only the symbols of the return addresses
+# themselves: such a caller was [unknown] [kernel]+0xOFF, where perf says
+# __pfx_clear_bss+0x0.)
+if [ "$(awk 'NR == 1 {print $1; exit}' /proc/kallsyms)" = 0000000000000000 ]; then
+	skip "kernel chains" "/proc/kallsyms shows zero addresses to this user"
+elif ! record kc.data -a -g -e cpu-clock -F 1000 -- "$WORKLOADS/sysloop" 0.4; then
+	skip "kernel chains" "record -a -g: $(tail -n 1 kc.data.err)"
+else
+	"$EBS" script -i kc.data >kc.script 2>kc.err
+	"$EBS" report -i kc.data --children --json >kc.json 2>>kc.err
+	keep kc.script
+	python3 - /proc/kallsyms kc.script kc.json >kc.out <<'PY'
+import bisect, json, re, sys
+names, stext = {}, None	# kallsyms: start -> its names; _stext
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) >= 3 and f[1] in 'tTwW' and int(f[0], 16):
+        names.setdefault(int(f[0], 16), set()).add(f[2])
+        if f[2] == '_stext' and stext is None:
+            stext = int(f[0], 16)
+starts = sorted(names)
+def start_of(a):	# kallsyms' symbol covering a: up to the next; the last 4096 bytes
+    i = bisect.bisect_right(starts, a)
+    if i == 0 or (i == len(starts) and a - starts[-1] >= 4096):
+        return None
+    return starts[i - 1]
+frames = wrong = first_byte = 0
+bad, pos = [], 0
+for line in open(sys.argv[2]):
+    if not line.startswith('\t'):
+        pos = 0
+        continue
+    m = re.match(r'\t\s*([0-9a-f]+) (\S+) \(', line)
+    if not m:
+        continue
+    a, shown, p = int(m.group(1), 16), m.group(2), pos
+    pos += 1
+    if a < 1 << 63:
+        continue
+    look = a - 1 if p else a	# a caller: the byte before its return address
+    s = start_of(look)
+    if s is None:
+        continue
+    frames += 1
+    first_byte += p > 0 and start_of(a) != s
+    n = re.match(r'(.*)\+0x([0-9a-f]+)$', shown)
+    if not n or n.group(1) not in names[s] or a - int(n.group(2), 16) != s:
+        wrong += 1
+        if len(bad) < 3:
+            bad.append('%x %s, kallsyms %s+0x%x' % (a, shown, sorted(names[s])[0], a - s))
+for r in json.load(open(sys.argv[3]))['rows']:
+    m = re.match(r'\[unknown\] \[kernel\]\+0x([0-9a-f]+)$', r['function'])
+    if m and stext and (start_of(stext + int(m.group(1), 16)) is not None or
+                        start_of(stext + int(m.group(1), 16) - 1) is not None):
+        wrong += 1
+        bad.append('report: ' + r['function'])
+print(frames, wrong, first_byte, '; '.join(bad))
+PY
+	read -r frames wrong first_byte rest <kc.out
+	check "kernel chains: $frames frames named as kallsyms names them, $first_byte of them callers whose return address is another function's first byte (wrong: ${wrong:-?} ${rest:-})" \
+		[ "${frames:-0}" -gt 0 -a "${wrong:-1}" = 0 ]
+fi

@@ -6,8 +6,10 @@
 # (docs/security.md, "Hostile neighbours").  Each part plays that user
 # against one door:
 #  outputs:  a FIFO, a symbolic link (to a file of root's, to a device), a
-#            device and a file of nobody's at each output path root writes;
-#            two recorders into one name at once;
+#            device and a file of nobody's at each output path root writes,
+#            or a link on the way to it; two recorders into one name at once;
+#            nobody's NAME.old, a FIFO put at the name during the recording,
+#            the directory's lock held;
 #  ...       (the parts below say what they cover)
 # Every check here failed on the code before issue 28's fixes.
 . "$(dirname "$0")/../lib.sh"
@@ -176,6 +178,86 @@ done
 check "outputs: two recorders into one name, $trials times: no recording lost ($beside kept beside, told so)" \
 	[ "$lost" -eq 0 ]
 rm -f "$SHARED"/same.data*
+
+# A symbolic link of nobody's as a directory on the way to the name: not
+# followed (before: root's recording went where the link led, and replaced
+# a file of root's there, kept as .old).
+mkdir -m 700 "$TMP/rootdir"
+echo precious >"$TMP/rootdir/x.data"
+as_nobody ln -s "$TMP/rootdir" "$SHARED/results"
+expect "outputs: a link of nobody's on the way to the name: refused, exit 1, naming the link" 1 \
+	"^ebs record: $SHARED/results/x\.data: not written: $SHARED/results is a symbolic link owned by nobody \(uid 65534\), in a directory others can write; ebs does not follow it$" \
+	"$EBS" record -q -e cpu-clock -F 100 -o "$SHARED/results/x.data" -- true
+check "outputs: ... the file where it led untouched, nothing beside it" \
+	[ "$(cat "$TMP/rootdir/x.data")" = precious -a "$(ls -A "$TMP/rootdir")" = x.data ]
+# root's own link there is root's: followed (a link to a file is replaced, as anywhere)
+ln -s "$TMP/rootdir/own.data" "$SHARED/ownlink"
+check "outputs: root's own link in the shared directory: written (a link to a file replaced)" \
+	sh -c '"$1" record -q -e cpu-clock -F 100 -o "$2" -- true && [ -f "$2" ] && [ ! -L "$2" ]' \
+	sh "$EBS" "$SHARED/ownlink"
+rm -f "$SHARED/results" "$SHARED/ownlink"
+
+# nobody's NAME.old beside root's recording: not replaced; the recording is
+# kept as NAME.1, said in one line with its counts, exit 1 (before: root
+# removed nobody's FIFO and put its old recording there).
+record "$SHARED/o.data" -e cpu-clock -F 100 -- true
+as_nobody mkfifo -m 622 "$SHARED/o.data.old"
+expect "outputs: nobody's NAME.old: the recording kept as NAME.1, one line, exit 1" 1 \
+	"^ebs record: $SHARED/o\.data: cannot keep the old file as $SHARED/o\.data\.old: a FIFO owned by nobody \(uid 65534\) is there, in a directory others can write; this one is in $SHARED/o\.data\.1 \([0-9]+ samples, [0-9]+ lost\)$" \
+	"$EBS" record -q -e cpu-clock -F 100 -o "$SHARED/o.data" -- true
+check "outputs: ... nobody's FIFO as it was, NAME.1 a whole recording" \
+	sh -c '[ -p "$1.old" ] && [ "$(stat -c %U "$1.old")" = nobody ] && "$2" report -i "$1.1" >/dev/null' \
+	sh "$SHARED/o.data" "$EBS"
+rm -f "$SHARED"/o.data*
+
+# Something nobody puts at the name while root records: not replaced, and
+# the line says what it is (not "another recording")
+rm -f "$TMP/go"
+(
+	cd "$SHARED" && "$EBS" record -q -e cpu-clock -F 100 -o d.data -- \
+		sh -c 'while [ ! -e "$1" ]; do sleep 0.02; done' sh "$TMP/go" 2>"$TMP/d.err"
+	echo $? >"$TMP/d.rc"
+) &
+for i in $(seq 1 3000); do
+	ls -A "$SHARED" | grep -q '^\.d\.data\.tmp\.' && break
+	sleep 0.02
+done
+as_nobody mkfifo -m 622 "$SHARED/d.data"
+touch "$TMP/go"
+wait
+check "outputs: a FIFO put at the name during the recording: kept as NAME.1, the line says what is there ($(cat "$TMP/d.err"))" \
+	sh -c '[ "$(cat "$1/d.rc")" = 1 ] && one_line() { [ "$(wc -l <"$1")" -eq 1 ]; } && one_line "$1/d.err" &&
+		grep -q "^ebs record: d\.data: a FIFO owned by nobody (uid 65534) was put at this name while this recording ran: not replaced; this one is in d\.data\.1 (" "$1/d.err" &&
+		[ -p "$2/d.data" ] && [ -f "$2/d.data.1" ]' sh "$TMP" "$SHARED"
+rm -f "$SHARED"/d.data*
+
+# nobody holds the directory's lock: root's recording waits 10 s, then is
+# kept as NAME.1, not under its temporary name, which a later record would
+# call unfinished and --clean would remove (before: both)
+as_nobody flock -x "$SHARED" sleep 15 &
+locker=$!
+for i in $(seq 1 500); do
+	flock -n -x "$SHARED" true 2>/dev/null || break
+	sleep 0.02
+done
+expect "outputs: the directory locked by nobody: kept as NAME.1 after 10 s, one line, exit 1" 1 \
+	"^ebs record: $SHARED/l\.data: its directory stays locked \(flock\) by another process for over 10 s; this one is in $SHARED/l\.data\.1 " \
+	"$EBS" record -q -e cpu-clock -F 100 -o "$SHARED/l.data" -- true
+kill $locker 2>/dev/null
+wait $locker 2>/dev/null
+"$EBS" record --clean -o "$SHARED/l.data" >/dev/null 2>clean.err
+check "outputs: ... a later --clean neither names nor removes it" \
+	sh -c '[ ! -s "$1" ] && [ -f "$2.1" ]' sh clean.err "$SHARED/l.data"
+rm -f "$SHARED"/l.data*
+
+# A file of root's in the sticky directory, as nobody: refused before any
+# work, saying why (before: recorded, then 'Operation not permitted')
+record "$SHARED/r.data" -e cpu-clock -F 100 -- true
+expect "outputs: nobody over root's file in a sticky directory: refused at once, why said" 1 \
+	"^ebs record: $SHARED/r\.data: not written: a file owned by root \(uid 0\), in a sticky directory, where only its owner may replace it; write elsewhere$" \
+	$NOBODY "$EBS" record -q -e cpu-clock:u -F 100 -o "$SHARED/r.data" -- sh -c ': >"$1"' sh "$SHARED/nbran"
+check "outputs: ... the command did not run" [ ! -e "$SHARED/nbran" ]
+rm -f "$SHARED"/r.data*
 
 # ---- the DWARF cache ----
 # Root's cache of decoded DWARF (docs/symbolize.md, "The cache of decoded
@@ -1018,6 +1100,138 @@ else
 	expect "dwarf: root's addr2line of it ends, one warning" 0 \
 		"^ebs addr2line: warning: $bad" "$EBS" addr2line --no-cache -e "$DW_HOME/inlmany" $(cat nb-dwarf.addrs)
 fi
+
+# ---- JIT maps ----
+# Four JITs under root's `record -a` (tests/workloads/jit: each writes
+# /tmp/perf-PID.map naming its code): root's alpha_fn and beta_fn at one
+# address (0x200000000), nobody's nobody_a there too and nobody's nobody_b
+# wherever mmap puts it.  A JIT map belongs to its process (perf reads
+# /tmp/perf-PID.map per process), and the trust rule holds per map: root's
+# report names each of root's processes from its own map; nobody's maps
+# (nobody's files in /tmp) are refused, each warned about once and listed
+# by --stats under its own path with why, and no sample is named from
+# them.  (Before: all anonymous memory shared the symbol table of the
+# first map loaded: both of root's processes alpha_fn, or beta_fn, or
+# nothing; no warning, or one, for nobody's two maps; every //anon
+# sample under one map in --stats.)  Then perf's own recording of the
+# same four, read by perf script and by ebs script: root's processes'
+# samples named alike, each from its own map (perf uses nobody's maps
+# too; ebs does not; -N: nothing of nobody's copied into root's ~/.debug).
+JIT_PIDS=""	# the JITs' pids: their /tmp/perf-PID.map files are removed at exit
+trap 'for p in $JIT_PIDS; do rm -f "/tmp/perf-$p.map"; done; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+cp "$WORKLOADS/jit" "$TMP/jit" && chmod 755 "$TMP/jit"
+# jits PREFIX RECORDER...: the four JITs run under RECORDER, each one's
+# pid written into PREFIX-NAME.pid as it starts (its map's name, to
+# remove); false unless RECORDER and all four succeeded
+jits() {
+	local pre=$1 n rc
+	shift
+	"$@" bash -c '
+		"$1" 0.3 alpha_fn 200000000 >/dev/null & echo $! >"$2-alpha_fn.pid"
+		"$1" 0.3 beta_fn 200000000 >/dev/null & echo $! >"$2-beta_fn.pid"
+		'"$NOBODY"' "$1" 0.3 nobody_a 200000000 >/dev/null & echo $! >"$2-nobody_a.pid"
+		'"$NOBODY"' "$1" 0.3 nobody_b >/dev/null & echo $! >"$2-nobody_b.pid"
+		for p in $(cat "$2"-*.pid); do wait $p || exit 1; done' sh "$TMP/jit" "$pre" \
+		>"$pre.out" 2>&1
+	rc=$?
+	for n in alpha_fn beta_fn nobody_a nobody_b; do
+		[ -s "$pre-$n.pid" ] && JIT_PIDS="$JIT_PIDS $(cat "$pre-$n.pid")"
+	done
+	return $rc
+}
+# jit_names PREFIX: "PID NAME" per line of each JIT (its function's name)
+jit_names() {
+	local n
+	for n in alpha_fn beta_fn nobody_a nobody_b; do echo "$(cat "$1-$n.pid") $n"; done
+}
+if [ "$(uname -m)" != x86_64 ]; then
+	skip "jit" "the JIT workload writes x86-64 code"
+elif ! jits jm "$EBS" record -q -a -e cpu-clock -F 1000 -o jm.data --; then
+	fail "jit: root's record -a of four JITs" "$(tail -n 3 jm.out)"
+else
+	jit_names jm >jm.names
+	"$EBS" report -i jm.data --sort pid,dso,func --json >jm.json 2>jm.err
+	"$EBS" report -i jm.data --stats --json >jm-stats.json 2>/dev/null
+	"$EBS" script -i jm.data -F pid,sym,dso >jm.script 2>/dev/null
+	keep jm.err
+	# per JIT: "NAME rows: [(dso, function, samples)...] of its anonymous memory"
+	python3 - jm.names jm.json jm-stats.json jm.script >jm.check <<'PY'
+import json, re, sys
+names = dict(l.split() for l in open(sys.argv[1]))
+rows = json.load(open(sys.argv[2]))['rows']
+stats = {s['dso']: s for s in json.load(open(sys.argv[3]))['stats']}
+bad = []
+anon = lambda r: r['dso'] == '//anon' or r['dso'].startswith('perf-')
+for pid, name in names.items():
+    mine = [r for r in rows if str(r['pid']) == pid and anon(r)]
+    n = sum(r['samples'] for r in mine)
+    if n < 20:
+        bad.append('%s: %d samples in its JIT code' % (name, n))
+    elif name.startswith('nobody'):
+        # not named, the mapping's own name; --stats: its map, refused
+        if any(r['dso'] != '//anon' or not r['function'].startswith('[unknown] //anon+0x') for r in mine):
+            bad.append('%s: %s' % (name, mine[:3]))
+        st = stats.get('/tmp/perf-%s.map' % pid)
+        if not st or st['samples'] != n or 'not trusted' not in st['note']:
+            bad.append('%s: --stats %s, want %d samples, not trusted' % (name, st, n))
+    else:
+        if any(r['dso'] != 'perf-%s.map' % pid or r['function'] != name for r in mine):
+            bad.append('%s: %s' % (name, mine[:3]))
+        st = stats.get('/tmp/perf-%s.map' % pid)
+        if not st or st['samples'] != n or st['with_function'] != n:
+            bad.append('%s: --stats %s, want %d samples, all named' % (name, st, n))
+# script: each of root's JIT samples named from its own map, none from nobody's
+for line in open(sys.argv[4]):
+    f = line.split()
+    if len(f) >= 3 and f[0] in names and f[-1] == '(//anon)':
+        name = names[f[0]]
+        if f[1] != ('[unknown]' if name.startswith('nobody') else name):
+            bad.append('script: %s' % line.strip())
+            break
+if any(r['function'] in ('nobody_a', 'nobody_b') for r in rows):
+    bad.append('a row names nobody\'s function')
+print('; '.join(bad[:4]) or 'ok')
+PY
+	check "jit: root's two JITs at one address each named from its own map, nobody's two not named, --stats per map ($(head -c 400 jm.check))" \
+		[ "$(cat jm.check)" = ok ]
+	w=0
+	for n in nobody_a nobody_b; do
+		p=$(cat "jm-$n.pid")
+		[ "$(grep -c "^ebs report: warning: /tmp/perf-$p.map: is owned by nobody (uid 65534) in a directory others can write: not trusted$" jm.err)" = 1 ] && w=$((w + 1))
+	done
+	check "jit: each of nobody's two maps warned about once ($w of 2)" [ $w = 2 ]
+fi
+if [ "$(uname -m)" != x86_64 ]; then
+	:
+elif ! command -v perf >/dev/null; then
+	skip "jit: as perf" "no perf"
+elif ! jits jp perf record -q -N -e cpu-clock -F 1000 -o jp.data --; then
+	skip "jit: as perf" "perf record failed: $(tail -n 1 jp.out)"
+else
+	jit_names jp >jp.names
+	perf script -i jp.data -F pid,ip,sym 2>/dev/null | awk '{print $1, $3}' | sort | uniq -c >jp.perf
+	"$EBS" script -i jp.data -F pid,sym 2>jp.err | awk '{sub(/\+0x[0-9a-f]+$/, "", $2); print $1, $2}' |
+		sort | uniq -c >jp.ebs
+	keep jp.perf
+	keep jp.ebs
+	ok=0
+	for n in alpha_fn beta_fn; do
+		p=$(cat "jp-$n.pid")
+		# the same samples of the same file: as many named from the process's map
+		# (the kernel's names are another matter: perf's alias rules are its own)
+		k=$(awk -v p="$p" -v n="$n" '$2 == p && $3 == n {print $1}' jp.perf)
+		if [ "${k:-0}" -ge 20 ] &&
+		   [ "$k" = "$(awk -v p="$p" -v n="$n" '$2 == p && $3 == n {print $1}' jp.ebs)" ]; then
+			ok=$((ok + 1))
+		fi
+	done
+	check "jit: perf's recording: root's two JITs named as perf script names them, each from its own map ($ok of 2)" \
+		[ $ok = 2 ]
+	check "jit: perf's recording: nothing of ebs's named from nobody's maps" \
+		not grep -Eq ' nobody_[ab]$' jp.ebs
+fi
+for p in $JIT_PIDS; do rm -f "/tmp/perf-$p.map"; done
+JIT_PIDS=""
 
 # ---- recordings others put at the name ----
 # Root reads recordings in the shared directory ($SHARED, as /tmp), at a

@@ -2597,6 +2597,64 @@ static void test_cg_file(void)
 	group_end(&g);
 }
 
+/*
+ * ebs_writer__kernel_addrs, whose symbols the recorder keeps (KSYMS): the
+ * addresses a report will look up.  A caller's return address is looked up
+ * one byte back (report/callchain.c): a noreturn call that ends a function
+ * returns to the next one's first byte, and the function to keep is the
+ * one before it.  User addresses, markers and 0 are none of them.
+ */
+static void test_kernel_addrs(void)
+{
+	static const u64 k1[] = {
+		EBS_CHAIN_KERNEL,
+		0xffffffff81000150ull, /* the sampled address */
+		0xffffffff81000200ull, /* a return to a function's first byte */
+		0xffffffff81000305ull,
+		0, /* the end of a frame-pointer walk */
+		EBS_CHAIN_USER,
+		0x401000,
+		0x401234,
+	};
+	static const u64 k2[] = {EBS_CHAIN_USER, 0x401100, 0x401200};
+	static const u64 want[] = {0xffffffff81000150ull, 0xffffffff810001ffull,
+				   0xffffffff81000304ull, 0xffffffff81000400ull};
+	struct ebs_rec_sample tmpl = {
+		.hdr = {.misc = EBS_CPUMODE_KERNEL}, .pid = 1, .tid = 1, .period = 1};
+	struct ebs_error err = {0};
+	char path[PATH_MAX];
+	struct ebs_writer *w;
+	const u64 *addrs = NULL;
+	size_t n = 0, i;
+	u64 buf[32];
+	struct group g;
+	int e;
+
+	group_begin(&g, "data: kernel addresses kept: callers one byte back, into their call");
+	tmp_path(path, sizeof(path), "kaddrs.data");
+	w = ebs_writer__create(path, &err);
+	e = w ? std_header(w) : -EIO;
+	e = e ?: ebs_writer__begin_data(w, STD_REALTIME, STD_CLOCK);
+	tmpl.ip = 0xffffffff81000150ull;
+	build_sample(buf, &tmpl, k1, ARRAY_SIZE(k1));
+	e = e ?: ebs_writer__add(w, (const struct ebs_rec *)buf);
+	tmpl.ip = 0xffffffff81000400ull; /* no chain: its own address */
+	build_sample(buf, &tmpl, NULL, 0);
+	e = e ?: ebs_writer__add(w, (const struct ebs_rec *)buf);
+	tmpl.hdr.misc = EBS_CPUMODE_USER;
+	tmpl.ip = 0x401100;
+	build_sample(buf, &tmpl, k2, ARRAY_SIZE(k2));
+	e = e ?: ebs_writer__add(w, (const struct ebs_rec *)buf);
+	e = e ?: ebs_writer__kernel_addrs(w, &addrs, &n);
+	G_EQ(&g, e, 0);
+	G_EQ(&g, n, ARRAY_SIZE(want));
+	for (i = 0; i < n && i < ARRAY_SIZE(want); i++)
+		G_EQ(&g, addrs[i], want[i]);
+	if (w)
+		ebs_writer__abort(w);
+	group_end(&g);
+}
+
 /* KSYMS: written by ebs_writer__ksyms, read back through ebs_data__ksyms. */
 static void test_ksyms(void)
 {
@@ -2699,6 +2757,7 @@ int main(void)
 	test_packed();
 	test_packed_cg();
 	test_cg_file();
+	test_kernel_addrs();
 	test_ksyms();
 	test_set_calibration();
 	test_index();

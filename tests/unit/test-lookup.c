@@ -19,6 +19,12 @@
  *               bytes of two files looked up again and again in random
  *               order, each answer the same entry as the first time, and
  *               the symbol table's for that address
+ *   test_jit    anonymous memory of several processes, each named from its
+ *               own perf-PID.map (two at one address, one elsewhere), in
+ *               either order; a process without a map, a [heap] and a
+ *               pid-less mapping named by none; two maps of another user
+ *               in a world-writable directory refused, each warned about
+ *               once and counted under its own path
  */
 #include <elf.h>
 #include <errno.h>
@@ -363,6 +369,161 @@ out:
 	symbolizer__free(s);
 }
 
+/* Write text into DIR/NAME; false on failure. */
+static bool put_map(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	return f && fputs(text, f) >= 0 && !fclose(f);
+}
+
+/* The warnings a symbolizer gave, each line once per call. */
+struct warned {
+	char lines[8][512];
+	int n;
+};
+
+static void keep_warning(void *ctx, const char *msg)
+{
+	struct warned *w = ctx;
+
+	if (w->n < 8)
+		snprintf(w->lines[w->n], sizeof(w->lines[0]), "%s", msg);
+	w->n++;
+}
+
+/* How many of w's warnings hold needle. */
+static int warned_about(const struct warned *w, const char *needle)
+{
+	int i, k = 0;
+
+	for (i = 0; i < w->n && i < 8; i++)
+		k += strstr(w->lines[i], needle) != NULL;
+	return k;
+}
+
+/* anon maps[i] of pid at start, named name ("//anon", "[heap]"). */
+static void map_anon(struct sym_map *map, u32 pid, u64 start, const char *name)
+{
+	memset(map, 0, sizeof(*map));
+	map->start = start;
+	map->len = 0x1000;
+	map->pgoff = start; /* as the kernel says of anonymous memory */
+	map->pid = pid;
+	map->filename = name;
+}
+
+static void test_jit(void)
+{
+	struct symbolize_opts so = {.perf_map_dir = tmpdir};
+	struct sym_map m[6];
+	struct sym_result r[6];
+	struct symbolizer *s = NULL;
+	struct warned w = {0};
+	char shared[128], want[160];
+	int i, round, wrong = 0;
+
+	/* 201 and 202 at one address, 203 elsewhere; 204 has no map */
+	if (!put_map(tmpdir, "perf-201.map", "200000000 a alpha_fn\n") ||
+	    !put_map(tmpdir, "perf-202.map", "200000000 a beta_fn\n") ||
+	    !put_map(tmpdir, "perf-203.map", "7f0000001000 40 gamma_fn\n")) {
+		TEST_FAIL("lookup: jit: set up", "%s: %s", tmpdir, strerror(errno));
+		goto out;
+	}
+	map_anon(&m[0], 201, 0x200000000, "//anon");
+	map_anon(&m[1], 202, 0x200000000, "//anon");
+	map_anon(&m[2], 203, 0x7f0000001000, "//anon");
+	map_anon(&m[3], 204, 0x200000000, "//anon");
+	map_anon(&m[4], 205, 0x200000000, "[heap]");
+	map_anon(&m[5], 0, 0x200000000, "//anon");
+	/* two symbolizers: the later pid first, then the earlier (the map loaded first won) */
+	for (round = 0; round < 2; round++) {
+		s = symbolizer__new(&so);
+		if (!s) {
+			TEST_FAIL("lookup: jit: set up", "no symbolizer");
+			goto out;
+		}
+		for (i = 0; i < 6; i++) {
+			int k = round ? 5 - i : i;
+
+			if (symbolizer__lookup(s, &m[k], m[k].start + 7, &r[k]))
+				wrong++;
+		}
+		if (wrong || !r[0].function || strcmp(r[0].function, "alpha_fn") ||
+		    !r[1].function || strcmp(r[1].function, "beta_fn") || !r[2].function ||
+		    strcmp(r[2].function, "gamma_fn") || strcmp(r[0].dso, "perf-201.map") ||
+		    strcmp(r[1].dso, "perf-202.map") || strcmp(r[2].dso, "perf-203.map") ||
+		    r[0].info == r[1].info || r[0].info == r[2].info || r[1].info == r[2].info)
+			wrong++;
+		/* no map, a heap, no pid: nobody's names, the mapping's own */
+		for (i = 3; i < 6; i++)
+			if (r[i].function || strcmp(r[i].dso, m[i].filename) ||
+			    r[i].info == r[0].info || r[i].info == r[1].info ||
+			    r[i].info == r[2].info)
+				wrong++;
+		symbolizer__free(s);
+		s = NULL;
+	}
+	TEST_CHECK("lookup: jit: each process's anonymous memory named from its own perf-PID.map, "
+		   "the others by none",
+		   !wrong);
+
+	/* nobody's maps in a world-writable directory: refused, each on its own */
+	snprintf(shared, sizeof(shared), "%s/shared", tmpdir);
+	if (geteuid() != 0) {
+		TEST_SKIP("lookup: jit: another user's maps warned about each once",
+			  "not root: cannot give a file away");
+		goto out;
+	}
+	if (mkdir(shared, 0700) || chmod(shared, 01777) ||
+	    !put_map(shared, "perf-201.map", "200000000 a nobodys_a\n") ||
+	    !put_map(shared, "perf-202.map", "200000000 a nobodys_b\n") ||
+	    !put_map(shared, "perf-203.map", "7f0000001000 40 roots_fn\n")) {
+		TEST_FAIL("lookup: jit: set up the shared directory", "%s", strerror(errno));
+		goto out;
+	}
+	for (i = 201; i <= 202; i++) {
+		snprintf(want, sizeof(want), "%s/perf-%d.map", shared, i);
+		if (chown(want, 65534, 65534)) {
+			TEST_FAIL("lookup: jit: set up the shared directory", "chown: %s",
+				  strerror(errno));
+			goto out;
+		}
+	}
+	so.perf_map_dir = shared;
+	so.warn = keep_warning;
+	so.warn_ctx = &w;
+	s = symbolizer__new(&so);
+	for (round = 0; s && round < 3; round++)
+		for (i = 0; i < 3; i++)
+			if (symbolizer__lookup(s, &m[i], m[i].start + 7, &r[i]))
+				wrong++;
+	snprintf(want, sizeof(want), "%s/perf-201.map", shared);
+	TEST_CHECK("lookup: jit: another user's map refused: no name, counted under its path",
+		   s && !wrong && !r[0].function && !r[1].function && r[0].info &&
+			   !strcmp(r[0].info->path, want) && r[0].info->unusable &&
+			   r[0].info != r[1].info);
+	TEST_CHECK("lookup: jit: ... a map of ours beside them is used",
+		   r[2].function && !strcmp(r[2].function, "roots_fn"));
+	TEST_CHECK("lookup: jit: ... each of the two warned about once, nothing else",
+		   w.n == 2 && warned_about(&w, "/perf-201.map: is owned by") == 1 &&
+			   warned_about(&w, "/perf-202.map: is owned by") == 1 &&
+			   warned_about(&w, "not trusted") == 2);
+out:
+	symbolizer__free(s);
+	for (i = 201; i <= 203; i++) {
+		snprintf(want, sizeof(want), "%s/perf-%d.map", tmpdir, i);
+		unlink(want);
+		snprintf(want, sizeof(want), "%s/shared/perf-%d.map", tmpdir, i);
+		unlink(want);
+	}
+	snprintf(shared, sizeof(shared), "%s/shared", tmpdir);
+	rmdir(shared);
+}
+
 int main(void)
 {
 	FILE *f;
@@ -384,6 +545,7 @@ int main(void)
 	test_memo();
 	test_ids();
 	test_cache();
+	test_jit();
 	unlink(kpath);
 	rmdir(tmpdir);
 	return test_done();

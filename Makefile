@@ -93,9 +93,9 @@ NCURSES_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null)
 NCURSES_LIBS   := $(shell pkg-config --libs ncursesw 2>/dev/null || \
 	(printf 'int main(void){return 0;}' | $(CC) -x c - -lncursesw -o /dev/null 2>/dev/null && \
 	 echo -lncursesw) || echo -lncurses)
-# OpenSSL's libcrypto: SHA-256 for the DWARF cache's digest (symbolize/digest.c)
-LIBCRYPTO_CFLAGS := $(shell pkg-config --cflags libcrypto 2>/dev/null)
-LIBCRYPTO_LIBS   := $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
+# Nettle: SHA-256 for the DWARF cache's digest (symbolize/digest.c)
+LIBCRYPTO_CFLAGS := $(shell pkg-config --cflags nettle 2>/dev/null)
+LIBCRYPTO_LIBS   := $(shell pkg-config --libs nettle 2>/dev/null || echo -lnettle)
 LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(LIBUNWIND_LIBS) $(CAPSTONE_LIBS) $(LIBCRYPTO_LIBS) -lz \
 	-lstdc++ -lm -pthread
 

@@ -20,7 +20,7 @@ uthash.h uthash-dev
 libunwind.h libunwind-dev
 zlib.h zlib1g-dev
 curses.h libncurses-dev
-openssl/evp.h libssl-dev
+nettle/sha2.h nettle-dev
 linux/perf_event.h linux-libc-dev"
 
 FLAGS="$*"

@@ -10,8 +10,8 @@
 # The build's own (scripts/check-deps.sh names the headers): build-essential,
 # pkg-config, libelf-dev, libdwarf-dev, libunwind-dev (unwinding of call
 # graphs), uthash-dev, zlib1g-dev, libncurses-dev (ebs monitor's screen),
-# libssl-dev (OpenSSL's libcrypto: SHA-256, the digest that says which file
-# an entry of the DWARF cache is of, symbolize/digest.c);
+# nettle-dev (Nettle: SHA-256, the digest that says which file an entry of
+# the DWARF cache is of, symbolize/digest.c);
 # libcapstone-dev is optional (annotate --asm).  The rest are the tests': libclang-rt-dev is
 # the default clang's runtime (libclang-rt-14-dev on Debian 12): libFuzzer,
 # for the fuzz harnesses (docs/fuzzing.md); clang-format for make
@@ -29,7 +29,7 @@
 set -u
 
 PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
-libncurses-dev libssl-dev tmux
+libncurses-dev nettle-dev tmux
 libcapstone-dev libstb-dev
 elfutils binutils python3 clang llvm libclang-rt-dev clang-format cmake ninja-build libzstd-dev
 golang-go python3-jsonschema chromium strace

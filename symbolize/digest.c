@@ -9,9 +9,12 @@
  * entries before, is not (one 32-byte stripe, solved, repairs any change:
  * tests/tools/xxforge.py), so another user could have root's report of
  * their program leave names of their choosing in the entry of root's.
- * SHA-256 through OpenSSL's EVP: libcrypto is on every Debian system, and
- * uses the CPU's SHA instructions where it has them (1.6 GB/s here, against
- * 0.6 GB/s for BLAKE2b-512; 0.3 GB/s without them).
+ * SHA-256 from Nettle: libnettle is on every Debian system (apt's TLS
+ * needs it), its sha256 allocates nothing and has no state outside the
+ * caller's context, and it uses the CPU's SHA instructions where it has
+ * them (as fast as OpenSSL's here).  OpenSSL's libcrypto, used before,
+ * initialises itself on first use and crashed there (a NULL lock) when one
+ * of its allocations failed: tests/integration/oom.sh found it.
  *
  * What is hashed is what the decoded DWARF depends on, not the file: the
  * ELF header, the section headers, and the bytes of the sections that
@@ -37,7 +40,7 @@
 #include <unistd.h>
 
 #include <gelf.h>
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 
 #include "symbolize/internal.h"
 
@@ -77,7 +80,7 @@ static bool want_section(const char *name, const GElf_Shdr *sh)
 struct digest {
 	int fd, copy; /* the file; the memfd the parts are copied into, or -1 */
 	u64 size;     /* of the file */
-	EVP_MD_CTX *ctx;
+	struct sha256_ctx ctx;
 	unsigned char *buf;
 };
 
@@ -88,8 +91,7 @@ static int digest_part(struct digest *d, u64 off, u64 len)
 
 	if (off > d->size || len > d->size - off)
 		return -EINVAL; /* not inside the file */
-	if (!EVP_DigestUpdate(d->ctx, head, sizeof(head)))
-		return -ENOMEM;
+	sha256_update(&d->ctx, sizeof(head), (const uint8_t *)head);
 	while (done < len) {
 		size_t want = len - done < DIGEST_CHUNK ? (size_t)(len - done) : DIGEST_CHUNK;
 		ssize_t n = pread(d->fd, d->buf, want, (off_t)(off + done));
@@ -98,8 +100,7 @@ static int digest_part(struct digest *d, u64 off, u64 len)
 			continue;
 		if (n <= 0)
 			return n < 0 ? -errno : -EIO; /* cut short since it was opened */
-		if (!EVP_DigestUpdate(d->ctx, d->buf, (size_t)n))
-			return -ENOMEM;
+		sha256_update(&d->ctx, (size_t)n, d->buf);
 		if (d->copy >= 0 &&
 		    pwrite(d->copy, d->buf, (size_t)n, (off_t)(off + done)) != (ssize_t)n)
 			return errno ? -errno : -EIO;
@@ -170,7 +171,6 @@ int sym_dwarf_digest(int fd, int *copy, u8 out[SYM_DIGEST_LEN])
 {
 	struct digest d = {.fd = fd, .copy = -1};
 	struct stat st;
-	unsigned int len = 0;
 	Elf *e = NULL;
 	int err;
 
@@ -178,9 +178,9 @@ int sym_dwarf_digest(int fd, int *copy, u8 out[SYM_DIGEST_LEN])
 	if (fstat(fd, &st))
 		return -errno;
 	d.size = (u64)st.st_size;
-	d.ctx = EVP_MD_CTX_new();
+	sha256_init(&d.ctx);
 	d.buf = malloc(DIGEST_CHUNK);
-	if (!d.ctx || !d.buf || !EVP_DigestInit_ex(d.ctx, EVP_sha256(), NULL)) {
+	if (!d.buf) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -193,11 +193,10 @@ int sym_dwarf_digest(int fd, int *copy, u8 out[SYM_DIGEST_LEN])
 	}
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	err = e ? digest_elf(&d, e) : -ENOEXEC;
-	if (!err && (!EVP_DigestFinal_ex(d.ctx, out, &len) || len != SYM_DIGEST_LEN))
-		err = -ENOMEM;
+	if (!err)
+		sha256_digest(&d.ctx, SYM_DIGEST_LEN, out);
 out:
 	elf_end(e);
-	EVP_MD_CTX_free(d.ctx);
 	free(d.buf);
 	if (d.copy >= 0 && err)
 		close(d.copy);

@@ -79,7 +79,7 @@ uthash.h uthash-dev
 gelf.h libelf-dev
 zlib.h zlib1g-dev
 curses.h libncurses-dev
-openssl/evp.h libssl-dev
+nettle/sha2.h nettle-dev
 libdwarf.h libdwarf-dev $LIBDWARF_I
 EOF
 

@@ -664,7 +664,7 @@ static void test_budget(const char *exe)
 {
 	struct dwarf_info *full, *capped;
 	struct sym_frame fa[16], fb[16];
-	unsigned int n = 0, lines = 0, same = 0;
+	unsigned int n = 0, lined = 0, lines = 0, same = 0;
 	u64 lo = 0, hi = 0, a;
 	const char *p;
 	char why[256];
@@ -685,7 +685,13 @@ static void test_budget(const char *exe)
 		if (!na)
 			continue;
 		n++;
-		lines += nb && same_text(fa[0].file, fb[0].file) && fa[0].line == fb[0].line;
+		/* an address in a function's scope but in no line row (a gap
+		 * the line table leaves) has no line to keep */
+		if (fa[0].file && fa[0].line) {
+			lined++;
+			lines += nb && same_text(fa[0].file, fb[0].file) &&
+				 fa[0].line == fb[0].line;
+		}
 		same += same_frames(fa, na, fb, nb);
 	}
 	p = dwarf_info__problem(capped);
@@ -694,8 +700,8 @@ static void test_budget(const char *exe)
 			   strstr(p, ": its DIEs take more steps than its "));
 	TEST_CHECK("budget: no unit of this program comes near STEPS_PER_BYTE",
 		   !dwarf_info__problem(full));
-	if (lines != n)
-		TEST_FAIL("budget: every address keeps its line", "%u of %u", lines, n);
+	if (!lined || lines != lined)
+		TEST_FAIL("budget: every address keeps its line", "%u of %u", lines, lined);
 	else
 		TEST_OK("budget: every address keeps its line");
 	if (!same || same == n)

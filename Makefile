@@ -15,6 +15,9 @@
 #   NO_CAPSTONE=1        build without capstone (annotate --asm then says so)
 
 VERSION   := 0.1.0
+
+# plain `make` is `make all` (the flags stamp's empty rule comes first)
+.DEFAULT_GOAL := all
 PREFIX    ?= /usr/local
 DESTDIR   ?=
 CC        ?= cc

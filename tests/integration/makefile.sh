@@ -26,6 +26,14 @@ fi
 # make in the tree, with this run's environment (CI=true) but not its make's
 MAKE_HERE="env -u MAKEFLAGS -u MAKELEVEL -u SAN make -C $TOP --no-print-directory"
 
+# Plain `make`, the first command a C user types, builds build/ebs (it said
+# "Nothing to be done for 'build/.flags'": that empty rule came first).  In
+# an empty build directory, as in a fresh clone, -n: what it would do,
+# nothing built.
+$MAKE_HERE -n BUILD="$TMP/plain" >plain.out 2>&1
+check "plain make: its goal is ebs ($(grep -m1 'Nothing to be done' plain.out))" \
+	eval 'grep -q -- "-o $TMP/plain/ebs " plain.out && ! grep -q "Nothing to be done" plain.out'
+
 # where the compiler finds HEADER with FLAGS ("" when it does not)
 header_path() {	# HEADER FLAGS...
 	local h=$1

@@ -31,7 +31,8 @@ struct ebs_waker {
  * entries of cpu[] mean something (nr_cpu_ids, or 0 when the counters are
  * not per CPU), or -errno; NULL where the mode cannot.  config() and
  * release() may sleep; start(), stop() and read() too.  All are called
- * with s->lock held.
+ * with s->lock held; config() of a pid target also with the target's
+ * signal->exec_update_lock held for reading (ebs_config_locked()).
  */
 struct ebs_mode_ops {
 	const char *name;
@@ -62,10 +63,17 @@ struct ebs_mode_ops {
  * its rings (ebs_charge() in ebs_main.c), and uncharged when they are freed.
  *
  * Locking: lock (a mutex) protects state, cfg, the mode and the ring array
- * itself against ioctl, mmap, poll and release.  It is never held while
- * user memory is touched: mmap() takes it under mmap_lock, which a fault
- * takes (ebs_ioctl()).  The ring array and nr_rings do not change from
- * CONFIG to release.  Inside a ring, head and
+ * itself against ioctl, poll and release.  The modes call perf under it,
+ * so it comes before perf's own locks: lock -> the target's
+ * exec_update_lock (CONFIG) -> a perf context's mutex -> mmap_lock (perf
+ * copies from user memory under its context mutex).  So mmap(), which the
+ * kernel calls under mmap_lock, does not take lock: mmap_lock -> lock
+ * would close that cycle.  It reads configured instead, which CONFIG sets
+ * last, with release, once it succeeded: from then to release the ring
+ * array, ring_mem, nr_rings and cfg.ring_pages do not change, and release
+ * cannot run while a mapping is being made (the mapping holds the file).
+ * Nor is lock held while user memory is touched (ebs_ioctl()), so that no
+ * fault ever runs under it.  Inside a ring, head and
  * the statistics belong to the sample handler of the ring's CPU (no lock:
  * see ebs_ring.h); tail is set under lock.  The handlers reach the session
  * only through the counters' context pointer (perf-kernel) or ebs_msr_active
@@ -73,9 +81,10 @@ struct ebs_mode_ops {
  * freed.
  */
 struct ebs_session {
-	struct mutex lock;
+	struct mutex lock; /* see Locking above */
 	enum ebs_state state;
-	bool counting; /* RUNNING, as the sample handlers read it */
+	bool configured; /* CONFIG succeeded: set once, with release; what mmap() reads */
+	bool counting;	 /* RUNNING, as the sample handlers read it */
 	struct ebs_config cfg;
 	const struct ebs_mode_ops *mode;
 	unsigned int nr_rings;	/* nr_cpu_ids */
@@ -95,5 +104,8 @@ extern const struct ebs_mode_ops ebs_msr_mode;
 
 /* Record the interrupted context (regs) as a sample in this CPU's ring. */
 void ebs_session_sample(struct ebs_session *s, struct pt_regs *regs);
+
+/* May the caller sample task (the ptrace rule of perf_event_open)? */
+bool ebs_may_trace(struct task_struct *task);
 
 #endif /* EBS_KMOD_H */

@@ -48,7 +48,8 @@ struct ebs_mode_ops {
  *
  * State machine: OPEN -CONFIG-> CONFIGURED -START-> RUNNING -STOP-> STOPPED
  * -START-> RUNNING ...; RESET takes CONFIGURED or STOPPED back to
- * CONFIGURED with empty rings and zero statistics.  Anything else is
+ * CONFIGURED with empty rings, zero statistics and READ's counts from 0
+ * (read_base).  Anything else is
  * -EINVAL, or -EBUSY while RUNNING.  close (the last reference to the file,
  * so also after every mapping is gone) stops and releases everything.
  *
@@ -96,6 +97,8 @@ struct ebs_session {
 	struct user_struct *mlock_user; /* charged user_pages of its locked_vm (a reference) */
 	struct mm_struct *mlock_mm;	/* charged pinned_pages of its pinned_vm (mmgrab()) */
 	u64 user_pages, pinned_pages;
+	/* READ at the last RESET, which later READs subtract: [nr_cpu_ids + 1], the sum last */
+	struct ebs_count *read_base;
 	void *mode_data; /* the mode's own */
 };
 

@@ -300,8 +300,8 @@ static int ebs_config_locked(struct ebs_session *s, const struct ebs_config *cfg
 	if ((cfg->flags & EBS_CFG_KERNEL) &&
 	    !(cfg->flags & EBS_CFG_COUNT ? perfmon_capable() : ebs_may_see_kernel()))
 		return -EACCES;
-	if ((cfg->flags & EBS_CFG_ALL_CPUS) && !perfmon_capable())
-		return -EACCES; /* every process's samples: perf_allow_cpu()'s rule */
+	if (ebs_check_perfmon(cfg) && !perfmon_capable())
+		return -EACCES; /* all CPUs, or msr mode: perf_allow_cpu()'s rule */
 	if (!(cfg->flags & EBS_CFG_ALL_CPUS)) {
 		pid = find_get_pid(cfg->pid);
 		task = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
@@ -358,23 +358,72 @@ out_unlock:
 static int ebs_stats_copy_out(struct ebs_session *s, struct ebs_stats *st,
 			      struct ebs_stats __user *arg)
 {
-	struct ebs_cpu_stats __user *out = u64_to_user_ptr(st->cpu_ptr);
+	/* entry_size is 0, or one of the two sizes (ebs_check_ioctl()), at most sizeof(c) */
+	size_t size = st->entry_size ? st->entry_size : sizeof(struct ebs_cpu_stats);
+	u8 __user *out = u64_to_user_ptr(st->cpu_ptr);
 	unsigned int i, n = min_t(unsigned int, st->nr_cpus, s->nr_rings);
 
 	for (i = 0; i < n; i++) {
 		const struct ebs_ring *r = &s->rings[i];
-		struct ebs_cpu_stats c = {
-			.samples = READ_ONCE(r->samples),
-			.dropped = READ_ONCE(r->dropped),
-			.overflows = READ_ONCE(r->overflows),
-			.spurious = READ_ONCE(r->spurious),
+		struct ebs_cpu_stats3 c = {
+			.s.samples = READ_ONCE(r->samples),
+			.s.dropped = READ_ONCE(r->dropped),
+			.s.overflows = READ_ONCE(r->overflows),
+			.s.spurious = READ_ONCE(r->spurious),
+			.throttled = READ_ONCE(r->throttled),
 		};
 
-		if (copy_to_user(&out[i], &c, sizeof(c)))
+		if (copy_to_user(out + i * size, &c, min(size, sizeof(c))))
 			return -EFAULT;
 	}
 	st->nr_cpus = n;
 	return copy_to_user(arg, st, sizeof(*st)) ? -EFAULT : 0;
+}
+
+/*
+ * RESET: the rings emptied, the statistics zeroed, and READ's counts from
+ * 0.  A module cannot reset the kernel's perf counters (_perf_event_reset()
+ * is not exported), and msr mode's are the same kind of sums, so what
+ * READ gives now becomes the base that later READs subtract.  0, or an
+ * error with the session as it was.
+ */
+static int ebs_reset_locked(struct ebs_session *s)
+{
+	struct ebs_count *base = NULL;
+	unsigned int i;
+	int n;
+
+	if (s->mode->read) {
+		base = kvcalloc(nr_cpu_ids + 1, sizeof(*base), GFP_KERNEL);
+		if (!base)
+			return -ENOMEM;
+		n = s->mode->read(s, base, &base[nr_cpu_ids]);
+		if (n < 0) {
+			kvfree(base);
+			base = NULL;
+			if (n != -EOPNOTSUPP) /* not a session READ can read: nothing to base */
+				return n;
+		}
+	}
+	kvfree(s->read_base);
+	s->read_base = base;
+	for (i = 0; i < s->nr_rings; i++)
+		ebs_ring_reset(&s->rings[i]);
+	s->state = EBS_CONFIGURED;
+	return 0;
+}
+
+/* READ's counts, cpu[nr_cpu_ids] and *sum, less what they were at RESET. */
+static void ebs_count_since_reset(struct ebs_session *s, struct ebs_count *cpu,
+				  struct ebs_count *sum)
+{
+	unsigned int i;
+
+	if (!s->read_base)
+		return;
+	for (i = 0; i < nr_cpu_ids; i++)
+		ebs_check_count_since(&cpu[i], &s->read_base[i]);
+	ebs_check_count_since(sum, &s->read_base[nr_cpu_ids]);
 }
 
 /*
@@ -392,6 +441,7 @@ static int ebs_read_locked(struct ebs_session *s, struct ebs_read *r, struct ebs
 	n = s->mode->read(s, cpu, &r->sum);
 	if (n < 0)
 		return n;
+	ebs_count_since_reset(s, cpu, &r->sum);
 	r->nr_cpus = min_t(u32, r->nr_cpus, (u32)n);
 	return 0;
 }
@@ -433,7 +483,6 @@ static long ebs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	union ebs_ioctl_arg a;
 	struct ebs_count *cpu = NULL;
 	bool fault = false;
-	unsigned int i;
 	long err;
 
 	if (cmd == EBS_IOC_VERSION)
@@ -473,9 +522,7 @@ static long ebs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case EBS_IOC_STATS:
 		break; /* below, without the lock */
 	case EBS_IOC_RESET:
-		for (i = 0; i < s->nr_rings; i++)
-			ebs_ring_reset(&s->rings[i]);
-		s->state = EBS_CONFIGURED;
+		err = ebs_reset_locked(s);
 		break;
 	case EBS_IOC_TAIL:
 		/* cpu is below nr_rings (ebs_check_ioctl()), speculatively too */
@@ -532,6 +579,7 @@ static int ebs_release(struct inode *inode, struct file *file)
 	if (s->mode)
 		s->mode->release(s); /* no handler runs after this */
 	ebs_free_rings(s);	     /* and uncharges them */
+	kvfree(s->read_base);
 	put_pid(s->target);
 	mutex_unlock(&s->lock);
 	mutex_destroy(&s->lock);

@@ -17,6 +17,12 @@
  *   1  sampling sessions.
  *   2  counting sessions (EBS_CFG_COUNT, EBS_IOC_READ); the generic
  *      software events from EBS_GEN_PAGE_FAULTS on.
+ *   3  msr mode throttles counter 0 as perf throttles its events, and
+ *      says so: struct ebs_cpu_stats3 (STATS with entry_size), throttle
+ *      records in the rings (EBS_CFG_MARKS).  Two requests of older
+ *      versions are refused now, as they should always have been: msr
+ *      mode without CAP_PERFMON or CAP_SYS_ADMIN (-EACCES), and with N
+ *      below EBS_MSR_SAMPLE_AFTER_MIN (-ERANGE).
  */
 #ifndef EBS_ABI_H
 #define EBS_ABI_H
@@ -24,7 +30,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define EBS_ABI_VERSION 2
+#define EBS_ABI_VERSION 3
 #define EBS_DEVICE	"/dev/ebs"
 #define EBS_IOC_MAGIC	0xeb
 
@@ -86,12 +92,23 @@
 	(1u << 4) /* count, without the overflow interrupt: no rings                               \
 		   * (ring_pages and sample_after 0), no samples;                                  \
 		   * EBS_IOC_READ gives the counts (version 2) */
-#define EBS_CFG_KNOWN 0x1fu
+#define EBS_CFG_MARKS                                                                              \
+	(1u << 5) /* the rings also get throttle records,                                          \
+		   * EBS_KREC_THROTTLE and _UNTHROTTLE                                             \
+		   * (version 3; msr mode writes them) */
+#define EBS_CFG_KNOWN 0x3fu
 
 #define EBS_RING_MIN_PAGES   1
 #define EBS_RING_MAX_PAGES   4096    /* data pages per CPU, power of two */
 #define EBS_SAMPLE_AFTER_MIN 1000ull /* below this the NMI rate is a denial of service */
-#define EBS_MAX_THREADS	     4096    /* threads of a pid target counted at CONFIG */
+/*
+ * msr mode's smallest N (version 3): several times what one overflow costs
+ * in cycles (the NMI, six serialising MSR and APIC accesses, the record:
+ * 2,000 to 4,000), so that even within the throttle's budget the
+ * interrupted code keeps most of the CPU.  Below it CONFIG is -ERANGE.
+ */
+#define EBS_MSR_SAMPLE_AFTER_MIN 10000ull
+#define EBS_MAX_THREADS		 4096 /* threads of a pid target counted at CONFIG */
 
 struct ebs_config {
 	__u32 mode;	  /* EBS_MODE_* */
@@ -115,9 +132,11 @@ struct ebs_config {
  * grow; the position of a byte is (count & (data_size - 1)).  The sample
  * handler on that CPU (the NMI handler in msr mode; perf's overflow
  * handler, an NMI or a timer interrupt, in perf-kernel mode) is the only
- * writer of head; the reader gives records back with EBS_IOC_TAIL.  Records
- * are 32 bytes and data_size a power of two: a record never straddles the
- * end.  EBS_KREC_PAD marks a record to skip; no mode writes one today.
+ * writer of head, with, in msr mode, the throttle's timer on that CPU,
+ * which writes only while counter 0 is off there; the reader gives
+ * records back with EBS_IOC_TAIL.  Records are 32 bytes and data_size a
+ * power of two: a record never straddles the end.  EBS_KREC_PAD marks a
+ * record to skip; no mode writes one today.
  */
 struct ebs_ring_header {
 	__u64 head;	 /* stored by the kernel after the record (release): load it
@@ -131,8 +150,15 @@ struct ebs_ring_header {
 
 #define EBS_KREC_USER	 (1u << 0) /* interrupted in user mode */
 #define EBS_KREC_KERNEL	 (1u << 1)
-#define EBS_KREC_PRECISE (1u << 2)  /* IP is exact (PEBS); no mode sets it yet */
-#define EBS_KREC_PAD	 (1u << 15) /* skip to the end of the ring */
+#define EBS_KREC_PRECISE (1u << 2) /* IP is exact (PEBS); no mode sets it yet */
+/*
+ * Throttle records (EBS_CFG_MARKS, version 3): not samples.  ip, pid and
+ * tid are 0; time_ns and cpu say when and where counter 0 was left off
+ * for the rest of the tick (THROTTLE) or counted again (UNTHROTTLE).
+ */
+#define EBS_KREC_THROTTLE   (1u << 3)
+#define EBS_KREC_UNTHROTTLE (1u << 4)
+#define EBS_KREC_PAD	    (1u << 15) /* skip to the end of the ring */
 
 struct ebs_krecord {
 	__u64 ip;
@@ -159,10 +185,26 @@ struct ebs_cpu_stats {
 	__u64 spurious;	 /* NMIs that were not ours */
 };
 
+/*
+ * STATS' entry from version 3 on, with entry_size = sizeof(struct
+ * ebs_cpu_stats3).  struct ebs_cpu_stats does not grow: a program built
+ * against a newer header that leaves entry_size 0 still gets the entries
+ * its array is made of.
+ */
+struct ebs_cpu_stats3 {
+	struct ebs_cpu_stats s;
+	__u64 throttled; /* msr mode: times the throttle left counter 0 off
+			  * until the next tick (docs/kmod.md section 6.7);
+			  * with EBS_CFG_MARKS, one THROTTLE record each,
+			  * unless the ring was full */
+};
+
 struct ebs_stats {
-	__u32 nr_cpus; /* in: entries cpu[] can hold; out: entries filled */
-	__u32 reserved;
-	__u64 cpu_ptr; /* user pointer to struct ebs_cpu_stats[nr_cpus] */
+	__u32 nr_cpus;	  /* in: entries cpu[] can hold; out: entries filled */
+	__u32 entry_size; /* in: 0 (versions 1, 2: struct ebs_cpu_stats) or
+			   * sizeof(struct ebs_cpu_stats3) (version 3);
+			   * another size is -EINVAL */
+	__u64 cpu_ptr;	  /* user pointer to nr_cpus entries of that size */
 };
 
 /*
@@ -193,8 +235,9 @@ struct ebs_read {
 #define EBS_IOC_START	_IO(EBS_IOC_MAGIC, 0x02)
 #define EBS_IOC_STOP	_IO(EBS_IOC_MAGIC, 0x03)
 #define EBS_IOC_STATS	_IOWR(EBS_IOC_MAGIC, 0x04, struct ebs_stats)
-#define EBS_IOC_RESET	_IO(EBS_IOC_MAGIC, 0x05)
-#define EBS_IOC_TAIL	_IOW(EBS_IOC_MAGIC, 0x06, struct ebs_tail)
-#define EBS_IOC_READ	_IOWR(EBS_IOC_MAGIC, 0x07, struct ebs_read) /* version 2 */
+/* RESET: empty rings, STATS zero, READ's counts from 0 (before version 3 READ kept the old) */
+#define EBS_IOC_RESET _IO(EBS_IOC_MAGIC, 0x05)
+#define EBS_IOC_TAIL  _IOW(EBS_IOC_MAGIC, 0x06, struct ebs_tail)
+#define EBS_IOC_READ  _IOWR(EBS_IOC_MAGIC, 0x07, struct ebs_read) /* version 2 */
 
 #endif /* EBS_ABI_H */

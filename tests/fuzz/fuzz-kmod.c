@@ -206,9 +206,14 @@ static void op_ioctl(struct prog *pr)
 		unsigned int n = arg.stats.nr_cpus < m.nr_rings ? arg.stats.nr_cpus : m.nr_rings;
 		u64 sum = 0;
 
-		FUZZ_CHECK(before != EBS_OPEN && !arg.stats.reserved, "STATS accepted");
+		FUZZ_CHECK(before != EBS_OPEN &&
+				   (!arg.stats.entry_size ||
+				    arg.stats.entry_size == sizeof(struct ebs_cpu_stats) ||
+				    arg.stats.entry_size == sizeof(struct ebs_cpu_stats3)),
+			   "STATS of entry size %u accepted", arg.stats.entry_size);
 		for (i = 0; i < n; i++) /* what the module copies out */
-			sum += m.rings[i].samples + m.rings[i].dropped + m.rings[i].overflows;
+			sum += m.rings[i].samples + m.rings[i].dropped + m.rings[i].overflows +
+			       m.rings[i].throttled;
 		(void)sum;
 		break;
 	}

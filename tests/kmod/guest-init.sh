@@ -148,6 +148,11 @@ rc=$?
 cat msr.err
 check "msr mode: exit 1 with CPUID leaf 0xA named" sh -c "[ $rc -eq 1 ] && grep -q 'CPUID leaf 0xA' msr.err"
 check "msr mode: no output file" [ ! -e /tmp/m.data ]
+# QEMU's default CPU (qemu64) says AuthenticAMD: the line says msr mode is Intel's
+vendor=$(sed -n 's/^vendor_id[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+if [ "$vendor" != GenuineIntel ]; then
+	check "msr mode: one line naming the CPU's vendor ($vendor)" sh -c "[ \$(wc -l <msr.err) -eq 1 ] && grep -q \"this CPU is $vendor's\" msr.err"
+fi
 
 # Attach to a running process, and all CPUs.
 /sleeper 3 >sleeper.pid &

@@ -15,7 +15,8 @@
  * -ENOTTY; a writable mapping is refused; a real session on a busy child
  * (cpu-clock, N = 1 ms) fills the rings, STATS agrees with the records,
  * a one-page ring drops instead of overwriting; RESET empties; the msr mode
- * is -ENODEV without architectural perfmon; an unprivileged open is -EACCES.
+ * is -ENODEV without architectural perfmon, and needs CAP_PERFMON whatever
+ * the target; an unprivileged open is -EACCES.
  * After STOP a child forked while running adds no sample and no overflow;
  * a forked child does not inherit the rings' mapping; ring memory is
  * charged as perf charges its rings and refused beyond the limits; kernel
@@ -24,7 +25,8 @@
  * an mmap() racing an ioctl whose copy faults does not deadlock.
  * Counting sessions (EBS_CFG_COUNT, READ): their bad arguments, no rings,
  * task-clock against the process's CPU clock, page faults of fresh pages,
- * cpu-clock of every CPU against the wall clock, per-CPU entries adding up.
+ * cpu-clock of every CPU against the wall clock, per-CPU entries adding up;
+ * RESET starts the counts from 0.
  * Issue 29: a CPU going offline during CONFIG and while sampling; the lock
  * cycle of mmap(), START and a perf ioctl that faults; a setuid exec during
  * CONFIG, and a root thread in a process of the caller's uid; the bound on
@@ -253,6 +255,25 @@ static void session(__u32 pages, double seconds, const char *tag)
 		samples += st[i].samples;
 		dropped += st[i].dropped;
 		overflows += st[i].overflows;
+	}
+	{
+		/* version 3's entries: the same, and throttled (msr mode's only) */
+		struct ebs_cpu_stats3 st3[64];
+		struct ebs_stats s3 = {.nr_cpus = n,
+				       .entry_size = sizeof(st3[0]),
+				       .cpu_ptr = (__u64)(unsigned long)st3};
+		bool same = true;
+
+		CHECK("STATS with entry_size 40 (struct ebs_cpu_stats3)",
+		      ioc(fd, EBS_IOC_STATS, &s3) == 0 && s3.nr_cpus == n);
+		for (i = 0; i < s3.nr_cpus; i++)
+			same &= !memcmp(&st3[i].s, &st[i], sizeof(st[i])) && !st3[i].throttled;
+		snprintf(name, sizeof(name),
+			 "%s: version 3's entries say what version 1's do, throttled 0", tag);
+		CHECK(name, same);
+		s3.entry_size = 36;
+		CHECK("STATS with entry_size 36 is -EINVAL",
+		      ioc(fd, EBS_IOC_STATS, &s3) == -EINVAL);
 	}
 	in_rings = records(rings, n);
 	printf("    %s: %llu overflows, %llu samples, %llu dropped, %llu records\n", tag,
@@ -658,6 +679,7 @@ struct probe {
 	int fd;		 /* a descriptor opened by root, or -1: open it */
 	__u32 flags, pages;
 	enum probe_target target;
+	__u32 mode; /* EBS_MODE_*; msr mode counts cycles */
 };
 
 struct probe_out {
@@ -704,6 +726,9 @@ static void probe(const struct probe *p, struct probe_out *o)
 					p->pages);
 			c.flags = p->flags;
 			c.pid = c.flags & EBS_CFG_ALL_CPUS ? 0 : c.pid;
+			c.mode = p->mode;
+			if (p->mode == EBS_MODE_MSR)
+				c.event_id = EBS_GEN_CYCLES;
 			r.pin0 = vm_pin_kb();
 			if (fd >= 0)
 				r.config = ioc(fd, EBS_IOC_CONFIG, &c);
@@ -965,9 +990,20 @@ static void test_privilege(void)
 	probe(&handed, &o);
 	CHECK("handed descriptor: the kernel needs CAP_PERFMON at CONFIG", o.config == -EACCES);
 	handed.flags = EBS_CFG_USER;
+	/* msr mode: counter 0 counts every process on every CPU, whatever the target */
+	handed.mode = EBS_MODE_MSR;
+	probe(&handed, &o);
+	CHECK("handed descriptor: msr mode of its own process needs CAP_PERFMON (-EACCES)",
+	      o.config == -EACCES);
+	handed.mode = EBS_MODE_PERF_KERNEL;
 	probe(&handed, &o);
 	CHECK("handed descriptor: its own user mode is allowed", o.config == 0);
 	close(handed.fd);
+	pm.mode = EBS_MODE_MSR;
+	pm.target = T_SELF;
+	probe(&pm, &o);
+	CHECK("msr mode: a CAP_PERFMON user gets past the permission check (-ENODEV: no PMU here)",
+	      !o.become && o.config == -ENODEV);
 }
 
 static void test_unprivileged(void)
@@ -1085,6 +1121,7 @@ static void test_counting(void)
 	struct ebs_config c;
 	double t0, cpu_s, wall0, wall;
 	volatile unsigned long x = 0;
+	__u64 left;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t pages = 2048, i;
 	char name[200];
@@ -1159,6 +1196,26 @@ static void test_counting(void)
 	snprintf(name, sizeof(name), "counting: after STOP the count holds (%llu, %llu)",
 		 (unsigned long long)r.sum.value, (unsigned long long)r2.sum.value);
 	CHECK(name, r.sum.value == r2.sum.value && r.sum.value > 0);
+	/* RESET: the counts start again from 0 (they went on before ABI version 3) */
+	CHECK("counting: RESET", ioc(fd, EBS_IOC_RESET, NULL) == 0);
+	count_read(fd, &r, cpu);
+	for (i = 0, left = 0; i < 8; i++)
+		left += cpu[i].value + cpu[i].time_enabled;
+	snprintf(name, sizeof(name), "counting: after RESET READ is 0 (%llu), every CPU's too",
+		 (unsigned long long)r.sum.value);
+	CHECK(name, r.sum.value == 0 && r.sum.time_enabled == 0 && left == 0);
+	t0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+	ioc(fd, EBS_IOC_START, NULL);
+	while (now_s(CLOCK_PROCESS_CPUTIME_ID) - t0 < 0.1)
+		x++;
+	ioc(fd, EBS_IOC_STOP, NULL);
+	cpu_s = now_s(CLOCK_PROCESS_CPUTIME_ID) - t0;
+	count_read(fd, &r, cpu);
+	snprintf(name, sizeof(name),
+		 "counting: a run after RESET counts only itself: %.4f s within 10%% of %.4f s",
+		 (double)r.sum.value * 1e-9, cpu_s);
+	CHECK(name, (double)r.sum.value * 1e-9 > 0.9 * cpu_s &&
+			    (double)r.sum.value * 1e-9 < 1.1 * cpu_s && count_adds_up(&r, cpu));
 	close(fd);
 
 	/* page faults of fresh pages */

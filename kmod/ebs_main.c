@@ -483,6 +483,7 @@ static long ebs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	union ebs_ioctl_arg a;
 	struct ebs_count *cpu = NULL;
 	bool fault = false;
+	unsigned int i;
 	long err;
 
 	if (cmd == EBS_IOC_VERSION)

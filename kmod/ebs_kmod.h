@@ -73,7 +73,7 @@ struct ebs_mode_ops {
  * freed.
  */
 struct ebs_session {
-	struct mutex lock;
+	struct mutex lock; /* the locking above */
 	enum ebs_state state;
 	bool counting; /* RUNNING, as the sample handlers read it */
 	struct ebs_config cfg;

@@ -42,18 +42,18 @@ static u64 hw_rdmsr(u32 msr)
 {
 	u64 v;
 
-	rdmsrl(msr, v);
+	ebs_rdmsrq(msr, v);
 	return v;
 }
 
 static void hw_wrmsr(u32 msr, u64 v)
 {
-	wrmsrl(msr, v);
+	ebs_wrmsrq(msr, v);
 }
 
 static void hw_lvtpc_nmi(void)
 {
-	apic_write(APIC_LVTPC, APIC_DM_NMI);
+	ebs_apic_write(APIC_LVTPC, APIC_DM_NMI);
 }
 
 static const struct ebs_hw_ops hw = {

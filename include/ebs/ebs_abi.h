@@ -63,8 +63,8 @@
  * use: event select 0-7, unit mask 8-15, USR 16, OS 17, E(dge) 18, PC 19,
  * INT 20, ANY 21, EN 22, INV 23, CMASK 24-31.
  */
-#define EBS_EVTSEL_EVENT(x) ((__u64)(x)&0xff)
-#define EBS_EVTSEL_UMASK(x) (((__u64)(x)&0xff) << 8)
+#define EBS_EVTSEL_EVENT(x) (((__u64)(x)) & 0xff)
+#define EBS_EVTSEL_UMASK(x) ((((__u64)(x)) & 0xff) << 8)
 #define EBS_EVTSEL_USR	    (1ull << 16)
 #define EBS_EVTSEL_OS	    (1ull << 17)
 #define EBS_EVTSEL_EDGE	    (1ull << 18)
@@ -73,7 +73,7 @@
 #define EBS_EVTSEL_ANY	    (1ull << 21)
 #define EBS_EVTSEL_EN	    (1ull << 22)
 #define EBS_EVTSEL_INV	    (1ull << 23)
-#define EBS_EVTSEL_CMASK(x) (((__u64)(x)&0xff) << 24)
+#define EBS_EVTSEL_CMASK(x) ((((__u64)(x)) & 0xff) << 24)
 /* The fields a raw event (ebs_config.event_id) may set; the rest come from flags. */
 #define EBS_EVTSEL_RAW                                                                             \
 	(EBS_EVTSEL_EVENT(0xff) | EBS_EVTSEL_UMASK(0xff) | EBS_EVTSEL_EDGE | EBS_EVTSEL_INV |      \

@@ -9,7 +9,7 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mkdir -p /tmp && mount -t tmpfs tmp /tmp
 cd /tmp || exit 1
-echo "EBS-GUEST-START"
+echo "EBS-GUEST-START $(uname -r)"
 
 pass() { echo "PASS: kmod: $1"; }
 fail() { echo "FAIL: kmod: $1"; }

@@ -1186,8 +1186,15 @@ static void test_counting(void)
 	snprintf(name, sizeof(name), "counting: %u CPUs' entries (%ld online) add up to the sum",
 		 r2.nr_cpus, ncpu);
 	CHECK(name, (long)r2.nr_cpus >= ncpu && count_adds_up(&r2, cpu2));
-	CHECK("counting: a thread's time enabled is at least its time running",
-	      r2.sum.time_enabled >= r2.sum.time_running && r2.sum.time_running > 0);
+	/*
+	 * Within 0.1%, the rule sampler/kmod.c applies: perf's times of a
+	 * thread that moved between CPUs leave the longest enabled time
+	 * short of the running times' sum by some microseconds (18 to 24
+	 * of 0.3 s measured, on 6.1 and 6.12 alike).
+	 */
+	CHECK("counting: a thread's time enabled is at least its time running (within 0.1%)",
+	      r2.sum.time_running <= r2.sum.time_enabled + r2.sum.time_enabled / 1000 &&
+		      r2.sum.time_running > 0);
 	CHECK("counting: STOP", ioc(fd, EBS_IOC_STOP, NULL) == 0);
 	count_read(fd, &r, cpu);
 	while (now_s(CLOCK_PROCESS_CPUTIME_ID) - t0 < 0.35)

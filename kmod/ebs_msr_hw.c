@@ -370,8 +370,8 @@ static int ebs_msr_config(struct ebs_session *s)
 		goto fail;
 	for (i = 0; i < nr_cpu_ids; i++) {
 		st->cpus[i].arm = IRQ_WORK_INIT_HARD(ebs_msr_arm);
-		hrtimer_init(&st->cpus[i].timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
-		st->cpus[i].timer.function = ebs_msr_rearm;
+		ebs_hrtimer_setup(&st->cpus[i].timer, ebs_msr_rearm, CLOCK_MONOTONIC,
+				  HRTIMER_MODE_ABS_PINNED_HARD);
 		st->cpus[i].s = s;
 		st->cpus[i].cpu = i;
 	}

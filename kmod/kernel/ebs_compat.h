@@ -56,6 +56,22 @@
 #endif
 
 /*
+ * A timer with its function, for ebs_msr_hw.c (which has
+ * <linux/hrtimer.h>): hrtimer_setup() from 6.13 on, where hrtimer_init()
+ * is deprecated (and later gone).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define ebs_hrtimer_setup(t, fn, clock, mode) hrtimer_setup(t, fn, clock, mode)
+#else
+#define ebs_hrtimer_setup(t, fn, clock, mode)                                                      \
+	do {                                                                                       \
+		struct hrtimer *ebs_t_ = (t);                                                      \
+		hrtimer_init(ebs_t_, clock, mode);                                                 \
+		ebs_t_->function = (fn);                                                           \
+	} while (0)
+#endif
+
+/*
  * A local APIC register write, for ebs_msr_hw.c (which has <asm/apic.h>).
  * From 6.6 on apic_write() is a static call whose key and trampoline
  * (__SCK__apic_call_write, __SCT__apic_call_write) are not exported, so a

@@ -17,6 +17,8 @@
  * (Intel PT, BTS), first, and acknowledges counter 0's overflow with its
  * own (ebs_msr_nmi() copes).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/cpuhotplug.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
@@ -72,14 +74,12 @@ static const struct ebs_hw_ops hw = {
  */
 static unsigned int ebs_max_sample_rate = 100000;
 module_param_named(max_sample_rate, ebs_max_sample_rate, uint, 0644);
-MODULE_PARM_DESC(
-	max_sample_rate,
-	"msr mode: overflows a second per CPU at most (kernel.perf_event_max_sample_rate's default; a lower sysctl wins)");
+MODULE_PARM_DESC(max_sample_rate,
+		 "msr mode: most overflows a second per CPU (perf's default; a lower sysctl wins)");
 static unsigned int ebs_cpu_time_max_percent = 25;
 module_param_named(cpu_time_max_percent, ebs_cpu_time_max_percent, uint, 0644);
-MODULE_PARM_DESC(
-	cpu_time_max_percent,
-	"msr mode: most of a CPU's time in the NMI handler, 0 or 100 for no limit (kernel.perf_cpu_time_max_percent's default; a stricter sysctl wins)");
+MODULE_PARM_DESC(cpu_time_max_percent,
+		 "msr mode: most % of a CPU in the NMI handler; 0, 100: none (perf's default)");
 
 /*
  * A counting session's counts (EBS_CFG_COUNT, all CPUs only): per CPU,
@@ -217,10 +217,9 @@ static void ebs_msr_slow(struct irq_work *w)
 {
 	struct ebs_msr_state *st = container_of(w, struct ebs_msr_state, slow);
 
-	pr_info_ratelimited(
-		"ebs: msr mode's NMI handler takes about %u ns (more than %u%% of the CPU at this rate): at most %u overflows per tick per CPU from now\n",
-		READ_ONCE(st->run.lim.allowed_ns), st->run.lim.percent,
-		READ_ONCE(st->run.lim.per_tick));
+	pr_info_ratelimited("msr mode: NMI handler %u ns (>%u%% of a CPU): %u overflows a tick\n",
+			    READ_ONCE(st->run.lim.allowed_ns), st->run.lim.percent,
+			    READ_ONCE(st->run.lim.per_tick));
 }
 
 /* No throttle timer of st runs or will run (process context, counter 0 off everywhere). */

@@ -35,8 +35,12 @@ static bool power_of_two(__u32 x)
 
 int ebs_check_config(const struct ebs_config *cfg)
 {
-	if (cfg->mode > EBS_MODE_MSR || cfg->reserved || (cfg->flags & ~EBS_CFG_KNOWN) ||
+	if (cfg->mode > EBS_MODE_MSR || (cfg->flags & ~EBS_CFG_KNOWN) ||
 	    !(cfg->flags & (EBS_CFG_USER | EBS_CFG_KERNEL)))
+		return -EINVAL;
+	/* msr mode's throttle only: perf throttles perf-kernel's counters by its sysctls */
+	if (cfg->limits && (cfg->mode != EBS_MODE_MSR || (cfg->flags & EBS_CFG_COUNT) ||
+			    EBS_LIMITS_PERCENT(cfg->limits) > 100))
 		return -EINVAL;
 	if ((cfg->flags & EBS_CFG_ALL_CPUS) && (cfg->flags & EBS_CFG_ON_EXEC))
 		return -EINVAL;

@@ -31,8 +31,8 @@ struct ebs_waker {
  * entries of cpu[] mean something (nr_cpu_ids, or 0 when the counters are
  * not per CPU), or -errno; NULL where the mode cannot.  config() and
  * release() may sleep; start(), stop() and read() too.  All are called
- * with s->lock held; config() of a pid target also with the target's
- * signal->exec_update_lock held for reading (ebs_config_locked()).
+ * with s->lock held; perf-kernel's config() of a pid target also with the
+ * target's signal->exec_update_lock held for reading (ebs_config_locked()).
  */
 struct ebs_mode_ops {
 	const char *name;
@@ -66,20 +66,20 @@ struct ebs_mode_ops {
  * Locking: lock (a mutex) protects state, cfg, the mode and the ring array
  * itself against ioctl, poll and release.  The modes call perf under it,
  * so it comes before perf's own locks: lock -> the target's
- * exec_update_lock (CONFIG) -> a perf context's mutex -> mmap_lock (perf
- * copies from user memory under its context mutex).  So mmap(), which the
- * kernel calls under mmap_lock, does not take lock: mmap_lock -> lock
- * would close that cycle.  It reads configured instead, which CONFIG sets
- * last, with release, once it succeeded: from then to release the ring
- * array, ring_mem, nr_rings and cfg.ring_pages do not change, and release
- * cannot run while a mapping is being made (the mapping holds the file).
- * Nor is lock held while user memory is touched (ebs_ioctl()), so that no
- * fault ever runs under it.  Inside a ring, head and
- * the statistics belong to the sample handler of the ring's CPU (no lock:
- * see ebs_ring.h); tail is set under lock.  The handlers reach the session
- * only through the counters' context pointer (perf-kernel) or ebs_msr_active
- * (msr), both cleared, with the handlers quiesced, before the session is
- * freed.
+ * exec_update_lock (perf-kernel CONFIG) -> a perf context's mutex ->
+ * mmap_lock (perf copies from user memory under its context mutex).  So
+ * mmap(), which the kernel calls under mmap_lock, does not take lock:
+ * mmap_lock -> lock would close that cycle.  It reads configured instead,
+ * which CONFIG sets last, with release, once it succeeded: from then to
+ * release the ring array, ring_mem, nr_rings and cfg.ring_pages do not
+ * change, and release cannot run while a mapping is being made (the
+ * mapping holds the file).  Nor is lock held while user memory is touched
+ * (ebs_ioctl()), so that no fault ever runs under it.  Inside a ring,
+ * head and the statistics belong to the sample handler of the ring's CPU
+ * (no lock: see ebs_ring.h); tail is set under lock.  The handlers reach
+ * the session only through the counters' context pointer (perf-kernel) or
+ * ebs_msr_active (msr), both cleared, with the handlers quiesced, before
+ * the session is freed.
  */
 struct ebs_session {
 	struct mutex lock; /* see Locking above */

@@ -213,7 +213,7 @@ out_nomem:
  * ptrace_may_access() holds it.  LSM hooks (Yama's ptrace_scope) are not
  * consulted: security_ptrace_access_check() is not exported either.
  * Credentials are a thread's own: perf-kernel asks it of every thread it
- * attaches a counter to.  Under the target's exec_update_lock, as
+ * attaches a counter to, under the target's exec_update_lock, as
  * perf_event_open() asks it (ebs_config_locked()).
  */
 bool ebs_may_trace(struct task_struct *task)
@@ -273,21 +273,26 @@ static bool ebs_may_see_kernel(void)
 
 /*
  * CONFIG of cfg, which ebs_check_ioctl() found well formed.  For a pid
- * target the permission check and the mode's config() (its counters'
- * creation) run under the target's exec_update_lock, held for reading, as
- * perf_event_open() holds it across its check and the counter's
- * installation: an exec, which takes it for writing around installing its
- * new credentials and removing the counters of a process it makes
- * undumpable (perf_event_exit_task()), then comes wholly before the check,
- * which sees the new credentials, or wholly after the counters are
- * attached, and removes them.  Otherwise a setuid exec between the check
- * and the attach would be sampled.  The threads share the lock (it is in
- * signal_struct); each is checked (ebs_perf_config()).
+ * target in perf-kernel mode the permission check and the mode's config()
+ * (its counters' creation) run under the target's exec_update_lock, held
+ * for reading, as perf_event_open() holds it across its check and the
+ * counter's installation: an exec, which takes it for writing around
+ * installing its new credentials and removing the counters of a process
+ * it makes undumpable (perf_event_exit_task()), then comes wholly before
+ * the check, which sees the new credentials, or wholly after the counters
+ * are attached, and removes them.  Otherwise a setuid exec between the
+ * check and the attach would be sampled.  The threads share the lock (it
+ * is in signal_struct); each is checked (ebs_perf_config()).  msr mode
+ * does not take it: it attaches nothing to a task, so an exec has nothing
+ * to remove, and its caller is perfmon_capable(), which may sample every
+ * process on every CPU anyway (its ptrace check is perf's rule for a pid,
+ * not a barrier against an exec).
  */
 static int ebs_config_locked(struct ebs_session *s, const struct ebs_config *cfg)
 {
 	const struct ebs_mode_ops *mode;
 	struct task_struct *task = NULL;
+	bool exec_locked = false;
 	struct pid *pid;
 	int err;
 
@@ -309,10 +314,13 @@ static int ebs_config_locked(struct ebs_session *s, const struct ebs_config *cfg
 		if (!task)
 			return -ESRCH;
 		/* the task reference keeps task->signal */
-		err = down_read_interruptible(&task->signal->exec_update_lock);
-		if (err) {
-			put_task_struct(task);
-			return err;
+		if (cfg->mode == EBS_MODE_PERF_KERNEL) {
+			err = down_read_interruptible(&task->signal->exec_update_lock);
+			if (err) {
+				put_task_struct(task);
+				return err;
+			}
+			exec_locked = true;
 		}
 		/* the process, whichever of its threads was named */
 		s->target = get_task_pid(task, PIDTYPE_TGID);
@@ -343,10 +351,10 @@ out_put:
 	put_pid(s->target);
 	s->target = NULL;
 out_unlock:
-	if (task) {
+	if (exec_locked)
 		up_read(&task->signal->exec_update_lock);
+	if (task)
 		put_task_struct(task);
-	}
 	return err;
 }
 

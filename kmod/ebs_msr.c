@@ -113,6 +113,21 @@ void ebs_msr_limits_init(struct ebs_msr_limits *lim, __u32 max_rate, __u32 perce
 		lim->allowed_ns = 1;
 }
 
+void ebs_msr_limits_config(struct ebs_msr_limits *lim, __u32 limits, __u32 max_rate, __u32 percent,
+			   __u32 hz)
+{
+	__u32 rate = EBS_LIMITS_RATE(limits), pct = EBS_LIMITS_PERCENT(limits);
+
+	/* percent 0 and 100 mean no limit on the handler's time, as for perf */
+	if (percent >= 100)
+		percent = 0;
+	if (rate && rate < max_rate)
+		max_rate = rate;
+	if (pct && pct < 100 && (!percent || pct < percent))
+		percent = pct;
+	ebs_msr_limits_init(lim, max_rate, percent, hz);
+}
+
 void ebs_msr_cpu_start(const struct ebs_hw_ops *hw, const struct ebs_msr_run *run,
 		       struct ebs_msr_cpu *c)
 {

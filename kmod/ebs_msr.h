@@ -82,6 +82,15 @@ struct ebs_msr_limits {
  */
 void ebs_msr_limits_init(struct ebs_msr_limits *lim, __u32 max_rate, __u32 percent, __u32 hz);
 
+/*
+ * A session's limits: the module's parameters max_rate and percent (as
+ * for ebs_msr_limits_init()), each made stricter by what its CONFIG gave
+ * in limits (ebs_config.limits: the caller's perf sysctls; 0, or 0 in a
+ * part, not given), never looser; then ebs_msr_limits_init() for hz.
+ */
+void ebs_msr_limits_config(struct ebs_msr_limits *lim, __u32 limits, __u32 max_rate, __u32 percent,
+			   __u32 hz);
+
 /* What every CPU of a session shares. */
 struct ebs_msr_run {
 	struct ebs_msr_pmu pmu;

@@ -20,7 +20,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpuhotplug.h>
-#include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/moduleparam.h>
@@ -66,16 +65,17 @@ static const struct ebs_hw_ops hw = {
 };
 
 /*
- * The throttle's limits (docs/kmod.md section 6.7): perf's sysctls
+ * The throttle's limits (docs/kmod.md section 6.7), perf's defaults for
  * kernel.perf_event_max_sample_rate and kernel.perf_cpu_time_max_percent,
- * whose variables are not exported to modules.  CONFIG takes the stricter
- * of these parameters (perf's defaults) and the sysctls as /proc/sys shows
- * them to its caller.
+ * whose variables are not exported to modules.  The caller of CONFIG may
+ * pass what those sysctls say (ebs_config.limits; ebs record does), and
+ * the stricter of each and its parameter holds: root's parameters bound
+ * every session.
  */
 static unsigned int ebs_max_sample_rate = 100000;
 module_param_named(max_sample_rate, ebs_max_sample_rate, uint, 0644);
 MODULE_PARM_DESC(max_sample_rate,
-		 "msr mode: most overflows a second per CPU (perf's default; a lower sysctl wins)");
+		 "msr mode: most overflows a second per CPU (perf's default; CONFIG may ask less)");
 static unsigned int ebs_cpu_time_max_percent = 25;
 module_param_named(cpu_time_max_percent, ebs_cpu_time_max_percent, uint, 0644);
 MODULE_PARM_DESC(cpu_time_max_percent,
@@ -305,53 +305,6 @@ static void ebs_msr_release(struct ebs_session *s)
 	s->mode_data = NULL;
 }
 
-/*
- * One of perf's integer sysctls as /proc/sys shows it to the caller of
- * CONFIG (process context), or -1.  Read so because the variables are not
- * exported to modules; a caller whose mount namespace shows another file
- * can only make the throttle stricter (ebs_msr_limits()).
- */
-static long ebs_msr_sysctl(const char *name)
-{
-	char path[64], buf[24];
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
-	long v;
-
-	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
-	f = filp_open(path, O_RDONLY, 0);
-	if (IS_ERR(f))
-		return -1;
-	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
-	filp_close(f, NULL);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return kstrtol(strim(buf), 10, &v) ? -1 : v;
-}
-
-/*
- * The throttle's limits: the stricter of the module's parameters and
- * perf's sysctls, rate by rate and percent by percent (0 and 100 mean no
- * limit on the handler's time, as for perf).
- */
-static void ebs_msr_limits(struct ebs_msr_limits *lim)
-{
-	long rate = ebs_msr_sysctl("perf_event_max_sample_rate");
-	long pct = ebs_msr_sysctl("perf_cpu_time_max_percent");
-	u32 max_rate = READ_ONCE(ebs_max_sample_rate);
-	u32 percent = READ_ONCE(ebs_cpu_time_max_percent);
-
-	if (percent >= 100)
-		percent = 0;
-	if (rate > 0 && rate < max_rate)
-		max_rate = rate;
-	if (pct > 0 && pct < 100 && (!percent || pct < percent))
-		percent = pct;
-	ebs_msr_limits_init(lim, max_rate, percent, HZ);
-}
-
 static int ebs_msr_config(struct ebs_session *s)
 {
 	struct ebs_msr_state *st;
@@ -385,7 +338,9 @@ static int ebs_msr_config(struct ebs_session *s)
 	if (err)
 		goto fail;
 	st->run.n = s->cfg.sample_after;
-	ebs_msr_limits(&st->run.lim);
+	/* the caller's perf sysctls, when given, only make the parameters stricter */
+	ebs_msr_limits_config(&st->run.lim, s->cfg.limits, READ_ONCE(ebs_max_sample_rate),
+			      READ_ONCE(ebs_cpu_time_max_percent), HZ);
 	if (!reserve_perfctr_nmi(MSR_ARCH_PERFMON_PERFCTR0)) {
 		err = -EBUSY; /* perf (or its NMI watchdog) owns the counters */
 		goto fail;

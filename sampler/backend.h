@@ -97,6 +97,16 @@ void perf_tracking__close(struct perf_tracking *t);
  */
 int event_spec__kmod_encode(const struct event_spec *ev, u32 *kind, u64 *id);
 
+/*
+ * msr mode's throttle limits for ebs.ko's CONFIG (ebs_config.limits,
+ * EBS_LIMITS()): kernel.perf_event_max_sample_rate and
+ * kernel.perf_cpu_time_max_percent as the files of dir (/proc/sys/kernel)
+ * say, which the module cannot read itself; a rate above
+ * EBS_LIMITS_RATE_MAX as that, and a file that cannot be read or holds
+ * nothing from 1 up (to 100 for the percent) not given (0).
+ */
+u32 kmod_limits(const char *dir);
+
 struct ebs_krecord;
 /*
  * One record of an ebs.ko ring as the file keeps it (kmod.c): a sample of

@@ -95,7 +95,8 @@ static void set_period(struct sampler *s)
 	s->periods[0] = s->period;
 }
 
-#define KMOD_MLOCK_KB "/sys/module/ebs/parameters/mlock_kb"
+#define KMOD_MLOCK_KB	"/sys/module/ebs/parameters/mlock_kb"
+#define KMOD_SYSCTL_DIR "/proc/sys/kernel"
 
 /*
  * One line for CONFIG's -EPERM: the rings are over the locked-memory
@@ -217,6 +218,31 @@ static int config_error(struct sampler *s, struct kmod_priv *p, int e, struct eb
 	}
 }
 
+/* One of dir's sysctl files as a number from 1 to max, or 0 (unreadable, or out of range). */
+static u32 sysctl_value(const char *dir, const char *name, long max)
+{
+	char path[512], *val = NULL, *end = NULL;
+	long v = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (ebs_read_file(path, &val) > 0) {
+		errno = 0;
+		v = strtol(val, &end, 10);
+		if (errno || end == val || v < 1)
+			v = 0;
+	}
+	free(val);
+	return (u32)(v > max ? max : v);
+}
+
+u32 kmod_limits(const char *dir)
+{
+	u32 rate = sysctl_value(dir, "perf_event_max_sample_rate", EBS_LIMITS_RATE_MAX);
+	u32 percent = sysctl_value(dir, "perf_cpu_time_max_percent", 100);
+
+	return EBS_LIMITS(rate, percent);
+}
+
 /* CONFIG for event 0 as s->used[0] now is; 0 or -errno (no message). */
 static int kmod_config(struct sampler *s, struct kmod_priv *p)
 {
@@ -242,6 +268,9 @@ static int kmod_config(struct sampler *s, struct kmod_priv *p)
 			p->cfg.flags |= EBS_CFG_ON_EXEC;
 	}
 	p->cfg.ring_pages = s->opts->count_only ? 0 : s->opts->mmap_pages;
+	/* the module cannot read perf's sysctls: its throttle follows them so */
+	if (p->mode == EBS_MODE_MSR && !s->opts->count_only && p->version >= 3)
+		p->cfg.limits = kmod_limits(KMOD_SYSCTL_DIR);
 	return ioctl(p->fd, EBS_IOC_CONFIG, &p->cfg) < 0 ? -errno : 0;
 }
 

@@ -19,7 +19,8 @@
  *      software events from EBS_GEN_PAGE_FAULTS on.
  *   3  msr mode throttles counter 0 as perf throttles its events, and
  *      says so: struct ebs_cpu_stats3 (STATS with entry_size), throttle
- *      records in the rings (EBS_CFG_MARKS).  Two requests of older
+ *      records in the rings (EBS_CFG_MARKS); CONFIG's limits (once
+ *      reserved) pass the caller's perf sysctls to it.  Two requests of older
  *      versions are refused now, as they should always have been: msr
  *      mode without CAP_PERFMON or CAP_SYS_ADMIN (-EACCES), and with N
  *      below EBS_MSR_SAMPLE_AFTER_MIN (-ERANGE).
@@ -122,8 +123,24 @@ struct ebs_config {
 	__u32 flags;	    /* EBS_CFG_* */
 	__s32 pid;	    /* target process (with its threads), unless ALL_CPUS */
 	__u32 ring_pages;   /* data pages per CPU ring, power of two; 0 with EBS_CFG_COUNT */
-	__u32 reserved;	    /* must be zero */
+	__u32 limits;	    /* msr mode's throttle, optional: EBS_LIMITS() (version 3; before, 0) */
 };
+
+/*
+ * ebs_config.limits (version 3): what the caller's perf sysctls say, for
+ * msr mode's throttle (docs/kmod.md section 6.7), as the module cannot
+ * read them: kernel.perf_event_max_sample_rate in bits 0-23 (a larger
+ * value given as EBS_LIMITS_RATE_MAX, more than N >= 10,000 allows at any
+ * clock) and kernel.perf_cpu_time_max_percent in bits 24-31 (1 to 100);
+ * either 0: not given.  The module takes the stricter of each and its own
+ * parameter (max_sample_rate, cpu_time_max_percent): a caller can make
+ * the throttle stricter, never looser.  Anything but 0 outside msr mode's
+ * sampling sessions, or a percent above 100, is -EINVAL.
+ */
+#define EBS_LIMITS_RATE_MAX	  0xffffffu
+#define EBS_LIMITS_RATE(l)	  (((__u32)(l)) & EBS_LIMITS_RATE_MAX)
+#define EBS_LIMITS_PERCENT(l)	  (((__u32)(l)) >> 24)
+#define EBS_LIMITS(rate, percent) ((((__u32)(percent)) << 24) | EBS_LIMITS_RATE(rate))
 
 /*
  * The ring: per CPU, one mmap of (1 + ring_pages) pages at offset

@@ -232,6 +232,8 @@ gcc -static -O2 -g -fno-omit-frame-pointer -I"$WL" -DWALLCLOCK -o $R/sleeper "$W
 gcc -static -O2 -g -I"$WL" -o $R/memtouch "$WL/memtouch.c"
 gcc -static -O2 -g -pthread -I"$TOP/include" -o $R/kmodtest "$TOP/tests/kmod/kmodtest.c"
 gcc -static -O2 -g -pthread -I"$TOP/include" -o $R/kfuzz "$TOP/tests/kmod/kfuzz.c"
+# preloaded into ebs: what it asks CONFIG for, seen where the module refuses it
+gcc -shared -fPIC -O2 -g -I"$TOP/include" -o $R/ebsioctl.so "$TOP/tests/kmod/ebsioctl.c" -ldl
 
 # Boot each kernel with its module.  QEMU exits 0 after poweroff and after
 # a panic alike: trust the end marker and the log, not the exit status.

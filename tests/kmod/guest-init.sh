@@ -153,6 +153,28 @@ vendor=$(sed -n 's/^vendor_id[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 if [ "$vendor" != GenuineIntel ]; then
 	check "msr mode: one line naming the CPU's vendor ($vendor)" sh -c "[ \$(wc -l <msr.err) -eq 1 ] && grep -q \"this CPU is $vendor's\" msr.err"
 fi
+# The module does not read perf's sysctls: ebs passes them in CONFIG
+# (ebs_config.limits, docs/kmod.md section 6.7), seen through a preloaded
+# ioctl that logs each CONFIG; the module takes them (-ENODEV, not -EINVAL).
+# A sanitizer build's runtime wants to come first: the preload may not.
+rate0=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+pct0=$(cat /proc/sys/kernel/perf_cpu_time_max_percent)
+echo 12345 >/proc/sys/kernel/perf_event_max_sample_rate
+echo 7 >/proc/sys/kernel/perf_cpu_time_max_percent
+EBS_IOCTL_LOG=/tmp/cfg.log LD_PRELOAD=/ebsioctl.so ASAN_OPTIONS=verify_asan_link_order=0 \
+	/ebs record --backend=kmod --kmod-mode=msr -c 100000 -o /tmp/m.data /leafloop 0.1 2>msr.err
+rc=$?
+echo "$rate0" >/proc/sys/kernel/perf_event_max_sample_rate
+echo "$pct0" >/proc/sys/kernel/perf_cpu_time_max_percent
+echo "    $(cat /tmp/cfg.log 2>/dev/null)"
+check "msr mode: ebs passes kernel.perf_event_max_sample_rate 12345 and perf_cpu_time_max_percent 7 in CONFIG, which the module takes (exit $rc, CPUID leaf 0xA named)" \
+	sh -c "[ $rc -eq 1 ] && [ \$(grep -c '^CONFIG mode 1 .* rate 12345 percent 7\$' /tmp/cfg.log) -eq 1 ] && grep -q 'CPUID leaf 0xA' msr.err"
+EBS_IOCTL_LOG=/tmp/cfg.log LD_PRELOAD=/ebsioctl.so ASAN_OPTIONS=verify_asan_link_order=0 \
+	/ebs record --backend=kmod -e cpu-clock -c 1000000 -o /tmp/m.data /leafloop 0.1 2>pk.err
+rc=$?
+check "perf-kernel mode: ebs passes no limits, as perf applies its sysctls itself (exit $rc)" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^CONFIG mode 0 .* limits 0 ' /tmp/cfg.log"
+rm -f /tmp/m.data
 
 # Attach to a running process, and all CPUs.
 /sleeper 3 >sleeper.pid &

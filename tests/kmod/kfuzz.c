@@ -219,7 +219,10 @@ static void random_config(struct rng *r, struct ebs_config *c, pid_t *reap)
 	/* a counting session: no N, no rings (mostly) */
 	if ((c->flags & EBS_CFG_COUNT) && chance(r, 80))
 		c->sample_after = c->ring_pages = 0;
-	c->reserved = chance(r, 95) ? 0 : (__u32)rnd(r);
+	/* msr mode's throttle limits (refused elsewhere), mostly none, now and then garbage */
+	c->limits = chance(r, 80)   ? 0
+		    : chance(r, 80) ? EBS_LIMITS(below(r, 200000), below(r, 101))
+				    : (__u32)rnd(r);
 	flips = chance(r, 20) ? 1 + below(r, 3) : 0;
 	for (i = 0; i < flips; i++)
 		((unsigned char *)c)[below(r, sizeof(*c))] ^= 1u << below(r, 8);

@@ -144,9 +144,20 @@ static void test_abi(void)
 	c = base_config(getpid(), 1);
 	c.event_id = EBS_GEN_MAX;
 	CHECK("CONFIG with an unknown event is -EINVAL", ioc(fd, EBS_IOC_CONFIG, &c) == -EINVAL);
+	/* limits (once reserved): msr mode's throttle only, a percent up to 100 */
 	c = base_config(getpid(), 1);
-	c.reserved = 1;
-	CHECK("CONFIG with reserved bits is -EINVAL", ioc(fd, EBS_IOC_CONFIG, &c) == -EINVAL);
+	c.limits = EBS_LIMITS(50000, 10);
+	CHECK("CONFIG with limits in perf-kernel mode is -EINVAL",
+	      ioc(fd, EBS_IOC_CONFIG, &c) == -EINVAL);
+	c.mode = EBS_MODE_MSR;
+	c.event_id = EBS_GEN_CYCLES;
+	c.sample_after = 100000;
+	c.limits = EBS_LIMITS(50000, 101);
+	CHECK("CONFIG msr mode with limits of 101% is -EINVAL",
+	      ioc(fd, EBS_IOC_CONFIG, &c) == -EINVAL);
+	c.limits = EBS_LIMITS(50000, 10);
+	CHECK("CONFIG msr mode with limits 50000/s, 10%: taken (-ENODEV: no PMU here)",
+	      ioc(fd, EBS_IOC_CONFIG, &c) == -ENODEV);
 
 	c = base_config(getpid(), 1);
 	c.flags = 0;

@@ -24,8 +24,12 @@
  * translation of ring records.  And that user space and the module read
  * the one event table (include/ebs/ebs_events.h) alike.
  */
+#include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <ebs/ebs_events.h>
 
@@ -221,6 +225,9 @@ static void count(struct sim *s, __u64 k, __u64 ip)
 	}
 }
 
+/* CONFIG's limits (ebs_config.limits) for the sessions sim_init() sets up; 0: none given */
+static __u32 sim_limits;
+
 static void sim_init(struct sim *s, __u32 ring_pages, __u64 n)
 {
 	struct ebs_config cfg = {.event_kind = EBS_EVENT_GENERIC,
@@ -236,8 +243,8 @@ static void sim_init(struct sim *s, __u32 ring_pages, __u64 n)
 	ebs_msr_probe(&hw, &s->run.pmu);
 	s->run.n = n;
 	s->run.evtsel = ebs_msr_evtsel(&s->run.pmu, &cfg, &err);
-	/* perf's defaults, and Debian's HZ: 400 overflows a 4 ms tick */
-	ebs_msr_limits_init(&s->run.lim, 100000, 25, 250);
+	/* the parameters at perf's defaults, and Debian's HZ: 400 overflows a 4 ms tick */
+	ebs_msr_limits_config(&s->run.lim, sim_limits, 100000, 25, 250);
 }
 
 static void fake_reset(__u32 version, __u32 width)
@@ -671,6 +678,67 @@ static void test_throttle(void)
 }
 
 /*
+ * CONFIG's limits (ebs_msr_limits_config()): what the caller says its perf
+ * sysctls are makes the module's parameters stricter, never looser; a
+ * part not given (0) leaves the parameter.  The parameters at perf's
+ * defaults (100,000 a second, 25%), HZ 250.
+ */
+static void test_limits(void)
+{
+	struct throttle_numbers t;
+	struct ebs_msr_limits l;
+	struct sim s;
+	char name[200];
+
+	ebs_msr_limits_config(&l, 0, 100000, 25, 250);
+	TEST_CHECK("limits: none given: the parameters' (400 a tick, 25%, 2500 ns)",
+		   l.per_tick == 400 && l.percent == 25 && l.allowed_ns == 2500);
+	ebs_msr_limits_config(&l, EBS_LIMITS(50000, 0), 100000, 25, 250);
+	TEST_CHECK("limits: a rate of 50,000 given, below the parameter's, is used (200 a tick, "
+		   "5000 ns)",
+		   l.per_tick == 200 && l.percent == 25 && l.allowed_ns == 5000);
+	ebs_msr_limits_config(&l, EBS_LIMITS(200000, 0), 100000, 25, 250);
+	TEST_CHECK("limits: a rate of 200,000 given is clamped to the parameter's 100,000",
+		   l.per_tick == 400 && l.allowed_ns == 2500);
+	ebs_msr_limits_config(&l, EBS_LIMITS(EBS_LIMITS_RATE_MAX, 100), 100000, 25, 250);
+	TEST_CHECK("limits: the largest rate and 100% (no limit) given: the parameters'",
+		   l.per_tick == 400 && l.percent == 25 && l.allowed_ns == 2500);
+	ebs_msr_limits_config(&l, EBS_LIMITS(1, 0), 100000, 25, 250);
+	TEST_CHECK("limits: a rate of 1 given: 1 a tick", l.per_tick == 1);
+	ebs_msr_limits_config(&l, EBS_LIMITS(0, 10), 100000, 25, 250);
+	TEST_CHECK("limits: 10% given, below the parameter's 25%, is used (1000 ns)",
+		   l.per_tick == 400 && l.percent == 10 && l.allowed_ns == 1000);
+	ebs_msr_limits_config(&l, EBS_LIMITS(0, 50), 100000, 25, 250);
+	TEST_CHECK("limits: 50% given is clamped to the parameter's 25%",
+		   l.percent == 25 && l.allowed_ns == 2500);
+	ebs_msr_limits_config(&l, EBS_LIMITS(0, 10), 100000, 0, 250);
+	TEST_CHECK("limits: 10% given against a parameter of 0 (no limit): 10%", l.percent == 10);
+	ebs_msr_limits_config(&l, EBS_LIMITS(0, 100), 100000, 100, 250);
+	TEST_CHECK("limits: 100% given against a parameter of 100: no limit",
+		   l.percent == 0 && l.allowed_ns == 0);
+
+	/* and the throttle keeps to them: 4 GHz asks for 400,000 a second */
+	sim_limits = EBS_LIMITS(50000, 0);
+	throttle_run(4.0, 0, &s, &t);
+	snprintf(name, sizeof(name),
+		 "limits: 4 GHz at N 10000 with a rate of 50,000 given: %u samples in 1 s, windows "
+		 "of %u..%u",
+		 t.samples, t.window_min, t.window_max);
+	TEST_CHECK(name, t.samples >= 50000 - 200 && t.samples <= 50000 + 200 &&
+				 t.window_min == 200 && t.window_max == 200);
+	free(s.mem);
+	sim_limits = EBS_LIMITS(400000, 0);
+	throttle_run(4.0, 0, &s, &t);
+	snprintf(name, sizeof(name),
+		 "limits: ... with 400,000 given: %u samples, the parameter's 100,000 (400 a tick)",
+		 t.samples);
+	TEST_CHECK(name,
+		   t.samples >= 100000 - 400 && t.samples <= 100000 + 400 && t.window_max == 400);
+	free(s.mem);
+	sim_limits = 0;
+}
+
+/*
  * STOP racing an overflow: the NMI arrives after each of ebs_msr_cpu_stop()'s
  * MSR writes in turn (and once after it returned).  Whenever it comes,
  * counter 0 ends disabled and cleared, its status clear, LVTPC unmasked;
@@ -859,7 +927,15 @@ static void test_check_config(void)
 
 	TEST_EQ("check: a good CONFIG", ebs_check_config(&c), 0);
 	BAD_CONFIG("mode 2", c.mode = 2);
-	BAD_CONFIG("reserved set", c.reserved = 1);
+	/* limits: msr mode's throttle only, a percent up to 100 */
+	BAD_CONFIG("limits in perf-kernel mode", c.limits = EBS_LIMITS(50000, 10));
+	BAD_CONFIG("msr mode, limits of 101%", c.mode = EBS_MODE_MSR;
+		   c.limits = EBS_LIMITS(0, 101));
+	BAD_CONFIG("msr mode, limits with bits 24-31 all set", c.mode = EBS_MODE_MSR;
+		   c.limits = 0xff000000u);
+	BAD_CONFIG("msr mode counting, with limits", c.mode = EBS_MODE_MSR;
+		   c.flags |= EBS_CFG_COUNT | EBS_CFG_ALL_CPUS; c.sample_after = 0;
+		   c.ring_pages = 0; c.limits = EBS_LIMITS(1000, 0));
 	BAD_CONFIG("an unknown flag", c.flags |= 1u << 6);
 	BAD_CONFIG("neither user nor kernel", c.flags = 0);
 	BAD_CONFIG("ALL_CPUS and ON_EXEC", c.flags |= EBS_CFG_ALL_CPUS | EBS_CFG_ON_EXEC);
@@ -913,12 +989,21 @@ static void test_check_config(void)
 	c.flags = EBS_CFG_USER | EBS_CFG_COUNT | EBS_CFG_ALL_CPUS;
 	c.event_id = EBS_GEN_CYCLES;
 	TEST_EQ("check: counting in msr mode on all CPUs", ebs_check_config(&c), 0);
+	c = good_config();
+	c.mode = EBS_MODE_MSR;
+	c.limits = EBS_LIMITS(EBS_LIMITS_RATE_MAX, 100);
+	TEST_EQ("check: msr mode with the largest limits (rate 2^24 - 1, 100%)",
+		ebs_check_config(&c), 0);
+	c.limits = EBS_LIMITS(50000, 0);
+	TEST_EQ("check: msr mode with a rate given, no percent", ebs_check_config(&c), 0);
+	c.limits = EBS_LIMITS(0, 1);
+	TEST_EQ("check: msr mode with 1% given, no rate", ebs_check_config(&c), 0);
 
 	/* the whole ioctl: state first, then the argument */
 	memset(&a, 0, sizeof(a));
 	a.cfg = good_config();
 	TEST_EQ("check: ioctl CONFIG in OPEN", ebs_check_ioctl(EBS_IOC_CONFIG, EBS_OPEN, 0, &a), 0);
-	a.cfg.reserved = 1;
+	a.cfg.limits = EBS_LIMITS(0, 101);
 	TEST_EQ("check: ioctl CONFIG while RUNNING is -EBUSY before its argument",
 		ebs_check_ioctl(EBS_IOC_CONFIG, EBS_RUNNING, 2, &a), -EBUSY);
 	memset(&a, 0, sizeof(a));
@@ -1220,6 +1305,69 @@ static void test_user_records(void)
 	TEST_CHECK("user side: a PAD record is skipped", !kmod_record(&k, 1, &smp, &thr));
 }
 
+/* Write text to dir/name (or remove it, text NULL); 0 or -1. */
+static int put_file(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!text)
+		return unlink(path) && errno != ENOENT ? -1 : 0;
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f) ? -1 : 0;
+}
+
+/*
+ * msr mode's limits as ebs record passes them in CONFIG (sampler/kmod.c
+ * kmod_limits()): /proc/sys/kernel's two files, here a directory of the
+ * test's, into EBS_LIMITS(); a file that is missing, unreadable as a
+ * number or below 1 is not given; a rate above 2^24 - 1 is that.
+ */
+static void test_user_limits(void)
+{
+	static const struct {
+		const char *rate, *percent;
+		__u32 want;
+		const char *what;
+	} cases[] = {
+		{"50000\n", "10\n", EBS_LIMITS(50000, 10), "50000 and 10%"},
+		{"100000\n", "25\n", EBS_LIMITS(100000, 25), "perf's defaults"},
+		{"2147483647\n", "100\n", EBS_LIMITS(EBS_LIMITS_RATE_MAX, 100),
+		 "the largest rate, as 2^24 - 1; 100%"},
+		{"12345\n", "0\n", EBS_LIMITS(12345, 0), "a percent of 0 (no limit): not given"},
+		{NULL, "7\n", EBS_LIMITS(0, 7), "no rate file: the rate not given"},
+		{"x\n", "-3\n", 0, "garbage and a negative percent: neither given"},
+		{NULL, NULL, 0, "neither file: nothing given"},
+	};
+	char dir[] = "/tmp/ebs-test-kmod.XXXXXX", name[160];
+	unsigned int i;
+	__u32 got;
+
+	if (!mkdtemp(dir)) {
+		TEST_FAIL("user side: limits", "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (put_file(dir, "perf_event_max_sample_rate", cases[i].rate) ||
+		    put_file(dir, "perf_cpu_time_max_percent", cases[i].percent)) {
+			TEST_FAIL("user side: limits", "cannot write into %s", dir);
+			break;
+		}
+		got = kmod_limits(dir);
+		snprintf(name, sizeof(name),
+			 "user side: CONFIG's limits from the sysctls: %s (%#x)", cases[i].what,
+			 got);
+		TEST_EQ(name, got, cases[i].want);
+	}
+	put_file(dir, "perf_event_max_sample_rate", NULL);
+	put_file(dir, "perf_cpu_time_max_percent", NULL);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_check_state();
@@ -1235,11 +1383,13 @@ int main(void)
 	overflow_run(1);
 	overflow_run(2);
 	test_throttle();
+	test_limits();
 	stop_race(1);
 	stop_race(2);
 	test_perf_first();
 	test_reset_counts();
 	test_user_records();
+	test_user_limits();
 	counting_run(1);
 	counting_run(2);
 	test_dropped();

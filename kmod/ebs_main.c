@@ -392,8 +392,10 @@ static int ebs_stats_copy_out(struct ebs_session *s, struct ebs_stats *st,
  * RESET: the rings emptied, the statistics zeroed, and READ's counts from
  * 0.  A module cannot reset the kernel's perf counters (_perf_event_reset()
  * is not exported), and msr mode's are the same kind of sums, so what
- * READ gives now becomes the base that later READs subtract.  0, or an
- * error with the session as it was.
+ * READ gives now becomes the base that later READs subtract.  A session
+ * READ cannot read has no base: msr mode's sampling (-EOPNOTSUPP), and a
+ * perf-kernel session cut for its inherited counters (-E2BIG, which READ
+ * keeps returning).  0, or an error with the session as it was.
  */
 static int ebs_reset_locked(struct ebs_session *s)
 {
@@ -409,7 +411,8 @@ static int ebs_reset_locked(struct ebs_session *s)
 		if (n < 0) {
 			kvfree(base);
 			base = NULL;
-			if (n != -EOPNOTSUPP) /* not a session READ can read: nothing to base */
+			/* not a session READ can read (any more): nothing to base */
+			if (n != -EOPNOTSUPP && n != -E2BIG)
 				return n;
 		}
 	}

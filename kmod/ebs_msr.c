@@ -190,7 +190,7 @@ __u64 ebs_msr_cpu_read(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pm
  * IA32_PERF_GLOBAL_STATUS bit 0, unless a handler that ran before this
  * one cleared it: perf's intel_pmu_handle_irq() acknowledges every bit it
  * reads, counter 0's included, whenever it has an event of its own that
- * interrupts (Intel PT, BTS) and so runs first.
+ * interrupts without a counter (Intel PT) and so runs first.
  */
 static bool ebs_msr_overflowed(const struct ebs_hw_ops *hw, const struct ebs_msr_pmu *pmu)
 {

@@ -13,9 +13,11 @@
  * (0x4c1), which the bookkeeping does not manage (reserve_perfctr_nmi()
  * succeeds without taking a bit): there only the event select's bit keeps
  * perf and ebs apart.  That suffices, as each takes both or neither.
- * perf's own PMI handler still runs for perf events that use no counter
- * (Intel PT, BTS), first, and acknowledges counter 0's overflow with its
- * own (ebs_msr_nmi() copes).
+ * perf's own PMI handler still runs, first, for Intel PT, whose events
+ * take no counter and no reservation (x86_add_exclusive() only), and
+ * acknowledges counter 0's overflow with its own (ebs_msr_nmi() copes).
+ * BTS takes the reservation (bts_event_init() -> x86_reserve_hardware()):
+ * it cannot be used while msr mode holds counter 0, nor msr mode with it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -25,6 +25,7 @@
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/moduleparam.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <asm/apic.h>
@@ -100,6 +101,8 @@ struct ebs_msr_counts {
  * throttle: the NMI handler cannot arm a timer, so it queues arm, which
  * starts timer, pinned to the CPU, for the end of the tick.  All three run
  * on that CPU only; STOP and release wait for them (ebs_msr_quiesce()).
+ * In per-CPU memory (alloc_percpu()), as perf keeps its per-CPU contexts
+ * and their hrtimers: each CPU's hot NMI state on lines of its own.
  */
 struct ebs_msr_percpu {
 	struct ebs_msr_cpu c;
@@ -111,9 +114,9 @@ struct ebs_msr_percpu {
 
 struct ebs_msr_state {
 	struct ebs_msr_run run;
-	struct ebs_msr_percpu *cpus; /* [nr_cpu_ids] */
-	struct irq_work slow;	     /* says that ebs_msr_took() lowered the budget */
-	int hp_state;		     /* the dynamic hotplug state, > 0 when set up */
+	struct ebs_msr_percpu __percpu *cpus;
+	struct irq_work slow; /* says that ebs_msr_took() lowered the budget */
+	int hp_state;	      /* the dynamic hotplug state, > 0 when set up */
 	bool reserved, nmi_registered;
 	struct ebs_msr_counts *count; /* counting sessions only */
 };
@@ -155,10 +158,10 @@ static int ebs_msr_handler(unsigned int cmd, struct pt_regs *regs)
 	struct ebs_msr_percpu *pc;
 	struct ebs_msr_state *st;
 
-	if (!s || !READ_ONCE(ebs_msr_counting) || cpu >= nr_cpu_ids)
+	if (!s || !READ_ONCE(ebs_msr_counting))
 		return NMI_DONE;
 	st = s->mode_data;
-	pc = &st->cpus[cpu];
+	pc = this_cpu_ptr(st->cpus);
 	res = ebs_msr_nmi(&hw, &st->run, &pc->c, t0);
 	if (res == EBS_MSR_NOT_OURS) {
 		if (cpu < s->nr_rings)
@@ -227,11 +230,15 @@ static void ebs_msr_slow(struct irq_work *w)
 /* No throttle timer of st runs or will run (process context, counter 0 off everywhere). */
 static void ebs_msr_quiesce(struct ebs_msr_state *st)
 {
+	struct ebs_msr_percpu *pc;
 	unsigned int i;
 
-	for (i = 0; st->cpus && i < nr_cpu_ids; i++) {
-		irq_work_sync(&st->cpus[i].arm); /* it finds the CPU no longer THROTTLED */
-		hrtimer_cancel(&st->cpus[i].timer);
+	if (!st->cpus)
+		return;
+	for_each_possible_cpu(i) {
+		pc = per_cpu_ptr(st->cpus, i);
+		irq_work_sync(&pc->arm); /* it finds the CPU no longer THROTTLED */
+		hrtimer_cancel(&pc->timer);
 	}
 }
 
@@ -240,9 +247,9 @@ static int ebs_msr_cpu_online(unsigned int cpu)
 	struct ebs_session *s = READ_ONCE(ebs_msr_active);
 	struct ebs_msr_state *st;
 
-	if (s && READ_ONCE(ebs_msr_counting) && cpu < nr_cpu_ids) {
+	if (s && READ_ONCE(ebs_msr_counting)) {
 		st = s->mode_data;
-		ebs_msr_cpu_start(&hw, &st->run, &st->cpus[cpu].c);
+		ebs_msr_cpu_start(&hw, &st->run, &per_cpu_ptr(st->cpus, cpu)->c);
 	}
 	return 0;
 }
@@ -264,17 +271,19 @@ static void ebs_msr_keep(struct ebs_msr_state *st, unsigned int cpu)
 static int ebs_msr_cpu_offline(unsigned int cpu)
 {
 	struct ebs_session *s = READ_ONCE(ebs_msr_active);
+	struct ebs_msr_percpu *pc;
 	struct ebs_msr_state *st;
 	unsigned long flags;
 
-	if (s && cpu < nr_cpu_ids) {
+	if (s) {
 		st = s->mode_data;
+		pc = per_cpu_ptr(st->cpus, cpu);
 		local_irq_save(flags);
 		if (READ_ONCE(ebs_msr_counting))
 			ebs_msr_keep(st, cpu);
-		ebs_msr_cpu_stop(&hw, &st->run.pmu, &st->cpus[cpu].c);
+		ebs_msr_cpu_stop(&hw, &st->run.pmu, &pc->c);
 		local_irq_restore(flags);
-		hrtimer_cancel(&st->cpus[cpu].timer);
+		hrtimer_cancel(&pc->timer);
 	}
 	return 0;
 }
@@ -297,18 +306,19 @@ static void ebs_msr_release(struct ebs_session *s)
 		release_perfctr_nmi(MSR_ARCH_PERFMON_PERFCTR0);
 	}
 	if (st->count) {
-		kfree(st->count->kept);
-		kfree(st->count->wraps);
-		kfree(st->count->now);
+		kvfree(st->count->kept);
+		kvfree(st->count->wraps);
+		kvfree(st->count->now);
 		kfree(st->count);
 	}
-	kfree(st->cpus);
+	free_percpu(st->cpus);
 	kfree(st);
 	s->mode_data = NULL;
 }
 
 static int ebs_msr_config(struct ebs_session *s)
 {
+	struct ebs_msr_percpu *pc;
 	struct ebs_msr_state *st;
 	unsigned int i;
 	int err;
@@ -318,16 +328,17 @@ static int ebs_msr_config(struct ebs_session *s)
 		return -ENOMEM;
 	s->mode_data = st;
 	st->slow = IRQ_WORK_INIT_HARD(ebs_msr_slow);
-	st->cpus = kcalloc(nr_cpu_ids, sizeof(*st->cpus), GFP_KERNEL);
+	st->cpus = alloc_percpu(struct ebs_msr_percpu); /* zeroed */
 	err = -ENOMEM;
 	if (!st->cpus)
 		goto fail;
-	for (i = 0; i < nr_cpu_ids; i++) {
-		st->cpus[i].arm = IRQ_WORK_INIT_HARD(ebs_msr_arm);
-		ebs_hrtimer_setup(&st->cpus[i].timer, ebs_msr_rearm, CLOCK_MONOTONIC,
+	for_each_possible_cpu(i) {
+		pc = per_cpu_ptr(st->cpus, i);
+		pc->arm = IRQ_WORK_INIT_HARD(ebs_msr_arm);
+		ebs_hrtimer_setup(&pc->timer, ebs_msr_rearm, CLOCK_MONOTONIC,
 				  HRTIMER_MODE_ABS_PINNED_HARD);
-		st->cpus[i].s = s;
-		st->cpus[i].cpu = i;
+		pc->s = s;
+		pc->cpu = i;
 	}
 	/* Intel, not hybrid, architectural perfmon: not QEMU (TCG) or most hypervisors */
 	err = ebs_msr_probe(&hw, &st->run.pmu);
@@ -360,9 +371,10 @@ static int ebs_msr_config(struct ebs_session *s)
 		err = -ENOMEM;
 		if (!st->count)
 			goto fail;
-		st->count->kept = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
-		st->count->wraps = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
-		st->count->now = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+		/* nr_cpu_ids of each: up to 8192 on a distribution kernel */
+		st->count->kept = kvcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+		st->count->wraps = kvcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+		st->count->now = kvcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
 		if (!st->count->kept || !st->count->wraps || !st->count->now)
 			goto fail;
 	} else {
@@ -387,22 +399,17 @@ static void ebs_msr_cpu_start_fn(void *arg)
 {
 	struct ebs_session *s = arg;
 	struct ebs_msr_state *st = s->mode_data;
-	unsigned int cpu = smp_processor_id();
 
-	if (cpu < nr_cpu_ids)
-		ebs_msr_cpu_start(&hw, &st->run, &st->cpus[cpu].c);
+	ebs_msr_cpu_start(&hw, &st->run, &this_cpu_ptr(st->cpus)->c);
 }
 
 static void ebs_msr_cpu_stop_fn(void *arg)
 {
 	struct ebs_session *s = arg;
 	struct ebs_msr_state *st = s->mode_data;
-	unsigned int cpu = smp_processor_id();
 
-	if (cpu >= nr_cpu_ids)
-		return;
-	ebs_msr_keep(st, cpu);
-	ebs_msr_cpu_stop(&hw, &st->run.pmu, &st->cpus[cpu].c);
+	ebs_msr_keep(st, smp_processor_id());
+	ebs_msr_cpu_stop(&hw, &st->run.pmu, &this_cpu_ptr(st->cpus)->c);
 }
 
 static void ebs_msr_cpu_read_fn(void *arg)

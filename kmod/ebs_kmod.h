@@ -74,10 +74,14 @@ struct ebs_mode_ops {
  * release the ring array, ring_mem, nr_rings and cfg.ring_pages do not
  * change, and release cannot run while a mapping is being made (the
  * mapping holds the file).  Nor is lock held while user memory is touched
- * (ebs_ioctl()), so that no fault ever runs under it.  Inside a ring,
- * head and the statistics belong to the sample handler of the ring's CPU
- * (no lock: see ebs_ring.h); tail is set under lock.  The handlers reach
- * the session only through the counters' context pointer (perf-kernel) or
+ * (ebs_ioctl()), so that no fault ever runs under it.  lock and
+ * exec_update_lock also come before cpu_hotplug_lock (msr START, STOP,
+ * READ and its hotplug state; perf's static keys when counters are
+ * created and freed): the hotplug callbacks take no lock of the module's
+ * (docs/kmod.md section 4.11).  Inside a ring, head and the statistics
+ * belong to the sample handler of the ring's CPU (no lock: see
+ * ebs_ring.h); tail is set under lock.  The handlers reach the session
+ * only through the counters' context pointer (perf-kernel) or
  * ebs_msr_active (msr), both cleared, with the handlers quiesced, before
  * the session is freed.
  */

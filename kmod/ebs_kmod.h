@@ -49,9 +49,9 @@ struct ebs_mode_ops {
  * State machine: OPEN -CONFIG-> CONFIGURED -START-> RUNNING -STOP-> STOPPED
  * -START-> RUNNING ...; RESET takes CONFIGURED or STOPPED back to
  * CONFIGURED with empty rings, zero statistics and READ's counts from 0
- * (read_base).  Anything else is
- * -EINVAL, or -EBUSY while RUNNING.  close (the last reference to the file,
- * so also after every mapping is gone) stops and releases everything.
+ * (read_base).  Anything else is -EINVAL, or -EBUSY while RUNNING.  close
+ * (the last reference to the file, so also after every mapping is gone)
+ * stops and releases everything.
  *
  * The handlers count and keep nothing unless counting is set (from START
  * to STOP): counters that the target's exec enables early

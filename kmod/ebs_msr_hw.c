@@ -24,6 +24,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
+#include <linux/kprobes.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
@@ -186,6 +187,15 @@ static int ebs_msr_handler(unsigned int cmd, struct pt_regs *regs)
 		irq_work_queue(&st->slow);
 	return NMI_HANDLED;
 }
+
+/*
+ * No kprobe in the NMI handler, as perf marks perf_event_nmi_handler():
+ * ebs_msr_nmi() too, from here, as ebs_msr.c is portable (and
+ * <linux/kprobes.h> brings asm/msr.h's rdmsr() and wrmsr() macros, which
+ * its hw->rdmsr() calls would expand).
+ */
+NOKPROBE_SYMBOL(ebs_msr_handler);
+NOKPROBE_SYMBOL(ebs_msr_nmi);
 
 /* irq_work, on the throttled CPU: the timer for the end of its tick. */
 static void ebs_msr_arm(struct irq_work *w)

@@ -213,7 +213,8 @@ static void ebs_perf_release(struct ebs_session *s)
  * tells no module and which a module cannot refuse.  Each copy holds a
  * reference on its original counter (always the one the module created,
  * whatever the depth), so the live counters are the sum of the originals'
- * reference counts: read every EBS_PERF_BOUND_MS, from CONFIG to release.
+ * reference counts: read every EBS_PERF_BOUND_MS (or later: a deferrable
+ * work waits for its CPU to wake), from CONFIG to release.
  * Above max_counters the session is cut: its counters are released, which
  * frees every copy and ends their inheritance (inherit_event() refuses an
  * orphaned parent), the kernel log says so, and READ is -E2BIG from then
@@ -285,7 +286,8 @@ static int ebs_perf_config(struct ebs_session *s)
 	if (!p)
 		return -ENOMEM;
 	p->s = s;
-	INIT_DELAYED_WORK(&p->bound, ebs_perf_bound_fn);
+	/* deferrable: an idle CPU is not woken every 100 ms for it (nothing forks there) */
+	INIT_DEFERRABLE_WORK(&p->bound, ebs_perf_bound_fn);
 	s->mode_data = p;
 	err = ebs_perf_online(&cpus);
 	if (err)

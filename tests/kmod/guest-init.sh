@@ -35,6 +35,27 @@ check "/dev/ebs is mode 0600, root's" sh -c "[ \"\$(stat -c '%a %u' /dev/ebs)\" 
 # references to (perf counters, mm_structs, user_structs, pids, tasks),
 # and ebs.ko's vmalloc areas (/proc/vmallocinfo).  leaks prints them.
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
+
+# msr mode's NMI handler takes no kprobe (NOKPROBE_SYMBOL, as perf marks
+# perf_event_nmi_handler()): the kprobe blacklist names both of its
+# functions, and kprobe_events refuses a probe on either while it takes
+# one on ebs_ioctl (the control: the module's functions can be probed).
+KPBL=/sys/kernel/debug/kprobes/blacklist
+KPEV=/sys/kernel/tracing/kprobe_events
+mount -t tracefs none /sys/kernel/tracing 2>/dev/null
+if [ -r $KPBL ] && [ -w $KPEV ]; then
+	kprobe_ok() { # FUNCTION: a kprobe on it is taken (and removed again)
+		echo "p:ebs_probe $1" >>$KPEV 2>/dev/null && echo '-:ebs_probe' >>$KPEV
+	}
+	nbl=$(grep -cE '[[:space:]](ebs_msr_handler|ebs_msr_nmi)( |$)' $KPBL)
+	check "kprobes: the blacklist names ebs_msr_handler and ebs_msr_nmi ($nbl of 2)" [ "$nbl" -eq 2 ]
+	if kprobe_ok ebs_ioctl; then pass "kprobes: a probe on ebs_ioctl is taken"; else fail "kprobes: a probe on ebs_ioctl is taken"; fi
+	for f in ebs_msr_handler ebs_msr_nmi; do
+		if kprobe_ok $f; then fail "kprobes: a probe on $f is refused"; else pass "kprobes: a probe on $f is refused"; fi
+	done
+else
+	echo "SKIP: kmod: kprobes: no $KPBL or $KPEV (CONFIG_KPROBES, debugfs, tracefs)"
+fi
 SLAB=/sys/kernel/debug/slab
 leaks() {
 	sync

@@ -35,8 +35,12 @@ static bool power_of_two(__u32 x)
 
 int ebs_check_config(const struct ebs_config *cfg)
 {
-	if (cfg->mode > EBS_MODE_MSR || cfg->reserved || (cfg->flags & ~EBS_CFG_KNOWN) ||
+	if (cfg->mode > EBS_MODE_MSR || (cfg->flags & ~EBS_CFG_KNOWN) ||
 	    !(cfg->flags & (EBS_CFG_USER | EBS_CFG_KERNEL)))
+		return -EINVAL;
+	/* msr mode's throttle only: perf throttles perf-kernel's counters by its sysctls */
+	if (cfg->limits && (cfg->mode != EBS_MODE_MSR || (cfg->flags & EBS_CFG_COUNT) ||
+			    EBS_LIMITS_PERCENT(cfg->limits) > 100))
 		return -EINVAL;
 	if ((cfg->flags & EBS_CFG_ALL_CPUS) && (cfg->flags & EBS_CFG_ON_EXEC))
 		return -EINVAL;
@@ -70,6 +74,13 @@ int ebs_check_config(const struct ebs_config *cfg)
 	return 0;
 }
 
+/* STATS' entry_size: 0 is version 1's struct ebs_cpu_stats, which does not grow */
+static bool ebs_check_entry_size(__u32 size)
+{
+	return !size || size == sizeof(struct ebs_cpu_stats) ||
+	       size == sizeof(struct ebs_cpu_stats3);
+}
+
 int ebs_check_ioctl(unsigned int cmd, enum ebs_state state, unsigned int nr_rings,
 		    const union ebs_ioctl_arg *arg)
 {
@@ -81,7 +92,7 @@ int ebs_check_ioctl(unsigned int cmd, enum ebs_state state, unsigned int nr_ring
 	case EBS_IOC_CONFIG:
 		return ebs_check_config(&arg->cfg);
 	case EBS_IOC_STATS:
-		return arg->stats.reserved ? -EINVAL : 0;
+		return ebs_check_entry_size(arg->stats.entry_size) ? 0 : -EINVAL;
 	case EBS_IOC_TAIL:
 		return arg->tail.reserved || arg->tail.cpu >= nr_rings ? -EINVAL : 0;
 	case EBS_IOC_READ:
@@ -131,4 +142,19 @@ int ebs_check_charge(__u64 pages, __u64 user_locked, __u64 user_limit, __u64 pin
 bool ebs_check_sample(__u32 flags, bool user_mode)
 {
 	return user_mode || (flags & EBS_CFG_KERNEL);
+}
+
+bool ebs_check_perfmon(const struct ebs_config *cfg)
+{
+	/* msr mode: counter 0 counts every task on every CPU, whatever the target */
+	return (cfg->flags & EBS_CFG_ALL_CPUS) || cfg->mode == EBS_MODE_MSR;
+}
+
+void ebs_check_count_since(struct ebs_count *c, const struct ebs_count *base)
+{
+	c->value = c->value > base->value ? c->value - base->value : 0;
+	c->time_enabled =
+		c->time_enabled > base->time_enabled ? c->time_enabled - base->time_enabled : 0;
+	c->time_running =
+		c->time_running > base->time_running ? c->time_running - base->time_running : 0;
 }

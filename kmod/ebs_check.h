@@ -89,4 +89,19 @@ int ebs_check_charge(__u64 pages, __u64 user_locked, __u64 user_limit, __u64 pin
  */
 bool ebs_check_sample(__u32 flags, bool user_mode);
 
+/*
+ * Does cfg need CAP_PERFMON or CAP_SYS_ADMIN (perfmon_capable()) of the
+ * caller of CONFIG?  All CPUs (every process's samples: perf_allow_cpu()'s
+ * rule), and msr mode whatever the target: counter 0 counts every task on
+ * every CPU, and its overflows (STATS) are every process's.
+ */
+bool ebs_check_perfmon(const struct ebs_config *cfg);
+
+/*
+ * READ's count c as RESET left it: what it counted since RESET read base,
+ * field by field (a value below its base, a version 1 msr counter that
+ * wrapped unseen, reads 0).
+ */
+void ebs_check_count_since(struct ebs_count *c, const struct ebs_count *base);
+
 #endif /* EBS_CHECK_H */

@@ -17,10 +17,12 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/nospec.h>
 #include <linux/pid.h>
 #include <linux/poll.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
+#include <linux/rwsem.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -155,9 +157,9 @@ static void ebs_free_rings(struct ebs_session *s)
 	if (s->ring_mem)
 		for (i = 0; i < s->nr_rings; i++)
 			vfree(s->ring_mem[i]);
-	kfree(s->ring_mem);
-	kfree(s->rings);
-	kfree(s->wake);
+	kvfree(s->ring_mem);
+	kvfree(s->rings);
+	kvfree(s->wake);
 	s->ring_mem = NULL;
 	s->rings = NULL;
 	s->wake = NULL;
@@ -174,9 +176,10 @@ static int ebs_alloc_rings(struct ebs_session *s, u32 pages)
 	err = ebs_charge(s, (u64)n * (1 + (u64)pages));
 	if (err)
 		return err;
-	s->rings = kcalloc(n, sizeof(*s->rings), GFP_KERNEL);
-	s->ring_mem = kcalloc(n, sizeof(*s->ring_mem), GFP_KERNEL);
-	s->wake = kcalloc(n, sizeof(*s->wake), GFP_KERNEL);
+	/* nr_cpu_ids of each: up to 8192 on a distribution kernel */
+	s->rings = kvcalloc(n, sizeof(*s->rings), GFP_KERNEL);
+	s->ring_mem = kvcalloc(n, sizeof(*s->ring_mem), GFP_KERNEL);
+	s->wake = kvcalloc(n, sizeof(*s->wake), GFP_KERNEL);
 	if (!s->rings || !s->ring_mem || !s->wake)
 		goto out_nomem;
 	s->nr_rings = n;
@@ -209,8 +212,11 @@ out_nomem:
  * freed under us (exit_mm() clears it under that lock), as
  * ptrace_may_access() holds it.  LSM hooks (Yama's ptrace_scope) are not
  * consulted: security_ptrace_access_check() is not exported either.
+ * Credentials are a thread's own: perf-kernel asks it of every thread it
+ * attaches a counter to, under the target's exec_update_lock, as
+ * perf_event_open() asks it (ebs_config_locked()).
  */
-static bool ebs_may_trace(struct task_struct *task)
+bool ebs_may_trace(struct task_struct *task)
 {
 	const struct cred *me = current_cred(), *them;
 	struct mm_struct *mm;
@@ -265,10 +271,28 @@ static bool ebs_may_see_kernel(void)
 
 /* ---- ioctls ---------------------------------------------------------------- */
 
-/* CONFIG of cfg, which ebs_check_ioctl() found well formed. */
+/*
+ * CONFIG of cfg, which ebs_check_ioctl() found well formed.  For a pid
+ * target in perf-kernel mode the permission check and the mode's config()
+ * (its counters' creation) run under the target's exec_update_lock, held
+ * for reading, as perf_event_open() holds it across its check and the
+ * counter's installation: an exec, which takes it for writing around
+ * installing its new credentials and removing the counters of a process
+ * it makes undumpable (perf_event_exit_task()), then comes wholly before
+ * the check, which sees the new credentials, or wholly after the counters
+ * are attached, and removes them.  Otherwise a setuid exec between the
+ * check and the attach would be sampled.  The threads share the lock (it
+ * is in signal_struct); each is checked (ebs_perf_config()).  msr mode
+ * does not take it: it attaches nothing to a task, so an exec has nothing
+ * to remove, and its caller is perfmon_capable(), which may sample every
+ * process on every CPU anyway (its ptrace check is perf's rule for a pid,
+ * not a barrier against an exec).
+ */
 static int ebs_config_locked(struct ebs_session *s, const struct ebs_config *cfg)
 {
-	struct task_struct *task;
+	const struct ebs_mode_ops *mode;
+	struct task_struct *task = NULL;
+	bool exec_locked = false;
 	struct pid *pid;
 	int err;
 
@@ -281,18 +305,26 @@ static int ebs_config_locked(struct ebs_session *s, const struct ebs_config *cfg
 	if ((cfg->flags & EBS_CFG_KERNEL) &&
 	    !(cfg->flags & EBS_CFG_COUNT ? perfmon_capable() : ebs_may_see_kernel()))
 		return -EACCES;
-	if ((cfg->flags & EBS_CFG_ALL_CPUS) && !perfmon_capable())
-		return -EACCES; /* every process's samples: perf_allow_cpu()'s rule */
+	if (ebs_check_perfmon(cfg) && !perfmon_capable())
+		return -EACCES; /* all CPUs, or msr mode: perf_allow_cpu()'s rule */
 	if (!(cfg->flags & EBS_CFG_ALL_CPUS)) {
 		pid = find_get_pid(cfg->pid);
 		task = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
 		put_pid(pid);
 		if (!task)
 			return -ESRCH;
+		/* the task reference keeps task->signal */
+		if (cfg->mode == EBS_MODE_PERF_KERNEL) {
+			err = down_read_interruptible(&task->signal->exec_update_lock);
+			if (err) {
+				put_task_struct(task);
+				return err;
+			}
+			exec_locked = true;
+		}
 		/* the process, whichever of its threads was named */
 		s->target = get_task_pid(task, PIDTYPE_TGID);
 		err = ebs_may_trace(task) ? 0 : -EACCES;
-		put_task_struct(task);
 		if (err)
 			goto out_put;
 	}
@@ -301,19 +333,28 @@ static int ebs_config_locked(struct ebs_session *s, const struct ebs_config *cfg
 	if (err)
 		goto out_put;
 	s->cfg = *cfg;
-	s->mode = ebs_modes[cfg->mode];
-	err = s->mode->config(s);
+	/* mode is below ARRAY_SIZE(ebs_modes) (ebs_check_config()), speculatively too */
+	mode = ebs_modes[array_index_nospec(cfg->mode, ARRAY_SIZE(ebs_modes))];
+	s->mode = mode;
+	err = mode->config(s);
 	if (err) {
 		s->mode = NULL;
 		ebs_free_rings(s);
 		goto out_put;
 	}
 	s->state = EBS_CONFIGURED;
-	return 0;
+	/* last: ebs_mmap() reads the rings once it sees this, without the lock */
+	smp_store_release(&s->configured, true);
+	goto out_unlock;
 
 out_put:
 	put_pid(s->target);
 	s->target = NULL;
+out_unlock:
+	if (exec_locked)
+		up_read(&task->signal->exec_update_lock);
+	if (task)
+		put_task_struct(task);
 	return err;
 }
 
@@ -325,23 +366,75 @@ out_put:
 static int ebs_stats_copy_out(struct ebs_session *s, struct ebs_stats *st,
 			      struct ebs_stats __user *arg)
 {
-	struct ebs_cpu_stats __user *out = u64_to_user_ptr(st->cpu_ptr);
+	/* entry_size is 0, or one of the two sizes (ebs_check_ioctl()), at most sizeof(c) */
+	size_t size = st->entry_size ? st->entry_size : sizeof(struct ebs_cpu_stats);
+	u8 __user *out = u64_to_user_ptr(st->cpu_ptr);
 	unsigned int i, n = min_t(unsigned int, st->nr_cpus, s->nr_rings);
 
 	for (i = 0; i < n; i++) {
 		const struct ebs_ring *r = &s->rings[i];
-		struct ebs_cpu_stats c = {
-			.samples = READ_ONCE(r->samples),
-			.dropped = READ_ONCE(r->dropped),
-			.overflows = READ_ONCE(r->overflows),
-			.spurious = READ_ONCE(r->spurious),
+		struct ebs_cpu_stats3 c = {
+			.s.samples = READ_ONCE(r->samples),
+			.s.dropped = READ_ONCE(r->dropped),
+			.s.overflows = READ_ONCE(r->overflows),
+			.s.spurious = READ_ONCE(r->spurious),
+			.throttled = READ_ONCE(r->throttled),
 		};
 
-		if (copy_to_user(&out[i], &c, sizeof(c)))
+		if (copy_to_user(out + i * size, &c, min(size, sizeof(c))))
 			return -EFAULT;
 	}
 	st->nr_cpus = n;
 	return copy_to_user(arg, st, sizeof(*st)) ? -EFAULT : 0;
+}
+
+/*
+ * RESET: the rings emptied, the statistics zeroed, and READ's counts from
+ * 0.  A module cannot reset the kernel's perf counters (_perf_event_reset()
+ * is not exported), and msr mode's are the same kind of sums, so what
+ * READ gives now becomes the base that later READs subtract.  A session
+ * READ cannot read has no base: msr mode's sampling (-EOPNOTSUPP), and a
+ * perf-kernel session cut for its inherited counters (-E2BIG, which READ
+ * keeps returning).  0, or an error with the session as it was.
+ */
+static int ebs_reset_locked(struct ebs_session *s)
+{
+	struct ebs_count *base = NULL;
+	unsigned int i;
+	int n;
+
+	if (s->mode->read) {
+		base = kvcalloc(nr_cpu_ids + 1, sizeof(*base), GFP_KERNEL);
+		if (!base)
+			return -ENOMEM;
+		n = s->mode->read(s, base, &base[nr_cpu_ids]);
+		if (n < 0) {
+			kvfree(base);
+			base = NULL;
+			/* not a session READ can read (any more): nothing to base */
+			if (n != -EOPNOTSUPP && n != -E2BIG)
+				return n;
+		}
+	}
+	kvfree(s->read_base);
+	s->read_base = base;
+	for (i = 0; i < s->nr_rings; i++)
+		ebs_ring_reset(&s->rings[i]);
+	s->state = EBS_CONFIGURED;
+	return 0;
+}
+
+/* READ's counts, cpu[nr_cpu_ids] and *sum, less what they were at RESET. */
+static void ebs_count_since_reset(struct ebs_session *s, struct ebs_count *cpu,
+				  struct ebs_count *sum)
+{
+	unsigned int i;
+
+	if (!s->read_base)
+		return;
+	for (i = 0; i < nr_cpu_ids; i++)
+		ebs_check_count_since(&cpu[i], &s->read_base[i]);
+	ebs_check_count_since(sum, &s->read_base[nr_cpu_ids]);
 }
 
 /*
@@ -359,6 +452,7 @@ static int ebs_read_locked(struct ebs_session *s, struct ebs_read *r, struct ebs
 	n = s->mode->read(s, cpu, &r->sum);
 	if (n < 0)
 		return n;
+	ebs_count_since_reset(s, cpu, &r->sum);
 	r->nr_cpus = min_t(u32, r->nr_cpus, (u32)n);
 	return 0;
 }
@@ -386,13 +480,12 @@ static void ebs_stop_locked(struct ebs_session *s)
 }
 
 /*
- * The lock is never held while user memory is touched: mmap() holds the
- * process's mmap_lock when it calls ebs_mmap(), which takes the lock, and
- * a fault on user memory takes mmap_lock, so a copy under the lock in one
- * thread and an mmap() in another would deadlock.  The argument is copied
- * in first, STATS and READ copy out after the lock is dropped; the state decides
- * first all the same, so a request in the wrong state fails alike
- * whatever its pointer.
+ * The lock is never held while user memory is touched, so that no fault
+ * (which takes mmap_lock) runs under it: the argument is copied in first,
+ * STATS and READ copy out after the lock is dropped.  (Before ebs_mmap()
+ * stopped taking the lock, a copy under it in one thread and an mmap() in
+ * another deadlocked.)  The state decides first all the same, so a
+ * request in the wrong state fails alike whatever its pointer.
  */
 static long ebs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
@@ -409,9 +502,9 @@ static long ebs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	/* a request of ours (known in some state) has the size of a member of a */
 	if (ebs_check_state(cmd, EBS_OPEN) != -ENOTTY && (_IOC_DIR(cmd) & _IOC_WRITE))
 		fault = copy_from_user(&a, uarg, _IOC_SIZE(cmd)) != 0;
-	/* READ's per-CPU counts, allocated before the lock is taken */
+	/* READ's per-CPU counts (24 bytes x up to 8192), allocated before the lock is taken */
 	if (cmd == EBS_IOC_READ) {
-		cpu = kcalloc(nr_cpu_ids, sizeof(*cpu), GFP_KERNEL);
+		cpu = kvcalloc(nr_cpu_ids, sizeof(*cpu), GFP_KERNEL);
 		if (!cpu)
 			return -ENOMEM;
 	}
@@ -441,12 +534,12 @@ static long ebs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case EBS_IOC_STATS:
 		break; /* below, without the lock */
 	case EBS_IOC_RESET:
-		for (i = 0; i < s->nr_rings; i++)
-			ebs_ring_reset(&s->rings[i]);
-		s->state = EBS_CONFIGURED;
+		err = ebs_reset_locked(s);
 		break;
 	case EBS_IOC_TAIL:
-		err = ebs_ring_set_tail(&s->rings[a.tail.cpu], a.tail.tail);
+		/* cpu is below nr_rings (ebs_check_ioctl()), speculatively too */
+		i = array_index_nospec(a.tail.cpu, s->nr_rings);
+		err = ebs_ring_set_tail(&s->rings[i], a.tail.tail);
 		break;
 	case EBS_IOC_READ:
 		err = ebs_read_locked(s, &a.read, cpu);
@@ -461,7 +554,7 @@ out:
 		err = ebs_stats_copy_out(s, &a.stats, uarg);
 	if (!err && cmd == EBS_IOC_READ)
 		err = ebs_read_copy_out(&a.read, cpu, uarg);
-	kfree(cpu);
+	kvfree(cpu);
 	return err;
 }
 
@@ -498,6 +591,7 @@ static int ebs_release(struct inode *inode, struct file *file)
 	if (s->mode)
 		s->mode->release(s); /* no handler runs after this */
 	ebs_free_rings(s);	     /* and uncharges them */
+	kvfree(s->read_base);
 	put_pid(s->target);
 	mutex_unlock(&s->lock);
 	mutex_destroy(&s->lock);
@@ -506,16 +600,23 @@ static int ebs_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/* One CPU's ring: (1 + ring_pages) pages at offset cpu * (1 + ring_pages) pages. */
+/*
+ * One CPU's ring: (1 + ring_pages) pages at offset cpu * (1 + ring_pages)
+ * pages.  Called under mmap_lock, so without the session's lock (see
+ * struct ebs_session): what it reads is fixed once configured is set.
+ */
 static int ebs_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct ebs_session *s = file->private_data;
-	unsigned int cpu;
+	/* pairs with ebs_config_locked()'s smp_store_release() */
+	bool configured = smp_load_acquire(&s->configured);
+	unsigned int cpu, nr_rings = configured ? s->nr_rings : 0;
+	u32 ring_pages = configured ? s->cfg.ring_pages : 0;
 	int err;
 
-	mutex_lock(&s->lock);
 	err = ebs_check_mmap(vma->vm_pgoff, vma->vm_end - vma->vm_start, vma->vm_flags & VM_WRITE,
-			     s->state, s->cfg.ring_pages, s->nr_rings, PAGE_SIZE, &cpu);
+			     configured ? EBS_CONFIGURED : EBS_OPEN, ring_pages, nr_rings,
+			     PAGE_SIZE, &cpu);
 	if (!err) {
 		/*
 		 * perf_mmap()'s flags: never writable (no mprotect() later),
@@ -524,9 +625,10 @@ static int ebs_mmap(struct file *file, struct vm_area_struct *vma)
 		 * not in core dumps.
 		 */
 		ebs_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
+		/* cpu is below nr_rings (ebs_check_mmap()), speculatively too */
+		cpu = array_index_nospec(cpu, nr_rings);
 		err = remap_vmalloc_range(vma, s->ring_mem[cpu], 0);
 	}
-	mutex_unlock(&s->lock);
 	return err;
 }
 

@@ -6,26 +6,54 @@
  * interrupted IP.  The kernel's perf subsystem owns the counter: this works
  * wherever it has the event, software clocks in a guest without a PMU too.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/moduleparam.h>
 #include <linux/perf_event.h>
+#include <linux/printk.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include <ebs/ebs_events.h>
 
 #include "ebs_kmod.h"
 
+/*
+ * The mode's part of a session.  nr and events change at CONFIG, at
+ * release (after the bound's work is cancelled), and when that work cuts
+ * the session (under s->lock, which START, STOP and READ hold); the work
+ * reads them without it, as nothing else changes them while it may run.
+ */
 struct ebs_perf {
+	struct ebs_session *s;
 	unsigned int nr;
 	struct perf_event **events;
-	unsigned int *owner; /* [nr]: the thread (or, all CPUs, the CPU) each counts for */
-	bool started;	     /* once started, START enables even with ON_EXEC */
+	unsigned int *owner;	   /* [nr]: the thread (or, all CPUs, the CPU) each counts for */
+	bool started;		   /* once started, START enables even with ON_EXEC */
+	bool cut;		   /* released for having too many copies: READ is -E2BIG */
+	struct delayed_work bound; /* a pid target: counts the inherited copies */
 };
 
 /*
- * A counting session of a pid has a counter per thread and online CPU, so
- * that READ can say what each CPU counted: at most this many in all.
+ * The most counters a session may have: those CONFIG creates (a counting
+ * session of a pid has one per thread and online CPU, so that READ can say
+ * what each CPU counted), and the copies the kernel makes of them for the
+ * threads and processes that the target creates afterwards (inherit).  No
+ * hook tells the module of a fork, so the copies are counted every
+ * EBS_PERF_BOUND_MS (ebs_perf_bound_fn()); counters, read-only, is what
+ * the last count found.  Both in /sys/module/ebs/parameters/.
  */
-#define EBS_PERF_MAX_COUNTERS 65536
+static unsigned int ebs_max_counters = 65536;
+module_param_named(max_counters, ebs_max_counters, uint, 0644);
+MODULE_PARM_DESC(max_counters, "the most counters a session may have, inherited copies included");
+static unsigned int ebs_counters;
+module_param_named(counters, ebs_counters, uint, 0444);
+MODULE_PARM_DESC(counters, "the session's counters, inherited copies included, as last counted");
+
+#define EBS_PERF_BOUND_MS 100
 
 static void ebs_perf_overflow(struct perf_event *event, struct perf_sample_data *data,
 			      struct pt_regs *regs)
@@ -76,34 +104,52 @@ static int ebs_perf_add(struct ebs_session *s, struct ebs_perf *p, struct perf_e
 	return 0;
 }
 
-/* Room for n counters; 0 or -ENOMEM. */
+/* Room for n counters (up to 512 KB of pointers); 0 or -ENOMEM. */
 static int ebs_perf_alloc(struct ebs_perf *p, size_t n)
 {
-	p->events = kcalloc(n, sizeof(*p->events), GFP_KERNEL);
-	p->owner = kcalloc(n, sizeof(*p->owner), GFP_KERNEL);
+	p->events = kvcalloc(n, sizeof(*p->events), GFP_KERNEL);
+	p->owner = kvcalloc(n, sizeof(*p->owner), GFP_KERNEL);
 	return p->events && p->owner ? 0 : -ENOMEM;
 }
 
 /*
- * Thread task's counters: one on any CPU, or, counting, one per online CPU
- * (cpus_read_lock() held).  A thread that exits meanwhile (-ESRCH) is no
- * loss: 0.
+ * Thread task's counters: one on any CPU, or, counting, one per CPU of
+ * cpus.  The caller may sample it (the ptrace rule: credentials are the
+ * thread's own), else -EACCES.  A thread that exits meanwhile (-ESRCH) is
+ * no loss: 0.  A task counter may be bound to a CPU that went offline
+ * since cpus was taken: it counts when the thread runs there again.
  */
 static int ebs_perf_add_thread(struct ebs_session *s, struct ebs_perf *p,
 			       struct perf_event_attr *attr, struct task_struct *task,
-			       unsigned int owner)
+			       unsigned int owner, const struct cpumask *cpus)
 {
 	int cpu, err = 0;
 
+	if (!ebs_may_trace(task))
+		return -EACCES;
 	if (!(s->cfg.flags & EBS_CFG_COUNT))
 		err = ebs_perf_add(s, p, attr, -1, task, owner);
 	else
-		for_each_online_cpu(cpu) {
+		for_each_cpu(cpu, cpus) {
 			err = ebs_perf_add(s, p, attr, cpu, task, owner);
 			if (err)
 				break;
 		}
 	return err == -ESRCH ? 0 : err;
+}
+
+/* All CPUs: a counter on each CPU of cpus, but one that went offline since (-ENODEV). */
+static int ebs_perf_add_cpus(struct ebs_session *s, struct ebs_perf *p,
+			     struct perf_event_attr *attr, const struct cpumask *cpus)
+{
+	int cpu, err;
+
+	for_each_cpu(cpu, cpus) {
+		err = ebs_perf_add(s, p, attr, cpu, NULL, cpu);
+		if (err && err != -ENODEV)
+			return err;
+	}
+	return p->nr ? 0 : -ENODEV;
 }
 
 /* The threads of the target, each with a reference; at most EBS_MAX_THREADS. */
@@ -115,7 +161,7 @@ static int ebs_perf_threads(struct ebs_session *s, struct task_struct ***out)
 	leader = get_pid_task(s->target, PIDTYPE_PID);
 	if (!leader)
 		return -ESRCH;
-	v = kcalloc(EBS_MAX_THREADS, sizeof(*v), GFP_KERNEL);
+	v = kvcalloc(EBS_MAX_THREADS, sizeof(*v), GFP_KERNEL);
 	if (!v) {
 		put_task_struct(leader);
 		return -ENOMEM;
@@ -133,29 +179,105 @@ static int ebs_perf_threads(struct ebs_session *s, struct task_struct ***out)
 	return n;
 }
 
-static void ebs_perf_release(struct ebs_session *s)
+/* Release the counters, and with them every copy the target's children inherited. */
+static void ebs_perf_put_all(struct ebs_perf *p)
 {
-	struct ebs_perf *p = s->mode_data;
 	unsigned int i;
 
-	if (!p)
-		return;
 	/* waits for running handlers: none runs after this */
 	for (i = 0; i < p->nr; i++)
 		perf_event_release_kernel(p->events[i]);
-	kfree(p->events);
-	kfree(p->owner);
+	p->nr = 0;
+}
+
+static void ebs_perf_release(struct ebs_session *s)
+{
+	struct ebs_perf *p = s->mode_data;
+
+	if (!p)
+		return;
+	/* the work does not wait for s->lock, which is held here: it tries it */
+	cancel_delayed_work_sync(&p->bound);
+	ebs_perf_put_all(p);
+	WRITE_ONCE(ebs_counters, 0);
+	kvfree(p->events);
+	kvfree(p->owner);
 	kfree(p);
 	s->mode_data = NULL;
 }
 
+/*
+ * The bound on inherited copies (see ebs_max_counters).  Every thread and
+ * process the target creates gets a copy of each counter of the thread
+ * that created it (attr.inherit), in perf's code (inherit_event()), which
+ * tells no module and which a module cannot refuse.  Each copy holds a
+ * reference on its original counter (always the one the module created,
+ * whatever the depth), so the live counters are the sum of the originals'
+ * reference counts: read every EBS_PERF_BOUND_MS (or later: a deferrable
+ * work waits for its CPU to wake), from CONFIG to release.
+ * Above max_counters the session is cut: its counters are released, which
+ * frees every copy and ends their inheritance (inherit_event() refuses an
+ * orphaned parent), the kernel log says so, and READ is -E2BIG from then
+ * on; START and STOP find no counter.  The count overshoots by what is
+ * forked in one period.  The cut needs s->lock, which release holds while
+ * it cancels this work: so it only tries it, and tries again after 1 ms.
+ */
+static void ebs_perf_bound_fn(struct work_struct *work)
+{
+	struct ebs_perf *p = container_of(to_delayed_work(work), struct ebs_perf, bound);
+	unsigned int max = READ_ONCE(ebs_max_counters), i;
+	unsigned long n = 0;
+
+	for (i = 0; i < p->nr; i++)
+		n += atomic_long_read(&p->events[i]->refcount);
+	WRITE_ONCE(ebs_counters, (unsigned int)min_t(unsigned long, n, UINT_MAX));
+	if (n <= max) {
+		schedule_delayed_work(&p->bound, msecs_to_jiffies(EBS_PERF_BOUND_MS));
+		return;
+	}
+	if (!mutex_trylock(&p->s->lock)) {
+		schedule_delayed_work(&p->bound, 1);
+		return;
+	}
+	pr_warn("pid %d: its threads and children carry %lu counters, above max_counters %u: session cut\n",
+		pid_nr(p->s->target), n, max);
+	ebs_perf_put_all(p);
+	p->cut = true;
+	WRITE_ONCE(ebs_counters, 0);
+	mutex_unlock(&p->s->lock);
+}
+
+/*
+ * The CPUs online now.  Copied under the hotplug lock, which is dropped
+ * before any counter is created: perf_event_create_kernel_counter() can
+ * take it again (a software event's static key, perf_swevent_init() ->
+ * static_key_slow_inc(); the first task counter's, account_event() ->
+ * static_branch_enable()), and a read lock taken again while a CPU going
+ * offline waits for the first one waits for ever (percpu_rw_semaphore:
+ * a waiting writer blocks new readers), and with it every later user of
+ * the hotplug lock.  A CPU that goes offline before its counter is
+ * created is skipped (-ENODEV, ebs_perf_config()); one that comes online
+ * later is not counted.
+ */
+static int ebs_perf_online(cpumask_var_t *cpus)
+{
+	if (!zalloc_cpumask_var(cpus, GFP_KERNEL))
+		return -ENOMEM;
+	cpus_read_lock();
+	cpumask_copy(*cpus, cpu_online_mask);
+	cpus_read_unlock();
+	return 0;
+}
+
 static int ebs_perf_config(struct ebs_session *s)
 {
+	unsigned int max = READ_ONCE(ebs_max_counters);
 	struct task_struct **threads = NULL;
 	struct perf_event_attr attr;
 	struct ebs_perf *p;
+	cpumask_var_t cpus;
 	unsigned int per;
-	int err, cpu, i, n = 0;
+	int err, i, n = 0;
 
 	err = ebs_perf_attr(&s->cfg, &attr);
 	if (err)
@@ -163,40 +285,41 @@ static int ebs_perf_config(struct ebs_session *s)
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return -ENOMEM;
+	p->s = s;
+	/* deferrable: an idle CPU is not woken every 100 ms for it (nothing forks there) */
+	INIT_DEFERRABLE_WORK(&p->bound, ebs_perf_bound_fn);
 	s->mode_data = p;
+	err = ebs_perf_online(&cpus);
+	if (err)
+		goto fail;
 	if (s->cfg.flags & EBS_CFG_ALL_CPUS) {
 		err = ebs_perf_alloc(p, nr_cpu_ids);
-		if (err)
-			goto fail;
-		cpus_read_lock();
-		for_each_online_cpu(cpu) {
-			err = ebs_perf_add(s, p, &attr, cpu, NULL, cpu);
-			if (err)
-				break;
-		}
-		cpus_read_unlock();
+		if (!err)
+			err = ebs_perf_add_cpus(s, p, &attr, cpus);
 	} else {
 		n = ebs_perf_threads(s, &threads);
 		if (n < 0) {
 			err = n;
-			goto fail;
+			goto out_free_cpus;
 		}
-		cpus_read_lock();
-		per = s->cfg.flags & EBS_CFG_COUNT ? num_online_cpus() : 1;
-		err = (size_t)n * per > EBS_PERF_MAX_COUNTERS ? -E2BIG
-							      : ebs_perf_alloc(p, (size_t)n * per);
+		per = s->cfg.flags & EBS_CFG_COUNT ? cpumask_weight(cpus) : 1;
+		err = (size_t)n * per > max ? -E2BIG : ebs_perf_alloc(p, (size_t)n * per);
 		/* a thread that exits meanwhile is no loss, unless all do */
 		for (i = 0; i < n && !err; i++)
-			err = ebs_perf_add_thread(s, p, &attr, threads[i], i);
-		cpus_read_unlock();
+			err = ebs_perf_add_thread(s, p, &attr, threads[i], i, cpus);
 		for (i = 0; i < n; i++)
 			put_task_struct(threads[i]);
-		kfree(threads);
+		kvfree(threads);
 		if (!err && !p->nr)
 			err = -ESRCH;
 	}
+out_free_cpus:
+	free_cpumask_var(cpus);
 	if (err)
 		goto fail;
+	WRITE_ONCE(ebs_counters, p->nr);
+	if (attr.inherit)
+		schedule_delayed_work(&p->bound, msecs_to_jiffies(EBS_PERF_BOUND_MS));
 	return 0;
 
 fail:
@@ -254,6 +377,8 @@ static int ebs_perf_read(struct ebs_session *s, struct ebs_count *cpu, struct eb
 	bool per_cpu = true;
 	unsigned int i;
 
+	if (p->cut)
+		return -E2BIG; /* the counts ended at the cut, short of the children's */
 	for (i = 0; i < p->nr; i++) {
 		struct perf_event *ev = p->events[i];
 		u64 v = perf_event_read_value(ev, &enabled, &running);

@@ -16,24 +16,39 @@ void ebs_ring_init(struct ebs_ring *r, void *base, __u32 pages, __u32 cpu, unsig
 	r->hdr->record_size = sizeof(struct ebs_krecord);
 }
 
-int ebs_ring_write(struct ebs_ring *r, const struct ebs_krecord *rec)
+/* Append rec: 1 to wake the reader, 0, or -ENOSPC when full (nothing written). */
+static int ebs_ring_put(struct ebs_ring *r, const struct ebs_krecord *rec)
 {
 	__u64 head = READ_ONCE(r->hdr->head);
 	/* pairs with the release in ebs_ring_set_tail: the reader is done there */
 	__u64 tail = smp_load_acquire(&r->hdr->tail);
 	__u64 used = head - tail;
 
-	if (used + sizeof(*rec) > r->mask + 1) {
-		r->dropped++;
-		WRITE_ONCE(r->hdr->dropped, r->dropped);
+	if (used + sizeof(*rec) > r->mask + 1)
 		return -ENOSPC;
-	}
 	/* records are 32 bytes and the ring a power of two: never split */
 	memcpy(r->data + (head & r->mask), rec, sizeof(*rec));
 	/* the record before the head that publishes it; the reader acquires head */
 	smp_store_release(&r->hdr->head, head + sizeof(*rec));
-	r->samples++;
 	return used < r->watermark && used + sizeof(*rec) >= r->watermark;
+}
+
+int ebs_ring_write(struct ebs_ring *r, const struct ebs_krecord *rec)
+{
+	int ret = ebs_ring_put(r, rec);
+
+	if (ret < 0) {
+		r->dropped++;
+		WRITE_ONCE(r->hdr->dropped, r->dropped);
+		return ret;
+	}
+	r->samples++;
+	return ret;
+}
+
+int ebs_ring_mark(struct ebs_ring *r, const struct ebs_krecord *rec)
+{
+	return ebs_ring_put(r, rec);
 }
 
 int ebs_ring_set_tail(struct ebs_ring *r, __u64 tail)
@@ -64,4 +79,5 @@ void ebs_ring_reset(struct ebs_ring *r)
 	r->dropped = 0;
 	r->overflows = 0;
 	r->spurious = 0;
+	r->throttled = 0;
 }

@@ -6,7 +6,9 @@
  * space) and data_size bytes of struct ebs_krecord.  The sample handler of
  * the ring's CPU is its only writer: it never runs nested with itself (one
  * counter per CPU, or task counters of which one runs on a CPU at a time),
- * so head needs no atomic update.  The reader gives space back with
+ * so head needs no atomic update.  msr mode's throttle timer writes too,
+ * on the ring's CPU, only while counter 0 is off there: never nested with
+ * the handler either.  The reader gives space back with
  * ebs_ring_set_tail() from process context.  Ordering: the writer stores the
  * record, then head with release; the reader loads head with acquire, reads
  * the records, then asks for the tail, stored with release and loaded by
@@ -29,6 +31,7 @@ struct ebs_ring {
 	__u64 dropped;
 	__u64 overflows;
 	__u64 spurious;
+	__u64 throttled; /* msr mode: times the throttle left counter 0 off */
 };
 
 /*
@@ -44,6 +47,14 @@ void ebs_ring_init(struct ebs_ring *r, void *base, __u32 pages, __u32 cpu, unsig
  * dropped and nothing unread is overwritten.
  */
 int ebs_ring_write(struct ebs_ring *r, const struct ebs_krecord *rec);
+
+/*
+ * Append a record that is not a sample (a throttle record): as
+ * ebs_ring_write(), but counted neither in samples nor, when the ring is
+ * full, in dropped (which counts samples); STATS' throttled says how many
+ * there were.
+ */
+int ebs_ring_mark(struct ebs_ring *r, const struct ebs_krecord *rec);
 
 /* Give space back: tail must lie between the current tail and head. 0 or -EINVAL. */
 int ebs_ring_set_tail(struct ebs_ring *r, __u64 tail);

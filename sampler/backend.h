@@ -98,6 +98,27 @@ void perf_tracking__close(struct perf_tracking *t);
 int event_spec__kmod_encode(const struct event_spec *ev, u32 *kind, u64 *id);
 
 /*
+ * msr mode's throttle limits for ebs.ko's CONFIG (ebs_config.limits,
+ * EBS_LIMITS()): kernel.perf_event_max_sample_rate and
+ * kernel.perf_cpu_time_max_percent as the files of dir (/proc/sys/kernel)
+ * say, which the module cannot read itself; a rate above
+ * EBS_LIMITS_RATE_MAX as that, and a file that cannot be read or holds
+ * nothing from 1 up (to 100 for the percent) not given (0).
+ */
+u32 kmod_limits(const char *dir);
+
+struct ebs_krecord;
+/*
+ * One record of an ebs.ko ring as the file keeps it (kmod.c): a sample of
+ * period into *sample, or a throttle record (EBS_KREC_THROTTLE,
+ * _UNTHROTTLE) into *thr as a THROTTLE of event 0, as the perf backend
+ * writes perf's.  Returns the record to write (sample's or thr's header),
+ * or NULL for one to skip (EBS_KREC_PAD).
+ */
+const struct ebs_rec *kmod_record(const struct ebs_krecord *k, u64 period,
+				  struct ebs_rec_sample *sample, struct ebs_rec_throttle *thr);
+
+/*
  * Replace event ev, which cannot be opened for reason why (-errno), by
  * cpu-clock with its :u/:k, recording the reason and saying so in one line.
  */

@@ -19,6 +19,9 @@
  * gives the counts while it runs (peek) and at the end, written as one
  * COUNT record per CPU, as the perf backend writes them.
  */
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -43,7 +46,8 @@ struct kmod_priv {
 	unsigned int nr_rings;
 	size_t ring_len; /* header page + data */
 	void **rings;
-	struct ebs_cpu_stats *stats; /* [nr_rings], for EBS_IOC_STATS */
+	struct ebs_cpu_stats3 *stats; /* [SAMPLER_MAX_CPUS], for EBS_IOC_STATS (read_stats()) */
+	u64 *throttles;		      /* [nr_rings]: THROTTLE records the rings gave */
 	struct ebs_config cfg;
 	struct perf_tracking *track; /* the side-band session; NULL without one */
 };
@@ -91,7 +95,8 @@ static void set_period(struct sampler *s)
 	s->periods[0] = s->period;
 }
 
-#define KMOD_MLOCK_KB "/sys/module/ebs/parameters/mlock_kb"
+#define KMOD_MLOCK_KB	"/sys/module/ebs/parameters/mlock_kb"
+#define KMOD_SYSCTL_DIR "/proc/sys/kernel"
 
 /*
  * One line for CONFIG's -EPERM: the rings are over the locked-memory
@@ -120,18 +125,59 @@ static int memory_error(const struct kmod_priv *p, struct ebs_error *err)
 			      EBS_DEVICE, p->cfg.ring_pages, kb, mlock, KMOD_MLOCK_KB, memlock);
 }
 
+/*
+ * Why msr mode found no counter 0 to use (CONFIG's -ENODEV), as ebs.ko's
+ * probe decides it (kmod/ebs_msr.c): the vendor, a hybrid part, or
+ * CPUID leaf 0xA; user space can ask CPUID too.  (The last line is also
+ * perf-kernel mode's for its -ENODEV, as it was.)
+ */
+static int no_msr_error(const char *mode, bool msr, struct ebs_error *err)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int max, b, c, d, a7 = 0, b7 = 0, c7 = 0, d7 = 0;
+	char vendor[13];
+
+	if (msr && __get_cpuid(0, &max, &b, &c, &d)) {
+		memcpy(vendor, &b, 4);
+		memcpy(vendor + 4, &d, 4);
+		memcpy(vendor + 8, &c, 4);
+		vendor[12] = '\0';
+		if (strcmp(vendor, "GenuineIntel"))
+			return ebs_error__set(
+				err, ENODEV,
+				"%s: %s mode programs Intel's architectural performance "
+				"counters (CPUID leaf 0xA), and this CPU is %s's; use "
+				"the default perf-kernel mode",
+				EBS_DEVICE, mode, vendor);
+		if (max >= 7)
+			__cpuid_count(7, 0, a7, b7, c7, d7);
+		if (d7 & (1u << 15))
+			return ebs_error__set(
+				err, ENODEV,
+				"%s: %s mode does not run on a hybrid CPU (its core "
+				"types differ in CPUID leaf 0xA, which ebs.ko reads on "
+				"one CPU); use the default perf-kernel mode",
+				EBS_DEVICE, mode);
+	}
+#else
+	(void)msr;
+#endif
+	return ebs_error__set(err, ENODEV,
+			      "%s: %s mode needs architectural performance monitoring "
+			      "(CPUID leaf 0xA), which this CPU reports none of (a virtual "
+			      "machine?); use the default perf-kernel mode",
+			      EBS_DEVICE, mode);
+}
+
 /* One line saying why CONFIG failed, for event ev of mode. */
 static int config_error(struct sampler *s, struct kmod_priv *p, int e, struct ebs_error *err)
 {
 	const char *what = s->used[0].name, *mode = mode_names[p->mode];
+	bool msr = p->mode == EBS_MODE_MSR;
 
 	switch (-e) {
 	case ENODEV:
-		return ebs_error__set(err, ENODEV,
-				      "%s: %s mode needs architectural performance monitoring "
-				      "(CPUID leaf 0xA), which this CPU reports none of (a virtual "
-				      "machine?); use the default perf-kernel mode",
-				      EBS_DEVICE, mode);
+		return no_msr_error(mode, msr, err);
 	case EBUSY:
 		return ebs_error__set(err, EBUSY,
 				      "%s: counter 0 is in use by perf or the NMI watchdog "
@@ -143,12 +189,21 @@ static int config_error(struct sampler *s, struct kmod_priv *p, int e, struct eb
 			"%s: -c %llu cannot be preloaded into counter 0 (%s mode takes "
 			"%llu to 2147483647)",
 			EBS_DEVICE, (unsigned long long)p->cfg.sample_after, mode,
-			(unsigned long long)EBS_SAMPLE_AFTER_MIN);
+			(unsigned long long)(msr ? EBS_MSR_SAMPLE_AFTER_MIN
+						 : EBS_SAMPLE_AFTER_MIN));
 	case ESRCH:
 		return sampler__gone((pid_t)p->cfg.pid, err);
 	case EPERM:
 		return memory_error(p, err);
 	case EACCES:
+		if (msr)
+			return ebs_error__set(
+				err, EACCES,
+				"%s: event '%s' in msr mode: %s: counter 0 counts every process on "
+				"every CPU, so msr mode needs CAP_PERFMON (or CAP_SYS_ADMIN) whatever "
+				"the target, kernel addresses allowed by kernel.kptr_restrict for the "
+				"kernel, and ptrace access to a pid",
+				EBS_DEVICE, what, strerror(EACCES));
 		return ebs_error__set(err, EACCES,
 				      "%s: event '%s' on %s: %s: needs CAP_PERFMON (or "
 				      "CAP_SYS_ADMIN) for all CPUs or the kernel, kernel addresses "
@@ -161,6 +216,31 @@ static int config_error(struct sampler *s, struct kmod_priv *p, int e, struct eb
 		return ebs_error__set(err, -e, "%s: cannot configure event '%s' (%s mode): %s",
 				      EBS_DEVICE, what, mode, strerror(-e));
 	}
+}
+
+/* One of dir's sysctl files as a number from 1 to max, or 0 (unreadable, or out of range). */
+static u32 sysctl_value(const char *dir, const char *name, long max)
+{
+	char path[512], *val = NULL, *end = NULL;
+	long v = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (ebs_read_file(path, &val) > 0) {
+		errno = 0;
+		v = strtol(val, &end, 10);
+		if (errno || end == val || v < 1)
+			v = 0;
+	}
+	free(val);
+	return (u32)(v > max ? max : v);
+}
+
+u32 kmod_limits(const char *dir)
+{
+	u32 rate = sysctl_value(dir, "perf_event_max_sample_rate", EBS_LIMITS_RATE_MAX);
+	u32 percent = sysctl_value(dir, "perf_cpu_time_max_percent", 100);
+
+	return EBS_LIMITS(rate, percent);
 }
 
 /* CONFIG for event 0 as s->used[0] now is; 0 or -errno (no message). */
@@ -177,6 +257,8 @@ static int kmod_config(struct sampler *s, struct kmod_priv *p)
 		(ev->exclude_user ? 0 : EBS_CFG_USER) | (ev->exclude_kernel ? 0 : EBS_CFG_KERNEL);
 	if (s->opts->count_only)
 		p->cfg.flags |= EBS_CFG_COUNT;
+	else if (p->version >= 3)
+		p->cfg.flags |= EBS_CFG_MARKS; /* throttle records (msr mode) */
 	if (s->system_wide) {
 		p->cfg.flags |= EBS_CFG_ALL_CPUS;
 	} else {
@@ -186,6 +268,9 @@ static int kmod_config(struct sampler *s, struct kmod_priv *p)
 			p->cfg.flags |= EBS_CFG_ON_EXEC;
 	}
 	p->cfg.ring_pages = s->opts->count_only ? 0 : s->opts->mmap_pages;
+	/* the module cannot read perf's sysctls: its throttle follows them so */
+	if (p->mode == EBS_MODE_MSR && !s->opts->count_only && p->version >= 3)
+		p->cfg.limits = kmod_limits(KMOD_SYSCTL_DIR);
 	return ioctl(p->fd, EBS_IOC_CONFIG, &p->cfg) < 0 ? -errno : 0;
 }
 
@@ -244,6 +329,7 @@ static void kmod_close(struct sampler *s)
 		close(p->fd); /* the module stops and frees the session */
 	free(p->rings);
 	free(p->stats);
+	free(p->throttles);
 	free(p->counts);
 	free(p);
 	s->priv = NULL;
@@ -280,10 +366,11 @@ static int config_done(struct sampler *s, struct kmod_priv *p, int e, struct ebs
 
 /*
  * /dev/ebs opened, its ABI at least version need (a newer module takes an
- * older version's requests alike: ebs_abi.h); what needs it names what
- * needs that version.  The descriptor, or -errno with err filled.
+ * older version's requests alike: ebs_abi.h), which *version gets (may
+ * be NULL); what needs it names what needs that version.  The descriptor,
+ * or -errno with err filled.
  */
-static int open_device(u32 need, const char *what_needs, struct ebs_error *err)
+static int open_device(u32 need, const char *what_needs, u32 *got, struct ebs_error *err)
 {
 	int fd = open(EBS_DEVICE, O_RDWR | O_CLOEXEC), e;
 	u32 version = 0;
@@ -309,13 +396,15 @@ static int open_device(u32 need, const char *what_needs, struct ebs_error *err)
 				      "reload ebs.ko: make kmod)",
 				      EBS_DEVICE, version, what_needs, need);
 	}
+	if (got)
+		*got = version;
 	return fd;
 }
 
 int kmod_probe_count(const struct event_spec *ev, bool system_wide, int *why, struct ebs_error *err)
 {
 	struct ebs_config cfg = {.mode = EBS_MODE_PERF_KERNEL};
-	int fd = open_device(2, "counting", err);
+	int fd = open_device(2, "counting", NULL, err);
 
 	if (fd < 0)
 		return fd;
@@ -376,10 +465,34 @@ fail:
 	return e;
 }
 
+/*
+ * STATS into p->stats[0..nr): struct ebs_cpu_stats3 entries, from a module
+ * before version 3 with throttled 0.  The number of entries filled (one
+ * per ring), or -errno.
+ */
+static int read_stats(struct kmod_priv *p, unsigned int nr)
+{
+	struct ebs_stats st = {.nr_cpus = nr, .cpu_ptr = (u64)(uintptr_t)p->stats};
+	struct ebs_cpu_stats v1;
+	unsigned int i;
+
+	if (p->version >= 3)
+		st.entry_size = sizeof(*p->stats);
+	if (ioctl(p->fd, EBS_IOC_STATS, &st) < 0)
+		return -errno;
+	if (p->version < 3)
+		/* version 1's packed 32-byte entries, spread out from the last */
+		for (i = st.nr_cpus; i-- > 0;) {
+			memcpy(&v1, (const u8 *)p->stats + (size_t)i * sizeof(v1), sizeof(v1));
+			p->stats[i].s = v1;
+			p->stats[i].throttled = 0;
+		}
+	return (int)st.nr_cpus;
+}
+
 static int kmod_open(struct sampler *s, struct ebs_error *err)
 {
 	struct kmod_priv *p = calloc(1, sizeof(*p));
-	struct ebs_stats st = {0};
 	unsigned int i;
 	int e;
 
@@ -405,7 +518,7 @@ static int kmod_open(struct sampler *s, struct ebs_error *err)
 		goto fail;
 	}
 	p->fd = open_device(needed_version(s), s->opts->count_only ? "counting" : "this event",
-			    err);
+			    &p->version, err);
 	if (p->fd < 0) {
 		e = p->fd;
 		goto fail;
@@ -436,17 +549,17 @@ static int kmod_open(struct sampler *s, struct ebs_error *err)
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto fail;
 	}
-	st.nr_cpus = SAMPLER_MAX_CPUS;
-	st.cpu_ptr = (u64)(uintptr_t)p->stats;
-	if (ioctl(p->fd, EBS_IOC_STATS, &st) < 0 || !st.nr_cpus) {
-		e = ebs_error__set(err, errno ? errno : EIO, "%s: statistics: %s", EBS_DEVICE,
-				   strerror(errno));
+	e = read_stats(p, SAMPLER_MAX_CPUS);
+	if (e <= 0) {
+		e = ebs_error__set(err, e ? -e : EIO, "%s: statistics: %s", EBS_DEVICE,
+				   strerror(e ? -e : EIO));
 		goto fail;
 	}
-	p->nr_rings = st.nr_cpus;
+	p->nr_rings = (unsigned int)e;
 	p->ring_len = (1 + (size_t)s->opts->mmap_pages) * (size_t)sysconf(_SC_PAGESIZE);
 	p->rings = calloc(p->nr_rings, sizeof(*p->rings));
-	if (!p->rings) {
+	p->throttles = calloc(p->nr_rings, sizeof(*p->throttles));
+	if (!p->rings || !p->throttles) {
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -481,6 +594,37 @@ static int kmod_start(struct sampler *s, struct ebs_error *err)
 	return 0;
 }
 
+const struct ebs_rec *kmod_record(const struct ebs_krecord *k, u64 period,
+				  struct ebs_rec_sample *sample, struct ebs_rec_throttle *thr)
+{
+	if (k->flags & EBS_KREC_PAD)
+		return NULL;
+	if (k->flags & (EBS_KREC_THROTTLE | EBS_KREC_UNTHROTTLE)) {
+		/* as the perf backend writes perf's THROTTLE and UNTHROTTLE */
+		memset(thr, 0, sizeof(*thr));
+		thr->hdr.type = EBS_REC_THROTTLE;
+		thr->hdr.misc = (k->flags & EBS_KREC_UNTHROTTLE) ? EBS_THROTTLE_END : 0;
+		thr->hdr.size = sizeof(*thr);
+		thr->time = k->time_ns;
+		thr->cpu = k->cpu;
+		thr->event = 0;
+		return &thr->hdr;
+	}
+	memset(sample, 0, sizeof(*sample));
+	sample->hdr.type = EBS_REC_SAMPLE;
+	sample->hdr.size = sizeof(*sample);
+	sample->hdr.misc = (k->flags & EBS_KREC_KERNEL) ? EBS_CPUMODE_KERNEL : EBS_CPUMODE_USER;
+	if (k->flags & EBS_KREC_PRECISE)
+		sample->hdr.misc |= EBS_SAMPLE_EXACT_IP;
+	sample->ip = k->ip;
+	sample->time = k->time_ns;
+	sample->period = period;
+	sample->pid = k->pid;
+	sample->tid = k->tid;
+	sample->cpu = k->cpu;
+	return &sample->hdr;
+}
+
 /* Move every ring's records to the writer and give the space back. */
 static int drain(struct sampler *s, struct kmod_priv *p, struct ebs_error *err)
 {
@@ -498,23 +642,15 @@ static int drain(struct sampler *s, struct kmod_priv *p, struct ebs_error *err)
 			continue;
 		for (; tail < head; tail += sizeof(struct ebs_krecord)) {
 			const struct ebs_krecord *k = (const void *)(data + (tail & mask));
-			struct ebs_rec_sample rec = {0};
+			struct ebs_rec_throttle thr;
+			struct ebs_rec_sample smp;
+			const struct ebs_rec *rec = kmod_record(k, s->period, &smp, &thr);
 
-			if (k->flags & EBS_KREC_PAD)
+			if (!rec)
 				continue;
-			rec.hdr.type = EBS_REC_SAMPLE;
-			rec.hdr.size = sizeof(rec);
-			rec.hdr.misc = (k->flags & EBS_KREC_KERNEL) ? EBS_CPUMODE_KERNEL
-								    : EBS_CPUMODE_USER;
-			if (k->flags & EBS_KREC_PRECISE)
-				rec.hdr.misc |= EBS_SAMPLE_EXACT_IP;
-			rec.ip = k->ip;
-			rec.time = k->time_ns;
-			rec.period = s->period;
-			rec.pid = k->pid;
-			rec.tid = k->tid;
-			rec.cpu = k->cpu;
-			e = ebs_writer__add(s->w, &rec.hdr);
+			if (rec == &thr.hdr && !(thr.hdr.misc & EBS_THROTTLE_END))
+				p->throttles[i]++;
+			e = ebs_writer__add(s->w, rec);
 			if (e)
 				return ebs_error__set(err, -e, "%s: write failed: %s",
 						      ebs_output_name(s->opts->output),
@@ -597,12 +733,26 @@ static int kmod_peek(struct sampler *s)
 	return p->counts ? read_counts(s, p, false, &err) : -EOPNOTSUPP;
 }
 
+/*
+ * A record at the end for what the rings could not hold: lost samples
+ * (one LOST of the CPU's drops), or a THROTTLE and its UNTHROTTLE for a
+ * throttle whose records a full ring dropped.
+ */
+static int add_end(struct sampler *s, struct ebs_rec *rec, struct ebs_error *err)
+{
+	int e = ebs_writer__add(s->w, rec);
+
+	return e ? ebs_error__set(err, -e, "%s: write failed: %s", ebs_output_name(s->opts->output),
+				  strerror(-e))
+		 : 0;
+}
+
 static int kmod_stop(struct sampler *s, struct ebs_error *err)
 {
 	struct kmod_priv *p = s->priv;
-	struct ebs_stats st = {.nr_cpus = p->nr_rings, .cpu_ptr = (u64)(uintptr_t)p->stats};
 	unsigned int i;
-	int e;
+	u64 t;
+	int e, n;
 
 	if (ioctl(p->fd, EBS_IOC_STOP) < 0)
 		return ebs_error__set(err, errno, "%s: stop: %s", EBS_DEVICE, strerror(errno));
@@ -613,25 +763,38 @@ static int kmod_stop(struct sampler *s, struct ebs_error *err)
 		e = perf_tracking__stop(p->track, err);
 	if (e)
 		return e;
-	if (ioctl(p->fd, EBS_IOC_STATS, &st) < 0)
-		return ebs_error__set(err, errno, "%s: statistics: %s", EBS_DEVICE,
-				      strerror(errno));
-	/* what the full rings dropped, as LOST records (one per CPU) */
-	for (i = 0; i < st.nr_cpus; i++) {
+	n = read_stats(p, p->nr_rings);
+	if (n < 0)
+		return ebs_error__set(err, -n, "%s: statistics: %s", EBS_DEVICE, strerror(-n));
+	for (i = 0; i < (unsigned int)n; i++) {
 		struct ebs_rec_lost lost = {0};
+		struct ebs_rec_throttle thr = {0};
 
-		if (!p->stats[i].dropped)
-			continue;
-		lost.hdr.type = EBS_REC_LOST;
-		lost.hdr.size = sizeof(lost);
-		lost.time = ebs_clock_ns();
-		lost.lost = p->stats[i].dropped;
-		lost.cpu = i;
-		lost.event = 0;
-		e = ebs_writer__add(s->w, &lost.hdr);
-		if (e)
-			return ebs_error__set(err, -e, "%s: write failed: %s",
-					      ebs_output_name(s->opts->output), strerror(-e));
+		if (p->stats[i].s.dropped) {
+			lost.hdr.type = EBS_REC_LOST;
+			lost.hdr.size = sizeof(lost);
+			lost.time = ebs_clock_ns();
+			lost.lost = p->stats[i].s.dropped;
+			lost.cpu = i;
+			lost.event = 0;
+			e = add_end(s, &lost.hdr, err);
+			if (e)
+				return e;
+		}
+		/* STATS counts every throttle; a full ring dropped the records of some */
+		for (t = p->throttles[i]; t < p->stats[i].throttled; t++) {
+			thr.hdr.type = EBS_REC_THROTTLE;
+			thr.hdr.size = sizeof(thr);
+			thr.time = ebs_clock_ns();
+			thr.cpu = i;
+			thr.hdr.misc = 0;
+			e = add_end(s, &thr.hdr, err);
+			thr.hdr.misc = EBS_THROTTLE_END;
+			if (!e)
+				e = add_end(s, &thr.hdr, err);
+			if (e)
+				return e;
+		}
 	}
 	return 0;
 }

@@ -17,6 +17,13 @@
  *   1  sampling sessions.
  *   2  counting sessions (EBS_CFG_COUNT, EBS_IOC_READ); the generic
  *      software events from EBS_GEN_PAGE_FAULTS on.
+ *   3  msr mode throttles counter 0 as perf throttles its events, and
+ *      says so: struct ebs_cpu_stats3 (STATS with entry_size), throttle
+ *      records in the rings (EBS_CFG_MARKS); CONFIG's limits (once
+ *      reserved) pass the caller's perf sysctls to it.  Two requests of older
+ *      versions are refused now, as they should always have been: msr
+ *      mode without CAP_PERFMON or CAP_SYS_ADMIN (-EACCES), and with N
+ *      below EBS_MSR_SAMPLE_AFTER_MIN (-ERANGE).
  */
 #ifndef EBS_ABI_H
 #define EBS_ABI_H
@@ -24,7 +31,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define EBS_ABI_VERSION 2
+#define EBS_ABI_VERSION 3
 #define EBS_DEVICE	"/dev/ebs"
 #define EBS_IOC_MAGIC	0xeb
 
@@ -57,8 +64,8 @@
  * use: event select 0-7, unit mask 8-15, USR 16, OS 17, E(dge) 18, PC 19,
  * INT 20, ANY 21, EN 22, INV 23, CMASK 24-31.
  */
-#define EBS_EVTSEL_EVENT(x) ((__u64)(x)&0xff)
-#define EBS_EVTSEL_UMASK(x) (((__u64)(x)&0xff) << 8)
+#define EBS_EVTSEL_EVENT(x) (((__u64)(x)) & 0xff)
+#define EBS_EVTSEL_UMASK(x) ((((__u64)(x)) & 0xff) << 8)
 #define EBS_EVTSEL_USR	    (1ull << 16)
 #define EBS_EVTSEL_OS	    (1ull << 17)
 #define EBS_EVTSEL_EDGE	    (1ull << 18)
@@ -67,7 +74,7 @@
 #define EBS_EVTSEL_ANY	    (1ull << 21)
 #define EBS_EVTSEL_EN	    (1ull << 22)
 #define EBS_EVTSEL_INV	    (1ull << 23)
-#define EBS_EVTSEL_CMASK(x) (((__u64)(x)&0xff) << 24)
+#define EBS_EVTSEL_CMASK(x) ((((__u64)(x)) & 0xff) << 24)
 /* The fields a raw event (ebs_config.event_id) may set; the rest come from flags. */
 #define EBS_EVTSEL_RAW                                                                             \
 	(EBS_EVTSEL_EVENT(0xff) | EBS_EVTSEL_UMASK(0xff) | EBS_EVTSEL_EDGE | EBS_EVTSEL_INV |      \
@@ -86,12 +93,23 @@
 	(1u << 4) /* count, without the overflow interrupt: no rings                               \
 		   * (ring_pages and sample_after 0), no samples;                                  \
 		   * EBS_IOC_READ gives the counts (version 2) */
-#define EBS_CFG_KNOWN 0x1fu
+#define EBS_CFG_MARKS                                                                              \
+	(1u << 5) /* the rings also get throttle records,                                          \
+		   * EBS_KREC_THROTTLE and _UNTHROTTLE                                             \
+		   * (version 3; msr mode writes them) */
+#define EBS_CFG_KNOWN 0x3fu
 
 #define EBS_RING_MIN_PAGES   1
 #define EBS_RING_MAX_PAGES   4096    /* data pages per CPU, power of two */
 #define EBS_SAMPLE_AFTER_MIN 1000ull /* below this the NMI rate is a denial of service */
-#define EBS_MAX_THREADS	     4096    /* threads of a pid target counted at CONFIG */
+/*
+ * msr mode's smallest N (version 3): several times what one overflow costs
+ * in cycles (the NMI, six serialising MSR and APIC accesses, the record:
+ * 2,000 to 4,000), so that even within the throttle's budget the
+ * interrupted code keeps most of the CPU.  Below it CONFIG is -ERANGE.
+ */
+#define EBS_MSR_SAMPLE_AFTER_MIN 10000ull
+#define EBS_MAX_THREADS		 4096 /* threads of a pid target counted at CONFIG */
 
 struct ebs_config {
 	__u32 mode;	  /* EBS_MODE_* */
@@ -105,8 +123,24 @@ struct ebs_config {
 	__u32 flags;	    /* EBS_CFG_* */
 	__s32 pid;	    /* target process (with its threads), unless ALL_CPUS */
 	__u32 ring_pages;   /* data pages per CPU ring, power of two; 0 with EBS_CFG_COUNT */
-	__u32 reserved;	    /* must be zero */
+	__u32 limits;	    /* msr mode's throttle, optional: EBS_LIMITS() (version 3; before, 0) */
 };
+
+/*
+ * ebs_config.limits (version 3): what the caller's perf sysctls say, for
+ * msr mode's throttle (docs/kmod.md section 6.7), as the module cannot
+ * read them: kernel.perf_event_max_sample_rate in bits 0-23 (a larger
+ * value given as EBS_LIMITS_RATE_MAX, more than N >= 10,000 allows at any
+ * clock) and kernel.perf_cpu_time_max_percent in bits 24-31 (1 to 100);
+ * either 0: not given.  The module takes the stricter of each and its own
+ * parameter (max_sample_rate, cpu_time_max_percent): a caller can make
+ * the throttle stricter, never looser.  Anything but 0 outside msr mode's
+ * sampling sessions, or a percent above 100, is -EINVAL.
+ */
+#define EBS_LIMITS_RATE_MAX	  0xffffffu
+#define EBS_LIMITS_RATE(l)	  (((__u32)(l)) & EBS_LIMITS_RATE_MAX)
+#define EBS_LIMITS_PERCENT(l)	  (((__u32)(l)) >> 24)
+#define EBS_LIMITS(rate, percent) ((((__u32)(percent)) << 24) | EBS_LIMITS_RATE(rate))
 
 /*
  * The ring: per CPU, one mmap of (1 + ring_pages) pages at offset
@@ -115,9 +149,11 @@ struct ebs_config {
  * grow; the position of a byte is (count & (data_size - 1)).  The sample
  * handler on that CPU (the NMI handler in msr mode; perf's overflow
  * handler, an NMI or a timer interrupt, in perf-kernel mode) is the only
- * writer of head; the reader gives records back with EBS_IOC_TAIL.  Records
- * are 32 bytes and data_size a power of two: a record never straddles the
- * end.  EBS_KREC_PAD marks a record to skip; no mode writes one today.
+ * writer of head, with, in msr mode, the throttle's timer on that CPU,
+ * which writes only while counter 0 is off there; the reader gives
+ * records back with EBS_IOC_TAIL.  Records are 32 bytes and data_size a
+ * power of two: a record never straddles the end.  EBS_KREC_PAD marks a
+ * record to skip; no mode writes one today.
  */
 struct ebs_ring_header {
 	__u64 head;	 /* stored by the kernel after the record (release): load it
@@ -131,8 +167,15 @@ struct ebs_ring_header {
 
 #define EBS_KREC_USER	 (1u << 0) /* interrupted in user mode */
 #define EBS_KREC_KERNEL	 (1u << 1)
-#define EBS_KREC_PRECISE (1u << 2)  /* IP is exact (PEBS); no mode sets it yet */
-#define EBS_KREC_PAD	 (1u << 15) /* skip to the end of the ring */
+#define EBS_KREC_PRECISE (1u << 2) /* IP is exact (PEBS); no mode sets it yet */
+/*
+ * Throttle records (EBS_CFG_MARKS, version 3): not samples.  ip, pid and
+ * tid are 0; time_ns and cpu say when and where counter 0 was left off
+ * for the rest of the tick (THROTTLE) or counted again (UNTHROTTLE).
+ */
+#define EBS_KREC_THROTTLE   (1u << 3)
+#define EBS_KREC_UNTHROTTLE (1u << 4)
+#define EBS_KREC_PAD	    (1u << 15) /* skip to the end of the ring */
 
 struct ebs_krecord {
 	__u64 ip;
@@ -159,10 +202,26 @@ struct ebs_cpu_stats {
 	__u64 spurious;	 /* NMIs that were not ours */
 };
 
+/*
+ * STATS' entry from version 3 on, with entry_size = sizeof(struct
+ * ebs_cpu_stats3).  struct ebs_cpu_stats does not grow: a program built
+ * against a newer header that leaves entry_size 0 still gets the entries
+ * its array is made of.
+ */
+struct ebs_cpu_stats3 {
+	struct ebs_cpu_stats s;
+	__u64 throttled; /* msr mode: times the throttle left counter 0 off
+			  * until the next tick (docs/kmod.md section 6.7);
+			  * with EBS_CFG_MARKS, one THROTTLE record each,
+			  * unless the ring was full */
+};
+
 struct ebs_stats {
-	__u32 nr_cpus; /* in: entries cpu[] can hold; out: entries filled */
-	__u32 reserved;
-	__u64 cpu_ptr; /* user pointer to struct ebs_cpu_stats[nr_cpus] */
+	__u32 nr_cpus;	  /* in: entries cpu[] can hold; out: entries filled */
+	__u32 entry_size; /* in: 0 (versions 1, 2: struct ebs_cpu_stats) or
+			   * sizeof(struct ebs_cpu_stats3) (version 3);
+			   * another size is -EINVAL */
+	__u64 cpu_ptr;	  /* user pointer to nr_cpus entries of that size */
 };
 
 /*
@@ -193,8 +252,9 @@ struct ebs_read {
 #define EBS_IOC_START	_IO(EBS_IOC_MAGIC, 0x02)
 #define EBS_IOC_STOP	_IO(EBS_IOC_MAGIC, 0x03)
 #define EBS_IOC_STATS	_IOWR(EBS_IOC_MAGIC, 0x04, struct ebs_stats)
-#define EBS_IOC_RESET	_IO(EBS_IOC_MAGIC, 0x05)
-#define EBS_IOC_TAIL	_IOW(EBS_IOC_MAGIC, 0x06, struct ebs_tail)
-#define EBS_IOC_READ	_IOWR(EBS_IOC_MAGIC, 0x07, struct ebs_read) /* version 2 */
+/* RESET: empty rings, STATS zero, READ's counts from 0 (before version 3 READ kept the old) */
+#define EBS_IOC_RESET _IO(EBS_IOC_MAGIC, 0x05)
+#define EBS_IOC_TAIL  _IOW(EBS_IOC_MAGIC, 0x06, struct ebs_tail)
+#define EBS_IOC_READ  _IOWR(EBS_IOC_MAGIC, 0x07, struct ebs_read) /* version 2 */
 
 #endif /* EBS_ABI_H */

@@ -126,8 +126,11 @@ static void check_config(const struct ebs_config *c)
 			EBS_EVTSEL_INV | EBS_EVTSEL_CMASK(0xff);
 
 	FUZZ_CHECK(c->mode == EBS_MODE_PERF_KERNEL || c->mode == EBS_MODE_MSR, "mode %u", c->mode);
-	FUZZ_CHECK(!c->reserved && !(c->flags & ~EBS_CFG_KNOWN), "flags %#x reserved %u", c->flags,
-		   c->reserved);
+	FUZZ_CHECK(!(c->flags & ~EBS_CFG_KNOWN), "flags %#x", c->flags);
+	/* limits: msr mode's sampling sessions only, a percent up to 100 */
+	FUZZ_CHECK(!c->limits || (c->mode == EBS_MODE_MSR && !(c->flags & EBS_CFG_COUNT) &&
+				  EBS_LIMITS_PERCENT(c->limits) <= 100),
+		   "limits %#x in mode %u, flags %#x", c->limits, c->mode, c->flags);
 	FUZZ_CHECK(c->flags & (EBS_CFG_USER | EBS_CFG_KERNEL), "neither user nor kernel");
 	FUZZ_CHECK(!((c->flags & EBS_CFG_ALL_CPUS) && (c->flags & EBS_CFG_ON_EXEC)),
 		   "ALL_CPUS with ON_EXEC");
@@ -206,9 +209,14 @@ static void op_ioctl(struct prog *pr)
 		unsigned int n = arg.stats.nr_cpus < m.nr_rings ? arg.stats.nr_cpus : m.nr_rings;
 		u64 sum = 0;
 
-		FUZZ_CHECK(before != EBS_OPEN && !arg.stats.reserved, "STATS accepted");
+		FUZZ_CHECK(before != EBS_OPEN &&
+				   (!arg.stats.entry_size ||
+				    arg.stats.entry_size == sizeof(struct ebs_cpu_stats) ||
+				    arg.stats.entry_size == sizeof(struct ebs_cpu_stats3)),
+			   "STATS of entry size %u accepted", arg.stats.entry_size);
 		for (i = 0; i < n; i++) /* what the module copies out */
-			sum += m.rings[i].samples + m.rings[i].dropped + m.rings[i].overflows;
+			sum += m.rings[i].samples + m.rings[i].dropped + m.rings[i].overflows +
+			       m.rings[i].throttled;
 		(void)sum;
 		break;
 	}

@@ -16,7 +16,7 @@
  * opens the device itself (its node must be 0666).
  *
  * Checks that every call returns 0 or an errno the module may give and
- * that VERSION says 1; prints the call count, the time and the results
+ * that VERSION says EBS_ABI_VERSION; prints the call count, the time and the results
  * by errno, and a PASS or FAIL line.  What the kernel thought of it
  * (oops, WARN, BUG, leaks) the caller reads from dmesg and the slab
  * statistics.
@@ -95,6 +95,7 @@ static bool expected(int e)
 	case ESRCH:  /* no such pid */
 	case ENOENT: /* perf has no such event here (hardware, without a PMU) */
 	case ENODEV: /* msr mode without architectural perfmon; mmap of another kind */
+	case ERANGE: /* msr mode: N outside what counter 0 takes */
 	case EOPNOTSUPP:
 	case ENOMEM:	/* rings; mmap/mremap */
 	case EBADF:	/* the other thread closed the descriptor meanwhile */
@@ -218,14 +219,17 @@ static void random_config(struct rng *r, struct ebs_config *c, pid_t *reap)
 	/* a counting session: no N, no rings (mostly) */
 	if ((c->flags & EBS_CFG_COUNT) && chance(r, 80))
 		c->sample_after = c->ring_pages = 0;
-	c->reserved = chance(r, 95) ? 0 : (__u32)rnd(r);
+	/* msr mode's throttle limits (refused elsewhere), mostly none, now and then garbage */
+	c->limits = chance(r, 80)   ? 0
+		    : chance(r, 80) ? EBS_LIMITS(below(r, 200000), below(r, 101))
+				    : (__u32)rnd(r);
 	flips = chance(r, 20) ? 1 + below(r, 3) : 0;
 	for (i = 0; i < flips; i++)
 		((unsigned char *)c)[below(r, sizeof(*c))] ^= 1u << below(r, 8);
 }
 
 /* One ioctl: a request of the module's (mostly), with an argument to suit. */
-static void random_ioctl(struct rng *r, int fd, struct ebs_cpu_stats *stats)
+static void random_ioctl(struct rng *r, int fd, struct ebs_cpu_stats3 *stats)
 {
 	static const unsigned long known[] = {EBS_IOC_VERSION, EBS_IOC_CONFIG, EBS_IOC_START,
 					      EBS_IOC_STOP,    EBS_IOC_STATS,  EBS_IOC_RESET,
@@ -260,7 +264,10 @@ static void random_ioctl(struct rng *r, int fd, struct ebs_cpu_stats *stats)
 		random_config(r, &a.cfg, &reap);
 	} else if (cmd == EBS_IOC_STATS) {
 		a.st.nr_cpus = chance(r, 80) ? (__u32)below(r, 8) : (__u32)rnd(r);
-		a.st.reserved = chance(r, 95) ? 0 : (__u32)rnd(r);
+		/* version 1's entries, version 3's, or another size */
+		a.st.entry_size = chance(r, 60)	  ? 0
+				  : chance(r, 90) ? (__u32)sizeof(*stats)
+						  : (__u32)rnd(r);
 		a.st.cpu_ptr = (__u64)(uintptr_t)pointer(r, stats, sizeof(*stats) * 8);
 		if (a.st.cpu_ptr == (__u64)(uintptr_t)guard + page_size - sizeof(*stats) * 4)
 			a.st.nr_cpus = 8; /* straddles the guard page */
@@ -365,7 +372,7 @@ static void random_fork(struct rng *r, int fd)
 
 	if (pid == 0) {
 		struct rng cr = {seed | 1};
-		struct ebs_cpu_stats st[8];
+		struct ebs_cpu_stats3 st[8];
 		long before = unexpected;
 		int i;
 
@@ -405,7 +412,7 @@ static void reopen(struct rng *r)
 static void *worker(void *arg)
 {
 	struct rng r = {*(uint64_t *)arg};
-	struct ebs_cpu_stats stats[8];
+	struct ebs_cpu_stats3 stats[8];
 	struct maps m;
 	bool main_thread = *((uint64_t *)arg + 1);
 	unsigned int i;

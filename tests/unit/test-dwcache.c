@@ -689,8 +689,8 @@ static void test_budget(const char *exe)
 		 * the line table leaves) has no line to keep */
 		if (fa[0].file && fa[0].line) {
 			lined++;
-			lines += nb && same_text(fa[0].file, fb[0].file) &&
-				 fa[0].line == fb[0].line;
+			if (nb && same_text(fa[0].file, fb[0].file))
+				lines += fa[0].line == fb[0].line;
 		}
 		same += same_frames(fa, na, fb, nb);
 	}

@@ -166,7 +166,8 @@ wait_file() { poll "${2:-100}" test -s "$1"; }
 # run CMD: in the pane, with the terminal's settings before and after, and the exit status
 run() {
 	rm -f rc.txt st1 st2
-	$TM send-keys -t mon "stty -g >st1; $*; echo \$? >rc.txt; stty -g >st2" Enter
+	# rc.txt last: the tests wait for it, then read st2
+	$TM send-keys -t mon "stty -g >st1; $*; rc=\$?; stty -g >st2; echo \$rc >rc.txt" Enter
 }
 # ended STATUS: the run ended with STATUS, the terminal's settings as before, the normal screen
 ended() {

@@ -304,7 +304,7 @@ acheck "kernel function, --kcore missing: exit 0, no instructions, said why" \
 	grep -q "no instructions: k.nonexistent is not there (no such file)" kn.txt
 chmod 600 k.core
 chmod 644 k.data # a recording is 0600, root's: nobody may read this one, not the kcore
-$NOBODY "$EBS" annotate -i k.data kfunc_a --kallsyms k.kallsyms --kcore k.core >knb.txt 2>&1
+nobody_ebs annotate -i k.data kfunc_a --kallsyms k.kallsyms --kcore k.core >knb.txt 2>&1
 rc=$?
 acheck "kernel function, kcore unreadable (as nobody): exit 0 ($rc), says it cannot be read" \
 	sh -c "[ $rc -eq 0 ] && grep -q 'no instructions: k.core: Permission denied' knb.txt"

@@ -190,7 +190,7 @@ acheck "--asm --html: addresses in a monospace column" \
 	sh -c "grep -q 'td.addr {[^}]*font-family: monospace' hl-asm.html && grep -q '<td class=\"addr\">' hl-asm.html"
 pct=$(awk -v l="$hot" '$4 == l { print $3; exit }' ann.txt)	# %total of the HOT line
 if ! command -v chromium >/dev/null; then
-	EBS_DEPS_EXTRA=chromium "$TOP/scripts/deps.sh" >deps.out 2>&1
+	EBS_DEPS_EXTRA=chromium "$TOP/scripts/deps.sh" build >deps.out 2>&1
 fi
 if ! command -v chromium >/dev/null; then
 	skip "--html rendered in Chromium" "chromium is not installed and could not be ($(tail -n 1 deps.out))"

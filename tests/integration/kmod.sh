@@ -15,7 +15,7 @@ LOG="$ARTEFACTS/kmod-guest.log"
 : >"$LOG"
 
 if ! EBS_DEPS_EXTRA="qemu-system-x86 linux-headers-amd64 busybox-static cpio" \
-	"$TOP/scripts/deps.sh" >deps.log 2>&1; then
+	"$TOP/scripts/deps.sh" build >deps.log 2>&1; then
 	skip "all" "cannot install qemu-system-x86, linux-headers-amd64, busybox-static: $(tail -n 1 deps.log)"
 	exit 0
 fi

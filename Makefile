@@ -1,11 +1,13 @@
 # ebs - one Makefile for the whole tree.  kmod/ is built through kbuild.
 #
 #   make                 build/ebs and one static library per module
-#   make test            installs what is missing (scripts/deps.sh), then every
-#                        test, the QEMU one too; ends with "N passed, N failed, N skipped"
+#   make test            installs what the tests need that is missing (scripts/deps.sh
+#                        test), then every test, the QEMU one too; ends with "N passed,
+#                        N failed, N skipped"
 #   make check           the tests that need no network and no install; the rest SKIP
 #   make check-libdwarf2 ebs built and tested against libdwarf 2.x (LIBDWARF2_TAR)
-#   make demo            install missing packages, build, record the bundled workload, report
+#   make demo            install what building and running need (make deps: scripts/deps.sh
+#                        build), build, record the bundled workload, report
 #   make bench           ebs against perf: recording overhead, report speed (ratios)
 #   make kmod            ebs.ko (KDIR= for another kernel tree); make test-kmod: in QEMU
 #   make install         PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib   (make uninstall: the same files)
@@ -58,7 +60,7 @@ endif
 # ---- libraries ------------------------------------------------------------
 # Goals that compile nothing themselves (those that first install what is
 # missing, then run make again) neither probe nor check the libraries.
-NO_PROBE_GOALS := clean deps uninstall test demo fuzz test-kmod check-libdwarf2 libdwarf2 kmod \
+NO_PROBE_GOALS := clean deps deps-test uninstall test demo fuzz test-kmod check-libdwarf2 libdwarf2 kmod \
 	format format-check
 PROBE := $(if $(MAKECMDGOALS),$(filter-out $(NO_PROBE_GOALS),$(MAKECMDGOALS)),all)
 
@@ -201,7 +203,7 @@ CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
 EBS := $(BUILD)/ebs
 
-.PHONY: all deps test check unit-bins demo bench kmod test-kmod install uninstall clean
+.PHONY: all deps deps-test test check unit-bins demo bench kmod test-kmod install uninstall clean
 all: $(EBS)
 
 # a recipe that fails leaves no half-written target for the next make to trust
@@ -228,8 +230,14 @@ $(EBS): $(CLI_OBJS) $(MODULE_LIBS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(MODULE_LIBS) $(LIBS) $(NCURSES_LIBS)
 
+# The Debian packages that are missing (scripts/deps.sh): deps installs what
+# building and running ebs need (make demo's), deps-test those and what the
+# tests need (the goals that run tests).  Plain make installs nothing: a
+# missing header stops it, naming the package (scripts/check-deps.sh).
 deps:
-	$(Q)scripts/deps.sh
+	$(Q)scripts/deps.sh build
+deps-test:
+	$(Q)scripts/deps.sh test
 
 # ---- tests ---------------------------------------------------------------
 # Unit tests: tests/unit/test-*.c, each linked against the module libraries.
@@ -252,7 +260,7 @@ $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(MODULE_LIBS)
 # variants, shared and dlopen()ed libraries), never with sanitizers.
 include tests/workloads/Makefile.part
 
-test: deps
+test: deps-test
 	$(Q)$(MAKE) --no-print-directory all unit-bins workloads
 	$(Q)BUILD=$(BUILD) EBS=$(abspath $(EBS)) tests/run.sh
 
@@ -305,7 +313,7 @@ fuzz-bins:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) SAN=address,undefined \
 		CFLAGS='-O1 -g -fsanitize=fuzzer-no-link' fuzz-harnesses
 
-fuzz: deps
+fuzz: deps-test
 	$(Q)$(MAKE) --no-print-directory all workloads $(BUILD)/tests/tools/mkdata
 	$(Q)$(MAKE) --no-print-directory fuzz-bins
 	$(Q)BUILD=$(BUILD) EBS=$(abspath $(EBS)) FUZZ_BIN=$(FUZZ_BUILD)/tests/fuzz \
@@ -353,7 +361,7 @@ libdwarf2: $(LIBDWARF2_PC)
 		BUILD=$(LIBDWARF2)/ebs \
 		LIBDWARF_LIBS="-L$(abspath $(LIBDWARF2)/inst/lib) -ldwarf -lzstd -lz" all unit-bins
 
-check-libdwarf2: deps
+check-libdwarf2: deps-test
 	$(Q)$(MAKE) --no-print-directory all workloads
 	$(Q)BUILD=$(BUILD) EBS=$(abspath $(EBS)) TESTS=libdwarf2 tests/run.sh
 
@@ -370,7 +378,7 @@ kmod:
 	$(Q)$(MAKE) -C kmod KDIR=$(KDIR)
 
 # ebs.ko in a QEMU guest (also part of `make test`): installs what it needs
-test-kmod: deps
+test-kmod: deps-test
 	$(Q)$(MAKE) --no-print-directory all unit-bins workloads
 	$(Q)BUILD=$(BUILD) EBS=$(abspath $(EBS)) TESTS=kmod tests/run.sh
 

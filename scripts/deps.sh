@@ -1,23 +1,38 @@
 #!/bin/sh
-# scripts/deps.sh - install the Debian packages ebs builds and tests with,
-# only those missing.  Quiet and fast (one dpkg-query) when all are present.
+# scripts/deps.sh - install the Debian packages ebs needs for a purpose,
+# only those missing.  Quiet and fast when all are present.
 #
-#   scripts/deps.sh            build and test dependencies
+#   scripts/deps.sh build      what building and running ebs need
+#                              (make deps, make demo)
+#   scripts/deps.sh test       those and what the tests need (make test,
+#                              make fuzz, make check-libdwarf2, make test-kmod)
+#   scripts/deps.sh            the same as test
+#   scripts/deps.sh PURPOSE --list
+#                              print the purpose's packages, one a line,
+#                              installed or not; check and install nothing
 #   EBS_DEPS_EXTRA="pkg ..."   more packages (e.g. the kernel-module test's)
 #   EBS_OFFLINE=1              install nothing: say what is missing, exit 1
 #                              (make check; tests then skip, saying why)
 #
-# The build's own (scripts/check-deps.sh names the headers): build-essential,
-# pkg-config, libelf-dev, libdwarf-dev, libunwind-dev (unwinding of call
-# graphs), uthash-dev, zlib1g-dev, libncurses-dev (ebs monitor's screen),
-# nettle-dev (Nettle: SHA-256, the digest that says which file an entry of
-# the DWARF cache is of, symbolize/digest.c);
-# libcapstone-dev is optional (annotate --asm).  The rest are the tests': libclang-rt-dev is
-# the default clang's runtime (libclang-rt-14-dev on Debian 12): libFuzzer,
-# for the fuzz harnesses (docs/fuzzing.md); clang-format for make
-# format-check; cmake, ninja-build and libzstd-dev build libdwarf 2 for
-# tests/integration/libdwarf2.sh; golang-go (go tool pprof reads back
-# ebs export --format pprof) and python3-jsonschema (--format speedscope
+# build: the compiler and the libraries' headers (scripts/check-deps.sh
+# names the headers): build-essential, pkg-config, libelf-dev, libdwarf-dev,
+# libunwind-dev (unwinding of call graphs), uthash-dev, zlib1g-dev,
+# libncurses-dev (ebs monitor's screen), nettle-dev (Nettle: SHA-256, the
+# digest that says which file an entry of the DWARF cache is of,
+# symbolize/digest.c); libcapstone-dev (annotate --asm; optional: ebs
+# builds without it and says so); less, the default pager of report and
+# annotate on a terminal (cli/pager.c).  The libraries ebs runs with come
+# with their -dev packages.
+#
+# test adds the tests' own: elfutils, binutils and python3 (oracles and
+# helpers of most tests); libstb-dev (stb_image.h, a real program for
+# tests/integration/symbolize.sh); clang and llvm (clang-built fixtures,
+# llvm-symbolizer as an oracle); libclang-rt-dev, the default clang's
+# runtime (libclang-rt-14-dev on Debian 12): libFuzzer, for the fuzz
+# harnesses (docs/fuzzing.md); clang-format for make format-check; cmake,
+# ninja-build and libzstd-dev build libdwarf 2 for
+# tests/integration/libdwarf2.sh; golang-go (go tool pprof reads back ebs
+# export --format pprof) and python3-jsonschema (--format speedscope
 # against speedscope's schema) for tests/integration/export.sh; chromium
 # (headless, over the DevTools pipe: tests/tools/render.py and browse.py)
 # renders annotate --html, drives ebs flamegraph's SVG (hover, zoom,
@@ -28,12 +43,31 @@
 # (tests/integration/neighbours.sh).
 set -u
 
-PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
-libncurses-dev nettle-dev tmux
-libcapstone-dev libstb-dev
-elfutils binutils python3 clang llvm libclang-rt-dev clang-format cmake ninja-build libzstd-dev
-golang-go python3-jsonschema chromium strace
-${EBS_DEPS_EXTRA:-}"
+BUILD_PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
+libncurses-dev nettle-dev libcapstone-dev less"
+TEST_PKGS="elfutils binutils python3 libstb-dev clang llvm libclang-rt-dev clang-format
+cmake ninja-build libzstd-dev golang-go python3-jsonschema chromium tmux strace"
+
+usage() {
+	echo "usage: scripts/deps.sh [build|test] [--list]" >&2
+	exit 2
+}
+purpose=test list=""
+for a in "$@"; do
+	case $a in
+	build | test) purpose=$a ;;
+	--list) list=1 ;;
+	*) usage ;;
+	esac
+done
+case $purpose in
+build) PKGS="$BUILD_PKGS ${EBS_DEPS_EXTRA:-}" ;;
+test) PKGS="$BUILD_PKGS $TEST_PKGS ${EBS_DEPS_EXTRA:-}" ;;
+esac
+if [ -n "$list" ]; then
+	for p in $PKGS; do echo "$p"; done
+	exit 0
+fi
 
 missing=""
 for p in $PKGS; do

@@ -130,6 +130,45 @@ sqlite_build() {
 # The user that unprivileged tests drop to.
 NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
 
+# for_nobody FILE: prints the path of a copy of FILE that nobody may read
+# and run, in $TMP/for-nobody (0755, made at the first call; $TMP is in
+# /tmp, 0755 or more).  The checkout may be out of nobody's reach (a clone
+# under /root, a 0700 home, `mktemp -d`), and with it $EBS, $WORKLOADS,
+# build/real-cache and $TOP's scripts: whatever of those a test has nobody
+# run or read, it gives nobody this copy of.  (setpriv itself may still
+# exec a program nobody cannot reach, but what that program then opens or
+# runs as nobody fails.)  Fails, saying why on stderr, when the copy cannot
+# be made, when another file of that name was copied already, or when a
+# program's copy would load a library from the checkout or find none (ebs
+# links its modules statically; shlib finds libebshot.so beside it: stage
+# that first).
+for_nobody() {
+	local dir=$TMP/for-nobody dst
+	dst=$dir/$(basename "$1")
+	if [ ! -e "$dst" ]; then
+		{ [ -d "$dir" ] || mkdir -m 755 "$dir"; } && cp "$1" "$dst" && chmod a+rX "$dst" ||
+			{ echo "for_nobody: cannot copy $1 into $dir" >&2; return 1; }
+		if ldd "$dst" 2>/dev/null | grep -qF -e "$TOP/" -e "not found"; then
+			echo "for_nobody: $1 loads a library nobody may not reach: $(ldd "$dst" | grep -F -e "$TOP/" -e "not found" | head -n 1)" >&2
+			rm -f "$dst"
+			return 1
+		fi
+	elif ! cmp -s "$1" "$dst"; then
+		echo "for_nobody: $dst is a copy of another $(basename "$1")" >&2
+		return 1
+	fi
+	printf '%s\n' "$dst"
+}
+
+# nobody_ebs ARG...: ebs run as nobody, the copy of $EBS that nobody may
+# run (for_nobody).  A function: what runs a program (expect, timeout,
+# ebs record's command) is given $NOBODY "$(for_nobody "$EBS")" instead.
+nobody_ebs() {
+	local e
+	e=$(for_nobody "$EBS") || return 126
+	$NOBODY "$e" "$@"
+}
+
 # ---- samples: counts, statistics, waiting ---------------------------------
 # The rules these follow are in docs/testing.md.  In short: no sample count
 # is expected from a rate times a time.  A timer interrupt that comes late

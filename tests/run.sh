@@ -29,11 +29,15 @@ log="$ARTEFACTS/test.log"
 : >"$log"
 
 # Sanitizer reports go to files, wherever the program's stderr went (tests
-# often capture it): any report at all fails the run, see the end.
-# The directory is world-writable: some tests run ebs as nobody.
-SANLOGS="$ARTEFACTS/sanitizer"
-rm -rf "$SANLOGS"
-mkdir -p "$SANLOGS" && chmod 1777 "$SANLOGS"
+# often capture it): any report at all fails the test that wrote it (run_one).
+# They are written into a directory anyone may write, in /tmp: some tests
+# run ebs as nobody, who may not reach the checkout (a clone under /root, a
+# 0700 home); run_one keeps them in $ARTEFACTS/sanitizer.
+SANKEEP="$ARTEFACTS/sanitizer"
+rm -rf "$SANKEEP"
+mkdir -p "$SANKEEP"
+SANLOGS=$(mktemp -d /tmp/ebs-sanlogs.XXXXXX) && chmod 1777 "$SANLOGS" || exit 1
+trap 'rm -rf "$SANLOGS"' EXIT
 export ASAN_OPTIONS="log_path=$SANLOGS/report:detect_leaks=1"
 export UBSAN_OPTIONS="log_path=$SANLOGS/report:print_stacktrace=1:halt_on_error=1"
 
@@ -64,7 +68,7 @@ run_one() {	# name, command...
 	local r
 	for r in "$SANLOGS"/report.*; do
 		[ -e "$r" ] || continue
-		local kept="$SANLOGS/${name//\//-}.${r##*/}"
+		local kept="$SANKEEP/${name//\//-}.${r##*/}"
 		mv "$r" "$kept"
 		echo "FAIL: $name: sanitizer report $kept:"
 		head -n 20 "$kept" | sed 's/^/    /'

@@ -190,7 +190,7 @@ acheck "--asm --html: addresses in a monospace column" \
 	sh -c "grep -q 'td.addr {[^}]*font-family: monospace' hl-asm.html && grep -q '<td class=\"addr\">' hl-asm.html"
 pct=$(awk -v l="$hot" '$4 == l { print $3; exit }' ann.txt)	# %total of the HOT line
 if ! command -v chromium >/dev/null; then
-	EBS_DEPS_EXTRA=chromium "$TOP/scripts/deps.sh" >deps.out 2>&1
+	EBS_DEPS_EXTRA=chromium "$TOP/scripts/deps.sh" build >deps.out 2>&1
 fi
 if ! command -v chromium >/dev/null; then
 	skip "--html rendered in Chromium" "chromium is not installed and could not be ($(tail -n 1 deps.out))"
@@ -304,7 +304,7 @@ acheck "kernel function, --kcore missing: exit 0, no instructions, said why" \
 	grep -q "no instructions: k.nonexistent is not there (no such file)" kn.txt
 chmod 600 k.core
 chmod 644 k.data # a recording is 0600, root's: nobody may read this one, not the kcore
-$NOBODY "$EBS" annotate -i k.data kfunc_a --kallsyms k.kallsyms --kcore k.core >knb.txt 2>&1
+nobody_ebs annotate -i k.data kfunc_a --kallsyms k.kallsyms --kcore k.core >knb.txt 2>&1
 rc=$?
 acheck "kernel function, kcore unreadable (as nobody): exit 0 ($rc), says it cannot be read" \
 	sh -c "[ $rc -eq 0 ] && grep -q 'no instructions: k.core: Permission denied' knb.txt"

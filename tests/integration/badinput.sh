@@ -24,12 +24,12 @@ expect "command path through a file" 127 "cannot run '/etc/passwd/x': Not a dire
 expect "output directory missing" 1 "/no/such/dir/x.data: cannot write: No such file" "$EBS" record -e cpu-clock -o /no/such/dir/x.data "$L" 0.1
 mkdir ro && chmod 755 ro
 expect "output directory not writable (unprivileged)" 1 "ro/x.data: cannot write: Permission denied" \
-	$NOBODY "$EBS" record -e cpu-clock:u -o ro/x.data "$L" 0.1
+	$NOBODY "$(for_nobody "$EBS")" record -e cpu-clock:u -o ro/x.data "$(for_nobody "$L")" 0.1
 # ebs list unprivileged: an event refused for the kernel part and missing in
 # user space too is missing, and says so (not "not permitted": lowering
 # perf_event_paranoid would not bring a PMU)
 if [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)" -le 2 ] 2>/dev/null; then
-	$NOBODY "$EBS" list --no-pager >nb-list.txt 2>&1
+	nobody_ebs list --no-pager >nb-list.txt 2>&1
 	check "list as nobody: no unavailable event's reason is permission alone ($(grep -c ' unavailable ' nb-list.txt) unavailable)" \
 		sh -c "! grep -vE '^(context-switches|cpu-migrations) ' nb-list.txt | grep -q ' unavailable .*not permitted'"
 	# the scheduler counts these in the kernel: with :u they count 0

@@ -234,8 +234,8 @@ else
 fi
 
 # 9. Unprivileged (nobody): a clear line or a calibration, never a crash.
-$NOBODY "$EBS" calibrate -q -e cpu-clock --cost-probe loop --rate 500 --overhead 90 \
-	--min-samples 10 -- "$L" 0.2 >nb.out 2>nb.err
+nobody_ebs calibrate -q -e cpu-clock --cost-probe loop --rate 500 --overhead 90 \
+	--min-samples 10 -- "$(for_nobody "$L")" 0.2 >nb.out 2>nb.err
 rc=$?
 check "as nobody: exit 0 with the table, or 1/2 with one line ($rc: $(head -c 120 nb.err))" \
 	sh -c "{ [ $rc -eq 0 ] && grep -q '^cpu-clock' nb.out; } || { [ $rc -eq 1 -o $rc -eq 2 ] && [ \$(wc -l <nb.err) -eq 1 ]; }"

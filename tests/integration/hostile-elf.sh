@@ -322,7 +322,7 @@ if "$MKDATA" jit.data <jit.script; then
 	warned "kallsyms of zeros" kzeros.err "zeros.kallsyms: addresses are hidden from this user"
 	if [ "$($NOBODY awk '$3 == "_stext" {print $1}' /proc/kallsyms)" = 0000000000000000 ]; then
 		chmod 644 jit.data
-		(cd / && $NOBODY "$EBS" report -i "$TMP/jit.data" --json >"$TMP/knobody.json" 2>"$TMP/knobody.err")
+		(cd / && nobody_ebs report -i "$TMP/jit.data" --json >"$TMP/knobody.json" 2>"$TMP/knobody.err")
 		warned "unprivileged, /proc/kallsyms of zeros" knobody.err \
 			"/proc/kallsyms: addresses are hidden from this user"
 	else

@@ -25,7 +25,7 @@ rm -f "$ARTEFACTS"/kmod-guest*.log
 # sparse for C=2; dwarves is pahole, which linux-kbuild-6.12 depends on (its
 # headers have a vmlinux, so kbuild adds the module's BTF).
 if ! EBS_DEPS_EXTRA="qemu-system-x86 linux-headers-amd64 busybox-static cpio sparse dwarves" \
-	"$TOP/scripts/deps.sh" >deps.log 2>&1; then
+	"$TOP/scripts/deps.sh" build >deps.log 2>&1; then
 	skip "all" "cannot install qemu-system-x86, linux-headers-amd64, busybox-static, cpio, sparse, dwarves: $(tail -n 1 deps.log)"
 	exit 0
 fi

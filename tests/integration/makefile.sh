@@ -6,12 +6,9 @@
 # Debian package to install; goals that install first (deps) must not
 # stop.  Without capstone's header ebs is built without it and `ebs
 # annotate --asm` says so.  Needs root (mounts); skips, saying so, without.
+# Before those: plain `make` builds ebs, and the packages each goal installs
+# (scripts/deps.sh build or test) are those of its purpose.
 . "$(dirname "$0")/../lib.sh"
-
-if ! unshare -m --propagation private true 2>/dev/null; then
-	skip "all" "cannot make a mount namespace here (root is needed: unshare -m)"
-	exit 0
-fi
 
 # The scripts make runs (deps, check-deps, demo, format) are executable as
 # git keeps them, so a clean clone runs them (an edit once dropped deps.sh's
@@ -33,6 +30,58 @@ MAKE_HERE="env -u MAKEFLAGS -u MAKELEVEL -u SAN make -C $TOP --no-print-director
 $MAKE_HERE -n BUILD="$TMP/plain" >plain.out 2>&1
 check "plain make: its goal is ebs ($(grep -m1 'Nothing to be done' plain.out))" \
 	eval 'grep -q -- "-o $TMP/plain/ebs " plain.out && ! grep -q "Nothing to be done" plain.out'
+
+# What each goal installs (scripts/deps.sh PURPOSE): make deps and make demo
+# what building and running ebs need, a handful of packages; make test
+# those and the tests' own (make demo installed Chromium, Go, clang, LLVM,
+# CMake, ninja...).  --list prints a purpose's packages and installs
+# nothing (EBS_OFFLINE=1 all the same: the deps.sh before took no purpose
+# and would have installed everything).
+TEST_ONLY="chromium golang-go clang llvm libclang-rt-dev clang-format cmake ninja-build libzstd-dev
+python3-jsonschema tmux strace libstb-dev elfutils"
+EBS_OFFLINE=1 "$TOP/scripts/deps.sh" build --list >deps-build.txt 2>&1
+EBS_OFFLINE=1 "$TOP/scripts/deps.sh" test --list >deps-test.txt 2>&1
+keep deps-build.txt
+# all_in FILE PACKAGE...: each PACKAGE is a line of FILE; none_in: FILE
+# lists packages, none of them a PACKAGE
+all_in() {
+	local f=$1 p
+	shift
+	for p in "$@"; do grep -qx -- "$p" "$f" || return 1; done
+}
+none_in() {
+	local f=$1 p
+	shift
+	[ -s "$f" ] || return 1
+	for p in "$@"; do not grep -qx -- "$p" "$f" || return 1; done
+}
+check "deps.sh build --list: the compiler and the libraries' headers ($(wc -l <deps-build.txt) packages: $(head -c 100 deps-build.txt | tr '\n' ' '))" \
+	all_in deps-build.txt build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev \
+	zlib1g-dev libncurses-dev nettle-dev
+# shellcheck disable=SC2086 # TEST_ONLY is a list
+check "deps.sh build --list: no package only the tests need ($(printf '%s\n' $TEST_ONLY | grep -xFf - deps-build.txt | tr '\n' ' '))" \
+	none_in deps-build.txt $TEST_ONLY
+# shellcheck disable=SC2046,SC2086 # the packages are lists
+check "deps.sh test --list: build's packages and the tests' own" \
+	all_in deps-test.txt $(cat deps-build.txt) $TEST_ONLY
+EBS_OFFLINE=1 EBS_DEPS_EXTRA="extra-one extra-two" "$TOP/scripts/deps.sh" build --list >deps-extra.txt 2>&1
+check "deps.sh build --list with EBS_DEPS_EXTRA: build's packages and the extra ones" \
+	all_in deps-extra.txt extra-one extra-two libdwarf-dev
+expect "deps.sh with an unknown purpose: exit 2, usage" 2 "^usage: scripts/deps.sh \[build\|test\]" \
+	env EBS_OFFLINE=1 "$TOP/scripts/deps.sh" everything --list
+# which purpose each goal installs for: make -n runs sub-makes (-n too),
+# in a build directory of the test's own
+for goal in deps:build demo:build test:test fuzz:test check-libdwarf2:test test-kmod:test; do
+	$MAKE_HERE -n BUILD="$TMP/goals" "${goal%%:*}" >"goal-${goal%%:*}.out" 2>&1 </dev/null
+	check "make ${goal%%:*} installs for the purpose ${goal#*:} ($(grep -m 1 'deps\.sh' "goal-${goal%%:*}.out"))" \
+		eval '[ "$(grep -c "scripts/deps\.sh" "goal-${goal%%:*}.out")" -eq 1 ] &&
+		      grep -qx "scripts/deps\.sh ${goal#*:}" "goal-${goal%%:*}.out"'
+done
+
+if ! unshare -m --propagation private true 2>/dev/null; then
+	skip "without a library's header" "cannot make a mount namespace here (root is needed: unshare -m)"
+	exit 0
+fi
 
 # where the compiler finds HEADER with FLAGS ("" when it does not)
 header_path() {	# HEADER FLAGS...

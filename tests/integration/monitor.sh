@@ -35,7 +35,7 @@ expect "a command that cannot run: 127, with the default events" 127 \
 check "a command that cannot run: no header printed before the error" test ! -s out.txt
 if [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)" -ge 1 ] 2>/dev/null; then
 	expect "-a unprivileged: refused (exit 2)" 2 "^ebs monitor: cannot open event 'task-clock' on all CPUs" \
-		$NOBODY "$EBS" monitor -e $EV -a --duration 0.3
+		$NOBODY "$(for_nobody "$EBS")" monitor -e $EV -a --duration 0.3
 	check "-a unprivileged: no header printed before the error" test ! -s out.txt
 else
 	skip "-a unprivileged" "kernel.perf_event_paranoid is below 1: anyone may count all CPUs here"

@@ -27,7 +27,9 @@ fi
 SHARED=$TMP/shared
 mkdir -m 1777 "$SHARED"
 
-# as_nobody CMD...: run CMD as uid/gid 65534 with no groups.
+# as_nobody CMD...: run CMD as uid/gid 65534 with no groups.  What nobody
+# runs or reads of the checkout's (ebs, a workload, a script), it gets from
+# for_nobody: the checkout may be out of its reach.
 as_nobody() { $NOBODY "$@"; }
 
 # ---- outputs ----
@@ -255,7 +257,7 @@ rm -f "$SHARED"/l.data*
 record "$SHARED/r.data" -e cpu-clock -F 100 -- true
 expect "outputs: nobody over root's file in a sticky directory: refused at once, why said" 1 \
 	"^ebs record: $SHARED/r\.data: not written: a file owned by root \(uid 0\), in a sticky directory, where only its owner may replace it; write elsewhere$" \
-	$NOBODY "$EBS" record -q -e cpu-clock:u -F 100 -o "$SHARED/r.data" -- sh -c ': >"$1"' sh "$SHARED/nbran"
+	$NOBODY "$(for_nobody "$EBS")" record -q -e cpu-clock:u -F 100 -o "$SHARED/r.data" -- sh -c ': >"$1"' sh "$SHARED/nbran"
 check "outputs: ... the command did not run" [ ! -e "$SHARED/nbran" ]
 rm -f "$SHARED"/r.data*
 
@@ -298,7 +300,7 @@ dc_report() {
 
 # a. the forged entry (the system's python3: root's PATH may lead where nobody may not go)
 as_nobody cp "$dc_root/hotline" "$dc_nb/genuine"
-if ! as_nobody env PATH=/usr/bin:/bin python3 "$TOP/tests/tools/xxforge.py" "$dc_nb/genuine" \
+if ! as_nobody env PATH=/usr/bin:/bin python3 "$(for_nobody "$TOP/tests/tools/xxforge.py")" "$dc_nb/genuine" \
 	"$dc_nb/nbforged" inl_helper=nobodys_fn >forge.out 2>&1; then
 	fail "cache a. forgery" "xxforge.py: $(tail -n 1 forge.out)"
 else
@@ -386,7 +388,7 @@ rp_blk=$(find /dev -maxdepth 1 -type b 2>/dev/null | sort | head -n 1)
 mkfifo -m 666 "$TMP/rp.fifo"
 as_nobody mkfifo -m 666 "$SHARED/rp.sfifo"
 python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$TMP/rp.sock"
-as_nobody sh -c "cp '$WORKLOADS/leafloop' '$SHARED/rp.nob' && chmod 755 '$SHARED/rp.nob'"
+as_nobody sh -c "cp '$(for_nobody "$WORKLOADS/leafloop")' '$SHARED/rp.nob' && chmod 755 '$SHARED/rp.nob'"
 # path, then the reason each must be refused for (an extended regex);
 # NOFILE: a mapping that is no file (a /dev/zero mapping is anonymous
 # memory, as a memfd's is): never looked for, nothing said
@@ -603,9 +605,14 @@ fi
 # A real program nobody here wrote, as nobody's: SQLite's driver copied by
 # nobody into the shared directory names root's sqlite3.c (0644, in
 # directories anyone may search): its owner could read it, so root's
-# annotate shows it, as it does for root's own copy.
-if sqlite_build; then
-	as_nobody cp "$SQLWORK" "$SHARED/as-sqlwork"
+# annotate shows it, as it does for root's own copy.  (Not where the
+# checkout, and build/real-cache with it, is out of nobody's reach.)
+if ! sqlite_build "annotate's sources: SQLite"; then
+	:	# its SKIP or FAIL line said why
+elif as_src_sq=$(dirname "$SQLWORK")/sqlite-src/sqlite3.c && ! as_nobody test -r "$as_src_sq"; then
+	skip "annotate's sources: SQLite" "nobody may not read $as_src_sq (a checkout out of its reach): its owner could not read the source either"
+else
+	as_nobody cp "$(for_nobody "$SQLWORK")" "$SHARED/as-sqlwork"
 	if record as-sq.data -e cpu-clock -F 2000 -- $NOBODY "$SHARED/as-sqlwork" 50000 &&
 	   record as-sqroot.data -e cpu-clock -F 2000 -- "$SQLWORK" 50000; then
 		"$EBS" annotate -i as-sq.data sqlite3VdbeExec >as.sq.txt 2>as.sq.err
@@ -1078,7 +1085,7 @@ wait "$zsh" 2>/dev/null || true	# 143, from that sleep's SIGTERM
 # file are bad.
 DW_HOME=$TMP/dwarf-home
 mkdir -m 0755 "$DW_HOME" && chown 65534:65534 "$DW_HOME"
-as_nobody cp "$WORKLOADS/inlmany" "$DW_HOME/inlmany"
+as_nobody cp "$(for_nobody "$WORKLOADS/inlmany")" "$DW_HOME/inlmany"
 if ! record nb-dwarf.data -e cpu-clock -F 2000 $NOBODY "$DW_HOME/inlmany" 0.2; then
 	fail "dwarf: root records nobody's inlmany" "$(head -n 1 nb-dwarf.data.err)"
 elif ! pick=$(python3 "$TOP/tests/tools/dwsiblings.py" pick "$DW_HOME/inlmany"); then
@@ -1094,8 +1101,13 @@ else
 	bad="$DW_HOME/inlmany: the unit at \.debug_info offset $(printf '%#x' "$unit"): the DW_AT_sibling of the DIE at $(printf '%#x' "$die") points at the DIE itself"
 	expect "dwarf: root's report of nobody's rewritten inlmany ends, one warning" 0 \
 		"^ebs report: warning: $bad" "$EBS" report -i nb-dwarf.data --no-pager
+	# (its sources from copies nobody may read: where the checkout is out of
+	# nobody's reach, a second line would say the owner may not read them)
+	for_nobody "$TOP/tests/workloads/inlmany.c" >/dev/null &&
+		for_nobody "$TOP/tests/workloads/workload.h" >/dev/null
 	expect "dwarf: root's annotate caller_a of it ends, one warning" 0 \
-		"^ebs annotate: warning: $bad" "$EBS" annotate -i nb-dwarf.data --no-pager caller_a
+		"^ebs annotate: warning: $bad" "$EBS" annotate -i nb-dwarf.data --no-pager caller_a \
+		--source-dir "$TOP/tests/workloads=$TMP/for-nobody"
 	nm "$DW_HOME/inlmany" | awk '$2 ~ /^[tT]$/ {print $1}' >nb-dwarf.addrs
 	expect "dwarf: root's addr2line of it ends, one warning" 0 \
 		"^ebs addr2line: warning: $bad" "$EBS" addr2line --no-cache -e "$DW_HOME/inlmany" $(cat nb-dwarf.addrs)
@@ -1251,7 +1263,7 @@ JIT_PIDS=""
 # (perf refuses a perf.data neither the user's nor root's alike:
 # "File perf.data not owned by current user or root (use -f to override)".)
 RD=$SHARED/rd
-as_nobody sh -c "cd '$SHARED' && '$EBS' record -q -e cpu-clock -F 1000 -o nb.data '$L' 0.05" \
+as_nobody sh -c "cd '$SHARED' && '$(for_nobody "$EBS")' record -q -e cpu-clock -F 1000 -o nb.data '$(for_nobody "$L")' 0.05" \
 	2>rd.rec.err || fail "recordings: nobody records" "$(head -c 300 rd.rec.err)"
 rd_nbperf=
 if [ -n "$PERFDATA" ]; then

@@ -143,7 +143,7 @@ elif [ "$P" -le 0 ]; then
 else
 	expect "-a as nobody (perf_event_paranoid $P): one line naming -a and the level it needs, exit 2" \
 		2 "^ebs stat: cannot open event 'cpu-clock' on all CPUs, cpu [0-9]+: Permission denied: .*counting all CPUs \(-a\) needs 0 or less" \
-		$NOBODY "$EBS" stat -a -e cpu-clock,context-switches -- true
+		$NOBODY "$(for_nobody "$EBS")" stat -a -e cpu-clock,context-switches -- true
 fi
 
 # ---- refused: one line, exit 2 ----------------------------------------------------------

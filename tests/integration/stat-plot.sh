@@ -290,7 +290,7 @@ expect "--plot into a missing directory: exit 1 (the system's)" 1 "^ebs stat: --
 mkdir -p ro && chmod 555 ro
 if [ "$(id -u)" -eq 0 ]; then
 	expect "--plot into a directory not writable (as nobody): exit 1" 1 "^ebs stat: --plot ro/bad.svg: cannot write: Permission denied$" \
-		$NOBODY "$EBS" stat --plot ro/bad.svg -e task-clock -- touch ran
+		$NOBODY "$(for_nobody "$EBS")" stat --plot ro/bad.svg -e task-clock -- touch ran
 else
 	expect "--plot into a directory not writable: exit 1" 1 "^ebs stat: --plot ro/bad.svg: cannot write: Permission denied$" \
 		"$EBS" stat --plot ro/bad.svg -e task-clock -- touch ran

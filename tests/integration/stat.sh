@@ -197,10 +197,11 @@ wait $lp
 # ---- unprivileged -------------------------------------------------------------------
 if [ "$(id -u)" -eq 0 ]; then
 	chmod 755 "$TMP"
-	(cd / && $NOBODY "$EBS" stat -e context-switches -- true) >nbcs.out 2>nbcs.txt
+	(cd / && nobody_ebs stat -e context-switches -- true) >nbcs.out 2>nbcs.txt
 	check "as nobody: context-switches counted in user space only (0) says it happens in the kernel" \
 		sh -c "! grep -q 'context-switches:u' nbcs.txt || grep -q 'context-switches:u .*# only in the kernel: 0 with :u' nbcs.txt"
-	(cd / && $NOBODY "$EBS" stat -e task-clock,page-faults -- "$WORKLOADS/memtouch" 4 1) >nb.out 2>nb.txt
+	nbmt=$(for_nobody "$WORKLOADS/memtouch")
+	(cd / && nobody_ebs stat -e task-clock,page-faults -- "$nbmt" 4 1) >nb.out 2>nb.txt
 	rc=$?
 	check "as nobody: exit 0 ($rc), the counts, kernel counting said when not allowed" \
 		sh -c "[ $rc -eq 0 ] && grep -q 'page-faults' nb.txt &&

@@ -60,12 +60,12 @@ struct gopcln {
 	unsigned int version; /* 12, 116, 118, 120 */
 	bool big;	      /* big-endian */
 	u8 quantum, ptrsize;
-	size_t fsz;    /* a functab field: 4 from 1.18, else ptrsize */
+	size_t fsz;	/* a functab field: 4 from 1.18, else ptrsize */
 	u64 text_start; /* 1.18+: what entry offsets are from */
 	u64 nfunc;
 	/* offsets into data */
 	u64 functab, funcdata, funcnametab, cutab, filetab, pctab;
-	u64 nfiletab; /* 1.2: entries of filetab */
+	u64 nfiletab;		  /* 1.2: entries of filetab */
 	struct ebs_strset *files; /* file names as shown */
 };
 
@@ -161,14 +161,14 @@ static int parse_header(struct gopcln *g, u64 text_start, char *why, size_t why_
 	const u8 *d = g->data;
 	u64 words[8] = {0};
 	unsigned int i, nwords;
-	u32 magic;
+	u32 magic, raw;
 
 	if (g->size < 16 || d[4] || d[5] || (d[6] != 1 && d[6] != 2 && d[6] != 4) ||
 	    (d[7] != 4 && d[7] != 8))
 		return fail(why, why_len, EINVAL, "no Go pclntab header at offset 0");
 	g->quantum = d[6];
 	g->ptrsize = d[7];
-	magic = (u32)d[0] | (u32)d[1] << 8 | (u32)d[2] << 16 | (u32)d[3] << 24;
+	raw = magic = (u32)d[0] | (u32)d[1] << 8 | (u32)d[2] << 16 | (u32)d[3] << 24;
 	if (magic != GO12_MAGIC && magic != GO116_MAGIC && magic != GO118_MAGIC &&
 	    magic != GO120_MAGIC) {
 		g->big = true;
@@ -193,7 +193,7 @@ static int parse_header(struct gopcln *g, u64 text_start, char *why, size_t why_
 		break;
 	default:
 		return fail(why, why_len, EINVAL, "unknown Go pclntab magic %#x at offset 0",
-			    (unsigned int)magic);
+			    (unsigned int)raw);
 	}
 	for (i = 0; i < nwords; i++)
 		if (!rd(g, 8 + (u64)i * g->ptrsize, g->ptrsize, &words[i]))
@@ -233,8 +233,7 @@ static int parse_header(struct gopcln *g, u64 text_start, char *why, size_t why_
 			if (words[base + i] > g->size)
 				return fail(why, why_len, EINVAL,
 					    "its %s offset %#llx is past its end (%zu bytes)",
-					    names[i], (unsigned long long)words[base + i],
-					    g->size);
+					    names[i], (unsigned long long)words[base + i], g->size);
 		g->funcnametab = words[base];
 		g->cutab = words[base + 1];
 		g->filetab = words[base + 2];
@@ -269,21 +268,22 @@ static int check_functions(const struct gopcln *g, char *why, size_t why_len)
 		prev = pc;
 		if (i == g->nfunc)
 			break;
-		if (!func_off(g, i, &off) || !func_field(g, off, g->version == 12 ? 7 : 8, &(u32){0}))
+		if (!func_off(g, i, &off) ||
+		    !func_field(g, off, g->version == 12 ? 7 : 8, &(u32){0}))
 			return fail(why, why_len, EINVAL,
 				    "function %llu's record (at %#llx) is outside the table",
 				    (unsigned long long)i,
 				    (unsigned long long)(g->functab + (2 * i + 1) * g->fsz));
 		if (!func_name(g, off))
-			return fail(why, why_len, EINVAL,
-				    "function %llu's name (its record at %#llx) is outside the table",
-				    (unsigned long long)i, (unsigned long long)off);
+			return fail(
+				why, why_len, EINVAL,
+				"function %llu's name (its record at %#llx) is outside the table",
+				(unsigned long long)i, (unsigned long long)off);
 	}
 	return 0;
 }
 
-struct gopcln *gopcln__new(const void *data, size_t size, u64 text_start, char *why,
-			   size_t why_len)
+struct gopcln *gopcln__new(const void *data, size_t size, u64 text_start, char *why, size_t why_len)
 {
 	struct gopcln *g;
 
@@ -337,8 +337,8 @@ int gopcln__func(const struct gopcln *g, size_t i, u64 *lo, u64 *hi, const char 
 {
 	u64 off;
 
-	if (i >= g->nfunc || !func_pc(g, i, lo) || !func_pc(g, i + 1, hi) || !func_off(g, i, &off) ||
-	    !(*name = func_name(g, off)))
+	if (i >= g->nfunc || !func_pc(g, i, lo) || !func_pc(g, i + 1, hi) ||
+	    !func_off(g, i, &off) || !(*name = func_name(g, off)))
 		return -EINVAL;
 	return 0;
 }

@@ -441,7 +441,10 @@ int gopcln__lookup(struct gopcln *g, u64 pc, struct gopcln_hit *hit)
 	return 0;
 }
 
-/* Whether e carries the note Go's linker writes (owner "Go", type 4: its build ID). */
+/*
+ * Whether e carries the note Go's linker writes: its build ID, owner "Go"
+ * (namesz 4: "Go\0\0"), type 4.
+ */
 static bool has_go_note(Elf *e)
 {
 	size_t i, nph;
@@ -458,7 +461,7 @@ static bool has_go_note(Elf *e)
 			continue;
 		data = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
 		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0)
-			if (nh.n_type == 4 && nh.n_namesz == 3 &&
+			if (nh.n_type == 4 && (nh.n_namesz == 3 || nh.n_namesz == 4) &&
 			    !memcmp((const char *)data->d_buf + name_off, "Go", 3))
 				return true;
 	}

@@ -587,7 +587,7 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path
 	if (d->gopcln_problem[0])
 		symbolizer__warn(s, "%s: %s", path, d->gopcln_problem);
 	dso__locate_debug(s, d, fd, s->demangle);
-	if (!d->symtab.nsyms)
+	if (!d->symtab.nsyms && !d->gopcln_problem[0]) /* (that said why already) */
 		symbolizer__warn(s, "%s: no symbols (%s)", path,
 				 why[0] ? why : "empty symbol table");
 out_close:

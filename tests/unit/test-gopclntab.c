@@ -121,7 +121,10 @@ static void build(struct tb *t, unsigned int ver, unsigned int ps, bool big, uns
 	unsigned int fsz = ver >= 118 ? 4 : ps, sz0 = ver >= 118 ? 4 : ps;
 	size_t words, names[NFUNC], file_a, file_b, pcfile[NFUNC], pcln[NFUNC];
 	size_t functab, fileoff_at = 0, cutab = 0, filetab = 0, pctab = 0, recs[NFUNC];
-	u32 magic = ver == 12 ? 0xfffffffb : ver == 116 ? 0xfffffffa : ver == 118 ? 0xfffffff0 : 0xfffffff1;
+	u32 magic = ver == 12	 ? 0xfffffffb
+		    : ver == 116 ? 0xfffffffa
+		    : ver == 118 ? 0xfffffff0
+				 : 0xfffffff1;
 
 	memset(t, 0, sizeof(*t));
 	t->big = big;
@@ -208,11 +211,12 @@ static void build(struct tb *t, unsigned int ver, unsigned int ps, bool big, uns
 		if (ver >= 120)
 			put(t, 1, 4); /* startLine */
 		put(t, 0, 4);	      /* funcID, flag, nfuncdata */
-		poke(t, functab + (2 * i) * fsz, ver >= 118 ? funcs[i].lo : TEXT + funcs[i].lo, fsz);
+		poke(t, functab + (2 * i) * fsz, ver >= 118 ? funcs[i].lo : TEXT + funcs[i].lo,
+		     fsz);
 		poke(t, functab + (2 * i + 1) * fsz, recs[i] - base, fsz);
 	}
-	poke(t, functab + 2 * NFUNC * fsz, ver >= 118 ? funcs[NFUNC - 1].hi : TEXT + funcs[NFUNC - 1].hi,
-	     fsz);
+	poke(t, functab + 2 * NFUNC * fsz,
+	     ver >= 118 ? funcs[NFUNC - 1].hi : TEXT + funcs[NFUNC - 1].hi, fsz);
 }
 
 /* At pc (an offset in .text): want function name, file and line; NULL name: none. */
@@ -234,8 +238,8 @@ static void expect_at(const char *what, struct gopcln *g, u64 pc, const char *na
 	}
 	if (strcmp(h.name, name) || (file ? !h.file || strcmp(h.file, file) : h.file != NULL) ||
 	    h.line != line)
-		TEST_FAIL(n, "got %s at %s:%u, want %s at %s:%u", h.name, h.file ? h.file : "(none)",
-			  h.line, name, file ? file : "(none)", line);
+		TEST_FAIL(n, "got %s at %s:%u, want %s at %s:%u", h.name,
+			  h.file ? h.file : "(none)", h.line, name, file ? file : "(none)", line);
 	else
 		TEST_OK(n);
 }
@@ -245,7 +249,7 @@ static const struct variant {
 	bool big;
 	unsigned int q;
 } variants[] = {
-	{12, 8, false, 1}, {12, 4, true, 4},  {116, 8, false, 1}, {116, 4, false, 2},
+	{12, 8, false, 1},  {12, 4, true, 4},  {116, 8, false, 1}, {116, 4, false, 2},
 	{118, 8, false, 1}, {118, 8, true, 4}, {120, 8, false, 1}, {120, 4, true, 4},
 };
 #define NVARIANTS (sizeof(variants) / sizeof(variants[0]))
@@ -311,8 +315,9 @@ static void test_versions(void)
 		build(&t, 118, 8, false, 1);
 		g = gopcln__new(t.b, t.n, TEXT + 0x1000, NULL, 0);
 		TEST_CHECK("1.18: entries from the text start given, not the header's",
-			   g && !gopcln__lookup(g, TEXT + 0x1044, &h) && !strcmp(h.name, "main.b") &&
-				   h.line == 20 && gopcln__lookup(g, TEXT + 0x44, &h) == -ENOENT);
+			   g && !gopcln__lookup(g, TEXT + 0x1044, &h) &&
+				   !strcmp(h.name, "main.b") && h.line == 20 &&
+				   gopcln__lookup(g, TEXT + 0x44, &h) == -ENOENT);
 		gopcln__free(g);
 	}
 }

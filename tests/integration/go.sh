@@ -10,7 +10,7 @@
 #      addresses inside each answers what `go tool addr2line` answers for
 #      the plain build, function and file:line (its ":-1", no line, is
 #      ebs's "??:0").
-#   2. Recorded plain and stripped (cpu-clock, 1000 Hz, about 1500 samples
+#   2. Recorded plain and stripped (cpu-clock, 1000 Hz, about 1000 samples
 #      each): the same functions with the same shares (hot 75% of hot+cold,
 #      within 8 points; each function's share of the other run's within 8
 #      points: 4 standard deviations of the difference of two such runs),

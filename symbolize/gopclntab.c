@@ -155,12 +155,35 @@ static int fail(char *why, size_t why_len, int err, const char *fmt, ...)
 	return -err;
 }
 
+/* Each header: its magic, its version, the words after its first 8 bytes. */
+static const struct layout {
+	u32 magic;
+	unsigned int version, nwords;
+} layouts[] = {
+	{GO12_MAGIC, 12, 1},
+	{GO116_MAGIC, 116, 7},
+	{GO118_MAGIC, 118, 8},
+	{GO120_MAGIC, 120, 8},
+};
+
+/* The layout of a header with that magic, or NULL. */
+static const struct layout *layout_of(u32 magic)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+		if (magic == layouts[i].magic)
+			return &layouts[i];
+	return NULL;
+}
+
 /* The header's layout into g (data, size set): 0, or -EINVAL with why. */
 static int parse_header(struct gopcln *g, u64 text_start, char *why, size_t why_len)
 {
 	const u8 *d = g->data;
 	u64 words[8] = {0};
 	unsigned int i, nwords;
+	const struct layout *lay;
 	u32 magic, raw;
 
 	if (g->size < 16 || d[4] || d[5] || (d[6] != 1 && d[6] != 2 && d[6] != 4) ||
@@ -169,32 +192,15 @@ static int parse_header(struct gopcln *g, u64 text_start, char *why, size_t why_
 	g->quantum = d[6];
 	g->ptrsize = d[7];
 	raw = magic = (u32)d[0] | (u32)d[1] << 8 | (u32)d[2] << 16 | (u32)d[3] << 24;
-	if (magic != GO12_MAGIC && magic != GO116_MAGIC && magic != GO118_MAGIC &&
-	    magic != GO120_MAGIC) {
+	if ((magic & 0xfffffff0u) != 0xfffffff0u) { /* none of them little-endian */
 		g->big = true;
 		magic = __builtin_bswap32(magic);
 	}
-	switch (magic) {
-	case GO12_MAGIC:
-		g->version = 12;
-		nwords = 1;
-		break;
-	case GO116_MAGIC:
-		g->version = 116;
-		nwords = 7;
-		break;
-	case GO118_MAGIC:
-		g->version = 118;
-		nwords = 8;
-		break;
-	case GO120_MAGIC:
-		g->version = 120;
-		nwords = 8;
-		break;
-	default:
+	if (!(lay = layout_of(magic)))
 		return fail(why, why_len, EINVAL, "unknown Go pclntab magic %#x at offset 0",
 			    (unsigned int)raw);
-	}
+	g->version = lay->version;
+	nwords = lay->nwords;
 	for (i = 0; i < nwords; i++)
 		if (!rd(g, 8 + (u64)i * g->ptrsize, g->ptrsize, &words[i]))
 			return fail(why, why_len, EINVAL,
@@ -499,9 +505,7 @@ static struct gopcln *scan_segments(Elf *e, u64 text_start, char *why, size_t wh
 			u32 m;
 
 			memcpy(&m, b + at, 4);
-			if ((m != GO118_MAGIC && m != GO120_MAGIC && m != GO116_MAGIC &&
-			     m != GO12_MAGIC) ||
-			    b[at + 4] || b[at + 5])
+			if (!layout_of(m) || b[at + 4] || b[at + 5])
 				continue;
 			tries++;
 			g = gopcln__new(b + at, data->d_size - at, text_start, why, why_len);

@@ -28,7 +28,8 @@ static void probe(struct gopcln *g, u64 pc, u64 lo, u64 hi, const char *name)
 	FUZZ_CHECK(!err, "pc %#llx in [%#llx, %#llx): %d", (unsigned long long)pc,
 		   (unsigned long long)lo, (unsigned long long)hi, err);
 	/* equal ranges: the lookup may take another function of the same start */
-	FUZZ_CHECK(h.lo <= pc && pc < h.hi, "pc %#llx outside the function found", (unsigned long long)pc);
+	FUZZ_CHECK(h.lo <= pc && pc < h.hi, "pc %#llx outside the function found",
+		   (unsigned long long)pc);
 	FUZZ_CHECK(h.lo != lo || h.hi != hi || !strcmp(h.name, name) || h.lo == h.hi,
 		   "pc %#llx: %s, not %s", (unsigned long long)pc, h.name, name);
 	if (h.file)
@@ -47,7 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	g = gopcln__new(data, size, 0, why, sizeof(why));
 	if (!g) {
 		FUZZ_CHECK(errno == EINVAL || errno == ENOMEM, "errno %d", errno);
-		FUZZ_CHECK(errno == ENOMEM || (why[0] && !strchr(why, '\n')), "no reason: '%s'", why);
+		FUZZ_CHECK(errno == ENOMEM || (why[0] && !strchr(why, '\n')), "no reason: '%s'",
+			   why);
 		return 0;
 	}
 	n = gopcln__count(g);

@@ -55,7 +55,7 @@
 #define MAX_STEPS (1u << 20)
 
 struct gopcln {
-	u8 *data; /* our copy of the table */
+	u8 *data; /* our copy of the table (the caller's while gopcln__new checks it) */
 	size_t size;
 	unsigned int version; /* 12, 116, 118, 120 */
 	bool big;	      /* big-endian */
@@ -296,18 +296,25 @@ struct gopcln *gopcln__new(const void *data, size_t size, u64 text_start, char *
 	if (why && why_len)
 		why[0] = '\0';
 	g = calloc(1, sizeof(*g));
-	if (!g || !(g->data = malloc(size ? size : 1))) {
+	if (!g) {
+		fail(why, why_len, ENOMEM, "out of memory");
+		return NULL;
+	}
+	/* checked in place, copied once it holds (a scan tries many) */
+	g->data = (u8 *)data;
+	g->size = size;
+	if (parse_header(g, text_start, why, why_len) || check_functions(g, why, why_len)) {
+		free(g);
+		errno = EINVAL;
+		return NULL;
+	}
+	g->data = malloc(size);
+	if (!g->data) {
 		free(g);
 		fail(why, why_len, ENOMEM, "out of memory");
 		return NULL;
 	}
 	memcpy(g->data, data, size);
-	g->size = size;
-	if (parse_header(g, text_start, why, why_len) || check_functions(g, why, why_len)) {
-		gopcln__free(g);
-		errno = EINVAL;
-		return NULL;
-	}
 	return g;
 }
 

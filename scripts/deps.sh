@@ -32,7 +32,8 @@
 # harnesses (docs/fuzzing.md); clang-format for make format-check; cmake,
 # ninja-build and libzstd-dev build libdwarf 2 for
 # tests/integration/libdwarf2.sh; golang-go (go tool pprof reads back ebs
-# export --format pprof) and python3-jsonschema (--format speedscope
+# export --format pprof; tests/integration/go.sh builds Go programs and
+# profiles Debian's stripped Go compiler) and python3-jsonschema (--format speedscope
 # against speedscope's schema) for tests/integration/export.sh; chromium
 # (headless, over the DevTools pipe: tests/tools/render.py and browse.py)
 # renders annotate --html, drives ebs flamegraph's SVG (hover, zoom,

@@ -685,6 +685,46 @@ static int collect_all(Elf *e, struct raw_vec *rv, bool *has_symtab, char *why, 
 	return 0;
 }
 
+/*
+ * A Go binary's pclntab (gopclntab.c), for a file without .symtab or
+ * without DWARF: its functions when no .symtab named any (ranked below a
+ * .dynsym name at the same address), its lines for the lookups DWARF does
+ * not answer.  A table refused is noted in d->gopcln_problem; 0 or -ENOMEM.
+ */
+static int load_go(struct dso *d, Elf *e, struct raw_vec *rv)
+{
+	char why[200];
+	size_t i, n;
+	u64 off;
+
+	d->gopcln = gopcln__from_elf(e, &off, why, sizeof(why));
+	if (!d->gopcln) {
+		if (errno == ENOMEM)
+			return -ENOMEM;
+		if (errno == EINVAL)
+			ebs_format_line(d->gopcln_problem, sizeof(d->gopcln_problem),
+					"Go's function table (.gopclntab at file offset %#llx) is "
+					"malformed: %s: its names and lines are not read",
+					(unsigned long long)off, why);
+		return 0;
+	}
+	if (d->has_symtab)
+		return 0;
+	n = gopcln__count(d->gopcln);
+	for (i = 0; i < n; i++) {
+		struct raw_sym rs = {.rank = RANK_LOCAL};
+		u64 hi;
+
+		if (gopcln__func(d->gopcln, i, &rs.addr, &hi, &rs.name))
+			continue;
+		rs.size = hi - rs.addr;
+		rs.name_len = strlen(rs.name);
+		if (raw_vec__push(rv, &rs))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* An ELF handle on fd or image, checked to be a readable ELF file. */
 static Elf *elf_open(int fd, void *image, size_t image_size, char *why, size_t why_len)
 {
@@ -735,6 +775,8 @@ int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool de
 		shstrndx = SHN_UNDEF;
 	load_debug_facts(d, e, shstrndx);
 	err = collect_all(e, &rv, &d->has_symtab, why, why_len);
+	if (!err && !image && (!d->has_symtab || !d->has_dwarf))
+		err = load_go(d, e, &rv);
 	/* an in-memory image (the vdso) is not entered at e_entry */
 	if (!err && !image)
 		err = add_entry_sym(e, d->path, &rv);

@@ -79,6 +79,7 @@ struct segment {
 
 struct dwarf_info;
 struct addr_ent;
+struct gopcln;
 
 /*
  * One distinct object file (or in-memory image), loaded once per
@@ -138,6 +139,15 @@ struct dso {
 	struct addr_slot *front;
 	unsigned int front_bits;
 	bool is_jit; /* a perf-PID.map: addresses are runtime ones */
+
+	/*
+	 * A Go binary's own table of functions and lines (gopclntab.c), read
+	 * when the file has no .symtab or no DWARF: its functions fill the
+	 * symbol table, its lines stand in for DWARF's.  NULL when none;
+	 * gopcln_problem says why a table was refused ("" when none was).
+	 */
+	struct gopcln *gopcln;
+	char gopcln_problem[320];
 
 	/*
 	 * One file seen under two keys (through /lib and /usr/lib, with a
@@ -392,6 +402,46 @@ void dwarf_cache_entry_name(char *buf, size_t len, const u8 *build_id, u8 build_
 			    bool demangle);
 void dwarf_cache_seal(void *entry, size_t len, const u8 *build_id, u8 build_id_size, u64 dwarf_size,
 		      const u8 dwarf_digest[SYM_DIGEST_LEN], bool demangle);
+
+/* ---- Go's pclntab (gopclntab.c) ---- */
+
+/* What gopcln__lookup finds for a pc: strings valid until gopcln__free. */
+struct gopcln_hit {
+	u64 lo, hi;	  /* the function's range */
+	const char *name; /* its name, as in the table */
+	const char *file; /* NULL when the table gives none; control characters as '?' */
+	u32 line;	  /* 0 when the table gives none */
+};
+
+/*
+ * A pclntab of size bytes (copied), header versions 1.2, 1.16, 1.18 and
+ * 1.20, either byte order; text_start: where 1.18+'s entry offsets count
+ * from (0: the header's textStart).  Its header, function table, records
+ * and names are checked here.  NULL with errno (EINVAL: malformed, why
+ * says where; ENOMEM).
+ */
+struct gopcln *gopcln__new(const void *data, size_t size, u64 text_start, char *why,
+			   size_t why_len);
+/*
+ * The pclntab of the ELF file e: its section .gopclntab (in a PIE,
+ * .data.rel.ro.gopclntab), or, when the file has no section headers and
+ * carries Go's build-ID note, one found in a data segment.  *table_off: the
+ * section's file offset (0 when scanned).  NULL with errno: ENOENT, no
+ * table (why empty); EINVAL, a table refused (why says why); ENOMEM.
+ */
+typedef struct Elf Elf;
+struct gopcln *gopcln__from_elf(Elf *e, u64 *table_off, char *why, size_t why_len);
+void gopcln__free(struct gopcln *g);
+const char *gopcln__version_name(const struct gopcln *g);
+size_t gopcln__count(const struct gopcln *g);
+/* Function i's range [*lo, *hi) and name.  0, or -EINVAL. */
+int gopcln__func(const struct gopcln *g, size_t i, u64 *lo, u64 *hi, const char **name);
+/*
+ * The function covering pc and its file and line, as Go's runtime reads
+ * them (the innermost inlined call's file and line; the function the code
+ * was compiled in).  0; -ENOENT when no function covers pc; -ENOMEM.
+ */
+int gopcln__lookup(struct gopcln *g, u64 pc, struct gopcln_hit *hit);
 
 /* DWARF (dwarf.c). */
 

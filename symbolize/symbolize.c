@@ -219,6 +219,7 @@ static void dso__free(struct dso *d)
 	dwarf_info__free(d->dwarf);
 	dso_cfi__free(d->cfi);
 	symtab__exit(&d->symtab);
+	gopcln__free(d->gopcln);
 	free(d->segs);
 	free(d->image);
 	free(d->path);
@@ -575,14 +576,18 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path
 	if (map && !dso__is_recorded(d, map, why, sizeof(why))) {
 		/* its names and lines would be another program's: none rather than wrong ones */
 		symtab__exit(&d->symtab);
+		gopcln__free(d->gopcln);
+		d->gopcln = NULL;
 		d->refused = true;
 		dso__fail(s, d, "%s: not the file recorded (%s): its samples are left unresolved",
 			  path, why);
 		goto out_close;
 	}
 	d->symbols_from = dso_strdup(s, path);
+	if (d->gopcln_problem[0])
+		symbolizer__warn(s, "%s: %s", path, d->gopcln_problem);
 	dso__locate_debug(s, d, fd, s->demangle);
-	if (!d->symtab.nsyms)
+	if (!d->symtab.nsyms && !d->gopcln_problem[0]) /* (that said why already) */
 		symbolizer__warn(s, "%s: no symbols (%s)", path,
 				 why[0] ? why : "empty symbol table");
 out_close:
@@ -978,6 +983,21 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 					"%.360s: %.250s", d->debug_path, dwarf_info__problem(di));
 			d->info.problem = d->dwarf_problem;
 			symbolizer__warn(s, "%s (lines may be missing)", d->dwarf_problem);
+		}
+	}
+	if (!n && d->gopcln && !s->no_dwarf && !s->no_lines) {
+		/* a Go binary without DWARF: its own table's line (one frame) */
+		struct gopcln_hit hit;
+
+		if (gopcln__lookup(d->gopcln, vaddr, &hit) == -ENOMEM)
+			return NULL;
+		if (hit.name && (hit.file || hit.line)) {
+			/* the name as the symbol table shows it (cleaned) */
+			sym = symtab__find(&d->symtab, vaddr);
+			frames[0] = (struct sym_frame){.function = sym ? sym->name : NULL,
+						       .file = hit.file,
+						       .line = hit.line};
+			n = 1;
 		}
 	}
 	a = calloc(1, sizeof(*a) + (size_t)n * sizeof(a->frames[0]));

@@ -18,6 +18,7 @@
 
 #include "report/names.h"
 #include "report/present.h"
+#include "util/hash.h"
 
 #define MAXR 256 /* bracket regions of a name; more stay as they are */
 #define MAXC 64	 /* scopes a name may lose */
@@ -47,7 +48,7 @@ struct pname {
 	bool col[MAXR];
 	unsigned int next_t; /* in order[] */
 	unsigned int cut;    /* cuts[cut - 1] is the start; 0: the whole */
-	int own; /* 1: unq to the parameters' end; 2: unq to name_end; 3: to unq_end */
+	int own;	     /* 1: unq to the clone suffix; 2: unq to name_end; 3: to unq_end */
 	bool no_clone;	     /* the clone suffix left out */
 	const char *pre;     /* shown before an own name: a part of the scope */
 	size_t pre_len;
@@ -65,7 +66,7 @@ static bool ident_char(char c)
 static const char *const ops[] = {
 	"->*", "<=>", "<<=", ">>=", "()", "[]", "->", "<<", ">>", "<=", ">=", "==", "!=",
 	"&&",  "||",  "++",  "--",  "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<",
-	">",   "+",   "-",   "*",   "/",  "%",  "^",  "&",  "|",  "~",  "!",  "=",  ",",
+	">",   "+",   "-",   "*",   "/",  "%",	"^",  "&",  "|",  "~",	"!",  "=",  ",",
 };
 
 /*
@@ -99,7 +100,8 @@ static size_t operator_len(const char *s, size_t i, size_t len)
 static int order_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct pname *p = ctx;
-	const struct region *x = &p->r[*(const unsigned int *)a], *y = &p->r[*(const unsigned int *)b];
+	const struct region *x = &p->r[*(const unsigned int *)a],
+			    *y = &p->r[*(const unsigned int *)b];
 
 	if (x->depth != y->depth)
 		return x->depth > y->depth ? -1 : 1;
@@ -130,8 +132,9 @@ static void parse(struct pname *p, const char *s, size_t len)
 			k += 20;
 		} else if (c == '<' || c == '(' || c == '[' || c == '{') {
 			if (sp < ARRAY_SIZE(stack) && p->nr < MAXR) {
-				p->r[p->nr] = (struct region){
-					.open = (unsigned int)k, .depth = (unsigned char)sp, .kind = c};
+				p->r[p->nr] = (struct region){.open = (unsigned int)k,
+							      .depth = (unsigned char)sp,
+							      .kind = c};
 				stack[sp++] = p->nr++;
 			}
 		} else if (c == '>' || c == ')' || c == ']' || c == '}') {
@@ -171,6 +174,9 @@ static void parse(struct pname *p, const char *s, size_t len)
 			i++;
 		if (op) {
 			k += op - 1;
+			if (s[k + 1] == ' ' && s[k + 2] == '<')
+				k++; /* "operator< <char>": the demangler's space, not a return
+					type's */
 		} else if (s[k] == '(' && !strncmp(s + k, "(anonymous namespace)", 21)) {
 			k += 20;
 		} else if (i < p->nr && p->r[i].open == k && !p->r[i].close) {
@@ -206,6 +212,8 @@ static void parse(struct pname *p, const char *s, size_t len)
 			p->unq_end = p->r[i].open;
 			break;
 		}
+	while (p->unq_end > p->unq && s[p->unq_end - 1] == ' ')
+		p->unq_end--; /* "operator< <char>" */
 	for (i = 0; i < p->nr; i++)
 		if (p->r[i].kind == '<' && p->r[i].close)
 			p->order[p->norder++] = i;
@@ -258,9 +266,9 @@ static size_t render(const struct pname *p, char *out, size_t size, size_t *n)
 		put(p->pre, p->pre_len, out, size, n);
 		len = p->pre_len;
 	}
-	if (p->own == 1) {
+	if (p->own == 1) { /* "f(int) const": without a clone suffix */
 		a = p->unq;
-		b = p->params >= 0 ? p->r[p->params].close + 1 : p->name_end;
+		b = p->params >= 0 ? p->clone_at : p->name_end;
 	} else if (p->own == 2) {
 		a = p->unq;
 		b = p->name_end;
@@ -324,7 +332,8 @@ static bool step(struct pname *p, enum stage st, const struct name_keep *keep)
 			}
 		}
 		/* then gcc's " [clone .constprop.0]" */
-		if (p->clone_at < p->len && !p->no_clone && shared(keep, p->s, p->clone_at, p->len)) {
+		if (p->clone_at < p->len && !p->no_clone &&
+		    shared(keep, p->s, p->clone_at, p->len)) {
 			p->no_clone = true;
 			return true;
 		}
@@ -355,7 +364,7 @@ struct pcell {
 	unsigned int ng;
 	const char *more; /* ", +3 more", up to the last ')' */
 	size_t more_len;
-	int istage; /* 0 whole, 1 the callers' own names, 2 " (inlined)", 3 none */
+	int istage;    /* 0 whole, 1 the callers' own names, 2 " (inlined)", 3 none */
 	char win[512]; /* a part of a scope that tells the name apart (apart) */
 };
 
@@ -512,7 +521,7 @@ static size_t common_start(const struct pcell *c, const struct name_keep *keep)
 	return l;
 }
 
-/* Does c differ from the other most like it in a caller's own name or parameters? */
+/* Does c differ from the other most like it only past a caller's own name (its parameters)? */
 static bool in_caller_params(const struct pcell *c, const struct name_keep *keep)
 {
 	size_t l = common_start(c, keep), i, at;
@@ -520,7 +529,8 @@ static bool in_caller_params(const struct pcell *c, const struct name_keep *keep
 	for (i = 0; l >= c->sfx_at && i < c->ng; i++) {
 		at = (size_t)(c->g[i].s - c->text);
 		if (l >= at && l < at + c->g[i].len)
-			return l - at >= c->g[i].unq;
+			return l - at >=
+			       c->g[i].name_end; /* own names with their templates differ */
 	}
 	return false;
 }
@@ -566,6 +576,12 @@ static size_t shorten_hard(struct pcell *c, size_t width, const struct name_keep
 	if (same_suffix(c, keep)) {
 		c->istage = 3;
 		len = render_cell(c, NULL, 0);
+	} else if (c->istage == 1 && keep && in_caller_params(c, keep)) {
+		unsigned int i;
+
+		for (i = 0; i < c->ng; i++) /* the callers' own names with their parameters */
+			c->g[i].own = 1;
+		len = render_cell(c, NULL, 0);
 	}
 	if (len > width && (c->f.params >= 0 || c->f.cut)) {
 		c->f.own = 1;
@@ -597,7 +613,8 @@ static bool apart(struct pcell *c, const struct name_keep *keep, size_t width, c
 	if (l < c->sfx_at)
 		p = &c->f;
 	for (i = 0; !p && l >= c->sfx_at && i < c->ng; i++)
-		if (l >= (size_t)(c->g[i].s - c->text) && l < (size_t)(c->g[i].s - c->text) + c->g[i].len)
+		if (l >= (size_t)(c->g[i].s - c->text) &&
+		    l < (size_t)(c->g[i].s - c->text) + c->g[i].len)
 			p = &c->g[i];
 	if (!p || p->unq < 2)
 		return false;
@@ -671,6 +688,10 @@ size_t names_fit(char *out, size_t size, const char *text, size_t width,
 		snprintf(out, size, "%s", text);
 		return len < size ? len : size - 1;
 	}
+	if (!strncmp(text, "[unknown]", 9)) { /* an address, no C++ in it: both its ends */
+		present_elide(out, size, text, width);
+		return strlen(out);
+	}
 	c = malloc(sizeof(*c));
 	buf = malloc(len + 16);
 	if (!c || !buf) { /* no memory for the parse: cut in the middle */
@@ -693,14 +714,24 @@ size_t names_fit(char *out, size_t size, const char *text, size_t width,
 		len = shorten_hard(c, width, keep);
 	render_cell(c, buf, strlen(text) + 16);
 	flen = render(&c->f, NULL, 0, &n);
-	if (len <= width)
+	if (len > width && flen + 12 > width && c->f.own == 2 && c->f.unq_end < c->f.name_end) {
+		c->f.own = 3; /* its own template arguments too: the bare name */
+		len = render_cell(c, buf, strlen(text) + 16);
+		n = 0;
+		flen = render(&c->f, NULL, 0, &n);
+	}
+	if (len <= width) {
 		snprintf(out, size, "%s", buf);
-	else if (flen + 12 <= width && width < size) {
+	} else if (flen + 6 <= width && width < size) {
 		/* the name whole, what tells it apart cut in its middle */
 		memcpy(out, buf, flen);
 		present_elide(out + flen, size - flen, buf + flen, width - flen);
-	} else
-		present_elide(out, size, buf, width); /* still too wide: its middle out */
+	} else if (flen <= width && width < size) {
+		snprintf(out, size, "%.*s", (int)flen, buf); /* the name alone */
+	} else {
+		present_elide(out, size, buf,
+			      width); /* a name longer than the width: its middle out */
+	}
 done:
 	free(buf);
 	free(c);
@@ -712,8 +743,10 @@ size_t names_floor(const char *text)
 	struct pcell *c = malloc(sizeof(*c));
 	size_t len;
 
-	if (!c)
+	if (!c || !strncmp(text, "[unknown]", 9)) {
+		free(c);
 		return strlen(text);
+	}
 	parse_cell(c, text);
 	len = shorten(c, 0, NULL, true);
 	free(c);
@@ -744,10 +777,10 @@ static bool exact(const char *want, size_t len, const char *name)
 	       (name[len] == '\0' || name[len] == '(' || name[len] == '.');
 }
 
-/* s[0..n) with its template argument lists left out, into out (of n + 1 bytes). */
+/* s[p->qual..n) with its template argument lists left out, into out (of n + 1 bytes). */
 static size_t strip_templates(const struct pname *p, size_t n, char *out)
 {
-	size_t i = 0, o = 0;
+	size_t i = p->qual, o = 0;
 	unsigned int k = 0;
 
 	while (i < n) {
@@ -887,32 +920,30 @@ static int by_samples(const void *a, const void *b)
 /* The candidates of an ambiguous name, most samples first, shortened to stay apart. */
 static void list_candidates(const struct name_cand *c, size_t m, u64 total, FILE *f, int width)
 {
-	const char **all = calloc(m, sizeof(*all));
-	char buf[4200];
 	size_t i, shown = m < 10 ? m : 10;
+	const char **full = calloc(shown + 1, sizeof(*full));
+	char **cut = calloc(shown + 1, sizeof(*cut));
 
-	if (!all)
+	for (i = 0; full && i < shown; i++)
+		full[i] = c[i].name;
+	if (!full || !cut ||
+	    names_fit_column(cut, full, shown, width > 12 ? (size_t)width - 12 : 0)) {
+		free(full);
+		free(cut);
 		return;
-	for (i = 0; i < m; i++)
-		all[i] = c[i].name;
+	}
 	for (i = 0; i < shown; i++) {
-		/* the others it must stay apart from: all but itself */
-		const char *save = all[i];
-		struct name_keep keep = {all, m};
-
-		all[i] = all[m - 1];
-		keep.n = m - 1;
-		names_fit(buf, sizeof(buf), save, width > 12 ? (size_t)width - 12 : 0, &keep);
-		all[i] = save;
-		fprintf(f, "  %8.2f%%  %s\n", present_percent(c[i].samples, total), buf);
+		fprintf(f, "  %8.2f%%  %s\n", present_percent(c[i].samples, total), cut[i]);
+		free(cut[i]);
 	}
 	if (m > shown)
 		fprintf(f, "  (%zu more)\n", m - shown);
-	free(all);
+	free(full);
+	free(cut);
 }
 
-int name_query__resolve(struct name_query *q, struct name_cand *c, size_t n, u64 total,
-			FILE *list, int width, const char *input, struct ebs_error *err)
+int name_query__resolve(struct name_query *q, struct name_cand *c, size_t n, u64 total, FILE *list,
+			int width, const char *input, struct ebs_error *err)
 {
 	size_t funcs, i, m = 0;
 
@@ -926,10 +957,23 @@ int name_query__resolve(struct name_query *q, struct name_cand *c, size_t n, u64
 		m++;
 	if (funcs > 1) {
 		if (list) {
-			fprintf(list, "'%.*s' may name any of %zu functions (percent of the samples):\n",
+			fprintf(list,
+				"'%.*s' may name any of %zu functions (percent of the samples):\n",
 				(int)q->len, q->want, funcs);
-			list_candidates(c, m, total, list, width);
+			/* shortened, as a terminal's report shows them; 100 columns elsewhere */
+			list_candidates(c, m, total, list, width > 0 ? width : 100);
 			fflush(list);
+		}
+		if (!list) { /* nowhere to list them: the two with the most samples */
+			char a[64], b[64];
+
+			names_fit(a, sizeof(a), c[0].name, sizeof(a) - 1, NULL);
+			names_fit(b, sizeof(b), c[1].name, sizeof(b) - 1, NULL);
+			return ebs_error__set(err, EINVAL,
+					      "%s: '%.*s' names %zu functions (%s, %s%s): give "
+					      "more of its name, or all of it",
+					      input, (int)q->len, q->want, funcs, a, b,
+					      m > 2 ? ", ..." : "");
 		}
 		return ebs_error__set(err, EINVAL,
 				      "%s: '%.*s' names %zu functions (listed above): give more of "
@@ -969,7 +1013,7 @@ int names_fit_column(char **cut, const char *const *full, size_t n, size_t width
 {
 	struct cut_ref *v = calloc(n + 1, sizeof(*v));
 	const char **others = calloc(n + 1, sizeof(*others));
-	size_t i, j, k, size;
+	size_t i, j, k, size, numbered = 1;
 	int e = 0;
 
 	for (i = 0; i < n; i++)
@@ -1003,6 +1047,30 @@ int names_fit_column(char **cut, const char *const *full, size_t n, size_t width
 			names_fit(cut[v[k].i], size, full[v[k].i], width, &keep);
 		}
 	}
+	/* alike still (two differences, neither with room to show): numbered, " #2", " #3"... */
+	for (i = 0; i < n; i++)
+		v[i] = (struct cut_ref){cut[i], full[i], i};
+	qsort(v, n, sizeof(*v), cut_cmp);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && !strcmp(v[j].cut, v[i].cut); j++)
+			;
+		for (k = i + 1; k < j; k++) {
+			size_t m;
+
+			if (!strcmp(v[i].full, v[j - 1].full))
+				break;
+			for (m = i; m < k && strcmp(v[m].full, v[k].full); m++)
+				;
+			if (m < k) { /* the text of one before it: printed as that one is */
+				strcpy(cut[v[k].i], cut[v[m].i]);
+				continue;
+			}
+			size = strlen(full[v[k].i]) + 16;
+			names_fit(cut[v[k].i], size, full[v[k].i], width > 8 ? width - 4 : width,
+				  NULL);
+			snprintf(cut[v[k].i] + strlen(cut[v[k].i]), 8, " #%zu", ++numbered);
+		}
+	}
 	free(v);
 	free(others);
 	return e;
@@ -1014,4 +1082,71 @@ nomem:
 	free(v);
 	free(others);
 	return -ENOMEM;
+}
+
+/* ---- the names of a recording --------------------------------------------------------- */
+
+struct name_tally {
+	UT_hash_handle hh;
+	const char *name; /* the key: one pointer per name as the symbolizer gives it */
+	u64 n;
+};
+
+int name_tally__add(struct name_tally **t, const char *name, u64 n)
+{
+	struct name_tally *e;
+
+	if (!name)
+		return 0;
+	HASH_FIND_PTR(*t, &name, e);
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		e->name = name;
+		HASH_ADD_PTR(*t, name, e);
+		if (!e->hh.tbl) {
+			free(e);
+			return -ENOMEM;
+		}
+	}
+	e->n += n;
+	return 0;
+}
+
+static int cand_name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct name_cand *)a)->name, ((const struct name_cand *)b)->name);
+}
+
+struct name_cand *name_tally__cands(struct name_tally *t, size_t *n)
+{
+	struct name_cand *c = calloc(HASH_COUNT(t) + 1, sizeof(*c));
+	struct name_tally *e, *tmp;
+	size_t i = 0, j;
+
+	*n = 0;
+	if (!c)
+		return NULL;
+	HASH_ITER(hh, t, e, tmp)
+		c[i++] = (struct name_cand){.name = e->name, .samples = e->n};
+	/* one text under two pointers (two DSOs' copies) is one name */
+	qsort(c, i, sizeof(*c), cand_name_cmp);
+	for (j = 0, *n = 0; j < i; j++) {
+		if (*n && !strcmp(c[*n - 1].name, c[j].name))
+			c[*n - 1].samples += c[j].samples;
+		else
+			c[(*n)++] = c[j];
+	}
+	return c;
+}
+
+void name_tally__free(struct name_tally **t)
+{
+	struct name_tally *e, *tmp;
+
+	HASH_ITER(hh, *t, e, tmp) {
+		HASH_DEL(*t, e);
+		free(e);
+	}
 }

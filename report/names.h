@@ -117,8 +117,18 @@ void name_query__free(struct name_query *q);
  * most 10) were printed to list (when not NULL).  what: "--func",
  * "annotate"... for the message; input the recording's name.
  */
-int name_query__resolve(struct name_query *q, struct name_cand *c, size_t n, u64 total,
-			FILE *list, int width, const char *input, struct ebs_error *err);
+int name_query__resolve(struct name_query *q, struct name_cand *c, size_t n, u64 total, FILE *list,
+			int width, const char *input, struct ebs_error *err);
+
+/*
+ * The functions a recording names, with their samples: names added (the
+ * pointers the symbolizer gives, kept: they must outlive the tally), then
+ * the candidates, one per text, to resolve a typed name among.
+ */
+struct name_tally;
+int name_tally__add(struct name_tally **t, const char *name, u64 n);  /* 0 or -ENOMEM */
+struct name_cand *name_tally__cands(struct name_tally *t, size_t *n); /* NULL: no memory */
+void name_tally__free(struct name_tally **t);
 
 /*
  * The next item of a comma-separated list of names at *p: its length,

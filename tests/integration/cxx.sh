@@ -13,6 +13,8 @@
 #  3. a function named as people type it: annotate and --callers take an
 #     unqualified name, a "::"-suffix (json_value::destroy), --func too; a
 #     name of several functions lists them and exits 2, one error line last;
+#     annotate's "the hottest:" hint and its HTML "Hottest lines" shorten
+#     names (the HTML keeps the whole name as a title);
 #  4. on a perf.data perf records of the same program, ebs's flat profile
 #     (--no-inline) counts perf's samples for every user-space function
 #     above 1%, and
@@ -218,6 +220,13 @@ check "annotate destroy: the candidates listed, json_value::destroy first" \
 	eval 'sed -n 2p amb.err | grep -q "json_value::destroy" && [ "$(grep -c "destroy" amb.err)" -ge 4 ]'
 check "annotate destroy: one error line last, naming the count" \
 	eval 'tail -n 1 amb.err | grep -qE "^ebs annotate: cxx.data: .destroy. names [0-9]+ functions \(listed above\)"'
+"$EBS" annotate -i cxx.data no_such_function >none.txt 2>none.err
+check "annotate no_such_function: the hottest named whole, shortened (json_value::destroy(...))" \
+	grep -qE "the hottest: .*::json_value::destroy\(\.\.\.\)" none.err
+"$EBS" annotate -i cxx.data --html hot.html >/dev/null 2>html.err
+check "annotate --html: Hottest lines shorten names, whole in a title" \
+	eval 'grep -q "<span title=\"nlohmann::json_abi_v3_11_2::basic_json&lt;std::map" hot.html &&
+		! sed -n "/Hottest lines/,/<\/ol>/p" hot.html | grep -qE ">[^<]{200}"'
 "$EBS" report -i cxx.data --func json_value::destroy --json >func.json 2>func.err
 check "report --func json_value::destroy: its samples" \
 	jtrue func.json "j['samples'] > 0 and any('json_value::destroy' in r['function'] for r in j['rows'])"

@@ -23,19 +23,19 @@
 #include "report/names.h"
 #include "test.h"
 
-#define JSON                                                                                       \
-	"nlohmann::json_abi_v3_11_2::basic_json<std::map, std::vector, std::__cxx11::basic_string<"  \
-	"char, std::char_traits<char>, std::allocator<char> >, bool, long, unsigned long, double, "  \
-	"std::allocator, nlohmann::json_abi_v3_11_2::adl_serializer, std::vector<unsigned char, "     \
+#define JSON                                                                                        \
+	"nlohmann::json_abi_v3_11_2::basic_json<std::map, std::vector, std::__cxx11::basic_string<" \
+	"char, std::char_traits<char>, std::allocator<char> >, bool, long, unsigned long, double, " \
+	"std::allocator, nlohmann::json_abi_v3_11_2::adl_serializer, std::vector<unsigned char, "   \
 	"std::allocator<unsigned char> > >"
-#define STR "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >"
-#define DESTROY JSON "::json_value::destroy(nlohmann::json_abi_v3_11_2::detail::value_t)"
+#define STR	  "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >"
+#define DESTROY	  JSON "::json_value::destroy(nlohmann::json_abi_v3_11_2::detail::value_t)"
 #define INVARIANT JSON "::assert_invariant(bool) const"
 #define RBTREE                                                                                     \
-	"std::_Rb_tree<" STR ", std::pair<" STR " const, " JSON ">, std::_Select1st<std::pair<" STR \
-	" const, " JSON "> >, std::less<void>, std::allocator<std::pair<" STR " const, " JSON      \
-	"> > >"
-#define RBTREE_INT                                                                                 \
+	"std::_Rb_tree<" STR ", std::pair<" STR " const, " JSON                                    \
+	">, std::_Select1st<std::pair<" STR " const, " JSON                                        \
+	"> >, std::less<void>, std::allocator<std::pair<" STR " const, " JSON "> > >"
+#define RBTREE_INT                                                                                    \
 	"std::_Rb_tree<int, std::pair<int const, int>, std::_Select1st<std::pair<int const, int> >, " \
 	"std::less<int>, std::allocator<std::pair<int const, int> > >"
 
@@ -77,11 +77,12 @@ static void test_parse(void)
 	       "const",
 	       "operator()");
 	own_is("(anonymous namespace)::pool::allocate(unsigned long)", "allocate");
-	own_is(JSON "::basic_json(std::initializer_list<nlohmann::json_abi_v3_11_2::detail::json_ref<" JSON
-		    "> >, bool, nlohmann::json_abi_v3_11_2::detail::value_t)::{lambda(nlohmann::"
-		    "json_abi_v3_11_2::detail::json_ref<" JSON
-		    "> const&)#1}::operator()(nlohmann::json_abi_v3_11_2::detail::json_ref<" JSON
-		    "> const&) const",
+	own_is(JSON
+	       "::basic_json(std::initializer_list<nlohmann::json_abi_v3_11_2::detail::json_ref<" JSON
+	       "> >, bool, nlohmann::json_abi_v3_11_2::detail::value_t)::{lambda(nlohmann::"
+	       "json_abi_v3_11_2::detail::json_ref<" JSON
+	       "> const&)#1}::operator()(nlohmann::json_abi_v3_11_2::detail::json_ref<" JSON
+	       "> const&) const",
 	       "operator()");
 	own_is("std::rt::lang_start::{{closure}}", "{{closure}}");
 	own_is("<alloc::vec::Vec<u8> as core::ops::drop::Drop>::drop", "drop");
@@ -108,7 +109,8 @@ static void test_fit(void)
 		INVARIANT " (inlined into " JSON "::~basic_json())",
 		RBTREE "::_M_erase(std::_Rb_tree_node<std::pair<" STR " const, " JSON
 		       "> >*) [clone .isra.0]",
-		STR "::_M_data() const (inlined into " STR "::_M_append(char const*, unsigned long))",
+		STR "::_M_data() const (inlined into " STR
+		    "::_M_append(char const*, unsigned long))",
 		"tcache_get (inlined into malloc)",
 		"[unknown] libstdc++.so.6.0.30+0x1234",
 		"f (inlined into g, h, +3 more)",
@@ -175,10 +177,9 @@ static void test_fit(void)
 		else
 			TEST_FAIL(t, "at %zu: '%s'", w, out);
 	}
-	snprintf(t, sizeof(t), "fit: the floor keeps the own name: %zu",
-		 names_floor(names[3]));
-	TEST_CHECK(t, names_floor(names[3]) == strlen("_M_erase(...)") ||
-			      names_floor(names[3]) <= 40);
+	snprintf(t, sizeof(t), "fit: the floor keeps the own name: %zu", names_floor(names[3]));
+	TEST_CHECK(t,
+		   names_floor(names[3]) == strlen("_M_erase(...)") || names_floor(names[3]) <= 40);
 }
 
 /* names_fit_column of the n names to width prints no two alike, each no wider. */
@@ -241,10 +242,9 @@ static void test_apart(void)
 		char *cut[4];
 
 		names_fit_column(cut, trees, 4, 40);
-		TEST_CHECK("apart: the own names stay", strstr(cut[0], "_M_erase") &&
-								 strstr(cut[1], "_M_erase") &&
-								 strstr(cut[2], "_M_begin") &&
-								 strstr(cut[3], "_M_begin"));
+		TEST_CHECK("apart: the own names stay",
+			   strstr(cut[0], "_M_erase") && strstr(cut[1], "_M_erase") &&
+				   strstr(cut[2], "_M_begin") && strstr(cut[3], "_M_begin"));
 		for (w = 0; w < 4; w++)
 			free(cut[w]);
 	}
@@ -277,7 +277,8 @@ static void test_resolve(void)
 		{.name = "main"},
 		{.name = "unlink_chunk.constprop.0"},
 		{.name = "unlink_chunk"},
-		{.name = RBTREE "::_M_erase(std::_Rb_tree_node<std::pair<" STR " const, " JSON ">>*)"},
+		{.name = RBTREE "::_M_erase(std::_Rb_tree_node<std::pair<" STR " const, " JSON
+				">>*)"},
 		{.name = RBTREE_INT "::_M_erase(std::_Rb_tree_node<std::pair<int const, int> >*)"},
 		{.name = "walk(nlohmann::json_abi_v3_11_2::basic_json<...> const&)"},
 	};
@@ -294,7 +295,8 @@ static void test_resolve(void)
 	resolve("std::__new_allocator::destroy", c, n, NAME_SUFFIX, 1,
 		"the other destroy, by its class");
 	TEST_EQ("resolve: a function and its clone are one",
-		resolve("assert_invariant", c, n, NAME_UNQUALIFIED, 1, "own name, with a clone"), 2);
+		resolve("assert_invariant", c, n, NAME_UNQUALIFIED, 1, "own name, with a clone"),
+		2);
 	resolve("_M_erase", c, n, NAME_UNQUALIFIED, 2, "two maps' _M_erase: ambiguous");
 	resolve("walk", c, n, NAME_EXACT, 1, "a function without its parameters");
 	resolve("lk(nlohmann", c, n, NAME_SUBSTRING, 1, "a part of a name");
@@ -313,7 +315,8 @@ static void test_resolve(void)
 		TEST_EQ("resolve: an ambiguous name is -EINVAL",
 			name_query__resolve(&q, c, n, 100, NULL, 0, "x.data", &err), -EINVAL);
 		TEST_CHECK("resolve: ...saying how many, in one line",
-			   strstr(err.msg, "'destroy' names 2 functions") && !strchr(err.msg, '\n'));
+			   strstr(err.msg, "'destroy' names 2 functions") &&
+				   !strchr(err.msg, '\n'));
 		name_query__free(&q);
 	}
 }

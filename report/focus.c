@@ -67,8 +67,11 @@ int ebs_report_focus(const char *input, unsigned int event, const char *list,
 		items++;
 	f.q = calloc(items + 1, sizeof(*f.q));
 	e = f.q ? 0 : ebs_error__set(err, ENOMEM, "out of memory");
-	for (p = list; !e && *p; p += names_item(p) + (p[names_item(p)] == ','))
+	for (p = list; !e && *p; p += names_item(p) + (p[names_item(p)] == ',')) {
+		/* no parts of names: "sqlite3" is a DSO, not every sqlite3* function */
+		f.q[f.n].max_tier = NAME_SUFFIX;
 		e = rsession__resolve(&rs, p, names_item(p), &f.q[f.n++], NULL, err);
+	}
 	if (!e)
 		e = rsession__each(&rs, count, &f, err);
 	for (k = 0; k < f.n; k++)

@@ -950,6 +950,8 @@ int name_query__resolve(struct name_query *q, struct name_cand *c, size_t n, u64
 	q->tier = names_resolve(q->want, q->len, c, n, &funcs);
 	q->names = NULL;
 	q->n = 0;
+	if (q->max_tier && q->tier > q->max_tier)
+		q->tier = NAME_NONE; /* not looked for that far: as the name itself */
 	if (q->tier <= NAME_EXACT)
 		return 0;
 	qsort(c, n, sizeof(*c), by_samples);

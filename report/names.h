@@ -105,6 +105,7 @@ struct name_query {
 	enum name_tier tier;
 	const char **names; /* tier past NAME_EXACT: the names meant */
 	size_t n;
+	enum name_tier max_tier; /* 0, or the last tier to look in (a name of a DSO too) */
 };
 
 bool name_query__match(const struct name_query *q, const char *name);

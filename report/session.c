@@ -342,9 +342,12 @@ int rsession__resolve(struct rsession *rs, const char *want, size_t len, struct 
 	u64 samples;
 	int e;
 
+	enum name_tier max = q->max_tier;
+
 	memset(q, 0, sizeof(*q));
 	q->want = want;
 	q->len = len;
+	q->max_tier = max;
 	e = tally_names(rs, &c, &n, &samples, err);
 	if (!e)
 		e = name_query__resolve(q, c, n, samples, list, list ? present_width(list, 0) : 0,

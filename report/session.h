@@ -72,7 +72,8 @@ void rsession__close(struct rsession *rs);
  * of the samples the filters let through, into q: the exact name, else
  * the unqualified name, a "::"-suffix, a part (names.h).  0; -ENOMEM; or
  * -EINVAL when it names several functions, listed to list first (when
- * not NULL), err saying so.  name_query__free(q) after.
+ * not NULL), err saying so.  q->max_tier, as the caller set it, is kept.
+ * name_query__free(q) after.
  */
 int rsession__resolve(struct rsession *rs, const char *want, size_t len, struct name_query *q,
 		      FILE *list, struct ebs_error *err);

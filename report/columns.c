@@ -407,6 +407,23 @@ const struct column report_columns[KEY_MAX] = {
 		},
 };
 
+char *table_cell_dup(const struct report *r, const struct row *row, enum report_key k)
+{
+	struct cell c;
+	size_t len = 1;
+	unsigned int i;
+	char *buf;
+
+	c.n = 0;
+	report_columns[k].text(r, row, &c);
+	for (i = 0; i < c.n; i++)
+		len += strlen(c.piece[i]);
+	buf = malloc(len);
+	if (buf)
+		cell_join(&c, buf, len);
+	return buf;
+}
+
 void table_cell_text(const struct report *r, const struct row *row, enum report_key k, char *buf,
 		     size_t len)
 {

@@ -18,7 +18,7 @@ static bool in_focus(const char *list, const struct sym_result *res)
 	const char *p = list;
 
 	while (*p) {
-		size_t len = strcspn(p, ",");
+		size_t len = rsession_name_len(p);
 		unsigned int i;
 
 		if (rsession_name_is(p, len, res->function) ||

@@ -250,13 +250,29 @@ bool rsession_same_name(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
+size_t rsession_name_len(const char *list)
+{
+	size_t i;
+	int depth = 0;
+
+	for (i = 0; list[i] && (list[i] != ',' || depth > 0); i++) {
+		if (list[i] == '-' && list[i + 1] == '>') /* Rust's "fn(A) -> B" */
+			i++;
+		else if (strchr("<([{", list[i]))
+			depth++;
+		else if (strchr(">)]}", list[i]) && depth > 0)
+			depth--;
+	}
+	return i;
+}
+
 /* Is name one of the comma-separated names in list? */
 static bool name_in(const char *list, const char *name)
 {
 	const char *p = list;
 
 	while (name && *p) {
-		size_t len = strcspn(p, ",");
+		size_t len = rsession_name_len(p);
 
 		if (rsession_name_is(p, len, name))
 			return true;

@@ -69,6 +69,14 @@ void rsession__close(struct rsession *rs);
  */
 bool rsession_name_is(const char *want, size_t len, const char *name);
 
+/*
+ * The length of the first name of a comma-separated list of function
+ * names: a comma inside brackets (<>, (), [], {}) is part of the name, as
+ * in "<hashbrown::map::HashMap<K, V>>::get" or "f(int, char)" ("->" is no
+ * bracket).
+ */
+size_t rsession_name_len(const char *list);
+
 /* Are a and b one function's name (one interned pointer, or the same text)? */
 bool rsession_same_name(const char *a, const char *b);
 

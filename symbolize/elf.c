@@ -401,8 +401,9 @@ int symtab__build(struct symtab *t, struct raw_vec *rv, bool demangle)
 		} else if (dm) {
 			dm[i] = ebs_demangle(rs->name);
 		}
-		if (dm && dm[i])
-			len = strlen(dm[i]);
+		if (dm && dm[i]) /* the mangled name kept after the demangled one */
+			len = strlen(dm[i]) + 1 + rs->name_len +
+			      (rs->plt ? sizeof(plt_suffix) - 1 : 0);
 		arena_len += len + (rs->plt ? sizeof(plt_suffix) - 1 : 0) + 1;
 	}
 
@@ -431,6 +432,15 @@ int symtab__build(struct symtab *t, struct raw_vec *rv, bool demangle)
 			p[len] = '\0';
 		syms[i].name = sym_clean_text(p); /* a crafted name prints as one line */
 		p += strlen(p) + 1;
+		if (dm && dm[i]) {
+			memcpy(p, rs->name, rs->name_len);
+			if (rs->plt)
+				memcpy(p + rs->name_len, plt_suffix, sizeof(plt_suffix));
+			else
+				p[rs->name_len] = '\0';
+			syms[i].mangled = sym_clean_text(p);
+			p += strlen(p) + 1;
+		}
 		if (dm)
 			free(dm[i]);
 

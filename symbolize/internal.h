@@ -23,9 +23,11 @@
 /* One function symbol, in the DSO's link-time address space. */
 struct sym {
 	u64 addr;
-	u64 end;	  /* exclusive: a lookup hits when addr <= a < end */
-	u64 max_end;	  /* max(end) over this and every earlier entry, for overlaps */
-	const char *name; /* in the owning table's arena */
+	u64 end;	     /* exclusive: a lookup hits when addr <= a < end */
+	u64 max_end;	     /* max(end) over this and every earlier entry, for overlaps */
+	const char *name;    /* in the owning table's arena */
+	const char *mangled; /* the name as in the file, when name is its demangled
+			      * form (in the arena too); else NULL */
 };
 
 /*
@@ -467,7 +469,10 @@ const char *dwarf_info__problem(const struct dwarf_info *di);
 /* The owner of the file the DWARF was read from, as it was opened. */
 uid_t dwarf_info__owner(const struct dwarf_info *di);
 
-/* A malloc'd demangled C++ name, or NULL when name is not a mangled one. */
+/*
+ * A malloc'd demangled C++ or Rust name (symbolize/demangle.c), or NULL
+ * when name is not a mangled one.
+ */
 char *ebs_demangle(const char *name);
 /* The same, and *err -ENOMEM when NULL for want of memory (else 0). */
 char *ebs_demangle_err(const char *name, int *err);

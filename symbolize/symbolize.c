@@ -75,6 +75,7 @@ struct addr_ent {
 	u64 vaddr;
 	u32 id;		      /* sym_result.id */
 	const char *function; /* the symbol table's, or NULL */
+	const char *mangled;  /* sym_result.mangled */
 	u64 sym_offset;
 	unsigned int nr_frames;
 	struct sym_frame frames[];
@@ -990,6 +991,7 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 	sym = symtab__find(&d->symtab, vaddr);
 	if (sym) {
 		a->function = sym->name;
+		a->mangled = sym->mangled;
 		a->sym_offset = vaddr - sym->addr;
 	}
 	HASH_ADD(hh, d->cache, vaddr, sizeof(a->vaddr), a);
@@ -1014,6 +1016,7 @@ static int fill_result(struct symbolizer *s, struct dso *d, u64 vaddr, struct sy
 	out->dso_addr = vaddr;
 	out->id = a->id;
 	out->function = a->function;
+	out->mangled = a->mangled;
 	out->sym_offset = a->sym_offset;
 	out->nr_frames = a->nr_frames;
 	out->frames = a->nr_frames ? a->frames : NULL;

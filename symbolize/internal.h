@@ -23,11 +23,11 @@
 /* One function symbol, in the DSO's link-time address space. */
 struct sym {
 	u64 addr;
-	u64 end;	     /* exclusive: a lookup hits when addr <= a < end */
-	u64 max_end;	     /* max(end) over this and every earlier entry, for overlaps */
-	const char *name;    /* in the owning table's arena */
-	const char *mangled; /* the name as in the file, when name is its demangled
-			      * form (in the arena too); else NULL */
+	u64 end;	  /* exclusive: a lookup hits when addr <= a < end */
+	u64 max_end;	  /* max(end) over this and every earlier entry, for overlaps */
+	const char *name; /* as in the file, in the owning table's arena: shown
+			   * through symtab__name */
+	bool plt;	  /* name is NAME@plt, a PLT entry's */
 };
 
 /*
@@ -38,6 +38,10 @@ struct symtab {
 	struct sym *syms;
 	size_t nsyms;
 	char *arena;
+	bool demangle;	    /* names shown demangled */
+	const char **shown; /* [nsyms] once a name was shown: what symtab__name gave
+			     * (a demangled name, malloc'd, or the entry's own);
+			     * NULL until then */
 };
 
 /* Binding preference among aliases: lower wins. */
@@ -68,7 +72,8 @@ int raw_vec__push(struct raw_vec *rv, const struct raw_sym *rs);
 
 /*
  * Build t from rv (sorted and merged in place; names copied, demangled when
- * asked).  rv keeps its memory: the caller frees rv->v.  0 or -ENOMEM.
+ * first shown if demangle).  rv keeps its memory: the caller frees rv->v.
+ * 0 or -ENOMEM.
  */
 int symtab__build(struct symtab *t, struct raw_vec *rv, bool demangle);
 
@@ -298,6 +303,15 @@ s64 dso__vaddr_to_file(const struct dso *d, u64 vaddr, u64 *room);
 
 /* The symbol covering addr, or NULL. */
 const struct sym *symtab__find(const struct symtab *t, u64 addr);
+
+/*
+ * s's name as shown (s is t's): demangled when t was built to demangle
+ * and it is a mangled C++ or Rust name, demangling it the first time
+ * (then kept: one pointer per symbol, for t's lifetime); else s->name.
+ * *mangled (when mangled is not NULL) gets s->name when the name shown
+ * is its demangled form, else NULL.  Not thread-safe: it fills t's cache.
+ */
+const char *symtab__name(struct symtab *t, const struct sym *s, const char **mangled);
 void symtab__exit(struct symtab *t);
 
 /*

@@ -990,8 +990,7 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 	memcpy(a->frames, frames, (size_t)n * sizeof(frames[0]));
 	sym = symtab__find(&d->symtab, vaddr);
 	if (sym) {
-		a->function = sym->name;
-		a->mangled = sym->mangled;
+		a->function = symtab__name(&d->symtab, sym, &a->mangled);
 		a->sym_offset = vaddr - sym->addr;
 	}
 	HASH_ADD(hh, d->cache, vaddr, sizeof(a->vaddr), a);
@@ -1382,7 +1381,7 @@ int symbolizer__function(struct symbolizer *s, const struct sym_dso_info *info, 
 	sym = d->failed ? NULL : symtab__find(&d->symtab, vaddr);
 	if (!sym)
 		return -ENOENT;
-	out->name = sym->name;
+	out->name = symtab__name(&d->symtab, sym, NULL);
 	out->start = sym->addr;
 	out->end = sym->end;
 	return 0;

@@ -18,7 +18,8 @@
  *                   names copied out of the reader's memory
  *   test_rust_names Rust's legacy and v0 names demangled as perf shows
  *                   them (no hash, no disambiguators, no ".llvm.N"), the
- *                   mangled name kept beside every demangled one
+ *                   mangled name kept beside every demangled one; only
+ *                   the names shown are demangled
  *   test_random     400 random tables against a reference that applies the
  *                   rules above by scanning, at every address of their grid
  *   test_elf_file   a real file (the workloads): NAME@plt at the slot its
@@ -75,11 +76,12 @@ static bool build(const char *name, struct symtab *t, bool demangle)
 }
 
 /* The name of the symbol covering addr, or NULL. */
-static const char *at(const struct symtab *t, u64 addr)
+/* The name shown for the symbol covering addr (symtab__name), or NULL. */
+static const char *at(struct symtab *t, u64 addr)
 {
 	const struct sym *s = symtab__find(t, addr);
 
-	return s ? s->name : NULL;
+	return s ? symtab__name(t, s, NULL) : NULL;
 }
 
 /* The end of the symbol covering addr, or 0. */
@@ -300,11 +302,14 @@ static void test_names(void)
 }
 
 /* The mangled name kept for the symbol covering addr, or NULL. */
-static const char *mangled_at(const struct symtab *t, u64 addr)
+static const char *mangled_at(struct symtab *t, u64 addr)
 {
 	const struct sym *s = symtab__find(t, addr);
+	const char *mangled = NULL;
 
-	return s ? s->mangled : NULL;
+	if (s)
+		symtab__name(t, s, &mangled);
+	return mangled;
 }
 
 /* Names of rustc 1.95's symbols (tests/real/rust, legacy and v0 builds). */
@@ -342,6 +347,10 @@ static void test_rust_names(void)
 	push(0x2010, 0x10, 0, "_ZN8rustwork3mix17h383c56897299a742E", RANK_GLOBAL, true);
 	if (!build("symtab: rust names", &t, true))
 		return;
+	TEST_CHECK("symtab: names: none demangled before one is shown", !t.shown);
+	TEST_STREQ("symtab: names: one shown...", at(&t, 0x1010), v[1].shown);
+	TEST_CHECK("symtab: names: ... and only that one demangled",
+		   t.shown && t.shown[1] && !t.shown[0] && !t.shown[2]);
 	for (i = 0; i < ARRAY_SIZE(v); i++) {
 		snprintf(name, sizeof(name), "symtab: rust: %.60s...", v[i].mangled);
 		TEST_STREQ(name, at(&t, 0x1000 + 0x10 * i), v[i].shown);

@@ -13,7 +13,8 @@
 #  c. annotate, --func and --no-inline take the demangled names: a trait
 #     method "<rustwork::Half as rustwork::Mixer>::run", the inlined
 #     "<core::hash::sip::Hasher<S> as core::hash::Hasher>::write" (legacy)
-#     and a v0 name with commas in its generic arguments;
+#     and a v0 name with commas in its generic arguments; diff of the
+#     legacy and v0 recordings matches each function by its demangled name;
 #  d. known shares: rustwork::mix does twice the work of Half::run (the
 #     same loop, half the iterations): mix / (mix + run) = 2/3 within 0.08
 #     (5 standard deviations of a binomial share over >= 300 samples);
@@ -131,6 +132,10 @@ ENTRY='<hashbrown::map::HashMap<alloc::vec::Vec<u8>, u64, std::hash::random::Ran
 "$EBS" report -i v0.data --json --no-inline --func "$ENTRY,rustwork::mix" >entry.json
 check "v0: --func '$ENTRY,rustwork::mix': both rows (commas in <> are the name's)" \
 	jtrue entry.json "sorted(r['function'] for r in j['rows']) == sorted(['$ENTRY', 'rustwork::mix'])"
+# diff by the names shown: one function of the legacy and the v0 build is one row
+"$EBS" diff legacy.data v0.data --json --no-inline --func "$HALF,rustwork::mix" >diff.json
+check "diff legacy.data v0.data --func '$HALF,rustwork::mix': both functions, each in both builds" \
+	jtrue diff.json "sorted(r['name'] for r in j['rows']) == sorted(['$HALF', 'rustwork::mix']) and all(r['base_samples'] and r['new_samples'] for r in j['rows'])"
 
 # ---- f. against perf, on the same samples ---------------------------------------------
 if command -v perf >/dev/null; then

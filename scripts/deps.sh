@@ -41,13 +41,14 @@
 # importer in export.sh; tmux runs ebs monitor's screen in
 # tests/integration/monitor.sh (send-keys, capture-pane); strace watches
 # that no device or FIFO a recording names is opened
-# (tests/integration/neighbours.sh).
+# (tests/integration/neighbours.sh); cargo (and rustc) build the Rust
+# program of tests/integration/rust.sh where rustup's cargo is not there.
 set -u
 
 BUILD_PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
 libncurses-dev nettle-dev libiberty-dev libcapstone-dev less"
 TEST_PKGS="elfutils binutils python3 libstb-dev clang llvm libclang-rt-dev clang-format
-cmake ninja-build libzstd-dev golang-go python3-jsonschema chromium tmux strace"
+cmake ninja-build libzstd-dev golang-go python3-jsonschema chromium tmux strace cargo"
 
 usage() {
 	echo "usage: scripts/deps.sh [build|test] [--list]" >&2

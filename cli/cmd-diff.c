@@ -42,7 +42,7 @@ static const char usage_text[] =
 	"      --color WHEN   auto (on a terminal, the default), always, never\n"
 	"      --width N      fit rows in N columns (default: the terminal's); 0: whole names\n"
 	"      --debug-dir D  look for separate debug files under D too\n"
-	"      --demangle     C++ names demangled (the default); --no-demangle: not\n"
+	"      --demangle     C++, Rust names demangled (the default); --no-demangle: not\n"
 	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
 	"      --no-cache     decode DWARF afresh, neither reading nor writing its cache\n"
 	"      --force        read BASE and NEW whoever owns them, in a directory others\n"

@@ -48,7 +48,7 @@ static const char usage_text[] =
 	"                     ci (the 95% interval), and the table's keys (func, dso, line...)\n"
 	"      --no-ci        no 95% interval column\n"
 	"      --debug-dir D  look for separate debug files under D too (before /usr/lib/debug)\n"
-	"      --demangle     C++ names demangled (the default); --no-demangle: as in the files\n"
+	"      --demangle     C++, Rust names demangled (the default); --no-demangle: as in the files\n"
 	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
 	"      --no-cache     decode DWARF afresh, neither reading nor writing the cache of\n"
 	"                     decoded DWARF ($XDG_CACHE_HOME/ebs, ~/.cache/ebs; its size: EBS_CACHE_MAX,\n"

@@ -270,6 +270,8 @@ static void func_json(const struct report *r, const struct row *row, int ev, str
 
 	(void)r;
 	ebs_json__key_str(j, "function", row_function(row));
+	if (row->mangled && row->key.function)
+		ebs_json__key_str(j, "mangled", row->mangled);
 	if (row->key.inlined_into) {
 		ebs_json__key_str(j, "inlined_into", row->key.inlined_into);
 		return;

@@ -115,6 +115,8 @@ static int account_chain(struct report *r, const struct resolved *rv, struct row
 				return e;
 		}
 		row->mark = r->seq;
+		if (f[i].mangled)
+			row->mangled = f[i].mangled;
 		if (i == 0) {
 			row->self[s->event]++;
 			row->self_all++;
@@ -255,6 +257,8 @@ static int account(void *ctx, const struct resolved *rv)
 		k.dso_id = res->info ? (const void *)res->info : (const void *)dso;
 	if (!r->by_line || !k.line) {
 		e = add_row(r, &k, dso, s->event, &row);
+		if (!e && k.function && k.function == res->function)
+			row->mangled = res->mangled;
 	} else {
 		/* the line is the row: its function shown, its callers counted */
 		code = k.function;

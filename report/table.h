@@ -73,6 +73,8 @@ struct row {
 	 * samples first and the line's own entry (function NULL) last.
 	 */
 	const char *function;
+	const char *mangled; /* key.function as the symbol table has it, when that is
+			      * demangled (sym_result.mangled); else NULL */
 	struct caller *callers;
 	size_t ncallers, callers_cap;
 	const char *dso; /* its name, when the DSO is a column */

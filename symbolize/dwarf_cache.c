@@ -55,8 +55,9 @@
 #include "symbolize/dwarf_int.h"
 
 #define DWC_VERSION                                                                                \
-	3 /* 2: the source's SHA-256 (digest.c), not its XXH64; 3: no unit                         \
-	   * whose file names held control characters (dw_cu.raw_names) */
+	4 /* 2: the source's SHA-256 (digest.c), not its XXH64; 3: no unit                         \
+	   * whose file names held control characters (dw_cu.raw_names);                           \
+	   * 4: names demangled by libiberty, Rust's too (demangle.c) */
 #define DWC_MAGIC    "EBSDWC\r\n"
 #define DWC_ENDIAN   0x01020304u
 #define DWC_MANGLED  1u /* flags: names as the file has them */

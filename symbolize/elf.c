@@ -365,10 +365,10 @@ int symtab__build(struct symtab *t, struct raw_vec *rv, bool demangle)
 {
 	size_t i, j, n = 0, arena_len = 0;
 	struct sym *syms;
-	char **dm = NULL;
 	char *arena, *p;
 
 	memset(t, 0, sizeof(*t));
+	t->demangle = demangle;
 	if (!rv->n)
 		return 0;
 	qsort(rv->v, rv->n, sizeof(*rv->v), raw_sym__cmp);
@@ -386,53 +386,36 @@ int symtab__build(struct symtab *t, struct raw_vec *rv, bool demangle)
 		rv->v[n++] = best;
 	}
 
-	/* The names as shown: demangled ones replace the mangled */
-	if (demangle && !(dm = calloc(n, sizeof(*dm))))
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		const struct raw_sym *rs = &rv->v[i];
-		size_t len = rs->name_len;
-
-		if (dm && rs->name[len]) { /* a version after the name: without it */
-			char *bare = strndup(rs->name, len);
-
-			dm[i] = bare ? ebs_demangle(bare) : NULL;
-			free(bare);
-		} else if (dm) {
-			dm[i] = ebs_demangle(rs->name);
-		}
-		if (dm && dm[i])
-			len = strlen(dm[i]);
-		arena_len += len + (rs->plt ? sizeof(plt_suffix) - 1 : 0) + 1;
-	}
+	/*
+	 * The names as in the file (without a version); demangled only when
+	 * first shown (symtab__name): a report shows a few of a large
+	 * program's hundreds of thousands
+	 */
+	for (i = 0; i < n; i++)
+		arena_len += rv->v[i].name_len + (rv->v[i].plt ? sizeof(plt_suffix) - 1 : 0) + 1;
 
 	syms = calloc(n, sizeof(*syms));
 	arena = malloc(arena_len);
 	if (!syms || !arena) {
 		free(arena);
 		free(syms);
-		for (i = 0; dm && i < n; i++)
-			free(dm[i]);
-		free(dm);
 		return -ENOMEM;
 	}
 
 	p = arena;
 	for (i = 0; i < n; i++) {
 		const struct raw_sym *rs = &rv->v[i];
-		const char *name = dm && dm[i] ? dm[i] : rs->name;
-		size_t len = dm && dm[i] ? strlen(dm[i]) : rs->name_len;
+		size_t len = rs->name_len;
 		u64 end;
 
-		memcpy(p, name, len);
+		memcpy(p, rs->name, len);
 		if (rs->plt)
 			memcpy(p + len, plt_suffix, sizeof(plt_suffix));
 		else
 			p[len] = '\0';
 		syms[i].name = sym_clean_text(p); /* a crafted name prints as one line */
+		syms[i].plt = rs->plt;
 		p += strlen(p) + 1;
-		if (dm)
-			free(dm[i]);
 
 		syms[i].addr = rs->addr;
 		if (rs->size) {
@@ -448,17 +431,68 @@ int symtab__build(struct symtab *t, struct raw_vec *rv, bool demangle)
 		syms[i].end = end;
 		syms[i].max_end = i && syms[i - 1].max_end > end ? syms[i - 1].max_end : end;
 	}
-	free(dm);
 	t->syms = syms;
 	t->nsyms = n;
 	t->arena = arena;
 	return 0;
 }
 
+/*
+ * The demangled form of s's name, "@plt" kept (malloc'd, cleaned of
+ * control characters), or NULL when it is not a mangled name (or no
+ * memory: the mangled name is shown then).
+ */
+static char *sym_demangle(const struct sym *s)
+{
+	size_t len = strlen(s->name) - (s->plt ? sizeof(plt_suffix) - 1 : 0);
+	char *bare = s->plt ? strndup(s->name, len) : NULL;
+	char *dm, *r;
+
+	if (s->plt && !bare)
+		return NULL;
+	dm = ebs_demangle(bare ? bare : s->name);
+	free(bare);
+	if (dm && s->plt) {
+		r = realloc(dm, strlen(dm) + sizeof(plt_suffix));
+		if (!r) {
+			free(dm);
+			return NULL;
+		}
+		dm = strcat(r, plt_suffix);
+	}
+	return dm ? sym_clean_text(dm) : NULL;
+}
+
+const char *symtab__name(struct symtab *t, const struct sym *s, const char **mangled)
+{
+	size_t i = (size_t)(s - t->syms);
+	char *dm;
+
+	if (mangled)
+		*mangled = NULL;
+	if (!t->demangle)
+		return s->name;
+	if (!t->shown && !(t->shown = calloc(t->nsyms, sizeof(*t->shown))))
+		return s->name;
+	if (!t->shown[i]) {
+		dm = sym_demangle(s);
+		t->shown[i] = dm ? dm : s->name;
+	}
+	if (mangled && t->shown[i] != s->name)
+		*mangled = s->name;
+	return t->shown[i];
+}
+
 void symtab__exit(struct symtab *t)
 {
+	size_t i;
+
 	if (!t)
 		return;
+	for (i = 0; t->shown && i < t->nsyms; i++)
+		if (t->shown[i] != t->syms[i].name)
+			free((char *)t->shown[i]);
+	free(t->shown);
 	free(t->syms);
 	free(t->arena);
 	memset(t, 0, sizeof(*t));

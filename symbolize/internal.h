@@ -25,7 +25,9 @@ struct sym {
 	u64 addr;
 	u64 end;	  /* exclusive: a lookup hits when addr <= a < end */
 	u64 max_end;	  /* max(end) over this and every earlier entry, for overlaps */
-	const char *name; /* in the owning table's arena */
+	const char *name; /* as in the file, in the owning table's arena: shown
+			   * through symtab__name */
+	bool plt;	  /* name is NAME@plt, a PLT entry's */
 };
 
 /*
@@ -36,6 +38,10 @@ struct symtab {
 	struct sym *syms;
 	size_t nsyms;
 	char *arena;
+	bool demangle;	    /* names shown demangled */
+	const char **shown; /* [nsyms] once a name was shown: what symtab__name gave
+			     * (a demangled name, malloc'd, or the entry's own);
+			     * NULL until then */
 };
 
 /* Binding preference among aliases: lower wins. */
@@ -66,7 +72,8 @@ int raw_vec__push(struct raw_vec *rv, const struct raw_sym *rs);
 
 /*
  * Build t from rv (sorted and merged in place; names copied, demangled when
- * asked).  rv keeps its memory: the caller frees rv->v.  0 or -ENOMEM.
+ * first shown if demangle).  rv keeps its memory: the caller frees rv->v.
+ * 0 or -ENOMEM.
  */
 int symtab__build(struct symtab *t, struct raw_vec *rv, bool demangle);
 
@@ -306,6 +313,15 @@ s64 dso__vaddr_to_file(const struct dso *d, u64 vaddr, u64 *room);
 
 /* The symbol covering addr, or NULL. */
 const struct sym *symtab__find(const struct symtab *t, u64 addr);
+
+/*
+ * s's name as shown (s is t's): demangled when t was built to demangle
+ * and it is a mangled C++ or Rust name, demangling it the first time
+ * (then kept: one pointer per symbol, for t's lifetime); else s->name.
+ * *mangled (when mangled is not NULL) gets s->name when the name shown
+ * is its demangled form, else NULL.  Not thread-safe: it fills t's cache.
+ */
+const char *symtab__name(struct symtab *t, const struct sym *s, const char **mangled);
 void symtab__exit(struct symtab *t);
 
 /*
@@ -517,7 +533,10 @@ const char *dwarf_info__problem(const struct dwarf_info *di);
 /* The owner of the file the DWARF was read from, as it was opened. */
 uid_t dwarf_info__owner(const struct dwarf_info *di);
 
-/* A malloc'd demangled C++ name, or NULL when name is not a mangled one. */
+/*
+ * A malloc'd demangled C++ or Rust name (symbolize/demangle.c), or NULL
+ * when name is not a mangled one.
+ */
 char *ebs_demangle(const char *name);
 /* The same, and *err -ENOMEM when NULL for want of memory (else 0). */
 char *ebs_demangle_err(const char *name, int *err);

@@ -75,6 +75,7 @@ struct addr_ent {
 	u64 vaddr;
 	u32 id;		      /* sym_result.id */
 	const char *function; /* the symbol table's, or NULL */
+	const char *mangled;  /* sym_result.mangled */
 	u64 sym_offset;
 	unsigned int nr_frames;
 	struct sym_frame frames[];
@@ -1009,7 +1010,7 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 	memcpy(a->frames, frames, (size_t)n * sizeof(frames[0]));
 	sym = symtab__find(&d->symtab, vaddr);
 	if (sym) {
-		a->function = sym->name;
+		a->function = symtab__name(&d->symtab, sym, &a->mangled);
 		a->sym_offset = vaddr - sym->addr;
 	}
 	HASH_ADD(hh, d->cache, vaddr, sizeof(a->vaddr), a);
@@ -1034,6 +1035,7 @@ static int fill_result(struct symbolizer *s, struct dso *d, u64 vaddr, struct sy
 	out->dso_addr = vaddr;
 	out->id = a->id;
 	out->function = a->function;
+	out->mangled = a->mangled;
 	out->sym_offset = a->sym_offset;
 	out->nr_frames = a->nr_frames;
 	out->frames = a->nr_frames ? a->frames : NULL;
@@ -1399,7 +1401,7 @@ int symbolizer__function(struct symbolizer *s, const struct sym_dso_info *info, 
 	sym = d->failed ? NULL : symtab__find(&d->symtab, vaddr);
 	if (!sym)
 		return -ENOENT;
-	out->name = sym->name;
+	out->name = symtab__name(&d->symtab, sym, NULL);
 	out->start = sym->addr;
 	out->end = sym->end;
 	return 0;

@@ -233,11 +233,19 @@ static bool get_udata(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at, Dwarf
 	return r == DW_DLV_OK;
 }
 
+/* Does form point into the supplementary file (dwz -m)? */
+static bool form_is_alt(Dwarf_Half form)
+{
+	return form == DW_FORM_GNU_ref_alt || form == DW_FORM_ref_sup4 ||
+	       form == DW_FORM_ref_sup8 || form == DW_FORM_GNU_strp_alt || form == DW_FORM_strp_sup;
+}
+
 /* A string attribute, interned (as a function name when is_name). */
 static const char *get_string(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at, bool is_name)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Error err = NULL;
+	Dwarf_Half form = 0;
 	const char *r = NULL;
 	char *s = NULL;
 
@@ -245,20 +253,35 @@ static const char *get_string(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half a
 		drop_error(di, &err);
 		return NULL;
 	}
-	/* the string lives in libdwarf's section data: copy it, never free it */
-	if (dwarf_formstring(attr, &s, &err) == DW_DLV_OK && s && *s)
+	/*
+	 * The string lives in libdwarf's section data: copy it, never free it.
+	 * One in the supplementary file is read through it (tied to di->dbg);
+	 * without it libdwarf makes up a "<DW_FORM_...-no-tied-file>": none.
+	 */
+	if (dwarf_whatform(attr, &form, &err) == DW_DLV_OK && form_is_alt(form) && !di->alt)
+		s = NULL;
+	else if (dwarf_formstring(attr, &s, &err) == DW_DLV_OK && s && *s)
 		r = is_name ? intern_name(di, s) : intern_text(di, s);
 	drop_error(di, &err);
 	dwarf_dealloc_attribute(attr);
 	return r;
 }
 
-/* The DIE a reference attribute points to, or NULL. */
-static Dwarf_Die get_ref(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at)
+/*
+ * The DIE a reference attribute points to, or NULL.  die is in the
+ * supplementary file when in_alt; so is the DIE returned when *alt: a
+ * reference of that file's, or of the alt forms (DW_FORM_GNU_ref_alt,
+ * DW_FORM_ref_sup4/8), whose offsets are in its .debug_info.  Without that
+ * file such a reference leads nowhere (dwarf_attach said so once).
+ */
+static Dwarf_Die get_ref(struct dwarf_info *di, Dwarf_Die die, bool in_alt, Dwarf_Half at,
+			 bool *alt)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Error err = NULL;
 	Dwarf_Die target = NULL;
+	Dwarf_Half form = 0;
+	Dwarf_Debug dbg;
 	Dwarf_Off off;
 	int r;
 
@@ -270,10 +293,22 @@ static Dwarf_Die get_ref(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at)
 		dwarf_dealloc_attribute(attr);
 		return NULL;
 	}
-	r = dwarf_global_formref(attr, &off, &err);
+	if (dwarf_whatform(attr, &form, &err) != DW_DLV_OK)
+		form = 0;
+	if (form == DW_FORM_ref_sup4 || form == DW_FORM_ref_sup8) {
+		/* libdwarf (20210528 to 2.x) reads no DW_FORM_ref_sup value */
+		note(di, "DW_FORM_ref_sup references (dwz -5) are not followed: names of "
+			 "inlined functions are missing");
+		drop_error(di, &err);
+		dwarf_dealloc_attribute(attr);
+		return NULL;
+	}
+	*alt = in_alt || form_is_alt(form);
+	dbg = *alt ? di->alt : di->dbg;
+	r = dbg ? dwarf_global_formref(attr, &off, &err) : DW_DLV_NO_ENTRY;
 	drop_error(di, &err);
 	dwarf_dealloc_attribute(attr);
-	if (r == DW_DLV_OK && dwarf_offdie_b(di->dbg, off, 1, &target, &err) != DW_DLV_OK) {
+	if (r == DW_DLV_OK && dwarf_offdie_b(dbg, off, 1, &target, &err) != DW_DLV_OK) {
 		drop_error(di, &err);
 		target = NULL;
 	}
@@ -288,7 +323,7 @@ static Dwarf_Die get_ref(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at)
  * so far for this name, at most MAX_REF_HOPS in all (a limit on each path
  * instead would let links that loop take 2^MAX_REF_HOPS steps).
  */
-static const char *die_name(struct dwarf_info *di, Dwarf_Die die, unsigned int *hops)
+static const char *die_name(struct dwarf_info *di, Dwarf_Die die, bool in_alt, unsigned int *hops)
 {
 	static const Dwarf_Half refs[] = {DW_AT_abstract_origin, DW_AT_specification};
 	struct name_cache *nc;
@@ -299,6 +334,8 @@ static const char *die_name(struct dwarf_info *di, Dwarf_Die die, unsigned int *
 	size_t i;
 
 	if (dwarf_dieoffset(die, &off, &err) == DW_DLV_OK) {
+		if (in_alt)
+			off |= ALT_OFF; /* the supplementary file's offsets are apart */
 		HASH_FIND(hh, di->names, &off, sizeof(off), nc);
 		if (nc) {
 			if (nc->noted)
@@ -314,11 +351,12 @@ static const char *die_name(struct dwarf_info *di, Dwarf_Die die, unsigned int *
 	if (!name)
 		name = get_string(di, die, DW_AT_name, true);
 	for (i = 0; !name && *hops < MAX_REF_HOPS && i < ARRAY_SIZE(refs); i++) {
-		Dwarf_Die target = get_ref(di, die, refs[i]);
+		bool alt = false;
+		Dwarf_Die target = get_ref(di, die, in_alt, refs[i], &alt);
 
 		if (target) {
 			++*hops;
-			name = die_name(di, target, hops);
+			name = die_name(di, target, alt, hops);
 			dwarf_dealloc_die(target);
 		}
 	}
@@ -690,13 +728,15 @@ static void decl_at(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, unsi
 		return;
 	}
 	for (i = 0; *hops < MAX_REF_HOPS && i < ARRAY_SIZE(refs) && !*line; i++) {
-		Dwarf_Die target = get_ref(di, die, refs[i]);
+		bool alt = false;
+		Dwarf_Die target = get_ref(di, die, false, refs[i], &alt);
 		Dwarf_Off cu_off = 0;
 
 		if (!target)
 			continue;
 		++*hops;
-		if (dwarf_CU_dieoffset_given_die(target, &cu_off, &err) == DW_DLV_OK &&
+		/* the supplementary file's DIE numbers files of another table */
+		if (!alt && dwarf_CU_dieoffset_given_die(target, &cu_off, &err) == DW_DLV_OK &&
 		    cu_off == cu->die_off)
 			decl_at(di, cu, target, hops, file, line);
 		drop_error(di, &err);
@@ -709,6 +749,7 @@ static Dwarf_Off ref_off(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Error err = NULL;
+	Dwarf_Half form = 0;
 	Dwarf_Off off = 0;
 
 	if (dwarf_attr(die, at, &attr, &err) != DW_DLV_OK) {
@@ -717,6 +758,8 @@ static Dwarf_Off ref_off(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at)
 	}
 	if (dwarf_global_formref(attr, &off, &err) != DW_DLV_OK)
 		off = 0;
+	else if (dwarf_whatform(attr, &form, &err) == DW_DLV_OK && form_is_alt(form))
+		off |= ALT_OFF; /* never one of this file's DIEs */
 	drop_error(di, &err);
 	dwarf_dealloc_attribute(attr);
 	return off;
@@ -749,7 +792,7 @@ static int add_decl(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 
 		d.ref = ref_off(di, die, DW_AT_abstract_origin);
 	decl_at(di, cu, die, &hops, &d.file, &d.line);
 	hops = 0;
-	d.name = die_name(di, die, &hops);
+	d.name = die_name(di, die, false, &hops);
 	d.encl = top_scope(cu, parent);
 	if (cu->ndecls >= NO_SCOPE - 1)
 		return -E2BIG;
@@ -775,7 +818,7 @@ static int add_code_scope(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die
 	e = die_spans(di, die, cu->version, cu->base, cu->rng_base, &sv);
 	if (e || !sv.n)
 		goto out; /* a declaration or an abstract instance: no code */
-	sc.name = die_name(di, die, &hops);
+	sc.name = die_name(di, die, false, &hops);
 	sc.parent = tag == DW_TAG_inlined_subroutine ? parent : NO_SCOPE;
 	sc.depth = depth;
 	sc.call_file = NO_SCOPE;
@@ -2178,6 +2221,54 @@ static void de_alloc_off(void)
 	dwarf_set_de_alloc_flag(0);
 }
 
+/*
+ * The supplementary file that dwz -m made of what several files' DWARF had
+ * in common (.gnu_debugaltlink, or DWARF 5's .debug_sup), opened beside
+ * di->dbg and tied to it, so that libdwarf reads the alt strings
+ * (DW_FORM_GNU_strp_alt, DW_FORM_strp_sup) from it; get_ref follows the alt
+ * references into it.  A file that names one that is not found: said once,
+ * its functions' names from there are missing, and nothing is kept in the
+ * cache (a later run that finds it would not decode again).
+ */
+static void open_alt(struct dwarf_info *di)
+{
+	char name[PATH_MAX], path[PATH_MAX], looked[512];
+	Dwarf_Error err = NULL;
+	u8 id[20], id_size = 0;
+	struct stat st;
+	int r;
+
+	r = elf_fd__altlink(di->fd, name, sizeof(name), id, &id_size);
+	if (r == -ENOMEM)
+		di->oom = true;
+	if (r != 1)
+		return; /* none named; or this is a supplementary file itself */
+	r = dwarf_alt_find(di->path, name, id, id_size, di->debug_dirs, path, sizeof(path), looked,
+			   sizeof(looked));
+	if (r <= 0) {
+		di->oom |= r == -ENOMEM;
+		di->alt_missing = true;
+		note(di,
+		     "its supplementary debug file (dwz) %.200s is not found: names of "
+		     "inlined functions are missing",
+		     name);
+		return;
+	}
+	di->alt_fd = ebs_open_input(path, NULL, &st, NULL, 0);
+	if (di->alt_fd >= 0 &&
+	    dwarf_init_b(di->alt_fd, DW_GROUPNUMBER_ANY, NULL, NULL, &di->alt, &err) == DW_DLV_OK &&
+	    dwarf_set_tied_dbg(di->dbg, di->alt, &err) == DW_DLV_OK)
+		return;
+	di->alt_missing = true;
+	note(di, "its supplementary debug file (dwz) %.200s: %s", path,
+	     err ? dwarf_errmsg(err) : "cannot be read");
+	if (err)
+		dwarf_dealloc_error(NULL, err);
+	if (di->alt)
+		dwarf_finish(di->alt);
+	di->alt = NULL;
+}
+
 static bool dwarf_attach(struct dwarf_info *di, char *why, size_t why_len)
 {
 	struct lists_scan ls;
@@ -2222,6 +2313,7 @@ static bool dwarf_attach(struct dwarf_info *di, char *why, size_t why_len)
 		di->dbg = NULL;
 		return false;
 	}
+	open_alt(di);
 	return true;
 }
 
@@ -2239,8 +2331,16 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle, bool lines,
 	di->demangle = demangle;
 	di->no_lines = !lines;
 	di->efd = -1;
+	di->alt_fd = -1;
+	di->debug_dirs = key ? key->debug_dirs : NULL;
+	if (!(di->path = strdup(path))) {
+		snprintf(why, why_len, "out of memory");
+		free(di);
+		return NULL;
+	}
 	di->fd = ebs_open_input(path, NULL, &st, why, why_len);
 	if (di->fd < 0) {
+		free(di->path);
 		free(di);
 		return NULL;
 	}
@@ -2297,7 +2397,7 @@ void dwarf_info__free(struct dwarf_info *di)
 
 	if (!di)
 		return;
-	if (di->cache && di->dirty && !di->oom && (di->dbg || di->efd >= 0))
+	if (di->cache && di->dirty && !di->oom && !di->alt_missing && (di->dbg || di->efd >= 0))
 		dwarf_cache_save(di);
 	for (i = 0; i < di->ncus; i++)
 		dwarf_cu_clear(&di->cus[i]);
@@ -2307,6 +2407,11 @@ void dwarf_info__free(struct dwarf_info *di)
 	free(di->rng_tables);
 	if (di->dbg)
 		dwarf_finish(di->dbg);
+	if (di->alt)
+		dwarf_finish(di->alt);
+	if (di->alt_fd >= 0)
+		close(di->alt_fd);
+	free(di->path);
 	if (di->fd >= 0)
 		close(di->fd);
 	if (di->efd >= 0)

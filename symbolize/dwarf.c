@@ -1430,6 +1430,41 @@ static int unit_files(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Line_Contex
 	return 0;
 }
 
+/* Is cu_die the skeleton of a split unit (its DIE tree in a .dwo)? */
+static bool skeleton(struct dwarf_info *di, Dwarf_Die cu_die)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Half tag = 0;
+	Dwarf_Bool has = 0;
+
+	if (dwarf_tag(cu_die, &tag, &err) == DW_DLV_OK && tag == DW_TAG_skeleton_unit)
+		return true;
+	drop_error(di, &err);
+	if (dwarf_hasattr(cu_die, DW_AT_GNU_dwo_name, &has, &err) != DW_DLV_OK)
+		has = 0;
+	drop_error(di, &err);
+	return has;
+}
+
+/* Does the first file entry of the line table carry an MD5 (clang's do)? */
+static bool table_has_md5(Dwarf_Line_Context ctx)
+{
+	Dwarf_Unsigned dir = 0, mtime = 0, len = 0;
+	Dwarf_Form_Data16 *md5 = NULL;
+	Dwarf_Error err = NULL;
+	const char *name = NULL;
+	Dwarf_Signed base = 0, count = 0, end = 0;
+
+	if (dwarf_srclines_files_indexes(ctx, &base, &count, &end, &err) != DW_DLV_OK || !count ||
+	    dwarf_srclines_files_data_b(ctx, base, &name, &dir, &mtime, &len, &md5, &err) !=
+		    DW_DLV_OK) {
+		if (err)
+			dwarf_dealloc_error(NULL, err);
+		return false;
+	}
+	return md5 != NULL;
+}
+
 static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_die)
 {
 	struct table_verdict local = {0};
@@ -1462,6 +1497,12 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 		const char *producer = get_string(di, cu_die, DW_AT_producer, false);
 
 		cu->file0_is_1 = producer && !strncmp(producer, "GNU ", 4);
+		/*
+		 * A split DWARF skeleton has its producer in the .dwo: gcc's line
+		 * tables have no MD5 in their file entries, clang's have them.
+		 */
+		if (!producer && skeleton(di, cu_die))
+			cu->file0_is_1 = !table_has_md5(ctx);
 	}
 	tv = line_table(di, cu_die, ctx, version, &local);
 	if (!tv)
@@ -1849,6 +1890,42 @@ static int children_spans(struct dwarf_info *di, Dwarf_Die cu_die, u16 version, 
  * to lie after the last all the same, so that no length can make the loop
  * go round.
  */
+/*
+ * A skeleton unit of split DWARF (-gsplit-dwarf): its line table and code
+ * ranges are here, its DIE tree (the inline chains) in a .dwo file or a
+ * .dwp package, which ebs does not read.  Said once per file, naming it.
+ */
+static void split_note(struct dwarf_info *di, Dwarf_Die cu_die)
+{
+	const char *name, *dir;
+	char path[PATH_MAX], dwp[PATH_MAX];
+
+	if (di->split_noted)
+		return;
+	name = get_string(di, cu_die, DW_AT_dwo_name, false);
+	if (!name)
+		name = get_string(di, cu_die, DW_AT_GNU_dwo_name, false);
+	if (!name)
+		return;
+	di->split_noted = true;
+	dir = get_string(di, cu_die, DW_AT_comp_dir, false);
+	if (name[0] != '/' && dir)
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+	else
+		snprintf(path, sizeof(path), "%s", name);
+	snprintf(dwp, sizeof(dwp), "%s.dwp", di->path);
+	if (access(path, F_OK) && access(dwp, F_OK))
+		note(di,
+		     "split DWARF (-gsplit-dwarf): %.200s is missing: inlined functions are not "
+		     "shown",
+		     path);
+	else
+		note(di,
+		     "split DWARF (-gsplit-dwarf): inlined functions are in %.200s, which ebs "
+		     "does not read: they are not shown",
+		     access(path, F_OK) ? dwp : path);
+}
+
 static int build_index(struct dwarf_info *di)
 {
 	struct span_vec sv = {0};
@@ -1899,6 +1976,7 @@ static int build_index(struct dwarf_info *di)
 		if (dwarf_lowpc(die, &lo, &err) == DW_DLV_OK)
 			cu->base = lo;
 		drop_error(di, &err);
+		split_note(di, die);
 		sv.n = 0;
 		if (ver >= 5)
 			cu->rng_base = rnglists_base(di, die);
@@ -2489,7 +2567,11 @@ int dwarf_info__lookup(struct dwarf_info *di, u64 addr, struct sym_frame *frames
 		return 0;
 	/* innermost: the line table's location, in the innermost scope's function */
 	memset(&frames[0], 0, sizeof(frames[0]));
-	if (row && row->line) { /* line 0: code the compiler made up, no source line */
+	/*
+	 * Line 0: code the compiler made up (or merged from several lines), in
+	 * the row's file: shown as FILE:0, as elfutils and perf show it.
+	 */
+	if (row) {
 		frames[0].file = file_name(cu, row->file);
 		frames[0].line = row->line;
 		frames[0].column = row->column;

@@ -157,6 +157,7 @@ struct dwarf_info {
 	 */
 	Dwarf_Debug alt;
 	int alt_fd;
+	bool split_noted; /* a skeleton unit (split DWARF) was said */
 	bool alt_missing; /* named, and not found or not read: said; not kept in the cache */
 	const char *const *debug_dirs; /* where to look for it: the symbolizer's */
 	bool attach_failed;

@@ -1430,6 +1430,120 @@ static int unit_files(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Line_Contex
 	return 0;
 }
 
+/*
+ * Which rows of the DWARF 5 line program at .debug_line offset off come
+ * before the first DW_LNS_set_file of their sequence (the file register at
+ * its default, 1): *flags gets one byte per row, in program order (1: at
+ * the default), as libdwarf lists them.  For a libdwarf that starts the
+ * register at 0 and so calls those rows file 0, which an explicit
+ * DW_LNS_set_file 0 also gives (clang relies on the default for the first
+ * function when it is a header's, and sets file 0 for the .c file's).
+ * The number of rows, or -1 when the program does not read (*flags NULL).
+ */
+static long default_rows(const u8 *sec, u64 size, u64 off, bool msb, u8 **flags)
+{
+	const u8 *p, *end, *prog, *lens;
+	u64 len, hlen, n = 0, cap = 0;
+	unsigned int offsz = 4, opbase;
+	bool dflt = true;
+	u8 *f = NULL;
+
+	*flags = NULL;
+	if (off >= size || size - off < 4)
+		return -1;
+	p = sec + off;
+	len = get_un(p, 4, msb);
+	p += 4;
+	if (len == 0xffffffff) {
+		if ((u64)(sec + size - p) < 8)
+			return -1;
+		len = get_un(p, 8, msb);
+		p += 8;
+		offsz = 8;
+	}
+	if (len > (u64)(sec + size - p) || len < 2 + 2 + offsz + 6)
+		return -1;
+	end = p + len;
+	if (get_un(p, 2, msb) != 5)
+		return -1;
+	p += 4; /* version, address_size, segment_selector_size */
+	hlen = get_un(p, offsz, msb);
+	p += offsz;
+	if (hlen > (u64)(end - p) || hlen < 6)
+		return -1;
+	prog = p + hlen;
+	opbase = p[5]; /* after min_inst_length, max_ops, default_is_stmt, line_base, line_range */
+	lens = p + 6;
+	if (!opbase || (u64)(prog - lens) < opbase - 1u)
+		return -1;
+	for (p = prog; p < end;) {
+		unsigned int op = *p++;
+		bool row = false;
+		u64 v;
+
+		if (op >= opbase) {
+			row = true;
+		} else if (op == 0) { /* extended: length, sub-opcode, operands */
+			if (!get_uleb(&p, end, &v) || !v || v > (u64)(end - p))
+				goto bad;
+			if (*p == DW_LNE_end_sequence)
+				row = true;
+			p += v;
+		} else if (op == DW_LNS_copy) {
+			row = true;
+		} else if (op == DW_LNS_fixed_advance_pc) {
+			if (end - p < 2)
+				goto bad;
+			p += 2;
+		} else {
+			unsigned int k;
+
+			for (k = 0; k < lens[op - 1]; k++)
+				if (!get_uleb(&p, end, &v))
+					goto bad;
+			if (op == DW_LNS_set_file)
+				dflt = false;
+		}
+		if (!row)
+			continue;
+		if (n == cap) {
+			u8 *g = realloc(f, cap ? cap * 2 : 256);
+
+			if (!g)
+				goto bad;
+			f = g;
+			cap = cap ? cap * 2 : 256;
+		}
+		f[n++] = dflt;
+		if (op == 0) /* the sequence ended: the registers start again */
+			dflt = true;
+		if (n > (u64)LONG_MAX / 2)
+			goto bad;
+	}
+	*flags = f;
+	return (long)n;
+bad:
+	free(f);
+	return -1;
+}
+
+/* The unit's DW_AT_stmt_list: its line table's offset in .debug_line. */
+static bool stmt_list(struct dwarf_info *di, Dwarf_Die cu_die, Dwarf_Off *off)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Error err = NULL;
+	int r;
+
+	if (dwarf_attr(cu_die, DW_AT_stmt_list, &attr, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return false;
+	}
+	r = dwarf_global_formref(attr, off, &err);
+	drop_error(di, &err);
+	dwarf_dealloc_attribute(attr);
+	return r == DW_DLV_OK;
+}
+
 /* Is cu_die the skeleton of a split unit (its DIE tree in a .dwo)? */
 static bool skeleton(struct dwarf_info *di, Dwarf_Die cu_die)
 {
@@ -1475,6 +1589,9 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 	Dwarf_Error err = NULL;
 	Dwarf_Line *lines = NULL;
 	Dwarf_Signed n = 0, i;
+	Dwarf_Off stmt = 0;
+	long ndflt = -1;
+	u8 *dflt = NULL;
 	int e = 0;
 
 	if (dwarf_srclines_b(cu_die, &version, &tables, &ctx, &err) != DW_DLV_OK) {
@@ -1486,8 +1603,11 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 	 * With such a libdwarf, file 0 is either the default register (really
 	 * file 1) or an explicit DW_LNS_set_file 0.  GNU tools (gcc through
 	 * gas, and gas itself) number the files they use from 1 and rely on
-	 * the default, never setting file 0; clang sets the file at the start
-	 * of every sequence and uses 0.  So for a GNU producer, 0 means 1.
+	 * the default, never setting file 0.  So for a GNU producer, 0 means
+	 * 1.  clang sets file 0 for the .c file's functions, and relies on the
+	 * default for the rows before its first DW_LNS_set_file when the
+	 * unit's first function is a header's: which rows those are is read
+	 * from the line program itself (default_rows), for any producer.
 	 * Where entries 0 and 1 name one file (gcc's usual table) it changes
 	 * nothing; where they differ (a .c file whose first function comes
 	 * from a header) it is the difference between the right file and a
@@ -1503,6 +1623,10 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 		 */
 		if (!producer && skeleton(di, cu_die))
 			cu->file0_is_1 = !table_has_md5(ctx);
+		/* better: which rows really are at the default, from the program itself */
+		if (di->line_sec && stmt_list(di, cu_die, &stmt))
+			ndflt = default_rows(di->line_sec, di->line_sec_size, stmt, di->line_msb,
+					     &dflt);
 	}
 	tv = line_table(di, cu_die, ctx, version, &local);
 	if (!tv)
@@ -1519,6 +1643,10 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 		cu->rows = calloc((size_t)n, sizeof(*cu->rows));
 		if (!cu->rows)
 			e = -ENOMEM;
+		if (ndflt != n) { /* not libdwarf's rows: the producer's rule, above */
+			free(dflt);
+			dflt = NULL;
+		}
 		for (i = 0; cu->rows && i < n; i++) {
 			struct dw_row *row = &cu->rows[cu->nrows];
 			Dwarf_Unsigned line = 0, col = 0, fno = 0;
@@ -1541,7 +1669,9 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 			row->line = line <= UINT32_MAX ? (u32)line : 0;
 			row->column = col <= UINT32_MAX ? (u32)col : 0;
 			/* see above: a default file register misread as 0 */
-			row->file = file_index(cu, fno == 0 && cu->file0_is_1 ? 1 : fno);
+			if (fno == 0 && (dflt ? dflt[i] : cu->file0_is_1))
+				fno = 1;
+			row->file = file_index(cu, fno);
 			row->seq_end = (u32)i << 1 | (end ? ROW_END : 0);
 			cu->nrows++;
 		}
@@ -1550,6 +1680,7 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 	}
 	drop_error(di, &err);
 	dwarf_srclines_dealloc_b(ctx);
+	free(dflt);
 	return e;
 }
 
@@ -2145,6 +2276,34 @@ struct lists_scan {
  * di->rnglists_bad when the range lists are hidden; else keeps a copy of
  * .debug_rnglists and its tables (di->rng) for rnglists() to decode.
  */
+/*
+ * A copy of .debug_line, for default_rows(), on a libdwarf whose file
+ * register starts at 0 (only there is it needed).  Two such sections: none.
+ */
+static void keep_line_section(struct dwarf_info *di, Elf_Scn *scn, const GElf_Shdr *sh, bool gnu,
+			      bool msb)
+{
+	Elf_Data *data;
+
+	if (!libdwarf_file_register_starts_at_0() || sh->sh_type == SHT_NOBITS || di->line_two)
+		return;
+	if (di->line_sec) { /* which one would libdwarf read? */
+		free(di->line_sec);
+		di->line_sec = NULL;
+		di->line_two = true;
+		return;
+	}
+	if (((sh->sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) ||
+	    (gnu && elf_compress_gnu(scn, 0, 0) < 0) || !(data = elf_getdata(scn, NULL)) ||
+	    !data->d_buf || !data->d_size)
+		return;
+	if ((di->line_sec = malloc(data->d_size))) {
+		memcpy(di->line_sec, data->d_buf, data->d_size);
+		di->line_sec_size = data->d_size;
+		di->line_msb = msb;
+	}
+}
+
 static void lists_check(struct dwarf_info *di, struct lists_scan *ls)
 {
 	static const char *const names[LISTS_KINDS] = {"rnglists", "loclists"};
@@ -2176,6 +2335,10 @@ static void lists_check(struct dwarf_info *di, struct lists_scan *ls)
 
 		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)))
 			continue;
+		if (!strcmp(name, ".debug_line") || !strcmp(name, ".zdebug_line")) {
+			keep_line_section(di, scn, &sh, name[1] == 'z', msb);
+			continue;
+		}
 		for (k = 0; k < LISTS_KINDS && !strstr(name, names[k]); k++)
 			;
 		if (k == LISTS_KINDS)
@@ -2483,6 +2646,7 @@ void dwarf_info__free(struct dwarf_info *di)
 	free(di->spans);
 	free(di->rng);
 	free(di->rng_tables);
+	free(di->line_sec);
 	if (di->dbg)
 		dwarf_finish(di->dbg);
 	if (di->alt)

@@ -178,6 +178,11 @@ struct dwarf_info {
 	struct rng_table *rng_tables; /* its tables, by start */
 	size_t nrng_tables;
 	bool rng_msb; /* big-endian */
+	/* .debug_line, on a libdwarf whose file register starts at 0 (default_rows) */
+	u8 *line_sec;
+	u64 line_sec_size;
+	bool line_two; /* two such sections: none kept */
+	bool line_msb;
 
 	/*
 	 * The cache.  Of the problems met (note()), only the first is kept

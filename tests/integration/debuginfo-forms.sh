@@ -172,37 +172,10 @@ else
 	check "line 0: $nfile of $n0 line-0 addresses shown as FILE:0, as eu-addr2line has them${bad:+ (not: $bad)}" \
 		[ "$nfile" -gt 0 -a -z "$bad" ]
 fi
-# clang's function and inline attribution against llvm-symbolizer, and the
-# line numbers: the file names of the rows before a sequence's first
-# DW_LNS_set_file are libdwarf 20210528's to give (its file register
-# starts at 0), see docs/symbolize.md.
-addrs stbc stbi__zhuffman_decode stbi__parse_png_file stbi__create_png_image_raw >c.addrs
-A2L -e stbc <c.addrs >c.ebs
-sed 's/^/0x/' c.addrs >c.hex
-llvm-symbolizer-14 -i -e stbc $(sed 's/^/0x/' c.addrs) >c.llvm 2>/dev/null
-python3 - c.ebs c.llvm >c.diff <<'PY'
-import re, sys
-ebs, llvm = [], []
-for l in open(sys.argv[1]).read().splitlines():
-    f, _, loc = l.replace(" (inlined by) ", "").rpartition(" at ")
-    m = re.match(r"^[^:]*:(\d+)", loc)
-    fr = (f, m.group(1) if m else "0")
-    if l.startswith(" (inlined by) "): ebs[-1].append(fr)
-    else: ebs.append([fr])
-cur = []
-lines = open(sys.argv[2]).read().split("\n")
-i = 0
-while i < len(lines):
-    if not lines[i]:
-        if cur: llvm.append(cur)
-        cur = []; i += 1; continue
-    m = re.match(r"^[^:]*:(\d+)", lines[i + 1])
-    cur.append((lines[i], m.group(1) if m else "0")); i += 2
-if cur: llvm.append(cur)
-bad = [(a, b) for a, b in zip(ebs, llvm) if a != b]
-print(len(ebs), len(llvm), len(bad))
-for a, b in bad[:3]: print(a, b)
-PY
-read -r ne nl nbad <c.diff
-check "clang DWARF 5: functions, inline chains and lines equal llvm-symbolizer's at $ne addresses ($(sed -n 2p c.diff))" \
-	[ "$ne" -gt 0 -a "$ne" = "$nl" -a "$nbad" = 0 ]
+# clang's functions, inline chains and file:line:column against the line
+# program and the oracles (golden.py: llvm-symbolizer must agree at every
+# address; elfutils 0.188 and binutils 2.40 have known mistakes there).
+# Rows before a sequence's first DW_LNS_set_file are at the default file
+# register, 1: clang relies on it when the unit's first function is a
+# header's, and libdwarf 20210528 calls them file 0 (the .c file).
+python3 "$S/golden.py" "$T: stb_image.h, clang 14 DWARF 5 (strx, addrx, rnglistx, MD5)" stbc --ebs "$EBS"

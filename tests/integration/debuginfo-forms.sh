@@ -172,6 +172,31 @@ else
 	check "line 0: $nfile of $n0 line-0 addresses shown as FILE:0, as eu-addr2line has them${bad:+ (not: $bad)}" \
 		[ "$nfile" -gt 0 -a -z "$bad" ]
 fi
+# report --sort line: samples at line-0 addresses are a FILE:0 row.  stbc
+# decodes a 2000x2000 PNG (0.3 s) made here; about 2.5% of its samples land
+# on line-0 rows (8 to 10 of 350 in trials), so 600 give ~15: none at all
+# has a chance below 1e-6.
+python3 - <<'PY'
+import random, struct, zlib
+random.seed(1)
+w = h = 2000
+raw = b"".join(b"\x01" + bytes(random.getrandbits(8) if random.random() < 0.3 else 7
+                               for _ in range(w * 3)) for _ in range(h))
+def chunk(t, d):
+    return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+open("t.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) +
+                          chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
+PY
+if record l0.data -e cpu-clock -F 4000 -- ./stbc t.png >/dev/null; then
+	"$EBS" report -i l0.data --sort line --json >l0.json
+	l0=$(json l0.json "sum(r['samples'] for r in j['rows'] if r.get('line') == 0 and (r.get('file') or '').endswith('stb_image.h'))")
+	l0none=$(json l0.json "sum(r['samples'] for r in j['rows'] if r.get('dso') == 'stbc' and r.get('file') is None)")
+	"$EBS" report -i l0.data --sort line 2>/dev/null | grep -F 'stb_image.h:0 ' >l0.txt
+	check "report --sort line: $l0 samples at stb_image.h:0 (line 0, its file kept; $l0none of stbc's without a file: PLT stubs)" \
+		[ "$l0" -gt 0 -a -s l0.txt ]
+else
+	fail "record stbc" "$(head -n 1 l0.data.err)"
+fi
 # clang's functions, inline chains and file:line:column against the line
 # program and the oracles (golden.py: llvm-symbolizer must agree at every
 # address; elfutils 0.188 and binutils 2.40 have known mistakes there).

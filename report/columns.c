@@ -152,7 +152,7 @@ static void func_text(const struct report *r, const struct row *row, struct cell
 {
 	const struct row_key *k = &row->key;
 
-	if (r->by_line && k->line) {
+	if (r->by_line && (k->line || k->file)) {
 		line_function(row, c);
 	} else if (k->inlined_into) {
 		put(c, row_function(row));
@@ -167,7 +167,7 @@ static void func_text(const struct report *r, const struct row *row, struct cell
 static void line_text(const struct report *r, const struct row *row, struct cell *c)
 {
 	(void)r;
-	if (row->key.line) {
+	if (row->key.line || row->key.file) { /* line 0 in a known file: FILE:0 */
 		put(c, row->key.file ? row->key.file : "??");
 		put(c, ":");
 		put_num(c, 0, row->key.line);
@@ -296,9 +296,9 @@ static void func_json(const struct report *r, const struct row *row, int ev, str
 static void line_json(const struct report *r, const struct row *row, int ev, struct ebs_json *j)
 {
 	(void)r, (void)ev;
-	ebs_json__key_str(j, "file", row->key.line ? row->key.file : NULL);
+	ebs_json__key_str(j, "file", row->key.file);
 	ebs_json__key(j, "line");
-	if (row->key.line)
+	if (row->key.line || row->key.file)
 		ebs_json__u64(j, row->key.line);
 	else
 		ebs_json__null(j);

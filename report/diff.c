@@ -73,7 +73,7 @@ static int take_row(struct diff *d, int s, const struct report *r, const struct 
 
 	for (i = 0; i < r->nr_cols; i++) {
 		table_cell_text(r, row, r->cols[i], text[i], sizeof(text[i]));
-		if (r->cols[i] == KEY_FUNC && r->by_line && row->key.line)
+		if (r->cols[i] == KEY_FUNC && r->by_line && (row->key.line || row->key.file))
 			continue;
 		l = strlen(text[i]) + 1;
 		memcpy(key + len, text[i], l);

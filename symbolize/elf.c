@@ -909,3 +909,71 @@ int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf
 	elf_end(e);
 	return errno == ENOMEM ? -ENOMEM : 0; /* a build-id or section not read for it */
 }
+
+int elf_fd__altlink(int fd, char *name, size_t name_len, u8 *id, u8 *id_size)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int found = 0;
+	Elf *e;
+
+	errno = 0;
+	e = elf_open(fd, NULL, 0, NULL, 0);
+	if (!e)
+		return errno == ENOMEM ? -ENOMEM : -EINVAL;
+	if (elf_getshdrstrndx(e, &shstrndx))
+		shstrndx = SHN_UNDEF;
+	*id_size = 0;
+	while (!found && (scn = elf_nextscn(e, scn))) {
+		const unsigned char *p, *end;
+		bool sup, is_sup = false;
+		unsigned int shift = 0;
+		const char *sname;
+		Elf_Data *data;
+		GElf_Shdr sh;
+		size_t len;
+		u64 n = 0;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(sname = section_name(e, shstrndx, &sh)))
+			continue;
+		sup = !strcmp(sname, ".debug_sup");
+		if (!sup && strcmp(sname, ".gnu_debugaltlink"))
+			continue;
+		if (!(data = elf_getdata(scn, NULL)) || !data->d_buf || !data->d_size)
+			continue;
+		p = data->d_buf;
+		end = p + data->d_size;
+		if (sup) { /* u16 version, u8 is_supplementary, the name, ULEB length, checksum */
+			if (data->d_size < 4)
+				continue;
+			is_sup = p[2] != 0;
+			p += 3;
+		}
+		len = strnlen((const char *)p, (size_t)(end - p));
+		if ((!len && !is_sup) || p + len >= end || len >= name_len)
+			continue;
+		memcpy(name, p, len);
+		name[len] = '\0';
+		p += len + 1;
+		if (sup) {
+			while (p < end && shift < 64) {
+				n |= (u64)(*p & 0x7f) << shift;
+				shift += 7;
+				if (!(*p++ & 0x80))
+					break;
+			}
+			if (n > (u64)(end - p))
+				n = 0;
+		} else {
+			n = (u64)(end - p);
+		}
+		if (n >= 4 && n <= 20) {
+			memcpy(id, p, n);
+			*id_size = (u8)n;
+		}
+		found = is_sup ? 2 : 1;
+	}
+	elf_end(e);
+	return found ? found : errno == ENOMEM ? -ENOMEM : 0;
+}

@@ -272,6 +272,28 @@ int dso__open_again(const struct dso *d);
 int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf);
 
 /*
+ * The supplementary file (dwz -m) that the DWARF file open on fd refers to:
+ * .gnu_debugaltlink's name and build-id, else DWARF 5's .debug_sup name and
+ * checksum (as id, up to 20 bytes).  1 with name and id set; 2 when it is
+ * itself a DWARF 5 supplementary file (id: its own checksum, name empty);
+ * 0 when it has neither section, -EINVAL when it cannot be read, -ENOMEM.
+ */
+int elf_fd__altlink(int fd, char *name, size_t name_len, u8 *id, u8 *id_size);
+
+/*
+ * Find the supplementary file named name (id: its build-id, id_size 0 for
+ * none) of the DWARF file at dwarf_path: name as it is when absolute, else
+ * beside dwarf_path; then DIR/NAME (for a --debug-dir) and DIR/.dwz/BASE,
+ * and DIR/.build-id/xx/rest.debug, for each of the debug directories.  A
+ * candidate must carry DWARF and, when id is given, have that build-id.
+ * 1 with its path in out, 0 when none was found (why lists what was tried),
+ * -ENOMEM.
+ */
+int dwarf_alt_find(const char *dwarf_path, const char *name, const u8 *id, u8 id_size,
+		   const char *const *debug_dirs, char *out, size_t out_len, char *why,
+		   size_t why_len);
+
+/*
  * The DSO of map and its load bias (runtime address - link-time address),
  * or NULL when map has none the symbolizer can read (a pseudo-file, a JIT
  * map, a file that failed).  symbolize.c, for unwind.c.
@@ -466,6 +488,8 @@ struct dwarf_cache_key {
 	struct sym_cache *cache; /* NULL: not kept */
 	const u8 *build_id;	 /* of the file the DWARF is in; none: not kept */
 	u8 build_id_size;
+	const char *const
+		*debug_dirs; /* where a supplementary (dwz) file may be, NULL-terminated */
 };
 
 /*

@@ -882,6 +882,7 @@ static struct dwarf_info *dso__dwarf_open(struct symbolizer *s, struct dso *d)
 		.cache = s->cache,
 		.build_id = d->debug_build_id,
 		.build_id_size = d->debug_build_id_size,
+		.debug_dirs = (const char *const *)s->debug_dirs,
 	};
 	char why[256];
 

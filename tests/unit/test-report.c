@@ -291,6 +291,9 @@ static void test_columns(void)
 		col_order(&r, KEY_LINE, y, x), -1);
 	y->key.line = 0;
 	table_cell_text(&r, y, KEY_LINE, buf, sizeof(buf));
+	TEST_STREQ("columns: line 0 in a known file is FILE:0", buf, "a.c.h:0");
+	y->key.file = NULL;
+	table_cell_text(&r, y, KEY_LINE, buf, sizeof(buf));
 	TEST_STREQ("columns: no line is '?\?'", buf, "??");
 
 	/* functions: as "f (inlined into g)" reads */

@@ -627,8 +627,19 @@ int symbolizer__unwind(struct symbolizer *s, const struct sym_stack *st, sym_map
 		c.no_info = false;
 		r = unw_step(&cur);
 		if (r > 0 && unw_get_reg(&cur, UNW_REG_IP, &ip) == 0 && ip) {
-			ips[(*nr)++] = ip;
-			continue;
+			/*
+			 * A return address lies in code the process had mapped
+			 * (one byte back: in the call).  Where an address has no
+			 * CFI, libunwind goes on through rbp as a frame pointer,
+			 * which in code built without them holds data: a stack
+			 * address, a word of text.  Such a frame ends the chain.
+			 */
+			if (ip > 1 && map_of(ctx, ip - 1)) {
+				ips[(*nr)++] = ip;
+				continue;
+			}
+			*end = c.no_info ? SYM_UNWIND_NO_CFI : SYM_UNWIND_BAD;
+			break;
 		}
 		if (r >= 0)
 			*end = SYM_UNWIND_OUTERMOST;

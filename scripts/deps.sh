@@ -40,13 +40,14 @@
 # importer in export.sh; tmux runs ebs monitor's screen in
 # tests/integration/monitor.sh (send-keys, capture-pane); strace watches
 # that no device or FIFO a recording names is opened
-# (tests/integration/neighbours.sh).
+# (tests/integration/neighbours.sh); lld and mold link the call-graph
+# workload beside GNU ld and gold (binutils) in tests/integration/linkers.sh.
 set -u
 
 BUILD_PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
 libncurses-dev nettle-dev libcapstone-dev less"
 TEST_PKGS="elfutils binutils python3 libstb-dev clang llvm libclang-rt-dev clang-format
-cmake ninja-build libzstd-dev golang-go python3-jsonschema chromium tmux strace"
+cmake ninja-build libzstd-dev golang-go python3-jsonschema chromium tmux strace lld mold"
 
 usage() {
 	echo "usage: scripts/deps.sh [build|test] [--list]" >&2

@@ -107,11 +107,24 @@ truth() {
 	near "$what: the leaf's chains through tree_left are 2/3 ($left of $n)" "$left" "$n" 0.6667 0.02
 }
 
+# perf_rec OUT ARGS...: perf record into OUT, up to 3 tries; its error in
+# OUT.err.  perf 6.1 now and then aborts ("assertion failed at
+# util/build-id.c:1010") while other perf runs share the machine; -N: no
+# build-id cache (~/.debug), which concurrent runs share.
+perf_rec() {
+	local out=$1 i
+	shift
+	for i in 1 2 3; do
+		perf record -q -N -o "$out" "$@" >/dev/null 2>"$out.err" && return 0
+	done
+	return 1
+}
+
 HAVE_PERF=
 if ! command -v perf >/dev/null 2>&1; then
 	skip "perf" "perf is not installed (apt-get install linux-perf): no oracle for the chains"
-elif ! perf record -q -e cpu-clock -F 1000 -o probe.perf true >/dev/null 2>probe.err; then
-	skip "perf" "perf record fails here: $(head -n 1 probe.err)"
+elif ! perf_rec probe.perf -e cpu-clock -F 1000 true; then
+	skip "perf" "perf record fails here: $(head -n 1 probe.perf.err)"
 else
 	HAVE_PERF=1
 fi
@@ -123,9 +136,8 @@ against_perf() {
 	[ -n "$HAVE_PERF" ] || return 0
 	[ "$mode" = dwarf ] && g="--call-graph dwarf"
 	# shellcheck disable=SC2086
-	# -N: no build-id cache (~/.debug), which concurrent runs share
-	if ! perf record -q -N -e cpu-clock -F 2000 $g -o "$bin.$mode.perf" "./$bin" 0.4 >/dev/null 2>"$bin.perf.err"; then
-		fail "$what: perf record" "$(head -n 1 "$bin.perf.err")"
+	if ! perf_rec "$bin.$mode.perf" -e cpu-clock -F 2000 $g "./$bin" 0.4; then
+		skip "$what: perf record" "perf record failed 3 times: $(head -n 1 "$bin.$mode.perf.err")"
 		return
 	fi
 	perf script --no-inline -i "$bin.$mode.perf" -F ip,sym,symoff,dso >"$bin.$mode.perf.txt" 2>/dev/null

@@ -87,7 +87,8 @@ endif
 EBS_HAVE_CAPSTONE ?= 0
 CAPSTONE_LIBS := $(if $(filter 1,$(EBS_HAVE_CAPSTONE)),$(shell \
 	pkg-config --libs capstone 2>/dev/null || echo -lcapstone))
-# libstdc++ for __cxa_demangle, the C++ runtime's demangler
+# libiberty (libiberty-dev, a static PIC archive) for its demangler: C++ and
+# Rust names (symbolize/demangle.c)
 # libunwind: its generic (remote) API, for unwinding copied stacks
 LIBUNWIND_CFLAGS := $(shell pkg-config --cflags libunwind-generic 2>/dev/null)
 LIBUNWIND_LIBS   := $(shell pkg-config --libs libunwind-generic 2>/dev/null || \
@@ -102,7 +103,7 @@ NCURSES_LIBS   := $(shell pkg-config --libs ncursesw 2>/dev/null || \
 LIBCRYPTO_CFLAGS := $(shell pkg-config --cflags nettle 2>/dev/null)
 LIBCRYPTO_LIBS   := $(shell pkg-config --libs nettle 2>/dev/null || echo -lnettle)
 LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(LIBUNWIND_LIBS) $(CAPSTONE_LIBS) $(LIBCRYPTO_LIBS) -lz \
-	-lstdc++ -lm -pthread
+	-liberty -lm -pthread
 
 ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) -DEBS_HAVE_CAPSTONE=$(EBS_HAVE_CAPSTONE) $(CFLAGS)
 

@@ -21,7 +21,7 @@ static const char usage_text[] =
 	"\n"
 	"  -e, --exe FILE     the ELF file whose (link-time, hex) addresses these are\n"
 	"      --debug-dir D  look for separate debug files under D too\n"
-	"      --no-demangle  print C++ names as they are in the file\n"
+	"      --no-demangle  print C++ and Rust names as they are in the file\n"
 	"      --no-cache     decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)\n"
 	"Without ADDR, addresses are read from standard input, one a line.\n";
 

@@ -39,7 +39,7 @@ static const char usage_text[] =
 	"      --kallsyms F kernel symbols from F instead of /proc/kallsyms\n"
 	"      --kcore F    kernel functions' instructions from F (an ELF core of the\n"
 	"                   kernel's memory) instead of /proc/kcore\n"
-	"      --demangle   C++ names demangled (the default); --no-demangle: as in the files\n"
+	"      --demangle   C++, Rust names demangled (the default); --no-demangle: as in the files\n"
 	"      --no-cache   decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)\n"
 	"      --force      read the data file whoever owns it, in a directory others can\n"
 	"                   write too\n"

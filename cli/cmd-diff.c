@@ -40,9 +40,9 @@ static const char usage_text[] =
 	"                     or G\n"
 	"      --no-inline    inlined code counts for the function it was inlined into\n"
 	"      --color WHEN   auto (on a terminal, the default), always, never\n"
-	"      --width N      fit rows in N columns (default: the terminal's)\n"
+	"      --width N      fit rows in N columns (default: the terminal's); 0: whole names\n"
 	"      --debug-dir D  look for separate debug files under D too\n"
-	"      --demangle     C++ names demangled (the default); --no-demangle: not\n"
+	"      --demangle     C++, Rust names demangled (the default); --no-demangle: not\n"
 	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
 	"      --no-cache     decode DWARF afresh, neither reading nor writing its cache\n"
 	"      --force        read BASE and NEW whoever owns them, in a directory others\n"
@@ -122,9 +122,10 @@ int cmd_diff(int argc, char **argv)
 			o.significant = true;
 			break;
 		case OPT_WIDTH:
-			if (cli_u32("diff", "--width", optarg, 20, &u))
+			/* 0: no limit, whole names (in a terminal too) */
+			if (strcmp(optarg, "0") && cli_u32("diff", "--width", optarg, 20, &u))
 				goto out;
-			o.view.width = (int)u;
+			o.view.width = strcmp(optarg, "0") ? (int)u : -1;
 			break;
 		case 'i':
 			fprintf(stderr, "ebs diff: the files are BASE and NEW, without -i\n");

@@ -24,7 +24,7 @@ static const char usage_text[] =
 	"      --pid P, --tid T, --comm NAME, --dso NAME, --func F   only those samples\n"
 	"      --no-inline    inlined functions are not frames of their own\n"
 	"      --debug-dir D  look for separate debug files under D too\n"
-	"      --demangle     C++ names demangled (the default); --no-demangle\n"
+	"      --demangle     C++, Rust names demangled (the default); --no-demangle\n"
 	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
 	"      --no-cache     decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)\n"
 	"      --force        read F whoever owns it, in a directory others can write too\n"

@@ -42,12 +42,13 @@ static const char usage_text[] =
 	"      --no-inline    inlined code counts for the function it was inlined into, at\n"
 	"                     the call site (default: for the inlined function, at its line)\n"
 	"      --color WHEN   auto (on a terminal, the default), always, never\n"
-	"      --width N      fit rows in N columns (default: the terminal's; none in a pipe)\n"
+	"      --width N      fit rows in N columns (default: the terminal's; none in a pipe);\n"
+	"                     0: no limit, whole names\n"
 	"      --fields LIST  the text columns to show, comma-separated: samples, percent,\n"
 	"                     ci (the 95% interval), and the table's keys (func, dso, line...)\n"
 	"      --no-ci        no 95% interval column\n"
 	"      --debug-dir D  look for separate debug files under D too (before /usr/lib/debug)\n"
-	"      --demangle     C++ names demangled (the default); --no-demangle: as in the files\n"
+	"      --demangle     C++, Rust names demangled (the default); --no-demangle: as in the files\n"
 	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
 	"      --no-cache     decode DWARF afresh, neither reading nor writing the cache of\n"
 	"                     decoded DWARF ($XDG_CACHE_HOME/ebs, ~/.cache/ebs; its size: EBS_CACHE_MAX,\n"
@@ -117,9 +118,10 @@ int cmd_report(int argc, char **argv)
 			o.no_ci = true;
 			break;
 		case OPT_WIDTH:
-			if (cli_u32("report", "--width", optarg, 20, &u))
+			/* 0: no limit, whole names (in a terminal too) */
+			if (strcmp(optarg, "0") && cli_u32("report", "--width", optarg, 20, &u))
 				goto out;
-			o.view.width = (int)u;
+			o.view.width = strcmp(optarg, "0") ? (int)u : -1;
 			break;
 		case OPT_STATS:
 			o.stats = true;

@@ -34,7 +34,7 @@ static const char usage_text[] =
 	"                     marked (inlined), before the one compiled there (--no-inline:\n"
 	"                     the function compiled there only, as perf script's default)\n"
 	"      --debug-dir D  look for separate debug files under D too (before /usr/lib/debug)\n"
-	"      --demangle     C++ names demangled (the default); --no-demangle: as in the files\n"
+	"      --demangle     C++, Rust names demangled (the default); --no-demangle: as in the files\n"
 	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
 	"      --no-cache     decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)\n"
 	"      --force        read F whoever owns it, in a directory others can write too\n"

@@ -428,6 +428,16 @@ static double share(const struct stat_event *ev)
 }
 
 /* --all-events: the events not counted, in one line for each reason */
+/*
+ * The standard error of the mean, in percent of it: perf stat's "+-"
+ * column (its stddev_stats() is the mean's, sd / sqrt(n)).  The runs'
+ * own spread, sd, has its line below.
+ */
+static double rel_sem(const struct ebs_summary *s)
+{
+	return s->mean && s->n ? 100 * s->sd / sqrt((double)s->n) / fabs(s->mean) : 0;
+}
+
 static void print_unsupported(FILE *f, const struct stat_opts *so)
 {
 	unsigned int i, j;
@@ -506,9 +516,9 @@ static void print_text(FILE *f, const struct stat_opts *so, const struct ebs_sum
 		if (ev->scaled)
 			k += snprintf(line + k, sizeof(line) - k, " (%.2f%% counting, scaled)",
 				      share(ev));
-		if (so->runs > 1)
+		if (so->runs > 1) /* what perf stat prints there: the mean's standard error */
 			k += snprintf(line + k, sizeof(line) - k, " (+- %.2f%%)",
-				      ev->sum.mean ? 100 * ev->sum.sd / ev->sum.mean : 0);
+				      rel_sem(&ev->sum));
 		if (so->passes > 1)
 			k += snprintf(line + k, sizeof(line) - k, " [run %u]", ev->pass + 1);
 		while (k > 0 && line[k - 1] == ' ')
@@ -516,18 +526,20 @@ static void print_text(FILE *f, const struct stat_opts *so, const struct ebs_sum
 		fprintf(f, "%.*s\n", k, line);
 		if (so->runs > 1)
 			fprintf(f,
-				"  %18s      min %.*f, max %.*f, mode %.*f, 95%% interval [%.*f, %.*f]"
-				"%s, %zu run%s culled\n",
-				"", clock * 2, ev->sum.min * u, clock * 2, ev->sum.max * u,
-				clock * 2, ev->sum.mode * u, clock * 2, ev->sum.ci_lo * u,
-				clock * 2, ev->sum.ci_hi * u, clock ? " msec" : "", ev->sum.culled,
+				"  %18s      sd %.*f (%.2f%%), min %.*f, max %.*f, mode %.*f, 95%% "
+				"interval [%.*f, %.*f]%s, %zu run%s culled\n",
+				"", clock * 2, ev->sum.sd * u,
+				ev->sum.mean ? 100 * ev->sum.sd / ev->sum.mean : 0, clock * 2,
+				ev->sum.min * u, clock * 2, ev->sum.max * u, clock * 2,
+				ev->sum.mode * u, clock * 2, ev->sum.ci_lo * u, clock * 2,
+				ev->sum.ci_hi * u, clock ? " msec" : "", ev->sum.culled,
 				ev->sum.culled == 1 ? "" : "s");
 	}
 	if (so->all_events)
 		print_unsupported(f, so);
 	fprintf(f, "\n  %18.9f      seconds time elapsed", elapsed->mean);
 	if (so->runs > 1)
-		fprintf(f, " (+- %.2f%%)", elapsed->mean ? 100 * elapsed->sd / elapsed->mean : 0);
+		fprintf(f, " (+- %.2f%%)", rel_sem(elapsed));
 	fprintf(f, "\n\n");
 }
 
@@ -586,6 +598,8 @@ static void print_json(FILE *f, const struct stat_opts *so, const struct ebs_sum
 		ebs_json__key_bool(&j, "scaled", ev->scaled);
 		ebs_json__key_num(&j, "running_pct", "%.2f", share(ev));
 		ebs_json__key_num(&j, "stddev", "%.1f", ev->sum.sd);
+		ebs_json__key_num(&j, "stderr", "%.1f",
+				  ev->sum.n ? ev->sum.sd / sqrt((double)ev->sum.n) : 0);
 		ebs_json__key_num(&j, "min", "%.1f", ev->sum.min);
 		ebs_json__key_num(&j, "max", "%.1f", ev->sum.max);
 		ebs_json__key_num(&j, "mode", "%.1f", ev->sum.mode);

@@ -19,6 +19,7 @@ void cli_view_init(struct cli_view *cv, const char *cmd, struct view_opts *v)
 	v->input = "ebs.data";
 	v->out = stdout;
 	v->warn = stderr;
+	v->filter.candidates = stderr;
 	v->cmd = cmd;
 }
 

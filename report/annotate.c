@@ -23,6 +23,7 @@
 
 #include "report/annotate.h"
 #include "report/decode.h"
+#include "report/names.h"
 #include "report/present.h"
 #include "report/session.h"
 #include "report/source.h"
@@ -84,6 +85,7 @@ struct annot {
 	const char *inlined_name; /* FUNC's name where it was inlined */
 	const char *inlined_in;	  /* a compiled function it was inlined into */
 	bool file_mode;
+	struct name_query q; /* FUNC, resolved among the recording's functions */
 	char target_file[4096];
 	u32 target_line;
 	/*
@@ -179,7 +181,7 @@ static int collect(void *ctx, const struct resolved *rv)
 		fr = &res->frames[an->o->view.no_inline ? res->nr_frames - 1 : 0];
 	/* a FUNC that may only exist inlined: its own lines, wherever inlined */
 	else if (an->o->target && !an->o->view.no_inline && res->nr_frames > 1 &&
-		 rsession_name_is(an->o->target, strlen(an->o->target), res->frames[0].function)) {
+		 name_query__match(&an->q, res->frames[0].function)) {
 		fr = &res->frames[0];
 		if (!an->inlined_name)
 			an->inlined_name = fr->function;
@@ -241,8 +243,7 @@ static int collect(void *ctx, const struct resolved *rv)
 			      : ebs_data__ksyms(an->rs.d) ? ebs_data__path(an->rs.d) /* its KSYMS */
 							  : "/proc/kallsyms";
 		f->kernel = kernel;
-		f->listed = !an->o->target || an->file_mode ||
-			    rsession_name_is(an->o->target, strlen(an->o->target), f->name);
+		f->listed = !an->o->target || an->file_mode || name_query__match(&an->q, f->name);
 		e = kernel ? symbolizer__kernel_function(an->rs.sym, key.start, &sf)
 			   : symbolizer__function(an->rs.sym, res->info, key.start, &sf);
 		f->end = e == 0 ? sf.end : res->dso_addr + 1;
@@ -1363,6 +1364,12 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	source_cache__set_names(an.sources, source_name, an.rs.sym);
 	if (an.rs.event < 0)
 		an.rs.event = 0; /* one event: the first, unless --event */
+	/* FUNC: the exact name, else the unqualified, a "::"-suffix, a part (names.h) */
+	an.q = (struct name_query){.want = o->target, .len = o->target ? strlen(o->target) : 0};
+	if (o->target && !an.file_mode &&
+	    (e = rsession__resolve(&an.rs, o->target, strlen(o->target), &an.q,
+				   o->view.filter.candidates, err)))
+		goto out;
 	e = rsession__each(&an.rs, collect, &an, err);
 	if (!e)
 		e = check_target_line(&an, err);
@@ -1376,7 +1383,7 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	}
 	if (o->target) {
 		for (i = 0; i < nfns; i++) {
-			if (!rsession_name_is(o->target, strlen(o->target), fns[i]->name))
+			if (!name_query__match(&an.q, fns[i]->name))
 				continue;
 			models[nmodels] = build(&an, fns[i], true, why, sizeof(why));
 			if (!models[nmodels]) {
@@ -1418,12 +1425,18 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 			}
 		}
 		if (!nmodels) {
-			char hot[256] = "";
+			char hot[256] = "", one[64];
 			size_t len = 0;
 
-			for (i = 0; i < nfns && i < 3 && len < sizeof(hot); i++)
+			/* names shortened as report shows them (their own names kept), whole ones
+			 */
+			for (i = 0; i < nfns && i < 3; i++) {
+				names_fit(one, sizeof(one), fns[i]->name, sizeof(one) - 1, NULL);
+				if (len + strlen(one) + 3 >= sizeof(hot))
+					break;
 				len += (size_t)snprintf(hot + len, sizeof(hot) - len, "%s%s",
-							i ? ", " : "", fns[i]->name);
+							i ? ", " : "", one);
+			}
 			e = ebs_error__set(err, ENOENT, "%s: no %s '%s' with samples%s%s%s",
 					   o->view.input, an.file_mode ? "source file" : "function",
 					   o->target, nfns ? " (the hottest: " : "", hot,
@@ -1473,6 +1486,7 @@ out:
 	free(models);
 	free(fns);
 	free_all(&an);
+	name_query__free(&an.q);
 	rsession__close(&an.rs);
 	return e;
 }

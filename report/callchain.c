@@ -28,6 +28,7 @@
 /* One frame of an address's, as push_resolved named it. */
 struct named {
 	const char *id, *name, *dso; /* interned */
+	const char *mangled;	     /* the symbolizer's */
 	const char *file;
 	u32 line;
 	bool inlined;
@@ -191,9 +192,12 @@ struct where {
 	bool kernel;
 };
 
-/* Append a frame named name of dso (unknown: no function names it); -ENOMEM. */
-static int push(struct chainer *c, const char *name, const char *dso, const struct where *w,
-		bool inlined, bool unknown)
+/*
+ * Append a frame named name (mangled: as the symbol table has it, or NULL)
+ * of dso (unknown: no function names it); -ENOMEM.
+ */
+static int push(struct chainer *c, const char *name, const char *mangled, const char *dso,
+		const struct where *w, bool inlined, bool unknown)
 {
 	char buf[1024];
 	struct cframe *f;
@@ -207,6 +211,7 @@ static int push(struct chainer *c, const char *name, const char *dso, const stru
 	f->dso = ebs_strset__intern(&c->names, dso);
 	if (!f->id || !f->name || !f->dso)
 		return -ENOMEM;
+	f->mangled = mangled;
 	f->addr = w->addr;
 	f->map = w->map;
 	f->file = w->file;
@@ -255,6 +260,7 @@ static int keep_frames(struct chainer *c, struct addr_frames *af, const char *ds
 
 		nm->id = c->frames[i].id;
 		nm->name = c->frames[i].name;
+		nm->mangled = c->frames[i].mangled;
 		nm->dso = c->frames[i].dso;
 		nm->file = c->frames[i].file;
 		nm->line = c->frames[i].line;
@@ -278,6 +284,7 @@ static int push_kept(struct chainer *c, const struct addr_frames *af, const stru
 
 		f->id = nm->id;
 		f->name = nm->name;
+		f->mangled = nm->mangled;
 		f->dso = nm->dso;
 		f->addr = w->addr;
 		f->map = w->map;
@@ -314,7 +321,7 @@ static int push_named(struct chainer *c, const struct sym_result *res,
 		if (e)
 			return e;
 		rsession_unknown_name(unknown, sizeof(unknown), res->dso, at);
-		return push(c, unknown, dso, w, false, true);
+		return push(c, unknown, NULL, dso, w, false, true);
 	}
 	if (!c->no_inline && res->nr_frames > 1) {
 		last = res->nr_frames - 1;
@@ -327,7 +334,7 @@ static int push_named(struct chainer *c, const struct sym_result *res,
 				continue;
 			w->file = res->frames[i].file;
 			w->line = res->frames[i].line;
-			e = push(c, name, dso, w, true, false);
+			e = push(c, name, NULL, dso, w, true, false);
 			if (e)
 				return e;
 		}
@@ -336,7 +343,7 @@ static int push_named(struct chainer *c, const struct sym_result *res,
 		w->file = res->frames[res->nr_frames - 1].file;
 		w->line = res->frames[res->nr_frames - 1].line;
 	}
-	return push(c, fn, dso, w, false, false);
+	return push(c, fn, fn == res->function ? res->mangled : NULL, dso, w, false, false);
 }
 
 /*
@@ -555,7 +562,7 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 		/* the outermost frame of a cut chain says so: its callers are unknown */
 		struct where w = {.addr = 0};
 
-		e = push(c, "[truncated]", "", &w, false, false);
+		e = push(c, "[truncated]", NULL, "", &w, false, false);
 	}
 out:
 	if (e)

@@ -17,6 +17,8 @@
 struct cframe {
 	const char *id;		   /* "name\tdso", interned */
 	const char *name;	   /* function, or "[unknown] DSO+0xSTART" (by the CFI's bounds) */
+	const char *mangled;	   /* name as the symbol table has it, when name is its
+				    * demangled form (sym_result.mangled); else NULL */
 	const char *dso;	   /* short name */
 	u64 addr;		   /* the address (a return address for callers) */
 	const struct sym_map *map; /* its mapping; NULL for the kernel and unmapped code */

@@ -152,7 +152,7 @@ static void func_text(const struct report *r, const struct row *row, struct cell
 {
 	const struct row_key *k = &row->key;
 
-	if (r->by_line && k->line) {
+	if (r->by_line && (k->line || k->file)) {
 		line_function(row, c);
 	} else if (k->inlined_into) {
 		put(c, row_function(row));
@@ -167,7 +167,7 @@ static void func_text(const struct report *r, const struct row *row, struct cell
 static void line_text(const struct report *r, const struct row *row, struct cell *c)
 {
 	(void)r;
-	if (row->key.line) {
+	if (row->key.line || row->key.file) { /* line 0 in a known file: FILE:0 */
 		put(c, row->key.file ? row->key.file : "??");
 		put(c, ":");
 		put_num(c, 0, row->key.line);
@@ -270,6 +270,8 @@ static void func_json(const struct report *r, const struct row *row, int ev, str
 
 	(void)r;
 	ebs_json__key_str(j, "function", row_function(row));
+	if (row->mangled && row->key.function)
+		ebs_json__key_str(j, "mangled", row->mangled);
 	if (row->key.inlined_into) {
 		ebs_json__key_str(j, "inlined_into", row->key.inlined_into);
 		return;
@@ -294,9 +296,9 @@ static void func_json(const struct report *r, const struct row *row, int ev, str
 static void line_json(const struct report *r, const struct row *row, int ev, struct ebs_json *j)
 {
 	(void)r, (void)ev;
-	ebs_json__key_str(j, "file", row->key.line ? row->key.file : NULL);
+	ebs_json__key_str(j, "file", row->key.file);
 	ebs_json__key(j, "line");
-	if (row->key.line)
+	if (row->key.line || row->key.file)
 		ebs_json__u64(j, row->key.line);
 	else
 		ebs_json__null(j);
@@ -406,6 +408,23 @@ const struct column report_columns[KEY_MAX] = {
 			.json = event_json,
 		},
 };
+
+char *table_cell_dup(const struct report *r, const struct row *row, enum report_key k)
+{
+	struct cell c;
+	size_t len = 1;
+	unsigned int i;
+	char *buf;
+
+	c.n = 0;
+	report_columns[k].text(r, row, &c);
+	for (i = 0; i < c.n; i++)
+		len += strlen(c.piece[i]);
+	buf = malloc(len);
+	if (buf)
+		cell_join(&c, buf, len);
+	return buf;
+}
 
 void table_cell_text(const struct report *r, const struct row *row, enum report_key k, char *buf,
 		     size_t len)

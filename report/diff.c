@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "report/facts.h"
+#include "report/names.h"
 #include "report/present.h"
 #include "report/table.h"
 #include "util/stats.h"
@@ -72,7 +73,7 @@ static int take_row(struct diff *d, int s, const struct report *r, const struct 
 
 	for (i = 0; i < r->nr_cols; i++) {
 		table_cell_text(r, row, r->cols[i], text[i], sizeof(text[i]));
-		if (r->cols[i] == KEY_FUNC && r->by_line && row->key.line)
+		if (r->cols[i] == KEY_FUNC && r->by_line && (row->key.line || row->key.file))
 			continue;
 		l = strlen(text[i]) + 1;
 		memcpy(key + len, text[i], l);
@@ -348,7 +349,9 @@ static void print_text(const struct diff *d, struct drow **v, size_t n, size_t m
 	FILE *f = d->o->view.out;
 	bool color = present_color_on(f, d->o->view.color);
 	int width = present_width(f, d->o->view.width), w[KEY_MAX], min_w[KEY_MAX];
-	char cut[CELL_MAX], p[16], head[1024];
+	int soft_w[KEY_MAX] = {0};
+	char cut[CELL_MAX], p[16], head[1024], **cuts[KEY_MAX] = {NULL};
+	const char **full = calloc(n + 1, sizeof(*full));
 	unsigned int i;
 	size_t k, hn;
 
@@ -369,9 +372,26 @@ static void print_text(const struct diff *d, struct drow **v, size_t n, size_t m
 				w[i] = (int)strlen(v[k]->cell[i]);
 			if (m > min_w[i])
 				min_w[i] = m;
+			m = report_columns[d->cols[i]].name_first && width
+				    ? (int)names_floor(v[k]->cell[i])
+				    : 0;
+			if (m > soft_w[i])
+				soft_w[i] = m;
 		}
 	}
-	table_fit(w, d->cols, min_w, (int)d->nc, NUM_WIDTH, width);
+	table_fit(w, d->cols, min_w, soft_w, (int)d->nc, NUM_WIDTH, width);
+	/* function names: each its own name kept, no two alike (names.c) */
+	for (i = 0; width && full && i < d->nc; i++) {
+		if (!report_columns[d->cols[i]].name_first)
+			continue;
+		cuts[i] = calloc(n + 1, sizeof(*cuts[i]));
+		for (k = 0; cuts[i] && k < n; k++)
+			full[k] = v[k]->cell[i];
+		if (cuts[i] && names_fit_column(cuts[i], full, n, (size_t)w[i])) {
+			free(cuts[i]);
+			cuts[i] = NULL;
+		}
+	}
 	hn = (size_t)snprintf(head, sizeof(head), "  %8s  %8s  %7s  %-18s  %-9s", "base", "new",
 			      "diff", "95% interval", "p (Holm)");
 	for (i = 0; i < d->nc && hn < sizeof(head); i++)
@@ -387,8 +407,11 @@ static void print_text(const struct diff *d, struct drow **v, size_t n, size_t m
 			dr->sig ? "" : present_dim_color(color), 100 * dr->t.p1, 100 * dr->t.p2,
 			100 * dr->t.diff, 100 * dr->t.lo, 100 * dr->t.hi, p, dr->sig ? '*' : ' ');
 		for (i = 0; i < d->nc; i++) {
-			table_elide_cell(&report_columns[d->cols[i]], cut, sizeof(cut), dr->cell[i],
-					 (size_t)w[i]);
+			if (cuts[i])
+				snprintf(cut, sizeof(cut), "%s", cuts[i][k]);
+			else
+				table_elide_cell(&report_columns[d->cols[i]], cut, sizeof(cut),
+						 dr->cell[i], (size_t)w[i]);
 			fprintf(f, "  %-*s", i + 1 < d->nc ? w[i] : 0, cut);
 		}
 		fprintf(f, "%s\n", dr->sig ? "" : present_color_end(color));
@@ -398,6 +421,12 @@ static void print_text(const struct diff *d, struct drow **v, size_t n, size_t m
 	if (more)
 		fprintf(f, "  (%zu more row%s; --top 0 shows all)\n", more, more == 1 ? "" : "s");
 	fprintf(f, "\n");
+	for (i = 0; i < d->nc; i++) {
+		for (k = 0; cuts[i] && k < n; k++)
+			free(cuts[i][k]);
+		free(cuts[i]);
+	}
+	free(full);
 }
 
 static void json_side(const struct side *sd, struct ebs_json *j)

@@ -454,7 +454,9 @@ static int encode(struct pprof *p, struct pb *b)
 		pb_uint(&m, FUNCTION_ID, p->functions.v[i]->id);
 		r = str_id(p, f->name, &id);
 		pb_uint(&m, FUNCTION_NAME, id);
-		/* the name as the symbol table has it is not kept: the same */
+		/* the name as the symbol table has it, when it was demangled */
+		if (!r && f->mangled)
+			r = str_id(p, f->mangled, &id);
 		pb_uint(&m, FUNCTION_SYSTEM_NAME, id);
 		if (!r)
 			r = str_id(p, f->file, &id);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/names.h"
 #include "report/present.h"
 #include "report/stacks.h"
 #include "util/hash.h"
@@ -126,21 +127,37 @@ static bool shown(const struct report_opts *o, const struct node *n, u64 total, 
 	       (!o->view.top || k < o->view.top);
 }
 
-/* A --tree row's function column: indent, depth when deeper, name, mark. */
+/*
+ * Where a --tree row's function column puts its name: the indent, and
+ * the depth when deeper than MAX_INDENT levels, or than the width leaves
+ * room for (w: the column's width, 0 for none) with 20 bytes of name.
+ */
+static int tree_indent(unsigned int depth, int w, char *at, size_t len)
+{
+	int ind = 2 * (int)(depth < MAX_INDENT ? depth : MAX_INDENT);
+
+	at[0] = '\0';
+	if (depth >= MAX_INDENT || (w && ind + 20 > w)) { /* deeper than a screen: say how deep */
+		snprintf(at, len, "[%u] ", depth);
+		if (w && ind + (int)strlen(at) + 20 > w)
+			ind = w - (int)strlen(at) - 20 > 0 ? w - (int)strlen(at) - 20 : 0;
+	}
+	return ind;
+}
+
+/* A --tree row's function column: indent, depth when deeper, name, mark; its length. */
 static int tree_label(const struct node *n, unsigned int depth, char *buf, size_t len)
 {
-	unsigned int ind = 2 * (depth < MAX_INDENT ? depth : MAX_INDENT);
-	char at[16] = "";
+	char at[16];
+	int ind = tree_indent(depth, 0, at, sizeof(at));
 
-	if (depth >= MAX_INDENT) /* deeper than a screen: say how deep */
-		snprintf(at, sizeof(at), "[%u] ", depth);
-	return snprintf(buf, len, "%*s%s%s%s", (int)ind, "", at, n->name,
+	return snprintf(buf, len, "%*s%s%s%s", ind, "", at, n->name,
 			n->inlined ? " (inlined)" : "");
 }
 
 /* The widest function column of the rows --tree shows; -ENOMEM. */
 static int tree_width(const struct report_opts *o, const struct node *n, u64 total,
-		      unsigned int depth, int *w)
+		      unsigned int depth, int *w, int *dso_w)
 {
 	struct node **v;
 	size_t k, nk, rank = 0;
@@ -159,31 +176,84 @@ static int tree_width(const struct report_opts *o, const struct node *n, u64 tot
 		len = tree_label(v[k], depth, buf, sizeof(buf));
 		if (len > *w)
 			*w = len < (int)sizeof(buf) ? len : (int)sizeof(buf) - 1;
-		e = tree_width(o, v[k], total, depth + 1, w);
+		if ((int)strlen(v[k]->dso) > *dso_w)
+			*dso_w = (int)strlen(v[k]->dso);
+		e = tree_width(o, v[k], total, depth + 1, w, dso_w);
 	}
 	free(v);
 	return e;
 }
 
-/* The name column padded to w, then the DSO; no trailing blanks. */
-static void name_dso(const char *name, const char *dso, int w, FILE *f)
+/* The name column padded to w, then the DSO (cut to dso_w; 0: whole); no trailing blanks. */
+static void name_dso(const char *name, const char *dso, int w, int dso_w, FILE *f)
 {
+	char cut[256];
+
+	if (dso_w && (int)strlen(dso) > dso_w) {
+		present_elide(cut, sizeof(cut), dso, (size_t)dso_w);
+		dso = cut;
+	}
 	if (*dso)
 		fprintf(f, "%-*s  %s\n", w, name, dso);
 	else
 		fprintf(f, "%s\n", name);
 }
 
+/*
+ * The names of nodes v[0..n) as a column cut to width (0: none), each with
+ * " (inlined)" where it was: names_fit_column's cells (NULL when no
+ * memory), freed with free_cells.
+ */
+static char **name_cells(struct node *const *v, size_t n, int width)
+{
+	char **full = calloc(n + 1, sizeof(*full)), **cut = calloc(n + 1, sizeof(*cut));
+	size_t k;
+	bool ok = full && cut;
+
+	for (k = 0; ok && k < n; k++) {
+		size_t len = strlen(v[k]->name) + 16;
+
+		full[k] = malloc(len);
+		ok = full[k] != NULL;
+		if (ok)
+			snprintf(full[k], len, "%s%s", v[k]->name,
+				 v[k]->inlined ? " (inlined)" : "");
+	}
+	if (ok &&
+	    names_fit_column(cut, (const char *const *)full, n, (size_t)(width > 0 ? width : 0)))
+		ok = false;
+	for (k = 0; full && k < n; k++)
+		free(full[k]);
+	free(full);
+	if (!ok) {
+		free(cut);
+		return NULL;
+	}
+	return cut;
+}
+
+static void free_cells(char **cut, size_t n)
+{
+	size_t k;
+
+	for (k = 0; cut && k < n; k++)
+		free(cut[k]);
+	free(cut);
+}
+
 static int print_tree(const struct report_opts *o, const struct node *n, u64 total,
-		      unsigned int depth, int w, FILE *f)
+		      unsigned int depth, int w, int dso_w, FILE *f)
 {
 	struct node **v;
 	size_t k, nk, hidden = 0, rank = 0;
-	char buf[1024];
+	char buf[1024], at[16], **cells;
+	int ind = tree_indent(depth, dso_w ? w : 0, at, sizeof(at));
 
 	v = sorted(n->kids, &nk);
 	if (!v)
 		return -ENOMEM;
+	/* siblings: each its own name, none alike, in what the indent leaves */
+	cells = name_cells(v, nk, dso_w ? w - ind - (int)strlen(at) : 0);
 	for (k = 0; k < nk; k++) {
 		if (!shown(o, v[k], total, rank)) {
 			hidden++;
@@ -192,15 +262,20 @@ static int print_tree(const struct report_opts *o, const struct node *n, u64 tot
 		rank++;
 		fprintf(f, "%7.2f%% %7.2f%%  ", present_percent(v[k]->total, total),
 			present_percent(v[k]->self, total));
-		tree_label(v[k], depth, buf, sizeof(buf));
-		name_dso(buf, v[k]->dso, w, f);
-		if (print_tree(o, v[k], total, depth + 1, w, f)) {
+		if (cells)
+			snprintf(buf, sizeof(buf), "%*s%s%s", ind, "", at, cells[k]);
+		else
+			tree_label(v[k], depth, buf, sizeof(buf));
+		name_dso(buf, v[k]->dso, w, dso_w, f);
+		if (print_tree(o, v[k], total, depth + 1, w, dso_w, f)) {
+			free_cells(cells, nk);
 			free(v);
 			return -ENOMEM;
 		}
 	}
 	if (hidden && depth == 0)
 		fprintf(f, "  (%zu more outermost functions left out)\n", hidden);
+	free_cells(cells, nk);
 	free(v);
 	return 0;
 }
@@ -248,7 +323,7 @@ static int tree(const struct report_opts *o, const struct stacks *s, FILE *f)
 	struct node root = {0};
 	long next = 0;
 	size_t i;
-	int e = 0, w = 8;
+	int e = 0, w = 8, dso_w = 3;
 
 	for (i = 0; i < s->n && !e; i++) {
 		const struct stack *st = &s->v[i];
@@ -295,21 +370,63 @@ static int tree(const struct report_opts *o, const struct stacks *s, FILE *f)
 			fprintf(f,
 				"# the %u hottest at each level shown, the rest left out (--top)\n",
 				o->view.top);
-		e = tree_width(o, &root, s->samples, 0, &w);
+		e = tree_width(o, &root, s->samples, 0, &w, &dso_w);
 		if (!e) {
+			/* in the width: the names shortened, down to 30; then the DSOs, to 12 */
+			int width = present_width(f, o->view.width), room = width - 21 - dso_w;
+
+			if (width && w > room) {
+				w = room > 30 ? room : 30;
+				dso_w = width - 21 - w < dso_w ? width - 21 - w : dso_w;
+				dso_w = dso_w > 12 ? dso_w : 12;
+			} else {
+				dso_w = width ? dso_w : 0;
+			}
+			if (width && !dso_w)
+				dso_w = 12;
 			fprintf(f, "#\n#  total     self  ");
-			name_dso("function", "dso", w, f);
-			e = print_tree(o, &root, s->samples, 0, w, f);
+			name_dso("function", "dso", w, 0, f);
+			e = print_tree(o, &root, s->samples, 0, w, width ? dso_w : 0, f);
 		}
 	}
 	free_nodes(&root.kids);
 	return e;
 }
 
-/* Does frame f name want (as --func names functions: "f" is also "f.constprop.0")? */
-static bool is_func(const char *want, const struct cframe *f)
+/*
+ * What want names among the functions of the stacks (names.h: the exact
+ * name, else the unqualified one, a "::"-suffix, a part), into q: 0,
+ * -ENOMEM, or -EINVAL (err set) when it names several, listed to list.
+ */
+static int resolve(const struct stacks *s, const char *want, struct name_query *q, FILE *list,
+		   const char *input, struct ebs_error *err)
 {
-	return rsession_name_is(want, strlen(want), f->name);
+	struct name_tally *t = NULL;
+	struct name_cand *c = NULL;
+	size_t i, n = 0;
+	int e = 0;
+
+	*q = (struct name_query){.want = want, .len = strlen(want)};
+	for (i = 0; i < s->n && !e; i++) {
+		const struct stack *st = &s->v[i];
+		unsigned int k, j;
+
+		for (k = 0; k < st->n && !e; k++) {
+			for (j = 0; j < k && st->frames[j].name != st->frames[k].name; j++)
+				;
+			if (j == k) /* once a stack */
+				e = name_tally__add(&t, st->frames[k].name, st->count);
+		}
+	}
+	if (!e && !(c = name_tally__cands(t, &n)))
+		e = -ENOMEM;
+	name_tally__free(&t);
+	if (e)
+		return ebs_error__set(err, ENOMEM, "out of memory");
+	e = name_query__resolve(q, c, n, s->samples, list, list ? present_width(list, 0) : 0, input,
+				err);
+	free(c);
+	return e;
 }
 
 /*
@@ -318,8 +435,8 @@ static bool is_func(const char *want, const struct cframe *f)
  * hold want.  A stack that ends at want outward, or starts there inward,
  * counts for a node named "(none: the chain starts here)" or "(self)".
  */
-static int neighbours(const struct stacks *s, const char *want, bool outward, struct node **out,
-		      u64 *matched)
+static int neighbours(const struct stacks *s, const struct name_query *want, bool outward,
+		      struct node **out, u64 *matched)
 {
 	static const struct cframe self_frame = {.id = "(self)", .name = "(self)", .dso = ""};
 	static const struct cframe top_frame = {
@@ -336,7 +453,7 @@ static int neighbours(const struct stacks *s, const char *want, bool outward, st
 			const struct cframe *nb;
 			struct node *n;
 
-			if (!is_func(want, &st->frames[k]))
+			if (!name_query__match(want, st->frames[k].name))
 				continue;
 			any = true;
 			if (outward)
@@ -363,11 +480,16 @@ static int callers_callees(const struct report_opts *o, const struct stacks *s, 
 	bool outward = o->callers != NULL;
 	const char *want = outward ? o->callers : o->callees;
 	struct node *nb = NULL, **v = NULL;
+	struct name_query q;
 	size_t k, nk = 0;
 	u64 matched;
 	int e;
 
-	e = neighbours(s, want, outward, &nb, &matched);
+	e = resolve(s, want, &q, o->view.filter.candidates, o->view.input, err);
+	if (e)
+		return e;
+	e = neighbours(s, &q, outward, &nb, &matched);
+	name_query__free(&q);
 	if (!e && !matched) {
 		free_nodes(&nb);
 		return ebs_error__set(err, ENOENT, "%s: no sample has '%s' on its stack",
@@ -409,8 +531,9 @@ static int callers_callees(const struct report_opts *o, const struct stacks *s, 
 		ebs_json__obj_end(&j);
 		ebs_json__end(&j);
 	} else if (!e) {
-		char buf[1024];
-		int w = 6;
+		char buf[1024], **cells;
+		int w = 6, dso_w = 3, width = present_width(f, o->view.width);
+		size_t nshown = 0;
 
 		for (k = 0; k < nk; k++)
 			if (shown(o, v[k], matched, k)) {
@@ -419,7 +542,17 @@ static int callers_callees(const struct report_opts *o, const struct stacks *s, 
 
 				if (len > w)
 					w = len < (int)sizeof(buf) ? len : (int)sizeof(buf) - 1;
+				if ((int)strlen(v[k]->dso) > dso_w)
+					dso_w = (int)strlen(v[k]->dso);
+				nshown = k + 1;
 			}
+		/* in the width: the names shortened, down to 30; then the DSOs, to 12 */
+		if (width && w > width - 39 - dso_w) {
+			w = width - 39 - dso_w > 30 ? width - 39 - dso_w : 30;
+			dso_w = width - 39 - w < dso_w ? width - 39 - w : dso_w;
+			dso_w = dso_w > 12 ? dso_w : 12;
+		}
+		cells = name_cells(v, nshown, width ? w : 0);
 		header(s, f);
 		fprintf(f,
 			"# %s of %s: %llu samples have it on their stack (%.2f%%); percent is of "
@@ -430,7 +563,7 @@ static int callers_callees(const struct report_opts *o, const struct stacks *s, 
 			fprintf(f, "# the %u with the most samples shown, %zu left out (--top)\n",
 				o->view.top, nk - o->view.top);
 		fprintf(f, "#\n#  samples  percent  95%% interval    ");
-		name_dso(outward ? "caller" : "callee", "dso", w, f);
+		name_dso(outward ? "caller" : "callee", "dso", w, 0, f);
 		for (k = 0; k < nk; k++) {
 			double lo, hi, pct = present_percent(v[k]->total, matched);
 
@@ -439,10 +572,14 @@ static int callers_callees(const struct report_opts *o, const struct stacks *s, 
 			present_wilson95(v[k]->total, matched, &lo, &hi);
 			fprintf(f, "  %8llu %7.2f%%  [%5.1f, %5.1f]  ",
 				(unsigned long long)v[k]->total, pct, lo, hi);
-			snprintf(buf, sizeof(buf), "%s%s", v[k]->name,
-				 v[k]->inlined ? " (inlined)" : "");
-			name_dso(buf, v[k]->dso, w, f);
+			if (cells)
+				snprintf(buf, sizeof(buf), "%s", cells[k]);
+			else
+				snprintf(buf, sizeof(buf), "%s%s", v[k]->name,
+					 v[k]->inlined ? " (inlined)" : "");
+			name_dso(buf, v[k]->dso, w, width ? dso_w : 0, f);
 		}
+		free_cells(cells, nshown);
 	}
 	free(v);
 	free_nodes(&nb);

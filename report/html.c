@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "report/annotate.h"
+#include "report/names.h"
 #include "report/present.h"
 
 static void esc(FILE *f, const char *s)
@@ -43,6 +44,26 @@ static int hot_cmp(const void *a, const void *b)
 	return x->n != y->n
 		       ? (x->n > y->n ? -1 : 1)
 		       : (x->fn != y->fn ? (x->fn < y->fn ? -1 : 1) : (x->line < y->line ? -1 : 1));
+}
+
+/*
+ * A function's name in a list: shortened as report's rows are (names.c:
+ * its own name kept), the whole name its title, shown on hovering.
+ */
+static void short_name(FILE *f, const char *name)
+{
+	char cut[96];
+
+	if (strlen(name) < sizeof(cut) - 16) {
+		esc(f, name);
+		return;
+	}
+	names_fit(cut, sizeof(cut), name, sizeof(cut) - 16, NULL);
+	fputs("<span title=\"", f);
+	esc(f, name);
+	fputs("\">", f);
+	esc(f, cut);
+	fputs("</span>", f);
 }
 
 static void hottest(FILE *f, const struct ann_func *const *funcs, size_t n)
@@ -76,7 +97,7 @@ static void hottest(FILE *f, const struct ann_func *const *funcs, size_t n)
 		/* a file's listing knows the function only of inlined code */
 		if (l->function || strcmp(af->per, "%file")) {
 			fputs(" in ", f);
-			esc(f, l->function ? l->function : af->name);
+			short_name(f, l->function ? l->function : af->name);
 		}
 		fprintf(f, ": <b>%.*f%%</b> (%llu sample%s)</li>\n", pt < 1 ? 2 : 1, pt,
 			(unsigned long long)l->self, l->self == 1 ? "" : "s");

@@ -26,6 +26,8 @@ int present_width(FILE *f, int width)
 
 	if (width > 0)
 		return width;
+	if (width < 0)
+		return 0; /* --width 0: no limit, in a terminal too */
 	if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col)
 		return ws.ws_col;
 	return 0;

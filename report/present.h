@@ -22,7 +22,10 @@ void present_wilson95(unsigned long long k, unsigned long long n, double *lo, do
 /* k/n in percent, 0 for n = 0. */
 double present_percent(unsigned long long k, unsigned long long n);
 
-/* Columns to fit in: width if > 0, else the terminal's when f is one, else 0 (no limit). */
+/*
+ * Columns to fit in: width if > 0; 0 (no limit) if < 0 (--width 0); else
+ * the terminal's when f is one, else 0.
+ */
 int present_width(FILE *f, int width);
 
 /* Colours on?  COLOR_AUTO: when f is a terminal. */

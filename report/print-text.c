@@ -8,6 +8,7 @@
 
 #include "report/callchain.h"
 #include "report/facts.h"
+#include "report/names.h"
 #include "report/present.h"
 #include "report/table.h"
 
@@ -119,10 +120,12 @@ static void print_header(const struct report *r, const struct facts *fa, FILE *f
 }
 
 /*
- * In the columns' narrow order: the DSO, then the command, then the widest
- * of the others.
+ * First the function names, down to what they need to show their own
+ * names (soft_w); then in the columns' narrow order: the DSO, then the
+ * command, then the widest of the others.
  */
-bool table_fit(int *w, const enum report_key *cols, const int *min_w, int nc, int fixed, int width)
+bool table_fit(int *w, const enum report_key *cols, const int *min_w, const int *soft_w, int nc,
+	       int fixed, int width)
 {
 	for (;;) {
 		int pick = -1, sum = fixed, i;
@@ -132,6 +135,10 @@ bool table_fit(int *w, const enum report_key *cols, const int *min_w, int nc, in
 			sum += 2 + w[i];
 		if (!width || sum <= width)
 			return true;
+		for (i = 0; soft_w && i < nc && pick < 0; i++)
+			if (report_columns[cols[i]].name_first && w[i] > soft_w[i] &&
+			    w[i] > min_w[i])
+				pick = i;
 		for (order = 1; order < 3 && pick < 0; order++)
 			for (i = 0; i < nc && pick < 0; i++)
 				if (report_columns[cols[i]].narrow == order && w[i] > min_w[i])
@@ -157,25 +164,56 @@ int table_min_width(const struct column *col, const char *text)
 }
 
 /*
- * A cell cut to width: a function's own name is kept before what follows
- * it ("f (inlined into g, ...)" loses the parenthesis first); other names
- * are elided in the middle (a path keeps its file name).
+ * A cell cut to width: a function's name as names_fit shortens it (its
+ * own name kept: templates, parameters, the inlined-into part and the
+ * scope shortened first); other names are elided in the middle (a path
+ * keeps its file name).
  */
 void table_elide_cell(const struct column *col, char *out, size_t size, const char *s, size_t width)
 {
-	const char *paren = col->name_first ? strstr(s, " (") : NULL;
-	size_t name = paren ? (size_t)(paren - s) : 0;
+	if (col->name_first)
+		names_fit(out, size, s, width, NULL);
+	else
+		present_elide(out, size, s, width);
+}
 
-	if (paren && strlen(s) > width && name + 6 <= width && width < size) {
-		/* "name (inlined i...)" */
-		snprintf(out, size, "%.*s...)", (int)(width - 4), s);
-		return;
+/*
+ * The name columns' cells of the rows shown, cut to their widths: each
+ * function's own name kept, and two functions never alike (names.c).
+ * cut[i * nc + c]; NULL where the column is not a function's (or no
+ * memory: table_elide_cell then cuts each alone).
+ */
+static char **cut_names(const struct report *r, int ev, struct row **rows, size_t limit,
+			u64 samples, const enum report_key *cols, const int *w, int nc)
+{
+	char **cut = calloc(limit * (size_t)nc + 1, sizeof(*cut)), **one = NULL;
+	char **full = calloc(limit + 1, sizeof(*full));
+	size_t k, m;
+	int i;
+
+	for (i = 0; cut && full && i < nc; i++) {
+		if (!report_columns[cols[i]].name_first)
+			continue;
+		for (k = 0, m = 0; k < limit; k++) {
+			if (present_percent(row_count(rows[k], ev), samples) <
+			    r->o->view.min_percent)
+				break;
+			full[m] =
+				table_cell_dup(r, rows[k], cols[i]); /* whole: its own name last */
+			if (!full[m])
+				break;
+			m++;
+		}
+		one = calloc(m + 1, sizeof(*one));
+		if (one && !names_fit_column(one, (const char *const *)full, m, (size_t)w[i]))
+			for (k = 0; k < m; k++)
+				cut[k * (size_t)nc + (size_t)i] = one[k];
+		free(one);
+		for (k = 0; k < m; k++)
+			free(full[k]);
 	}
-	if (paren && strlen(s) > width && name <= width) {
-		snprintf(out, size, "%.*s", (int)name, s); /* the name alone */
-		return;
-	}
-	present_elide(out, size, s, width);
+	free(full);
+	return cut;
 }
 
 void table_print_text(const struct report *r, int ev, struct row **rows, size_t n)
@@ -183,9 +221,9 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 	FILE *f = r->o->view.out;
 	struct facts fa;
 	size_t k, shown = 0, limit = r->o->view.top && r->o->view.top < n ? r->o->view.top : n;
-	int w[KEY_MAX] = {0}, natural[KEY_MAX], min_w[KEY_MAX], fixed, i, nc;
+	int w[KEY_MAX] = {0}, natural[KEY_MAX], min_w[KEY_MAX], soft_w[KEY_MAX] = {0}, fixed, i, nc;
 	enum report_key cols[KEY_MAX];
-	char buf[CELL_MAX], cut[CELL_MAX], head[1024] = " ";
+	char buf[CELL_MAX], one[CELL_MAX], head[1024] = " ", **cut;
 	bool ci_dropped = false;
 	size_t hn;
 
@@ -218,16 +256,25 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 			m = table_min_width(&report_columns[cols[i]], buf);
 			if (m > min_w[i])
 				min_w[i] = m;
+			/* what a function's name needs to show its own name */
+			if (report_columns[cols[i]].name_first && r->width) {
+				char *whole = table_cell_dup(r, rows[k], cols[i]);
+
+				m = (int)names_floor(whole ? whole : buf);
+				free(whole);
+				if (m > soft_w[i])
+					soft_w[i] = m;
+			}
 		}
 	memcpy(natural, w, sizeof(w));
 	fixed = (r->o->children ? 9 : 0) + (shows(r, FIELD_SAMPLES, false) ? 10 : 0) +
 		(shows(r, FIELD_PERCENT, false) ? 9 : 0) + (shows(r, FIELD_CI, false) ? 16 : 0);
-	if (!table_fit(w, cols, min_w, nc, fixed, r->width) && shows(r, FIELD_CI, false) &&
+	if (!table_fit(w, cols, min_w, soft_w, nc, fixed, r->width) && shows(r, FIELD_CI, false) &&
 	    !r->o->fields) {
 		/* the names matter more than the interval on a narrow terminal: say so */
 		ci_dropped = true;
 		memcpy(w, natural, sizeof(w));
-		table_fit(w, cols, min_w, nc, fixed - 16, r->width);
+		table_fit(w, cols, min_w, soft_w, nc, fixed - 16, r->width);
 		fprintf(f,
 			"# (no 95%% interval column: %d columns are too few for it; --no-ci, "
 			"--fields or --width choose)\n",
@@ -248,6 +295,7 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 				       i + 1 < nc ? w[i] : 0, report_columns[cols[i]].title);
 	head[0] = '#';
 	fprintf(f, "#\n%s\n", head);
+	cut = r->width ? cut_names(r, ev, rows, limit, fa.samples, cols, w, nc) : NULL;
 	for (k = 0; k < limit; k++) {
 		struct row_share sh;
 
@@ -263,14 +311,22 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 		if (r->o->children)
 			fprintf(f, " %7.2f%%", present_percent(row_self(rows[k], ev), fa.samples));
 		for (i = 0; i < nc; i++) {
-			table_cell_text(r, rows[k], cols[i], buf, sizeof(buf));
-			table_elide_cell(&report_columns[cols[i]], cut, sizeof(cut), buf,
-					 (size_t)w[i]);
-			fprintf(f, "  %-*s", i + 1 < nc ? w[i] : 0, cut);
+			const char *text = cut ? cut[k * (size_t)nc + (size_t)i] : NULL;
+
+			if (!text) {
+				table_cell_text(r, rows[k], cols[i], buf, sizeof(buf));
+				table_elide_cell(&report_columns[cols[i]], one, sizeof(one), buf,
+						 (size_t)w[i]);
+				text = one;
+			}
+			fprintf(f, "  %-*s", i + 1 < nc ? w[i] : 0, text);
 		}
 		fprintf(f, "\n");
 		shown++;
 	}
+	for (k = 0; cut && k < limit * (size_t)nc; k++)
+		free(cut[k]);
+	free(cut);
 	if (shown < n) {
 		/* which option left rows out: --top (rows past the limit), --min-percent, both */
 		bool by_top = limit < n, by_min = shown < limit;

@@ -60,7 +60,7 @@ static int add_row(struct report *r, const struct row_key *k, const char *dso, u
 		char text[512] = "";
 
 		/* (a source line's row: its function is row->function) */
-		if (r->col[KEY_FUNC] && !k->function && !(r->by_line && k->line))
+		if (r->col[KEY_FUNC] && !k->function && !(r->by_line && (k->line || k->file)))
 			rsession_unknown_name(text, sizeof(text),
 					      strcmp(dso, "[unknown]") ? dso : NULL, k->addr);
 		row = calloc(1, sizeof(*row) + strlen(text) + 1);
@@ -115,6 +115,8 @@ static int account_chain(struct report *r, const struct resolved *rv, struct row
 				return e;
 		}
 		row->mark = r->seq;
+		if (f[i].mangled)
+			row->mangled = f[i].mangled;
 		if (i == 0) {
 			row->self[s->event]++;
 			row->self_all++;
@@ -246,15 +248,18 @@ static int account(void *ctx, const struct resolved *rv)
 			if (e)
 				return e;
 		}
-		if (r->col[KEY_LINE] && loc && loc->line) {
+		/* line 0 (code the compiler made up) in a known file: FILE:0, as perf */
+		if (r->col[KEY_LINE] && loc && (loc->line || loc->file)) {
 			k.file = loc->file;
 			k.line = loc->line;
 		}
 	}
 	if (r->col[KEY_DSO] || r->col[KEY_FUNC])
 		k.dso_id = res->info ? (const void *)res->info : (const void *)dso;
-	if (!r->by_line || !k.line) {
+	if (!r->by_line || (!k.line && !k.file)) {
 		e = add_row(r, &k, dso, s->event, &row);
+		if (!e && k.function && k.function == res->function)
+			row->mangled = res->mangled;
 	} else {
 		/* the line is the row: its function shown, its callers counted */
 		code = k.function;

@@ -49,6 +49,7 @@ struct report_filter {
 	const char *comm;
 	const char *dso;   /* short name or path as mapped */
 	const char *funcs; /* comma-separated function names (compiled or inlined) */
+	FILE *candidates;  /* where a name of --func that names several functions lists them */
 };
 
 enum report_color {
@@ -75,7 +76,7 @@ struct view_opts {
 	const char *kallsyms; /* NULL: /proc/kallsyms */
 	const char *const *debug_dirs; /* NULL-terminated; more places for debug files */
 	enum report_color color;
-	int width; /* columns; 0: the terminal's when out is one, else no limit */
+	int width; /* columns; 0: the terminal's when out is one, else no limit; -1: no limit */
 	FILE *out;
 	FILE *warn;	 /* per-DSO warnings; NULL: none */
 	const char *cmd; /* "report": warnings start "ebs report: warning: "; NULL: report */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/present.h"
 #include "report/session.h"
 
 static int keep_count(struct rsession *rs, const struct ebs_rec *rec)
@@ -134,6 +135,8 @@ static int prefetch(struct rsession *rs, struct hints *h)
 	return e;
 }
 
+static int resolve_funcs(struct rsession *rs, const char *list, FILE *out, struct ebs_error *err);
+
 int rsession__open(struct rsession *rs, const char *input, bool any_owner,
 		   const struct symbolize_opts *so, const struct report_filter *filter,
 		   struct ebs_error *err)
@@ -192,6 +195,13 @@ int rsession__open(struct rsession *rs, const char *input, bool any_owner,
 		goto fail;
 	}
 	free(hints.v);
+	hints.v = NULL;
+	/* what --func names, among the functions the samples have */
+	if (filter && filter->funcs) {
+		e = resolve_funcs(rs, filter->funcs, filter->candidates, err);
+		if (e)
+			goto fail;
+	}
 	return 0;
 
 fail:
@@ -220,6 +230,11 @@ void rsession_warn(void *ctx, const char *msg)
 
 void rsession__close(struct rsession *rs)
 {
+	size_t i;
+
+	for (i = 0; i < rs->nfuncs; i++)
+		name_query__free(&rs->funcs[i]);
+	free(rs->funcs);
 	symbolizer__free(rs->sym);
 	machine__free(rs->m);
 	ebs_data__close(rs->d);
@@ -250,32 +265,122 @@ bool rsession_same_name(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-/* Is name one of the comma-separated names in list? */
-static bool name_in(const char *list, const char *name)
+/* Is name one that --func names (rs->funcs, resolved)? */
+static bool name_in(const struct rsession *rs, const char *name)
 {
-	const char *p = list;
+	size_t i;
 
-	while (name && *p) {
-		size_t len = strcspn(p, ",");
-
-		if (rsession_name_is(p, len, name))
+	for (i = 0; name && i < rs->nfuncs; i++)
+		if (name_query__match(&rs->funcs[i], name))
 			return true;
-		p += len + (p[len] == ',');
-	}
 	return false;
 }
 
 /* Does the sample's function, or a function inlined at it, match the --func list? */
-static bool func_match(const char *list, const struct sym_result *res)
+static bool func_match(const struct rsession *rs, const struct sym_result *res)
 {
 	unsigned int i;
 
-	if (name_in(list, res->function))
+	if (name_in(rs, res->function))
 		return true;
 	for (i = 0; i < res->nr_frames; i++)
-		if (name_in(list, res->frames[i].function))
+		if (name_in(rs, res->frames[i].function))
 			return true;
 	return false;
+}
+
+struct tally {
+	struct name_tally *t;
+	u64 samples;
+};
+
+/* The names of a sample's function and those inlined at it, once each. */
+static int tally_one(void *ctx, const struct resolved *r)
+{
+	struct tally *ta = ctx;
+	const struct sym_result *res = &r->res;
+	unsigned int i, j;
+	int e = 0;
+
+	ta->samples++;
+	if (res->function)
+		e = name_tally__add(&ta->t, res->function, 1);
+	for (i = 0; i < res->nr_frames && !e; i++) {
+		const char *fn = res->frames[i].function;
+
+		for (j = 0; j < i && res->frames[j].function != fn; j++)
+			;
+		if (fn && fn != res->function && j == i)
+			e = name_tally__add(&ta->t, fn, 1);
+	}
+	return e;
+}
+
+/* The functions of the samples the filters let through (not --func's), by their samples. */
+static int tally_names(struct rsession *rs, struct name_cand **c, size_t *n, u64 *samples,
+		       struct ebs_error *err)
+{
+	struct tally ta = {0};
+	int e;
+
+	rs->tallying = true;
+	e = rsession__each(rs, tally_one, &ta, err);
+	rs->tallying = false;
+	*c = NULL;
+	if (!e && !(*c = name_tally__cands(ta.t, n)))
+		e = ebs_error__set(err, ENOMEM, "out of memory");
+	name_tally__free(&ta.t);
+	*samples = ta.samples;
+	return e < 0 ? e : 0;
+}
+
+int rsession__resolve(struct rsession *rs, const char *want, size_t len, struct name_query *q,
+		      FILE *list, struct ebs_error *err)
+{
+	struct name_cand *c;
+	size_t n;
+	u64 samples;
+	int e;
+
+	enum name_tier max = q->max_tier;
+
+	memset(q, 0, sizeof(*q));
+	q->want = want;
+	q->len = len;
+	q->max_tier = max;
+	e = tally_names(rs, &c, &n, &samples, err);
+	if (!e)
+		e = name_query__resolve(q, c, n, samples, list, list ? present_width(list, 0) : 0,
+					ebs_data__path(rs->d), err);
+	free(c);
+	return e;
+}
+
+/* --func's names (comma-separated, brackets kept whole) resolved into rs->funcs. */
+static int resolve_funcs(struct rsession *rs, const char *list, FILE *out, struct ebs_error *err)
+{
+	struct name_cand *c;
+	const char *p;
+	size_t n, items = 0;
+	u64 samples;
+	int e;
+
+	for (p = list; *p; p += names_item(p) + (p[names_item(p)] == ','))
+		items++;
+	rs->funcs = calloc(items + 1, sizeof(*rs->funcs));
+	if (!rs->funcs)
+		return ebs_error__set(err, ENOMEM, "out of memory");
+	e = tally_names(rs, &c, &n, &samples, err);
+	for (p = list; !e && *p; p += names_item(p) + (p[names_item(p)] == ',')) {
+		struct name_query *q = &rs->funcs[rs->nfuncs++];
+
+		q->want = p;
+		q->len = names_item(p);
+		e = name_query__resolve(q, c, n, samples, out, out ? present_width(out, 0) : 0,
+					ebs_data__path(rs->d), err);
+	}
+	free(c);
+	return e;
 }
 
 int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,
@@ -320,14 +425,15 @@ int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolv
 		}
 		if (f && f->dso && !dso_match(f->dso, &r.res))
 			continue;
-		if (f && f->funcs && !func_match(f->funcs, &r.res))
+		if (f && f->funcs && !rs->tallying && !func_match(rs, &r.res))
 			continue;
 		e = fn(ctx, &r);
 		if (e)
 			return e < 0 ? ebs_error__set(err, -e, "%s", strerror(-e)) : e;
 	}
 	/* files that are not the ones recorded: how many samples they left unresolved */
-	symbolizer__warn_unresolved(rs->sym);
+	if (!rs->tallying)
+		symbolizer__warn_unresolved(rs->sym);
 	return e;
 }
 

@@ -10,6 +10,7 @@
 
 #include "data/ebsdata.h"
 #include "report/machine.h"
+#include "report/names.h"
 #include "report/report.h"
 #include "symbolize/symbolize.h"
 
@@ -28,6 +29,10 @@ struct rsession {
 	 * with them to the output without.
 	 */
 	bool no_memo;
+	/* --func's names as resolved among the recording's functions (names.h) */
+	struct name_query *funcs;
+	size_t nfuncs;
+	bool tallying; /* a pass that collects names: no --func, no warnings */
 	/* _stext, for rsession_kernel_at: asked for on first use */
 	u64 stext;
 	signed char stext_known; /* 0: not asked yet; 1; -1: not known */
@@ -63,11 +68,23 @@ int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolv
 void rsession__close(struct rsession *rs);
 
 /*
+ * What want (len bytes) names among the functions (compiled or inlined)
+ * of the samples the filters let through, into q: the exact name, else
+ * the unqualified name, a "::"-suffix, a part (names.h).  0; -ENOMEM; or
+ * -EINVAL when it names several functions, listed to list first (when
+ * not NULL), err saying so.  q->max_tier, as the caller set it, is kept.
+ * name_query__free(q) after.
+ */
+int rsession__resolve(struct rsession *rs, const char *want, size_t len, struct name_query *q,
+		      FILE *list, struct ebs_error *err);
+
+/*
  * Is name the function the first len bytes of want name?  "ns::f" names
  * "ns::f(int)" too (demangled C++ with its parameters), "f" gcc's clones
  * "f.constprop.0", "f.isra.0", "f.part.0", "f.cold".  NULL names none.
  */
 bool rsession_name_is(const char *want, size_t len, const char *name);
+
 
 /* Are a and b one function's name (one interned pointer, or the same text)? */
 bool rsession_same_name(const char *a, const char *b);

@@ -73,6 +73,8 @@ struct row {
 	 * samples first and the line's own entry (function NULL) last.
 	 */
 	const char *function;
+	const char *mangled; /* key.function as the symbol table has it, when that is
+			      * demangled (sym_result.mangled); else NULL */
 	struct caller *callers;
 	size_t ncallers, callers_cap;
 	const char *dso; /* its name, when the DSO is a column */
@@ -212,6 +214,9 @@ extern const struct column report_columns[KEY_MAX];
 void table_cell_text(const struct report *r, const struct row *row, enum report_key k, char *buf,
 		     size_t len);
 
+/* The whole text of column k of row, however long (malloc'd); NULL: no memory. */
+char *table_cell_dup(const struct report *r, const struct row *row, enum report_key k);
+
 /* The columns of o->keys (func when none) into r->col, r->cols, r->by_line, r->by_event. */
 void table_plan(struct report *r);
 
@@ -225,11 +230,13 @@ int table_row_cmp(const struct report *r, int ev, const struct row *x, const str
 
 /*
  * Narrow the name columns w[] (natural widths) of the key columns cols[]
- * until a row fits width with fixed more columns of numbers: in their
- * columns' narrow order, then the widest; none below min_w[].  True when
- * the rows fit.
+ * until a row fits width with fixed more columns of numbers: the function
+ * names first, down to soft_w[] (what they need to show their own names;
+ * soft_w may be NULL), then in their columns' narrow order, then the
+ * widest; none below min_w[].  True when the rows fit.
  */
-bool table_fit(int *w, const enum report_key *cols, const int *min_w, int nc, int fixed, int width);
+bool table_fit(int *w, const enum report_key *cols, const int *min_w, const int *soft_w, int nc,
+	       int fixed, int width);
 
 /* The narrowest a cell of col holding text may be narrowed to: 12; a source line's ".../file.c:123"
  * (up to 30). */

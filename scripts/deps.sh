@@ -19,7 +19,8 @@
 # libunwind-dev (unwinding of call graphs), uthash-dev, zlib1g-dev,
 # libncurses-dev (ebs monitor's screen), nettle-dev (Nettle: SHA-256, the
 # digest that says which file an entry of the DWARF cache is of,
-# symbolize/digest.c); libcapstone-dev (annotate --asm; optional: ebs
+# symbolize/digest.c), libiberty-dev (binutils' demangler, a static PIC
+# archive: C++ and Rust names, symbolize/demangle.c); libcapstone-dev (annotate --asm; optional: ebs
 # builds without it and says so); less, the default pager of report and
 # annotate on a terminal (cli/pager.c).  The libraries ebs runs with come
 # with their -dev packages.
@@ -32,7 +33,8 @@
 # harnesses (docs/fuzzing.md); clang-format for make format-check; cmake,
 # ninja-build and libzstd-dev build libdwarf 2 for
 # tests/integration/libdwarf2.sh; golang-go (go tool pprof reads back ebs
-# export --format pprof) and python3-jsonschema (--format speedscope
+# export --format pprof; tests/integration/go.sh builds Go programs and
+# profiles Debian's stripped Go compiler) and python3-jsonschema (--format speedscope
 # against speedscope's schema) for tests/integration/export.sh; chromium
 # (headless, over the DevTools pipe: tests/tools/render.py and browse.py)
 # renders annotate --html, drives ebs flamegraph's SVG (hover, zoom,
@@ -40,14 +42,20 @@
 # importer in export.sh; tmux runs ebs monitor's screen in
 # tests/integration/monitor.sh (send-keys, capture-pane); strace watches
 # that no device or FIFO a recording names is opened
-# (tests/integration/neighbours.sh); lld and mold link the call-graph
+# (tests/integration/neighbours.sh); nlohmann-json3-dev is the C++ library
+# tests/integration/cxx.sh builds tests/real/jsonwork.cpp against (real
+# template code's names: shortening and naming functions); cargo (and
+# rustc) build the Rust program of tests/integration/rust.sh where
+# rustup's cargo is not there; dwz makes the supplementary debug files of
+# tests/integration/debuginfo-forms.sh; lld and mold link the call-graph
 # workload beside GNU ld and gold (binutils) in tests/integration/linkers.sh.
 set -u
 
 BUILD_PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
-libncurses-dev nettle-dev libcapstone-dev less"
+libncurses-dev nettle-dev libiberty-dev libcapstone-dev less"
 TEST_PKGS="elfutils binutils python3 libstb-dev clang llvm libclang-rt-dev clang-format
-cmake ninja-build libzstd-dev golang-go python3-jsonschema chromium tmux strace lld mold"
+cmake ninja-build libzstd-dev golang-go python3-jsonschema chromium tmux strace nlohmann-json3-dev
+cargo dwz lld mold"
 
 usage() {
 	echo "usage: scripts/deps.sh [build|test] [--list]" >&2

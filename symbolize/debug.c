@@ -203,3 +203,88 @@ oom:
 	free(l.buf);
 	return -ENOMEM;
 }
+
+/*
+ * 1: path is the supplementary file with build-id id (id_size 0: any), or
+ * with that checksum in its own .debug_sup (dwz -5); 0: not; -ENOMEM.
+ */
+static int try_alt(const char *path, const u8 *id, u8 id_size, const char **verdict)
+{
+	u8 got[20];
+	u8 got_size = 0;
+	bool has_dwarf = false;
+	struct stat st;
+	int fd, e;
+
+	*verdict = "";
+	fd = ebs_open_input(path, NULL, &st, NULL, 0);
+	if (fd == -EBS_ENOTREG || fd == -EISDIR)
+		*verdict = "(not a regular file)";
+	if (fd < 0)
+		return 0;
+	e = elf_fd__debug_facts(fd, got, &got_size, &has_dwarf);
+	if (!e && !got_size) { /* dwz -5's file: its .debug_sup checksum */
+		char none[2];
+
+		if (elf_fd__altlink(fd, none, sizeof(none), got, &got_size) != 2)
+			got_size = 0;
+	}
+	close(fd);
+	if (e == -ENOMEM)
+		return e;
+	if (e)
+		*verdict = "(not ELF)";
+	else if (!has_dwarf)
+		*verdict = "(no DWARF)";
+	else if (id_size && (got_size != id_size || memcmp(got, id, id_size)))
+		*verdict = "(other build-id)";
+	else
+		return 1;
+	return 0;
+}
+
+int dwarf_alt_find(const char *dwarf_path, const char *name, const u8 *id, u8 id_size,
+		   const char *const *debug_dirs, char *out, size_t out_len, char *why,
+		   size_t why_len)
+{
+	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	struct looked l = {0};
+	const char *verdict;
+	char hex[41];
+	int r = 0;
+	size_t k;
+
+	if (name[0] == '/') {
+		snprintf(out, out_len, "%s", name);
+	} else {
+		const char *slash = strrchr(dwarf_path, '/');
+
+		snprintf(out, out_len, "%.*s%s", slash ? (int)(slash - dwarf_path + 1) : 0,
+			 dwarf_path, name);
+	}
+	r = try_alt(out, id, id_size, &verdict);
+	looked_add(&l, out, verdict);
+	for (k = 0; r == 0 && debug_dirs && debug_dirs[k]; k++) {
+		/* a --debug-dir as a root for an absolute name (not /usr/lib/debug) */
+		if (name[0] == '/' && debug_dirs[k + 1]) {
+			snprintf(out, out_len, "%s%s", debug_dirs[k], name);
+			r = try_alt(out, id, id_size, &verdict);
+			looked_add(&l, out, verdict);
+			if (r)
+				break;
+		}
+		snprintf(out, out_len, "%s/.dwz/%s", debug_dirs[k], base);
+		r = try_alt(out, id, id_size, &verdict);
+		looked_add(&l, out, verdict);
+		if (r || id_size < 2)
+			continue;
+		ebs_format_hex(hex, sizeof(hex), id, id_size);
+		snprintf(out, out_len, "%s/.build-id/%.2s/%s.debug", debug_dirs[k], hex, hex + 2);
+		r = try_alt(out, id, id_size, &verdict);
+		looked_add(&l, out, verdict);
+	}
+	if (r == 0)
+		snprintf(why, why_len, "%s", l.buf ? l.buf : "");
+	free(l.buf);
+	return l.err && r == 0 ? l.err : r;
+}

@@ -233,11 +233,19 @@ static bool get_udata(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at, Dwarf
 	return r == DW_DLV_OK;
 }
 
+/* Does form point into the supplementary file (dwz -m)? */
+static bool form_is_alt(Dwarf_Half form)
+{
+	return form == DW_FORM_GNU_ref_alt || form == DW_FORM_ref_sup4 ||
+	       form == DW_FORM_ref_sup8 || form == DW_FORM_GNU_strp_alt || form == DW_FORM_strp_sup;
+}
+
 /* A string attribute, interned (as a function name when is_name). */
 static const char *get_string(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at, bool is_name)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Error err = NULL;
+	Dwarf_Half form = 0;
 	const char *r = NULL;
 	char *s = NULL;
 
@@ -245,20 +253,35 @@ static const char *get_string(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half a
 		drop_error(di, &err);
 		return NULL;
 	}
-	/* the string lives in libdwarf's section data: copy it, never free it */
-	if (dwarf_formstring(attr, &s, &err) == DW_DLV_OK && s && *s)
+	/*
+	 * The string lives in libdwarf's section data: copy it, never free it.
+	 * One in the supplementary file is read through it (tied to di->dbg);
+	 * without it libdwarf makes up a "<DW_FORM_...-no-tied-file>": none.
+	 */
+	if (dwarf_whatform(attr, &form, &err) == DW_DLV_OK && form_is_alt(form) && !di->alt)
+		s = NULL;
+	else if (dwarf_formstring(attr, &s, &err) == DW_DLV_OK && s && *s)
 		r = is_name ? intern_name(di, s) : intern_text(di, s);
 	drop_error(di, &err);
 	dwarf_dealloc_attribute(attr);
 	return r;
 }
 
-/* The DIE a reference attribute points to, or NULL. */
-static Dwarf_Die get_ref(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at)
+/*
+ * The DIE a reference attribute points to, or NULL.  die is in the
+ * supplementary file when in_alt; so is the DIE returned when *alt: a
+ * reference of that file's, or of the alt forms (DW_FORM_GNU_ref_alt,
+ * DW_FORM_ref_sup4/8), whose offsets are in its .debug_info.  Without that
+ * file such a reference leads nowhere (dwarf_attach said so once).
+ */
+static Dwarf_Die get_ref(struct dwarf_info *di, Dwarf_Die die, bool in_alt, Dwarf_Half at,
+			 bool *alt)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Error err = NULL;
 	Dwarf_Die target = NULL;
+	Dwarf_Half form = 0;
+	Dwarf_Debug dbg;
 	Dwarf_Off off;
 	int r;
 
@@ -270,10 +293,22 @@ static Dwarf_Die get_ref(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at)
 		dwarf_dealloc_attribute(attr);
 		return NULL;
 	}
-	r = dwarf_global_formref(attr, &off, &err);
+	if (dwarf_whatform(attr, &form, &err) != DW_DLV_OK)
+		form = 0;
+	if (form == DW_FORM_ref_sup4 || form == DW_FORM_ref_sup8) {
+		/* libdwarf (20210528 to 2.x) reads no DW_FORM_ref_sup value */
+		note(di, "DW_FORM_ref_sup references (dwz -5) are not followed: names of "
+			 "inlined functions are missing");
+		drop_error(di, &err);
+		dwarf_dealloc_attribute(attr);
+		return NULL;
+	}
+	*alt = in_alt || form_is_alt(form);
+	dbg = *alt ? di->alt : di->dbg;
+	r = dbg ? dwarf_global_formref(attr, &off, &err) : DW_DLV_NO_ENTRY;
 	drop_error(di, &err);
 	dwarf_dealloc_attribute(attr);
-	if (r == DW_DLV_OK && dwarf_offdie_b(di->dbg, off, 1, &target, &err) != DW_DLV_OK) {
+	if (r == DW_DLV_OK && dwarf_offdie_b(dbg, off, 1, &target, &err) != DW_DLV_OK) {
 		drop_error(di, &err);
 		target = NULL;
 	}
@@ -288,7 +323,7 @@ static Dwarf_Die get_ref(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at)
  * so far for this name, at most MAX_REF_HOPS in all (a limit on each path
  * instead would let links that loop take 2^MAX_REF_HOPS steps).
  */
-static const char *die_name(struct dwarf_info *di, Dwarf_Die die, unsigned int *hops)
+static const char *die_name(struct dwarf_info *di, Dwarf_Die die, bool in_alt, unsigned int *hops)
 {
 	static const Dwarf_Half refs[] = {DW_AT_abstract_origin, DW_AT_specification};
 	struct name_cache *nc;
@@ -299,6 +334,8 @@ static const char *die_name(struct dwarf_info *di, Dwarf_Die die, unsigned int *
 	size_t i;
 
 	if (dwarf_dieoffset(die, &off, &err) == DW_DLV_OK) {
+		if (in_alt)
+			off |= ALT_OFF; /* the supplementary file's offsets are apart */
 		HASH_FIND(hh, di->names, &off, sizeof(off), nc);
 		if (nc) {
 			if (nc->noted)
@@ -314,11 +351,12 @@ static const char *die_name(struct dwarf_info *di, Dwarf_Die die, unsigned int *
 	if (!name)
 		name = get_string(di, die, DW_AT_name, true);
 	for (i = 0; !name && *hops < MAX_REF_HOPS && i < ARRAY_SIZE(refs); i++) {
-		Dwarf_Die target = get_ref(di, die, refs[i]);
+		bool alt = false;
+		Dwarf_Die target = get_ref(di, die, in_alt, refs[i], &alt);
 
 		if (target) {
 			++*hops;
-			name = die_name(di, target, hops);
+			name = die_name(di, target, alt, hops);
 			dwarf_dealloc_die(target);
 		}
 	}
@@ -690,13 +728,15 @@ static void decl_at(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, unsi
 		return;
 	}
 	for (i = 0; *hops < MAX_REF_HOPS && i < ARRAY_SIZE(refs) && !*line; i++) {
-		Dwarf_Die target = get_ref(di, die, refs[i]);
+		bool alt = false;
+		Dwarf_Die target = get_ref(di, die, false, refs[i], &alt);
 		Dwarf_Off cu_off = 0;
 
 		if (!target)
 			continue;
 		++*hops;
-		if (dwarf_CU_dieoffset_given_die(target, &cu_off, &err) == DW_DLV_OK &&
+		/* the supplementary file's DIE numbers files of another table */
+		if (!alt && dwarf_CU_dieoffset_given_die(target, &cu_off, &err) == DW_DLV_OK &&
 		    cu_off == cu->die_off)
 			decl_at(di, cu, target, hops, file, line);
 		drop_error(di, &err);
@@ -709,6 +749,7 @@ static Dwarf_Off ref_off(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Error err = NULL;
+	Dwarf_Half form = 0;
 	Dwarf_Off off = 0;
 
 	if (dwarf_attr(die, at, &attr, &err) != DW_DLV_OK) {
@@ -717,6 +758,8 @@ static Dwarf_Off ref_off(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at)
 	}
 	if (dwarf_global_formref(attr, &off, &err) != DW_DLV_OK)
 		off = 0;
+	else if (dwarf_whatform(attr, &form, &err) == DW_DLV_OK && form_is_alt(form))
+		off |= ALT_OFF; /* never one of this file's DIEs */
 	drop_error(di, &err);
 	dwarf_dealloc_attribute(attr);
 	return off;
@@ -749,7 +792,7 @@ static int add_decl(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die, u32 
 		d.ref = ref_off(di, die, DW_AT_abstract_origin);
 	decl_at(di, cu, die, &hops, &d.file, &d.line);
 	hops = 0;
-	d.name = die_name(di, die, &hops);
+	d.name = die_name(di, die, false, &hops);
 	d.encl = top_scope(cu, parent);
 	if (cu->ndecls >= NO_SCOPE - 1)
 		return -E2BIG;
@@ -775,7 +818,7 @@ static int add_code_scope(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die die
 	e = die_spans(di, die, cu->version, cu->base, cu->rng_base, &sv);
 	if (e || !sv.n)
 		goto out; /* a declaration or an abstract instance: no code */
-	sc.name = die_name(di, die, &hops);
+	sc.name = die_name(di, die, false, &hops);
 	sc.parent = tag == DW_TAG_inlined_subroutine ? parent : NO_SCOPE;
 	sc.depth = depth;
 	sc.call_file = NO_SCOPE;
@@ -1387,6 +1430,155 @@ static int unit_files(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Line_Contex
 	return 0;
 }
 
+/*
+ * Which rows of the DWARF 5 line program at .debug_line offset off come
+ * before the first DW_LNS_set_file of their sequence (the file register at
+ * its default, 1): *flags gets one byte per row, in program order (1: at
+ * the default), as libdwarf lists them.  For a libdwarf that starts the
+ * register at 0 and so calls those rows file 0, which an explicit
+ * DW_LNS_set_file 0 also gives (clang relies on the default for the first
+ * function when it is a header's, and sets file 0 for the .c file's).
+ * The number of rows, or -1 when the program does not read (*flags NULL).
+ */
+static long default_rows(const u8 *sec, u64 size, u64 off, bool msb, u8 **flags)
+{
+	const u8 *p, *end, *prog, *lens;
+	u64 len, hlen, n = 0, cap = 0;
+	unsigned int offsz = 4, opbase;
+	bool dflt = true;
+	u8 *f = NULL;
+
+	*flags = NULL;
+	if (off >= size || size - off < 4)
+		return -1;
+	p = sec + off;
+	len = get_un(p, 4, msb);
+	p += 4;
+	if (len == 0xffffffff) {
+		if ((u64)(sec + size - p) < 8)
+			return -1;
+		len = get_un(p, 8, msb);
+		p += 8;
+		offsz = 8;
+	}
+	if (len > (u64)(sec + size - p) || len < 2 + 2 + offsz + 6)
+		return -1;
+	end = p + len;
+	if (get_un(p, 2, msb) != 5)
+		return -1;
+	p += 4; /* version, address_size, segment_selector_size */
+	hlen = get_un(p, offsz, msb);
+	p += offsz;
+	if (hlen > (u64)(end - p) || hlen < 6)
+		return -1;
+	prog = p + hlen;
+	opbase = p[5]; /* after min_inst_length, max_ops, default_is_stmt, line_base, line_range */
+	lens = p + 6;
+	if (!opbase || (u64)(prog - lens) < opbase - 1u)
+		return -1;
+	for (p = prog; p < end;) {
+		unsigned int op = *p++;
+		bool row = false;
+		u64 v;
+
+		if (op >= opbase) {
+			row = true;
+		} else if (op == 0) { /* extended: length, sub-opcode, operands */
+			if (!get_uleb(&p, end, &v) || !v || v > (u64)(end - p))
+				goto bad;
+			if (*p == DW_LNE_end_sequence)
+				row = true;
+			p += v;
+		} else if (op == DW_LNS_copy) {
+			row = true;
+		} else if (op == DW_LNS_fixed_advance_pc) {
+			if (end - p < 2)
+				goto bad;
+			p += 2;
+		} else {
+			unsigned int k;
+
+			for (k = 0; k < lens[op - 1]; k++)
+				if (!get_uleb(&p, end, &v))
+					goto bad;
+			if (op == DW_LNS_set_file)
+				dflt = false;
+		}
+		if (!row)
+			continue;
+		if (n == cap) {
+			u8 *g = realloc(f, cap ? cap * 2 : 256);
+
+			if (!g)
+				goto bad;
+			f = g;
+			cap = cap ? cap * 2 : 256;
+		}
+		f[n++] = dflt;
+		if (op == 0) /* the sequence ended: the registers start again */
+			dflt = true;
+		if (n > (u64)LONG_MAX / 2)
+			goto bad;
+	}
+	*flags = f;
+	return (long)n;
+bad:
+	free(f);
+	return -1;
+}
+
+/* The unit's DW_AT_stmt_list: its line table's offset in .debug_line. */
+static bool stmt_list(struct dwarf_info *di, Dwarf_Die cu_die, Dwarf_Off *off)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Error err = NULL;
+	int r;
+
+	if (dwarf_attr(cu_die, DW_AT_stmt_list, &attr, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return false;
+	}
+	r = dwarf_global_formref(attr, off, &err);
+	drop_error(di, &err);
+	dwarf_dealloc_attribute(attr);
+	return r == DW_DLV_OK;
+}
+
+/* Is cu_die the skeleton of a split unit (its DIE tree in a .dwo)? */
+static bool skeleton(struct dwarf_info *di, Dwarf_Die cu_die)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Half tag = 0;
+	Dwarf_Bool has = 0;
+
+	if (dwarf_tag(cu_die, &tag, &err) == DW_DLV_OK && tag == DW_TAG_skeleton_unit)
+		return true;
+	drop_error(di, &err);
+	if (dwarf_hasattr(cu_die, DW_AT_GNU_dwo_name, &has, &err) != DW_DLV_OK)
+		has = 0;
+	drop_error(di, &err);
+	return has;
+}
+
+/* Does the first file entry of the line table carry an MD5 (clang's do)? */
+static bool table_has_md5(Dwarf_Line_Context ctx)
+{
+	Dwarf_Unsigned dir = 0, mtime = 0, len = 0;
+	Dwarf_Form_Data16 *md5 = NULL;
+	Dwarf_Error err = NULL;
+	const char *name = NULL;
+	Dwarf_Signed base = 0, count = 0, end = 0;
+
+	if (dwarf_srclines_files_indexes(ctx, &base, &count, &end, &err) != DW_DLV_OK || !count ||
+	    dwarf_srclines_files_data_b(ctx, base, &name, &dir, &mtime, &len, &md5, &err) !=
+		    DW_DLV_OK) {
+		if (err)
+			dwarf_dealloc_error(NULL, err);
+		return false;
+	}
+	return md5 != NULL;
+}
+
 static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_die)
 {
 	struct table_verdict local = {0};
@@ -1397,6 +1589,9 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 	Dwarf_Error err = NULL;
 	Dwarf_Line *lines = NULL;
 	Dwarf_Signed n = 0, i;
+	Dwarf_Off stmt = 0;
+	long ndflt = -1;
+	u8 *dflt = NULL;
 	int e = 0;
 
 	if (dwarf_srclines_b(cu_die, &version, &tables, &ctx, &err) != DW_DLV_OK) {
@@ -1408,8 +1603,11 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 	 * With such a libdwarf, file 0 is either the default register (really
 	 * file 1) or an explicit DW_LNS_set_file 0.  GNU tools (gcc through
 	 * gas, and gas itself) number the files they use from 1 and rely on
-	 * the default, never setting file 0; clang sets the file at the start
-	 * of every sequence and uses 0.  So for a GNU producer, 0 means 1.
+	 * the default, never setting file 0.  So for a GNU producer, 0 means
+	 * 1.  clang sets file 0 for the .c file's functions, and relies on the
+	 * default for the rows before its first DW_LNS_set_file when the
+	 * unit's first function is a header's: which rows those are is read
+	 * from the line program itself (default_rows), for any producer.
 	 * Where entries 0 and 1 name one file (gcc's usual table) it changes
 	 * nothing; where they differ (a .c file whose first function comes
 	 * from a header) it is the difference between the right file and a
@@ -1419,6 +1617,16 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 		const char *producer = get_string(di, cu_die, DW_AT_producer, false);
 
 		cu->file0_is_1 = producer && !strncmp(producer, "GNU ", 4);
+		/*
+		 * A split DWARF skeleton has its producer in the .dwo: gcc's line
+		 * tables have no MD5 in their file entries, clang's have them.
+		 */
+		if (!producer && skeleton(di, cu_die))
+			cu->file0_is_1 = !table_has_md5(ctx);
+		/* better: which rows really are at the default, from the program itself */
+		if (di->line_sec && stmt_list(di, cu_die, &stmt))
+			ndflt = default_rows(di->line_sec, di->line_sec_size, stmt, di->line_msb,
+					     &dflt);
 	}
 	tv = line_table(di, cu_die, ctx, version, &local);
 	if (!tv)
@@ -1435,6 +1643,10 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 		cu->rows = calloc((size_t)n, sizeof(*cu->rows));
 		if (!cu->rows)
 			e = -ENOMEM;
+		if (ndflt != n) { /* not libdwarf's rows: the producer's rule, above */
+			free(dflt);
+			dflt = NULL;
+		}
 		for (i = 0; cu->rows && i < n; i++) {
 			struct dw_row *row = &cu->rows[cu->nrows];
 			Dwarf_Unsigned line = 0, col = 0, fno = 0;
@@ -1457,7 +1669,9 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 			row->line = line <= UINT32_MAX ? (u32)line : 0;
 			row->column = col <= UINT32_MAX ? (u32)col : 0;
 			/* see above: a default file register misread as 0 */
-			row->file = file_index(cu, fno == 0 && cu->file0_is_1 ? 1 : fno);
+			if (fno == 0 && (dflt ? dflt[i] : cu->file0_is_1))
+				fno = 1;
+			row->file = file_index(cu, fno);
 			row->seq_end = (u32)i << 1 | (end ? ROW_END : 0);
 			cu->nrows++;
 		}
@@ -1466,6 +1680,7 @@ static int decode_lines(struct dwarf_info *di, struct dw_cu *cu, Dwarf_Die cu_di
 	}
 	drop_error(di, &err);
 	dwarf_srclines_dealloc_b(ctx);
+	free(dflt);
 	return e;
 }
 
@@ -1806,6 +2021,42 @@ static int children_spans(struct dwarf_info *di, Dwarf_Die cu_die, u16 version, 
  * to lie after the last all the same, so that no length can make the loop
  * go round.
  */
+/*
+ * A skeleton unit of split DWARF (-gsplit-dwarf): its line table and code
+ * ranges are here, its DIE tree (the inline chains) in a .dwo file or a
+ * .dwp package, which ebs does not read.  Said once per file, naming it.
+ */
+static void split_note(struct dwarf_info *di, Dwarf_Die cu_die)
+{
+	const char *name, *dir;
+	char path[PATH_MAX], dwp[PATH_MAX];
+
+	if (di->split_noted)
+		return;
+	name = get_string(di, cu_die, DW_AT_dwo_name, false);
+	if (!name)
+		name = get_string(di, cu_die, DW_AT_GNU_dwo_name, false);
+	if (!name)
+		return;
+	di->split_noted = true;
+	dir = get_string(di, cu_die, DW_AT_comp_dir, false);
+	if (name[0] != '/' && dir)
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+	else
+		snprintf(path, sizeof(path), "%s", name);
+	snprintf(dwp, sizeof(dwp), "%s.dwp", di->path);
+	if (access(path, F_OK) && access(dwp, F_OK))
+		note(di,
+		     "split DWARF (-gsplit-dwarf): %.200s is missing: inlined functions are not "
+		     "shown",
+		     path);
+	else
+		note(di,
+		     "split DWARF (-gsplit-dwarf): inlined functions are in %.200s, which ebs "
+		     "does not read: they are not shown",
+		     access(path, F_OK) ? dwp : path);
+}
+
 static int build_index(struct dwarf_info *di)
 {
 	struct span_vec sv = {0};
@@ -1856,6 +2107,7 @@ static int build_index(struct dwarf_info *di)
 		if (dwarf_lowpc(die, &lo, &err) == DW_DLV_OK)
 			cu->base = lo;
 		drop_error(di, &err);
+		split_note(di, die);
 		sv.n = 0;
 		if (ver >= 5)
 			cu->rng_base = rnglists_base(di, die);
@@ -2024,6 +2276,34 @@ struct lists_scan {
  * di->rnglists_bad when the range lists are hidden; else keeps a copy of
  * .debug_rnglists and its tables (di->rng) for rnglists() to decode.
  */
+/*
+ * A copy of .debug_line, for default_rows(), on a libdwarf whose file
+ * register starts at 0 (only there is it needed).  Two such sections: none.
+ */
+static void keep_line_section(struct dwarf_info *di, Elf_Scn *scn, const GElf_Shdr *sh, bool gnu,
+			      bool msb)
+{
+	Elf_Data *data;
+
+	if (!libdwarf_file_register_starts_at_0() || sh->sh_type == SHT_NOBITS || di->line_two)
+		return;
+	if (di->line_sec) { /* which one would libdwarf read? */
+		free(di->line_sec);
+		di->line_sec = NULL;
+		di->line_two = true;
+		return;
+	}
+	if (((sh->sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) ||
+	    (gnu && elf_compress_gnu(scn, 0, 0) < 0) || !(data = elf_getdata(scn, NULL)) ||
+	    !data->d_buf || !data->d_size)
+		return;
+	if ((di->line_sec = malloc(data->d_size))) {
+		memcpy(di->line_sec, data->d_buf, data->d_size);
+		di->line_sec_size = data->d_size;
+		di->line_msb = msb;
+	}
+}
+
 static void lists_check(struct dwarf_info *di, struct lists_scan *ls)
 {
 	static const char *const names[LISTS_KINDS] = {"rnglists", "loclists"};
@@ -2055,6 +2335,10 @@ static void lists_check(struct dwarf_info *di, struct lists_scan *ls)
 
 		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)))
 			continue;
+		if (!strcmp(name, ".debug_line") || !strcmp(name, ".zdebug_line")) {
+			keep_line_section(di, scn, &sh, name[1] == 'z', msb);
+			continue;
+		}
 		for (k = 0; k < LISTS_KINDS && !strstr(name, names[k]); k++)
 			;
 		if (k == LISTS_KINDS)
@@ -2178,6 +2462,54 @@ static void de_alloc_off(void)
 	dwarf_set_de_alloc_flag(0);
 }
 
+/*
+ * The supplementary file that dwz -m made of what several files' DWARF had
+ * in common (.gnu_debugaltlink, or DWARF 5's .debug_sup), opened beside
+ * di->dbg and tied to it, so that libdwarf reads the alt strings
+ * (DW_FORM_GNU_strp_alt, DW_FORM_strp_sup) from it; get_ref follows the alt
+ * references into it.  A file that names one that is not found: said once,
+ * its functions' names from there are missing, and nothing is kept in the
+ * cache (a later run that finds it would not decode again).
+ */
+static void open_alt(struct dwarf_info *di)
+{
+	char name[PATH_MAX], path[PATH_MAX], looked[512];
+	Dwarf_Error err = NULL;
+	u8 id[20], id_size = 0;
+	struct stat st;
+	int r;
+
+	r = elf_fd__altlink(di->fd, name, sizeof(name), id, &id_size);
+	if (r == -ENOMEM)
+		di->oom = true;
+	if (r != 1)
+		return; /* none named; or this is a supplementary file itself */
+	r = dwarf_alt_find(di->path, name, id, id_size, di->debug_dirs, path, sizeof(path), looked,
+			   sizeof(looked));
+	if (r <= 0) {
+		di->oom |= r == -ENOMEM;
+		di->alt_missing = true;
+		note(di,
+		     "its supplementary debug file (dwz) %.200s is not found: names of "
+		     "inlined functions are missing",
+		     name);
+		return;
+	}
+	di->alt_fd = ebs_open_input(path, NULL, &st, NULL, 0);
+	if (di->alt_fd >= 0 &&
+	    dwarf_init_b(di->alt_fd, DW_GROUPNUMBER_ANY, NULL, NULL, &di->alt, &err) == DW_DLV_OK &&
+	    dwarf_set_tied_dbg(di->dbg, di->alt, &err) == DW_DLV_OK)
+		return;
+	di->alt_missing = true;
+	note(di, "its supplementary debug file (dwz) %.200s: %s", path,
+	     err ? dwarf_errmsg(err) : "cannot be read");
+	if (err)
+		dwarf_dealloc_error(NULL, err);
+	if (di->alt)
+		dwarf_finish(di->alt);
+	di->alt = NULL;
+}
+
 static bool dwarf_attach(struct dwarf_info *di, char *why, size_t why_len)
 {
 	struct lists_scan ls;
@@ -2222,6 +2554,7 @@ static bool dwarf_attach(struct dwarf_info *di, char *why, size_t why_len)
 		di->dbg = NULL;
 		return false;
 	}
+	open_alt(di);
 	return true;
 }
 
@@ -2239,8 +2572,16 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle, bool lines,
 	di->demangle = demangle;
 	di->no_lines = !lines;
 	di->efd = -1;
+	di->alt_fd = -1;
+	di->debug_dirs = key ? key->debug_dirs : NULL;
+	if (!(di->path = strdup(path))) {
+		snprintf(why, why_len, "out of memory");
+		free(di);
+		return NULL;
+	}
 	di->fd = ebs_open_input(path, NULL, &st, why, why_len);
 	if (di->fd < 0) {
+		free(di->path);
 		free(di);
 		return NULL;
 	}
@@ -2297,7 +2638,7 @@ void dwarf_info__free(struct dwarf_info *di)
 
 	if (!di)
 		return;
-	if (di->cache && di->dirty && !di->oom && (di->dbg || di->efd >= 0))
+	if (di->cache && di->dirty && !di->oom && !di->alt_missing && (di->dbg || di->efd >= 0))
 		dwarf_cache_save(di);
 	for (i = 0; i < di->ncus; i++)
 		dwarf_cu_clear(&di->cus[i]);
@@ -2305,8 +2646,14 @@ void dwarf_info__free(struct dwarf_info *di)
 	free(di->spans);
 	free(di->rng);
 	free(di->rng_tables);
+	free(di->line_sec);
 	if (di->dbg)
 		dwarf_finish(di->dbg);
+	if (di->alt)
+		dwarf_finish(di->alt);
+	if (di->alt_fd >= 0)
+		close(di->alt_fd);
+	free(di->path);
 	if (di->fd >= 0)
 		close(di->fd);
 	if (di->efd >= 0)
@@ -2384,7 +2731,11 @@ int dwarf_info__lookup(struct dwarf_info *di, u64 addr, struct sym_frame *frames
 		return 0;
 	/* innermost: the line table's location, in the innermost scope's function */
 	memset(&frames[0], 0, sizeof(frames[0]));
-	if (row && row->line) { /* line 0: code the compiler made up, no source line */
+	/*
+	 * Line 0: code the compiler made up (or merged from several lines), in
+	 * the row's file: shown as FILE:0, as elfutils and perf show it.
+	 */
+	if (row) {
 		frames[0].file = file_name(cu, row->file);
 		frames[0].line = row->line;
 		frames[0].column = row->column;

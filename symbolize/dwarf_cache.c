@@ -5,7 +5,7 @@
  * same binaries reads it instead of inflating and decoding the DWARF.
  *
  * One entry per DWARF file, named by that file's build-id:
- * HEX.v3.dwarf (HEX.v3.mangled.dwarf for names left mangled).  It holds
+ * HEX.v4.dwarf (HEX.v4.mangled.dwarf for names left mangled).  It holds
  * the index (every unit and its address spans) and each unit decoded so
  * far, by any run; a run that decodes a unit the entry lacks writes the
  * entry again with it (and with every unit the entry had).  All numbers
@@ -55,8 +55,10 @@
 #include "symbolize/dwarf_int.h"
 
 #define DWC_VERSION                                                                                \
-	3 /* 2: the source's SHA-256 (digest.c), not its XXH64; 3: no unit                         \
-	   * whose file names held control characters (dw_cu.raw_names) */
+	5 /* 2: the source's SHA-256 (digest.c), not its XXH64; 3: no unit                         \
+	   * whose file names held control characters (dw_cu.raw_names);                           \
+	   * 4: names demangled by libiberty, Rust's too (demangle.c); 5:                          \
+	   * dwz's names, rows at the default file register, split skeletons */
 #define DWC_MAGIC    "EBSDWC\r\n"
 #define DWC_ENDIAN   0x01020304u
 #define DWC_MANGLED  1u /* flags: names as the file has them */

@@ -16,6 +16,8 @@
 #define NO_SCOPE     UINT32_MAX
 #define MAX_DEPTH    128 /* DIE nesting we follow; deeper is corrupt */
 #define MAX_REF_HOPS 8	 /* abstract_origin/specification chains */
+/* a DIE offset of the supplementary file (dwz), kept apart from the file's own */
+#define ALT_OFF (1ull << 63)
 /* a unit's decoding: steps (DIEs read, references followed) for each of its bytes */
 #define STEPS_PER_BYTE 4
 
@@ -146,8 +148,18 @@ struct dwarf_info {
 	uid_t owner; /* of the file, as opened: whose names of source files these are */
 	u64 file_size;
 	u8 digest[SYM_DIGEST_LEN]; /* of what decoding reads (sym_dwarf_digest), with a cache */
-	char *path;		   /* for a lazy open (dwarf_attach) */
+	char *path;		   /* the DWARF file's, for its supplementary file (dwarf_attach) */
 	Dwarf_Debug dbg; /* NULL until the DWARF is read (never, when the cache has it all) */
+	/*
+	 * The supplementary file (dwz -m: .gnu_debugaltlink, .debug_sup) that
+	 * DW_FORM_GNU_ref_alt, DW_FORM_ref_sup* and the alt string forms point
+	 * into, opened with dbg; NULL when the file names none or it is missing.
+	 */
+	Dwarf_Debug alt;
+	int alt_fd;
+	bool split_noted; /* a skeleton unit (split DWARF) was said */
+	bool alt_missing; /* named, and not found or not read: said; not kept in the cache */
+	const char *const *debug_dirs; /* where to look for it: the symbolizer's */
 	bool attach_failed;
 	bool demangle;
 	bool no_lines; /* units are decoded without line tables: inline chains only */
@@ -166,6 +178,11 @@ struct dwarf_info {
 	struct rng_table *rng_tables; /* its tables, by start */
 	size_t nrng_tables;
 	bool rng_msb; /* big-endian */
+	/* .debug_line, on a libdwarf whose file register starts at 0 (default_rows) */
+	u8 *line_sec;
+	u64 line_sec_size;
+	bool line_two; /* two such sections: none kept */
+	bool line_msb;
 
 	/*
 	 * The cache.  Of the problems met (note()), only the first is kept

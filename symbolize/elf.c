@@ -365,10 +365,10 @@ int symtab__build(struct symtab *t, struct raw_vec *rv, bool demangle)
 {
 	size_t i, j, n = 0, arena_len = 0;
 	struct sym *syms;
-	char **dm = NULL;
 	char *arena, *p;
 
 	memset(t, 0, sizeof(*t));
+	t->demangle = demangle;
 	if (!rv->n)
 		return 0;
 	qsort(rv->v, rv->n, sizeof(*rv->v), raw_sym__cmp);
@@ -386,53 +386,36 @@ int symtab__build(struct symtab *t, struct raw_vec *rv, bool demangle)
 		rv->v[n++] = best;
 	}
 
-	/* The names as shown: demangled ones replace the mangled */
-	if (demangle && !(dm = calloc(n, sizeof(*dm))))
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		const struct raw_sym *rs = &rv->v[i];
-		size_t len = rs->name_len;
-
-		if (dm && rs->name[len]) { /* a version after the name: without it */
-			char *bare = strndup(rs->name, len);
-
-			dm[i] = bare ? ebs_demangle(bare) : NULL;
-			free(bare);
-		} else if (dm) {
-			dm[i] = ebs_demangle(rs->name);
-		}
-		if (dm && dm[i])
-			len = strlen(dm[i]);
-		arena_len += len + (rs->plt ? sizeof(plt_suffix) - 1 : 0) + 1;
-	}
+	/*
+	 * The names as in the file (without a version); demangled only when
+	 * first shown (symtab__name): a report shows a few of a large
+	 * program's hundreds of thousands
+	 */
+	for (i = 0; i < n; i++)
+		arena_len += rv->v[i].name_len + (rv->v[i].plt ? sizeof(plt_suffix) - 1 : 0) + 1;
 
 	syms = calloc(n, sizeof(*syms));
 	arena = malloc(arena_len);
 	if (!syms || !arena) {
 		free(arena);
 		free(syms);
-		for (i = 0; dm && i < n; i++)
-			free(dm[i]);
-		free(dm);
 		return -ENOMEM;
 	}
 
 	p = arena;
 	for (i = 0; i < n; i++) {
 		const struct raw_sym *rs = &rv->v[i];
-		const char *name = dm && dm[i] ? dm[i] : rs->name;
-		size_t len = dm && dm[i] ? strlen(dm[i]) : rs->name_len;
+		size_t len = rs->name_len;
 		u64 end;
 
-		memcpy(p, name, len);
+		memcpy(p, rs->name, len);
 		if (rs->plt)
 			memcpy(p + len, plt_suffix, sizeof(plt_suffix));
 		else
 			p[len] = '\0';
 		syms[i].name = sym_clean_text(p); /* a crafted name prints as one line */
+		syms[i].plt = rs->plt;
 		p += strlen(p) + 1;
-		if (dm)
-			free(dm[i]);
 
 		syms[i].addr = rs->addr;
 		if (rs->size) {
@@ -448,17 +431,68 @@ int symtab__build(struct symtab *t, struct raw_vec *rv, bool demangle)
 		syms[i].end = end;
 		syms[i].max_end = i && syms[i - 1].max_end > end ? syms[i - 1].max_end : end;
 	}
-	free(dm);
 	t->syms = syms;
 	t->nsyms = n;
 	t->arena = arena;
 	return 0;
 }
 
+/*
+ * The demangled form of s's name, "@plt" kept (malloc'd, cleaned of
+ * control characters), or NULL when it is not a mangled name (or no
+ * memory: the mangled name is shown then).
+ */
+static char *sym_demangle(const struct sym *s)
+{
+	size_t len = strlen(s->name) - (s->plt ? sizeof(plt_suffix) - 1 : 0);
+	char *bare = s->plt ? strndup(s->name, len) : NULL;
+	char *dm, *r;
+
+	if (s->plt && !bare)
+		return NULL;
+	dm = ebs_demangle(bare ? bare : s->name);
+	free(bare);
+	if (dm && s->plt) {
+		r = realloc(dm, strlen(dm) + sizeof(plt_suffix));
+		if (!r) {
+			free(dm);
+			return NULL;
+		}
+		dm = strcat(r, plt_suffix);
+	}
+	return dm ? sym_clean_text(dm) : NULL;
+}
+
+const char *symtab__name(struct symtab *t, const struct sym *s, const char **mangled)
+{
+	size_t i = (size_t)(s - t->syms);
+	char *dm;
+
+	if (mangled)
+		*mangled = NULL;
+	if (!t->demangle)
+		return s->name;
+	if (!t->shown && !(t->shown = calloc(t->nsyms, sizeof(*t->shown))))
+		return s->name;
+	if (!t->shown[i]) {
+		dm = sym_demangle(s);
+		t->shown[i] = dm ? dm : s->name;
+	}
+	if (mangled && t->shown[i] != s->name)
+		*mangled = s->name;
+	return t->shown[i];
+}
+
 void symtab__exit(struct symtab *t)
 {
+	size_t i;
+
 	if (!t)
 		return;
+	for (i = 0; t->shown && i < t->nsyms; i++)
+		if (t->shown[i] != t->syms[i].name)
+			free((char *)t->shown[i]);
+	free(t->shown);
 	free(t->syms);
 	free(t->arena);
 	memset(t, 0, sizeof(*t));
@@ -725,6 +759,46 @@ static int collect_all(Elf *e, struct raw_vec *rv, bool *has_symtab, char *why, 
 	return 0;
 }
 
+/*
+ * A Go binary's pclntab (gopclntab.c), for a file without .symtab or
+ * without DWARF: its functions when no .symtab named any (ranked below a
+ * .dynsym name at the same address), its lines for the lookups DWARF does
+ * not answer.  A table refused is noted in d->gopcln_problem; 0 or -ENOMEM.
+ */
+static int load_go(struct dso *d, Elf *e, struct raw_vec *rv)
+{
+	char why[200];
+	size_t i, n;
+	u64 off;
+
+	d->gopcln = gopcln__from_elf(e, &off, why, sizeof(why));
+	if (!d->gopcln) {
+		if (errno == ENOMEM)
+			return -ENOMEM;
+		if (errno == EINVAL)
+			ebs_format_line(d->gopcln_problem, sizeof(d->gopcln_problem),
+					"Go's function table (.gopclntab at file offset %#llx) is "
+					"malformed: %s: its names and lines are not read",
+					(unsigned long long)off, why);
+		return 0;
+	}
+	if (d->has_symtab)
+		return 0;
+	n = gopcln__count(d->gopcln);
+	for (i = 0; i < n; i++) {
+		struct raw_sym rs = {.rank = RANK_LOCAL};
+		u64 hi;
+
+		if (gopcln__func(d->gopcln, i, &rs.addr, &hi, &rs.name))
+			continue;
+		rs.size = hi - rs.addr;
+		rs.name_len = strlen(rs.name);
+		if (raw_vec__push(rv, &rs))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* An ELF handle on fd or image, checked to be a readable ELF file. */
 static Elf *elf_open(int fd, void *image, size_t image_size, char *why, size_t why_len)
 {
@@ -775,6 +849,8 @@ int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool de
 		shstrndx = SHN_UNDEF;
 	load_debug_facts(d, e, shstrndx);
 	err = collect_all(e, &rv, &d->has_symtab, why, why_len);
+	if (!err && !image && (!d->has_symtab || !d->has_dwarf))
+		err = load_go(d, e, &rv);
 	/* an in-memory image (the vdso) is not entered at e_entry */
 	if (!err && !image)
 		err = add_entry_sym(e, d->path, &rv);
@@ -872,4 +948,72 @@ int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf
 	*has_dwarf = tmp.has_dwarf;
 	elf_end(e);
 	return errno == ENOMEM ? -ENOMEM : 0; /* a build-id or section not read for it */
+}
+
+int elf_fd__altlink(int fd, char *name, size_t name_len, u8 *id, u8 *id_size)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int found = 0;
+	Elf *e;
+
+	errno = 0;
+	e = elf_open(fd, NULL, 0, NULL, 0);
+	if (!e)
+		return errno == ENOMEM ? -ENOMEM : -EINVAL;
+	if (elf_getshdrstrndx(e, &shstrndx))
+		shstrndx = SHN_UNDEF;
+	*id_size = 0;
+	while (!found && (scn = elf_nextscn(e, scn))) {
+		const unsigned char *p, *end;
+		bool sup, is_sup = false;
+		unsigned int shift = 0;
+		const char *sname;
+		Elf_Data *data;
+		GElf_Shdr sh;
+		size_t len;
+		u64 n = 0;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(sname = section_name(e, shstrndx, &sh)))
+			continue;
+		sup = !strcmp(sname, ".debug_sup");
+		if (!sup && strcmp(sname, ".gnu_debugaltlink"))
+			continue;
+		if (!(data = elf_getdata(scn, NULL)) || !data->d_buf || !data->d_size)
+			continue;
+		p = data->d_buf;
+		end = p + data->d_size;
+		if (sup) { /* u16 version, u8 is_supplementary, the name, ULEB length, checksum */
+			if (data->d_size < 4)
+				continue;
+			is_sup = p[2] != 0;
+			p += 3;
+		}
+		len = strnlen((const char *)p, (size_t)(end - p));
+		if ((!len && !is_sup) || p + len >= end || len >= name_len)
+			continue;
+		memcpy(name, p, len);
+		name[len] = '\0';
+		p += len + 1;
+		if (sup) {
+			while (p < end && shift < 64) {
+				n |= (u64)(*p & 0x7f) << shift;
+				shift += 7;
+				if (!(*p++ & 0x80))
+					break;
+			}
+			if (n > (u64)(end - p))
+				n = 0;
+		} else {
+			n = (u64)(end - p);
+		}
+		if (n >= 4 && n <= 20) {
+			memcpy(id, p, n);
+			*id_size = (u8)n;
+		}
+		found = is_sup ? 2 : 1;
+	}
+	elf_end(e);
+	return found ? found : errno == ENOMEM ? -ENOMEM : 0;
 }

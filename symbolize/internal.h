@@ -25,7 +25,9 @@ struct sym {
 	u64 addr;
 	u64 end;	  /* exclusive: a lookup hits when addr <= a < end */
 	u64 max_end;	  /* max(end) over this and every earlier entry, for overlaps */
-	const char *name; /* in the owning table's arena */
+	const char *name; /* as in the file, in the owning table's arena: shown
+			   * through symtab__name */
+	bool plt;	  /* name is NAME@plt, a PLT entry's */
 };
 
 /*
@@ -36,6 +38,10 @@ struct symtab {
 	struct sym *syms;
 	size_t nsyms;
 	char *arena;
+	bool demangle;	    /* names shown demangled */
+	const char **shown; /* [nsyms] once a name was shown: what symtab__name gave
+			     * (a demangled name, malloc'd, or the entry's own);
+			     * NULL until then */
 };
 
 /* Binding preference among aliases: lower wins. */
@@ -66,7 +72,8 @@ int raw_vec__push(struct raw_vec *rv, const struct raw_sym *rs);
 
 /*
  * Build t from rv (sorted and merged in place; names copied, demangled when
- * asked).  rv keeps its memory: the caller frees rv->v.  0 or -ENOMEM.
+ * first shown if demangle).  rv keeps its memory: the caller frees rv->v.
+ * 0 or -ENOMEM.
  */
 int symtab__build(struct symtab *t, struct raw_vec *rv, bool demangle);
 
@@ -80,6 +87,7 @@ struct segment {
 
 struct dwarf_info;
 struct addr_ent;
+struct gopcln;
 
 /*
  * One distinct object file (or in-memory image), loaded once per
@@ -139,6 +147,15 @@ struct dso {
 	struct addr_slot *front;
 	unsigned int front_bits;
 	bool is_jit; /* a perf-PID.map: addresses are runtime ones */
+
+	/*
+	 * A Go binary's own table of functions and lines (gopclntab.c), read
+	 * when the file has no .symtab or no DWARF: its functions fill the
+	 * symbol table, its lines stand in for DWARF's.  NULL when none;
+	 * gopcln_problem says why a table was refused ("" when none was).
+	 */
+	struct gopcln *gopcln;
+	char gopcln_problem[320];
 
 	/*
 	 * One file seen under two keys (through /lib and /usr/lib, with a
@@ -256,6 +273,28 @@ int dso__open_again(const struct dso *d);
 int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf);
 
 /*
+ * The supplementary file (dwz -m) that the DWARF file open on fd refers to:
+ * .gnu_debugaltlink's name and build-id, else DWARF 5's .debug_sup name and
+ * checksum (as id, up to 20 bytes).  1 with name and id set; 2 when it is
+ * itself a DWARF 5 supplementary file (id: its own checksum, name empty);
+ * 0 when it has neither section, -EINVAL when it cannot be read, -ENOMEM.
+ */
+int elf_fd__altlink(int fd, char *name, size_t name_len, u8 *id, u8 *id_size);
+
+/*
+ * Find the supplementary file named name (id: its build-id, id_size 0 for
+ * none) of the DWARF file at dwarf_path: name as it is when absolute, else
+ * beside dwarf_path; then DIR/NAME (for a --debug-dir) and DIR/.dwz/BASE,
+ * and DIR/.build-id/xx/rest.debug, for each of the debug directories.  A
+ * candidate must carry DWARF and, when id is given, have that build-id.
+ * 1 with its path in out, 0 when none was found (why lists what was tried),
+ * -ENOMEM.
+ */
+int dwarf_alt_find(const char *dwarf_path, const char *name, const u8 *id, u8 id_size,
+		   const char *const *debug_dirs, char *out, size_t out_len, char *why,
+		   size_t why_len);
+
+/*
  * The DSO of map and its load bias (runtime address - link-time address),
  * or NULL when map has none the symbolizer can read (a pseudo-file, a JIT
  * map, a file that failed).  symbolize.c, for unwind.c.
@@ -302,6 +341,15 @@ s64 dso__vaddr_to_file(const struct dso *d, u64 vaddr, u64 *room);
 
 /* The symbol covering addr, or NULL. */
 const struct sym *symtab__find(const struct symtab *t, u64 addr);
+
+/*
+ * s's name as shown (s is t's): demangled when t was built to demangle
+ * and it is a mangled C++ or Rust name, demangling it the first time
+ * (then kept: one pointer per symbol, for t's lifetime); else s->name.
+ * *mangled (when mangled is not NULL) gets s->name when the name shown
+ * is its demangled form, else NULL.  Not thread-safe: it fills t's cache.
+ */
+const char *symtab__name(struct symtab *t, const struct sym *s, const char **mangled);
 void symtab__exit(struct symtab *t);
 
 /*
@@ -399,6 +447,46 @@ void dwarf_cache_entry_name(char *buf, size_t len, const u8 *build_id, u8 build_
 void dwarf_cache_seal(void *entry, size_t len, const u8 *build_id, u8 build_id_size, u64 dwarf_size,
 		      const u8 dwarf_digest[SYM_DIGEST_LEN], bool demangle);
 
+/* ---- Go's pclntab (gopclntab.c) ---- */
+
+/* What gopcln__lookup finds for a pc: strings valid until gopcln__free. */
+struct gopcln_hit {
+	u64 lo, hi;	  /* the function's range */
+	const char *name; /* its name, as in the table */
+	const char *file; /* NULL when the table gives none; control characters as '?' */
+	u32 line;	  /* 0 when the table gives none */
+};
+
+/*
+ * A pclntab of size bytes (copied), header versions 1.2, 1.16, 1.18 and
+ * 1.20, either byte order; text_start: where 1.18+'s entry offsets count
+ * from (0: the header's textStart).  Its header, function table, records
+ * and names are checked here.  NULL with errno (EINVAL: malformed, why
+ * says where; ENOMEM).
+ */
+struct gopcln *gopcln__new(const void *data, size_t size, u64 text_start, char *why,
+			   size_t why_len);
+/*
+ * The pclntab of the ELF file e: its section .gopclntab (in a PIE,
+ * .data.rel.ro.gopclntab), or, when the file has no section headers and
+ * carries Go's build-ID note, one found in a data segment.  *table_off: the
+ * section's file offset (0 when scanned).  NULL with errno: ENOENT, no
+ * table (why empty); EINVAL, a table refused (why says why); ENOMEM.
+ */
+typedef struct Elf Elf;
+struct gopcln *gopcln__from_elf(Elf *e, u64 *table_off, char *why, size_t why_len);
+void gopcln__free(struct gopcln *g);
+const char *gopcln__version_name(const struct gopcln *g);
+size_t gopcln__count(const struct gopcln *g);
+/* Function i's range [*lo, *hi) and name.  0, or -EINVAL. */
+int gopcln__func(const struct gopcln *g, size_t i, u64 *lo, u64 *hi, const char **name);
+/*
+ * The function covering pc and its file and line, as Go's runtime reads
+ * them (the innermost inlined call's file and line; the function the code
+ * was compiled in).  0; -ENOENT when no function covers pc; -ENOMEM.
+ */
+int gopcln__lookup(struct gopcln *g, u64 pc, struct gopcln_hit *hit);
+
 /* DWARF (dwarf.c). */
 
 /* Where a DSO's decoded DWARF is kept between runs: by its file's build-id. */
@@ -406,6 +494,8 @@ struct dwarf_cache_key {
 	struct sym_cache *cache; /* NULL: not kept */
 	const u8 *build_id;	 /* of the file the DWARF is in; none: not kept */
 	u8 build_id_size;
+	const char *const
+		*debug_dirs; /* where a supplementary (dwz) file may be, NULL-terminated */
 };
 
 /*
@@ -473,7 +563,10 @@ const char *dwarf_info__problem(const struct dwarf_info *di);
 /* The owner of the file the DWARF was read from, as it was opened. */
 uid_t dwarf_info__owner(const struct dwarf_info *di);
 
-/* A malloc'd demangled C++ name, or NULL when name is not a mangled one. */
+/*
+ * A malloc'd demangled C++ or Rust name (symbolize/demangle.c), or NULL
+ * when name is not a mangled one.
+ */
 char *ebs_demangle(const char *name);
 /* The same, and *err -ENOMEM when NULL for want of memory (else 0). */
 char *ebs_demangle_err(const char *name, int *err);

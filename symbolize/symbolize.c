@@ -75,6 +75,7 @@ struct addr_ent {
 	u64 vaddr;
 	u32 id;		      /* sym_result.id */
 	const char *function; /* the symbol table's, or NULL */
+	const char *mangled;  /* sym_result.mangled */
 	u64 sym_offset;
 	unsigned int nr_frames;
 	struct sym_frame frames[];
@@ -219,6 +220,7 @@ static void dso__free(struct dso *d)
 	dwarf_info__free(d->dwarf);
 	dso_cfi__free(d->cfi);
 	symtab__exit(&d->symtab);
+	gopcln__free(d->gopcln);
 	free(d->segs);
 	free(d->image);
 	free(d->path);
@@ -575,14 +577,18 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path
 	if (map && !dso__is_recorded(d, map, why, sizeof(why))) {
 		/* its names and lines would be another program's: none rather than wrong ones */
 		symtab__exit(&d->symtab);
+		gopcln__free(d->gopcln);
+		d->gopcln = NULL;
 		d->refused = true;
 		dso__fail(s, d, "%s: not the file recorded (%s): its samples are left unresolved",
 			  path, why);
 		goto out_close;
 	}
 	d->symbols_from = dso_strdup(s, path);
+	if (d->gopcln_problem[0])
+		symbolizer__warn(s, "%s: %s", path, d->gopcln_problem);
 	dso__locate_debug(s, d, fd, s->demangle);
-	if (!d->symtab.nsyms)
+	if (!d->symtab.nsyms && !d->gopcln_problem[0]) /* (that said why already) */
 		symbolizer__warn(s, "%s: no symbols (%s)", path,
 				 why[0] ? why : "empty symbol table");
 out_close:
@@ -876,6 +882,7 @@ static struct dwarf_info *dso__dwarf_open(struct symbolizer *s, struct dso *d)
 		.cache = s->cache,
 		.build_id = d->debug_build_id,
 		.build_id_size = d->debug_build_id_size,
+		.debug_dirs = (const char *const *)s->debug_dirs,
 	};
 	char why[256];
 
@@ -980,6 +987,21 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 			symbolizer__warn(s, "%s (lines may be missing)", d->dwarf_problem);
 		}
 	}
+	if (!n && d->gopcln && !s->no_dwarf && !s->no_lines) {
+		/* a Go binary without DWARF: its own table's line (one frame) */
+		struct gopcln_hit hit;
+
+		if (gopcln__lookup(d->gopcln, vaddr, &hit) == -ENOMEM)
+			return NULL;
+		if (hit.name && (hit.file || hit.line)) {
+			/* the name as the symbol table shows it (cleaned) */
+			sym = symtab__find(&d->symtab, vaddr);
+			frames[0] = (struct sym_frame){.function = sym ? sym->name : NULL,
+						       .file = hit.file,
+						       .line = hit.line};
+			n = 1;
+		}
+	}
 	a = calloc(1, sizeof(*a) + (size_t)n * sizeof(a->frames[0]));
 	if (!a)
 		return NULL;
@@ -989,7 +1011,7 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 	memcpy(a->frames, frames, (size_t)n * sizeof(frames[0]));
 	sym = symtab__find(&d->symtab, vaddr);
 	if (sym) {
-		a->function = sym->name;
+		a->function = symtab__name(&d->symtab, sym, &a->mangled);
 		a->sym_offset = vaddr - sym->addr;
 	}
 	HASH_ADD(hh, d->cache, vaddr, sizeof(a->vaddr), a);
@@ -1014,6 +1036,7 @@ static int fill_result(struct symbolizer *s, struct dso *d, u64 vaddr, struct sy
 	out->dso_addr = vaddr;
 	out->id = a->id;
 	out->function = a->function;
+	out->mangled = a->mangled;
 	out->sym_offset = a->sym_offset;
 	out->nr_frames = a->nr_frames;
 	out->frames = a->nr_frames ? a->frames : NULL;
@@ -1379,7 +1402,7 @@ int symbolizer__function(struct symbolizer *s, const struct sym_dso_info *info, 
 	sym = d->failed ? NULL : symtab__find(&d->symtab, vaddr);
 	if (!sym)
 		return -ENOENT;
-	out->name = sym->name;
+	out->name = symtab__name(&d->symtab, sym, NULL);
 	out->start = sym->addr;
 	out->end = sym->end;
 	return 0;

@@ -27,7 +27,7 @@ struct symbolize_opts {
 	const char *const *debug_dirs; /* NULL-terminated places to look for separate debug
 					* files, searched before /usr/lib/debug; or NULL */
 	const char *perf_map_dir;      /* where JIT perf-PID.map files are; NULL: /tmp */
-	bool demangle;		       /* C++ names demangled */
+	bool demangle;		       /* C++ and Rust names demangled */
 	bool no_dwarf;		       /* no lines, no inline chains (separate debug files
 					* are still found, for their symbol tables) */
 	bool no_lines;		       /* inline chains without lines: DWARF's units are
@@ -93,6 +93,8 @@ struct sym_frame {
 struct sym_result {
 	const char *function; /* the symbol table's name; NULL when no symbol covers
 			       * the address (DWARF's names are in frames[]) */
+	const char *mangled;  /* function as the symbol table has it, when function is
+			       * its demangled form; else NULL */
 	const char *dso;      /* short name: "libc.so.6", "[vdso]", "[kernel]" */
 	const char *dso_path; /* as mapped */
 	u64 sym_offset;	      /* addr - function start, when the symbol table has it */

@@ -63,6 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(s->name >= t.arena && s->name < t.arena + arena_len,
 			   "entry %zu's name outside the arena", i);
 		FUZZ_CHECK(s->name[0], "entry %zu has an empty name", i);
+		/* the name shown: demangled (C++, Rust) the first time */
+		FUZZ_CHECK(symtab__name(&t, s, NULL)[0], "entry %zu is shown empty", i);
 	}
 	/* every start, the last byte, the end, and the gaps, for the first entries */
 	for (i = 0; i < t.nsyms && i < 64; i++) {

@@ -5,7 +5,7 @@
 #   tests/fuzz/seeds.sh OUT [HARNESS...]	(default: every harness)
 #
 # Writes OUT/HARNESS/* for the harnesses named (reader elf events kallsyms
-# perfmap kmod dwcache).  Environment: EBS (an ebs binary, for recordings), WORKLOADS
+# perfmap kmod dwcache gopclntab).  Environment: EBS (an ebs binary, for recordings), WORKLOADS
 # (built workloads: the programs recorded, and jit's perf map), BUILD (for
 # tests/tools/mkdata), CC (default cc).  What cannot be made here (no
 # permission to record, no compiler) is left out with a note on stderr; a
@@ -15,7 +15,7 @@ set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:?usage: seeds.sh OUT [HARNESS...]}
 shift
-[ $# -gt 0 ] || set -- reader elf events kallsyms perfmap kmod dwcache
+[ $# -gt 0 ] || set -- reader elf events kallsyms perfmap kmod dwcache gopclntab
 CC=${CC:-cc}
 BUILD=${BUILD:-build}
 W=$TOP/tests/workloads
@@ -259,9 +259,29 @@ seeds_dwcache() {
 	note "dwcache: $(ls "$d" | wc -l) files"
 }
 
+# Go's pclntab: the .gopclntab of a small Go program, built plain and as
+# a PIE (.data.rel.ro.gopclntab), when go is installed.
+seeds_gopclntab() {
+	local d=$OUT/gopclntab b sec
+	mkdir -p "$d"
+	if ! command -v go >/dev/null; then
+		note "gopclntab: no go: no seeds"
+		return
+	fi
+	printf 'package main\n\nfunc main() { println("seed") }\n' >"$TMPD/seed.go"
+	for b in exe pie; do
+		(cd "$TMPD" && GOCACHE=$TMPD/gocache GO111MODULE=off go build -buildmode=$b \
+			-ldflags='-s -w' -o "seed-$b" seed.go) >/dev/null 2>&1 || continue
+		sec=.gopclntab
+		[ $b = pie ] && sec=.data.rel.ro.gopclntab
+		objcopy -O binary --only-section=$sec "$TMPD/seed-$b" "$d/$b.pclntab" 2>/dev/null
+	done
+	note "gopclntab: $(ls "$d" | wc -l) files"
+}
+
 for h in "$@"; do
 	case $h in
-	reader | elf | events | kallsyms | perfmap | kmod | dwcache) "seeds_$h" ;;
+	reader | elf | events | kallsyms | perfmap | kmod | dwcache | gopclntab) "seeds_$h" ;;
 	*) note "no seeds for '$h'" ;;
 	esac
 done

@@ -89,6 +89,8 @@ rc=$?
 keep c3.txt
 check "a run too short for --min-samples: exit 0 ($rc), the conflict said: the rate cap kept, run longer, or accept fewer" \
 	sh -c "[ $rc -eq 0 ] && grep -q '^# note: cpu-clock: 100000 samples need .* kept the rate cap .* Run it [0-9.]*x longer .* or accept [0-9]*: a function holding 10% is then known to +-' c3.txt"
+check "a run too short: the summary does not say every target was met, it says the samples target cannot be had" \
+	sh -c "! grep -q 'met every target' c3.txt && grep -q '^# cpu-clock: N set by the rate cap; the verifying run met the rate and overhead targets; the samples target cannot be had (note below)\$' c3.txt"
 "$EBS" calibrate -q -e cpu-clock --cost-probe loop --rate 1000 --overhead 90 \
 	--min-samples 100000 --json -- "$L" 0.4 >c3.json 2>&1
 check "a run too short: no promise: expected samples = what 1000/s gives (< 100000), longer = 100000 / them" \

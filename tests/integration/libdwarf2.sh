@@ -7,7 +7,8 @@
 # ninja into $BUILD/libdwarf2/inst, then ebs and the unit tests on it into
 # $BUILD/libdwarf2/ebs (with SAN= when the suite runs with sanitizers).
 # This runs there the unit tests and the symbolizer's integration tests,
-# unchanged (TESTS_ON: symbolize, lines, names, annotate, hostile-elf),
+# unchanged (TESTS_ON: symbolize, lines, names, annotate, hostile-elf,
+# debuginfo-forms),
 # their lines prefixed with "libdwarf2: ", and compares its answers with
 # those of the ebs built on the system's libdwarf.  It installs nothing and
 # downloads nothing: without cmake, ninja, zstd's header or the tarball it
@@ -20,7 +21,7 @@
 if [ -n "${SAN:-}" ]; then
 	TESTS_ON=${LIBDWARF2_TESTS:-symbolize hostile-elf}
 else
-	TESTS_ON=${LIBDWARF2_TESTS:-symbolize lines names annotate hostile-elf}
+	TESTS_ON=${LIBDWARF2_TESTS:-symbolize lines names annotate hostile-elf debuginfo-forms}
 fi
 # the Makefile's default, relative to the tree
 TAR=$(cd "$TOP" && realpath -m "${LIBDWARF2_TAR:-../shared/vendor/libdwarf-2.3.1-src.tar.gz}")

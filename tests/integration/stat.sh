@@ -72,6 +72,18 @@ check "-r 5: the run with 16 times the page faults culled and counted" \
 stat_ r5.txt -r 5 -e page-faults -- "$WORKLOADS/memtouch" 4 1
 check "-r 5, text: +- and the statistics line" \
 	sh -c 'grep -q "(5 runs)" r5.txt && grep -q "+- " r5.txt && grep -q "95% interval" r5.txt'
+# the "+-" column is what perf stat prints there, the standard error of the
+# mean (sd / sqrt(runs kept)) in percent of it, not the runs' spread (sd,
+# on the line below): the JSON's stderr is sd / sqrt(n), and the text's +-
+# is it over the mean (to its 2 decimals), sd / mean / sqrt(5) here
+stat_ se.txt -r 5 -e task-clock -- "$WORKLOADS/leafloop" 0.05
+se=$(sed -n 's/^ *[0-9.]* msec task-clock .*(+- \([0-9.]*\)%)$/\1/p' se.txt)
+sdp=$(sed -n 's/^ *sd [0-9.]* (\([0-9.]*\)%), min .*, \([0-9]*\) runs\{0,1\} culled$/\1 \2/p' se.txt)
+check "-r 5, text: +- ${se:-?}% is the mean's standard error, sd ${sdp%% *}% / sqrt(runs kept)" \
+	python3 -c "import sys, math; se = float('$se'); sd, c = '$sdp'.split(); n = 5 - int(c); sys.exit(not abs(se - float(sd) / math.sqrt(n)) <= 0.011 + 0.02 * se)"
+stat_ se.json --json -r 5 -e task-clock -- "$WORKLOADS/leafloop" 0.05
+check "-r 5, JSON: stderr = stddev / sqrt(runs kept)" \
+	jtrue se.json "abs(j['events'][0]['stderr'] - j['events'][0]['stddev'] / (5 - j['events'][0]['culled']) ** 0.5) <= 0.1"
 # CPUs utilized over the runs the clock kept: a first run of a tenth of the
 # others' CPU time is culled (maybe with another: the four long runs can be
 # so alike that one 1% off is culled too), so the elapsed time must leave it
@@ -97,8 +109,8 @@ ms=$(sed -n 's/^ *\([0-9]*\.[0-9][0-9]\) msec task-clock .*/\1/p' ms.txt)
 check "text: task-clock in msec, two decimals, about the JSON's ns / 10^6 (${ms:-none} msec, $(json ms.json "j['events'][0]['count']") ns)" \
 	jtrue ms.json "'$ms' != '' and 0.5 < $ms * 1e6 / j['events'][0]['count'] < 2"
 check "text: -r's statistics of task-clock in msec, of page-faults in counts" \
-	sh -c 'grep -Eq "^ +min [0-9]+\.[0-9]{2}, max .* msec, [0-9]+ runs? culled$" ms.txt &&
-	       grep -Eq "^ +min [0-9]+, max [0-9]+, .*\], [0-9]+ runs? culled$" ms.txt'
+	sh -c 'grep -Eq "^ +sd [0-9]+\.[0-9]{2} \([0-9.]+%\), min [0-9]+\.[0-9]{2}, max .* msec, [0-9]+ runs? culled$" ms.txt &&
+	       grep -Eq "^ +sd [0-9]+ \([0-9.]+%\), min [0-9]+, max [0-9]+, .*\], [0-9]+ runs? culled$" ms.txt'
 stat_ msi.txt -I 100 -e task-clock,page-faults -- "$WORKLOADS/leafloop" 0.25
 check "text: -I lines give task-clock in msec, page-faults in counts" \
 	sh -c 'grep -Eq "^ +[0-9.]+ +[0-9]+\.[0-9]{2} msec task-clock$" msi.txt &&

@@ -197,8 +197,11 @@ check "perf-kernel mode: ebs passes no limits, as perf applies its sysctls itsel
 	sh -c "[ $rc -eq 0 ] && grep -q '^CONFIG mode 0 .* limits 0 ' /tmp/cfg.log"
 rm -f /tmp/m.data
 
-# Attach to a running process, and all CPUs.
-/sleeper 3 >sleeper.pid &
+# Attach to a running process, and all CPUs.  The sleeper runs until killed
+# (30 s is only a bound): a sanitizer build of ebs under TCG on a loaded
+# host took over 2.5 s to attach, after a 3 s sleeper had gone.
+/sleeper 30 >sleeper.pid &
+spid=$!
 sleep 0.5
 /ebs record --backend=kmod -e cpu-clock -c 1000000 -o /tmp/p.data -p "$(cat sleeper.pid)" 2>p.err &
 rpid=$!
@@ -208,6 +211,7 @@ wait $rpid
 rc=$?
 cat p.err
 check "-p then Ctrl-C: exit 0" [ $rc -eq 0 ]
+kill $spid
 check "-p: leaf resolved from /proc's maps" sh -c "/ebs report -i /tmp/p.data --top 1 | grep -q ' leaf '"
 wait
 # the sleeper runs until killed (30 s is only a bound): on a loaded host a

@@ -286,6 +286,8 @@ def pretty_groups(text):
         if inlined:
             line = line[len(" (inlined by) "):]
         func, _, loc = line.rpartition(" at ")
+        if re.match(r"^.*:0(:\d+)?$", loc):
+            loc = "??:0"	# line 0: ebs names its file (FILE:0); held as no line here
         frame = (func, loc)
         if inlined and groups:
             groups[-1].append(frame)

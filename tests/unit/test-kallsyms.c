@@ -348,11 +348,11 @@ static void test_kallsyms_refused(void)
 
 /* ---- perf-PID.map ---------------------------------------------------------- */
 
-static const char *jsym_at(const struct symtab *t, u64 addr)
+static const char *jsym_at(struct symtab *t, u64 addr)
 {
 	const struct sym *s = symtab__find(t, addr);
 
-	return s ? s->name : NULL;
+	return s ? symtab__name(t, s, NULL) : NULL;
 }
 
 static bool jname_anywhere(const struct symtab *t, const char *name)

@@ -507,8 +507,8 @@ static void test_fixture(void)
 		    (const struct want_frame[]){{"outer", "/a.c", 11}}, 1);
 	check_chain(di, "linesweep: fixture: an address between rows takes the row below", 0x100f,
 		    (const struct want_frame[]){{"outer", "/a.c", 11}}, 1);
-	check_chain(di, "linesweep: fixture: line 0: no line and no file, the function still",
-		    0x1025, (const struct want_frame[]){{"outer", NULL, 0}}, 1);
+	check_chain(di, "linesweep: fixture: line 0: its file, line 0, the function still", 0x1025,
+		    (const struct want_frame[]){{"outer", "/a.c", 0}}, 1);
 	check_chain(di, "linesweep: fixture: the row after a line-0 row", 0x1030,
 		    (const struct want_frame[]){{"outer", "/a.c", 13}}, 1);
 	check_chain(di, "linesweep: fixture: where a sequence ends and the next begins, the next",

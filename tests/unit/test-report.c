@@ -16,6 +16,8 @@
  *   test_script_fields  ebs script's --fields: names, +/-, the refusals
  *   test_markup    present_markup: entities, XML's '?' for controls and
  *                  broken UTF-8, HTML's tabs, the character limit
+ *   test_name_list names_item: a --func list's names end at commas
+ *                  outside brackets (C++ parameters, Rust generics)
  */
 #include <errno.h>
 #include <math.h>
@@ -24,7 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/names.h"
 #include "report/present.h"
+#include "report/session.h"
 #include "report/table.h"
 #include "test.h"
 
@@ -287,6 +291,9 @@ static void test_columns(void)
 		col_order(&r, KEY_LINE, y, x), -1);
 	y->key.line = 0;
 	table_cell_text(&r, y, KEY_LINE, buf, sizeof(buf));
+	TEST_STREQ("columns: line 0 in a known file is FILE:0", buf, "a.c.h:0");
+	y->key.file = NULL;
+	table_cell_text(&r, y, KEY_LINE, buf, sizeof(buf));
 	TEST_STREQ("columns: no line is '?\?'", buf, "??");
 
 	/* functions: as "f (inlined into g)" reads */
@@ -462,6 +469,32 @@ static void test_markup(void)
 	TEST_STREQ("markup: NULL is nothing", markup(NULL, SIZE_MAX, PRESENT_HTML), "");
 }
 
+static void test_name_list(void)
+{
+	static const struct {
+		const char *list;
+		size_t len;
+	} v[] = {
+		{"main", 4},
+		{"a,b", 1},
+		{"", 0},
+		{",b", 0},
+		{"f(int, char),g", 12},
+		{"<hashbrown::map::HashMap<K, V, S>>::get,main", 39},
+		{"<fn(u8, u8) -> u8 as Tr>::call,x", 30},
+		{"std::rt::lang_start::<()>::{closure#0},x", 38},
+		{"a[1, 2],b", 7},
+		{"unbalanced>, b", 11},
+	};
+	char name[96];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(v); i++) {
+		snprintf(name, sizeof(name), "name list: '%s': the first name's length", v[i].list);
+		TEST_EQ(name, names_item(v[i].list), v[i].len);
+	}
+}
+
 int main(void)
 {
 	test_wilson();
@@ -472,5 +505,6 @@ int main(void)
 	test_options();
 	test_script_fields();
 	test_markup();
+	test_name_list();
 	return test_done();
 }

@@ -16,6 +16,10 @@
  *   test_names      "@plt" appended, C++ names demangled when asked (and
  *                   kept when rejected), control characters shown as '?',
  *                   names copied out of the reader's memory
+ *   test_rust_names Rust's legacy and v0 names demangled as perf shows
+ *                   them (no hash, no disambiguators, no ".llvm.N"), the
+ *                   mangled name kept beside every demangled one; only
+ *                   the names shown are demangled
  *   test_random     400 random tables against a reference that applies the
  *                   rules above by scanning, at every address of their grid
  *   test_map_bias   a mapping's load bias from the segment it was made for,
@@ -76,11 +80,12 @@ static bool build(const char *name, struct symtab *t, bool demangle)
 }
 
 /* The name of the symbol covering addr, or NULL. */
-static const char *at(const struct symtab *t, u64 addr)
+/* The name shown for the symbol covering addr (symtab__name), or NULL. */
+static const char *at(struct symtab *t, u64 addr)
 {
 	const struct sym *s = symtab__find(t, addr);
 
-	return s ? s->name : NULL;
+	return s ? symtab__name(t, s, NULL) : NULL;
 }
 
 /* The end of the symbol covering addr, or 0. */
@@ -298,6 +303,71 @@ static void test_names(void)
 			   "_ZN2ns3fooEi");
 		symtab__exit(&t);
 	}
+}
+
+/* The mangled name kept for the symbol covering addr, or NULL. */
+static const char *mangled_at(struct symtab *t, u64 addr)
+{
+	const struct sym *s = symtab__find(t, addr);
+	const char *mangled = NULL;
+
+	if (s)
+		symtab__name(t, s, &mangled);
+	return mangled;
+}
+
+/* Names of rustc 1.95's symbols (tests/real/rust, legacy and v0 builds). */
+static void test_rust_names(void)
+{
+	static const struct {
+		const char *mangled, *shown;
+	} v[] = {
+		{"_ZN8rustwork3mix17h383c56897299a742E", "rustwork::mix"},
+		{"_ZN50_$LT$rustwork..Half$u20$as$u20$rustwork..Mixer$GT$3run17h8bb3219affd096ccE",
+		 "<rustwork::Half as rustwork::Mixer>::run"},
+		{"_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17hd019ec1899b3c678E"
+		 ".llvm.12694370142998209289",
+		 "std::rt::lang_start::{{closure}}"},
+		{"_RNvCschYMSn9up6a_8rustwork3mix", "rustwork::mix"},
+		{"_RNvXCschYMSn9up6a_8rustworkNtB2_4HalfNtB2_5Mixer3run",
+		 "<rustwork::Half as rustwork::Mixer>::run"},
+		{"_RNCINvNtCsjrHSEGnQ3l9_3std2rt10lang_startuE0CschYMSn9up6a_8rustwork"
+		 ".llvm.663718450609953144",
+		 "std::rt::lang_start::<()>::{closure#0}"},
+		{"_RNvMNtCsgvbsrvnw3yD_9hashbrown11rustc_entryINtNtB4_3map7HashMapINtNtCslNYArtu3iFV_"
+		 "5alloc3vec3VechEyNtNtNtCsjrHSEGnQ3l9_3std4hash6random11RandomStateE11rustc_"
+		 "entryCschYMSn9up6a_8rustwork",
+		 "<hashbrown::map::HashMap<alloc::vec::Vec<u8>, u64, "
+		 "std::hash::random::RandomState>>::rustc_entry"},
+	};
+	struct symtab t;
+	char name[160];
+	size_t i;
+
+	reset();
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		push(0x1000 + 0x10 * i, 0x10, 0, v[i].mangled, RANK_GLOBAL, false);
+	push(0x2000, 0x10, 0, "rust_plain", RANK_GLOBAL, false);
+	push(0x2010, 0x10, 0, "_ZN8rustwork3mix17h383c56897299a742E", RANK_GLOBAL, true);
+	if (!build("symtab: rust names", &t, true))
+		return;
+	TEST_CHECK("symtab: names: none demangled before one is shown", !t.shown);
+	TEST_STREQ("symtab: names: one shown...", at(&t, 0x1010), v[1].shown);
+	TEST_CHECK("symtab: names: ... and only that one demangled",
+		   t.shown && t.shown[1] && !t.shown[0] && !t.shown[2]);
+	for (i = 0; i < ARRAY_SIZE(v); i++) {
+		snprintf(name, sizeof(name), "symtab: rust: %.60s...", v[i].mangled);
+		TEST_STREQ(name, at(&t, 0x1000 + 0x10 * i), v[i].shown);
+		TEST_STREQ("symtab: rust: ... its mangled name kept",
+			   mangled_at(&t, 0x1000 + 0x10 * i), v[i].mangled);
+	}
+	TEST_CHECK("symtab: rust: a name not demangled has no mangled one",
+		   !mangled_at(&t, 0x2000));
+	TEST_STREQ("symtab: rust: a PLT entry demangled, @plt on both", at(&t, 0x2010),
+		   "rustwork::mix@plt");
+	TEST_STREQ("symtab: rust: ... its mangled name", mangled_at(&t, 0x2010),
+		   "_ZN8rustwork3mix17h383c56897299a742E@plt");
+	symtab__exit(&t);
 }
 
 /* ---- random tables against the rules, by scanning ----------------------- */
@@ -805,6 +875,7 @@ int main(void)
 	test_map_bias();
 	test_overlap();
 	test_names();
+	test_rust_names();
 	test_random();
 	test_elf_file();
 	reset();

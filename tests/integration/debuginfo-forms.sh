@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# debuginfo-forms.sh - debug information as distributions and compilers lay
+# it out beyond a plain -g build: dwz's supplementary files
+# (.gnu_debugaltlink, DW_FORM_GNU_ref_alt/strp_alt, and DWARF 5's
+# .debug_sup), split DWARF (.dwo files and .dwp packages, gcc and clang),
+# line-0 rows, and clang 14's DWARF 5 on a real program (stb_image.h from
+# libstb-dev).  Held against the same source built plainly, and against
+# eu-addr2line and llvm-symbolizer.  A tool that is absent is a SKIP.
+. "$(dirname "$0")/../lib.sh"
+
+A2L() { "$EBS" addr2line --no-cache "$@"; }
+# addrs BIN FUNC...: every instruction address of the functions, one a line
+addrs() {
+	local bin=$1 f lo size
+	shift
+	for f in "$@"; do
+		read -r lo size < <(nm -S "$bin" | awk -v f="$f" '$4 == f {print $1, $2}')
+		[ -n "${size:-}" ] || continue
+		objdump -d --no-show-raw-insn --start-address=0x$lo \
+			--stop-address=$((0x$lo + 0x$size)) "$bin" | sed -n 's/^ *\([0-9a-f]*\):.*/\1/p'
+	done
+}
+# innermost FILE: ebs addr2line's innermost frames' locations, one an address
+innermost() { grep -v '^ (inlined by)' "$1" | sed 's/.* at //'; }
+export -f innermost
+
+if ! command -v eu-addr2line >/dev/null || ! command -v objdump >/dev/null; then
+	skip "all" "eu-addr2line (elfutils) and objdump (binutils) are needed; scripts/deps.sh installs them"
+	exit 0
+fi
+
+# ---- dwz ------------------------------------------------------------------
+# Two programs sharing an always-inlined helper from a header: dwz -m moves
+# the helper's abstract DIE (its name) into common.debug, and the inlined
+# instances in a and b point there with DW_FORM_GNU_ref_alt.
+cat >helper.h <<'H'
+static inline __attribute__((always_inline)) unsigned mix(unsigned x, unsigned k)
+{
+	for (int i = 0; i < 8; i++)
+		x = (x ^ k) * 2654435761u + (x >> 13);
+	return x;
+}
+H
+cat >a.c <<'C'
+#include "helper.h"
+#include <stdlib.h>
+__attribute__((noinline)) unsigned work_a(unsigned n)
+{
+	unsigned s = 1;
+	for (unsigned i = 0; i < n; i++)
+		s = mix(s, i);
+	return s;
+}
+int main(int argc, char **argv) { return (int)work_a(argc > 1 ? atoi(argv[1]) : 1000) & 1; }
+C
+sed 's/work_a/work_b/g' a.c >b.c
+if ! command -v dwz >/dev/null; then
+	skip "dwz" "dwz is not installed (Debian: dwz; scripts/deps.sh installs it)"
+else
+	for x in a b; do
+		gcc -O2 -g -o $x.plain $x.c || fail "build $x" "gcc failed"
+		cp $x.plain $x
+		cp $x.plain $x.5
+	done
+	(dwz -m common.debug -M common.debug a b && dwz -5 -m sup.debug -M sup.debug a.5 b.5) >dwz.err 2>&1 ||
+		fail "dwz" "$(head -n 1 dwz.err)"
+	check "dwz made a .gnu_debugaltlink" bash -c "readelf -SW a | grep -q gnu_debugaltlink"
+	check "dwz's a points into common.debug with DW_FORM_GNU_ref_alt" \
+		bash -c "readelf --debug-dump=info a 2>/dev/null | grep -q '<alt 0x'"
+	addrs a.plain work_a >a.addrs
+	A2L -e a.plain <a.addrs >plain.out
+	A2L -e a <a.addrs >dwz.out 2>dwz.err
+	nmix=$(grep -c '^mix at' plain.out)
+	check "dwz: inline chains and lines equal the plain build's ($nmix addresses in mix)" \
+		bash -c "[ $nmix -gt 0 ] && cmp -s plain.out dwz.out"
+	check "dwz: no warning ($(head -c 200 dwz.err))" [ ! -s dwz.err ]
+	# elfutils, which reads dwz files, agrees on the innermost function
+	eu-addr2line -f -i -e a $(sed 's/^/0x/' a.addrs) 2>/dev/null | awk 'NR % 2 == 1' >eu.names
+	eun=$(grep -c '^mix\( \|$\)' eu.names)
+	check "dwz: eu-addr2line -i names mix too ($eun frames)" [ "$eun" -ge "$nmix" ]
+	# found by build-id under a --debug-dir, the name leading nowhere
+	mkdir -p moved dbg
+	cp b moved/b
+	id=$(readelf -n common.debug | sed -n 's/.*Build ID: //p')
+	mkdir -p dbg/.build-id/${id:0:2}
+	cp common.debug dbg/.build-id/${id:0:2}/${id:2}.debug
+	addrs b.plain work_b >b.addrs
+	A2L -e b.plain <b.addrs >bplain.out
+	A2L -e moved/b --debug-dir "$TMP/dbg" <b.addrs >bmoved.out 2>bmoved.err
+	check "dwz: the supplementary file found by build-id under --debug-dir" \
+		bash -c "cmp -s bplain.out bmoved.out && [ ! -s bmoved.err ]"
+	A2L -e moved/b <b.addrs >bmiss.out 2>bmiss.err
+	check "dwz: a missing supplementary file is one warning naming it ($(head -c 200 bmiss.err))" \
+		bash -c "[ \$(wc -l <bmiss.err) -eq 1 ] && grep -q 'supplementary debug file (dwz) common.debug is not found' bmiss.err"
+	check "dwz: without it, lines are still the plain build's" \
+		bash -c "diff <(grep -v inlined bplain.out | sed 's/.* at //') <(grep -v inlined bmiss.out | sed 's/.* at //') >/dev/null"
+	# dwz -5: .debug_sup and DW_FORM_ref_sup4, which libdwarf does not read
+	A2L -e a.5 <a.addrs >d5.out 2>d5.err
+	check "dwz -5: lines equal the plain build's, one warning ($(head -c 200 d5.err))" \
+		bash -c "diff <(innermost plain.out) <(innermost d5.out) >/dev/null && [ \$(wc -l <d5.err) -eq 1 ]"
+fi
+
+# ---- split DWARF ----------------------------------------------------------
+S="$TOP/tests/symbolize"
+STB=/usr/include/stb/stb_image.h
+if [ ! -r "$STB" ]; then
+	skip "split DWARF, line 0, clang" "$STB is not installed (Debian: libstb-dev; scripts/deps.sh installs it)"
+	exit 0
+fi
+STBF="-O2 -g -DSTBI_ONLY_PNG -I${STB%/*}"
+for cc in gcc clang; do
+	if ! command -v $cc >/dev/null; then
+		skip "split DWARF $cc" "$cc is not installed"
+		continue
+	fi
+	mkdir -p split-$cc
+	(cd split-$cc && $cc $STBF -gsplit-dwarf -o stb "$S/fix_stb.c" -lm && $cc $STBF -o stb.plain "$S/fix_stb.c" -lm) ||
+		{ fail "split DWARF $cc" "$cc -gsplit-dwarf failed"; continue; }
+	b=split-$cc/stb
+	dwo=$(cd split-$cc && ls ./*.dwo | head -n 1)
+	addrs $b.plain stbi__zhuffman_decode stbi__parse_png_file stbi__create_png_image_raw >sp.addrs
+	A2L -e $b.plain <sp.addrs >sp.plain
+	A2L -e $b <sp.addrs >sp.split 2>sp.err
+	n=$(wc -l <sp.addrs)
+	check "split DWARF $cc: lines at $n addresses equal the plain build's innermost" \
+		bash -c "[ $n -gt 0 ] && diff <(innermost sp.plain) <(innermost sp.split) >/dev/null"
+	check "split DWARF $cc: one warning naming the .dwo ($(head -c 250 sp.err))" \
+		bash -c "[ \$(wc -l <sp.err) -eq 1 ] && grep -qF 'inlined functions are in $TMP/split-$cc/${dwo#./}' sp.err"
+	mv split-$cc/$dwo split-$cc/$dwo.away
+	A2L -e $b <sp.addrs >/dev/null 2>sp.err
+	check "split DWARF $cc: a missing .dwo is one warning naming it ($(head -c 250 sp.err))" \
+		bash -c "[ \$(wc -l <sp.err) -eq 1 ] && grep -qF '$TMP/split-$cc/${dwo#./} is missing' sp.err"
+	mv split-$cc/$dwo.away split-$cc/$dwo
+	# binutils 2.40's dwp crashes on DWARF 5 .dwo files: llvm-dwp for both
+	dwptool=llvm-dwp-14
+	if ! command -v $dwptool >/dev/null; then
+		skip "split DWARF $cc .dwp" "llvm-dwp-14 is not installed (Debian: llvm)"
+		continue
+	fi
+	if (cd split-$cc && $dwptool -e stb -o stb.dwp) 2>dwp.err; then
+		mv split-$cc/$dwo split-$cc/$dwo.away
+		A2L -e $b <sp.addrs >sp.dwp 2>sp.err
+		check "split DWARF $cc .dwp ($dwptool): lines, and one warning naming the .dwp ($(head -c 250 sp.err))" \
+			bash -c "diff <(innermost sp.plain) <(innermost sp.dwp) >/dev/null && [ \$(wc -l <sp.err) -eq 1 ] && grep -qF 'split-$cc/stb.dwp' sp.err"
+	else
+		fail "split DWARF $cc .dwp" "$dwptool failed: $(head -n 1 dwp.err)"
+	fi
+done
+
+# ---- clang: DWARF 5 forms, line 0 -----------------------------------------
+if ! command -v clang >/dev/null || ! command -v llvm-dwarfdump-14 >/dev/null; then
+	skip "line 0, clang" "clang and llvm-dwarfdump-14 are needed (Debian: clang, llvm)"
+	exit 0
+fi
+clang $STBF -o stbc "$S/fix_stb.c" -lm || fail "build stbc" "clang failed"
+check "clang's unit uses DWARF 5 forms (strx, addrx, MD5)" \
+	bash -c "llvm-dwarfdump-14 --debug-info --debug-line stbc | grep -q DW_AT_str_offsets_base && llvm-dwarfdump-14 --debug-info stbc | grep -q DW_AT_addr_base && llvm-dwarfdump-14 --debug-line stbc | grep -q md5_checksum"
+# Line 0: rows the compiler made up; clang -O2 leaves hundreds in stb_image.
+llvm-dwarfdump-14 --debug-line stbc | awk '$1 ~ /^0x0/ && $2 == 0 && !/end_sequence/ {print $1}' |
+	sort -u >l0.all
+# an address's row is line 0 when no later row shares its address
+llvm-dwarfdump-14 --debug-line stbc | awk '$1 ~ /^0x0/ {a[$1] = $2} END {for (k in a) if (a[k] == 0) print k}' |
+	sort >l0.addrs
+n0=$(wc -l <l0.addrs)
+if [ "$n0" -eq 0 ]; then
+	skip "line 0" "clang made no line-0 rows here"
+else
+	A2L -e stbc <l0.addrs | grep -v '^ (inlined by)' | sed 's/.* at //' >l0.ebs
+	eu-addr2line -e stbc $(cat l0.addrs) 2>/dev/null >l0.eu
+	bad=$(paste -d'|' l0.ebs l0.eu | awk -F'|' '{e = $2; sub(/:0:[0-9]+$/, ":0", e); g = $1; sub(/:0:[0-9]+$/, ":0", g); if (g != e && e != "??:0") print}' | head -n 3)
+	nfile=$(grep -c '^/.*:0\(:[0-9]*\)\?$' l0.ebs)
+	check "line 0: $nfile of $n0 line-0 addresses shown as FILE:0, as eu-addr2line has them${bad:+ (not: $bad)}" \
+		[ "$nfile" -gt 0 -a -z "$bad" ]
+fi
+# report --sort line: samples at line-0 addresses are a FILE:0 row.  stbc
+# decodes a 2000x2000 PNG (0.3 s) made here; about 2.5% of its samples land
+# on line-0 rows (8 to 10 of 350 in trials), so 600 give ~15: none at all
+# has a chance below 1e-6.
+python3 - <<'PY'
+import random, struct, zlib
+random.seed(1)
+w = h = 2000
+raw = b"".join(b"\x01" + bytes(random.getrandbits(8) if random.random() < 0.3 else 7
+                               for _ in range(w * 3)) for _ in range(h))
+def chunk(t, d):
+    return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+open("t.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) +
+                          chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
+PY
+if record l0.data -e cpu-clock -F 4000 -- ./stbc t.png >/dev/null; then
+	"$EBS" report -i l0.data --sort line --json >l0.json
+	l0=$(json l0.json "sum(r['samples'] for r in j['rows'] if r.get('line') == 0 and (r.get('file') or '').endswith('stb_image.h'))")
+	l0none=$(json l0.json "sum(r['samples'] for r in j['rows'] if r.get('dso') == 'stbc' and r.get('file') is None)")
+	"$EBS" report -i l0.data --sort line 2>/dev/null | grep -F 'stb_image.h:0 ' >l0.txt
+	check "report --sort line: $l0 samples at stb_image.h:0 (line 0, its file kept; $l0none of stbc's without a file: PLT stubs)" \
+		[ "$l0" -gt 0 -a -s l0.txt ]
+else
+	fail "record stbc" "$(head -n 1 l0.data.err)"
+fi
+# clang's functions, inline chains and file:line:column against the line
+# program and the oracles (golden.py: llvm-symbolizer must agree at every
+# address; elfutils 0.188 and binutils 2.40 have known mistakes there).
+# Rows before a sequence's first DW_LNS_set_file are at the default file
+# register, 1: clang relies on it when the unit's first function is a
+# header's, and libdwarf 20210528 calls them file 0 (the .c file).
+python3 "$S/golden.py" "$T: stb_image.h, clang 14 DWARF 5 (strx, addrx, rnglistx, MD5)" stbc --ebs "$EBS"

@@ -22,7 +22,10 @@ mmap64 and mmap in ld.so), or a return address at a symbol's first byte,
 which perf names by that symbol and ebs by the call's, one byte back
 ('boundary': ld.so's _dl_start_user after _start's call), or in ld.so
 perf's _dl_start_user (a label of the debug file ebs does not take) and
-ebs's _start, which covers it.
+ebs's _start, which covers it.  A chain of perf's that is kernel frames
+alone, where ebs's goes on into user space, is one whose user part
+perf's unwinder lost (it failed at the first frame, as it does early in
+ld.so): counted apart.
 
   perfchains.py PERF.txt EBS.txt   prints "chains perf N ebs M", "frames F,
                                    A of them named by an alias", "chains
@@ -97,16 +100,29 @@ def same(x, y, k):
     return None
 
 
+def compare(a, b):
+    """The kinds of perf's chain a's frames against ebs's b ([None]: they
+    differ).  A sample in the kernel whose user part perf lost altogether
+    (its unwinder failed at the first frame: early in ld.so) is ebs's
+    kernel part alone, then user frames: 'no user part'."""
+    if len(a) < len(b) and all(x[1] == '[kernel]' for x in a) and \
+            all(y[1] != '[kernel]' for y in b[len(a):]):
+        return [same(x, y, k) for k, (x, y) in enumerate(zip(a, b))] + ['no user part']
+    if len(a) != len(b):
+        return [None]
+    return [same(x, y, k) for k, (x, y) in enumerate(zip(a, b))]
+
+
 def main(argv):
     p, e = chains(argv[1], True), chains(argv[2], False)
     print('chains perf %d ebs %d' % (len(p), len(e)))
     frames = sum(map(len, p))
-    kinds = [[same(x, y, k) for k, (x, y) in enumerate(zip(a, b))] if len(a) == len(b) else [None]
-             for a, b in zip(p, e)]
+    kinds = [compare(a, b) for a, b in zip(p, e)]
     alias = sum(c.count('alias') + c.count('boundary') for c in kinds)
     bad = [(a, b) for (a, b), c in zip(zip(p, e), kinds) if None in c]
     print('frames %d, %d of them named by an alias' % (frames, alias))
     print('chains differ %d' % len(bad))
+    print('chains whose user part perf lost %d' % sum('no user part' in c for c in kinds))
     for a, b in bad[:3]:
         print('perf %s | ebs %s' % ([x[:2] for x in a], [y[:2] for y in b]))
     return 0

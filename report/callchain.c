@@ -472,8 +472,13 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 		}
 		if (!a) /* the end of a frame-pointer chain, not a frame (as perf drops it) */
 			continue;
-		if (!in_kernel && !user_code_possible(a)) {
-			/* a frame pointer followed into data: the rest is not a chain */
+		if (!in_kernel && (!user_code_possible(a) || (nuser && !map_of(c, a - 1)))) {
+			/*
+			 * a frame pointer followed into data (a return address
+			 * where no user code can be, or in none the process had
+			 * mapped: a stack address, a word of text): the rest is
+			 * not a chain
+			 */
 			cut = true;
 			break;
 		}

@@ -47,14 +47,15 @@
 # template code's names: shortening and naming functions); cargo (and
 # rustc) build the Rust program of tests/integration/rust.sh where
 # rustup's cargo is not there; dwz makes the supplementary debug files of
-# tests/integration/debuginfo-forms.sh.
+# tests/integration/debuginfo-forms.sh; lld and mold link the call-graph
+# workload beside GNU ld and gold (binutils) in tests/integration/linkers.sh.
 set -u
 
 BUILD_PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
 libncurses-dev nettle-dev libiberty-dev libcapstone-dev less"
 TEST_PKGS="elfutils binutils python3 libstb-dev clang llvm libclang-rt-dev clang-format
 cmake ninja-build libzstd-dev golang-go python3-jsonschema chromium tmux strace nlohmann-json3-dev
-cargo dwz"
+cargo dwz lld mold"
 
 usage() {
 	echo "usage: scripts/deps.sh [build|test] [--list]" >&2

@@ -532,6 +532,45 @@ u64 dso__file_to_vaddr(const struct dso *d, u64 off)
 	return off;
 }
 
+/*
+ * The loader maps each PT_LOAD segment from the file page holding its
+ * first byte, at the page holding its first link-time address, so a
+ * mapping's bias is that of the segment it was made for.  Which segment
+ * that is, pgoff alone does not say: lld and mold start the code on the
+ * file page where the read-only data ends (read-only at offsets 0-0x8b4,
+ * code from 0x8c0 at 0x18c0), so both have bytes in a mapping at pgoff 0,
+ * whose first byte is the read-only segment's, and the biases they give
+ * differ by a page (0x1000 taken for the code segment's 0).  The
+ * mappings ebs keeps are executable: the executable segment with bytes in
+ * the mapping is the one, and among those (or when none is marked) the
+ * one holding pgoff: a mapping made of a whole file at once (gold's first
+ * segment, in-memory images).  None: the offsets are the addresses.
+ */
+u64 dso__map_bias(const struct dso *d, u64 start, u64 len, u64 pgoff)
+{
+	const struct segment *best = NULL;
+	int best_rank = -1;
+	size_t i;
+
+	for (i = 0; i < d->nsegs; i++) {
+		const struct segment *sg = &d->segs[i];
+		bool holds = sg->offset <= pgoff && pgoff - sg->offset < sg->filesz;
+		int rank;
+
+		if (!holds && (sg->offset < pgoff || sg->offset - pgoff >= len))
+			continue; /* none of its bytes is in the mapping */
+		rank = (sg->exec ? 2 : 0) + (holds ? 1 : 0);
+		if (rank > best_rank) {
+			best = sg;
+			best_rank = rank;
+		}
+	}
+	if (!best)
+		return start - pgoff;
+	/* the runtime address of best's first byte, less its link-time address */
+	return start + best->offset - pgoff - best->vaddr;
+}
+
 s64 dso__vaddr_to_file(const struct dso *d, u64 vaddr, u64 *room)
 {
 	size_t i;
@@ -577,6 +616,7 @@ static int load_segments(struct dso *d, Elf *e)
 		d->segs[d->nsegs].offset = ph.p_offset;
 		d->segs[d->nsegs].filesz = ph.p_filesz;
 		d->segs[d->nsegs].vaddr = ph.p_vaddr;
+		d->segs[d->nsegs].exec = ph.p_flags & PF_X;
 		d->nsegs++;
 	}
 	return 0;

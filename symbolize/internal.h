@@ -82,6 +82,7 @@ struct segment {
 	u64 offset;
 	u64 filesz;
 	u64 vaddr;
+	bool exec; /* PF_X: the loader maps it executable */
 };
 
 struct dwarf_info;
@@ -329,6 +330,11 @@ void symbolizer__unwind_exit(struct symbolizer *s);
 
 /* Link-time address of file offset off in d. */
 u64 dso__file_to_vaddr(const struct dso *d, u64 off);
+/*
+ * The load bias (runtime address - link-time address) of an executable
+ * mapping of d at start, len bytes of it from file offset pgoff.
+ */
+u64 dso__map_bias(const struct dso *d, u64 start, u64 len, u64 pgoff);
 /* File offset of link-time address vaddr in d, with *room bytes after it in its segment; -1 if
  * none. */
 s64 dso__vaddr_to_file(const struct dso *d, u64 vaddr, u64 *room);

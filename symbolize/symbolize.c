@@ -1103,7 +1103,7 @@ struct dso *symbolizer__map_dso(struct symbolizer *s, const struct sym_map *map,
 		return NULL;
 	if (map_ent__get(s, map, &m) || m->dso->failed || m->dso->is_jit)
 		return NULL;
-	*bias = map->start - dso__file_to_vaddr(m->dso, map->pgoff);
+	*bias = dso__map_bias(m->dso, map->start, map->len, map->pgoff);
 	return m->dso;
 }
 

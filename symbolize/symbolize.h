@@ -315,8 +315,11 @@ typedef const struct sym_map *(*sym_map_of_fn)(void *ctx, u64 addr);
 enum sym_unwind_end {
 	SYM_UNWIND_OUTERMOST, /* the outermost frame: the CFI (or a zero return address) ends it */
 	SYM_UNWIND_TRUNCATED, /* the next frame lies past the stack copy */
-	SYM_UNWIND_NO_CFI,    /* no CFI for a frame's address (no mapping, no FDE) */
-	SYM_UNWIND_BAD,	      /* the CFI led to an unreadable or impossible frame */
+	SYM_UNWIND_NO_CFI,    /* no CFI for a frame's address (no mapping, no FDE), and
+			       * libunwind's guess past it (rbp as a frame pointer) leads
+			       * to no mapping */
+	SYM_UNWIND_BAD,	      /* the CFI led to an unreadable or impossible frame (a return
+			       * address in no mapping) */
 	SYM_UNWIND_MAX,	      /* max frames reached */
 	SYM_UNWIND_NO_REGS,   /* no IP and SP in the registers */
 };

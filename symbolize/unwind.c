@@ -48,8 +48,8 @@ struct dso_cfi {
 	struct cfi_table eh, dbg;
 	bool eh_ok, dbg_tried, dbg_ok;
 	struct {
-		u64 vaddr; /* link-time, page-aligned; 1 when empty */
-		u32 len;   /* bytes of the page the file has */
+		u64 vaddr;   /* link-time, page-aligned; 1 when empty */
+		u32 lo, len; /* data[lo, lo + len): the bytes of the page the file has */
 		u8 data[4096];
 	} pages[PAGE_CACHE];
 };
@@ -241,6 +241,34 @@ static bool overlap(const u8 *buf, u64 at, u64 len, u64 v, u64 *val)
 }
 
 /*
+ * The bytes d's file has of the page at link-time address page, those of
+ * the first segment with any there: [*lo, *lo + *len) of the page.  A
+ * segment may start or end inside a page (the writable ones do: at 0x3db0
+ * (GNU ld), 0x57078 (lld), holding the GOT slots personality routines are
+ * read through).  false when none has any.
+ */
+static bool page_span(const struct dso *d, u64 page, u32 *lo, u32 *len)
+{
+	size_t i;
+
+	if (page > UINT64_MAX - 4096)
+		return false;
+	for (i = 0; i < d->nsegs; i++) {
+		const struct segment *sg = &d->segs[i];
+		u64 end = sg->vaddr + sg->filesz < sg->vaddr ? UINT64_MAX : sg->vaddr + sg->filesz;
+		u64 a = sg->vaddr > page ? sg->vaddr : page;
+		u64 b = end < page + 4096 ? end : page + 4096;
+
+		if (a < b) {
+			*lo = (u32)(a - page);
+			*len = (u32)(b - a);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * 8 bytes of d's file at link-time address v (those the file has; a word
  * may cross into the next page), through a small cache of its pages;
  * *oom set when out of memory.
@@ -264,28 +292,20 @@ static bool dso_word(struct dso *d, u64 v, u64 *val, bool *oom)
 			break; /* the word is in the first page */
 		pg = &c->pages[(page >> 12) % PAGE_CACHE];
 		if (pg->vaddr != page) {
-			u64 room = 0, len;
-			s64 off = dso__vaddr_to_file(d, page, &room);
+			u32 lo, len;
 			u8 *b;
 
 			pg->vaddr = 1;
-			if (off < 0) { /* the segment may start inside the page */
-				u64 at = v > page ? v : page;
-
-				off = dso__vaddr_to_file(d, at, &room);
-				if (off < 0)
-					continue;
-			}
-			len = room < 4096 ? room : 4096;
-			b = dso_bytes(d, page, len, oom);
-			if (!b)
+			if (!page_span(d, page, &lo, &len) ||
+			    !(b = dso_bytes(d, page + lo, len, oom)))
 				continue;
-			memcpy(pg->data, b, len);
+			memcpy(pg->data + lo, b, len);
 			free(b);
 			pg->vaddr = page;
-			pg->len = (u32)len;
+			pg->lo = lo;
+			pg->len = len;
 		}
-		got |= overlap(pg->data, page, pg->len, v, val);
+		got |= overlap(pg->data + pg->lo, page + pg->lo, pg->len, v, val);
 	}
 	return got;
 }
@@ -607,8 +627,19 @@ int symbolizer__unwind(struct symbolizer *s, const struct sym_stack *st, sym_map
 		c.no_info = false;
 		r = unw_step(&cur);
 		if (r > 0 && unw_get_reg(&cur, UNW_REG_IP, &ip) == 0 && ip) {
-			ips[(*nr)++] = ip;
-			continue;
+			/*
+			 * A return address lies in code the process had mapped
+			 * (one byte back: in the call).  Where an address has no
+			 * CFI, libunwind goes on through rbp as a frame pointer,
+			 * which in code built without them holds data: a stack
+			 * address, a word of text.  Such a frame ends the chain.
+			 */
+			if (ip > 1 && map_of(ctx, ip - 1)) {
+				ips[(*nr)++] = ip;
+				continue;
+			}
+			*end = c.no_info ? SYM_UNWIND_NO_CFI : SYM_UNWIND_BAD;
+			break;
 		}
 		if (r >= 0)
 			*end = SYM_UNWIND_OUTERMOST;

@@ -295,6 +295,26 @@ check "fp, a walk into an impossible address: cut there, [truncated] in >= 90% (
 	[ $((c * 10)) -ge $((n * 9)) -a $((cl * 10)) -ge $((n * 9)) ]
 check "fp, impossible addresses: no row names one (>= 2^56 or in page 0), --stats counts the cut chains ($(json badfp-stats.json "j['chains']['impossible']"))" \
 	jtrue badfp.json "not [r for r in j['rows'] if r['function'].startswith('[unknown] 0x') and not 4096 <= int(r['function'].split('0x')[1], 16) < 2 ** 56] and json.load(open('badfp-stats.json'))['chains']['impossible'] >= $c"
+# Past code without CFI (unwind nocfi: nocfi_spin, rbp at fake frames whose
+# return addresses are a stack address and the word "ebsjunk", below 2^56),
+# libunwind guesses the caller through rbp, as the kernel's -g walk does:
+# such words are no callers.  dwarf: the chain stops at nocfi_spin, counted
+# as stopped at code without CFI; fp: cut there, [truncated].  No row may
+# name an address outside the process's mappings ([unknown] 0x...).
+for m in dwarf fp; do
+	"$EBS" record -q --call-graph $m -e cpu-clock -F 2000 -o nocfi-$m.data "$WORKLOADS/unwind" nocfi 0.4
+	"$EBS" report -i nocfi-$m.data --children --json >nocfi-$m.json
+	"$EBS" report -i nocfi-$m.data --stats --json >nocfi-stats-$m.json
+	keep nocfi-$m.json
+	read -r c s n < <(inclusive nocfi_spin nocfi-$m.json)
+	enough "$m, nocfi" "$n" 200 || continue
+	check "$m, past code without CFI: nocfi_spin in >= 90% ($c of $n), no frame outside the mappings" \
+		jtrue nocfi-$m.json "$c * 10 >= $n * 9 and not [r for r in j['rows'] if r['function'].startswith('[unknown]')]"
+	k=no_cfi
+	[ $m = fp ] && k=impossible
+	check "$m, nocfi: --stats counts the chains ended there as $k ($(json nocfi-stats-$m.json "j['chains']['$k']") of $c)" \
+		jtrue nocfi-stats-$m.json "j['chains']['$k'] >= $c"
+done
 "$EBS" record -q --call-graph dwarf -e cpu-clock -F 2000 -o strip.data "$WORKLOADS/calltree-stripped" 1
 "$EBS" report -i strip.data --tree --json --min-percent 0 >strip.json
 keep strip.json

@@ -496,88 +496,18 @@ PY
 	check "perf: time, pid, tid and ip equal, line by line" grep -qx 'time pid tid ip differ 0' perf.cmp
 	check "perf: symbols equal but where perf says [unknown] ($(sed -n 4p perf.cmp))" \
 		grep -qx 'symbols differ 0' perf.cmp
-	# -g: every chain, frame for frame, as perf script has it: each frame's
-	# function and DSO equal, perf's frames of address 0 aside (ebs leaves
-	# them out: ebs-script.1) and those from one of an address no user code
-	# has on (ebs cuts the chain there), its [kernel.kallsyms] being ebs's [kernel], and
-	# a function's names equal but for leading underscores and a symbol
-	# version, or two names of one address in the DSO's symbol tables
-	# (clock_gettime@@GLIBC_2.17 and __clock_gettime in libc, mmap64 and
-	# mmap in ld.so: each tool picks one), or a return address at a
-	# symbol's first byte, which perf names by that symbol and ebs by the
-	# call's (ld.so's _dl_start_user after _start's call); counted, and at
-	# most a tenth of the frames.  Addresses are not compared: perf 6.1
-	# prints a user frame's relative to its DSO, ebs the process's
-	# (ebs-script.1).  A run sampling the dynamic loader's start shows these.
+	# -g: every chain, frame for frame, as perf script has it (what is left
+	# out and which names are one: tests/tools/perfchains.py); the frames
+	# named by an alias counted, and at most a tenth of them.  Addresses are
+	# not compared: perf 6.1 prints a user frame's relative to its DSO, ebs
+	# the process's (ebs-script.1).  A run sampling the dynamic loader's
+	# start shows these.
 	if perf record -q -g -e cpu-clock -F 1000 -o pg.data "$WORKLOADS/calltree" 0.5 >perf.out 2>perf.err; then
 		perf script -i pg.data -F ip,sym,symoff,dso >perfg.txt 2>perfg.err
 		"$EBS" script -i pg.data -F ip,sym,dso >ebsg.txt 2>ebsg.err
 		keep perfg.txt
 		keep ebsg.txt
-		python3 - perfg.txt ebsg.txt <<'PY' >perfg.cmp 2>&1
-import os, re, sys
-sys.path.insert(0, os.path.join(os.environ['TOP'], 'tests', 'tools'))
-from elfsyms import aliases
-F = re.compile(r'^\s+([0-9a-f]+) (.*) \((.*)\)$')
-def chains(path, perf):
-    out, cur, cut = [], [], False
-    for l in open(path):
-        l = l.rstrip('\n')
-        if not l.strip():
-            if cur:
-                out.append(cur)
-                cur, cut = [], False
-            continue
-        if not perf and l.split() == ['0', '[truncated]']:
-            continue  # ebs cut the walk at an address no user code has (ebs-script.1)
-        m = F.match(l)
-        if not m:
-            sys.exit('%s: not a frame: %r' % (path, l))
-        ip, sym, dso = m.groups()
-        if perf and int(ip, 16) == 0:
-            continue
-        # perf keeps frames of an address no user code has (a walk into data,
-        # unmapped, so printed raw): ebs cuts the chain at the first
-        if perf and dso == '[unknown]' and not 4096 <= int(ip, 16) < 2 ** 56:
-            cut = True
-        if cut:
-            continue
-        off = None
-        if perf and '+0x' in sym:  # perf's symoff: sym+0xOFF
-            sym, off = sym.rsplit('+0x', 1)
-            off = int(off, 16)
-        cur.append((sym, '[kernel]' if dso.startswith('[kernel') else dso.rsplit('/', 1)[-1], dso, off))
-    if cur:
-        out.append(cur)
-    return out
-def name(s):
-    return s.split('@')[0].lstrip('_')
-def same(x, y, k):
-    """perf's frame x and ebs's y, the k-th of a chain: 'same', 'alias', 'boundary' or None."""
-    if x[1] != y[1]:
-        return None
-    if x[0] == y[0]:
-        return 'same'
-    if name(x[0]) == name(y[0]):
-        return 'alias'
-    if x[2].startswith('/') and aliases(x[2], x[0], y[0]):
-        return 'alias'  # two names of one address (ld.so's mmap64 and mmap)
-    # a return address at a symbol's first byte (ld.so's _dl_start_user,
-    # after _start's call): perf names that symbol, ebs the call's (one byte back)
-    if k > 0 and x[1] != '[kernel]' and x[3] == 0:
-        return 'boundary'
-    return None
-p, e = chains(sys.argv[1], True), chains(sys.argv[2], False)
-print('chains perf %d ebs %d' % (len(p), len(e)))
-frames = sum(map(len, p))
-kinds = [[same(x, y, k) for k, (x, y) in enumerate(zip(a, b))] if len(a) == len(b) else [None] for a, b in zip(p, e)]
-alias = sum(c.count('alias') + c.count('boundary') for c in kinds)
-bad = [(a, b) for (a, b), c in zip(zip(p, e), kinds) if None in c]
-print('frames %d, %d of them named by an alias' % (frames, alias))
-print('chains differ %d' % len(bad))
-for a, b in bad[:3]:
-    print('perf %s | ebs %s' % ([x[:2] for x in a], [y[:2] for y in b]))
-PY
+		python3 "$TOP/tests/tools/perfchains.py" perfg.txt ebsg.txt >perfg.cmp 2>&1
 		keep perfg.cmp
 		check "perf -g: as many chains as perf script ($(head -n 1 perfg.cmp))" \
 			awk 'NR == 1 { exit !($3 == $5 && $3 > 0) }' perfg.cmp

@@ -8,6 +8,7 @@ import re
 import subprocess
 
 _CACHE = {}
+_DATA = {}
 
 
 def symbols(path):
@@ -15,7 +16,7 @@ def symbols(path):
     debug file by build-id (/usr/lib/debug/.build-id), names without their
     version."""
     if path not in _CACHE:
-        out, paths = {}, [path]
+        out, data, paths = {}, set(), [path]
         try:
             notes = subprocess.run(['readelf', '-n', path], capture_output=True, text=True).stdout
         except OSError:
@@ -32,8 +33,17 @@ def symbols(path):
                 if (len(w) >= 8 and w[0].rstrip(':').isdigit() and w[3] in ('FUNC', 'IFUNC')
                         and w[1] != '0000000000000000'):
                     out.setdefault(w[7].split('@')[0], int(w[1], 16))
-        _CACHE[path] = out
+                elif len(w) >= 8 and w[0].rstrip(':').isdigit() and w[3] in ('OBJECT', 'TLS'):
+                    data.add(w[7].split('@')[0])
+        _CACHE[path], _DATA[path] = out, data
     return _CACHE[path]
+
+
+def is_data(path, name):
+    """Is name (version aside) a data object of path's, and no function?"""
+    symbols(path)
+    name = name.split('@')[0]
+    return name in _DATA[path] and name not in _CACHE[path]
 
 
 def aliases(path, a, b):

@@ -22,6 +22,10 @@
  *                   the names shown are demangled
  *   test_random     400 random tables against a reference that applies the
  *                   rules above by scanning, at every address of their grid
+ *   test_map_bias   a mapping's load bias from the segment it was made for,
+ *                   in the layouts of GNU ld, gold, lld, mold and rust-lld
+ *                   (readelf -lW, the kernel's MMAP records): lld's code
+ *                   shares its first file page with the read-only segment
  *   test_elf_file   a real file (the workloads): NAME@plt at the slot its
  *                   .rela.plt relocation names, size-0 symbols ending at the
  *                   next symbol or their section's end, as this file's own
@@ -751,6 +755,101 @@ static void check_elf_file(const char *dir, const char *file)
 	free((void *)f.p);
 }
 
+/* test_map_bias's cases: a file's PT_LOAD segments and one mapping of it */
+struct bias_case {
+	const char *what;
+	struct segment segs[4];
+	size_t nsegs;
+	u64 start, len, pgoff, want;
+};
+
+static void test_map_bias(void)
+{
+	static const struct bias_case cases[] = {
+		{"lld, not PIE: the code on the read-only segment's last file page",
+		 {{0, 0x79c, 0x200000, false},
+		  {0x7a0, 0x3a0, 0x2017a0, true},
+		  {0xb40, 0x1a0, 0x202b40, false},
+		  {0xce0, 0x50, 0x203ce0, false}},
+		 4,
+		 0x201000,
+		 0x1000,
+		 0,
+		 0},
+		{"lld, PIE",
+		 {{0, 0x8b4, 0, false},
+		  {0x8c0, 0x390, 0x18c0, true},
+		  {0xc50, 0x200, 0x2c50, false},
+		  {0xe50, 0x58, 0x3e50, false}},
+		 4,
+		 0x55fadcc91000,
+		 0x1000,
+		 0,
+		 0x55fadcc90000},
+		{"mold, PIE",
+		 {{0, 0x788, 0, false},
+		  {0x790, 0x3c6, 0x1790, true},
+		  {0xb58, 0x220, 0x2b58, false},
+		  {0xd78, 0x50, 0x3d78, false}},
+		 4,
+		 0x560e81f03000,
+		 0x1000,
+		 0,
+		 0x560e81f02000},
+		{"rust-lld: the mapping from a page inside the read-only segment",
+		 {{0, 0x13858, 0, false},
+		  {0x13860, 0x3df60, 0x14860, true},
+		  {0x517c0, 0x28b8, 0x537c0, false},
+		  {0x54078, 0x9c0, 0x57078, false}},
+		 4,
+		 0x564bd7f26000,
+		 0x3f000,
+		 0x13000,
+		 0x564bd7f12000},
+		{"GNU ld, separate code pages",
+		 {{0, 0x760, 0, false},
+		  {0x1000, 0x3b1, 0x1000, true},
+		  {0x2000, 0x1c8, 0x2000, false},
+		  {0x2dd0, 0x268, 0x3dd0, false}},
+		 4,
+		 0x55adfbca9000,
+		 0x1000,
+		 0x1000,
+		 0x55adfbca8000},
+		{"gold: one mapping of the whole file, the code segment first",
+		 {{0, 0xc40, 0, true}, {0xdc0, 0x280, 0x1dc0, false}},
+		 2,
+		 0x558b28a03000,
+		 0x3000,
+		 0,
+		 0x558b28a03000},
+		{"no segment marked executable: the one holding pgoff",
+		 {{0, 0x8b4, 0, false}, {0x8c0, 0x390, 0x18c0, false}},
+		 2,
+		 0x7f0000001000,
+		 0x1000,
+		 0,
+		 0x7f0000001000},
+		{"no segment in the mapping: the offsets are the addresses",
+		 {{0x10000, 0x100, 0x10000, true}},
+		 1,
+		 0x7f0000005000,
+		 0x1000,
+		 0x1000,
+		 0x7f0000004000},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct bias_case *c = &cases[i];
+		struct dso d = {.segs = (struct segment *)c->segs, .nsegs = c->nsegs};
+		char name[160];
+
+		snprintf(name, sizeof(name), "map bias: %s", c->what);
+		TEST_EQ(name, dso__map_bias(&d, c->start, c->len, c->pgoff), c->want);
+	}
+}
+
 static void test_elf_file(void)
 {
 	const char *dir = test_workloads_dir();
@@ -773,6 +872,7 @@ int main(void)
 {
 	test_aliases();
 	test_extent();
+	test_map_bias();
 	test_overlap();
 	test_names();
 	test_rust_names();

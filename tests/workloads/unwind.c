@@ -25,6 +25,15 @@
  *                            first byte.  The function just before it,
  *                            before_fault(), is never run: a chain naming it
  *                            took that IP for a return address
+ *   unwind nocfi [SECONDS]   nocfi_spin() has no CFI (assembler without .cfi
+ *                            directives) and spins with rbp at fake frames
+ *                            whose return addresses are mapped nowhere: a
+ *                            stack address, then "ebsjunk" (0x006b6e756a736265,
+ *                            below 2^56), or the other way round, every other
+ *                            call.  Past it, unwinders that guess through rbp
+ *                            (libunwind without CFI, the kernel's -g walk)
+ *                            read those words as callers: a chain must end
+ *                            at nocfi_spin instead
  *
  * Built without frame pointers: only CFI unwinds it.
  */
@@ -148,6 +157,52 @@ WL_NOINLINE void badfp_loop(double seconds)
 	while (wl_thread_cpu() < end);
 }
 
+/*
+ * nocfi_spin(n, frame): n turns with rbp = frame, in code with no CFI: the
+ * assembler writes an FDE only between .cfi_startproc and .cfi_endproc.
+ */
+void nocfi_spin(unsigned long n, const unsigned long *frame);
+#if defined(__x86_64__)
+__asm__(".text\n"
+	".globl nocfi_spin\n.type nocfi_spin, @function\n"
+	"nocfi_spin:\n"
+	"push %rbp\n"
+	"mov %rsi, %rbp\n"
+	"1: sub $1, %rdi\n"
+	"jnz 1b\n"
+	"pop %rbp\n"
+	"ret\n"
+	".size nocfi_spin, .-nocfi_spin\n");
+#else
+void nocfi_spin(unsigned long n, const unsigned long *frame)
+{
+	(void)frame;
+	WL_STEPS(sink, n);
+}
+#endif
+
+WL_NOINLINE void nocfi_loop(double seconds)
+{
+	double end = wl_thread_cpu() + seconds;
+	volatile unsigned long on_stack = 0;
+	/* two chains of { next frame, return address }: the last next is 0 */
+	unsigned long a[4], b[4];
+	unsigned int i = 0;
+
+	a[0] = (unsigned long)&a[2];
+	a[1] = (unsigned long)&on_stack;
+	a[2] = 0;
+	a[3] = 0x006b6e756a736265UL; /* "ebsjunk" */
+	b[0] = (unsigned long)&b[2];
+	b[1] = a[3];
+	b[2] = 0;
+	b[3] = a[1];
+	do
+		nocfi_spin(2000000, i++ % 2 ? b : a);
+	while (wl_thread_cpu() < end);
+	sink += on_stack;
+}
+
 WL_NOINLINE void deep_leaf(double end)
 {
 	do
@@ -182,8 +237,11 @@ int main(int argc, char **argv)
 		fault_loop(seconds);
 	else if (!strcmp(mode, "badfp"))
 		badfp_loop(seconds);
+	else if (!strcmp(mode, "nocfi"))
+		nocfi_loop(seconds);
 	else {
-		fprintf(stderr, "usage: %s qsort|signal|deep|fault|badfp [SECONDS]\n", argv[0]);
+		fprintf(stderr, "usage: %s qsort|signal|deep|fault|badfp|nocfi [SECONDS]\n",
+			argv[0]);
 		return 2;
 	}
 	return 0;

@@ -197,6 +197,15 @@ static void parse(struct pname *p, const char *s, size_t len)
 	}
 	if (has_space)
 		p->qual = space + 1;
+	/*
+	 * Rust's turbofish, "std::panicking::catch_unwind::<i32, F>": the last
+	 * "::" opens the generic arguments of the name before it, which is the
+	 * own name; the arguments are its template list.
+	 */
+	if (p->ncuts && p->unq < p->name_end && s[p->unq] == '<') {
+		p->ncuts--;
+		p->unq = p->ncuts ? p->cuts[p->ncuts - 1] + 2 : p->qual;
+	}
 	/* the cuts: the return type first, then each "::" */
 	if (p->qual) {
 		if (p->ncuts == MAXC)
@@ -210,6 +219,9 @@ static void parse(struct pname *p, const char *s, size_t len)
 		if ((p->r[i].kind == '<' || p->r[i].kind == '[') && p->r[i].open > p->unq &&
 		    p->r[i].open < p->name_end) {
 			p->unq_end = p->r[i].open;
+			if (p->unq_end >= p->unq + 2 && s[p->unq_end - 1] == ':' &&
+			    s[p->unq_end - 2] == ':')
+				p->unq_end -= 2; /* a turbofish's "::<" */
 			break;
 		}
 	while (p->unq_end > p->unq && s[p->unq_end - 1] == ' ')
@@ -629,10 +641,12 @@ static bool apart(struct pcell *c, const struct name_keep *keep, size_t width, c
 		b = p->unq - 2;
 	} else if (lp >= p->unq_end && lp < p->name_end) {
 		/* in its own template arguments: "f<...piecewise_co...>" */
+		bool fish = p->s[p->unq_end] == ':'; /* Rust's "f::<T>" */
+
 		p->own = 3;
-		a = p->unq_end + 1;
+		a = p->unq_end + (fish ? 3 : 1);
 		b = p->name_end - 1;
-		lead = "<";
+		lead = fish ? "::<" : "<";
 		trail = ">";
 	} else if (p->params >= 0 && lp >= p->name_end && lp <= p->r[p->params].close) {
 		/* in the parameters (overloads): those, "f(...char const*, char...)" if need be */

@@ -39,6 +39,12 @@
 	"std::_Rb_tree<int, std::pair<int const, int>, std::_Select1st<std::pair<int const, int> >, " \
 	"std::less<int>, std::allocator<std::pair<int const, int> > >"
 
+/* a v0-demangled Rust name with generic arguments after "::" (a turbofish) */
+#define RUST_FN_DYN                                                                                \
+	"&dyn core::ops::function::Fn<(), Output = i32> + core::marker::Sync + "                   \
+	"core::panic::unwind_safe::RefUnwindSafe"
+#define RUST_DYN_CATCH "std::panicking::catch_unwind::<i32, " RUST_FN_DYN ">"
+
 static void own_is(const char *name, const char *want)
 {
 	char t[160];
@@ -85,6 +91,11 @@ static void test_parse(void)
 	       "> const&) const",
 	       "operator()");
 	own_is("std::rt::lang_start::{{closure}}", "{{closure}}");
+	own_is(RUST_DYN_CATCH, "catch_unwind");
+	own_is("std::panicking::catch_unwind::do_call::<std::rt::lang_start_internal::{closure#0}, "
+	       "isize>",
+	       "do_call");
+	own_is("core::ptr::drop_in_place::<alloc::vec::Vec<u8>>", "drop_in_place");
 	own_is("<alloc::vec::Vec<u8> as core::ops::drop::Drop>::drop", "drop");
 	own_is("ns::cls::operator unsigned long() const", "operator unsigned long");
 	own_is("decltype (({parm#1}->foo)()) f<a>(a*)", "f");
@@ -231,8 +242,38 @@ static void test_apart(void)
 		INVARIANT " [clone .constprop.0]",
 		INVARIANT,
 	};
+	const char *const rust[] = {
+		"std::panic::catch_unwind::<" RUST_FN_DYN ", i32>",
+		"std::panic::catch_unwind::<std::rt::lang_start_internal::{closure#0}, isize>",
+		RUST_DYN_CATCH,
+		"std::panicking::catch_unwind::<isize, std::rt::lang_start_internal::{closure#0}>",
+		"std::panicking::catch_unwind::do_call::<" RUST_FN_DYN ", i32>",
+		"std::panicking::catch_unwind::do_call::<std::rt::lang_start_internal::{closure#0}, "
+		"isize>",
+	};
 	size_t w;
 
+	for (w = 40; w <= 160; w += 40) {
+		char *cut[6];
+		char t[120];
+		bool own = true;
+
+		apart_is("Rust's generic functions (turbofish)", rust, 6, w);
+		if (names_fit_column(cut, rust, 6, w))
+			continue;
+		for (size_t i = 0; i < 6; i++) {
+			const char *want = i < 4 ? "catch_unwind::<" : "do_call::<";
+
+			const char *sp = strrchr(cut[i], ' ');
+
+			if (!strstr(cut[i], want) ||
+			    (sp && sp[1] == '#')) /* " #2": told apart by number */
+				own = false;
+			free(cut[i]);
+		}
+		snprintf(t, sizeof(t), "apart: Rust: each own name, then '::<', no #N, at %zu", w);
+		TEST_CHECK(t, own);
+	}
 	for (w = 40; w <= 160; w += 40) {
 		apart_is("two std::maps' _Rb_tree methods", trees, 4, w);
 		apart_is("basic_json's constructors", ctors, 4, w);

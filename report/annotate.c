@@ -152,6 +152,17 @@ static struct ann_memo *memo_of(struct annot *an, const struct sym_result *res)
 	return &an->memo[res->id];
 }
 
+/* The innermost of sample's inlined frames (not the compiled function's) that is FUNC, or NULL. */
+static const struct sym_frame *inlined_frame(const struct annot *an, const struct sym_result *res)
+{
+	unsigned int i;
+
+	for (i = 0; i + 1 < res->nr_frames; i++)
+		if (name_query__match(&an->q, res->frames[i].function))
+			return &res->frames[i];
+	return NULL;
+}
+
 static int collect(void *ctx, const struct resolved *rv)
 {
 	struct annot *an = ctx;
@@ -179,10 +190,13 @@ static int collect(void *ctx, const struct resolved *rv)
 	/* the innermost line, or with --no-inline the compiled function's */
 	if (an->file_mode && res->nr_frames)
 		fr = &res->frames[an->o->view.no_inline ? res->nr_frames - 1 : 0];
-	/* a FUNC that may only exist inlined: its own lines, wherever inlined */
+	/*
+	 * A FUNC that may only exist inlined: its own lines, wherever inlined,
+	 * at any depth (frames[i]'s line is in frames[i]'s function: for i > 0,
+	 * where it calls the code inlined into it).
+	 */
 	else if (an->o->target && !an->o->view.no_inline && res->nr_frames > 1 &&
-		 name_query__match(&an->q, res->frames[0].function)) {
-		fr = &res->frames[0];
+		 (fr = inlined_frame(an, res)) != NULL) {
 		if (!an->inlined_name)
 			an->inlined_name = fr->function;
 		if (!an->inlined_in)

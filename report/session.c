@@ -308,9 +308,10 @@ static int tally_one(void *ctx, const struct resolved *r)
 	for (i = 0; i < res->nr_frames && !e; i++) {
 		const char *fn = res->frames[i].function;
 
-		for (j = 0; j < i && res->frames[j].function != fn; j++)
+		/* by text: the symbol table's name and DWARF's are different copies */
+		for (j = 0; j < i && !rsession_same_name(res->frames[j].function, fn); j++)
 			;
-		if (fn && fn != res->function && j == i)
+		if (fn && !rsession_same_name(fn, res->function) && j == i)
 			e = name_tally__add(&ta->t, fn, 1);
 	}
 	return e;

@@ -337,3 +337,38 @@ else
 	check "annotate $kf: no address of the kernel's, only offsets from _stext" \
 		not grep -qE 'ffff[89a-f][0-9a-f]{11}' kf.txt
 fi
+
+# A FUNC inlined with code inlined into it in turn: annotate counts every
+# sample whose inline chain holds it, at any depth, as report --func does
+# (mid is never the innermost frame where leafy's division is, yet those
+# samples are mid's: the line that calls leafy).
+cat >nest.c <<'SRC'
+#include <time.h>
+static volatile double sink;
+static inline __attribute__((always_inline)) double leafy(double y) { return y / 1.0007 + 0.5; }
+static inline __attribute__((always_inline)) double mid(double y)
+{
+	for (int i = 0; i < 5000; i++)
+		y = leafy(y); /* MID-CALL */
+	return y;
+}
+__attribute__((noinline)) double outer(double y)
+{
+	while (clock() < CLOCKS_PER_SEC / 4)
+		y = mid(y);
+	return y;
+}
+int main(void) { sink = outer(1.0); return 0; }
+SRC
+if ! gcc -O2 -g -o nest nest.c 2>nest.err; then
+	skip "nested inline" "gcc -O2 -g nest.c failed: $(head -n 1 nest.err)"
+else
+	record nest.data -e cpu-clock -F 2000 ./nest
+	"$EBS" report -i nest.data --func mid --json >nest.json 2>/dev/null
+	"$EBS" annotate -i nest.data mid --color never >nest.txt 2>nest.err
+	n=$(sed -n 's/^# event: .*: \([0-9]*\) samples in it.*/\1/p' nest.txt)
+	check "annotate mid (inlined, leafy inlined into it): ${n:-no} samples in it, report --func mid's ($(json nest.json "j['samples']")), at least 300" \
+		jtrue nest.json "'$n' != '' and int('$n') == j['samples'] and j['samples'] >= 300"
+	check "annotate mid: the line calling leafy holds most of them" \
+		grep -qE '^ +[0-9]+ +([5-9][0-9]|100)\.[0-9] .*MID-CALL' nest.txt
+fi

@@ -230,6 +230,13 @@ check "annotate --html: Hottest lines shorten names, whole in a title" \
 "$EBS" report -i cxx.data --func json_value::destroy --json >func.json 2>func.err
 check "report --func json_value::destroy: its samples" \
 	jtrue func.json "j['samples'] > 0 and any('json_value::destroy' in r['function'] for r in j['rows'])"
+# the candidates' shares are their samples' (each sample once a function,
+# though the symbol table and DWARF name it in two copies): the share the
+# list gives json_value::destroy is report --func's of all samples
+"$EBS" report -i cxx.data --json >all.json 2>/dev/null
+cand=$(sed -n 's/^ *\([0-9.]*\)%.*json_value::destroy.*/\1/p' amb.err | head -n 1)
+check "annotate destroy: json_value::destroy's share in the list (${cand:-?}%) is report --func's, not twice it" \
+	python3 -c "import json, sys; f = json.load(open('func.json')); a = json.load(open('all.json')); sys.exit(not ('$cand' and abs(float('$cand') - 100.0 * f['samples'] / a['samples']) <= 0.01))"
 "$EBS" report -i cxx.data --func destroy >funcamb.txt 2>funcamb.err
 rc=$?
 check "report --func destroy: exit status 2, candidates, one error line" \

@@ -151,8 +151,10 @@ static void parse(struct pname *p, const char *s, size_t len)
 		if (r->depth || !r->close)
 			continue;
 		if (r->kind == '(') {
-			/* "f()::{lambda()#1}" is a scope, not f's parameters */
-			if (!memmem(s + r->close + 1, len - r->close - 1, "::", 2))
+			/* "f()::{lambda()#1}" is a scope, not f's parameters; nor is
+			 * Go's receiver, "sort.(*IntSlice).Less" */
+			if (!memmem(s + r->close + 1, len - r->close - 1, "::", 2) &&
+			    s[r->close + 1] != '.')
 				p->params = (int)i;
 			break;
 		}

@@ -96,6 +96,8 @@ static void test_parse(void)
 	       "isize>",
 	       "do_call");
 	own_is("core::ptr::drop_in_place::<alloc::vec::Vec<u8>>", "drop_in_place");
+	/* Go: a receiver in brackets is no parameter list; the name is whole */
+	own_is("sort.(*IntSlice).Less", "sort.(*IntSlice).Less");
 	own_is("<alloc::vec::Vec<u8> as core::ops::drop::Drop>::drop", "drop");
 	own_is("ns::cls::operator unsigned long() const", "operator unsigned long");
 	own_is("decltype (({parm#1}->foo)()) f<a>(a*)", "f");
@@ -113,6 +115,7 @@ static void fit_is(const char *what, const char *name, size_t width, const char 
 
 static void test_fit(void)
 {
+
 	char out[8192], t[200];
 	const char *const names[] = {
 		DESTROY,
@@ -129,6 +132,9 @@ static void test_fit(void)
 	size_t i, w;
 
 	fit_is("whole when it fits", "main", 4, "main");
+	fit_is("Go: its receiver kept, the inlined-into part shortened first",
+	       "sort.(*IntSlice).Less (and inlined into sort.(*IntSlice).Swap)", 40,
+	       "sort.(*IntSlice).Less (and inlined)");
 	fit_is("width 0 is no limit", DESTROY, 0, DESTROY);
 	fit_is("templates first, the innermost and longest first", DESTROY, 290,
 	       "nlohmann::json_abi_v3_11_2::basic_json<std::map, std::vector, std::__cxx11::basic_"

@@ -116,7 +116,7 @@ static void probe(struct dwarf_info *di, u64 addr)
 /* Read the entry in place as a report would; *probes counts the addresses asked. */
 static struct dwarf_info *read_entry(unsigned int *probes)
 {
-	struct dwarf_cache_key k = {cache_h, key, sizeof(key)};
+	struct dwarf_cache_key k = {cache_h, key, sizeof(key), NULL};
 	struct dwarf_info *di;
 	char why[256];
 	size_t i;

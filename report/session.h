@@ -85,7 +85,6 @@ int rsession__resolve(struct rsession *rs, const char *want, size_t len, struct 
  */
 bool rsession_name_is(const char *want, size_t len, const char *name);
 
-
 /* Are a and b one function's name (one interned pointer, or the same text)? */
 bool rsession_same_name(const char *a, const char *b);
 

@@ -233,11 +233,160 @@ static bool get_udata(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at, Dwarf
 	return r == DW_DLV_OK;
 }
 
+/* An unsigned of len bytes (2, 4, 8) at p, in the file's byte order. */
+static u64 get_un(const unsigned char *p, unsigned int len, bool msb)
+{
+	u64 v = 0;
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		v |= (u64)p[msb ? len - 1 - i : i] << (8 * i);
+	return v;
+}
+
 /* Does form point into the supplementary file (dwz -m)? */
 static bool form_is_alt(Dwarf_Half form)
 {
 	return form == DW_FORM_GNU_ref_alt || form == DW_FORM_ref_sup4 ||
 	       form == DW_FORM_ref_sup8 || form == DW_FORM_GNU_strp_alt || form == DW_FORM_strp_sup;
+}
+
+static bool form_is_ref_sup(Dwarf_Half form)
+{
+	return form == DW_FORM_ref_sup4 || form == DW_FORM_ref_sup8;
+}
+
+/*
+ * An alt form met in a file that has no supplementary file open: when it
+ * names one that is missing, that was said (open_alt); else the file
+ * names none (or a .debug_sup that does not read): said here, once.
+ */
+static void alt_absent(struct dwarf_info *di, Dwarf_Half form)
+{
+	const char *name = NULL;
+
+	if (di->alt_missing || di->alt_unnamed)
+		return;
+	di->alt_unnamed = true;
+	note(di,
+	     "%s points into a supplementary debug file (dwz), and the file names none (no "
+	     ".gnu_debugaltlink, no .debug_sup of version 5 that reads): names of inlined "
+	     "functions are missing",
+	     dwarf_get_FORM_name(form, &name) == DW_DLV_OK && name ? name : "an alt form");
+}
+
+/*
+ * Where .debug_info's bytes are, for sup_ref(): its file offset in di->fd,
+ * or, when compressed, a copy decompressed (di->info_sec).  Looked for once;
+ * false (said, once) when there is none to read, or two or more (which one
+ * would libdwarf read?).
+ */
+static bool info_section(struct dwarf_info *di)
+{
+	Elf_Scn *scn = NULL, *found = NULL;
+	GElf_Shdr sh, fsh = {0};
+	const char *why = NULL;
+	unsigned int n = 0;
+	size_t shstrndx;
+	Elf_Data *data;
+	GElf_Ehdr eh;
+	bool gnu = false;
+	Elf *e;
+
+	if (di->info_state)
+		return di->info_state > 0;
+	di->info_state = -1;
+	e = elf_begin(di->fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) ||
+	    elf_getshdrstrndx(e, &shstrndx)) {
+		why = "the section headers do not read";
+		goto out;
+	}
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)) ||
+		    (strcmp(name, ".debug_info") && strcmp(name, ".zdebug_info")))
+			continue;
+		n++;
+		found = scn;
+		fsh = sh;
+		gnu = name[1] == 'z';
+	}
+	if (n != 1) {
+		why = n ? "two .debug_info sections" : "no .debug_info section";
+		goto out;
+	}
+	di->info_msb = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	if (fsh.sh_type == SHT_NOBITS) {
+		why = ".debug_info has no bytes in the file (SHT_NOBITS)";
+	} else if (!(fsh.sh_flags & SHF_COMPRESSED) && !gnu) {
+		di->info_at = fsh.sh_offset;
+		di->info_size = fsh.sh_size;
+		di->info_state = 1;
+	} else if (((fsh.sh_flags & SHF_COMPRESSED) && elf_compress(found, 0, 0) < 0) ||
+		   (gnu && elf_compress_gnu(found, 0, 0) < 0) ||
+		   !(data = elf_getdata(found, NULL)) || !data->d_buf) {
+		why = ".debug_info does not decompress";
+	} else if (!(di->info_sec = malloc(data->d_size ? data->d_size : 1))) {
+		di->oom = true;
+		why = "out of memory";
+	} else {
+		memcpy(di->info_sec, data->d_buf, data->d_size);
+		di->info_size = data->d_size;
+		di->info_state = 1;
+	}
+out:
+	if (why)
+		note(di,
+		     "DW_FORM_ref_sup references (dwz -5) are not followed: %s: names of "
+		     "inlined functions are missing",
+		     why);
+	if (e)
+		elf_end(e);
+	return di->info_state > 0;
+}
+
+/*
+ * The value of a DW_FORM_ref_sup4/8 attribute of die: an offset in the
+ * supplementary file's .debug_info (DWARF 5's dwz -5).  libdwarf (20210528
+ * to 2.x) reads none (dwarf_global_formref: DW_DLE_BAD_REF_FORM), but says
+ * where in .debug_info the value is (dwarf_attr_offset): read from there,
+ * 4 or 8 bytes in the file's byte order.  False when it does not read
+ * (said).
+ */
+static bool sup_ref(struct dwarf_info *di, Dwarf_Die die, Dwarf_Attribute attr, Dwarf_Half form,
+		    Dwarf_Off *off)
+{
+	unsigned int len = form == DW_FORM_ref_sup8 ? 8 : 4;
+	Dwarf_Error err = NULL;
+	unsigned char b[8];
+	Dwarf_Off at = 0;
+
+	if (!dwarf_get_die_infotypes_flag(die)) { /* DWARF 4's .debug_types: not DWARF 5's */
+		note(di, "a DW_FORM_ref_sup in .debug_types: not followed");
+		return false;
+	}
+	if (!info_section(di))
+		return false;
+	if (dwarf_attr_offset(die, attr, &at, &err) != DW_DLV_OK) {
+		drop_error(di, &err);
+		return false;
+	}
+	if (at > di->info_size || di->info_size - at < len) {
+		note(di, "a DW_FORM_ref_sup at .debug_info offset %#llx: past the section's end",
+		     (unsigned long long)at);
+		return false;
+	}
+	if (di->info_sec)
+		memcpy(b, di->info_sec + at, len);
+	else if (pread(di->fd, b, len, (off_t)(di->info_at + at)) != (ssize_t)len) {
+		note(di, "a DW_FORM_ref_sup at .debug_info offset %#llx does not read",
+		     (unsigned long long)at);
+		return false;
+	}
+	*off = get_un(b, len, di->info_msb);
+	return true;
 }
 
 /* A string attribute, interned (as a function name when is_name). */
@@ -259,7 +408,7 @@ static const char *get_string(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half a
 	 * without it libdwarf makes up a "<DW_FORM_...-no-tied-file>": none.
 	 */
 	if (dwarf_whatform(attr, &form, &err) == DW_DLV_OK && form_is_alt(form) && !di->alt)
-		s = NULL;
+		alt_absent(di, form);
 	else if (dwarf_formstring(attr, &s, &err) == DW_DLV_OK && s && *s)
 		r = is_name ? intern_name(di, s) : intern_text(di, s);
 	drop_error(di, &err);
@@ -295,20 +444,29 @@ static Dwarf_Die get_ref(struct dwarf_info *di, Dwarf_Die die, bool in_alt, Dwar
 	}
 	if (dwarf_whatform(attr, &form, &err) != DW_DLV_OK)
 		form = 0;
-	if (form == DW_FORM_ref_sup4 || form == DW_FORM_ref_sup8) {
-		/* libdwarf (20210528 to 2.x) reads no DW_FORM_ref_sup value */
-		note(di, "DW_FORM_ref_sup references (dwz -5) are not followed: names of "
-			 "inlined functions are missing");
-		drop_error(di, &err);
-		dwarf_dealloc_attribute(attr);
-		return NULL;
-	}
 	*alt = in_alt || form_is_alt(form);
 	dbg = *alt ? di->alt : di->dbg;
-	r = dbg ? dwarf_global_formref(attr, &off, &err) : DW_DLV_NO_ENTRY;
+	if (!dbg)
+		alt_absent(di, form);
+	if (!dbg)
+		r = DW_DLV_NO_ENTRY;
+	else if (!form_is_ref_sup(form))
+		r = dwarf_global_formref(attr, &off, &err);
+	else if (in_alt) /* the supplementary file's own: it has none of its own */
+		r = DW_DLV_NO_ENTRY;
+	else
+		r = sup_ref(di, die, attr, form, &off) ? DW_DLV_OK : DW_DLV_NO_ENTRY;
 	drop_error(di, &err);
 	dwarf_dealloc_attribute(attr);
 	if (r == DW_DLV_OK && dwarf_offdie_b(dbg, off, 1, &target, &err) != DW_DLV_OK) {
+		/* libdwarf's word on a bad offset does not say which file's */
+		if (*alt && err && dwarf_errno(err) != DW_DLE_ALLOC_FAIL) {
+			note(di,
+			     "a reference to .debug_info offset %#llx of its supplementary debug "
+			     "file (dwz): no DIE there (%s)",
+			     (unsigned long long)off, dwarf_errmsg(err));
+			free_error(di, &err);
+		}
 		drop_error(di, &err);
 		target = NULL;
 	}
@@ -386,17 +544,6 @@ static int span_push(struct span_vec *sv, u64 lo, u64 hi)
 	sv->v[sv->n][1] = hi;
 	sv->n++;
 	return 0;
-}
-
-/* An unsigned of len bytes (2, 4, 8) at p, in the file's byte order. */
-static u64 get_un(const unsigned char *p, unsigned int len, bool msb)
-{
-	u64 v = 0;
-	unsigned int i;
-
-	for (i = 0; i < len; i++)
-		v |= (u64)p[msb ? len - 1 - i : i] << (8 * i);
-	return v;
 }
 
 /* An unsigned LEB128 at *p, not reading at or past end; false when it does not fit. */
@@ -756,9 +903,12 @@ static Dwarf_Off ref_off(struct dwarf_info *di, Dwarf_Die die, Dwarf_Half at)
 		drop_error(di, &err);
 		return 0;
 	}
-	if (dwarf_global_formref(attr, &off, &err) != DW_DLV_OK)
+	if (dwarf_whatform(attr, &form, &err) != DW_DLV_OK)
+		form = 0;
+	if (form_is_ref_sup(form) ? !sup_ref(di, die, attr, form, &off)
+				  : dwarf_global_formref(attr, &off, &err) != DW_DLV_OK)
 		off = 0;
-	else if (dwarf_whatform(attr, &form, &err) == DW_DLV_OK && form_is_alt(form))
+	else if (form_is_alt(form))
 		off |= ALT_OFF; /* never one of this file's DIEs */
 	drop_error(di, &err);
 	dwarf_dealloc_attribute(attr);
@@ -2647,6 +2797,7 @@ void dwarf_info__free(struct dwarf_info *di)
 	free(di->rng);
 	free(di->rng_tables);
 	free(di->line_sec);
+	free(di->info_sec);
 	if (di->dbg)
 		dwarf_finish(di->dbg);
 	if (di->alt)

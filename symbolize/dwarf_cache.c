@@ -55,10 +55,11 @@
 #include "symbolize/dwarf_int.h"
 
 #define DWC_VERSION                                                                                \
-	5 /* 2: the source's SHA-256 (digest.c), not its XXH64; 3: no unit                         \
+	6 /* 2: the source's SHA-256 (digest.c), not its XXH64; 3: no unit                         \
 	   * whose file names held control characters (dw_cu.raw_names);                           \
 	   * 4: names demangled by libiberty, Rust's too (demangle.c); 5:                          \
-	   * dwz's names, rows at the default file register, split skeletons */
+	   * dwz's names, rows at the default file register, split skeletons;                      \
+	   * 6: names through DW_FORM_ref_sup4/8 (dwz -5) */
 #define DWC_MAGIC    "EBSDWC\r\n"
 #define DWC_ENDIAN   0x01020304u
 #define DWC_MANGLED  1u /* flags: names as the file has them */

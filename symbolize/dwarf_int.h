@@ -159,6 +159,7 @@ struct dwarf_info {
 	int alt_fd;
 	bool split_noted; /* a skeleton unit (split DWARF) was said */
 	bool alt_missing; /* named, and not found or not read: said; not kept in the cache */
+	bool alt_unnamed; /* an alt form met, and no supplementary file named: said */
 	const char *const *debug_dirs; /* where to look for it: the symbolizer's */
 	bool attach_failed;
 	bool demangle;
@@ -183,6 +184,12 @@ struct dwarf_info {
 	u64 line_sec_size;
 	bool line_two; /* two such sections: none kept */
 	bool line_msb;
+	/* .debug_info, for the DW_FORM_ref_sup4/8 values libdwarf reads not (sup_ref) */
+	int info_state; /* 0: not looked for yet; 1: found; -1: none to read (said) */
+	u8 *info_sec;	/* a copy decompressed, or NULL: read at info_at in fd */
+	u64 info_at;
+	u64 info_size;
+	bool info_msb;
 
 	/*
 	 * The cache.  Of the problems met (note()), only the first is kept

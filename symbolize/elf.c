@@ -953,6 +953,8 @@ int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf
 int elf_fd__altlink(int fd, char *name, size_t name_len, u8 *id, u8 *id_size)
 {
 	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	bool msb;
 	size_t shstrndx;
 	int found = 0;
 	Elf *e;
@@ -963,6 +965,7 @@ int elf_fd__altlink(int fd, char *name, size_t name_len, u8 *id, u8 *id_size)
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
 	if (elf_getshdrstrndx(e, &shstrndx))
 		shstrndx = SHN_UNDEF;
+	msb = gelf_getehdr(e, &eh) && eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	*id_size = 0;
 	while (!found && (scn = elf_nextscn(e, scn))) {
 		const unsigned char *p, *end;
@@ -985,8 +988,8 @@ int elf_fd__altlink(int fd, char *name, size_t name_len, u8 *id, u8 *id_size)
 		p = data->d_buf;
 		end = p + data->d_size;
 		if (sup) { /* u16 version, u8 is_supplementary, the name, ULEB length, checksum */
-			if (data->d_size < 4)
-				continue;
+			if (data->d_size < 4 || (msb ? p[0] << 8 | p[1] : p[1] << 8 | p[0]) != 5)
+				continue; /* DWARF 5's is version 5: another is not known */
 			is_sup = p[2] != 0;
 			p += 3;
 		}

@@ -275,7 +275,8 @@ int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf
 /*
  * The supplementary file (dwz -m) that the DWARF file open on fd refers to:
  * .gnu_debugaltlink's name and build-id, else DWARF 5's .debug_sup name and
- * checksum (as id, up to 20 bytes).  1 with name and id set; 2 when it is
+ * checksum (as id, up to 20 bytes; a .debug_sup of a version other than 5
+ * is not read).  1 with name and id set; 2 when it is
  * itself a DWARF 5 supplementary file (id: its own checksum, name empty);
  * 0 when it has neither section, -EINVAL when it cannot be read, -ENOMEM.
  */

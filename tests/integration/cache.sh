@@ -123,9 +123,9 @@ check "a. the directory is 0700" [ "$(stat -c %a "$CACHE")" = 700 ]
 if [ -n "$SQLWORK" ]; then
 	bid=$(readelf -n "$SQLWORK" | awk '/Build ID/ { print $3 }')
 	lbid=$(readelf -n /lib/x86_64-linux-gnu/libc.so.6 | awk '/Build ID/ { print $3 }')
-	check "a. sqlwork has an entry, named by its build-id" [ -f "$CACHE/$bid.v5.dwarf" ]
+	check "a. sqlwork has an entry, named by its build-id" [ -f "$CACHE/$bid.v6.dwarf" ]
 	if [ -e "/usr/lib/debug/.build-id/${lbid:0:2}/${lbid:2}.debug" ]; then
-		check "a. libc has an entry, by its debug file's build-id" [ -f "$CACHE/$lbid.v5.dwarf" ]
+		check "a. libc has an entry, by its debug file's build-id" [ -f "$CACHE/$lbid.v6.dwarf" ]
 	fi
 	run ref demangled report -i sq.data --no-demangle --no-cache
 	run cold demangled report -i sq.data --no-demangle
@@ -138,9 +138,9 @@ if [ -n "$SQLWORK" ]; then
 	rm -rf "$CACHE"
 	mkdir -p a2
 	run a2 report report -i sq.data
-	func_size=$(stat -c %s "$CACHE/$bid.v5.dwarf" 2>/dev/null || echo 0)
+	func_size=$(stat -c %s "$CACHE/$bid.v6.dwarf" 2>/dev/null || echo 0)
 	run a2 line report -i sq.data --sort line
-	line_size=$(stat -c %s "$CACHE/$bid.v5.dwarf" 2>/dev/null || echo 0)
+	line_size=$(stat -c %s "$CACHE/$bid.v6.dwarf" 2>/dev/null || echo 0)
 	run a2 report2 report -i sq.data
 	run a2 annotate annotate -i sq.data --color never
 	check "a. after a report of functions, --sort line, report and annotate as with --no-cache" \
@@ -337,7 +337,7 @@ if [ -n "$SQLWORK" ] && [ "$(id -u)" -eq 0 ]; then
 	"$EBS" addr2line -e "$PWD/theirs/sqlwork" <sq.addrs >th.warm 2>&1
 	check "b. nobody's copy of sqlwork, read from a copy of what was hashed: cold and warm as --no-cache, an entry kept" \
 		eval 'cmp -s th.cold th.want && cmp -s th.warm th.want && grep -q "sqlite3\.c:" th.want &&
-		      [ -f "$CACHE/$bid.v5.dwarf" ]'
+		      [ -f "$CACHE/$bid.v6.dwarf" ]'
 fi
 
 # ---- c. corrupt entries ----------------------------------------------------------

@@ -351,7 +351,7 @@ static void print_text(const struct diff *d, struct drow **v, size_t n, size_t m
 	int width = present_width(f, d->o->view.width), w[KEY_MAX], min_w[KEY_MAX];
 	int soft_w[KEY_MAX] = {0};
 	char cut[CELL_MAX], p[16], head[1024], **cuts[KEY_MAX] = {NULL};
-	const char **full = calloc(n + 1, sizeof(*full));
+	const char **full;
 	unsigned int i;
 	size_t k, hn;
 
@@ -362,6 +362,7 @@ static void print_text(const struct diff *d, struct drow **v, size_t n, size_t m
 		fputs(": nothing to compare\n\n", f);
 		return;
 	}
+	full = calloc(n + 1, sizeof(*full));
 	for (i = 0; i < d->nc; i++) {
 		w[i] = (int)strlen(report_columns[d->cols[i]].title);
 		min_w[i] = 12;

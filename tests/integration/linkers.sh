@@ -75,7 +75,9 @@ leaf, mids, above = {
 n = full = left = bad = 0
 for c in chains(sys.argv[1], False):
     names = [f[0] for f in c if f[1] != '[kernel]']
-    bad += sum(f[2] == '[unknown]' for f in c)
+    # callers only: a sample's own address may be in no mapping the file
+    # has (perf's child samples before its exec), which no unwinder made
+    bad += sum(f[2] == '[unknown]' for f in c[1:])
     if not names or names[0] != leaf:
         continue
     n += 1
@@ -99,7 +101,8 @@ truth() {
 		fail "$what" "chains.py: $(head -n 1 "$2.truth")"
 		return
 	fi
-	check "$what: no frame outside the mappings ($bad)" [ "$bad" -eq 0 ]
+	[ "$bad" -eq 0 ] || keep "$2"
+	check "$what: no caller outside the mappings ($bad)" [ "$bad" -eq 0 ]
 	enough "$what" "$n" 200 || return 0
 	check "$what: the whole chain above the leaf in >= 97% of its samples ($full of $n)" \
 		[ $((full * 100)) -ge $((n * 97)) ]

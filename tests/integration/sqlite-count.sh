@@ -152,8 +152,11 @@ check "libebs: sections 1 and 2, task-clock and page-faults, n $RUNS each" \
 # taken off) is at most what ebs stat counted for the whole process: the
 # same kernel counter, nothing but the means' printing (n x 0.0005) allowed.
 # The process's CPU clock (CLOCK_PROCESS_CPUTIME_ID, printed by sqlcount)
-# is the scheduler's runtime, another clock: one run here had task-clock
-# 1.6% above it, so it is held to 5%.
+# is the scheduler's runtime, another clock, which leaves out the time the
+# hypervisor stole (paravirt steal accounting) where task-clock keeps it:
+# one run here had task-clock 1.6% above it on an idle host, 15% (440
+# against 383 ms) with a sanitizer suite beside it.  It is held to 1.5x:
+# sections counted twice, or counting after they end, still break it.
 STATS_PY='
 import json, re, sys
 out = open(sys.argv[1]).read()
@@ -174,7 +177,7 @@ cpu = re.search(r"^process cpu_ns (\d+)$", out, re.M)
 for ev in ("task-clock", "page-faults"):
     s, t = sums.get(ev, -1), total.get(ev, 0)
     say(0 <= s <= t + ns.get(ev, 0) * 0.0005, "the sections %s (%.0f) no more than the whole run (ebs stat %.0f)" % (ev, s, t))
-say(cpu is not None and sums.get("task-clock", 1e30) <= 1.05 * int(cpu.group(1)),
-    "the sections task-clock (%.0f ns) below the process CPU time (%s ns) + 5%%" % (sums.get("task-clock", -1), cpu and cpu.group(1)))
+say(cpu is not None and sums.get("task-clock", 1e30) <= 1.5 * int(cpu.group(1)),
+    "the sections task-clock (%.0f ns) below 1.5 x the process CPU time (%s ns)" % (sums.get("task-clock", -1), cpu and cpu.group(1)))
 '
 python3 -c "$STATS_PY" count.out cstat.json

@@ -27,6 +27,11 @@ def symbols(path):
         for f in paths:
             if not os.path.exists(f):
                 continue
+            # the sections that hold code: a symbol of no type elsewhere (an
+            # assembler's label, ".LC3", that mold keeps) names data
+            sects = subprocess.run(['readelf', '-SW', f], capture_output=True, text=True).stdout
+            code = {m.group(1) for m in re.finditer(r'^ *\[ *(\d+)\] +\S+ +\S+ +\S+ +\S+ +\S+ +\S+ +(\S*X\S*) ',
+                                                     sects, re.M)}
             text = subprocess.run(['readelf', '-Ws', f], capture_output=True, text=True).stdout
             for line in text.splitlines():
                 w = line.split()
@@ -34,6 +39,9 @@ def symbols(path):
                         and w[1] != '0000000000000000'):
                     out.setdefault(w[7].split('@')[0], int(w[1], 16))
                 elif len(w) >= 8 and w[0].rstrip(':').isdigit() and w[3] in ('OBJECT', 'TLS'):
+                    data.add(w[7].split('@')[0])
+                elif (len(w) >= 8 and w[0].rstrip(':').isdigit() and w[3] == 'NOTYPE'
+                      and w[6].isdigit() and w[6] not in code):
                     data.add(w[7].split('@')[0])
         _CACHE[path], _DATA[path] = out, data
     return _CACHE[path]

@@ -22,7 +22,8 @@ mmap64 and mmap in ld.so), or a return address at a symbol's first byte,
 which perf names by that symbol and ebs by the call's, one byte back
 ('boundary': ld.so's _dl_start_user after _start's call), or in ld.so
 perf's _dl_start_user (a label of the debug file ebs does not take) and
-ebs's _start, which covers it.  A chain of perf's that is kernel frames
+ebs's _start, which covers it, or a PLT entry of no symbol, perf's bare
+"@plt" and ebs's [unknown] in the same DSO.  A chain of perf's that is kernel frames
 alone, where ebs's goes on into user space, is one whose user part
 perf's unwinder lost (it failed at the first frame, as it does early in
 ld.so): counted apart.
@@ -96,6 +97,11 @@ def same(x, y, k):
     # the debug file: ebs takes no such label, its _start covers it
     # (docs/symbolize.md, "The entry point")
     if x[1].startswith('ld-linux') and x[0] == '_dl_start_user' and y[0] == '_start':
+        return 'alias'
+    # a PLT entry of no symbol (an IRELATIVE one: libc calls its own
+    # ifuncs through them), which perf calls "@plt" and ebs leaves
+    # [unknown] in the DSO: one address, no name to compare
+    if x[0] == '@plt' and y[0] == '[unknown]':
         return 'alias'
     return None
 

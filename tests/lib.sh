@@ -129,6 +129,18 @@ sqlite_build() {
 
 # The user that unprivileged tests drop to.
 NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+# can_play_nobody WHAT WHY: whether this run can drop to nobody; else one
+# SKIP line for WHAT (WHY: what root is needed for) and false
+can_play_nobody() {
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "$1" "needs root, $2"
+		return 1
+	fi
+	if ! $NOBODY true 2>/dev/null; then
+		skip "$1" "setpriv cannot drop to uid 65534 here"
+		return 1
+	fi
+}
 
 # for_nobody FILE: prints the path of a copy of FILE that nobody may read
 # and run, in $TMP/for-nobody (0755, made at the first call; $TMP is in

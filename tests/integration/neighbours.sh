@@ -14,14 +14,7 @@
 # Every check here failed on the code before issue 28's fixes.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip "all" "needs root, to play root against nobody (uid 65534)"
-	exit 0
-fi
-if ! $NOBODY true 2>/dev/null; then
-	skip "all" "setpriv cannot drop to uid 65534 here"
-	exit 0
-fi
+can_play_nobody "all" "to play root against nobody (uid 65534)" || exit 0
 
 # The shared directory: world-writable and sticky, as /tmp ($TMP is 0755).
 SHARED=$TMP/shared

@@ -34,14 +34,7 @@ check "no test hands nobody a path of the checkout but through for_nobody ($(wc 
 	[ ! -s lint.txt ]
 
 # ---- unpriv.sh from a 0700 checkout ----
-if [ "$(id -u)" -ne 0 ]; then
-	skip "unpriv.sh from a 0700 checkout" "needs root, to drop to nobody"
-	exit 0
-fi
-if ! $NOBODY true 2>/dev/null; then
-	skip "unpriv.sh from a 0700 checkout" "setpriv cannot drop to uid 65534 here"
-	exit 0
-fi
+can_play_nobody "unpriv.sh from a 0700 checkout" "to drop to nobody" || exit 0
 CO=$TMP/private/ebs	# the checkout: tests/ and build/ (ebs, the workloads)
 mkdir -m 700 "$TMP/private" && mkdir -p "$CO/build/tests" &&
 	cp -R "$TOP/tests" "$CO/tests" && cp "$EBS" "$CO/build/ebs" &&

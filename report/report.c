@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/callchain.h"
+#include "report/session/callchain.h"
 #include "report/present.h"
-#include "report/stacks.h"
+#include "report/session/stacks.h"
 #include "report/table.h"
 
 /*

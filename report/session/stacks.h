@@ -8,7 +8,7 @@
 #ifndef EBS_REPORT_STACKS_H
 #define EBS_REPORT_STACKS_H
 
-#include "report/callchain.h"
+#include "report/session/callchain.h"
 #include "report/report.h"
 
 /* One distinct stack: frames leaf first, as struct cframe (callchain.h). */

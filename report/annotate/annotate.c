@@ -21,12 +21,12 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
-#include "report/annotate.h"
-#include "report/decode.h"
+#include "report/annotate/annotate.h"
+#include "report/annotate/decode.h"
 #include "report/names.h"
 #include "report/present.h"
-#include "report/session.h"
-#include "report/source.h"
+#include "report/session/session.h"
+#include "report/annotate/source.h"
 #include "util/hash.h"
 
 #define MAX_FUNC_BYTES (4u << 20) /* larger "functions" are not decoded */

@@ -17,7 +17,7 @@
 
 #include "report/names.h"
 #include "report/present.h"
-#include "report/stacks.h"
+#include "report/session/stacks.h"
 #include "util/hash.h"
 #include "util/json.h"
 

@@ -586,7 +586,7 @@ static int callers_callees(const struct report_opts *o, const struct stacks *s, 
 	return e;
 }
 
-int report_graph(const struct report_opts *o, struct ebs_error *err)
+int ebs_report_graph(const struct report_opts *o, struct ebs_error *err)
 {
 	struct stacks s;
 	int e;

@@ -45,7 +45,4 @@ int stacks_collect(const struct view_opts *v, struct stacks *out, struct ebs_err
 /* The symbolizer's and the machine's strings live until this. */
 void stacks_free(struct stacks *s);
 
-/* ebs report --tree, --callers, --callees (graph.c): as ebs_report. */
-int report_graph(const struct report_opts *o, struct ebs_error *err);
-
 #endif /* EBS_REPORT_STACKS_H */

@@ -17,15 +17,52 @@
 #include "util/hash.h"
 #include "util/util.h"
 
-int ebs_error__set(struct ebs_error *e, int errnum, const char *fmt, ...)
-{
-	va_list ap;
+static const struct {
+	const char *name, *text;
+	int errnum;
+} codes[] = {
+#define EBS_ERROR_ROW(name, errnum, text) {"EBS_E_" #name, text, errnum},
+	EBS_ERRORS(EBS_ERROR_ROW)
+#undef EBS_ERROR_ROW
+};
 
+const char *ebs_error_code_name(enum ebs_code code)
+{
+	return (unsigned int)code < ARRAY_SIZE(codes) ? codes[code].name : "EBS_E_?";
+}
+
+const char *ebs_error_code_text(enum ebs_code code)
+{
+	return (unsigned int)code < ARRAY_SIZE(codes) ? codes[code].text : "";
+}
+
+int ebs_error_code_errno(enum ebs_code code)
+{
+	return (unsigned int)code < ARRAY_SIZE(codes) ? codes[code].errnum : 0;
+}
+
+/* The one row whose errno is errnum, else EBS_E_ERRNO. */
+static enum ebs_code code_of_errno(int errnum)
+{
+	enum ebs_code c = EBS_E_ERRNO;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(codes); i++)
+		if (codes[i].errnum == errnum) {
+			if (c != EBS_E_ERRNO)
+				return EBS_E_ERRNO; /* two rows: none says which */
+			c = (enum ebs_code)i;
+		}
+	return c;
+}
+
+static int error_vset(struct ebs_error *e, enum ebs_code code, int errnum, const char *fmt,
+		      va_list ap)
+{
 	if (e) {
-		va_start(ap, fmt);
 		/* one line, whatever a name holds */
 		ebs_vformat_line(e->msg, sizeof(e->msg), fmt, ap);
-		va_end(ap);
+		e->code = code;
 		e->err = -errnum;
 		e->output = false;
 		e->kept = false;
@@ -33,12 +70,47 @@ int ebs_error__set(struct ebs_error *e, int errnum, const char *fmt, ...)
 	return -errnum;
 }
 
+int ebs_error__fail(struct ebs_error *e, enum ebs_code code, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = error_vset(e, code, ebs_error_code_errno(code), fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int ebs_error__set(struct ebs_error *e, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = error_vset(e, code_of_errno(errnum), errnum, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
 int ebs_error__output(struct ebs_error *e, int errnum, const char *path, const char *what)
 {
 	ebs_error__set(e, errnum, "%s: %s: %s", ebs_output_name(path), what, strerror(errnum));
-	if (e)
+	if (e) {
+		e->code = EBS_E_OUTPUT;
 		e->output = true;
+	}
 	return -errnum;
+}
+
+void ebs_error__clear(struct ebs_error *e)
+{
+	if (e) {
+		e->code = EBS_E_OK;
+		e->err = 0;
+		e->output = false;
+		e->kept = false;
+		e->msg[0] = '\0';
+	}
 }
 
 size_t ebs_strlcpy(char *dst, const char *src, size_t size)

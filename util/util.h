@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+#include "util/error.h"
 #include "util/text.h"
 
 typedef __u64 u64;
@@ -27,32 +28,6 @@ typedef __s32 s32;
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define ALIGN8(x)     (((x) + 7) & ~(size_t)7)
-
-/*
- * One error, as the one line the user will see ("FILE: offset N: why").
- * Library functions that can fail for a reason worth naming take one and
- * return -errno; only main() prints it and exits.
- */
-struct ebs_error {
-	int err;     /* negative errno, 0 when nothing failed */
-	bool output; /* an output file could not be created or written (the system's failure) */
-	bool kept;   /* ... but what was written is whole, under another name msg gives */
-	char msg[512];
-};
-
-/*
- * Format msg as one line (ebs_vformat_line: the names it holds cannot
- * break it or send an escape), set err = -errnum (errnum given positive);
- * return -errnum.
- */
-int ebs_error__set(struct ebs_error *e, int errnum, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/*
- * An output file that could not be created or written (errnum positive):
- * msg "PATH: WHAT: REASON" (path "-" is "standard output"), output set, so
- * that the command exits with 1 whatever errnum is.  Returns -errnum.
- */
-int ebs_error__output(struct ebs_error *e, int errnum, const char *path, const char *what);
 
 /* An output path as messages name it: "-" is "standard output". */
 static inline const char *ebs_output_name(const char *path)
@@ -115,9 +90,6 @@ size_t ebs_strlcpy(char *dst, const char *src, size_t size);
  * file", "is owned by nobody (uid 65534) in a directory others can
  * write: not trusted", "No such file or directory"...
  */
-#define EBS_ENOTREG    4096
-#define EBS_EUNTRUSTED 4097
-#define EBS_EPSEUDO    4098
 #define EBS_IN_SHARED  1u
 #define EBS_IN_OWNER   2u
 #define EBS_IN_DISK    4u

@@ -194,6 +194,17 @@ const char *cli_force_hint(int e);
 int cli_output_error(const char *cmd, const char *opt, const struct ebs_error *err);
 
 /*
+ * " [EBS_E_NAME]", the code of the line it ends (util/error.h's table),
+ * when the environment has EBS_ERROR_CODES=1, else "": tests match codes,
+ * not wording.  Every line that says an ebs_error or a warning ends with
+ * it.  (A static buffer: one call per line printed.)
+ */
+const char *cli_code_tag(enum ebs_code code);
+
+/* The commands' ebs_warn_fn: "ebs CMD: LINE" (and its code tag) on stderr; ctx is CMD. */
+void cli_warn(void *ctx, enum ebs_code code, const char *line);
+
+/*
  * The pager (pager.c).  cli_pager_stream(): where a listing goes: stdout,
  * or, when stdout is a terminal, a pager is set and neither no_pager (the
  * command's --no-pager) nor cli_pager_disable() (ebs --no-pager) turned it

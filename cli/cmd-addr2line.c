@@ -36,15 +36,17 @@ struct warn_hold {
 	unsigned int n;
 };
 
-static void warn_cb(void *ctx, const char *msg)
+static void warn_cb(void *ctx, enum ebs_code code, const char *line)
 {
 	struct warn_hold *h = ctx;
-	char *copy = h->holding ? strdup(msg) : NULL;
+	char *copy = NULL;
 
+	if (h->holding && asprintf(&copy, "%s%s", line, cli_code_tag(code)) < 0)
+		copy = NULL;
 	if (copy && !cli_push_str(&h->msgs, &h->n, copy))
 		return;
 	free(copy);
-	fprintf(stderr, "ebs addr2line: warning: %s\n", msg);
+	cli_warn((void *)"addr2line", code, line);
 }
 
 /* Stop holding: print the held warnings (or drop them), free them. */
@@ -54,7 +56,7 @@ static void warn_release(struct warn_hold *h, bool print)
 
 	for (i = 0; i < h->n; i++) {
 		if (print)
-			fprintf(stderr, "ebs addr2line: warning: %s\n", h->msgs[i]);
+			fprintf(stderr, "ebs addr2line: %s\n", h->msgs[i]);
 		free((char *)h->msgs[i]);
 	}
 	free(h->msgs);
@@ -180,7 +182,8 @@ int cmd_addr2line(int argc, char **argv)
 		fprintf(stderr, "ebs addr2line: %s: out of memory\n", exe);
 		ret = 1;
 	} else if (probe.info && probe.info->unusable) {
-		fprintf(stderr, "ebs addr2line: %s\n", probe.info->unusable);
+		fprintf(stderr, "ebs addr2line: %s%s\n", probe.info->unusable,
+			cli_code_tag(probe.info->unusable_code));
 		ret = 2;
 	}
 	warn_release(&hold, !ret);

@@ -390,7 +390,7 @@ int cli_calibrate(const char *cmd, struct cli_calibrate *cc, struct calibrate_re
 	}
 	n = event_spec__parse_list(cc->events, cc->o.rec.events, EBS_MAX_EVENTS, &err);
 	if (n < 0) {
-		fprintf(stderr, "ebs %s: %s\n", cmd, err.msg);
+		fprintf(stderr, "ebs %s: %s%s\n", cmd, err.msg, cli_code_tag(err.code));
 		return 2;
 	}
 	cc->o.rec.nr_events = (unsigned int)n;
@@ -406,7 +406,7 @@ int cli_calibrate(const char *cmd, struct cli_calibrate *cc, struct calibrate_re
 		cc->o.progress = stderr;
 	e = ebs_calibrate(&cc->o, r, &err);
 	if (e) {
-		fprintf(stderr, "ebs %s: %s\n", cmd, err.msg);
+		fprintf(stderr, "ebs %s: %s%s\n", cmd, err.msg, cli_code_tag(err.code));
 		/* -o's file that cannot be written: the environment's (README) */
 		return err.output || e == -ENOMEM || e == -EIO || e == -ENOSPC ? 1 : 2;
 	}

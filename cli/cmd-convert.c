@@ -67,8 +67,8 @@ int cmd_convert(int argc, char **argv)
 	e = ebs_data_convert(input, output, force ? EBS_DATA_ANY_OWNER : 0, &st, &err);
 	if (e) {
 		/* the output's failure, or no memory: the system's; else the input's */
-		fprintf(stderr, "ebs convert: %s%s\n", err.msg,
-			st.output_failed ? "" : cli_force_hint(e));
+		fprintf(stderr, "ebs convert: %s%s%s\n", err.msg,
+			st.output_failed ? "" : cli_force_hint(e), cli_code_tag(err.code));
 		return st.output_failed || e == -ENOMEM ? 1 : 2;
 	}
 	if (!quiet)

@@ -190,7 +190,7 @@ static int parse(int argc, char **argv, struct mon_opts *o)
 	o->argv = optind < argc ? argv + optind : NULL;
 	k = event_spec__parse_list(events, o->ev, MONITOR_MAX_EVENTS, &err);
 	if (k < 0) {
-		fprintf(stderr, "ebs monitor: %s\n", err.msg);
+		fprintf(stderr, "ebs monitor: %s%s\n", err.msg, cli_code_tag(err.code));
 		return 2;
 	}
 	o->nr_ev = (unsigned int)k;
@@ -625,7 +625,7 @@ int cmd_monitor(int argc, char **argv)
 	if (devnull >= 0)
 		close(devnull);
 	if (e) {
-		fprintf(stderr, "ebs monitor: %s\n", err.msg);
+		fprintf(stderr, "ebs monitor: %s%s\n", err.msg, cli_code_tag(err.code));
 		rc = res.exec_failed ? 127
 		     : err.err == -ESRCH || ((o.system_wide || o.nr_pids) &&
 					     (err.err == -EACCES || err.err == -EPERM))

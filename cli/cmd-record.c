@@ -68,7 +68,7 @@ static void keep_kernel_symbols(void *ctx, struct ebs_writer *w)
 	struct sym_ksym *v = NULL;
 	const u64 *addrs;
 	size_t n, nv = 0, i;
-	char why[256] = "";
+	struct ebs_error why = {0};
 	u64 stext;
 	int e;
 
@@ -76,8 +76,7 @@ static void keep_kernel_symbols(void *ctx, struct ebs_writer *w)
 	if (!n)
 		return;
 	sym = symbolizer__new(&so);
-	e = sym ? symbolizer__kernel_symbols(sym, addrs, n, &v, &nv, &stext, why, sizeof(why))
-		: -ENOMEM;
+	e = sym ? symbolizer__kernel_symbols(sym, addrs, n, &v, &nv, &stext, &why) : -ENOMEM;
 	if (!e && !(t = calloc(nv ? nv : 1, sizeof(*t))))
 		e = -ENOMEM;
 	for (i = 0; !e && i < nv; i++) {
@@ -93,7 +92,7 @@ static void keep_kernel_symbols(void *ctx, struct ebs_writer *w)
 		fprintf(msg,
 			"ebs record: warning: the kernel's symbols are not kept in the file (%s): "
 			"its reports will read /proc/kallsyms\n",
-			why[0] ? why : strerror(-e));
+			why.msg[0] ? why.msg : strerror(-e));
 	free(t);
 	free(v);
 	symbolizer__free(sym);
@@ -268,7 +267,8 @@ int cmd_record(int argc, char **argv)
 			dash_g = c == 'g';
 			if (call_graph__parse(c == 'g' ? "fp" : optarg, &o.call_graph,
 					      &o.stack_user, &err)) {
-				fprintf(stderr, "ebs record: %s\n", err.msg);
+				fprintf(stderr, "ebs record: %s%s\n", err.msg,
+					cli_code_tag(err.code));
 				goto out;
 			}
 			break;
@@ -350,7 +350,7 @@ int cmd_record(int argc, char **argv)
 	}
 	n = event_spec__parse_list(events, o.events, EBS_MAX_EVENTS, &err);
 	if (n < 0) {
-		fprintf(stderr, "ebs record: %s\n", err.msg);
+		fprintf(stderr, "ebs record: %s%s\n", err.msg, cli_code_tag(err.code));
 		goto out;
 	}
 	o.nr_events = (unsigned int)n;
@@ -417,10 +417,11 @@ int cmd_record(int argc, char **argv)
 	o.at_end_ctx = quiet ? NULL : stderr;
 	if (ebs_record(&o, &res, &err)) {
 		if (err.kept) /* whole, under another name: what it holds, as the summary says */
-			fprintf(stderr, "ebs record: %s (%llu samples, %llu lost)\n", err.msg,
-				(unsigned long long)res.samples, (unsigned long long)res.lost);
+			fprintf(stderr, "ebs record: %s (%llu samples, %llu lost)%s\n", err.msg,
+				(unsigned long long)res.samples, (unsigned long long)res.lost,
+				cli_code_tag(err.code));
 		else
-			fprintf(stderr, "ebs record: %s\n", err.msg);
+			fprintf(stderr, "ebs record: %s%s\n", err.msg, cli_code_tag(err.code));
 		if (res.exec_failed)
 			ret = 127;
 		else

@@ -101,7 +101,8 @@ int cmd_report(int argc, char **argv)
 		switch (c) {
 		case 's':
 			if (report_parse_keys(optarg, &o, &err)) {
-				fprintf(stderr, "ebs report: %s\n", err.msg);
+				fprintf(stderr, "ebs report: %s%s\n", err.msg,
+					cli_code_tag(err.code));
 				goto out;
 			}
 			break;
@@ -110,7 +111,8 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_FIELDS:
 			if (report_parse_fields(optarg, &o, &err)) {
-				fprintf(stderr, "ebs report: %s\n", err.msg);
+				fprintf(stderr, "ebs report: %s%s\n", err.msg,
+					cli_code_tag(err.code));
 				goto out;
 			}
 			break;
@@ -175,7 +177,7 @@ int cmd_report(int argc, char **argv)
 		o.view.min_percent = o.tree ? 1 : 0;
 	cli_view_done(&cv, false);
 	e = dump ? ebs_data_dump(o.view.input, o.view.force ? EBS_DATA_ANY_OWNER : 0, o.view.out,
-				 o.view.warn, &err)
+				 o.view.warn, o.view.warn_ctx, &err)
 	    : o.tree || o.callers || o.callees ? ebs_report_graph(&o, &err)
 					       : ebs_report(&o, &err);
 	ret = cli_view_result(&cv, e, &err);

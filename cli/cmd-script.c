@@ -66,7 +66,8 @@ int cmd_script(int argc, char **argv)
 		switch (c) {
 		case 'F':
 			if (script_parse_fields(optarg, &o.fields, &err)) {
-				fprintf(stderr, "ebs script: %s\n", err.msg);
+				fprintf(stderr, "ebs script: %s%s\n", err.msg,
+					cli_code_tag(err.code));
 				goto out;
 			}
 			break;

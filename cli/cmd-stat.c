@@ -800,7 +800,7 @@ static int parse(int argc, char **argv, struct stat_opts *so)
 	}
 	k = event_spec__parse_list(events, evs, EBS_MAX_EVENTS, &err);
 	if (k < 0) {
-		fprintf(stderr, "ebs stat: %s\n", err.msg);
+		fprintf(stderr, "ebs stat: %s%s\n", err.msg, cli_code_tag(err.code));
 		return 2;
 	}
 	so->nr_ev = (unsigned int)k;
@@ -1014,7 +1014,8 @@ int cmd_stat(int argc, char **argv)
 					ro.events[ro.nr_events++] = so.ev[i].spec;
 			e = ebs_record(&ro, &res, &err);
 			if (e) {
-				fprintf(stderr, "ebs stat: %s\n", err.msg);
+				fprintf(stderr, "ebs stat: %s%s\n", err.msg,
+					cli_code_tag(err.code));
 				/* a command that cannot run; -a or -p not allowed; -p gone */
 				rc = res.exec_failed || err.err == -ESRCH ||
 						     ((so.system_wide || so.nr_pids) &&
@@ -1027,7 +1028,8 @@ int cmd_stat(int argc, char **argv)
 					ro.nr_events, &err);
 			unlink(path);
 			if (e) {
-				fprintf(stderr, "ebs stat: %s\n", err.msg);
+				fprintf(stderr, "ebs stat: %s%s\n", err.msg,
+					cli_code_tag(err.code));
 				rc = 1;
 				break;
 			}
@@ -1151,7 +1153,7 @@ out:
 	return rc < 0 ? status : rc;
 
 unusable:
-	fprintf(stderr, "ebs stat: %s\n", err.msg);
+	fprintf(stderr, "ebs stat: %s%s\n", err.msg, cli_code_tag(err.code));
 	free(so.pids);
 	return 1;
 }

@@ -342,13 +342,13 @@ int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_
 	bool perf = strstr(input, "perf.data") != NULL;
 
 	/* one line, whatever the path given holds (a glob's expansion of any name) */
-	ebs_fprint_line(stderr, "ebs %s: %s%s%s%s%s", cmd, err->msg,
+	ebs_fprint_line(stderr, "ebs %s: %s%s%s%s%s%s", cmd, err->msg,
 			missing && dflt ? " (run 'ebs record' first, or give -i FILE)"
 			: missing	? (perf ? " (write it with 'perf record -o "
 						: " (write it with 'ebs record -o ")
 					: "",
 			missing && !dflt ? input : "", missing && !dflt ? "')" : "",
-			cli_force_hint(e));
+			cli_force_hint(e), cli_code_tag(err->code));
 	/* an output that cannot be written is the system's; a bad or missing file, an
 	   unknown event: the input's fault */
 	return err->output || e == -ENOMEM || e == -EIO ? 1 : 2;
@@ -361,8 +361,25 @@ const char *cli_force_hint(int e)
 
 int cli_output_error(const char *cmd, const char *opt, const struct ebs_error *err)
 {
-	fprintf(stderr, "ebs %s: %s%s%s\n", cmd, opt ? opt : "", opt ? " " : "", err->msg);
+	fprintf(stderr, "ebs %s: %s%s%s%s\n", cmd, opt ? opt : "", opt ? " " : "", err->msg,
+		cli_code_tag(err->code));
 	return 1;
+}
+
+const char *cli_code_tag(enum ebs_code code)
+{
+	static char tag[64];
+	const char *on = getenv("EBS_ERROR_CODES");
+
+	if (code == EBS_E_OK || !on || strcmp(on, "1"))
+		return "";
+	snprintf(tag, sizeof(tag), " [%s]", ebs_error_code_name(code));
+	return tag;
+}
+
+void cli_warn(void *ctx, enum ebs_code code, const char *line)
+{
+	fprintf(stderr, "ebs %s: %s%s\n", (const char *)ctx, line, cli_code_tag(code));
 }
 
 int main(int argc, char **argv)

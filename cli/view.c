@@ -18,9 +18,9 @@ void cli_view_init(struct cli_view *cv, const char *cmd, struct view_opts *v)
 	cv->v = v;
 	v->input = "ebs.data";
 	v->out = stdout;
-	v->warn = stderr;
+	v->warn = cli_warn;
+	v->warn_ctx = (void *)cmd;
 	v->filter.candidates = stderr;
-	v->cmd = cmd;
 }
 
 /* in enum report_color's order */

@@ -185,8 +185,8 @@ static void dump_record(struct ebs_data *d, const struct ebs_rec *r, FILE *out)
 	fputc('\n', out);
 }
 
-int ebs_data_dump(const char *input, unsigned int flags, FILE *out, FILE *warn,
-		  struct ebs_error *err)
+int ebs_data_dump(const char *input, unsigned int flags, FILE *out, ebs_warn_fn *warn,
+		  void *warn_ctx, struct ebs_error *err)
 {
 	const struct ebs_rec_trailer *t;
 	const struct ebs_rec *r;
@@ -203,8 +203,7 @@ int ebs_data_dump(const char *input, unsigned int flags, FILE *out, FILE *warn,
 	if (e == 0 && ebs_data__unfinished(d)) {
 		/* no TRAILER: where the records stop instead */
 		fprintf(out, "# no TRAILER: %s\n", ebs_data__unfinished(d));
-		if (warn)
-			fprintf(warn, "ebs report: warning: %s\n", ebs_data__unfinished(d));
+		ebs_warn(warn, warn_ctx, EBS_E_TRUNCATED, "warning: %s", ebs_data__unfinished(d));
 	} else if (e == 0) {
 		t = ebs_data__trailer(d);
 		fprintf(out,

@@ -317,11 +317,11 @@ int ebs_data_convert(const char *input, const char *output, unsigned int flags,
 /*
  * Print every record of input, one line each with its byte offset, after
  * the header's records as '#' lines (ebs report --dump; data/dump.c).  An
- * unfinished recording is printed up to its last whole record, and a line
- * to warn (may be NULL) says so.  flags: EBS_DATA_ANY_OWNER.  0, or -errno
- * with err filled.
+ * unfinished recording is printed up to its last whole record, and a
+ * warning through warn (may be NULL) says so (EBS_E_TRUNCATED).  flags:
+ * EBS_DATA_ANY_OWNER.  0, or -errno with err filled.
  */
-int ebs_data_dump(const char *input, unsigned int flags, FILE *out, FILE *warn,
-		  struct ebs_error *err);
+int ebs_data_dump(const char *input, unsigned int flags, FILE *out, ebs_warn_fn *warn,
+		  void *warn_ctx, struct ebs_error *err) __attribute__((nonnull(1, 3, 6)));
 
 #endif /* EBS_EBSDATA_H */

@@ -736,16 +736,16 @@ static int load(struct ebs_data *d, const char *path, struct ebs_error *err)
 		.flags = EBS_IN_NAMED | (d->flags & EBS_DATA_ANY_OWNER ? EBS_IN_FORCE : 0),
 		.owner = (uid_t)-1,
 	};
-	char why[PATH_MAX + 128];
+	struct ebs_error why;
 	struct stat st;
 	int fd, e = 0;
 
 	if (strcmp(path, "-") == 0) {
 		fd = STDIN_FILENO;
 	} else {
-		fd = ebs_open_input(path, &rule, &st, why, sizeof(why));
+		fd = ebs_open_input(path, &rule, &st, &why);
 		if (fd < 0)
-			return ebs_error__set(err, -fd, "%s: %s", path, why);
+			return ebs_error__set(err, -fd, "%s: %s", path, why.msg);
 	}
 	if (fstat(fd, &st) < 0) {
 		e = ebs_error__set(err, errno, "%s: %s", path, strerror(errno));

@@ -78,8 +78,8 @@ struct view_opts {
 	enum report_color color;
 	int width; /* columns; 0: the terminal's when out is one, else no limit; -1: no limit */
 	FILE *out;
-	FILE *warn;	 /* per-DSO warnings; NULL: none */
-	const char *cmd; /* "report": warnings start "ebs report: warning: "; NULL: report */
+	ebs_warn_fn *warn; /* warnings and notices ("warning: FILE: ..."); NULL: none */
+	void *warn_ctx;	   /* warn's */
 };
 
 struct report_opts {

@@ -225,7 +225,7 @@ struct sym_cache *sym_cache__new(struct symbolizer *s, const char *dir)
 	u64 cap = CACHE_MAX_DEFAULT;
 
 	if (max && sym_cache_parse_size(max, &cap)) {
-		symbolizer__warn(s,
+		symbolizer__warn(s, EBS_E_OK,
 				 "EBS_CACHE_MAX='%.40s' is not a size (bytes, or with K, M or G): "
 				 "the cache holds up to 512M",
 				 max);
@@ -273,7 +273,7 @@ static void cache_warn(struct sym_cache *c, const char *what, int err)
 {
 	pthread_mutex_lock(&c->lock);
 	if (!c->warned)
-		symbolizer__warn(c->s,
+		symbolizer__warn(c->s, err ? ebs_error_code_of_errno(err) : EBS_E_OK,
 				 "cache %s: %s%s%s (reports go on without it; --no-cache or "
 				 "EBS_CACHE_MAX=0 goes without a word)",
 				 c->dir, what, err ? ": " : "", err ? strerror(err) : "");
@@ -281,12 +281,18 @@ static void cache_warn(struct sym_cache *c, const char *what, int err)
 	pthread_mutex_unlock(&c->lock);
 }
 
+/* Where make_dirs stopped: path[0..len) (and its parent, path[0..parent)). */
+struct dirs_failed {
+	int len, parent;
+	bool not_yours; /* it does not exist, and the parent is not the caller's */
+};
+
 /*
  * mkdir -p of path's directories, each made 0700, and only inside a
  * directory of uid's own: root under sudo, with the user's HOME, must not
  * leave directories of root's in the user's home.
  */
-static int make_dirs(char *path, uid_t uid, char *why, size_t why_len)
+static int make_dirs(char *path, uid_t uid, struct dirs_failed *f)
 {
 	char *slash = path;
 	struct stat st;
@@ -310,16 +316,13 @@ static int make_dirs(char *path, uid_t uid, char *why, size_t why_len)
 			if (!e && st.st_uid != uid) {
 				/* the missing directory, then its parent, not the caller's */
 				e = -EPERM;
-				snprintf(why, why_len,
-					 "%s does not exist, and %.*s is not yours to make it in",
-					 path, last == path ? 1 : (int)(last - path), path);
+				f->not_yours = true;
+				f->parent = last == path ? 1 : (int)(last - path);
 			} else if (!e && mkdir(path, 0700) && errno != EEXIST) {
 				e = -errno;
-				snprintf(why, why_len, "%s: %s", path, strerror(-e));
-			} else if (e) {
-				snprintf(why, why_len, "%s: %s", path, strerror(-e));
 			}
 			if (e) {
+				f->len = (int)strlen(path);
 				if (next)
 					*next = '/';
 				return e;
@@ -343,11 +346,20 @@ static int cache_dir(struct sym_cache *c)
 	c->unusable = true;
 	fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
-		char why[2 * PATH_MAX + 64] = "", what[sizeof(why) + 32];
+		char what[2 * PATH_MAX + 96];
+		struct dirs_failed f = {0};
 
-		e = make_dirs(c->dir, c->uid, why, sizeof(why));
+		e = make_dirs(c->dir, c->uid, &f);
 		if (e) {
-			snprintf(what, sizeof(what), "cannot be made: %s", why);
+			if (f.not_yours)
+				snprintf(
+					what, sizeof(what),
+					"cannot be made: %.*s does not exist, and %.*s is not yours "
+					"to make it in",
+					f.len, c->dir, f.parent, c->dir);
+			else
+				snprintf(what, sizeof(what), "cannot be made: %.*s: %s", f.len,
+					 c->dir, strerror(-e));
 			cache_warn(c, what, 0);
 			return -1;
 		}

@@ -91,7 +91,7 @@ static int try_candidate(struct dso *d, const char *path, bool by_link, const ch
 	if (d->path && stat(path, &st) == 0 && stat(d->path, &self) == 0 &&
 	    self.st_ino == st.st_ino && self.st_dev == st.st_dev)
 		return false; /* the file itself (a debuglink naming its own file) */
-	fd = ebs_open_input(path, NULL, &st, NULL, 0);
+	fd = ebs_open_input(path, NULL, &st, NULL);
 	if (fd == -EBS_ENOTREG || fd == -EISDIR)
 		*verdict = "(not a regular file)";
 	if (fd < 0)
@@ -217,7 +217,7 @@ static int try_alt(const char *path, const u8 *id, u8 id_size, const char **verd
 	int fd, e;
 
 	*verdict = "";
-	fd = ebs_open_input(path, NULL, &st, NULL, 0);
+	fd = ebs_open_input(path, NULL, &st, NULL);
 	if (fd == -EBS_ENOTREG || fd == -EISDIR)
 		*verdict = "(not a regular file)";
 	if (fd < 0)
@@ -244,8 +244,7 @@ static int try_alt(const char *path, const u8 *id, u8 id_size, const char **verd
 }
 
 int dwarf_alt_find(const char *dwarf_path, const char *name, const u8 *id, u8 id_size,
-		   const char *const *debug_dirs, char *out, size_t out_len, char *why,
-		   size_t why_len)
+		   const char *const *debug_dirs, char *out, size_t out_len, struct ebs_error *err)
 {
 	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
 	struct looked l = {0};
@@ -284,7 +283,7 @@ int dwarf_alt_find(const char *dwarf_path, const char *name, const u8 *id, u8 id
 		looked_add(&l, out, verdict);
 	}
 	if (r == 0)
-		snprintf(why, why_len, "%s", l.buf ? l.buf : "");
+		ebs_error__fail(err, EBS_E_NO_DEBUG_INFO, "%s", l.buf ? l.buf : "");
 	free(l.buf);
 	return l.err && r == 0 ? l.err : r;
 }

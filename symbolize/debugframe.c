@@ -121,7 +121,7 @@ int debug_frame__synth(const char *path, u64 base, struct cfi_table *t)
 	int fd, r = -ENOENT;
 
 	memset(t, 0, sizeof(*t));
-	fd = ebs_open_input(path, NULL, &st, NULL, 0);
+	fd = ebs_open_input(path, NULL, &st, NULL);
 	if (fd < 0)
 		return fd;
 	dwarf_set_de_alloc_flag(1); /* as eh_frame__fde_around: free what a failure leaves */

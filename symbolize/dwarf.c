@@ -2018,7 +2018,7 @@ void dwarf_cu_clear(struct dw_cu *cu)
 	cu->nfiles = 0;
 }
 
-static bool dwarf_attach(struct dwarf_info *di, char *why, size_t why_len);
+static bool dwarf_attach(struct dwarf_info *di, struct ebs_error *why);
 
 /* Decode cu from the DWARF; a unit decoded so, and nothing else, is kept in the cache. */
 static void decode_dwarf(struct dwarf_info *di, struct dw_cu *cu)
@@ -2062,7 +2062,7 @@ static void decode_dwarf(struct dwarf_info *di, struct dw_cu *cu)
  */
 static void decode_cu(struct dwarf_info *di, struct dw_cu *cu)
 {
-	char why[WHY_LEN];
+	struct ebs_error why;
 
 	cu->decoded = true;
 	if (cu->blk_len) {
@@ -2077,9 +2077,9 @@ static void decode_cu(struct dwarf_info *di, struct dw_cu *cu)
 			cu->bad_block = true; /* replaced, at free */
 		di->dirty = true;
 	}
-	if (!di->dbg && !di->attach_failed && !dwarf_attach(di, why, sizeof(why))) {
+	if (!di->dbg && !di->attach_failed && !dwarf_attach(di, &why)) {
 		di->attach_failed = true;
-		note(di, "%s", why);
+		note(di, "%s", why.msg);
 	}
 	if (!di->dbg) {
 		cu->failed = true;
@@ -2623,7 +2623,8 @@ static void de_alloc_off(void)
  */
 static void open_alt(struct dwarf_info *di)
 {
-	char name[PATH_MAX], path[PATH_MAX], looked[512];
+	char name[PATH_MAX], path[PATH_MAX];
+	struct ebs_error looked;
 	Dwarf_Error err = NULL;
 	u8 id[20], id_size = 0;
 	struct stat st;
@@ -2634,8 +2635,8 @@ static void open_alt(struct dwarf_info *di)
 		di->oom = true;
 	if (r != 1)
 		return; /* none named; or this is a supplementary file itself */
-	r = dwarf_alt_find(di->path, name, id, id_size, di->debug_dirs, path, sizeof(path), looked,
-			   sizeof(looked));
+	r = dwarf_alt_find(di->path, name, id, id_size, di->debug_dirs, path, sizeof(path),
+			   &looked);
 	if (r <= 0) {
 		di->oom |= r == -ENOMEM;
 		di->alt_missing = true;
@@ -2645,7 +2646,7 @@ static void open_alt(struct dwarf_info *di)
 		     name);
 		return;
 	}
-	di->alt_fd = ebs_open_input(path, NULL, &st, NULL, 0);
+	di->alt_fd = ebs_open_input(path, NULL, &st, NULL);
 	if (di->alt_fd >= 0 &&
 	    dwarf_init_b(di->alt_fd, DW_GROUPNUMBER_ANY, NULL, NULL, &di->alt, &err) == DW_DLV_OK &&
 	    dwarf_set_tied_dbg(di->dbg, di->alt, &err) == DW_DLV_OK)
@@ -2660,7 +2661,7 @@ static void open_alt(struct dwarf_info *di)
 	di->alt = NULL;
 }
 
-static bool dwarf_attach(struct dwarf_info *di, char *why, size_t why_len)
+static bool dwarf_attach(struct dwarf_info *di, struct ebs_error *why)
 {
 	struct lists_scan ls;
 	Dwarf_Error err = NULL;
@@ -2672,15 +2673,15 @@ static bool dwarf_attach(struct dwarf_info *di, char *why, size_t why_len)
 		(void)dwarf_inflated(di);
 	lists_check(di, &ls);
 	if (ls.unreadable) {
-		snprintf(why, why_len, "%s: DWARF not read", ls.why);
+		ebs_error__fail(why, EBS_E_BAD_DWARF, "%s: DWARF not read", ls.why);
 		return false;
 	}
 	if (ls.bad[LISTS_RNG] || ls.bad[LISTS_LOC]) {
 		int copy = fstat(di->fd, &st) ? -errno : hide_sections(di->fd, &st, &ls);
 
 		if (copy < 0) {
-			snprintf(
-				why, why_len,
+			ebs_error__fail(
+				why, EBS_E_BAD_DWARF,
 				"corrupt list sections, and a copy without them: %s: DWARF not read",
 				strerror(-copy));
 			return false;
@@ -2697,8 +2698,9 @@ static bool dwarf_attach(struct dwarf_info *di, char *why, size_t why_len)
 	pthread_once(&de_alloc_once, de_alloc_off);
 	r = dwarf_init_b(di->fd, DW_GROUPNUMBER_ANY, NULL, NULL, &di->dbg, &err);
 	if (r != DW_DLV_OK) {
-		snprintf(why, why_len, "%s",
-			 r == DW_DLV_ERROR ? dwarf_errmsg(err) : "no DWARF debug information");
+		ebs_error__fail(
+			why, r == DW_DLV_ERROR ? EBS_E_BAD_DWARF : EBS_E_NO_DEBUG_INFO, "%s",
+			r == DW_DLV_ERROR ? dwarf_errmsg(err) : "no DWARF debug information");
 		if (err)
 			dwarf_dealloc_error(NULL, err);
 		di->dbg = NULL;
@@ -2709,14 +2711,14 @@ static bool dwarf_attach(struct dwarf_info *di, char *why, size_t why_len)
 }
 
 struct dwarf_info *dwarf_info__open(const char *path, bool demangle, bool lines,
-				    const struct dwarf_cache_key *key, char *why, size_t why_len)
+				    const struct dwarf_cache_key *key, struct ebs_error *why)
 {
 	struct dwarf_info *di = calloc(1, sizeof(*di));
 	struct stat st;
 	int copy;
 
 	if (!di) {
-		snprintf(why, why_len, "out of memory");
+		ebs_error__fail(why, EBS_E_NOMEM, "out of memory");
 		return NULL;
 	}
 	di->demangle = demangle;
@@ -2725,11 +2727,11 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle, bool lines,
 	di->alt_fd = -1;
 	di->debug_dirs = key ? key->debug_dirs : NULL;
 	if (!(di->path = strdup(path))) {
-		snprintf(why, why_len, "out of memory");
+		ebs_error__fail(why, EBS_E_NOMEM, "out of memory");
 		free(di);
 		return NULL;
 	}
-	di->fd = ebs_open_input(path, NULL, &st, why, why_len);
+	di->fd = ebs_open_input(path, NULL, &st, why);
 	if (di->fd < 0) {
 		free(di->path);
 		free(di);
@@ -2759,15 +2761,15 @@ struct dwarf_info *dwarf_info__open(const char *path, bool demangle, bool lines,
 			return di; /* the index from the cache: no DWARF read */
 		di->dirty = true;
 	}
-	if (!dwarf_attach(di, why, why_len))
+	if (!dwarf_attach(di, why))
 		goto fail;
 	if (build_index(di)) {
-		snprintf(why, why_len, "out of memory");
+		ebs_error__fail(why, EBS_E_NOMEM, "out of memory");
 		goto fail;
 	}
 	/* no unit with code and nothing wrong (one -g unit of data): no lines, no word */
 	if (!di->nspans && di->why[0]) {
-		snprintf(why, why_len, "%s", di->why);
+		ebs_error__fail(why, EBS_E_BAD_DWARF, "%s", di->why);
 		goto fail;
 	}
 	memcpy(di->index_why, di->why, sizeof(di->why));
@@ -3088,7 +3090,7 @@ int eh_frame__fde_around(const char *path, u64 addr, u64 *lo, u64 *hi, u64 *next
 	int fd, r = -ENOENT;
 
 	*next = UINT64_MAX;
-	fd = ebs_open_input(path, NULL, &st, NULL, 0);
+	fd = ebs_open_input(path, NULL, &st, NULL);
 	if (fd < 0)
 		return fd;
 	/*

@@ -716,14 +716,15 @@ static void load_debug_facts(struct dso *d, Elf *e, size_t shstrndx)
 }
 
 /* Read .symtab, else .dynsym, then the PLT, into a raw vector. */
-static int collect_all(Elf *e, struct raw_vec *rv, bool *has_symtab, char *why, size_t why_len)
+static int collect_all(Elf *e, struct raw_vec *rv, bool *has_symtab, struct ebs_error *err)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 	size_t shnum, shstrndx;
-	int err;
+	int e2;
 
 	if (elf_getshdrnum(e, &shnum)) {
-		ebs_set_why(why, why_len, "cannot read section headers: %s", elf_errmsg(-1));
+		ebs_error__fail(err, EBS_E_BAD_ELF, "cannot read section headers: %s",
+				elf_errmsg(-1));
 		return 0;
 	}
 	if (elf_getshdrstrndx(e, &shstrndx))
@@ -739,23 +740,24 @@ static int collect_all(Elf *e, struct raw_vec *rv, bool *has_symtab, char *why, 
 			dynsym = scn;
 	}
 	if (symtab) {
-		err = collect_syms(e, symtab, rv);
-		if (err)
-			return err;
+		e2 = collect_syms(e, symtab, rv);
+		if (e2)
+			return e2;
 		*has_symtab = rv->n > 0;
 	}
 	/* A .symtab without usable functions is no better than none. */
 	if (!rv->n && dynsym) {
-		err = collect_syms(e, dynsym, rv);
-		if (err)
-			return err;
+		e2 = collect_syms(e, dynsym, rv);
+		if (e2)
+			return e2;
 	}
-	err = collect_plt(e, shstrndx, rv);
-	if (err)
-		return err;
+	e2 = collect_plt(e, shstrndx, rv);
+	if (e2)
+		return e2;
 	if (!rv->n)
-		ebs_set_why(why, why_len, "%s",
-			    symtab || dynsym ? "no usable function symbols" : "no symbol table");
+		ebs_error__fail(err, EBS_E_NO_SYMBOLS, "%s",
+				symtab || dynsym ? "no usable function symbols"
+						 : "no symbol table");
 	return 0;
 }
 
@@ -767,11 +769,11 @@ static int collect_all(Elf *e, struct raw_vec *rv, bool *has_symtab, char *why, 
  */
 static int load_go(struct dso *d, Elf *e, struct raw_vec *rv)
 {
-	char why[200];
+	struct ebs_error why = {0};
 	size_t i, n;
 	u64 off;
 
-	d->gopcln = gopcln__from_elf(e, &off, why, sizeof(why));
+	d->gopcln = gopcln__from_elf(e, &off, &why);
 	if (!d->gopcln) {
 		if (errno == ENOMEM)
 			return -ENOMEM;
@@ -779,7 +781,7 @@ static int load_go(struct dso *d, Elf *e, struct raw_vec *rv)
 			ebs_format_line(d->gopcln_problem, sizeof(d->gopcln_problem),
 					"Go's function table (.gopclntab at file offset %#llx) is "
 					"malformed: %s: its names and lines are not read",
-					(unsigned long long)off, why);
+					(unsigned long long)off, why.msg);
 		return 0;
 	}
 	if (d->has_symtab)
@@ -800,38 +802,37 @@ static int load_go(struct dso *d, Elf *e, struct raw_vec *rv)
 }
 
 /* An ELF handle on fd or image, checked to be a readable ELF file. */
-static Elf *elf_open(int fd, void *image, size_t image_size, char *why, size_t why_len)
+static Elf *elf_open(int fd, void *image, size_t image_size, struct ebs_error *err)
 {
 	Elf *e = image ? elf_memory(image, image_size) : elf_begin(fd, ELF_C_READ, NULL);
 
 	if (!e) {
-		ebs_set_why(why, why_len, "cannot read ELF: %s", elf_errmsg(-1));
+		ebs_error__fail(err, EBS_E_BAD_ELF, "cannot read ELF: %s", elf_errmsg(-1));
 		return NULL;
 	}
 	if (elf_kind(e) != ELF_K_ELF) {
-		ebs_set_why(why, why_len, "not an ELF file");
+		ebs_error__fail(err, EBS_E_NOT_ELF, "not an ELF file");
 		elf_end(e);
 		return NULL;
 	}
 	if (!gelf_getclass(e) || !gelf_getehdr(e, &(GElf_Ehdr){0})) {
-		ebs_set_why(why, why_len, "cannot read ELF: %s", elf_errmsg(-1));
+		ebs_error__fail(err, EBS_E_BAD_ELF, "cannot read ELF: %s", elf_errmsg(-1));
 		elf_end(e);
 		return NULL;
 	}
 	return e;
 }
 
-int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool demangle, char *why,
-		  size_t why_len)
+int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool demangle,
+		  struct ebs_error *why)
 {
 	struct raw_vec rv = {0};
 	size_t shstrndx;
 	Elf *e;
 	int err;
 
-	if (why && why_len)
-		why[0] = '\0';
-	e = elf_open(fd, image, image_size, why, why_len);
+	ebs_error__clear(why);
+	e = elf_open(fd, image, image_size, why);
 	if (!e)
 		return -EINVAL;
 	/*
@@ -848,7 +849,7 @@ int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool de
 	if (elf_getshdrstrndx(e, &shstrndx))
 		shstrndx = SHN_UNDEF;
 	load_debug_facts(d, e, shstrndx);
-	err = collect_all(e, &rv, &d->has_symtab, why, why_len);
+	err = collect_all(e, &rv, &d->has_symtab, why);
 	if (!err && !image && (!d->has_symtab || !d->has_dwarf))
 		err = load_go(d, e, &rv);
 	/* an in-memory image (the vdso) is not entered at e_entry */
@@ -867,7 +868,7 @@ int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool de
 	return 0;
 
 out_nomem:
-	ebs_set_why(why, why_len, "out of memory");
+	ebs_error__fail(why, EBS_E_NOMEM, "out of memory");
 	free(rv.v);
 	elf_end(e);
 	return err;
@@ -884,11 +885,11 @@ int dso__load_debug_symtab(struct dso *d, int fd, int dbg_fd, bool demangle)
 
 	/* libelf says no more than "cannot read": an allocation that failed set errno */
 	errno = 0;
-	dbg = elf_open(dbg_fd, NULL, 0, NULL, 0);
+	dbg = elf_open(dbg_fd, NULL, 0, NULL);
 	if (!dbg)
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
 	errno = 0;
-	e = elf_open(fd, NULL, 0, NULL, 0);
+	e = elf_open(fd, NULL, 0, NULL);
 	if (!e && errno == ENOMEM) { /* its PLT and entry point would go unnamed */
 		elf_end(dbg);
 		return -ENOMEM;
@@ -935,7 +936,7 @@ int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf
 
 	/* libelf says no more than "cannot read": an allocation that failed set errno */
 	errno = 0;
-	e = elf_open(fd, NULL, 0, NULL, 0);
+	e = elf_open(fd, NULL, 0, NULL);
 	if (!e)
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
 	memset(&tmp, 0, sizeof(tmp));
@@ -960,7 +961,7 @@ int elf_fd__altlink(int fd, char *name, size_t name_len, u8 *id, u8 *id_size)
 	Elf *e;
 
 	errno = 0;
-	e = elf_open(fd, NULL, 0, NULL, 0);
+	e = elf_open(fd, NULL, 0, NULL);
 	if (!e)
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
 	if (elf_getshdrstrndx(e, &shstrndx))

@@ -140,9 +140,10 @@ static const char *func_name(const struct gopcln *g, u64 off)
 	return str_at(g, g->funcnametab, nameoff);
 }
 
-static int fail(char *why, size_t why_len, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *why, size_t why_len, int err, const char *fmt, ...)
+/* A table refused (EBS_E_BAD_GOPCLNTAB), or no memory: errno set, -errno. */
+static int fail(struct ebs_error *why, enum ebs_code code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(struct ebs_error *why, enum ebs_code code, const char *fmt, ...)
 {
 	char buf[200];
 	va_list ap;
@@ -150,9 +151,8 @@ static int fail(char *why, size_t why_len, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	ebs_set_why(why, why_len, "%s", buf);
-	errno = err;
-	return -err;
+	errno = -ebs_error__fail(why, code, "%s", buf);
+	return -errno;
 }
 
 /* Each header: its magic, its version, the words after its first 8 bytes. */
@@ -178,7 +178,7 @@ static const struct layout *layout_of(u32 magic)
 }
 
 /* The header's layout into g (data, size set): 0, or -EINVAL with why. */
-static int parse_header(struct gopcln *g, u64 text_start, char *why, size_t why_len)
+static int parse_header(struct gopcln *g, u64 text_start, struct ebs_error *why)
 {
 	const u8 *d = g->data;
 	u64 words[8] = {0};
@@ -188,7 +188,7 @@ static int parse_header(struct gopcln *g, u64 text_start, char *why, size_t why_
 
 	if (g->size < 16 || d[4] || d[5] || (d[6] != 1 && d[6] != 2 && d[6] != 4) ||
 	    (d[7] != 4 && d[7] != 8))
-		return fail(why, why_len, EINVAL, "no Go pclntab header at offset 0");
+		return fail(why, EBS_E_BAD_GOPCLNTAB, "no Go pclntab header at offset 0");
 	g->quantum = d[6];
 	g->ptrsize = d[7];
 	raw = magic = (u32)d[0] | (u32)d[1] << 8 | (u32)d[2] << 16 | (u32)d[3] << 24;
@@ -197,13 +197,13 @@ static int parse_header(struct gopcln *g, u64 text_start, char *why, size_t why_
 		magic = __builtin_bswap32(magic);
 	}
 	if (!(lay = layout_of(magic)))
-		return fail(why, why_len, EINVAL, "unknown Go pclntab magic %#x at offset 0",
+		return fail(why, EBS_E_BAD_GOPCLNTAB, "unknown Go pclntab magic %#x at offset 0",
 			    (unsigned int)raw);
 	g->version = lay->version;
 	nwords = lay->nwords;
 	for (i = 0; i < nwords; i++)
 		if (!rd(g, 8 + (u64)i * g->ptrsize, g->ptrsize, &words[i]))
-			return fail(why, why_len, EINVAL,
+			return fail(why, EBS_E_BAD_GOPCLNTAB,
 				    "the Go %s pclntab header is cut short (%zu bytes)",
 				    gopcln__version_name(g), g->size);
 	g->nfunc = words[0];
@@ -216,16 +216,16 @@ static int parse_header(struct gopcln *g, u64 text_start, char *why, size_t why_
 		g->funcdata = g->funcnametab = g->pctab = 0;
 		/* nfunc bounded by the size first: (2n + 1) * fsz cannot wrap */
 		if (g->nfunc > g->size / 8)
-			return fail(why, why_len, EINVAL, "%llu functions in %zu bytes",
+			return fail(why, EBS_E_BAD_GOPCLNTAB, "%llu functions in %zu bytes",
 				    (unsigned long long)g->nfunc, g->size);
 		fileoff_at = g->functab + (2 * g->nfunc + 1) * g->fsz;
 		if (!rd32(g, fileoff_at, &fileoff) || !rd32(g, fileoff, &n))
-			return fail(why, why_len, EINVAL,
+			return fail(why, EBS_E_BAD_GOPCLNTAB,
 				    "the file table's offset (at %#llx) is outside the table",
 				    (unsigned long long)fileoff_at);
 		end = (u64)fileoff + 4 * (u64)n;
 		if (end > g->size)
-			return fail(why, why_len, EINVAL,
+			return fail(why, EBS_E_BAD_GOPCLNTAB,
 				    "the file table at %#x (%u entries) runs past the table's end",
 				    fileoff, n);
 		g->filetab = fileoff;
@@ -237,7 +237,7 @@ static int parse_header(struct gopcln *g, u64 text_start, char *why, size_t why_
 
 		for (i = 0; i < 5; i++)
 			if (words[base + i] > g->size)
-				return fail(why, why_len, EINVAL,
+				return fail(why, EBS_E_BAD_GOPCLNTAB,
 					    "its %s offset %#llx is past its end (%zu bytes)",
 					    names[i], (unsigned long long)words[base + i], g->size);
 		g->funcnametab = words[base];
@@ -249,26 +249,26 @@ static int parse_header(struct gopcln *g, u64 text_start, char *why, size_t why_
 			g->text_start = text_start ? text_start : words[2];
 	}
 	if (!g->nfunc)
-		return fail(why, why_len, EINVAL, "no functions");
+		return fail(why, EBS_E_BAD_GOPCLNTAB, "no functions");
 	if (g->nfunc > (g->size - g->functab) / (2 * g->fsz) ||
 	    (2 * g->nfunc + 1) * g->fsz > g->size - g->functab)
-		return fail(why, why_len, EINVAL,
+		return fail(why, EBS_E_BAD_GOPCLNTAB,
 			    "its function table at %#llx (%llu functions) runs past its end",
 			    (unsigned long long)g->functab, (unsigned long long)g->nfunc);
 	return 0;
 }
 
 /* Every function's pc in order, its _func and its name inside the table. */
-static int check_functions(const struct gopcln *g, char *why, size_t why_len)
+static int check_functions(const struct gopcln *g, struct ebs_error *why)
 {
 	u64 i, prev = 0, pc, off;
 
 	for (i = 0; i <= g->nfunc; i++) {
 		if (!func_pc(g, i, &pc))
-			return fail(why, why_len, EINVAL, "function %llu's pc is unreadable",
+			return fail(why, EBS_E_BAD_GOPCLNTAB, "function %llu's pc is unreadable",
 				    (unsigned long long)i);
 		if (i && pc < prev)
-			return fail(why, why_len, EINVAL,
+			return fail(why, EBS_E_BAD_GOPCLNTAB,
 				    "the function table at %#llx is out of order at entry %llu",
 				    (unsigned long long)g->functab, (unsigned long long)i);
 		prev = pc;
@@ -276,34 +276,33 @@ static int check_functions(const struct gopcln *g, char *why, size_t why_len)
 			break;
 		if (!func_off(g, i, &off) ||
 		    !func_field(g, off, g->version == 12 ? 7 : 8, &(u32){0}))
-			return fail(why, why_len, EINVAL,
+			return fail(why, EBS_E_BAD_GOPCLNTAB,
 				    "function %llu's record (at %#llx) is outside the table",
 				    (unsigned long long)i,
 				    (unsigned long long)(g->functab + (2 * i + 1) * g->fsz));
 		if (!func_name(g, off))
 			return fail(
-				why, why_len, EINVAL,
+				why, EBS_E_BAD_GOPCLNTAB,
 				"function %llu's name (its record at %#llx) is outside the table",
 				(unsigned long long)i, (unsigned long long)off);
 	}
 	return 0;
 }
 
-struct gopcln *gopcln__new(const void *data, size_t size, u64 text_start, char *why, size_t why_len)
+struct gopcln *gopcln__new(const void *data, size_t size, u64 text_start, struct ebs_error *why)
 {
 	struct gopcln *g;
 
-	if (why && why_len)
-		why[0] = '\0';
+	ebs_error__clear(why);
 	g = calloc(1, sizeof(*g));
 	if (!g) {
-		fail(why, why_len, ENOMEM, "out of memory");
+		fail(why, EBS_E_NOMEM, "out of memory");
 		return NULL;
 	}
 	/* checked in place, copied once it holds (a scan tries many) */
 	g->data = (u8 *)data;
 	g->size = size;
-	if (parse_header(g, text_start, why, why_len) || check_functions(g, why, why_len)) {
+	if (parse_header(g, text_start, why) || check_functions(g, why)) {
 		free(g);
 		errno = EINVAL;
 		return NULL;
@@ -311,7 +310,7 @@ struct gopcln *gopcln__new(const void *data, size_t size, u64 text_start, char *
 	g->data = malloc(size);
 	if (!g->data) {
 		free(g);
-		fail(why, why_len, ENOMEM, "out of memory");
+		fail(why, EBS_E_NOMEM, "out of memory");
 		return NULL;
 	}
 	memcpy(g->data, data, size);
@@ -485,7 +484,7 @@ static bool has_go_note(Elf *e)
  * Where the table is when no section names it (section headers stripped):
  * in a segment of data, found by its header, in a file with Go's note only.
  */
-static struct gopcln *scan_segments(Elf *e, u64 text_start, char *why, size_t why_len)
+static struct gopcln *scan_segments(Elf *e, u64 text_start, struct ebs_error *why)
 {
 	size_t i, nph;
 	int tries = 0;
@@ -515,16 +514,16 @@ static struct gopcln *scan_segments(Elf *e, u64 text_start, char *why, size_t wh
 			if (!layout_of(m) || b[at + 4] || b[at + 5])
 				continue;
 			tries++;
-			g = gopcln__new(b + at, data->d_size - at, text_start, why, why_len);
+			g = gopcln__new(b + at, data->d_size - at, text_start, why);
 			if (g || errno == ENOMEM)
 				return g;
 		}
 	}
-	ebs_set_why(why, why_len, "%s", "");
+	ebs_error__clear(why);
 	return NULL;
 }
 
-struct gopcln *gopcln__from_elf(Elf *e, u64 *table_off, char *why, size_t why_len)
+struct gopcln *gopcln__from_elf(Elf *e, u64 *table_off, struct ebs_error *why)
 {
 	Elf_Scn *scn = NULL, *pcln = NULL;
 	GElf_Shdr pcln_sh;
@@ -533,8 +532,7 @@ struct gopcln *gopcln__from_elf(Elf *e, u64 *table_off, char *why, size_t why_le
 	struct gopcln *g;
 	Elf_Data *data;
 
-	if (why && why_len)
-		why[0] = '\0';
+	ebs_error__clear(why);
 	*table_off = 0;
 	if (elf_getshdrstrndx(e, &shstrndx))
 		shstrndx = SHN_UNDEF;
@@ -560,7 +558,7 @@ struct gopcln *gopcln__from_elf(Elf *e, u64 *table_off, char *why, size_t why_le
 	 */
 	if (!pcln) {
 		errno = 0;
-		g = has_go_note(e) ? scan_segments(e, 0, why, why_len) : NULL;
+		g = has_go_note(e) ? scan_segments(e, 0, why) : NULL;
 		if (!g && errno != ENOMEM)
 			errno = ENOENT;
 		return g;
@@ -568,12 +566,12 @@ struct gopcln *gopcln__from_elf(Elf *e, u64 *table_off, char *why, size_t why_le
 	*table_off = pcln_sh.sh_offset;
 	data = elf_rawdata(pcln, NULL);
 	if (!data || !data->d_buf || data->d_size != pcln_sh.sh_size) {
-		ebs_set_why(why, why_len, "cannot read its %llu bytes",
-			    (unsigned long long)pcln_sh.sh_size);
+		ebs_error__fail(why, EBS_E_BAD_GOPCLNTAB, "cannot read its %llu bytes",
+				(unsigned long long)pcln_sh.sh_size);
 		errno = EINVAL;
 		return NULL;
 	}
-	g = gopcln__new(data->d_buf, data->d_size, 0, why, why_len);
+	g = gopcln__new(data->d_buf, data->d_size, 0, why);
 	/* the header's textStart: trusted unless 0 (an unrelocated PIE's) */
 	if (g && g->version >= 118 && !g->text_start)
 		g->text_start = text_start;

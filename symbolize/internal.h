@@ -102,9 +102,10 @@ struct dso {
 	void *key;
 	size_t key_len;
 	bool failed;
-	bool refused;	    /* failed: not the file the recording names */
-	u64 unresolved;	    /* lookups in it since symbolizer__warn_unresolved */
-	char unusable[320]; /* why it failed, "" when it did not (or not worth a word) */
+	bool refused;		     /* failed: not the file the recording names */
+	u64 unresolved;		     /* lookups in it since symbolizer__warn_unresolved */
+	char unusable[320];	     /* why it failed, "" when it did not (or not worth a word) */
+	enum ebs_code unusable_code; /* its code */
 	struct symtab symtab;
 	struct segment *segs; /* NULL/0: translate nothing, use the file offset */
 	size_t nsegs;
@@ -134,6 +135,7 @@ struct dso {
 	bool dwarf_warn; /* dwarf_problem is yet to be said (opened by symbolizer__prefetch) */
 	struct dwarf_info *dwarf;
 	char dwarf_problem[640];
+	enum ebs_code dwarf_code; /* dwarf_problem's */
 	struct sym_dso_info info; /* views of the above, handed out */
 	struct ebs_strset *shown; /* info's paths that hold control characters, as '?' */
 
@@ -200,7 +202,7 @@ struct symbolizer {
 	bool no_dwarf;
 	bool no_lines;		 /* DWARF's units decoded without their line tables */
 	struct sym_cache *cache; /* NULL: none */
-	symbolize_warn_fn warn;
+	ebs_warn_fn *warn;
 	void *warn_ctx;
 
 	struct dso *dsos;	/* by dso.key */
@@ -228,22 +230,24 @@ char *sym_clean_text(char *s);
 bool sym_text_is_clean(const char *s);
 
 /*
- * Deliver one warning line through opts.warn, if any: formatted by
+ * Deliver one warning line ("warning: " and the message, code its
+ * EBS_E_ code) through opts.warn, if any: formatted by
  * ebs_vformat_line, so that a path or name in it keeps it one line and
  * sends no escape sequence.
  */
-void symbolizer__warn(struct symbolizer *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void symbolizer__warn(struct symbolizer *s, enum ebs_code code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), nonnull(1, 3)));
 
 /*
  * Load the symbols and PT_LOAD segments of an ELF file (fd) or of an
  * in-memory image (image != NULL, fd ignored) into d, and note what the
- * file says of its debug information.  Returns 0, or -errno with a
- * one-line reason in why.  "No symbols" is a success with an empty table;
- * the caller warns about it.
+ * file says of its debug information.  Returns 0, or -errno with err
+ * filled (EBS_E_NOT_ELF, EBS_E_BAD_ELF, EBS_E_NOMEM).  "No symbols" is a
+ * success with an empty table: err then holds EBS_E_NO_SYMBOLS and why
+ * ("no symbol table"), for the caller's warning; else EBS_E_OK.
  */
-int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool demangle, char *why,
-		  size_t why_len);
+int dso__load_elf(struct dso *d, int fd, void *image, size_t image_size, bool demangle,
+		  struct ebs_error *err) __attribute__((nonnull(1, 6)));
 
 /*
  * Replace d's symbols by the .symtab of its separate debug file (dbg_fd),
@@ -288,12 +292,12 @@ int elf_fd__altlink(int fd, char *name, size_t name_len, u8 *id, u8 *id_size);
  * beside dwarf_path; then DIR/NAME (for a --debug-dir) and DIR/.dwz/BASE,
  * and DIR/.build-id/xx/rest.debug, for each of the debug directories.  A
  * candidate must carry DWARF and, when id is given, have that build-id.
- * 1 with its path in out, 0 when none was found (why lists what was tried),
- * -ENOMEM.
+ * 1 with its path in out, 0 when none was found (err: EBS_E_NO_DEBUG_INFO,
+ * its line lists what was tried), -ENOMEM.
  */
 int dwarf_alt_find(const char *dwarf_path, const char *name, const u8 *id, u8 id_size,
-		   const char *const *debug_dirs, char *out, size_t out_len, char *why,
-		   size_t why_len);
+		   const char *const *debug_dirs, char *out, size_t out_len, struct ebs_error *err)
+	__attribute__((nonnull(1, 2, 6, 8)));
 
 /*
  * The DSO of map and its load bias (runtime address - link-time address),
@@ -355,14 +359,16 @@ void symtab__exit(struct symtab *t);
 
 /*
  * Read a perf-PID.map (lines "START SIZE NAME", hex) into t.  0, or -errno
- * (-ENOENT when there is no such file) with the reason in why: see
- * jitmap.c for what is refused.  jitmap__load: the same without a reason.
+ * (-ENOENT when there is no such file) with err filled: see jitmap.c for
+ * what is refused.  jitmap__load: the same without a reason.
  */
-int jitmap__load_why(const char *path, struct symtab *t, bool demangle, char *why, size_t why_len);
+int jitmap__load_err(const char *path, struct symtab *t, bool demangle, struct ebs_error *err)
+	__attribute__((nonnull(1, 2)));
 int jitmap__load(const char *path, struct symtab *t, bool demangle);
 
 /* Kernel side (kallsyms.c). */
-struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len);
+struct kallsyms *kallsyms__load(const char *path, struct ebs_error *err)
+	__attribute__((nonnull(1)));
 /* From a recording's table (sorted, not overlapping; what is not is left out).  NULL: ENOMEM. */
 struct kallsyms *kallsyms__from_table(const struct sym_ksym *v, size_t n, u64 stext);
 void kallsyms__free(struct kallsyms *k);
@@ -462,20 +468,20 @@ struct gopcln_hit {
  * A pclntab of size bytes (copied), header versions 1.2, 1.16, 1.18 and
  * 1.20, either byte order; text_start: where 1.18+'s entry offsets count
  * from (0: the header's textStart).  Its header, function table, records
- * and names are checked here.  NULL with errno (EINVAL: malformed, why
- * says where; ENOMEM).
+ * and names are checked here.  NULL with errno and err (EINVAL:
+ * EBS_E_BAD_GOPCLNTAB, its line says where; ENOMEM).
  */
-struct gopcln *gopcln__new(const void *data, size_t size, u64 text_start, char *why,
-			   size_t why_len);
+struct gopcln *gopcln__new(const void *data, size_t size, u64 text_start, struct ebs_error *err);
 /*
  * The pclntab of the ELF file e: its section .gopclntab (in a PIE,
  * .data.rel.ro.gopclntab), or, when the file has no section headers and
  * carries Go's build-ID note, one found in a data segment.  *table_off: the
  * section's file offset (0 when scanned).  NULL with errno: ENOENT, no
- * table (why empty); EINVAL, a table refused (why says why); ENOMEM.
+ * table (err EBS_E_OK); EINVAL, a table refused (err says why); ENOMEM.
  */
 typedef struct Elf Elf;
-struct gopcln *gopcln__from_elf(Elf *e, u64 *table_off, char *why, size_t why_len);
+struct gopcln *gopcln__from_elf(Elf *e, u64 *table_off, struct ebs_error *err)
+	__attribute__((nonnull(1, 2)));
 void gopcln__free(struct gopcln *g);
 const char *gopcln__version_name(const struct gopcln *g);
 size_t gopcln__count(const struct gopcln *g);
@@ -500,15 +506,16 @@ struct dwarf_cache_key {
 };
 
 /*
- * The DWARF of the file at path, indexed, or NULL with a one-line reason
- * in why when there is none.  With a key, from the cache when it has it
- * (then the DWARF is read only for a unit the cache lacks), and what is
- * decoded is written back there by dwarf_info__free.  lines false: units
- * are decoded without their line tables (no rows, no file names; a cached
- * unit with them serves too), for a caller that wants inline chains only.
+ * The DWARF of the file at path, indexed, or NULL with err filled when
+ * there is none (EBS_E_NO_DEBUG_INFO, EBS_E_BAD_DWARF, or the file's).  With a key, from the cache
+ * when it has it (then the DWARF is read only for a unit the cache lacks), and what is decoded is
+ * written back there by dwarf_info__free.  lines false: units are decoded without their line tables
+ * (no rows, no file names; a cached unit with them serves too), for a caller that wants inline
+ * chains only.
  */
 struct dwarf_info *dwarf_info__open(const char *path, bool demangle, bool lines,
-				    const struct dwarf_cache_key *key, char *why, size_t why_len);
+				    const struct dwarf_cache_key *key, struct ebs_error *err)
+	__attribute__((nonnull(1)));
 void dwarf_info__free(struct dwarf_info *di);
 /*
  * The inline chain at link-time address addr, innermost first (see struct

@@ -38,7 +38,7 @@ static bool parse_hex(char **p, u64 *out)
 	return true;
 }
 
-int jitmap__load_why(const char *path, struct symtab *t, bool demangle, char *why, size_t why_len)
+int jitmap__load_err(const char *path, struct symtab *t, bool demangle, struct ebs_error *why)
 {
 	const struct ebs_input_rule rule = {.flags = EBS_IN_SHARED, .owner = (uid_t)-1};
 	struct raw_vec rv = {0};
@@ -47,18 +47,20 @@ int jitmap__load_why(const char *path, struct symtab *t, bool demangle, char *wh
 	ssize_t len;
 	int fd, err = 0;
 
-	fd = ebs_open_input(path, &rule, NULL, why, why_len);
+	fd = ebs_open_input(path, &rule, NULL, why);
 	if (fd < 0)
 		return fd;
 	len = ebs_read_fd(fd, JITMAP_MAX_SIZE, JITMAP_MAX_LINE, &buf, &bad_line);
 	close(fd);
 	if (len == -EFBIG)
-		snprintf(why, why_len, "larger than %llu MiB: not read", JITMAP_MAX_SIZE >> 20);
+		ebs_error__fail(why, EBS_E_TOO_LARGE, "larger than %llu MiB: not read",
+				JITMAP_MAX_SIZE >> 20);
 	else if (len == -E2BIG)
-		snprintf(why, why_len, "line %zu is %d bytes long or more: not a perf map",
-			 bad_line, JITMAP_MAX_LINE);
+		ebs_error__fail(why, EBS_E_LINE_TOO_LONG,
+				"line %zu is %d bytes long or more: not a perf map", bad_line,
+				JITMAP_MAX_LINE);
 	else if (len < 0)
-		snprintf(why, why_len, "%s", strerror((int)-len));
+		ebs_error__set(why, (int)-len, "%s", strerror((int)-len));
 	if (len < 0)
 		return (int)len;
 	for (line = buf; line && *line && !err; line = next) {
@@ -82,7 +84,7 @@ int jitmap__load_why(const char *path, struct symtab *t, bool demangle, char *wh
 	if (!err)
 		err = symtab__build(t, &rv, demangle);
 	if (err)
-		snprintf(why, why_len, "out of memory");
+		ebs_error__fail(why, EBS_E_NOMEM, "out of memory");
 	free(rv.v);
 	free(buf);
 	return err;
@@ -90,7 +92,5 @@ int jitmap__load_why(const char *path, struct symtab *t, bool demangle, char *wh
 
 int jitmap__load(const char *path, struct symtab *t, bool demangle)
 {
-	char why[128];
-
-	return jitmap__load_why(path, t, demangle, why, sizeof(why));
+	return jitmap__load_err(path, t, demangle, NULL);
 }

@@ -141,11 +141,11 @@ static int ksym__cmp(const void *pa, const void *pb)
 }
 
 /*
- * Read and index kallsyms.  Returns NULL with errno set and a reason in why
+ * Read and index kallsyms.  Returns NULL with errno set and err filled
  * when the file cannot be read, is too large or not kallsyms, holds no text
  * symbol, or shows zeroed addresses (see above).
  */
-struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
+struct kallsyms *kallsyms__load(const char *path, struct ebs_error *why)
 {
 	struct ksym_vec kv = {0};
 	struct kallsyms *k;
@@ -156,14 +156,14 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 
 	k = calloc(1, sizeof(*k));
 	if (!k) {
-		ebs_set_why(why, why_len, "out of memory");
+		ebs_error__fail(why, EBS_E_NOMEM, "out of memory");
 		return NULL;
 	}
 	/* /proc/kallsyms, or a file the user named: it may be a pipe, let it block */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		ebs_set_why(why, why_len, "%s", strerror(-err));
+		ebs_error__set(why, -err, "%s", strerror(-err));
 		goto out_free;
 	}
 	len = ebs_read_fd(fd, KALLSYMS_MAX_SIZE, KALLSYMS_MAX_LINE, &buf, &bad_line);
@@ -171,14 +171,14 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 	if (len < 0) {
 		err = (int)len;
 		if (err == -EFBIG)
-			ebs_set_why(why, why_len, "larger than %u MiB: not read",
-				    KALLSYMS_MAX_SIZE >> 20);
+			ebs_error__fail(why, EBS_E_TOO_LARGE, "larger than %u MiB: not read",
+					KALLSYMS_MAX_SIZE >> 20);
 		else if (err == -E2BIG)
-			ebs_set_why(why, why_len,
-				    "line %zu is %d bytes long or more: not a kallsyms file",
-				    bad_line, KALLSYMS_MAX_LINE);
+			ebs_error__fail(why, EBS_E_LINE_TOO_LONG,
+					"line %zu is %d bytes long or more: not a kallsyms file",
+					bad_line, KALLSYMS_MAX_LINE);
 		else
-			ebs_set_why(why, why_len, "%s", strerror(-err));
+			ebs_error__set(why, -err, "%s", strerror(-err));
 		goto out_free;
 	}
 	end = buf + len;
@@ -192,7 +192,7 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 		r = parse_line(k, p, eol, &ks);
 		if (r < 0) {
 			err = r;
-			ebs_set_why(why, why_len, "out of memory");
+			ebs_error__fail(why, EBS_E_NOMEM, "out of memory");
 			goto out_free;
 		}
 		if (!r)
@@ -205,20 +205,20 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 			k->stext = ks.addr;
 		err = ksym_vec__push(&kv, &ks);
 		if (err) {
-			ebs_set_why(why, why_len, "out of memory");
+			ebs_error__fail(why, EBS_E_NOMEM, "out of memory");
 			goto out_free;
 		}
 	}
 	if (zeros && zeros >= kv.n) {
 		err = -EPERM;
-		ebs_set_why(
-			why, why_len,
+		ebs_error__fail(
+			why, EBS_E_ADDRESSES_HIDDEN,
 			"addresses are hidden from this user (shown as 0: kernel.kptr_restrict, or no CAP_SYSLOG): kernel symbols unavailable");
 		goto out_free;
 	}
 	if (!kv.n) {
 		err = -ENOENT;
-		ebs_set_why(why, why_len, "no text symbols");
+		ebs_error__fail(why, EBS_E_NO_SYMBOLS, "no text symbols");
 		goto out_free;
 	}
 
@@ -234,7 +234,7 @@ struct kallsyms *kallsyms__load(const char *path, char *why, size_t why_len)
 	k->arena = malloc(arena_len);
 	if (!k->arena) {
 		err = -ENOMEM;
-		ebs_set_why(why, why_len, "out of memory");
+		ebs_error__fail(why, EBS_E_NOMEM, "out of memory");
 		goto out_free;
 	}
 	for (i = 0, q = k->arena; i < n; i++) {

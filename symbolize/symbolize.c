@@ -107,36 +107,39 @@ struct image_key {
 	u64 hash;
 };
 
-void symbolizer__warn(struct symbolizer *s, const char *fmt, ...)
+void symbolizer__warn(struct symbolizer *s, enum ebs_code code, const char *fmt, ...)
 {
-	char msg[1024];
+	static const char head[] = "warning: ";
+	char msg[sizeof(head) - 1 + 1024];
 	va_list ap;
 
 	if (!s->warn)
 		return;
 	/* One line, no escape, whatever a file name or libelf message contains. */
+	memcpy(msg, head, sizeof(head) - 1);
 	va_start(ap, fmt);
-	ebs_vformat_line(msg, sizeof(msg), fmt, ap);
+	ebs_vformat_line(msg + sizeof(head) - 1, 1024, fmt, ap);
 	va_end(ap);
-	s->warn(s->warn_ctx, msg);
+	s->warn(s->warn_ctx, code, msg);
 }
 
 /*
  * d cannot be used: say why, once, and keep the reason for
  * sym_dso_info.unusable.
  */
-static void dso__fail(struct symbolizer *s, struct dso *d, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void dso__fail(struct symbolizer *s, struct dso *d, enum ebs_code code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
-static void dso__fail(struct symbolizer *s, struct dso *d, const char *fmt, ...)
+static void dso__fail(struct symbolizer *s, struct dso *d, enum ebs_code code, const char *fmt, ...)
 {
 	va_list ap;
 
 	d->failed = true;
+	d->unusable_code = code;
 	va_start(ap, fmt);
 	ebs_vformat_line(d->unusable, sizeof(d->unusable), fmt, ap);
 	va_end(ap);
-	symbolizer__warn(s, "%s", d->unusable);
+	symbolizer__warn(s, code, "%s", d->unusable);
 }
 
 /* strdup, or NULL with a warning naming what was being copied. */
@@ -145,7 +148,7 @@ static char *dso_strdup(struct symbolizer *s, const char *str)
 	char *r = strdup(str);
 
 	if (!r)
-		symbolizer__warn(s, "%s: out of memory", str);
+		symbolizer__warn(s, EBS_E_NOMEM, "%s: out of memory", str);
 	return r;
 }
 
@@ -369,8 +372,7 @@ static struct dso *dso_cache__get(struct symbolizer *s, void *key, size_t key_le
  * inode, when the recording has that (the format records no size or mtime).
  * Nothing recorded: taken on trust.  True, or false with the reason in why.
  */
-static bool dso__is_recorded(const struct dso *d, const struct sym_map *map, char *why,
-			     size_t why_len)
+static bool dso__is_recorded(const struct dso *d, const struct sym_map *map, struct ebs_error *why)
 {
 	char want[41], got[41];
 	u8 len = map->build_id_size < 20 ? map->build_id_size : 20;
@@ -378,20 +380,22 @@ static bool dso__is_recorded(const struct dso *d, const struct sym_map *map, cha
 	if (len) {
 		ebs_format_hex(want, sizeof(want), map->build_id, len);
 		if (!d->build_id_size) {
-			snprintf(why, why_len, "no build-id, the recorded file had %s", want);
+			ebs_error__fail(why, EBS_E_NO_BUILD_ID_MATCH,
+					"no build-id, the recorded file had %s", want);
 			return false;
 		}
 		if (d->build_id_size != len || memcmp(map->build_id, d->build_id, len)) {
 			ebs_format_hex(got, sizeof(got), d->build_id, d->build_id_size);
-			snprintf(why, why_len, "build-id %s differs from the recorded %s", got,
-				 want);
+			ebs_error__fail(why, EBS_E_NO_BUILD_ID_MATCH,
+					"build-id %s differs from the recorded %s", got, want);
 			return false;
 		}
 		return true;
 	}
 	if (map->ino && d->st_ino && d->st_ino != map->ino) {
-		snprintf(why, why_len, "inode %llu differs from the recorded %llu",
-			 (unsigned long long)d->st_ino, (unsigned long long)map->ino);
+		ebs_error__fail(why, EBS_E_NO_INODE_MATCH,
+				"inode %llu differs from the recorded %llu",
+				(unsigned long long)d->st_ino, (unsigned long long)map->ino);
 		return false;
 	}
 	return true;
@@ -399,7 +403,7 @@ static bool dso__is_recorded(const struct dso *d, const struct sym_map *map, cha
 
 /* After a successful load: the notes worth one line each. */
 static void dso__check(struct symbolizer *s, const struct dso *d, const struct sym_map *map,
-		       const char *what, const char *why)
+		       const char *what, const struct ebs_error *why)
 {
 	if (map->build_id_size && d->build_id_size &&
 	    (map->build_id_size != d->build_id_size ||
@@ -410,12 +414,13 @@ static void dso__check(struct symbolizer *s, const struct dso *d, const struct s
 			       map->build_id_size < 20 ? map->build_id_size : 20);
 		ebs_format_hex(got, sizeof(got), d->build_id, d->build_id_size);
 		symbolizer__warn(
-			s, "%s: build-id %s differs from the recorded %s: symbols may be wrong",
-			what, got, want);
+			s, EBS_E_NO_BUILD_ID_MATCH,
+			"%s: build-id %s differs from the recorded %s: symbols may be wrong", what,
+			got, want);
 	}
 	if (!d->symtab.nsyms)
-		symbolizer__warn(s, "%s: no symbols (%s)", what,
-				 why[0] ? why : "empty symbol table");
+		symbolizer__warn(s, EBS_E_NO_SYMBOLS, "%s: no symbols (%s)", what,
+				 why->msg[0] ? why->msg : "empty symbol table");
 }
 
 /*
@@ -443,6 +448,7 @@ static void dso__fill_info(struct dso *d, const char *path)
 	d->info.looked = d->looked ? dso__shown(d, d->looked) : "";
 	d->info.problem = d->dwarf_problem[0] ? d->dwarf_problem : NULL;
 	d->info.unusable = d->unusable[0] ? d->unusable : NULL;
+	d->info.unusable_code = d->unusable[0] ? d->unusable_code : EBS_E_OK;
 	d->info.dwarf_owner = d->dwarf ? dwarf_info__owner(d->dwarf) : (uid_t)-1;
 }
 
@@ -464,7 +470,7 @@ static void dso__locate_debug(struct symbolizer *s, struct dso *d, int fd, bool 
 		return;
 	}
 	if (dso__find_debug(s, d) == -ENOMEM) {
-		symbolizer__warn(s,
+		symbolizer__warn(s, EBS_E_NOMEM,
 				 "%s: out of memory looking for its debug file (its symbols "
 				 "and lines may be missing)",
 				 d->path ? d->path : "an image");
@@ -474,7 +480,7 @@ static void dso__locate_debug(struct symbolizer *s, struct dso *d, int fd, bool 
 		return; /* d->looked says where */
 	if (d->has_symtab || fd < 0)
 		return;
-	dbg_fd = ebs_open_input(d->debug_path, NULL, &st, NULL, 0);
+	dbg_fd = ebs_open_input(d->debug_path, NULL, &st, NULL);
 	if (dbg_fd >= 0) {
 		int err = dso__load_debug_symtab(d, fd, dbg_fd, demangle);
 
@@ -482,7 +488,8 @@ static void dso__locate_debug(struct symbolizer *s, struct dso *d, int fd, bool 
 			free(d->symbols_from);
 			d->symbols_from = dso_strdup(s, d->debug_path);
 		} else if (err == -ENOMEM) {
-			symbolizer__warn(s, "%s: out of memory reading its symbols", d->debug_path);
+			symbolizer__warn(s, EBS_E_NOMEM, "%s: out of memory reading its symbols",
+					 d->debug_path);
 		}
 		close(dbg_fd);
 	}
@@ -491,7 +498,7 @@ static void dso__locate_debug(struct symbolizer *s, struct dso *d, int fd, bool 
 /* The dso of an in-memory image (the vdso), loaded from our own copy. */
 static struct dso *dso_for_image(struct symbolizer *s, const struct sym_map *map)
 {
-	char why[256];
+	struct ebs_error why;
 	struct dso *d;
 	void *key;
 	size_t key_len = 0;
@@ -517,17 +524,17 @@ static struct dso *dso_for_image(struct symbolizer *s, const struct sym_map *map
 	/* libelf wants a char *: give it a private, writable copy. */
 	d->image = malloc(map->image_size);
 	if (!d->image) {
-		dso__fail(s, d, "%s: out of memory", map->filename);
+		dso__fail(s, d, EBS_E_NOMEM, "%s: out of memory", map->filename);
 		return d;
 	}
 	memcpy(d->image, map->image, map->image_size);
 	d->image_size = map->image_size;
-	err = dso__load_elf(d, -1, d->image, d->image_size, s->demangle, why, sizeof(why));
+	err = dso__load_elf(d, -1, d->image, d->image_size, s->demangle, &why);
 	if (err) {
-		dso__fail(s, d, "%s: %s", map->filename, why);
+		dso__fail(s, d, why.code, "%s: %s", map->filename, why.msg);
 		return d;
 	}
-	dso__check(s, d, map, map->filename, why);
+	dso__check(s, d, map, map->filename, &why);
 	d->symbols_from = dso_strdup(s, map->filename);
 	dso__locate_debug(s, d, -1, s->demangle); /* by build-id only */
 	dso__fill_info(d, map->filename);
@@ -546,19 +553,19 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path
 			   const struct sym_map *map)
 {
 	const struct ebs_input_rule shared = {.flags = EBS_IN_SHARED, .owner = (uid_t)-1};
-	char why[256];
+	struct ebs_error why, nomatch;
 	struct stat st;
 	int fd, err;
 
 	d->path = strdup(path);
 	if (!d->path) {
-		dso__fail(s, d, "%s: out of memory", path);
+		dso__fail(s, d, EBS_E_NOMEM, "%s: out of memory", path);
 		return;
 	}
 	fd = ebs_open_input(path, map && !map->build_id_size && !map->ino ? &shared : NULL, &st,
-			    why, sizeof(why));
+			    &why);
 	if (fd < 0) {
-		dso__fail(s, d, "%s: %s", path, why);
+		dso__fail(s, d, why.code, "%s: %s", path, why.msg);
 		return;
 	}
 	d->st_dev = st.st_dev;
@@ -566,31 +573,32 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path
 	d->st_mtime_sec = st.st_mtim.tv_sec;
 	d->st_mtime_nsec = st.st_mtim.tv_nsec;
 	if (!st.st_size) {
-		dso__fail(s, d, "%s: empty file", path);
+		dso__fail(s, d, EBS_E_EMPTY_FILE, "%s: empty file", path);
 		goto out_close;
 	}
-	err = dso__load_elf(d, fd, NULL, 0, s->demangle, why, sizeof(why));
+	err = dso__load_elf(d, fd, NULL, 0, s->demangle, &why);
 	if (err) {
-		dso__fail(s, d, "%s: %s", path, why);
+		dso__fail(s, d, why.code, "%s: %s", path, why.msg);
 		goto out_close;
 	}
-	if (map && !dso__is_recorded(d, map, why, sizeof(why))) {
+	if (map && !dso__is_recorded(d, map, &nomatch)) {
 		/* its names and lines would be another program's: none rather than wrong ones */
 		symtab__exit(&d->symtab);
 		gopcln__free(d->gopcln);
 		d->gopcln = NULL;
 		d->refused = true;
-		dso__fail(s, d, "%s: not the file recorded (%s): its samples are left unresolved",
-			  path, why);
+		dso__fail(s, d, nomatch.code,
+			  "%s: not the file recorded (%s): its samples are left unresolved", path,
+			  nomatch.msg);
 		goto out_close;
 	}
 	d->symbols_from = dso_strdup(s, path);
 	if (d->gopcln_problem[0])
-		symbolizer__warn(s, "%s: %s", path, d->gopcln_problem);
+		symbolizer__warn(s, EBS_E_BAD_GOPCLNTAB, "%s: %s", path, d->gopcln_problem);
 	dso__locate_debug(s, d, fd, s->demangle);
 	if (!d->symtab.nsyms && !d->gopcln_problem[0]) /* (that said why already) */
-		symbolizer__warn(s, "%s: no symbols (%s)", path,
-				 why[0] ? why : "empty symbol table");
+		symbolizer__warn(s, EBS_E_NO_SYMBOLS, "%s: no symbols (%s)", path,
+				 why.msg[0] ? why.msg : "empty symbol table");
 out_close:
 	close(fd);
 }
@@ -602,7 +610,7 @@ int dso__open_again(const struct dso *d)
 
 	if (!d->path)
 		return -ENOENT;
-	fd = ebs_open_input(d->path, NULL, &st, NULL, 0);
+	fd = ebs_open_input(d->path, NULL, &st, NULL);
 	if (fd >= 0 && ((u64)st.st_dev != d->st_dev || (u64)st.st_ino != d->st_ino)) {
 		close(fd);
 		return -ESTALE;
@@ -644,7 +652,8 @@ static struct dso *dso_for_path(struct symbolizer *s, const char *path, const st
 		return d;
 	if (stat_err) {
 		d->path = strdup(path);
-		dso__fail(s, d, "%s: %s", path, strerror(stat_err));
+		dso__fail(s, d, ebs_error_code_of_errno(stat_err), "%s: %s", path,
+			  strerror(stat_err));
 	} else {
 		dso__load_file(s, d, path, map);
 	}
@@ -663,7 +672,8 @@ static bool is_anon(const char *filename)
 /* JIT code of pid, if it wrote a perf-PID.map. */
 static struct dso *dso_for_jit(struct symbolizer *s, const struct sym_map *map)
 {
-	char path[PATH_MAX], why[160];
+	char path[PATH_MAX];
+	struct ebs_error why;
 	struct dso *d;
 	size_t key_len = 0;
 	void *key;
@@ -677,13 +687,13 @@ static struct dso *dso_for_jit(struct symbolizer *s, const struct sym_map *map)
 	if (!d || !fresh)
 		return d;
 	d->path = strdup(path);
-	err = d->path ? jitmap__load_why(path, &d->symtab, s->demangle, why, sizeof(why)) : -ENOMEM;
+	err = d->path ? jitmap__load_err(path, &d->symtab, s->demangle, &why) : -ENOMEM;
 	if (!d->path) {
-		dso__fail(s, d, "%s: out of memory", path);
+		dso__fail(s, d, EBS_E_NOMEM, "%s: out of memory", path);
 	} else if (err == -ENOENT) {
 		d->failed = true; /* no map: not worth a word */
 	} else if (err) {
-		dso__fail(s, d, "%s: %s", path, why);
+		dso__fail(s, d, why.code, "%s: %s", path, why.msg);
 	} else {
 		d->is_jit = true;
 		d->symbols_from = dso_strdup(s, path);
@@ -714,7 +724,8 @@ static struct dso *dso_for_pseudo(struct symbolizer *s, const struct sym_map *ma
 	d = dso_cache__get(s, key, key_len, &fresh);
 	if (d && fresh) {
 		if (!strcmp(map->filename, "[vdso]"))
-			dso__fail(s, d, "[vdso]: no image recorded: cannot symbolize");
+			dso__fail(s, d, EBS_E_NO_SYMBOLS,
+				  "[vdso]: no image recorded: cannot symbolize");
 		else
 			d->failed = true;
 		dso__fill_info(d, map->filename);
@@ -884,20 +895,20 @@ static struct dwarf_info *dso__dwarf_open(struct symbolizer *s, struct dso *d)
 		.build_id_size = d->debug_build_id_size,
 		.debug_dirs = (const char *const *)s->debug_dirs,
 	};
-	char why[256];
+	struct ebs_error why;
 
 	if (d->dwarf_tried)
 		return d->dwarf;
 	d->dwarf_tried = true;
 	if (!d->debug_path)
 		return NULL;
-	d->dwarf =
-		dwarf_info__open(d->debug_path, s->demangle, !s->no_lines, &key, why, sizeof(why));
+	d->dwarf = dwarf_info__open(d->debug_path, s->demangle, !s->no_lines, &key, &why);
 	if (d->dwarf) {
 		d->info.dwarf_owner = dwarf_info__owner(d->dwarf);
 	} else {
 		ebs_format_line(d->dwarf_problem, sizeof(d->dwarf_problem), "%.360s: %.250s",
-				d->debug_path, why);
+				d->debug_path, why.msg);
+		d->dwarf_code = why.code;
 		d->dwarf_warn = true;
 		dso__fill_info(d, d->path);
 	}
@@ -911,7 +922,7 @@ static struct dwarf_info *dso__dwarf(struct symbolizer *s, struct dso *d)
 
 	if (d->dwarf_warn) {
 		d->dwarf_warn = false;
-		symbolizer__warn(s, "%s", d->dwarf_problem);
+		symbolizer__warn(s, d->dwarf_code, "%s", d->dwarf_problem);
 	}
 	return di;
 }
@@ -984,7 +995,9 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 			ebs_format_line(d->dwarf_problem, sizeof(d->dwarf_problem),
 					"%.360s: %.250s", d->debug_path, dwarf_info__problem(di));
 			d->info.problem = d->dwarf_problem;
-			symbolizer__warn(s, "%s (lines may be missing)", d->dwarf_problem);
+			d->dwarf_code = EBS_E_BAD_DWARF;
+			symbolizer__warn(s, d->dwarf_code, "%s (lines may be missing)",
+					 d->dwarf_problem);
 		}
 	}
 	if (!n && d->gopcln && !s->no_dwarf && !s->no_lines) {
@@ -1279,7 +1292,7 @@ void symbolizer__warn_unresolved(struct symbolizer *s)
 		return;
 	HASH_ITER(hh, s->dsos, d, tmp) {
 		if (d->refused && d->unresolved)
-			symbolizer__warn(s,
+			symbolizer__warn(s, d->unusable_code,
 					 "%s: %llu sample%s left unresolved: not the file recorded",
 					 d->path ? d->path : "?", (unsigned long long)d->unresolved,
 					 d->unresolved == 1 ? "" : "s");
@@ -1288,8 +1301,8 @@ void symbolizer__warn_unresolved(struct symbolizer *s)
 }
 
 int symbolizer__kernel_symbols(struct symbolizer *s, const u64 *addrs, size_t n,
-			       struct sym_ksym **out, size_t *nout, u64 *stext, char *why,
-			       size_t why_len)
+			       struct sym_ksym **out, size_t *nout, u64 *stext,
+			       struct ebs_error *err)
 {
 	const char *path = s->kallsyms_path ? s->kallsyms_path : "/proc/kallsyms";
 	const struct ksym *last = NULL;
@@ -1301,20 +1314,18 @@ int symbolizer__kernel_symbols(struct symbolizer *s, const u64 *addrs, size_t n,
 	*stext = 0;
 	if (!s->kernel_tried) {
 		s->kernel_tried = true;
-		s->kernel = kallsyms__load(path, why, why_len);
+		s->kernel = kallsyms__load(path, err);
 		if (!s->kernel)
 			return errno ? -errno : -ENOENT;
 	}
 	if (!s->kernel) {
-		ebs_set_why(why, why_len, "%s: unreadable", path);
+		ebs_error__fail(err, EBS_E_NO_SYMBOLS, "%s: unreadable", path);
 		return -ENOENT;
 	}
 	*stext = s->kernel->stext;
 	v = calloc(n ? n : 1, sizeof(*v));
-	if (!v) {
-		ebs_set_why(why, why_len, "out of memory");
-		return -ENOMEM;
-	}
+	if (!v)
+		return ebs_error__fail(err, EBS_E_NOMEM, "out of memory");
 	for (i = 0; i < n; i++) { /* addrs sorted: a symbol's addresses come together */
 		const struct ksym *ks = kallsyms__find(s->kernel, addrs[i]);
 
@@ -1353,12 +1364,12 @@ int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result 
 		return -EINVAL;
 	path = s->kallsyms_path ? s->kallsyms_path : "/proc/kallsyms";
 	if (!s->kernel_tried) {
-		char why[256];
+		struct ebs_error why;
 
 		s->kernel_tried = true;
-		s->kernel = kallsyms__load(path, why, sizeof(why));
+		s->kernel = kallsyms__load(path, &why);
 		if (!s->kernel)
-			symbolizer__warn(s, "%s: %s", path, why);
+			symbolizer__warn(s, why.code, "%s: %s", path, why.msg);
 	}
 	memset(out, 0, sizeof(*out));
 	out->dso = "[kernel]";

@@ -19,7 +19,6 @@
 struct symbolizer;
 
 /* Called once per DSO that could not be read or lacks symbols; msg is one line. */
-typedef void (*symbolize_warn_fn)(void *ctx, const char *msg);
 
 struct symbolize_opts {
 	const char *kallsyms;	       /* NULL: /proc/kallsyms */
@@ -36,7 +35,8 @@ struct symbolize_opts {
 	bool cache;		       /* keep decoded DWARF between runs, by build-id, in
 					* cache_dir (docs/symbolize.md, "The cache") */
 	const char *cache_dir;	       /* NULL: $XDG_CACHE_HOME/ebs, else ~/.cache/ebs */
-	symbolize_warn_fn warn;	       /* NULL: stay quiet */
+	ebs_warn_fn *warn; /* "warning: ..." lines and their EBS_E_ codes (util/error.h);
+			    * NULL: stay quiet */
 	void *warn_ctx;
 };
 
@@ -63,18 +63,19 @@ struct sym_map {
 
 /* What is known of one DSO's symbols and debug information (for --stats). */
 struct sym_dso_info {
-	const char *path;	  /* as mapped */
-	bool has_symbols;	  /* a symbol table with functions was read */
-	const char *symbols_from; /* the file the symbols came from, or NULL */
-	const char *debug_path;	  /* the file DWARF came from, NULL when none */
-	const char *looked;	  /* where a separate debug file was looked for, "" when not */
-	const char *problem;	  /* why DWARF is missing or partial, NULL when it is not */
-	const char *unusable;	  /* why the file is not used at all (missing, not a
-				   * regular file, not ELF, not the file recorded), one
-				   * line naming it; NULL when it is used */
-	uid_t dwarf_owner;	  /* the owner of debug_path as its DWARF was read: whose
-				   * names of source files those are; (uid_t)-1 until
-				   * the DWARF is opened (by the first lookup of a line) */
+	const char *path;	     /* as mapped */
+	bool has_symbols;	     /* a symbol table with functions was read */
+	const char *symbols_from;    /* the file the symbols came from, or NULL */
+	const char *debug_path;	     /* the file DWARF came from, NULL when none */
+	const char *looked;	     /* where a separate debug file was looked for, "" when not */
+	const char *problem;	     /* why DWARF is missing or partial, NULL when it is not */
+	const char *unusable;	     /* why the file is not used at all (missing, not a
+				      * regular file, not ELF, not the file recorded), one
+				      * line naming it; NULL when it is used */
+	enum ebs_code unusable_code; /* its code (util/error.h), EBS_E_OK when used */
+	uid_t dwarf_owner;	     /* the owner of debug_path as its DWARF was read: whose
+				      * names of source files those are; (uid_t)-1 until
+				      * the DWARF is opened (by the first lookup of a line) */
 };
 
 /*
@@ -198,11 +199,12 @@ struct sym_ksym {
  * /proc/kallsyms, now) that cover the sorted addresses addrs[n], each once,
  * by address, into *out (malloc'd, *nout of them; the strings live as long
  * as s) and _stext's address into *stext (0: not listed).  0; -errno with
- * why set when kallsyms cannot be read or hides its addresses.
+ * err set when kallsyms cannot be read or hides its addresses
+ * (EBS_E_ADDRESSES_HIDDEN, EBS_E_NO_SYMBOLS, EBS_E_LINE_TOO_LONG...).
  */
 int symbolizer__kernel_symbols(struct symbolizer *s, const u64 *addrs, size_t n,
-			       struct sym_ksym **out, size_t *nout, u64 *stext, char *why,
-			       size_t why_len);
+			       struct sym_ksym **out, size_t *nout, u64 *stext,
+			       struct ebs_error *err);
 
 /*
  * For a report of a recording that carries its kernel symbols: resolve

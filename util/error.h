@@ -32,7 +32,7 @@
 	X(ERRNO, 0, "a system error: err holds its errno")                                         \
 	X(NOMEM, ENOMEM, "out of memory")                                                          \
 	X(OUTPUT, 0, "an output file could not be created or written")                             \
-	/* util/input.c: a file refused before it is read */                                      \
+	/* util/input.c: a file refused before it is read */                                       \
 	X(NOT_REGULAR, EBS_ENOTREG, "not a regular file")                                          \
 	X(UNTRUSTED, EBS_EUNTRUSTED, "not trusted: owned by another user where others write")      \
 	X(PSEUDO, EBS_EPSEUDO, "on a pseudo file system whose contents depend on the reader")      \
@@ -71,6 +71,8 @@ const char *ebs_error_code_name(enum ebs_code code);
 const char *ebs_error_code_text(enum ebs_code code);
 /* The row's errno (positive; 0 for EBS_E_OK and EBS_E_ERRNO). */
 int ebs_error_code_errno(enum ebs_code code);
+/* The code ebs_error__set gives errnum (positive): its row's, else EBS_E_ERRNO. */
+enum ebs_code ebs_error_code_of_errno(int errnum);
 
 /*
  * One error, as the one line the user will see ("FILE: offset N: why").
@@ -80,8 +82,8 @@ int ebs_error_code_errno(enum ebs_code code);
 struct ebs_error {
 	enum ebs_code code; /* EBS_E_OK when nothing failed */
 	int err;	    /* negative errno, 0 when nothing failed */
-	bool output;	    /* an output file could not be created or written (the system's failure) */
-	bool kept;	    /* ... but what was written is whole, under another name msg gives */
+	bool output; /* an output file could not be created or written (the system's failure) */
+	bool kept;   /* ... but what was written is whole, under another name msg gives */
 	char msg[512];
 };
 
@@ -113,12 +115,19 @@ void ebs_error__clear(struct ebs_error *e);
 
 /*
  * A line for the user that is not the command's error: a warning
- * (something was not read, or is read in part; code says what, as an
- * ebs_error's would) or a notice (a fallback taken, progress: code
- * EBS_E_OK).  line is one line without the "ebs CMD: " the command puts
- * before it, and without a newline.  Libraries call one the command
- * supplied, with its ctx; NULL: nobody listens.
+ * ("warning: FILE: ...": something was not read, or is read in part; code
+ * says what, as an ebs_error's would) or a notice (a fallback taken,
+ * progress: code EBS_E_OK).  line is what follows the "ebs CMD: " the
+ * command puts before it, one line, without its newline.  Libraries call
+ * the one the command supplied, with its ctx; none (NULL): nobody listens.
  */
 typedef void ebs_warn_fn(void *ctx, enum ebs_code code, const char *line);
+
+/*
+ * Format one line (control characters as '?', as ebs_error__fail's) and
+ * hand it to fn with ctx; nothing when fn is NULL.
+ */
+void ebs_warn(ebs_warn_fn *fn, void *ctx, enum ebs_code code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif /* EBS_UTIL_ERROR_H */

@@ -31,6 +31,23 @@
 #include "util/util.h"
 
 /* "is a FIFO, not a regular file", or NULL for a regular file. */
+/*
+ * A reason, into the caller's buffer (which may be NULL), one line as
+ * ebs_error__set's: the helpers below say why in a phrase that
+ * ebs_open_input hands on in its struct ebs_error.
+ */
+__attribute__((format(printf, 3, 4))) static void ebs_set_why(char *why, size_t why_len,
+							      const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !why_len)
+		return;
+	va_start(ap, fmt);
+	ebs_vformat_line(why, why_len, fmt, ap);
+	va_end(ap);
+}
+
 static const char *type_why(mode_t mode)
 {
 	switch (mode & S_IFMT) {
@@ -233,8 +250,8 @@ static int owner_may_read(int pfd, const char *path, const struct stat *st, uid_
 	return uid_may_read(pfd, path, st, uid, &g, who, why, why_len);
 }
 
-int ebs_everyone_may_read(int fd, const char *path, const struct stat *st, char *why,
-			  size_t why_len)
+static int everyone_may_read(int fd, const char *path, const struct stat *st, char *why,
+			     size_t why_len)
 {
 	/* a user who owns neither it nor its directories, in none of their groups */
 	const struct groups none = {.n = 0};
@@ -391,8 +408,8 @@ int ebs_reopen(int pfd, int dfd, const char *name, int flags, bool nofollow, con
 	return fd;
 }
 
-int ebs_open_input(const char *path, const struct ebs_input_rule *rule, struct stat *st, char *why,
-		   size_t why_len)
+static int open_input(const char *path, const struct ebs_input_rule *rule, struct stat *st,
+		      char *why, size_t why_len)
 {
 	const char *name = path, *slash = strrchr(path, '/');
 	bool named = rule && (rule->flags & EBS_IN_NAMED), shared = false, via_link = false;
@@ -469,6 +486,32 @@ out_dir:
 	return fd;
 }
 
+/*
+ * The reasons above are phrases built in a buffer; they reach the caller
+ * as its struct ebs_error, the code the row of the errno (EBS_E_UNTRUSTED,
+ * EBS_E_NOT_REGULAR, EBS_E_PSEUDO, else EBS_E_ERRNO).
+ */
+int ebs_open_input(const char *path, const struct ebs_input_rule *rule, struct stat *st,
+		   struct ebs_error *err)
+{
+	char why[sizeof(err->msg)] = "";
+	int fd = open_input(path, rule, st, err ? why : NULL, sizeof(why));
+
+	if (fd < 0)
+		ebs_error__set(err, -fd, "%s", why);
+	return fd;
+}
+
+int ebs_everyone_may_read(int fd, const char *path, const struct stat *st, struct ebs_error *err)
+{
+	char why[sizeof(err->msg)] = "";
+	int e = everyone_may_read(fd, path, st, err ? why : NULL, sizeof(why));
+
+	if (e < 0)
+		ebs_error__set(err, -e, "%s", why);
+	return e;
+}
+
 const char *ebs_read_strerror(int err)
 {
 	switch (err) {
@@ -541,7 +584,7 @@ ssize_t ebs_read_fd(int fd, size_t max, size_t max_line, char **out, size_t *bad
 ssize_t ebs_read_file_max(const char *path, size_t max, char **out)
 {
 	ssize_t n;
-	int fd = ebs_open_input(path, NULL, NULL, NULL, 0);
+	int fd = ebs_open_input(path, NULL, NULL, NULL);
 
 	if (fd < 0)
 		return fd;

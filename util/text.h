@@ -50,7 +50,7 @@ int ebs_fputs_clean(const char *s, FILE *f);
  * A message line: vsnprintf into buf[0..len), then every control character
  * (a newline too) as '?', so that the names it holds keep it one line and
  * send no escape.  Returns what vsnprintf returns.  Errors (ebs_error__set),
- * reasons (ebs_set_why) and warnings are made with it.
+ * reasons and warnings (ebs_warn) are made with it.
  */
 int ebs_vformat_line(char *buf, size_t len, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));

@@ -42,7 +42,7 @@ int ebs_error_code_errno(enum ebs_code code)
 }
 
 /* The one row whose errno is errnum, else EBS_E_ERRNO. */
-static enum ebs_code code_of_errno(int errnum)
+enum ebs_code ebs_error_code_of_errno(int errnum)
 {
 	enum ebs_code c = EBS_E_ERRNO;
 	size_t i;
@@ -87,7 +87,7 @@ int ebs_error__set(struct ebs_error *e, int errnum, const char *fmt, ...)
 	int r;
 
 	va_start(ap, fmt);
-	r = error_vset(e, code_of_errno(errnum), errnum, fmt, ap);
+	r = error_vset(e, ebs_error_code_of_errno(errnum), errnum, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -100,6 +100,27 @@ int ebs_error__output(struct ebs_error *e, int errnum, const char *path, const c
 		e->output = true;
 	}
 	return -errnum;
+}
+
+void ebs_warn(ebs_warn_fn *fn, void *ctx, enum ebs_code code, const char *fmt, ...)
+{
+	char small[512], *line = NULL;
+	va_list ap;
+	int n;
+
+	if (!fn)
+		return;
+	va_start(ap, fmt);
+	n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (n < 0) { /* no memory: what fits */
+		line = NULL;
+		va_start(ap, fmt);
+		vsnprintf(small, sizeof(small), fmt, ap);
+		va_end(ap);
+	}
+	fn(ctx, code, ebs_clean_text(line ? line : small, false));
+	free(line);
 }
 
 void ebs_error__clear(struct ebs_error *e)
@@ -282,17 +303,6 @@ size_t ebs_parse_hex(const char *s, size_t len, u64 *out)
 	}
 	*out = v;
 	return i;
-}
-
-void ebs_set_why(char *why, size_t why_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !why_len)
-		return;
-	va_start(ap, fmt);
-	ebs_vformat_line(why, why_len, fmt, ap);
-	va_end(ap);
 }
 
 int ebs_own_vdso(const void **image, size_t *size)

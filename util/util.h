@@ -84,17 +84,17 @@ size_t ebs_strlcpy(char *dst, const char *src, size_t size);
  * ebs_open_input returns the descriptor (O_RDONLY, O_CLOEXEC, blocking)
  * with *st filled (st may be NULL), or -errno: -EISDIR, -EBS_ENOTREG for
  * any other file that is not regular, -ELOOP, -EBS_EUNTRUSTED, -EBS_EPSEUDO, -ESTALE
- * when the path changed between the two opens, or the open's own.  why
+ * when the path changed between the two opens, or the open's own.  err
  * (NULL: not wanted) gets the reason as a phrase to follow "PATH: ": "is
  * a FIFO, not a regular file", "is a character device, not a regular
  * file", "is owned by nobody (uid 65534) in a directory others can
  * write: not trusted", "No such file or directory"...
  */
-#define EBS_IN_SHARED  1u
-#define EBS_IN_OWNER   2u
-#define EBS_IN_DISK    4u
-#define EBS_IN_NAMED   8u
-#define EBS_IN_FORCE   16u
+#define EBS_IN_SHARED 1u
+#define EBS_IN_OWNER  2u
+#define EBS_IN_DISK   4u
+#define EBS_IN_NAMED  8u
+#define EBS_IN_FORCE  16u
 
 struct stat;
 struct ebs_input_rule {
@@ -103,21 +103,21 @@ struct ebs_input_rule {
 	const char *owner_is; /* how messages name owner: "the binary's owner" */
 };
 
-int ebs_open_input(const char *path, const struct ebs_input_rule *rule, struct stat *st, char *why,
-		   size_t why_len);
+int ebs_open_input(const char *path, const struct ebs_input_rule *rule, struct stat *st,
+		   struct ebs_error *err) __attribute__((nonnull(1)));
 
 /*
  * May everyone read the regular file open at fd (reached by path, st its
  * fstat): a user who owns neither it nor the directories above it and is
  * in none of their groups, by its mode and their search modes (ACLs and
- * security modules are not consulted)?  0, or -EBS_EUNTRUSTED with why
+ * security modules are not consulted)?  0, or -EBS_EUNTRUSTED with err
  * said ("may not be read by everyone: its mode is 0600", "...: directory
  * /tmp/alice is mode 0700"), -EBS_ENOTREG for a file not regular.  What
  * ebs writes for others to read (annotate's page) is kept private when it
  * shows such a file.
  */
-int ebs_everyone_may_read(int fd, const char *path, const struct stat *st, char *why,
-			  size_t why_len);
+int ebs_everyone_may_read(int fd, const char *path, const struct stat *st, struct ebs_error *err)
+	__attribute__((nonnull(2, 3)));
 
 /*
  * Read all of fd into a malloc'd NUL-terminated buffer, at most max bytes
@@ -273,14 +273,6 @@ size_t ebs_parse_hex(const char *s, size_t len, u64 *out);
  * spell it) into out, NUL-terminated, as many bytes as out_len holds.
  */
 void ebs_format_hex(char *out, size_t out_len, const u8 *b, size_t len);
-
-/*
- * A reason, for a caller's "why" buffer of why_len bytes, which may be
- * NULL: the libraries' way of saying why something was not read, without
- * an ebs_error's errno.  One line, as ebs_error__set's.
- */
-void ebs_set_why(char *why, size_t why_len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /*
  * This process's vdso: its image in memory and the size of its mapping

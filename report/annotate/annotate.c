@@ -1361,8 +1361,7 @@ int ann_set__build(struct ann_set *set, struct ebs_error *err)
 	char why[256] = "";
 	int e;
 
-	an->sources = source_cache__new(o->source_dirs, o->view.warn ? rsession_warn : NULL,
-					(void *)&o->view);
+	an->sources = source_cache__new(o->source_dirs, o->view.warn, o->view.warn_ctx);
 	if (!an->sources) {
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto out;

@@ -48,15 +48,14 @@ struct source_ent {
 
 struct source_cache {
 	const char *const *dirs;
-	void (*warn)(void *ctx, const char *msg);
+	ebs_warn_fn *warn;
 	void *warn_ctx;
 	const char *(*open_name)(void *ctx, const char *path); /* NULL: path itself */
 	void *names_ctx;
 	struct source_ent *ents;
 };
 
-struct source_cache *source_cache__new(const char *const *dirs,
-				       void (*warn)(void *ctx, const char *msg), void *warn_ctx)
+struct source_cache *source_cache__new(const char *const *dirs, ebs_warn_fn *warn, void *warn_ctx)
 {
 	struct source_cache *sc = calloc(1, sizeof(*sc));
 
@@ -122,17 +121,18 @@ static void rule_for(uid_t owner, struct ebs_input_rule *r)
 static char *try_read(struct source_cache *sc, struct source_ent *e, const char *path,
 		      const struct ebs_input_rule *rule)
 {
-	char *buf = NULL, why[PATH_MAX + 128], msg[2 * PATH_MAX + 256];
+	char *buf = NULL, msg[sizeof("warning: ") - 1 + 2 * PATH_MAX + 256];
+	struct ebs_error why = {0};
 	struct stat st;
 	ssize_t n;
 	int fd;
 
-	fd = ebs_open_input(path, rule, &st, why, sizeof(why));
+	fd = ebs_open_input(path, rule, &st, &why);
 	if (fd == -ENOENT || fd == -ENOTDIR)
 		return NULL;
 	n = fd < 0 ? fd : ebs_read_fd(fd, SOURCE_MAX_BYTES, 0, &buf, NULL);
 	if (n >= 0)
-		e->s.private = ebs_everyone_may_read(fd, path, &st, NULL, 0) != 0;
+		e->s.private = ebs_everyone_may_read(fd, path, &st, NULL) != 0;
 	if (fd >= 0)
 		close(fd);
 	if (n >= 0) {
@@ -140,13 +140,14 @@ static char *try_read(struct source_cache *sc, struct source_ent *e, const char 
 		return ebs_clean_text(buf, true);
 	}
 	if (fd >= 0)
-		snprintf(why, sizeof(why), "%s",
-			 n == -EFBIG ? "is larger than 256 MiB" : strerror((int)-n));
+		ebs_error__set(&why, (int)-n, "%s",
+			       n == -EFBIG ? "is larger than 256 MiB" : strerror((int)-n));
 	if (!e->why)
-		e->why = strdup(why); /* (out of memory: the warning still says why) */
+		e->why = strdup(why.msg); /* (out of memory: the warning still says why) */
 	if (sc->warn) {
-		snprintf(msg, sizeof(msg), "%s: %s: its source lines are not shown", path, why);
-		sc->warn(sc->warn_ctx, ebs_clean_text(msg, false));
+		snprintf(msg, sizeof(msg), "warning: %s: %s: its source lines are not shown", path,
+			 why.msg);
+		sc->warn(sc->warn_ctx, why.code, ebs_clean_text(msg, false));
 	}
 	return NULL;
 }

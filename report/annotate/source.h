@@ -38,8 +38,7 @@ struct source {
  * (NULL: quiet) gets one line for each file there but refused.  Returns
  * NULL with errno set when out of memory.
  */
-struct source_cache *source_cache__new(const char *const *dirs,
-				       void (*warn)(void *ctx, const char *msg), void *warn_ctx);
+struct source_cache *source_cache__new(const char *const *dirs, ebs_warn_fn *warn, void *warn_ctx);
 void source_cache__free(struct source_cache *sc);
 
 /*

@@ -185,8 +185,9 @@ int rsession__open(struct rsession *rs, const char *input, bool any_owner,
 		goto fail;
 	}
 	/* read up to its last whole record: say that the profile is partial */
-	if (ebs_data__unfinished(rs->d) && so->warn)
-		so->warn(so->warn_ctx, ebs_data__unfinished(rs->d));
+	if (ebs_data__unfinished(rs->d))
+		ebs_warn(so->warn, so->warn_ctx, EBS_E_TRUNCATED, "warning: %s",
+			 ebs_data__unfinished(rs->d));
 	vdso = ebs_data__dso_image(rs->d, "[vdso]");
 	if (vdso)
 		machine__set_image(rs->m, "[vdso]", vdso->image, vdso->image_size);
@@ -216,16 +217,8 @@ void rsession_symbolize_opts(struct symbolize_opts *so, const struct view_opts *
 	so->debug_dirs = v->debug_dirs;
 	so->demangle = !v->no_demangle;
 	so->cache = !v->no_cache;
-	so->warn = rsession_warn;
-	so->warn_ctx = (void *)v;
-}
-
-void rsession_warn(void *ctx, const char *msg)
-{
-	const struct view_opts *v = ctx;
-
-	if (v->warn)
-		fprintf(v->warn, "ebs %s: warning: %s\n", v->cmd ? v->cmd : "report", msg);
+	so->warn = v->warn;
+	so->warn_ctx = v->warn_ctx;
 }
 
 void rsession__close(struct rsession *rs)

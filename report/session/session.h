@@ -90,13 +90,10 @@ bool rsession_same_name(const char *a, const char *b);
 
 /*
  * The symbolizer's options that every view sets alike: v's kallsyms, debug
- * directories and demangling, warnings through rsession_warn with v as its
- * context.  The rest of so (kcore, no_dwarf) is the caller's.
+ * directories and demangling, warnings through v's warn and warn_ctx.  The rest of so (kcore,
+ * no_dwarf) is the caller's.
  */
 void rsession_symbolize_opts(struct symbolize_opts *so, const struct view_opts *v);
-
-/* A symbolize_warn_fn: "ebs CMD: warning: MSG" to v->warn (ctx is the struct view_opts v). */
-void rsession_warn(void *ctx, const char *msg);
 
 /*
  * A kernel address as ebs shows it outside the recording (in report,

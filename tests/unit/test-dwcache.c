@@ -149,9 +149,10 @@ static void put(struct text *t, const char *fmt, ...)
 	t->len += (size_t)n;
 }
 
-static void warn_cb(void *ctx, const char *msg)
+static void warn_cb(void *ctx, enum ebs_code code, const char *line)
 {
-	put(ctx, "warning: %s\n", msg);
+	(void)code;
+	put(ctx, "%s\n", line);
 }
 
 static int row_cb(void *ctx, const struct sym_row *r)
@@ -667,11 +668,10 @@ static void test_budget(const char *exe)
 	unsigned int n = 0, lined = 0, lines = 0, same = 0;
 	u64 lo = 0, hi = 0, a;
 	const char *p;
-	char why[256];
+	struct ebs_error werr = {0};
 
-	full = text_of(exe, &lo, &hi) ? NULL
-				      : dwarf_info__open(exe, true, true, NULL, why, sizeof(why));
-	capped = full ? dwarf_info__open(exe, true, true, NULL, why, sizeof(why)) : NULL;
+	full = text_of(exe, &lo, &hi) ? NULL : dwarf_info__open(exe, true, true, NULL, &werr);
+	capped = full ? dwarf_info__open(exe, true, true, NULL, &werr) : NULL;
 	if (!capped) {
 		TEST_SKIP("budget", "%s: no DWARF read", exe);
 		dwarf_info__free(full);

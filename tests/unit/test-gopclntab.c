@@ -267,21 +267,23 @@ static void test_versions(void)
 
 	for (i = 0; i < NVARIANTS; i++) {
 		const struct variant *v = &variants[i];
-		char what[120], why[200], n[200];
+		char what[120], n[200];
+		struct ebs_error werr = {0};
+		char *why = werr.msg;
 		struct gopcln *g;
 		struct tb t;
 		size_t k;
 
 		variant_name(what, sizeof(what), v);
 		build(&t, v->ver, v->ps, v->big, v->q);
-		g = gopcln__new(t.b, t.n, 0, why, sizeof(why));
+		g = gopcln__new(t.b, t.n, 0, &werr);
 		if (!g) {
 			TEST_FAIL(what, "refused: %s", why);
 			continue;
 		}
 		snprintf(n, sizeof(n), "%s: read as %s with %zu functions", what,
 			 gopcln__version_name(g), gopcln__count(g));
-		snprintf(why, sizeof(why), "1.%u", v->ver == 12 ? 2 : v->ver % 100);
+		snprintf(why, sizeof(werr.msg), "1.%u", v->ver == 12 ? 2 : v->ver % 100);
 		TEST_CHECK(n, gopcln__count(g) == NFUNC && !strcmp(gopcln__version_name(g), why));
 		for (k = 0; k < NFUNC; k++) {
 			const char *name;
@@ -313,7 +315,7 @@ static void test_versions(void)
 		struct tb t;
 
 		build(&t, 118, 8, false, 1);
-		g = gopcln__new(t.b, t.n, TEXT + 0x1000, NULL, 0);
+		g = gopcln__new(t.b, t.n, TEXT + 0x1000, NULL);
 		TEST_CHECK("1.18: entries from the text start given, not the header's",
 			   g && !gopcln__lookup(g, TEXT + 0x1044, &h) &&
 				   !strcmp(h.name, "main.b") && h.line == 20 &&
@@ -322,19 +324,21 @@ static void test_versions(void)
 	}
 }
 
-/* gopcln__new(t) refused, errno EINVAL, the reason holding want. */
+/* gopcln__new(t) refused, errno EINVAL, code EBS_E_BAD_GOPCLNTAB, the reason holding want. */
 static void expect_refused(const char *name, const struct tb *t, size_t n, const char *want)
 {
-	char why[200] = "";
+	struct ebs_error werr = {0};
+	char *why = werr.msg;
 	struct gopcln *g;
 
 	errno = 0;
-	g = gopcln__new(t->b, n, 0, why, sizeof(why));
+	g = gopcln__new(t->b, n, 0, &werr);
 	if (g) {
 		TEST_FAIL(name, "read");
 		gopcln__free(g);
-	} else if (errno != EINVAL || !strstr(why, want)) {
-		TEST_FAIL(name, "errno %d, '%s' (want '%s')", errno, why, want);
+	} else if (errno != EINVAL || werr.code != EBS_E_BAD_GOPCLNTAB || !strstr(why, want)) {
+		TEST_FAIL(name, "errno %d, %s, '%s' (want EINVAL, EBS_E_BAD_GOPCLNTAB, '%s')",
+			  errno, ebs_error_code_name(werr.code), why, want);
 	} else {
 		TEST_OK(name);
 	}
@@ -413,7 +417,7 @@ static void test_truncated(void)
 
 		build(&t, v->ver, v->ps, v->big, v->q);
 		for (n = 0, early = 0; n < t.n; n++) {
-			struct gopcln *g = gopcln__new(t.b, n, 0, NULL, 0);
+			struct gopcln *g = gopcln__new(t.b, n, 0, NULL);
 
 			if (g) {
 				early += n + 8 < t.n;
@@ -447,7 +451,7 @@ static void test_garbled(void)
 			k = (size_t)rand_r(&seed) % t.n;
 			t.b[k] = rand_r(&seed) % 3 ? (u8)rand_r(&seed) : t.b[k] ^ 0x80;
 		}
-		g = gopcln__new(t.b, t.n, 0, NULL, 0);
+		g = gopcln__new(t.b, t.n, 0, NULL);
 		if (g) {
 			read++;
 			probe_all(g);

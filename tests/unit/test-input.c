@@ -47,9 +47,10 @@ static void put(const char *path, const char *text, mode_t mode)
 static int opens(const char *name, const char *path, const struct ebs_input_rule *rule, int want,
 		 const char *what)
 {
-	char why[512] = "";
+	struct ebs_error err = {0};
+	const char *why = err.msg;
 	struct stat st;
-	int fd = ebs_open_input(path, rule, &st, why, sizeof(why));
+	int fd = ebs_open_input(path, rule, &st, &err);
 
 	if (want == 0 && fd >= 0) {
 		TEST_OK(name);
@@ -349,7 +350,9 @@ static void test_disk(void)
 /* ebs_everyone_may_read: by the file's mode and its directories' search modes. */
 static void test_everyone(void)
 {
-	char path[300], sub[256], why[512];
+	char path[300], sub[256];
+	struct ebs_error err = {0};
+	const char *why = err.msg;
 	struct stat st;
 	int fd;
 
@@ -362,29 +365,27 @@ static void test_everyone(void)
 	put(path, "public\n", 0644);
 	fd = open(path, O_RDONLY);
 	TEST_CHECK("everyone: a 0644 file in 0755 directories: everyone may read it",
-		   fd >= 0 && !fstat(fd, &st) &&
-			   ebs_everyone_may_read(fd, path, &st, why, 512) == 0);
+		   fd >= 0 && !fstat(fd, &st) && ebs_everyone_may_read(fd, path, &st, &err) == 0);
 	chmod(path, 0640);
 	TEST_CHECK("everyone: a 0640 file: not everyone (its group only)",
 		   fd >= 0 && !fstat(fd, &st) &&
-			   ebs_everyone_may_read(fd, path, &st, why, 512) == -EBS_EUNTRUSTED &&
+			   ebs_everyone_may_read(fd, path, &st, &err) == -EBS_EUNTRUSTED &&
 			   strstr(why, "may not be read by everyone: its mode is 0640"));
 	chmod(path, 0644);
 	chmod(sub, 0750);
 	TEST_CHECK("everyone: a 0644 file in a 0750 directory: not everyone",
 		   fd >= 0 && !fstat(fd, &st) &&
-			   ebs_everyone_may_read(fd, path, &st, why, 512) == -EBS_EUNTRUSTED &&
+			   ebs_everyone_may_read(fd, path, &st, &err) == -EBS_EUNTRUSTED &&
 			   strstr(why, "directory") && strstr(why, "is mode 0750"));
 	chmod(sub, 0711);
 	TEST_CHECK("everyone: a 0644 file in a 0711 directory (searched, not listed): everyone",
-		   fd >= 0 && !fstat(fd, &st) &&
-			   ebs_everyone_may_read(fd, path, &st, why, 512) == 0);
+		   fd >= 0 && !fstat(fd, &st) && ebs_everyone_may_read(fd, path, &st, &err) == 0);
 	if (fd >= 0)
 		close(fd);
 	fd = open("/dev/null", O_RDONLY);
 	TEST_CHECK("everyone: a device: not a regular file",
 		   fd >= 0 && !fstat(fd, &st) &&
-			   ebs_everyone_may_read(fd, "/dev/null", &st, why, 512) == -EBS_ENOTREG);
+			   ebs_everyone_may_read(fd, "/dev/null", &st, &err) == -EBS_ENOTREG);
 	if (fd >= 0)
 		close(fd);
 }

@@ -121,7 +121,9 @@ static void test_kallsyms(void)
 				   "ffffffff81009000 T crlf\r\n"
 				   "0000000000000000 T hidden_zero\n";
 	static const char last[] = "FFFFFFFF8100A000 T upper_hex"; /* no newline at the end */
-	char mod[64], path[128], why[256] = "", *buf;
+	char mod[64], path[128], *buf;
+	struct ebs_error werr = {0};
+	char *why = werr.msg;
 	struct kallsyms *k;
 	size_t len = sizeof(text) - 1;
 	int n;
@@ -140,7 +142,7 @@ static void test_kallsyms(void)
 	len += sizeof(last) - 1;
 	put(path, sizeof(path), "kallsyms", buf, len);
 	free(buf);
-	k = kallsyms__load(path, why, sizeof(why));
+	k = kallsyms__load(path, &werr);
 	if (!k) {
 		TEST_FAIL("kallsyms: loaded", "%s", why);
 		return;
@@ -203,11 +205,16 @@ static void test_kallsyms(void)
 	kallsyms__free(k);
 }
 
-/* kallsyms__load of text in a file: NULL expected, with errno want and why holding what. */
+/*
+ * kallsyms__load of text in a file: NULL expected, with errno want, the
+ * error's code code and its line holding what.
+ */
 static void kallsyms_refused(const char *name, const char *file, const char *text, size_t len,
-			     int want, const char *what)
+			     int want, enum ebs_code code, const char *what)
 {
-	char path[128], why[256] = "";
+	char path[128];
+	struct ebs_error werr = {0};
+	char *why = werr.msg;
 	struct kallsyms *k;
 
 	if (text)
@@ -215,12 +222,13 @@ static void kallsyms_refused(const char *name, const char *file, const char *tex
 	else
 		snprintf(path, sizeof(path), "%s/%s", tmpdir, file);
 	errno = 0;
-	k = kallsyms__load(path, why, sizeof(why));
+	k = kallsyms__load(path, &werr);
 	if (k)
 		TEST_FAIL(name, "loaded %zu symbols", k->nsyms);
-	else if (errno != want || !strstr(why, what))
-		TEST_FAIL(name, "errno %d (%s), want %d; why \"%s\", want \"%s\"", errno,
-			  strerror(errno), want, why, what);
+	else if (errno != want || werr.code != code || !strstr(why, what))
+		TEST_FAIL(name, "errno %d (%s), want %d; %s, want %s; why \"%s\", want \"%s\"",
+			  errno, strerror(errno), want, ebs_error_code_name(werr.code),
+			  ebs_error_code_name(code), why, what);
 	else
 		TEST_OK(name);
 	kallsyms__free(k);
@@ -246,7 +254,9 @@ static char *line_of(size_t n)
 static void kallsyms_fifo_too_big(void)
 {
 	const char *name = "kallsyms: refused: more than 256 MiB (from a FIFO)";
-	char path[128], why[256] = "", line[64];
+	char path[128], line[64];
+	struct ebs_error werr = {0};
+	char *why = werr.msg;
 	struct kallsyms *k;
 	int status;
 	pid_t pid;
@@ -283,10 +293,11 @@ static void kallsyms_fifo_too_big(void)
 		_exit(2);
 	}
 	errno = 0;
-	k = kallsyms__load(path, why, sizeof(why));
+	k = kallsyms__load(path, &werr);
 	if (k)
 		TEST_FAIL(name, "loaded %zu symbols", k->nsyms);
-	else if (errno != EFBIG || !strstr(why, "larger than 256 MiB"))
+	else if (errno != EFBIG || werr.code != EBS_E_TOO_LARGE ||
+		 !strstr(why, "larger than 256 MiB"))
 		TEST_FAIL(name, "errno %d, why \"%s\"", errno, why);
 	else
 		TEST_OK(name);
@@ -309,39 +320,42 @@ static void test_kallsyms_refused(void)
 	static const char less[] = "0000000000000000 T a\n"
 				   "ffffffff81000000 T c\nffffffff81001000 T d\n";
 	static const char data[] = "ffffffff81000000 D a\nffffffff81001000 B b\n";
-	char path[128], why[256] = "", *s;
+	char path[128], *s;
+	struct ebs_error werr = {0};
 	struct kallsyms *k;
 
 	kallsyms_refused("kallsyms: refused: every address 0 (kptr_restrict)", "k-zeros", zeros,
-			 sizeof(zeros) - 1, EPERM, "addresses are hidden");
+			 sizeof(zeros) - 1, EPERM, EBS_E_ADDRESSES_HIDDEN, "addresses are hidden");
 	kallsyms_refused("kallsyms: refused: as many zeros as addresses", "k-half", half,
-			 sizeof(half) - 1, EPERM, "addresses are hidden");
+			 sizeof(half) - 1, EPERM, EBS_E_ADDRESSES_HIDDEN, "addresses are hidden");
 	put(path, sizeof(path), "k-less", less, sizeof(less) - 1);
-	k = kallsyms__load(path, why, sizeof(why));
+	k = kallsyms__load(path, &werr);
 	TEST_CHECK("kallsyms: fewer zeros than addresses: loaded, zeros dropped",
 		   k && k->nsyms == 2 && !kallsyms__find(k, 0));
 	kallsyms__free(k);
 	kallsyms_refused("kallsyms: refused: no text symbol", "k-data", data, sizeof(data) - 1,
-			 ENOENT, "no text symbols");
+			 ENOENT, EBS_E_NO_SYMBOLS, "no text symbols");
 	kallsyms_refused("kallsyms: refused: an empty file", "k-empty", "", 0, ENOENT,
-			 "no text symbols");
+			 EBS_E_NO_SYMBOLS, "no text symbols");
 	kallsyms_refused("kallsyms: refused: a missing file", "k-missing", NULL, 0, ENOENT,
-			 strerror(ENOENT));
+			 EBS_E_ERRNO, strerror(ENOENT));
 
 	/* KALLSYMS_MAX_LINE: "a line of 4096 bytes is not a kallsyms file" (docs) */
 	s = line_of(4095);
 	put(path, sizeof(path), "k-4095", s, strlen(s));
-	k = kallsyms__load(path, why, sizeof(why));
+	k = kallsyms__load(path, &werr);
 	TEST_CHECK("kallsyms: a line of 4095 bytes is read", k && k->nsyms == 2);
 	kallsyms__free(k);
 	free(s);
 	s = line_of(4096);
 	kallsyms_refused("kallsyms: refused: a line of 4096 bytes, named by its number", "k-4096",
-			 s, strlen(s), E2BIG, "line 2 is 4096 bytes long or more");
+			 s, strlen(s), E2BIG, EBS_E_LINE_TOO_LONG,
+			 "line 2 is 4096 bytes long or more");
 	free(s);
 	s = line_of(100000);
 	kallsyms_refused("kallsyms: refused: a line of 100,000 bytes", "k-long", s, strlen(s),
-			 E2BIG, "line 2 is 4096 bytes long or more: not a kallsyms file");
+			 E2BIG, EBS_E_LINE_TOO_LONG,
+			 "line 2 is 4096 bytes long or more: not a kallsyms file");
 	free(s);
 	kallsyms_fifo_too_big();
 }
@@ -384,12 +398,14 @@ static void test_jitmap(void)
 				   "7f000000a000 20 alias\n"
 				   "7f000000b000 10 ctl\001name\n"
 				   "7f000000c000 10 last";
-	char path[128], why[256] = "";
+	char path[128];
+	struct ebs_error werr = {0};
+	char *why = werr.msg;
 	struct symtab t;
 	int e;
 
 	puts_file(path, sizeof(path), "perf-100.map", text);
-	e = jitmap__load_why(path, &t, false, why, sizeof(why));
+	e = jitmap__load_err(path, &t, false, &werr);
 	if (e) {
 		TEST_FAIL("jitmap: loaded", "%d: %s", e, why);
 		return;
@@ -420,23 +436,35 @@ static void test_jitmap(void)
 	TEST_STREQ("jitmap: a last line without a newline", jsym_at(&t, 0x7f000000c000), "last");
 	symtab__exit(&t);
 
-	e = jitmap__load_why(path, &t, true, why, sizeof(why));
+	e = jitmap__load_err(path, &t, true, &werr);
 	TEST_STREQ("jitmap: C++ names demangled when asked", e ? NULL : jsym_at(&t, 0x7f0000009000),
 		   "ns::foo(int)");
 	if (!e)
 		symtab__exit(&t);
 }
 
-/* jitmap__load_why of path: want (a -errno) expected, with why holding what. */
+/*
+ * jitmap__load_err of path: want (a -errno) expected, with the error's
+ * line holding what, and its code the one of util/error.h's table
+ * for what was refused.
+ */
 static void jitmap_refused(const char *name, const char *path, int want, const char *what)
 {
-	char why[256] = "";
+	enum ebs_code code = want == -E2BIG	       ? EBS_E_LINE_TOO_LONG
+			     : want == -EBS_ENOTREG    ? EBS_E_NOT_REGULAR
+			     : want == -EBS_EUNTRUSTED ? EBS_E_UNTRUSTED
+						       : EBS_E_ERRNO;
+	struct ebs_error werr = {0};
+	char *why = werr.msg;
 	struct symtab t;
-	int e = jitmap__load_why(path, &t, false, why, sizeof(why));
+	int e = jitmap__load_err(path, &t, false, &werr);
 
 	if (!e) {
 		TEST_FAIL(name, "loaded %zu symbols", t.nsyms);
 		symtab__exit(&t);
+	} else if (werr.code != code) {
+		TEST_FAIL(name, "%s, want %s (%s)", ebs_error_code_name(werr.code),
+			  ebs_error_code_name(code), why);
 	} else if (e != want || !strstr(why, what)) {
 		TEST_FAIL(name, "%d, want %d; why \"%s\", want \"%s\"", e, want, why, what);
 	} else {
@@ -446,7 +474,8 @@ static void jitmap_refused(const char *name, const char *path, int want, const c
 
 static void test_jitmap_refused(void)
 {
-	char path[128], target[128], shared[128], link[160], why[256];
+	char path[128], target[128], shared[128], link[160];
+	struct ebs_error werr = {0};
 	struct symtab t;
 	char *s;
 	int e;
@@ -480,7 +509,7 @@ static void test_jitmap_refused(void)
 		TEST_FAIL("jitmap: set up links", "%s", strerror(errno));
 		return;
 	}
-	e = jitmap__load_why(link, &t, false, why, sizeof(why));
+	e = jitmap__load_err(link, &t, false, &werr);
 	TEST_CHECK("jitmap: a symbolic link in a private directory is followed",
 		   !e && !strcmp(jsym_at(&t, 0x7f0000001000) ?: "", "linked"));
 	if (!e)
@@ -495,7 +524,7 @@ static void test_jitmap_refused(void)
 
 	/* a file of our own there is used; another user's is not */
 	puts_file(path, sizeof(path), "shared/perf-7.map", "7f0000001000 10 mine\n");
-	e = jitmap__load_why(path, &t, false, why, sizeof(why));
+	e = jitmap__load_err(path, &t, false, &werr);
 	TEST_CHECK("jitmap: our own file in a world-writable directory is used",
 		   !e && !strcmp(jsym_at(&t, 0x7f0000001000) ?: "", "mine"));
 	if (!e)

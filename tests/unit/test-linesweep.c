@@ -481,7 +481,9 @@ static void test_fixture(void)
 		{0x1040, "/b.h", 5, true},   {0x1060, "/a.c", 14, true},
 		{0x1100, "/a.c", 30, false},
 	};
-	char path[128], why[256] = "", got[1024] = "";
+	char path[128], got[1024] = "";
+	struct ebs_error werr = {0};
+	char *why = werr.msg;
 	struct dwarf_info *di;
 	struct sym_span span;
 	struct rows rs = {0};
@@ -495,7 +497,7 @@ static void test_fixture(void)
 		TEST_FAIL("linesweep: fixture: written", "%s", strerror(-e));
 		return;
 	}
-	di = dwarf_info__open(path, false, true, NULL, why, sizeof(why));
+	di = dwarf_info__open(path, false, true, NULL, &werr);
 	if (!di) {
 		TEST_FAIL("linesweep: fixture: opened", "%s", why);
 		return;
@@ -667,7 +669,9 @@ static bool workload_open(struct workload *w, const char *name, const char *firs
 {
 	struct sym_result r;
 	const struct sym *fn;
-	char why[256] = "", label[128], srcname[64], hdr[PATH_MAX];
+	char label[128], srcname[64], hdr[PATH_MAX];
+	struct ebs_error werr = {0};
+	char *why = werr.msg;
 	const char *dir = test_workloads_dir();
 	int fd;
 
@@ -692,8 +696,7 @@ static bool workload_open(struct workload *w, const char *name, const char *firs
 		return false;
 	}
 	w->d.path = w->path;
-	if (dso__load_elf(&w->d, fd, NULL, 0, false, why, sizeof(why)) ||
-	    !(fn = sym_named(w, first_fn))) {
+	if (dso__load_elf(&w->d, fd, NULL, 0, false, &werr) || !(fn = sym_named(w, first_fn))) {
 		close(fd);
 		TEST_FAIL(label, "%s: no symbol %s (%s)", w->path, first_fn, why);
 		workload_close(w);

@@ -383,15 +383,18 @@ static bool put_map(const char *dir, const char *name, const char *text)
 /* The warnings a symbolizer gave, each line once per call. */
 struct warned {
 	char lines[8][512];
+	enum ebs_code codes[8];
 	int n;
 };
 
-static void keep_warning(void *ctx, const char *msg)
+static void keep_warning(void *ctx, enum ebs_code code, const char *msg)
 {
 	struct warned *w = ctx;
 
-	if (w->n < 8)
+	if (w->n < 8) {
 		snprintf(w->lines[w->n], sizeof(w->lines[0]), "%s", msg);
+		w->codes[w->n] = code;
+	}
 	w->n++;
 }
 
@@ -512,6 +515,10 @@ static void test_jit(void)
 		   w.n == 2 && warned_about(&w, "/perf-201.map: is owned by") == 1 &&
 			   warned_about(&w, "/perf-202.map: is owned by") == 1 &&
 			   warned_about(&w, "not trusted") == 2);
+	TEST_CHECK("lookup: jit: ... as warnings of code EBS_E_UNTRUSTED",
+		   w.n == 2 && w.codes[0] == EBS_E_UNTRUSTED && w.codes[1] == EBS_E_UNTRUSTED &&
+			   r[0].info && r[0].info->unusable_code == EBS_E_UNTRUSTED &&
+			   warned_about(&w, "warning: ") == 2);
 out:
 	symbolizer__free(s);
 	for (i = 201; i <= 203; i++) {

@@ -28,13 +28,15 @@ static char dir[64];
 struct warned {
 	unsigned int n;
 	char last[1024];
+	enum ebs_code code; /* the last one's */
 };
 
-static void warn(void *ctx, const char *msg)
+static void warn(void *ctx, enum ebs_code code, const char *msg)
 {
 	struct warned *w = ctx;
 
 	w->n++;
+	w->code = code;
 	snprintf(w->last, sizeof(w->last), "%s", msg);
 }
 
@@ -138,6 +140,8 @@ static void test_refused(void)
 			   s && !s->read_from && !s->nlines);
 		TEST_CHECK("source: a FIFO refused: one warning naming it",
 			   w.n == 1 && strstr(w.last, path) && strstr(w.last, "not shown"));
+		TEST_CHECK("source: a FIFO refused: the warning's code EBS_E_NOT_REGULAR",
+			   w.code == EBS_E_NOT_REGULAR && !strncmp(w.last, "warning: ", 9));
 		s = get(sc, path);
 		TEST_EQ("source: a FIFO asked again: not tried again, not warned again", w.n, 1);
 	}
@@ -218,6 +222,8 @@ static void test_pseudo(void)
 	TEST_CHECK("source: /proc/kallsyms: the warning names it",
 		   w.n >= 1 && strstr(w.last, "whose contents depend on who reads them") &&
 			   strstr(w.last, "its source lines are not shown"));
+	TEST_CHECK("source: /proc/kallsyms: the warning's code EBS_E_PSEUDO",
+		   w.code == EBS_E_PSEUDO);
 	source_cache__free(sc);
 }
 

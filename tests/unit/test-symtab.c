@@ -611,7 +611,9 @@ static bool elf_used(const struct elf_file *f, const Elf64_Sym *s, const char *n
 
 static void check_elf_file(const char *dir, const char *file)
 {
-	char path[PATH_MAX], name[160], why[256] = "";
+	char path[PATH_MAX], name[160];
+	struct ebs_error werr = {0};
+	char *why = werr.msg;
 	const Elf64_Shdr *plt, *plt_sec, *rela, *dynsym, *symtab, *tab;
 	unsigned int plt_ok = 0, plt_bad = 0, zero_ok = 0, zero_bad = 0;
 	char plt_first[640] = "", zero_first[640] = "";
@@ -635,7 +637,7 @@ static void check_elf_file(const char *dir, const char *file)
 	memset(&d, 0, sizeof(d));
 	d.path = path;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || dso__load_elf(&d, fd, NULL, 0, false, why, sizeof(why)) || !d.symtab.nsyms) {
+	if (fd < 0 || dso__load_elf(&d, fd, NULL, 0, false, &werr) || !d.symtab.nsyms) {
 		TEST_FAIL(name, "dso__load_elf: %s", why);
 		if (fd >= 0)
 			close(fd);

@@ -85,6 +85,52 @@ static void test_upper_bound(void)
 	TEST_EQ("upper_bound: empty", ebs_upper_bound(k, 0, sizeof(*k), off, 99), 0);
 }
 
+/* An ebs_warn_fn: the code's name and the line, into ctx (a 256-byte buffer). */
+static void keep_line(void *ctx, enum ebs_code code, const char *line)
+{
+	snprintf(ctx, 256, "%s %s", ebs_error_code_name(code), line);
+}
+
+/* util/error.h's table: names, errnos, the code each setter gives. */
+static void test_error_codes(void)
+{
+	struct ebs_error err = {0};
+	char line[256] = "";
+
+	TEST_STREQ("codes: a code's name", ebs_error_code_name(EBS_E_NOT_ELF), "EBS_E_NOT_ELF");
+	TEST_STREQ("codes: the first is EBS_E_OK (0, a zeroed error)", ebs_error_code_name(0),
+		   "EBS_E_OK");
+	TEST_STREQ("codes: a number past the table", ebs_error_code_name(EBS_E_NR), "EBS_E_?");
+	TEST_STREQ("codes: a code's text", ebs_error_code_text(EBS_E_NO_SYMBOLS), "no symbols");
+	TEST_EQ("codes: a code's errno", ebs_error_code_errno(EBS_E_NOT_EBS_DATA), EBADMSG);
+	TEST_EQ("fail: returns the row's -errno",
+		ebs_error__fail(&err, EBS_E_NO_BUILD_ID_MATCH, "%s: other", "f"), -ESTALE);
+	TEST_CHECK("fail: code, err and message", err.code == EBS_E_NO_BUILD_ID_MATCH &&
+							  err.err == -ESTALE &&
+							  !strcmp(err.msg, "f: other"));
+	TEST_EQ("fail: NULL error", ebs_error__fail(NULL, EBS_E_NOMEM, "x"), -ENOMEM);
+	ebs_error__set(&err, ENOMEM, "no memory");
+	TEST_CHECK("set: an errno one row has gets that row (ENOMEM: EBS_E_NOMEM)",
+		   err.code == EBS_E_NOMEM);
+	ebs_error__set(&err, EBS_EUNTRUSTED, "theirs");
+	TEST_CHECK("set: EBS_EUNTRUSTED is EBS_E_UNTRUSTED", err.code == EBS_E_UNTRUSTED);
+	ebs_error__set(&err, EINVAL, "bad");
+	TEST_CHECK("set: an errno of several rows (EINVAL) is EBS_E_ERRNO",
+		   err.code == EBS_E_ERRNO && err.err == -EINVAL);
+	ebs_error__set(&err, ENOENT, "gone");
+	TEST_CHECK("set: ENOENT, of several rows too, is EBS_E_ERRNO", err.code == EBS_E_ERRNO);
+	ebs_error__output(&err, ENOSPC, "f", "cannot write");
+	TEST_CHECK("output: EBS_E_OUTPUT", err.code == EBS_E_OUTPUT && err.err == -ENOSPC);
+	ebs_error__clear(&err);
+	TEST_CHECK("clear: nothing failed", err.code == EBS_E_OK && !err.err && !err.msg[0]);
+	ebs_error__clear(NULL);
+	TEST_OK("clear: NULL");
+	ebs_warn(keep_line, line, EBS_E_OK, "notice %d", 1);
+	TEST_STREQ("warn: the line and its code to the callback", line, "EBS_E_OK notice 1");
+	ebs_warn(NULL, line, EBS_E_NOMEM, "nobody listens"); /* must not crash */
+	TEST_STREQ("warn: none: nothing", line, "EBS_E_OK notice 1");
+}
+
 static void test_strings(void)
 {
 	char buf[8], s[64];
@@ -139,11 +185,8 @@ static void test_strings(void)
 	ebs_error__set(&err, EINVAL, "bad");
 	TEST_CHECK("error: set after an output's clears output", !err.output);
 	TEST_EQ("error: an output's, NULL buffer", ebs_error__output(NULL, EIO, "x", "y"), -EIO);
+	test_error_codes();
 
-	ebs_set_why(buf, sizeof(buf), "%s %d", "too long a reason", 1);
-	TEST_STREQ("set_why: bounded", buf, "too lon");
-	ebs_set_why(NULL, 10, "%s", "nowhere"); /* must not crash */
-	TEST_OK("set_why: NULL buffer");
 	TEST_STREQ("output name: - is standard output", ebs_output_name("-"), "standard output");
 	TEST_STREQ("output name: a file is itself", ebs_output_name("-x"), "-x");
 }
@@ -509,8 +552,8 @@ static void test_text(void)
 	ebs_error__set(&err, EINVAL, "%s: not an event", hostile);
 	TEST_STREQ("error: a name in the message keeps it one line", err.msg,
 		   "f?]0;pwn??????Y: not an event");
-	ebs_set_why(buf, sizeof(buf), "'%s'", "a\nb");
-	TEST_STREQ("set_why: one line", buf, "'a?b'");
+	ebs_warn(keep_line, buf, EBS_E_NOT_ELF, "warning: '%s'", "a\nb");
+	TEST_STREQ("warn: one line", buf, "EBS_E_NOT_ELF warning: 'a?b'");
 
 	f = fmemopen(buf, sizeof(buf), "w");
 	if (f) {

@@ -397,13 +397,15 @@ int cli_calibrate(const char *cmd, struct cli_calibrate *cc, struct calibrate_re
 	if (!cc->o.rec.mmap_pages)
 		cc->o.rec.mmap_pages = 128;
 	cc->o.rec.cmdline = ebs_cmdline();
-	cc->o.rec.msg = stderr;
-	cc->o.rec.msg_cmd = "calibrate";
+	cc->o.rec.notice = cli_warn;
+	cc->o.rec.notice_ctx = (void *)"calibrate";
 	cc->o.focus_fn = focus_share;
 	cc->o.focus_ctx = cc;
 	cc->o.self = self_exe();
-	if (!cc->quiet)
-		cc->o.progress = stderr;
+	if (!cc->quiet) {
+		cc->o.progress = cli_warn;
+		cc->o.progress_ctx = (void *)"calibrate";
+	}
 	e = ebs_calibrate(&cc->o, r, &err);
 	if (e) {
 		fprintf(stderr, "ebs %s: %s%s\n", cmd, err.msg, cli_code_tag(err.code));

@@ -384,7 +384,8 @@ int cmd_record(int argc, char **argv)
 	}
 	o.mmap_pages = (unsigned int)pages;
 	o.cmdline = ebs_cmdline();
-	o.msg = stderr;
+	o.notice = cli_warn;
+	o.notice_ctx = (void *)"record";
 	if (calibrate) {
 		if (o.period || freq_given || o.nr_pids || o.system_wide || !o.argv) {
 			fprintf(stderr,

@@ -37,7 +37,8 @@
 struct ebs_writer;
 
 /* Create; header records follow with the calls below.  NULL on error (err filled). */
-struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err);
+struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err)
+	__attribute__((nonnull(1)));
 
 /*
  * A writer into fd, a regular file open for reading and writing, empty, at
@@ -51,18 +52,20 @@ struct ebs_writer *ebs_writer__create_fd(int fd, const char *name, struct ebs_er
  * The two clocks at the end of collection, for the trailer, when they are
  * not the time of ebs_writer__finish (a file converted from another format).
  */
-void ebs_writer__set_end(struct ebs_writer *w, u64 end_realtime_ns, u64 end_clock_ns);
+void ebs_writer__set_end(struct ebs_writer *w, u64 end_realtime_ns, u64 end_clock_ns)
+	__attribute__((nonnull(1)));
 
 /* Header records: only before ebs_writer__begin_data(). */
-int ebs_writer__meta(struct ebs_writer *w, u32 key, const char *value);
+int ebs_writer__meta(struct ebs_writer *w, u32 key, const char *value) __attribute__((nonnull(1)));
 /* asked/used/why: see struct ebs_rec_event; ev->index is assigned here. */
 int ebs_writer__event(struct ebs_writer *w, struct ebs_rec_event *ev, const char *asked,
-		      const char *used, const char *why);
+		      const char *used, const char *why) __attribute__((nonnull(1)));
 int ebs_writer__dso_image(struct ebs_writer *w, const char *name, const void *image, size_t size,
-			  const u8 *build_id, u8 build_id_size);
+			  const u8 *build_id, u8 build_id_size) __attribute__((nonnull(1)));
 
 /* A CALIBRATION record (struct ebs_rec_calibration; hdr is filled here). */
-int ebs_writer__calibration(struct ebs_writer *w, const struct ebs_rec_calibration *c);
+int ebs_writer__calibration(struct ebs_writer *w, const struct ebs_rec_calibration *c)
+	__attribute__((nonnull(1)));
 
 /*
  * Overwrite, in the finished file path, the CALIBRATION record of event
@@ -70,16 +73,17 @@ int ebs_writer__calibration(struct ebs_writer *w, const struct ebs_rec_calibrati
  * the file.  0, or -errno with err naming the file (-ENOENT: no such record).
  */
 int ebs_data__set_calibration(const char *path, const struct ebs_rec_calibration *c,
-			      struct ebs_error *err);
+			      struct ebs_error *err) __attribute__((nonnull(1)));
 
 /* End of the header; start_* are the two clocks at the start of collection. */
-int ebs_writer__begin_data(struct ebs_writer *w, u64 start_realtime_ns, u64 start_clock_ns);
+int ebs_writer__begin_data(struct ebs_writer *w, u64 start_realtime_ns, u64 start_clock_ns)
+	__attribute__((nonnull(1)));
 
 /*
  * Append one data record (rec->size bytes; size must be a multiple of 8).
  * SAMPLE, LOST and THROTTLE records are counted for the trailer here.
  */
-int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec);
+int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec) __attribute__((nonnull(1)));
 
 /*
  * The kernel addresses of the samples added so far, as a report looks them
@@ -87,7 +91,8 @@ int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec);
  * return address less one (inside its call), sorted, each once; valid until
  * the next call on w.  For the KSYMS record the recorder adds at the end.  0.
  */
-int ebs_writer__kernel_addrs(struct ebs_writer *w, const u64 **addrs, size_t *n);
+int ebs_writer__kernel_addrs(struct ebs_writer *w, const u64 **addrs, size_t *n)
+	__attribute__((nonnull(1)));
 
 /* A kernel symbol for ebs_writer__ksyms: [start, end), its name, its DSO ("[kernel]", "[ext4]"). */
 struct ebs_ksym_text {
@@ -100,14 +105,17 @@ struct ebs_ksym_text {
  * Add the KSYMS record of the n symbols v (sorted by start, not
  * overlapping) and stext; "[kernel]" is the kernel itself.  0 or -errno.
  */
-int ebs_writer__ksyms(struct ebs_writer *w, u64 stext, const struct ebs_ksym_text *v, size_t n);
+int ebs_writer__ksyms(struct ebs_writer *w, u64 stext, const struct ebs_ksym_text *v, size_t n)
+	__attribute__((nonnull(1)));
 
 /* Bytes written so far (header included). */
-u64 ebs_writer__size(const struct ebs_writer *w);
+u64 ebs_writer__size(const struct ebs_writer *w) __attribute__((nonnull(1)));
 /* Counts so far, for event i (NULL when out of range). */
-const struct ebs_event_counts *ebs_writer__counts(const struct ebs_writer *w, unsigned int i);
+const struct ebs_event_counts *ebs_writer__counts(const struct ebs_writer *w, unsigned int i)
+	__attribute__((nonnull(1)));
 /* Totals so far over all events, LOST records of no known event included. */
-void ebs_writer__totals(const struct ebs_writer *w, u64 *samples, u64 *lost, u64 *throttled);
+void ebs_writer__totals(const struct ebs_writer *w, u64 *samples, u64 *lost, u64 *throttled)
+	__attribute__((nonnull(1)));
 
 /*
  * Write the trailer, patch the header, flush, sync and rename into place
@@ -116,10 +124,11 @@ void ebs_writer__totals(const struct ebs_writer *w, u64 *samples, u64 *lost, u64
  * cannot be kept or the new one not renamed, the complete recording stays
  * under its temporary name, which err names.  The writer is freed either way.
  */
-int ebs_writer__finish(struct ebs_writer *w, int exit_status, u64 *size, struct ebs_error *err);
+int ebs_writer__finish(struct ebs_writer *w, int exit_status, u64 *size, struct ebs_error *err)
+	__attribute__((nonnull(1)));
 
 /* Give up: remove the temporary file and free.  Accepts NULL. */
-void ebs_writer__abort(struct ebs_writer *w);
+void ebs_writer__abort(struct ebs_writer *w); /* accepts NULL */
 
 /*
  * Give up after a failure during collection (a full disk, a file size
@@ -137,7 +146,7 @@ int ebs_writer__abort_keep(struct ebs_writer *w, struct ebs_error *err);
  * Write the buffered records out now (ebs record does after each read of
  * the rings, so that a killed recording loses little).  0 or -errno.
  */
-int ebs_writer__flush(struct ebs_writer *w);
+int ebs_writer__flush(struct ebs_writer *w) __attribute__((nonnull(1)));
 
 /*
  * Leftovers of earlier recordings into path that were killed: temporary
@@ -191,7 +200,8 @@ struct ebs_event_info {
  * unlinked file in $TMPDIR first (ebs_data_convert), which is then read
  * as any ebs.data; errors of the conversion name offsets of the perf.data.
  */
-struct ebs_data *ebs_data__open(const char *path, struct ebs_error *err);
+struct ebs_data *ebs_data__open(const char *path, struct ebs_error *err)
+	__attribute__((nonnull(1)));
 
 /*
  * EBS_DATA_UNFINISHED: accept a recording that never finished (no
@@ -207,27 +217,32 @@ struct ebs_data *ebs_data__open(const char *path, struct ebs_error *err);
  * before it is opened.
  */
 #define EBS_DATA_ANY_OWNER (1u << 1)
-struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags, struct ebs_error *err);
-void ebs_data__close(struct ebs_data *d);
+struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags, struct ebs_error *err)
+	__attribute__((nonnull(1)));
+void ebs_data__close(struct ebs_data *d); /* accepts NULL */
 
-const char *ebs_data__path(const struct ebs_data *d);
+const char *ebs_data__path(const struct ebs_data *d) __attribute__((nonnull(1)));
 /* The size of the file read: of the ebs.data a perf.data was converted into. */
-u64 ebs_data__size(const struct ebs_data *d);
-const struct ebs_file_header *ebs_data__header(const struct ebs_data *d);
-unsigned int ebs_data__nr_events(const struct ebs_data *d);
+u64 ebs_data__size(const struct ebs_data *d) __attribute__((nonnull(1)));
+const struct ebs_file_header *ebs_data__header(const struct ebs_data *d)
+	__attribute__((nonnull(1)));
+unsigned int ebs_data__nr_events(const struct ebs_data *d) __attribute__((nonnull(1)));
 /*
  * The header's text, event names and META values, is the file's: it is
  * handed out with its control characters as '?' (util/text.h), as shown.
  */
-const struct ebs_event_info *ebs_data__event(const struct ebs_data *d, unsigned int i);
+const struct ebs_event_info *ebs_data__event(const struct ebs_data *d, unsigned int i)
+	__attribute__((nonnull(1)));
 /* Index of the event whose asked or used name is name, or -ENOENT. */
-int ebs_data__find_event(const struct ebs_data *d, const char *name);
+int ebs_data__find_event(const struct ebs_data *d, const char *name) __attribute__((nonnull(1)));
 /* The META value for key, or NULL. */
-const char *ebs_data__meta(const struct ebs_data *d, u32 key);
+const char *ebs_data__meta(const struct ebs_data *d, u32 key) __attribute__((nonnull(1)));
 /* The CALIBRATION record of event ev, or NULL. */
-const struct ebs_rec_calibration *ebs_data__calibration(const struct ebs_data *d, unsigned int ev);
+const struct ebs_rec_calibration *ebs_data__calibration(const struct ebs_data *d, unsigned int ev)
+	__attribute__((nonnull(1)));
 /* The first DSO_IMAGE named name, or NULL. */
-const struct ebs_rec_dso_image *ebs_data__dso_image(const struct ebs_data *d, const char *name);
+const struct ebs_rec_dso_image *ebs_data__dso_image(const struct ebs_data *d, const char *name)
+	__attribute__((nonnull(1)));
 
 /*
  * Iterate the data records from the start.  Returns 1 with *rec set, 0 after
@@ -238,25 +253,27 @@ const struct ebs_rec_dso_image *ebs_data__dso_image(const struct ebs_data *d, co
  * its event index is in range.  *rec is valid until the next call of
  * ebs_data__next, ebs_data__rewind or ebs_data__close: copy what you keep.
  */
-int ebs_data__rewind(struct ebs_data *d);
-int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_error *err);
+int ebs_data__rewind(struct ebs_data *d) __attribute__((nonnull(1)));
+int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_error *err)
+	__attribute__((nonnull(1)));
 
 /*
  * The KSYMS record (checked: its symbols sorted, its names inside its
  * strings), once ebs_data__next has handed it out; NULL before, or when the
  * file has none.
  */
-const struct ebs_rec_ksyms *ebs_data__ksyms(const struct ebs_data *d);
+const struct ebs_rec_ksyms *ebs_data__ksyms(const struct ebs_data *d) __attribute__((nonnull(1)));
 
 /* The trailer; only after ebs_data__next returned 0, or at open for seekable files. */
-const struct ebs_rec_trailer *ebs_data__trailer(const struct ebs_data *d);
+const struct ebs_rec_trailer *ebs_data__trailer(const struct ebs_data *d)
+	__attribute__((nonnull(1)));
 
 /*
  * After ebs_data__next returned 0: NULL for a complete recording; for an
  * unfinished one (EBS_DATA_UNFINISHED), the line that says so, "FILE:
  * recording did not finish: 1,234 samples up to offset N".
  */
-const char *ebs_data__unfinished(const struct ebs_data *d);
+const char *ebs_data__unfinished(const struct ebs_data *d) __attribute__((nonnull(1)));
 
 /*
  * The totals: the trailer's, or for an unfinished recording read to its
@@ -264,11 +281,13 @@ const char *ebs_data__unfinished(const struct ebs_data *d);
  * when neither is known yet.  ebs_data__counts gives the per-event ones
  * the same way.
  */
-const struct ebs_rec_trailer *ebs_data__totals(const struct ebs_data *d);
-const struct ebs_event_counts *ebs_data__counts(const struct ebs_data *d, unsigned int event);
+const struct ebs_rec_trailer *ebs_data__totals(const struct ebs_data *d)
+	__attribute__((nonnull(1)));
+const struct ebs_event_counts *ebs_data__counts(const struct ebs_data *d, unsigned int event)
+	__attribute__((nonnull(1)));
 
 /* Offset in the file of rec, a pointer the reader handed out (for messages). */
-u64 ebs_data__offset(const struct ebs_data *d, const void *rec);
+u64 ebs_data__offset(const struct ebs_data *d, const void *rec) __attribute__((nonnull(1)));
 
 /* Optional parts of a sample; NULL/0 when absent.  rec must come from ebs_data__next. */
 struct ebs_sample_parts {
@@ -279,7 +298,8 @@ struct ebs_sample_parts {
 	u64 stack_size, stack_dyn_size;
 	const u8 *stack;
 };
-void ebs_sample__parts(const struct ebs_rec_sample *s, struct ebs_sample_parts *p);
+void ebs_sample__parts(const struct ebs_rec_sample *s, struct ebs_sample_parts *p)
+	__attribute__((nonnull(1)));
 
 /*
  * Write the parts p after the fixed part of sample o, in the order and
@@ -289,7 +309,8 @@ void ebs_sample__parts(const struct ebs_rec_sample *s, struct ebs_sample_parts *
  * their misc bits and o->hdr.size; o must have room (the writers' record
  * buffers do).
  */
-void ebs_sample__set_parts(struct ebs_rec_sample *o, const struct ebs_sample_parts *p);
+void ebs_sample__set_parts(struct ebs_rec_sample *o, const struct ebs_sample_parts *p)
+	__attribute__((nonnull(1)));
 
 /* Name of a record type, for messages and dumps ("SAMPLE"); "?" when unknown. */
 const char *ebs_rec__type_name(u16 type);

@@ -51,7 +51,7 @@ struct ebs_pack {
 
 /* A record being filled of type EBS_REC_SAMPLES or EBS_REC_SAMPLES_CG; NULL: no memory. */
 struct ebs_pack *ebs_pack__new(u16 type);
-void ebs_pack__free(struct ebs_pack *p);
+void ebs_pack__free(struct ebs_pack *p); /* accepts NULL */
 
 /*
  * Can s go into a record of p's type?  SAMPLES: no optional part, nothing

@@ -38,6 +38,8 @@ void dso_stats__free(struct dso_stat **stats)
 {
 	struct dso_stat *st, *tmp;
 
+	if (!stats)
+		return;
 	HASH_ITER(hh, *stats, st, tmp) {
 		HASH_DEL(*stats, st);
 		free(st);

@@ -21,6 +21,6 @@ int dso_stats__add(struct dso_stat **stats, const char *dso, const struct sym_re
 /* Most samples first: the text lines, or ',"stats":[...]' for a JSON object. */
 void dso_stats__print_text(struct dso_stat *stats, FILE *f);
 void dso_stats__print_json(struct dso_stat *stats, struct ebs_json *j);
-void dso_stats__free(struct dso_stat **stats);
+void dso_stats__free(struct dso_stat **stats); /* accepts NULL */
 
 #endif /* EBS_REPORT_STATS_H */

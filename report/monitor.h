@@ -57,7 +57,7 @@ struct monitor {
  * monitor__free() accepts NULL.
  */
 struct monitor *monitor__new(const char *const *names, unsigned int nr_ev, bool ratio, size_t cap);
-void monitor__free(struct monitor *m);
+void monitor__free(struct monitor *m); /* accepts NULL */
 
 /*
  * Mark event k a clock (its rates ns per second): its values are then kept
@@ -110,7 +110,7 @@ struct monitor_canvas {
 
 /* A blank canvas; NULL with errno set.  monitor_canvas__free() accepts NULL. */
 struct monitor_canvas *monitor_canvas__new(int rows, int cols);
-void monitor_canvas__free(struct monitor_canvas *c);
+void monitor_canvas__free(struct monitor_canvas *c); /* accepts NULL */
 
 /*
  * Draw m into c (autoscaling first): the header (the interval, the time,

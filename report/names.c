@@ -915,6 +915,8 @@ void name_query__free(struct name_query *q)
 {
 	size_t i;
 
+	if (!q)
+		return;
 	for (i = 0; i < q->n; i++)
 		free((char *)q->names[i]);
 	free(q->names);
@@ -1163,6 +1165,8 @@ void name_tally__free(struct name_tally **t)
 {
 	struct name_tally *e, *tmp;
 
+	if (!t)
+		return;
 	HASH_ITER(hh, *t, e, tmp) {
 		HASH_DEL(*t, e);
 		free(e);

@@ -109,7 +109,7 @@ struct name_query {
 };
 
 bool name_query__match(const struct name_query *q, const char *name);
-void name_query__free(struct name_query *q);
+void name_query__free(struct name_query *q); /* accepts NULL */
 
 /*
  * Resolve q (want and len set) among c[0..n): 0; -ENOMEM; or, when it is
@@ -129,7 +129,7 @@ int name_query__resolve(struct name_query *q, struct name_cand *c, size_t n, u64
 struct name_tally;
 int name_tally__add(struct name_tally **t, const char *name, u64 n);  /* 0 or -ENOMEM */
 struct name_cand *name_tally__cands(struct name_tally *t, size_t *n); /* NULL: no memory */
-void name_tally__free(struct name_tally **t);
+void name_tally__free(struct name_tally **t);			      /* accepts NULL */
 
 /*
  * The next item of a comma-separated list of names at *p: its length,

@@ -100,26 +100,29 @@ struct report_opts {
  * Parse "--sort" text ("func", "dso,func", "line,pid"...) into o->keys.
  * Returns 0, or -EINVAL with err naming the unknown or repeated key.
  */
-int report_parse_keys(const char *text, struct report_opts *o, struct ebs_error *err);
+int report_parse_keys(const char *text, struct report_opts *o, struct ebs_error *err)
+	__attribute__((nonnull(1, 2)));
 
 /*
  * Parse "--fields" text ("samples,percent,func"...) into o->fields.
  * Returns 0, or -EINVAL with err naming the unknown field.  Whether each is
  * a column of the table is checked by ebs_report.
  */
-int report_parse_fields(const char *text, struct report_opts *o, struct ebs_error *err);
+int report_parse_fields(const char *text, struct report_opts *o, struct ebs_error *err)
+	__attribute__((nonnull(1, 2)));
 
 /*
  * Read the file and print the listing.  Returns 0, -EBADMSG for a bad file
  * (err: file and byte offset), -ENOENT for an unknown --event, or -errno.
  */
-int ebs_report(const struct report_opts *opts, struct ebs_error *err);
+int ebs_report(const struct report_opts *opts, struct ebs_error *err) __attribute__((nonnull(1)));
 
 /*
  * ebs report --tree, --callers, --callees (report/callgraph/graph.c): the
  * call graph's listings rather than the table; as ebs_report.
  */
-int ebs_report_graph(const struct report_opts *opts, struct ebs_error *err);
+int ebs_report_graph(const struct report_opts *opts, struct ebs_error *err)
+	__attribute__((nonnull(1)));
 
 /*
  * Of event's samples in input, how many fall in list (comma-separated
@@ -127,8 +130,8 @@ int ebs_report_graph(const struct report_opts *opts, struct ebs_error *err);
  * *total.  0 or -errno with err filled.
  */
 int ebs_report_focus(const char *input, unsigned int event, const char *list,
-		     const char *const *debug_dirs, u64 *matched, u64 *total,
-		     struct ebs_error *err);
+		     const char *const *debug_dirs, u64 *matched, u64 *total, struct ebs_error *err)
+	__attribute__((nonnull(1, 6, 7)));
 
 struct annotate_opts {
 	struct view_opts view;		/* top and min_percent: functions, with no target */
@@ -146,7 +149,8 @@ struct annotate_opts {
  * with err naming it when the function or file has no samples, -EOPNOTSUPP
  * for asm_ in a build without a disassembler, or as ebs_report.
  */
-int ebs_annotate(const struct annotate_opts *opts, struct ebs_error *err);
+int ebs_annotate(const struct annotate_opts *opts, struct ebs_error *err)
+	__attribute__((nonnull(1)));
 
 /* ---- call stacks: flame graphs and exports (stacks.c, flame.c, export*.c) ---- */
 
@@ -168,7 +172,7 @@ struct export_opts {
  * A file without call chains exports one-frame stacks.  0, or -errno with
  * err filled (as ebs_report).
  */
-int ebs_export(const struct export_opts *o, struct ebs_error *err);
+int ebs_export(const struct export_opts *o, struct ebs_error *err) __attribute__((nonnull(1)));
 
 struct flamegraph_opts {
 	struct view_opts view;
@@ -179,7 +183,8 @@ struct flamegraph_opts {
 };
 
 /* Write the flame graph of one event's call stacks as a self-contained SVG. */
-int ebs_flamegraph(const struct flamegraph_opts *o, struct ebs_error *err);
+int ebs_flamegraph(const struct flamegraph_opts *o, struct ebs_error *err)
+	__attribute__((nonnull(1)));
 
 /* ---- two recordings compared (diff.c) ---- */
 
@@ -199,7 +204,7 @@ struct diff_opts {
  * (docs/ebs-diff.1 states the statistics).  Returns 0, or as ebs_report:
  * -errno with err naming the file.
  */
-int ebs_diff(const struct diff_opts *o, struct ebs_error *err);
+int ebs_diff(const struct diff_opts *o, struct ebs_error *err) __attribute__((nonnull(1)));
 
 /* ---- ebs script: every sample, one line each (script.c) ---- */
 
@@ -239,7 +244,8 @@ struct script_opts {
  * srcline), or, when every item starts with '+' or '-', those added to or
  * taken from the default.  0, or -EINVAL with err naming the unknown field.
  */
-int script_parse_fields(const char *text, unsigned int *fields, struct ebs_error *err);
+int script_parse_fields(const char *text, unsigned int *fields, struct ebs_error *err)
+	__attribute__((nonnull(1, 2)));
 
 /*
  * Print every sample of the file that the filters let through, in time
@@ -247,6 +253,6 @@ int script_parse_fields(const char *text, unsigned int *fields, struct ebs_error
  * hide_chain is not set), or one JSON object each.  0; -EPIPE when the
  * output's reader went away (the rest is not printed); or as ebs_report.
  */
-int ebs_script(const struct script_opts *o, struct ebs_error *err);
+int ebs_script(const struct script_opts *o, struct ebs_error *err) __attribute__((nonnull(1)));
 
 #endif /* EBS_REPORT_H */

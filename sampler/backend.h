@@ -35,7 +35,8 @@ struct sampler_backend {
 struct sampler {
 	const struct record_opts *opts;
 	struct ebs_writer *w;
-	FILE *msg;
+	ebs_warn_fn *notice; /* the record_opts' notice and its ctx */
+	void *notice_ctx;
 	/* events as opened: equal to opts->events unless a fallback happened */
 	struct event_spec used[EBS_MAX_EVENTS];
 	char why[EBS_MAX_EVENTS][200];
@@ -88,7 +89,7 @@ int perf_tracking__read(struct perf_tracking *t, struct ebs_error *err);
 /* Disable it and drain what is left: 0 or -errno with err filled. */
 int perf_tracking__stop(struct perf_tracking *t, struct ebs_error *err);
 /* Close it; NULL is fine. */
-void perf_tracking__close(struct perf_tracking *t);
+void perf_tracking__close(struct perf_tracking *t); /* accepts NULL */
 
 /*
  * Event ev as ebs.ko's CONFIG takes it (kmod.c): a raw event as it is, a

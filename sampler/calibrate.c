@@ -69,15 +69,19 @@ static void progress(const struct cal *c, const char *fmt, ...)
 
 static void progress(const struct cal *c, const char *fmt, ...)
 {
+	char *line;
 	va_list ap;
+	int n;
 
 	if (!c->o->progress)
 		return;
-	fputs("ebs calibrate: ", c->o->progress);
 	va_start(ap, fmt);
-	vfprintf(c->o->progress, fmt, ap);
+	n = vasprintf(&line, fmt, ap);
 	va_end(ap);
-	fputc('\n', c->o->progress);
+	if (n < 0)
+		return;
+	ebs_warn(c->o->progress, c->o->progress_ctx, EBS_E_OK, "%s", line);
+	free(line);
 }
 
 /*
@@ -143,7 +147,7 @@ static int run(struct cal *c, char *const *argv, const struct event_spec *evs, u
 	ro.nr_pids = 0;
 	ro.system_wide = false;
 	ro.child_stdout = c->devnull;
-	ro.msg = say_fallback ? c->o->rec.msg : NULL;
+	ro.notice = say_fallback ? c->o->rec.notice : NULL;
 	ro.freq = 0;
 	ro.period = 0;
 	memset(ro.periods, 0, sizeof(ro.periods));

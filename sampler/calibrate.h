@@ -116,7 +116,7 @@ typedef int (*calib_focus_fn)(void *ctx, const char *path, unsigned int ev, u64 
 			      u64 *total, struct ebs_error *err);
 
 struct calibrate_opts {
-	struct record_opts rec; /* events, backend, argv, mmap pages, msg */
+	struct record_opts rec; /* events, backend, argv, mmap pages, notice */
 	double rate;		/* --rate: samples per second per CPU */
 	u64 min_samples;	/* --min-samples */
 	double overhead;	/* --overhead, a fraction */
@@ -126,10 +126,11 @@ struct calibrate_opts {
 	const char *focus;	/* --focus list, or NULL */
 	calib_focus_fn focus_fn;
 	void *focus_ctx;
-	bool probe_loop;  /* --cost-probe=loop: the cost from ebs's own loop */
-	const char *self; /* ebs's executable, for the loop */
-	const char *keep; /* -o: keep the accepted verifying run here; NULL: not */
-	FILE *progress;	  /* a line per run and per retry; NULL: none */
+	bool probe_loop;       /* --cost-probe=loop: the cost from ebs's own loop */
+	const char *self;      /* ebs's executable, for the loop */
+	const char *keep;      /* -o: keep the accepted verifying run here; NULL: not */
+	ebs_warn_fn *progress; /* a notice per run and per retry; NULL: none */
+	void *progress_ctx;
 };
 
 #define CALIB_MAX_NOTES	 24

@@ -306,11 +306,10 @@ static int fall_back_user(struct sampler *s, struct kmod_priv *p)
 		snprintf(s->why[0], sizeof(s->why[0]),
 			 "ebs.ko allows kernel addresses with CAP_PERFMON only: kernel code is not "
 			 "sampled");
-	if (s->msg)
-		fprintf(s->msg,
-			"ebs %s: event '%s' may not sample kernel code here (%s); sampling "
-			"'%s' instead\n",
-			record_opts__cmd(s->opts), s->opts->events[0].name, s->why[0], e->name);
+	ebs_warn(s->notice, s->notice_ctx, EBS_E_OK,
+		 "event '%s' may not sample kernel code here (%s); sampling "
+		 "'%s' instead",
+		 s->opts->events[0].name, s->why[0], e->name);
 	return 0;
 }
 
@@ -341,11 +340,11 @@ static void open_tracking(struct sampler *s, struct kmod_priv *p)
 	struct ebs_error err = {0};
 
 	p->track = perf_tracking__open(s, &err);
-	if (!p->track && s->msg)
-		fprintf(s->msg,
-			"ebs %s: no mapping tracking through perf_event_open (%s); code "
-			"mapped after the start will not resolve\n",
-			record_opts__cmd(s->opts), err.msg);
+	if (!p->track)
+		ebs_warn(s->notice, s->notice_ctx, EBS_E_OK,
+			 "no mapping tracking through perf_event_open (%s); code "
+			 "mapped after the start will not resolve",
+			 err.msg);
 }
 
 /*
@@ -536,13 +535,11 @@ static int kmod_open(struct sampler *s, struct ebs_error *err)
 	e = config_done(s, p, e, err);
 	if (e)
 		goto fail;
-	if (!s->opts->period && !s->opts->periods[0] && !event_spec__is_clock(&s->used[0]) &&
-	    s->msg)
-		fprintf(s->msg,
-			"ebs %s: --backend=kmod samples after N events, not at a frequency: "
-			"using -c %llu for '%s'\n",
-			record_opts__cmd(s->opts), (unsigned long long)KMOD_DEFAULT_N,
-			s->used[0].name);
+	if (!s->opts->period && !s->opts->periods[0] && !event_spec__is_clock(&s->used[0]))
+		ebs_warn(s->notice, s->notice_ctx, EBS_E_OK,
+			 "--backend=kmod samples after N events, not at a frequency: "
+			 "using -c %llu for '%s'",
+			 (unsigned long long)KMOD_DEFAULT_N, s->used[0].name);
 	/* how many rings: STATS fills one entry per ring */
 	p->stats = calloc(SAMPLER_MAX_CPUS, sizeof(*p->stats));
 	if (!p->stats) {

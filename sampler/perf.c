@@ -308,11 +308,10 @@ static int fall_back_user(struct sampler *s, struct perf_session *p, unsigned in
 		s->why[ev][0] = '\0';
 	if (e2) /* no PMU either: the fall-back to cpu-clock:u says both reasons */
 		return e2;
-	if (s->msg)
-		fprintf(s->msg,
-			"ebs %s: event '%s' may not sample kernel code here (%s); sampling "
-			"'%s' instead\n",
-			record_opts__cmd(s->opts), s->opts->events[ev].name, s->why[ev], e->name);
+	ebs_warn(s->notice, s->notice_ctx, EBS_E_OK,
+		 "event '%s' may not sample kernel code here (%s); sampling "
+		 "'%s' instead",
+		 s->opts->events[ev].name, s->why[ev], e->name);
 	return 0;
 }
 

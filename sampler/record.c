@@ -305,11 +305,10 @@ void sampler__fall_back(struct sampler *s, unsigned int ev, int why)
 	e->config = PERF_COUNT_SW_CPU_CLOCK;
 	e->hardware = false;
 	/* the event as asked (not the :u retried), why it cannot be, then the :u's reason */
-	if (s->msg)
-		fprintf(s->msg,
-			"ebs %s: event '%s' cannot be opened: %s; sampling '%s' instead%s%s%s\n",
-			record_opts__cmd(s->opts), s->opts->events[ev].name, event_open_reason(why),
-			e->name, user_only[0] ? " (" : "", user_only, user_only[0] ? ")" : "");
+	ebs_warn(s->notice, s->notice_ctx, EBS_E_OK,
+		 "event '%s' cannot be opened: %s; sampling '%s' instead%s%s%s",
+		 s->opts->events[ev].name, event_open_reason(why), e->name,
+		 user_only[0] ? " (" : "", user_only, user_only[0] ? ")" : "");
 }
 
 int sampler__write_events(struct sampler *s)
@@ -475,11 +474,10 @@ static void cap_frequency(struct record_opts *o)
 	max = atol(val);
 	free(val);
 	if (max > 0 && o->freq > (u64)max) {
-		if (o->msg)
-			fprintf(o->msg,
-				"ebs %s: -F %llu is above kernel.perf_event_max_sample_rate; "
-				"sampling at %ld Hz instead\n",
-				record_opts__cmd(o), (unsigned long long)o->freq, max);
+		ebs_warn(o->notice, o->notice_ctx, EBS_E_OK,
+			 "-F %llu is above kernel.perf_event_max_sample_rate; "
+			 "sampling at %ld Hz instead",
+			 (unsigned long long)o->freq, max);
 		o->freq = (u64)max;
 	}
 }
@@ -502,7 +500,8 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	memset(res, 0, sizeof(*res));
 	cap_frequency(&copy);
 	s.opts = o;
-	s.msg = o->msg;
+	s.notice = o->notice;
+	s.notice_ctx = o->notice_ctx;
 	s.backend = o->backend == BACKEND_KMOD ? &kmod_backend : &perf_backend;
 	s.period = o->count_only ? 0 : o->periods[0] ? o->periods[0] : o->period;
 	for (i = 0; s.period && i < o->nr_events; i++)
@@ -614,24 +613,22 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 			sig_name(got_signal, sn, sizeof(sn));
 			if (child > 0 && !child_done) {
 				kill(child, got_signal);
-				if (o->msg)
-					fprintf(o->msg,
-						"ebs %s: %s: passed on to the command (pid %d); "
-						"the recording ends when it exits\n",
-						record_opts__cmd(o), sn, (int)child);
-			} else if (o->msg) {
-				fprintf(o->msg, "ebs %s: %s: recording stopped\n",
-					record_opts__cmd(o), sn);
+				ebs_warn(o->notice, o->notice_ctx, EBS_E_OK,
+					 "%s: passed on to the command (pid %d); "
+					 "the recording ends when it exits",
+					 sn, (int)child);
+			} else {
+				ebs_warn(o->notice, o->notice_ctx, EBS_E_OK,
+					 "%s: recording stopped", sn);
 			}
 		}
 		if (nr_signals > 1 && child > 0 && !child_done && !killed) {
 			killed = true;
 			kill(child, SIGKILL);
-			if (o->msg)
-				fprintf(o->msg,
-					"ebs %s: a second signal: the command (pid %d) "
-					"killed\n",
-					record_opts__cmd(o), (int)child);
+			ebs_warn(o->notice, o->notice_ctx, EBS_E_OK,
+				 "a second signal: the command (pid %d) "
+				 "killed",
+				 (int)child);
 		}
 		if (child > 0 && !child_done && wait4(child, &status, WNOHANG, &ru) == child) {
 			child_done = true;

@@ -117,8 +117,8 @@ struct record_opts {
 	char *const *argv;	 /* command, or NULL */
 	unsigned int mmap_pages; /* data pages per ring, power of two */
 	const char *cmdline;	 /* ebs's own command line, for the header */
-	FILE *msg;		 /* notices (fallbacks, the summary line); NULL: none */
-	const char *msg_cmd;	 /* the command the notices name: "ebs CMD: " (NULL: record) */
+	ebs_warn_fn *notice;	 /* notices (fallbacks, signals), util/error.h's; NULL: none */
+	void *notice_ctx;	 /* notice's */
 	bool count_only;	 /* count the events, take no samples (perf backend) */
 	int child_stdout;	 /* > 0: the command's standard output goes here */
 	int child_stdin;	 /* > 0: its standard input comes from here */
@@ -147,12 +147,6 @@ struct record_opts {
 	int (*on_interval)(void *ctx, u64 ns, const double *totals, unsigned int nr);
 	void *interval_ctx;
 };
-
-/* The command named in o's notices: "record" unless o->msg_cmd says another. */
-static inline const char *record_opts__cmd(const struct record_opts *o)
-{
-	return o->msg_cmd ? o->msg_cmd : "record";
-}
 
 struct record_result {
 	int exit_status; /* of the command: code, or 128+signal; 0 otherwise */

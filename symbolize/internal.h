@@ -330,7 +330,7 @@ int debug_frame__synth(const char *path, u64 base, struct cfi_table *t);
 
 /* Free what unwind.c keeps of d and of s (dso__free, symbolizer__free). */
 struct dso_cfi;
-void dso_cfi__free(struct dso_cfi *c);
+void dso_cfi__free(struct dso_cfi *c); /* accepts NULL */
 void symbolizer__unwind_exit(struct symbolizer *s);
 
 /* Link-time address of file offset off in d. */
@@ -355,7 +355,7 @@ const struct sym *symtab__find(const struct symtab *t, u64 addr);
  * is its demangled form, else NULL.  Not thread-safe: it fills t's cache.
  */
 const char *symtab__name(struct symtab *t, const struct sym *s, const char **mangled);
-void symtab__exit(struct symtab *t);
+void symtab__exit(struct symtab *t); /* accepts NULL */
 
 /*
  * Read a perf-PID.map (lines "START SIZE NAME", hex) into t.  0, or -errno
@@ -371,7 +371,7 @@ struct kallsyms *kallsyms__load(const char *path, struct ebs_error *err)
 	__attribute__((nonnull(1)));
 /* From a recording's table (sorted, not overlapping; what is not is left out).  NULL: ENOMEM. */
 struct kallsyms *kallsyms__from_table(const struct sym_ksym *v, size_t n, u64 stext);
-void kallsyms__free(struct kallsyms *k);
+void kallsyms__free(struct kallsyms *k); /* accepts NULL */
 const struct ksym *kallsyms__find(const struct kallsyms *k, u64 addr);
 
 /* ---- the cache directory (cache.c) ---- */
@@ -385,7 +385,7 @@ struct sym_cache;
  * to the directory until an entry is looked for.  Warnings through s.
  */
 struct sym_cache *sym_cache__new(struct symbolizer *s, const char *dir);
-void sym_cache__free(struct sym_cache *c);
+void sym_cache__free(struct sym_cache *c); /* accepts NULL */
 /* "512M", "1G", "4096": bytes.  0, or -EINVAL. */
 int sym_cache_parse_size(const char *text, u64 *out);
 /*
@@ -413,7 +413,7 @@ void sym_cache__used(int fd);
  */
 int sym_cache__create(struct sym_cache *c, const char *name, char *tmp, size_t tmp_len);
 int sym_cache__commit(struct sym_cache *c, int fd, const char *tmp, const char *name);
-void sym_cache__abort(struct sym_cache *c, int fd, const char *tmp, int err);
+void sym_cache__abort(struct sym_cache *c, int fd, const char *tmp, int err); /* accepts NULL */
 /* Hold the entries to the cache's size (sym_cache__commit does). */
 void sym_cache__evict(struct sym_cache *c);
 /*
@@ -482,7 +482,7 @@ struct gopcln *gopcln__new(const void *data, size_t size, u64 text_start, struct
 typedef struct Elf Elf;
 struct gopcln *gopcln__from_elf(Elf *e, u64 *table_off, struct ebs_error *err)
 	__attribute__((nonnull(1, 2)));
-void gopcln__free(struct gopcln *g);
+void gopcln__free(struct gopcln *g); /* accepts NULL */
 const char *gopcln__version_name(const struct gopcln *g);
 size_t gopcln__count(const struct gopcln *g);
 /* Function i's range [*lo, *hi) and name.  0, or -EINVAL. */
@@ -516,7 +516,7 @@ struct dwarf_cache_key {
 struct dwarf_info *dwarf_info__open(const char *path, bool demangle, bool lines,
 				    const struct dwarf_cache_key *key, struct ebs_error *err)
 	__attribute__((nonnull(1)));
-void dwarf_info__free(struct dwarf_info *di);
+void dwarf_info__free(struct dwarf_info *di); /* accepts NULL */
 /*
  * The inline chain at link-time address addr, innermost first (see struct
  * sym_frame), at most max_frames of it.  Returns the number of frames, 0

@@ -27,8 +27,6 @@ int symbolizer__kernel_function(struct symbolizer *s, u64 addr, struct sym_func 
 	struct sym_result res;
 	const struct ksym *ks;
 
-	if (!s || !out)
-		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	symbolizer__lookup_kernel(s, addr, &res); /* reads kallsyms once */
 	if (!s->kernel || !(ks = kallsyms__find(s->kernel, addr)))
@@ -43,8 +41,6 @@ int symbolizer__kernel_stext(struct symbolizer *s, u64 *addr)
 {
 	struct sym_result res;
 
-	if (!s || !addr)
-		return -EINVAL;
 	symbolizer__lookup_kernel(s, 0, &res); /* loads kallsyms once */
 	if (!s->kernel || !s->kernel->stext)
 		return -ENOENT;
@@ -73,7 +69,7 @@ static int pread_all(int fd, void *buf, size_t len, off_t off)
 
 int symbolizer__kernel_code(struct symbolizer *s, u64 addr, void *buf, size_t len)
 {
-	const char *path = s && s->kcore_path ? s->kcore_path : "/proc/kcore";
+	const char *path = s->kcore_path ? s->kcore_path : "/proc/kcore";
 	Elf64_Ehdr eh;
 	GElf_Phdr ph;
 	size_t hlen, i, phnum = 0;
@@ -81,7 +77,7 @@ int symbolizer__kernel_code(struct symbolizer *s, u64 addr, void *buf, size_t le
 	Elf *elf = NULL;
 	int fd, e = -ENOENT;
 
-	if (!s || !buf || !len || addr + len < addr)
+	if (!len || addr + len < addr)
 		return -EINVAL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

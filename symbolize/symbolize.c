@@ -1068,7 +1068,7 @@ int symbolizer__lookup_memo(struct symbolizer *s, const struct sym_map *map, str
 	u64 file_off;
 	int err;
 
-	if (!s || !map || !out || !map->filename || (map->image && !map->image_size))
+	if (!map->filename || (map->image && !map->image_size))
 		return -EINVAL;
 	if (addr < map->start || (map->len && addr - map->start >= map->len))
 		return -ERANGE;
@@ -1276,8 +1276,6 @@ int symbolizer__lookup_file(struct symbolizer *s, const char *path, u64 vaddr,
 {
 	struct dso *d;
 
-	if (!s || !path || !out)
-		return -EINVAL;
 	d = dso__canonical(s, dso_for_path(s, path, NULL));
 	if (!d)
 		return -ENOMEM;
@@ -1360,8 +1358,6 @@ int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result 
 	const char *path;
 	const struct ksym *ks;
 
-	if (!s || !out)
-		return -EINVAL;
 	path = s->kallsyms_path ? s->kallsyms_path : "/proc/kallsyms";
 	if (!s->kernel_tried) {
 		struct ebs_error why;
@@ -1396,7 +1392,7 @@ static struct dso *dso_of(const struct sym_dso_info *info)
 int symbolizer__lookup_in(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
 			  struct sym_result *out)
 {
-	if (!s || !info || !out)
+	if (!info)
 		return -EINVAL;
 	return resolve_in(s, dso_of(info), vaddr, out);
 }
@@ -1404,10 +1400,11 @@ int symbolizer__lookup_in(struct symbolizer *s, const struct sym_dso_info *info,
 int symbolizer__function(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
 			 struct sym_func *out)
 {
+	(void)s; /* the info is the symbolizer's */
 	struct dso *d;
 	const struct sym *sym;
 
-	if (!s || !info || !out)
+	if (!info)
 		return -EINVAL;
 	d = dso_of(info);
 	sym = d->failed ? NULL : symtab__find(&d->symtab, vaddr);
@@ -1435,8 +1432,6 @@ int symbolizer__source_span(struct symbolizer *s, const struct sym_dso_info *inf
 {
 	struct dwarf_info *di = dwarf_of(s, info);
 
-	if (!out)
-		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	return di ? dwarf_info__source_span(di, vaddr, out) : -ENOENT;
 }
@@ -1455,7 +1450,7 @@ int symbolizer__rows(struct symbolizer *s, const struct sym_dso_info *info, u64 
 	struct dwarf_info *di;
 	struct dso *d;
 
-	if (!s || !info || !fn)
+	if (!info)
 		return -EINVAL;
 	d = dso_of(info);
 	di = d->failed ? NULL : dso__dwarf(s, d);
@@ -1470,7 +1465,7 @@ const char *symbolizer__source_name(struct symbolizer *s, const char *file)
 	struct dso *d, *tmp;
 	bool ambiguous;
 
-	if (!s || !file)
+	if (!file)
 		return file;
 	/* every DSO whose DWARF is open: one name may come from several */
 	HASH_ITER(hh, s->dsos, d, tmp) {
@@ -1487,13 +1482,14 @@ const char *symbolizer__source_name(struct symbolizer *s, const char *file)
 int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr, void *buf,
 		     size_t len, enum sym_arch *arch)
 {
+	(void)s; /* the info is the symbolizer's */
 	struct dso *d;
 	u64 room = 0;
 	s64 off;
 	ssize_t n;
 	int fd;
 
-	if (!s || !info || !buf || !arch)
+	if (!info)
 		return -EINVAL;
 	d = dso_of(info);
 	if (d->failed || d->is_jit)

@@ -118,8 +118,8 @@ struct sym_result {
 };
 
 /* Returns NULL with errno set when out of memory. */
-struct symbolizer *symbolizer__new(const struct symbolize_opts *opts);
-void symbolizer__free(struct symbolizer *s);
+struct symbolizer *symbolizer__new(const struct symbolize_opts *opts); /* opts NULL: defaults */
+void symbolizer__free(struct symbolizer *s);			       /* accepts NULL */
 
 /*
  * Resolve a user-space address inside map.  Returns 0 and fills out (with
@@ -130,7 +130,7 @@ void symbolizer__free(struct symbolizer *s);
  * about once, and still fills out->dso and out->dso_addr.
  */
 int symbolizer__lookup(struct symbolizer *s, const struct sym_map *map, u64 addr,
-		       struct sym_result *out);
+		       struct sym_result *out) __attribute__((nonnull(1, 2, 4)));
 
 /*
  * symbolizer__lookup for a caller that looks up many addresses of one
@@ -143,7 +143,7 @@ int symbolizer__lookup(struct symbolizer *s, const struct sym_map *map, u64 addr
  */
 struct map_ent;
 int symbolizer__lookup_memo(struct symbolizer *s, const struct sym_map *map, struct map_ent **memo,
-			    u64 addr, struct sym_result *out);
+			    u64 addr, struct sym_result *out) __attribute__((nonnull(1, 2, 5)));
 
 /*
  * Before a pass of lookups: the mappings it will look up, each with some
@@ -161,7 +161,8 @@ struct sym_prefetch {
 	const u64 *addrs;
 	size_t naddrs;
 };
-int symbolizer__prefetch(struct symbolizer *s, const struct sym_prefetch *v, size_t n);
+int symbolizer__prefetch(struct symbolizer *s, const struct sym_prefetch *v, size_t n)
+	__attribute__((nonnull(1)));
 
 /*
  * Warn (through opts.warn), for each mapped file refused because it is not
@@ -176,7 +177,7 @@ void symbolizer__warn_unresolved(struct symbolizer *s);
  * Returns 0 (out filled as above) or -errno.
  */
 int symbolizer__lookup_file(struct symbolizer *s, const char *path, u64 vaddr,
-			    struct sym_result *out);
+			    struct sym_result *out) __attribute__((nonnull(1, 2, 4)));
 
 /*
  * Resolve a kernel address through kallsyms (opts.kallsyms or
@@ -184,7 +185,8 @@ int symbolizer__lookup_file(struct symbolizer *s, const char *path, u64 vaddr,
  * is unreadable or shows zeroed addresses, function is NULL, dso
  * "[kernel]" and dso_addr the address itself.  Returns 0.
  */
-int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result *out);
+int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result *out)
+	__attribute__((nonnull(1, 3)));
 
 /* A kernel text symbol: [start, end), its name, its DSO ("[kernel]", "[ext4]"). */
 struct sym_ksym {
@@ -204,7 +206,7 @@ struct sym_ksym {
  */
 int symbolizer__kernel_symbols(struct symbolizer *s, const u64 *addrs, size_t n,
 			       struct sym_ksym **out, size_t *nout, u64 *stext,
-			       struct ebs_error *err);
+			       struct ebs_error *err) __attribute__((nonnull(1, 4, 5, 6)));
 
 /*
  * For a report of a recording that carries its kernel symbols: resolve
@@ -212,7 +214,7 @@ int symbolizer__kernel_symbols(struct symbolizer *s, const u64 *addrs, size_t n,
  * opts.kallsyms named a file, which wins.  0 or -ENOMEM.
  */
 int symbolizer__set_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v, size_t n,
-				   u64 stext);
+				   u64 stext) __attribute__((nonnull(1)));
 
 /* One line-table row, for annotation. */
 struct sym_row {
@@ -271,17 +273,18 @@ struct sym_span {
  *   (from its PT_LOAD segments), into buf; *arch gets what code it is.
  */
 int symbolizer__lookup_in(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
-			  struct sym_result *out);
+			  struct sym_result *out) __attribute__((nonnull(1, 4)));
 int symbolizer__function(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
-			 struct sym_func *out);
+			 struct sym_func *out) __attribute__((nonnull(1, 4)));
 int symbolizer__rows(struct symbolizer *s, const struct sym_dso_info *info, u64 lo, u64 hi,
-		     int (*fn)(void *ctx, const struct sym_row *row), void *ctx);
+		     int (*fn)(void *ctx, const struct sym_row *row), void *ctx)
+	__attribute__((nonnull(1, 5)));
 int symbolizer__source_span(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
-			    struct sym_span *out);
+			    struct sym_span *out) __attribute__((nonnull(1, 4)));
 const char *symbolizer__line_owner(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr,
-				   const char *file, u32 line);
+				   const char *file, u32 line) __attribute__((nonnull(1)));
 int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr, void *buf,
-		     size_t len, enum sym_arch *arch);
+		     size_t len, enum sym_arch *arch) __attribute__((nonnull(1, 4, 6)));
 
 /*
  * The name to open source file file by.  File names are handed out as
@@ -292,7 +295,8 @@ int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 
  * files clean into file (which one is meant cannot be told).  Borrowed
  * until symbolizer__free.
  */
-const char *symbolizer__source_name(struct symbolizer *s, const char *file);
+const char *symbolizer__source_name(struct symbolizer *s, const char *file)
+	__attribute__((nonnull(1)));
 
 /*
  * Unwinding a copied user stack (unwind.c, through libunwind's remote
@@ -333,14 +337,14 @@ enum sym_unwind_end {
  */
 int symbolizer__unwind(struct symbolizer *s, const struct sym_stack *st, sym_map_of_fn map_of,
 		       void *ctx, u64 *ips, unsigned int max, unsigned int *nr,
-		       enum sym_unwind_end *end);
+		       enum sym_unwind_end *end) __attribute__((nonnull(1, 2, 3, 5, 7, 8)));
 
 /*
  * The bounds [*start, *end) of the function whose CFI (its .eh_frame FDE)
  * covers addr of map: what names code no symbol covers.  0, or -ENOENT.
  */
 int symbolizer__cfi_function(struct symbolizer *s, const struct sym_map *map, u64 addr, u64 *start,
-			     u64 *end);
+			     u64 *end) __attribute__((nonnull(1, 2, 4, 5)));
 
 /*
  * Kernel code, for annotation (kcore.c).
@@ -356,8 +360,10 @@ int symbolizer__cfi_function(struct symbolizer *s, const struct sym_map *map, u6
  *   when it has no such bytes, -EACCES or -EPERM when not allowed, -EINVAL
  *   when it is not an ELF core, or -errno.
  */
-int symbolizer__kernel_function(struct symbolizer *s, u64 addr, struct sym_func *out);
-int symbolizer__kernel_stext(struct symbolizer *s, u64 *addr);
-int symbolizer__kernel_code(struct symbolizer *s, u64 addr, void *buf, size_t len);
+int symbolizer__kernel_function(struct symbolizer *s, u64 addr, struct sym_func *out)
+	__attribute__((nonnull(1, 3)));
+int symbolizer__kernel_stext(struct symbolizer *s, u64 *addr) __attribute__((nonnull(1, 2)));
+int symbolizer__kernel_code(struct symbolizer *s, u64 addr, void *buf, size_t len)
+	__attribute__((nonnull(1, 3)));
 
 #endif /* EBS_SYMBOLIZE_H */

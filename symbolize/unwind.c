@@ -604,7 +604,7 @@ int symbolizer__unwind(struct symbolizer *s, const struct sym_stack *st, sym_map
 	u64 ip0;
 	int r;
 
-	if (!s || !st || !map_of || !ips || !max || !nr || !end)
+	if (!max)
 		return -EINVAL;
 	*nr = 0;
 	if (!stack_reg(st, 8, &ip0) || !stack_reg(st, 7, &c.sp)) { /* IP, SP */
@@ -672,8 +672,6 @@ int symbolizer__cfi_function(struct symbolizer *s, const struct sym_map *map, u6
 	unw_addr_space_t as;
 	int r;
 
-	if (!s || !map || !start || !end)
-		return -EINVAL;
 	as = address_space(s);
 	if (!as)
 		return -ENOMEM;

@@ -584,6 +584,8 @@ int ebs_outfile__commit(struct ebs_outfile *o, struct ebs_error *err)
 
 void ebs_outfile__abort(struct ebs_outfile *o)
 {
+	if (!o)
+		return;
 	if (o->fd >= 0 && o->fd != STDOUT_FILENO)
 		close(o->fd);
 	o->fd = -1;

@@ -251,6 +251,8 @@ void ebs_strset__free(struct ebs_strset **set)
 {
 	struct ebs_strset *e, *tmp;
 
+	if (!set)
+		return;
 	HASH_ITER(hh, *set, e, tmp) {
 		HASH_DEL(*set, e);
 		free(e);

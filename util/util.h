@@ -36,7 +36,7 @@ static inline const char *ebs_output_name(const char *path)
 }
 
 /* Copy at most size-1 bytes and always terminate; return strlen(src). */
-size_t ebs_strlcpy(char *dst, const char *src, size_t size);
+size_t ebs_strlcpy(char *dst, const char *src, size_t size) __attribute__((nonnull(2)));
 
 /*
  * Opening a file at a path someone else may have chosen (util/input.c): a
@@ -126,7 +126,8 @@ int ebs_everyone_may_read(int fd, const char *path, const struct stat *st, struc
  * may be NULL; checked as the bytes come, so an endless line stops at
  * once).  The length, or -errno.
  */
-ssize_t ebs_read_fd(int fd, size_t max, size_t max_line, char **out, size_t *bad_line);
+ssize_t ebs_read_fd(int fd, size_t max, size_t max_line, char **out, size_t *bad_line)
+	__attribute__((nonnull(4)));
 
 /*
  * Read a whole regular file (ebs_open_input, no rule) into a malloc'd
@@ -135,8 +136,8 @@ ssize_t ebs_read_fd(int fd, size_t max, size_t max_line, char **out, size_t *bad
  * /proc-like files, without a size bound; ebs_read_strerror says why in
  * one phrase, for a caller that did not ask ebs_open_input for its why.
  */
-ssize_t ebs_read_file_max(const char *path, size_t max, char **out);
-ssize_t ebs_read_file(const char *path, char **out);
+ssize_t ebs_read_file_max(const char *path, size_t max, char **out) __attribute__((nonnull(1, 3)));
+ssize_t ebs_read_file(const char *path, char **out) __attribute__((nonnull(1, 2)));
 const char *ebs_read_strerror(int err);
 
 /*
@@ -155,7 +156,8 @@ int ebs_u64_cmp(const void *a, const void *b);
  * size bytes, n of them used: doubles *cap (from min) when n == *cap.
  * 0, or -ENOMEM with *v and *cap unchanged.
  */
-int ebs_grow(void **v, size_t *cap, size_t n, size_t size, size_t min);
+int ebs_grow(void **v, size_t *cap, size_t n, size_t size, size_t min)
+	__attribute__((nonnull(1, 2)));
 
 /*
  * A set of strings, each kept once: equal strings, one pointer, so that
@@ -164,14 +166,16 @@ int ebs_grow(void **v, size_t *cap, size_t n, size_t size, size_t min);
  * the copies live until ebs_strset__free, which accepts an empty set.
  */
 struct ebs_strset;
-const char *ebs_strset__intern(struct ebs_strset **set, const char *s);
+const char *ebs_strset__intern(struct ebs_strset **set, const char *s)
+	__attribute__((nonnull(1, 2)));
 /*
  * ebs_strset__intern of s as it is shown: its control characters as '?'
  * (ebs_clean_text), s unchanged.  For names from outside (a recording's
  * command names, DWARF's) that are only ever printed and compared.
  */
-const char *ebs_strset__intern_clean(struct ebs_strset **set, const char *s);
-void ebs_strset__free(struct ebs_strset **set);
+const char *ebs_strset__intern_clean(struct ebs_strset **set, const char *s)
+	__attribute__((nonnull(1, 2)));
+void ebs_strset__free(struct ebs_strset **set); /* accepts NULL */
 
 /*
  * Output files (util/output.c): every file ebs writes, written whole or not
@@ -213,17 +217,18 @@ struct ebs_outfile {
 };
 
 int ebs_outfile__open(struct ebs_outfile *o, const char *path, unsigned int mode,
-		      unsigned int flags, struct ebs_error *err);
-int ebs_outfile__commit(struct ebs_outfile *o, struct ebs_error *err);
-void ebs_outfile__abort(struct ebs_outfile *o);
-int ebs_outfile__tmp_path(const struct ebs_outfile *o, const char *name, char *buf, size_t len);
+		      unsigned int flags, struct ebs_error *err) __attribute__((nonnull(1, 2)));
+int ebs_outfile__commit(struct ebs_outfile *o, struct ebs_error *err) __attribute__((nonnull(1)));
+void ebs_outfile__abort(struct ebs_outfile *o); /* accepts NULL */
+int ebs_outfile__tmp_path(const struct ebs_outfile *o, const char *name, char *buf, size_t len)
+	__attribute__((nonnull(1, 2, 3)));
 
 /*
  * May someone other than the caller and root write into this directory
  * (group or others may, or another user owns it)?  Then what its names
  * hold may be that user's doing.
  */
-bool ebs_dir_others_write(const struct stat *dir);
+bool ebs_dir_others_write(const struct stat *dir) __attribute__((nonnull(1)));
 
 /*
  * Open again, with flags (O_RDONLY, O_WRONLY...), the very inode the O_PATH
@@ -233,17 +238,18 @@ bool ebs_dir_others_write(const struct stat *dir);
  * inode.  The descriptor, close-on-exec and blocking; -ESTALE for another
  * inode; -errno.
  */
-int ebs_reopen(int pfd, int dfd, const char *name, int flags, bool nofollow, const struct stat *st);
+int ebs_reopen(int pfd, int dfd, const char *name, int flags, bool nofollow, const struct stat *st)
+	__attribute__((nonnull(3, 6)));
 
 /* A user as messages name one: "nobody (uid 65534)", "uid 1234" when it has no name. */
-void ebs_user_name(uid_t uid, char *buf, size_t len);
+void ebs_user_name(uid_t uid, char *buf, size_t len) __attribute__((nonnull(2)));
 
 /*
  * The temporary names' common start for an output path, "DIR/.BASE.tmp."
  * (ebs record names a killed run's leftovers by it).  -ENAMETOOLONG when
  * it does not fit in len bytes.
  */
-int ebs_tmp_prefix(const char *path, char *out, size_t len);
+int ebs_tmp_prefix(const char *path, char *out, size_t len) __attribute__((nonnull(1, 2)));
 
 /*
  * A stream for an output file (ebs_outfile, mode 0644); path NULL or "-":
@@ -258,15 +264,16 @@ struct ebs_out {
 	struct ebs_outfile file;
 };
 
-int ebs_out_open(struct ebs_out *o, const char *path, FILE *dflt, struct ebs_error *err);
-int ebs_out_close(struct ebs_out *o, bool ok, struct ebs_error *err);
+int ebs_out_open(struct ebs_out *o, const char *path, FILE *dflt, struct ebs_error *err)
+	__attribute__((nonnull(1)));
+int ebs_out_close(struct ebs_out *o, bool ok, struct ebs_error *err) __attribute__((nonnull(1)));
 
 /*
  * The hexadecimal digits at the start of s[0..len), without "0x": how many
  * were read, their value in *out.  0 when s does not start with a digit or
  * holds more than 16 of them (the value would not fit).
  */
-size_t ebs_parse_hex(const char *s, size_t len, u64 *out);
+size_t ebs_parse_hex(const char *s, size_t len, u64 *out) __attribute__((nonnull(1, 3)));
 
 /*
  * b[0..len) as lowercase hexadecimal digits (a build-id as paths and tools
@@ -279,7 +286,7 @@ void ebs_format_hex(char *out, size_t out_len, const u8 *b, size_t len);
  * (from /proc/self/maps); the same kernel maps the same vdso into every
  * process.  0, or -ENOENT when it has none (or the maps cannot be read).
  */
-int ebs_own_vdso(const void **image, size_t *size);
+int ebs_own_vdso(const void **image, size_t *size) __attribute__((nonnull(1, 2)));
 
 /* Monotonic (the perf clock) and real-time clocks, in nanoseconds. */
 u64 ebs_clock_ns(void);

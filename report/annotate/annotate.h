@@ -111,7 +111,7 @@ int ann_set__build(struct ann_set *set, struct ebs_error *err);
 /* The path of a source shown that not everyone may read, or NULL. */
 const char *ann_set__private_source(const struct ann_set *set);
 /* Frees what open and build made; NULL and a zeroed set are fine. */
-void ann_set__free(struct ann_set *set);
+void ann_set__free(struct ann_set *set); /* accepts NULL */
 
 /* Print the functions as text (with ANSI colours when color), then rest when not NULL. */
 void annotate_text(FILE *out, bool color, const struct ann_func *const *funcs, size_t n,

@@ -39,7 +39,7 @@ struct source {
  * NULL with errno set when out of memory.
  */
 struct source_cache *source_cache__new(const char *const *dirs, ebs_warn_fn *warn, void *warn_ctx);
-void source_cache__free(struct source_cache *sc);
+void source_cache__free(struct source_cache *sc); /* accepts NULL */
 
 /*
  * Paths come as listings show them, control characters as '?'; a file is

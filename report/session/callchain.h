@@ -67,7 +67,7 @@ struct chainer;
  * NULL when out of memory.
  */
 struct chainer *chainer__new(struct rsession *rs, const char *mode, bool no_inline);
-void chainer__free(struct chainer *c);
+void chainer__free(struct chainer *c); /* accepts NULL */
 
 /*
  * The chain of sample r, leaf first: *frames (valid until the next call)

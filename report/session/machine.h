@@ -21,7 +21,7 @@ struct machine_map {
 };
 
 struct machine *machine__new(void);
-void machine__free(struct machine *m);
+void machine__free(struct machine *m); /* accepts NULL */
 
 /* Feed MMAP, COMM, FORK and EXIT records (others are ignored); 0 or -ENOMEM. */
 int machine__add(struct machine *m, const struct ebs_rec *rec);

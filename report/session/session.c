@@ -225,6 +225,8 @@ void rsession__close(struct rsession *rs)
 {
 	size_t i;
 
+	if (!rs)
+		return;
 	for (i = 0; i < rs->nfuncs; i++)
 		name_query__free(&rs->funcs[i]);
 	free(rs->funcs);

@@ -65,7 +65,7 @@ int rsession__open(struct rsession *rs, const char *input, bool any_owner,
 int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,
 		   struct ebs_error *err);
 
-void rsession__close(struct rsession *rs);
+void rsession__close(struct rsession *rs); /* accepts NULL */
 
 /*
  * What want (len bytes) names among the functions (compiled or inlined)

@@ -227,8 +227,8 @@ __attribute__((format(printf, 4, 5))) static int bad(const struct conv *c, struc
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	return ebs_error__set(err, EBADMSG, "%s: offset %llu: %s", c->pc->path,
-			      (unsigned long long)off, why);
+	return ebs_error__fail(err, EBS_E_BAD_RECORD, "%s: offset %llu: %s", c->pc->path,
+			       (unsigned long long)off, why);
 }
 
 static int no_memory(const struct conv *c, struct ebs_error *err)

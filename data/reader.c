@@ -87,8 +87,14 @@ struct ebs_data {
 	char perf_unfinished[384];
 };
 
-__attribute__((format(printf, 4, 5))) static int
-bad(const struct ebs_data *d, struct ebs_error *err, u64 off, const char *fmt, ...)
+/*
+ * "FILE: offset N: what" with code code (util/error.h: its errno is
+ * EBADMSG): the file is not one, or not whole (EBS_E_NOT_EBS_DATA,
+ * EBS_E_TRUNCATED...).  Returns -EBADMSG.
+ */
+__attribute__((format(printf, 5, 6))) static int bad_as(const struct ebs_data *d,
+							struct ebs_error *err, enum ebs_code code,
+							u64 off, const char *fmt, ...)
 {
 	char why[384];
 	va_list ap;
@@ -96,9 +102,12 @@ bad(const struct ebs_data *d, struct ebs_error *err, u64 off, const char *fmt, .
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	return ebs_error__set(err, EBADMSG, "%s: offset %llu: %s", d->path, (unsigned long long)off,
-			      why);
+	return ebs_error__fail(err, code, "%s: offset %llu: %s", d->path, (unsigned long long)off,
+			       why);
 }
+
+/* A malformed record (EBS_E_BAD_RECORD). */
+#define bad(d, err, off, ...) bad_as(d, err, EBS_E_BAD_RECORD, off, __VA_ARGS__)
 
 const char *ebs_rec__type_name(u16 type)
 {
@@ -363,9 +372,9 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 	int e;
 
 	if (off > end || end - off < sizeof(*r))
-		return bad(d, err, off,
-			   "truncated: %llu bytes left where a record header needs %zu",
-			   (unsigned long long)(end - off), sizeof(*r));
+		return bad_as(d, err, EBS_E_TRUNCATED, off,
+			      "truncated: %llu bytes left where a record header needs %zu",
+			      (unsigned long long)(end - off), sizeof(*r));
 	e = bytes_at(d, off, sizeof(*r), &p, err);
 	if (e)
 		return e;
@@ -379,8 +388,9 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 			   "accepts",
 			   ebs_rec__type_name(r->type), size, EBS_DATA_MAX_RECORD);
 	if (size > end - off)
-		return bad(d, err, off, "truncated %s record: size %u, %llu bytes left",
-			   ebs_rec__type_name(r->type), size, (unsigned long long)(end - off));
+		return bad_as(d, err, EBS_E_TRUNCATED, off,
+			      "truncated %s record: size %u, %llu bytes left",
+			      ebs_rec__type_name(r->type), size, (unsigned long long)(end - off));
 	e = bytes_at(d, off, size, &p, err);
 	if (e)
 		return e;
@@ -870,31 +880,34 @@ static int check_header(struct ebs_data *d, struct ebs_error *err)
 	int e;
 
 	if (d->size == 0)
-		return bad(d, err, 0, "empty file, not an ebs.data file");
+		return bad_as(d, err, EBS_E_NOT_EBS_DATA, 0, "empty file, not an ebs.data file");
 	e = read_at(d, 0, h, d->size < sizeof(*h) ? (size_t)d->size : sizeof(*h), err);
 	if (e)
 		return e;
 	if (d->size < 8 || memcmp(h->magic, EBS_DATA_MAGIC, sizeof(EBS_DATA_MAGIC)) != 0)
-		return bad(d, err, 0, "not an ebs.data file, nor a perf.data (bad magic)");
+		return bad_as(d, err, EBS_E_NOT_EBS_DATA, 0,
+			      "not an ebs.data file, nor a perf.data (bad magic)");
 	if (d->size < offsetof(struct ebs_file_header, header_size) + 4)
-		return bad(d, err, d->size, "truncated inside the file header");
+		return bad_as(d, err, EBS_E_TRUNCATED, d->size, "truncated inside the file header");
 	if (h->endian != EBS_DATA_ENDIAN) {
 		if (h->endian == __builtin_bswap32(EBS_DATA_ENDIAN))
-			return bad(d, err, 8,
-				   "written with the other byte order; "
-				   "this ebs reads its own byte order only");
-		return bad(d, err, 8, "bad byte-order mark 0x%08x", h->endian);
+			return bad_as(d, err, EBS_E_BYTE_ORDER, 8,
+				      "written with the other byte order; "
+				      "this ebs reads its own byte order only");
+		return bad_as(d, err, EBS_E_BYTE_ORDER, 8, "bad byte-order mark 0x%08x", h->endian);
 	}
 	if (h->version_major < EBS_DATA_VERSION_OLDEST_MAJOR ||
 	    h->version_major > EBS_DATA_VERSION_MAJOR)
-		return bad(d, err, 12, "format version %u.%u; this ebs reads versions %u.x to %u.x",
-			   h->version_major, h->version_minor, EBS_DATA_VERSION_OLDEST_MAJOR,
-			   EBS_DATA_VERSION_MAJOR);
+		return bad_as(d, err, EBS_E_BAD_VERSION, 12,
+			      "format version %u.%u; this ebs reads versions %u.x to %u.x",
+			      h->version_major, h->version_minor, EBS_DATA_VERSION_OLDEST_MAJOR,
+			      EBS_DATA_VERSION_MAJOR);
 	if (h->header_size < sizeof(*h) || h->header_size % 8)
 		return bad(d, err, 16, "bad header size %u", h->header_size);
 	if (d->size < h->header_size)
-		return bad(d, err, d->size, "truncated inside the file header (%llu of %u bytes)",
-			   (unsigned long long)d->size, h->header_size);
+		return bad_as(d, err, EBS_E_TRUNCATED, d->size,
+			      "truncated inside the file header (%llu of %u bytes)",
+			      (unsigned long long)d->size, h->header_size);
 	if (h->data_offset >= h->header_size && h->data_offset % 8 == 0 &&
 	    h->data_offset - h->header_size > EBS_DATA_MAX_HEADER)
 		return bad(d, err, 24,
@@ -902,8 +915,13 @@ static int check_header(struct ebs_data *d, struct ebs_error *err)
 			   "bytes this reader accepts",
 			   (unsigned long long)h->data_offset, EBS_DATA_MAX_HEADER);
 	if (h->data_offset < h->header_size || h->data_offset > d->size || h->data_offset % 8)
-		return bad(d, err, 24, "data offset %llu is outside the file (%llu bytes)",
-			   (unsigned long long)h->data_offset, (unsigned long long)d->size);
+		/* in its place, but past the end: the file was cut */
+		return bad_as(d, err,
+			      h->data_offset >= h->header_size && h->data_offset % 8 == 0
+				      ? EBS_E_TRUNCATED
+				      : EBS_E_BAD_RECORD,
+			      24, "data offset %llu is outside the file (%llu bytes)",
+			      (unsigned long long)h->data_offset, (unsigned long long)d->size);
 	d->head = malloc(h->data_offset);
 	if (!d->head)
 		return ebs_error__set(err, ENOMEM, "%s: out of memory", d->path);
@@ -1006,10 +1024,10 @@ static int read_trailer(struct ebs_data *d, u64 off, struct ebs_error *err)
 			   (unsigned long long)off);
 	/* check_record wants off <= end: off + 8 would wrap for offsets near 2^64 */
 	if (off > d->size)
-		return bad(d, err, 40,
-			   "trailer offset %llu is past the end of the file "
-			   "(%llu bytes; truncated?)",
-			   (unsigned long long)off, (unsigned long long)d->size);
+		return bad_as(d, err, EBS_E_TRUNCATED, 40,
+			      "trailer offset %llu is past the end of the file "
+			      "(%llu bytes; truncated?)",
+			      (unsigned long long)off, (unsigned long long)d->size);
 	e = check_record(d, off, d->size, &r, err);
 	if (e)
 		return e;
@@ -1043,7 +1061,8 @@ struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags, stru
 		if (d->hdr->trailer_offset != 0)
 			e = read_trailer(d, d->hdr->trailer_offset, err);
 		else if (!(flags & EBS_DATA_UNFINISHED))
-			e = bad(d, err, 40, "no trailer: the recording never finished");
+			e = bad_as(d, err, EBS_E_TRUNCATED, 40,
+				   "no trailer: the recording never finished");
 	}
 	if (e) {
 		ebs_data__close(d);
@@ -1339,7 +1358,8 @@ int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_er
 				return e < 0 ? e : end_unfinished(d, end);
 		}
 		if (d->pos >= end)
-			return bad(d, err, d->pos, "the file ends before its trailer (truncated?)");
+			return bad_as(d, err, EBS_E_TRUNCATED, d->pos,
+				      "the file ends before its trailer (truncated?)");
 		e = check_record(d, d->pos, end, &r, err);
 		if (e)
 			return e;
@@ -1456,7 +1476,7 @@ int ebs_data_convert(const char *input, const char *output, unsigned int flags,
 		goto out;
 	}
 	if (!is_perf_data(d)) {
-		e = bad(d, err, 0, "not a perf.data file (bad magic)");
+		e = bad_as(d, err, EBS_E_NOT_EBS_DATA, 0, "not a perf.data file (bad magic)");
 		goto out;
 	}
 	pc.out_name = ebs_output_name(output);

@@ -117,10 +117,10 @@ int event_spec__parse(const char *text, struct event_spec *out, struct ebs_error
 
 		if (base_len < 2 || text[0] != 'r' ||
 		    ebs_parse_hex(text + 1, base_len - 1, &v) != base_len - 1)
-			return ebs_error__set(err, EINVAL,
-					      "unknown event '%.*s' (see 'ebs list'; raw events "
-					      "are rUUEE in hex)",
-					      (int)base_len, text);
+			return ebs_error__fail(err, EBS_E_UNKNOWN_EVENT,
+					       "unknown event '%.*s' (see 'ebs list'; raw events "
+					       "are rUUEE in hex)",
+					       (int)base_len, text);
 		if (v & 0xffff0000ull)
 			return ebs_error__set(
 				err, EINVAL,

@@ -98,6 +98,23 @@ expect() {
 	fi
 }
 
+# expect_code NAME STATUS CODE CMD...: as expect, run with EBS_ERROR_CODES=1,
+# the one line on stderr ending with " [CODE]": the failure's code from
+# util/error.h's table (EBS_E_NOT_EBS_DATA...), whatever its words say.
+expect_code() {
+	local name=$1 want=$2 code=$3
+	shift 3
+	EBS_ERROR_CODES=1 expect "$name" "$want" " \[$code\]\$" "$@"
+}
+
+# coded NAME FILE CODE: FILE (stderr of a command run with
+# EBS_ERROR_CODES=1) is exactly one line, a warning of code CODE.
+coded() {
+	check "$1: one warning line, code $3 (got '$(head -c 300 "$2")')" \
+		bash -c '[ "$(wc -l <"$1")" -eq 1 ] && grep -qE -e "^ebs [a-z0-9]+: warning: .* \[$2\]\$" "$1"' \
+		sh "$2" "$3"
+}
+
 # one_line FILE: the file holds exactly one line.
 one_line() { [ "$(wc -l <"$1")" -eq 1 ]; }
 

@@ -56,7 +56,7 @@
 	X(TRUNCATED, EBADMSG, "truncated")                                                         \
 	X(BAD_RECORD, EBADMSG, "a malformed record")                                               \
 	/* sampler/: what to record */                                                             \
-	X(UNKNOWN_EVENT, ENOENT, "no such event")
+	X(UNKNOWN_EVENT, EINVAL, "no such event")
 
 enum ebs_code {
 #define EBS_ERROR_ENUM(name, errnum, text) EBS_E_##name,

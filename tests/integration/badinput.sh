@@ -6,7 +6,7 @@
 
 L="$WORKLOADS/leafloop"
 expect "unknown event" 2 "unknown event 'nosuch'" "$EBS" record -e nosuch -o x.data "$L" 0.1
-expect "unknown event in a list" 2 "unknown event 'bogus'" "$EBS" record -e cpu-clock,bogus -o x.data "$L" 0.1
+expect_code "unknown event in a list" 2 EBS_E_UNKNOWN_EVENT "$EBS" record -e cpu-clock,bogus -o x.data "$L" 0.1
 expect "bad modifier" 2 "event 'cpu-clock:q'.*modifier" "$EBS" record -e cpu-clock:q -o x.data "$L" 0.1
 expect "nonexistent command" 127 "cannot run '/no/such/cmd': No such file" "$EBS" record -e cpu-clock -o x.data /no/such/cmd
 check "nonexistent command: no output file" [ ! -e x.data ]
@@ -65,14 +65,17 @@ for c in report script flamegraph export convert; do
 done
 expect "report: missing file" 2 "^ebs report: nosuch.data: No such file" "$EBS" report -i nosuch.data
 : >empty.data
-expect "report: empty file" 2 "empty.data: offset 0: empty file" "$EBS" report -i empty.data
+expect_code "report: empty file" 2 EBS_E_NOT_EBS_DATA "$EBS" report -i empty.data
+# the line as people read it: no code unless EBS_ERROR_CODES=1 asks for it
+expect "report: empty file, as said" 2 "^ebs report: empty.data: offset 0: empty file, not an ebs.data file\$" \
+	"$EBS" report -i empty.data
 head -c 4096 /dev/urandom >garbage.data
-expect "report: garbage" 2 "garbage.data: offset 0: not an ebs.data file" "$EBS" report -i garbage.data
+expect_code "report: garbage" 2 EBS_E_NOT_EBS_DATA "$EBS" report -i garbage.data
 expect "report: a directory" 2 "ro: is a directory" "$EBS" report -i ro
 for cut in 40 200 $((size / 2)) $((size - 8)); do
 	head -c $cut good.data >trunc.data
 	expect "report: truncated to $cut bytes" 2 "trunc.data: offset [0-9]+: " "$EBS" report -i trunc.data
-	expect "report --dump: truncated to $cut bytes" 2 "trunc.data: offset [0-9]+: " "$EBS" report --dump -i trunc.data
+	expect_code "report --dump: truncated to $cut bytes" 2 EBS_E_TRUNCATED "$EBS" report --dump -i trunc.data
 done
 # A record size that is not a multiple of 8, in the first data record.
 data_off=$(python3 -c "import struct; print(struct.unpack_from('<Q', open('good.data','rb').read(), 24)[0])")
@@ -90,8 +93,9 @@ b[8:12] = b[8:12][::-1]
 open('swapped.data', 'wb').write(b)
 PY
 expect "report: bad record size" 2 "badsize.data: offset $data_off: bad record size 13" "$EBS" report -i badsize.data
-expect "report: future major version" 2 "future.data: offset 12: format version 99" "$EBS" report -i future.data
-expect "report: other byte order" 2 "swapped.data: offset 8: .*byte order" "$EBS" report -i swapped.data
+expect_code "report: bad record size, its code" 2 EBS_E_BAD_RECORD "$EBS" report -i badsize.data
+expect_code "report: future major version" 2 EBS_E_BAD_VERSION "$EBS" report -i future.data
+expect_code "report: other byte order" 2 EBS_E_BYTE_ORDER "$EBS" report -i swapped.data
 # perf.data is read (perfdata.sh): 16 bytes of one are cut in its header
 expect "report: a perf.data cut in its header" 2 "offset 16: truncated inside the perf.data header" \
 	"$EBS" report -i <(printf 'PERFILE2\0\0\0\0\0\0\0\0')

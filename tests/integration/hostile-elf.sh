@@ -257,10 +257,11 @@ fi
 if [ -n "$recorded" ]; then
 	mv run run.orig
 	mkfifo run
-	timeout -s KILL 20 "$EBS" report -i run.data --kallsyms k.kallsyms >fifo.out 2>fifo.err
+	EBS_ERROR_CODES=1 timeout -s KILL 20 "$EBS" report -i run.data --kallsyms k.kallsyms >fifo.out 2>fifo.err
 	rc=$?
 	check "a FIFO at the recorded path: report exits 0 (got $rc; 137: it hung)" [ $rc -eq 0 ]
 	warned "a FIFO at the recorded path" fifo.err "warning: .*/run: is a FIFO, not a regular file"
+	coded "a FIFO at the recorded path" fifo.err EBS_E_NOT_REGULAR
 	rm -f run
 	mv run.orig run
 fi
@@ -276,12 +277,13 @@ sample 0 $jp $jp 7f0000000010 10
 sample 0 $jp $jp ffffffff81001000 5 k
 EOF
 # jit_report NAME [report options]: report jit.data into NAME.json and
-# NAME.err, killed after 20 s, in 1 GB of address space (ASan needs more)
+# NAME.err (warnings with their codes: EBS_ERROR_CODES=1), killed after 20 s,
+# in 1 GB of address space (ASan needs more)
 jit_report() {
 	local name=$1
 	shift
 	(ulimit -v "$([ -n "$SAN_BUILD" ] && echo unlimited || echo 1000000)"
-	 timeout -s KILL 20 "$EBS" report -i jit.data --json "$@" >"$name.json" 2>"$name.err")
+	 EBS_ERROR_CODES=1 timeout -s KILL 20 "$EBS" report -i jit.data --json "$@" >"$name.json" 2>"$name.err")
 }
 if "$MKDATA" jit.data <jit.script; then
 	rm -f "$jmap"
@@ -292,13 +294,12 @@ if "$MKDATA" jit.data <jit.script; then
 	jit_report jitother --kallsyms k.kallsyms
 	check "perf-PID.map of another user in /tmp: not trusted, jit_fn not named" \
 		jtrue jitother.json "not any(r['function'] == 'jit_fn' for r in j['rows'])"
-	warned "perf-PID.map of another user in /tmp" jitother.err \
-		"perf-$jp.map: is owned by .*\(uid 65534\) in a directory others can write: not trusted"
+	coded "perf-PID.map of another user in /tmp" jitother.err EBS_E_UNTRUSTED
 	rm -f "$jmap"
 	mkfifo "$jmap"
 	jit_report jitfifo --kallsyms k.kallsyms
 	check "perf-PID.map a FIFO: report ends (before: a hang)" [ -s jitfifo.json ]
-	warned "perf-PID.map a FIFO" jitfifo.err "perf-$jp.map: is a FIFO, not a regular file"
+	coded "perf-PID.map a FIFO" jitfifo.err EBS_E_NOT_REGULAR
 	rm -f "$jmap"
 	ln -s /dev/zero "$jmap"
 	jit_report jitzero --kallsyms k.kallsyms
@@ -308,18 +309,18 @@ if "$MKDATA" jit.data <jit.script; then
 	rm -f "$jmap"
 	python3 -c "print('7f0000000000 100 ' + 'j' * 70000)" >"$jmap"
 	jit_report jitlong --kallsyms k.kallsyms
-	warned "perf-PID.map with a 70,000-byte line" jitlong.err "perf-$jp.map: line 1 is 65536 bytes long or more"
+	coded "perf-PID.map with a 70,000-byte line" jitlong.err EBS_E_LINE_TOO_LONG
 	rm -f "$jmap"
 	# kallsyms: endless, and hidden addresses
 	jit_report kzero --kallsyms /dev/zero
 	check "--kallsyms /dev/zero: report ends" [ -s kzero.json ]
-	warned "--kallsyms /dev/zero" kzero.err "/dev/zero: line 1 is 4096 bytes long or more: not a kallsyms file"
+	coded "--kallsyms /dev/zero" kzero.err EBS_E_LINE_TOO_LONG
 	printf '%s\n' "0000000000000000 T _stext" "0000000000000000 T do_work" \
 		"0000000000000000 t helper" "ffffffffc0001000 t mod_fn	[mymod]" >zeros.kallsyms
 	jit_report kzeros --kallsyms zeros.kallsyms
 	check "kallsyms of zeros (and one module symbol): the kernel sample gets no name" \
 		jtrue kzeros.json "all(r['function'].startswith('[unknown]') for r in j['rows'] if r['dso'].startswith('['))"
-	warned "kallsyms of zeros" kzeros.err "zeros.kallsyms: addresses are hidden from this user"
+	coded "kallsyms of zeros" kzeros.err EBS_E_ADDRESSES_HIDDEN
 	if [ "$($NOBODY awk '$3 == "_stext" {print $1}' /proc/kallsyms)" = 0000000000000000 ]; then
 		chmod 644 jit.data
 		(cd / && nobody_ebs report -i "$TMP/jit.data" --json >"$TMP/knobody.json" 2>"$TMP/knobody.err")

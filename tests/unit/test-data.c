@@ -1600,7 +1600,9 @@ static u64 find_rec(const u8 *buf, size_t len, u64 from, u16 type, unsigned int 
  * by ebs_data__next, with a negative errno and a message naming the file
  * and "offset <want_off>" (want_off UINT64_MAX: any offset).
  */
-static void expect_bad(const char *label, const void *buf, size_t len, u64 want_off)
+/* As expect_bad, and the error's code code (util/error.h; EBS_E_NR: any). */
+static void expect_bad_code(const char *label, const void *buf, size_t len, u64 want_off,
+			    enum ebs_code code)
 {
 	char name[160], path[PATH_MAX], want[48];
 	struct read_result res;
@@ -1621,10 +1623,19 @@ static void expect_bad(const char *label, const void *buf, size_t len, u64 want_
 		TEST_FAIL(name, "message does not name the file and an offset: %s", res.err.msg);
 	else if (want_off != UINT64_MAX && !strstr(res.err.msg, want))
 		TEST_FAIL(name, "message does not name %s: %s", want, res.err.msg);
+	else if (code != EBS_E_NR && res.err.code != code)
+		TEST_FAIL(name, "code %s, want %s: %s", ebs_error_code_name(res.err.code),
+			  ebs_error_code_name(code), res.err.msg);
 	else
 		TEST_OK(name);
 	if (res.rc < 0)
-		printf("  # %s -> %s\n", label, res.err.msg);
+		printf("  # %s -> %s [%s]\n", label, res.err.msg,
+		       ebs_error_code_name(res.err.code));
+}
+
+static void expect_bad(const char *label, const void *buf, size_t len, u64 want_off)
+{
+	expect_bad_code(label, buf, len, want_off, EBS_E_NR);
 }
 
 static void test_bad_files(void)
@@ -1652,17 +1663,17 @@ static void test_bad_files(void)
 	data = ((const struct ebs_file_header *)(const void *)base)->data_offset;
 #define RESET() memcpy(b, base, len)
 
-	expect_bad("empty file", b, 0, 0);
-	expect_bad("a text file", text, sizeof(text) - 1, 0);
+	expect_bad_code("empty file", b, 0, 0, EBS_E_NOT_EBS_DATA);
+	expect_bad_code("a text file", text, sizeof(text) - 1, 0, EBS_E_NOT_EBS_DATA);
 	RESET();
 	h->magic[3] = 'X';
-	expect_bad("wrong magic", b, len, 0);
+	expect_bad_code("wrong magic", b, len, 0, EBS_E_NOT_EBS_DATA);
 	RESET();
 	h->endian = __builtin_bswap32(EBS_DATA_ENDIAN);
-	expect_bad("the other byte order", b, len, 8);
+	expect_bad_code("the other byte order", b, len, 8, EBS_E_BYTE_ORDER);
 	RESET();
 	h->version_major = EBS_DATA_VERSION_MAJOR + 1;
-	expect_bad("a future major version", b, len, 12);
+	expect_bad_code("a future major version", b, len, 12, EBS_E_BAD_VERSION);
 	RESET();
 	h->header_size = 64;
 	expect_bad("header_size too small", b, len, 16);
@@ -1701,11 +1712,11 @@ static void test_bad_files(void)
 	RESET();
 	off = find_rec(b, len, data, EBS_REC_COMM, 0);
 	((struct ebs_rec *)(b + off))->size += 4;
-	expect_bad("a record size not a multiple of 8", b, len, off);
+	expect_bad_code("a record size not a multiple of 8", b, len, off, EBS_E_BAD_RECORD);
 	RESET();
 	off = find_rec(b, len, data, EBS_REC_COUNT, 0);
 	((struct ebs_rec *)(b + off))->size = 1u << 20;
-	expect_bad("a data record running past the end", b, len, off);
+	expect_bad_code("a data record running past the end", b, len, off, EBS_E_TRUNCATED);
 	RESET();
 	off = find_rec(b, len, 96, EBS_REC_EVENT, 1);
 	((struct ebs_rec *)(b + off))->size = (u32)len;
@@ -1729,7 +1740,7 @@ static void test_bad_files(void)
 	expect_bad("a trailer whose nr_events differs from the header", b, len, off);
 	RESET();
 	h->trailer_offset = 0;
-	expect_bad("no trailer (trailer_offset 0)", b, len, 40);
+	expect_bad_code("no trailer (trailer_offset 0)", b, len, 40, EBS_E_TRUNCATED);
 	RESET();
 	h->trailer_offset = len + 64;
 	expect_bad("trailer_offset past the end", b, len, 40);

@@ -86,6 +86,9 @@ static void expect_refused(const char *name, int r, const struct ebs_error *err,
 		TEST_FAIL(name, "err.err %d, want %d", err->err, -want);
 	else if (!strstr(err->msg, needle))
 		TEST_FAIL(name, "message does not name \"%s\": %s", needle, err->msg);
+	else if (strstr(err->msg, "unknown event") && err->code != EBS_E_UNKNOWN_EVENT)
+		TEST_FAIL(name, "code %s, want EBS_E_UNKNOWN_EVENT",
+			  ebs_error_code_name(err->code));
 	else
 		TEST_OK(name);
 }

@@ -370,12 +370,14 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all workloads
 	$(Q)BUILD=$(BUILD) scripts/demo.sh
 
-# ebs.ko through kbuild, against KDIR: the running kernel's headers, else the
-# newest of Debian's /usr/src/linux-headers-*-amd64.
-KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-	$(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1))
+# ebs.ko through kbuild, against KDIR: the running kernel's headers, else
+# Debian's default (those linux-headers-amd64 depends on), else the newest
+# /usr/src/linux-headers-*-amd64 (scripts/kdir.sh: the path, then why).
+KDIR_PICK = $(shell scripts/kdir.sh)
+KDIR ?= $(firstword $(KDIR_PICK))
 kmod:
 	$(if $(KDIR),,$(error no kernel headers: install linux-headers-amd64, or give KDIR=))
+	$(if $(filter file,$(origin KDIR)),@echo "kmod: KDIR=$(KDIR): $(wordlist 2,99,$(KDIR_PICK))")
 	$(Q)$(MAKE) -C kmod KDIR=$(KDIR)
 
 # ebs.ko in a QEMU guest (also part of `make test`): installs what it needs

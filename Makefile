@@ -150,7 +150,9 @@ MODULE_LIBS := $(foreach m,$(MODULES),$($(m)_LIB))
 # make install puts the header, both libraries, ebs.pc and the man page
 # under PREFIX and LIBDIR.
 LIBDIR ?= $(PREFIX)/lib
-LIBEBS_VERSION := 1.1.1
+# libebs's own version, the API's (EBS_COUNT_VERSION in its header, which
+# ebs.pc carries), apart from ebs's VERSION: ebs --version prints both
+LIBEBS_VERSION := $(shell sed -n 's/^\#define EBS_COUNT_VERSION[[:space:]]*"\(.*\)"/\1/p' include/ebs/count.h)
 LIBEBS_SONAME  := libebs.so.1
 LIBEBS_SRCS := $(wildcard libebs/*.c) util/stats.c util/text.c
 LIBEBS_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(LIBEBS_SRCS))

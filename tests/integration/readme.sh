@@ -11,7 +11,8 @@
 # would never end).  The kernel module's block loads ebs.ko only where the
 # running kernel's headers are installed and no ebs.ko is loaded; SQLite's
 # commands skip, saying why, where build-sqlite.sh cannot fetch SQLite.
-# README=FILE checks another file (to show that a broken command fails).
+# README=FILE checks another file (to show that a broken command fails;
+# README_MIN=N: it shows at least N commands, default 10).
 . "$(dirname "$0")/../lib.sh"
 
 README=${README:-$TOP/README.md}
@@ -27,7 +28,7 @@ ln -s "$TOP/kmod" "$CO/kmod"
 
 python3 "$TOOL" list "$README" >cmds.txt 2>list.err ||
 	{ fail "README's commands listed" "$(head -n 1 list.err)"; exit 0; }
-check "README shows commands to run ($(wc -l <cmds.txt))" [ "$(wc -l <cmds.txt)" -ge ${README_MIN:-10} ]
+check "README shows commands to run ($(wc -l <cmds.txt))" [ "$(wc -l <cmds.txt)" -ge "${README_MIN:-10}" ]
 check "Quick start: exactly two commands, make demo and make test" \
 	[ "$(awk -F'\t' '$1 == "Quick start" { print $3 }' cmds.txt | tr '\n' ,)" = "make demo,make test," ]
 
@@ -42,7 +43,7 @@ fi
 sqlite_why=""
 n=0
 declare -A skipped
-while IFS=$'\t' read -r section block cmd shown; do
+while IFS=$'\t' read -r section _block cmd shown; do
 	n=$((n + 1))
 	name="$section: \$ $cmd"
 	run=$cmd

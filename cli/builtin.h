@@ -218,7 +218,8 @@ struct cli_calibrate {
 	struct calibrate_opts o;
 	const char *events;
 	bool json, quiet;
-	char *buf; /* cli_calibrate_inline's words: free() when done */
+	char *buf;	/* cli_calibrate_inline's words: free() when done */
+	char stext[32]; /* the kernel's _stext (kallsyms__stext), for o.rec */
 };
 void cli_calibrate_defaults(struct cli_calibrate *cc);
 int cli_calibrate_inline(const char *cmd, const char *text, struct cli_calibrate *cc);

@@ -18,8 +18,8 @@
  * Standard output, a device or a FIFO given as the page is the caller's
  * business.  0, or -errno with err filled.
  */
-static int page_mode(const struct annotate_opts *o, const struct ann_set *set,
-		     struct ebs_out *html, struct ebs_error *err)
+static int page_mode(const struct annotate_opts *o, const struct ann_set *set, struct ebs_out *html,
+		     struct ebs_error *err)
 {
 	const char *src;
 	struct stat st;
@@ -35,9 +35,10 @@ static int page_mode(const struct annotate_opts *o, const struct ann_set *set,
 	if (fchmod(fd, 0600))
 		return ebs_error__output(err, errno, html->path, "cannot make it private");
 	if (o->view.warn)
-		ebs_fprint_line(o->view.warn,
-				"ebs %s: %s: written 0600: it shows %s, which not everyone may read",
-				o->view.cmd ? o->view.cmd : "annotate", html->path, src);
+		ebs_fprint_line(
+			o->view.warn,
+			"ebs %s: %s: written 0600: it shows %s, which not everyone may read",
+			o->view.cmd ? o->view.cmd : "annotate", html->path, src);
 	return 0;
 }
 

@@ -95,7 +95,7 @@ extern const char *const cli_backend_words[]; /* --backend: enum record_backend'
 
 /*
  * The options of every command that reads a data file (report, annotate,
- * flamegraph, export, script, and diff to come), parsed once into
+ * flamegraph, export, script, diff), parsed once into
  * a struct view_opts (report/report.h) by view.c:
  *   -i/--input, -n/--top, --min-percent, -e/--event, --pid, --tid, --comm,
  *   --dso, --func, --no-inline, --color/--colour, --debug-dir, --kallsyms,

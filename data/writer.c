@@ -22,6 +22,10 @@
  * keeps it as NAME.partial.  A writer holds an flock(2) on its temporary
  * file until it is done, so that ebs_writer__leftovers() tells the
  * temporary files of killed runs from those of running ones.
+ *
+ * Why one file of ~960 lines: one object (struct ebs_writer) with one
+ * buffer, one index and one rename at finish; every record type's add
+ * function is a few lines over the same private state.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -11,8 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <ebs/count.h>
+
 #include "cli/builtin.h"
-#include "ebs/count.h"
 
 static char cmdline[4096];
 

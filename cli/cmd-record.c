@@ -191,6 +191,7 @@ static const char *const kmod_mode_words[] = {"perf-kernel", "msr", NULL};
 
 int cmd_record(int argc, char **argv)
 {
+	static const char default_output[] = "ebs.data";
 	static const struct option longopts[] = {
 		{"event", required_argument, NULL, 'e'},
 		{"count", required_argument, NULL, 'c'},
@@ -212,6 +213,7 @@ int cmd_record(int argc, char **argv)
 	static struct calibrate_result cr;
 	struct ebs_rec_calibration calib[EBS_MAX_EVENTS];
 	struct record_opts o = {0};
+	char stext[32];
 	struct record_result res;
 	struct ebs_error err = {0};
 	struct cli_calibrate cc;
@@ -225,7 +227,7 @@ int cmd_record(int argc, char **argv)
 
 	cli_calibrate_defaults(&cc);
 
-	o.output = "ebs.data";
+	o.output = default_output;
 	o.freq = 0;
 	optind = 1;
 	opterr = 0;
@@ -369,7 +371,13 @@ int cmd_record(int argc, char **argv)
 	lo.output = o.output;
 	lo.clean = clean;
 	lo.quiet = quiet;
-	if (ebs_writer__leftovers(o.output, clean, say_leftover, &lo) >= 0 && lo.failed) {
+	/*
+	 * --clean without -o: the leftovers of every output here, since the
+	 * killed recording may have had an -o of its own (record -o x.data)
+	 */
+	if (ebs_writer__leftovers(clean && o.output == default_output ? NULL : o.output, clean,
+				  say_leftover, &lo) >= 0 &&
+	    lo.failed) {
 		ret = 1;
 		goto out;
 	}
@@ -384,6 +392,8 @@ int cmd_record(int argc, char **argv)
 	}
 	o.mmap_pages = (unsigned int)pages;
 	o.cmdline = ebs_cmdline();
+	if (kallsyms__stext(stext, sizeof(stext)) == 0)
+		o.kernel_stext = stext;
 	o.notice = cli_warn;
 	o.notice_ctx = (void *)"record";
 	if (calibrate) {

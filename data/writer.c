@@ -22,6 +22,10 @@
  * keeps it as NAME.partial.  A writer holds an flock(2) on its temporary
  * file until it is done, so that ebs_writer__leftovers() tells the
  * temporary files of killed runs from those of running ones.
+ *
+ * Why one file of ~960 lines: one object (struct ebs_writer) with one
+ * buffer, one index and one rename at finish; every record type's add
+ * function is a few lines over the same private state.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -366,35 +370,6 @@ int ebs_writer__calibration(struct ebs_writer *w, const struct ebs_rec_calibrati
 	rec.hdr.size = sizeof(rec);
 	rec.reserved0 = 0;
 	return header_add(w, &rec, sizeof(rec));
-}
-
-int ebs_data__set_calibration(const char *path, const struct ebs_rec_calibration *c,
-			      struct ebs_error *err)
-{
-	const struct ebs_rec_calibration *old;
-	struct ebs_data *d = ebs_data__open(path, err);
-	u64 off;
-	int fd, e = 0;
-
-	if (!d)
-		return err->err;
-	old = ebs_data__calibration(d, c->event);
-	off = old ? ebs_data__offset(d, old) : 0;
-	ebs_data__close(d);
-	if (!old)
-		return ebs_error__set(err, ENOENT, "%s: no CALIBRATION record of event %u", path,
-				      c->event);
-	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return ebs_error__set(err, errno, "%s: %s", path, strerror(errno));
-	/* the body only: the record header stays as written */
-	if (pwrite(fd, (const char *)c + sizeof(c->hdr), sizeof(*c) - sizeof(c->hdr),
-		   (off_t)(off + sizeof(c->hdr))) != (ssize_t)(sizeof(*c) - sizeof(c->hdr)) ||
-	    fsync(fd) < 0)
-		e = ebs_error__set(err, errno ? errno : EIO, "%s: cannot update: %s", path,
-				   strerror(errno ? errno : EIO));
-	close(fd);
-	return e;
 }
 
 int ebs_writer__begin_data(struct ebs_writer *w, u64 start_realtime_ns, u64 start_clock_ns)
@@ -903,13 +878,24 @@ void ebs_writer__abort(struct ebs_writer *w)
 	writer_free(w);
 }
 
-/* Is name DIR/.BASE.tmp.XXXXXX for the prefix (".BASE.tmp.")? */
+/*
+ * Is name DIR/.BASE.tmp.XXXXXX for the prefix (".BASE.tmp.")?  With no
+ * prefix, for any BASE.
+ */
 static bool is_tmp_name(const char *name, const char *prefix)
 {
-	size_t n = strlen(prefix), i;
+	size_t len = strlen(name), n, i;
 
-	if (strncmp(name, prefix, n) || strlen(name) != n + 6)
-		return false;
+	if (prefix) {
+		n = strlen(prefix);
+		if (strncmp(name, prefix, n) || len != n + 6)
+			return false;
+	} else {
+		n = len - 6;
+		if (len < sizeof(".X.tmp.XXXXXX") - 1 || name[0] != '.' ||
+		    strncmp(name + n - 5, ".tmp.", 5))
+			return false;
+	}
 	for (i = n; name[i]; i++)
 		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
 		      (name[i] >= '0' && name[i] <= '9')))
@@ -935,14 +921,19 @@ int ebs_writer__leftovers(const char *path, bool remove, ebs_leftover_fn fn, voi
 	DIR *d;
 	int found = 0, e;
 
-	if (!strcmp(path, "-"))
+	if (!path) {
+		base = NULL; /* every output's, in the current directory */
+		ebs_strlcpy(dir, ".", sizeof(dir));
+	} else if (!strcmp(path, "-")) {
 		return 0; /* written in place: no temporary files */
-	e = ebs_tmp_prefix(path, prefix, sizeof(prefix));
-	if (e)
-		return e;
-	base = strrchr(prefix, '/');
-	*base++ = '\0';
-	ebs_strlcpy(dir, prefix, sizeof(dir));
+	} else {
+		e = ebs_tmp_prefix(path, prefix, sizeof(prefix));
+		if (e)
+			return e;
+		base = strrchr(prefix, '/');
+		*base++ = '\0';
+		ebs_strlcpy(dir, prefix, sizeof(dir));
+	}
 	d = opendir(dir);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;

@@ -5,16 +5,15 @@
  * a terminal, else as one line of numbers per interval; --csv logs every
  * interval to a file either way.
  *
- * The counting is ebs stat's: an ebs record session that counts only
- * (record_opts.count_only) and calls back every TICK_MS with the totals so
- * far.  The monitor's interval (-i, changed by + and -) is made of those
- * ticks: a rate is the totals' change over the time between the two ticks
- * that bound it.  The keys are read at every tick, so they answer within
- * TICK_MS whatever the interval.  The drawing is report/monitor.c's, into a
+ * The counting is ebs stat's: an in-process counting session
+ * (count/session.h) that calls back every TICK_MS with the totals so far.  The monitor's interval
+ * (-i, changed by + and -) is made of those ticks: a rate is the totals' change over the time
+ * between the two ticks that bound it.  The keys are read at every tick, so they answer within
+ * TICK_MS whatever the interval.  The drawing is count/monitor.c's, into a
  * canvas that tty_show() copies to the screen: every ncurses call of ebs
  * is in this file, between tty_start() and tty_end().  The screen is
  * restored however the session ends (q, --duration, the command's end,
- * SIGINT, SIGTERM, an error): ebs record catches those signals during it
+ * SIGINT, SIGTERM, an error): the session catches those signals during it
  * and returns, and the screen starts only at its first tick.
  */
 #include <errno.h>
@@ -28,7 +27,8 @@
 #include <unistd.h>
 
 #include "cli/builtin.h"
-#include "report/monitor.h"
+#include "count/monitor.h"
+#include "count/session.h"
 #include "sampler/sampler.h"
 
 /* after report.h (through builtin.h): curses.h #defines its KEY_MAX */
@@ -547,13 +547,12 @@ int cmd_monitor(int argc, char **argv)
 {
 	struct mon_opts o = {0};
 	struct mon mo = {0};
-	struct record_opts ro = {0};
+	struct count_session cs = {0};
 	struct record_result res;
 	struct ebs_error err = {0};
 	struct ebs_out csv = {0};
 	const char *names[MONITOR_MAX_EVENTS];
-	char dir[4096], path[4200], note[200];
-	const char *base = getenv("TMPDIR");
+	char note[200];
 	int rc = parse(argc, argv, &o), e, devnull = -1;
 	unsigned int i;
 
@@ -594,34 +593,20 @@ int cmd_monitor(int argc, char **argv)
 			fprintf(mo.csv, ",%s/%s", o.ev[0].name, o.ev[1].name);
 		fputc('\n', mo.csv);
 	}
-	snprintf(dir, sizeof(dir), "%s/ebs-monitor.XXXXXX", base && *base ? base : "/tmp");
-	if (!mkdtemp(dir)) {
-		fprintf(stderr, "ebs monitor: cannot create a directory for the counts (%s): %s\n",
-			dir, strerror(errno));
-		rc = 1;
-		goto out_csv;
-	}
-	snprintf(path, sizeof(path), "%s/counts.data", dir);
 	/* on the screen, the command's terminal I/O would tear the graph and take the keys */
 	if (mo.tty && o.argv && (devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0)
-		ro.child_stdin = ro.child_stdout = ro.child_stderr = devnull;
-	ro.count_only = true;
-	ro.output = path;
-	ro.argv = o.argv;
-	ro.pids = o.pids;
-	ro.nr_pids = o.nr_pids;
-	ro.system_wide = o.system_wide;
-	ro.no_fallback = true;
-	ro.mmap_pages = 1;
-	ro.interval_ms = TICK_MS;
-	ro.on_interval = on_tick;
-	ro.interval_ctx = &mo;
-	ro.nr_events = o.nr_ev;
-	memcpy(ro.events, o.ev, sizeof(o.ev[0]) * o.nr_ev);
-	e = ebs_record(&ro, &res, &err);
+		cs.child_stdin = cs.child_stdout = cs.child_stderr = devnull;
+	cs.events = o.ev;
+	cs.nr_events = o.nr_ev;
+	cs.argv = o.argv;
+	cs.pids = o.pids;
+	cs.nr_pids = o.nr_pids;
+	cs.system_wide = o.system_wide;
+	cs.interval_ms = TICK_MS;
+	cs.on_interval = on_tick;
+	cs.interval_ctx = &mo;
+	e = count_session_run(&cs, &res, &err);
 	tty_end(&mo);
-	unlink(path);
-	rmdir(dir);
 	if (devnull >= 0)
 		close(devnull);
 	if (e) {

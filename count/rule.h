@@ -45,8 +45,8 @@ bool count_multiplexed(uint32_t type, uint64_t config, uint64_t config1, uint64_
 /*
  * A counter's count: value x enabled / running when it was multiplexed
  * (count_multiplexed), 0 when a counter that can be never ran (as perf
- * stat's "not counted"; the kernel counts nothing then), else value.  count_scale_u64 is the same exact in
- * 128 bits, rounded down, saturating at UINT64_MAX.
+ * stat's "not counted"; the kernel counts nothing then), else value.  count_scale_u64 is the same
+ * exact in 128 bits, rounded down, saturating at UINT64_MAX.
  */
 double count_scale(uint32_t type, uint64_t config, uint64_t config1, uint64_t value,
 		   uint64_t enabled, uint64_t running);

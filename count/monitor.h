@@ -9,8 +9,8 @@
  * command (cli/cmd-monitor.c) copies the canvas to ncurses, and the unit
  * tests read it as text.
  */
-#ifndef EBS_REPORT_MONITOR_H
-#define EBS_REPORT_MONITOR_H
+#ifndef EBS_COUNT_MONITOR_H
+#define EBS_COUNT_MONITOR_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -125,4 +125,4 @@ void monitor__draw(struct monitor *m, struct monitor_canvas *c);
 /* The graph's width in columns on a canvas cols wide. */
 unsigned int monitor_graph_width(int cols);
 
-#endif /* EBS_REPORT_MONITOR_H */
+#endif /* EBS_COUNT_MONITOR_H */

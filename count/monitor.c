@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/monitor.h"
-#include "report/plot.h"
+#include "count/monitor.h"
+#include "count/plot.h"
 #include "util/util.h"
 
 #define LABEL_W	  8 /* the scale labels' columns, each side */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.h - an in-process counting session: open the counters of some
+ * events on a command, processes or every CPU (through the sampler's
+ * backends, perf or ebs.ko), run until the targets end, and hand back each
+ * event's count, scaled by count/rule.h, with no file written or read.
+ * ebs stat and ebs monitor count through it; calibrate's counting passes
+ * run the same session (ebs_record without an output: sampler/ sits below
+ * count/).
+ */
+#ifndef EBS_COUNT_SESSION_H
+#define EBS_COUNT_SESSION_H
+
+#include "count/rule.h"
+#include "sampler/sampler.h"
+
+struct count_session {
+	const struct event_spec *events;
+	unsigned int nr_events;
+	enum record_backend backend;
+	/* the targets: a command (argv), processes (pids), every CPU (with or without argv) */
+	char *const *argv;
+	pid_t *pids;
+	unsigned int nr_pids;
+	bool system_wide;
+	/* the command's standard streams, when > 0 */
+	int child_stdin, child_stdout, child_stderr;
+	/* notices ("ebs CMD: ..."), NULL: none */
+	FILE *msg;
+	const char *msg_cmd;
+	/*
+	 * Every interval_ms, and once at the end: the totals so far, scaled
+	 * (record_opts.on_interval; nonzero from it stops the session as a
+	 * SIGINT would).  0: never.
+	 */
+	unsigned int interval_ms;
+	int (*on_interval)(void *ctx, u64 ns, const double *totals, unsigned int nr);
+	void *interval_ctx;
+};
+
+/*
+ * Count: 0 with res->totals[i] each event's count (res->have_counts), the
+ * command's status and times in res; or -errno with err filled (as
+ * ebs_record: res->exec_failed when the command could not be run).
+ */
+int count_session_run(const struct count_session *cs, struct record_result *res,
+		      struct ebs_error *err);
+
+#endif /* EBS_COUNT_SESSION_H */

@@ -33,8 +33,8 @@ void count_stat_print_interval(FILE *f, const struct count_stat *so,
 			fprintf(f, "%.6f%s%.0f%s%s\n", iv->t, so->sep, iv->counts[ev->slot],
 				so->sep, ev->spec.name);
 		else if (event_spec__is_clock(&ev->spec)) /* in msec, as perf stat */
-			fprintf(f, "%14.6f %18.2f msec %s\n", iv->t,
-				iv->counts[ev->slot] * 1e-6, ev->spec.name);
+			fprintf(f, "%14.6f %18.2f msec %s\n", iv->t, iv->counts[ev->slot] * 1e-6,
+				ev->spec.name);
 		else
 			fprintf(f, "%14.6f %18.0f      %s\n", iv->t, iv->counts[ev->slot],
 				ev->spec.name);
@@ -87,7 +87,8 @@ void count_stat_derived(const struct count_stat *so, unsigned int i, double elap
 			snprintf(buf, len, "%.3f CPUs utilized", v * 1e-9 / elapsed_s);
 	} else if (is_hw(n, PERF_COUNT_HW_INSTRUCTIONS) &&
 		   hw_value(so, PERF_COUNT_HW_CPU_CYCLES) > 0) {
-		snprintf(buf, len, "%.2f insn per cycle", v / hw_value(so, PERF_COUNT_HW_CPU_CYCLES));
+		snprintf(buf, len, "%.2f insn per cycle",
+			 v / hw_value(so, PERF_COUNT_HW_CPU_CYCLES));
 	} else if (is_hw(n, PERF_COUNT_HW_BRANCH_MISSES) &&
 		   hw_value(so, PERF_COUNT_HW_BRANCH_INSTRUCTIONS) > 0) {
 		snprintf(buf, len, "%.2f%% of all branches",
@@ -366,7 +367,7 @@ void count_stat_print_sep(FILE *f, const struct count_stat *so)
 }
 
 void count_stat_print_json(FILE *f, const struct count_stat *so, const struct ebs_summary *elapsed,
-		       const struct count_ticker *t)
+			   const struct count_ticker *t)
 {
 	struct ebs_json j;
 	unsigned int i;

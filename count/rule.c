@@ -35,55 +35,50 @@ bool count_event_is_clock(uint32_t type, uint64_t config, uint64_t config1)
 	       (config == PERF_COUNT_SW_CPU_CLOCK || config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
-bool count_event_multiplexed_kind(uint32_t type, uint64_t config, uint64_t config1)
+bool count_event_on_pmu(uint32_t type, uint64_t config, uint64_t config1)
 {
 	count_event_ids(&type, &config, config1);
 	return type != PERF_TYPE_SOFTWARE;
 }
 
-bool count_multiplexed(uint32_t type, uint64_t config, uint64_t config1, uint64_t enabled,
-		       uint64_t running)
+bool count_multiplexed(bool pmu, uint64_t enabled, uint64_t running)
 {
-	return running && running < enabled - enabled / 1000 &&
-	       count_event_multiplexed_kind(type, config, config1);
+	return pmu && running && running < enabled - enabled / 1000;
 }
 
-double count_scale(uint32_t type, uint64_t config, uint64_t config1, uint64_t value,
-		   uint64_t enabled, uint64_t running)
+double count_scale(bool pmu, uint64_t value, uint64_t enabled, uint64_t running)
 {
-	if (!running && count_event_multiplexed_kind(type, config, config1))
+	if (pmu && !running)
 		return 0;
-	if (!count_multiplexed(type, config, config1, enabled, running))
+	if (!count_multiplexed(pmu, enabled, running))
 		return (double)value;
 	return (double)value * (double)enabled / (double)running;
 }
 
-uint64_t count_scale_u64(uint32_t type, uint64_t config, uint64_t config1, uint64_t value,
-			 uint64_t enabled, uint64_t running)
+uint64_t count_scale_u64(bool pmu, uint64_t value, uint64_t enabled, uint64_t running)
 {
 	unsigned __int128 v;
 
-	if (!running && count_event_multiplexed_kind(type, config, config1))
+	if (pmu && !running)
 		return 0;
-	if (!count_multiplexed(type, config, config1, enabled, running))
+	if (!count_multiplexed(pmu, enabled, running))
 		return value;
 	v = (unsigned __int128)value * enabled / running;
 	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
 
-void count_total__add(struct count_total *t, uint32_t type, uint64_t config, uint64_t config1,
-		      uint64_t value, uint64_t enabled, uint64_t running)
+void count_total__add(struct count_total *t, bool pmu, uint64_t value, uint64_t enabled,
+		      uint64_t running)
 {
-	t->scaled += count_scale(type, config, config1, value, enabled, running);
-	t->multiplexed |= count_multiplexed(type, config, config1, enabled, running);
+	t->scaled += count_scale(pmu, value, enabled, running);
+	t->multiplexed |= count_multiplexed(pmu, enabled, running);
 	t->value += value;
 	t->enabled += enabled;
 	t->running += running < enabled ? running : enabled;
 }
 
-void count_thread_end(struct count_total *t, uint32_t type, uint64_t config, uint64_t config1,
-		      struct count_thread *th)
+void count_thread_end(struct count_total *t, bool pmu, struct count_thread *th)
 {
-	count_total__add(t, type, config, config1, th->value, th->enabled, th->running);
+	count_total__add(t, pmu, th->value, th->enabled, th->running);
 	th->value = th->enabled = th->running = 0;
 }

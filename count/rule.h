@@ -26,32 +26,33 @@ void count_event_ids(uint32_t *type, uint64_t *config, uint64_t config1);
 /* Is the event cpu-clock or task-clock (counted in nanoseconds, sampled by an hrtimer)? */
 bool count_event_is_clock(uint32_t type, uint64_t config, uint64_t config1);
 
-/*
- * Can the kernel multiplex the event's counter?  Only a PMU's: a software
- * event (PERF_TYPE_SOFTWARE) always counts while enabled, and although
- * its enabled and running times may part under load, scaling it would
- * invent events.
- */
-bool count_event_multiplexed_kind(uint32_t type, uint64_t config, uint64_t config1);
+/* Is the event a PMU's (anything but PERF_TYPE_SOFTWARE: hardware, raw, cache)? */
+bool count_event_on_pmu(uint32_t type, uint64_t config, uint64_t config1);
 
 /*
- * Was a counter of the event multiplexed: a kind that can be, that ran
- * (running > 0), for less than its enabled time by more than 0.1% (the
- * slack for the clocks the two times are read from)?
+ * The scaling rule takes pmu: does the counter's perf_event group hold a
+ * PMU event (count_event_on_pmu of any member)?  Such a group is
+ * scheduled on the PMU whole, its software members included, and the
+ * kernel may multiplex it; a group of software events only never is (their
+ * enabled and running times may still part under load, and scaling them
+ * would invent events).  ebs's sessions and libebs's sets are one group
+ * each (sampler/perf.c, libebs/count.c), ebs.ko's one event.
+ *
+ * Was a counter multiplexed: pmu, it ran (running > 0), and for less than
+ * its enabled time by more than 0.1% (the slack for the clocks the two
+ * times are read from)?
  */
-bool count_multiplexed(uint32_t type, uint64_t config, uint64_t config1, uint64_t enabled,
-		       uint64_t running);
+bool count_multiplexed(bool pmu, uint64_t enabled, uint64_t running);
 
 /*
  * A counter's count: value x enabled / running when it was multiplexed
- * (count_multiplexed), 0 when a counter that can be never ran (as perf
- * stat's "not counted"; the kernel counts nothing then), else value.  count_scale_u64 is the same
- * exact in 128 bits, rounded down, saturating at UINT64_MAX.
+ * (count_multiplexed), 0 when a counter of a PMU group never ran (as perf
+ * stat's "not counted"; the kernel counts nothing then), else value.
+ * count_scale_u64 is the same exact in 128 bits, rounded down, saturating
+ * at UINT64_MAX.
  */
-double count_scale(uint32_t type, uint64_t config, uint64_t config1, uint64_t value,
-		   uint64_t enabled, uint64_t running);
-uint64_t count_scale_u64(uint32_t type, uint64_t config, uint64_t config1, uint64_t value,
-			 uint64_t enabled, uint64_t running);
+double count_scale(bool pmu, uint64_t value, uint64_t enabled, uint64_t running);
+uint64_t count_scale_u64(bool pmu, uint64_t value, uint64_t enabled, uint64_t running);
 
 /* What an event counted, over its counters. */
 struct count_total {
@@ -69,8 +70,8 @@ struct count_total {
  * largest of their enabled times its (count_thread_add, then
  * count_thread_end); a system-wide counter (one CPU) stands alone.
  */
-void count_total__add(struct count_total *t, uint32_t type, uint64_t config, uint64_t config1,
-		      uint64_t value, uint64_t enabled, uint64_t running);
+void count_total__add(struct count_total *t, bool pmu, uint64_t value, uint64_t enabled,
+		      uint64_t running);
 
 /* One thread's counters, one per CPU, on their way to a count_total. */
 struct count_thread {
@@ -87,7 +88,6 @@ static inline void count_thread_add(struct count_thread *th, uint64_t value, uin
 }
 
 /* The thread's counters into t, as one; th emptied for the next thread. */
-void count_thread_end(struct count_total *t, uint32_t type, uint64_t config, uint64_t config1,
-		      struct count_thread *th);
+void count_thread_end(struct count_total *t, bool pmu, struct count_thread *th);
 
 #endif /* EBS_COUNT_RULE_H */

@@ -184,7 +184,8 @@ int count_stat_run(struct count_stat *so)
 		 * it needs (counting a CPU user space only would miss what the
 		 * kernel counts, every context switch among it)
 		 */
-		if (so->system_wide && (so->ev[i].open_err == -EACCES || so->ev[i].open_err == -EPERM))
+		if (so->system_wide &&
+		    (so->ev[i].open_err == -EACCES || so->ev[i].open_err == -EPERM))
 			so->ev[i].open_err = 0;
 		/* not allowed to count the kernel: user space only, as perf does */
 		if ((so->ev[i].open_err == -EACCES || so->ev[i].open_err == -EPERM) &&
@@ -218,7 +219,7 @@ int count_stat_run(struct count_stat *so)
 				"counter a session), and -p, -a, -I and --plot are one run: give "
 				"one event with -e (%u could be counted)\n",
 				nr);
-				return 2;
+			return 2;
 		}
 		fprintf(stderr,
 			"ebs stat: --backend=kmod counts one event a run (ebs.ko has one counter "
@@ -303,7 +304,7 @@ int count_stat_run(struct count_stat *so)
 				continue; /* the warm-up */
 			if (pass == 0)	  /* a command's time from exec, else the counting's */
 				wall[r] = (double)(so->argv && !so->system_wide ? res.wall_ns
-									      : res.collect_ns) *
+										: res.collect_ns) *
 					  1e-9;
 			for (i = 0; i < so->nr_ev; i++) {
 				struct count_stat_event *ev = &so->ev[i];

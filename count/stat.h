@@ -83,8 +83,7 @@ void count_stat_derived(const struct count_stat *so, unsigned int i, double elap
 /* One interval's lines (-I): text, or with -x SEP one line per event. */
 void count_stat_print_interval(FILE *f, const struct count_stat *so,
 			       const struct count_interval *iv);
-void count_stat_print_text(FILE *f, const struct count_stat *so,
-			   const struct ebs_summary *elapsed);
+void count_stat_print_text(FILE *f, const struct count_stat *so, const struct ebs_summary *elapsed);
 void count_stat_print_sep(FILE *f, const struct count_stat *so);
 void count_stat_print_json(FILE *f, const struct count_stat *so, const struct ebs_summary *elapsed,
 			   const struct count_ticker *t);

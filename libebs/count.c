@@ -54,8 +54,7 @@ struct ebs_count_set {
 	int fd[EBS_COUNT_MAX_EVENTS];
 	struct perf_event_mmap_page *page[EBS_COUNT_MAX_EVENTS];
 	char name[EBS_COUNT_MAX_EVENTS][EBS_COUNT_NAME_MAX];
-	uint32_t type[EBS_COUNT_MAX_EVENTS]; /* the ids count/rule.h scales by */
-	uint64_t config[EBS_COUNT_MAX_EVENTS];
+	bool pmu; /* a PMU event among them: the group may be multiplexed (count/rule.h) */
 	enum ebs_count_path path;
 	size_t page_size;
 	double overhead[EBS_COUNT_MAX_EVENTS], overhead_tsc, tsc_hz;
@@ -238,7 +237,7 @@ static int read_group(struct ebs_count_set *c, struct ebs_count_snap *s, uint64_
 	if (got != want || buf[0] != (uint64_t)c->nev)
 		return -EIO;
 	for (i = 0; i < c->nev; i++)
-		s->v[i] = count_scale_u64(c->type[i], c->config[i], 0, buf[3 + i], buf[1], buf[2]);
+		s->v[i] = count_scale_u64(c->pmu, buf[3 + i], buf[1], buf[2]);
 	if (times) {
 		times[0] = buf[1];
 		times[1] = buf[2];
@@ -369,8 +368,7 @@ EXPORT struct ebs_count_set *ebs_count_open(const char *events, char *err, size_
 		}
 		c->nev = i + 1;
 		memcpy(c->name[i], ev[i].name, sizeof(c->name[i]));
-		c->type[i] = ev[i].type;
-		c->config[i] = ev[i].config;
+		c->pmu |= count_event_on_pmu(ev[i].type, ev[i].config, 0);
 		/* the page gives rdpmc's register and the TSC's rate; without it, read(2) */
 		p = mmap(NULL, c->page_size, PROT_READ, MAP_SHARED, c->fd[i], 0);
 		c->page[i] = p == MAP_FAILED ? NULL : p;

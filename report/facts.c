@@ -45,6 +45,21 @@ struct cnt_thread {
 	struct count_thread th;
 };
 
+/* Does event ev's group (the events of its EVENT record's group) hold a PMU event? */
+static bool group_on_pmu(const struct ebs_data *d, unsigned int ev)
+{
+	u16 group = ebs_data__event(d, ev)->rec->group;
+	unsigned int i;
+
+	for (i = 0; i < ebs_data__nr_events(d); i++) {
+		const struct ebs_rec_event *e = ebs_data__event(d, i)->rec;
+
+		if (e->group == group && count_event_on_pmu(e->type, e->config, e->config1))
+			return true;
+	}
+	return false;
+}
+
 /*
  * The event's COUNT records, one per counter, as count/rule.h counts them:
  * a target thread's counters (one per CPU) as one, a system-wide counter
@@ -54,12 +69,12 @@ static struct count_total counted_of(const struct rsession *rs, int ev)
 {
 	struct cnt_thread *threads = NULL, *t, *tmp;
 	struct count_total c = {0};
-	const struct ebs_rec_event *e;
+	bool pmu;
 	size_t i;
 
 	if (ev < 0)
 		return c;
-	e = ebs_data__event(rs->d, (unsigned int)ev)->rec;
+	pmu = group_on_pmu(rs->d, (unsigned int)ev);
 	for (i = 0; i < rs->ncounts; i++) {
 		const struct ebs_rec_count *cr = &rs->counts[i];
 
@@ -81,11 +96,10 @@ static struct count_total counted_of(const struct rsession *rs, int ev)
 				continue;
 			}
 		}
-		count_total__add(&c, e->type, e->config, e->config1, cr->value, cr->time_enabled,
-				 cr->time_running);
+		count_total__add(&c, pmu, cr->value, cr->time_enabled, cr->time_running);
 	}
 	HASH_ITER(hh, threads, t, tmp) {
-		count_thread_end(&c, e->type, e->config, e->config1, &t->th);
+		count_thread_end(&c, pmu, &t->th);
 		HASH_DEL(threads, t);
 		free(t);
 	}

@@ -705,20 +705,21 @@ static int read_counts(struct sampler *s, struct kmod_priv *p, bool write, struc
 	{
 		struct count_thread th = {0};
 		const struct event_spec *ev = &s->used[0];
+		bool pmu = count_event_on_pmu(ev->type, ev->config, 0); /* one event a session */
 
 		for (i = 0; i < r.nr_cpus; i++) {
 			if (!p->counts[i].time_enabled && !p->counts[i].value)
 				continue; /* no counter on that CPU */
 			if (s->system_wide)
-				count_total__add(&s->totals[0], ev->type, ev->config, 0,
-						 p->counts[i].value, p->counts[i].time_enabled,
+				count_total__add(&s->totals[0], pmu, p->counts[i].value,
+						 p->counts[i].time_enabled,
 						 p->counts[i].time_running);
 			else
 				count_thread_add(&th, p->counts[i].value, p->counts[i].time_enabled,
 						 p->counts[i].time_running);
 		}
 		if (!s->system_wide)
-			count_thread_end(&s->totals[0], ev->type, ev->config, 0, &th);
+			count_thread_end(&s->totals[0], pmu, &th);
 	}
 	s->scaled[0] = s->totals[0].scaled;
 	s->multiplexed |= s->totals[0].multiplexed;

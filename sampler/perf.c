@@ -888,12 +888,17 @@ static int perf_read(struct sampler *s, int timeout_ms, struct ebs_error *err)
 	return session_read(s->priv, timeout_ms, err);
 }
 
-/* Add a counter's reading to event ev's total, by counting's one rule (count/rule.h). */
-static void add_scaled(struct sampler *s, unsigned int ev, u64 value, u64 enabled, u64 running)
+/*
+ * Add a counter's reading to event ev's total, by counting's one rule
+ * (count/rule.h); pmu: the session's group (all its events, per thread
+ * and CPU) holds a PMU event.
+ */
+static void add_scaled(struct sampler *s, unsigned int ev, bool pmu, u64 value, u64 enabled,
+		       u64 running)
 {
 	struct count_total *t = &s->totals[ev];
 
-	count_total__add(t, s->used[ev].type, s->used[ev].config, 0, value, enabled, running);
+	count_total__add(t, pmu, value, enabled, running);
 	s->scaled[ev] = t->scaled;
 	s->multiplexed |= t->multiplexed;
 }
@@ -910,8 +915,11 @@ static void add_scaled(struct sampler *s, unsigned int ev, u64 value, u64 enable
 static int sum_counts(struct sampler *s, struct perf_session *p, bool write)
 {
 	unsigned int ev, t, c;
+	bool pmu = false;
 	int err;
 
+	for (ev = 0; ev < s->nr_events; ev++)
+		pmu |= count_event_on_pmu(s->used[ev].type, s->used[ev].config, 0);
 	for (ev = 0; ev < s->nr_events; ev++) {
 		s->counted[ev] = 0;
 		s->scaled[ev] = 0;
@@ -945,7 +953,7 @@ static int sum_counts(struct sampler *s, struct perf_session *p, bool write)
 				s->counted[ev] += rec.value;
 				s->running[ev] += v[2];
 				if (s->system_wide) { /* one counter per CPU, each its own */
-					add_scaled(s, ev, v[0], v[1], v[2]);
+					add_scaled(s, ev, pmu, v[0], v[1], v[2]);
 				} else {
 					count_thread_add(&th, v[0], v[1], v[2]);
 				}
@@ -954,7 +962,7 @@ static int sum_counts(struct sampler *s, struct perf_session *p, bool write)
 					return err;
 			}
 			if (!s->system_wide)
-				add_scaled(s, ev, th.value, th.enabled, th.running);
+				add_scaled(s, ev, pmu, th.value, th.enabled, th.running);
 		}
 	}
 	s->have_counts = true;

@@ -171,11 +171,10 @@ static void test_seqlock(void)
 
 /* ---- scaling for multiplexing ----------------------------------------------------------- */
 
-/* libebs reads a group with count/rule.h's count_scale_u64: a hardware event's */
+/* libebs reads a group with count/rule.h's count_scale_u64: one with a hardware event */
 static uint64_t scale(uint64_t raw, uint64_t enabled, uint64_t running)
 {
-	return count_scale_u64(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, raw, enabled,
-			       running);
+	return count_scale_u64(true, raw, enabled, running);
 }
 
 static void test_scale(void)

@@ -46,4 +46,17 @@ struct count_session {
 int count_session_run(const struct count_session *cs, struct record_result *res,
 		      struct ebs_error *err);
 
+/*
+ * Can ev be counted here, by backend, on one target or every CPU?  0 with
+ * *why 0 or the event's -errno (event_open_reason says it); -errno with err
+ * filled when the backend cannot be used at all (kmod: no module, no
+ * permission, an older ABI).  An event whose kernel part this user may
+ * not count becomes user space only (":u" added to its name, *user_only
+ * set), as perf does; with system_wide such a refusal is left to the
+ * session's open (*why 0), which says the level it needs.  ebs stat and
+ * ebs monitor probe their events with it.
+ */
+int count_event_probe(struct event_spec *ev, enum record_backend backend, bool system_wide,
+		      int *why, bool *user_only, struct ebs_error *err);
+
 #endif /* EBS_COUNT_SESSION_H */

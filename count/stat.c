@@ -134,20 +134,6 @@ static void restore_stop_signals(const struct sigaction *old)
 		sigaction(stop_signals[i], &old[i], NULL);
 }
 
-/*
- * Can sp be counted here, by so's backend?  0 with *why 0 or the event's
- * -errno; -errno with err filled when the backend cannot be used at all
- * (kmod: no module, no permission, an older ABI).
- */
-static int probe(const struct count_stat *so, const struct event_spec *sp, int *why,
-		 struct ebs_error *err)
-{
-	if (so->backend == BACKEND_KMOD)
-		return kmod_probe_count(sp, so->system_wide, why, err);
-	*why = event_spec__probe(sp);
-	return 0;
-}
-
 /* One line for a file stat writes (-o, --plot) that failed: 1, stat's status then. */
 static int output_error(const char *opt, const struct ebs_error *err)
 {
@@ -176,33 +162,9 @@ int count_stat_run(struct count_stat *so)
 	for (i = 0; i < so->nr_ev; i++) {
 		struct event_spec *sp = &so->ev[i].spec;
 
-		if (probe(so, sp, &so->ev[i].open_err, &err))
+		if (count_event_probe(sp, so->backend, so->system_wide, &so->ev[i].open_err,
+				      &so->user_only, &err))
 			goto unusable;
-		/*
-		 * -a: whoever may count a CPU may count its kernel too, and a
-		 * refusal is -a's, which the session's open says with the level
-		 * it needs (counting a CPU user space only would miss what the
-		 * kernel counts, every context switch among it)
-		 */
-		if (so->system_wide &&
-		    (so->ev[i].open_err == -EACCES || so->ev[i].open_err == -EPERM))
-			so->ev[i].open_err = 0;
-		/* not allowed to count the kernel: user space only, as perf does */
-		if ((so->ev[i].open_err == -EACCES || so->ev[i].open_err == -EPERM) &&
-		    !sp->exclude_kernel && !sp->exclude_user &&
-		    strlen(sp->name) + 3 < sizeof(sp->name)) {
-			struct event_spec u = *sp;
-
-			u.exclude_kernel = true;
-			strcat(u.name, ":u");
-			/* when that fails too, its reason is the telling one (no PMU) */
-			if (probe(so, &u, &so->ev[i].open_err, &err))
-				goto unusable;
-			if (!so->ev[i].open_err) {
-				*sp = u;
-				so->user_only = true;
-			}
-		}
 		if (!so->ev[i].open_err)
 			nr++;
 	}

@@ -10,7 +10,7 @@
 #define EBS_REPORT_FACTS_H
 
 #include "count/rule.h"
-#include "report/session.h"
+#include "report/session/session.h"
 
 struct facts {
 	int ev;	     /* the event; -1: the table of all events */

@@ -56,9 +56,10 @@ static void test_rule(void)
 
 static void test_clock(void)
 {
-	struct event_spec named_cycles = {.name = "cycles", .type = PERF_TYPE_SOFTWARE,
-					  .config = PERF_COUNT_SW_CPU_CLOCK};
-	struct event_spec named_clock = {.name = "task-clock", .type = PERF_TYPE_HARDWARE,
+	struct event_spec named_cycles = {
+		.name = "cycles", .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK};
+	struct event_spec named_clock = {.name = "task-clock",
+					 .type = PERF_TYPE_HARDWARE,
 					 .config = PERF_COUNT_HW_CPU_CYCLES};
 
 	TEST_CHECK("clock: cpu-clock and task-clock by their ids",
@@ -182,7 +183,8 @@ static void stat_line(const struct count_total *t, char *buf, size_t len)
 		return;
 	so.nr_ev = 1;
 	so.sep = ",";
-	so.ev[0].spec = (struct event_spec){.name = "task-clock", .type = PERF_TYPE_SOFTWARE,
+	so.ev[0].spec = (struct event_spec){.name = "task-clock",
+					    .type = PERF_TYPE_SOFTWARE,
 					    .config = PERF_COUNT_SW_TASK_CLOCK};
 	so.ev[0].values = (double *)&t->scaled;
 	so.ev[0].scaled = t->multiplexed;
@@ -245,8 +247,7 @@ static void test_one_number(const char *dir)
 		TEST_CHECK("one number: software with cycles, the report's header: the same",
 			   r.scaled == s.scaled && r.multiplexed);
 	TEST_EQ("one number: software with cycles, libebs: the same, rounded down",
-		count_scale_u64(group_pmu(with_cycles, 2), value, enabled, running),
-		(u64)s.scaled);
+		count_scale_u64(group_pmu(with_cycles, 2), value, enabled, running), (u64)s.scaled);
 	stat_line(&s, line, sizeof(line));
 	TEST_CHECK("one number: software with cycles, ebs stat prints it scaled",
 		   !strncmp(line, "1052632,ns,task-clock,95.00,", 28));

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/export.h"
+#include "report/export/export.h"
 #include "util/hash.h"
 
 int export_fold(const struct stack *st, char **buf, size_t *cap)

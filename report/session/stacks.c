@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "count/rule.h"
-#include "report/stacks.h"
+#include "report/session/stacks.h"
 #include "util/hash.h"
 
 struct stack_ent {

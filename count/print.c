@@ -136,7 +136,7 @@ static void print_intervals_json(struct ebs_json *j, const struct count_stat *so
 }
 
 /*
- * --plot: the intervals as report/plot.c's chart, to f.  The clocks in
+ * --plot: the intervals as count/plot.c's chart, to f.  The clocks in
  * milliseconds of CPU time, the others as counts; the events not counted
  * named in the note.  0 or -ENOMEM.
  */

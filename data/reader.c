@@ -26,6 +26,10 @@
  *
  * A perf.data file is converted first (data/open.c chooses the format;
  * data/perfdata.c converts), and the conversion is read in its place.
+ *
+ * Why one file of ~1,350 lines: the checks of every record type and the
+ * window over the data are one validator; its state (struct ebs_data) is
+ * private to it, and the steps open.c puts together are in internal.h.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -355,6 +355,10 @@ static void test_resolve(void)
 	TEST_CHECK("resolve: the query matches json_value::destroy",
 		   name_query__match(&q, DESTROY) && !name_query__match(&q, c[1].name));
 	name_query__free(&q);
+	/* destructors accept NULL (names.h says so); these did not */
+	name_query__free(NULL);
+	name_tally__free(NULL);
+	TEST_OK("names: name_query__free(NULL), name_tally__free(NULL)");
 	{
 		struct ebs_error err = {0};
 

@@ -125,6 +125,11 @@ static void test_error_codes(void)
 	TEST_CHECK("clear: nothing failed", err.code == EBS_E_OK && !err.err && !err.msg[0]);
 	ebs_error__clear(NULL);
 	TEST_OK("clear: NULL");
+	/* destructors accept NULL (util.h says so); these two did not */
+	ebs_strset__free(NULL);
+	TEST_OK("strset: free(NULL)");
+	ebs_outfile__abort(NULL);
+	TEST_OK("outfile: abort(NULL)");
 	ebs_warn(keep_line, line, EBS_E_OK, "notice %d", 1);
 	TEST_STREQ("warn: the line and its code to the callback", line, "EBS_E_OK notice 1");
 	ebs_warn(NULL, line, EBS_E_NOMEM, "nobody listens"); /* must not crash */

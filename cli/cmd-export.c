@@ -52,7 +52,9 @@ static const struct cli_opt export_opts[] = {
 	 "write OUT (whole or not at all); default: standard output (pprof wants a file)", CLI_CALL,
 	 .fn = set_output},
 	{"", 0, NULL, "Input options:", CLI_INCLUDE, .off = offsetof(struct export_args, cv),
-	 .sub = cli_view_options},
+	 .sub = cli_view_options,
+	 /* taken, as ever, but to no effect here */
+	 .hide = "top min-percent color no-pager"},
 	{0},
 };
 

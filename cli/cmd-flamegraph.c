@@ -43,7 +43,9 @@ static const struct cli_opt flamegraph_opts[] = {
 	{"width", 0, "PX", "the picture's width in pixels (default 1200)", CLI_CALL,
 	 .fn = set_width},
 	{"", 0, NULL, "Input options:", CLI_INCLUDE, .off = offsetof(struct flamegraph_args, cv),
-	 .sub = cli_view_options},
+	 .sub = cli_view_options,
+	 /* taken, as ever, but to no effect here */
+	 .hide = "top min-percent color no-pager"},
 	{0},
 };
 

@@ -63,7 +63,9 @@ static const struct cli_opt script_opts[] = {
 	{"top", 'n', "N", "(report's)", CLI_CALL, CLI_HIDDEN, .fn = not_here},
 	{"min-percent", 0, "P", "(report's)", CLI_CALL, CLI_HIDDEN, .fn = not_here},
 	{"", 0, NULL, "Input options:", CLI_INCLUDE, .off = offsetof(struct script_args, cv),
-	 .sub = cli_view_options},
+	 .sub = cli_view_options,
+	 /* taken, as ever, but to no effect here */
+	 .hide = "color"},
 	{0},
 };
 

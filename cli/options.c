@@ -21,7 +21,20 @@
 struct flat {
 	const struct cli_opt *o;
 	void *ctx;
+	bool hidden; /* CLI_HIDDEN, or named by its include's hide */
 };
+
+/* Is o one of the long names in the space-separated list hide? */
+static bool hidden_by(const char *hide, const struct cli_opt *o)
+{
+	size_t n = o->name ? strlen(o->name) : 0;
+	const char *p;
+
+	for (p = hide; n && p && (p = strstr(p, o->name)); p += n)
+		if ((p == hide || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+			return true;
+	return false;
+}
 
 static const struct cli_opt help_opt = {"help", 'h', NULL, "this text", CLI_CALL, .flags = 0};
 
@@ -46,12 +59,12 @@ static void flatten(const struct cli_opt *t, void *ctx, struct flat *f, unsigned
 			void *sctx = ctx ? (char *)ctx + o->off : NULL;
 
 			for (s = o->sub; s->kind != CLI_END && *n < MAX_OPTS - 1; s++)
-				if (s->kind == CLI_INCLUDE)
-					flatten(s, sctx, f, n);
-				else if (!shadowed(t, s))
-					f[(*n)++] = (struct flat){s, sctx};
+				if (!shadowed(t, s))
+					f[(*n)++] = (struct flat){s, sctx,
+								  s->flags & CLI_HIDDEN ||
+									  hidden_by(o->hide, s)};
 		} else {
-			f[(*n)++] = (struct flat){o, ctx};
+			f[(*n)++] = (struct flat){o, ctx, o->flags & CLI_HIDDEN};
 		}
 	}
 }
@@ -62,7 +75,7 @@ static unsigned int flat_opts(const struct cli_cmd *cmd, void *ctx, struct flat 
 
 	flatten(cmd->opts, ctx, f, &n);
 	if (!cmd->no_help)
-		f[n++] = (struct flat){&help_opt, NULL};
+		f[n++] = (struct flat){&help_opt, NULL, false};
 	return n;
 }
 
@@ -80,7 +93,7 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *ctx)
 	shorts[ns++] = ':';
 	for (i = 0; i < n; i++) {
 		const struct cli_opt *o = f[i].o;
-		int has = !o->arg		       ? no_argument
+		int has = !o->arg		    ? no_argument
 			  : o->flags & CLI_OPTIONAL ? optional_argument
 						    : required_argument;
 
@@ -113,7 +126,8 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *ctx)
 				octx = f[i].ctx;
 			}
 		if (!o)
-			return cmd->bad ? cmd->bad(cmd, c, argv) : cli_bad_option(cmd->name, c, argv);
+			return cmd->bad ? cmd->bad(cmd, c, argv)
+					: cli_bad_option(cmd->name, c, argv);
 		if (o == &help_opt) {
 			if (cmd->usage_fn)
 				cmd->usage_fn(stdout, cmd);
@@ -183,7 +197,8 @@ static void wrap(FILE *f, const char *text, int col)
 	fputc('\n', f);
 }
 
-static void usage_table(FILE *f, const struct cli_opt *t, const struct cli_opt *outer)
+static void usage_table(FILE *f, const struct cli_opt *t, const struct cli_opt *outer,
+			const char *hide)
 {
 	const struct cli_opt *o;
 	char words[128];
@@ -194,12 +209,12 @@ static void usage_table(FILE *f, const struct cli_opt *t, const struct cli_opt *
 		if (o->kind == CLI_INCLUDE) {
 			if (o->help)
 				fprintf(f, "%s\n", o->help);
-			usage_table(f, o->sub, t);
+			usage_table(f, o->sub, t, o->hide);
 			if (o->help && (o + 1)->kind != CLI_END)
 				fputc('\n', f);
 			continue;
 		}
-		if (o->flags & CLI_HIDDEN || (outer && shadowed(outer, o)))
+		if (o->flags & CLI_HIDDEN || (outer && shadowed(outer, o)) || hidden_by(hide, o))
 			continue;
 		option_words(words, sizeof(words), o);
 		w = fprintf(f, "  %s", words);
@@ -219,7 +234,7 @@ void cli_usage(FILE *f, const struct cli_cmd *cmd)
 	if (cmd->about)
 		fprintf(f, "\n%s", cmd->about);
 	fputc('\n', f);
-	usage_table(f, cmd->opts, NULL);
+	usage_table(f, cmd->opts, NULL, NULL);
 	fprintf(f, "  -h, --help%*s%s\n", HELP_COL - 12, "", help_opt.help);
 	if (cmd->notes)
 		fprintf(f, "\n%s", cmd->notes);
@@ -236,9 +251,9 @@ void cli_dump_options(FILE *f, const struct cli_cmd *cmd)
 
 		char letter[3] = {'-', o->letter, '\0'};
 
-		fprintf(f, "%s\t%s%s\t%s%s%s\t%s\n", o->letter ? letter : "",
-			o->name ? "--" : "", o->name ? o->name : "", opt ? "[=" : "",
-			o->arg ? o->arg : "", opt ? "]" : "", o->flags & CLI_HIDDEN ? "hidden" : "");
+		fprintf(f, "%s\t%s%s\t%s%s%s\t%s\n", o->letter ? letter : "", o->name ? "--" : "",
+			o->name ? o->name : "", opt ? "[=" : "", o->arg ? o->arg : "",
+			opt ? "]" : "", fl[i].hidden ? "hidden" : "");
 	}
 }
 

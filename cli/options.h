@@ -51,10 +51,16 @@ struct cli_opt {
 	const char *arg;  /* its argument as help and man page name it; NULL: none */
 	const char *help; /* one sentence (wrapped when printed); for CLI_INCLUDE, a heading */
 	enum cli_kind kind;
-	unsigned int flags; /* CLI_HIDDEN, CLI_OPTIONAL */
-	size_t off;	    /* CLI_SET, CLI_CLEAR, CLI_STR: the target's offset in ctx */
-	cli_handler fn;	    /* CLI_CALL */
+	unsigned int flags;	   /* CLI_HIDDEN, CLI_OPTIONAL */
+	size_t off;		   /* CLI_SET, CLI_CLEAR, CLI_STR: the target's offset in ctx */
+	cli_handler fn;		   /* CLI_CALL */
 	const struct cli_opt *sub; /* CLI_INCLUDE */
+	/*
+	 * CLI_INCLUDE: long names of sub's, space-separated, that this command
+	 * takes as before but that do nothing here (flamegraph's --top): not
+	 * in its --help nor its man page.
+	 */
+	const char *hide;
 };
 
 /*

@@ -14,28 +14,15 @@ struct convert_args {
 	bool quiet, force;
 };
 
-/* -i and -o: a file name */
-static int set_file(void *ctx, const struct cli_opt *opt, const char *arg)
-{
-	struct convert_args *a = ctx;
-
-	if (!*arg) {
-		fprintf(stderr, "ebs convert: -%c wants a file name\n", opt->letter);
-		return 2;
-	}
-	*(opt->letter == 'i' ? &a->input : &a->output) = arg;
-	return 0;
-}
-
 static const struct cli_opt convert_opts[] = {
 	{"input", 'i', "FILE",
 	 "a perf.data file, file or pipe mode (default perf.data; '-' reads stdin: perf record "
 	 "-o - | ebs convert -i -)",
-	 CLI_CALL, .fn = set_file},
+	 CLI_FILE, .off = CLI_STR_AT(struct convert_args, input)},
 	{"output", 'o', "OUT",
 	 "the ebs.data file to write, whole or not at all (default ebs.data; an existing one is "
 	 "kept as OUT.old; '-' stdout)",
-	 CLI_CALL, .fn = set_file},
+	 CLI_FILE, .off = CLI_STR_AT(struct convert_args, output)},
 	{"quiet", 'q', NULL, "no summary line", CLI_SET,
 	 .off = CLI_BOOL_AT(struct convert_args, quiet)},
 	{"force", 0, NULL, "read FILE whoever owns it, in a directory others can write too",

@@ -30,17 +30,6 @@ static int set_format(void *ctx, const struct cli_opt *opt, const char *arg)
 	return 0;
 }
 
-static int set_output(void *ctx, const struct cli_opt *opt, const char *arg)
-{
-	(void)opt;
-	if (!*arg) {
-		fprintf(stderr, "ebs export: -o wants a file name\n");
-		return 2;
-	}
-	((struct export_args *)ctx)->o.output = arg;
-	return 0;
-}
-
 static const struct cli_opt export_opts[] = {
 	{"format", 'f', "FORMAT",
 	 "folded: 'a;b;c COUNT' per distinct stack, root first (FlameGraph, inferno, "
@@ -49,8 +38,8 @@ static const struct cli_opt export_opts[] = {
 	 "clock events)",
 	 CLI_CALL, .fn = set_format},
 	{"output", 'o', "OUT",
-	 "write OUT (whole or not at all); default: standard output (pprof wants a file)", CLI_CALL,
-	 .fn = set_output},
+	 "write OUT (whole or not at all); default: standard output (pprof wants a file)", CLI_FILE,
+	 .off = CLI_STR_AT(struct export_args, o.output)},
 	{"", 0, NULL, "Input options:", CLI_INCLUDE, .off = offsetof(struct export_args, cv),
 	 .sub = cli_view_options,
 	 /* taken, as ever, but to no effect here */

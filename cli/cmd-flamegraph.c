@@ -13,17 +13,6 @@ struct flamegraph_args {
 	struct cli_view cv;
 };
 
-static int set_output(void *ctx, const struct cli_opt *opt, const char *arg)
-{
-	(void)opt;
-	if (!*arg) {
-		fprintf(stderr, "ebs flamegraph: -o wants a file name\n");
-		return 2;
-	}
-	((struct flamegraph_args *)ctx)->o.output = arg;
-	return 0;
-}
-
 static int set_width(void *ctx, const struct cli_opt *opt, const char *arg)
 {
 	(void)opt;
@@ -33,8 +22,8 @@ static int set_width(void *ctx, const struct cli_opt *opt, const char *arg)
 }
 
 static const struct cli_opt flamegraph_opts[] = {
-	{"output", 'o', "OUT.svg", "the SVG to write (whole or not at all)", CLI_CALL,
-	 .fn = set_output},
+	{"output", 'o', "OUT.svg", "the SVG to write (whole or not at all)", CLI_FILE,
+	 .off = CLI_STR_AT(struct flamegraph_args, o.output)},
 	{"reverse", 0, NULL,
 	 "an icicle of callers: the sampled functions at the top, callers below", CLI_SET,
 	 .off = CLI_BOOL_AT(struct flamegraph_args, o.reverse)},

@@ -140,6 +140,17 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *ctx)
 		case CLI_CLEAR:
 			*(bool *)((char *)octx + o->off) = o->kind == CLI_SET;
 			break;
+		case CLI_FILE:
+			if (!*optarg) {
+				if (o->letter)
+					fprintf(stderr, "ebs %s: -%c wants a file name\n",
+						cmd->name, o->letter);
+				else
+					fprintf(stderr, "ebs %s: --%s wants a file name\n",
+						cmd->name, o->name);
+				return 2;
+			}
+			/* fall through */
 		case CLI_STR:
 			*(const char **)((char *)octx + o->off) = optarg;
 			break;

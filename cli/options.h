@@ -32,6 +32,7 @@ enum cli_kind {
 	CLI_SET,     /* bool at off: true */
 	CLI_CLEAR,   /* bool at off: false */
 	CLI_STR,     /* const char * at off: the argument */
+	CLI_FILE,    /* the same, not "" ("ebs CMD: -o wants a file name") */
 	CLI_CALL,    /* fn(ctx, opt, arg) */
 	CLI_INCLUDE, /* the entries of sub, with ctx + off as their ctx */
 };

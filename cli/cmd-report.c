@@ -132,7 +132,8 @@ int cmd_report(int argc, char **argv)
 	cli_view_done(&a.cv, false);
 	e = a.dump ? ebs_data_dump(a.o.view.input, a.o.view.force ? EBS_DATA_ANY_OWNER : 0,
 				   a.o.view.out, a.o.view.warn, &err)
-		   : ebs_report(&a.o, &err);
+	    : a.o.tree || a.o.callers || a.o.callees ? ebs_report_graph(&a.o, &err)
+						     : ebs_report(&a.o, &err);
 	ret = cli_view_result(&a.cv, e, &err);
 out:
 	cli_view_free(&a.cv);

@@ -597,7 +597,7 @@ static int kaddr_add(struct ebs_writer *w, u64 addr)
 /*
  * Keep the kernel addresses of sample s as a report looks them up: its ip,
  * and its chain's kernel part, where a caller's return address is looked
- * up one byte back, inside its call (report/callchain.c), which is another
+ * up one byte back, inside its call (report/session/callchain.c), which is another
  * function's when the call is the last instruction of its own (a noreturn
  * call: x86_64_start_reservations ends in one).  The chain's first address
  * is the sampled one, taken as it is.

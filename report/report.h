@@ -116,6 +116,12 @@ int report_parse_fields(const char *text, struct report_opts *o, struct ebs_erro
 int ebs_report(const struct report_opts *opts, struct ebs_error *err);
 
 /*
+ * ebs report --tree, --callers, --callees (report/callgraph/graph.c): the
+ * call graph's listings rather than the table; as ebs_report.
+ */
+int ebs_report_graph(const struct report_opts *opts, struct ebs_error *err);
+
+/*
  * Of event's samples in input, how many fall in list (comma-separated
  * function names, compiled or inlined, or DSO names or paths): *matched of
  * *total.  0 or -errno with err filled.

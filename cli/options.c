@@ -15,6 +15,7 @@
 
 #include "cli/options.h"
 
+/* a command's options, its own and included, --help too (report has 32) */
 #define MAX_OPTS 64
 
 /* One option of a command, its table's entries and included ones flattened. */
@@ -166,20 +167,19 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *ctx)
 	return 0;
 }
 
-/* "-i, --input FILE", "    --calibrate[=OPTIONS]", "-g" */
-static int option_words(char *buf, size_t size, const struct cli_opt *o)
+/* "-i, --input FILE", "    --calibrate[=TARGETS]", "-g" */
+static void option_words(char *buf, size_t size, const struct cli_opt *o)
 {
-	bool opt = o->flags & CLI_OPTIONAL;
+	const char *arg = o->arg ? o->arg : "";
+	const char *sep = !o->arg ? "" : o->flags & CLI_OPTIONAL ? "[=" : " ";
+	const char *end = o->arg && o->flags & CLI_OPTIONAL ? "]" : "";
 
 	if (!o->name)
-		return snprintf(buf, size, "-%c%s%s", o->letter, o->arg ? " " : "",
-				o->arg ? o->arg : "");
-	return snprintf(buf, size, "%c%c%s--%s%s%s%s%s", o->letter ? '-' : ' ',
-			o->letter ? o->letter : ' ', o->letter ? ", " : "  ", o->name,
-			!o->arg ? ""
-			: opt	? "[="
-				: " ",
-			o->arg ? o->arg : "", opt ? "]" : "", "");
+		snprintf(buf, size, "-%c%s%s", o->letter, o->arg ? " " : "", arg);
+	else if (o->letter)
+		snprintf(buf, size, "-%c, --%s%s%s%s", o->letter, o->name, sep, arg, end);
+	else
+		snprintf(buf, size, "    --%s%s%s%s", o->name, sep, arg, end);
 }
 
 #define HELP_COL   24 /* where help starts */

@@ -135,6 +135,7 @@ struct cli_calibrate {
 	bool json, quiet;
 	const char *cmd; /* "calibrate", or "record" (--calibrate): error lines name it */
 	char *buf;	 /* cli_calibrate_inline's words: free() when done */
+	char stext[32];	 /* the kernel's _stext (kallsyms__stext), for o.rec */
 };
 void cli_calibrate_defaults(struct cli_calibrate *cc);
 int cli_calibrate_inline(const char *cmd, const char *text, struct cli_calibrate *cc);

@@ -319,9 +319,11 @@ const struct cli_cmd cli_record_cmd = {
 
 int cmd_record(int argc, char **argv)
 {
+	static const char default_output[] = "ebs.data";
 	static struct calibrate_result cr;
 	struct ebs_rec_calibration calib[EBS_MAX_EVENTS];
 	struct record_args a = {.events = "cycles", .pages = 128};
+	char stext[32];
 	struct record_result res;
 	struct ebs_error err = {0};
 	struct cli_calibrate cc;
@@ -331,7 +333,7 @@ int cmd_record(int argc, char **argv)
 
 	cli_calibrate_defaults(&cc);
 
-	a.o.output = "ebs.data";
+	a.o.output = default_output;
 	a.o.freq = 0;
 	n = cli_parse(&cli_record_cmd, argc, argv, &a);
 	if (n) {
@@ -396,7 +398,13 @@ int cmd_record(int argc, char **argv)
 	lo.output = a.o.output;
 	lo.clean = a.clean;
 	lo.quiet = a.quiet;
-	if (ebs_writer__leftovers(a.o.output, a.clean, say_leftover, &lo) >= 0 && lo.failed) {
+	/*
+	 * --clean without -o: the leftovers of every output here, since the
+	 * killed recording may have had an -o of its own (record -o x.data)
+	 */
+	if (ebs_writer__leftovers(a.clean && a.o.output == default_output ? NULL : a.o.output,
+				  a.clean, say_leftover, &lo) >= 0 &&
+	    lo.failed) {
 		ret = 1;
 		goto out;
 	}
@@ -411,6 +419,8 @@ int cmd_record(int argc, char **argv)
 	}
 	a.o.mmap_pages = (unsigned int)a.pages;
 	a.o.cmdline = ebs_cmdline();
+	if (kallsyms__stext(stext, sizeof(stext)) == 0)
+		a.o.kernel_stext = stext;
 	a.o.msg = stderr;
 	if (a.calibrate) {
 		if (a.o.period || a.freq_given || a.o.nr_pids || a.o.system_wide || !a.o.argv) {

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <ebs/count.h>
+
 #include "cli/builtin.h"
 
 static char cmdline[4096];
@@ -101,7 +103,8 @@ static int help(int argc, char **argv)
 static int version(void *ctx, const struct cli_opt *opt, const char *arg)
 {
 	(void)ctx, (void)opt, (void)arg;
-	printf("ebs %s\n", EBS_VERSION);
+	/* two numbers: ebs's, and libebs's API (ebs.pc, ebs-count(3)) */
+	printf("ebs %s (libebs %s)\n", EBS_VERSION, ebs_count_version());
 	return CLI_EXIT_HELP; /* done: exit 0 */
 }
 

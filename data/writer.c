@@ -22,6 +22,10 @@
  * keeps it as NAME.partial.  A writer holds an flock(2) on its temporary
  * file until it is done, so that ebs_writer__leftovers() tells the
  * temporary files of killed runs from those of running ones.
+ *
+ * Why one file of ~960 lines: one object (struct ebs_writer) with one
+ * buffer, one index and one rename at finish; every record type's add
+ * function is a few lines over the same private state.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -99,12 +103,20 @@ static void poison_buf(void *buf, size_t len)
 		memset(buf, poison, len);
 }
 
+/* The descriptor of a writer that writes nothing (ebs_writer__create_sink). */
+#define SINK_FD (-2)
+
 /* Write len bytes; *done (may be NULL) gets how many were written. */
 static int write_all_done(int fd, const void *buf, size_t len, size_t *done)
 {
 	const char *p = buf;
 	int err = 0;
 
+	if (fd == SINK_FD) { /* ebs_writer__create_sink's */
+		if (done)
+			*done = len;
+		return 0;
+	}
 	while (len) {
 		ssize_t n = write(fd, p, len);
 
@@ -246,6 +258,17 @@ struct ebs_writer *ebs_writer__create_fd(int fd, const char *name, struct ebs_er
 	return w;
 }
 
+struct ebs_writer *ebs_writer__create_sink(const char *name, struct ebs_error *err)
+{
+	struct ebs_writer *w = ebs_writer__create_fd(SINK_FD, name, err);
+
+	if (w) {
+		w->streamed = true; /* no header to patch at the end */
+		header_init(w);
+	}
+	return w;
+}
+
 void ebs_writer__set_end(struct ebs_writer *w, u64 end_realtime_ns, u64 end_clock_ns)
 {
 	w->end_realtime_ns = end_realtime_ns;
@@ -366,35 +389,6 @@ int ebs_writer__calibration(struct ebs_writer *w, const struct ebs_rec_calibrati
 	rec.hdr.size = sizeof(rec);
 	rec.reserved0 = 0;
 	return header_add(w, &rec, sizeof(rec));
-}
-
-int ebs_data__set_calibration(const char *path, const struct ebs_rec_calibration *c,
-			      struct ebs_error *err)
-{
-	const struct ebs_rec_calibration *old;
-	struct ebs_data *d = ebs_data__open(path, err);
-	u64 off;
-	int fd, e = 0;
-
-	if (!d)
-		return err->err;
-	old = ebs_data__calibration(d, c->event);
-	off = old ? ebs_data__offset(d, old) : 0;
-	ebs_data__close(d);
-	if (!old)
-		return ebs_error__set(err, ENOENT, "%s: no CALIBRATION record of event %u", path,
-				      c->event);
-	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return ebs_error__set(err, errno, "%s: %s", path, strerror(errno));
-	/* the body only: the record header stays as written */
-	if (pwrite(fd, (const char *)c + sizeof(c->hdr), sizeof(*c) - sizeof(c->hdr),
-		   (off_t)(off + sizeof(c->hdr))) != (ssize_t)(sizeof(*c) - sizeof(c->hdr)) ||
-	    fsync(fd) < 0)
-		e = ebs_error__set(err, errno ? errno : EIO, "%s: cannot update: %s", path,
-				   strerror(errno ? errno : EIO));
-	close(fd);
-	return e;
 }
 
 int ebs_writer__begin_data(struct ebs_writer *w, u64 start_realtime_ns, u64 start_clock_ns)
@@ -903,13 +897,24 @@ void ebs_writer__abort(struct ebs_writer *w)
 	writer_free(w);
 }
 
-/* Is name DIR/.BASE.tmp.XXXXXX for the prefix (".BASE.tmp.")? */
+/*
+ * Is name DIR/.BASE.tmp.XXXXXX for the prefix (".BASE.tmp.")?  With no
+ * prefix, for any BASE.
+ */
 static bool is_tmp_name(const char *name, const char *prefix)
 {
-	size_t n = strlen(prefix), i;
+	size_t len = strlen(name), n, i;
 
-	if (strncmp(name, prefix, n) || strlen(name) != n + 6)
-		return false;
+	if (prefix) {
+		n = strlen(prefix);
+		if (strncmp(name, prefix, n) || len != n + 6)
+			return false;
+	} else {
+		n = len - 6;
+		if (len < sizeof(".X.tmp.XXXXXX") - 1 || name[0] != '.' ||
+		    strncmp(name + n - 5, ".tmp.", 5))
+			return false;
+	}
 	for (i = n; name[i]; i++)
 		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
 		      (name[i] >= '0' && name[i] <= '9')))
@@ -935,14 +940,19 @@ int ebs_writer__leftovers(const char *path, bool remove, ebs_leftover_fn fn, voi
 	DIR *d;
 	int found = 0, e;
 
-	if (!strcmp(path, "-"))
+	if (!path) {
+		base = NULL; /* every output's, in the current directory */
+		ebs_strlcpy(dir, ".", sizeof(dir));
+	} else if (!strcmp(path, "-")) {
 		return 0; /* written in place: no temporary files */
-	e = ebs_tmp_prefix(path, prefix, sizeof(prefix));
-	if (e)
-		return e;
-	base = strrchr(prefix, '/');
-	*base++ = '\0';
-	ebs_strlcpy(dir, prefix, sizeof(dir));
+	} else {
+		e = ebs_tmp_prefix(path, prefix, sizeof(prefix));
+		if (e)
+			return e;
+		base = strrchr(prefix, '/');
+		*base++ = '\0';
+		ebs_strlcpy(dir, prefix, sizeof(dir));
+	}
 	d = opendir(dir);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;

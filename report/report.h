@@ -59,8 +59,8 @@ enum report_color {
 };
 
 /*
- * What every command that reads a data file shares (report and annotate
- * today; flamegraph, export, script; diff later): the file, the samples
+ * What every command that reads a data file shares (report, annotate,
+ * flamegraph, export, script, diff): the file, the samples
  * that count, how names are resolved, how much is shown and where.  The
  * command line parses it once (cli/view.c).
  */

@@ -14,6 +14,7 @@
 
 #include <ebs/ebs_events.h> /* the named events, ebs_events[]: parsing, `ebs list` */
 
+#include "count/rule.h"
 #include "data/ebsdata.h"
 #include "util/util.h"
 
@@ -100,7 +101,9 @@ enum record_backend {
 };
 
 struct record_opts {
-	const char *output; /* "ebs.data"; "-" for stdout */
+	/* "ebs.data"; "-" for stdout; NULL with count_only: no file, the
+	 * counts in record_result only (count/session.h) */
+	const char *output;
 	enum record_backend backend;
 	u32 kmod_mode; /* EBS_MODE_* of include/ebs/ebs_abi.h */
 	struct event_spec events[EBS_MAX_EVENTS];
@@ -113,16 +116,18 @@ struct record_opts {
 	u32 stack_user;		    /* bytes of user stack copied with each sample */
 	pid_t *pids;		    /* -p */
 	unsigned int nr_pids;
-	bool system_wide;	 /* -a */
-	char *const *argv;	 /* command, or NULL */
-	unsigned int mmap_pages; /* data pages per ring, power of two */
-	const char *cmdline;	 /* ebs's own command line, for the header */
-	FILE *msg;		 /* notices (fallbacks, the summary line); NULL: none */
-	const char *msg_cmd;	 /* the command the notices name: "ebs CMD: " (NULL: record) */
-	bool count_only;	 /* count the events, take no samples (perf backend) */
-	int child_stdout;	 /* > 0: the command's standard output goes here */
-	int child_stdin;	 /* > 0: its standard input comes from here */
-	int child_stderr;	 /* > 0: its standard error goes here */
+	bool system_wide;	  /* -a */
+	char *const *argv;	  /* command, or NULL */
+	unsigned int mmap_pages;  /* data pages per ring, power of two */
+	const char *cmdline;	  /* ebs's own command line, for the header */
+	const char *kernel_stext; /* the kernel's _stext as hex (symbolize/'s
+				   * kallsyms__stext), for the header; NULL: unknown */
+	FILE *msg;		  /* notices (fallbacks, the summary line); NULL: none */
+	const char *msg_cmd;	  /* the command the notices name: "ebs CMD: " (NULL: record) */
+	bool count_only;	  /* count the events, take no samples (perf backend) */
+	int child_stdout;	  /* > 0: the command's standard output goes here */
+	int child_stdin;	  /* > 0: its standard input comes from here */
+	int child_stderr;	  /* > 0: its standard error goes here */
 	/* CALIBRATION header records, their event indexes into events[] */
 	const struct ebs_rec_calibration *calib;
 	unsigned int nr_calib;
@@ -178,6 +183,11 @@ struct record_result {
 	u64 running_ns[EBS_MAX_EVENTS]; /* how long each event's counters ran (their
 					 * targets' CPU time, as the perf clock sees it) */
 	bool have_counts;
+	/* each event's count, values and times by count/rule.h (with have_counts) */
+	struct count_total totals[EBS_MAX_EVENTS];
+	/* the events as opened: events[] unless one fell back (fell_back[]) to cpu-clock */
+	struct event_spec used[EBS_MAX_EVENTS];
+	bool fell_back[EBS_MAX_EVENTS];
 };
 
 /*

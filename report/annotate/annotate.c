@@ -13,6 +13,10 @@
  * (decode.c) from the bytes symbolize/ reads out of the DSO.  The listing
  * is built as a model (annotate.h); run.c prints it as text
  * (annotate-text.c) or HTML (html.c): the model never calls a printer.
+ *
+ * Why one file of ~1,500 lines: the counting pass and the model of one
+ * function share the private counts (struct annot, struct fn_ent) that no
+ * printer may see; the printers and run.c are apart.
  */
 #include <errno.h>
 #include <stddef.h>

@@ -83,6 +83,39 @@ golden report-top.txt R -n 2 -e cycles
 golden report-func.txt R --func work,jit_stub -e cycles -s func,tid
 golden report-top-min.txt R -e cycles -n 20 --min-percent 3
 golden report.json R --json -e cycles -s line
+
+# ebs-report(1)'s examples of this recording are what ebs prints today
+# (its --top 2 example once showed 1239 samples where the recording has 1251)
+n=0
+while IFS='	' read -r args mode shown; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086 # the options are words
+	R $args >man-$n.out 2>&1
+	if [ "$mode" = json ]; then
+		check "ebs-report(1)'s example $n (report $args) is its JSON" \
+			[ "$(tr -d ' \t\n' <man-$n.out)" = "$(printf '%s' "$shown" | tr -d ' \t\n')" ]
+	else
+		printf '%s\n' "$shown" | tr '\t' '\n' >man-$n.shown
+		check "ebs-report(1)'s example $n (report $args): its every line printed" \
+			sh -c 'while IFS= read -r l; do grep -Fxq -- "$l" "$0" || { echo "not printed: $l"; exit 1; }; done <"$1"' \
+			man-$n.out man-$n.shown
+	fi
+done <<EOF
+$(python3 "$TOP/tests/tools/manexamples.py" "$TOP/docs/ebs-report.1")
+EOF
+check "ebs-report(1) has its examples of this recording (9)" [ "$n" -eq 9 ]
+
+# the last line's hint is true: the options it names, added, show every row
+# (--top 1 --min-percent 50 once said "--top 0 shows all", which still hid 7)
+for opts in "-n 1 --min-percent 50" "-n 0 --min-percent 50" "-n 2" "--min-percent 10" \
+	"-n 5 --min-percent 1" "-n 7 --min-percent 0.5"; do
+	# shellcheck disable=SC2086 # the options are words
+	hint=$(R -e cycles $opts | sed -n 's/^  ([0-9]* more rows\{0,1\}; \(.*\) shows all)$/\1/p')
+	# shellcheck disable=SC2086
+	check "report $opts: its hint ($hint) shows every row" \
+		sh -c '[ -n "$1" ] && ! "$0" report --kallsyms "$2" -e cycles $3 $1 | grep -q "more row"' \
+		"$EBS" "$hint" "$GOLD/kallsyms" "$opts"
+done
 golden report-color.txt R -e task-clock --color always
 golden report-mux.json R --json -e task-clock
 
@@ -145,6 +178,34 @@ check "report: samples standing for 10% of the counted events say so, and why" \
 R -i few.data --json >few.json
 check "report --json: the same reason in estimate.why" \
 	[ "$(json few.json "j['estimate']['approximate'] and 'stand for 10%' in j['estimate']['why']")" = 1 ]
+
+# Counting's one rule (count/rule.h): a task-clock counter that ran 950 us
+# of its thread's 1 ms is its own total alone (a group of software events
+# only, as ebs stat, calibrate and libebs count it), and scaled to 1052632
+# in a group with a PMU event (instructions), which the kernel multiplexes
+# whole (tests/unit/test-countmod.c holds the four readers to one number).
+for group in alone with-pmu; do
+	{
+		[ $group = with-pmu ] && echo "event instructions instructions 1000000"
+		echo "event task-clock task-clock 250000"
+		echo "comm 100 100 golden"
+		echo "mmap 100 401000 1000 1000 $TMP/golden"
+		ev=0
+		[ $group = with-pmu ] && ev=1
+		echo "sample $ev 100 100 40100c 4"
+		echo "count $ev 600000 1000000 500000 0 100"
+		echo "count $ev 400000 1000000 450000 1 100"
+	} >mux-$group.script
+	"$MKDATA" mux-$group.data <mux-$group.script
+	R -i mux-$group.data -e task-clock >mux-$group.out 2>&1
+	R -i mux-$group.data -e task-clock --json >mux-$group.json 2>&1
+done
+check "report: a software group's counter that ran 95% of the time: its own total" \
+	grep -qx "# counted: 1000000 (the counters' own total)" mux-alone.out
+check "report: the same counter in a group with a PMU event: scaled" \
+	grep -qx "# counted: about 1052632 (1000000 while the counters ran, 95.0% of the time, scaled to all of it)" mux-with-pmu.out
+check "report --json: scaled with a PMU event, running_fraction 0.95, not alone" \
+	[ "$(json mux-with-pmu.json "j['counted_scaled'] == 1052632 and j['running_fraction'] == 0.95")$(json mux-alone.json "'counted_scaled' in j")" = "10" ]
 
 # One file mapped under two paths (as /lib and /usr/lib are one directory
 # on Debian) is one DSO: one row by DSO, one per function, one in --stats.

@@ -10,6 +10,17 @@
  *
  * and test_done() returns the exit status (nonzero when anything failed).
  * A program that crashes before test_done() is counted as failed by run.sh.
+ *
+ * A suite's cases are named: its main is
+ *
+ *   TEST_MAIN(setup, teardown, TEST_CASE(test_fit), TEST_CASE(test_round))
+ *
+ * (setup returns 0 or fails the run with TEST_FAIL; either may be NULL).
+ * A case is named after its function, less a leading "test_": with no
+ * argument the program runs every case, in order; with names, only those
+ * (`test-calib fit round`, or `tests/run.sh unit/test-calib:fit,round`);
+ * `--list` prints the names; a name no case has is refused with exit 2.
+ * A case must hold alone: what it needs, it or setup makes.
  */
 #ifndef EBS_TEST_H
 #define EBS_TEST_H
@@ -81,6 +92,73 @@ static inline int test_done(void)
 	fflush(stdout);
 	return test_failures ? 1 : 0;
 }
+
+/* One named case of a suite: TEST_CASE(function). */
+struct test_case {
+	const char *name;
+	void (*run)(void);
+};
+#define TEST_CASE(fn)                                                                              \
+	{                                                                                          \
+#fn, fn                                                                            \
+	}
+
+/* A case's name: its function's, less a leading "test_". */
+static inline const char *test_case_name(const struct test_case *c)
+{
+	return strncmp(c->name, "test_", 5) ? c->name : c->name + 5;
+}
+
+/*
+ * The suite's main (TEST_MAIN): argv names the cases to run (none: all),
+ * "--list" lists them.  Exit 2 for a name no case has, before any runs.
+ */
+static inline int test_main(int argc, char **argv, const struct test_case *cases, size_t n,
+			    int (*setup)(void), void (*teardown)(void))
+{
+	const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	unsigned char *want = calloc(n ? n : 1, 1);
+	size_t i;
+	int a;
+
+	if (!want)
+		return 2;
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--list")) {
+			for (i = 0; i < n; i++)
+				printf("%s\n", test_case_name(&cases[i]));
+			free(want);
+			return 0;
+		}
+		for (i = 0; i < n; i++)
+			if (!strcmp(argv[a], test_case_name(&cases[i])) ||
+			    !strcmp(argv[a], cases[i].name))
+				break;
+		if (i == n) {
+			fprintf(stderr, "%s: no case '%s' (--list lists them)\n", prog, argv[a]);
+			free(want);
+			return 2;
+		}
+		want[i] = 1;
+	}
+	if (!setup || !setup()) {
+		for (i = 0; i < n; i++)
+			if (argc < 2 || want[i])
+				cases[i].run();
+		if (teardown)
+			teardown();
+	}
+	free(want);
+	return test_done();
+}
+
+#define TEST_MAIN(setup, teardown, ...)                                                            \
+	int main(int argc, char **argv)                                                            \
+	{                                                                                          \
+		static const struct test_case cases_[] = {__VA_ARGS__};                            \
+		return test_main(argc, argv, cases_, sizeof(cases_) / sizeof(cases_[0]), setup,    \
+				 teardown);                                                        \
+	}
 
 /* The next of a reproducible pseudo-random sequence (xorshift64; *s nonzero). */
 static inline unsigned long long test_rand(unsigned long long *s)

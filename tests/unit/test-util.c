@@ -142,8 +142,10 @@ static void test_strings(void)
 
 	ebs_set_why(buf, sizeof(buf), "%s %d", "too long a reason", 1);
 	TEST_STREQ("set_why: bounded", buf, "too lon");
-	ebs_set_why(NULL, 10, "%s", "nowhere"); /* must not crash */
-	TEST_OK("set_why: NULL buffer");
+	TEST_SURVIVES("set_why: NULL buffer", ebs_set_why(NULL, 10, "%s", "nowhere"));
+	buf[0] = 'x';
+	ebs_set_why(buf, 0, "%s", "no room");
+	TEST_CHECK("set_why: no room, nothing written", buf[0] == 'x');
 	TEST_STREQ("output name: - is standard output", ebs_output_name("-"), "standard output");
 	TEST_STREQ("output name: a file is itself", ebs_output_name("-x"), "-x");
 }

@@ -32,7 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 static int test_failures;
 
@@ -86,6 +89,49 @@ __attribute__((constructor)) static void test_init(void)
 			TEST_FAIL(name, "%s = \"%s\", want \"%s\"", #got, gs_ ? gs_ : "(null)",    \
 				  ws_ ? ws_ : "(null)");                                           \
 	} while (0)
+
+/*
+ * TEST_SURVIVES(name, statement): pass when the statement, run in a child
+ * process, returns; fail saying how the child ended (a crash, an abort).
+ * For what a check can only see by not crashing: a NULL-tolerant
+ * destructor, a NULL buffer.
+ */
+#define TEST_SURVIVES(name, stmt)                                                                  \
+	do {                                                                                       \
+		int st_;                                                                           \
+		pid_t pid_;                                                                        \
+                                                                                                   \
+		fflush(stdout);                                                                    \
+		pid_ = fork();                                                                     \
+		if (pid_ == 0) {                                                                   \
+			stmt;                                                                      \
+			_exit(0);                                                                  \
+		}                                                                                  \
+		if (pid_ < 0 || waitpid(pid_, &st_, 0) != pid_)                                    \
+			TEST_FAIL(name, "fork or wait failed");                                    \
+		else if (WIFSIGNALED(st_))                                                         \
+			TEST_FAIL(name, "%s killed the child by signal %d (%s)", #stmt,            \
+				  WTERMSIG(st_), strsignal(WTERMSIG(st_)));                        \
+		else if (WEXITSTATUS(st_))                                                         \
+			TEST_FAIL(name, "%s: the child exited with %d", #stmt, WEXITSTATUS(st_));  \
+		else                                                                               \
+			TEST_OK(name);                                                             \
+	} while (0)
+
+/* How many file descriptors this process has open; -1 when it cannot tell. */
+static inline int test_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* less opendir's own */
+}
 
 static inline int test_done(void)
 {

@@ -20,7 +20,7 @@
 #
 # Each test has 600 s; a script that needs longer says so in its first
 # lines: "# timeout: SECONDS".  A script that must have the machine to
-# itself says "# serial" there: it runs when nothing else does.  Tests run
+# itself says "# serial" there: such tests run first, one at a time, alone.  Tests run
 # longest first (the times of the last run, $BUILD/test-logs/times, else
 # tests/times), so that the longest do not start last.
 set -u
@@ -208,13 +208,14 @@ start() {	# index
 	running[$!]=$i
 }
 t0=$SECONDS
+# the serial tests first, one after another, alone; then the rest
 for i in $order; do
-	if [ -n "${serial[i]}" ]; then
-		while [ ${#running[@]} -gt 0 ]; do reap; done
-		start "$i"
-		reap
-		continue
-	fi
+	[ -n "${serial[i]}" ] || continue
+	start "$i"
+	reap
+done
+for i in $order; do
+	[ -z "${serial[i]}" ] || continue
 	while [ ${#running[@]} -ge "$jobs" ]; do reap; done
 	start "$i"
 done

@@ -137,7 +137,7 @@ $(FLAGS_STAMP):
 # Modules, in link order (a module may use those after it).
 MODULES := report symbolize sampler data util
 define module_vars
-$(1)_SRCS := $$(wildcard $(1)/*.c)
+$(1)_SRCS := $$(wildcard $(1)/*.c $(1)/*/*.c)
 $(1)_OBJS := $$(patsubst %.c,$(BUILD)/%.o,$$($(1)_SRCS))
 $(1)_LIB  := $(BUILD)/libebs-$(1).a
 endef

@@ -95,7 +95,7 @@ extern const char *const cli_backend_words[]; /* --backend: enum record_backend'
 
 /*
  * The options of every command that reads a data file (report, annotate,
- * flamegraph, export, script, and diff to come), parsed once into
+ * flamegraph, export, script, diff), parsed once into
  * a struct view_opts (report/report.h) by view.c:
  *   -i/--input, -n/--top, --min-percent, -e/--event, --pid, --tid, --comm,
  *   --dso, --func, --no-inline, --color/--colour, --debug-dir, --kallsyms,
@@ -218,7 +218,8 @@ struct cli_calibrate {
 	struct calibrate_opts o;
 	const char *events;
 	bool json, quiet;
-	char *buf; /* cli_calibrate_inline's words: free() when done */
+	char *buf;	/* cli_calibrate_inline's words: free() when done */
+	char stext[32]; /* the kernel's _stext (kallsyms__stext), for o.rec */
 };
 void cli_calibrate_defaults(struct cli_calibrate *cc);
 int cli_calibrate_inline(const char *cmd, const char *text, struct cli_calibrate *cc);

@@ -16,6 +16,7 @@
 #include <ebs/ebs_abi.h>
 #include "cli/builtin.h"
 #include "sampler/calibrate.h"
+#include "symbolize/symbolize.h"
 #include "util/json.h"
 
 static const char usage_text[] =
@@ -397,6 +398,8 @@ int cli_calibrate(const char *cmd, struct cli_calibrate *cc, struct calibrate_re
 	if (!cc->o.rec.mmap_pages)
 		cc->o.rec.mmap_pages = 128;
 	cc->o.rec.cmdline = ebs_cmdline();
+	if (kallsyms__stext(cc->stext, sizeof(cc->stext)) == 0)
+		cc->o.rec.kernel_stext = cc->stext;
 	cc->o.rec.msg = stderr;
 	cc->o.rec.msg_cmd = "calibrate";
 	cc->o.focus_fn = focus_share;

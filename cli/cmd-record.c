@@ -213,6 +213,7 @@ int cmd_record(int argc, char **argv)
 	static struct calibrate_result cr;
 	struct ebs_rec_calibration calib[EBS_MAX_EVENTS];
 	struct record_opts o = {0};
+	char stext[32];
 	struct record_result res;
 	struct ebs_error err = {0};
 	struct cli_calibrate cc;
@@ -384,6 +385,8 @@ int cmd_record(int argc, char **argv)
 	}
 	o.mmap_pages = (unsigned int)pages;
 	o.cmdline = ebs_cmdline();
+	if (kallsyms__stext(stext, sizeof(stext)) == 0)
+		o.kernel_stext = stext;
 	o.msg = stderr;
 	if (calibrate) {
 		if (o.period || freq_given || o.nr_pids || o.system_wide || !o.argv) {

@@ -176,7 +176,8 @@ int cmd_report(int argc, char **argv)
 	cli_view_done(&cv, false);
 	e = dump ? ebs_data_dump(o.view.input, o.view.force ? EBS_DATA_ANY_OWNER : 0, o.view.out,
 				 o.view.warn, &err)
-		 : ebs_report(&o, &err);
+	    : o.tree || o.callers || o.callees ? ebs_report_graph(&o, &err)
+					       : ebs_report(&o, &err);
 	ret = cli_view_result(&cv, e, &err);
 out:
 	cli_view_free(&cv);

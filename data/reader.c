@@ -24,8 +24,12 @@
  * that cannot continue an ebs.data file (a bad magic, an impossible header
  * or record size) and after the TRAILER: endless input ends at once.
  *
- * A perf.data file (its magic) is converted into ebs.data in an unlinked
- * temporary file first (data/perfdata.c), which is then read in its place.
+ * A perf.data file is converted first (data/open.c chooses the format;
+ * data/perfdata.c converts), and the conversion is read in its place.
+ *
+ * Why one file of ~1,350 lines: the checks of every record type and the
+ * window over the data are one validator; its state (struct ebs_data) is
+ * private to it, and the steps open.c puts together are in internal.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +45,8 @@
 
 #include "data/ebsdata.h"
 #include "data/packed.h"
-#include "data/perfdata.h"
+#include "data/internal.h"
+#include "data/perfdata.h" /* a perf.data stream's framing, to spool it */
 
 #define WINDOW_SIZE (1u << 20) /* what one read of the data records asks for */
 #define SPOOL_CHUNK (256u * 1024)
@@ -510,7 +515,7 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 /* ---- streams ----------------------------------------------------------- */
 
 /* An unlinked temporary file in $TMPDIR (else /tmp), or -errno. */
-static int temp_fd(const char **dir)
+int reader__temp_fd(const char **dir)
 {
 	char path[PATH_MAX];
 	int fd;
@@ -690,7 +695,7 @@ static int spool(struct ebs_data *d, int in, struct ebs_error *err)
 	const char *dir;
 	int e;
 
-	s.out = temp_fd(&dir);
+	s.out = reader__temp_fd(&dir);
 	if (s.out < 0)
 		return ebs_error__set(err, -s.out,
 				      "%s: cannot keep the stream in a temporary file "
@@ -762,106 +767,6 @@ static int load(struct ebs_data *d, const char *path, struct ebs_error *err)
 	if (fd != STDIN_FILENO)
 		close(fd);
 	return e;
-}
-
-/* n with a comma every three digits: "1,234,567". */
-static const char *grouped(u64 n, char *buf, size_t size);
-
-/* Is the input a perf.data file (its magic, in any byte order or version)? */
-static bool is_perf_data(struct ebs_data *d)
-{
-	u8 magic[8];
-
-	return d->size >= 8 && pread(d->fd, magic, 8, 0) == 8 &&
-	       perf_data__magic(magic) != PERF_MAGIC_NONE;
-}
-
-/*
- * Convert the perf.data file d->fd into w (data/perfdata.c).  0 or -errno
- * with err filled; w finished (its size in *size) or aborted either way.
- */
-static int convert_perf(struct ebs_data *d, struct perf_convert *pc, struct ebs_writer *w,
-			u64 *size, struct ebs_error *err)
-{
-	int e;
-
-	pc->fd = d->fd;
-	pc->size = d->size;
-	pc->path = d->path;
-	if (!pc->out_name)
-		pc->out_name = d->path;
-	e = perf_data__convert(pc, w, err);
-	if (e) {
-		ebs_writer__abort(w);
-		return e;
-	}
-	return ebs_writer__finish(w, -1, size, err);
-}
-
-/*
- * Make the conversion fd (*size bytes) of a perf.data that did not finish
- * what it stands for, an unfinished recording: its trailer cut off, the
- * header's data size and trailer offset 0.  0 or -errno.
- */
-static int unfinish(int fd, u64 *size)
-{
-	struct ebs_file_header h;
-
-	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.trailer_offset > *size)
-		return -EIO;
-	if (ftruncate(fd, (off_t)h.trailer_offset) < 0)
-		return -errno;
-	*size = h.trailer_offset;
-	h.data_size = 0;
-	h.trailer_offset = 0;
-	return pwrite(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) ? 0 : -EIO;
-}
-
-/*
- * A perf.data file: converted into an unlinked temporary file, which is
- * read in its place; the offsets of errors found while converting are the
- * perf.data file's.
- */
-static int open_perf(struct ebs_data *d, struct ebs_error *err)
-{
-	struct perf_convert pc = {.unfinished_ok = d->flags & EBS_DATA_UNFINISHED};
-	char name[PATH_MAX + 64], n[32];
-	struct ebs_writer *w;
-	const char *dir;
-	u64 size;
-	int fd = temp_fd(&dir), e;
-
-	if (fd < 0)
-		return ebs_error__set(err, -fd,
-				      "%s: cannot convert it into a temporary file in %s: %s",
-				      d->path, dir, strerror(-fd));
-	snprintf(name, sizeof(name), "%s (converted in %s)", d->path, dir);
-	pc.out_name = name;
-	w = ebs_writer__create_fd(fd, name, err);
-	e = w ? convert_perf(d, &pc, w, &size, err) : err->err;
-	if (e) {
-		close(fd);
-		return e;
-	}
-	if (pc.unfinished) {
-		e = unfinish(fd, &size);
-		if (e) {
-			close(fd);
-			return ebs_error__set(err, -e, "%s: %s", name, strerror(-e));
-		}
-	}
-	if (d->own_fd)
-		close(d->fd);
-	d->fd = fd;
-	d->own_fd = true;
-	d->size = size;
-	if (pc.unfinished)
-		ebs_format_line(d->perf_unfinished, sizeof(d->perf_unfinished),
-				"%s: recording did not finish: %s samples up to offset %llu%s",
-				d->path, grouped(pc.samples, n, sizeof(n)),
-				(unsigned long long)pc.data_end,
-				pc.left_out ? " (an incomplete record after it left out)" : "");
-	return 0;
 }
 
 static int check_header(struct ebs_data *d, struct ebs_error *err)
@@ -1019,10 +924,9 @@ static int read_trailer(struct ebs_data *d, u64 off, struct ebs_error *err)
 	return keep_trailer(d, r, off, err);
 }
 
-struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags, struct ebs_error *err)
+struct ebs_data *reader__new(const char *path, unsigned int flags, struct ebs_error *err)
 {
 	struct ebs_data *d = calloc(1, sizeof(*d));
-	int e;
 
 	if (!d || !(d->path = strdup(path))) {
 		free(d);
@@ -1031,31 +935,52 @@ struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags, stru
 	}
 	d->fd = -1;
 	d->flags = flags;
-	e = load(d, path, err);
-	if (!e && is_perf_data(d))
-		e = open_perf(d, err);
-	if (!e)
-		e = check_header(d, err);
+	return d;
+}
+
+int reader__load(struct ebs_data *d, struct ebs_error *err)
+{
+	return load(d, d->path, err);
+}
+
+int reader__fd(const struct ebs_data *d, u64 *size)
+{
+	*size = d->size;
+	return d->fd;
+}
+
+void reader__replace(struct ebs_data *d, int fd, u64 size, const char *unfinished)
+{
+	if (d->own_fd)
+		close(d->fd);
+	d->fd = fd;
+	d->own_fd = true;
+	d->size = size;
+	if (unfinished)
+		ebs_strlcpy(d->perf_unfinished, unfinished, sizeof(d->perf_unfinished));
+}
+
+int reader__parse(struct ebs_data *d, struct ebs_error *err)
+{
+	int e = check_header(d, err);
+
 	if (!e)
 		e = read_header_records(d, err);
 	/* streamed, or never finished (when that is asked for): found by scanning */
 	if (!e && !(d->hdr->flags & EBS_FILE_STREAMED)) {
 		if (d->hdr->trailer_offset != 0)
 			e = read_trailer(d, d->hdr->trailer_offset, err);
-		else if (!(flags & EBS_DATA_UNFINISHED))
+		else if (!(d->flags & EBS_DATA_UNFINISHED))
 			e = bad(d, err, 40, "no trailer: the recording never finished");
 	}
-	if (e) {
-		ebs_data__close(d);
-		return NULL;
-	}
-	ebs_data__rewind(d);
-	return d;
+	if (!e)
+		ebs_data__rewind(d);
+	return e;
 }
 
-struct ebs_data *ebs_data__open(const char *path, struct ebs_error *err)
+int reader__bad(struct ebs_data *d, struct ebs_error *err, u64 off, const char *what)
 {
-	return ebs_data__open_flags(path, 0, err);
+	return bad(d, err, off, "%s", what);
 }
 
 void ebs_data__close(struct ebs_data *d)
@@ -1187,7 +1112,7 @@ static void tally(struct ebs_data *d, const struct ebs_rec *r)
 	}
 }
 
-static const char *grouped(u64 n, char *buf, size_t size)
+const char *reader__grouped(u64 n, char *buf, size_t size)
 {
 	char digits[24];
 	int len = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)n), i;
@@ -1241,7 +1166,7 @@ static int end_unfinished(struct ebs_data *d, u64 end)
 	else
 		ebs_format_line(d->unfinished, sizeof(d->unfinished),
 				"%s: recording did not finish: %s samples up to offset %llu%s",
-				d->path, grouped(d->tally.samples, n, sizeof(n)),
+				d->path, reader__grouped(d->tally.samples, n, sizeof(n)),
 				(unsigned long long)d->pos,
 				end > d->pos ? " (an incomplete record after it left out)" : "");
 	return 0;
@@ -1427,51 +1352,4 @@ u64 ebs_data__offset(const struct ebs_data *d, const void *rec)
 	if (d->win && p >= b && p - b < d->win_len)
 		return d->win_off + (p - b);
 	return UINT64_MAX;
-}
-
-int ebs_data_convert(const char *input, const char *output, unsigned int flags,
-		     struct ebs_convert_stats *st, struct ebs_error *err)
-{
-	struct ebs_data *d = calloc(1, sizeof(*d));
-	struct perf_convert pc = {0};
-	struct ebs_writer *w;
-	u8 magic[8];
-	int e;
-
-	memset(st, 0, sizeof(*st));
-	if (!d || !(d->path = strdup(input))) {
-		free(d);
-		return ebs_error__set(err, ENOMEM, "%s: out of memory", input);
-	}
-	d->fd = -1;
-	d->flags = flags & EBS_DATA_ANY_OWNER;
-	e = load(d, input, err);
-	if (e)
-		goto out;
-	st->in_bytes = d->size;
-	if (d->size >= 8 && pread(d->fd, magic, 8, 0) == 8 &&
-	    !memcmp(magic, EBS_DATA_MAGIC, sizeof(EBS_DATA_MAGIC))) {
-		e = ebs_error__set(err, EINVAL,
-				   "%s: an ebs.data file already: ebs reads it as it is", input);
-		goto out;
-	}
-	if (!is_perf_data(d)) {
-		e = bad(d, err, 0, "not a perf.data file (bad magic)");
-		goto out;
-	}
-	pc.out_name = ebs_output_name(output);
-	w = ebs_writer__create(output, err);
-	if (!w) {
-		st->output_failed = true;
-		e = err->err;
-		goto out;
-	}
-	e = convert_perf(d, &pc, w, &st->out_bytes, err);
-	/* read whole, or failed in writing: the output's failure */
-	st->output_failed = e && (pc.out_failed || pc.converted);
-	st->samples = pc.samples;
-	st->pipe = pc.pipe;
-out:
-	ebs_data__close(d);
-	return e;
 }

@@ -22,6 +22,10 @@
  * keeps it as NAME.partial.  A writer holds an flock(2) on its temporary
  * file until it is done, so that ebs_writer__leftovers() tells the
  * temporary files of killed runs from those of running ones.
+ *
+ * Why one file of ~960 lines: one object (struct ebs_writer) with one
+ * buffer, one index and one rename at finish; every record type's add
+ * function is a few lines over the same private state.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -368,35 +372,6 @@ int ebs_writer__calibration(struct ebs_writer *w, const struct ebs_rec_calibrati
 	return header_add(w, &rec, sizeof(rec));
 }
 
-int ebs_data__set_calibration(const char *path, const struct ebs_rec_calibration *c,
-			      struct ebs_error *err)
-{
-	const struct ebs_rec_calibration *old;
-	struct ebs_data *d = ebs_data__open(path, err);
-	u64 off;
-	int fd, e = 0;
-
-	if (!d)
-		return err->err;
-	old = ebs_data__calibration(d, c->event);
-	off = old ? ebs_data__offset(d, old) : 0;
-	ebs_data__close(d);
-	if (!old)
-		return ebs_error__set(err, ENOENT, "%s: no CALIBRATION record of event %u", path,
-				      c->event);
-	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return ebs_error__set(err, errno, "%s: %s", path, strerror(errno));
-	/* the body only: the record header stays as written */
-	if (pwrite(fd, (const char *)c + sizeof(c->hdr), sizeof(*c) - sizeof(c->hdr),
-		   (off_t)(off + sizeof(c->hdr))) != (ssize_t)(sizeof(*c) - sizeof(c->hdr)) ||
-	    fsync(fd) < 0)
-		e = ebs_error__set(err, errno ? errno : EIO, "%s: cannot update: %s", path,
-				   strerror(errno ? errno : EIO));
-	close(fd);
-	return e;
-}
-
 int ebs_writer__begin_data(struct ebs_writer *w, u64 start_realtime_ns, u64 start_clock_ns)
 {
 	int err;
@@ -597,7 +572,7 @@ static int kaddr_add(struct ebs_writer *w, u64 addr)
 /*
  * Keep the kernel addresses of sample s as a report looks them up: its ip,
  * and its chain's kernel part, where a caller's return address is looked
- * up one byte back, inside its call (report/callchain.c), which is another
+ * up one byte back, inside its call (report/session/callchain.c), which is another
  * function's when the call is the last instruction of its own (a noreturn
  * call: x86_64_start_reservations ends in one).  The chain's first address
  * is the sampled one, taken as it is.

@@ -9,7 +9,7 @@
 #ifndef EBS_REPORT_FACTS_H
 #define EBS_REPORT_FACTS_H
 
-#include "report/session.h"
+#include "report/session/session.h"
 
 /* What an event's COUNT records say: its counters' totals, and for how long they ran. */
 struct counted {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/session.h"
+#include "report/session/session.h"
 
 struct focus {
 	struct name_query *q; /* the list's items, functions resolved (names.h) */

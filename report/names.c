@@ -9,6 +9,11 @@
  * unqualified name starts and ends, the parameter list, the "::" between
  * scopes.  Shortening only marks regions collapsed and moves the start;
  * the text is rendered from those marks.
+ *
+ * Why one file of ~1,170 lines: shortening and matching use the one
+ * parse of a name (its bracket regions, its own name's bounds); the
+ * sections (parse, cells, matching, columns, a recording's names) share
+ * it and nothing else.
  */
 #include <errno.h>
 #include <stddef.h>

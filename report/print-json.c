@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "report/callchain.h"
+#include "report/session/callchain.h"
 #include "report/facts.h"
 #include "report/present.h"
 #include "report/table.h"

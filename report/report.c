@@ -17,9 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/callchain.h"
+#include "report/session/callchain.h"
 #include "report/present.h"
-#include "report/stacks.h"
 #include "report/table.h"
 
 /*
@@ -442,8 +441,6 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	struct report r;
 	int ev, first = 0, last, e;
 
-	if (opts->tree || opts->callers || opts->callees)
-		return report_graph(opts, err);
 	e = report_collect(&r, opts, err);
 	if (e)
 		goto out;

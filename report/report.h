@@ -59,8 +59,8 @@ enum report_color {
 };
 
 /*
- * What every command that reads a data file shares (report and annotate
- * today; flamegraph, export, script; diff later): the file, the samples
+ * What every command that reads a data file shares (report, annotate,
+ * flamegraph, export, script, diff): the file, the samples
  * that count, how names are resolved, how much is shown and where.  The
  * command line parses it once (cli/view.c).
  */
@@ -114,6 +114,12 @@ int report_parse_fields(const char *text, struct report_opts *o, struct ebs_erro
  * (err: file and byte offset), -ENOENT for an unknown --event, or -errno.
  */
 int ebs_report(const struct report_opts *opts, struct ebs_error *err);
+
+/*
+ * ebs report --tree, --callers, --callees (report/callgraph/graph.c): the
+ * call graph's listings rather than the table; as ebs_report.
+ */
+int ebs_report_graph(const struct report_opts *opts, struct ebs_error *err);
 
 /*
  * Of event's samples in input, how many fall in list (comma-separated

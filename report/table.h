@@ -10,8 +10,8 @@
 #ifndef EBS_REPORT_TABLE_H
 #define EBS_REPORT_TABLE_H
 
-#include "report/session.h"
-#include "report/stats.h"
+#include "report/session/session.h"
+#include "report/dsostats.h"
 #include "util/hash.h"
 #include "util/json.h"
 

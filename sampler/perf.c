@@ -12,6 +12,10 @@
  * The rings are read by ring.c, which reassembles records that wrap; each
  * kind of record is converted by its own function, the kernel's layouts
  * named in perf_rec.h.
+ *
+ * Why one file of ~1,060 lines: the kernel's interface (perf_event_attr,
+ * the groups, the rings, the records) is one state machine per session;
+ * what is shared with the kmod backend is its tracking session here.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -197,39 +197,6 @@ static int add_threads(struct sampler *s, pid_t pid, struct ebs_error *err)
 	return 0;
 }
 
-/*
- * The kernel's _stext from /proc/kallsyms, as hex, into buf: where KASLR put
- * the kernel this boot, so that a reader can tell whether the running
- * kernel's memory (/proc/kcore) is the recorded one.  _stext is one of the
- * first lines; the search stops there.  0, or -ENOENT when it is hidden
- * (kptr_restrict shows zeros) or not found.
- */
-static int kernel_stext(char *buf, size_t len)
-{
-	char line[512];
-	unsigned int n = 0;
-	FILE *f = fopen("/proc/kallsyms", "re");
-	int e = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (n++ < 10000 && fgets(line, sizeof(line), f)) {
-		unsigned long long addr;
-		char type, name[256];
-
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 &&
-		    !strcmp(name, "_stext")) {
-			if (addr) {
-				snprintf(buf, len, "%llx", addr);
-				e = 0;
-			}
-			break;
-		}
-	}
-	fclose(f);
-	return e;
-}
-
 static void write_meta(struct sampler *s)
 {
 	const struct record_opts *o = s->opts;
@@ -243,8 +210,8 @@ static void write_meta(struct sampler *s)
 		ebs_writer__meta(s->w, EBS_META_OS_RELEASE, u.release);
 		ebs_writer__meta(s->w, EBS_META_ARCH, u.machine);
 	}
-	if (kernel_stext(buf, sizeof(buf)) == 0)
-		ebs_writer__meta(s->w, EBS_META_KERNEL_STEXT, buf);
+	if (o->kernel_stext && *o->kernel_stext)
+		ebs_writer__meta(s->w, EBS_META_KERNEL_STEXT, o->kernel_stext);
 	ebs_writer__meta(s->w, EBS_META_CMDLINE, o->cmdline ? o->cmdline : "");
 	if (ebs_read_file("/proc/cpuinfo", &cpuinfo) > 0 &&
 	    (model = strstr(cpuinfo, "model name"))) {

@@ -113,16 +113,18 @@ struct record_opts {
 	u32 stack_user;		    /* bytes of user stack copied with each sample */
 	pid_t *pids;		    /* -p */
 	unsigned int nr_pids;
-	bool system_wide;	 /* -a */
-	char *const *argv;	 /* command, or NULL */
-	unsigned int mmap_pages; /* data pages per ring, power of two */
-	const char *cmdline;	 /* ebs's own command line, for the header */
-	FILE *msg;		 /* notices (fallbacks, the summary line); NULL: none */
-	const char *msg_cmd;	 /* the command the notices name: "ebs CMD: " (NULL: record) */
-	bool count_only;	 /* count the events, take no samples (perf backend) */
-	int child_stdout;	 /* > 0: the command's standard output goes here */
-	int child_stdin;	 /* > 0: its standard input comes from here */
-	int child_stderr;	 /* > 0: its standard error goes here */
+	bool system_wide;	  /* -a */
+	char *const *argv;	  /* command, or NULL */
+	unsigned int mmap_pages;  /* data pages per ring, power of two */
+	const char *cmdline;	  /* ebs's own command line, for the header */
+	const char *kernel_stext; /* the kernel's _stext as hex (symbolize/'s
+				   * kallsyms__stext), for the header; NULL: unknown */
+	FILE *msg;		  /* notices (fallbacks, the summary line); NULL: none */
+	const char *msg_cmd;	  /* the command the notices name: "ebs CMD: " (NULL: record) */
+	bool count_only;	  /* count the events, take no samples (perf backend) */
+	int child_stdout;	  /* > 0: the command's standard output goes here */
+	int child_stdin;	  /* > 0: its standard input comes from here */
+	int child_stderr;	  /* > 0: its standard error goes here */
 	/* CALIBRATION header records, their event indexes into events[] */
 	const struct ebs_rec_calibration *calib;
 	unsigned int nr_calib;

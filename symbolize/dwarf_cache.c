@@ -42,6 +42,9 @@
  * corrupt entry, not a crafted one, for an entry is a file of the caller's
  * own in a directory only the caller may write (cache.c); what decides
  * whose entry it is, the key's digest of the source, is cryptographic.
+ *
+ * Why one file of ~960 lines: the reader and the writer of one file
+ * format, kept side by side so that they cannot drift.
  */
 #include <errno.h>
 #include <stddef.h>

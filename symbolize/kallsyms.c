@@ -321,3 +321,37 @@ fail:
 	kallsyms__free(k);
 	return NULL;
 }
+
+/*
+ * The kernel's _stext from /proc/kallsyms, as hex, into buf (for a
+ * recording's header, ebs record and calibrate): where KASLR put
+ * the kernel this boot, so that a reader can tell whether the running
+ * kernel's memory (/proc/kcore) is the recorded one.  _stext is one of the
+ * first lines; the search stops there.  0, or -ENOENT when it is hidden
+ * (kptr_restrict shows zeros) or not found.
+ */
+int kallsyms__stext(char *buf, size_t len)
+{
+	char line[512];
+	unsigned int n = 0;
+	FILE *f = fopen("/proc/kallsyms", "re");
+	int e = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (n++ < 10000 && fgets(line, sizeof(line), f)) {
+		unsigned long long addr;
+		char type, name[256];
+
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 &&
+		    !strcmp(name, "_stext")) {
+			if (addr) {
+				snprintf(buf, len, "%llx", addr);
+				e = 0;
+			}
+			break;
+		}
+	}
+	fclose(f);
+	return e;
+}

@@ -17,6 +17,11 @@
  * distinct address however many samples land there.
  * Nothing is removed from any table before symbolizer__free(), which is
  * what keeps every returned string valid.
+ *
+ * Why one file of ~1,500 lines: the symbolizer object's three caches and
+ * its lookups are one state with one set of invariants (which DSO a
+ * mapping points to, which results a DSO owns); the DSO loading itself is
+ * in file.c, elf.c and dwarf.c.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -194,6 +194,13 @@ struct sym_ksym {
 };
 
 /*
+ * The kernel's _stext from /proc/kallsyms, as hex, into buf: where KASLR put
+ * the kernel this boot (a recording's META kernel_stext).  0, or -ENOENT
+ * when it is hidden (kptr_restrict shows zeros) or not found, or -errno.
+ */
+int kallsyms__stext(char *buf, size_t len);
+
+/*
  * For a recording's KSYMS record: the kernel symbols (from opts.kallsyms or
  * /proc/kallsyms, now) that cover the sorted addresses addrs[n], each once,
  * by address, into *out (malloc'd, *nout of them; the strings live as long

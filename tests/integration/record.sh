@@ -28,6 +28,15 @@ check "leaf is the first row" [ "$(json leaf.json "j['rows'][0]['function']")" =
 check "leaf's dso is leafloop" [ "$(json leaf.json "j['rows'][0]['dso']")" = leafloop ]
 samples_line=$(sed -nE 's/^ebs record: ([0-9]+) samples.*/\1/p' rec.err)
 check "summary count equals the report's" [ "$samples_line" = "$total" ]
+# where KASLR put the kernel (symbolize/'s kallsyms__stext, handed to the
+# recorder): in the header whenever /proc/kallsyms shows it to us
+stext=$(awk '$3 == "_stext" { print $1; exit }' /proc/kallsyms)
+if [ -n "$stext" ] && [ "$stext" != 0000000000000000 ]; then
+	check "the header holds the kernel's _stext ($stext)" \
+		grep -qx "# kernel-stext: $stext" leaf.dump
+else
+	skip "kernel _stext" "/proc/kallsyms hides kernel addresses from this user"
+fi
 
 # The file is renamed into place; no temporary file is left; the old one is kept.
 check "no temporary file left" [ -z "$(ls -A | grep '\.tmp\.')" ]

@@ -2600,7 +2600,7 @@ static void test_cg_file(void)
 /*
  * ebs_writer__kernel_addrs, whose symbols the recorder keeps (KSYMS): the
  * addresses a report will look up.  A caller's return address is looked up
- * one byte back (report/callchain.c): a noreturn call that ends a function
+ * one byte back (report/session/callchain.c): a noreturn call that ends a function
  * returns to the next one's first byte, and the function to keep is the
  * one before it.  User addresses, markers and 0 are none of them.
  */

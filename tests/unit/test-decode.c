@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-decode.c - report/decode.c on x86-64 bytes whose decoding is known
+ * test-decode.c - report/annotate/decode.c on x86-64 bytes whose decoding is known
  * (the Intel SDM's encodings): each instruction's address, length, bytes
  * and text, the targets of a direct call, jmp and jcc (none for an
  * indirect call), and a partial decode: a byte that begins no instruction
@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "report/decode.h"
+#include "report/annotate/decode.h"
 #include "report/report.h"
 #include "test.h"
 

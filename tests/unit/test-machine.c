@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-machine.c - report/machine.c's lookups against the plain rules.
+ * test-machine.c - report/session/machine.c's lookups against the plain rules.
  *
  * machine__find_map and machine__comm answer from sorted arrays and a
  * segment tree over each process's maps.  Here random histories (a few
@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/machine.h"
+#include "report/session/machine.h"
 #include "test.h"
 
 /* ---- the reference: every map and name scanned ------------------------ */

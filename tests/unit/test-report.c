@@ -28,7 +28,7 @@
 
 #include "report/names.h"
 #include "report/present.h"
-#include "report/session.h"
+#include "report/session/session.h"
 #include "report/table.h"
 #include "test.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-source.c - report/source.c, the source files ebs annotate shows, in
+ * test-source.c - report/annotate/source.c, the source files ebs annotate shows, in
  * a directory made here: lines split and counted, control characters shown
  * as '?' (tab kept, CR as a space), --source-dir's OLD=NEW and DIR forms
  * and the order they are tried in, a file not there (no warning), a FIFO
@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report/source.h"
+#include "report/annotate/source.h"
 #include "test.h"
 
 static char dir[64];

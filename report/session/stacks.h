@@ -8,7 +8,7 @@
 #ifndef EBS_REPORT_STACKS_H
 #define EBS_REPORT_STACKS_H
 
-#include "report/callchain.h"
+#include "report/session/callchain.h"
 #include "report/report.h"
 
 /* One distinct stack: frames leaf first, as struct cframe (callchain.h). */
@@ -44,8 +44,5 @@ int stacks_collect(const struct view_opts *v, struct stacks *out, struct ebs_err
 
 /* The symbolizer's and the machine's strings live until this. */
 void stacks_free(struct stacks *s);
-
-/* ebs report --tree, --callers, --callees (graph.c): as ebs_report. */
-int report_graph(const struct report_opts *o, struct ebs_error *err);
 
 #endif /* EBS_REPORT_STACKS_H */

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/callchain.h"
+#include "report/session/callchain.h"
 #include "util/json.h"
 
 #define ULL(x) ((unsigned long long)(x))

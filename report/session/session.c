@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "report/present.h"
-#include "report/session.h"
+#include "report/session/session.h"
 
 static int keep_count(struct rsession *rs, const struct ebs_rec *rec)
 {

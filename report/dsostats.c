@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "report/present.h"
-#include "report/stats.h"
+#include "report/dsostats.h"
 
 int dso_stats__add(struct dso_stat **stats, const char *dso, const struct sym_result *res)
 {

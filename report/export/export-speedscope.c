@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/export.h"
+#include "report/export/export.h"
 #include "util/hash.h"
 #include "util/json.h"
 

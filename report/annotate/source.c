@@ -31,7 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report/source.h"
+#include "report/annotate/source.h"
 #include "util/hash.h"
 
 struct source_ent {

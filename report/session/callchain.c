@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/callchain.h"
+#include "report/session/callchain.h"
 #include "util/json.h"
 
 #define MAX_ADDRS 1024 /* addresses per chain, the kernel's and the unwound */

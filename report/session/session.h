@@ -9,7 +9,7 @@
 #define EBS_REPORT_SESSION_H
 
 #include "data/ebsdata.h"
-#include "report/machine.h"
+#include "report/session/machine.h"
 #include "report/names.h"
 #include "report/report.h"
 #include "symbolize/symbolize.h"

@@ -17,7 +17,7 @@
 
 #include "report/names.h"
 #include "report/present.h"
-#include "report/stacks.h"
+#include "report/session/stacks.h"
 #include "util/hash.h"
 #include "util/json.h"
 
@@ -586,7 +586,7 @@ static int callers_callees(const struct report_opts *o, const struct stacks *s, 
 	return e;
 }
 
-int report_graph(const struct report_opts *o, struct ebs_error *err)
+int ebs_report_graph(const struct report_opts *o, struct ebs_error *err)
 {
 	struct stacks s;
 	int e;

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report/annotate.h"
+#include "report/annotate/annotate.h"
 #include "report/names.h"
 #include "report/present.h"
 

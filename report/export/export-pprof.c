@@ -29,7 +29,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "report/export.h"
+#include "report/export/export.h"
 #include "symbolize/symbolize.h"
 #include "util/hash.h"
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/annotate.h"
+#include "report/annotate/annotate.h"
 #include "report/present.h"
 
 /* samples, %func (or %file), %total; blank without samples; the hottest in bold red. */

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "report/stacks.h"
+#include "report/session/stacks.h"
 
 /* Each: 0, or -errno with err filled. */
 int export_folded(const struct stacks *s, FILE *f, struct ebs_error *err);

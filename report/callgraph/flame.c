@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "report/present.h"
-#include "report/stacks.h"
+#include "report/session/stacks.h"
 #include "util/hash.h"
 
 enum fkind { FK_ROOT, FK_USER, FK_KERNEL, FK_INLINE, FK_PSEUDO, FK_MAX };

@@ -8,7 +8,7 @@
 #ifndef EBS_REPORT_CALLCHAIN_H
 #define EBS_REPORT_CALLCHAIN_H
 
-#include "report/session.h"
+#include "report/session/session.h"
 
 /*
  * One frame: a function of the chain.  id is unique per function (its

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/decode.h"
+#include "report/annotate/decode.h"
 
 #ifndef EBS_HAVE_CAPSTONE
 #define EBS_HAVE_CAPSTONE 1 /* until the Makefile says */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/export.h"
+#include "report/export/export.h"
 #include "util/hash.h"
 
 bool export_is_clock(const char *event)

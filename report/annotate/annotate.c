@@ -11,8 +11,12 @@
  * function's line instead.  The source is read from the path DWARF gives,
  * mapped through --source-dir (source.c).  Instructions are decoded
  * (decode.c) from the bytes symbolize/ reads out of the DSO.  The listing
- * is built as a model (annotate.h), printed as text by annotate-text.c or
- * as HTML by html.c.
+ * is built as a model (annotate.h); run.c prints it as text
+ * (annotate-text.c) or HTML (html.c): the model never calls a printer.
+ *
+ * Why one file of ~1,500 lines: the counting pass and the model of one
+ * function share the private counts (struct annot, struct fn_ent) that no
+ * printer may see; the printers and run.c are apart.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -21,12 +25,12 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
-#include "report/annotate.h"
-#include "report/decode.h"
+#include "report/annotate/annotate.h"
+#include "report/annotate/decode.h"
 #include "report/names.h"
 #include "report/present.h"
-#include "report/session.h"
-#include "report/source.h"
+#include "report/session/session.h"
+#include "report/annotate/source.h"
 #include "util/hash.h"
 
 #define MAX_FUNC_BYTES (4u << 20) /* larger "functions" are not decoded */
@@ -95,6 +99,7 @@ struct annot {
 	 */
 	struct ann_memo *memo;
 	size_t nmemo;
+	bool opened; /* rs is open */
 };
 
 struct ann_memo {
@@ -1026,8 +1031,11 @@ static const char *source_name(void *ctx, const char *path)
  * lines above its instructions (all of them: html.c lists every
  * instruction).
  */
-static const char *private_source(const struct annot *an, struct ann_func *const *models, size_t n)
+const char *ann_set__private_source(const struct ann_set *set)
 {
+	const struct annot *an = set->an;
+	struct ann_func *const *models = set->models;
+	size_t n = set->n;
 	const struct source *s;
 	size_t i, j;
 
@@ -1045,37 +1053,6 @@ static const char *private_source(const struct annot *an, struct ann_func *const
 				return s->path;
 	}
 	return NULL;
-}
-
-/*
- * A page made to be shown (0644) must not show others a source they could
- * not read (another user's private file, under root's record -a and
- * annotate): when it shows one, it is written 0600, said in one line.
- * Standard output, a device or a FIFO given as the page is the caller's
- * business.  0, or -errno with err filled.
- */
-static int page_mode(struct annot *an, struct ebs_out *html, struct ann_func *const *models,
-		     size_t n, struct ebs_error *err)
-{
-	const char *src;
-	struct stat st;
-	int fd;
-
-	if (!html->path || html->file.in_place || !(src = private_source(an, models, n)))
-		return 0;
-	fd = fileno(html->f);
-	if (fstat(fd, &st))
-		return ebs_error__output(err, errno, html->path, "cannot make it private");
-	if (!(st.st_mode & 077))
-		return 0; /* the umask made it private already */
-	if (fchmod(fd, 0600))
-		return ebs_error__output(err, errno, html->path, "cannot make it private");
-	if (an->o->view.warn)
-		ebs_fprint_line(
-			an->o->view.warn,
-			"ebs %s: %s: written 0600: it shows %s, which not everyone may read",
-			an->o->view.cmd ? an->o->view.cmd : "annotate", html->path, src);
-	return 0;
 }
 
 /* ---- targets -------------------------------------------------------------- */
@@ -1343,53 +1320,72 @@ static void free_all(struct annot *an)
 	free(an->memo);
 }
 
-int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
+/*
+ * Open the recording named by o and resolve what to annotate: the first
+ * half of building, so that a bad recording or FUNC is said before any
+ * output is opened.  0, or -errno with err filled; ann_set__free(set)
+ * either way.
+ */
+int ann_set__open(struct ann_set *set, const struct annotate_opts *o, struct ebs_error *err)
 {
 	struct symbolize_opts so = {0};
-	struct ann_func **models = NULL;
-	struct fn_ent **fns = NULL;
-	size_t nfns = 0, nmodels = 0, i;
-	struct annot an;
-	struct ebs_out html = {0};
-	char why[256] = "";
+	struct annot *an;
 	int e;
 
+	memset(set, 0, sizeof(*set));
 	/* --asm is all instructions: without a disassembler, nothing to show */
 	if (o->asm_ && !decode_available())
 		return ebs_error__set(err, EOPNOTSUPP, "--asm: %s", DECODE_NONE_WHY);
-	memset(&an, 0, sizeof(an));
-	an.o = o;
+	an = calloc(1, sizeof(*an));
+	if (!an)
+		return ebs_error__set(err, ENOMEM, "out of memory");
+	set->an = an;
+	an->o = o;
 	rsession_symbolize_opts(&so, &o->view);
 	so.kcore = o->kcore;
-	if (o->target && (e = parse_target(&an, o->target, err)))
+	if (o->target && (e = parse_target(an, o->target, err)))
 		return e;
-	e = rsession__open(&an.rs, o->view.input, o->view.force, &so, &o->view.filter, err);
-	if (e)
-		return e;
-	/* the page's file opened (aside) before the work, so that it fails first */
-	if (o->html && (e = ebs_out_open(&html, o->html, stdout, err)))
-		goto out;
-	an.sources = source_cache__new(o->source_dirs, o->view.warn ? rsession_warn : NULL,
-				       (void *)&o->view);
-	if (!an.sources) {
+	e = rsession__open(&an->rs, o->view.input, o->view.force, &so, &o->view.filter, err);
+	an->opened = !e;
+	return e;
+}
+
+/*
+ * The second half: read every sample and build one model per function
+ * listed (set->models, set->n; set->rest for what no listing shows).
+ * 0, or -errno with err filled.
+ */
+int ann_set__build(struct ann_set *set, struct ebs_error *err)
+{
+	struct annot *an = set->an;
+	const struct annotate_opts *o = an->o;
+	struct ann_func **models = NULL;
+	struct fn_ent **fns = NULL;
+	size_t nfns = 0, nmodels = 0, i;
+	char why[256] = "";
+	int e;
+
+	an->sources = source_cache__new(o->source_dirs, o->view.warn ? rsession_warn : NULL,
+					(void *)&o->view);
+	if (!an->sources) {
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	source_cache__set_names(an.sources, source_name, an.rs.sym);
-	if (an.rs.event < 0)
-		an.rs.event = 0; /* one event: the first, unless --event */
+	source_cache__set_names(an->sources, source_name, an->rs.sym);
+	if (an->rs.event < 0)
+		an->rs.event = 0; /* one event: the first, unless --event */
 	/* FUNC: the exact name, else the unqualified, a "::"-suffix, a part (names.h) */
-	an.q = (struct name_query){.want = o->target, .len = o->target ? strlen(o->target) : 0};
-	if (o->target && !an.file_mode &&
-	    (e = rsession__resolve(&an.rs, o->target, strlen(o->target), &an.q,
+	an->q = (struct name_query){.want = o->target, .len = o->target ? strlen(o->target) : 0};
+	if (o->target && !an->file_mode &&
+	    (e = rsession__resolve(&an->rs, o->target, strlen(o->target), &an->q,
 				   o->view.filter.candidates, err)))
 		goto out;
-	e = rsession__each(&an.rs, collect, &an, err);
+	e = rsession__each(&an->rs, collect, an, err);
 	if (!e)
-		e = check_target_line(&an, err);
+		e = check_target_line(an, err);
 	if (e)
 		goto out;
-	fns = sorted_fns(&an, &nfns);
+	fns = sorted_fns(an, &nfns);
 	models = calloc(nfns + 1, sizeof(*models));
 	if (!fns || !models) {
 		e = ebs_error__set(err, ENOMEM, "out of memory");
@@ -1397,9 +1393,9 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	}
 	if (o->target) {
 		for (i = 0; i < nfns; i++) {
-			if (!name_query__match(&an.q, fns[i]->name))
+			if (!name_query__match(&an->q, fns[i]->name))
 				continue;
-			models[nmodels] = build(&an, fns[i], true, why, sizeof(why));
+			models[nmodels] = build(an, fns[i], true, why, sizeof(why));
 			if (!models[nmodels]) {
 				e = ebs_error__set(err, ENOMEM, "%s", why);
 				goto out;
@@ -1408,33 +1404,34 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 		}
 		for (i = 0; nmodels > 1 && i < nmodels; i++) /* static functions of one name */
 			models[i]->show_start = true;
-		if (!nmodels && an.file_mode) {
-			if (build_file(&an, &models[0])) {
+		if (!nmodels && an->file_mode) {
+			if (build_file(an, &models[0])) {
 				e = ebs_error__set(err, ENOMEM, "out of memory");
 				goto out;
 			}
 			nmodels = models[0] != NULL;
 		}
-		if (!nmodels && an.flines && !an.file_mode) {
+		if (!nmodels && an->flines && !an->file_mode) {
 			/* only inlined: its lines over every place it was inlined into */
-			snprintf(an.target_file, sizeof(an.target_file), "%s", an.flines->key.file);
-			if (build_file(&an, &models[0])) {
+			snprintf(an->target_file, sizeof(an->target_file), "%s",
+				 an->flines->key.file);
+			if (build_file(an, &models[0])) {
 				e = ebs_error__set(err, ENOMEM, "out of memory");
 				goto out;
 			}
 			if (models[0]) {
-				models[0]->name = an.inlined_name;
+				models[0]->name = an->inlined_name;
 				models[0]->dso = "inlined";
 				models[0]->dso_path =
 					"its code in every function it was inlined into";
 				models[0]->per = "%func";
-				if ((o->asm_ || o->skid_adjust) && an.inlined_in)
+				if ((o->asm_ || o->skid_adjust) && an->inlined_in)
 					snprintf(
 						models[0]->note, sizeof(models[0]->note),
 						"%s has no instructions of its own (it was only "
 						"inlined): --asm and --skid-adjust work on a function it "
 						"was inlined into, such as %s",
-						an.inlined_name, an.inlined_in);
+						an->inlined_name, an->inlined_in);
 				nmodels = 1;
 			}
 		}
@@ -1452,18 +1449,18 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 							i ? ", " : "", one);
 			}
 			e = ebs_error__set(err, ENOENT, "%s: no %s '%s' with samples%s%s%s",
-					   o->view.input, an.file_mode ? "source file" : "function",
-					   o->target, nfns ? " (the hottest: " : "", hot,
-					   nfns ? ")" : "");
+					   o->view.input,
+					   an->file_mode ? "source file" : "function", o->target,
+					   nfns ? " (the hottest: " : "", hot, nfns ? ")" : "");
 			goto out;
 		}
 	} else {
 		size_t top = o->view.top ? o->view.top : nfns; /* 0: all */
 
 		for (i = 0; i < nfns && nmodels < top; i++) {
-			if (present_percent(fns[i]->samples, an.total) < o->view.min_percent)
+			if (present_percent(fns[i]->samples, an->total) < o->view.min_percent)
 				break;
-			models[nmodels] = build(&an, fns[i], false, why, sizeof(why));
+			models[nmodels] = build(an, fns[i], false, why, sizeof(why));
 			if (!models[nmodels]) {
 				e = ebs_error__set(err, ENOMEM, "%s", why);
 				goto out;
@@ -1476,31 +1473,30 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 			goto out;
 		}
 	}
-	if (o->html) {
-		e = page_mode(&an, &html, models, nmodels, err);
-		if (e)
-			goto out;
-		annotate_html(html.f, (const struct ann_func *const *)models, nmodels,
-			      o->view.input);
-		e = ebs_out_close(&html, true, err);
-		html.f = NULL;
-	} else {
-		struct ann_rest rest = {
-			.kernel = an.kernel, .nofunc = an.nofunc, .total = an.total};
-
-		annotate_text(o->view.out, present_color_on(o->view.out, o->view.color),
-			      (const struct ann_func *const *)models, nmodels,
-			      o->target ? NULL : &rest);
-	}
 out:
-	if (html.f) /* not written: removed, or the caller's stream left */
-		ebs_out_close(&html, false, NULL);
-	for (i = 0; models && i < nmodels; i++)
-		free_model(models[i]);
-	free(models);
+	set->models = models;
+	set->n = nmodels;
+	set->rest =
+		(struct ann_rest){.kernel = an->kernel, .nofunc = an->nofunc, .total = an->total};
 	free(fns);
-	free_all(&an);
-	name_query__free(&an.q);
-	rsession__close(&an.rs);
 	return e;
+}
+
+void ann_set__free(struct ann_set *set)
+{
+	size_t i;
+
+	if (!set)
+		return;
+	for (i = 0; set->models && i < set->n; i++)
+		free_model(set->models[i]);
+	free(set->models);
+	if (set->an) {
+		free_all(set->an);
+		name_query__free(&set->an->q);
+		if (set->an->opened)
+			rsession__close(&set->an->rs);
+		free(set->an);
+	}
+	memset(set, 0, sizeof(*set));
 }

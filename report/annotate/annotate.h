@@ -91,6 +91,28 @@ static inline const char *ann_base_name(const char *path)
 	return slash ? slash + 1 : path ? path : "??";
 }
 
+/*
+ * The listings of one annotate run (annotate.c builds them; the printers
+ * below and run.c's ebs_annotate use them): the model never calls its
+ * printers.
+ */
+struct annotate_opts;
+struct annot;
+struct ebs_error;
+struct ann_set {
+	struct annot *an; /* the recording and what was counted: annotate.c's */
+	struct ann_func **models;
+	size_t n;
+	struct ann_rest rest;
+};
+
+int ann_set__open(struct ann_set *set, const struct annotate_opts *o, struct ebs_error *err);
+int ann_set__build(struct ann_set *set, struct ebs_error *err);
+/* The path of a source shown that not everyone may read, or NULL. */
+const char *ann_set__private_source(const struct ann_set *set);
+/* Frees what open and build made; NULL and a zeroed set are fine. */
+void ann_set__free(struct ann_set *set);
+
 /* Print the functions as text (with ANSI colours when color), then rest when not NULL. */
 void annotate_text(FILE *out, bool color, const struct ann_func *const *funcs, size_t n,
 		   const struct ann_rest *rest);

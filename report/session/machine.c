@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/machine.h"
+#include "report/session/machine.h"
 #include "util/hash.h"
 
 /* A task's name from a time on (its COMM record's). */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/stacks.h"
+#include "report/session/stacks.h"
 #include "util/hash.h"
 
 struct stack_ent {

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - the reader's parts that open.c, the layer choosing the input
+ * format, puts together.  Private to data/.
+ */
+#ifndef EBS_DATA_INTERNAL_H
+#define EBS_DATA_INTERNAL_H
+
+#include "data/ebsdata.h"
+
+/* A reader of path, nothing read yet; NULL with err filled. */
+struct ebs_data *reader__new(const char *path, unsigned int flags, struct ebs_error *err);
+/* Open path as a user's input may be opened (util/input.c), a stream spooled. */
+int reader__load(struct ebs_data *d, struct ebs_error *err);
+/* The descriptor being read, its size in *size. */
+int reader__fd(const struct ebs_data *d, u64 *size);
+/*
+ * Read fd (size bytes, owned from now on) instead; unfinished, when not
+ * NULL, is what to say of where the original recording stopped.
+ */
+void reader__replace(struct ebs_data *d, int fd, u64 size, const char *unfinished);
+/* Check the header, its records and the trailer; 0 or -errno with err filled. */
+int reader__parse(struct ebs_data *d, struct ebs_error *err);
+/* err: "FILE: offset OFF: WHAT"; returns -EBADMSG. */
+int reader__bad(struct ebs_data *d, struct ebs_error *err, u64 off, const char *what);
+/* An unlinked temporary file in $TMPDIR (else /tmp), or -errno; *dir: which. */
+int reader__temp_fd(const char **dir);
+/* n with a comma every three digits: "1,234,567". */
+const char *reader__grouped(u64 n, char *buf, size_t size);
+
+#endif /* EBS_DATA_INTERNAL_H */

@@ -15,14 +15,15 @@
 # saying so.
 #
 # Each test's whole output is in $BUILD/test-logs/NAME.log (NAME: the unit
-# program's or the script's name); the logs of the tests that failed are
-# named at the end, before a table of the tests' times, slowest first.
+# program's or the script's name); a table of the tests' times, slowest
+# first, ends the run, then the logs of the tests that failed.
 #
 # Each test has 600 s; a script that needs longer says so in its first
 # lines: "# timeout: SECONDS".  A script that must have the machine to
-# itself says "# serial" there: such tests run first, one at a time, alone.  Tests run
-# longest first (the times of the last run, $BUILD/test-logs/times, else
-# tests/times), so that the longest do not start last.
+# itself says "# serial" there: such tests run first, one at a time,
+# alone.  The others run longest first (the last run's times,
+# $BUILD/test-logs/times, else tests/times: "SECONDS NAME" lines), so that
+# the longest do not start last.  One run at a time in a build directory.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-build}

@@ -152,7 +152,9 @@ MODULE_LIBS := $(foreach m,$(MODULES),$($(m)_LIB))
 # make install puts the header, both libraries, ebs.pc and the man page
 # under PREFIX and LIBDIR.
 LIBDIR ?= $(PREFIX)/lib
-LIBEBS_VERSION := 1.1.1
+# libebs's own version, the API's (EBS_COUNT_VERSION in its header, which
+# ebs.pc carries), apart from ebs's VERSION: ebs --version prints both
+LIBEBS_VERSION := $(shell sed -n 's/^\#define EBS_COUNT_VERSION[[:space:]]*"\(.*\)"/\1/p' include/ebs/count.h)
 LIBEBS_SONAME  := libebs.so.1
 LIBEBS_SRCS := $(wildcard libebs/*.c) util/stats.c util/text.c
 LIBEBS_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(LIBEBS_SRCS))
@@ -382,12 +384,14 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all workloads
 	$(Q)BUILD=$(BUILD) scripts/demo.sh
 
-# ebs.ko through kbuild, against KDIR: the running kernel's headers, else the
-# newest of Debian's /usr/src/linux-headers-*-amd64.
-KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-	$(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1))
+# ebs.ko through kbuild, against KDIR: the running kernel's headers, else
+# Debian's default (those linux-headers-amd64 depends on), else the newest
+# /usr/src/linux-headers-*-amd64 (scripts/kdir.sh: the path, then why).
+KDIR_PICK = $(shell scripts/kdir.sh)
+KDIR ?= $(firstword $(KDIR_PICK))
 kmod:
 	$(if $(KDIR),,$(error no kernel headers: install linux-headers-amd64, or give KDIR=))
+	$(if $(filter file,$(origin KDIR)),@echo "kmod: KDIR=$(KDIR): $(wordlist 2,99,$(KDIR_PICK))")
 	$(Q)$(MAKE) -C kmod KDIR=$(KDIR)
 
 # ebs.ko in a QEMU guest (also part of `make test`): installs what it needs

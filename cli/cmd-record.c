@@ -192,6 +192,7 @@ static const char *const kmod_mode_words[] = {"perf-kernel", "msr", NULL};
 
 int cmd_record(int argc, char **argv)
 {
+	static const char default_output[] = "ebs.data";
 	static const struct option longopts[] = {
 		{"event", required_argument, NULL, 'e'},
 		{"count", required_argument, NULL, 'c'},
@@ -227,7 +228,7 @@ int cmd_record(int argc, char **argv)
 
 	cli_calibrate_defaults(&cc);
 
-	o.output = "ebs.data";
+	o.output = default_output;
 	o.freq = 0;
 	optind = 1;
 	opterr = 0;
@@ -370,7 +371,13 @@ int cmd_record(int argc, char **argv)
 	lo.output = o.output;
 	lo.clean = clean;
 	lo.quiet = quiet;
-	if (ebs_writer__leftovers(o.output, clean, say_leftover, &lo) >= 0 && lo.failed) {
+	/*
+	 * --clean without -o: the leftovers of every output here, since the
+	 * killed recording may have had an -o of its own (record -o x.data)
+	 */
+	if (ebs_writer__leftovers(clean && o.output == default_output ? NULL : o.output, clean,
+				  say_leftover, &lo) >= 0 &&
+	    lo.failed) {
 		ret = 1;
 		goto out;
 	}

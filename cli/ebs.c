@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <ebs/count.h>
+
 #include "cli/builtin.h"
 
 static char cmdline[4096];
@@ -387,7 +389,8 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if (!strcmp(argv[a], "--version")) {
-			printf("ebs %s\n", EBS_VERSION);
+			/* two numbers: ebs's, and libebs's API (ebs.pc, ebs-count(3)) */
+			printf("ebs %s (libebs %s)\n", EBS_VERSION, ebs_count_version());
 			return 0;
 		} else if (!strcmp(argv[a], "--no-pager")) {
 			cli_pager_disable();

@@ -144,7 +144,8 @@ int ebs_writer__flush(struct ebs_writer *w);
  * files .NAME.tmp.XXXXXX beside it, owned by the caller, that no writer
  * holds (a writer keeps an flock on its own until it is done).  fn (may be
  * NULL) is called for each; with remove, each is removed first (removed,
- * or err = -errno).  Returns how many were found, or -errno.
+ * or err = -errno).  A NULL path stands for every output in the current
+ * directory (.ANY.tmp.XXXXXX).  Returns how many were found, or -errno.
  */
 struct ebs_leftover {
 	const char *path;

@@ -878,13 +878,24 @@ void ebs_writer__abort(struct ebs_writer *w)
 	writer_free(w);
 }
 
-/* Is name DIR/.BASE.tmp.XXXXXX for the prefix (".BASE.tmp.")? */
+/*
+ * Is name DIR/.BASE.tmp.XXXXXX for the prefix (".BASE.tmp.")?  With no
+ * prefix, for any BASE.
+ */
 static bool is_tmp_name(const char *name, const char *prefix)
 {
-	size_t n = strlen(prefix), i;
+	size_t len = strlen(name), n, i;
 
-	if (strncmp(name, prefix, n) || strlen(name) != n + 6)
-		return false;
+	if (prefix) {
+		n = strlen(prefix);
+		if (strncmp(name, prefix, n) || len != n + 6)
+			return false;
+	} else {
+		n = len - 6;
+		if (len < sizeof(".X.tmp.XXXXXX") - 1 || name[0] != '.' ||
+		    strncmp(name + n - 5, ".tmp.", 5))
+			return false;
+	}
 	for (i = n; name[i]; i++)
 		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
 		      (name[i] >= '0' && name[i] <= '9')))
@@ -910,14 +921,19 @@ int ebs_writer__leftovers(const char *path, bool remove, ebs_leftover_fn fn, voi
 	DIR *d;
 	int found = 0, e;
 
-	if (!strcmp(path, "-"))
+	if (!path) {
+		base = NULL; /* every output's, in the current directory */
+		ebs_strlcpy(dir, ".", sizeof(dir));
+	} else if (!strcmp(path, "-")) {
 		return 0; /* written in place: no temporary files */
-	e = ebs_tmp_prefix(path, prefix, sizeof(prefix));
-	if (e)
-		return e;
-	base = strrchr(prefix, '/');
-	*base++ = '\0';
-	ebs_strlcpy(dir, prefix, sizeof(dir));
+	} else {
+		e = ebs_tmp_prefix(path, prefix, sizeof(prefix));
+		if (e)
+			return e;
+		base = strrchr(prefix, '/');
+		*base++ = '\0';
+		ebs_strlcpy(dir, prefix, sizeof(dir));
+	}
 	d = opendir(dir);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;

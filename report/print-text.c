@@ -328,8 +328,16 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 		free(cut[k]);
 	free(cut);
 	if (shown < n) {
-		/* which option left rows out: --top (rows past the limit), --min-percent, both */
-		bool by_top = limit < n, by_min = shown < limit;
+		/*
+		 * What shows them all: --top 0 when no row is under --min-percent,
+		 * --min-percent 0 when --top cut none, else both (a row under
+		 * --min-percent past the limit is hidden by each option alone).
+		 */
+		bool by_top = limit < n, by_min = false;
+
+		for (k = 0; k < n && !by_min; k++)
+			by_min = present_percent(row_count(rows[k], ev), fa.samples) <
+				 r->o->view.min_percent;
 
 		fprintf(f, "  (%zu more row%s; %s shows all)\n", n - shown,
 			n - shown == 1 ? "" : "s",

@@ -141,7 +141,7 @@ expect "-o dir/" 2 "-o wants a file name, not 'nodir/'" "$EBS" record -o nodir/ 
 check "-o dir/: the command did not run" [ ! -e ran ]
 
 # ---- an output that cannot be written: exit 1 in every command --------------------------
-# README's rule: a missing directory, no permission, a full disk, an I/O error
+# ebs(1)'s rule (EXIT STATUS): a missing directory, no permission, a full disk, an I/O error
 # are the system's, exit 1 (bad input is 2), with one line naming the file and
 # the reason.  Each command that writes a file, into a directory that is not
 # there and into /dev/full (every write ENOSPC).  @OUT@ is the output's name.

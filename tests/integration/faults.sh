@@ -194,6 +194,27 @@ kill -INT $epid
 wait $epid
 check "the running recording then finishes" bash -c "python3 '$CHECK' r.data | grep -q '^ok: finished'"
 
+# --clean without -o: the leftovers of every output here (a killed
+# `record -o x.data` left .x.data.tmp.*, which plain --clean once kept)
+"$EBS" record -q -e cpu-clock -F 500 -o x.data "$WORKLOADS/sleeper" 300 >x.pid 2>x.err &
+epid=$!
+if wait_line x.pid && wait_cpu "$(cat x.pid)" 0.02; then
+	kill -9 $epid
+	wait $epid 2>/dev/null
+	gone "$(cat x.pid)" || kill -9 "$(cat x.pid)"
+	printf 'important\n' >.y.data.tmp.BBBBBB
+	"$EBS" record --clean 2>xclean.err
+	rc=$?
+	check "--clean without -o: status 0, x.data's leftover removed and said" \
+		[ $rc -eq 0 -a "$(grep -c '^ebs record: removed \./\.x\.data\.tmp\.' xclean.err)" -eq 1 \
+		-a -z "$(ls -A | grep '^\.x\.data\.tmp\.')" ]
+	check "--clean without -o: a file of the pattern that is not ebs.data kept" \
+		[ "$(cat .y.data.tmp.BBBBBB)" = important ]
+	rm -f .y.data.tmp.BBBBBB
+else
+	fail "--clean without -o" "the recording did not start: $(head -c 300 x.err)"
+fi
+
 # ---- a full disk and a file size limit -------------------------------------
 # outcome NAME DIR SHOWN LOG STATUS LIMIT: classify a recording into
 # DIR/f.data (SHOWN/f.data in its messages) that may have run out of space

@@ -38,6 +38,10 @@ pc() { PKG_CONFIG_PATH=$LIB/pkgconfig PKG_CONFIG_SYSROOT_DIR=$DEST pkg-config "$
 hver=$(sed -n 's/^#define EBS_COUNT_VERSION[[:space:]]*"\(.*\)"/\1/p' "$DEST/usr/local/include/ebs/count.h")
 check "pkg-config --modversion ebs is the header's EBS_COUNT_VERSION ($hver)" \
 	[ "$(pc --modversion ebs)" = "$hver" ]
+# two version numbers, each named: ebs --version once said 0.1.0 where
+# ebs.pc says 1.1.x, with no word on which is what
+check "ebs --version: ebs's version, then libebs's, the same as ebs.pc's ($("$EBS" --version))" \
+	sh -c "'$EBS' --version | grep -qx 'ebs [0-9][0-9.]* (libebs $hver)'"
 flags=$(pc --cflags --libs ebs)
 check "pkg-config --cflags --libs ebs: -I and -L into DESTDIR, -lebs ($flags)" \
 	sh -c "echo '$flags' | grep -q -- '-I$DEST/usr/local/include' &&

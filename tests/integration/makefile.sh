@@ -107,6 +107,34 @@ hidden() {
 		exec "$@"' sh "$ovl" "$f" "$@"
 }
 
+# make kmod with a newer kernel's headers installed beside Debian's default
+# (6.12 from backports beside 6.1): it takes the default, which
+# linux-headers-amd64 depends on, not the newest (which once failed to
+# build where 6.1 builds); the newest only without the meta-package.  A
+# fake 6.12 directory is laid over /usr/src in a namespace of the test's.
+kdep=$(dpkg-query -W -f '${Depends}' linux-headers-amd64 2>/dev/null | sed -n 's/^\(linux-headers-[^ ,]*\).*/\1/p')
+if [ -d "/lib/modules/$(uname -r)/build" ]; then
+	skip "make kmod: Debian's default headers, not the newest" "the running kernel's headers are installed, and taken first"
+elif [ -z "$kdep" ] || [ ! -d "/usr/src/$kdep" ]; then
+	skip "make kmod: Debian's default headers, not the newest" "linux-headers-amd64 is not installed"
+else
+	ovl=$(mktemp -d "$TMP/ksrc.XXXXXX")
+	mkdir -p "$ovl/up/linux-headers-99.12.0-1-amd64" "$ovl/work"
+	unshare -m --propagation private sh -c '
+		mount -t overlay overlay -o "lowerdir=/usr/src,upperdir=$1/up,workdir=$1/work" /usr/src ||
+			{ echo "cannot lay a directory over /usr/src" >&2; exit 99; }
+		shift
+		exec "$@"' sh "$ovl" $MAKE_HERE -n kmod >kdir.out 2>&1 </dev/null
+	if [ $? -eq 99 ]; then
+		skip "make kmod: Debian's default headers, not the newest" "$(tail -n 1 kdir.out)"
+	else
+		keep kdir.out
+		check "make kmod: Debian's default headers ($kdep), not the newest (99.12), and says why" \
+			eval 'grep -q "^make -C kmod KDIR=/usr/src/$kdep\$" kdir.out &&
+			      grep -q "^echo \"kmod: KDIR=/usr/src/$kdep: Debian.s default headers" kdir.out'
+	fi
+fi
+
 LIBDWARF_I=$(pkg-config --cflags libdwarf 2>/dev/null || echo -I/usr/include/libdwarf)
 # header, the flags that find it, the package the message must name
 while read -r h pkg flags; do

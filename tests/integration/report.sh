@@ -95,6 +95,39 @@ golden report-top.txt R -n 2 -e cycles
 golden report-func.txt R --func work,jit_stub -e cycles -s func,tid
 golden report-top-min.txt R -e cycles -n 20 --min-percent 3
 golden report.json R --json -e cycles -s line
+
+# ebs-report(1)'s examples of this recording are what ebs prints today
+# (its --top 2 example once showed 1239 samples where the recording has 1251)
+n=0
+while IFS='	' read -r args mode shown; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086 # the options are words
+	R $args >man-$n.out 2>&1
+	if [ "$mode" = json ]; then
+		check "ebs-report(1)'s example $n (report $args) is its JSON" \
+			[ "$(tr -d ' \t\n' <man-$n.out)" = "$(printf '%s' "$shown" | tr -d ' \t\n')" ]
+	else
+		printf '%s\n' "$shown" | tr '\t' '\n' >man-$n.shown
+		check "ebs-report(1)'s example $n (report $args): its every line printed" \
+			sh -c 'while IFS= read -r l; do grep -Fxq -- "$l" "$0" || { echo "not printed: $l"; exit 1; }; done <"$1"' \
+			man-$n.out man-$n.shown
+	fi
+done <<EOF
+$(python3 "$TOP/tests/tools/manexamples.py" "$TOP/docs/ebs-report.1")
+EOF
+check "ebs-report(1) has its examples of this recording (9)" [ "$n" -eq 9 ]
+
+# the last line's hint is true: the options it names, added, show every row
+# (--top 1 --min-percent 50 once said "--top 0 shows all", which still hid 7)
+for opts in "-n 1 --min-percent 50" "-n 0 --min-percent 50" "-n 2" "--min-percent 10" \
+	"-n 5 --min-percent 1" "-n 7 --min-percent 0.5"; do
+	# shellcheck disable=SC2086 # the options are words
+	hint=$(R -e cycles $opts | sed -n 's/^  ([0-9]* more rows\{0,1\}; \(.*\) shows all)$/\1/p')
+	# shellcheck disable=SC2086
+	check "report $opts: its hint ($hint) shows every row" \
+		sh -c '[ -n "$1" ] && ! "$0" report --kallsyms "$2" -e cycles $3 $1 | grep -q "more row"' \
+		"$EBS" "$hint" "$GOLD/kallsyms" "$opts"
+done
 golden report-color.txt R -e task-clock --color always
 golden report-mux.json R --json -e task-clock
 

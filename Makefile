@@ -135,19 +135,28 @@ endif
 $(FLAGS_STAMP):
 
 # Modules, in link order (a module may use those after it).
-MODULES := report symbolize sampler data util
+MODULES := report count symbolize sampler data util
 define module_vars
 $(1)_SRCS := $$(wildcard $(1)/*.c $(1)/*/*.c)
 $(1)_OBJS := $$(patsubst %.c,$(BUILD)/%.o,$$($(1)_SRCS))
 $(1)_LIB  := $(BUILD)/libebs-$(1).a
 endef
 $(foreach m,$(MODULES),$(eval $(call module_vars,$(m))))
-MODULE_LIBS := $(foreach m,$(MODULES),$($(m)_LIB))
+# count/rule.c, counting's one rule (count/rule.h), takes nothing but
+# include/ebs/: the sampler's backends scale with it, and libebs compiles
+# it in.  Its own archive, last, below every module.
+COUNT_RULE_SRCS := count/rule.c
+count_SRCS := $(filter-out $(COUNT_RULE_SRCS),$(count_SRCS))
+count_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(count_SRCS))
+COUNT_RULE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(COUNT_RULE_SRCS))
+COUNT_RULE_LIB := $(BUILD)/libebs-count-rule.a
+MODULE_LIBS := $(foreach m,$(MODULES),$($(m)_LIB)) $(COUNT_RULE_LIB)
 
 # ---- libebs: the counting library (include/ebs/count.h, docs/ebs-count.3) ----
 # Its own -fPIC objects, symbols hidden but the API's (libebs/libebs.map),
 # into $(BUILD)/libebs.a and $(BUILD)/libebs.so.1 (soname libebs.so.1);
-# util/stats.c is compiled in for the mode, util/text.c for its error lines.
+# util/stats.c is compiled in for the mode, util/text.c for its error lines,
+# count/rule.c for the scaling rule ebs's counts follow.
 # ebs (`ebs list`: the read path) and the unit tests link the archive, last.
 # make install puts the header, both libraries, ebs.pc and the man page
 # under PREFIX and LIBDIR.
@@ -156,7 +165,7 @@ LIBDIR ?= $(PREFIX)/lib
 # ebs.pc carries), apart from ebs's VERSION: ebs --version prints both
 LIBEBS_VERSION := $(shell sed -n 's/^\#define EBS_COUNT_VERSION[[:space:]]*"\(.*\)"/\1/p' include/ebs/count.h)
 LIBEBS_SONAME  := libebs.so.1
-LIBEBS_SRCS := $(wildcard libebs/*.c) util/stats.c util/text.c
+LIBEBS_SRCS := $(wildcard libebs/*.c) util/stats.c util/text.c $(COUNT_RULE_SRCS)
 LIBEBS_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(LIBEBS_SRCS))
 LIBEBS_A    := $(BUILD)/libebs.a
 LIBEBS_SO   := $(BUILD)/$(LIBEBS_SONAME)
@@ -230,6 +239,9 @@ $$($(1)_LIB): $$($(1)_OBJS)
 	$$(Q)rm -f $$@ && $$(AR) rcs $$@ $$^
 endef
 $(foreach m,$(MODULES),$(eval $(call module_rule,$(m))))
+$(COUNT_RULE_LIB): $(COUNT_RULE_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(EBS): $(CLI_OBJS) $(MODULE_LIBS)
 	$(call msg,LINK,$@)
@@ -311,7 +323,7 @@ FUZZ_CC      ?= clang
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(FUZZ_SRCS))
 # the modules the harnesses test, in link order
-FUZZ_LIBS := $(symbolize_LIB) $(sampler_LIB) $(data_LIB) $(util_LIB)
+FUZZ_LIBS := $(symbolize_LIB) $(sampler_LIB) $(data_LIB) $(util_LIB) $(COUNT_RULE_LIB)
 .PHONY: fuzz fuzz-bins fuzz-harnesses
 
 $(BUILD)/tests/fuzz/%: $(BUILD)/tests/fuzz/%.o $(FUZZ_LIBS)
@@ -419,6 +431,6 @@ clean:
 	rm -rf build build-san
 	$(if $(KDIR),-$(MAKE) -C kmod KDIR=$(KDIR) clean >/dev/null 2>&1)
 
-ALL_OBJS := $(foreach m,$(MODULES),$($(m)_OBJS)) $(CLI_OBJS) \
+ALL_OBJS := $(foreach m,$(MODULES),$($(m)_OBJS)) $(COUNT_RULE_OBJS) $(CLI_OBJS) \
 	$(patsubst %,%.o,$(UNIT_BINS) $(TOOL_BINS)) $(KMOD_USER_OBJS)
 -include $(ALL_OBJS:.o=.d) $(FUZZ_BINS:=.d)

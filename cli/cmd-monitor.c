@@ -5,16 +5,15 @@
  * a terminal, else as one line of numbers per interval; --csv logs every
  * interval to a file either way.
  *
- * The counting is ebs stat's: an ebs record session that counts only
- * (record_opts.count_only) and calls back every TICK_MS with the totals so
- * far.  The monitor's interval (-i, changed by + and -) is made of those
- * ticks: a rate is the totals' change over the time between the two ticks
- * that bound it.  The keys are read at every tick, so they answer within
- * TICK_MS whatever the interval.  The drawing is report/monitor.c's, into a
+ * The counting is ebs stat's: an in-process counting session
+ * (count/session.h) that calls back every TICK_MS with the totals so far.  The monitor's interval
+ * (-i, changed by + and -) is made of those ticks: a rate is the totals' change over the time
+ * between the two ticks that bound it.  The keys are read at every tick, so they answer within
+ * TICK_MS whatever the interval.  The drawing is count/monitor.c's, into a
  * canvas that tty_show() copies to the screen: every ncurses call of ebs
  * is in this file, between tty_start() and tty_end().  The screen is
  * restored however the session ends (q, --duration, the command's end,
- * SIGINT, SIGTERM, an error): ebs record catches those signals during it
+ * SIGINT, SIGTERM, an error): the session catches those signals during it
  * and returns, and the screen starts only at its first tick.
  */
 #include <errno.h>
@@ -28,7 +27,8 @@
 #include <unistd.h>
 
 #include "cli/builtin.h"
-#include "report/monitor.h"
+#include "count/monitor.h"
+#include "count/session.h"
 #include "sampler/sampler.h"
 
 /* after report.h (through builtin.h): curses.h #defines its KEY_MAX */
@@ -80,7 +80,6 @@ static const char default_events[] = "cycles,instructions";
 static const char fallback_events[] = "task-clock,page-faults";
 
 /* + and - step through these */
-static const unsigned int steps[] = {50, 100, 200, 500, 1000, 2000};
 
 struct mon_opts {
 	struct event_spec ev[MONITOR_MAX_EVENTS];
@@ -105,8 +104,6 @@ struct mon {
 	bool tty;      /* draw (standard output is a terminal), else lines */
 	bool tty_gone; /* the screen could not start: lines instead */
 	FILE *csv;
-	double prev[EBS_MAX_EVENTS];
-	u64 prev_ns;
 	double last[EBS_MAX_EVENTS]; /* the totals at the last tick, at last_ns */
 	u64 last_ns;
 	bool headed; /* the lines' header printed (at the first tick: after any error) */
@@ -202,25 +199,15 @@ static int parse(int argc, char **argv, struct mon_opts *o)
 	return -1;
 }
 
-/*
- * Can ev be counted here?  0, or the -errno of the open.  Refused only for
- * the kernel's part (perf_event_paranoid): user space only, as ebs stat
- * does, with :u added to its name.
- */
+/* Can ev be counted here (count_event_probe)?  0, or the -errno of the open. */
 static int countable(struct event_spec *ev, bool system_wide)
 {
-	int e = event_spec__probe(ev);
+	struct ebs_error err = {0};
+	bool user_only = false;
+	int why = 0;
 
-	if ((e == -EACCES || e == -EPERM) && !system_wide && !ev->exclude_kernel &&
-	    !ev->exclude_user && strlen(ev->name) + 3 < sizeof(ev->name)) {
-		struct event_spec u = *ev;
-
-		u.exclude_kernel = true;
-		strcat(u.name, ":u");
-		if (!(e = event_spec__probe(&u)))
-			*ev = u;
-	}
-	return system_wide && (e == -EACCES || e == -EPERM) ? 0 : e; /* -a's open says */
+	(void)count_event_probe(ev, BACKEND_PERF, system_wide, &why, &user_only, &err);
+	return why;
 }
 
 /*
@@ -353,44 +340,7 @@ static int tty_key(void)
 	return ch == ERR ? -1 : ch;
 }
 
-/*
- * Without a screen: the names of the numbers of each line, with their
- * unit (a clock's in ns per second), once counting has started
- */
-static void lines_header(struct mon *mo)
-{
-	const struct mon_opts *o = mo->o;
-	unsigned int i;
-
-	if (mo->headed)
-		return;
-	mo->headed = true;
-	printf("# time_s");
-	for (i = 0; i < o->nr_ev; i++)
-		printf(" %s%s/s", o->ev[i].name, event_spec__is_clock(&o->ev[i]) ? "_ns" : "");
-	if (o->ratio)
-		printf(" %s/%s", o->ev[0].name, o->ev[1].name);
-	putchar('\n');
-	fflush(stdout);
-}
-
 /* ---- the ticks --------------------------------------------------------------- */
-
-static unsigned int step_interval(unsigned int ms, bool up)
-{
-	size_t i, n = sizeof(steps) / sizeof(steps[0]);
-
-	if (up) {
-		for (i = 0; i < n; i++)
-			if (steps[i] > ms)
-				return steps[i];
-		return steps[n - 1];
-	}
-	for (i = n; i-- > 0;)
-		if (steps[i] < ms)
-			return steps[i];
-	return steps[0];
-}
 
 /* The keys typed since the last tick: true to quit.  *redraw when the screen changes. */
 static bool keys(struct mon *mo, bool *redraw)
@@ -406,11 +356,11 @@ static bool keys(struct mon *mo, bool *redraw)
 			break;
 		case '+':
 		case '=':
-			mo->interval = step_interval(mo->interval, true);
+			mo->interval = monitor_step_interval(mo->interval, true);
 			break;
 		case '-':
 		case '_':
-			mo->interval = step_interval(mo->interval, false);
+			mo->interval = monitor_step_interval(mo->interval, false);
 			break;
 		case 'r':
 			monitor__rescale(m, monitor_graph_width(mo->c ? mo->c->cols : 0));
@@ -436,48 +386,10 @@ static bool keys(struct mon *mo, bool *redraw)
 	return quit;
 }
 
-/*
- * One interval's rates: to the CSV file, as a line without a terminal, into
- * the model.  partial: the last, shorter interval, up to the end (its rates
- * over its real length), marked on its line as ebs stat -I keeps it.
- * Rates are whole numbers, a ratio has 4 decimals, "-" (CSV: empty) over 0.
- */
+/* One interval: to the CSV file, as a line without a terminal, into the model. */
 static void interval_done(struct mon *mo, u64 ns, const double *totals, bool partial)
 {
-	double dt = (double)(ns - mo->prev_ns) * 1e-9, rates[MONITOR_MAX_EVENTS];
-	double t = (double)ns * 1e-9;
-	unsigned int i;
-
-	for (i = 0; i < mo->o->nr_ev; i++) {
-		rates[i] = (totals[i] - mo->prev[i]) / dt;
-		mo->prev[i] = totals[i];
-	}
-	mo->prev_ns = ns;
-	if (mo->csv) {
-		fprintf(mo->csv, "%.3f", t);
-		for (i = 0; i < mo->o->nr_ev; i++)
-			fprintf(mo->csv, ",%.3f", rates[i]);
-		if (mo->o->ratio && rates[1] > 0)
-			fprintf(mo->csv, ",%.4f", rates[0] / rates[1]);
-		else if (mo->o->ratio)
-			fputc(',', mo->csv);
-		fputc('\n', mo->csv);
-	}
-	if (!mo->tty) {
-		printf("%.3f", t);
-		for (i = 0; i < mo->o->nr_ev; i++)
-			printf(" %.0f", rates[i]);
-		if (mo->o->ratio && rates[1] > 0)
-			printf(" %.4f", rates[0] / rates[1]);
-		else if (mo->o->ratio)
-			printf(" -");
-		if (partial)
-			printf(" # partial: %.0f ms", dt * 1e3);
-		putchar('\n');
-		fflush(stdout);
-	}
-	if (!mo->m->paused)
-		monitor__push(mo->m, t, rates);
+	monitor__interval(mo->m, ns, totals, partial, mo->csv, mo->tty ? NULL : stdout);
 }
 
 /* record's tick (every TICK_MS, and once at the end): nonzero asks it to stop */
@@ -496,14 +408,17 @@ static int on_tick(void *ctx, u64 ns, const double *totals, unsigned int nr)
 			"ebs monitor: the terminal '%s' cannot be drawn on (TERM?): lines instead\n",
 			getenv("TERM") ? getenv("TERM") : "");
 	}
-	if (!mo->tty)
-		lines_header(mo);
+	if (!mo->tty && !mo->headed) {
+		/* once counting has started: after any error */
+		mo->headed = true;
+		monitor__lines_header(mo->m, stdout);
+	}
 	memcpy(mo->last, totals, sizeof(mo->last[0]) * mo->o->nr_ev);
 	mo->last_ns = ns;
 	if (mo->scr)
 		quit = keys(mo, &redraw);
 	/* an interval is whole at the tick nearest its end */
-	if (ns > mo->prev_ns && ns - mo->prev_ns + TICK_MS * 500000ull >= want) {
+	if (ns > mo->m->prev_ns && ns - mo->m->prev_ns + TICK_MS * 500000ull >= want) {
 		interval_done(mo, ns, totals, false);
 		redraw |= !mo->m->paused;
 	}
@@ -547,13 +462,12 @@ int cmd_monitor(int argc, char **argv)
 {
 	struct mon_opts o = {0};
 	struct mon mo = {0};
-	struct record_opts ro = {0};
+	struct count_session cs = {0};
 	struct record_result res;
 	struct ebs_error err = {0};
 	struct ebs_out csv = {0};
 	const char *names[MONITOR_MAX_EVENTS];
-	char dir[4096], path[4200], note[200];
-	const char *base = getenv("TMPDIR");
+	char note[200];
 	int rc = parse(argc, argv, &o), e, devnull = -1;
 	unsigned int i;
 
@@ -585,43 +499,22 @@ int cmd_monitor(int argc, char **argv)
 		goto out_model;
 	}
 	mo.csv = o.csv ? csv.f : NULL;
-	if (mo.csv) {
-		fprintf(mo.csv, "time_s");
-		for (i = 0; i < o.nr_ev; i++)
-			fprintf(mo.csv, ",%s%s_per_s", o.ev[i].name,
-				event_spec__is_clock(&o.ev[i]) ? "_ns" : "");
-		if (o.ratio)
-			fprintf(mo.csv, ",%s/%s", o.ev[0].name, o.ev[1].name);
-		fputc('\n', mo.csv);
-	}
-	snprintf(dir, sizeof(dir), "%s/ebs-monitor.XXXXXX", base && *base ? base : "/tmp");
-	if (!mkdtemp(dir)) {
-		fprintf(stderr, "ebs monitor: cannot create a directory for the counts (%s): %s\n",
-			dir, strerror(errno));
-		rc = 1;
-		goto out_csv;
-	}
-	snprintf(path, sizeof(path), "%s/counts.data", dir);
+	if (mo.csv)
+		monitor__csv_header(mo.m, mo.csv);
 	/* on the screen, the command's terminal I/O would tear the graph and take the keys */
 	if (mo.tty && o.argv && (devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0)
-		ro.child_stdin = ro.child_stdout = ro.child_stderr = devnull;
-	ro.count_only = true;
-	ro.output = path;
-	ro.argv = o.argv;
-	ro.pids = o.pids;
-	ro.nr_pids = o.nr_pids;
-	ro.system_wide = o.system_wide;
-	ro.no_fallback = true;
-	ro.mmap_pages = 1;
-	ro.interval_ms = TICK_MS;
-	ro.on_interval = on_tick;
-	ro.interval_ctx = &mo;
-	ro.nr_events = o.nr_ev;
-	memcpy(ro.events, o.ev, sizeof(o.ev[0]) * o.nr_ev);
-	e = ebs_record(&ro, &res, &err);
+		cs.child_stdin = cs.child_stdout = cs.child_stderr = devnull;
+	cs.events = o.ev;
+	cs.nr_events = o.nr_ev;
+	cs.argv = o.argv;
+	cs.pids = o.pids;
+	cs.nr_pids = o.nr_pids;
+	cs.system_wide = o.system_wide;
+	cs.interval_ms = TICK_MS;
+	cs.on_interval = on_tick;
+	cs.interval_ctx = &mo;
+	e = count_session_run(&cs, &res, &err);
 	tty_end(&mo);
-	unlink(path);
-	rmdir(dir);
 	if (devnull >= 0)
 		close(devnull);
 	if (e) {
@@ -635,7 +528,7 @@ int cmd_monitor(int argc, char **argv)
 	}
 	say_fallback(&mo); /* a command that ended before the first tick */
 	/* the last interval, cut short by the end: kept, as ebs stat -I keeps it */
-	if (mo.last_ns > mo.prev_ns)
+	if (mo.last_ns > mo.m->prev_ns)
 		interval_done(&mo, mo.last_ns, mo.last, true);
 	/* a command's status; without one, q, --duration or Ctrl-C is how it ends: 0 */
 	rc = o.argv ? res.exit_status : 0;

@@ -48,6 +48,14 @@ struct ebs_writer *ebs_writer__create(const char *path, struct ebs_error *err);
 struct ebs_writer *ebs_writer__create_fd(int fd, const char *name, struct ebs_error *err);
 
 /*
+ * A writer that writes nothing: it takes the records and keeps the totals
+ * (ebs_writer__totals, __counts) of a session whose results are read in
+ * memory (an ebs stat counting session: count/session.h).  name is for
+ * messages.  NULL on error (err filled).
+ */
+struct ebs_writer *ebs_writer__create_sink(const char *name, struct ebs_error *err);
+
+/*
  * The two clocks at the end of collection, for the trailer, when they are
  * not the time of ebs_writer__finish (a file converted from another format).
  */

@@ -28,6 +28,7 @@
 #include <ebs/count.h>
 #include <ebs/ebs_events.h>
 #include "libebs/count_int.h"
+#include "count/rule.h"
 #include "libebs/mmap_read.h"
 #include "util/stats.h"
 #include "util/text.h"
@@ -53,6 +54,7 @@ struct ebs_count_set {
 	int fd[EBS_COUNT_MAX_EVENTS];
 	struct perf_event_mmap_page *page[EBS_COUNT_MAX_EVENTS];
 	char name[EBS_COUNT_MAX_EVENTS][EBS_COUNT_NAME_MAX];
+	bool pmu; /* a PMU event among them: the group may be multiplexed (count/rule.h) */
 	enum ebs_count_path path;
 	size_t page_size;
 	double overhead[EBS_COUNT_MAX_EVENTS], overhead_tsc, tsc_hz;
@@ -217,18 +219,6 @@ static int open_event(const struct ebs_count_event *ev, int group)
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
 }
 
-uint64_t ebs_count__scale(uint64_t raw, uint64_t enabled, uint64_t running)
-{
-	unsigned __int128 v;
-
-	if (!running)
-		return 0;
-	if (running >= enabled)
-		return raw;
-	v = (unsigned __int128)raw * enabled / running;
-	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
-}
-
 /*
  * One read(2) of the whole group: { nr, time_enabled, time_running,
  * values[nr] }, each value scaled by the group's enabled / running time
@@ -247,7 +237,7 @@ static int read_group(struct ebs_count_set *c, struct ebs_count_snap *s, uint64_
 	if (got != want || buf[0] != (uint64_t)c->nev)
 		return -EIO;
 	for (i = 0; i < c->nev; i++)
-		s->v[i] = ebs_count__scale(buf[3 + i], buf[1], buf[2]);
+		s->v[i] = count_scale_u64(c->pmu, buf[3 + i], buf[1], buf[2]);
 	if (times) {
 		times[0] = buf[1];
 		times[1] = buf[2];
@@ -378,6 +368,7 @@ EXPORT struct ebs_count_set *ebs_count_open(const char *events, char *err, size_
 		}
 		c->nev = i + 1;
 		memcpy(c->name[i], ev[i].name, sizeof(c->name[i]));
+		c->pmu |= count_event_on_pmu(ev[i].type, ev[i].config, 0);
 		/* the page gives rdpmc's register and the TSC's rate; without it, read(2) */
 		p = mmap(NULL, c->page_size, PROT_READ, MAP_SHARED, c->fd[i], 0);
 		c->page[i] = p == MAP_FAILED ? NULL : p;

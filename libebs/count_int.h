@@ -30,11 +30,4 @@ int ebs_count__parse_one(const char *text, size_t len, struct ebs_count_event *o
 /* A comma-separated list into out[0..EBS_COUNT_MAX_EVENTS): how many, or -EINVAL as above. */
 int ebs_count__parse(const char *events, struct ebs_count_event *out, char *err, size_t errlen);
 
-/*
- * A count scaled for multiplexing, as perf does: raw * enabled / running
- * (exact in 128 bits, saturating at UINT64_MAX); raw when running equals
- * enabled or exceeds it, 0 when the counter never ran (running 0).
- */
-uint64_t ebs_count__scale(uint64_t raw, uint64_t enabled, uint64_t running);
-
 #endif /* EBS_LIBEBS_COUNT_INT_H */

@@ -42,70 +42,64 @@ static u64 throttled_of(const struct ebs_data *d, int ev)
 struct cnt_thread {
 	UT_hash_handle hh;
 	u32 tid;
-	u64 value, running, enabled; /* enabled: the largest of its counters' */
+	struct count_thread th;
 };
 
-/* One counter's share of c: scaled as perf stat scales it. */
-static void add_counter(struct counted *c, u64 value, u64 enabled, u64 running)
+/* Does event ev's group (the events of its EVENT record's group) hold a PMU event? */
+static bool group_on_pmu(const struct ebs_data *d, unsigned int ev)
 {
-	if (running && running < enabled - enabled / 1000) {
-		c->multiplexed = true;
-		c->scaled += (double)value * (double)enabled / (double)running;
-	} else {
-		c->scaled += (double)value;
+	u16 group = ebs_data__event(d, ev)->rec->group;
+	unsigned int i;
+
+	for (i = 0; i < ebs_data__nr_events(d); i++) {
+		const struct ebs_rec_event *e = ebs_data__event(d, i)->rec;
+
+		if (e->group == group && count_event_on_pmu(e->type, e->config, e->config1))
+			return true;
 	}
-	c->enabled += enabled;
-	c->running += running < enabled ? running : enabled;
+	return false;
 }
 
 /*
- * The event's COUNT records, one per counter.  A counter of a target
- * thread on one CPU is enabled whenever the thread runs on any CPU, but
- * runs only while it is on that CPU: the thread's counters together ran
- * for all of that time unless the kernel multiplexed them, so for a thread
- * the sum of its counters' running times is set against its largest
- * enabled time.  A system-wide counter (tid 0) stands alone.
+ * The event's COUNT records, one per counter, as count/rule.h counts them:
+ * a target thread's counters (one per CPU) as one, a system-wide counter
+ * (tid 0) alone.
  */
-static struct counted counted_of(const struct rsession *rs, int ev)
+static struct count_total counted_of(const struct rsession *rs, int ev)
 {
 	struct cnt_thread *threads = NULL, *t, *tmp;
-	struct counted c = {0};
+	struct count_total c = {0};
+	bool pmu;
 	size_t i;
 
 	if (ev < 0)
 		return c;
+	pmu = group_on_pmu(rs->d, (unsigned int)ev);
 	for (i = 0; i < rs->ncounts; i++) {
 		const struct ebs_rec_count *cr = &rs->counts[i];
 
 		if (cr->event != ev)
 			continue;
-		c.value += cr->value;
-		if (!cr->tid) {
-			add_counter(&c, cr->value, cr->time_enabled, cr->time_running);
-			continue;
-		}
-		HASH_FIND(hh, threads, &cr->tid, sizeof(cr->tid), t);
-		if (!t) {
-			t = calloc(1, sizeof(*t));
-			if (!t) { /* out of memory: count it alone */
-				add_counter(&c, cr->value, cr->time_enabled, cr->time_running);
-				continue;
+		if (cr->tid) {
+			HASH_FIND(hh, threads, &cr->tid, sizeof(cr->tid), t);
+			if (!t && (t = calloc(1, sizeof(*t)))) {
+				t->tid = cr->tid;
+				HASH_ADD(hh, threads, tid, sizeof(t->tid), t);
+				if (!t->hh.tbl) { /* out of memory: counted alone */
+					free(t);
+					t = NULL;
+				}
 			}
-			t->tid = cr->tid;
-			HASH_ADD(hh, threads, tid, sizeof(t->tid), t);
-			if (!t->hh.tbl) { /* the same */
-				free(t);
-				add_counter(&c, cr->value, cr->time_enabled, cr->time_running);
+			if (t) {
+				count_thread_add(&t->th, cr->value, cr->time_enabled,
+						 cr->time_running);
 				continue;
 			}
 		}
-		t->value += cr->value;
-		t->running += cr->time_running;
-		if (cr->time_enabled > t->enabled)
-			t->enabled = cr->time_enabled;
+		count_total__add(&c, pmu, cr->value, cr->time_enabled, cr->time_running);
 	}
 	HASH_ITER(hh, threads, t, tmp) {
-		add_counter(&c, t->value, t->enabled, t->running);
+		count_thread_end(&c, pmu, &t->th);
 		HASH_DEL(threads, t);
 		free(t);
 	}
@@ -125,7 +119,7 @@ static struct counted counted_of(const struct rsession *rs, int ev)
  */
 static void estimate_why(const struct facts *fa, char *why, size_t len)
 {
-	const struct counted *c = &fa->counted;
+	const struct count_total *c = &fa->counted;
 	size_t n = 0;
 
 	why[0] = '\0';

@@ -9,15 +9,8 @@
 #ifndef EBS_REPORT_FACTS_H
 #define EBS_REPORT_FACTS_H
 
+#include "count/rule.h"
 #include "report/session/session.h"
-
-/* What an event's COUNT records say: its counters' totals, and for how long they ran. */
-struct counted {
-	u64 value;	      /* 0 when the file has no COUNT record of the event */
-	double scaled;	      /* value scaled to the whole enabled time */
-	u64 enabled, running; /* ns, as a multiplexing ratio (facts.c) */
-	bool multiplexed;
-};
 
 struct facts {
 	int ev;	     /* the event; -1: the table of all events */
@@ -28,9 +21,9 @@ struct facts {
 	char only[512];	  /* those filters in words, "pid 12, function f"; "" none */
 	/* the rest for ev >= 0 only */
 	const struct ebs_event_info *info;
-	struct counted counted;
-	u64 events;    /* the estimate: the samples' periods summed */
-	char why[256]; /* why the estimate is approximate; "" when it is not */
+	struct count_total counted; /* its COUNT records by count/rule.h (value 0: none) */
+	u64 events;		    /* the estimate: the samples' periods summed */
+	char why[256];		    /* why the estimate is approximate; "" when it is not */
 	const struct ebs_rec_calibration *cal; /* how ebs calibrate chose N, or NULL */
 	bool has_achieved;		       /* the counters' running time is known: */
 	double achieved_hz;		       /* the samples per second of it */

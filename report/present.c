@@ -7,6 +7,7 @@
 
 #include "report/present.h"
 #include "util/stats.h"
+#include "util/text.h"
 
 void present_wilson95(unsigned long long k, unsigned long long n, double *lo, double *hi)
 {
@@ -40,27 +41,7 @@ bool present_color_on(FILE *f, enum report_color mode)
 
 void present_elide(char *out, size_t size, const char *s, size_t width)
 {
-	size_t len = strlen(s), head, tail;
-	const char *slash = strrchr(s, '/');
-
-	if (width >= size)
-		width = size - 1;
-	if (len <= width || width < 5) {
-		snprintf(out, size, "%.*s", (int)(len <= width ? len : width), s);
-		return;
-	}
-	/* more of the end: a function's own name, a path's file name */
-	head = (width - 3) * 2 / 5;
-	tail = width - 3 - head;
-	/* a path keeps its whole file name when that leaves a character of the head */
-	if (slash && (size_t)(s + len - slash) > tail && (size_t)(s + len - slash) + 4 <= width) {
-		tail = (size_t)(s + len - slash);
-		head = width - 3 - tail;
-	}
-	memcpy(out, s, head);
-	memcpy(out + head, "...", 3);
-	memcpy(out + head + 3, s + len - tail, tail);
-	out[width] = '\0';
+	ebs_elide(out, size, s, width);
 }
 
 const char *present_heat_color(bool on, double pct)
@@ -82,38 +63,5 @@ const char *present_dim_color(bool on)
 
 void present_markup(FILE *f, const char *s, size_t max, enum present_markup_mode mode)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t len;
-
-	for (; p && *p && max; max--, p += len) {
-		len = ebs_utf8_len((const char *)p, 4); /* a NUL ends a sequence early */
-		if (!len) { /* not UTF-8: XML cannot hold it, HTML keeps it but a raw C1 */
-			len = 1;
-			fputc(mode == PRESENT_XML || ebs_control_len((const char *)p, 1) ? '?' : *p,
-			      f);
-			continue;
-		}
-		switch (*p) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\t':
-			fputs(mode == PRESENT_XML ? "?" : "        ", f);
-			break;
-		default:
-			if (ebs_control_len((const char *)p, len))
-				fputc('?', f); /* util/text.h's rule; XML 1.0 cannot hold most C0 */
-			else
-				fwrite(p, 1, len, f);
-		}
-	}
+	ebs_markup(f, s, max, mode == PRESENT_XML);
 }

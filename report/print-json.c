@@ -16,7 +16,7 @@ static void print_event(const struct facts *fa, struct ebs_json *j)
 {
 	const struct ebs_event_info *info = fa->info;
 	const struct ebs_rec_event *e = info->rec;
-	const struct counted *cn = &fa->counted;
+	const struct count_total *cn = &fa->counted;
 
 	ebs_json__key_str(j, "event", info->used);
 	ebs_json__key_str(j, "asked", info->asked);

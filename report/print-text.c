@@ -48,7 +48,7 @@ static void print_header(const struct report *r, const struct facts *fa, FILE *f
 	} else {
 		const struct ebs_event_info *info = fa->info;
 		const struct ebs_rec_event *e = info->rec;
-		const struct counted *c = &fa->counted;
+		const struct count_total *c = &fa->counted;
 
 		fprintf(f, "# event: %s", info->used);
 		if (info->why[0])

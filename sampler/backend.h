@@ -58,9 +58,10 @@ struct sampler {
 				      * the options gave one per event) */
 	/* what each event counted over the run, when the backend knows (stop) */
 	u64 counted[EBS_MAX_EVENTS];
-	double scaled[EBS_MAX_EVENTS]; /* counted, each counter x enabled / running */
-	u64 running[EBS_MAX_EVENTS];   /* ns the counters ran: the targets' CPU time */
-	bool multiplexed;	       /* a counter ran only part of its enabled time */
+	double scaled[EBS_MAX_EVENTS];		   /* counted, each counter x enabled / running */
+	struct count_total totals[EBS_MAX_EVENTS]; /* the same, with the times (count/rule.h) */
+	u64 running[EBS_MAX_EVENTS];		   /* ns the counters ran: the targets' CPU time */
+	bool multiplexed;			   /* a counter ran only part of its enabled time */
 	bool have_counts;
 	const struct sampler_backend *backend;
 	void *priv;

@@ -137,7 +137,8 @@ static int run(struct cal *c, char *const *argv, const struct event_spec *evs, u
 	memset(out, 0, sizeof(*out));
 	memcpy(ro.events, evs, n * sizeof(*evs));
 	ro.nr_events = n;
-	ro.output = path;
+	/* a counting pass writes no file: its counts come back in out->res (count/session.h) */
+	ro.output = periods ? path : NULL;
 	ro.argv = argv;
 	ro.pids = NULL;
 	ro.nr_pids = 0;
@@ -177,6 +178,8 @@ static int run(struct cal *c, char *const *argv, const struct event_spec *evs, u
 	for (i = 0; i < n; i++)
 		out->ev_cpu[i] =
 			out->res.running_ns[i] ? (double)out->res.running_ns[i] * 1e-9 : out->cpu;
+	if (!periods)
+		return 0; /* no samples */
 	d = ebs_data__open(path, err);
 	if (!d)
 		return err->err;
@@ -195,23 +198,15 @@ static int run(struct cal *c, char *const *argv, const struct event_spec *evs, u
 }
 
 /* Take the counting pass's fallbacks (cycles -> cpu-clock) for every later run. */
-static int take_fallbacks(struct cal *c, const char *path, struct ebs_error *err)
+static void take_fallbacks(struct cal *c, const struct record_result *res)
 {
-	struct ebs_data *d = ebs_data__open(path, err);
 	unsigned int i;
-	int e = 0;
 
-	if (!d)
-		return err->err;
-	for (i = 0; i < c->nev && i < ebs_data__nr_events(d) && !e; i++) {
-		const struct ebs_event_info *info = ebs_data__event(d, i);
-
-		if (info->why[0])
-			e = event_spec__parse(info->used, &c->ev[i], err);
-		ebs_strlcpy(c->r->ev[i].name, info->used, sizeof(c->r->ev[i].name));
+	for (i = 0; i < c->nev; i++) {
+		if (res->fell_back[i])
+			c->ev[i] = res->used[i];
+		ebs_strlcpy(c->r->ev[i].name, res->used[i].name, sizeof(c->r->ev[i].name));
 	}
-	ebs_data__close(d);
-	return e;
 }
 
 /*
@@ -233,10 +228,10 @@ static int count_pass(struct cal *c, char *const *argv, const char *what, bool f
 		u64 n = event_spec__is_clock(&c->ev[0]) ? KMOD_COUNT_CLOCK_N : KMOD_COUNT_N;
 
 		e = run(c, argv, c->ev, 1, &n, NULL, path, first, &rn, err);
-		if (!e && first)
-			e = take_fallbacks(c, path, err);
 		if (e)
 			return e;
+		if (first)
+			take_fallbacks(c, &rn.res);
 		/* the used event may differ after a fallback: the N given was for it */
 		events[0] = (double)(rn.samples[0] + rn.lost[0]) * (double)n;
 		*sampled = (double)(rn.samples[0] + rn.lost[0]);
@@ -248,12 +243,12 @@ static int count_pass(struct cal *c, char *const *argv, const char *what, bool f
 			     (unsigned long long)(rn.samples[0] + rn.lost[0]));
 	} else {
 		e = run(c, argv, c->ev, c->nev, NULL, NULL, path, first, &rn, err);
-		if (!e && first)
-			e = take_fallbacks(c, path, err);
 		if (e)
 			return e;
+		if (first)
+			take_fallbacks(c, &rn.res);
 		if (!rn.res.have_counts)
-			return ebs_error__set(err, EIO, "%s: the counters could not be read", path);
+			return ebs_error__set(err, EIO, "%s: the counters could not be read", what);
 		for (i = 0; i < c->nev; i++)
 			events[i] = (double)rn.res.counted[i];
 		*sampled = 0;

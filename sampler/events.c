@@ -190,8 +190,7 @@ int event_spec__probe(const struct event_spec *ev)
 
 bool event_spec__is_clock(const struct event_spec *ev)
 {
-	return ev->type == PERF_TYPE_SOFTWARE &&
-	       (ev->config == PERF_COUNT_SW_CPU_CLOCK || ev->config == PERF_COUNT_SW_TASK_CLOCK);
+	return count_event_is_clock(ev->type, ev->config, 0);
 }
 
 bool event_spec__kernel_only(const struct event_spec *ev)

@@ -696,13 +696,33 @@ static int read_counts(struct sampler *s, struct kmod_priv *p, bool write, struc
 				      strerror(errno));
 	s->counted[0] = r.sum.value;
 	s->running[0] = r.sum.time_running;
-	s->scaled[0] = (double)r.sum.value;
-	if (s->used[0].hardware && r.sum.time_running &&
-	    r.sum.time_running < r.sum.time_enabled - r.sum.time_enabled / 1000) {
-		s->multiplexed = true;
-		s->scaled[0] = (double)r.sum.value * (double)r.sum.time_enabled /
-			       (double)r.sum.time_running;
+	/*
+	 * scaled by counting's one rule (count/rule.h), CPU by CPU as the
+	 * perf backend's: one counter a CPU for all CPUs (-a), else the
+	 * thread's counters on every CPU as one
+	 */
+	memset(&s->totals[0], 0, sizeof(s->totals[0]));
+	{
+		struct count_thread th = {0};
+		const struct event_spec *ev = &s->used[0];
+		bool pmu = count_event_on_pmu(ev->type, ev->config, 0); /* one event a session */
+
+		for (i = 0; i < r.nr_cpus; i++) {
+			if (!p->counts[i].time_enabled && !p->counts[i].value)
+				continue; /* no counter on that CPU */
+			if (s->system_wide)
+				count_total__add(&s->totals[0], pmu, p->counts[i].value,
+						 p->counts[i].time_enabled,
+						 p->counts[i].time_running);
+			else
+				count_thread_add(&th, p->counts[i].value, p->counts[i].time_enabled,
+						 p->counts[i].time_running);
+		}
+		if (!s->system_wide)
+			count_thread_end(&s->totals[0], pmu, &th);
 	}
+	s->scaled[0] = s->totals[0].scaled;
+	s->multiplexed |= s->totals[0].multiplexed;
 	s->have_counts = true;
 	for (i = 0; write && i < r.nr_cpus; i++) {
 		struct ebs_rec_count rec = {0};

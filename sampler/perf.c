@@ -893,19 +893,18 @@ static int perf_read(struct sampler *s, int timeout_ms, struct ebs_error *err)
 }
 
 /*
- * Add a count to s->scaled[ev], scaled to enabled when it ran less (0.1%
- * slack).  Software events are never multiplexed: their enabled and running
- * times may still part (seen under load), and scaling would invent events.
+ * Add a counter's reading to event ev's total, by counting's one rule
+ * (count/rule.h); pmu: the session's group (all its events, per thread
+ * and CPU) holds a PMU event.
  */
-static void add_scaled(struct sampler *s, unsigned int ev, u64 value, u64 enabled, u64 running)
+static void add_scaled(struct sampler *s, unsigned int ev, bool pmu, u64 value, u64 enabled,
+		       u64 running)
 {
-	if (s->used[ev].type != PERF_TYPE_SOFTWARE && running &&
-	    running < enabled - enabled / 1000) {
-		s->multiplexed = true;
-		s->scaled[ev] += (double)value * (double)enabled / (double)running;
-	} else {
-		s->scaled[ev] += (double)value;
-	}
+	struct count_total *t = &s->totals[ev];
+
+	count_total__add(t, pmu, value, enabled, running);
+	s->scaled[ev] = t->scaled;
+	s->multiplexed |= t->multiplexed;
 }
 
 /*
@@ -920,20 +919,24 @@ static void add_scaled(struct sampler *s, unsigned int ev, u64 value, u64 enable
 static int sum_counts(struct sampler *s, struct perf_session *p, bool write)
 {
 	unsigned int ev, t, c;
+	bool pmu = false;
 	int err;
 
+	for (ev = 0; ev < s->nr_events; ev++)
+		pmu |= count_event_on_pmu(s->used[ev].type, s->used[ev].config, 0);
 	for (ev = 0; ev < s->nr_events; ev++) {
 		s->counted[ev] = 0;
 		s->scaled[ev] = 0;
 		s->running[ev] = 0;
+		memset(&s->totals[ev], 0, sizeof(s->totals[ev]));
 		for (t = 0; t < s->nr_tids; t++) {
 			/*
 			 * A thread's counters, one per CPU, are each enabled for
 			 * all of its time and run while it is on their CPU: the
 			 * thread was multiplexed only when their running times add
-			 * up to less than that (as report's counted_of reads them).
+			 * up to less than that (count/rule.h's count_thread).
 			 */
-			u64 value = 0, enabled = 0, running = 0;
+			struct count_thread th = {0};
 
 			for (c = 0; c < s->nr_cpus; c++) {
 				int fd = p->fds[fd_index(p, ev, t, c)];
@@ -954,18 +957,16 @@ static int sum_counts(struct sampler *s, struct perf_session *p, bool write)
 				s->counted[ev] += rec.value;
 				s->running[ev] += v[2];
 				if (s->system_wide) { /* one counter per CPU, each its own */
-					add_scaled(s, ev, v[0], v[1], v[2]);
+					add_scaled(s, ev, pmu, v[0], v[1], v[2]);
 				} else {
-					value += v[0];
-					running += v[2];
-					enabled = v[1] > enabled ? v[1] : enabled;
+					count_thread_add(&th, v[0], v[1], v[2]);
 				}
 				err = write ? ebs_writer__add(s->w, &rec.hdr) : 0;
 				if (err)
 					return err;
 			}
 			if (!s->system_wide)
-				add_scaled(s, ev, value, enabled, running);
+				add_scaled(s, ev, pmu, th.value, th.enabled, th.running);
 		}
 	}
 	s->have_counts = true;

@@ -467,6 +467,8 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	bool ticking;
 
 	memset(res, 0, sizeof(*res));
+	if (!copy.output)
+		copy.output = "(the counts)";
 	cap_frequency(&copy);
 	s.opts = o;
 	s.msg = o->msg;
@@ -509,7 +511,9 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		}
 	}
 
-	s.w = ebs_writer__create(o->output, err);
+	/* no output: a counting session read in memory (count/session.c), no file */
+	s.w = opts->output ? ebs_writer__create(o->output, err)
+			   : ebs_writer__create_sink(o->output, err);
 	if (!s.w) {
 		e = err->err;
 		goto out;
@@ -659,7 +663,11 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	for (i = 0; s.have_counts && i < s.nr_events; i++) {
 		res->counted[i] = (u64)(s.scaled[i] + 0.5);
 		res->running_ns[i] = s.running[i];
+		res->totals[i] = s.totals[i];
 	}
+	memcpy(res->used, s.used, sizeof(s.used[0]) * s.nr_events);
+	for (i = 0; i < s.nr_events; i++)
+		res->fell_back[i] = s.why[i][0] != '\0';
 	if (s.have_counts && s.period && !any_clock_event(&s)) {
 		u64 expected = 0;
 

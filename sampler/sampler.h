@@ -14,6 +14,7 @@
 
 #include <ebs/ebs_events.h> /* the named events, ebs_events[]: parsing, `ebs list` */
 
+#include "count/rule.h"
 #include "data/ebsdata.h"
 #include "util/util.h"
 
@@ -100,7 +101,9 @@ enum record_backend {
 };
 
 struct record_opts {
-	const char *output; /* "ebs.data"; "-" for stdout */
+	/* "ebs.data"; "-" for stdout; NULL with count_only: no file, the
+	 * counts in record_result only (count/session.h) */
+	const char *output;
 	enum record_backend backend;
 	u32 kmod_mode; /* EBS_MODE_* of include/ebs/ebs_abi.h */
 	struct event_spec events[EBS_MAX_EVENTS];
@@ -180,6 +183,11 @@ struct record_result {
 	u64 running_ns[EBS_MAX_EVENTS]; /* how long each event's counters ran (their
 					 * targets' CPU time, as the perf clock sees it) */
 	bool have_counts;
+	/* each event's count, values and times by count/rule.h (with have_counts) */
+	struct count_total totals[EBS_MAX_EVENTS];
+	/* the events as opened: events[] unless one fell back (fell_back[]) to cpu-clock */
+	struct event_spec used[EBS_MAX_EVENTS];
+	bool fell_back[EBS_MAX_EVENTS];
 };
 
 /*

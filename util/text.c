@@ -194,3 +194,65 @@ FILE *ebs_clean_stream(FILE *to)
 		setvbuf(f, NULL, _IONBF, 0);
 	return f;
 }
+
+void ebs_markup(FILE *f, const char *s, size_t max, bool xml)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len;
+
+	for (; p && *p && max; max--, p += len) {
+		len = ebs_utf8_len((const char *)p, 4); /* a NUL ends a sequence early */
+		if (!len) { /* not UTF-8: XML cannot hold it, HTML keeps it but a raw C1 */
+			len = 1;
+			fputc(xml || ebs_control_len((const char *)p, 1) ? '?' : *p, f);
+			continue;
+		}
+		switch (*p) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\t':
+			fputs(xml ? "?" : "        ", f);
+			break;
+		default:
+			if (ebs_control_len((const char *)p, len))
+				fputc('?', f); /* util/text.h's rule; XML 1.0 cannot hold most C0 */
+			else
+				fwrite(p, 1, len, f);
+		}
+	}
+}
+
+void ebs_elide(char *out, size_t size, const char *s, size_t width)
+{
+	size_t len = strlen(s), head, tail;
+	const char *slash = strrchr(s, '/');
+
+	if (width >= size)
+		width = size - 1;
+	if (len <= width || width < 5) {
+		snprintf(out, size, "%.*s", (int)(len <= width ? len : width), s);
+		return;
+	}
+	/* more of the end: a function's own name, a path's file name */
+	head = (width - 3) * 2 / 5;
+	tail = width - 3 - head;
+	/* a path keeps its whole file name when that leaves a character of the head */
+	if (slash && (size_t)(s + len - slash) > tail && (size_t)(s + len - slash) + 4 <= width) {
+		tail = (size_t)(s + len - slash);
+		head = width - 3 - tail;
+	}
+	memcpy(out, s, head);
+	memcpy(out + head, "...", 3);
+	memcpy(out + head + 3, s + len - tail, tail);
+	out[width] = '\0';
+}

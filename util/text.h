@@ -76,4 +76,22 @@ int ebs_fprint_line(FILE *f, const char *fmt, ...) __attribute__((format(printf,
  */
 FILE *ebs_clean_stream(FILE *to);
 
+/*
+ * s escaped for HTML and XML text and attribute values ("<>&\"" as
+ * entities), at most max characters of it, to f.  Control characters
+ * (C0, DEL, C1) become '?', but a tab: 8 spaces in HTML.  xml: bytes that
+ * are not UTF-8 (which XML does not allow) become '?' too, so that a file
+ * stays well-formed whatever a name holds; else they pass as they are.
+ * report/present.h's present_markup, and count/plot.c's SVG.
+ */
+void ebs_markup(FILE *f, const char *s, size_t max, bool xml);
+
+/*
+ * s in at most width characters into out[size]: whole when it fits, else
+ * its start, "..." and more of its end (a function's own name, a path's
+ * file name whole when that leaves a character of the start).
+ * report/present.h's present_elide, and count/plot.c's titles.
+ */
+void ebs_elide(char *out, size_t size, const char *s, size_t width);
+
 #endif /* EBS_UTIL_TEXT_H */

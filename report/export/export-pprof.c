@@ -379,8 +379,7 @@ static int encode(struct pprof *p, struct pb *b)
 	if (!r)
 		r = main_mapping_first(p);
 	value_type(p, b, PROFILE_SAMPLE_TYPE, "samples", "count", &m, &r);
-	value_type(p, b, PROFILE_SAMPLE_TYPE, event,
-		   export_is_clock(event) ? "nanoseconds" : "count", &m, &r);
+	value_type(p, b, PROFILE_SAMPLE_TYPE, event, s->clock ? "nanoseconds" : "count", &m, &r);
 	for (i = 0; i < s->n && !r; i++) {
 		const struct stack *st = &s->v[i];
 		unsigned int k, g;
@@ -463,8 +462,7 @@ static int encode(struct pprof *p, struct pb *b)
 		pb_uint(&m, FUNCTION_FILENAME, id);
 		pb_msg(b, PROFILE_FUNCTION, &m);
 	}
-	value_type(p, b, PROFILE_PERIOD_TYPE, event,
-		   export_is_clock(event) ? "nanoseconds" : "count", &m, &r);
+	value_type(p, b, PROFILE_PERIOD_TYPE, event, s->clock ? "nanoseconds" : "count", &m, &r);
 	pb_uint(b, PROFILE_PERIOD, s->samples ? s->period / s->samples : 0);
 	snprintf(comment, sizeof(comment), "ebs %s", EBS_VERSION);
 	if (!r)

@@ -100,7 +100,7 @@ int export_speedscope(const struct stacks *s, FILE *f, struct ebs_error *err)
 	ebs_json__obj(&j);
 	ebs_json__key_str(&j, "type", "sampled");
 	ebs_json__key_str(&j, "name", name);
-	ebs_json__key_str(&j, "unit", export_is_clock(event) ? "nanoseconds" : "none");
+	ebs_json__key_str(&j, "unit", s->clock ? "nanoseconds" : "none");
 	ebs_json__key_u64(&j, "startValue", 0);
 	ebs_json__key_u64(&j, "endValue", s->period);
 	ebs_json__key(&j, "samples");

@@ -13,14 +13,6 @@
 #include "report/export/export.h"
 #include "util/hash.h"
 
-bool export_is_clock(const char *event)
-{
-	size_t n = strcspn(event, ":");
-
-	return (n == 9 && !strncmp(event, "cpu-clock", 9)) ||
-	       (n == 10 && !strncmp(event, "task-clock", 10));
-}
-
 int export_fold(const struct stack *st, char **buf, size_t *cap)
 {
 	size_t len = 0, need, i;

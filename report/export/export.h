@@ -23,10 +23,4 @@ int export_speedscope(const struct stacks *s, FILE *f,
  */
 int export_fold(const struct stack *st, char **buf, size_t *cap);
 
-/*
- * Whether event (as used, "cpu-clock:u") counts nanoseconds of CPU time:
- * cpu-clock and task-clock, whose periods pprof and speedscope show as time.
- */
-bool export_is_clock(const char *event);
-
 #endif /* EBS_REPORT_EXPORT_H */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "count/rule.h"
 #include "report/session/stacks.h"
 #include "util/hash.h"
 
@@ -102,6 +103,7 @@ int stacks_collect(const struct view_opts *v, struct stacks *out, struct ebs_err
 {
 	struct symbolize_opts so = {0};
 	struct collect cl = {.s = out, .event = -1};
+	const struct ebs_event_info *info;
 	int e;
 
 	memset(out, 0, sizeof(*out));
@@ -112,7 +114,9 @@ int stacks_collect(const struct view_opts *v, struct stacks *out, struct ebs_err
 	if (e)
 		return e;
 	cl.event = out->rs.event >= 0 ? out->rs.event : 0;
-	out->event = ebs_data__event(out->rs.d, (unsigned int)cl.event)->used;
+	info = ebs_data__event(out->rs.d, (unsigned int)cl.event);
+	out->event = info->used;
+	out->clock = count_event_is_clock(info->rec->type, info->rec->config, info->rec->config1);
 	out->call_graph = ebs_data__meta(out->rs.d, EBS_META_CALL_GRAPH);
 	out->chains = chainer__new(&out->rs, out->call_graph, v->no_inline);
 	if (!out->chains)

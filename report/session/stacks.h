@@ -26,6 +26,7 @@ struct stacks {
 	u64 samples;		/* all samples counted: the sum of the counts */
 	u64 period;		/* the sum of their periods */
 	const char *event;	/* the event's name as used */
+	bool clock;		/* it counts ns of CPU time (count_event_is_clock) */
 	const char *call_graph; /* META call-graph, NULL: none recorded */
 	bool no_inline;
 	/* private */

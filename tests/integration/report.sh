@@ -191,6 +191,34 @@ R -i few.data --json >few.json
 check "report --json: the same reason in estimate.why" \
 	[ "$(json few.json "j['estimate']['approximate'] and 'stand for 10%' in j['estimate']['why']")" = 1 ]
 
+# Counting's one rule (count/rule.h): a task-clock counter that ran 950 us
+# of its thread's 1 ms is its own total alone (a group of software events
+# only, as ebs stat, calibrate and libebs count it), and scaled to 1052632
+# in a group with a PMU event (instructions), which the kernel multiplexes
+# whole (tests/unit/test-countmod.c holds the four readers to one number).
+for group in alone with-pmu; do
+	{
+		[ $group = with-pmu ] && echo "event instructions instructions 1000000"
+		echo "event task-clock task-clock 250000"
+		echo "comm 100 100 golden"
+		echo "mmap 100 401000 1000 1000 $TMP/golden"
+		ev=0
+		[ $group = with-pmu ] && ev=1
+		echo "sample $ev 100 100 40100c 4"
+		echo "count $ev 600000 1000000 500000 0 100"
+		echo "count $ev 400000 1000000 450000 1 100"
+	} >mux-$group.script
+	"$MKDATA" mux-$group.data <mux-$group.script
+	R -i mux-$group.data -e task-clock >mux-$group.out 2>&1
+	R -i mux-$group.data -e task-clock --json >mux-$group.json 2>&1
+done
+check "report: a software group's counter that ran 95% of the time: its own total" \
+	grep -qx "# counted: 1000000 (the counters' own total)" mux-alone.out
+check "report: the same counter in a group with a PMU event: scaled" \
+	grep -qx "# counted: about 1052632 (1000000 while the counters ran, 95.0% of the time, scaled to all of it)" mux-with-pmu.out
+check "report --json: scaled with a PMU event, running_fraction 0.95, not alone" \
+	[ "$(json mux-with-pmu.json "j['counted_scaled'] == 1052632 and j['running_fraction'] == 0.95")$(json mux-alone.json "'counted_scaled' in j")" = "10" ]
+
 # One file mapped under two paths (as /lib and /usr/lib are one directory
 # on Debian) is one DSO: one row by DSO, one per function, one in --stats.
 mkdir -p lib-a && ln -s lib-a lib-b && cp "$WORKLOADS/libebshot.so" lib-a/

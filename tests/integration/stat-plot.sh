@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # stat-plot.sh - ebs stat --plot OUT.svg: the intervals as a line chart, one
-# panel per event over a shared time axis (report/plot.c).  The SVG is read
+# panel per event over a shared time axis (count/plot.c).  The SVG is read
 # as XML (python's xml.etree) and held against the same run's --json
 # intervals: one polyline per event, one point per interval, each point
 # where its time and count put it; then rendered in headless Chromium

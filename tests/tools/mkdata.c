@@ -9,7 +9,8 @@
  * One statement a line; '#' starts a comment.  Header statements first:
  *
  *   meta KEY VALUE...              EBS_META_* number, the rest of the line
- *   event ASKED USED PERIOD [WHY...]  an EVENT with a fixed sample period
+ *   event ASKED USED PERIOD [WHY...]  an EVENT with a fixed sample period, the
+ *                                  perf type and config of USED (ebs_events.h)
  *
  * then data statements (the first one ends the header):
  *
@@ -33,6 +34,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <ebs/ebs_events.h>
 
 #include "data/ebsdata.h"
 
@@ -174,15 +177,38 @@ static int data_statement(struct ebs_writer *w, char *words[], int n)
 	return -EINVAL;
 }
 
+/*
+ * The ids of the event used, as a recording has them: its row of
+ * include/ebs/ebs_events.h (its :u or :k aside), a raw one's rHEX, else
+ * PERF_TYPE_RAW 0 (what a report takes for an event it cannot name).
+ */
+static void event_ids(const char *used, struct ebs_rec_event *ev)
+{
+	size_t n = strcspn(used, ":");
+	const struct ebs_event *e;
+
+	ev->type = PERF_TYPE_RAW;
+	ev->config = 0;
+	for (e = ebs_events; e->name; e++)
+		if (strlen(e->name) == n && !strncmp(e->name, used, n)) {
+			ev->type = e->type;
+			ev->config = e->config;
+			return;
+		}
+	if (used[0] == 'r' && n > 1)
+		ev->config = strtoull(used + 1, NULL, 16);
+}
+
 static int header_statement(struct ebs_writer *w, char *words[], int n, char *rest)
 {
 	if (!strcmp(words[0], "meta") && n >= 3)
 		return ebs_writer__meta(w, (u32)strtoul(words[1], NULL, 10), rest);
 	if (!strcmp(words[0], "event") && n >= 4 && nr_events < MAX_EVENTS) {
 		struct ebs_rec_event ev = {
-			.type = 1 /* PERF_TYPE_SOFTWARE */,
 			.sample_period = strtoull(words[3], NULL, 10),
 		};
+
+		event_ids(words[2], &ev);
 
 		periods[nr_events++] = ev.sample_period;
 		return ebs_writer__event(w, &ev, words[1], words[2], n > 4 ? rest : NULL);

@@ -17,6 +17,7 @@
 
 #include <ebs/count.h>
 #include <ebs/ebs_events.h>
+#include "count/rule.h"
 #include "libebs/count_int.h"
 #include "libebs/mmap_read.h"
 #include "sampler/sampler.h"
@@ -170,21 +171,23 @@ static void test_seqlock(void)
 
 /* ---- scaling for multiplexing ----------------------------------------------------------- */
 
+/* libebs reads a group with count/rule.h's count_scale_u64: one with a hardware event */
+static uint64_t scale(uint64_t raw, uint64_t enabled, uint64_t running)
+{
+	return count_scale_u64(true, raw, enabled, running);
+}
+
 static void test_scale(void)
 {
-	TEST_EQ("scale: counted half the time: twice the raw count",
-		ebs_count__scale(1000, 200, 100), 2000);
-	TEST_EQ("scale: counted all the time: the raw count", ebs_count__scale(1000, 100, 100),
+	TEST_EQ("scale: counted half the time: twice the raw count", scale(1000, 200, 100), 2000);
+	TEST_EQ("scale: counted all the time: the raw count", scale(1000, 100, 100), 1000);
+	TEST_EQ("scale: running above enabled (rounding): the raw count", scale(1000, 100, 101),
 		1000);
-	TEST_EQ("scale: running above enabled (rounding): the raw count",
-		ebs_count__scale(1000, 100, 101), 1000);
-	TEST_EQ("scale: never ran: 0", ebs_count__scale(1000, 100, 0), 0);
-	TEST_EQ("scale: 3 of 7 parts: rounded down (1000 * 7 / 3)", ebs_count__scale(1000, 7, 3),
-		2333);
+	TEST_EQ("scale: never ran: 0", scale(1000, 100, 0), 0);
+	TEST_EQ("scale: 3 of 7 parts: rounded down (1000 * 7 / 3)", scale(1000, 7, 3), 2333);
 	TEST_CHECK("scale: exact past 64 bits (2^62 * 3 / 2)",
-		   ebs_count__scale((uint64_t)1 << 62, 3, 2) == ((uint64_t)3 << 61));
-	TEST_CHECK("scale: saturates at UINT64_MAX",
-		   ebs_count__scale(UINT64_MAX, 3, 1) == UINT64_MAX);
+		   scale((uint64_t)1 << 62, 3, 2) == ((uint64_t)3 << 61));
+	TEST_CHECK("scale: saturates at UINT64_MAX", scale(UINT64_MAX, 3, 1) == UINT64_MAX);
 }
 
 /* ---- the parser, against ebs's --------------------------------------------------------- */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-monitor.c - report/monitor.c, ebs monitor's screen without a
+ * test-monitor.c - count/monitor.c, ebs monitor's screen without a
  * terminal: the 1-2-5 scales and their divisions, the labels, the ring of
  * rates (wrapping, current, minimum, maximum, the ratio), the automatic
  * scale (grown at once, shrunk below a fifth) and 'r', and the drawn
@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdbool.h>
 
-#include "report/monitor.h"
+#include "count/monitor.h"
 #include "test.h"
 
 static bool scale_is(double v, double want)

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-plot.c - report/plot.c's axes and chart: nice steps (1, 2 or 5
+ * test-plot.c - count/plot.c's axes and chart: nice steps (1, 2 or 5
  * times a power of ten) and their tops, SI labels, and the SVG of a
  * chart with no points and with names that need escaping.
  */
 #include <math.h>
 #include <stdbool.h>
 
-#include "report/plot.h"
+#include "count/plot.h"
 #include "test.h"
 
 /* step and top of an axis from 0 to max in about ticks steps */

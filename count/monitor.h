@@ -9,11 +9,12 @@
  * command (cli/cmd-monitor.c) copies the canvas to ncurses, and the unit
  * tests read it as text.
  */
-#ifndef EBS_REPORT_MONITOR_H
-#define EBS_REPORT_MONITOR_H
+#ifndef EBS_COUNT_MONITOR_H
+#define EBS_COUNT_MONITOR_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define MONITOR_MAX_EVENTS 4 /* traces of events; one more for the ratio */
 #define MONITOR_MAX_TRACES (MONITOR_MAX_EVENTS + 1)
@@ -48,6 +49,9 @@ struct monitor {
 	bool paused;	  /* said in the header */
 	char target[160]; /* "command 'x'", "pid 12", "all CPUs" */
 	char note[200];	  /* a line under the title (a fallback said); "" none */
+	/* the counters' totals at the last interval's end (monitor__interval), and when */
+	double prev[MONITOR_MAX_EVENTS];
+	unsigned long long prev_ns;
 };
 
 /*
@@ -72,6 +76,25 @@ void monitor__set_cpus(struct monitor *m, unsigned int k);
  * maximum updated.
  */
 void monitor__push(struct monitor *m, double t, const double *rates);
+
+/*
+ * One interval of the counting session ending ns after its start, the
+ * counters' totals then in totals[nr_ev]: its rates (the totals' change
+ * since the last interval over its length) to csv (when not NULL: "T,R1,
+ * R2[,RATIO]"), as a line to lines (when not NULL: "T R1 R2 [RATIO]",
+ * partial: the last, shorter interval, marked with its length), and pushed
+ * (monitor__push) unless paused.  Rates are whole numbers, a ratio has 4
+ * decimals, over 0 "-" (CSV: empty).
+ */
+void monitor__interval(struct monitor *m, unsigned long long ns, const double *totals, bool partial,
+		       FILE *csv, FILE *lines);
+
+/* The header lines of csv ("time_s,E_per_s,...") and of lines ("# time_s E/s ..."). */
+void monitor__csv_header(const struct monitor *m, FILE *csv);
+void monitor__lines_header(const struct monitor *m, FILE *lines);
+
+/* The interval after ms, up (+) or down (-), among 50 ms to 2 s. */
+unsigned int monitor_step_interval(unsigned int ms, bool up);
 
 /* The i-th newest value of trace k (0: the last pushed); NAN past what is kept. */
 double monitor__value(const struct monitor *m, unsigned int k, size_t i);
@@ -125,4 +148,4 @@ void monitor__draw(struct monitor *m, struct monitor_canvas *c);
 /* The graph's width in columns on a canvas cols wide. */
 unsigned int monitor_graph_width(int cols);
 
-#endif /* EBS_REPORT_MONITOR_H */
+#endif /* EBS_COUNT_MONITOR_H */

@@ -6,8 +6,8 @@
  * own from 0, so that series of very different sizes (nanoseconds of CPU
  * time and a handful of page faults) each fill their panel.
  */
-#ifndef EBS_REPORT_PLOT_H
-#define EBS_REPORT_PLOT_H
+#ifndef EBS_COUNT_PLOT_H
+#define EBS_COUNT_PLOT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,4 +48,4 @@ double plot_nice_step(double max, unsigned int ticks, bool whole, double *top);
 /* v as an axis label with an SI suffix (K, M, G, T): "0", "2.5K", "10M", "0.25". */
 void plot_si(char *buf, size_t len, double v);
 
-#endif /* EBS_REPORT_PLOT_H */
+#endif /* EBS_COUNT_PLOT_H */

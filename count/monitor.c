@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/monitor.h"
-#include "report/plot.h"
+#include "count/monitor.h"
+#include "count/plot.h"
 #include "util/util.h"
 
 #define LABEL_W	  8 /* the scale labels' columns, each side */
@@ -395,4 +395,86 @@ void monitor__draw(struct monitor *m, struct monitor_canvas *c)
 	put(c, bottom + 1, left + (int)width - 5, " now ", 0);
 	put(c, c->rows - 1, 0,
 	    "space pause  +/- interval  r rescale  e equal scales  g grid  q quit", 0);
+}
+
+void monitor__interval(struct monitor *m, unsigned long long ns, const double *totals, bool partial,
+		       FILE *csv, FILE *lines)
+{
+	double dt = (double)(ns - m->prev_ns) * 1e-9, rates[MONITOR_MAX_EVENTS];
+	double t = (double)ns * 1e-9;
+	bool ratio = m->nr > m->nr_ev;
+	unsigned int i;
+
+	for (i = 0; i < m->nr_ev; i++) {
+		rates[i] = (totals[i] - m->prev[i]) / dt;
+		m->prev[i] = totals[i];
+	}
+	m->prev_ns = ns;
+	if (csv) {
+		fprintf(csv, "%.3f", t);
+		for (i = 0; i < m->nr_ev; i++)
+			fprintf(csv, ",%.3f", rates[i]);
+		if (ratio && rates[1] > 0)
+			fprintf(csv, ",%.4f", rates[0] / rates[1]);
+		else if (ratio)
+			fputc(',', csv);
+		fputc('\n', csv);
+	}
+	if (lines) {
+		fprintf(lines, "%.3f", t);
+		for (i = 0; i < m->nr_ev; i++)
+			fprintf(lines, " %.0f", rates[i]);
+		if (ratio && rates[1] > 0)
+			fprintf(lines, " %.4f", rates[0] / rates[1]);
+		else if (ratio)
+			fprintf(lines, " -");
+		if (partial)
+			fprintf(lines, " # partial: %.0f ms", dt * 1e3);
+		fputc('\n', lines);
+		fflush(lines);
+	}
+	if (!m->paused)
+		monitor__push(m, t, rates);
+}
+
+void monitor__csv_header(const struct monitor *m, FILE *csv)
+{
+	unsigned int i;
+
+	fprintf(csv, "time_s");
+	for (i = 0; i < m->nr_ev; i++)
+		fprintf(csv, ",%s%s_per_s", m->tr[i].name, m->tr[i].cpus ? "_ns" : "");
+	if (m->nr > m->nr_ev)
+		fprintf(csv, ",%s", m->tr[m->nr_ev].name);
+	fputc('\n', csv);
+}
+
+void monitor__lines_header(const struct monitor *m, FILE *lines)
+{
+	unsigned int i;
+
+	fprintf(lines, "# time_s");
+	for (i = 0; i < m->nr_ev; i++)
+		fprintf(lines, " %s%s/s", m->tr[i].name, m->tr[i].cpus ? "_ns" : "");
+	if (m->nr > m->nr_ev)
+		fprintf(lines, " %s", m->tr[m->nr_ev].name);
+	fputc('\n', lines);
+	fflush(lines);
+}
+
+unsigned int monitor_step_interval(unsigned int ms, bool up)
+{
+	static const unsigned int steps[] = {50, 100, 200, 500, 1000, 2000};
+	size_t i, n = sizeof(steps) / sizeof(steps[0]);
+
+	if (up) {
+		for (i = 0; i < n; i++)
+			if (steps[i] > ms)
+				return steps[i];
+		return steps[n - 1];
+	}
+	for (i = n; i-- > 0;)
+		if (steps[i] < ms)
+			return steps[i];
+	return steps[0];
 }

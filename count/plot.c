@@ -24,8 +24,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/plot.h"
-#include "report/present.h"
+#include "count/plot.h"
+#include "util/text.h"
 
 /* Geometry, in pixels. */
 #define WIDTH	   960
@@ -101,7 +101,7 @@ void plot_si(char *buf, size_t len, double v)
 
 static void put(FILE *f, const char *s)
 {
-	present_markup(f, s, SIZE_MAX, PRESENT_XML);
+	ebs_markup(f, s, SIZE_MAX, true);
 }
 
 /*
@@ -219,7 +219,7 @@ void ebs_plot_svg(FILE *f, const struct plot *p)
 	int y, bottom;
 
 	xstep = plot_nice_step(xmax, 8, false, &xtop);
-	present_elide(title, sizeof(title), p->title ? p->title : "", TITLE_MAX);
+	ebs_elide(title, sizeof(title), p->title ? p->title : "", TITLE_MAX);
 
 	/* the height: the legend's rows, the panels, the axis and the note */
 	bottom = legend(NULL, p, LEGEND_Y) + 12 +

@@ -103,6 +103,7 @@ while IFS='	' read -r args mode shown; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086 # the options are words
 	R $args >man-$n.out 2>&1
+	norm man-$n.out
 	if [ "$mode" = json ]; then
 		check "ebs-report(1)'s example $n (report $args) is its JSON" \
 			[ "$(tr -d ' \t\n' <man-$n.out)" = "$(printf '%s' "$shown" | tr -d ' \t\n')" ]

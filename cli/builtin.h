@@ -10,6 +10,7 @@
 #define EBS_CLI_BUILTIN_H
 
 #include "report/report.h"
+#include "cli/options.h"
 #include "sampler/calibrate.h"
 
 int cmd_record(int argc, char **argv);
@@ -26,11 +27,10 @@ int cmd_monitor(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 
-/*
- * getopt_long returned '?' or ':' (optstrings start with ':', opterr is 0):
- * print one line naming the option and return the exit status 2.
- */
-int cli_bad_option(const char *cmd, int c, char **argv);
+/* Their option tables (options.h), for --help and ebs --dump-options. */
+extern const struct cli_cmd cli_record_cmd, cli_report_cmd, cli_list_cmd, cli_addr2line_cmd,
+	cli_annotate_cmd, cli_calibrate_cmd, cli_flamegraph_cmd, cli_export_cmd, cli_script_cmd,
+	cli_stat_cmd, cli_monitor_cmd, cli_diff_cmd, cli_convert_cmd;
 
 /*
  * A binary file (an ebs.data) asked onto a terminal (-o - with standard
@@ -53,104 +53,21 @@ int cli_command_runnable(const char *cmd, const char *prog);
 bool cli_operands_left(const char *cmd, int argc, char **argv);
 
 /*
- * The one number parser of the command line.  s is decimal digits only: no
- * sign, no space, no other base (a leading 0 does not make it octal); with
- * hex_ok, where an option documents it, also 0x and hexadecimal digits.
- * cli_parse_number() returns 0 with *out in min..max, -ERANGE outside it,
- * -EINVAL for anything else, and prints nothing; cli_number() prints one
- * line naming the command, the option, the range and the value on error
- * and returns -EINVAL.
- */
-int cli_parse_number(const char *s, u64 min, u64 max, bool hex_ok, u64 *out);
-/*
- * -p P[,P...]: each a pid that exists, appended to *pids (a pid given twice
- * counts once).  0, or -errno after one line naming cmd and the pid.
- */
-int cli_parse_pids(const char *cmd, const char *s, pid_t **pids, unsigned int *nr);
-int cli_number(const char *cmd, const char *opt, const char *s, u64 min, u64 max, bool hex_ok,
-	       u64 *out);
-
-/*
- * A whole decimal number from min to INT_MAX (callers keep some in an
- * int), with one line naming the command and the option on error
- * (returning -EINVAL).
- */
-int cli_u32(const char *cmd, const char *opt, const char *s, unsigned int min, unsigned int *out);
-
-/*
- * A real number: from 0 (above 0 with above_zero) to max (max >= 1e300: no
- * limit), in *out; else one line naming the command, the option, the range
- * and the value, and -EINVAL.
- */
-int cli_real(const char *cmd, const char *opt, const char *s, bool above_zero, double max,
-	     double *out);
-
-/*
- * One word of a NULL-terminated list: *out its index; else one line
- * "ebs CMD: OPT 'S': a, b or c" and -EINVAL.
- */
-int cli_choice(const char *cmd, const char *opt, const char *s, const char *const *words,
-	       unsigned int *out);
-extern const char *const cli_backend_words[]; /* --backend: enum record_backend's order */
-
-/*
  * The options of every command that reads a data file (report, annotate,
- * flamegraph, export, script, diff), parsed once into
- * a struct view_opts (report/report.h) by view.c:
+ * flamegraph, export, script and diff), parsed once into a struct view_opts
+ * (report/report.h) by view.c: cli_view_options, a table a command's
+ * includes (CLI_INCLUDE, its ctx the command's struct cli_view):
  *   -i/--input, -n/--top, --min-percent, -e/--event, --pid, --tid, --comm,
  *   --dso, --func, --no-inline, --color/--colour, --debug-dir, --kallsyms,
  *   --[no-]demangle, --no-cache, --force, --no-pager.
- * CLI_VIEW_OPTIONS goes into the command's long options and
- * CLI_VIEW_SHORT into its optstring.  cli_view_init() sets the defaults
- * (ebs.data, stdout, warnings to stderr).  cli_view_option() takes each c
- * of getopt's that the command does not know itself: 0 when it was one of
- * them, else, after one line naming the option (a bad value, an unknown
- * option), the exit status.  cli_view_done(), after the options, hands the
- * debug directories to v and (unless the output is a file) starts the pager
- * stream at the first line.  cli_view_result() takes the module's return
- * e: 0, or the exit status after one line (cli_input_error).
- * cli_view_free() after the command.
+ * A command's own entry of the same name takes its place.  cli_view_init()
+ * sets the defaults (ebs.data, stdout, warnings to stderr).  cli_view_done(),
+ * after the options, hands the debug directories to v and (unless the
+ * output is a file) starts the pager stream at the first line.
+ * cli_view_result() takes the module's return e: 0, or the exit status
+ * after one line (cli_input_error).  cli_view_free() after the command.
  */
-enum {
-	CLI_OPT_PID = 0x1000,
-	CLI_OPT_TID,
-	CLI_OPT_COMM,
-	CLI_OPT_DSO,
-	CLI_OPT_FUNC,
-	CLI_OPT_MIN,
-	CLI_OPT_NO_INLINE,
-	CLI_OPT_COLOR,
-	CLI_OPT_DEBUG_DIR,
-	CLI_OPT_KALLSYMS,
-	CLI_OPT_DEMANGLE,
-	CLI_OPT_NO_DEMANGLE,
-	CLI_OPT_NO_PAGER,
-	CLI_OPT_NO_CACHE,
-	CLI_OPT_FORCE,
-	CLI_OPT_CMD = 0x1100, /* a command's own options start here */
-};
-#define CLI_VIEW_SHORT "i:n:e:"
-#define CLI_VIEW_OPTIONS                                                                           \
-	{"input", required_argument, NULL, 'i'}, {"top", required_argument, NULL, 'n'},            \
-		{"min-percent", required_argument, NULL, CLI_OPT_MIN},                             \
-		{"event", required_argument, NULL, 'e'},                                           \
-		{"pid", required_argument, NULL, CLI_OPT_PID},                                     \
-		{"tid", required_argument, NULL, CLI_OPT_TID},                                     \
-		{"comm", required_argument, NULL, CLI_OPT_COMM},                                   \
-		{"dso", required_argument, NULL, CLI_OPT_DSO},                                     \
-		{"func", required_argument, NULL, CLI_OPT_FUNC},                                   \
-		{"no-inline", no_argument, NULL, CLI_OPT_NO_INLINE},                               \
-		{"color", required_argument, NULL, CLI_OPT_COLOR},                                 \
-		{"colour", required_argument, NULL, CLI_OPT_COLOR},                                \
-		{"debug-dir", required_argument, NULL, CLI_OPT_DEBUG_DIR},                         \
-		{"kallsyms", required_argument, NULL, CLI_OPT_KALLSYMS},                           \
-		{"demangle", no_argument, NULL, CLI_OPT_DEMANGLE},                                 \
-		{"no-demangle", no_argument, NULL, CLI_OPT_NO_DEMANGLE},                           \
-		{"no-cache", no_argument, NULL, CLI_OPT_NO_CACHE},                                 \
-		{"force", no_argument, NULL, CLI_OPT_FORCE},                                       \
-	{                                                                                          \
-		"no-pager", no_argument, NULL, CLI_OPT_NO_PAGER                                    \
-	}
+extern const struct cli_opt cli_view_options[];
 struct cli_view {
 	const char *cmd; /* "report": error lines start "ebs report: " */
 	struct view_opts *v;
@@ -159,13 +76,11 @@ struct cli_view {
 	bool no_pager;
 };
 void cli_view_init(struct cli_view *cv, const char *cmd, struct view_opts *v);
-int cli_view_option(struct cli_view *cv, int c, const char *arg, char **argv);
 void cli_view_done(struct cli_view *cv, bool to_file);
+/* --width N of report and diff: 20 or more, 0: no limit (-1 in v); 0, or 2 after one line */
+int cli_view_width(const char *cmd, const char *arg, struct view_opts *v);
 int cli_view_result(struct cli_view *cv, int e, const struct ebs_error *err);
 void cli_view_free(struct cli_view *cv);
-
-/* Append s to the NULL-terminated vector *v of *n strings; 0 or -ENOMEM. */
-int cli_push_str(const char ***v, unsigned int *n, const char *s);
 
 /*
  * report's or annotate's failure e (-errno, err from the module) on input:
@@ -218,8 +133,9 @@ struct cli_calibrate {
 	struct calibrate_opts o;
 	const char *events;
 	bool json, quiet;
-	char *buf;	/* cli_calibrate_inline's words: free() when done */
-	char stext[32]; /* the kernel's _stext (kallsyms__stext), for o.rec */
+	const char *cmd; /* "calibrate", or "record" (--calibrate): error lines name it */
+	char *buf;	 /* cli_calibrate_inline's words: free() when done */
+	char stext[32];	 /* the kernel's _stext (kallsyms__stext), for o.rec */
 };
 void cli_calibrate_defaults(struct cli_calibrate *cc);
 int cli_calibrate_inline(const char *cmd, const char *text, struct cli_calibrate *cc);

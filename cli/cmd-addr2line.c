@@ -9,21 +9,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/builtin.h"
 #include "symbolize/symbolize.h"
-
-static const char usage_text[] =
-	"usage: ebs addr2line -e FILE [--debug-dir DIR]... [--no-demangle] [--no-cache] [ADDR...]\n"
-	"\n"
-	"  -e, --exe FILE     the ELF file whose (link-time, hex) addresses these are\n"
-	"      --debug-dir D  look for separate debug files under D too\n"
-	"      --no-demangle  print C++ and Rust names as they are in the file\n"
-	"      --no-cache     decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)\n"
-	"Without ADDR, addresses are read from standard input, one a line.\n";
 
 /*
  * Warnings go to stderr, except while the file is first loaded: then they
@@ -110,58 +102,67 @@ static int resolve(struct symbolizer *s, const char *exe, const char *text)
 	return 0;
 }
 
+struct addr2line_args {
+	const char *exe;
+	const char **dirs; /* --debug-dir, NULL-terminated */
+	unsigned int ndirs;
+	bool no_demangle, no_cache;
+};
+
+static int add_debug_dir(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	struct addr2line_args *a = ctx;
+
+	(void)opt;
+	if (!cli_push_str(&a->dirs, &a->ndirs, arg))
+		return 0;
+	fprintf(stderr, "ebs addr2line: out of memory\n");
+	return 1;
+}
+
+#define AA(field) CLI_BOOL_AT(struct addr2line_args, field)
+
+static const struct cli_opt addr2line_opts[] = {
+	{"exe", 'e', "FILE", "the ELF file whose (link-time, hex) addresses these are", CLI_STR,
+	 .off = CLI_STR_AT(struct addr2line_args, exe)},
+	{"debug-dir", 0, "DIR", "look for separate debug files under DIR too", CLI_CALL,
+	 .fn = add_debug_dir},
+	{"no-demangle", 0, NULL, "print C++ and Rust names as they are in the file", CLI_SET,
+	 .off = AA(no_demangle)},
+	{"no-cache", 0, NULL, "decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)",
+	 CLI_SET, .off = AA(no_cache)},
+	{0},
+};
+
+const struct cli_cmd cli_addr2line_cmd = {
+	.name = "addr2line",
+	.usage = "usage: ebs addr2line -e FILE [--debug-dir DIR]... [--no-demangle] [--no-cache] "
+		 "[ADDR...]\n",
+	.notes = "Without ADDR, addresses are read from standard input, one a line.\n",
+	.opts = addr2line_opts,
+};
+
 int cmd_addr2line(int argc, char **argv)
 {
-	enum { OPT_DEBUG_DIR = 256, OPT_NO_DEMANGLE, OPT_NO_CACHE };
-	static const struct option longopts[] = {
-		{"exe", required_argument, NULL, 'e'},
-		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
-		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
-		{"no-cache", no_argument, NULL, OPT_NO_CACHE},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct warn_hold hold = {.holding = true};
-	struct symbolize_opts so = {
-		.demangle = true, .cache = true, .warn = warn_cb, .warn_ctx = &hold};
-	const char **dirs = NULL;
+	struct addr2line_args a = {0};
+	struct symbolize_opts so = {.warn = warn_cb, .warn_ctx = &hold};
+	const char **dirs, *exe;
 	struct symbolizer *s;
 	struct sym_result probe;
-	const char *exe = NULL;
-	unsigned int ndirs = 0;
 	int c, i, ret = 0;
 	char *line = NULL;
 	size_t line_cap = 0;
 	ssize_t len;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":e:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			exe = optarg;
-			break;
-		case OPT_DEBUG_DIR:
-			if (cli_push_str(&dirs, &ndirs, optarg)) {
-				fprintf(stderr, "ebs addr2line: out of memory\n");
-				free(dirs);
-				return 1;
-			}
-			break;
-		case OPT_NO_DEMANGLE:
-			so.demangle = false;
-			break;
-		case OPT_NO_CACHE:
-			so.cache = false;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			free(dirs);
-			return 0;
-		default:
-			free(dirs);
-			return cli_bad_option("addr2line", c, argv);
-		}
+	c = cli_parse(&cli_addr2line_cmd, argc, argv, &a);
+	dirs = a.dirs;
+	exe = a.exe;
+	so.demangle = !a.no_demangle;
+	so.cache = !a.no_cache;
+	if (c) {
+		free(dirs);
+		return cli_exit(c);
 	}
 	if (!exe) {
 		fprintf(stderr, "ebs addr2line: which file? (-e FILE)\n");

@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,63 +20,6 @@
 #include "symbolize/symbolize.h"
 #include "util/json.h"
 
-static const char usage_text[] =
-	"usage: ebs calibrate [-e EVENT[,EVENT...]] [--rate HZ] [--min-samples N]\n"
-	"                     [--focus FUNC|DSO[,...]] [--overhead PCT] [--retries K]\n"
-	"                     [--cost-probe cmd|loop] [-c N] [--exact] [--backend perf|kmod]\n"
-	"                     [--json] [-o FILE] [-q] -- CMD [ARGS...]\n"
-	"\n"
-	"Choose each event's sample-after value N for CMD: count the events, measure what a\n"
-	"sample costs here, solve N for the targets, verify with a sampled run and retry.\n"
-	"\n"
-	"  -e, --event E      events (default cycles; 'ebs list' shows them)\n"
-	"      --rate HZ      at most HZ samples per second per CPU (default 1000)\n"
-	"      --min-samples N  at least N samples in the run, or in the focus (default 10000)\n"
-	"      --focus LIST   the area of interest: functions or DSOs, as ebs report names them\n"
-	"      --overhead PCT   the sampling may cost at most PCT percent (default 2)\n"
-	"      --retries K    verifying runs after the first, when a target is missed (default 2)\n"
-	"      --cost-probe P   cmd (default): the cost of a sample measured on CMD; loop: on\n"
-	"                     ebs's own fixed loop, which is quicker for a long CMD\n"
-	"  -c, --count N      verify this N first instead of the solved one\n"
-	"      --exact        N as solved, not rounded to 1, 2 or 5 times a power of ten\n"
-	"      --backend B    perf (perf_event_open, the default) or kmod (ebs.ko)\n"
-	"      --json         the result as one JSON object (docs/ebs-calibrate.1)\n"
-	"  -o, --output F     keep the verifying run's recording, its calibration in it\n"
-	"  -q, --quiet        no line per run\n"
-	"\n"
-	"CMD runs several times (about five, and once per retry); its standard output\n"
-	"is discarded, its standard error kept.\n";
-
-enum {
-	OPT_RATE = 0x2000,
-	OPT_MIN_SAMPLES,
-	OPT_FOCUS,
-	OPT_OVERHEAD,
-	OPT_RETRIES,
-	OPT_PROBE,
-	OPT_EXACT,
-	OPT_BACKEND,
-	OPT_JSON,
-};
-
-static const struct option calib_longopts[] = {
-	{"event", required_argument, NULL, 'e'},
-	{"rate", required_argument, NULL, OPT_RATE},
-	{"min-samples", required_argument, NULL, OPT_MIN_SAMPLES},
-	{"focus", required_argument, NULL, OPT_FOCUS},
-	{"overhead", required_argument, NULL, OPT_OVERHEAD},
-	{"retries", required_argument, NULL, OPT_RETRIES},
-	{"cost-probe", required_argument, NULL, OPT_PROBE},
-	{"count", required_argument, NULL, 'c'},
-	{"exact", no_argument, NULL, OPT_EXACT},
-	{"backend", required_argument, NULL, OPT_BACKEND},
-	{"json", no_argument, NULL, OPT_JSON},
-	{"output", required_argument, NULL, 'o'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
-};
-
 void cli_calibrate_defaults(struct cli_calibrate *cc)
 {
 	memset(cc, 0, sizeof(*cc));
@@ -84,59 +28,189 @@ void cli_calibrate_defaults(struct cli_calibrate *cc)
 	cc->o.overhead = 0.02;
 	cc->o.retries = 2;
 	cc->events = "cycles";
+	cc->cmd = "calibrate";
+}
+
+#define CC(ctx) ((struct cli_calibrate *)(ctx))
+
+static int set_rate(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	return cli_real(CC(ctx)->cmd, "--rate", arg, true, 1e300, &CC(ctx)->o.rate) ? 2 : 0;
+}
+
+static int set_min_samples(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	return cli_number(CC(ctx)->cmd, "--min-samples", arg, 1, INT64_MAX, false,
+			  &CC(ctx)->o.min_samples)
+		       ? 2
+		       : 0;
+}
+
+static int set_focus(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (!*arg || arg[0] == ',' || strstr(arg, ",,") || arg[strlen(arg) - 1] == ',') {
+		fprintf(stderr,
+			"ebs %s: --focus wants function or DSO names, comma-separated, not '%s'\n",
+			CC(ctx)->cmd, arg);
+		return 2;
+	}
+	CC(ctx)->o.focus = arg;
+	return 0;
+}
+
+static int set_overhead(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (cli_real(CC(ctx)->cmd, "--overhead", arg, true, 100, &CC(ctx)->o.overhead))
+		return 2;
+	CC(ctx)->o.overhead /= 100;
+	return 0;
+}
+
+static int set_retries(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	u64 v;
+
+	(void)opt;
+	if (cli_number(CC(ctx)->cmd, "--retries", arg, 0, 20, false, &v))
+		return 2;
+	CC(ctx)->o.retries = (unsigned int)v;
+	return 0;
 }
 
 static const char *const probe_words[] = {"cmd", "loop", NULL};
 
-static int cli_calibrate_option(const char *cmd, int c, const char *arg, struct cli_calibrate *cc)
+static int set_probe(void *ctx, const struct cli_opt *opt, const char *arg)
 {
 	unsigned int u;
-	u64 v;
 
-	switch (c) {
-	case OPT_RATE:
-		return cli_real(cmd, "--rate", arg, true, 1e300, &cc->o.rate) ? -EINVAL : 1;
-	case OPT_MIN_SAMPLES:
-		return cli_number(cmd, "--min-samples", arg, 1, INT64_MAX, false,
-				  &cc->o.min_samples)
-			       ? -EINVAL
-			       : 1;
-	case OPT_FOCUS:
-		if (!*arg || arg[0] == ',' || strstr(arg, ",,") || arg[strlen(arg) - 1] == ',') {
-			fprintf(stderr,
-				"ebs %s: --focus wants function or DSO names, "
-				"comma-separated, not '%s'\n",
-				cmd, arg);
-			return -EINVAL;
-		}
-		cc->o.focus = arg;
-		return 1;
-	case OPT_OVERHEAD:
-		if (cli_real(cmd, "--overhead", arg, true, 100, &cc->o.overhead))
-			return -EINVAL;
-		cc->o.overhead /= 100;
-		return 1;
-	case OPT_RETRIES:
-		if (cli_number(cmd, "--retries", arg, 0, 20, false, &v))
-			return -EINVAL;
-		cc->o.retries = (unsigned int)v;
-		return 1;
-	case OPT_PROBE:
-		if (cli_choice(cmd, "--cost-probe", arg, probe_words, &u))
-			return -EINVAL;
-		cc->o.probe_loop = u == 1;
-		return 1;
-	case OPT_EXACT:
-		cc->o.exact = true;
-		return 1;
-	}
+	(void)opt;
+	if (cli_choice(CC(ctx)->cmd, "--cost-probe", arg, probe_words, &u))
+		return 2;
+	CC(ctx)->o.probe_loop = u == 1;
 	return 0;
 }
+
+/* The targets: calibrate's, and record --calibrate's in one argument. */
+static const struct cli_opt target_opts[] = {
+	{"rate", 0, "HZ", "at most HZ samples per second per CPU (default 1000)", CLI_CALL,
+	 .fn = set_rate},
+	{"min-samples", 0, "N", "at least N samples in the run, or in the focus (default 10000)",
+	 CLI_CALL, .fn = set_min_samples},
+	{"focus", 0, "NAME[,NAME...]",
+	 "the area of interest: functions or DSOs, as ebs report names them", CLI_CALL,
+	 .fn = set_focus},
+	{"overhead", 0, "PCT", "the sampling may cost at most PCT percent (default 2)", CLI_CALL,
+	 .fn = set_overhead},
+	{"retries", 0, "K", "verifying runs after the first, when a target is missed (default 2)",
+	 CLI_CALL, .fn = set_retries},
+	{"cost-probe", 0, "cmd|loop",
+	 "cmd (default): the cost of a sample measured on CMD; loop: on ebs's own fixed loop, "
+	 "which is quicker for a long CMD",
+	 CLI_CALL, .fn = set_probe},
+	{"exact", 0, NULL, "N as solved, not rounded to 1, 2 or 5 times a power of ten", CLI_SET,
+	 .off = CLI_BOOL_AT(struct cli_calibrate, o.exact)},
+	{"quiet", 'q', NULL, "no line per run", CLI_SET,
+	 .off = CLI_BOOL_AT(struct cli_calibrate, quiet)},
+	{0},
+};
+
+static int set_count(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	u64 v;
+
+	(void)opt;
+	if (cli_number("calibrate", "-c", arg, 1, INT64_MAX, true, &v))
+		return 2;
+	CC(ctx)->o.start_n = v;
+	return 0;
+}
+
+static int set_backend(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	unsigned int u;
+
+	(void)opt;
+	if (cli_choice("calibrate", "--backend", arg, cli_backend_words, &u))
+		return 2;
+	CC(ctx)->o.rec.backend = (enum record_backend)u;
+	return 0;
+}
+
+static int set_keep(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (!strcmp(arg, "-")) {
+		fprintf(stderr, "ebs calibrate: -o wants a file, not standard output\n");
+		return 2;
+	}
+	CC(ctx)->o.keep = arg;
+	return 0;
+}
+
+static const struct cli_opt calibrate_opts[] = {
+	{"event", 'e', "EVENT[,EVENT...]", "events (default cycles; 'ebs list' shows them)",
+	 CLI_STR, .off = CLI_STR_AT(struct cli_calibrate, events)},
+	{"", 0, NULL, NULL, CLI_INCLUDE, .off = 0, .sub = target_opts},
+	{"count", 'c', "N", "verify this N first instead of the solved one", CLI_CALL,
+	 .fn = set_count},
+	{"backend", 0, "perf|kmod", "perf (perf_event_open, the default) or kmod (ebs.ko)",
+	 CLI_CALL, .fn = set_backend},
+	{"json", 0, NULL, "the result as one JSON object (docs/ebs-calibrate.1)", CLI_SET,
+	 .off = CLI_BOOL_AT(struct cli_calibrate, json)},
+	{"output", 'o', "FILE", "keep the verifying run's recording, its calibration in it",
+	 CLI_CALL, .fn = set_keep},
+	{0},
+};
+
+const struct cli_cmd cli_calibrate_cmd = {
+	.name = "calibrate",
+	.usage = "usage: ebs calibrate [OPTIONS] -- CMD [ARGS...]\n",
+	.about =
+		"Choose each event's sample-after value N for CMD: count the events, measure what\n"
+		"a sample costs here, solve N for the targets, verify with a sampled run and\n"
+		"retry.\n",
+	.notes = "CMD runs several times (about five, and once per retry); its standard output\n"
+		 "is discarded, its standard error kept.\n",
+	.opts = calibrate_opts,
+	.in_order = true,
+};
+
+/*
+ * A word of --calibrate's that getopt did not take: one of calibrate's
+ * options that is no target, or as any command's unknown option.
+ */
+static int inline_bad(const struct cli_cmd *cmd, int c, char **argv)
+{
+	const char *word = argv[optind - 1];
+
+	(void)cmd;
+	if (c == '?' && !strncmp(word, "--", 2) && cli_find_option(&cli_calibrate_cmd, word)) {
+		fprintf(stderr,
+			"ebs %s: --calibrate: '%s' is not a calibration target "
+			"(--rate, --min-samples, --focus, --overhead, --retries, "
+			"--cost-probe, --exact, -q)\n",
+			argv[0], word);
+		return 2;
+	}
+	return cli_bad_option(argv[0], c, argv);
+}
+
+static const struct cli_cmd inline_cmd = {
+	.name = "record",
+	.usage = "",
+	.opts = target_opts,
+	.bad = inline_bad,
+	.no_help = true,
+};
 
 int cli_calibrate_inline(const char *cmd, const char *text, struct cli_calibrate *cc)
 {
 	char *copy = strdup(text), *args[64], *tok, *save = NULL;
-	int argc = 1, c, k, ret = 0;
+	int argc = 1, ret;
 
 	if (!copy)
 		return -ENOMEM;
@@ -150,25 +224,8 @@ int cli_calibrate_inline(const char *cmd, const char *text, struct cli_calibrate
 		args[argc++] = tok;
 	}
 	args[argc] = NULL;
-	optind = 1;
-	opterr = 0;
-	while (!ret && (c = getopt_long(argc, args, ":qh", calib_longopts, NULL)) != -1) {
-		k = cli_calibrate_option(cmd, c, optarg, cc);
-		if (k < 0)
-			ret = -EINVAL;
-		else if (c == 'q')
-			cc->quiet = true;
-		else if (!k && (c == '?' || c == ':'))
-			ret = cli_bad_option(cmd, c, args) ? -EINVAL : 0;
-		else if (!k) {
-			fprintf(stderr,
-				"ebs %s: --calibrate: '%s' is not a calibration target "
-				"(--rate, --min-samples, --focus, --overhead, --retries, "
-				"--cost-probe, --exact, -q)\n",
-				cmd, args[optind - 1]);
-			ret = -EINVAL;
-		}
-	}
+	cc->cmd = cmd;
+	ret = cli_parse(&inline_cmd, argc, args, cc) ? -EINVAL : 0;
 	if (!ret && optind < argc) {
 		fprintf(stderr, "ebs %s: --calibrate: '%s' is not an option\n", cmd, args[optind]);
 		ret = -EINVAL;
@@ -428,54 +485,12 @@ int cmd_calibrate(int argc, char **argv)
 {
 	static struct calibrate_result r;
 	struct cli_calibrate cc;
-	int c, ret = 2, k;
-	unsigned int u;
-	u64 v;
+	int ret;
 
 	cli_calibrate_defaults(&cc);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:c:o:qh", calib_longopts, NULL)) != -1) {
-		k = cli_calibrate_option("calibrate", c, optarg, &cc);
-		if (k < 0)
-			return 2;
-		if (k)
-			continue;
-		switch (c) {
-		case 'e':
-			cc.events = optarg;
-			break;
-		case 'c':
-			if (cli_number("calibrate", "-c", optarg, 1, INT64_MAX, true, &v))
-				return 2;
-			cc.o.start_n = v;
-			break;
-		case OPT_BACKEND:
-			if (cli_choice("calibrate", "--backend", optarg, cli_backend_words, &u))
-				return 2;
-			cc.o.rec.backend = (enum record_backend)u;
-			break;
-		case OPT_JSON:
-			cc.json = true;
-			break;
-		case 'o':
-			if (!strcmp(optarg, "-")) {
-				fprintf(stderr,
-					"ebs calibrate: -o wants a file, not standard output\n");
-				return 2;
-			}
-			cc.o.keep = optarg;
-			break;
-		case 'q':
-			cc.quiet = true;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			return cli_bad_option("calibrate", c, argv);
-		}
-	}
+	ret = cli_parse(&cli_calibrate_cmd, argc, argv, &cc);
+	if (ret)
+		return cli_exit(ret);
 	if (optind >= argc) {
 		fprintf(stderr,
 			"ebs calibrate: no command: give one after '--' (see 'ebs calibrate "

@@ -1,100 +1,86 @@
 // SPDX-License-Identifier: MIT
 /* cmd-export.c - ebs export: options, then report's ebs_export(). */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/builtin.h"
 #include "report/report.h"
 
-static const char usage_text[] =
-	"usage: ebs export [-i FILE] --format folded|pprof|speedscope [-o OUT] [--event NAME]\n"
-	"                  [--pid PID] [--tid TID] [--comm NAME] [--dso NAME] [--func NAMES]\n"
-	"                  [--no-inline] [--debug-dir DIR]... [--[no-]demangle] [--kallsyms FILE]\n"
-	"                  [--no-cache] [--force]\n"
-	"\n"
-	"  -i, --input F      data file, ebs.data or perf.data (default ebs.data; '-' stdin)\n"
-	"  -f, --format F     folded: 'a;b;c COUNT' per distinct stack, root first (FlameGraph,\n"
-	"                     inferno, speedscope read it); pprof: profile.proto, gzipped\n"
-	"                     (go tool pprof, pprof); speedscope: speedscope's JSON, stacks\n"
-	"                     weighed by their periods (nanoseconds for the clock events)\n"
-	"  -o, --output F     write F (whole or not at all); default: standard output\n"
-	"                     (pprof wants a file)\n"
-	"  -e, --event E      the samples of event E (default: the file's first)\n"
-	"      --pid P, --tid T, --comm NAME, --dso NAME, --func F   only those samples\n"
-	"      --no-inline    inlined functions are not frames of their own\n"
-	"      --debug-dir D  look for separate debug files under D too\n"
-	"      --demangle     C++, Rust names demangled (the default); --no-demangle\n"
-	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
-	"      --no-cache     decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)\n"
-	"      --force        read F whoever owns it, in a directory others can write too\n"
-	"A file recorded without -g exports one-frame stacks.\n";
-
 /* in enum export_format's order */
 static const char *const format_words[] = {"folded", "pprof", "speedscope", NULL};
 
+struct export_args {
+	struct export_opts o;
+	struct cli_view cv;
+	bool have_format;
+};
+
+static int set_format(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	struct export_args *a = ctx;
+	unsigned int u;
+
+	(void)opt;
+	if (cli_choice("export", "--format", arg, format_words, &u))
+		return 2;
+	a->o.format = (enum export_format)u;
+	a->have_format = true;
+	return 0;
+}
+
+static const struct cli_opt export_opts[] = {
+	{"format", 'f', "FORMAT",
+	 "folded: 'a;b;c COUNT' per distinct stack, root first (FlameGraph, inferno, "
+	 "speedscope read it); pprof: profile.proto, gzipped (go tool pprof, pprof); "
+	 "speedscope: speedscope's JSON, stacks weighed by their periods (nanoseconds for the "
+	 "clock events)",
+	 CLI_CALL, .fn = set_format},
+	{"output", 'o', "OUT",
+	 "write OUT (whole or not at all); default: standard output (pprof wants a file)", CLI_FILE,
+	 .off = CLI_STR_AT(struct export_args, o.output)},
+	{"", 0, NULL, "Input options:", CLI_INCLUDE, .off = offsetof(struct export_args, cv),
+	 .sub = cli_view_options,
+	 /* taken, as ever, but to no effect here */
+	 .hide = "top min-percent color no-pager"},
+	{0},
+};
+
+const struct cli_cmd cli_export_cmd = {
+	.name = "export",
+	.usage =
+		"usage: ebs export [-i FILE] --format folded|pprof|speedscope [-o OUT] [OPTIONS]\n",
+	.notes = "A file recorded without -g exports one-frame stacks.\n",
+	.opts = export_opts,
+};
+
 int cmd_export(int argc, char **argv)
 {
-	enum { OPT_FORMAT = CLI_OPT_CMD };
-	static const struct option longopts[] = {
-		CLI_VIEW_OPTIONS,
-		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	struct export_opts o = {0};
+	struct export_args a = {0};
 	struct ebs_error err = {0};
-	struct cli_view cv;
-	bool have_format = false;
-	unsigned int u;
-	int c, e, ret = 2;
+	int e, ret = 2;
 
-	cli_view_init(&cv, "export", &o.view);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":" CLI_VIEW_SHORT "f:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (cli_choice("export", "--format", optarg, format_words, &u))
-				goto out;
-			o.format = (enum export_format)u;
-			have_format = true;
-			break;
-		case 'o':
-			if (!*optarg) {
-				fprintf(stderr, "ebs export: -o wants a file name\n");
-				goto out;
-			}
-			o.output = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			ret = 0;
-			goto out;
-		default:
-			e = cli_view_option(&cv, c, optarg, argv);
-			if (e) {
-				ret = e;
-				goto out;
-			}
-			break;
-		}
+	cli_view_init(&a.cv, "export", &a.o.view);
+	e = cli_parse(&cli_export_cmd, argc, argv, &a);
+	if (e) {
+		ret = cli_exit(e);
+		goto out;
 	}
 	if (cli_operands_left("export", argc, argv))
 		goto out;
-	if (!have_format) {
+	if (!a.have_format) {
 		fprintf(stderr, "ebs export: which format? --format folded, pprof or speedscope\n");
 		goto out;
 	}
-	if (o.format == EXPORT_PPROF && (!o.output || !strcmp(o.output, "-"))) {
+	if (a.o.format == EXPORT_PPROF && (!a.o.output || !strcmp(a.o.output, "-"))) {
 		fprintf(stderr, "ebs export: --format pprof writes a file: give -o FILE.pb.gz\n");
 		goto out;
 	}
 	/* the export is data: never through a pager */
-	cli_view_done(&cv, true);
-	ret = cli_view_result(&cv, ebs_export(&o, &err), &err);
+	cli_view_done(&a.cv, true);
+	ret = cli_view_result(&a.cv, ebs_export(&a.o, &err), &err);
 out:
-	cli_view_free(&cv);
+	cli_view_free(&a.cv);
 	return ret;
 }

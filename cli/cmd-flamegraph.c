@@ -1,91 +1,70 @@
 // SPDX-License-Identifier: MIT
 /* cmd-flamegraph.c - ebs flamegraph: options, then report's ebs_flamegraph(). */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/builtin.h"
 #include "report/report.h"
 
-static const char usage_text[] =
-	"usage: ebs flamegraph [-i FILE] -o OUT.svg [--reverse] [--title T] [--width PX]\n"
-	"                      [--event NAME] [--pid PID] [--tid TID] [--comm NAME] [--dso NAME]\n"
-	"                      [--func NAMES] [--no-inline] [--debug-dir DIR]... [--no-cache]\n"
-	"                      [--force]\n"
-	"\n"
-	"  -i, --input F      data file, ebs.data or perf.data (default ebs.data; '-' stdin)\n"
-	"  -o, --output F     the SVG to write (whole or not at all)\n"
-	"      --reverse      an icicle of callers: the sampled functions at the top, callers below\n"
-	"      --title T      the title (default: the file and the event)\n"
-	"      --width PX     the picture's width in pixels (default 1200)\n"
-	"  -e, --event E      the samples of event E (default: the file's first)\n"
-	"      --pid P, --tid T, --comm NAME, --dso NAME, --func F   only those samples\n"
-	"      --no-inline    inlined functions are not frames of their own\n"
-	"      --debug-dir D  look for separate debug files under D too\n"
-	"      --no-cache     decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)\n"
-	"      --force        read F whoever owns it, in a directory others can write too\n";
+struct flamegraph_args {
+	struct flamegraph_opts o;
+	struct cli_view cv;
+};
+
+static int set_width(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	return cli_u32("flamegraph", "--width", arg, 200, &((struct flamegraph_args *)ctx)->o.width)
+		       ? 2
+		       : 0;
+}
+
+static const struct cli_opt flamegraph_opts[] = {
+	{"output", 'o', "OUT.svg", "the SVG to write (whole or not at all)", CLI_FILE,
+	 .off = CLI_STR_AT(struct flamegraph_args, o.output)},
+	{"reverse", 0, NULL,
+	 "an icicle of callers: the sampled functions at the top, callers below", CLI_SET,
+	 .off = CLI_BOOL_AT(struct flamegraph_args, o.reverse)},
+	{"title", 0, "TITLE", "the title (default: the file and the event)", CLI_STR,
+	 .off = CLI_STR_AT(struct flamegraph_args, o.title)},
+	{"width", 0, "PX", "the picture's width in pixels (default 1200)", CLI_CALL,
+	 .fn = set_width},
+	{"", 0, NULL, "Input options:", CLI_INCLUDE, .off = offsetof(struct flamegraph_args, cv),
+	 .sub = cli_view_options,
+	 /* taken, as ever, but to no effect here */
+	 .hide = "top min-percent color no-pager"},
+	{0},
+};
+
+const struct cli_cmd cli_flamegraph_cmd = {
+	.name = "flamegraph",
+	.usage = "usage: ebs flamegraph [-i FILE] -o OUT.svg [OPTIONS]\n",
+	.opts = flamegraph_opts,
+};
 
 int cmd_flamegraph(int argc, char **argv)
 {
-	enum { OPT_REVERSE = CLI_OPT_CMD, OPT_TITLE, OPT_WIDTH };
-	static const struct option longopts[] = {
-		CLI_VIEW_OPTIONS,
-		{"output", required_argument, NULL, 'o'},
-		{"reverse", no_argument, NULL, OPT_REVERSE},
-		{"title", required_argument, NULL, OPT_TITLE},
-		{"width", required_argument, NULL, OPT_WIDTH},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	struct flamegraph_opts o = {0};
+	struct flamegraph_args a = {0};
 	struct ebs_error err = {0};
-	struct cli_view cv;
-	int c, e, ret = 2;
+	int e, ret = 2;
 
-	cli_view_init(&cv, "flamegraph", &o.view);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":" CLI_VIEW_SHORT "o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (!*optarg) {
-				fprintf(stderr, "ebs flamegraph: -o wants a file name\n");
-				goto out;
-			}
-			o.output = optarg;
-			break;
-		case OPT_REVERSE:
-			o.reverse = true;
-			break;
-		case OPT_TITLE:
-			o.title = optarg;
-			break;
-		case OPT_WIDTH:
-			if (cli_u32("flamegraph", "--width", optarg, 200, &o.width))
-				goto out;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			ret = 0;
-			goto out;
-		default:
-			e = cli_view_option(&cv, c, optarg, argv);
-			if (e) {
-				ret = e;
-				goto out;
-			}
-			break;
-		}
+	cli_view_init(&a.cv, "flamegraph", &a.o.view);
+	e = cli_parse(&cli_flamegraph_cmd, argc, argv, &a);
+	if (e) {
+		ret = cli_exit(e);
+		goto out;
 	}
 	if (cli_operands_left("flamegraph", argc, argv))
 		goto out;
-	if (!o.output) {
+	if (!a.o.output) {
 		fprintf(stderr, "ebs flamegraph: where to? -o OUT.svg\n");
 		goto out;
 	}
-	cli_view_done(&cv, true);
-	ret = cli_view_result(&cv, ebs_flamegraph(&o, &err), &err);
+	cli_view_done(&a.cv, true);
+	ret = cli_view_result(&a.cv, ebs_flamegraph(&a.o, &err), &err);
 out:
-	cli_view_free(&cv);
+	cli_view_free(&a.cv);
 	return ret;
 }

@@ -14,26 +14,45 @@
 #define RAW_NAME "rUUEE"
 #define RAW_DESC "a raw PMU event (see below); modifiers :cmask=N, :inv, :edge too; not probed"
 
+/* ebs list takes no operand, and names any word it does not know so */
+static int list_bad(const struct cli_cmd *cmd, int c, char **argv)
+{
+	(void)cmd, (void)c;
+	fprintf(stderr, "ebs list: unknown argument '%s'\n", argv[optind - 1]);
+	return 2;
+}
+
+static const struct cli_opt list_opts[] = {
+	{"no-pager", 0, NULL, "on a terminal too, no pager ($EBS_PAGER, $PAGER or less)", CLI_SET,
+	 .off = 0},
+	{0},
+};
+
+const struct cli_cmd cli_list_cmd = {
+	.name = "list",
+	.usage = "usage: ebs list [--no-pager]\n",
+	.about =
+		"Probes every named event with perf_event_open and says whether it can be sampled\n"
+		"here.\n",
+	.opts = list_opts,
+	.in_order = true,
+	.bad = list_bad,
+};
+
 int cmd_list(int argc, char **argv)
 {
 	const struct ebs_event *n;
 	enum ebs_count_path path;
 	char why[256];
 	bool no_pager = false;
-	int i, w = (int)strlen(RAW_NAME);
+	int w = (int)strlen(RAW_NAME), e;
 	FILE *out;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: ebs list [--no-pager]\n\nProbes every named event with "
-			       "perf_event_open and says whether it can be sampled here.\n");
-			return 0;
-		}
-		if (!strcmp(argv[i], "--no-pager")) {
-			no_pager = true;
-			continue;
-		}
-		fprintf(stderr, "ebs list: unknown argument '%s'\n", argv[i]);
+	e = cli_parse(&cli_list_cmd, argc, argv, &no_pager);
+	if (e)
+		return cli_exit(e);
+	if (optind < argc) {
+		fprintf(stderr, "ebs list: unknown argument '%s'\n", argv[optind]);
 		return 2;
 	}
 	/* every row's columns where the header's are: the event column fits all names */

@@ -35,45 +35,11 @@
 #include <curses.h>
 #include <term.h>
 
-static const char usage_text[] =
-	"usage: ebs monitor [-e EVENT1,EVENT2[,...]] [-i MS] [-p PID | -a] [--ratio]\n"
-	"                   [--duration S] [--csv FILE] [-- CMD [ARGS...]]\n"
-	"\n"
-	"The per-second rates of events, live: a scrolling graph on a terminal (keys:\n"
-	"space pause, + and - the interval, r rescale, e equal scales, g grid, q quit),\n"
-	"else one line of numbers per interval.\n"
-	"\n"
-	"  -e, --event E      1 to 4 events (default: cycles,instructions; where this\n"
-	"                     machine cannot count them, task-clock,page-faults, said)\n"
-	"  -i, --interval MS  50 to 2000 (default 100)\n"
-	"      --ratio        also EVENT1/EVENT2 as a trace of its own\n"
-	"      --duration S   stop after S seconds\n"
-	"      --csv FILE     every interval's rates to FILE\n"
-	"  -p, --pid P        running processes (and their threads), until q\n"
-	"  -a, --all-cpus     every CPU, until q (or while CMD runs)\n"
-	"\n"
-	"With a command, the exit status is its own; q passes it SIGINT (a second q\n"
-	"kills it).  See ebs-monitor(1).\n";
-
-enum { OPT_RATIO = 0x2000, OPT_DURATION, OPT_CSV };
-
 #define TICK_MS		    25 /* how often the counters are read and the keys looked at */
 #define MIN_INTERVAL_MS	    50
 #define MAX_INTERVAL_MS	    2000
 #define DEFAULT_INTERVAL_MS 100
 #define HISTORY		    4096 /* intervals kept: wider than any terminal */
-
-static const struct option longopts[] = {
-	{"event", required_argument, NULL, 'e'},
-	{"interval", required_argument, NULL, 'i'},
-	{"pid", required_argument, NULL, 'p'},
-	{"all-cpus", no_argument, NULL, 'a'},
-	{"ratio", no_argument, NULL, OPT_RATIO},
-	{"duration", required_argument, NULL, OPT_DURATION},
-	{"csv", required_argument, NULL, OPT_CSV},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
-};
 
 /* The default pair, and what stands in for it on a machine without a PMU. */
 static const char default_events[] = "cycles,instructions";
@@ -85,6 +51,7 @@ struct mon_opts {
 	struct event_spec ev[MONITOR_MAX_EVENTS];
 	unsigned int nr_ev;
 	bool asked;	       /* -e given */
+	const char *events;    /* -e's */
 	unsigned int interval; /* ms */
 	bool ratio;
 	double duration; /* s; 0: none */
@@ -121,52 +88,74 @@ static void say_fallback(struct mon *mo)
 	mo->said[0] = '\0';
 }
 
+#define MO(ctx) ((struct mon_opts *)(ctx))
+
+static int set_interval(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	u64 n;
+
+	(void)opt;
+	if (cli_number("monitor", "-i", arg, MIN_INTERVAL_MS, MAX_INTERVAL_MS, false, &n))
+		return 2;
+	MO(ctx)->interval = (unsigned int)n;
+	return 0;
+}
+
+static int add_pids(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	return cli_parse_pids("monitor", arg, &MO(ctx)->pids, &MO(ctx)->nr_pids) ? 2 : 0;
+}
+
+static int set_duration(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	return cli_real("monitor", "--duration", arg, true, 1e9, &MO(ctx)->duration) ? 2 : 0;
+}
+
+static const struct cli_opt monitor_opts[] = {
+	{"event", 'e', "E1,E2[,...]",
+	 "1 to 4 events (default: cycles,instructions; where this machine cannot count them, "
+	 "task-clock,page-faults, said)",
+	 CLI_STR, .off = CLI_STR_AT(struct mon_opts, events)},
+	{"interval", 'i', "MS", "50 to 2000 (default 100)", CLI_CALL, .fn = set_interval},
+	{"ratio", 0, NULL, "also EVENT1/EVENT2 as a trace of its own", CLI_SET,
+	 .off = CLI_BOOL_AT(struct mon_opts, ratio)},
+	{"duration", 0, "S", "stop after S seconds", CLI_CALL, .fn = set_duration},
+	{"csv", 0, "FILE", "every interval's rates to FILE", CLI_STR,
+	 .off = CLI_STR_AT(struct mon_opts, csv)},
+	{"pid", 'p', "P[,P...]", "running processes (and their threads), until q", CLI_CALL,
+	 .fn = add_pids},
+	{"all-cpus", 'a', NULL, "every CPU, until q (or while CMD runs)", CLI_SET,
+	 .off = CLI_BOOL_AT(struct mon_opts, system_wide)},
+	{0},
+};
+
+const struct cli_cmd cli_monitor_cmd = {
+	.name = "monitor",
+	.usage = "usage: ebs monitor [-e EVENT1,EVENT2[,...]] [-i MS] [-p PID | -a] [--ratio]\n"
+		 "                   [--duration S] [--csv FILE] [-- CMD [ARGS...]]\n",
+	.about = "The per-second rates of events, live: a scrolling graph on a terminal (keys:\n"
+		 "space pause, + and - the interval, r rescale, e equal scales, g grid, q quit),\n"
+		 "else one line of numbers per interval.\n",
+	.notes = "With a command, the exit status is its own; q passes it SIGINT (a second q\n"
+		 "kills it).  See ebs-monitor(1).\n",
+	.opts = monitor_opts,
+	.in_order = true,
+};
+
 static int parse(int argc, char **argv, struct mon_opts *o)
 {
-	const char *events = default_events;
+	const char *events;
 	struct ebs_error err = {0};
-	u64 n;
 	int c, k;
 
 	o->interval = DEFAULT_INTERVAL_MS;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:i:p:ah", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			events = optarg;
-			o->asked = true;
-			break;
-		case 'i':
-			if (cli_number("monitor", "-i", optarg, MIN_INTERVAL_MS, MAX_INTERVAL_MS,
-				       false, &n))
-				return 2;
-			o->interval = (unsigned int)n;
-			break;
-		case 'p':
-			if (cli_parse_pids("monitor", optarg, &o->pids, &o->nr_pids))
-				return 2;
-			break;
-		case 'a':
-			o->system_wide = true;
-			break;
-		case OPT_RATIO:
-			o->ratio = true;
-			break;
-		case OPT_DURATION:
-			if (cli_real("monitor", "--duration", optarg, true, 1e9, &o->duration))
-				return 2;
-			break;
-		case OPT_CSV:
-			o->csv = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			return cli_bad_option("monitor", c, argv);
-		}
-	}
+	c = cli_parse(&cli_monitor_cmd, argc, argv, o);
+	if (c)
+		return cli_exit(c);
+	o->asked = o->events != NULL;
+	events = o->asked ? o->events : default_events;
 	if (o->nr_pids && o->system_wide) {
 		fprintf(stderr, "ebs monitor: -p and -a exclude each other\n");
 		return 2;

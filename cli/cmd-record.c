@@ -17,42 +17,6 @@
 #include "sampler/sampler.h"
 #include "symbolize/symbolize.h"
 
-static const char usage_text[] =
-	"usage: ebs record [-e EVENT[,EVENT...]] [-c N | -F HZ] [-o FILE] [-p PID[,PID] | -a]\n"
-	"                  [-g | --call-graph fp[,SIZE]|dwarf[,SIZE]] [-m PAGES] [--backend perf|kmod] [--kmod-mode perf-kernel|msr]\n"
-	"                  [--no-fallback] [--calibrate[=OPTIONS]] [--clean] [-q] [--]\n"
-	"                  [CMD [ARGS...]]\n"
-	"\n"
-	"  -e, --event E    events to sample (default cycles; 'ebs list' shows them)\n"
-	"  -c, --count N[,N...]  sample after N events (the counter is preloaded with -N);\n"
-	"                   one N for every event, or one per event in -e's order;\n"
-	"                   decimal, or hexadecimal with 0x\n"
-	"  -F, --freq HZ    sample about HZ times a second per CPU (default 1000)\n"
-	"  -o, --output F   data file (default ebs.data; '-' for stdout)\n"
-	"  -p, --pid P      attach to running processes (all their threads)\n"
-	"  -a, --all-cpus   sample every CPU; CMD, if given, only bounds the duration\n"
-	"  -g               call chains by frame pointers: --call-graph fp (the last of\n"
-	"                   -g and --call-graph given counts)\n"
-	"      --call-graph fp[,SIZE]  the kernel's frame-pointer chain, and SIZE bytes\n"
-	"                   (default 512, 0: none) of user stack to find the caller of a\n"
-	"                   leaf function that built no frame\n"
-	"      --call-graph dwarf[,SIZE]  SIZE bytes (default 8192, a multiple of 8, at\n"
-	"                   most 65528) of user stack and the user registers, unwound\n"
-	"                   through the programs' CFI by ebs report: for code built\n"
-	"                   without frame pointers\n"
-	"  -m, --mmap-pages N  data pages per CPU ring buffer, power of two (default 128)\n"
-	"      --backend B  perf (perf_event_open, the default) or kmod (ebs.ko's /dev/ebs)\n"
-	"      --kmod-mode M  with --backend=kmod: perf-kernel (default) or msr (counter 0\n"
-	"                   programmed directly, NMI on overflow; bare metal only)\n"
-	"      --no-fallback   fail instead of sampling cpu-clock for a hardware event that\n"
-	"                      cannot be opened, or user space only where kernel code may\n"
-	"                      not be sampled\n"
-	"      --calibrate[=OPTIONS]  choose each event's N first, as 'ebs calibrate' does\n"
-	"                   (OPTIONS: its targets in one argument, e.g. \"--rate 500 --focus f\")\n"
-	"      --clean      remove what killed recordings into the -o file left behind\n"
-	"                   (.FILE.tmp.XXXXXX); alone, only that\n"
-	"  -q, --quiet      no summary line\n";
-
 /*
  * At the end of the recording: the kernel symbols its samples hit, from
  * /proc/kallsyms now, into the file (KSYMS), so that its reports need not
@@ -187,245 +151,308 @@ static bool on_path(const char *name)
 	return false;
 }
 
+/* What record's options set, beside the module's options */
+struct record_args {
+	struct record_opts o;
+	const char *events, *calibrate;
+	bool quiet, kmod_mode_given, freq_given, clean;
+	bool dash_g; /* the last of -g and --call-graph was -g */
+	unsigned int nperiods;
+	u64 pages;
+};
+
+#define RA(ctx) ((struct record_args *)(ctx))
+
+static int set_count(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (parse_periods(arg, &RA(ctx)->o, &RA(ctx)->nperiods))
+		return 2;
+	RA(ctx)->o.period = RA(ctx)->o.periods[0];
+	return 0;
+}
+
+static int set_calibrate(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	RA(ctx)->calibrate = arg ? arg : "";
+	return 0;
+}
+
+static int set_freq(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (cli_number("record", "-F", arg, 1, MAX_PERIOD, false, &RA(ctx)->o.freq))
+		return 2;
+	RA(ctx)->freq_given = true;
+	return 0;
+}
+
+static int set_output(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	RA(ctx)->o.output = arg;
+	if (!*arg || arg[strlen(arg) - 1] == '/') {
+		fprintf(stderr, "ebs record: -o wants a file name, not '%s'\n", arg);
+		return 2;
+	}
+	return 0;
+}
+
+static int add_pids(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	return cli_parse_pids("record", arg, &RA(ctx)->o.pids, &RA(ctx)->o.nr_pids) ? 2 : 0;
+}
+
+/* -g and --call-graph MODE */
+static int set_call_graph(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	struct record_opts *o = &RA(ctx)->o;
+	struct ebs_error err = {0};
+
+	RA(ctx)->dash_g = !opt->name;
+	if (!call_graph__parse(opt->name ? arg : "fp", &o->call_graph, &o->stack_user, &err))
+		return 0;
+	fprintf(stderr, "ebs record: %s\n", err.msg);
+	return 2;
+}
+
+static int set_pages(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	u64 *pages = &RA(ctx)->pages;
+
+	(void)opt;
+	if (!cli_parse_number(arg, 1, 65536, false, pages) && !(*pages & (*pages - 1)))
+		return 0;
+	fprintf(stderr, "ebs record: -m wants a power of two up to 65536, not '%s'\n", arg);
+	return 2;
+}
+
+static int set_backend(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	unsigned int u;
+
+	(void)opt;
+	if (cli_choice("record", "--backend", arg, cli_backend_words, &u))
+		return 2;
+	RA(ctx)->o.backend = (enum record_backend)u;
+	return 0;
+}
+
 /* in EBS_MODE_* order */
 static const char *const kmod_mode_words[] = {"perf-kernel", "msr", NULL};
+
+static int set_kmod_mode(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	unsigned int u;
+
+	(void)opt;
+	if (cli_choice("record", "--kmod-mode", arg, kmod_mode_words, &u))
+		return 2;
+	RA(ctx)->o.kmod_mode = u; /* EBS_MODE_PERF_KERNEL 0, EBS_MODE_MSR 1 */
+	RA(ctx)->kmod_mode_given = true;
+	return 0;
+}
+
+static const struct cli_opt record_opts[] = {
+	{"event", 'e', "EVENT[,EVENT...]",
+	 "events to sample (default cycles; 'ebs list' shows them)", CLI_STR,
+	 .off = CLI_STR_AT(struct record_args, events)},
+	{"count", 'c', "N[,N...]",
+	 "sample after N events (the counter is preloaded with -N); one N for every event, or one "
+	 "per event in -e's order; decimal, or hexadecimal with 0x",
+	 CLI_CALL, .fn = set_count},
+	{"freq", 'F', "HZ", "sample about HZ times a second per CPU (default 1000)", CLI_CALL,
+	 .fn = set_freq},
+	{"output", 'o', "FILE", "data file (default ebs.data; '-' for stdout)", CLI_CALL,
+	 .fn = set_output},
+	{"pid", 'p', "PID[,PID...]", "attach to running processes (all their threads)", CLI_CALL,
+	 .fn = add_pids},
+	{"all-cpus", 'a', NULL, "sample every CPU; CMD, if given, only bounds the duration",
+	 CLI_SET, .off = CLI_BOOL_AT(struct record_args, o.system_wide)},
+	{NULL, 'g', NULL,
+	 "call chains by frame pointers: --call-graph fp (the last of -g and --call-graph given "
+	 "counts)",
+	 CLI_CALL, .fn = set_call_graph},
+	{"call-graph", 0, "fp[,SIZE]|dwarf[,SIZE]",
+	 "fp: the kernel's frame-pointer chain, and SIZE bytes (default 512, 0: none) of user "
+	 "stack to find the caller of a leaf function that built no frame; dwarf: SIZE bytes "
+	 "(default 8192, a multiple of 8, at most 65528) of user stack and the user registers, "
+	 "unwound through the programs' CFI by ebs report: for code built without frame pointers",
+	 CLI_CALL, .fn = set_call_graph},
+	{"mmap-pages", 'm', "PAGES", "data pages per CPU ring buffer, power of two (default 128)",
+	 CLI_CALL, .fn = set_pages},
+	{"backend", 0, "perf|kmod",
+	 "perf (perf_event_open, the default) or kmod (ebs.ko's /dev/ebs)", CLI_CALL,
+	 .fn = set_backend},
+	{"kmod-mode", 0, "perf-kernel|msr",
+	 "with --backend=kmod: perf-kernel (default) or msr (counter 0 programmed directly, NMI "
+	 "on overflow; bare metal only)",
+	 CLI_CALL, .fn = set_kmod_mode},
+	{"no-fallback", 0, NULL,
+	 "fail instead of sampling cpu-clock for a hardware event that cannot be opened, or user "
+	 "space only where kernel code may not be sampled",
+	 CLI_SET, .off = CLI_BOOL_AT(struct record_args, o.no_fallback)},
+	{"calibrate", 0, "TARGETS",
+	 "choose each event's N first, as 'ebs calibrate' does (TARGETS: its targets in one "
+	 "argument, e.g. \"--rate 500 --focus f\")",
+	 CLI_CALL, CLI_OPTIONAL, .fn = set_calibrate},
+	{"clean", 0, NULL,
+	 "remove what killed recordings into the -o file left behind (.FILE.tmp.XXXXXX); alone, "
+	 "only that",
+	 CLI_SET, .off = CLI_BOOL_AT(struct record_args, clean)},
+	{"quiet", 'q', NULL, "no summary line", CLI_SET,
+	 .off = CLI_BOOL_AT(struct record_args, quiet)},
+	{0},
+};
+
+const struct cli_cmd cli_record_cmd = {
+	.name = "record",
+	.usage = "usage: ebs record [OPTIONS] [--] CMD [ARGS...]\n"
+		 "       ebs record [OPTIONS] -p PID[,PID...]\n"
+		 "       ebs record [OPTIONS] -a [CMD [ARGS...]]\n"
+		 "       ebs record --clean [-o FILE]\n",
+	.opts = record_opts,
+	.in_order = true,
+};
 
 int cmd_record(int argc, char **argv)
 {
 	static const char default_output[] = "ebs.data";
-	static const struct option longopts[] = {
-		{"event", required_argument, NULL, 'e'},
-		{"count", required_argument, NULL, 'c'},
-		{"freq", required_argument, NULL, 'F'},
-		{"output", required_argument, NULL, 'o'},
-		{"pid", required_argument, NULL, 'p'},
-		{"all-cpus", no_argument, NULL, 'a'},
-		{"call-graph", required_argument, NULL, 'G'},
-		{"mmap-pages", required_argument, NULL, 'm'},
-		{"no-fallback", no_argument, NULL, 'N'},
-		{"backend", required_argument, NULL, 'B'},
-		{"kmod-mode", required_argument, NULL, 'K'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"calibrate", optional_argument, NULL, 'C'},
-		{"clean", no_argument, NULL, 'L'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	static struct calibrate_result cr;
 	struct ebs_rec_calibration calib[EBS_MAX_EVENTS];
-	struct record_opts o = {0};
+	struct record_args a = {.events = "cycles", .pages = 128};
 	char stext[32];
 	struct record_result res;
 	struct ebs_error err = {0};
 	struct cli_calibrate cc;
-	const char *events = "cycles", *calibrate = NULL;
-	bool quiet = false, kmod_mode_given = false, freq_given = false, clean = false;
-	bool dash_g = false; /* the last of -g and --call-graph was -g */
 	struct leftovers lo = {0};
-	unsigned int nperiods = 0, i, u;
-	u64 pages = 128;
-	int c, n, ret = 2;
+	unsigned int i;
+	int n, ret = 2;
 
 	cli_calibrate_defaults(&cc);
 
-	o.output = default_output;
-	o.freq = 0;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:c:F:o:p:agm:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			events = optarg;
-			break;
-		case 'c':
-			if (parse_periods(optarg, &o, &nperiods))
-				goto out;
-			o.period = o.periods[0];
-			break;
-		case 'C':
-			calibrate = optarg ? optarg : "";
-			break;
-		case 'F':
-			if (cli_number("record", "-F", optarg, 1, MAX_PERIOD, false, &o.freq))
-				goto out;
-			freq_given = true;
-			break;
-		case 'o':
-			o.output = optarg;
-			if (!*optarg || optarg[strlen(optarg) - 1] == '/') {
-				fprintf(stderr, "ebs record: -o wants a file name, not '%s'\n",
-					optarg);
-				goto out;
-			}
-			break;
-		case 'p':
-			if (cli_parse_pids("record", optarg, &o.pids, &o.nr_pids))
-				goto out;
-			break;
-		case 'a':
-			o.system_wide = true;
-			break;
-		case 'g':
-		case 'G':
-			dash_g = c == 'g';
-			if (call_graph__parse(c == 'g' ? "fp" : optarg, &o.call_graph,
-					      &o.stack_user, &err)) {
-				fprintf(stderr, "ebs record: %s\n", err.msg);
-				goto out;
-			}
-			break;
-		case 'm':
-			if (cli_parse_number(optarg, 1, 65536, false, &pages) ||
-			    pages & (pages - 1)) {
-				fprintf(stderr,
-					"ebs record: -m wants a power of two up to 65536, "
-					"not '%s'\n",
-					optarg);
-				goto out;
-			}
-			break;
-		case 'N':
-			o.no_fallback = true;
-			break;
-		case 'B':
-			if (cli_choice("record", "--backend", optarg, cli_backend_words, &u))
-				goto out;
-			o.backend = (enum record_backend)u;
-			break;
-		case 'K':
-			if (cli_choice("record", "--kmod-mode", optarg, kmod_mode_words, &u))
-				goto out;
-			o.kmod_mode = u; /* EBS_MODE_PERF_KERNEL 0, EBS_MODE_MSR 1 */
-			kmod_mode_given = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'L':
-			clean = true;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			ret = 0;
-			goto out;
-		default:
-			ret = cli_bad_option("record", c, argv);
-			goto out;
-		}
+	a.o.output = default_output;
+	a.o.freq = 0;
+	n = cli_parse(&cli_record_cmd, argc, argv, &a);
+	if (n) {
+		ret = cli_exit(n);
+		goto out;
 	}
-	if (dash_g && optind < argc && mode_word(argv[optind]) && !on_path(argv[optind])) {
+	if (a.dash_g && optind < argc && mode_word(argv[optind]) && !on_path(argv[optind])) {
 		fprintf(stderr,
 			"ebs record: -g takes no mode, so '%s' would be the command to run: "
 			"--call-graph %s\n",
 			argv[optind], argv[optind]);
 		goto out;
 	}
-	if (kmod_mode_given && o.backend != BACKEND_KMOD) {
+	if (a.kmod_mode_given && a.o.backend != BACKEND_KMOD) {
 		fprintf(stderr, "ebs record: --kmod-mode goes with --backend=kmod\n");
 		goto out;
 	}
-	if (o.call_graph != CALL_GRAPH_NONE && o.backend == BACKEND_KMOD) {
+	if (a.o.call_graph != CALL_GRAPH_NONE && a.o.backend == BACKEND_KMOD) {
 		fprintf(stderr,
 			"ebs record: --call-graph: ebs.ko records instruction pointers only, "
 			"no call chains; record call graphs with --backend=perf\n");
 		goto out;
 	}
-	if (o.period && o.freq) {
+	if (a.o.period && a.o.freq) {
 		fprintf(stderr, "ebs record: -c and -F exclude each other\n");
 		goto out;
 	}
-	if (!o.period && !o.freq)
-		o.freq = 1000;
-	if (o.nr_pids && o.system_wide) {
+	if (!a.o.period && !a.o.freq)
+		a.o.freq = 1000;
+	if (a.o.nr_pids && a.o.system_wide) {
 		fprintf(stderr, "ebs record: -p and -a exclude each other\n");
 		goto out;
 	}
-	if (o.nr_pids && optind < argc) {
+	if (a.o.nr_pids && optind < argc) {
 		fprintf(stderr,
 			"ebs record: -p attaches to running processes; no command wanted\n");
 		goto out;
 	}
-	if (!clean && !o.nr_pids && !o.system_wide && optind >= argc) {
+	if (!a.clean && !a.o.nr_pids && !a.o.system_wide && optind >= argc) {
 		fprintf(stderr, "ebs record: nothing to record: give a command, -p PID or -a "
 				"(see 'ebs record --help')\n");
 		goto out;
 	}
-	n = event_spec__parse_list(events, o.events, EBS_MAX_EVENTS, &err);
+	n = event_spec__parse_list(a.events, a.o.events, EBS_MAX_EVENTS, &err);
 	if (n < 0) {
 		fprintf(stderr, "ebs record: %s\n", err.msg);
 		goto out;
 	}
-	o.nr_events = (unsigned int)n;
-	if (nperiods > 1 && nperiods != o.nr_events) {
+	a.o.nr_events = (unsigned int)n;
+	if (a.nperiods > 1 && a.nperiods != a.o.nr_events) {
 		fprintf(stderr,
 			"ebs record: -c gives %u values for %u events: one, or one per "
 			"event\n",
-			nperiods, o.nr_events);
+			a.nperiods, a.o.nr_events);
 		goto out;
 	}
-	if (nperiods == 1)
-		memset(o.periods, 0, sizeof(o.periods));
-	if (cli_binary_to_tty("record", o.output))
+	if (a.nperiods == 1)
+		memset(a.o.periods, 0, sizeof(a.o.periods));
+	if (cli_binary_to_tty("record", a.o.output))
 		goto out;
 	/* what killed recordings into the same file left: named, or removed */
-	lo.output = o.output;
-	lo.clean = clean;
-	lo.quiet = quiet;
+	lo.output = a.o.output;
+	lo.clean = a.clean;
+	lo.quiet = a.quiet;
 	/*
 	 * --clean without -o: the leftovers of every output here, since the
 	 * killed recording may have had an -o of its own (record -o x.data)
 	 */
-	if (ebs_writer__leftovers(clean && o.output == default_output ? NULL : o.output, clean,
-				  say_leftover, &lo) >= 0 &&
+	if (ebs_writer__leftovers(a.clean && a.o.output == default_output ? NULL : a.o.output,
+				  a.clean, say_leftover, &lo) >= 0 &&
 	    lo.failed) {
 		ret = 1;
 		goto out;
 	}
-	if (clean && !o.nr_pids && !o.system_wide && optind >= argc) {
+	if (a.clean && !a.o.nr_pids && !a.o.system_wide && optind >= argc) {
 		ret = 0; /* --clean alone */
 		goto out;
 	}
-	o.argv = optind < argc ? argv + optind : NULL;
-	if (o.argv && cli_command_runnable("record", o.argv[0])) {
+	a.o.argv = optind < argc ? argv + optind : NULL;
+	if (a.o.argv && cli_command_runnable("record", a.o.argv[0])) {
 		ret = 127;
 		goto out;
 	}
-	o.mmap_pages = (unsigned int)pages;
-	o.cmdline = ebs_cmdline();
+	a.o.mmap_pages = (unsigned int)a.pages;
+	a.o.cmdline = ebs_cmdline();
 	if (kallsyms__stext(stext, sizeof(stext)) == 0)
-		o.kernel_stext = stext;
-	o.msg = stderr;
-	if (calibrate) {
-		if (o.period || freq_given || o.nr_pids || o.system_wide || !o.argv) {
+		a.o.kernel_stext = stext;
+	a.o.msg = stderr;
+	if (a.calibrate) {
+		if (a.o.period || a.freq_given || a.o.nr_pids || a.o.system_wide || !a.o.argv) {
 			fprintf(stderr,
 				"ebs record: --calibrate chooses -c itself and wants a command "
 				"(not -c, -F, -p or -a)\n");
 			goto out;
 		}
-		if (*calibrate && cli_calibrate_inline("record", calibrate, &cc))
+		if (*a.calibrate && cli_calibrate_inline("record", a.calibrate, &cc))
 			goto out;
-		cc.events = events;
-		cc.quiet = cc.quiet || quiet;
-		cc.o.rec = o;
+		cc.events = a.events;
+		cc.quiet = cc.quiet || a.quiet;
+		cc.o.rec = a.o;
 		ret = cli_calibrate("record", &cc, &cr);
 		if (ret)
 			goto out;
 		ret = 2;
-		if (!quiet)
+		if (!a.quiet)
 			cli_calibrate_print(stderr, &cc, &cr);
-		for (i = 0; i < o.nr_events; i++) {
-			o.periods[i] = cr.ev[i].n;
+		for (i = 0; i < a.o.nr_events; i++) {
+			a.o.periods[i] = cr.ev[i].n;
 			calibrate_record(&cc.o, &cr, i, &calib[i]);
 		}
-		o.freq = 0;
-		o.period = o.periods[0];
-		o.calib = calib;
-		o.nr_calib = o.nr_events;
+		a.o.freq = 0;
+		a.o.period = a.o.periods[0];
+		a.o.calib = calib;
+		a.o.nr_calib = a.o.nr_events;
 	}
 
-	o.at_end = keep_kernel_symbols;
-	o.at_end_ctx = quiet ? NULL : stderr;
-	if (ebs_record(&o, &res, &err)) {
+	a.o.at_end = keep_kernel_symbols;
+	a.o.at_end_ctx = a.quiet ? NULL : stderr;
+	if (ebs_record(&a.o, &res, &err)) {
 		if (err.kept) /* whole, under another name: what it holds, as the summary says */
 			fprintf(stderr, "ebs record: %s (%llu samples, %llu lost)\n", err.msg,
 				(unsigned long long)res.samples, (unsigned long long)res.lost);
@@ -437,7 +464,7 @@ int cmd_record(int argc, char **argv)
 			ret = err.err == -ESRCH || err.err == -EINVAL || err.err == -ERANGE ? 2 : 1;
 		goto out;
 	}
-	if (!quiet) {
+	if (!a.quiet) {
 		char extra[96] = "";
 
 		if (res.undelivered)
@@ -449,11 +476,12 @@ int cmd_record(int argc, char **argv)
 			"%s (%llu bytes)\n",
 			(unsigned long long)res.samples, (unsigned long long)res.lost, extra,
 			(unsigned long long)res.throttled,
-			strcmp(o.output, "-") ? o.output : "stdout", (unsigned long long)res.bytes);
+			strcmp(a.o.output, "-") ? a.o.output : "stdout",
+			(unsigned long long)res.bytes);
 	}
 	ret = res.have_child ? res.exit_status : 0;
 out:
 	free(cc.buf);
-	free(o.pids);
+	free(a.o.pids);
 	return ret;
 }

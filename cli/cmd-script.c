@@ -3,113 +3,97 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/builtin.h"
 #include "report/report.h"
 
-static const char usage_text[] =
-	"usage: ebs script [-i FILE] [-F FIELDS] [--json] [-G] [--inline] [--ns]\n"
-	"                  [--full-source-path] [--event NAME] [--pid PID] [--tid TID]\n"
-	"                  [--comm NAME] [--dso NAME] [--func NAMES] [--debug-dir DIR]...\n"
-	"                  [--[no-]demangle] [--kallsyms FILE] [--no-cache] [--force] [--no-pager]\n"
-	"\n"
-	"Every sample, one line each, in time order, as perf script prints them; with call\n"
-	"chains (ebs record -g), one more line per frame, leaf first, and an empty line.\n"
-	"\n"
-	"  -i, --input F      data file (default ebs.data; '-' reads stdin)\n"
-	"  -F, --fields LIST  what a line shows, comma-separated (shown in this order): comm,\n"
-	"                     pid, tid, cpu, time, period, event, ip, sym, symoff, dso, srcline\n"
-	"                     (default: all); or +NAME,-NAME: added to or taken from them\n"
-	"      --json         one JSON object per sample and line (JSON Lines): the fields as\n"
-	"                     members, the chain as an array \"callchain\"\n"
-	"  -G, --hide-call-graph  no chains: each sample's own address on its line\n"
-	"      --ns           times to the nanosecond (default: the microsecond, as perf's)\n"
-	"      --full-source-path  source files with their directories (default: file names)\n"
-	"  -e, --event E      only event E (as asked or as used; default: all)\n"
-	"      --pid P, --tid T, --comm NAME, --dso NAME   only those samples\n"
-	"      --func F,G     only samples whose function, or one inlined there, is F or G\n"
-	"      --inline       in chains, a frame for each function inlined at an address,\n"
-	"                     marked (inlined), before the one compiled there (--no-inline:\n"
-	"                     the function compiled there only, as perf script's default)\n"
-	"      --debug-dir D  look for separate debug files under D too (before /usr/lib/debug)\n"
-	"      --demangle     C++, Rust names demangled (the default); --no-demangle: as in the files\n"
-	"      --kallsyms F   kernel symbols from F instead of /proc/kallsyms\n"
-	"      --no-cache     decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)\n"
-	"      --force        read F whoever owns it, in a directory others can write too\n"
-	"      --no-pager     on a terminal too, no pager ($EBS_PAGER, $PAGER or less)\n";
+struct script_args {
+	struct script_opts o;
+	struct cli_view cv;
+};
+
+static int set_fields(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	struct ebs_error err = {0};
+
+	(void)opt;
+	if (!script_parse_fields(arg, &((struct script_args *)ctx)->o.fields, &err))
+		return 0;
+	fprintf(stderr, "ebs script: %s\n", err.msg);
+	return 2;
+}
+
+/* --top and --min-percent, report's: refused */
+static int not_here(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)ctx, (void)arg;
+	fprintf(stderr, "ebs script: --%s is ebs report's: ebs script prints every sample\n",
+		opt->name);
+	return 2;
+}
+
+#define SA(field) CLI_BOOL_AT(struct script_args, field)
+
+static const struct cli_opt script_opts[] = {
+	{"fields", 'F', "LIST",
+	 "what a line shows, comma-separated (shown in this order): comm, pid, tid, cpu, time, "
+	 "period, event, ip, sym, symoff, dso, srcline (default: all); or +NAME,-NAME: added to "
+	 "or taken from them",
+	 CLI_CALL, .fn = set_fields},
+	{"json", 0, NULL,
+	 "one JSON object per sample and line (JSON Lines): the fields as members, the chain as "
+	 "an array \"callchain\"",
+	 CLI_SET, .off = SA(o.json)},
+	{"hide-call-graph", 'G', NULL, "no chains: each sample's own address on its line", CLI_SET,
+	 .off = SA(o.hide_chain)},
+	{"ns", 0, NULL, "times to the nanosecond (default: the microsecond, as perf's)", CLI_SET,
+	 .off = SA(o.ns)},
+	{"full-source-path", 0, NULL, "source files with their directories (default: file names)",
+	 CLI_SET, .off = SA(o.full_source_path)},
+	/* the last of the two wins */
+	{"inline", 0, NULL,
+	 "in chains, a frame for each function inlined at an address, marked (inlined), before "
+	 "the one compiled there",
+	 CLI_SET, .off = SA(o.inline_frames)},
+	{"no-inline", 0, NULL, "the function compiled there only (the default, as perf script's)",
+	 CLI_CLEAR, .off = SA(o.inline_frames)},
+	{"top", 'n', "N", "(report's)", CLI_CALL, CLI_HIDDEN, .fn = not_here},
+	{"min-percent", 0, "P", "(report's)", CLI_CALL, CLI_HIDDEN, .fn = not_here},
+	{"", 0, NULL, "Input options:", CLI_INCLUDE, .off = offsetof(struct script_args, cv),
+	 .sub = cli_view_options,
+	 /* taken, as ever, but to no effect here */
+	 .hide = "color"},
+	{0},
+};
+
+const struct cli_cmd cli_script_cmd = {
+	.name = "script",
+	.usage = "usage: ebs script [-i FILE] [OPTIONS]\n",
+	.about = "Every sample, one line each, in time order, as perf script prints them; with\n"
+		 "call chains (ebs record -g), one more line per frame, leaf first, and an empty\n"
+		 "line.\n",
+	.opts = script_opts,
+};
 
 int cmd_script(int argc, char **argv)
 {
-	enum { OPT_JSON = CLI_OPT_CMD, OPT_NS, OPT_FULL_PATH, OPT_INLINE };
-	static const struct option longopts[] = {
-		CLI_VIEW_OPTIONS,
-		{"fields", required_argument, NULL, 'F'},
-		{"json", no_argument, NULL, OPT_JSON},
-		{"hide-call-graph", no_argument, NULL, 'G'},
-		{"ns", no_argument, NULL, OPT_NS},
-		{"full-source-path", no_argument, NULL, OPT_FULL_PATH},
-		{"inline", no_argument, NULL, OPT_INLINE},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	struct script_opts o = {0};
+	struct script_args a = {0};
 	struct ebs_error err = {0};
-	struct cli_view cv;
-	int c, e, ret = 2;
+	int e, ret = 2;
 
-	cli_view_init(&cv, "script", &o.view);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":" CLI_VIEW_SHORT "F:Gh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			if (script_parse_fields(optarg, &o.fields, &err)) {
-				fprintf(stderr, "ebs script: %s\n", err.msg);
-				goto out;
-			}
-			break;
-		case OPT_JSON:
-			o.json = true;
-			break;
-		case 'G':
-			o.hide_chain = true;
-			break;
-		case OPT_NS:
-			o.ns = true;
-			break;
-		case OPT_FULL_PATH:
-			o.full_source_path = true;
-			break;
-		case OPT_INLINE:
-		case CLI_OPT_NO_INLINE: /* the default; the last of the two wins */
-			o.inline_frames = c == OPT_INLINE;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			ret = 0;
-			goto out;
-		case 'n':
-		case CLI_OPT_MIN:
-			fprintf(stderr,
-				"ebs script: %s is ebs report's: ebs script prints every "
-				"sample\n",
-				c == 'n' ? "--top" : "--min-percent");
-			goto out;
-		default:
-			e = cli_view_option(&cv, c, optarg, argv);
-			if (e) {
-				ret = e;
-				goto out;
-			}
-			break;
-		}
+	cli_view_init(&a.cv, "script", &a.o.view);
+	e = cli_parse(&cli_script_cmd, argc, argv, &a);
+	if (e) {
+		ret = cli_exit(e);
+		goto out;
 	}
 	if (cli_operands_left("script", argc, argv))
 		goto out;
-	cli_view_done(&cv, false);
-	e = ebs_script(&o, &err);
+	cli_view_done(&a.cv, false);
+	e = ebs_script(&a.o, &err);
 	if (e == -EPIPE) {
 		/* ebs script | head: quietly, as the SIGPIPE this process ignored would have */
 		signal(SIGPIPE, SIG_DFL);
@@ -117,8 +101,8 @@ int cmd_script(int argc, char **argv)
 		ret = 128 + SIGPIPE;
 		goto out;
 	}
-	ret = cli_view_result(&cv, e, &err);
+	ret = cli_view_result(&a.cv, e, &err);
 out:
-	cli_view_free(&cv);
+	cli_view_free(&a.cv);
 	return ret;
 }

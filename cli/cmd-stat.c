@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,138 +16,155 @@
 
 #define MAX_RUNS 1000
 
-static const char usage_text[] =
-	"usage: ebs stat [-e EVENT[,EVENT...] | --all-events] [-r N | -I MS]\n"
-	"                [-x SEP | --csv] [--json] [-o FILE] [--plot OUT.svg]\n"
-	"                [--backend perf|kmod] [--] CMD [ARGS...]\n"
-	"       ebs stat [OPTIONS] -p PID[,PID...]       (until they exit, or Ctrl-C)\n"
-	"       ebs stat [OPTIONS] -a [[--] CMD [ARGS...]] (while CMD runs, or until Ctrl-C)\n"
-	"\n"
-	"Count events over CMD's run, without sampling.\n"
-	"\n"
-	"  -e, --event E      events (default: task-clock, context-switches, cpu-migrations,\n"
-	"                     page-faults, cycles, instructions, branches, branch-misses);\n"
-	"                     'ebs list' shows them; :u and :k as for record\n"
-	"  -r, --repeat N     run CMD N times (1-1000): mean, standard deviation, min, max,\n"
-	"                     mode and a 95% interval of the mean, outlying runs culled\n"
-	"      --all-events   every event 'ebs list' offers, CMD run again for each group of\n"
-	"                     hardware events the PMU holds at once (after a warm-up run)\n"
-	"  -I, --interval MS  also the counts of every MS milliseconds (10 or more) while\n"
-	"                     CMD runs, each with its time since CMD started\n"
-	"  -x, --field-separator SEP   one line per event, fields separated by SEP\n"
-	"      --csv          the same with SEP ','\n"
-	"      --json         one JSON object (docs/ebs-stat.1)\n"
-	"  -o, --output F     write the counts to F instead of standard error\n"
-	"      --plot OUT.svg the intervals (-I, else every 100 ms) as a line chart, one\n"
-	"                     panel per event (docs/ebs-stat.1)\n"
-	"  -p, --pid P        count running processes (and their threads) instead\n"
-	"      --backend B    perf (perf_event_open, the default) or kmod (ebs.ko's\n"
-	"                     counting session: one event a run, CMD run once for each)\n"
-	"  -a, --all-cpus     count every CPU, whatever runs there (root, CAP_PERFMON or\n"
-	"                     perf_event_paranoid 0 or less); -r only with a command\n"
-	"\n"
-	"The exit status is CMD's (of its last run).  An event this machine cannot\n"
-	"count (a hardware one without a PMU) says so on its row.\n";
-
-enum { OPT_CSV = 0x2000, OPT_JSON, OPT_ALL, OPT_BACKEND, OPT_PLOT };
-
 #define MIN_INTERVAL_MS	 10  /* below it, reading the counters is most of what is measured */
 #define PLOT_INTERVAL_MS 100 /* --plot's intervals without -I */
-
-static const struct option longopts[] = {
-	{"event", required_argument, NULL, 'e'},
-	{"repeat", required_argument, NULL, 'r'},
-	{"interval", required_argument, NULL, 'I'},
-	{"all-events", no_argument, NULL, OPT_ALL},
-	{"field-separator", required_argument, NULL, 'x'},
-	{"csv", no_argument, NULL, OPT_CSV},
-	{"json", no_argument, NULL, OPT_JSON},
-	{"output", required_argument, NULL, 'o'},
-	{"pid", required_argument, NULL, 'p'},
-	{"backend", required_argument, NULL, OPT_BACKEND},
-	{"all-cpus", no_argument, NULL, 'a'},
-	{"plot", required_argument, NULL, OPT_PLOT},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
-};
 
 static const char default_events[] =
 	"task-clock,context-switches,cpu-migrations,page-faults,cycles,"
 	"instructions,branches,branch-misses";
 
+/* What stat's options set: the session's options, and -e */
+struct stat_args {
+	struct count_stat *so;
+	const char *events;
+};
+
+#define SO(ctx) (((struct stat_args *)(ctx))->so)
+
+static int set_repeat(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	u64 n;
+
+	(void)opt;
+	if (cli_number("stat", "-r", arg, 1, MAX_RUNS, false, &n))
+		return 2;
+	SO(ctx)->runs = (unsigned long)n;
+	return 0;
+}
+
+static int set_interval(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	u64 n;
+
+	(void)opt;
+	if (cli_number("stat", "-I", arg, 1, 3600000, false, &n))
+		return 2;
+	if (n < MIN_INTERVAL_MS) {
+		fprintf(stderr,
+			"ebs stat: -I %s: below the floor of %d ms (reading the counters would be "
+			"most of what is measured)\n",
+			arg, MIN_INTERVAL_MS);
+		return 2;
+	}
+	SO(ctx)->interval_ms = (unsigned int)n;
+	return 0;
+}
+
+/* -x SEP, --csv, --json, -o, --plot, --all-events, -a: a word or a flag of the session */
+static int set_word(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	struct count_stat *so = SO(ctx);
+
+	if (opt->letter == 'x')
+		so->sep = arg;
+	else if (!strcmp(opt->name, "csv"))
+		so->sep = ",";
+	else if (!strcmp(opt->name, "json"))
+		so->json = true;
+	else if (opt->letter == 'o')
+		so->output = arg;
+	else if (!strcmp(opt->name, "plot"))
+		so->plot = arg;
+	else if (!strcmp(opt->name, "all-events"))
+		so->all_events = true;
+	else if (opt->letter == 'a')
+		so->system_wide = true;
+	return 0;
+}
+
+static int set_backend(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	unsigned int u;
+
+	(void)opt;
+	if (cli_choice("stat", "--backend", arg, cli_backend_words, &u))
+		return 2;
+	SO(ctx)->backend = (enum record_backend)u;
+	return 0;
+}
+
+static int add_pids(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	return cli_parse_pids("stat", arg, &SO(ctx)->pids, &SO(ctx)->nr_pids) ? 2 : 0;
+}
+
+static const struct cli_opt stat_opts[] = {
+	{"event", 'e', "EVENTS",
+	 "events (default: task-clock, context-switches, cpu-migrations, page-faults, cycles, "
+	 "instructions, branches, branch-misses); 'ebs list' shows them; :u and :k as for record",
+	 CLI_STR, .off = CLI_STR_AT(struct stat_args, events)},
+	{"repeat", 'r', "N",
+	 "run CMD N times (1-1000): mean, standard deviation, min, max, mode and a 95% interval "
+	 "of the mean, outlying runs culled",
+	 CLI_CALL, .fn = set_repeat},
+	{"all-events", 0, NULL,
+	 "every event 'ebs list' offers, CMD run again for each group of hardware events the PMU "
+	 "holds at once (after a warm-up run)",
+	 CLI_CALL, .fn = set_word},
+	{"interval", 'I', "MS",
+	 "also the counts of every MS milliseconds (10 or more) while CMD runs, each with its "
+	 "time since CMD started",
+	 CLI_CALL, .fn = set_interval},
+	{"field-separator", 'x', "SEP", "one line per event, fields separated by SEP", CLI_CALL,
+	 .fn = set_word},
+	{"csv", 0, NULL, "the same with SEP ','", CLI_CALL, .fn = set_word},
+	{"json", 0, NULL, "one JSON object (docs/ebs-stat.1)", CLI_CALL, .fn = set_word},
+	{"output", 'o', "FILE", "write the counts to FILE instead of standard error", CLI_CALL,
+	 .fn = set_word},
+	{"plot", 0, "OUT.svg",
+	 "the intervals (-I, else every 100 ms) as a line chart, one panel per event "
+	 "(docs/ebs-stat.1)",
+	 CLI_CALL, .fn = set_word},
+	{"pid", 'p', "PID[,PID...]", "count running processes (and their threads) instead",
+	 CLI_CALL, .fn = add_pids},
+	{"backend", 0, "perf|kmod",
+	 "perf (perf_event_open, the default) or kmod (ebs.ko's counting session: one event a "
+	 "run, CMD run once for each)",
+	 CLI_CALL, .fn = set_backend},
+	{"all-cpus", 'a', NULL,
+	 "count every CPU, whatever runs there (root, CAP_PERFMON or perf_event_paranoid 0 or "
+	 "less); -r only with a command",
+	 CLI_CALL, .fn = set_word},
+	{0},
+};
+
+const struct cli_cmd cli_stat_cmd = {
+	.name = "stat",
+	.usage =
+		"usage: ebs stat [OPTIONS] [--] CMD [ARGS...]\n"
+		"       ebs stat [OPTIONS] -p PID[,PID...]       (until they exit, or Ctrl-C)\n"
+		"       ebs stat [OPTIONS] -a [[--] CMD [ARGS...]] (while CMD runs, or until Ctrl-C)\n",
+	.about = "Count events over CMD's run, without sampling.\n",
+	.notes = "The exit status is CMD's (of its last run).  An event this machine cannot\n"
+		 "count (a hardware one without a PMU) says so on its row.\n",
+	.opts = stat_opts,
+	.in_order = true,
+};
+
 static int parse(int argc, char **argv, struct count_stat *so)
 {
+	struct stat_args a = {so, default_events};
 	struct event_spec evs[EBS_MAX_EVENTS];
-	const char *events = default_events;
+	const char *events;
 	struct ebs_error err = {0};
-	u64 n;
 	int c, k;
 
 	so->runs = 1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ae:r:I:x:o:p:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			events = optarg;
-			break;
-		case 'r':
-			if (cli_number("stat", "-r", optarg, 1, MAX_RUNS, false, &n))
-				return 2;
-			so->runs = (unsigned long)n;
-			break;
-		case 'I':
-			if (cli_number("stat", "-I", optarg, 1, 3600000, false, &n))
-				return 2;
-			if (n < MIN_INTERVAL_MS) {
-				fprintf(stderr,
-					"ebs stat: -I %s: below the floor of %d ms (reading the "
-					"counters would be most of what is measured)\n",
-					optarg, MIN_INTERVAL_MS);
-				return 2;
-			}
-			so->interval_ms = (unsigned int)n;
-			break;
-		case 'x':
-			so->sep = optarg;
-			break;
-		case OPT_CSV:
-			so->sep = ",";
-			break;
-		case OPT_JSON:
-			so->json = true;
-			break;
-		case OPT_ALL:
-			so->all_events = true;
-			break;
-		case OPT_BACKEND: {
-			unsigned int u;
-
-			if (cli_choice("stat", "--backend", optarg, cli_backend_words, &u))
-				return 2;
-			so->backend = (enum record_backend)u;
-			break;
-		}
-		case 'o':
-			so->output = optarg;
-			break;
-		case OPT_PLOT:
-			so->plot = optarg;
-			break;
-		case 'p':
-			if (cli_parse_pids("stat", optarg, &so->pids, &so->nr_pids))
-				return 2;
-			break;
-		case 'a':
-			so->system_wide = true;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			return cli_bad_option("stat", c, argv);
-		}
-	}
+	c = cli_parse(&cli_stat_cmd, argc, argv, &a);
+	if (c)
+		return cli_exit(c);
+	events = a.events;
 	if (so->nr_pids && so->system_wide) {
 		fprintf(stderr, "ebs stat: -p and -a exclude each other\n");
 		return 2;

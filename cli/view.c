@@ -4,7 +4,6 @@
  * once into a struct view_opts (builtin.h says which).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,81 +25,151 @@ void cli_view_init(struct cli_view *cv, const char *cmd, struct view_opts *v)
 /* in enum report_color's order */
 static const char *const color_words[] = {"auto", "always", "never", NULL};
 
-static int view_option(struct cli_view *cv, int c, const char *arg)
+#define CV(ctx) ((struct cli_view *)(ctx))
+
+static int set_input(void *ctx, const struct cli_opt *opt, const char *arg)
 {
-	struct view_opts *v = cv->v;
-	struct report_filter *f = &v->filter;
+	(void)opt;
+	CV(ctx)->v->input = arg;
+	return 0;
+}
+
+static int set_top(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	return cli_u32(CV(ctx)->cmd, "--top", arg, 0, &CV(ctx)->v->top) ? 2 : 0;
+}
+
+static int set_min_percent(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	return cli_real(CV(ctx)->cmd, "--min-percent", arg, false, 100, &CV(ctx)->v->min_percent)
+		       ? 2
+		       : 0;
+}
+
+/* --event, --comm, --dso, --func, --kallsyms: a string of the filter or the view */
+static int set_word(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	struct view_opts *v = CV(ctx)->v;
+
+	switch (opt->letter ? opt->letter : opt->name[0]) {
+	case 'e':
+		v->filter.event = arg;
+		break;
+	case 'c':
+		v->filter.comm = arg;
+		break;
+	case 'd':
+		v->filter.dso = arg;
+		break;
+	case 'f':
+		v->filter.funcs = arg;
+		break;
+	case 'k':
+		v->kallsyms = arg;
+		break;
+	}
+	return 0;
+}
+
+static int set_id(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	struct report_filter *f = &CV(ctx)->v->filter;
+	bool pid = !strcmp(opt->name, "pid");
 	unsigned int u;
 
-	switch (c) {
-	case 'i':
-		v->input = arg;
-		return 1;
-	case 'n':
-		return cli_u32(cv->cmd, "--top", arg, 0, &v->top) ? -EINVAL : 1;
-	case CLI_OPT_MIN:
-		return cli_real(cv->cmd, "--min-percent", arg, false, 100, &v->min_percent)
-			       ? -EINVAL
-			       : 1;
-	case 'e':
-		f->event = arg;
-		return 1;
-	case CLI_OPT_PID:
-	case CLI_OPT_TID:
-		if (cli_u32(cv->cmd, c == CLI_OPT_PID ? "--pid" : "--tid", arg, 1, &u))
-			return -EINVAL;
-		*(c == CLI_OPT_PID ? &f->pid : &f->tid) = u;
-		return 1;
-	case CLI_OPT_COMM:
-		f->comm = arg;
-		return 1;
-	case CLI_OPT_DSO:
-		f->dso = arg;
-		return 1;
-	case CLI_OPT_FUNC:
-		f->funcs = arg;
-		return 1;
-	case CLI_OPT_NO_INLINE:
+	if (cli_u32(CV(ctx)->cmd, pid ? "--pid" : "--tid", arg, 1, &u))
+		return 2;
+	*(pid ? &f->pid : &f->tid) = u;
+	return 0;
+}
+
+/* --no-inline, --[no-]demangle, --no-cache, --force: a bool of the view */
+static int set_flag(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	struct view_opts *v = CV(ctx)->v;
+
+	(void)arg;
+	if (!strcmp(opt->name, "no-inline"))
 		v->no_inline = true;
-		return 1;
-	case CLI_OPT_COLOR:
-		if (cli_choice(cv->cmd, "--color", arg, color_words, &u))
-			return -EINVAL;
-		v->color = (enum report_color)u;
-		return 1;
-	case CLI_OPT_DEBUG_DIR:
-		if (cli_push_str(&cv->dirs, &cv->ndirs, arg)) {
-			fprintf(stderr, "ebs %s: out of memory\n", cv->cmd);
-			return -ENOMEM;
-		}
-		return 1;
-	case CLI_OPT_KALLSYMS:
-		v->kallsyms = arg;
-		return 1;
-	case CLI_OPT_DEMANGLE:
-	case CLI_OPT_NO_DEMANGLE:
-		v->no_demangle = c == CLI_OPT_NO_DEMANGLE;
-		return 1;
-	case CLI_OPT_NO_PAGER:
-		cv->no_pager = true;
-		return 1;
-	case CLI_OPT_NO_CACHE:
+	else if (!strcmp(opt->name, "demangle") || !strcmp(opt->name, "no-demangle"))
+		v->no_demangle = opt->name[0] == 'n';
+	else if (!strcmp(opt->name, "no-cache"))
 		v->no_cache = true;
-		return 1;
-	case CLI_OPT_FORCE:
+	else if (!strcmp(opt->name, "force"))
 		v->force = true;
+	return 0;
+}
+
+static int set_color(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	unsigned int u;
+
+	(void)opt;
+	if (cli_choice(CV(ctx)->cmd, "--color", arg, color_words, &u))
+		return 2;
+	CV(ctx)->v->color = (enum report_color)u;
+	return 0;
+}
+
+static int add_debug_dir(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (cli_push_str(&CV(ctx)->dirs, &CV(ctx)->ndirs, arg)) {
+		fprintf(stderr, "ebs %s: out of memory\n", CV(ctx)->cmd);
 		return 1;
 	}
 	return 0;
 }
 
-int cli_view_option(struct cli_view *cv, int c, const char *arg, char **argv)
-{
-	int e = view_option(cv, c, arg);
+const struct cli_opt cli_view_options[] = {
+	{"input", 'i', "FILE",
+	 "the data file, ebs.data or perf.data (default ebs.data; '-': stdin)", CLI_CALL,
+	 .fn = set_input},
+	{"event", 'e', "NAME", "only the samples of event NAME", CLI_CALL, .fn = set_word},
+	{"top", 'n', "N", "the first N rows (0: all)", CLI_CALL, .fn = set_top},
+	{"min-percent", 0, "P", "leave out rows below P percent", CLI_CALL, .fn = set_min_percent},
+	{"pid", 0, "PID", "only the samples of process PID", CLI_CALL, .fn = set_id},
+	{"tid", 0, "TID", "only the samples of thread TID", CLI_CALL, .fn = set_id},
+	{"comm", 0, "NAME", "only the samples of commands named NAME", CLI_CALL, .fn = set_word},
+	{"dso", 0, "NAME", "only the samples in DSO NAME", CLI_CALL, .fn = set_word},
+	{"func", 0, "NAMES",
+	 "only the samples whose function, or one inlined there, is one of NAMES "
+	 "(comma-separated)",
+	 CLI_CALL, .fn = set_word},
+	{"no-inline", 0, NULL,
+	 "inlined code counts for the function it was inlined into, at the call site", CLI_CALL,
+	 .fn = set_flag},
+	{"color", 0, "WHEN", "auto (on a terminal, the default), always or never", CLI_CALL,
+	 .fn = set_color},
+	{"colour", 0, "WHEN", "--color", CLI_CALL, CLI_HIDDEN, .fn = set_color},
+	{"debug-dir", 0, "DIR", "look for separate debug files under DIR too; may be repeated",
+	 CLI_CALL, .fn = add_debug_dir},
+	{"demangle", 0, NULL, "C++ and Rust names demangled (the default)", CLI_CALL,
+	 .fn = set_flag},
+	{"no-demangle", 0, NULL, "names as the files have them", CLI_CALL, .fn = set_flag},
+	{"kallsyms", 0, "FILE", "kernel symbols from FILE instead of /proc/kallsyms", CLI_CALL,
+	 .fn = set_word},
+	{"no-cache", 0, NULL,
+	 "decode DWARF afresh, neither reading nor writing the cache ($XDG_CACHE_HOME/ebs)",
+	 CLI_CALL, .fn = set_flag},
+	{"force", 0, NULL,
+	 "read the data file whoever owns it, in a directory others can write too", CLI_CALL,
+	 .fn = set_flag},
+	{"no-pager", 0, NULL, "on a terminal too, no pager ($EBS_PAGER, $PAGER or less)", CLI_SET,
+	 .off = CLI_BOOL_AT(struct cli_view, no_pager)},
+	{0},
+};
 
-	if (e < 0)
-		return e == -ENOMEM ? 1 : 2;
-	return e ? 0 : cli_bad_option(cv->cmd, c, argv);
+int cli_view_width(const char *cmd, const char *arg, struct view_opts *v)
+{
+	unsigned int u = 0;
+
+	if (strcmp(arg, "0") && cli_u32(cmd, "--width", arg, 20, &u))
+		return 2;
+	v->width = strcmp(arg, "0") ? (int)u : -1;
+	return 0;
 }
 
 void cli_view_done(struct cli_view *cv, bool to_file)

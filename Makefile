@@ -5,6 +5,8 @@
 #                        test), then every test, the QEMU one too; ends with "N passed,
 #                        N failed, N skipped"
 #   make check           the tests that need no network and no install; the rest SKIP
+#   make test-quick      the unit suites and one run of each command: the inner loop
+#   JOBS=N               tests at a time (make test, check, test-quick; default CPUs + 1)
 #   make check-libdwarf2 ebs built and tested against libdwarf 2.x (LIBDWARF2_TAR)
 #   make demo            install what building and running need (make deps: scripts/deps.sh
 #                        build), build, record the bundled workload, report
@@ -215,7 +217,7 @@ CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
 EBS := $(BUILD)/ebs
 
-.PHONY: all deps deps-test test check unit-bins demo bench kmod test-kmod install uninstall clean
+.PHONY: all deps deps-test test test-quick check unit-bins demo bench kmod test-kmod install uninstall clean
 all: $(EBS)
 
 # a recipe that fails leaves no half-written target for the next make to trust
@@ -275,15 +277,25 @@ $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(MODULE_LIBS)
 # variants, shared and dlopen()ed libraries), never with sanitizers.
 include tests/workloads/Makefile.part
 
+# Tests run JOBS at a time (tests/run.sh -j): by default one more than the
+# CPUs, as many tests wait (for a workload's CPU time, a terminal, a guest)
+# and every test holds on a loaded machine (docs/testing.md).
+JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+
 test: deps-test
 	$(Q)$(MAKE) --no-print-directory all unit-bins workloads
-	$(Q)BUILD=$(BUILD) EBS=$(abspath $(EBS)) tests/run.sh
+	$(Q)BUILD=$(BUILD) EBS=$(abspath $(EBS)) JOBS=$(JOBS) tests/run.sh
+
+# The inner loop: the unit suites and one run of each command (smoke.sh),
+# installing nothing; a minute or two.
+test-quick: all unit-bins workloads
+	$(Q)EBS_OFFLINE=1 BUILD=$(BUILD) EBS=$(abspath $(EBS)) JOBS=$(JOBS) tests/run.sh unit integration/smoke
 
 # The same tests, installing nothing and downloading nothing: a test that
 # would (the QEMU guest's packages and kernel, SQLite from npm, chromium)
 # skips, saying so, unless what it needs is already here or in its cache.
 check: all unit-bins workloads
-	$(Q)EBS_OFFLINE=1 BUILD=$(BUILD) EBS=$(abspath $(EBS)) tests/run.sh
+	$(Q)EBS_OFFLINE=1 BUILD=$(BUILD) EBS=$(abspath $(EBS)) JOBS=$(JOBS) tests/run.sh
 
 # The module's portable parts, compiled for user space into test-kmod
 # against a simulated PMU (tests/kmod/ebs_compat.h stands in for the kernel).

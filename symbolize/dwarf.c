@@ -28,6 +28,15 @@
  * libdwarf object is freed in the function that obtained it; the strings
  * kept are copied into the info's own interned table.  What libdwarf
  * 20210528 cannot survive is kept from it: see lists_check().
+ *
+ * Why one file of ~3,100 lines: every part works on one DSO's open
+ * libdwarf handle and the per-unit arrays it fills, under one rule (each
+ * libdwarf result freed in the function that obtained it; libdwarf's types
+ * never leave this file and dwarf_int.h).  Its sections, in order: one
+ * unit's decoding, the walk of a unit's DIEs (inline trees, names, split
+ * and supplementary units), the unit index, and the checks that keep
+ * malformed sections from libdwarf 20210528.  The last of these could
+ * stand alone; it stays here because it runs only inside the open.
  */
 #include <errno.h>
 #include <fcntl.h>

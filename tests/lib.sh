@@ -12,11 +12,25 @@ set -u
 T=$(basename "$0" .sh)
 TMP=$(mktemp -d "/tmp/ebs-test-$T.XXXXXX")
 chmod 755 "$TMP"
-trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+trap cleanup EXIT
 cd "$TMP" || exit 1
 
 pass() { echo "PASS: $T: $1"; }
-fail() { local n=$1; shift; echo "FAIL: $T: $n: $*"; }
+fail() { local n=$1; shift; echo "FAIL: $T: $n: $*"; FAILED=1; }
+
+# cleanup: at the end (the EXIT trap; a test that sets its own calls it
+# last): $TMP removed, unless KEEP is set; after a failure its files (each
+# below 50 MB) are kept first, in $TEST_LOGS/$T.files/ beside the test's
+# log (tests/run.sh sets TEST_LOGS: build/test-logs), and named.
+cleanup() {
+	if [ -n "${FAILED:-}" ] && [ -n "${TEST_LOGS:-}" ] && [ -d "$TMP" ]; then
+		local dst=$TEST_LOGS/$T.files
+		mkdir -p "$dst" &&
+			(cd "$TMP" && find . -type f -size -50M -exec cp --parents -t "$dst" {} + 2>/dev/null)
+		echo "# $T failed: its files are kept in $dst"
+	fi
+	[ -n "${KEEP:-}" ] || rm -rf "$TMP"
+}
 skip() { local n=$1; shift; echo "SKIP: $T: $n: $*"; }
 
 # check NAME CMD...: pass when CMD succeeds.
@@ -311,13 +325,32 @@ wait_polling() {
 	return 1
 }
 
+# wait_until SECONDS CMD...: wait until CMD succeeds, trying every 0.05 s;
+# false after SECONDS (a hang guard only: minutes, many times what the
+# wait takes on a loaded machine).  What a test waits for is a condition,
+# never a time (docs/testing.md, rule 4).
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.05
+	done
+}
+
 # wait_line FILE: wait until FILE holds a line (a workload's pid, say); false
 # after 300 s (a hang guard only).
-wait_line() {
-	local i
-	for i in $(seq 6000); do
-		[ -s "$1" ] && grep -q . "$1" && return 0
-		sleep 0.05
+wait_line() { wait_until 300 grep -q . "$1" 2>/dev/null; }
+
+# runs_as PID COMM: PID is alive and its command name is COMM (it has
+# exec'd COMM).  child_runs PID COMM: a child of PID runs COMM; its pid in
+# CHILD.  For wait_until: a command under ebs stat or record has been
+# exec'd, so ebs's counters are open and counting.
+runs_as() { [ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]; }
+child_runs() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		runs_as "$c" "$2" && CHILD=$c && return 0
 	done
 	return 1
 }

@@ -126,10 +126,10 @@ expect "-p 1," 2 "^ebs record: -p wants pids, comma-separated, not '1,'\$" "$EBS
 expect "-p ' 1'" 2 "^ebs record: -p: ' 1' is not a pid\$" "$EBS" record -p ' 1' -o x.data
 "$WORKLOADS/sleeper" 2 >pid.txt &
 spid=$!
-while [ ! -s pid.txt ]; do sleep 0.05; done
+wait_line pid.txt
 "$EBS" record -q -e cpu-clock -F 200 -p $spid,$spid -p $spid -o pp.data 2>/dev/null &
 rpid=$!
-sleep 0.5
+wait_polling $rpid	# attached: its counters are open
 kill -INT $rpid
 wait $rpid
 wait $spid

@@ -20,8 +20,10 @@ CHECK="$TOP/tests/tools/datacheck.py"
 DATA=$TOP/tests/data
 
 # ---- 1. packed samples --------------------------------------------------------
+t0=$(date +%s%N)
 "$EBS" record -q -e cpu-clock -F 2000 -o p.data "$WORKLOADS/leafloop" 0.5 >/dev/null 2>p.err
 check "record leafloop: status 0" [ $? -eq 0 ]
+ms=$((($(date +%s%N) - t0) / 1000000))
 "$EBS" report -i p.data --json >p.json 2>/dev/null
 n=$(json p.json 'j["samples"]')
 size=$(stat -c %s p.data)
@@ -32,8 +34,11 @@ check "every SAMPLES record unpacks, every byte checked (datacheck.py)" \
 "$EBS" report --dump -i p.data >p.dump 2>&1
 check "report --dump hands out every sample as a SAMPLE ($n)" \
 	[ "$(grep -c ' SAMPLE ' p.dump)" -eq "${n:-0}" ]
-check "...at their SAMPLES records' offsets: fewer offsets than samples" \
-	[ "$(awk '$2 == "SAMPLE" { print $1 }' p.dump | sort -u | wc -l)" -lt $(( ${n:-0} / 100 )) ]
+# a SAMPLES record a read of the ring buffers, at least every 200 ms: a
+# loaded machine stretches the 0.5 s of CPU over more wall time, and reads
+recs=$(awk '$2 == "SAMPLE" { print $1 }' p.dump | sort -u | wc -l)
+check "...at their SAMPLES records' offsets: $recs records for ${n:-0} samples in $ms ms, packed (10 a record at least), one a read (at most 2 + one per 200 ms)" \
+	[ $((recs * 10)) -le "${n:-0}" -a "$recs" -le $((2 + ms / 200)) ]
 
 check "a recording is mode 0600, as perf.data: it holds samples, stacks, kernel addresses ($(stat -c %a p.data))" \
 	[ "$(stat -c %a p.data)" = 600 ]

@@ -24,7 +24,7 @@ mkdir tree
 (cd "$TOP" && git ls-files -z '*.c' '*.h' | xargs -0 cp --parents -t "$TMP/tree" &&
 	cp --parents -t "$TMP/tree" .clang-format scripts/format.sh) ||
 	{ fail "copy the tree" "cannot copy $TOP's C files"; exit 0; }
-sed -i '0,/^int main(/s//int   main(/' tree/tests/unit/test-util.c
+sed -i '0,/^static void test_hex(/s//static void   test_hex(/' tree/tests/unit/test-util.c
 (cd tree && git init -q && git add -A) >/dev/null 2>&1
 tree/scripts/format.sh check >bad.diff 2>bad.err
 rc=$?

@@ -141,7 +141,7 @@ if ! command -v tmux >/dev/null 2>&1; then
 	exit 0
 fi
 TM="tmux -L ebs-monitor-$$ -f /dev/null"
-trap '$TM kill-server 2>/dev/null; kill $BG 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+trap '$TM kill-server 2>/dev/null; kill $BG 2>/dev/null; cleanup' EXIT
 $TM new-session -d -s mon -x 100 -y 30 "env PS1='$ ' bash --norc --noprofile"
 $TM send-keys -t mon "cd $TMP" Enter
 
@@ -229,11 +229,14 @@ $TM send-keys -t mon "e"
 check "terminal: e equates the scales" wait_for 'scale .*\(equal, (left|right)\)' 30
 $TM send-keys -t mon "g"
 check "terminal: g takes the grid away (no dotted line)" wait_gone '\.\.\.\.\.\.' 30
+# keys are read in order: once the + after it has lengthened the interval (200 to 500 ms),
+# the z has been read too
 $TM send-keys -t mon "z"
-sleep 0.3
+$TM send-keys -t mon "+"
+wait_for 'every 500 ms' 30
 cap z.txt
-check "terminal: an unknown key is ignored" \
-	sh -c "[ ! -e rc.txt ] && grep -q 'every 200 ms' z.txt && ! grep -q PAUSED z.txt"
+check "terminal: an unknown key is ignored (read: the + after it was)" \
+	sh -c "[ ! -e rc.txt ] && grep -q 'every 500 ms' z.txt && ! grep -q PAUSED z.txt"
 # a smaller terminal: the graph redrawn to fit, its right edge at column 9 + (72 - 18)
 $TM resize-window -t mon -x 72 -y 24
 RIGHT_PY='
@@ -263,10 +266,11 @@ check "terminal: q with a command: SIGINT to it, exit 130, the terminal restored
 run "$EBS monitor -e $EV -- sh -c 'trap \"\" INT; exec $PH 1000 0.2 0.2'"
 wait_for 'every 100 ms.*trap' 100
 $TM send-keys -t mon "q"
-sleep 0.5
+$TM send-keys -t mon "+"
+wait_for 'every 200 ms' 30
 cap q1.txt
-check "terminal: q to a command that ignores SIGINT: still monitoring" \
-	sh -c "[ ! -e rc.txt ] && grep -q 'every 100 ms' q1.txt"
+check "terminal: q to a command that ignores SIGINT: still monitoring (read: the + after it was)" \
+	sh -c "[ ! -e rc.txt ] && grep -q 'every 200 ms' q1.txt"
 $TM send-keys -t mon "q"
 wait_file rc.txt 50
 check "terminal: a second q kills it (137), the terminal restored" ended 137

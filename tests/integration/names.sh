@@ -223,7 +223,7 @@ else
 	orig=$(sed 's/.*\[\(.*\)\].*/\1/' "$THP")
 	on=$orig
 	[ "$on" = never ] && on=madvise
-	trap 'echo "$orig" >"$THP"; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+	trap 'echo "$orig" >"$THP"; cleanup' EXIT
 	echo never >"$THP"
 	if pgrep -x khugepaged >/dev/null; then
 		skip "a kernel thread started during -a" "khugepaged did not stop"

@@ -1123,7 +1123,7 @@ fi
 # samples named alike, each from its own map (perf uses nobody's maps
 # too; ebs does not; -N: nothing of nobody's copied into root's ~/.debug).
 JIT_PIDS=""	# the JITs' pids: their /tmp/perf-PID.map files are removed at exit
-trap 'for p in $JIT_PIDS; do rm -f "/tmp/perf-$p.map"; done; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+trap 'for p in $JIT_PIDS; do rm -f "/tmp/perf-$p.map"; done; cleanup' EXIT
 cp "$WORKLOADS/jit" "$TMP/jit" && chmod 755 "$TMP/jit"
 # jits PREFIX RECORDER...: the four JITs run under RECORDER, each one's
 # pid written into PREFIX-NAME.pid as it starts (its map's name, to

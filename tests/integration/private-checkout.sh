@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# serial: runs unpriv.sh, which sets /proc/sys/kernel/perf_event_paranoid
 # private-checkout.sh - the suite in a checkout the unprivileged user cannot
 # reach: a clone under /root, in a 0700 home or in `mktemp -d`, where
 # root's newcomers clone.  The tests that run something as nobody (uid

@@ -251,7 +251,7 @@ fi
 # ---- Ctrl-C: the chart of the intervals so far ------------------------------------------
 "$EBS" stat --plot int.svg -e task-clock -- sleep 10 2>int.err &
 pid=$!
-sleep 0.5
+wait_until 300 child_runs $pid sleep	# counting: the command runs
 kill -INT $pid
 wait $pid
 rc=$?

@@ -171,7 +171,7 @@ stat_ ex.txt -e task-clock -- "$WORKLOADS/exitcode" 7
 check "the exit status is the command's (7)" [ "$(cat ex.txt.rc)" = 7 ]
 "$EBS" stat -e task-clock -- sleep 10 2>int.txt &
 pid=$!
-sleep 0.5
+wait_until 300 child_runs $pid sleep	# counting: the command runs
 kill -INT $pid
 wait $pid
 rc=$?
@@ -182,12 +182,17 @@ check "Ctrl-C: the counts so far (status $rc: the command's 130)" \
 # Either way the whole runs so far are printed, and the status is a stop's.
 "$EBS" stat -r 100 -e task-clock -- sleep 0.1 2>intr.txt &
 pid=$!
-sleep 1.5
+# a second run's command seen: the first run is whole
+first=
+second_run() { child_runs $pid sleep && { [ -z "$first" ] && first=$CHILD; [ "$CHILD" != "$first" ]; }; }
+wait_until 300 second_run
 kill -INT $pid
 wait $pid
 rc=$?
 cut=$(sed -n 's/^ebs stat: run \([0-9]*\) of 100 was cut short by a signal: its counts are left out, the \([0-9]*\) whole runs* follow$/\1 \2/p' intr.txt)
 whole=$(sed -n "s/^ Counts for 'sleep 0.1' (\([0-9]*\) runs):$/\1/p" intr.txt)
+# one whole run: its counts, headed without "(N runs)"
+[ -z "$whole" ] && grep -qx " Counts for 'sleep 0.1':" intr.txt && whole=1
 if [ -n "$cut" ]; then
 	check "Ctrl-C during -r 100, in a run: run ${cut% *} said cut short, the ${whole:-?} whole runs before it printed (status $rc)" \
 		sh -c "[ $rc -eq 130 ] && [ \"${cut#* }\" = '${whole:-x}' ] && [ \$((${cut% *} - 1)) = '${whole:-x}' ]"
@@ -199,7 +204,7 @@ fi
 # ---- -p: a running process, until it exits ----------------------------------------------
 "$WORKLOADS/leafloop" 1 &
 lp=$!
-sleep 0.2
+wait_until 300 runs_as $lp leafloop
 stat_ p.json --json -e task-clock -p $lp
 check "-p PID: counted until it exits, its CPU time after the attach (0.5-1 s: $(json p.json "j['events'][0]['count'] / 1e9") s)" \
 	jtrue p.json "0.5 <= j['events'][0]['count'] / 1e9 <= 1.05"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# serial: sets /proc/sys/kernel/perf_event_paranoid, which other tests read
 # unpriv.sh - ebs run by an unprivileged user (nobody), under each
 # kernel.perf_event_paranoid level that matters: the kernel's reason and the
 # setting to change in one line, or (level 2) user-space-only sampling with a
@@ -15,7 +16,7 @@ if ! echo "$orig" >$P 2>/dev/null; then
 	skip "all" "$P is not writable here"
 	exit 0
 fi
-trap 'echo "$orig" >$P; rm -rf "$TMP"' EXIT
+trap 'echo "$orig" >$P; cleanup' EXIT
 chmod 777 "$TMP"
 # nobody's copies (for_nobody: the checkout may be out of nobody's reach)
 L=$(for_nobody "$WORKLOADS/leafloop") && CT=$(for_nobody "$WORKLOADS/calltree") &&

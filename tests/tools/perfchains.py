@@ -81,6 +81,26 @@ def name(s):
     return s.split('@')[0].lstrip('_')
 
 
+_KSYMS = None
+
+
+def kernel_aliases(a, b):
+    """Two names of one address in /proc/kallsyms (perf's __pi_memset and
+    ebs's memset: the kernel's position-independent aliases)."""
+    global _KSYMS
+    if _KSYMS is None:
+        _KSYMS = {}
+        try:
+            with open('/proc/kallsyms') as f:
+                for line in f:
+                    parts = line.split()
+                    if len(parts) >= 3 and int(parts[0], 16):
+                        _KSYMS.setdefault(parts[2], set()).add(parts[0])
+        except OSError:
+            pass
+    return bool(_KSYMS.get(a, set()) & _KSYMS.get(b, set()))
+
+
 def same(x, y, k):
     """perf's frame x and ebs's y, the k-th of a chain: 'same', 'alias', 'boundary' or None."""
     if x[1] != y[1]:
@@ -91,6 +111,8 @@ def same(x, y, k):
         return 'alias'
     if x[2].startswith('/') and aliases(x[2], x[0], y[0]):
         return 'alias'  # two names of one address (ld.so's mmap64 and mmap)
+    if x[1] == '[kernel]' and kernel_aliases(x[0], y[0]):
+        return 'alias'  # two names of one kernel address (__pi_memset, memset)
     if k > 0 and x[1] != '[kernel]' and x[3] == 0:
         return 'boundary'
     # ld.so's _dl_start_user, an unsized STT_NOTYPE label perf names from

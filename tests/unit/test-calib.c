@@ -184,11 +184,5 @@ static void test_solve(void)
 	TEST_EQ("solve: 3% above: the next 1-2-5 value", s.n, 2000000);
 }
 
-int main(void)
-{
-	test_fit();
-	test_round();
-	test_precision();
-	test_solve();
-	return test_done();
-}
+TEST_MAIN(NULL, NULL, TEST_CASE(test_fit), TEST_CASE(test_round), TEST_CASE(test_precision),
+	  TEST_CASE(test_solve))

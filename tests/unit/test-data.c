@@ -2755,29 +2755,20 @@ static void test_ksyms(void)
 	free(b);
 }
 
-int main(void)
+static int setup(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ebs-test-data.XXXXXX");
 	if (!mkdtemp(tmpdir)) {
 		TEST_FAIL("data: temporary directory", "mkdtemp: %s", strerror(errno));
-		return test_done();
+		return -1;
 	}
 	alarm(300); /* a hang ends as a crash that run.sh reports */
-	test_round_trip();
-	test_sample_parts();
-	test_packed();
-	test_packed_cg();
-	test_cg_file();
-	test_kernel_addrs();
-	test_ksyms();
-	test_set_calibration();
-	test_index();
-	test_writer_misuse();
-	test_rename();
-	test_streamed();
-	test_bad_files();
-	test_truncation();
-	test_corruption();
-	remove_tmpdir();
-	return test_done();
+	return 0;
 }
+
+TEST_MAIN(setup, remove_tmpdir, TEST_CASE(test_round_trip), TEST_CASE(test_sample_parts),
+	  TEST_CASE(test_packed), TEST_CASE(test_packed_cg), TEST_CASE(test_cg_file),
+	  TEST_CASE(test_kernel_addrs), TEST_CASE(test_ksyms), TEST_CASE(test_set_calibration),
+	  TEST_CASE(test_index), TEST_CASE(test_writer_misuse), TEST_CASE(test_rename),
+	  TEST_CASE(test_streamed), TEST_CASE(test_bad_files), TEST_CASE(test_truncation),
+	  TEST_CASE(test_corruption))

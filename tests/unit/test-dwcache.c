@@ -713,35 +713,51 @@ static void test_budget(const char *exe)
 	dwarf_info__free(capped);
 }
 
-int main(void)
+static int setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/ebs-test-dwcache.XXXXXX");
+	if (!mkdtemp(dir)) {
+		TEST_FAIL("setup", "mkdtemp: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(cache, sizeof(cache), "%s/ebs", dir);
+	return 0;
+}
+
+static void teardown(void)
+{
+	clear_cache();
+	rmdir(dir);
+}
+
+/* The cache of this program's own DWARF: the same text, corrupted, over budget. */
+static void test_self(void)
 {
 	struct text ref = {0};
 	char exe[4096];
 	ssize_t n;
 
-	snprintf(dir, sizeof(dir), "/tmp/ebs-test-dwcache.XXXXXX");
-	if (!mkdtemp(dir)) {
-		TEST_FAIL("setup", "mkdtemp: %s", strerror(errno));
-		return test_done();
-	}
-	snprintf(cache, sizeof(cache), "%s/ebs", dir);
-	test_hash();
-	test_sizes();
-	test_sort_rows();
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		test_digest(exe);
-		if (check_same("this program", exe, 13, &ref))
-			test_corrupt(exe, 13, &ref, 120);
-		test_budget(exe);
-		free(ref.buf);
-		memset(&ref, 0, sizeof(ref));
+	if (n <= 0) {
+		TEST_FAIL("self", "readlink /proc/self/exe: %s", strerror(errno));
+		return;
 	}
+	exe[n] = 0;
+	test_digest(exe);
+	if (check_same("this program", exe, 13, &ref))
+		test_corrupt(exe, 13, &ref, 120);
+	test_budget(exe);
+	free(ref.buf);
+}
+
+static void test_libc(void)
+{
+	struct text ref = {0};
+
 	span_max = 256 << 10; /* libc's first units: every one would take seconds */
 	check_same("libc", "/lib/x86_64-linux-gnu/libc.so.6", 61, &ref);
 	free(ref.buf);
-	clear_cache();
-	rmdir(dir);
-	return test_done();
 }
+
+TEST_MAIN(setup, teardown, TEST_CASE(test_hash), TEST_CASE(test_sizes), TEST_CASE(test_sort_rows),
+	  TEST_CASE(test_self), TEST_CASE(test_libc))

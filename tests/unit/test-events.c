@@ -271,12 +271,5 @@ static void test_lists(void)
 		   r < 0 && err.err == r && err.msg[0]);
 }
 
-int main(void)
-{
-	test_named();
-	test_modifiers();
-	test_raw();
-	test_bad();
-	test_lists();
-	return test_done();
-}
+TEST_MAIN(NULL, NULL, TEST_CASE(test_named), TEST_CASE(test_modifiers), TEST_CASE(test_raw),
+	  TEST_CASE(test_bad), TEST_CASE(test_lists))

@@ -461,11 +461,5 @@ static void test_garbled(void)
 	TEST_CHECK("4000 garbled tables: no crash, some still read", read > 0);
 }
 
-int main(void)
-{
-	test_versions();
-	test_refused();
-	test_truncated();
-	test_garbled();
-	return test_done();
-}
+TEST_MAIN(NULL, NULL, TEST_CASE(test_versions), TEST_CASE(test_refused), TEST_CASE(test_truncated),
+	  TEST_CASE(test_garbled))

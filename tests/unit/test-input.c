@@ -341,7 +341,8 @@ static void test_disk(void)
 		opens("input: disk: a sysfs file refused", "/sys/devices/system/cpu/online", &disk,
 		      -EBS_EPSEUDO, "is on /sys, whose contents depend on who reads them");
 	opens_ok("input: disk: /proc/self/maps opens without the rule", "/proc/self/maps", NULL);
-	snprintf(path, sizeof(path), "%s/file", dir);
+	snprintf(path, sizeof(path), "%s/disk-file", dir);
+	put(path, "text\n", 0644);
 	opens_ok("input: disk: a file on disk opens", path, &disk);
 	TEST_CHECK("input: disk: ebs_read_strerror says why",
 		   strstr(ebs_read_strerror(-EBS_EPSEUDO), "kernel file system") != NULL);
@@ -414,24 +415,25 @@ static void test_read_fd(void)
 	close(fd);
 }
 
-int main(void)
+static int setup(void)
+{
+	if (!mkdtemp(dir)) {
+		TEST_FAIL("input: mkdtemp", "%s", strerror(errno));
+		return -1;
+	}
+	chmod(dir, 0755);
+	return 0;
+}
+
+static void teardown(void)
 {
 	char cmd[128];
 
-	if (!mkdtemp(dir)) {
-		TEST_FAIL("input: mkdtemp", "%s", strerror(errno));
-		return test_done();
-	}
-	chmod(dir, 0755);
-	test_types();
-	test_shared();
-	test_owner();
-	test_disk();
-	test_everyone();
-	test_named();
-	test_read_fd();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
 		TEST_FAIL("input: clean up", "%s", cmd);
-	return test_done();
 }
+
+TEST_MAIN(setup, teardown, TEST_CASE(test_types), TEST_CASE(test_shared), TEST_CASE(test_owner),
+	  TEST_CASE(test_disk), TEST_CASE(test_everyone), TEST_CASE(test_named),
+	  TEST_CASE(test_read_fd))

@@ -135,7 +135,8 @@ static void deepest(struct ebs_json *j)
 		ebs_json__arr_end(j);
 }
 
-int main(void)
+/* The writer: nesting, escapes, numbers, misuse refused. */
+static void test_writer(void)
 {
 	char want[1024];
 	int st, i;
@@ -171,5 +172,6 @@ int main(void)
 		strcat(want, "]");
 	TEST_STREQ("json: EBS_JSON_DEPTH levels, a comma at each", written(deepest, &st), want);
 	TEST_EQ("json: EBS_JSON_DEPTH levels balanced", st, 0);
-	return test_done();
 }
+
+TEST_MAIN(NULL, NULL, TEST_CASE(test_writer))

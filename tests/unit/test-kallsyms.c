@@ -580,20 +580,17 @@ static void test_kallsyms_table(void)
 	kallsyms__free(k);
 }
 
-int main(void)
+static int setup(void)
 {
 	strcpy(tmpdir, "/tmp/ebs-test-kallsyms.XXXXXX");
 	if (!mkdtemp(tmpdir)) {
 		TEST_FAIL("kallsyms: mkdtemp", "%s", strerror(errno));
-		return test_done();
+		return -1;
 	}
 	/* the child feeding a FIFO stops on EPIPE, not on SIGPIPE; so does a closed reader */
 	signal(SIGPIPE, SIG_IGN);
-	test_kallsyms();
-	test_kallsyms_refused();
-	test_kallsyms_table();
-	test_jitmap();
-	test_jitmap_refused();
-	cleanup();
-	return test_done();
+	return 0;
 }
+
+TEST_MAIN(setup, cleanup, TEST_CASE(test_kallsyms), TEST_CASE(test_kallsyms_refused),
+	  TEST_CASE(test_kallsyms_table), TEST_CASE(test_jitmap), TEST_CASE(test_jitmap_refused))

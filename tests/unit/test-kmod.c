@@ -1368,31 +1368,42 @@ static void test_user_limits(void)
 	rmdir(dir);
 }
 
-int main(void)
+static void test_overflow_run_1(void)
 {
-	test_check_state();
-	test_check_config();
-	test_check_mmap();
-	test_check_charge();
-	test_check_sample();
-	test_check_perfmon();
-	test_event_table();
-	test_probe();
-	test_evtsel();
-	test_preload();
 	overflow_run(1);
-	overflow_run(2);
-	test_throttle();
-	test_limits();
-	stop_race(1);
-	stop_race(2);
-	test_perf_first();
-	test_reset_counts();
-	test_user_records();
-	test_user_limits();
-	counting_run(1);
-	counting_run(2);
-	test_dropped();
-	test_tail();
-	return test_done();
 }
+
+static void test_overflow_run_2(void)
+{
+	overflow_run(2);
+}
+
+static void test_stop_race_1(void)
+{
+	stop_race(1);
+}
+
+static void test_stop_race_2(void)
+{
+	stop_race(2);
+}
+
+static void test_counting_run_1(void)
+{
+	counting_run(1);
+}
+
+static void test_counting_run_2(void)
+{
+	counting_run(2);
+}
+
+TEST_MAIN(NULL, NULL, TEST_CASE(test_check_state), TEST_CASE(test_check_config),
+	  TEST_CASE(test_check_mmap), TEST_CASE(test_check_charge), TEST_CASE(test_check_sample),
+	  TEST_CASE(test_check_perfmon), TEST_CASE(test_event_table), TEST_CASE(test_probe),
+	  TEST_CASE(test_evtsel), TEST_CASE(test_preload), TEST_CASE(test_overflow_run_1),
+	  TEST_CASE(test_overflow_run_2), TEST_CASE(test_throttle), TEST_CASE(test_limits),
+	  TEST_CASE(test_stop_race_1), TEST_CASE(test_stop_race_2), TEST_CASE(test_perf_first),
+	  TEST_CASE(test_reset_counts), TEST_CASE(test_user_records), TEST_CASE(test_user_limits),
+	  TEST_CASE(test_counting_run_1), TEST_CASE(test_counting_run_2), TEST_CASE(test_dropped),
+	  TEST_CASE(test_tail))

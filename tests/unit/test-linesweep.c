@@ -981,26 +981,29 @@ out:
 	workload_close(&w);
 }
 
-int main(void)
+static struct symbolizer *sym;
+
+static int setup(void)
 {
-	struct symbolizer *s = symbolizer__new(NULL); /* sets libelf's version */
-
+	sym = symbolizer__new(NULL); /* sets libelf's version */
 	strcpy(tmpdir, "/tmp/ebs-test-linesweep.XXXXXX");
-	if (!s || !mkdtemp(tmpdir)) {
+	if (!sym || !mkdtemp(tmpdir)) {
 		TEST_FAIL("linesweep: set up", "%s", strerror(errno));
-		symbolizer__free(s);
-		return test_done();
+		symbolizer__free(sym);
+		return -1;
 	}
-	test_fixture();
-	test_hotline();
-	test_inlmany();
-	symbolizer__free(s);
-	{
-		char path[128];
-
-		snprintf(path, sizeof(path), "%s/fixture", tmpdir);
-		unlink(path);
-		rmdir(tmpdir);
-	}
-	return test_done();
+	return 0;
 }
+
+static void teardown(void)
+{
+	char path[128];
+
+	symbolizer__free(sym);
+	snprintf(path, sizeof(path), "%s/fixture", tmpdir);
+	unlink(path);
+	rmdir(tmpdir);
+}
+
+TEST_MAIN(setup, teardown, TEST_CASE(test_fixture), TEST_CASE(test_hotline),
+	  TEST_CASE(test_inlmany))

@@ -531,14 +531,14 @@ out:
 	rmdir(shared);
 }
 
-int main(void)
+static int setup(void)
 {
 	FILE *f;
 
 	strcpy(tmpdir, "/tmp/ebs-test-lookup.XXXXXX");
 	if (!mkdtemp(tmpdir)) {
 		TEST_FAIL("lookup: set up", "mkdtemp: %s", strerror(errno));
-		return test_done();
+		return -1;
 	}
 	/* a kernel that kallsyms describes */
 	snprintf(kpath, sizeof(kpath), "%s/kallsyms", tmpdir);
@@ -547,13 +547,16 @@ int main(void)
 	    fclose(f)) {
 		TEST_FAIL("lookup: set up", "%s: %s", kpath, strerror(errno));
 		rmdir(tmpdir);
-		return test_done();
+		return -1;
 	}
-	test_memo();
-	test_ids();
-	test_cache();
-	test_jit();
+	return 0;
+}
+
+static void teardown(void)
+{
 	unlink(kpath);
 	rmdir(tmpdir);
-	return test_done();
 }
+
+TEST_MAIN(setup, teardown, TEST_CASE(test_memo), TEST_CASE(test_ids), TEST_CASE(test_cache),
+	  TEST_CASE(test_jit))

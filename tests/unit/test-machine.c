@@ -643,12 +643,10 @@ static void test_rules(void)
 	}
 }
 
-int main(void)
+static void teardown(void)
 {
-	test_fixed();
-	test_random();
-	test_walks();
-	test_rules();
 	machine__free(m);
-	return test_done();
 }
+
+TEST_MAIN(NULL, teardown, TEST_CASE(test_fixed), TEST_CASE(test_random), TEST_CASE(test_walks),
+	  TEST_CASE(test_rules))

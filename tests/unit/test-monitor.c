@@ -86,7 +86,8 @@ static void dump(const struct monitor_canvas *c)
 		printf("  |%s|\n", row(c, r));
 }
 
-int main(void)
+/* The scale, formats, the ring and the screen. */
+static void test_screen(void)
 {
 	const char *names[] = {"task-clock", "page-faults", "x", "y", "z"};
 	struct monitor *m;
@@ -126,7 +127,7 @@ int main(void)
 	m = monitor__new(names, 2, true, 4);
 	if (!m) {
 		TEST_FAIL("new", "%s", strerror(errno));
-		return test_done();
+		return;
 	}
 	TEST_EQ("ratio: a third trace", m->nr, 3);
 	TEST_STREQ("ratio: named E1/E2", m->tr[2].name, "task-clock/page-faults");
@@ -152,7 +153,7 @@ int main(void)
 	/* scales: grown at once, kept above a fifth, shrunk below, 'r' fits */
 	m = monitor__new(names, 2, false, 64);
 	if (!m)
-		return test_done();
+		return;
 	r2[0] = 0.9e9;
 	r2[1] = 10;
 	monitor__push(m, 0.1, r2);
@@ -183,7 +184,7 @@ int main(void)
 	m = monitor__new(names, 2, false, 256);
 	c = monitor_canvas__new(24, 80);
 	if (!m || !c)
-		return test_done();
+		return;
 	m->interval_ms = 100;
 	snprintf(m->target, sizeof(m->target), "command 'phases'");
 	for (i = 0; i < 40; i++) {
@@ -253,7 +254,7 @@ int main(void)
 	if (!m || !c) {
 		monitor_canvas__free(c);
 		monitor__free(m);
-		return test_done();
+		return;
 	}
 	monitor__set_cpus(m, 0);
 	monitor__set_cpus(m, 2); /* not an event: ignored */
@@ -293,5 +294,6 @@ int main(void)
 	monitor_canvas__free(c);
 	monitor_canvas__free(NULL);
 	monitor__free(m);
-	return test_done();
 }
+
+TEST_MAIN(NULL, NULL, TEST_CASE(test_screen))

@@ -383,12 +383,5 @@ static void test_items(void)
 	TEST_EQ("items: operator, and operator<", names_item("operator<,x"), 9);
 }
 
-int main(void)
-{
-	test_parse();
-	test_fit();
-	test_apart();
-	test_resolve();
-	test_items();
-	return test_done();
-}
+TEST_MAIN(NULL, NULL, TEST_CASE(test_parse), TEST_CASE(test_fit), TEST_CASE(test_apart),
+	  TEST_CASE(test_resolve), TEST_CASE(test_items))

@@ -642,31 +642,32 @@ static void test_prefixes(void)
 	free(b.b);
 }
 
-int main(void)
+static int setup(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ebs-test-perfdata.XXXXXX");
 	if (!mkdtemp(tmpdir)) {
 		TEST_FAIL("perfdata: temporary directory", "mkdtemp: %s", strerror(errno));
-		return test_done();
+		return -1;
 	}
 	alarm(300);
-	test_pipe();
-	test_file();
-	test_bad();
-	test_prefixes();
-	{
-		const char *names[] = {"pipe.data",   "file.data",   "swapped.data",
-				       "size4.data",  "short.data",  "noname.data",
-				       "prefix.data", "killed.data", "corrupt.data"};
-		char path[PATH_MAX];
-		unsigned int i;
-
-		for (i = 0; i < ARRAY_SIZE(names); i++) {
-			snprintf(path, sizeof(path), "%s/%s", tmpdir, names[i]);
-			if (!getenv("KEEP"))
-				unlink(path);
-		}
-		rmdir(tmpdir);
-	}
-	return test_done();
+	return 0;
 }
+
+static void teardown(void)
+{
+	const char *names[] = {"pipe.data",   "file.data",   "swapped.data",
+			       "size4.data",  "short.data",  "noname.data",
+			       "prefix.data", "killed.data", "corrupt.data"};
+	char path[PATH_MAX];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, names[i]);
+		if (!getenv("KEEP"))
+			unlink(path);
+	}
+	rmdir(tmpdir);
+}
+
+TEST_MAIN(setup, teardown, TEST_CASE(test_pipe), TEST_CASE(test_file), TEST_CASE(test_bad),
+	  TEST_CASE(test_prefixes))

@@ -49,7 +49,8 @@ static char *chart(const struct plot *p)
 	return buf;
 }
 
-int main(void)
+/* Axes, labels, and a chart written and escaped. */
+static void test_chart(void)
 {
 	TEST_CHECK("nice step: 1, 2 or 5 times a power of ten, the top a multiple at or above max",
 		   axis(17000, 4, true, 5000, 20000) && axis(60, 4, true, 20, 60) &&
@@ -114,5 +115,6 @@ int main(void)
 				   strstr(svg, "data-n=\"0\""));
 		free(svg);
 	}
-	return test_done();
 }
+
+TEST_MAIN(NULL, NULL, TEST_CASE(test_chart))

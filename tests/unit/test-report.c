@@ -495,16 +495,6 @@ static void test_name_list(void)
 	}
 }
 
-int main(void)
-{
-	test_wilson();
-	test_share();
-	test_elide();
-	test_cells();
-	test_columns();
-	test_options();
-	test_script_fields();
-	test_markup();
-	test_name_list();
-	return test_done();
-}
+TEST_MAIN(NULL, NULL, TEST_CASE(test_wilson), TEST_CASE(test_share), TEST_CASE(test_elide),
+	  TEST_CASE(test_cells), TEST_CASE(test_columns), TEST_CASE(test_options),
+	  TEST_CASE(test_script_fields), TEST_CASE(test_markup), TEST_CASE(test_name_list))

@@ -126,10 +126,4 @@ static void test_bad_size(void)
 	free(r);
 }
 
-int main(void)
-{
-	test_wrap();
-	test_stop();
-	test_bad_size();
-	return test_done();
-}
+TEST_MAIN(NULL, NULL, TEST_CASE(test_wrap), TEST_CASE(test_stop), TEST_CASE(test_bad_size))

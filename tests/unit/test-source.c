@@ -325,23 +325,24 @@ out:
 	source_cache__free(sc);
 }
 
-int main(void)
+static int setup(void)
 {
-	char cmd[128];
-
 	snprintf(dir, sizeof(dir), "/tmp/test-source.XXXXXX");
 	if (!mkdtemp(dir)) {
 		TEST_FAIL("source: setup", "mkdtemp: %s", strerror(errno));
-		return test_done();
+		return -1;
 	}
-	test_text();
-	test_refused();
-	test_dirs();
-	test_pseudo();
-	test_raw_names();
-	test_owner();
+	return 0;
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
 		TEST_FAIL("source: cleanup", "%s failed", cmd);
-	return test_done();
 }
+
+TEST_MAIN(setup, teardown, TEST_CASE(test_text), TEST_CASE(test_refused), TEST_CASE(test_dirs),
+	  TEST_CASE(test_pseudo), TEST_CASE(test_raw_names), TEST_CASE(test_owner))

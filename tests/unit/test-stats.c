@@ -247,7 +247,8 @@ static void test_null(void)
 		   families <= 139);
 }
 
-int main(void)
+/* Summaries: culling, mean, sd, mode, intervals. */
+static void test_summarize(void)
 {
 	struct ebs_summary s;
 	unsigned char keep[8];
@@ -327,9 +328,7 @@ int main(void)
 	TEST_EQ("no runs: -EINVAL", ebs_summarize(NULL, 0, true, &s, NULL), -EINVAL);
 	TEST_CHECK("t(0.975): 1 df 12.706, 4 df 2.776, 1000 df 1.96",
 		   ebs_t975(1) == 12.706 && ebs_t975(4) == 2.776 && ebs_t975(1000) == 1.96);
-	test_normal();
-	test_two_prop();
-	test_holm();
-	test_null();
-	return test_done();
 }
+
+TEST_MAIN(NULL, NULL, TEST_CASE(test_summarize), TEST_CASE(test_normal), TEST_CASE(test_two_prop),
+	  TEST_CASE(test_holm), TEST_CASE(test_null))

@@ -870,16 +870,11 @@ static void test_elf_file(void)
 	symbolizer__free(s);
 }
 
-int main(void)
+static void teardown(void)
 {
-	test_aliases();
-	test_extent();
-	test_map_bias();
-	test_overlap();
-	test_names();
-	test_rust_names();
-	test_random();
-	test_elf_file();
 	reset();
-	return test_done();
 }
+
+TEST_MAIN(NULL, teardown, TEST_CASE(test_aliases), TEST_CASE(test_extent), TEST_CASE(test_map_bias),
+	  TEST_CASE(test_overlap), TEST_CASE(test_names), TEST_CASE(test_rust_names),
+	  TEST_CASE(test_random), TEST_CASE(test_elf_file))

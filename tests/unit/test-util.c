@@ -625,14 +625,6 @@ static void test_hash_words(void)
 		   ebs_hash_words(again, sizeof(again)) != ebs_hash_words(key, sizeof(key)));
 }
 
-int main(void)
-{
-	test_hex();
-	test_grow();
-	test_upper_bound();
-	test_hash_words();
-	test_strings();
-	test_text();
-	test_files();
-	return test_done();
-}
+TEST_MAIN(NULL, NULL, TEST_CASE(test_hex), TEST_CASE(test_grow), TEST_CASE(test_upper_bound),
+	  TEST_CASE(test_hash_words), TEST_CASE(test_strings), TEST_CASE(test_text),
+	  TEST_CASE(test_files))

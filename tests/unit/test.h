@@ -10,6 +10,17 @@
  *
  * and test_done() returns the exit status (nonzero when anything failed).
  * A program that crashes before test_done() is counted as failed by run.sh.
+ *
+ * A suite's cases are named: its main is
+ *
+ *   TEST_MAIN(setup, teardown, TEST_CASE(test_fit), TEST_CASE(test_round))
+ *
+ * (setup returns 0 or fails the run with TEST_FAIL; either may be NULL).
+ * A case is named after its function, less a leading "test_": with no
+ * argument the program runs every case, in order; with names, only those
+ * (`test-calib fit round`, or `tests/run.sh unit/test-calib:fit,round`);
+ * `--list` prints the names; a name no case has is refused with exit 2.
+ * A case must hold alone: what it needs, it or setup makes.
  */
 #ifndef EBS_TEST_H
 #define EBS_TEST_H
@@ -21,7 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 static int test_failures;
 
@@ -76,11 +90,121 @@ __attribute__((constructor)) static void test_init(void)
 				  ws_ ? ws_ : "(null)");                                           \
 	} while (0)
 
+/*
+ * TEST_SURVIVES(name, statement): pass when the statement, run in a child
+ * process, returns; fail saying how the child ended (a crash, an abort).
+ * For what a check can only see by not crashing: a NULL-tolerant
+ * destructor, a NULL buffer.
+ */
+#define TEST_SURVIVES(name, stmt)                                                                  \
+	do {                                                                                       \
+		int st_;                                                                           \
+		pid_t pid_;                                                                        \
+                                                                                                   \
+		fflush(stdout);                                                                    \
+		pid_ = fork();                                                                     \
+		if (pid_ == 0) {                                                                   \
+			stmt;                                                                      \
+			_exit(0);                                                                  \
+		}                                                                                  \
+		if (pid_ < 0 || waitpid(pid_, &st_, 0) != pid_)                                    \
+			TEST_FAIL(name, "fork or wait failed");                                    \
+		else if (WIFSIGNALED(st_))                                                         \
+			TEST_FAIL(name, "%s killed the child by signal %d (%s)", #stmt,            \
+				  WTERMSIG(st_), strsignal(WTERMSIG(st_)));                        \
+		else if (WEXITSTATUS(st_))                                                         \
+			TEST_FAIL(name, "%s: the child exited with %d", #stmt, WEXITSTATUS(st_));  \
+		else                                                                               \
+			TEST_OK(name);                                                             \
+	} while (0)
+
+/* How many file descriptors this process has open; -1 when it cannot tell. */
+static inline int test_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* less opendir's own */
+}
+
 static inline int test_done(void)
 {
 	fflush(stdout);
 	return test_failures ? 1 : 0;
 }
+
+/* One named case of a suite: TEST_CASE(function). */
+struct test_case {
+	const char *name;
+	void (*run)(void);
+};
+#define TEST_CASE(fn)                                                                              \
+	{                                                                                          \
+#fn, fn                                                                            \
+	}
+
+/* A case's name: its function's, less a leading "test_". */
+static inline const char *test_case_name(const struct test_case *c)
+{
+	return strncmp(c->name, "test_", 5) ? c->name : c->name + 5;
+}
+
+/*
+ * The suite's main (TEST_MAIN): argv names the cases to run (none: all),
+ * "--list" lists them.  Exit 2 for a name no case has, before any runs.
+ */
+static inline int test_main(int argc, char **argv, const struct test_case *cases, size_t n,
+			    int (*setup)(void), void (*teardown)(void))
+{
+	const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	unsigned char *want = calloc(n ? n : 1, 1);
+	size_t i;
+	int a;
+
+	if (!want)
+		return 2;
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--list")) {
+			for (i = 0; i < n; i++)
+				printf("%s\n", test_case_name(&cases[i]));
+			free(want);
+			return 0;
+		}
+		for (i = 0; i < n; i++)
+			if (!strcmp(argv[a], test_case_name(&cases[i])) ||
+			    !strcmp(argv[a], cases[i].name))
+				break;
+		if (i == n) {
+			fprintf(stderr, "%s: no case '%s' (--list lists them)\n", prog, argv[a]);
+			free(want);
+			return 2;
+		}
+		want[i] = 1;
+	}
+	if (!setup || !setup()) {
+		for (i = 0; i < n; i++)
+			if (argc < 2 || want[i])
+				cases[i].run();
+		if (teardown)
+			teardown();
+	}
+	free(want);
+	return test_done();
+}
+
+#define TEST_MAIN(setup, teardown, ...)                                                            \
+	int main(int argc, char **argv)                                                            \
+	{                                                                                          \
+		static const struct test_case cases_[] = {__VA_ARGS__};                            \
+		return test_main(argc, argv, cases_, sizeof(cases_) / sizeof(cases_[0]), setup,    \
+				 teardown);                                                        \
+	}
 
 /* The next of a reproducible pseudo-random sequence (xorshift64; *s nonzero). */
 static inline unsigned long long test_rand(unsigned long long *s)

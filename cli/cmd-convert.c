@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* cmd-convert.c - ebs convert: options, then data's ebs_data_convert(). */
+/* cmd-convert.c - ebs convert: options, then data's ebs_data__convert(). */
 #include <errno.h>
 #include <getopt.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/builtin.h"
-#include "data/ebsdata.h"
+#include "data/data.h"
 
 struct convert_args {
 	const char *input, *output;
@@ -54,7 +54,7 @@ int cmd_convert(int argc, char **argv)
 		return 2;
 	if (cli_binary_to_tty("convert", a.output))
 		return 2;
-	e = ebs_data_convert(a.input, a.output, a.force ? EBS_DATA_ANY_OWNER : 0, &st, &err);
+	e = ebs_data__convert(a.input, a.output, a.force ? EBS_DATA_ANY_OWNER : 0, &st, &err);
 	if (e) {
 		/* the output's failure, or no memory: the system's; else the input's */
 		fprintf(stderr, "ebs convert: %s%s%s\n", err.msg,

@@ -13,7 +13,7 @@
 
 #include <ebs/ebs_abi.h>
 #include "cli/builtin.h"
-#include "data/ebsdata.h"
+#include "data/data.h"
 #include "sampler/sampler.h"
 #include "symbolize/symbolize.h"
 

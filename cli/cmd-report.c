@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli/builtin.h"
-#include "data/ebsdata.h"
+#include "data/data.h"
 #include "report/report.h"
 
 /* What report's options set: the module's options, the shared ones', --dump. */
@@ -130,8 +130,8 @@ int cmd_report(int argc, char **argv)
 	if (a.o.view.min_percent < 0) /* a whole tree is too much to read */
 		a.o.view.min_percent = a.o.tree ? 1 : 0;
 	cli_view_done(&a.cv, false);
-	e = a.dump ? ebs_data_dump(a.o.view.input, a.o.view.force ? EBS_DATA_ANY_OWNER : 0,
-				   a.o.view.out, a.o.view.warn, a.o.view.warn_ctx, &err)
+	e = a.dump ? ebs_data__dump(a.o.view.input, a.o.view.force ? EBS_DATA_ANY_OWNER : 0,
+				    a.o.view.out, a.o.view.warn, a.o.view.warn_ctx, &err)
 	    : a.o.tree || a.o.callers || a.o.callees ? ebs_report_graph(&a.o, &err)
 						     : ebs_report(&a.o, &err);
 	ret = cli_view_result(&a.cv, e, &err);

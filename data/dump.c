@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "data/ebsdata.h"
+#include "data/data.h"
 
 #define ULL(x) ((unsigned long long)(x))
 
@@ -185,8 +185,8 @@ static void dump_record(struct ebs_data *d, const struct ebs_rec *r, FILE *out)
 	fputc('\n', out);
 }
 
-int ebs_data_dump(const char *input, unsigned int flags, FILE *out, ebs_warn_fn *warn,
-		  void *warn_ctx, struct ebs_error *err)
+int ebs_data__dump(const char *input, unsigned int flags, FILE *out, ebs_warn_fn *warn,
+		   void *warn_ctx, struct ebs_error *err)
 {
 	const struct ebs_rec_trailer *t;
 	const struct ebs_rec *r;

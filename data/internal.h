@@ -6,7 +6,7 @@
 #ifndef EBS_DATA_INTERNAL_H
 #define EBS_DATA_INTERNAL_H
 
-#include "data/ebsdata.h"
+#include "data/data.h"
 
 /* A reader of path, nothing read yet; NULL with err filled. */
 struct ebs_data *reader__new(const char *path, unsigned int flags, struct ebs_error *err);

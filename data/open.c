@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "data/ebsdata.h"
+#include "data/data.h"
 #include "data/internal.h"
 #include "data/perfdata.h"
 
@@ -139,8 +139,8 @@ struct ebs_data *ebs_data__open(const char *path, struct ebs_error *err)
 	return ebs_data__open_flags(path, 0, err);
 }
 
-int ebs_data_convert(const char *input, const char *output, unsigned int flags,
-		     struct ebs_convert_stats *st, struct ebs_error *err)
+int ebs_data__convert(const char *input, const char *output, unsigned int flags,
+		      struct ebs_convert_stats *st, struct ebs_error *err)
 {
 	struct ebs_data *d;
 	struct perf_convert pc = {0};

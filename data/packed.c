@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/ebsdata.h"
+#include "data/data.h"
 #include "data/packed.h"
 
 #define MISC_BITS 0xfu /* cpu mode and EBS_SAMPLE_EXACT_IP */

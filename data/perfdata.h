@@ -8,7 +8,7 @@
 #ifndef EBS_DATA_PERFDATA_H
 #define EBS_DATA_PERFDATA_H
 
-#include "data/ebsdata.h"
+#include "data/data.h"
 
 /* What the first 8 bytes of a file say about it. */
 enum perf_magic {

@@ -43,7 +43,7 @@
 
 #include <linux/perf_event.h>
 
-#include "data/ebsdata.h"
+#include "data/data.h"
 #include "data/packed.h"
 #include "data/internal.h"
 #include "data/perfdata.h" /* a perf.data stream's framing, to spool it */

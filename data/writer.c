@@ -40,7 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "data/ebsdata.h"
+#include "data/data.h"
 #include "data/packed.h"
 
 #define WBUF_SIZE (256u * 1024)

@@ -89,7 +89,7 @@ void cell_join(const struct cell *c, char *buf, size_t len)
 
 /* ---- the columns ------------------------------------------------------------------------ */
 
-const char *row_function(const struct row *row)
+const char *row__function(const struct row *row)
 {
 	if (row->function)
 		return row->function;
@@ -98,10 +98,10 @@ const char *row_function(const struct row *row)
 	return row->text[0] ? row->text : "??";
 }
 
-bool row_share(const struct report *r, const struct row *row, int ev, u64 total,
-	       struct row_share *sh)
+bool row__share(const struct report *r, const struct row *row, int ev, u64 total,
+		struct row__share *sh)
 {
-	sh->count = row_count(row, ev);
+	sh->count = row__count(row, ev);
 	sh->percent = present_percent(sh->count, total);
 	if (sh->percent < r->o->view.min_percent)
 		return false;
@@ -109,9 +109,9 @@ bool row_share(const struct report *r, const struct row *row, int ev, u64 total,
 	return true;
 }
 
-u64 row_own_samples(const struct row *row, int ev)
+u64 row__own_samples(const struct row *row, int ev)
 {
-	u64 n = row_count(row, ev);
+	u64 n = row__count(row, ev);
 	size_t i;
 
 	for (i = 0; i < row->ncallers; i++)
@@ -129,12 +129,12 @@ static void line_function(const struct row *row, struct cell *c)
 {
 	size_t i, nc = row->ncallers;
 
-	put(c, row_function(row));
+	put(c, row__function(row));
 	if (nc && !row->callers[nc - 1].function)
 		nc--; /* the own samples' entry */
 	if (!nc)
 		return;
-	put(c, row_own_samples(row, -1) ? " (and inlined into " : " (inlined into ");
+	put(c, row__own_samples(row, -1) ? " (and inlined into " : " (inlined into ");
 	for (i = 0; i < nc && i < 2; i++) {
 		if (i)
 			put(c, ", ");
@@ -155,12 +155,12 @@ static void func_text(const struct report *r, const struct row *row, struct cell
 	if (r->by_line && (k->line || k->file)) {
 		line_function(row, c);
 	} else if (k->inlined_into) {
-		put(c, row_function(row));
+		put(c, row__function(row));
 		put(c, " (inlined into ");
 		put(c, k->inlined_into);
 		put(c, ")");
 	} else {
-		put(c, row_function(row));
+		put(c, row__function(row));
 	}
 }
 
@@ -269,7 +269,7 @@ static void func_json(const struct report *r, const struct row *row, int ev, str
 	const struct caller *cl;
 
 	(void)r;
-	ebs_json__key_str(j, "function", row_function(row));
+	ebs_json__key_str(j, "function", row__function(row));
 	if (row->mangled && row->key.function)
 		ebs_json__key_str(j, "mangled", row->mangled);
 	if (row->key.inlined_into) {
@@ -279,7 +279,7 @@ static void func_json(const struct report *r, const struct row *row, int ev, str
 	if (!row->ncallers)
 		return;
 	/* a source line: every function its code was inlined into */
-	ebs_json__key_u64(j, "own", row_own_samples(row, ev));
+	ebs_json__key_u64(j, "own", row__own_samples(row, ev));
 	ebs_json__key(j, "inlined_into");
 	ebs_json__arr(j);
 	for (cl = row->callers; cl < row->callers + row->ncallers; cl++) {
@@ -409,7 +409,7 @@ const struct column report_columns[KEY_MAX] = {
 		},
 };
 
-char *table_cell_dup(const struct report *r, const struct row *row, enum report_key k)
+char *table__cell_dup(const struct report *r, const struct row *row, enum report_key k)
 {
 	struct cell c;
 	size_t len = 1;
@@ -426,8 +426,8 @@ char *table_cell_dup(const struct report *r, const struct row *row, enum report_
 	return buf;
 }
 
-void table_cell_text(const struct report *r, const struct row *row, enum report_key k, char *buf,
-		     size_t len)
+void table__cell_text(const struct report *r, const struct row *row, enum report_key k, char *buf,
+		      size_t len)
 {
 	struct cell c;
 
@@ -436,13 +436,13 @@ void table_cell_text(const struct report *r, const struct row *row, enum report_
 	cell_join(&c, buf, len);
 }
 
-int table_row_cmp(const struct report *r, int ev, const struct row *x, const struct row *y)
+int table__row_cmp(const struct report *r, int ev, const struct row *x, const struct row *y)
 {
 	unsigned int i;
 	int c;
 
-	if (row_count(x, ev) != row_count(y, ev))
-		return row_count(x, ev) > row_count(y, ev) ? -1 : 1;
+	if (row__count(x, ev) != row__count(y, ev))
+		return row__count(x, ev) > row__count(y, ev) ? -1 : 1;
 	for (i = 0; i < r->nr_cols; i++) {
 		c = report_columns[r->cols[i]].cmp(r, x, y);
 		if (c)
@@ -560,7 +560,7 @@ int report_parse_fields(const char *text, struct report_opts *o, struct ebs_erro
 	return e;
 }
 
-int table_check_fields(const struct report *r, struct ebs_error *err)
+int table__check_fields(const struct report *r, struct ebs_error *err)
 {
 	unsigned int f, i, n = r->o->nr_keys ? r->o->nr_keys : 1;
 
@@ -596,7 +596,7 @@ static void add_col(struct report *r, enum report_key k)
 	}
 }
 
-void table_plan(struct report *r)
+void table__plan(struct report *r)
 {
 	static const enum report_key dflt = KEY_FUNC;
 	const enum report_key *keys = r->o->nr_keys ? r->o->keys : &dflt;

@@ -72,7 +72,7 @@ static int take_row(struct diff *d, int s, const struct report *r, const struct 
 	unsigned int i;
 
 	for (i = 0; i < r->nr_cols; i++) {
-		table_cell_text(r, row, r->cols[i], text[i], sizeof(text[i]));
+		table__cell_text(r, row, r->cols[i], text[i], sizeof(text[i]));
 		if (r->cols[i] == KEY_FUNC && r->by_line && (row->key.line || row->key.file))
 			continue;
 		l = strlen(text[i]) + 1;
@@ -136,9 +136,9 @@ static int take_side(struct diff *d, int s, struct ebs_error *err)
 	sd->samples = fa.samples;
 	sd->lost = fa.lost;
 	HASH_ITER(hh, r.rows, row, tmp) {
-		if (!row_count(row, ev))
+		if (!row__count(row, ev))
 			continue;
-		e = take_row(d, s, &r, row, row_count(row, ev));
+		e = take_row(d, s, &r, row, row__count(row, ev));
 		if (e) {
 			e = ebs_error__set(err, ENOMEM, "out of memory");
 			goto out;
@@ -367,7 +367,7 @@ static void print_text(const struct diff *d, struct drow **v, size_t n, size_t m
 		w[i] = (int)strlen(report_columns[d->cols[i]].title);
 		min_w[i] = 12;
 		for (k = 0; k < n; k++) {
-			int m = table_min_width(&report_columns[d->cols[i]], v[k]->cell[i]);
+			int m = table__min_width(&report_columns[d->cols[i]], v[k]->cell[i]);
 
 			if ((int)strlen(v[k]->cell[i]) > w[i])
 				w[i] = (int)strlen(v[k]->cell[i]);
@@ -380,7 +380,7 @@ static void print_text(const struct diff *d, struct drow **v, size_t n, size_t m
 				soft_w[i] = m;
 		}
 	}
-	table_fit(w, d->cols, min_w, soft_w, (int)d->nc, NUM_WIDTH, width);
+	table__fit(w, d->cols, min_w, soft_w, (int)d->nc, NUM_WIDTH, width);
 	/* function names: each its own name kept, no two alike (names.c) */
 	for (i = 0; width && full && i < d->nc; i++) {
 		if (!report_columns[d->cols[i]].name_first)
@@ -411,8 +411,8 @@ static void print_text(const struct diff *d, struct drow **v, size_t n, size_t m
 			if (cuts[i])
 				snprintf(cut, sizeof(cut), "%s", cuts[i][k]);
 			else
-				table_elide_cell(&report_columns[d->cols[i]], cut, sizeof(cut),
-						 dr->cell[i], (size_t)w[i]);
+				table__elide_cell(&report_columns[d->cols[i]], cut, sizeof(cut),
+						  dr->cell[i], (size_t)w[i]);
 			fprintf(f, "  %-*s", i + 1 < d->nc ? w[i] : 0, cut);
 		}
 		fprintf(f, "%s\n", dr->sig ? "" : present_color_end(color));

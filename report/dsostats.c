@@ -10,7 +10,7 @@
 #include "report/present.h"
 #include "report/dsostats.h"
 
-int dso_stats__add(struct dso_stat **stats, const char *dso, const struct sym_result *res)
+int dsostats__add(struct dso_stat **stats, const char *dso, const struct sym_result *res)
 {
 	size_t len = strlen(dso);
 	struct dso_stat *st;
@@ -34,7 +34,7 @@ int dso_stats__add(struct dso_stat **stats, const char *dso, const struct sym_re
 	return 0;
 }
 
-void dso_stats__free(struct dso_stat **stats)
+void dsostats__free(struct dso_stat **stats)
 {
 	struct dso_stat *st, *tmp;
 
@@ -94,7 +94,7 @@ static void debug_words(const struct dso_stat *st, char *buf, size_t len)
 		snprintf(buf, len, "no debug information; looked in %s", in->looked);
 }
 
-void dso_stats__print_text(struct dso_stat *stats, FILE *f)
+void dsostats__print_text(struct dso_stat *stats, FILE *f)
 {
 	struct dso_stat **v;
 	char words[2048];
@@ -119,7 +119,7 @@ void dso_stats__print_text(struct dso_stat *stats, FILE *f)
 	free(v);
 }
 
-void dso_stats__print_json(struct dso_stat *stats, struct ebs_json *j)
+void dsostats__print_json(struct dso_stat *stats, struct ebs_json *j)
 {
 	struct dso_stat **v;
 	char words[2048];

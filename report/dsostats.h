@@ -17,10 +17,10 @@ struct dso_stat {
 };
 
 /* Count one sample of dso (the table is *stats, NULL when empty); 0 or -ENOMEM. */
-int dso_stats__add(struct dso_stat **stats, const char *dso, const struct sym_result *res);
+int dsostats__add(struct dso_stat **stats, const char *dso, const struct sym_result *res);
 /* Most samples first: the text lines, or ',"stats":[...]' for a JSON object. */
-void dso_stats__print_text(struct dso_stat *stats, FILE *f);
-void dso_stats__print_json(struct dso_stat *stats, struct ebs_json *j);
-void dso_stats__free(struct dso_stat **stats); /* accepts NULL */
+void dsostats__print_text(struct dso_stat *stats, FILE *f);
+void dsostats__print_json(struct dso_stat *stats, struct ebs_json *j);
+void dsostats__free(struct dso_stat **stats); /* accepts NULL */
 
 #endif /* EBS_REPORT_STATS_H */

@@ -65,7 +65,7 @@ static bool group_on_pmu(const struct ebs_data *d, unsigned int ev)
  * a target thread's counters (one per CPU) as one, a system-wide counter
  * (tid 0) alone.
  */
-static struct count_total counted_of(const struct rsession *rs, int ev)
+static struct count_total counted_of(const struct session *rs, int ev)
 {
 	struct cnt_thread *threads = NULL, *t, *tmp;
 	struct count_total c = {0};
@@ -169,7 +169,7 @@ static void filter_words(const struct report_filter *f, char *buf, size_t len)
 	ebs_clean_text(buf, false); /* the command line's words, shown */
 }
 
-void facts_of(struct facts *fa, const struct rsession *rs, const struct report_filter *filter,
+void facts_of(struct facts *fa, const struct session *rs, const struct report_filter *filter,
 	      int ev, u64 samples, u64 period_sum)
 {
 	const struct ebs_event_counts *k;

@@ -33,7 +33,7 @@ struct facts {
  * The facts of table ev (-1: all events) of samples samples, whose periods
  * sum to period_sum (ev >= 0), under filter (may be NULL).
  */
-void facts_of(struct facts *fa, const struct rsession *rs, const struct report_filter *filter,
+void facts_of(struct facts *fa, const struct session *rs, const struct report_filter *filter,
 	      int ev, u64 samples, u64 period_sum);
 
 #endif /* EBS_REPORT_FACTS_H */

@@ -51,14 +51,14 @@ int ebs_report_focus(const char *input, unsigned int event, const char *list,
 {
 	struct symbolize_opts so = {0};
 	struct focus f = {0};
-	struct rsession rs;
+	struct session rs;
 	const char *p;
 	size_t items = 0, k;
 	int e;
 
 	so.debug_dirs = debug_dirs;
 	so.demangle = true;
-	e = rsession__open(&rs, input, false, &so, NULL, err); /* calibrate's own run */
+	e = session__open(&rs, input, false, &so, NULL, err); /* calibrate's own run */
 	if (e)
 		return e;
 	rs.event = (int)event;
@@ -70,14 +70,14 @@ int ebs_report_focus(const char *input, unsigned int event, const char *list,
 	for (p = list; !e && *p; p += names_item(p) + (p[names_item(p)] == ',')) {
 		/* no parts of names: "sqlite3" is a DSO, not every sqlite3* function */
 		f.q[f.n].max_tier = NAME_SUFFIX;
-		e = rsession__resolve(&rs, p, names_item(p), &f.q[f.n++], NULL, err);
+		e = session__resolve(&rs, p, names_item(p), &f.q[f.n++], NULL, err);
 	}
 	if (!e)
-		e = rsession__each(&rs, count, &f, err);
+		e = session__each(&rs, count, &f, err);
 	for (k = 0; k < f.n; k++)
 		name_query__free(&f.q[k]);
 	free(f.q);
-	rsession__close(&rs);
+	session__close(&rs);
 	*matched = f.matched;
 	*total = f.total;
 	return e < 0 ? e : 0;

@@ -791,7 +791,7 @@ void names_unqualified(const char *name, size_t *start, size_t *end)
 
 /* ---- matching ------------------------------------------------------------------------- */
 
-/* rsession_name_is's rule: want, then the end, parameters or a clone suffix. */
+/* session__name_is's rule: want, then the end, parameters or a clone suffix. */
 static bool exact(const char *want, size_t len, const char *name)
 {
 	return !strncmp(want, name, len) &&

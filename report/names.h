@@ -96,7 +96,7 @@ enum name_tier names_resolve(const char *want, size_t len, struct name_cand *c, 
 
 /*
  * A typed name resolved among the functions of a recording: NAME_EXACT
- * (or NAME_NONE) matches as rsession_name_is does, the others match the
+ * (or NAME_NONE) matches as session__name_is does, the others match the
  * names resolved.
  */
 struct name_query {

@@ -45,7 +45,7 @@ static void print_event(const struct facts *fa, struct ebs_json *j)
 	}
 }
 
-void table_print_json(const struct report *r, int ev, struct row **rows, size_t n)
+void table__print_json(const struct report *r, int ev, struct row **rows, size_t n)
 {
 	unsigned int i, nev = ebs_data__nr_events(r->rs.d);
 	size_t k, limit = r->o->view.top && r->o->view.top < n ? r->o->view.top : n;
@@ -86,9 +86,9 @@ void table_print_json(const struct report *r, int ev, struct row **rows, size_t 
 	ebs_json__key(&j, "rows");
 	ebs_json__arr(&j);
 	for (k = 0; k < limit; k++) {
-		struct row_share sh;
+		struct row__share sh;
 
-		if (!row_share(r, rows[k], ev, fa.samples, &sh))
+		if (!row__share(r, rows[k], ev, fa.samples, &sh))
 			continue;
 		ebs_json__obj(&j);
 		for (i = 0; i < KEY_MAX; i++)
@@ -96,7 +96,7 @@ void table_print_json(const struct report *r, int ev, struct row **rows, size_t 
 				report_columns[i].json(r, rows[k], ev, &j);
 		ebs_json__key_u64(&j, "samples", sh.count);
 		if (r->o->children) {
-			ebs_json__key_u64(&j, "self", row_self(rows[k], ev));
+			ebs_json__key_u64(&j, "self", row__self(rows[k], ev));
 			ebs_json__key_u64(&j, "children", sh.count);
 		}
 		ebs_json__key_num(&j, "percent", "%.4f", sh.percent);
@@ -109,7 +109,7 @@ void table_print_json(const struct report *r, int ev, struct row **rows, size_t 
 	}
 	ebs_json__arr_end(&j);
 	if (r->o->stats)
-		dso_stats__print_json(r->stats, &j);
+		dsostats__print_json(r->stats, &j);
 	if (r->o->stats && r->chains && ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH))
 		chain_stats__print_json(chainer__stats(r->chains),
 					ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH), &j);

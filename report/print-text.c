@@ -124,8 +124,8 @@ static void print_header(const struct report *r, const struct facts *fa, FILE *f
  * names (soft_w); then in the columns' narrow order: the DSO, then the
  * command, then the widest of the others.
  */
-bool table_fit(int *w, const enum report_key *cols, const int *min_w, const int *soft_w, int nc,
-	       int fixed, int width)
+bool table__fit(int *w, const enum report_key *cols, const int *min_w, const int *soft_w, int nc,
+		int fixed, int width)
 {
 	for (;;) {
 		int pick = -1, sum = fixed, i;
@@ -154,7 +154,7 @@ bool table_fit(int *w, const enum report_key *cols, const int *min_w, const int 
 	}
 }
 
-int table_min_width(const struct column *col, const char *text)
+int table__min_width(const struct column *col, const char *text)
 {
 	const char *b = col->file_name ? strrchr(text, '/') : NULL;
 	int want = b ? (int)strlen(b) + 3 : 0;
@@ -169,7 +169,8 @@ int table_min_width(const struct column *col, const char *text)
  * scope shortened first); other names are elided in the middle (a path
  * keeps its file name).
  */
-void table_elide_cell(const struct column *col, char *out, size_t size, const char *s, size_t width)
+void table__elide_cell(const struct column *col, char *out, size_t size, const char *s,
+		       size_t width)
 {
 	if (col->name_first)
 		names_fit(out, size, s, width, NULL);
@@ -181,7 +182,7 @@ void table_elide_cell(const struct column *col, char *out, size_t size, const ch
  * The name columns' cells of the rows shown, cut to their widths: each
  * function's own name kept, and two functions never alike (names.c).
  * cut[i * nc + c]; NULL where the column is not a function's (or no
- * memory: table_elide_cell then cuts each alone).
+ * memory: table__elide_cell then cuts each alone).
  */
 static char **cut_names(const struct report *r, int ev, struct row **rows, size_t limit,
 			u64 samples, const enum report_key *cols, const int *w, int nc)
@@ -195,11 +196,11 @@ static char **cut_names(const struct report *r, int ev, struct row **rows, size_
 		if (!report_columns[cols[i]].name_first)
 			continue;
 		for (k = 0, m = 0; k < limit; k++) {
-			if (present_percent(row_count(rows[k], ev), samples) <
+			if (present_percent(row__count(rows[k], ev), samples) <
 			    r->o->view.min_percent)
 				break;
 			full[m] =
-				table_cell_dup(r, rows[k], cols[i]); /* whole: its own name last */
+				table__cell_dup(r, rows[k], cols[i]); /* whole: its own name last */
 			if (!full[m])
 				break;
 			m++;
@@ -216,7 +217,7 @@ static char **cut_names(const struct report *r, int ev, struct row **rows, size_
 	return cut;
 }
 
-void table_print_text(const struct report *r, int ev, struct row **rows, size_t n)
+void table__print_text(const struct report *r, int ev, struct row **rows, size_t n)
 {
 	FILE *f = r->o->view.out;
 	struct facts fa;
@@ -247,18 +248,18 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 		for (i = 0; i < nc; i++) {
 			int m;
 
-			if (present_percent(row_count(rows[k], ev), fa.samples) <
+			if (present_percent(row__count(rows[k], ev), fa.samples) <
 			    r->o->view.min_percent)
 				break; /* not shown */
-			table_cell_text(r, rows[k], cols[i], buf, sizeof(buf));
+			table__cell_text(r, rows[k], cols[i], buf, sizeof(buf));
 			if ((int)strlen(buf) > w[i])
 				w[i] = (int)strlen(buf);
-			m = table_min_width(&report_columns[cols[i]], buf);
+			m = table__min_width(&report_columns[cols[i]], buf);
 			if (m > min_w[i])
 				min_w[i] = m;
 			/* what a function's name needs to show its own name */
 			if (report_columns[cols[i]].name_first && r->width) {
-				char *whole = table_cell_dup(r, rows[k], cols[i]);
+				char *whole = table__cell_dup(r, rows[k], cols[i]);
 
 				m = (int)names_floor(whole ? whole : buf);
 				free(whole);
@@ -269,12 +270,12 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 	memcpy(natural, w, sizeof(w));
 	fixed = (r->o->children ? 9 : 0) + (shows(r, FIELD_SAMPLES, false) ? 10 : 0) +
 		(shows(r, FIELD_PERCENT, false) ? 9 : 0) + (shows(r, FIELD_CI, false) ? 16 : 0);
-	if (!table_fit(w, cols, min_w, soft_w, nc, fixed, r->width) && shows(r, FIELD_CI, false) &&
+	if (!table__fit(w, cols, min_w, soft_w, nc, fixed, r->width) && shows(r, FIELD_CI, false) &&
 	    !r->o->fields) {
 		/* the names matter more than the interval on a narrow terminal: say so */
 		ci_dropped = true;
 		memcpy(w, natural, sizeof(w));
-		table_fit(w, cols, min_w, soft_w, nc, fixed - 16, r->width);
+		table__fit(w, cols, min_w, soft_w, nc, fixed - 16, r->width);
 		fprintf(f,
 			"# (no 95%% interval column: %d columns are too few for it; --no-ci, "
 			"--fields or --width choose)\n",
@@ -297,9 +298,9 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 	fprintf(f, "#\n%s\n", head);
 	cut = r->width ? cut_names(r, ev, rows, limit, fa.samples, cols, w, nc) : NULL;
 	for (k = 0; k < limit; k++) {
-		struct row_share sh;
+		struct row__share sh;
 
-		if (!row_share(r, rows[k], ev, fa.samples, &sh))
+		if (!row__share(r, rows[k], ev, fa.samples, &sh))
 			continue;
 		if (shows(r, FIELD_SAMPLES, ci_dropped))
 			fprintf(f, "  %8llu", (unsigned long long)sh.count);
@@ -309,14 +310,14 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 		if (shows(r, FIELD_CI, ci_dropped))
 			fprintf(f, "  [%5.1f, %5.1f]", sh.lo, sh.hi);
 		if (r->o->children)
-			fprintf(f, " %7.2f%%", present_percent(row_self(rows[k], ev), fa.samples));
+			fprintf(f, " %7.2f%%", present_percent(row__self(rows[k], ev), fa.samples));
 		for (i = 0; i < nc; i++) {
 			const char *text = cut ? cut[k * (size_t)nc + (size_t)i] : NULL;
 
 			if (!text) {
-				table_cell_text(r, rows[k], cols[i], buf, sizeof(buf));
-				table_elide_cell(&report_columns[cols[i]], one, sizeof(one), buf,
-						 (size_t)w[i]);
+				table__cell_text(r, rows[k], cols[i], buf, sizeof(buf));
+				table__elide_cell(&report_columns[cols[i]], one, sizeof(one), buf,
+						  (size_t)w[i]);
 				text = one;
 			}
 			fprintf(f, "  %-*s", i + 1 < nc ? w[i] : 0, text);
@@ -336,7 +337,7 @@ void table_print_text(const struct report *r, int ev, struct row **rows, size_t 
 		bool by_top = limit < n, by_min = false;
 
 		for (k = 0; k < n && !by_min; k++)
-			by_min = present_percent(row_count(rows[k], ev), fa.samples) <
+			by_min = present_percent(row__count(rows[k], ev), fa.samples) <
 				 r->o->view.min_percent;
 
 		fprintf(f, "  (%zu more row%s; %s shows all)\n", n - shown,

@@ -60,7 +60,7 @@ static int add_row(struct report *r, const struct row_key *k, const char *dso, u
 
 		/* (a source line's row: its function is row->function) */
 		if (r->col[KEY_FUNC] && !k->function && !(r->by_line && (k->line || k->file)))
-			rsession_unknown_name(text, sizeof(text),
+			session__unknown_name(text, sizeof(text),
 					      strcmp(dso, "[unknown]") ? dso : NULL, k->addr);
 		row = calloc(1, sizeof(*row) + strlen(text) + 1);
 		if (!row)
@@ -158,11 +158,11 @@ static int account(void *ctx, const struct resolved *rv)
 	r->total_all++;
 	r->period_sum[s->event] += s->period;
 	/* by the DSO's own path (one file seen under two paths is one DSO) */
-	if (r->o->stats && dso_stats__add(&r->stats,
-					  res->info && res->info->path ? res->info->path
-					  : res->dso_path	       ? res->dso_path
-								       : dso,
-					  res))
+	if (r->o->stats && dsostats__add(&r->stats,
+					 res->info && res->info->path ? res->info->path
+					 : res->dso_path	      ? res->dso_path
+								      : dso,
+					 res))
 		return -ENOMEM;
 	if (r->chains && !r->o->children) { /* --stats: how the chains came out */
 		const struct cframe *f;
@@ -207,11 +207,11 @@ static int account(void *ctx, const struct resolved *rv)
 
 			/* a function inlined into itself (a recursive call, an alias): one function
 			 */
-			while (into <= last && rsession_same_name(res->frames[into].function,
+			while (into <= last && session__same_name(res->frames[into].function,
 								  res->frames[0].function))
 				into++;
 			/* ...and one repeated out to the compiled function is that one */
-			for (j = into; j < last && rsession_same_name(res->frames[j].function,
+			for (j = into; j < last && session__same_name(res->frames[j].function,
 								      res->frames[j + 1].function);
 			     j++)
 				;
@@ -232,7 +232,7 @@ static int account(void *ctx, const struct resolved *rv)
 					res->function ? res->function : res->frames[last].function;
 			else if (res->function) /* itself all the way out: its own code */
 				k.function = res->function;
-			if (rsession_same_name(k.function, k.inlined_into))
+			if (session__same_name(k.function, k.inlined_into))
 				k.inlined_into = NULL;
 			loc = &res->frames[0];
 		} else {
@@ -243,7 +243,7 @@ static int account(void *ctx, const struct resolved *rv)
 				loc = &res->frames[res->nr_frames - 1];
 		}
 		if (!k.function) { /* no symbol: one row per function, as its FDE bounds it */
-			e = rsession_unknown_at(&r->rs, res, rv->map, s->ip, s->ip, &k.addr);
+			e = session__unknown_at(&r->rs, res, rv->map, s->ip, s->ip, &k.addr);
 			if (e)
 				return e;
 		}
@@ -316,8 +316,8 @@ static void settle_line(struct row *row)
 	for (i = 0; i < row->ncallers; i++) {
 		struct caller *c = &row->callers[i];
 
-		c->function = c->into && !rsession_same_name(c->into, row->function) ? c->into
-			      : !rsession_same_name(c->code, row->function)	     ? c->code
+		c->function = c->into && !session__same_name(c->into, row->function) ? c->into
+			      : !session__same_name(c->code, row->function)	     ? c->code
 										     : NULL;
 	}
 	/* merge callers of one name (and the own entries) */
@@ -325,7 +325,7 @@ static void settle_line(struct row *row)
 		struct caller *c = &row->callers[i];
 
 		for (j = 0; j < n; j++)
-			if (rsession_same_name(row->callers[j].function, c->function))
+			if (session__same_name(row->callers[j].function, c->function))
 				break;
 		if (j == n) {
 			row->callers[n++] = *c;
@@ -351,8 +351,8 @@ static int row_cmp(const void *a, const void *b, void *arg)
 {
 	const struct sort_ctx *sc = arg;
 
-	return table_row_cmp(sc->r, sc->ev, *(const struct row *const *)a,
-			     *(const struct row *const *)b);
+	return table__row_cmp(sc->r, sc->ev, *(const struct row *const *)a,
+			      *(const struct row *const *)b);
 }
 
 struct row **report_sorted_rows(struct report *r, int ev, size_t *n)
@@ -364,7 +364,7 @@ struct row **report_sorted_rows(struct report *r, int ev, size_t *n)
 	if (!v)
 		return NULL;
 	HASH_ITER(hh, r->rows, row, tmp)
-		if (row_count(row, ev))
+		if (row__count(row, ev))
 			v[i++] = row;
 	qsort_r(v, i, sizeof(*v), row_cmp, &sc);
 	*n = i;
@@ -379,7 +379,7 @@ int report_collect(struct report *r, const struct report_opts *opts, struct ebs_
 
 	memset(r, 0, sizeof(*r));
 	r->o = opts;
-	table_plan(r);
+	table__plan(r);
 	if (opts->children && r->col[KEY_LINE])
 		return ebs_error__set(err, EINVAL,
 				      "--children counts functions: it goes with --sort func (and "
@@ -389,20 +389,19 @@ int report_collect(struct report *r, const struct report_opts *opts, struct ebs_
 			err, EINVAL,
 			"--children counts functions: its --sort must hold func (e.g. "
 			"--sort dso,func)");
-	e = table_check_fields(r, err);
+	e = table__check_fields(r, err);
 	if (e)
 		return e;
 	r->color = !opts->json && present_color_on(opts->view.out, opts->view.color);
 	r->width = opts->json ? 0 : present_width(opts->view.out, opts->view.width);
-	rsession_symbolize_opts(&so, &opts->view);
+	session__symbolize_opts(&so, &opts->view);
 	/* DWARF where lines or inline chains are shown, counted or filtered on */
 	so.no_dwarf = !r->col[KEY_LINE] && !opts->stats && !opts->view.filter.funcs &&
 		      (opts->view.no_inline || !r->col[KEY_FUNC]);
 	/* a table of functions (no lines shown, no chains): units without their line tables */
 	so.no_lines = !r->col[KEY_LINE] && !opts->stats && !opts->children && !opts->tree &&
 		      !opts->callers && !opts->callees;
-	e = rsession__open(&r->rs, opts->view.input, opts->view.force, &so, &opts->view.filter,
-			   err);
+	e = session__open(&r->rs, opts->view.input, opts->view.force, &so, &opts->view.filter, err);
 	if (e)
 		return e;
 	if (opts->children || (opts->stats && ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH))) {
@@ -411,7 +410,7 @@ int report_collect(struct report *r, const struct report_opts *opts, struct ebs_
 		if (!r->chains)
 			return ebs_error__set(err, ENOMEM, "out of memory");
 	}
-	e = rsession__each(&r->rs, account, r, err);
+	e = session__each(&r->rs, account, r, err);
 	if (e)
 		return e;
 	HASH_ITER(hh, r->rows, row, tmp)
@@ -429,10 +428,10 @@ void report_release(struct report *r)
 		free(row->callers);
 		free(row);
 	}
-	dso_stats__free(&r->stats);
+	dsostats__free(&r->stats);
 	free(r->memo);
 	chainer__free(r->chains);
-	rsession__close(&r->rs);
+	session__close(&r->rs);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -460,13 +459,13 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 			goto out;
 		}
 		if (opts->json)
-			table_print_json(&r, ev, rows, n);
+			table__print_json(&r, ev, rows, n);
 		else
-			table_print_text(&r, ev, rows, n);
+			table__print_text(&r, ev, rows, n);
 		free(rows);
 	}
 	if (opts->stats && !opts->json)
-		dso_stats__print_text(r.stats, opts->view.out);
+		dsostats__print_text(r.stats, opts->view.out);
 	if (opts->stats && !opts->json && r.chains && ebs_data__meta(r.rs.d, EBS_META_CALL_GRAPH)) {
 		chain_stats__print_text(chainer__stats(r.chains),
 					ebs_data__meta(r.rs.d, EBS_META_CALL_GRAPH),

@@ -102,7 +102,7 @@ struct row_memo {
 /* One table's worth of rows, and how they are shown. */
 struct report {
 	const struct report_opts *o;
-	struct rsession rs;
+	struct session rs;
 	bool col[KEY_MAX];	       /* the columns shown, each named by its key */
 	enum report_key cols[KEY_MAX]; /* ...in the order shown */
 	unsigned int nr_cols;
@@ -121,13 +121,13 @@ struct report {
 };
 
 /* --children: a row's own samples in the table of ev. */
-static inline u64 row_self(const struct row *row, int ev)
+static inline u64 row__self(const struct row *row, int ev)
 {
 	return ev < 0 ? row->self_all : row->self[ev];
 }
 
 /* A row's count in the table of ev (-1: the table of all events). */
-static inline u64 row_count(const struct row *row, int ev)
+static inline u64 row__count(const struct row *row, int ev)
 {
 	return ev < 0 ? row->all : row->samples[ev];
 }
@@ -137,18 +137,18 @@ static inline u64 row_count(const struct row *row, int ev)
  * count, its percent and the 95% interval of that.  False when the row is
  * below --min-percent and not shown.
  */
-struct row_share {
+struct row__share {
 	u64 count;
 	double percent, lo, hi;
 };
-bool row_share(const struct report *r, const struct row *row, int ev, u64 total,
-	       struct row_share *sh);
+bool row__share(const struct report *r, const struct row *row, int ev, u64 total,
+		struct row__share *sh);
 
 /* The function a row shows: its own, else "[unknown] DSO+0xADDR", else "??". */
-const char *row_function(const struct row *row);
+const char *row__function(const struct row *row);
 
 /* A source line's samples that are its function's own code, not inlined. */
-u64 row_own_samples(const struct row *row, int ev);
+u64 row__own_samples(const struct row *row, int ev);
 
 /*
  * Count the samples of opts->view.input into r's rows (report.c): the
@@ -159,7 +159,7 @@ u64 row_own_samples(const struct row *row, int ev);
 int report_collect(struct report *r, const struct report_opts *opts, struct ebs_error *err);
 void report_release(struct report *r);
 
-/* The rows with samples in table ev, sorted (table_row_cmp); *n gets the count.  NULL: no memory.
+/* The rows with samples in table ev, sorted (table__row_cmp); *n gets the count.  NULL: no memory.
  */
 struct row **report_sorted_rows(struct report *r, int ev, size_t *n);
 
@@ -211,20 +211,20 @@ struct column {
 extern const struct column report_columns[KEY_MAX];
 
 /* The text of column k of row, cut to len - 1 bytes. */
-void table_cell_text(const struct report *r, const struct row *row, enum report_key k, char *buf,
-		     size_t len);
+void table__cell_text(const struct report *r, const struct row *row, enum report_key k, char *buf,
+		      size_t len);
 
 /* The whole text of column k of row, however long (malloc'd); NULL: no memory. */
-char *table_cell_dup(const struct report *r, const struct row *row, enum report_key k);
+char *table__cell_dup(const struct report *r, const struct row *row, enum report_key k);
 
 /* The columns of o->keys (func when none) into r->col, r->cols, r->by_line, r->by_event. */
-void table_plan(struct report *r);
+void table__plan(struct report *r);
 
 /* Every --fields field is a column of the table: 0, or -EINVAL naming the first that is not. */
-int table_check_fields(const struct report *r, struct ebs_error *err);
+int table__check_fields(const struct report *r, struct ebs_error *err);
 
 /* Most samples in table ev first; ties by the columns in the order shown. */
-int table_row_cmp(const struct report *r, int ev, const struct row *x, const struct row *y);
+int table__row_cmp(const struct report *r, int ev, const struct row *x, const struct row *y);
 
 /* ---- printers -------------------------------------------------------------------------- */
 
@@ -235,19 +235,19 @@ int table_row_cmp(const struct report *r, int ev, const struct row *x, const str
  * soft_w may be NULL), then in their columns' narrow order, then the
  * widest; none below min_w[].  True when the rows fit.
  */
-bool table_fit(int *w, const enum report_key *cols, const int *min_w, const int *soft_w, int nc,
-	       int fixed, int width);
+bool table__fit(int *w, const enum report_key *cols, const int *min_w, const int *soft_w, int nc,
+		int fixed, int width);
 
 /* The narrowest a cell of col holding text may be narrowed to: 12; a source line's ".../file.c:123"
  * (up to 30). */
-int table_min_width(const struct column *col, const char *text);
+int table__min_width(const struct column *col, const char *text);
 
 /* Cell text s of column col cut to width into out (of size bytes), as the text table cuts it. */
-void table_elide_cell(const struct column *col, char *out, size_t size, const char *s,
-		      size_t width);
+void table__elide_cell(const struct column *col, char *out, size_t size, const char *s,
+		       size_t width);
 
 /* Table ev (-1: all events) of rows[0..n), sorted: text (print-text.c) or JSON (print-json.c). */
-void table_print_text(const struct report *r, int ev, struct row **rows, size_t n);
-void table_print_json(const struct report *r, int ev, struct row **rows, size_t n);
+void table__print_text(const struct report *r, int ev, struct row **rows, size_t n);
+void table__print_json(const struct report *r, int ev, struct row **rows, size_t n);
 
 #endif /* EBS_REPORT_TABLE_H */

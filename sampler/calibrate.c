@@ -8,7 +8,7 @@
  *    about 1000 and 4000 samples a second, fitted with the counting pass and
  *    another unsampled run after them (drift shows as spread, not as cost):
  *    time = base + samples x cost.
- * 3. N solved per event (calib.c).
+ * 3. N solved per event (calibrate-model.c).
  * 4. A verifying run with every event at its N; a target missed by more
  *    than 20% (lost or throttled samples count) adjusts N and runs again,
  *    up to --retries times.

@@ -3,7 +3,7 @@
  * calibrate.h - choosing the sample-after value N (ebs calibrate, ebs
  * record --calibrate).
  *
- * The model (calib.c) is arithmetic only: the fit of a run's time against
+ * The model (calibrate-model.c) is arithmetic only: the fit of a run's time against
  * its samples (time = base + samples x cost), N solved for the targets, N
  * rounded, the precision a number of samples buys.  The runs (calibrate.c)
  * measure what the model needs: a counting pass, runs at two sample-after
@@ -17,7 +17,7 @@
 
 #include "sampler/sampler.h"
 
-/* ---- the model (calib.c) ------------------------------------------------ */
+/* ---- the model (calibrate-model.c) ------------------------------------------------ */
 
 /* One run: the samples it took and the time it ran (seconds). */
 struct calib_point {

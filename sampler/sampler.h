@@ -15,7 +15,7 @@
 #include <ebs/ebs_events.h> /* the named events, ebs_events[]: parsing, `ebs list` */
 
 #include "count/rule.h"
-#include "data/ebsdata.h"
+#include "data/data.h"
 #include "util/util.h"
 
 /* One event as asked on the command line and what perf_event_open takes. */

@@ -76,7 +76,7 @@ struct fl_ent {
 
 struct annot {
 	const struct annotate_opts *o;
-	struct rsession rs;
+	struct session rs;
 	struct fn_ent *fns;
 	struct fl_ent *flines;
 	/* file names of file listings: one pointer per name, whatever DSO's
@@ -495,13 +495,13 @@ static void name_target(struct annot *an, const struct fn_ent *f, struct ann_ins
 
 /*
  * What a function's addresses are shown less of: nothing in user space; in
- * the kernel, _stext (rsession_kernel_at), or when that is not known the
+ * the kernel, _stext (session__kernel_at), or when that is not known the
  * function's own start, so that no listing holds where KASLR put the
  * kernel.  The model's instructions are at addresses less this.
  */
 static u64 shown_base(struct annot *an, const struct fn_ent *f)
 {
-	return f->kernel ? f->key.start - rsession_kernel_at(&an->rs, f->key.start) : 0;
+	return f->kernel ? f->key.start - session__kernel_at(&an->rs, f->key.start) : 0;
 }
 
 struct insns_ctx {
@@ -893,14 +893,14 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 				continue;
 			}
 			/* a function inlined into itself (recursion, an alias): one function */
-			if (k && rsession_same_name(frames[k - 1].function, fr->function))
+			if (k && session__same_name(frames[k - 1].function, fr->function))
 				continue;
 			al = line_get(&lv, fr->file, fr->line);
 			if (!al)
 				goto nomem;
 			if (!k) { /* an inlined function's own line: name it */
 				al->self += a->n;
-				if (!rsession_same_name(fr->function,
+				if (!session__same_name(fr->function,
 							frames[nr_frames - 1].function))
 					al->function = fr->function;
 			} else {
@@ -908,7 +908,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 				al->callee = frames[k - 1].function;
 				/* a call site inside inlined code is that function's line */
 				if (k + 1 < nr_frames && !al->function &&
-				    !rsession_same_name(fr->function,
+				    !session__same_name(fr->function,
 							frames[nr_frames - 1].function))
 					al->function = fr->function;
 			}
@@ -1341,11 +1341,11 @@ int ann_set__open(struct ann_set *set, const struct annotate_opts *o, struct ebs
 		return ebs_error__set(err, ENOMEM, "out of memory");
 	set->an = an;
 	an->o = o;
-	rsession_symbolize_opts(&so, &o->view);
+	session__symbolize_opts(&so, &o->view);
 	so.kcore = o->kcore;
 	if (o->target && (e = parse_target(an, o->target, err)))
 		return e;
-	e = rsession__open(&an->rs, o->view.input, o->view.force, &so, &o->view.filter, err);
+	e = session__open(&an->rs, o->view.input, o->view.force, &so, &o->view.filter, err);
 	an->opened = !e;
 	return e;
 }
@@ -1376,10 +1376,10 @@ int ann_set__build(struct ann_set *set, struct ebs_error *err)
 	/* FUNC: the exact name, else the unqualified, a "::"-suffix, a part (names.h) */
 	an->q = (struct name_query){.want = o->target, .len = o->target ? strlen(o->target) : 0};
 	if (o->target && !an->file_mode &&
-	    (e = rsession__resolve(&an->rs, o->target, strlen(o->target), &an->q,
-				   o->view.filter.candidates, err)))
+	    (e = session__resolve(&an->rs, o->target, strlen(o->target), &an->q,
+				  o->view.filter.candidates, err)))
 		goto out;
-	e = rsession__each(&an->rs, collect, an, err);
+	e = session__each(&an->rs, collect, an, err);
 	if (!e)
 		e = check_target_line(an, err);
 	if (e)
@@ -1494,7 +1494,7 @@ void ann_set__free(struct ann_set *set)
 		free_all(set->an);
 		name_query__free(&set->an->q);
 		if (set->an->opened)
-			rsession__close(&set->an->rs);
+			session__close(&set->an->rs);
 		free(set->an);
 	}
 	memset(set, 0, sizeof(*set));

@@ -18,7 +18,7 @@
  *                 build ID as hex); code without a mapping (the kernel,
  *                 unmapped code) gets one per DSO name, its range unknown;
  *                 a kernel Location's address is its offset from _stext
- *                 (rsession_kernel_at), never where the kernel was
+ *                 (session__kernel_at), never where the kernel was
  *   period_type   the event; period the mean period of the samples
  *   comment       "ebs VERSION", the call-graph mode
  * string_table[0] is "", as the format wants.

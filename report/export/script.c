@@ -111,7 +111,7 @@ struct loc_memo {
 struct script {
 	const struct script_opts *o;
 	unsigned int fields;
-	struct rsession rs;
+	struct session rs;
 	struct chainer *chains; /* NULL: no chains shown */
 	FILE *out;
 	int name_width;	 /* the longest event name's */
@@ -541,12 +541,12 @@ int ebs_script(const struct script_opts *o, struct ebs_error *err)
 	sc.o = o;
 	sc.fields = o->fields ? o->fields : SCRIPT_DEFAULT_FIELDS;
 	sc.out = o->view.out;
-	rsession_symbolize_opts(&so, &o->view);
+	session__symbolize_opts(&so, &o->view);
 	/* DWARF for lines, for chains' inlined frames, for --func's inlined functions */
 	so.no_dwarf = !want(&sc, SCRIPT_SRCLINE) && !o->view.filter.funcs &&
 		      (o->hide_chain || !o->inline_frames || !(sc.fields & LOC_FIELDS));
 	so.no_lines = !want(&sc, SCRIPT_SRCLINE);
-	e = rsession__open(&sc.rs, o->view.input, o->view.force, &so, &o->view.filter, err);
+	e = session__open(&sc.rs, o->view.input, o->view.force, &so, &o->view.filter, err);
 	if (e)
 		return e;
 	mode = ebs_data__meta(sc.rs.d, EBS_META_CALL_GRAPH);
@@ -570,7 +570,7 @@ int ebs_script(const struct script_opts *o, struct ebs_error *err)
 	}
 	e = read_times(&sc, err);
 	if (!e)
-		e = rsession__each(&sc.rs, script_one, &sc, err);
+		e = session__each(&sc.rs, script_one, &sc, err);
 	if (!e) {
 		errno = 0;
 		flush_due(&sc, UINT64_MAX);
@@ -595,6 +595,6 @@ out:
 		fclose(sc.mem);
 	free(sc.mem_buf);
 	chainer__free(sc.chains);
-	rsession__close(&sc.rs);
+	session__close(&sc.rs);
 	return e;
 }

@@ -47,7 +47,7 @@ struct addr_frames {
 };
 
 struct chainer {
-	struct rsession *rs;
+	struct session *rs;
 	bool fp, dwarf, no_inline;
 	u64 asked; /* the stack copy's size the recording asked for */
 	struct ebs_strset *names;
@@ -66,7 +66,7 @@ struct chainer {
 	const struct ebs_rec_sample *s;
 };
 
-struct chainer *chainer__new(struct rsession *rs, const char *mode, bool no_inline)
+struct chainer *chainer__new(struct session *rs, const char *mode, bool no_inline)
 {
 	struct chainer *c = calloc(1, sizeof(*c));
 
@@ -317,10 +317,10 @@ static int push_named(struct chainer *c, const struct sym_result *res,
 	if (!fn) { /* code without a symbol: one name per function the CFI bounds */
 		u64 at;
 
-		e = rsession_unknown_at(c->rs, res, map, addr, look, &at);
+		e = session__unknown_at(c->rs, res, map, addr, look, &at);
 		if (e)
 			return e;
-		rsession_unknown_name(unknown, sizeof(unknown), res->dso, at);
+		session__unknown_name(unknown, sizeof(unknown), res->dso, at);
 		return push(c, unknown, NULL, dso, w, false, true);
 	}
 	if (!c->no_inline && res->nr_frames > 1) {
@@ -329,8 +329,8 @@ static int push_named(struct chainer *c, const struct sym_result *res,
 			const char *name = res->frames[i].function;
 
 			/* one function inlined into itself (recursion, an alias) is one frame */
-			if (!name || rsession_same_name(name, res->frames[i + 1].function) ||
-			    (i + 1 == last && rsession_same_name(name, fn)))
+			if (!name || session__same_name(name, res->frames[i + 1].function) ||
+			    (i + 1 == last && session__same_name(name, fn)))
 				continue;
 			w->file = res->frames[i].file;
 			w->line = res->frames[i].line;
@@ -370,8 +370,8 @@ static int push_resolved(struct chainer *c, const struct sym_result *res,
 	unsigned int from = c->n;
 	int e;
 
-	if (kernel) /* as shown: from _stext (rsession_kernel_at) */
-		w.dso_addr = rsession_kernel_at(c->rs, addr);
+	if (kernel) /* as shown: from _stext (session__kernel_at) */
+		w.dso_addr = session__kernel_at(c->rs, addr);
 	if (res->id && !kernel && !c->rs->no_memo) {
 		af = frames_of(c, res->id);
 		if (!af)

@@ -25,7 +25,7 @@ struct cframe {
 	const char *file;	   /* the source file of the frame's line, or NULL */
 	u32 line;		   /* its line (the call's, in a caller), 0 when unknown */
 	u64 dso_addr;		   /* addr in the DSO (link-time), as report shows it; in
-				    * the kernel, from _stext (rsession_kernel_at) */
+				    * the kernel, from _stext (session__kernel_at) */
 	const char *code_file;	   /* the line of the code at addr, the innermost (an inlined */
 	u32 code_line;		   /* function's own), as addr2line gives it; NULL, 0: none */
 	u64 sym_offset;		   /* addr less its symbol's start, when has_offset */
@@ -66,7 +66,7 @@ struct chainer;
  * NULL: none).  no_inline: inlined functions are not frames of their own.
  * NULL when out of memory.
  */
-struct chainer *chainer__new(struct rsession *rs, const char *mode, bool no_inline);
+struct chainer *chainer__new(struct session *rs, const char *mode, bool no_inline);
 void chainer__free(struct chainer *c); /* accepts NULL */
 
 /*

@@ -8,7 +8,7 @@
 #ifndef EBS_REPORT_MACHINE_H
 #define EBS_REPORT_MACHINE_H
 
-#include "data/ebsdata.h"
+#include "data/data.h"
 #include "symbolize/symbolize.h"
 
 struct machine;

@@ -10,7 +10,7 @@
 #include "report/present.h"
 #include "report/session/session.h"
 
-static int keep_count(struct rsession *rs, const struct ebs_rec *rec)
+static int keep_count(struct session *rs, const struct ebs_rec *rec)
 {
 	struct ebs_rec_count *v = realloc(rs->counts, (rs->ncounts + 1) * sizeof(*v));
 
@@ -22,7 +22,7 @@ static int keep_count(struct rsession *rs, const struct ebs_rec *rec)
 }
 
 /* The recording's own kernel symbols (KSYMS), when it has them, for the symbolizer. */
-static int use_kernel_symbols(struct rsession *rs)
+static int use_kernel_symbols(struct session *rs)
 {
 	const struct ebs_rec_ksyms *k = ebs_data__ksyms(rs->d);
 	const struct ebs_ksym *sy;
@@ -100,7 +100,7 @@ static int hint_cmp(const void *pa, const void *pb)
 }
 
 /* Read the DWARF the pass will want, on all CPUs, before it (symbolizer__prefetch). */
-static int prefetch(struct rsession *rs, struct hints *h)
+static int prefetch(struct session *rs, struct hints *h)
 {
 	struct sym_prefetch *v;
 	size_t i, j, n = 0;
@@ -135,11 +135,11 @@ static int prefetch(struct rsession *rs, struct hints *h)
 	return e;
 }
 
-static int resolve_funcs(struct rsession *rs, const char *list, FILE *out, struct ebs_error *err);
+static int resolve_funcs(struct session *rs, const char *list, FILE *out, struct ebs_error *err);
 
-int rsession__open(struct rsession *rs, const char *input, bool any_owner,
-		   const struct symbolize_opts *so, const struct report_filter *filter,
-		   struct ebs_error *err)
+int session__open(struct session *rs, const char *input, bool any_owner,
+		  const struct symbolize_opts *so, const struct report_filter *filter,
+		  struct ebs_error *err)
 {
 	const struct ebs_rec_dso_image *vdso;
 	struct hints hints = {.stride = 16};
@@ -207,11 +207,11 @@ int rsession__open(struct rsession *rs, const char *input, bool any_owner,
 
 fail:
 	free(hints.v);
-	rsession__close(rs);
+	session__close(rs);
 	return e;
 }
 
-void rsession_symbolize_opts(struct symbolize_opts *so, const struct view_opts *v)
+void session__symbolize_opts(struct symbolize_opts *so, const struct view_opts *v)
 {
 	so->kallsyms = v->kallsyms;
 	so->debug_dirs = v->debug_dirs;
@@ -221,7 +221,7 @@ void rsession_symbolize_opts(struct symbolize_opts *so, const struct view_opts *
 	so->warn_ctx = v->warn_ctx;
 }
 
-void rsession__close(struct rsession *rs)
+void session__close(struct session *rs)
 {
 	size_t i;
 
@@ -249,19 +249,19 @@ static bool dso_match(const char *want, const struct sym_result *res)
  * them ("ns::f" is "ns::f(int)"), and a C function's name matches gcc's
  * clones of it ("f" is "f.constprop.0", "f.isra.0", "f.part.0", "f.cold").
  */
-bool rsession_name_is(const char *want, size_t len, const char *name)
+bool session__name_is(const char *want, size_t len, const char *name)
 {
 	return name && !strncmp(want, name, len) &&
 	       (name[len] == '\0' || name[len] == '(' || name[len] == '.');
 }
 
-bool rsession_same_name(const char *a, const char *b)
+bool session__same_name(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));
 }
 
 /* Is name one that --func names (rs->funcs, resolved)? */
-static bool name_in(const struct rsession *rs, const char *name)
+static bool name_in(const struct session *rs, const char *name)
 {
 	size_t i;
 
@@ -272,7 +272,7 @@ static bool name_in(const struct rsession *rs, const char *name)
 }
 
 /* Does the sample's function, or a function inlined at it, match the --func list? */
-static bool func_match(const struct rsession *rs, const struct sym_result *res)
+static bool func_match(const struct session *rs, const struct sym_result *res)
 {
 	unsigned int i;
 
@@ -304,23 +304,23 @@ static int tally_one(void *ctx, const struct resolved *r)
 		const char *fn = res->frames[i].function;
 
 		/* by text: the symbol table's name and DWARF's are different copies */
-		for (j = 0; j < i && !rsession_same_name(res->frames[j].function, fn); j++)
+		for (j = 0; j < i && !session__same_name(res->frames[j].function, fn); j++)
 			;
-		if (fn && !rsession_same_name(fn, res->function) && j == i)
+		if (fn && !session__same_name(fn, res->function) && j == i)
 			e = name_tally__add(&ta->t, fn, 1);
 	}
 	return e;
 }
 
 /* The functions of the samples the filters let through (not --func's), by their samples. */
-static int tally_names(struct rsession *rs, struct name_cand **c, size_t *n, u64 *samples,
+static int tally_names(struct session *rs, struct name_cand **c, size_t *n, u64 *samples,
 		       struct ebs_error *err)
 {
 	struct tally ta = {0};
 	int e;
 
 	rs->tallying = true;
-	e = rsession__each(rs, tally_one, &ta, err);
+	e = session__each(rs, tally_one, &ta, err);
 	rs->tallying = false;
 	*c = NULL;
 	if (!e && !(*c = name_tally__cands(ta.t, n)))
@@ -330,8 +330,8 @@ static int tally_names(struct rsession *rs, struct name_cand **c, size_t *n, u64
 	return e < 0 ? e : 0;
 }
 
-int rsession__resolve(struct rsession *rs, const char *want, size_t len, struct name_query *q,
-		      FILE *list, struct ebs_error *err)
+int session__resolve(struct session *rs, const char *want, size_t len, struct name_query *q,
+		     FILE *list, struct ebs_error *err)
 {
 	struct name_cand *c;
 	size_t n;
@@ -353,7 +353,7 @@ int rsession__resolve(struct rsession *rs, const char *want, size_t len, struct 
 }
 
 /* --func's names (comma-separated, brackets kept whole) resolved into rs->funcs. */
-static int resolve_funcs(struct rsession *rs, const char *list, FILE *out, struct ebs_error *err)
+static int resolve_funcs(struct session *rs, const char *list, FILE *out, struct ebs_error *err)
 {
 	struct name_cand *c;
 	const char *p;
@@ -379,8 +379,8 @@ static int resolve_funcs(struct rsession *rs, const char *list, FILE *out, struc
 	return e;
 }
 
-int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,
-		   struct ebs_error *err)
+int session__each(struct session *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,
+		  struct ebs_error *err)
 {
 	const struct report_filter *f = rs->filter;
 	const struct ebs_rec *rec;
@@ -433,7 +433,7 @@ int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolv
 	return e;
 }
 
-u64 rsession_kernel_at(struct rsession *rs, u64 addr)
+u64 session__kernel_at(struct session *rs, u64 addr)
 {
 	if (!rs->stext_known)
 		rs->stext_known =
@@ -447,14 +447,14 @@ static bool is_kernel(const struct sym_result *res, u64 addr)
 	return (!res->info && res->dso && !strcmp(res->dso, "[kernel]")) || addr >> 63;
 }
 
-int rsession_unknown_at(struct rsession *rs, const struct sym_result *res,
+int session__unknown_at(struct session *rs, const struct sym_result *res,
 			const struct machine_map *map, u64 addr, u64 look, u64 *at)
 {
 	u64 start, end;
 	int e = -ENOENT;
 
 	if (is_kernel(res, addr)) {
-		*at = rsession_kernel_at(rs, addr);
+		*at = session__kernel_at(rs, addr);
 		return 0;
 	}
 	/* res is look's; a caller's return address is shown as recorded, as perf does */
@@ -469,7 +469,7 @@ int rsession_unknown_at(struct rsession *rs, const struct sym_result *res,
 	return 0;
 }
 
-void rsession_unknown_name(char *buf, size_t len, const char *dso, u64 at)
+void session__unknown_name(char *buf, size_t len, const char *dso, u64 at)
 {
 	if (dso && !strcmp(dso, "[kernel]") && !at)
 		snprintf(buf, len, "[unknown] [kernel]");

@@ -8,13 +8,13 @@
 #ifndef EBS_REPORT_SESSION_H
 #define EBS_REPORT_SESSION_H
 
-#include "data/ebsdata.h"
+#include "data/data.h"
 #include "report/session/machine.h"
 #include "report/names.h"
 #include "report/report.h"
 #include "symbolize/symbolize.h"
 
-struct rsession {
+struct session {
 	const struct report_filter *filter;
 	struct ebs_data *d;
 	struct machine *m;
@@ -33,7 +33,7 @@ struct rsession {
 	struct name_query *funcs;
 	size_t nfuncs;
 	bool tallying; /* a pass that collects names: no --func, no warnings */
-	/* _stext, for rsession_kernel_at: asked for on first use */
+	/* _stext, for session__kernel_at: asked for on first use */
 	u64 stext;
 	signed char stext_known; /* 0: not asked yet; 1; -1: not known */
 };
@@ -57,15 +57,15 @@ struct resolved {
  * -errno with err filled (-ENOENT for an unknown --event, -EBS_EUNTRUSTED
  * for another user's file).
  */
-int rsession__open(struct rsession *rs, const char *input, bool any_owner,
-		   const struct symbolize_opts *so, const struct report_filter *filter,
-		   struct ebs_error *err);
+int session__open(struct session *rs, const char *input, bool any_owner,
+		  const struct symbolize_opts *so, const struct report_filter *filter,
+		  struct ebs_error *err);
 
 /* The second pass: fn for every sample the filters let through; fn's nonzero stops it. */
-int rsession__each(struct rsession *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,
-		   struct ebs_error *err);
+int session__each(struct session *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,
+		  struct ebs_error *err);
 
-void rsession__close(struct rsession *rs); /* accepts NULL */
+void session__close(struct session *rs); /* accepts NULL */
 
 /*
  * What want (len bytes) names among the functions (compiled or inlined)
@@ -75,25 +75,25 @@ void rsession__close(struct rsession *rs); /* accepts NULL */
  * not NULL), err saying so.  q->max_tier, as the caller set it, is kept.
  * name_query__free(q) after.
  */
-int rsession__resolve(struct rsession *rs, const char *want, size_t len, struct name_query *q,
-		      FILE *list, struct ebs_error *err);
+int session__resolve(struct session *rs, const char *want, size_t len, struct name_query *q,
+		     FILE *list, struct ebs_error *err);
 
 /*
  * Is name the function the first len bytes of want name?  "ns::f" names
  * "ns::f(int)" too (demangled C++ with its parameters), "f" gcc's clones
  * "f.constprop.0", "f.isra.0", "f.part.0", "f.cold".  NULL names none.
  */
-bool rsession_name_is(const char *want, size_t len, const char *name);
+bool session__name_is(const char *want, size_t len, const char *name);
 
 /* Are a and b one function's name (one interned pointer, or the same text)? */
-bool rsession_same_name(const char *a, const char *b);
+bool session__same_name(const char *a, const char *b);
 
 /*
  * The symbolizer's options that every view sets alike: v's kallsyms, debug
  * directories and demangling, warnings through v's warn and warn_ctx.  The rest of so (kcore,
  * no_dwarf) is the caller's.
  */
-void rsession_symbolize_opts(struct symbolize_opts *so, const struct view_opts *v);
+void session__symbolize_opts(struct symbolize_opts *so, const struct view_opts *v);
 
 /*
  * A kernel address as ebs shows it outside the recording (in report,
@@ -103,7 +103,7 @@ void rsession_symbolize_opts(struct symbolize_opts *so, const struct view_opts *
  * known, and then nothing of the address is shown.  A recording (0600)
  * keeps the addresses; script and report --dump print them as recorded.
  */
-u64 rsession_kernel_at(struct rsession *rs, u64 addr);
+u64 session__kernel_at(struct session *rs, u64 addr);
 
 /*
  * Code without a symbol: what names the function at addr (res what look
@@ -111,13 +111,13 @@ u64 rsession_kernel_at(struct rsession *rs, u64 addr);
  * call): the start of the FDE covering look, as a link-time address of its
  * DSO, else addr's own (its DSO's, or addr outside any: a return address
  * as recorded, as perf shows it), in *at; a kernel address as
- * rsession_kernel_at shows it.  0 or -ENOMEM.  rsession_unknown_name writes
+ * session__kernel_at shows it.  0 or -ENOMEM.  session__unknown_name writes
  * the name, "[unknown] DSO+0xAT", or "[unknown] 0xAT" outside any DSO (dso
  * NULL); the kernel's "[unknown] [kernel]+0xOFF" (or -0xOFF), from _stext,
  * and "[unknown] [kernel]" when _stext is not known.
  */
-int rsession_unknown_at(struct rsession *rs, const struct sym_result *res,
+int session__unknown_at(struct session *rs, const struct sym_result *res,
 			const struct machine_map *map, u64 addr, u64 look, u64 *at);
-void rsession_unknown_name(char *buf, size_t len, const char *dso, u64 at);
+void session__unknown_name(char *buf, size_t len, const char *dso, u64 at);
 
 #endif /* EBS_REPORT_SESSION_H */

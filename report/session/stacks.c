@@ -108,9 +108,9 @@ int stacks_collect(const struct view_opts *v, struct stacks *out, struct ebs_err
 
 	memset(out, 0, sizeof(*out));
 	out->no_inline = v->no_inline;
-	rsession_symbolize_opts(&so, v);
+	session__symbolize_opts(&so, v);
 	so.no_dwarf = v->no_inline && !v->filter.funcs;
-	e = rsession__open(&out->rs, v->input, v->force, &so, &v->filter, err);
+	e = session__open(&out->rs, v->input, v->force, &so, &v->filter, err);
 	if (e)
 		return e;
 	cl.event = out->rs.event >= 0 ? out->rs.event : 0;
@@ -121,7 +121,7 @@ int stacks_collect(const struct view_opts *v, struct stacks *out, struct ebs_err
 	out->chains = chainer__new(&out->rs, out->call_graph, v->no_inline);
 	if (!out->chains)
 		return ebs_error__set(err, ENOMEM, "out of memory");
-	e = rsession__each(&out->rs, collect_one, &cl, err);
+	e = session__each(&out->rs, collect_one, &cl, err);
 	free(cl.key);
 	return e;
 }
@@ -140,6 +140,6 @@ void stacks_free(struct stacks *s)
 	free(s->v);
 	chainer__free(s->chains);
 	if (s->rs.d)
-		rsession__close(&s->rs);
+		session__close(&s->rs);
 	memset(s, 0, sizeof(*s));
 }

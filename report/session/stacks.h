@@ -31,7 +31,7 @@ struct stacks {
 	bool no_inline;
 	/* private */
 	size_t cap;
-	struct rsession rs;
+	struct session rs;
 	struct chainer *chains;
 	struct stack_ent *hash;
 };

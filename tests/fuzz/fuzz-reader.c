@@ -8,7 +8,7 @@
  * reader first copies into a temporary file, stopping at the first bytes
  * that cannot continue an ebs.data file).
  *
- * Promises checked (data/ebsdata.h): every record handed out lies inside
+ * Promises checked (data/data.h): every record handed out lies inside
  * the file (a sample unpacked from a SAMPLES_CG record: at an offset inside
  * it, at most EBS_SAMPLES_CG_MAX_UNPACKED bytes), is a multiple of 8 bytes
  * and at least its type's fixed size;
@@ -21,7 +21,7 @@
  */
 #include <fcntl.h>
 
-#include "data/ebsdata.h"
+#include "data/data.h"
 #include "tests/fuzz/fuzz.h"
 
 /* Is the NUL-terminated string s inside [rec, rec + size)? */

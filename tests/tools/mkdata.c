@@ -37,7 +37,7 @@
 
 #include <ebs/ebs_events.h>
 
-#include "data/ebsdata.h"
+#include "data/data.h"
 
 #define MAX_EVENTS 8
 

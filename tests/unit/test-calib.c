@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-calib.c - the calibration model (sampler/calib.c), on numbers whose
+ * test-calibrate-model.c - the calibration model (sampler/calibrate-model.c), on numbers whose
  * answers are worked out here by hand:
  *
  *   test_fit       an exact line is recovered with zero residuals; noisy

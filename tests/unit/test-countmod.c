@@ -117,7 +117,7 @@ static int report_total(const char *dir, const struct ids *evs, unsigned int n,
 	char path[4200];
 	struct ebs_error err = {0};
 	struct ebs_writer *w;
-	struct rsession rs;
+	struct session rs;
 	struct symbolize_opts so = {0};
 	struct facts fa;
 	unsigned int k;
@@ -159,13 +159,13 @@ static int report_total(const char *dir, const struct ids *evs, unsigned int n,
 	if (ebs_writer__finish(w, 0, NULL, &err))
 		return -1;
 	memset(&rs, 0, sizeof(rs));
-	if (rsession__open(&rs, path, true, &so, NULL, &err)) {
+	if (session__open(&rs, path, true, &so, NULL, &err)) {
 		printf("# %s\n", err.msg);
 		return -1;
 	}
 	facts_of(&fa, &rs, NULL, (int)n - 1, 0, 0);
 	*out = fa.counted;
-	rsession__close(&rs);
+	session__close(&rs);
 	unlink(path);
 	return 0;
 }

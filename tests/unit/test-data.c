@@ -39,7 +39,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "data/ebsdata.h"
+#include "data/data.h"
 #include "data/packed.h"
 #include "test.h"
 

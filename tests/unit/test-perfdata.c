@@ -31,7 +31,7 @@
 
 #include <linux/perf_event.h>
 
-#include "data/ebsdata.h"
+#include "data/data.h"
 #include "test.h"
 
 static char tmpdir[64];

@@ -259,14 +259,14 @@ static void test_columns(void)
 	y->key.pid = 10;
 	TEST_EQ("columns: pid 9 before pid 10 (numbers, not text)", col_order(&r, KEY_PID, x, y),
 		-1);
-	table_cell_text(&r, x, KEY_PID, buf, sizeof(buf));
+	table__cell_text(&r, x, KEY_PID, buf, sizeof(buf));
 	TEST_STREQ("columns: pid 9's cell", buf, "9");
 	r.cols[r.nr_cols++] = KEY_PID;
 	TEST_CHECK("columns: equal counts, the pid decides the row order",
-		   table_row_cmp(&r, 0, x, y) < 0 && table_row_cmp(&r, 0, y, x) > 0);
+		   table__row_cmp(&r, 0, x, y) < 0 && table__row_cmp(&r, 0, y, x) > 0);
 	y->samples[0] = y->all = 6;
 	TEST_CHECK("columns: more samples first, whatever the pid",
-		   table_row_cmp(&r, 0, y, x) < 0 && table_row_cmp(&r, -1, y, x) < 0);
+		   table__row_cmp(&r, 0, y, x) < 0 && table__row_cmp(&r, -1, y, x) < 0);
 	y->samples[0] = y->all = 5;
 
 	x->key.tid = 100;
@@ -290,10 +290,10 @@ static void test_columns(void)
 	TEST_EQ("columns: a.c.h:9 before a.c:10 ('.' < ':' in the text)",
 		col_order(&r, KEY_LINE, y, x), -1);
 	y->key.line = 0;
-	table_cell_text(&r, y, KEY_LINE, buf, sizeof(buf));
+	table__cell_text(&r, y, KEY_LINE, buf, sizeof(buf));
 	TEST_STREQ("columns: line 0 in a known file is FILE:0", buf, "a.c.h:0");
 	y->key.file = NULL;
-	table_cell_text(&r, y, KEY_LINE, buf, sizeof(buf));
+	table__cell_text(&r, y, KEY_LINE, buf, sizeof(buf));
 	TEST_STREQ("columns: no line is '?\?'", buf, "??");
 
 	/* functions: as "f (inlined into g)" reads */
@@ -304,7 +304,7 @@ static void test_columns(void)
 		col_order(&r, KEY_FUNC, x, y), -1);
 	y->key.inlined_into = NULL;
 	TEST_EQ("columns: f before f (inlined into ...)", col_order(&r, KEY_FUNC, y, x), -1);
-	table_cell_text(&r, x, KEY_FUNC, buf, sizeof(buf));
+	table__cell_text(&r, x, KEY_FUNC, buf, sizeof(buf));
 	TEST_STREQ("columns: an inlined function's cell", buf, "f (inlined into g(int) const)");
 	/* a source line's row of --sort line: its function and its callers */
 	r.by_line = true;
@@ -314,19 +314,19 @@ static void test_columns(void)
 	x->callers = callers;
 	x->ncallers = 3;
 	x->samples[0] = x->all = 6;
-	table_cell_text(&r, x, KEY_FUNC, buf, sizeof(buf));
+	table__cell_text(&r, x, KEY_FUNC, buf, sizeof(buf));
 	TEST_STREQ("columns: a line's function and where it was inlined", buf,
 		   "f (and inlined into g, h)");
-	TEST_EQ("columns: ...its own samples", row_own_samples(x, -1), 1);
+	TEST_EQ("columns: ...its own samples", row__own_samples(x, -1), 1);
 	x->ncallers = 2;
 	x->samples[0] = x->all = 5;
-	table_cell_text(&r, x, KEY_FUNC, buf, sizeof(buf));
+	table__cell_text(&r, x, KEY_FUNC, buf, sizeof(buf));
 	TEST_STREQ("columns: a line all inlined", buf, "f (inlined into g, h)");
 	x->callers = NULL;
 	x->ncallers = 0;
 	x->function = NULL;
 	x->key.line = 0;
-	TEST_STREQ("columns: no function is '?\?'", row_function(x), "??");
+	TEST_STREQ("columns: no function is '?\?'", row__function(x), "??");
 	free(x);
 	free(y);
 }
@@ -355,23 +355,23 @@ static void test_options(void)
 
 	report_parse_keys("line", &o, &err);
 	o.fields = 0;
-	table_plan(&r);
+	table__plan(&r);
 	TEST_CHECK("options: --sort line shows line, function, dso, one row per line",
 		   r.nr_cols == 3 && r.cols[0] == KEY_LINE && r.cols[1] == KEY_FUNC &&
 			   r.cols[2] == KEY_DSO && r.by_line && !r.by_event);
 	o.fields = 1u << FIELD_FUNC;
 	TEST_EQ("options: --sort line --fields func: the line is missing",
-		table_check_fields(&r, &err), -EINVAL);
+		table__check_fields(&r, &err), -EINVAL);
 	o.fields = 1u << FIELD_LINE | 1u << FIELD_PID;
 	TEST_EQ("options: --sort line --fields line,pid: pid is no column",
-		table_check_fields(&r, &err), -EINVAL);
+		table__check_fields(&r, &err), -EINVAL);
 	TEST_CHECK("options: ...and the message says so", strstr(err.msg, "--fields pid") != NULL);
 
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
 	o.view.no_inline = true;
 	report_parse_keys("event,func,pid", &o, &err);
-	table_plan(&r);
+	table__plan(&r);
 	TEST_CHECK("options: --sort event,func,pid: event, function, dso, pid; one table",
 		   r.nr_cols == 4 && r.cols[0] == KEY_EVENT && r.cols[1] == KEY_FUNC &&
 			   r.cols[2] == KEY_DSO && r.cols[3] == KEY_PID && r.by_event &&
@@ -413,7 +413,7 @@ static void test_share(void)
 	struct report_opts o = {0};
 	struct report r = {.o = &o};
 	struct row *row = new_row(10);
-	struct row_share sh;
+	struct row__share sh;
 	double lo, hi;
 
 	if (!row)
@@ -421,17 +421,17 @@ static void test_share(void)
 	row->all = 30;
 	o.view.min_percent = 0.5;
 	TEST_CHECK("share: 10 of 1000 (1%) is shown at --min-percent 0.5",
-		   row_share(&r, row, 0, 1000, &sh) && sh.count == 10 && sh.percent == 1.0);
+		   row__share(&r, row, 0, 1000, &sh) && sh.count == 10 && sh.percent == 1.0);
 	present_wilson95(10, 1000, &lo, &hi);
 	TEST_CHECK("share: ...with the Wilson interval of 10 of 1000",
 		   sh.lo == lo && sh.hi == hi && sh.lo < 1.0 && sh.hi > 1.0);
 	TEST_CHECK("share: the table of all events counts row->all (30 of 1000)",
-		   row_share(&r, row, -1, 1000, &sh) && sh.count == 30 && sh.percent == 3.0);
+		   row__share(&r, row, -1, 1000, &sh) && sh.count == 30 && sh.percent == 3.0);
 	o.view.min_percent = 1.5;
 	TEST_CHECK("share: 1% is not shown at --min-percent 1.5",
-		   !row_share(&r, row, 0, 1000, &sh));
+		   !row__share(&r, row, 0, 1000, &sh));
 	TEST_CHECK("share: 0 of 0 is 0%, not shown at --min-percent 1.5",
-		   !row_share(&r, row, 0, 0, &sh) && sh.percent == 0);
+		   !row__share(&r, row, 0, 0, &sh) && sh.percent == 0);
 	free(row);
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * calib.c - the calibration model: arithmetic only (see calibrate.h).
+ * calibrate-model.c - the calibration model: arithmetic only (see calibrate.h).
  */
 #include <errno.h>
 #include <math.h>

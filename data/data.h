@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ebsdata.h - write and read ebs.data files (layout: include/ebs/ebs_data.h,
+ * data.h - write and read ebs.data files (layout: include/ebs/ebs_data.h,
  * prose: docs/format.md).
  *
  * The writer streams records into a temporary file next to the final name
@@ -12,8 +12,8 @@
  * reads with pread (never mmap), so a file that shrinks under it is an
  * error, not SIGBUS; its memory does not grow with the file's size.
  */
-#ifndef EBS_EBSDATA_H
-#define EBS_EBSDATA_H
+#ifndef EBS_DATA_DATA_H
+#define EBS_DATA_DATA_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -206,7 +206,7 @@ struct ebs_event_info {
  * A stream (pipe, stdin, device) is copied into an unlinked file in
  * $TMPDIR (else /tmp) first, up to its TRAILER.  A perf.data file (found
  * by its magic; file or pipe mode) is converted into ebs.data in an
- * unlinked file in $TMPDIR first (ebs_data_convert), which is then read
+ * unlinked file in $TMPDIR first (ebs_data__convert), which is then read
  * as any ebs.data; errors of the conversion name offsets of the perf.data.
  */
 struct ebs_data *ebs_data__open(const char *path, struct ebs_error *err)
@@ -341,8 +341,8 @@ struct ebs_convert_stats {
 	bool pipe; /* the input was in perf's pipe mode */
 	bool output_failed;
 };
-int ebs_data_convert(const char *input, const char *output, unsigned int flags,
-		     struct ebs_convert_stats *st, struct ebs_error *err);
+int ebs_data__convert(const char *input, const char *output, unsigned int flags,
+		      struct ebs_convert_stats *st, struct ebs_error *err);
 
 /*
  * Print every record of input, one line each with its byte offset, after
@@ -351,7 +351,7 @@ int ebs_data_convert(const char *input, const char *output, unsigned int flags,
  * warning through warn (may be NULL) says so (EBS_E_TRUNCATED).  flags:
  * EBS_DATA_ANY_OWNER.  0, or -errno with err filled.
  */
-int ebs_data_dump(const char *input, unsigned int flags, FILE *out, ebs_warn_fn *warn,
-		  void *warn_ctx, struct ebs_error *err) __attribute__((nonnull(1, 3, 6)));
+int ebs_data__dump(const char *input, unsigned int flags, FILE *out, ebs_warn_fn *warn,
+		   void *warn_ctx, struct ebs_error *err) __attribute__((nonnull(1, 3, 6)));
 
-#endif /* EBS_EBSDATA_H */
+#endif /* EBS_DATA_DATA_H */

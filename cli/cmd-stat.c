@@ -255,6 +255,8 @@ int cmd_stat(int argc, char **argv)
 	struct count_stat so = {0};
 	int rc = parse(argc, argv, &so);
 
+	so.warn = cli_warn;
+	so.warn_ctx = (void *)"stat";
 	if (rc < 0)
 		rc = count_stat_run(&so);
 	free(so.pids); /* -p may have come before what was refused */

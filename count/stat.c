@@ -135,9 +135,9 @@ static void restore_stop_signals(const struct sigaction *old)
 }
 
 /* One line for a file stat writes (-o, --plot) that failed: 1, stat's status then. */
-static int output_error(const char *opt, const struct ebs_error *err)
+static int output_error(const struct count_stat *so, const char *opt, const struct ebs_error *err)
 {
-	fprintf(stderr, "ebs stat: %s %s\n", opt, err->msg);
+	ebs_warn(so->warn, so->warn_ctx, err->code, "%s %s", opt, err->msg);
 	return 1;
 }
 
@@ -170,34 +170,35 @@ int count_stat_run(struct count_stat *so)
 	}
 	assign_passes(so);
 	if (!nr) {
-		fprintf(stderr, "ebs stat: none of the events can be counted here (%s: %s)\n",
-			so->ev[0].spec.name, event_open_reason(so->ev[0].open_err));
+		ebs_warn(so->warn, so->warn_ctx, EBS_E_OK,
+			 "none of the events can be counted here (%s: %s)", so->ev[0].spec.name,
+			 event_open_reason(so->ev[0].open_err));
 		return 2;
 	}
 	if (so->passes > 1 && so->backend == BACKEND_KMOD) {
 		if (so->nr_pids || so->system_wide || so->tick_ms) {
-			fprintf(stderr,
-				"ebs stat: --backend=kmod counts one event a run (ebs.ko has one "
-				"counter a session), and -p, -a, -I and --plot are one run: give "
-				"one event with -e (%u could be counted)\n",
-				nr);
+			ebs_warn(so->warn, so->warn_ctx, EBS_E_OK,
+				 "--backend=kmod counts one event a run (ebs.ko has one "
+				 "counter a session), and -p, -a, -I and --plot are one run: give "
+				 "one event with -e (%u could be counted)",
+				 nr);
 			return 2;
 		}
-		fprintf(stderr,
-			"ebs stat: --backend=kmod counts one event a run (ebs.ko has one counter "
-			"a session): %u runs of the command%s\n",
-			so->passes, so->runs > 1 ? " for each repeat" : "");
+		ebs_warn(so->warn, so->warn_ctx, EBS_E_OK,
+			 "--backend=kmod counts one event a run (ebs.ko has one counter "
+			 "a session): %u runs of the command%s",
+			 so->passes, so->runs > 1 ? " for each repeat" : "");
 	}
 	/* the files, aside their names until they are whole: refused now if they cannot be */
 	if (so->output && ebs_out_open(&output, so->output, NULL, &err)) {
-		return output_error("-o", &err);
+		return output_error(so, "-o", &err);
 	}
 	if (so->output)
 		out = output.f;
 	if (so->plot && ebs_out_open(&plot, so->plot, NULL, &err)) {
 		if (so->output)
 			ebs_out_close(&output, false, NULL);
-		return output_error("--plot", &err);
+		return output_error(so, "--plot", &err);
 	}
 	tick.so = so;
 	tick.out = out;
@@ -209,7 +210,7 @@ int count_stat_run(struct count_stat *so)
 		if (so->ev[i].slot >= 0 && !(so->ev[i].values = calloc(so->runs, sizeof(double))))
 			break;
 	if (!wall || !keep || i < so->nr_ev) {
-		fprintf(stderr, "ebs stat: out of memory\n");
+		ebs_warn(so->warn, so->warn_ctx, EBS_E_NOMEM, "out of memory");
 		rc = 1;
 		goto out;
 	}
@@ -242,7 +243,7 @@ int count_stat_run(struct count_stat *so)
 					evs[cs.nr_events++] = so->ev[i].spec;
 			e = count_session_run(&cs, &res, &err);
 			if (e) {
-				fprintf(stderr, "ebs stat: %s\n", err.msg);
+				ebs_warn(so->warn, so->warn_ctx, err.code, "%s", err.msg);
 				/* a command that cannot run; -a or -p not allowed; -p gone */
 				rc = res.exec_failed || err.err == -ESRCH ||
 						     ((so->system_wide || so->nr_pids) &&
@@ -252,7 +253,8 @@ int count_stat_run(struct count_stat *so)
 				break;
 			}
 			if (!res.have_counts) {
-				fprintf(stderr, "ebs stat: the counters could not be read\n");
+				ebs_warn(so->warn, so->warn_ctx, EBS_E_OK,
+					 "the counters could not be read");
 				rc = 1;
 				break;
 			}
@@ -291,10 +293,10 @@ int count_stat_run(struct count_stat *so)
 		 * cut short, and its counts would bend the statistics
 		 */
 		if (stopped && done) {
-			fprintf(stderr,
-				"ebs stat: run %lu of %lu was cut short by a signal: its counts are "
-				"left out, the %lu whole run%s follow\n",
-				r + 1, so->runs, done, done == 1 ? "" : "s");
+			ebs_warn(so->warn, so->warn_ctx, EBS_E_OK,
+				 "run %lu of %lu was cut short by a signal: its counts are "
+				 "left out, the %lu whole run%s follow",
+				 r + 1, so->runs, done, done == 1 ? "" : "s");
 			break;
 		}
 		done++;
@@ -313,7 +315,7 @@ int count_stat_run(struct count_stat *so)
 		goto out;
 	so->runs = done;
 	if (tick.oom) {
-		fprintf(stderr, "ebs stat: out of memory\n");
+		ebs_warn(so->warn, so->warn_ctx, EBS_E_NOMEM, "out of memory");
 		rc = 1;
 		goto out;
 	}
@@ -325,7 +327,7 @@ int count_stat_run(struct count_stat *so)
 		if (ev->slot < 0)
 			continue;
 		if (ebs_summarize(ev->values, done, true, &ev->sum, keep)) {
-			fprintf(stderr, "ebs stat: out of memory\n");
+			ebs_warn(so->warn, so->warn_ctx, EBS_E_NOMEM, "out of memory");
 			rc = 1;
 			goto out;
 		}
@@ -347,9 +349,10 @@ int count_stat_run(struct count_stat *so)
 			ebs_error__output(&err, -e, so->plot, "write failed");
 		}
 		if (e == -ENOMEM)
-			fprintf(stderr, "ebs stat: --plot %s: out of memory\n", so->plot);
+			ebs_warn(so->warn, so->warn_ctx, EBS_E_NOMEM, "--plot %s: out of memory",
+				 so->plot);
 		else if (e)
-			output_error("--plot", &err);
+			output_error(so, "--plot", &err);
 		so->plot = NULL; /* closed */
 		if (e)
 			rc = 1;
@@ -361,7 +364,7 @@ out:
 		ebs_out_close(&plot, false, NULL);
 	/* what the command's runs gave is the file, whatever their status */
 	if (so->output && ebs_out_close(&output, true, &err)) {
-		output_error("-o", &err);
+		output_error(so, "-o", &err);
 		if (rc <= 0)
 			rc = 1;
 	}
@@ -373,6 +376,6 @@ out:
 	return rc < 0 ? status : rc;
 
 unusable:
-	fprintf(stderr, "ebs stat: %s\n", err.msg);
+	ebs_warn(so->warn, so->warn_ctx, err.code, "%s", err.msg);
 	return 1;
 }

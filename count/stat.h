@@ -32,6 +32,9 @@ struct count_stat_event {
 
 /* What ebs stat was asked (cli/cmd-stat.c's options), and what it counted. */
 struct count_stat {
+	/* every line of trouble or notice ("ebs stat: " is the command's to add) */
+	ebs_warn_fn *warn;
+	void *warn_ctx;
 	struct count_stat_event ev[EBS_MAX_EVENTS];
 	unsigned int nr_ev;
 	unsigned long runs;
@@ -69,8 +72,8 @@ struct count_ticker {
 
 /*
  * Count as so says (the events parsed, the options checked), print the
- * counts and write the files (-o, --plot); the command's lines of trouble
- * ("ebs stat: ...") on standard error.  Returns ebs stat's exit status.
+ * counts and write the files (-o, --plot); every line of trouble or notice
+ * goes to so->warn.  Returns ebs stat's exit status.
  * so->pids is the caller's.
  */
 int count_stat_run(struct count_stat *so);

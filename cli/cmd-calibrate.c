@@ -159,7 +159,7 @@ static const struct cli_opt calibrate_opts[] = {
 	 .fn = set_count},
 	{"backend", 0, "perf|kmod", "perf (perf_event_open, the default) or kmod (ebs.ko)",
 	 CLI_CALL, .fn = set_backend},
-	{"json", 0, NULL, "the result as one JSON object (docs/ebs-calibrate.1)", CLI_SET,
+	{"json", 0, NULL, "the result as one JSON object (ebs-calibrate(1))", CLI_SET,
 	 .off = CLI_BOOL_AT(struct cli_calibrate, json)},
 	{"output", 'o', "FILE", "keep the verifying run's recording, its calibration in it",
 	 CLI_CALL, .fn = set_keep},

@@ -99,7 +99,7 @@ const struct cli_cmd cli_diff_cmd = {
 		 "two-proportion z-test per row, Holm-corrected over all the rows compared.\n"
 		 "Significant changes first, the largest first; on a terminal the others\n"
 		 "are grey.\n",
-	.notes = "(docs/ebs-diff.1 states the statistics)\n",
+	.notes = "(ebs-diff(1) states the statistics)\n",
 	.opts = diff_opts,
 };
 

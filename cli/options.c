@@ -80,6 +80,38 @@ static unsigned int flat_opts(const struct cli_cmd *cmd, void *ctx, struct flat 
 	return n;
 }
 
+/*
+ * A long option abbreviated to a prefix of several ("--c": --children,
+ * --callers...): one line naming them; getopt_long says only '?'.  True
+ * when it was one.
+ */
+static bool ambiguous(const char *cmd, const char *arg, const struct option *longopts)
+{
+	size_t len, i, hits = 0;
+	char list[512] = "";
+	size_t at = 0;
+
+	if (strncmp(arg, "--", 2) != 0)
+		return false;
+	arg += 2;
+	len = strcspn(arg, "=");
+	for (i = 0; longopts[i].name; i++) {
+		if (strncmp(longopts[i].name, arg, len) != 0)
+			continue;
+		if (strlen(longopts[i].name) == len)
+			return false; /* an exact name is never ambiguous */
+		if (at < sizeof(list))
+			at += (size_t)snprintf(list + at, sizeof(list) - at, "%s--%s",
+					       hits ? ", " : "", longopts[i].name);
+		hits++;
+	}
+	if (hits < 2)
+		return false;
+	fprintf(stderr, "ebs %s: ambiguous option '--%.*s': %s (see 'ebs %s --help')\n", cmd,
+		(int)len, arg, list, cmd);
+	return true;
+}
+
 int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *ctx)
 {
 	struct option longopts[MAX_OPTS + 1];
@@ -126,6 +158,8 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *ctx)
 				o = f[i].o;
 				octx = f[i].ctx;
 			}
+		if (!o && c == '?' && !optopt && ambiguous(cmd->name, argv[optind - 1], longopts))
+			return 2;
 		if (!o)
 			return cmd->bad ? cmd->bad(cmd, c, argv)
 					: cli_bad_option(cmd->name, c, argv);

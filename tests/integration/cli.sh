@@ -168,6 +168,14 @@ tty tty.out "$EBS" report --bogus
 rc=$?
 check "a bad option: exit 2, its line on the terminal, no pager" \
 	sh -c "[ $rc -eq 2 ] && grep -q \"unknown option '--bogus'\" tty.out && [ ! -e \"\$PAGED\" ]"
+# a long option shortened: to one option's prefix it is that option; to
+# several options' prefix it is refused, naming them (getopt says only '?')
+"$EBS" report --c 2>amb.err
+rc=$?
+check "an ambiguous prefix: exit 2, one line naming the options it could be" \
+	sh -c "[ $rc -eq 2 ] && [ \$(wc -l <amb.err) -eq 1 ] && grep -q \"ambiguous option '--c': .*--children, --callers, --callees\" amb.err"
+"$EBS" report --no-pag --chil -i nosuch.data 2>pre.err
+check "a prefix of one option is that option" grep -q "nosuch.data: No such file" pre.err
 rm -f "$PAGED"
 tty tty.out "$EBS" annotate -i nosuch.data
 rc=$?

@@ -56,8 +56,8 @@ enum ebs_code ebs_error_code_of_errno(int errnum)
 	return c;
 }
 
-static int error_vset(struct ebs_error *e, enum ebs_code code, int errnum, const char *fmt,
-		      va_list ap)
+__attribute__((format(printf, 4, 0))) static int error_vset(struct ebs_error *e, enum ebs_code code,
+							    int errnum, const char *fmt, va_list ap)
 {
 	if (e) {
 		/* one line, whatever a name holds */

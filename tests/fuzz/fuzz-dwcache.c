@@ -118,10 +118,10 @@ static struct dwarf_info *read_entry(unsigned int *probes)
 {
 	struct dwarf_cache_key k = {cache_h, key, sizeof(key), NULL};
 	struct dwarf_info *di;
-	char why[256];
+	struct ebs_error err = {0};
 	size_t i;
 
-	di = dwarf_info__open(empty, true, true, &k, why, sizeof(why));
+	di = dwarf_info__open(empty, true, true, &k, &err);
 	if (!di)
 		return NULL; /* the entry did not hold, and the ELF header alone has no DWARF */
 	for (i = 0; i < di->nspans && *probes < MAX_PROBES; i++) {

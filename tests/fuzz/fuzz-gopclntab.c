@@ -41,15 +41,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct gopcln_hit h;
 	struct gopcln *g;
-	char why[256];
+	struct ebs_error err = {0};
 	u64 prev_lo = 0;
 	size_t i, n;
 
-	g = gopcln__new(data, size, 0, why, sizeof(why));
+	g = gopcln__new(data, size, 0, &err);
 	if (!g) {
 		FUZZ_CHECK(errno == EINVAL || errno == ENOMEM, "errno %d", errno);
-		FUZZ_CHECK(errno == ENOMEM || (why[0] && !strchr(why, '\n')), "no reason: '%s'",
-			   why);
+		FUZZ_CHECK(errno == ENOMEM || (err.msg[0] && !strchr(err.msg, '\n')),
+			   "no reason: '%s'", err.msg);
 		return 0;
 	}
 	n = gopcln__count(g);

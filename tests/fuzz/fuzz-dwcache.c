@@ -34,9 +34,10 @@ static struct sym_cache *cache_h;
 static struct symbolizer *sym; /* for warnings only */
 static const u8 key[20] = {0xeb, 0x5c, 0xac, 0x4e, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
 
-static void quiet(void *ctx, const char *msg)
+static void quiet(void *ctx, enum ebs_code code, const char *msg)
 {
 	(void)ctx;
+	(void)code;
 	(void)msg;
 }
 

@@ -1,8 +1,5 @@
 #!/usr/bin/env bash
 # timeout: 1200
-# serial: the guest's checks compare its CPU clocks with its wall time, which
-# other tests' load on the host takes from the emulated CPUs (6.12's cpu-clock
-# 0.69 s in 1.14 s of wall time, measured beside two other tests)
 # kmod.sh - ebs.ko for real, on every kernel at hand: built (W=1, then
 # sparse) against each installed /usr/src/linux-headers-*-amd64 and against
 # the newest Debian 6.12 headers, unpacked here (never installed); checked

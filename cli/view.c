@@ -69,6 +69,9 @@ static int set_word(void *ctx, const struct cli_opt *opt, const char *arg)
 	case 'k':
 		v->kallsyms = arg;
 		break;
+	case 's':
+		v->symfs = arg;
+		break;
 	}
 	return 0;
 }
@@ -85,7 +88,7 @@ static int set_id(void *ctx, const struct cli_opt *opt, const char *arg)
 	return 0;
 }
 
-/* --no-inline, --[no-]demangle, --no-cache, --force: a bool of the view */
+/* --no-inline, --[no-]demangle, --no-cache, --offline, --force: a bool of the view */
 static int set_flag(void *ctx, const struct cli_opt *opt, const char *arg)
 {
 	struct view_opts *v = CV(ctx)->v;
@@ -97,6 +100,8 @@ static int set_flag(void *ctx, const struct cli_opt *opt, const char *arg)
 		v->no_demangle = opt->name[0] == 'n';
 	else if (!strcmp(opt->name, "no-cache"))
 		v->no_cache = true;
+	else if (!strcmp(opt->name, "offline"))
+		v->offline = true;
 	else if (!strcmp(opt->name, "force"))
 		v->force = true;
 	return 0;
@@ -146,6 +151,12 @@ const struct cli_opt cli_view_options[] = {
 	{"colour", 0, "WHEN", "--color", CLI_CALL, CLI_HIDDEN, .fn = set_color},
 	{"debug-dir", 0, "DIR", "look for separate debug files under DIR too; may be repeated",
 	 CLI_CALL, .fn = add_debug_dir},
+	{"symfs", 0, "DIR",
+	 "look for the recorded files under DIR (a copy of the recording machine's tree) "
+	 "instead of /",
+	 CLI_CALL, .fn = set_word},
+	{"offline", 0, NULL, "never ask a debuginfod server ($DEBUGINFOD_URLS) for files", CLI_CALL,
+	 .fn = set_flag},
 	{"demangle", 0, NULL, "C++ and Rust names demangled (the default)", CLI_CALL,
 	 .fn = set_flag},
 	{"no-demangle", 0, NULL, "names as the files have them", CLI_CALL, .fn = set_flag},

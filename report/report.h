@@ -74,7 +74,11 @@ struct view_opts {
 	bool no_cache;	      /* decoded DWARF neither read from nor kept in the cache */
 	bool force;	      /* input read whoever owns it, in a directory others can write too */
 	const char *kallsyms; /* NULL: /proc/kallsyms */
-	const char *const *debug_dirs; /* NULL-terminated; more places for debug files */
+	const char *const *debug_dirs;	 /* NULL-terminated; more places for debug files */
+	const char *symfs;		 /* --symfs: the recorded paths under DIR; NULL: / */
+	const char *const *buildid_dirs; /* NULL-terminated build-id directories (symbolize.h),
+					  * or NULL */
+	bool offline;			 /* never ask debuginfod */
 	enum report_color color;
 	int width; /* columns; 0: the terminal's when out is one, else no limit; -1: no limit */
 	FILE *out;

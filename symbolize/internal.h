@@ -196,7 +196,11 @@ struct map_ent;
 struct symbolizer {
 	char *kallsyms_path; /* NULL: /proc/kallsyms */
 	char *kcore_path;    /* NULL: /proc/kcore */
-	char **debug_dirs;   /* the options' dirs, then /usr/lib/debug; NULL-terminated */
+	char **debug_dirs;   /* the options' dirs, the build-id dirs, symfs's /usr/lib/debug,
+			      * then /usr/lib/debug (always last); NULL-terminated */
+	char **buildid_dirs; /* the options' build-id directories; NULL-terminated */
+	char *symfs;	     /* --symfs, or NULL */
+	bool offline;	     /* no debuginfod */
 	char *perf_map_dir;
 	bool demangle;
 	bool no_dwarf;
@@ -216,6 +220,25 @@ struct symbolizer {
 	bool kernel_tried;	 /* kallsyms read (or failed to) */
 	struct kallsyms *kernel; /* NULL when unreadable or restricted */
 };
+
+/* ---- where a mapped file is (locate.c) ---- */
+
+/* Where locate__next is; zeroed to start. */
+struct locate_iter {
+	unsigned int step;
+	bool recorded_path; /* the last place given is the recorded path itself */
+};
+
+/*
+ * The next place to look for the file map names (recorded at path; map
+ * NULL: addr2line's file, only path itself) into out: the recorded path,
+ * or with --symfs the path under it; then, when the recording has the
+ * file's build-id, DIR/.build-id/xx/REST in each build-id directory.
+ * 1 with out set, 0 when there is no other place, -ENAMETOOLONG.
+ */
+int locate__next(struct symbolizer *s, const char *path, const struct sym_map *map,
+		 struct locate_iter *it, char *out, size_t len)
+	__attribute__((nonnull(1, 2, 4, 5)));
 
 /* ---- text from the files the recording names (file.c) ---- */
 

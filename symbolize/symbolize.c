@@ -157,20 +157,38 @@ static char *dso_strdup(struct symbolizer *s, const char *str)
 	return r;
 }
 
-static char **copy_debug_dirs(const char *const *dirs)
+/*
+ * A NULL-terminated copy of dirs, then of more, then symfs's /usr/lib/debug
+ * (symfs not NULL), then /usr/lib/debug (more not NULL: a list of debug
+ * directories, whose last is the default); NULL when out of memory.
+ */
+static char **copy_dirs(const char *const *dirs, const char *const *more, const char *symfs)
 {
-	size_t n = 0, i;
+	size_t n = 0, m = 0, i = 0, k;
+	bool debug = more || symfs;
 	char **v;
 
 	while (dirs && dirs[n])
 		n++;
-	v = calloc(n + 2, sizeof(*v));
+	while (more && more[m])
+		m++;
+	v = calloc(n + m + 3, sizeof(*v));
 	if (!v)
 		return NULL;
-	for (i = 0; i < n; i++)
-		if (!(v[i] = strdup(dirs[i])))
+	for (k = 0; k < n; k++)
+		if (!(v[i++] = strdup(dirs[k])))
 			goto fail;
-	if (!(v[n] = strdup("/usr/lib/debug")))
+	for (k = 0; k < m; k++)
+		if (!(v[i++] = strdup(more[k])))
+			goto fail;
+	if (symfs) {
+		if (asprintf(&v[i], "%s/usr/lib/debug", symfs) < 0) {
+			v[i] = NULL;
+			goto fail;
+		}
+		i++;
+	}
+	if (debug && !(v[i++] = strdup("/usr/lib/debug")))
 		goto fail;
 	return v;
 fail:
@@ -178,6 +196,15 @@ fail:
 		free(v[i]);
 	free(v);
 	return NULL;
+}
+
+/* The debug directories: the options' (--debug-dir), the build-id ones, then the default. */
+static char **copy_debug_dirs(const char *const *dirs, const char *const *buildid_dirs,
+			      const char *symfs)
+{
+	static const char *const none[] = {NULL};
+
+	return copy_dirs(dirs, buildid_dirs ? buildid_dirs : none, symfs);
 }
 
 struct symbolizer *symbolizer__new(const struct symbolize_opts *opts)
@@ -200,10 +227,13 @@ struct symbolizer *symbolizer__new(const struct symbolize_opts *opts)
 	s->no_lines = opts->no_lines;
 	s->warn = opts->warn;
 	s->warn_ctx = opts->warn_ctx;
-	if ((opts->kallsyms && !(s->kallsyms_path = strdup(opts->kallsyms))) ||
+	s->offline = opts->offline;
+	if ((opts->symfs && !(s->symfs = strdup(opts->symfs))) ||
+	    !(s->buildid_dirs = copy_dirs(opts->buildid_dirs, NULL, NULL)) ||
+	    (opts->kallsyms && !(s->kallsyms_path = strdup(opts->kallsyms))) ||
 	    (opts->kcore && !(s->kcore_path = strdup(opts->kcore))) ||
 	    !(s->perf_map_dir = strdup(opts->perf_map_dir ? opts->perf_map_dir : "/tmp")) ||
-	    !(s->debug_dirs = copy_debug_dirs(opts->debug_dirs))) {
+	    !(s->debug_dirs = copy_debug_dirs(opts->debug_dirs, opts->buildid_dirs, opts->symfs))) {
 		symbolizer__free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -270,6 +300,10 @@ void symbolizer__free(struct symbolizer *s)
 	for (i = 0; s->debug_dirs && s->debug_dirs[i]; i++)
 		free(s->debug_dirs[i]);
 	free(s->debug_dirs);
+	for (i = 0; s->buildid_dirs && s->buildid_dirs[i]; i++)
+		free(s->buildid_dirs[i]);
+	free(s->buildid_dirs);
+	free(s->symfs);
 	free(s);
 }
 
@@ -547,55 +581,84 @@ static struct dso *dso_for_image(struct symbolizer *s, const struct sym_map *map
 }
 
 /*
- * Load d from the file at path: for a mapping (map), the file the recording
- * names, which must still be the one recorded (dso__is_recorded), or for
- * ebs addr2line, the file it is given.  Opened only if regular
- * (ebs_open_input: no device or FIFO is ever opened); when the recording
- * vouches for nothing (no build-id, no inode), a file in a directory others
- * can write is not followed if a link and must be owned by root or by us.
+ * d back to what dso_cache__get made, for another file to be tried: what
+ * dso__try_file loaded of a file that was not the one.
  */
-static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path,
-			   const struct sym_map *map)
+static void dso__unload(struct dso *d)
+{
+	symtab__exit(&d->symtab);
+	gopcln__free(d->gopcln);
+	d->gopcln = NULL;
+	d->gopcln_problem[0] = '\0';
+	free(d->segs);
+	d->segs = NULL;
+	d->nsegs = 0;
+	free(d->path);
+	d->path = NULL;
+	d->build_id_size = 0;
+	d->has_symtab = d->has_dwarf = d->has_debuglink = false;
+	d->st_dev = d->st_ino = 0;
+	d->refused = false;
+}
+
+/*
+ * Load d from the file at path: for a mapping (map), a file that must be
+ * the one recorded (dso__is_recorded; by inode only when check_ino: a
+ * copy elsewhere has its own), or for ebs addr2line, the file it is
+ * given.  Opened only if regular (ebs_open_input: no device or FIFO is
+ * ever opened); when the recording vouches for nothing (no build-id, no
+ * inode), a file in a directory others can write is not followed if a
+ * link and must be owned by root or by us.  0; or -1 with d unloaded and
+ * why (code, "PATH: reason") filled, d->refused set when the file is
+ * there but is not the one recorded.
+ */
+static int dso__try_file(struct symbolizer *s, struct dso *d, const char *path,
+			 const struct sym_map *map, bool check_ino, struct ebs_error *why)
 {
 	const struct ebs_input_rule shared = {.flags = EBS_IN_SHARED, .owner = (uid_t)-1};
-	struct ebs_error why, nomatch;
+	struct sym_map recorded;
+	struct ebs_error e, nomatch;
 	struct stat st;
 	int fd, err;
 
 	d->path = strdup(path);
 	if (!d->path) {
-		dso__fail(s, d, EBS_E_NOMEM, "%s: out of memory", path);
-		return;
+		ebs_error__fail(why, EBS_E_NOMEM, "%s: out of memory", path);
+		return -1;
 	}
 	fd = ebs_open_input(path, map && !map->build_id_size && !map->ino ? &shared : NULL, &st,
-			    &why);
+			    &e);
 	if (fd < 0) {
-		dso__fail(s, d, why.code, "%s: %s", path, why.msg);
-		return;
+		ebs_error__fail(why, e.code, "%s: %s", path, e.msg);
+		goto fail;
 	}
 	d->st_dev = st.st_dev;
 	d->st_ino = st.st_ino;
 	d->st_mtime_sec = st.st_mtim.tv_sec;
 	d->st_mtime_nsec = st.st_mtim.tv_nsec;
 	if (!st.st_size) {
-		dso__fail(s, d, EBS_E_EMPTY_FILE, "%s: empty file", path);
-		goto out_close;
+		ebs_error__fail(why, EBS_E_EMPTY_FILE, "%s: empty file", path);
+		goto fail_close;
 	}
-	err = dso__load_elf(d, fd, NULL, 0, s->demangle, &why);
+	err = dso__load_elf(d, fd, NULL, 0, s->demangle, &e);
 	if (err) {
-		dso__fail(s, d, why.code, "%s: %s", path, why.msg);
-		goto out_close;
+		ebs_error__fail(why, e.code, "%s: %s", path, e.msg);
+		goto fail_close;
 	}
-	if (map && !dso__is_recorded(d, map, &nomatch)) {
+	if (map) {
+		recorded = *map;
+		if (!check_ino)
+			recorded.ino = 0;
+	}
+	if (map && !dso__is_recorded(d, &recorded, &nomatch)) {
 		/* its names and lines would be another program's: none rather than wrong ones */
-		symtab__exit(&d->symtab);
-		gopcln__free(d->gopcln);
-		d->gopcln = NULL;
+		ebs_error__fail(why, nomatch.code,
+				"%s: not the file recorded (%s): its samples are left unresolved",
+				path, nomatch.msg);
+		close(fd);
+		dso__unload(d);
 		d->refused = true;
-		dso__fail(s, d, nomatch.code,
-			  "%s: not the file recorded (%s): its samples are left unresolved", path,
-			  nomatch.msg);
-		goto out_close;
+		return -1;
 	}
 	d->symbols_from = dso_strdup(s, path);
 	if (d->gopcln_problem[0])
@@ -603,9 +666,49 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path
 	dso__locate_debug(s, d, fd, s->demangle);
 	if (!d->symtab.nsyms && !d->gopcln_problem[0]) /* (that said why already) */
 		symbolizer__warn(s, EBS_E_NO_SYMBOLS, "%s: no symbols (%s)", path,
-				 why.msg[0] ? why.msg : "empty symbol table");
-out_close:
+				 e.msg[0] ? e.msg : "empty symbol table");
 	close(fd);
+	return 0;
+
+fail_close:
+	close(fd);
+fail:
+	dso__unload(d);
+	return -1;
+}
+
+/*
+ * Load d for the file a mapping names (map NULL: the file at path, for
+ * addr2line): from the first of the places locate__next gives that holds
+ * the file recorded (the recorded path, or under --symfs; then by the
+ * recorded build-id, in the build-id directories).  When none does, d
+ * fails with what the first place said, refused when a file was there but
+ * not the one recorded.
+ */
+static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path,
+			   const struct sym_map *map)
+{
+	struct ebs_error first = {0}, why;
+	struct locate_iter it = {0};
+	char cand[PATH_MAX];
+	bool refused = false;
+	int r;
+
+	while ((r = locate__next(s, path, map, &it, cand, sizeof(cand))) > 0) {
+		if (!dso__try_file(s, d, cand, map, it.recorded_path, &why))
+			return;
+		if (!first.msg[0]) {
+			first = why;
+			refused = d->refused;
+		}
+		if (why.code == EBS_E_NOMEM)
+			break;
+	}
+	if (r < 0 && !first.msg[0])
+		ebs_error__fail(&first, EBS_E_NOMEM, "%s: out of memory", path);
+	d->path = strdup(path);
+	d->refused = refused;
+	dso__fail(s, d, first.code, "%s", first.msg);
 }
 
 int dso__open_again(const struct dso *d)
@@ -655,7 +758,7 @@ static struct dso *dso_for_path(struct symbolizer *s, const char *path, const st
 	d = dso_cache__get(s, key, key_len, &fresh);
 	if (!d || !fresh)
 		return d;
-	if (stat_err) {
+	if (stat_err && !s->symfs) {
 		d->path = strdup(path);
 		dso__fail(s, d, ebs_error_code_of_errno(stat_err), "%s: %s", path,
 			  strerror(stat_err));

@@ -21,20 +21,30 @@ struct symbolizer;
 /* Called once per DSO that could not be read or lacks symbols; msg is one line. */
 
 struct symbolize_opts {
-	const char *kallsyms;	       /* NULL: /proc/kallsyms */
-	const char *kcore;	       /* the kernel's memory; NULL: /proc/kcore */
-	const char *const *debug_dirs; /* NULL-terminated places to look for separate debug
-					* files, searched before /usr/lib/debug; or NULL */
-	const char *perf_map_dir;      /* where JIT perf-PID.map files are; NULL: /tmp */
-	bool demangle;		       /* C++ and Rust names demangled */
-	bool no_dwarf;		       /* no lines, no inline chains (separate debug files
-					* are still found, for their symbol tables) */
-	bool no_lines;		       /* inline chains without lines: DWARF's units are
-					* decoded without their line tables (a report of
-					* functions); results then have no file or line */
-	bool cache;		       /* keep decoded DWARF between runs, by build-id, in
-					* cache_dir (docs/symbolize.md, "The cache") */
-	const char *cache_dir;	       /* NULL: $XDG_CACHE_HOME/ebs, else ~/.cache/ebs */
+	const char *kallsyms;		 /* NULL: /proc/kallsyms */
+	const char *kcore;		 /* the kernel's memory; NULL: /proc/kcore */
+	const char *const *debug_dirs;	 /* NULL-terminated places to look for separate debug
+					  * files, searched before /usr/lib/debug; or NULL */
+	const char *perf_map_dir;	 /* where JIT perf-PID.map files are; NULL: /tmp */
+	const char *symfs;		 /* a directory the recorded paths are looked up under
+					  * instead of / (perf's --symfs), and its
+					  * usr/lib/debug for debug files; NULL: none */
+	const char *const *buildid_dirs; /* NULL-terminated build-id directories (the build-id
+					  * cache, an archive's files), or NULL: a file the
+					  * recording names by build-id, when missing at its
+					  * path or not the one recorded, is looked for as
+					  * DIR/.build-id/xx/REST, its debug file as
+					  * DIR/.build-id/xx/REST.debug */
+	bool offline;			 /* never ask a debuginfod server */
+	bool demangle;			 /* C++ and Rust names demangled */
+	bool no_dwarf;			 /* no lines, no inline chains (separate debug files
+					  * are still found, for their symbol tables) */
+	bool no_lines;			 /* inline chains without lines: DWARF's units are
+					  * decoded without their line tables (a report of
+					  * functions); results then have no file or line */
+	bool cache;			 /* keep decoded DWARF between runs, by build-id, in
+					  * cache_dir (docs/symbolize.md, "The cache") */
+	const char *cache_dir;		 /* NULL: $XDG_CACHE_HOME/ebs, else ~/.cache/ebs */
 	ebs_warn_fn *warn; /* "warning: ..." lines and their EBS_E_ codes (util/error.h);
 			    * NULL: stay quiet */
 	void *warn_ctx;

@@ -215,6 +215,9 @@ void session__symbolize_opts(struct symbolize_opts *so, const struct view_opts *
 {
 	so->kallsyms = v->kallsyms;
 	so->debug_dirs = v->debug_dirs;
+	so->symfs = v->symfs;
+	so->buildid_dirs = v->buildid_dirs;
+	so->offline = v->offline;
 	so->demangle = !v->no_demangle;
 	so->cache = !v->no_cache;
 	so->warn = v->warn;

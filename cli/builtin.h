@@ -74,6 +74,8 @@ struct cli_view {
 	const char **dirs; /* --debug-dir, NULL-terminated */
 	unsigned int ndirs;
 	bool no_pager;
+	struct buildid_cache *buildid_cache; /* the build-id cache read, or NULL */
+	const char **buildid_dirs;	     /* v's buildid_dirs and the cache's, or NULL */
 };
 void cli_view_init(struct cli_view *cv, const char *cmd, struct view_opts *v);
 void cli_view_done(struct cli_view *cv, bool to_file);

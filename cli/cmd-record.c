@@ -14,6 +14,7 @@
 #include <ebs/ebs_abi.h>
 #include "cli/builtin.h"
 #include "data/data.h"
+#include "report/buildids.h"
 #include "sampler/sampler.h"
 #include "symbolize/symbolize.h"
 
@@ -60,6 +61,35 @@ static void keep_kernel_symbols(void *ctx, struct ebs_writer *w)
 	free(t);
 	free(v);
 	symbolizer__free(sym);
+}
+
+/*
+ * After the recording: each file its samples hit, with its debug file, into
+ * the build-id cache (docs/symbolize.md), so that its reports resolve once
+ * the file is rebuilt or gone, as perf record fills ~/.debug.  Quiet as
+ * perf is; the cache's own warnings (a directory that may not be used)
+ * are one line, none with -q.  A recording written to standard output is
+ * not read again: nothing is kept.
+ */
+static void keep_buildids(const char *output, bool quiet)
+{
+	struct buildid_cache *c;
+	struct keep_stats st;
+	struct ebs_error err = {0};
+
+	if (!strcmp(output, "-"))
+		return;
+	c = buildid_cache__new(NULL, quiet ? NULL : cli_warn, (void *)"record");
+	if (!c) {
+		if (errno && !quiet)
+			fprintf(stderr, "ebs record: warning: the build-id cache: %s\n",
+				strerror(errno));
+		return;
+	}
+	if (report_keep_buildids(output, c, &st, &err) && !quiet)
+		fprintf(stderr, "ebs record: warning: nothing kept in the build-id cache: %s\n",
+			err.msg);
+	buildid_cache__free(c);
 }
 
 /* The largest sample period the kernel takes (bit 63 must be clear). */
@@ -155,6 +185,7 @@ struct record_args {
 	struct record_opts o;
 	const char *events, *calibrate;
 	bool quiet, kmod_mode_given, freq_given, clean;
+	bool no_buildid_cache;
 	bool dash_g; /* the last of -g and --call-graph was -g */
 	unsigned int nperiods;
 	u64 pages;
@@ -303,6 +334,10 @@ static const struct cli_opt record_opts[] = {
 	 CLI_SET, .off = CLI_BOOL_AT(struct record_args, clean)},
 	{"quiet", 'q', NULL, "no summary line", CLI_SET,
 	 .off = CLI_BOOL_AT(struct record_args, quiet)},
+	{"no-buildid-cache", 0, NULL,
+	 "keep no copy of the files sampled in the build-id cache ($XDG_CACHE_HOME/ebs/buildid), "
+	 "where reports find them once rebuilt or gone",
+	 CLI_SET, .off = CLI_BOOL_AT(struct record_args, no_buildid_cache)},
 	{0},
 };
 
@@ -480,6 +515,8 @@ int cmd_record(int argc, char **argv)
 			strcmp(a.o.output, "-") ? a.o.output : "stdout",
 			(unsigned long long)res.bytes);
 	}
+	if (!a.no_buildid_cache)
+		keep_buildids(a.o.output, a.quiet);
 	ret = res.have_child ? res.exit_status : 0;
 out:
 	free(cc.buf);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/builtin.h"
+#include "symbolize/symbolize.h"
 
 void cli_view_init(struct cli_view *cv, const char *cmd, struct view_opts *v)
 {
@@ -183,9 +184,35 @@ int cli_view_width(const char *cmd, const char *arg, struct view_opts *v)
 	return 0;
 }
 
+/*
+ * The build-id cache (docs/symbolize.md) as the last of v's build-id
+ * directories, when it is there and may be used (else one warning line,
+ * or none when it is not there): a file gone or rebuilt since the
+ * recording is found there by its build-id.
+ */
+static void use_buildid_cache(struct cli_view *cv)
+{
+	struct view_opts *v = cv->v;
+	size_t n = 0;
+
+	cv->buildid_cache = buildid_cache__new(NULL, v->warn, v->warn_ctx);
+	if (!cv->buildid_cache || buildid_cache__readable(cv->buildid_cache))
+		return;
+	while (v->buildid_dirs && v->buildid_dirs[n])
+		n++;
+	cv->buildid_dirs = calloc(n + 2, sizeof(*cv->buildid_dirs));
+	if (!cv->buildid_dirs)
+		return; /* no memory: without it */
+	if (n)
+		memcpy(cv->buildid_dirs, v->buildid_dirs, n * sizeof(*cv->buildid_dirs));
+	cv->buildid_dirs[n] = buildid_cache__dir(cv->buildid_cache);
+	v->buildid_dirs = cv->buildid_dirs;
+}
+
 void cli_view_done(struct cli_view *cv, bool to_file)
 {
 	cv->v->debug_dirs = cv->dirs;
+	use_buildid_cache(cv);
 	if (!to_file) /* started at the first line */
 		cv->v->out = cli_pager_stream(cv->no_pager, &cv->v->color, &cv->v->width);
 }
@@ -203,4 +230,8 @@ void cli_view_free(struct cli_view *cv)
 	free(cv->dirs);
 	cv->dirs = NULL;
 	cv->ndirs = 0;
+	free(cv->buildid_dirs);
+	cv->buildid_dirs = NULL;
+	buildid_cache__free(cv->buildid_cache);
+	cv->buildid_cache = NULL;
 }

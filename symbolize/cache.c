@@ -420,8 +420,9 @@ static int cache_dir_at(struct sym_cache *c, bool make)
 		return c->dfd;
 	c->unusable = true;
 	fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && !make) {
-		c->unusable = false; /* nothing there: nothing to read, nothing to say */
+	if (fd < 0 && (errno == ENOENT || errno == EACCES) && !make) {
+		/* nothing there, or out of reach: nothing to read, nothing to say */
+		c->unusable = errno == EACCES;
 		return -1;
 	}
 	if (fd < 0 && errno == ENOENT) {

@@ -443,7 +443,8 @@ struct sym_cache *sym_cache__new(struct symbolizer *s, const char *dir);
 const char *sym_cache__dir(const struct sym_cache *c);
 /*
  * Is the directory there and usable (checked as for writing, never made)?
- * 0; -1 when it is not there (nothing said) or may not be used (said once).
+ * 0; -1 when it is not there or out of reach (EACCES: nothing can be read
+ * from it; nothing said) or may not be used (said once).
  */
 int sym_cache__check(struct sym_cache *c);
 /*

@@ -401,9 +401,9 @@ int symbolizer__kernel_code(struct symbolizer *s, u64 addr, void *buf, size_t le
  *   before it is used.
  * buildid_cache__dir: its directory, for symbolize_opts.buildid_dirs.
  * buildid_cache__readable: for a report: 0 when the directory is there and
- *   may be used, -1 when it is not there (nothing said) or may not be used
- *   (not the caller's, others may write to it, a symbolic link: one warning
- *   line); never makes it.
+ *   may be used, -1 when it is not there or out of the caller's reach
+ *   (nothing said) or may not be used (not the caller's, others may write
+ *   to it, a symbolic link: one warning line); never makes it.
  * buildid_cache__add: keep the file at path, if its build-id is id, as
  *   DIR/.build-id/xx/REST, and its separate debug file (found where a
  *   report finds one: /usr/lib/debug by build-id, .gnu_debuglink) as

@@ -97,7 +97,7 @@ if command -v strace >/dev/null; then
 	ob=$(opens -i b.data)
 	oab=$(opens -i a.data -i b.data)
 	check "the program's file opened as often by the merged report as by one ($oab; a $oa, b $ob)" \
-		[ "$oa" -ge 1 ] && [ "$oab" = "$oa" ]
+		[ "$oa" -ge 1 -a "$oab" = "$oa" ]
 else
 	skip "the DWARF read once" "strace is not installed"
 fi
@@ -243,10 +243,19 @@ read -r fa ta <<<"$(ann a.ann)"
 read -r fb tb <<<"$(ann b.ann)"
 read -r fm tm <<<"$(ann ab.ann)"
 check "annotate split_a of both: $fm of $tm samples = ($fa + $fb) of ($ta + $tb)" \
-	[ -n "$fm" ] && [ "$fm" = $((fa + fb)) ] && [ "$tm" = $((ta + tb)) ]
+	[ -n "$fm" -a "$fm" = $((fa + fb)) -a "$tm" = $((ta + tb)) ]
 "$EBS" script -i a.data -i b.data -F pid >script.txt
 check "script of both: every sample of each, one recording after the other" \
 	[ "$(wc -l <script.txt)" = $((na + nb)) ]
+
+# one event at two rates: merged, and said in one warning line
+record c.data -e cpu-clock -F 250 b/prog 0.2
+"$EBS" report -i a.data -i c.data >ac.txt 2>ac.err
+check "cpu-clock at 500 Hz and at 250 Hz: one table, one warning naming both rates" \
+	bash -c "[ \$(grep -c '^# event: cpu-clock' ac.txt) = 1 ] && [ \$(wc -l <ac.err) = 1 ] &&
+		grep -q 'cpu-clock is sampled at 500 Hz in a.data but at 250 Hz in c.data' ac.err"
+"$EBS" report -i a.data -i b.data >ab2.txt 2>ab2.err
+check "...and none for two at one rate" [ ! -s ab2.err ]
 
 # ---- e. one input unreadable: one line naming it, no output ---------------------------
 printf 'not a recording' >bad.data

@@ -114,7 +114,8 @@ static bool changed(const struct stat *st, const struct stat *now)
 	return st->st_dev != now->st_dev || st->st_ino != now->st_ino ||
 	       st->st_size != now->st_size || st->st_mtim.tv_sec != now->st_mtim.tv_sec ||
 	       st->st_mtim.tv_nsec != now->st_mtim.tv_nsec ||
-	       st->st_ctim.tv_sec != now->st_ctim.tv_sec || st->st_ctim.tv_nsec != now->st_ctim.tv_nsec;
+	       st->st_ctim.tv_sec != now->st_ctim.tv_sec ||
+	       st->st_ctim.tv_nsec != now->st_ctim.tv_nsec;
 }
 
 /* The first len bytes of in into out (both at offset 0): 0 or -errno (-EIO: cut short). */
@@ -190,9 +191,9 @@ static s64 keep(struct buildid_cache *b, int dfd, const char *name, int in, cons
 		ebs_error__set(err, -e, "%s: not kept in the build-id cache: %s", path,
 			       e == -EIO ? "cut short while it was copied" : strerror(-e));
 	} else if (fstat(in, &now) || changed(st, &now)) {
-		e = ebs_error__set(err, EAGAIN,
-				   "%s: not kept in the build-id cache: it changed while it was copied",
-				   path);
+		e = ebs_error__set(
+			err, EAGAIN,
+			"%s: not kept in the build-id cache: it changed while it was copied", path);
 	} else if (!has_id(fd, id, id_size, want_dwarf)) {
 		/* the bytes read are not those checked: never kept */
 		e = ebs_error__fail(err, EBS_E_NO_BUILD_ID_MATCH,
@@ -307,23 +308,26 @@ s64 buildid_cache__add(struct buildid_cache *b, const char *path, const u8 *id, 
 	}
 	r = dso__read_facts(d, in);
 	if (r) {
-		added = r == -ENOMEM ? ebs_error__fail(err, EBS_E_NOMEM, "%s: out of memory", path)
-				     : ebs_error__fail(err, EBS_E_NOT_ELF, "%s: not an ELF file", path);
+		added = r == -ENOMEM
+				? ebs_error__fail(err, EBS_E_NOMEM, "%s: out of memory", path)
+				: ebs_error__fail(err, EBS_E_NOT_ELF, "%s: not an ELF file", path);
 		goto out;
 	}
 	if (d->build_id_size != id_size || memcmp(d->build_id, id, id_size)) {
 		ebs_format_hex(want, sizeof(want), id, id_size);
 		ebs_format_hex(got, sizeof(got), d->build_id, d->build_id_size);
 		if (d->build_id_size)
-			added = ebs_error__fail(err, EBS_E_NO_BUILD_ID_MATCH,
-						"%s: not the file recorded (build-id %s differs from "
-						"the recorded %s): not kept",
-						path, got, want);
+			added = ebs_error__fail(
+				err, EBS_E_NO_BUILD_ID_MATCH,
+				"%s: not the file recorded (build-id %s differs from "
+				"the recorded %s): not kept",
+				path, got, want);
 		else
-			added = ebs_error__fail(err, EBS_E_NO_BUILD_ID_MATCH,
-						"%s: not the file recorded (no build-id, the recorded "
-						"file had %s): not kept",
-						path, want);
+			added = ebs_error__fail(
+				err, EBS_E_NO_BUILD_ID_MATCH,
+				"%s: not the file recorded (no build-id, the recorded "
+				"file had %s): not kept",
+				path, want);
 		goto out;
 	}
 	{
@@ -332,8 +336,9 @@ s64 buildid_cache__add(struct buildid_cache *b, const char *path, const u8 *id, 
 		dfd = sym_cache__subdir(b->c, xx, true);
 	}
 	if (dfd < 0) {
-		added = ebs_error__set(err, -dfd, "%s: not kept: the build-id cache %s cannot be used",
-				       path, sym_cache__dir(b->c));
+		added = ebs_error__set(err, -dfd,
+				       "%s: not kept: the build-id cache %s cannot be used", path,
+				       sym_cache__dir(b->c));
 		goto out;
 	}
 	added = keep(b, dfd, hex + 2, in, &st, path, id, id_size, false, err);

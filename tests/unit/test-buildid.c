@@ -157,8 +157,8 @@ static void test_where(void)
 	buildid_cache__free(b);
 	setenv("XDG_CACHE_HOME", "relative", 1);
 	b = buildid_cache__new(NULL, NULL, NULL);
-	TEST_STREQ("where: a relative $XDG_CACHE_HOME is not used", b ? buildid_cache__dir(b) : NULL,
-		   "/x/home/.cache/ebs/buildid");
+	TEST_STREQ("where: a relative $XDG_CACHE_HOME is not used",
+		   b ? buildid_cache__dir(b) : NULL, "/x/home/.cache/ebs/buildid");
 	buildid_cache__free(b);
 	unsetenv("HOME");
 	unsetenv("XDG_CACHE_HOME");
@@ -378,7 +378,8 @@ static void test_cap(void)
 	b = buildid_cache__new(cdir, count_warn, NULL);
 	r1 = b ? buildid_cache__add(b, exe, id1, n1, &err) : 0;
 	TEST_CHECK("cap: a file over the cap is not kept: -EFBIG",
-		   r1 == -EFBIG && access(e1, F_OK) != 0 && strstr(err.msg, "EBS_BUILDID_CACHE_MAX"));
+		   r1 == -EFBIG && access(e1, F_OK) != 0 &&
+			   strstr(err.msg, "EBS_BUILDID_CACHE_MAX"));
 	TEST_CHECK("cap: and nothing else goes for it", access(e2, F_OK) == 0);
 	TEST_EQ("cap: no temporary file left", temporaries(cdir), 0);
 	buildid_cache__free(b);
@@ -462,7 +463,8 @@ static void test_refused(void)
 		if (b)
 			r = buildid_cache__add(b, exe, id, n, &err);
 		TEST_CHECK("refused: .build-id another user's: nothing kept, one line",
-			   b && r < 0 && warnings == 1 && strstr(last_warning, ".build-id: not yours"));
+			   b && r < 0 && warnings == 1 &&
+				   strstr(last_warning, ".build-id: not yours"));
 		buildid_cache__free(b);
 	}
 	remove_tree(cdir);

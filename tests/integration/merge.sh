@@ -210,6 +210,16 @@ if command -v go >/dev/null; then
 else
 	skip "go tool pprof -tags" "go is not installed (golang-go)"
 fi
+for f in a b ab; do
+	"$EBS" export $( [ $f = ab ] && echo "-i a.data -i b.data" || echo "-i $f.data") \
+		--format speedscope -o $f.ss.json
+done
+if [ "$HOSTS" = 2 ]; then
+	check "speedscope of both: a profile per host, each the weights of its recording" \
+		jtrue ab.ss.json "[(p['name'].split(' on ')[-1], sum(p['weights'])) for p in j['profiles']] == [('$HOST', sum(json.load(open('a.ss.json'))['profiles'][0]['weights'])), ('$OTHER', sum(json.load(open('b.ss.json'))['profiles'][0]['weights']))]"
+fi
+check "speedscope of one: one profile, no host in its name" \
+	jtrue a.ss.json "len(j['profiles']) == 1 and ' on ' not in j['profiles'][0]['name']"
 for f in a b; do "$EBS" export -i $f.data --format folded -o $f.folded; done
 "$EBS" export -i a.data -i b.data --format folded -o ab.folded
 res=$(python3 -c '
@@ -249,6 +259,19 @@ check "annotate split_a of both: $fm of $tm samples = ($fa + $fb) of ($ta + $tb)
 "$EBS" script -i a.data -i b.data -F pid >script.txt
 check "script of both: every sample of each, one recording after the other" \
 	[ "$(wc -l <script.txt)" = $((na + nb)) ]
+
+# a perf.data among them: its host from perf's hostname feature
+if command -v perf >/dev/null && perf record -q -e cpu-clock -F 500 -o p.data b/prog 0.2 \
+	>/dev/null 2>&1; then
+	"$EBS" report -i p.data --top 0 --json >p.json
+	"$EBS" report -i a.data -i p.data --top 0 --json >ap.json 2>ap.err
+	res=$(python3 -c "$SUM_PY" function,dso a.json p.json ap.json)
+	check "a.data and perf's p.data merged: the rows are the sums ($res)" [ "$res" = ok ]
+	check "...p.data's host is perf's hostname feature, $HOST" \
+		jtrue ap.json "j['recordings'][1]['host'] == '$HOST'"
+else
+	skip "a perf.data among them" "perf is not installed, or cannot record here"
+fi
 
 # one event at two rates: merged, and said in one warning line
 record c.data -e cpu-clock -F 250 b/prog 0.2

@@ -94,7 +94,7 @@ static const struct cli_opt report_opts[] = {
 const struct cli_cmd cli_report_cmd = {
 	.name = "report",
 	.usage = "usage: ebs report [-i FILE]... [OPTIONS]\n"
-		 "       ebs report [-i FILE] --dump [--force] [--no-pager]\n",
+		 "       ebs report [-i FILE]... --dump [--force] [--no-pager]\n",
 	.opts = report_opts,
 };
 

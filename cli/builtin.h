@@ -73,6 +73,8 @@ struct cli_view {
 	struct view_opts *v;
 	const char **dirs; /* --debug-dir, NULL-terminated */
 	unsigned int ndirs;
+	const char **inputs; /* every -i, NULL-terminated: several are read as one */
+	unsigned int ninputs;
 	bool no_pager;
 	struct buildid_cache *buildid_cache; /* the build-id cache read, or NULL */
 	const char **buildid_dirs;	     /* v's buildid_dirs and the cache's, or NULL */

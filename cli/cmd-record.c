@@ -68,16 +68,21 @@ static void keep_kernel_symbols(void *ctx, struct ebs_writer *w)
  * the build-id cache (docs/symbolize.md), so that its reports resolve once
  * the file is rebuilt or gone, as perf record fills ~/.debug.  Quiet as
  * perf is; the cache's own warnings (a directory that may not be used)
- * are one line, none with -q.  A recording written to standard output is
- * not read again: nothing is kept.
+ * are one line, none with -q.  A recording written to standard output, a
+ * FIFO or a device is not read again: nothing is kept.
  */
 static void keep_buildids(const char *output, bool quiet)
 {
 	struct buildid_cache *c;
 	struct keep_stats st;
+	struct stat st_out;
 	struct ebs_error err = {0};
 
-	if (!strcmp(output, "-"))
+	/*
+	 * A FIFO, /dev/stdout, /dev/null: what was written cannot be read again
+	 * (a FIFO's open would wait for a writer that never comes)
+	 */
+	if (!strcmp(output, "-") || stat(output, &st_out) || !S_ISREG(st_out.st_mode))
 		return;
 	c = buildid_cache__new(NULL, quiet ? NULL : cli_warn, (void *)"record");
 	if (!c) {

@@ -138,6 +138,19 @@ XDG_CACHE_HOME=$TMP/xdg-b0 EBS_BUILDID_CACHE_MAX=0 "$EBS" record -q -e cpu-clock
 	"$TMP/app/prog" 0.1 2>b0.err
 check "b. EBS_BUILDID_CACHE_MAX=0: nothing kept" [ ! -e "$TMP/xdg-b0/ebs/buildid" ]
 
+# a recording into a FIFO is not read again (its open would wait for a writer)
+mkfifo b.fifo
+"$EBS" report -i b.fifo >/dev/null 2>&1 &
+reader=$!
+XDG_CACHE_HOME=$TMP/xdg-f timeout -s KILL 60 "$EBS" record -q -e cpu-clock -F 997 -o b.fifo \
+	"$TMP/app/prog" 0.1 2>f.err
+rc=$?
+wait $reader
+check "b. -o FIFO: record ends (exit $rc), nothing kept" [ $rc -eq 0 -a ! -e "$TMP/xdg-f/ebs/buildid" ]
+XDG_CACHE_HOME=$TMP/xdg-f "$EBS" record -e cpu-clock -F 997 -o /dev/null "$TMP/app/prog" 0.1 2>null.err
+check "b. -o /dev/null: no warning ($(grep -v 'samples written' null.err | head -c 200))" \
+	[ -z "$(grep -v 'samples written' null.err)" ]
+
 # ---- c. the cap ---------------------------------------------------------------
 # two static programs (no library of their own to keep), the cap room for one
 cat >cap.c <<'EOF'
@@ -146,8 +159,11 @@ volatile unsigned long sink;
 int main(int argc, char **argv)
 {
 	struct timespec t;
+	unsigned long i;
 	do {
-		sink += (unsigned long)argc * VARIANT;
+		/* mostly here, not in clock_gettime: the samples must hit the program */
+		for (i = 0; i < 1000000; i++)
+			sink += (unsigned long)argc * VARIANT;
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
 	} while (t.tv_nsec < 100000000 && !t.tv_sec);
 	return argv[0][0] == 0;

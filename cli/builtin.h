@@ -118,6 +118,11 @@ const char *cli_code_tag(enum ebs_code code);
 
 /* The commands' ebs_warn_fn: "ebs CMD: LINE" (and its code tag) on stderr; ctx is CMD. */
 void cli_warn(void *ctx, enum ebs_code code, const char *line);
+/*
+ * The commands' progress lines (a debuginfod download's), for a terminal:
+ * "ebs CMD: LINE" drawn over the last one with "\r"; LINE "" clears it.
+ */
+void cli_progress(void *ctx, enum ebs_code code, const char *line);
 
 /*
  * The pager (pager.c).  cli_pager_stream(): where a listing goes: stdout,

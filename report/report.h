@@ -82,8 +82,11 @@ struct view_opts {
 	enum report_color color;
 	int width; /* columns; 0: the terminal's when out is one, else no limit; -1: no limit */
 	FILE *out;
-	ebs_warn_fn *warn; /* warnings and notices ("warning: FILE: ..."); NULL: none */
-	void *warn_ctx;	   /* warn's */
+	ebs_warn_fn *warn;     /* warnings and notices ("warning: FILE: ..."); NULL: none */
+	void *warn_ctx;	       /* warn's */
+	ebs_warn_fn *progress; /* a line redrawn in place ("" clears it): a debuginfod
+				* download's progress; NULL: none (not a terminal) */
+	void *progress_ctx;
 };
 
 struct report_opts {

@@ -228,6 +228,8 @@ struct symbolizer *symbolizer__new(const struct symbolize_opts *opts)
 	s->warn = opts->warn;
 	s->warn_ctx = opts->warn_ctx;
 	s->offline = opts->offline;
+	s->progress = opts->progress;
+	s->progress_ctx = opts->progress_ctx;
 	if ((opts->symfs && !(s->symfs = strdup(opts->symfs))) ||
 	    !(s->buildid_dirs = copy_dirs(opts->buildid_dirs, NULL, NULL)) ||
 	    (opts->kallsyms && !(s->kallsyms_path = strdup(opts->kallsyms))) ||
@@ -291,6 +293,7 @@ void symbolizer__free(struct symbolizer *s)
 		dso__free(d);
 	}
 	symbolizer__unwind_exit(s);
+	debuginfod__free(s->debuginfod);
 	sym_cache__free(s->cache); /* after the DSOs: their DWARF is written back there */
 	kallsyms__free(s->kernel);
 	free(s->keybuf);
@@ -485,6 +488,8 @@ static void dso__fill_info(struct dso *d, const char *path)
 	d->info.symbols_from = dso__shown(d, d->symbols_from);
 	d->info.debug_path = dso__shown(d, d->debug_path);
 	d->info.looked = d->looked ? dso__shown(d, d->looked) : "";
+	d->info.debug_fetched = d->debug_fetched;
+	d->info.file_fetched = d->file_fetched;
 	d->info.problem = d->dwarf_problem[0] ? d->dwarf_problem : NULL;
 	d->info.unusable = d->unusable[0] ? d->unusable : NULL;
 	d->info.unusable_code = d->unusable[0] ? d->unusable_code : EBS_E_OK;
@@ -681,7 +686,8 @@ fail:
  * Load d for the file a mapping names (map NULL: the file at path, for
  * addr2line): from the first of the places locate__next gives that holds
  * the file recorded (the recorded path, or under --symfs; then by the
- * recorded build-id, in the build-id directories).  When none does, d
+ * recorded build-id, in the build-id directories; last from a debuginfod
+ * server).  When none does, d
  * fails with what the first place said, refused when a file was there but
  * not the one recorded.
  */
@@ -695,8 +701,10 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path
 	int r;
 
 	while ((r = locate__next(s, path, map, &it, cand, sizeof(cand))) > 0) {
-		if (!dso__try_file(s, d, cand, map, it.recorded_path, &why))
+		if (!dso__try_file(s, d, cand, map, it.recorded_path, &why)) {
+			d->file_fetched = it.fetched;
 			return;
+		}
 		if (!first.msg[0]) {
 			first = why;
 			refused = d->refused;
@@ -1585,6 +1593,30 @@ const char *symbolizer__source_name(struct symbolizer *s, const char *file)
 		found = raw;
 	}
 	return found ? found : file;
+}
+
+int symbolizer__fetch_source(struct symbolizer *s, const char *file, char *out, size_t len)
+{
+	const char *raw = file ? symbolizer__source_name(s, file) : NULL, *verdict, *base;
+	struct dso *d, *tmp;
+	int r;
+
+	if (!raw || raw[0] != '/')
+		return 0; /* libdebuginfod asks for absolute names only */
+	base = strrchr(file, '/') + 1;
+	/* the DSOs whose DWARF, open so far, names it: asked by their build-ids */
+	HASH_ITER(hh, s->dsos, d, tmp) {
+		if (d->canon || !d->dwarf || d->build_id_size < 2 ||
+		    !dwarf_info__names_file(d->dwarf, file))
+			continue;
+		r = debuginfod__find(s, DEBUGINFOD_SOURCE, d->build_id, d->build_id_size, raw, base,
+				     out, len, &verdict);
+		if (r)
+			return r;
+		if (!verdict || !strcmp(verdict, "(failed)"))
+			return 0; /* not asked, or no more */
+	}
+	return 0;
 }
 
 int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr, void *buf,

@@ -56,7 +56,10 @@
 	X(TRUNCATED, EBADMSG, "truncated")                                                         \
 	X(BAD_RECORD, EBADMSG, "a malformed record")                                               \
 	/* sampler/: what to record */                                                             \
-	X(UNKNOWN_EVENT, EINVAL, "no such event")
+	X(UNKNOWN_EVENT, EINVAL, "no such event")                                                  \
+	/* symbolize/debuginfod.c: servers asked for files by build-id */                          \
+	X(NO_DEBUGINFOD, ENOSYS, "libdebuginfod is not there: no debuginfod server asked")         \
+	X(DEBUGINFOD_FAILED, EHOSTDOWN, "a debuginfod server failed: none asked again")
 
 enum ebs_code {
 #define EBS_ERROR_ENUM(name, errnum, text) EBS_E_##name,

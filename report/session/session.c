@@ -222,6 +222,8 @@ void session__symbolize_opts(struct symbolize_opts *so, const struct view_opts *
 	so->cache = !v->no_cache;
 	so->warn = v->warn;
 	so->warn_ctx = v->warn_ctx;
+	so->progress = v->progress;
+	so->progress_ctx = v->progress_ctx;
 }
 
 void session__close(struct session *rs)

@@ -63,6 +63,9 @@ cat >src/prog.c <<'C'
 #include <stdlib.h>
 #include <time.h>
 double hot_lib(double x);
+#ifdef REBUILT
+int rebuilt = 1; /* another program: another build-id */
+#endif
 static __attribute__((noinline)) double hot_own(double x)
 {
 	for (int i = 0; i < 4000; i++)
@@ -139,6 +142,13 @@ DI cache2 "$EBS" report -i rec.data --no-cache --stats >exe-stats.txt 2>/dev/nul
 check "b. --stats: the file from the client cache, from debuginfod" \
 	grep -qF "file from $TMP/cache2/$PROG_ID/executable (from debuginfod)" exe-stats.txt
 mv away/prog bin/
+# the program rebuilt since (another build-id at its path): the recorded one fetched
+cp bin/prog away/prog.recorded
+(cd src && gcc -O1 -g -DREBUILT -Wl,--build-id -o "$B/prog" prog.c -L"$B" -lhot -Wl,-rpath,"$B")
+DI cache2 R -i rec.data >rebuilt.txt 2>rebuilt.err
+check "b. the program rebuilt: the recorded one fetched, the same report, nothing said ($(head -c 300 rebuilt.err))" \
+	bash -c 'cmp -s rebuilt.txt full.txt && [ ! -s rebuilt.err ]'
+cp away/prog.recorded bin/prog
 
 # annotate's source, hidden from ebs (not from the server) by a tmpfs over its directory
 if unshare -m true 2>/dev/null; then

@@ -29,6 +29,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,7 +167,20 @@ static bool urls_set(void)
 	return urls && urls[strspn(urls, " \t")];
 }
 
-#define ENTRY(d, field, name) ((d)->field = (__typeof__((d)->field))dlsym((d)->lib, name))
+/* The library's entry points ebs calls, and where each goes in a struct debuginfod. */
+#define ENTRY(field)                                                                               \
+	{                                                                                          \
+		"debuginfod_" #field, offsetof(struct debuginfod, field)                           \
+	}
+static const struct {
+	const char *name;
+	size_t off;
+} entries[] = {
+	ENTRY(begin),		ENTRY(end),	      ENTRY(find_debuginfo),
+	ENTRY(find_executable), ENTRY(find_source),   ENTRY(set_progressfn),
+	ENTRY(set_user_data),	ENTRY(get_user_data), ENTRY(get_url),
+	ENTRY(set_verbose_fd),
+};
 
 /*
  * The library and a client, loaded at the first question.  Without them
@@ -176,6 +190,7 @@ static struct debuginfod *debuginfod__load(struct symbolizer *s)
 {
 	struct debuginfod *d = calloc(1, sizeof(*d));
 	const char *missing = NULL;
+	size_t i;
 
 	if (!d)
 		return NULL;
@@ -194,26 +209,14 @@ static struct debuginfod *debuginfod__load(struct symbolizer *s)
 			 "debuginfod: %s not found: not asked", DEBUGINFOD_LIB);
 		return d;
 	}
-	if (!ENTRY(d, begin, "debuginfod_begin"))
-		missing = "debuginfod_begin";
-	else if (!ENTRY(d, end, "debuginfod_end"))
-		missing = "debuginfod_end";
-	else if (!ENTRY(d, find_debuginfo, "debuginfod_find_debuginfo"))
-		missing = "debuginfod_find_debuginfo";
-	else if (!ENTRY(d, find_executable, "debuginfod_find_executable"))
-		missing = "debuginfod_find_executable";
-	else if (!ENTRY(d, find_source, "debuginfod_find_source"))
-		missing = "debuginfod_find_source";
-	else if (!ENTRY(d, set_progressfn, "debuginfod_set_progressfn"))
-		missing = "debuginfod_set_progressfn";
-	else if (!ENTRY(d, set_user_data, "debuginfod_set_user_data"))
-		missing = "debuginfod_set_user_data";
-	else if (!ENTRY(d, get_user_data, "debuginfod_get_user_data"))
-		missing = "debuginfod_get_user_data";
-	else if (!ENTRY(d, get_url, "debuginfod_get_url"))
-		missing = "debuginfod_get_url";
-	else if (!ENTRY(d, set_verbose_fd, "debuginfod_set_verbose_fd"))
-		missing = "debuginfod_set_verbose_fd";
+	for (i = 0; i < ARRAY_SIZE(entries) && !missing; i++) {
+		void *fn = dlsym(d->lib, entries[i].name);
+
+		if (!fn) /* (POSIX: a function's address fits a void *, as dlsym gives it) */
+			missing = entries[i].name;
+		else
+			memcpy((char *)d + entries[i].off, &fn, sizeof(fn));
+	}
 	if (missing) {
 		d->off = true;
 		ebs_warn(s->warn, s->warn_ctx, EBS_E_NO_DEBUGINFOD,

@@ -703,8 +703,6 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path
 
 	while ((r = locate__next(s, path, map, &it, cand, sizeof(cand))) > 0) {
 		if (!dso__try_file(s, d, cand, map, it.recorded_path, &why)) {
-			/* a file refused at an earlier place leaves none unresolved */
-			d->refused = false;
 			d->file_fetched = it.fetched;
 			return;
 		}

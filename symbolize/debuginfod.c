@@ -28,6 +28,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -71,6 +72,9 @@ struct debuginfod {
 	struct timespec start;
 	double shown_at; /* when the progress line was last drawn, 0: not drawn */
 	bool timed_out;
+	/* from its verbose log: the client cache and the file's suffix there (a source's) */
+	char cache_dir[PATH_MAX];
+	char suffix[PATH_MAX];
 };
 
 /*
@@ -261,8 +265,9 @@ void debuginfod__free(struct debuginfod *d)
  * What the verbose log of the last question says: the server (the URL of
  * the first handle that failed, up to "/buildid/") and why it failed, for
  * a failure other than not found (404).  libdebuginfod writes "url N URL"
- * for each server asked, then "url N ERROR" for each that failed.  The
- * log is emptied for the next question.  false when it names no failure.
+ * for each server asked, then "url N ERROR" for each that failed; and
+ * where the file goes, kept in d.  The log is emptied for the next
+ * question.  false when it names no failure.
  */
 static bool log_failure(struct debuginfod *d, char *server, size_t server_len, char *why,
 			size_t why_len)
@@ -276,6 +281,7 @@ static bool log_failure(struct debuginfod *d, char *server, size_t server_len, c
 		if (ftruncate(d->log_fd, 0) == 0)
 			lseek(d->log_fd, 0, SEEK_SET);
 	}
+	d->cache_dir[0] = d->suffix[0] = '\0';
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
@@ -286,6 +292,10 @@ static bool log_failure(struct debuginfod *d, char *server, size_t server_len, c
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
+		if (!strncmp(line, "checking cache dir ", 19))
+			snprintf(d->cache_dir, sizeof(d->cache_dir), "%s", line + 19);
+		else if (!strncmp(line, "suffix ", 7))
+			snprintf(d->suffix, sizeof(d->suffix), "%s", line + 7);
 		if (sscanf(line, "url %u %n", &k, &at) != 1 || !at || k >= ARRAY_SIZE(urls))
 			continue;
 		line += at;
@@ -304,6 +314,37 @@ static bool log_failure(struct debuginfod *d, char *server, size_t server_len, c
 	if (found && server[0] && strstr(server, "/buildid/"))
 		*strstr(server, "/buildid/") = '\0';
 	return found;
+}
+
+/*
+ * After a question ebs cancelled (its time limit): libdebuginfod 0.188
+ * takes it for not found and leaves an empty file where the file goes,
+ * which answers "not found" without asking for its cache_miss_s (10
+ * minutes).  That file is removed (an empty regular file of ours, never
+ * followed if a link), so that the next run asks again.  Where it is comes
+ * from the verbose log (d->cache_dir, d->suffix); without it, nothing.
+ */
+static void forget_miss(const struct debuginfod *d, enum debuginfod_kind kind, const u8 *id,
+			u8 id_size)
+{
+	static const char *const type[] = {"debuginfo", "executable", "source"};
+	char hex[41], dir[PATH_MAX + 48], name[PATH_MAX + 16];
+	struct stat st;
+	int dfd;
+
+	if (!d->cache_dir[0])
+		return;
+	ebs_format_hex(hex, sizeof(hex), id, id_size);
+	if (snprintf(dir, sizeof(dir), "%s/%s", d->cache_dir, hex) >= (int)sizeof(dir) ||
+	    snprintf(name, sizeof(name), "%s%s", type[kind], d->suffix) >= (int)sizeof(name))
+		return;
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	if (!fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) && !st.st_size &&
+	    st.st_uid == geteuid())
+		unlinkat(dfd, name, 0);
+	close(dfd);
 }
 
 /* The server that sent the last file (its URL up to "/buildid/"), else every one. */
@@ -407,6 +448,7 @@ int debuginfod__find(struct symbolizer *s, enum debuginfod_kind kind, const u8 *
 	if (rc == -ENOMEM)
 		return -ENOMEM;
 	if (d->timed_out) {
+		forget_miss(d, kind, id, id_size);
 		server_of(d, server, sizeof(server));
 		snprintf(why, sizeof(why), "no answer for %s within %g s (EBS_DEBUGINFOD_TIMEOUT)",
 			 what, d->limit);

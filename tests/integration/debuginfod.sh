@@ -248,6 +248,11 @@ if fake slow /dev/null; then
 	coded "d. a slow server, EBS_DEBUGINFOD_TIMEOUT=2" slow.err EBS_E_DEBUGINFOD_FAILED
 	check "d. ... the report goes on, within the hang guard ($((SECONDS - t0)) s)" \
 		bash -c "cmp -s slow.txt stripped.txt && [ $((SECONDS - t0)) -lt 60 ]"
+	# libdebuginfod took the cancel for not found: no empty file of it answers the next run
+	F cslow env EBS_DEBUGINFOD_TIMEOUT=2 "$EBS" report --no-cache -i rec.data >/dev/null 2>slow2.err
+	check "d. the slow server again: prog's debug file asked again, not a silent miss" \
+		bash -c "[ \"\$(grep -c '/buildid/$PROG_ID/debuginfo' slow.log)\" -eq 2 ] &&
+			grep -q 'no answer for the debug file of prog within 2 s' slow2.err"
 	# on a terminal (script's pty), a progress line while it waits, erased after
 	F cslow2 env EBS_DEBUGINFOD_TIMEOUT=2 script -qec \
 		"'$EBS' report --no-cache -i rec.data >/dev/null" tty.txt >/dev/null 2>&1

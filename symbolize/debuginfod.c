@@ -317,8 +317,9 @@ static bool log_failure(struct debuginfod *d, char *server, size_t server_len, c
 }
 
 /*
- * After a question ebs cancelled (its time limit): libdebuginfod 0.188
- * takes it for not found and leaves an empty file where the file goes,
+ * After a question ebs cancelled (its time limit), or one a server
+ * failed with an HTTP error (500...): libdebuginfod 0.188 takes it for
+ * not found and leaves an empty file where the file goes,
  * which answers "not found" without asking for its cache_miss_s (10
  * minutes).  That file is removed (an empty regular file of ours, never
  * followed if a link), so that the next run asks again.  Where it is comes
@@ -447,8 +448,9 @@ int debuginfod__find(struct symbolizer *s, enum debuginfod_kind kind, const u8 *
 	failed = log_failure(d, server, sizeof(server), why, sizeof(why));
 	if (rc == -ENOMEM)
 		return -ENOMEM;
-	if (d->timed_out) {
+	if (d->timed_out || (failed && rc == -ENOENT)) /* a failure, not a miss */
 		forget_miss(d, kind, id, id_size);
+	if (d->timed_out) {
 		server_of(d, server, sizeof(server));
 		snprintf(why, sizeof(why), "no answer for %s within %g s (EBS_DEBUGINFOD_TIMEOUT)",
 			 what, d->limit);

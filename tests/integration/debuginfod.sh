@@ -240,6 +240,10 @@ if fake 500 /dev/null; then
 	coded "d. HTTP 500" e500.err EBS_E_DEBUGINFOD_FAILED
 	check "d. HTTP 500: asked once, the report goes on" \
 		bash -c '[ "$(wc -l <500.log)" -eq 1 ] && cmp -s e500.txt stripped.txt'
+	F c500 R -i rec.data >/dev/null 2>e500b.err
+	check "d. HTTP 500 again: the same file asked again (no miss kept), said again" \
+		bash -c '[ "$(sort -u 500.log | wc -l)" -eq 1 ] && [ "$(wc -l <500.log)" -eq 2 ] &&
+			cmp -s e500.err e500b.err'
 fi
 if fake slow /dev/null; then
 	t0=$SECONDS

@@ -137,6 +137,41 @@ static int prefetch(struct session *rs, struct hints *h)
 
 static int resolve_funcs(struct session *rs, const char *list, FILE *out, struct ebs_error *err);
 
+/*
+ * The symbolizer of so, its build-id directories (symbolize.h) led by the
+ * directory a recording read from an archive was extracted into (the files
+ * of the machine that recorded it: ebs archive), and followed by --symfs
+ * DIR's: an archive extracted by tar is read with --symfs DIR.
+ */
+static struct symbolizer *new_symbolizer(struct ebs_data *d, const struct symbolize_opts *so)
+{
+	const char *dir = ebs_data__buildid_dir(d), **v;
+	struct symbolize_opts o = *so;
+	struct symbolizer *s;
+	size_t n = 0, i = 0;
+
+	if (ebs_data__archive_notice(d))
+		ebs_warn(so->warn, so->warn_ctx, EBS_E_OK, "%s", ebs_data__archive_notice(d));
+	if (!dir && !so->symfs)
+		return symbolizer__new(so);
+	while (so->buildid_dirs && so->buildid_dirs[n])
+		n++;
+	v = calloc(n + 3, sizeof(*v));
+	if (!v)
+		return NULL;
+	if (dir)
+		v[i++] = dir;
+	if (n)
+		memcpy(v + i, so->buildid_dirs, n * sizeof(*v));
+	i += n;
+	if (so->symfs)
+		v[i++] = so->symfs;
+	o.buildid_dirs = v;
+	s = symbolizer__new(&o); /* which copies them */
+	free(v);
+	return s;
+}
+
 int session__open(struct session *rs, const char *input, bool any_owner,
 		  const struct symbolize_opts *so, const struct report_filter *filter,
 		  struct ebs_error *err)
@@ -164,7 +199,7 @@ int session__open(struct session *rs, const char *input, bool any_owner,
 		}
 	}
 	rs->m = machine__new();
-	rs->sym = symbolizer__new(so);
+	rs->sym = new_symbolizer(rs->d, so);
 	if (!rs->m || !rs->sym) {
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto fail;

@@ -130,6 +130,8 @@ for k in func line children; do
 	rep -i rec.tar.zst "${opt[@]}" >"$k.after" 2>"$k.after.err"
 	check "report -i the archive ($k) equals the report before" cmp "$k.before" "$k.after"
 done
+rep -i - --sort func <rec.tar.zst >func.stdin 2>/dev/null
+check "report -i - of the archive on standard input equals the report before" cmp func.before func.stdin
 check "reading the archive warned of what the report before did, no more" \
 	bash -c 'cmp func.before.err func.after.err && cmp line.before.err line.after.err'
 # --stats names each DSO by its recorded path, not the archive's copy it read

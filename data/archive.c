@@ -21,7 +21,9 @@
  * link, a device, a FIFO, a member twice, a size past the bounds or a
  * damaged archive refuses the whole archive with one line naming it; the
  * directory is then removed, as it is when the recording is closed.  Other
- * names are left out, said in one notice.
+ * names are left out, said in one notice.  The directory's name holds the
+ * process's pid, so that one a killed command left behind is removed by a
+ * later extraction, a day on.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -29,11 +31,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "data/data.h"
@@ -56,8 +60,7 @@ bool archive__is(int fd, u64 size)
 		return true;
 	/* a plain tar: "ustar" at 257 (POSIX's "ustar\0", GNU's "ustar "), in no recording */
 	return memcmp(b, EBS_DATA_MAGIC, sizeof(EBS_DATA_MAGIC)) && size >= 512 &&
-	       pread(fd, b, 6, 257) == 6 && !memcmp(b, "ustar", 5) &&
-	       (b[5] == '\0' || b[5] == ' ');
+	       pread(fd, b, 6, 257) == 6 && !memcmp(b, "ustar", 5) && (b[5] == '\0' || b[5] == ' ');
 }
 
 bool archive__stream_magic(const u8 *b, size_t len)
@@ -154,10 +157,10 @@ static enum member_kind member_kind(const char *name, const char **rel)
 struct extract {
 	const char *name; /* the archive, for messages */
 	struct archive *a;
-	int root;	     /* the private directory */
-	int data_fd;	     /* ebs.data, open for reading and writing */
+	int root;    /* the private directory */
+	int data_fd; /* ebs.data, open for reading and writing */
 	u64 data_size, total;
-	u64 others;	     /* members left out */
+	u64 others; /* members left out */
 	char first_other[128];
 	u8 *buf;
 	struct ebs_error *err;
@@ -257,7 +260,8 @@ static int extract_one(struct extract *x, struct archive_entry *ent)
 				       "%s: member '%s' is %s: not extracted (an archive holds "
 				       "regular files only)",
 				       x->name, shown,
-				       archive_entry_hardlink(ent) ? "a hard link" : type_name(type));
+				       archive_entry_hardlink(ent) ? "a hard link"
+								   : type_name(type));
 	if (kind == MEMBER_DIR && type == AE_IFDIR)
 		return 0; /* the extraction makes its own */
 	if (kind == MEMBER_OTHER || kind == MEMBER_DIR || type == AE_IFDIR) {
@@ -277,7 +281,8 @@ static int extract_one(struct extract *x, struct archive_entry *ent)
 			x->err, EBS_E_BAD_ARCHIVE,
 			"%s: member '%s' of %llu bytes: more than ebs extracts (%llu GiB a "
 			"member, %llu GiB in all): not extracted",
-			x->name, shown, (unsigned long long)size, (unsigned long long)(MEMBER_MAX >> 30),
+			x->name, shown, (unsigned long long)size,
+			(unsigned long long)(MEMBER_MAX >> 30),
 			(unsigned long long)(TOTAL_MAX >> 30));
 	if (!fstatvfs(x->root, &vfs) && size > (u64)vfs.f_bavail * vfs.f_frsize)
 		return ebs_error__set(x->err, ENOSPC,
@@ -354,6 +359,46 @@ void archive__remove(const char *dir)
 		remove_at(AT_FDCWD, dir, 3); /* DIR/.build-id/xx/REST */
 }
 
+/*
+ * Leftovers of extractions whose command was killed (a signal leaves its
+ * directory behind): TMP/ebs-archive.PID.XXXXXX, a directory of the
+ * caller's, a day old, whose PID is no process.  Removed as
+ * archive__remove removes one; nothing followed, nothing of another
+ * user's touched.
+ */
+static void reap(const char *tmp)
+{
+	struct dirent *de;
+	DIR *dir;
+	int dfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd < 0)
+		return;
+	dir = fdopendir(dfd);
+	if (!dir) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(dir))) {
+		struct stat st;
+		char *end;
+		long pid;
+
+		if (strncmp(de->d_name, "ebs-archive.", 12))
+			continue;
+		errno = 0;
+		pid = strtol(de->d_name + 12, &end, 10);
+		if (errno || end == de->d_name + 12 || *end != '.' || pid <= 0 || pid == getpid() ||
+		    fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		    time(NULL) - st.st_mtime < 24 * 3600)
+			continue;
+		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+			remove_at(dirfd(dir), de->d_name, 3);
+	}
+	closedir(dir);
+}
+
 int archive__extract(int fd, const char *name, char **dir_out, int *data_fd, u64 *data_size,
 		     char *notice, size_t notice_len, struct ebs_error *err)
 {
@@ -366,11 +411,13 @@ int archive__extract(int fd, const char *name, char **dir_out, int *data_fd, u64
 	notice[0] = '\0';
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
-	if (asprintf(&dir, "%s/ebs-archive.XXXXXX", tmp) < 0)
+	reap(tmp);
+	if (asprintf(&dir, "%s/ebs-archive.%d.XXXXXX", tmp, (int)getpid()) < 0)
 		return ebs_error__set(err, ENOMEM, "%s: out of memory", name);
 	if (!mkdtemp(dir)) {
-		e = ebs_error__set(err, errno, "%s: cannot make a directory to extract it in %s: %s",
-				   name, tmp, strerror(errno));
+		e = ebs_error__set(err, errno,
+				   "%s: cannot make a directory to extract it in %s: %s", name, tmp,
+				   strerror(errno));
 		free(dir);
 		return e;
 	}

@@ -129,8 +129,8 @@ static int add_dso(struct members *m, const struct sym_map *map, const struct sy
 		if (info && info->symbols_from && !map->image) {
 			res->missing++;
 			ebs_warn(v->warn, v->warn_ctx, EBS_E_OK,
-				 "warning: %s: not archived: JIT symbols (%s) are not a DSO", map->filename,
-				 info->symbols_from);
+				 "warning: %s: not archived: JIT symbols (%s) are not a DSO",
+				 map->filename, info->symbols_from);
 		}
 		return 0;
 	}
@@ -143,10 +143,11 @@ static int add_dso(struct members *m, const struct sym_map *map, const struct sy
 	}
 	if (map->build_id_size < 2) {
 		res->missing++;
-		ebs_warn(v->warn, v->warn_ctx, EBS_E_OK,
-			 "warning: %s: not archived: the recording has no build-id for it, which another "
-			 "machine would find it by",
-			 map->filename);
+		ebs_warn(
+			v->warn, v->warn_ctx, EBS_E_OK,
+			"warning: %s: not archived: the recording has no build-id for it, which another "
+			"machine would find it by",
+			map->filename);
 		return 0;
 	}
 	ebs_format_hex(hex, sizeof(hex), map->build_id,

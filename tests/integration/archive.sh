@@ -152,6 +152,31 @@ check "annotate -i the archive: shlib_hot's samples by line" grep -q "^# annotat
 "$EBS" diff rec.tar.zst rec.tar.zst >arch.diff 2>arch.diff.err
 check "diff of the archive with itself: exit 0" [ $? -eq 0 ]
 check "nothing left in TMPDIR" no_leftovers
+# what a killed command left behind: its directory, removed by a later
+# extraction once a day old and its pid gone; a live pid's, a fresh one,
+# another user's are not touched
+sh -c 'exit 0' &
+dead=$!
+wait $dead
+leftover() {	# NAME PID AGE: a directory as an extraction leaves it
+	mkdir -p "$TMPDIR/ebs-archive.$2.$1/.build-id/ab" &&
+		echo x >"$TMPDIR/ebs-archive.$2.$1/ebs.data" &&
+		echo x >"$TMPDIR/ebs-archive.$2.$1/.build-id/ab/cdef" &&
+		touch -d "$3" "$TMPDIR/ebs-archive.$2.$1"
+}
+leftover old "$dead" "2 days ago"
+leftover live "$$" "2 days ago"
+leftover fresh "$dead" "1 hour ago"
+leftover theirs "$dead" "2 days ago"
+chown -R 65534 "$TMPDIR/ebs-archive.$dead.theirs" 2>/dev/null || rm -rf "$TMPDIR/ebs-archive.$dead.theirs"
+rep -i rec.tar.zst --sort func >reap.out 2>/dev/null
+check "a dead command's day-old directory is removed by the next extraction" \
+	[ ! -e "$TMPDIR/ebs-archive.$dead.old" ]
+check "... a live command's, a fresh one, another user's are left" \
+	bash -c '[ -e "$1/ebs-archive.$3.live/.build-id/ab/cdef" ] &&
+		[ -e "$1/ebs-archive.$2.fresh/ebs.data" ] &&
+		{ [ "$(id -u)" -ne 0 ] || [ -e "$1/ebs-archive.$2.theirs/ebs.data" ]; }' sh "$TMPDIR" "$dead" "$$"
+rm -rf "${TMPDIR:?}"/ebs-archive.*
 "$EBS" archive -i rec.tar.zst -o again.tar.zst 2>again.err
 tar --zstd -tf again.tar.zst | sort >again.txt
 check "ebs archive of an archive: the same members (its files found in it)" \

@@ -130,6 +130,12 @@ for k in func line children; do
 	rep -i rec.tar.zst "${opt[@]}" >"$k.after" 2>"$k.after.err"
 	check "report -i the archive ($k) equals the report before" cmp "$k.before" "$k.after"
 done
+# several recordings in one report, each an archive: each one's files found
+cp rec.tar.zst rec2.tar.zst
+rep -i rec.tar.zst -i rec2.tar.zst --sort func >func.two 2>func.two.err
+check "report -i A -i B of two archives: the program resolves in both, nothing unknown of it" \
+	bash -c 'grep -q "shlib_hot *libebshot.so" func.two && grep -q "dl_hot *libebsdl.so" func.two &&
+		! grep -E "\[unknown\].*(shlib|libebs)" func.two && [ -z "$(ls -A "$1")" ]' sh "$TMPDIR"
 rep -i - --sort func <rec.tar.zst >func.stdin 2>/dev/null
 check "report -i - of the archive on standard input equals the report before" cmp func.before func.stdin
 check "reading the archive warned of what the report before did, no more" \

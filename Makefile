@@ -108,6 +108,8 @@ LIBCRYPTO_LIBS   := $(shell pkg-config --libs nettle 2>/dev/null || echo -lnettl
 # so that ebs runs where it is absent; its header gives the prototypes
 LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(LIBUNWIND_LIBS) $(CAPSTONE_LIBS) $(LIBCRYPTO_LIBS) -lz \
 	-liberty -lm -pthread -ldl
+# libarchive: ebs archive's tar + zstd, written and read (data/archive.c)
+LIBS += $(shell pkg-config --libs libarchive 2>/dev/null || echo -larchive)
 
 ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) -DEBS_HAVE_CAPSTONE=$(EBS_HAVE_CAPSTONE) $(CFLAGS)
 

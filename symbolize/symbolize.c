@@ -295,7 +295,12 @@ void symbolizer__free(struct symbolizer *s)
 	symbolizer__unwind_exit(s);
 	debuginfod__free(s->debuginfod);
 	sym_cache__free(s->cache); /* after the DSOs: their DWARF is written back there */
+	symbolizer__use_kernel(s, NULL);
 	kallsyms__free(s->kernel);
+	for (i = 0; i < s->nktables; i++)
+		kallsyms__free(s->ktables[i]);
+	free(s->ktables);
+	ebs_strset__free(&s->knames);
 	free(s->keybuf);
 	free(s->kallsyms_path);
 	free(s->kcore_path);
@@ -480,10 +485,26 @@ static const char *dso__shown(struct dso *d, const char *path)
 	return c ? c : "?"; /* out of memory: nothing of it */
 }
 
+/*
+ * The path a DSO was mapped at, as info shows it: d's own copy when it was
+ * read there, else a copy of path that lives as long as d (path may be the
+ * caller's buffer).
+ */
+static const char *dso__mapped(struct dso *d, const char *path)
+{
+	const char *c;
+
+	if (d->path && !strcmp(d->path, path))
+		return dso__shown(d, d->path);
+	c = ebs_strset__intern_clean(&d->shown, path);
+	return c ? c : "?"; /* out of memory: nothing of it */
+}
+
 /* The views handed out in sym_result.info, from what d knows. */
 static void dso__fill_info(struct dso *d, const char *path)
 {
-	d->info.path = dso__shown(d, d->path ? d->path : path);
+	/* as mapped, not where it was found: --symfs, a build-id directory */
+	d->info.path = dso__mapped(d, path);
 	d->info.has_symbols = d->symtab.nsyms > 0;
 	d->info.symbols_from = dso__shown(d, d->symbols_from);
 	d->info.debug_path = dso__shown(d, d->debug_path);
@@ -494,6 +515,10 @@ static void dso__fill_info(struct dso *d, const char *path)
 	d->info.unusable = d->unusable[0] ? d->unusable : NULL;
 	d->info.unusable_code = d->unusable[0] ? d->unusable_code : EBS_E_OK;
 	d->info.dwarf_owner = d->dwarf ? dwarf_info__owner(d->dwarf) : (uid_t)-1;
+	d->info.file = d->failed || d->is_jit ? NULL : d->path;
+	d->info.file_dev = d->st_dev;
+	d->info.file_ino = d->st_ino;
+	d->info.debug_file = d->debug_path;
 }
 
 /*
@@ -1027,7 +1052,7 @@ static struct dwarf_info *dso__dwarf_open(struct symbolizer *s, struct dso *d)
 				d->debug_path, why.msg);
 		d->dwarf_code = why.code;
 		d->dwarf_warn = true;
-		dso__fill_info(d, d->path);
+		dso__fill_info(d, d->info.path); /* as mapped still */
 	}
 	return d->dwarf;
 }
@@ -1468,6 +1493,69 @@ int symbolizer__set_kernel_symbols(struct symbolizer *s, const struct sym_ksym *
 	s->kernel = kallsyms__from_table(v, n, stext);
 	s->kernel_tried = true;
 	return s->kernel ? 0 : -ENOMEM;
+}
+
+/* k's symbol and module names as s->knames holds them. 0 or -ENOMEM. */
+static int kernel_intern(struct symbolizer *s, struct kallsyms *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->nsyms; i++) {
+		struct ksym *ks = &k->syms[i];
+
+		ks->name = ebs_strset__intern(&s->knames, ks->name);
+		if (ks->dso && strcmp(ks->dso, "[kernel]"))
+			ks->dso = ebs_strset__intern(&s->knames, ks->dso);
+		if (!ks->name || !ks->dso)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int symbolizer__add_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v, size_t n,
+				   u64 stext, const struct sym_kernel **out)
+{
+	struct kallsyms *k, **grown;
+	size_t i;
+
+	*out = NULL;
+	if (s->kallsyms_path)
+		return 0; /* the user's own file wins */
+	grown = realloc(s->ktables, (s->nktables + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	s->ktables = grown;
+	k = kallsyms__from_table(v, n, stext);
+	if (!k)
+		return -ENOMEM;
+	s->ktables[s->nktables++] = k;
+	/*
+	 * Several recordings: one name, one pointer, whichever's table it is
+	 * in (callers key rows by them).  One recording's names are left as
+	 * they are: two symbols of one name stay two.
+	 */
+	for (i = s->nktables == 2 ? 0 : s->nktables - 1; s->nktables > 1 && i < s->nktables; i++)
+		if (kernel_intern(s, s->ktables[i]))
+			return -ENOMEM;
+	*out = (const struct sym_kernel *)k;
+	return 0;
+}
+
+void symbolizer__use_kernel(struct symbolizer *s, const struct sym_kernel *k)
+{
+	if (k && !s->kernel_swapped) {
+		s->kernel_home = s->kernel;
+		s->home_tried = s->kernel_tried;
+		s->kernel_swapped = true;
+	}
+	if (k) {
+		s->kernel = (struct kallsyms *)k; /* one of s->ktables */
+		s->kernel_tried = true;
+	} else if (s->kernel_swapped) {
+		s->kernel = s->kernel_home;
+		s->kernel_tried = s->home_tried;
+		s->kernel_swapped = false;
+	}
 }
 
 int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result *out)

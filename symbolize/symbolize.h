@@ -77,7 +77,8 @@ struct sym_map {
 
 /* What is known of one DSO's symbols and debug information (for --stats). */
 struct sym_dso_info {
-	const char *path;	     /* as mapped */
+	const char *path;	     /* as mapped (the first mapping's, for one mapped under
+				      * several paths) */
 	bool has_symbols;	     /* a symbol table with functions was read */
 	const char *symbols_from;    /* the file the symbols came from, or NULL */
 	const char *debug_path;	     /* the file DWARF came from, NULL when none */
@@ -92,6 +93,17 @@ struct sym_dso_info {
 	uid_t dwarf_owner;	     /* the owner of debug_path as its DWARF was read: whose
 				      * names of source files those are; (uid_t)-1 until
 				      * the DWARF is opened (by the first lookup of a line) */
+	/*
+	 * The files read, by their real names (to open, not to print): file
+	 * the DSO itself (the recorded path, under --symfs, or in a build-id
+	 * directory), NULL when none was (an image, a JIT map, a DSO that
+	 * could not be read); file_dev and file_ino what it was when read;
+	 * debug_file the file DWARF came from (file itself, a separate debug
+	 * file, or NULL).  What ebs archive copies.
+	 */
+	const char *file;
+	u64 file_dev, file_ino;
+	const char *debug_file;
 };
 
 /*
@@ -238,6 +250,23 @@ int symbolizer__kernel_symbols(struct symbolizer *s, const u64 *addrs, size_t n,
  */
 int symbolizer__set_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v, size_t n,
 				   u64 stext) __attribute__((nonnull(1)));
+
+/*
+ * For a report of several recordings, each carrying its own kernel symbols
+ * (each host's kernel, each boot's KASLR): symbolizer__add_kernel_symbols
+ * keeps v[n] (copied) as one recording's table, *out (NULL when
+ * opts.kallsyms named a file: that file wins for every recording);
+ * symbolizer__use_kernel makes the kernel lookups (lookup_kernel,
+ * kernel_function, kernel_stext) resolve through k from now on, or with k
+ * NULL through opts.kallsyms or /proc/kallsyms again.  The tables live as
+ * long as s.  Not with symbolizer__set_kernel_symbols.  0 or -ENOMEM.
+ */
+struct sym_kernel;
+int symbolizer__add_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v, size_t n,
+				   u64 stext, const struct sym_kernel **out)
+	__attribute__((nonnull(1, 5)));
+void symbolizer__use_kernel(struct symbolizer *s, const struct sym_kernel *k)
+	__attribute__((nonnull(1)));
 
 /* One line-table row, for annotation. */
 struct sym_row {

@@ -112,8 +112,9 @@ void dsostats__print_text(struct dso_stat *stats, FILE *f)
 			present_percent(v[i]->with_function, v[i]->samples),
 			present_percent(v[i]->with_line, v[i]->samples), v[i]->name);
 		fprintf(f, "  %28s%s\n", "", words);
-		if (v[i]->info && v[i]->info->file_fetched)
-			fprintf(f, "  %28sfile from %s (from debuginfod)\n", "", v[i]->info->path);
+		if (v[i]->info && v[i]->info->fetched)
+			fprintf(f, "  %28sfile from %s (from debuginfod)\n", "",
+				v[i]->info->fetched);
 		if (v[i]->info && v[i]->info->symbols_from && v[i]->info->debug_path &&
 		    strcmp(v[i]->info->symbols_from, v[i]->info->path))
 			fprintf(f, "  %28ssymbols from %s\n", "", v[i]->info->symbols_from);

@@ -510,7 +510,7 @@ static void dso__fill_info(struct dso *d, const char *path)
 	d->info.debug_path = dso__shown(d, d->debug_path);
 	d->info.looked = d->looked ? dso__shown(d, d->looked) : "";
 	d->info.debug_fetched = d->debug_fetched;
-	d->info.file_fetched = d->file_fetched;
+	d->info.fetched = d->file_fetched && !d->failed ? dso__shown(d, d->path) : NULL;
 	d->info.problem = d->dwarf_problem[0] ? d->dwarf_problem : NULL;
 	d->info.unusable = d->unusable[0] ? d->unusable : NULL;
 	d->info.unusable_code = d->unusable[0] ? d->unusable_code : EBS_E_OK;

@@ -84,7 +84,8 @@ struct sym_dso_info {
 	const char *debug_path;	     /* the file DWARF came from, NULL when none */
 	const char *looked;	     /* where a separate debug file was looked for, "" when not */
 	bool debug_fetched;	     /* debug_path came from a debuginfod server (its cache) */
-	bool file_fetched;	     /* so did path, the file itself */
+	const char *fetched;	     /* the file itself, when a debuginfod server sent it:
+				      * where it is (as shown); else NULL */
 	const char *problem;	     /* why DWARF is missing or partial, NULL when it is not */
 	const char *unusable;	     /* why the file is not used at all (missing, not a
 				      * regular file, not ELF, not the file recorded), one

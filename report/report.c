@@ -157,6 +157,10 @@ static int account(void *ctx, const struct resolved *rv)
 	r->total[s->event]++;
 	r->total_all++;
 	r->period_sum[s->event] += s->period;
+	if (rv->ns) {
+		r->ns_total[s->event]++;
+		r->ns_total_all++;
+	}
 	/* by the DSO's own path (one file seen under two paths is one DSO) */
 	if (r->o->stats && dsostats__add(&r->stats,
 					 res->info && res->info->path ? res->info->path

@@ -409,6 +409,7 @@ int session__each(struct session *rs, int (*fn)(void *ctx, const struct resolved
 		r.comm = machine__comm(rs->m, s->pid, s->tid, s->time);
 		if (!r.comm)
 			return ebs_error__set(err, ENOMEM, "out of memory");
+		r.ns = machine__ns(rs->m, s->pid, s->time);
 		/* the very text a report shows: every shown name selects its samples */
 		if (f && f->comm && strcmp(r.comm, f->comm))
 			continue;

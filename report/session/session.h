@@ -44,6 +44,7 @@ struct resolved {
 	struct sym_result res;
 	const struct machine_map *map; /* NULL for kernel samples and unmapped ones */
 	const char *comm;	       /* interned, never NULL: see machine__comm */
+	u32 ns;	 /* EBS_PROCNS_* where its process ran elsewhere than the recorder (machine__ns) */
 	u64 seq; /* the sample's number among the file's samples, from 0 (filtered ones
 		  * counted): what orders a second pass's samples as this one's */
 };

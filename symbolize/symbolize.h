@@ -383,4 +383,12 @@ int symbolizer__kernel_stext(struct symbolizer *s, u64 *addr) __attribute__((non
 int symbolizer__kernel_code(struct symbolizer *s, u64 addr, void *buf, size_t len)
 	__attribute__((nonnull(1, 3)));
 
+/* STUB of helper cache's API (i32-design.md): dropped when main has the real one */
+struct buildid_cache;
+struct buildid_cache *buildid_cache__new(const char *dir, ebs_warn_fn *warn, void *warn_ctx);
+void buildid_cache__free(struct buildid_cache *c);
+const char *buildid_cache__dir(const struct buildid_cache *c);
+s64 buildid_cache__add(struct buildid_cache *c, const char *path, const u8 *id, u8 id_size,
+		       struct ebs_error *err);
+
 #endif /* EBS_SYMBOLIZE_H */

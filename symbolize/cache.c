@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,23 +38,34 @@
 
 #include "symbolize/internal.h"
 
-#define CACHE_MAX_DEFAULT (512ull << 20)
 #define STALE_TMP_SECONDS 3600 /* a temporary file this old was left by a killed run */
 
 struct sym_cache {
+	const struct sym_cache_kind *kind;
 	char *dir;     /* the directory's path, for warnings */
 	int dfd;       /* open on it; -1 until first used */
 	bool unusable; /* tried, and it cannot be used: no more tries */
 	bool warned;   /* one warning line per run at most */
 	u64 max;       /* the total size the entries are held to */
 	uid_t uid;
-	struct symbolizer *s; /* for warnings */
+	ebs_warn_fn *warn; /* for warnings, as symbolize_opts.warn */
+	void *warn_ctx;
 	/*
 	 * The warning and the eviction, which symbolizer__prefetch's threads
 	 * may reach at once (writing an inflated copy); the rest of c changes
 	 * only before they start (sym_cache__ready).
 	 */
 	pthread_mutex_t lock;
+};
+
+/* The cache of decoded DWARF: entries NAME.SUFFIX in the directory itself. */
+const struct sym_cache_kind sym_cache_dwarf = {
+	.what = "cache",
+	.env = "EBS_CACHE_MAX",
+	.max = 512ull << 20,
+	.max_text = "512M",
+	.sub = "",
+	.hint = "reports go on without it; --no-cache or EBS_CACHE_MAX=0 goes without a word",
 };
 
 /* ---- XXH64 (Yann Collet's xxHash, 64-bit; the published algorithm) ---- */
@@ -202,56 +214,93 @@ int sym_cache_parse_size(const char *text, u64 *out)
 	return 0;
 }
 
-/* The directory: $XDG_CACHE_HOME/ebs when that is absolute, else $HOME/.cache/ebs. */
-static char *default_dir(void)
+/*
+ * The directory: $XDG_CACHE_HOME/ebs when that is absolute, else
+ * $HOME/.cache/ebs; then the kind's sub-directory.
+ */
+static char *default_dir(const struct sym_cache_kind *k)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	char *p = NULL;
 
 	if (xdg && xdg[0] == '/') {
-		if (asprintf(&p, "%s/ebs", xdg) < 0)
+		if (asprintf(&p, "%s/ebs%s", xdg, k->sub) < 0)
 			p = NULL;
 	} else if (home && home[0] == '/') {
-		if (asprintf(&p, "%s/.cache/ebs", home) < 0)
+		if (asprintf(&p, "%s/.cache/ebs%s", home, k->sub) < 0)
 			p = NULL;
 	}
 	return p;
 }
 
-struct sym_cache *sym_cache__new(struct symbolizer *s, const char *dir)
+/* One warning line through c's warn, as symbolizer__warn says it ("warning: ..."). */
+static void cache_say(ebs_warn_fn *warn, void *ctx, enum ebs_code code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void cache_say(ebs_warn_fn *warn, void *ctx, enum ebs_code code, const char *fmt, ...)
 {
-	const char *max = getenv("EBS_CACHE_MAX");
+	static const char head[] = "warning: ";
+	char msg[sizeof(head) - 1 + 1024];
+	va_list ap;
+
+	if (!warn)
+		return;
+	memcpy(msg, head, sizeof(head) - 1);
+	va_start(ap, fmt);
+	ebs_vformat_line(msg + sizeof(head) - 1, 1024, fmt, ap);
+	va_end(ap);
+	warn(ctx, code, msg);
+}
+
+struct sym_cache *sym_cache__new_kind(const struct sym_cache_kind *k, const char *dir,
+				      ebs_warn_fn *warn, void *warn_ctx)
+{
+	const char *max = getenv(k->env);
 	struct sym_cache *c;
-	u64 cap = CACHE_MAX_DEFAULT;
+	u64 cap = k->max;
 
 	if (max && sym_cache_parse_size(max, &cap)) {
-		symbolizer__warn(s, EBS_E_OK,
-				 "EBS_CACHE_MAX='%.40s' is not a size (bytes, or with K, M or G): "
-				 "the cache holds up to 512M",
-				 max);
-		cap = CACHE_MAX_DEFAULT;
+		cache_say(warn, warn_ctx, EBS_E_OK,
+			  "%s='%.40s' is not a size (bytes, or with K, M or G): the %s holds up "
+			  "to %s",
+			  k->env, max, k->what, k->max_text);
+		cap = k->max;
 	}
+	errno = 0;
 	if (!cap)
 		return NULL; /* EBS_CACHE_MAX=0: no cache */
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	c->dir = dir ? strdup(dir) : default_dir();
+	c->dir = dir ? strdup(dir) : default_dir(k);
 	if (!c->dir) { /* no HOME (or no memory): no cache, nothing to say */
 		free(c);
+		errno = dir ? ENOMEM : 0;
 		return NULL;
 	}
+	c->kind = k;
 	c->dfd = -1;
 	c->max = cap;
 	c->uid = geteuid();
-	c->s = s;
+	c->warn = warn;
+	c->warn_ctx = warn_ctx;
 	pthread_mutex_init(&c->lock, NULL);
 	return c;
+}
+
+struct sym_cache *sym_cache__new(struct symbolizer *s, const char *dir)
+{
+	return sym_cache__new_kind(&sym_cache_dwarf, dir, s->warn, s->warn_ctx);
 }
 
 u64 sym_cache__max(const struct sym_cache *c)
 {
 	return c->max;
+}
+
+const char *sym_cache__dir(const struct sym_cache *c)
+{
+	return c->dir;
 }
 
 void sym_cache__free(struct sym_cache *c)
@@ -273,10 +322,9 @@ static void cache_warn(struct sym_cache *c, const char *what, int err)
 {
 	pthread_mutex_lock(&c->lock);
 	if (!c->warned)
-		symbolizer__warn(c->s, err ? ebs_error_code_of_errno(err) : EBS_E_OK,
-				 "cache %s: %s%s%s (reports go on without it; --no-cache or "
-				 "EBS_CACHE_MAX=0 goes without a word)",
-				 c->dir, what, err ? ": " : "", err ? strerror(err) : "");
+		cache_say(c->warn, c->warn_ctx, err ? ebs_error_code_of_errno(err) : EBS_E_OK,
+			  "%s %s: %s%s%s (%s)", c->kind->what, c->dir, what, err ? ": " : "",
+			  err ? strerror(err) : "", c->kind->hint);
 	c->warned = true;
 	pthread_mutex_unlock(&c->lock);
 }
@@ -335,18 +383,48 @@ static int make_dirs(char *path, uid_t uid, struct dirs_failed *f)
 	}
 }
 
-/* The directory's descriptor, made and checked on first use; -1 when it cannot be used. */
-static int cache_dir(struct sym_cache *c)
+/*
+ * May the directory open on fd be used: one of the caller's that no one else
+ * may write to?  0, or -1 with what says why (err its errno, or 0).
+ */
+static int dir_refused(const struct sym_cache *c, int fd, char *what, size_t len, int *err)
 {
 	struct stat st;
+
+	*err = 0;
+	if (fstat(fd, &st)) {
+		*err = errno;
+		snprintf(what, len, "cannot be opened");
+		return -1;
+	}
+	if (st.st_uid != c->uid)
+		snprintf(what, len, "not yours (its owner is uid %u)", (unsigned int)st.st_uid);
+	else if (st.st_mode & 022)
+		snprintf(what, len, "others may write to it (mode %03o)",
+			 (unsigned int)(st.st_mode & 0777));
+	else
+		return 0;
+	return -1;
+}
+
+/*
+ * The directory's descriptor, checked (and when make, made) on first use;
+ * -1 when it cannot be used, or (not make) does not exist.
+ */
+static int cache_dir_at(struct sym_cache *c, bool make)
+{
+	char what[2 * PATH_MAX + 96];
 	int fd, e;
 
 	if (c->dfd >= 0 || c->unusable)
 		return c->dfd;
 	c->unusable = true;
 	fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && !make) {
+		c->unusable = false; /* nothing there: nothing to read, nothing to say */
+		return -1;
+	}
 	if (fd < 0 && errno == ENOENT) {
-		char what[2 * PATH_MAX + 96];
 		struct dirs_failed f = {0};
 
 		e = make_dirs(c->dir, c->uid, &f);
@@ -372,27 +450,66 @@ static int cache_dir(struct sym_cache *c)
 			   errno == ELOOP ? ENOTDIR : errno);
 		return -1;
 	}
-	if (fstat(fd, &st)) {
-		e = errno;
+	if (dir_refused(c, fd, what, sizeof(what), &e)) {
 		close(fd);
-		cache_warn(c, "cannot be opened", e);
-		return -1;
-	}
-	if (st.st_uid != c->uid || (st.st_mode & 022)) {
-		char what[96];
-
-		if (st.st_uid != c->uid)
-			snprintf(what, sizeof(what), "not yours (its owner is uid %u)",
-				 (unsigned int)st.st_uid);
-		else
-			snprintf(what, sizeof(what), "others may write to it (mode %03o)",
-				 (unsigned int)(st.st_mode & 0777));
-		close(fd);
-		cache_warn(c, what, 0);
+		cache_warn(c, what, e);
 		return -1;
 	}
 	c->dfd = fd;
 	c->unusable = false;
+	return fd;
+}
+
+static int cache_dir(struct sym_cache *c)
+{
+	return cache_dir_at(c, true);
+}
+
+int sym_cache__check(struct sym_cache *c)
+{
+	return cache_dir_at(c, false) < 0 ? -1 : 0;
+}
+
+/*
+ * The build-id layout's DIR/.build-id/XX (hex2: XX), made 0700 when make,
+ * each a directory of the caller's that no one else may write, not
+ * followed if a link.  The descriptor (the caller's to close), or -errno
+ * (said once, but -ENOENT when not make).
+ */
+int sym_cache__subdir(struct sym_cache *c, const char *hex2, bool make)
+{
+	const char *names[2] = {".build-id", hex2};
+	char what[PATH_MAX + 96], why[96];
+	int dfd = cache_dir_at(c, make), fd = -1, i, e;
+
+	if (dfd < 0)
+		return -ENOENT;
+	for (i = 0; i < 2; i++) {
+		fd = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT && make &&
+		    (!mkdirat(dfd, names[i], 0700) || errno == EEXIST))
+			fd = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		e = errno;
+		if (i)
+			close(dfd);
+		if (fd < 0) {
+			if (e == ENOENT && !make)
+				return -ENOENT;
+			snprintf(what, sizeof(what), "%s%s%s: %s", names[0], i ? "/" : "",
+				 i ? hex2 : "",
+				 e == ELOOP || e == ENOTDIR ? "not a directory" : strerror(e));
+			cache_warn(c, what, 0);
+			return -(e == ELOOP ? ENOTDIR : e);
+		}
+		if (dir_refused(c, fd, why, sizeof(why), &e)) {
+			snprintf(what, sizeof(what), "%s%s%s: %s", names[0], i ? "/" : "",
+				 i ? hex2 : "", why);
+			close(fd);
+			cache_warn(c, what, e);
+			return -EPERM;
+		}
+		dfd = fd;
+	}
 	return fd;
 }
 
@@ -424,12 +541,10 @@ void sym_cache__used(int fd)
 	(void)futimens(fd, NULL);
 }
 
-int sym_cache__create(struct sym_cache *c, const char *name, char *tmp, size_t tmp_len)
+int sym_cache__create_at(struct sym_cache *c, int dfd, const char *name, char *tmp, size_t tmp_len)
 {
-	int dfd = cache_dir(c), fd = -1, i;
+	int fd = -1, i;
 
-	if (dfd < 0)
-		return -ENOENT;
 	for (i = 0; i < 16 && fd < 0; i++) {
 		u64 r = 0;
 
@@ -450,13 +565,27 @@ int sym_cache__create(struct sym_cache *c, const char *name, char *tmp, size_t t
 	return fd;
 }
 
-void sym_cache__abort(struct sym_cache *c, int fd, const char *tmp, int err)
+int sym_cache__create(struct sym_cache *c, const char *name, char *tmp, size_t tmp_len)
+{
+	int dfd = cache_dir(c);
+
+	if (dfd < 0)
+		return -ENOENT;
+	return sym_cache__create_at(c, dfd, name, tmp, tmp_len);
+}
+
+void sym_cache__abort_at(struct sym_cache *c, int dfd, int fd, const char *tmp, int err)
 {
 	close(fd);
-	if (c->dfd >= 0)
-		unlinkat(c->dfd, tmp, 0);
+	if (dfd >= 0)
+		unlinkat(dfd, tmp, 0);
 	if (err)
 		cache_warn(c, "cannot write an entry", err);
+}
+
+void sym_cache__abort(struct sym_cache *c, int fd, const char *tmp, int err)
+{
+	sym_cache__abort_at(c, c->dfd, fd, tmp, err);
 }
 
 struct cache_file {
@@ -476,69 +605,126 @@ static int file_cmp(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
-/* Is name an entry (NAME.SUFFIX, as entries are named) or a temporary file of one? */
-static bool is_entry(const char *name, bool *tmp)
+/*
+ * Is name an entry (NAME.SUFFIX in the DWARF cache; any name not starting
+ * with '.' in the build-id layout) or a temporary file of one?
+ */
+static bool is_entry(const struct sym_cache *c, const char *name, bool *tmp)
 {
 	*tmp = name[0] == '.' && strstr(name, ".tmp.");
-	return *tmp || (name[0] != '.' && strrchr(name, '.'));
+	return *tmp || (name[0] != '.' && (c->kind->buildid || strrchr(name, '.')));
 }
 
+struct cache_files {
+	struct cache_file *v;
+	size_t n, cap;
+	u64 total; /* of every entry and temporary file seen */
+};
+
 /*
- * Hold the entries to c->max: oldest first (by mtime), out until the rest
- * fit.  Temporary files count too, and one left by a run that died (older
- * than STALE_TMP_SECONDS) goes whatever the size.
+ * The entries of the directory base/prefix (prefix "" or "XX/") into l,
+ * named from base.  A temporary file left by a run that died (older than
+ * STALE_TMP_SECONDS) goes at once.  -ENOMEM, else 0.
  */
-static void evict(struct sym_cache *c)
+static int collect(struct sym_cache *c, int base, const char *prefix, struct cache_files *l)
 {
-	struct cache_file *files = NULL;
-	size_t n = 0, cap = 0, i;
-	u64 total = 0;
+	char name[PATH_MAX];
 	struct dirent *de;
 	DIR *dir;
-	int fd;
+	int fd, e = 0;
 
-	if (c->dfd < 0)
-		return;
-	fd = openat(c->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(base, prefix[0] ? prefix : ".",
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || !(dir = fdopendir(fd))) {
 		if (fd >= 0)
 			close(fd);
-		return;
+		return 0;
 	}
 	while ((de = readdir(dir))) {
 		struct stat st;
 		bool tmp;
 
-		if (!is_entry(de->d_name, &tmp) ||
-		    fstatat(c->dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+		if (!is_entry(c, de->d_name, &tmp) ||
+		    snprintf(name, sizeof(name), "%s%s", prefix, de->d_name) >= (int)sizeof(name) ||
+		    fstatat(base, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
 		    st.st_uid != c->uid)
 			continue;
 		if (tmp && st.st_mtim.tv_sec + STALE_TMP_SECONDS < time(NULL)) {
-			unlinkat(c->dfd, de->d_name, 0);
+			unlinkat(base, name, 0);
 			continue;
 		}
-		total += (u64)st.st_size;
+		l->total += (u64)st.st_size;
 		if (tmp)
 			continue; /* a writer's, still being written: counted, not removed */
-		if (ebs_grow((void **)&files, &cap, n, sizeof(*files), 16))
+		if (ebs_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v), 16) ||
+		    !(l->v[l->n].name = strdup(name))) {
+			e = -ENOMEM;
 			break;
-		files[n].name = strdup(de->d_name);
-		if (!files[n].name)
-			break;
-		files[n].size = (u64)st.st_size;
-		files[n].mtime = st.st_mtim;
-		n++;
+		}
+		l->v[l->n].size = (u64)st.st_size;
+		l->v[l->n].mtime = st.st_mtim;
+		l->n++;
 	}
 	closedir(dir);
-	if (total > c->max && n) {
-		qsort(files, n, sizeof(*files), file_cmp);
-		for (i = 0; i < n && total > c->max; i++)
-			if (!unlinkat(c->dfd, files[i].name, 0) || errno == ENOENT)
-				total -= files[i].size;
+	return e;
+}
+
+/* Is name a two-digit lower-case hex name, as the build-id layout's directories are? */
+static bool is_hex2(const char *name)
+{
+	return strlen(name) == 2 && strspn(name, "0123456789abcdef") == 2;
+}
+
+/*
+ * Hold the entries to c->max: oldest first (by mtime), out until the rest
+ * fit.  Temporary files count too.  The build-id layout's entries are
+ * those of each .build-id/XX.
+ */
+static void evict(struct sym_cache *c)
+{
+	struct cache_files l = {0};
+	int base = c->dfd, own = -1;
+	size_t i;
+
+	if (c->dfd < 0)
+		return;
+	if (!c->kind->buildid) {
+		collect(c, base, "", &l);
+	} else {
+		struct dirent *de;
+		char prefix[4];
+		DIR *dir;
+
+		int rfd;
+
+		own = openat(c->dfd, ".build-id", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		base = own;
+		/* a second descriptor to read it: closedir closes its own */
+		rfd = own < 0 ? -1 : openat(own, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		dir = rfd < 0 ? NULL : fdopendir(rfd);
+		if (!dir && rfd >= 0)
+			close(rfd);
+		while (dir && (de = readdir(dir))) {
+			if (!is_hex2(de->d_name))
+				continue;
+			snprintf(prefix, sizeof(prefix), "%s/", de->d_name);
+			if (collect(c, base, prefix, &l))
+				break;
+		}
+		if (dir)
+			closedir(dir);
 	}
-	for (i = 0; i < n; i++)
-		free(files[i].name);
-	free(files);
+	if (l.total > c->max && l.n) {
+		qsort(l.v, l.n, sizeof(*l.v), file_cmp);
+		for (i = 0; i < l.n && l.total > c->max; i++)
+			if (!unlinkat(base, l.v[i].name, 0) || errno == ENOENT)
+				l.total -= l.v[i].size;
+	}
+	for (i = 0; i < l.n; i++)
+		free(l.v[i].name);
+	free(l.v);
+	if (own >= 0)
+		close(own);
 }
 
 void sym_cache__evict(struct sym_cache *c)
@@ -548,7 +734,7 @@ void sym_cache__evict(struct sym_cache *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
-int sym_cache__commit(struct sym_cache *c, int fd, const char *tmp, const char *name)
+int sym_cache__commit_at(struct sym_cache *c, int dfd, int fd, const char *tmp, const char *name)
 {
 	int e = 0;
 	struct stat st;
@@ -556,19 +742,27 @@ int sym_cache__commit(struct sym_cache *c, int fd, const char *tmp, const char *
 	/* larger than the cap: not kept, and nothing else evicted for it */
 	if (!fstat(fd, &st) && (u64)st.st_size > c->max) {
 		close(fd);
-		unlinkat(c->dfd, tmp, 0);
+		unlinkat(dfd, tmp, 0);
 		return -EFBIG;
 	}
 
 	if (close(fd))
 		e = errno;
-	else if (renameat(c->dfd, tmp, c->dfd, name))
+	else if (renameat(dfd, tmp, dfd, name))
 		e = errno;
 	if (e) {
-		unlinkat(c->dfd, tmp, 0);
+		unlinkat(dfd, tmp, 0);
 		cache_warn(c, "cannot write an entry", e);
 		return -e;
 	}
-	sym_cache__evict(c);
 	return 0;
+}
+
+int sym_cache__commit(struct sym_cache *c, int fd, const char *tmp, const char *name)
+{
+	int e = sym_cache__commit_at(c, c->dfd, fd, tmp, name);
+
+	if (!e)
+		sym_cache__evict(c);
+	return e;
 }

@@ -931,10 +931,8 @@ int dso__load_debug_symtab(struct dso *d, int fd, int dbg_fd, bool demangle)
 	return err;
 }
 
-/* The build-id of the ELF file open on fd, and whether it carries DWARF. */
-int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf)
+int dso__read_facts(struct dso *d, int fd)
 {
-	struct dso tmp;
 	size_t shstrndx;
 	Elf *e;
 
@@ -943,16 +941,28 @@ int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf
 	e = elf_open(fd, NULL, 0, NULL);
 	if (!e)
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
-	memset(&tmp, 0, sizeof(tmp));
-	load_build_id(&tmp, e);
+	load_build_id(d, e);
 	if (elf_getshdrstrndx(e, &shstrndx))
 		shstrndx = SHN_UNDEF;
-	load_debug_facts(&tmp, e, shstrndx);
+	load_debug_facts(d, e, shstrndx);
+	elf_end(e);
+	return errno == ENOMEM ? -ENOMEM : 0; /* a build-id or section not read for it */
+}
+
+/* The build-id of the ELF file open on fd, and whether it carries DWARF. */
+int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf)
+{
+	struct dso tmp;
+	int e;
+
+	memset(&tmp, 0, sizeof(tmp));
+	e = dso__read_facts(&tmp, fd);
+	if (e == -EINVAL)
+		return e;
 	memcpy(build_id, tmp.build_id, tmp.build_id_size);
 	*build_id_size = tmp.build_id_size;
 	*has_dwarf = tmp.has_dwarf;
-	elf_end(e);
-	return errno == ENOMEM ? -ENOMEM : 0; /* a build-id or section not read for it */
+	return e;
 }
 
 int elf_fd__altlink(int fd, char *name, size_t name_len, u8 *id, u8 *id_size)

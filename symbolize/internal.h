@@ -296,6 +296,14 @@ int dso__find_debug(struct symbolizer *s, struct dso *d);
  */
 int dso__open_again(const struct dso *d);
 
+/*
+ * What the ELF file open on fd says of itself, into d: its build-id, and
+ * of its debug information (has_dwarf, the .gnu_debuglink), as
+ * dso__load_elf notes them, without its symbols.  0, -EINVAL (not ELF),
+ * -ENOMEM.
+ */
+int dso__read_facts(struct dso *d, int fd);
+
 /* The build-id of the ELF file open on fd, and whether it carries DWARF. 0 or -EINVAL. */
 int elf_fd__debug_facts(int fd, u8 *build_id, u8 *build_id_size, bool *has_dwarf);
 
@@ -402,12 +410,49 @@ const struct ksym *kallsyms__find(const struct kallsyms *k, u64 addr);
 struct sym_cache;
 
 /*
- * The cache at dir (NULL: $XDG_CACHE_HOME/ebs, else $HOME/.cache/ebs),
- * held to EBS_CACHE_MAX bytes (default 512M; K, M, G).  NULL when there
- * is none to use: EBS_CACHE_MAX=0, no HOME, no memory.  Nothing is done
- * to the directory until an entry is looked for.  Warnings through s.
+ * What differs between the caches kept in a cache directory: the DWARF
+ * cache (sym_cache_dwarf, dwarf_cache.c) and the build-id cache
+ * (buildid.c).  The directory's rules, the writing through a temporary
+ * file and the eviction are the same (cache.c).
  */
+struct sym_cache_kind {
+	const char *what;     /* how warnings name it: "cache", "build-id cache" */
+	const char *env;      /* the variable of its size cap: "EBS_CACHE_MAX" */
+	u64 max;	      /* the cap without it */
+	const char *max_text; /* the same, as warnings say it: "512M" */
+	const char *sub;      /* its directory under $XDG_CACHE_HOME/ebs: "" or "/buildid" */
+	const char *hint;     /* how to go on without a word */
+	bool buildid;	      /* entries in .build-id/XX/ (sym_cache__subdir), not in the
+			       * directory itself */
+};
+extern const struct sym_cache_kind sym_cache_dwarf;
+
+/*
+ * The cache of kind k at dir (NULL: $XDG_CACHE_HOME/ebs, else
+ * $HOME/.cache/ebs, then k->sub), held to k->env bytes (K, M, G).  NULL
+ * when there is none to use: the cap 0 or no HOME (errno 0), no memory
+ * (errno ENOMEM).  Nothing is done to the directory until an entry is
+ * looked for.  Warnings ("warning: ...") through warn.  sym_cache__new:
+ * the DWARF cache, warnings through s's.
+ */
+struct sym_cache *sym_cache__new_kind(const struct sym_cache_kind *k, const char *dir,
+				      ebs_warn_fn *warn, void *warn_ctx)
+	__attribute__((nonnull(1)));
 struct sym_cache *sym_cache__new(struct symbolizer *s, const char *dir);
+/* Its directory's path. */
+const char *sym_cache__dir(const struct sym_cache *c);
+/*
+ * Is the directory there and usable (checked as for writing, never made)?
+ * 0; -1 when it is not there (nothing said) or may not be used (said once).
+ */
+int sym_cache__check(struct sym_cache *c);
+/*
+ * The build-id layout's DIR/.build-id/XX (hex2: XX), made 0700 when make:
+ * each a directory of the caller's no one else may write, not followed if
+ * a link.  Its descriptor (the caller's to close), or -errno (said once;
+ * -ENOENT, unsaid, when it is not there and not made).
+ */
+int sym_cache__subdir(struct sym_cache *c, const char *hex2, bool make);
 void sym_cache__free(struct sym_cache *c); /* accepts NULL */
 /* "512M", "1G", "4096": bytes.  0, or -EINVAL. */
 int sym_cache_parse_size(const char *text, u64 *out);
@@ -437,6 +482,13 @@ void sym_cache__used(int fd);
 int sym_cache__create(struct sym_cache *c, const char *name, char *tmp, size_t tmp_len);
 int sym_cache__commit(struct sym_cache *c, int fd, const char *tmp, const char *name);
 void sym_cache__abort(struct sym_cache *c, int fd, const char *tmp, int err); /* accepts NULL */
+/*
+ * The same in the directory open on dfd (a sym_cache__subdir), but
+ * sym_cache__commit_at evicts nothing: the caller calls sym_cache__evict.
+ */
+int sym_cache__create_at(struct sym_cache *c, int dfd, const char *name, char *tmp, size_t tmp_len);
+int sym_cache__commit_at(struct sym_cache *c, int dfd, int fd, const char *tmp, const char *name);
+void sym_cache__abort_at(struct sym_cache *c, int dfd, int fd, const char *tmp, int err);
 /* Hold the entries to the cache's size (sym_cache__commit does). */
 void sym_cache__evict(struct sym_cache *c);
 /*

@@ -621,6 +621,7 @@ static int dso__try_file(struct symbolizer *s, struct dso *d, const char *path,
 	struct stat st;
 	int fd, err;
 
+	d->refused = false; /* what an earlier place said: this one may be the file */
 	d->path = strdup(path);
 	if (!d->path) {
 		ebs_error__fail(why, EBS_E_NOMEM, "%s: out of memory", path);

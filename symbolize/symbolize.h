@@ -383,12 +383,51 @@ int symbolizer__kernel_stext(struct symbolizer *s, u64 *addr) __attribute__((non
 int symbolizer__kernel_code(struct symbolizer *s, u64 addr, void *buf, size_t len)
 	__attribute__((nonnull(1, 3)));
 
-/* STUB of helper cache's API (i32-design.md): dropped when main has the real one */
+/*
+ * The build-id cache (buildid.c; docs/symbolize.md, "The build-id cache"):
+ * copies of the files a recording mapped, kept by build-id as ebs record
+ * ends, so that a report finds a file gone or rebuilt since.  Its layout
+ * is /usr/lib/debug's, DIR/.build-id/xx/REST (the file) and REST.debug (its
+ * separate debug file), so that it is one of symbolize_opts.buildid_dirs.
+ *
+ * buildid_cache__new: the cache at dir; NULL: the default,
+ *   $XDG_CACHE_HOME/ebs/buildid else $HOME/.cache/ebs/buildid (beside the
+ *   DWARF cache, under the same rules: a directory of the caller's, 0700,
+ *   that no one else may write), held to EBS_BUILDID_CACHE_MAX bytes
+ *   (default 2G; K, M, G; 0: no cache).  NULL with errno ENOMEM, or when
+ *   there is no cache (EBS_BUILDID_CACHE_MAX=0, no HOME) with errno 0.
+ *   Warnings ("warning: ..." lines: the directory cannot be used, said once)
+ *   through warn, as symbolize_opts.warn.  Nothing is done to the directory
+ *   before it is used.
+ * buildid_cache__dir: its directory, for symbolize_opts.buildid_dirs.
+ * buildid_cache__readable: for a report: 0 when the directory is there and
+ *   may be used, -1 when it is not there (nothing said) or may not be used
+ *   (not the caller's, others may write to it, a symbolic link: one warning
+ *   line); never makes it.
+ * buildid_cache__add: keep the file at path, if its build-id is id, as
+ *   DIR/.build-id/xx/REST, and its separate debug file (found where a
+ *   report finds one: /usr/lib/debug by build-id, .gnu_debuglink) as
+ *   REST.debug when it has that build-id too.  path may be a
+ *   /proc/PID/root/... path (its debug file is then looked for under
+ *   /proc/PID/root too).  The file is opened as ebs_open_input opens it
+ *   (never a device or FIFO; in a directory others can write, no link is
+ *   followed and only root's or the caller's file is read); its copy is
+ *   written to a temporary file, its build-id read again from the copied
+ *   bytes, and renamed into place whole, or dropped.  An entry already
+ *   there with that build-id is kept (its mtime refreshed: eviction goes
+ *   by it).  Returns the bytes added (0: both already there), or -errno
+ *   with err filled (EBS_E_NO_BUILD_ID_MATCH when the file is another one,
+ *   -EFBIG when it is larger than the cap).
+ * buildid_cache__free accepts NULL.  A cache is not thread-safe: one
+ * thread at a time (two processes at once are safe: each entry is renamed
+ * into place whole).
+ */
 struct buildid_cache;
 struct buildid_cache *buildid_cache__new(const char *dir, ebs_warn_fn *warn, void *warn_ctx);
 void buildid_cache__free(struct buildid_cache *c);
-const char *buildid_cache__dir(const struct buildid_cache *c);
+const char *buildid_cache__dir(const struct buildid_cache *c) __attribute__((nonnull(1)));
+int buildid_cache__readable(struct buildid_cache *c) __attribute__((nonnull(1)));
 s64 buildid_cache__add(struct buildid_cache *c, const char *path, const u8 *id, u8 id_size,
-		       struct ebs_error *err);
+		       struct ebs_error *err) __attribute__((nonnull(1, 2, 3)));
 
 #endif /* EBS_SYMBOLIZE_H */

@@ -18,6 +18,13 @@ export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
 # clang and its libFuzzer runtime (Debian: libclang-rt-14-dev)
+# The harnesses are one build whatever the half: clang's, with ASan and
+# UBSan (make fuzz-bins), so the sanitizer half (SAN=) would build and run
+# the very same binaries again on the same seeds.  The plain half runs them.
+if [ -n "${SAN:-}" ]; then
+	skip "harnesses" "the sanitizer half: the harnesses are the same ASan+UBSan build in both halves, and the plain half runs them"
+	exit 0
+fi
 if ! command -v clang >/dev/null; then
 	skip "harnesses" "no clang (scripts/deps.sh installs it)"
 	exit 0

@@ -202,9 +202,14 @@ if ! wait_for 'every 100 ms' 100; then
 	fail "terminal: the screen" "no header in 10 s: $(head -c 400 screen.now)"
 	exit 0
 fi
-check "terminal: the header names the pid and both events" \
-	sh -c "grep -q '^ebs monitor   every 100 ms   .* s   pid $BG' screen.now && grep -q '^o task-clock' screen.now &&
-	       grep -q '^+ page-faults' screen.now && grep -q 'q quit' screen.now"
+# a capture may catch the first screen half drawn (header, no footer yet):
+# the whole screen, captured again until it is there (5 s at most)
+whole() {
+	cap screen.now && grep -q "^ebs monitor   every 100 ms   .* s   pid $BG" screen.now &&
+		grep -q '^o task-clock' screen.now && grep -q '^+ page-faults' screen.now &&
+		grep -q 'q quit' screen.now
+}
+check "terminal: the header names the pid and both events" poll 50 whole
 check "terminal: task-clock in CPUs, page-faults per second, each with its axis" \
 	sh -c "grep -qE '^o task-clock +now [0-9]+\.[0-9]+ CPUs .* scale [0-9.]+ CPUs \(left\)' screen.now &&
 	       grep -qE '^\+ page-faults +now [0-9.]+[KMG]?/s .* scale [0-9.]+[KMG]?/s \(right\)' screen.now"

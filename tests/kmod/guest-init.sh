@@ -396,8 +396,12 @@ check "stat --backend=kmod, default events: exit 0 ($rc), one run per event said
 rc=$?
 rows=$(grep -c ',task-clock$' ki.csv)
 isum=$(awk -F, '$3 == "task-clock" { s += $2 } END { print s + 0 }' ki.csv)
-check "stat --backend=kmod -I 100: exit 0 ($rc), $rows intervals summing to ${isum} ns (0.5 s of CPU within 10%)" \
-	sh -c "[ $rc -eq 0 ] && [ $rows -ge 4 ] && awk -v s=$isum 'BEGIN { exit !(s >= 0.5e9 && s <= 0.55e9) }'"
+# The intervals hold the loop's 0.5 s of CPU and the command's start and
+# exit, which TCG stretches when the host is loaded (measured: 8 ms on a
+# quiet host, 57 ms beside two other tests); an interval counted twice
+# would add about 100 ms, one lost take as much away.
+check "stat --backend=kmod -I 100: exit 0 ($rc), $rows intervals summing to ${isum} ns (0.5 s of CPU, and at most 80 ms of start and exit)" \
+	sh -c "[ $rc -eq 0 ] && [ $rows -ge 4 ] && awk -v s=$isum 'BEGIN { exit !(s >= 0.5e9 && s <= 0.58e9) }'"
 /ebs stat --backend=kmod -I 100 -e task-clock,page-faults -- /leafloop 0.1 >kbad.out 2>kbad.err
 rc=$?
 cat kbad.err

@@ -130,8 +130,7 @@ void ns_tracker__free(struct ns_tracker *t)
 }
 
 /* A PROCNS record: pid runs in place id (flags: what differs from ebs's) from time on. */
-static int write_procns(struct ns_tracker *t, u32 pid, u64 time, const struct ns_id *id,
-			u32 flags)
+static int write_procns(struct ns_tracker *t, u32 pid, u64 time, const struct ns_id *id, u32 flags)
 {
 	union {
 		struct ebs_rec_procns r;
@@ -367,8 +366,8 @@ static void keep_file(struct ns_tracker *t, const struct ebs_rec_mmap *m, u32 fl
 		return;
 	}
 	snprintf(path, sizeof(path), "/proc/%u/root%s", m->pid, m->filename);
-	f->kept = t->o->on_mapping(t->o->on_mapping_ctx, (pid_t)m->pid, path, fd, how,
-				   m->build_id, m->build_id_size) >= 0;
+	f->kept = t->o->on_mapping(t->o->on_mapping_ctx, (pid_t)m->pid, path, fd, how, m->build_id,
+				   m->build_id_size) >= 0;
 	close(fd);
 }
 

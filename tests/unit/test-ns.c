@@ -68,7 +68,7 @@ static void test_open_in_root(void)
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/root/app", dir);
 	mkdir(path, 0755);
-	put("secret", "host secret");	/* outside the root */
+	put("secret", "host secret"); /* outside the root */
 	put("root/secret", "inside"); /* what ".." from /app reaches inside */
 	put("root/app/hot", "hot inside");
 	snprintf(secret, sizeof(secret), "%s/secret", dir);

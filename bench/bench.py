@@ -73,6 +73,10 @@ DRAIN_WORK = env_int('DRAIN_WORK', 2000)
 SRCLINE_TIMEOUT = env_int('SRCLINE_TIMEOUT', 600)
 GEN_ROUNDS = env_int('GEN_ROUNDS', 15000)  # one ./big at 10 kHz: ~30,000 samples
 HZ = 10000  # the recordings that are reported: 10 kHz per CPU
+MERGE_N = max(2, env_int('MERGE_N', 4))  # the merge row's recordings
+# ONLY=id[,id...]: measure those rows alone (the merge row: ONLY=merge), and
+# put them into RESULTS, the other rows kept as they are
+ONLY = [k for k in os.environ.get('ONLY', '').split(',') if k]
 
 os.makedirs(OUT, exist_ok=True)
 SCRATCH = os.path.join(OUT, 'runs')
@@ -312,6 +316,12 @@ row('annotate_warm', 'annotate of the hottest function, warm DWARF cache / perf 
     0.5, '<=', 'ratio', 'large SQLite profile; the DSO cache as an earlier annotate of another '
     'recording of the same program left it (after_report_*: as row 2\'s, left by a report of '
     'functions, which reads no line table)')
+
+row('merge', 'merged report of %d recordings / the %d reports one by one' % (MERGE_N, MERGE_N),
+    1.0, '<=', 'ratio', '%d recordings of one sqlwork each; ebs report -i a -i b ... over the sum '
+    'of the ebs reports of each, one after another with one cache (time); rss_ratio: peak RSS '
+    'over the sum of theirs; perf_ratio: over perf report of each (it takes one -i)'
+    % MERGE_N)
 
 if not SQLWORK:
     skip([k for k in ORDER if k != 'drain'], 'SQLite: ' + SQLITE_WHY)
@@ -665,6 +675,69 @@ def growth_rows():
               ebs_rss_mb=ms, perf_exponent=p_m, perf_rss_mb=pms)
 
 
+def merge_row():
+    """The merge row: MERGE_N recordings of one sqlwork each (by both tools);
+    ebs report of all of them at once against ebs report of each, one after
+    another (the first cold, the others with the cache it left: a user's
+    "one by one"), and perf report of each (perf report reads one file)."""
+    paths = {'ebs': [], 'perf': []}
+    for i in range(MERGE_N):
+        for tool in ('ebs', 'perf'):
+            path = os.path.join(OUT, 'merge-%d.%s' % (i, tool))
+            progress('merge row: recording %d of %d, %s record sqlwork %d at %d Hz'
+                     % (i + 1, MERGE_N, tool, SQL_ROWS, HZ))
+            measure(recorder(tool, HZ, path) + [SQLWORK, str(SQL_ROWS)], timeout=600)
+            paths[tool].append(path)
+    samples = [stats('ebs', p)['samples'] for p in paths['ebs']]
+
+    def copies(tag):
+        d = scratch(tag)
+        out = []
+        for i, p in enumerate(paths['ebs']):
+            out.append(os.path.join(d, '%d.data' % i))
+            shutil.copyfile(p, out[-1])
+        xdg = os.path.join(d, 'xdg')
+        os.mkdir(xdg)
+        return d, out, dict(BASE_ENV, XDG_CACHE_HOME=xdg)
+
+    def merged():
+        d, files, env = copies('m')
+        try:
+            return measure([EBS, 'report', '--sort', 'func'] + [a for f in files for a in ('-i', f)],
+                           env=env)
+        finally:
+            shutil.rmtree(d)
+
+    def singles():
+        d, files, env = copies('s')
+        try:
+            rs = [measure([EBS, 'report', '--sort', 'func', '-i', f], env=env) for f in files]
+        finally:
+            shutil.rmtree(d)
+        return (sum(r[0] for r in rs), sum(r[1] for r in rs), sum(r[2] for r in rs),
+                max(r[2] for r in rs))
+
+    def perf_singles():
+        rs = [perf_run('report', p, ['--stdio', '--sort', 'sym']) for p in paths['perf']]
+        return sum(r[0] for r in rs), sum(r[1] for r in rs), sum(r[2] for r in rs)
+
+    progress('merge row: %d rounds' % RUNS)
+    res = interleave([('m', merged), ('s', singles), ('p', perf_singles)])
+    m, s1, p = res['m'], res['s'], res['p']
+    set_ratio('merge', wall(m), wall(s1), ebs_merged_median=med(wall(m)),
+              ebs_singles_median=med(wall(s1)), component_unit='s',
+              ebs_merged_cpu_median=med(cput(m)), ebs_singles_cpu_median=med(cput(s1)),
+              rss_ratio=summary(rss(m), rss(s1))['ratio'],
+              ebs_merged_rss_mb_median=med(rss(m)), ebs_singles_rss_mb_sum_median=med(rss(s1)),
+              ebs_singles_rss_mb_max_median=med([r[3] for r in s1]),
+              perf_singles_median=med(wall(p)), perf_ratio=summary(wall(m), wall(p))['ratio'],
+              perf_rss_mb_sum_median=med(rss(p)), perf_rss_ratio=summary(rss(m), rss(p))['ratio'],
+              recordings=MERGE_N, samples=samples,
+              measured=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()))
+    # the row is met when neither the time nor the memory is more than one by one's
+    ROWS['merge']['met'] = ROWS['merge']['met'] and ROWS['merge']['rss_ratio'] <= 1.0
+
+
 def size_and_slowdown():
     """Rows 9 and 7: sqlwork alone, under ebs record and under perf record,
     interleaved (the order rotates each round), the program's own time
@@ -871,6 +944,8 @@ def main():
     if m['loadavg_start'] > 0.5:
         progress('load average %.2f: other work is running, the figures will be noisier'
                  % m['loadavg_start'])
+    if ONLY:
+        return only(m)
     step([], gen_profile)
     if SQLWORK:
         step([k for k in ORDER if k not in ('drain', 'size', 'rec_cpu', 'slow_1k', 'slow_10k')],
@@ -883,6 +958,7 @@ def main():
             step(['growth_time', 'growth_rss'], growth_rows)
         step(['slow_1k', 'slow_10k', 'size'], size_and_slowdown)
         step(['rec_cpu'], recorder_cpu)
+        step(['merge'], merge_row)
     if 'ebs' in GEN:
         try:
             gen_reports()
@@ -895,25 +971,51 @@ def main():
     m['programs'] = MACHINE_PROGRAMS
     m['loadavg_end'] = os.getloadavg()[0]
     m['seconds'] = round(time.monotonic() - T0)
-
-    def clean(v):
-        if isinstance(v, float):
-            return rnd(v)
-        if isinstance(v, dict):
-            return {k: clean(x) for k, x in v.items()}
-        if isinstance(v, list):
-            return [clean(x) for x in v]
-        return v
     rows = []
     for k in ORDER:
         rows.append(clean(dict(ROWS[k], id=k)))
+    write(clean(m), rows)
+
+
+def clean(v):
+    if isinstance(v, float):
+        return rnd(v)
+    if isinstance(v, dict):
+        return {k: clean(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [clean(x) for x in v]
+    return v
+
+
+def write(machine_, rows):
     tmp = RESULTS + '.tmp'
     with open(tmp, 'w') as f:
-        json.dump({'machine': clean(m), 'rows': rows}, f, indent=1)
+        json.dump({'machine': machine_, 'rows': rows}, f, indent=1)
         f.write('\n')
     os.replace(tmp, RESULTS)
     shutil.rmtree(SCRATCH, ignore_errors=True)
     progress('wrote %s' % RESULTS)
+
+
+def only(m):
+    """ONLY's rows measured, put into RESULTS in their places (the others kept)."""
+    steps = {'merge': merge_row}
+    for k in ONLY:
+        if k not in steps:
+            sys.exit('bench: ONLY=%s: the rows that can be measured alone are %s'
+                     % (k, ', '.join(steps)))
+        if not SQLWORK:
+            skip([k], 'SQLite: ' + SQLITE_WHY)
+        else:
+            step([k], steps[k])
+    try:
+        doc = json.load(open(RESULTS))
+    except (OSError, ValueError):
+        doc = {'machine': clean(m), 'rows': []}
+    rows = {r['id']: r for r in doc['rows']}
+    for k in ONLY:
+        rows[k] = clean(dict(ROWS[k], id=k))
+    write(doc['machine'], [rows[k] for k in ORDER if k in rows])
 
 
 if __name__ == '__main__':

@@ -17,7 +17,8 @@
 # Environment: BUILD (the build directory, default build; scratch files go to
 # BUILD/bench), RUNS (default 5), RESULTS (default bench/results.json; given
 # another, README.md is left alone), and bench.py's knobs (LARGE_ITERS,
-# MIN_SAMPLES, SQL_ROWS, DRAIN_HZ, DRAIN_WORK, SRCLINE_TIMEOUT: see its head).
+# MIN_SAMPLES, SQL_ROWS, DRAIN_HZ, DRAIN_WORK, SRCLINE_TIMEOUT, MERGE_N, ONLY:
+# see its head; ONLY=merge measures the merge row alone, into RESULTS).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
@@ -56,5 +57,6 @@ if [ "$RESULTS" = "$TOP/bench/results.json" ]; then
 	echo "bench: wrote $RESULTS and README.md's table"
 fi
 # the DWARF cache's digest against the cache's saving (printed, not in the table)
+[ -z "${ONLY:-}" ] || exit 0 # ONLY=merge: that row alone
 echo
 BUILD=$BUILD python3 "$TOP/bench/cache.py" || exit 1

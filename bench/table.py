@@ -99,6 +99,9 @@ def sides(r):
         if r.get('perf_timed_out'):
             peer = '> %s s (timed out)' % fmt(r['perf_timed_out'])
         return fmt(r.get('ebs_median'), u), 'perf ' + peer
+    if 'ebs_merged_median' in r:
+        return 'merged ' + fmt(r['ebs_merged_median'], u), \
+            'one by one ' + fmt(r['ebs_singles_median'], u)
     if 'ebs_line_median' in r:
         return 'line ' + fmt(r['ebs_line_median'], u), 'func ' + fmt(r['ebs_func_median'], u)
     if 'ebs_slowdown_median' in r:

@@ -73,6 +73,8 @@ struct cli_view {
 	struct view_opts *v;
 	const char **dirs; /* --debug-dir, NULL-terminated */
 	unsigned int ndirs;
+	const char **inputs; /* every -i, NULL-terminated: several are read as one */
+	unsigned int ninputs;
 	bool no_pager;
 };
 void cli_view_init(struct cli_view *cv, const char *cmd, struct view_opts *v);

@@ -59,7 +59,7 @@ static const struct cli_opt annotate_opts[] = {
 
 const struct cli_cmd cli_annotate_cmd = {
 	.name = "annotate",
-	.usage = "usage: ebs annotate [-i FILE] [OPTIONS] [FUNC | FILE[:LINE]]\n",
+	.usage = "usage: ebs annotate [-i FILE]... [OPTIONS] [FUNC | FILE[:LINE]]\n",
 	.about = "  FUNC                  the function's whole source, each line with its samples\n"
 		 "                        (a function that was only inlined: its lines wherever\n"
 		 "                        inlined)\n"

@@ -50,7 +50,7 @@ static const struct cli_opt export_opts[] = {
 const struct cli_cmd cli_export_cmd = {
 	.name = "export",
 	.usage =
-		"usage: ebs export [-i FILE] --format folded|pprof|speedscope [-o OUT] [OPTIONS]\n",
+		"usage: ebs export [-i FILE]... --format folded|pprof|speedscope [-o OUT] [OPTIONS]\n",
 	.notes = "A file recorded without -g exports one-frame stacks.\n",
 	.opts = export_opts,
 };

@@ -40,7 +40,7 @@ static const struct cli_opt flamegraph_opts[] = {
 
 const struct cli_cmd cli_flamegraph_cmd = {
 	.name = "flamegraph",
-	.usage = "usage: ebs flamegraph [-i FILE] -o OUT.svg [OPTIONS]\n",
+	.usage = "usage: ebs flamegraph [-i FILE]... -o OUT.svg [OPTIONS]\n",
 	.opts = flamegraph_opts,
 };
 

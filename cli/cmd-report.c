@@ -56,7 +56,8 @@ static const struct cli_opt report_opts[] = {
 	 .sub = cli_view_options},
 	{"sort", 's', "KEY[,KEY...]",
 	 "rows keyed by, in column order: func (the default; with its DSO), line (file:line "
-	 "with its function), dso, pid, tid, comm, event (one table for all events)",
+	 "with its function), dso, pid, tid, comm, event (one table for all events), host (the "
+	 "recording's)",
 	 CLI_CALL, .fn = set_sort},
 	{"json", 0, NULL, "one JSON object (the first event, or --event's)", CLI_SET,
 	 .off = RA(o.json)},
@@ -92,8 +93,8 @@ static const struct cli_opt report_opts[] = {
 
 const struct cli_cmd cli_report_cmd = {
 	.name = "report",
-	.usage = "usage: ebs report [-i FILE] [OPTIONS]\n"
-		 "       ebs report [-i FILE] --dump [--force] [--no-pager]\n",
+	.usage = "usage: ebs report [-i FILE]... [OPTIONS]\n"
+		 "       ebs report [-i FILE]... --dump [--force] [--no-pager]\n",
 	.opts = report_opts,
 };
 
@@ -130,10 +131,18 @@ int cmd_report(int argc, char **argv)
 	if (a.o.view.min_percent < 0) /* a whole tree is too much to read */
 		a.o.view.min_percent = a.o.tree ? 1 : 0;
 	cli_view_done(&a.cv, false);
-	e = a.dump ? ebs_data__dump(a.o.view.input, a.o.view.force ? EBS_DATA_ANY_OWNER : 0,
-				    a.o.view.out, a.o.view.warn, a.o.view.warn_ctx, &err)
-	    : a.o.tree || a.o.callers || a.o.callees ? ebs_report_graph(&a.o, &err)
-						     : ebs_report(&a.o, &err);
+	if (a.dump) { /* several -i: each file's records, one file after another */
+		unsigned int i, n = a.cv.ninputs > 1 ? a.cv.ninputs : 1;
+
+		for (i = 0, e = 0; i < n && !e; i++) {
+			a.o.view.input = a.cv.ninputs > 1 ? a.cv.inputs[i] : a.o.view.input;
+			e = ebs_data__dump(a.o.view.input, a.o.view.force ? EBS_DATA_ANY_OWNER : 0,
+					   a.o.view.out, a.o.view.warn, a.o.view.warn_ctx, &err);
+		}
+	} else {
+		e = a.o.tree || a.o.callers || a.o.callees ? ebs_report_graph(&a.o, &err)
+							   : ebs_report(&a.o, &err);
+	}
 	ret = cli_view_result(&a.cv, e, &err);
 out:
 	cli_view_free(&a.cv);

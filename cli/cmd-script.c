@@ -71,7 +71,7 @@ static const struct cli_opt script_opts[] = {
 
 const struct cli_cmd cli_script_cmd = {
 	.name = "script",
-	.usage = "usage: ebs script [-i FILE] [OPTIONS]\n",
+	.usage = "usage: ebs script [-i FILE]... [OPTIONS]\n",
 	.about = "Every sample, one line each, in time order, as perf script prints them; with\n"
 		 "call chains (ebs record -g), one more line per frame, leaf first, and an empty\n"
 		 "line.\n",
@@ -93,7 +93,14 @@ int cmd_script(int argc, char **argv)
 	if (cli_operands_left("script", argc, argv))
 		goto out;
 	cli_view_done(&a.cv, false);
-	e = ebs_script(&a.o, &err);
+	/* several -i: each recording's samples, one recording after another */
+	for (unsigned int i = 0; i < (a.cv.ninputs > 1 ? a.cv.ninputs : 1); i++) {
+		if (a.cv.ninputs > 1)
+			a.o.view.input = a.cv.inputs[i];
+		e = ebs_script(&a.o, &err);
+		if (e)
+			break;
+	}
 	if (e == -EPIPE) {
 		/* ebs script | head: quietly, as the SIGPIPE this process ignored would have */
 		signal(SIGPIPE, SIG_DFL);

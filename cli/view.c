@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/builtin.h"
 
@@ -27,10 +28,15 @@ static const char *const color_words[] = {"auto", "always", "never", NULL};
 
 #define CV(ctx) ((struct cli_view *)(ctx))
 
+/* -i, once or more: the first is v->input, all of them v->inputs (cli_view_done) */
 static int set_input(void *ctx, const struct cli_opt *opt, const char *arg)
 {
 	(void)opt;
-	CV(ctx)->v->input = arg;
+	if (cli_push_str(&CV(ctx)->inputs, &CV(ctx)->ninputs, arg)) {
+		fprintf(stderr, "ebs %s: out of memory\n", CV(ctx)->cmd);
+		return 1;
+	}
+	CV(ctx)->v->input = CV(ctx)->inputs[0];
 	return 0;
 }
 
@@ -130,8 +136,9 @@ static int add_debug_dir(void *ctx, const struct cli_opt *opt, const char *arg)
 
 const struct cli_opt cli_view_options[] = {
 	{"input", 'i', "FILE",
-	 "the data file, ebs.data or perf.data (default ebs.data; '-': stdin)", CLI_CALL,
-	 .fn = set_input},
+	 "the data file, ebs.data or perf.data (default ebs.data; '-': stdin); several -i: "
+	 "their recordings as one",
+	 CLI_CALL, .fn = set_input},
 	{"event", 'e', "NAME", "only the samples of event NAME", CLI_CALL, .fn = set_word},
 	{"top", 'n', "N", "the first N rows (0: all)", CLI_CALL, .fn = set_top},
 	{"min-percent", 0, "P", "leave out rows below P percent", CLI_CALL, .fn = set_min_percent},
@@ -186,16 +193,30 @@ int cli_view_width(const char *cmd, const char *arg, struct view_opts *v)
 void cli_view_done(struct cli_view *cv, bool to_file)
 {
 	cv->v->debug_dirs = cv->dirs;
+	if (cv->ninputs > 1) {
+		cv->v->inputs = cv->inputs;
+		cv->v->ninputs = cv->ninputs;
+	}
 	if (!to_file) /* started at the first line */
 		cv->v->out = cli_pager_stream(cv->no_pager, &cv->v->color, &cv->v->width);
 }
 
 int cli_view_result(struct cli_view *cv, int e, const struct ebs_error *err)
 {
+	const char *input = cv->v->input;
+	unsigned int i;
+	struct stat st;
+
 	if (!e)
 		return 0;
 	fflush(cv->v->out);
-	return cli_input_error(cv->cmd, cv->v->input, e, err);
+	/* several: the hint is for the one that is missing */
+	for (i = 0; i < cv->ninputs && cv->ninputs > 1; i++)
+		if (strcmp(cv->inputs[i], "-") && stat(cv->inputs[i], &st) && errno == ENOENT) {
+			input = cv->inputs[i];
+			break;
+		}
+	return cli_input_error(cv->cmd, input, e, err);
 }
 
 void cli_view_free(struct cli_view *cv)
@@ -203,4 +224,7 @@ void cli_view_free(struct cli_view *cv)
 	free(cv->dirs);
 	cv->dirs = NULL;
 	cv->ndirs = 0;
+	free(cv->inputs);
+	cv->inputs = NULL;
+	cv->ninputs = 0;
 }

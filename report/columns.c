@@ -182,16 +182,30 @@ static void dso_text(const struct report *r, const struct row *row, struct cell 
 	put(c, row->dso ? row->dso : "??");
 }
 
+/* Several recordings: a pid is "HOST:PID", the recording's label (session.h) before it. */
+static void task_text(const struct report *r, const struct row *row, u32 id, struct cell *c)
+{
+	if (r->rs.nin > 1) {
+		put(c, r->rs.in[row->key.input].label);
+		put(c, ":");
+	}
+	put_num(c, 0, id);
+}
+
 static void pid_text(const struct report *r, const struct row *row, struct cell *c)
 {
-	(void)r;
-	put_num(c, 0, row->key.pid);
+	task_text(r, row, row->key.pid, c);
 }
 
 static void tid_text(const struct report *r, const struct row *row, struct cell *c)
 {
+	task_text(r, row, row->key.tid, c);
+}
+
+static void host_text(const struct report *r, const struct row *row, struct cell *c)
+{
 	(void)r;
-	put_num(c, 0, row->key.tid);
+	put(c, row->key.host ? row->key.host : "??");
 }
 
 static void comm_text(const struct report *r, const struct row *row, struct cell *c)
@@ -202,7 +216,7 @@ static void comm_text(const struct report *r, const struct row *row, struct cell
 
 static void event_text(const struct report *r, const struct row *row, struct cell *c)
 {
-	put(c, ebs_data__event(r->rs.d, row->key.event)->used);
+	put(c, session__event(&r->rs, row->key.event)->used);
 }
 
 /* By the cells' texts, as the table shows them. */
@@ -240,16 +254,24 @@ static int dso_cmp(const struct report *r, const struct row *x, const struct row
 	return by_text(r, dso_text, x, y);
 }
 
+/* by recording (in the order given), then by number */
 static int pid_cmp(const struct report *r, const struct row *x, const struct row *y)
 {
 	(void)r;
-	return by_u32(x->key.pid, y->key.pid);
+	return x->key.input != y->key.input ? by_u32(x->key.input, y->key.input)
+					    : by_u32(x->key.pid, y->key.pid);
 }
 
 static int tid_cmp(const struct report *r, const struct row *x, const struct row *y)
 {
 	(void)r;
-	return by_u32(x->key.tid, y->key.tid);
+	return x->key.input != y->key.input ? by_u32(x->key.input, y->key.input)
+					    : by_u32(x->key.tid, y->key.tid);
+}
+
+static int host_cmp(const struct report *r, const struct row *x, const struct row *y)
+{
+	return by_text(r, host_text, x, y);
 }
 
 static int comm_cmp(const struct report *r, const struct row *x, const struct row *y)
@@ -310,16 +332,32 @@ static void dso_json(const struct report *r, const struct row *row, int ev, stru
 	ebs_json__key_str(j, "dso", row->dso ? row->dso : "??");
 }
 
+/* Several recordings: which one a pid or tid is of, by its label (task_text). */
+static void task_json(const struct report *r, const struct row *row, struct ebs_json *j)
+{
+	if (r->rs.nin > 1)
+		ebs_json__key_str(j, "recording", r->rs.in[row->key.input].label);
+}
+
 static void pid_json(const struct report *r, const struct row *row, int ev, struct ebs_json *j)
 {
-	(void)r, (void)ev;
+	(void)ev;
 	ebs_json__key_u64(j, "pid", row->key.pid);
+	task_json(r, row, j);
 }
 
 static void tid_json(const struct report *r, const struct row *row, int ev, struct ebs_json *j)
 {
-	(void)r, (void)ev;
+	(void)ev;
 	ebs_json__key_u64(j, "tid", row->key.tid);
+	if (!r->col[KEY_PID]) /* else the pid's member says it */
+		task_json(r, row, j);
+}
+
+static void host_json(const struct report *r, const struct row *row, int ev, struct ebs_json *j)
+{
+	(void)r, (void)ev;
+	ebs_json__key_str(j, "host", row->key.host);
 }
 
 static void comm_json(const struct report *r, const struct row *row, int ev, struct ebs_json *j)
@@ -331,7 +369,7 @@ static void comm_json(const struct report *r, const struct row *row, int ev, str
 static void event_json(const struct report *r, const struct row *row, int ev, struct ebs_json *j)
 {
 	(void)ev;
-	ebs_json__key_str(j, "event", ebs_data__event(r->rs.d, row->key.event)->used);
+	ebs_json__key_str(j, "event", session__event(&r->rs, row->key.event)->used);
 }
 
 const struct column report_columns[KEY_MAX] = {
@@ -406,6 +444,17 @@ const struct column report_columns[KEY_MAX] = {
 			.text = event_text,
 			.cmp = event_cmp,
 			.json = event_json,
+		},
+	[KEY_HOST] =
+		{
+			/* the recording's host name (META hostname) */
+			.name = "host",
+			.title = "host",
+			.field = FIELD_HOST,
+			.narrow = 2,
+			.text = host_text,
+			.cmp = host_cmp,
+			.json = host_json,
 		},
 };
 
@@ -514,7 +563,7 @@ int report_parse_keys(const char *text, struct report_opts *o, struct ebs_error 
 		if (k == KEY_MAX) {
 			e = ebs_error__set(err, EINVAL,
 					   "--sort '%s': known keys are func, line, dso, "
-					   "pid, tid, comm, event",
+					   "pid, tid, comm, event, host",
 					   tok);
 		} else {
 			unsigned int j;
@@ -551,10 +600,11 @@ int report_parse_fields(const char *text, struct report_opts *o, struct ebs_erro
 		else if (k < KEY_MAX)
 			o->fields |= 1u << report_columns[k].field;
 		else
-			e = ebs_error__set(err, EINVAL,
-					   "--fields '%s': known fields are samples, "
-					   "percent, ci, line, func, dso, pid, tid, comm, event",
-					   tok);
+			e = ebs_error__set(
+				err, EINVAL,
+				"--fields '%s': known fields are samples, "
+				"percent, ci, line, func, dso, pid, tid, comm, event, host",
+				tok);
 	}
 	free(copy);
 	return e;

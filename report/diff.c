@@ -114,6 +114,8 @@ static int take_side(struct diff *d, int s, struct ebs_error *err)
 
 	ro.view = d->o->view;
 	ro.view.input = sd->path;
+	ro.view.inputs = NULL; /* diff's two are base and new */
+	ro.view.ninputs = 0;
 	ro.keys[0] = d->o->key;
 	ro.nr_keys = 1;
 	e = report_collect(&r, &ro, err);
@@ -121,7 +123,7 @@ static int take_side(struct diff *d, int s, struct ebs_error *err)
 		goto out;
 	d->nc = r.nr_cols;
 	memcpy(d->cols, r.cols, sizeof(d->cols));
-	if (!ebs_data__nr_events(r.rs.d))
+	if (!session__nr_events(&r.rs))
 		goto out;		       /* no event, no samples */
 	ev = r.rs.event >= 0 ? r.rs.event : 0; /* --event's, else the file's first */
 	facts_of(&fa, &r.rs, &ro.view.filter, ev, r.total[ev], r.period_sum[ev]);

@@ -11,10 +11,11 @@
 #include "util/hash.h"
 
 /*
- * Samples of event ev the kernel dropped: its own, plus the losses of full
- * rings, which all the events of a CPU share (LOST records of no event).
+ * Samples of event ev (d's own index) the kernel dropped: its own, plus the
+ * losses of full rings, which all the events of a CPU share (LOST records
+ * of no event).
  */
-static u64 lost_of(const struct ebs_data *d, int ev)
+static u64 lost_in(const struct ebs_data *d, int ev)
 {
 	const struct ebs_rec_trailer *t = ebs_data__totals(d);
 	u64 attributed = 0;
@@ -29,13 +30,32 @@ static u64 lost_of(const struct ebs_data *d, int ev)
 	return ebs_data__counts(d, ev)->lost + (t->lost > attributed ? t->lost - attributed : 0);
 }
 
-static u64 throttled_of(const struct ebs_data *d, int ev)
+static u64 throttled_in(const struct ebs_data *d, int ev)
 {
 	const struct ebs_rec_trailer *t = ebs_data__totals(d);
 
 	if (!t)
 		return 0;
 	return ev < 0 ? t->throttled : ebs_data__counts(d, ev)->throttled;
+}
+
+/* The session's event ev (-1: all), summed over its recordings by fn of each one's own. */
+static u64 sum_of(const struct session *rs, int ev, u64 (*fn)(const struct ebs_data *, int))
+{
+	u64 sum = 0;
+	unsigned int k;
+	size_t i;
+
+	for (i = 0; i < rs->nin; i++) {
+		const struct session_input *in = &rs->in[i];
+
+		if (ev < 0)
+			sum += fn(in->d, -1);
+		for (k = 0; ev >= 0 && k < ebs_data__nr_events(in->d); k++)
+			if (in->evmap[k] == ev)
+				sum += fn(in->d, (int)k);
+	}
+	return sum;
 }
 
 /* The counters of one target thread, one per CPU. */
@@ -63,45 +83,54 @@ static bool group_on_pmu(const struct ebs_data *d, unsigned int ev)
 /*
  * The event's COUNT records, one per counter, as count/rule.h counts them:
  * a target thread's counters (one per CPU) as one, a system-wide counter
- * (tid 0) alone.
+ * (tid 0) alone; each recording's threads apart.
  */
 static struct count_total counted_of(const struct session *rs, int ev)
 {
 	struct cnt_thread *threads = NULL, *t, *tmp;
 	struct count_total c = {0};
+	unsigned int k;
 	bool pmu;
-	size_t i;
+	size_t i, n;
 
 	if (ev < 0)
 		return c;
-	pmu = group_on_pmu(rs->d, (unsigned int)ev);
-	for (i = 0; i < rs->ncounts; i++) {
-		const struct ebs_rec_count *cr = &rs->counts[i];
+	for (n = 0; n < rs->nin; n++) {
+		const struct session_input *in = &rs->in[n];
 
-		if (cr->event != ev)
-			continue;
-		if (cr->tid) {
-			HASH_FIND(hh, threads, &cr->tid, sizeof(cr->tid), t);
-			if (!t && (t = calloc(1, sizeof(*t)))) {
-				t->tid = cr->tid;
-				HASH_ADD(hh, threads, tid, sizeof(t->tid), t);
-				if (!t->hh.tbl) { /* out of memory: counted alone */
-					free(t);
-					t = NULL;
+		for (k = 0; k < ebs_data__nr_events(in->d) && in->evmap[k] != ev; k++)
+			;
+		if (k == ebs_data__nr_events(in->d))
+			continue; /* not in this recording */
+		pmu = group_on_pmu(in->d, k);
+		for (i = 0; i < in->ncounts; i++) {
+			const struct ebs_rec_count *cr = &in->counts[i];
+
+			if (cr->event >= ebs_data__nr_events(in->d) || in->evmap[cr->event] != ev)
+				continue;
+			if (cr->tid) {
+				HASH_FIND(hh, threads, &cr->tid, sizeof(cr->tid), t);
+				if (!t && (t = calloc(1, sizeof(*t)))) {
+					t->tid = cr->tid;
+					HASH_ADD(hh, threads, tid, sizeof(t->tid), t);
+					if (!t->hh.tbl) { /* out of memory: counted alone */
+						free(t);
+						t = NULL;
+					}
+				}
+				if (t) {
+					count_thread_add(&t->th, cr->value, cr->time_enabled,
+							 cr->time_running);
+					continue;
 				}
 			}
-			if (t) {
-				count_thread_add(&t->th, cr->value, cr->time_enabled,
-						 cr->time_running);
-				continue;
-			}
+			count_total__add(&c, pmu, cr->value, cr->time_enabled, cr->time_running);
 		}
-		count_total__add(&c, pmu, cr->value, cr->time_enabled, cr->time_running);
-	}
-	HASH_ITER(hh, threads, t, tmp) {
-		count_thread_end(&c, pmu, &t->th);
-		HASH_DEL(threads, t);
-		free(t);
+		HASH_ITER(hh, threads, t, tmp) {
+			count_thread_end(&c, pmu, &t->th);
+			HASH_DEL(threads, t);
+			free(t);
+		}
 	}
 	return c;
 }
@@ -172,28 +201,47 @@ static void filter_words(const struct report_filter *f, char *buf, size_t len)
 void facts_of(struct facts *fa, const struct session *rs, const struct report_filter *filter,
 	      int ev, u64 samples, u64 period_sum)
 {
-	const struct ebs_event_counts *k;
+	u64 own_lost = 0, sampled = 0;
+	bool counted = false, several = false;
+	unsigned int k;
+	size_t i;
 
 	memset(fa, 0, sizeof(*fa));
 	fa->ev = ev;
 	fa->samples = samples;
-	fa->lost = lost_of(rs->d, ev);
-	fa->throttled = throttled_of(rs->d, ev);
+	fa->lost = sum_of(rs, ev, lost_in);
+	fa->throttled = sum_of(rs, ev, throttled_in);
 	fa->filtered = filter &&
 		       (filter->pid || filter->tid || filter->comm || filter->dso || filter->funcs);
 	filter_words(filter, fa->only, sizeof(fa->only));
 	if (ev < 0)
 		return;
-	k = ebs_data__counts(rs->d, (unsigned int)ev);
-	fa->lost_shared = ebs_data__nr_events(rs->d) > 1 && k && fa->lost > k->lost;
-	fa->info = ebs_data__event(rs->d, (unsigned int)ev);
+	for (i = 0; i < rs->nin; i++) {
+		const struct session_input *in = &rs->in[i];
+
+		several = several || ebs_data__nr_events(in->d) > 1;
+		for (k = 0; k < ebs_data__nr_events(in->d); k++) {
+			const struct ebs_event_counts *c = ebs_data__counts(in->d, k);
+
+			if (in->evmap[k] != ev)
+				continue;
+			if (c) {
+				counted = true;
+				own_lost += c->lost;
+				sampled += c->samples;
+			}
+			if (!fa->cal) /* how the first recording that has one chose N */
+				fa->cal = ebs_data__calibration(in->d, k);
+		}
+	}
+	fa->lost_shared = several && counted && fa->lost > own_lost;
+	fa->info = session__event(rs, (unsigned int)ev);
 	fa->counted = counted_of(rs, ev);
 	fa->events = period_sum;
 	estimate_why(fa, fa->why, sizeof(fa->why));
-	fa->cal = ebs_data__calibration(rs->d, (unsigned int)ev);
 	/* the rate this recording achieved: samples per second of the counters' running time */
-	if (fa->counted.running && k) {
+	if (fa->counted.running && counted) {
 		fa->has_achieved = true;
-		fa->achieved_hz = (double)k->samples / ((double)fa->counted.running * 1e-9);
+		fa->achieved_hz = (double)sampled / ((double)fa->counted.running * 1e-9);
 	}
 }

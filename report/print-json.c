@@ -47,7 +47,7 @@ static void print_event(const struct facts *fa, struct ebs_json *j)
 
 void table__print_json(const struct report *r, int ev, struct row **rows, size_t n)
 {
-	unsigned int i, nev = ebs_data__nr_events(r->rs.d);
+	unsigned int i, nev = session__nr_events(&r->rs);
 	size_t k, limit = r->o->view.top && r->o->view.top < n ? r->o->view.top : n;
 	char sort[256] = "";
 	struct facts fa;
@@ -64,15 +64,29 @@ void table__print_json(const struct report *r, int ev, struct row **rows, size_t
 	ebs_json__key_u64(&j, "samples", fa.samples);
 	ebs_json__key_u64(&j, "lost", fa.lost);
 	ebs_json__key_u64(&j, "throttled", fa.throttled);
-	if (machine__ns_procs(r->rs.m)) /* where the recording noted any (PROCNS) */
+	if (session__ns_procs(&r->rs)) /* where the recording noted any (PROCNS) */
 		ebs_json__key_u64(&j, "other_mount_ns_samples",
 				  ev < 0 ? r->ns_total_all : r->ns_total[ev]);
 	for (i = 0; i < (r->o->nr_keys ? r->o->nr_keys : 1); i++)
 		snprintf(sort + strlen(sort), sizeof(sort) - strlen(sort), "%s%s", i ? "," : "",
 			 report_columns[r->o->nr_keys ? r->o->keys[i] : KEY_FUNC].name);
 	ebs_json__key_str(&j, "sort", sort);
+	if (r->rs.nin > 1) { /* several recordings: which, from where */
+		ebs_json__key_u64(&j, "hosts", r->rs.nhosts);
+		ebs_json__key(&j, "recordings");
+		ebs_json__arr(&j);
+		for (k = 0; k < r->rs.nin; k++) {
+			ebs_json__obj(&j);
+			ebs_json__key_str(&j, "file", ebs_data__path(r->rs.in[k].d));
+			ebs_json__key_str(&j, "host", r->rs.in[k].host);
+			ebs_json__key_str(&j, "label", r->rs.in[k].label);
+			ebs_json__key_u64(&j, "samples", r->rs.in[k].samples);
+			ebs_json__obj_end(&j);
+		}
+		ebs_json__arr_end(&j);
+	}
 	if (r->o->children) {
-		const char *mode = ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH);
+		const char *mode = session__call_graph(&r->rs);
 
 		if (mode)
 			ebs_json__key_str(&j, "call_graph", mode);
@@ -83,7 +97,7 @@ void table__print_json(const struct report *r, int ev, struct row **rows, size_t
 		ebs_json__key(&j, "events");
 		ebs_json__arr(&j);
 		for (i = 0; i < nev; i++)
-			ebs_json__str(&j, ebs_data__event(r->rs.d, i)->used);
+			ebs_json__str(&j, session__event(&r->rs, i)->used);
 		ebs_json__arr_end(&j);
 	}
 	ebs_json__key(&j, "rows");
@@ -113,9 +127,8 @@ void table__print_json(const struct report *r, int ev, struct row **rows, size_t
 	ebs_json__arr_end(&j);
 	if (r->o->stats)
 		dsostats__print_json(r->stats, &j);
-	if (r->o->stats && r->chains && ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH))
-		chain_stats__print_json(chainer__stats(r->chains),
-					ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH), &j);
+	if (r->o->stats && r->chains && session__call_graph(&r->rs))
+		chain_stats__print_json(chainer__stats(r->chains), session__call_graph(&r->rs), &j);
 	ebs_json__obj_end(&j);
 	ebs_json__end(&j);
 }

@@ -38,12 +38,16 @@ static void calibration_words(const struct facts *fa, FILE *f)
 
 static void print_header(const struct report *r, const struct facts *fa, FILE *f)
 {
-	unsigned int i, nev = ebs_data__nr_events(r->rs.d);
+	unsigned int i, nev = session__nr_events(&r->rs);
+	char inputs[2048];
 
+	session__inputs_line(&r->rs, inputs, sizeof(inputs));
+	if (inputs[0])
+		fprintf(f, "# %s\n", inputs);
 	if (fa->ev < 0) {
 		fprintf(f, "# event: all (");
 		for (i = 0; i < nev; i++)
-			fprintf(f, "%s%s", i ? ", " : "", ebs_data__event(r->rs.d, i)->used);
+			fprintf(f, "%s%s", i ? ", " : "", session__event(&r->rs, i)->used);
 		fprintf(f, "; one table: percent of the samples of all events)\n");
 	} else {
 		const struct ebs_event_info *info = fa->info;
@@ -87,7 +91,7 @@ static void print_header(const struct report *r, const struct facts *fa, FILE *f
 	if (fa->only[0])
 		fprintf(f, "# only: %s\n", fa->only);
 	/* only where the recording noted processes elsewhere (PROCNS records) */
-	if (machine__ns_procs(r->rs.m)) {
+	if (session__ns_procs(&r->rs)) {
 		u64 ns = fa->ev < 0 ? r->ns_total_all : r->ns_total[fa->ev];
 
 		fprintf(f,
@@ -96,10 +100,10 @@ static void print_header(const struct report *r, const struct facts *fa, FILE *f
 			"chroot)\n",
 			(unsigned long long)ns,
 			fa->samples ? 100.0 * (double)ns / (double)fa->samples : 0.0,
-			machine__ns_procs(r->rs.m));
+			session__ns_procs(&r->rs));
 	}
 	if (r->o->children) { /* --stats alone builds chains for its counts, not this table */
-		const char *mode = ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH);
+		const char *mode = session__call_graph(&r->rs);
 		const struct chain_stats *cs = chainer__stats(r->chains);
 
 		if (!mode && r->o->view.no_inline)

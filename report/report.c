@@ -88,7 +88,6 @@ static int add_row(struct report *r, const struct row_key *k, const char *dso, u
  */
 static int account_chain(struct report *r, const struct resolved *rv, struct row_key *k)
 {
-	const struct ebs_rec_sample *s = rv->s;
 	const struct cframe *f;
 	unsigned int n, i, flags;
 	struct row *row;
@@ -106,10 +105,10 @@ static int account_chain(struct report *r, const struct resolved *rv, struct row
 		if (row && row->mark == r->seq)
 			continue; /* recursion: counted once */
 		if (row) {
-			row->samples[s->event]++;
+			row->samples[rv->event]++;
 			row->all++;
 		} else {
-			e = add_row(r, k, f[i].dso, s->event, &row);
+			e = add_row(r, k, f[i].dso, (u16)rv->event, &row);
 			if (e)
 				return e;
 		}
@@ -117,7 +116,7 @@ static int account_chain(struct report *r, const struct resolved *rv, struct row
 		if (f[i].mangled)
 			row->mangled = f[i].mangled;
 		if (i == 0) {
-			row->self[s->event]++;
+			row->self[rv->event]++;
 			row->self_all++;
 		}
 	}
@@ -153,12 +152,14 @@ static int account(void *ctx, const struct resolved *rv)
 	u32 at = NO_CALLER;
 	int e;
 
+	u16 ev = (u16)rv->event; /* the session's, not the file's s->event */
+
 	memset(&k, 0, sizeof(k));
-	r->total[s->event]++;
+	r->total[ev]++;
 	r->total_all++;
-	r->period_sum[s->event] += s->period;
+	r->period_sum[ev] += s->period;
 	if (rv->ns) {
-		r->ns_total[s->event]++;
+		r->ns_total[ev]++;
 		r->ns_total_all++;
 	}
 	/* by the DSO's own path (one file seen under two paths is one DSO) */
@@ -184,7 +185,11 @@ static int account(void *ctx, const struct resolved *rv)
 	if (r->col[KEY_COMM])
 		k.comm = rv->comm;
 	if (r->col[KEY_EVENT])
-		k.event = s->event;
+		k.event = ev;
+	if (r->col[KEY_HOST])
+		k.host = r->rs.in[rv->input].host;
+	if (r->col[KEY_PID] || r->col[KEY_TID]) /* two recordings' pid 123 are two */
+		k.input = rv->input;
 	if (r->chains && r->o->children)
 		return account_chain(r, rv, &k);
 	/* the key is a function of the address's result and those: where it went last time */
@@ -193,11 +198,11 @@ static int account(void *ctx, const struct resolved *rv)
 		if (!memo)
 			return -ENOMEM;
 		if (memo->row && memo->pid == k.pid && memo->tid == k.tid && memo->comm == k.comm &&
-		    memo->event == k.event) {
-			memo->row->samples[s->event]++;
+		    memo->event == k.event && memo->host == k.host && memo->input == k.input) {
+			memo->row->samples[ev]++;
 			memo->row->all++;
 			if (memo->caller != NO_CALLER) {
-				memo->row->callers[memo->caller].samples[s->event]++;
+				memo->row->callers[memo->caller].samples[ev]++;
 				memo->row->callers[memo->caller].all++;
 			}
 			return 0;
@@ -260,7 +265,7 @@ static int account(void *ctx, const struct resolved *rv)
 	if (r->col[KEY_DSO] || r->col[KEY_FUNC])
 		k.dso_id = res->info ? (const void *)res->info : (const void *)dso;
 	if (!r->by_line || (!k.line && !k.file)) {
-		e = add_row(r, &k, dso, s->event, &row);
+		e = add_row(r, &k, dso, ev, &row);
 		if (!e && k.function && k.function == res->function)
 			row->mangled = res->mangled;
 	} else {
@@ -268,9 +273,9 @@ static int account(void *ctx, const struct resolved *rv)
 		code = k.function;
 		code_into = k.inlined_into;
 		k.function = k.inlined_into = NULL;
-		e = add_row(r, &k, dso, s->event, &row);
+		e = add_row(r, &k, dso, ev, &row);
 		if (!e)
-			e = add_caller(row, code, code_into, s->event, &at);
+			e = add_caller(row, code, code_into, ev, &at);
 	}
 	if (e || !memo)
 		return e;
@@ -280,6 +285,8 @@ static int account(void *ctx, const struct resolved *rv)
 	memo->pid = k.pid;
 	memo->tid = k.tid;
 	memo->event = k.event;
+	memo->host = k.host;
+	memo->input = k.input;
 	return 0;
 }
 
@@ -405,12 +412,11 @@ int report_collect(struct report *r, const struct report_opts *opts, struct ebs_
 	/* a table of functions (no lines shown, no chains): units without their line tables */
 	so.no_lines = !r->col[KEY_LINE] && !opts->stats && !opts->children && !opts->tree &&
 		      !opts->callers && !opts->callees;
-	e = session__open(&r->rs, opts->view.input, opts->view.force, &so, &opts->view.filter, err);
+	e = session__open_view(&r->rs, &opts->view, &so, err);
 	if (e)
 		return e;
-	if (opts->children || (opts->stats && ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH))) {
-		r->chains = chainer__new(&r->rs, ebs_data__meta(r->rs.d, EBS_META_CALL_GRAPH),
-					 opts->view.no_inline);
+	if (opts->children || (opts->stats && session__call_graph(&r->rs))) {
+		r->chains = chainer__new(&r->rs, session__call_graph(&r->rs), opts->view.no_inline);
 		if (!r->chains)
 			return ebs_error__set(err, ENOMEM, "out of memory");
 	}
@@ -447,7 +453,7 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	e = report_collect(&r, opts, err);
 	if (e)
 		goto out;
-	last = (int)ebs_data__nr_events(r.rs.d) - 1;
+	last = (int)session__nr_events(&r.rs) - 1;
 	if (r.rs.event >= 0)
 		first = last = r.rs.event;
 	else if (opts->json)
@@ -470,14 +476,12 @@ int ebs_report(const struct report_opts *opts, struct ebs_error *err)
 	}
 	if (opts->stats && !opts->json)
 		dsostats__print_text(r.stats, opts->view.out);
-	if (opts->stats && !opts->json && r.chains && ebs_data__meta(r.rs.d, EBS_META_CALL_GRAPH)) {
-		chain_stats__print_text(chainer__stats(r.chains),
-					ebs_data__meta(r.rs.d, EBS_META_CALL_GRAPH),
+	if (opts->stats && !opts->json && r.chains && session__call_graph(&r.rs)) {
+		chain_stats__print_text(chainer__stats(r.chains), session__call_graph(&r.rs),
 					opts->view.out);
 		if (!opts->children) /* else the header said it */
 			chain_stats__print_hint(chainer__stats(r.chains),
-						ebs_data__meta(r.rs.d, EBS_META_CALL_GRAPH),
-						opts->view.out);
+						session__call_graph(&r.rs), opts->view.out);
 	}
 	fflush(opts->view.out);
 out:

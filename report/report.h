@@ -21,6 +21,7 @@ enum report_key {
 	KEY_TID,
 	KEY_COMM,
 	KEY_EVENT, /* one table of all events instead of one per event */
+	KEY_HOST,  /* the recording's host (several -i) */
 	KEY_MAX,
 };
 
@@ -39,6 +40,7 @@ enum report_field {
 	FIELD_TID,
 	FIELD_COMM,
 	FIELD_EVENT,
+	FIELD_HOST,
 	FIELD_MAX,
 };
 
@@ -66,6 +68,10 @@ enum report_color {
  */
 struct view_opts {
 	const char *input; /* "ebs.data"; "-" reads stdin */
+	/* -i given more than once: all of them (input is the first), read as one (report,
+	 * annotate, flamegraph, export); NULL: input alone */
+	const char *const *inputs;
+	size_t ninputs;
 	struct report_filter filter;
 	unsigned int top;   /* rows (functions, for annotate) shown, 0 = all */
 	double min_percent; /* rows below this share are left out */

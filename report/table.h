@@ -34,8 +34,11 @@ struct row_key {
 	const void *dso_id;
 	const char *file;
 	const char *comm;
-	u64 addr; /* function NULL: the address in the DSO (or the ip) */
+	const char *host; /* the recording's host (session_input.host), a column */
+	u64 addr;	  /* function NULL: the address in the DSO (or the ip) */
 	u32 line, pid, tid, event;
+	u32 input; /* the recording of pid and tid (several -i), when they are columns */
+	u32 spare;
 };
 
 /* (hashed as words: ebs_hash_words) */
@@ -92,8 +95,8 @@ struct chainer;
  */
 struct row_memo {
 	struct row *row; /* NULL: none yet */
-	const char *comm;
-	u32 pid, tid, event;
+	const char *comm, *host;
+	u32 pid, tid, event, input;
 	u32 caller; /* index in row->callers, or NO_CALLER */
 };
 

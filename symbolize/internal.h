@@ -219,6 +219,17 @@ struct symbolizer {
 	void *unwind_as;	 /* libunwind's address space, made on first use */
 	bool kernel_tried;	 /* kallsyms read (or failed to) */
 	struct kallsyms *kernel; /* NULL when unreadable or restricted */
+	/*
+	 * Several recordings' kernels (symbolizer__add_kernel_symbols): their
+	 * tables, owned here; while one is in use (symbolizer__use_kernel),
+	 * kernel and kernel_tried are it, and the default's are kept aside.
+	 */
+	struct kallsyms **ktables;
+	size_t nktables;
+	bool kernel_swapped;
+	bool home_tried;
+	struct kallsyms *kernel_home;
+	struct ebs_strset *knames; /* their symbols' and modules' names, interned */
 };
 
 /* ---- where a mapped file is (locate.c) ---- */

@@ -292,7 +292,12 @@ void symbolizer__free(struct symbolizer *s)
 	}
 	symbolizer__unwind_exit(s);
 	sym_cache__free(s->cache); /* after the DSOs: their DWARF is written back there */
+	symbolizer__use_kernel(s, NULL);
 	kallsyms__free(s->kernel);
+	for (i = 0; i < s->nktables; i++)
+		kallsyms__free(s->ktables[i]);
+	free(s->ktables);
+	ebs_strset__free(&s->knames);
 	free(s->keybuf);
 	free(s->kallsyms_path);
 	free(s->kcore_path);
@@ -1460,6 +1465,69 @@ int symbolizer__set_kernel_symbols(struct symbolizer *s, const struct sym_ksym *
 	s->kernel = kallsyms__from_table(v, n, stext);
 	s->kernel_tried = true;
 	return s->kernel ? 0 : -ENOMEM;
+}
+
+/* k's symbol and module names as s->knames holds them. 0 or -ENOMEM. */
+static int kernel_intern(struct symbolizer *s, struct kallsyms *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->nsyms; i++) {
+		struct ksym *ks = &k->syms[i];
+
+		ks->name = ebs_strset__intern(&s->knames, ks->name);
+		if (ks->dso && strcmp(ks->dso, "[kernel]"))
+			ks->dso = ebs_strset__intern(&s->knames, ks->dso);
+		if (!ks->name || !ks->dso)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int symbolizer__add_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v, size_t n,
+				   u64 stext, const struct sym_kernel **out)
+{
+	struct kallsyms *k, **grown;
+	size_t i;
+
+	*out = NULL;
+	if (s->kallsyms_path)
+		return 0; /* the user's own file wins */
+	grown = realloc(s->ktables, (s->nktables + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	s->ktables = grown;
+	k = kallsyms__from_table(v, n, stext);
+	if (!k)
+		return -ENOMEM;
+	s->ktables[s->nktables++] = k;
+	/*
+	 * Several recordings: one name, one pointer, whichever's table it is
+	 * in (callers key rows by them).  One recording's names are left as
+	 * they are: two symbols of one name stay two.
+	 */
+	for (i = s->nktables == 2 ? 0 : s->nktables - 1; s->nktables > 1 && i < s->nktables; i++)
+		if (kernel_intern(s, s->ktables[i]))
+			return -ENOMEM;
+	*out = (const struct sym_kernel *)k;
+	return 0;
+}
+
+void symbolizer__use_kernel(struct symbolizer *s, const struct sym_kernel *k)
+{
+	if (k && !s->kernel_swapped) {
+		s->kernel_home = s->kernel;
+		s->home_tried = s->kernel_tried;
+		s->kernel_swapped = true;
+	}
+	if (k) {
+		s->kernel = (struct kallsyms *)k; /* one of s->ktables */
+		s->kernel_tried = true;
+	} else if (s->kernel_swapped) {
+		s->kernel = s->kernel_home;
+		s->kernel_tried = s->home_tried;
+		s->kernel_swapped = false;
+	}
 }
 
 int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result *out)

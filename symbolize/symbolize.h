@@ -233,6 +233,23 @@ int symbolizer__kernel_symbols(struct symbolizer *s, const u64 *addrs, size_t n,
 int symbolizer__set_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v, size_t n,
 				   u64 stext) __attribute__((nonnull(1)));
 
+/*
+ * For a report of several recordings, each carrying its own kernel symbols
+ * (each host's kernel, each boot's KASLR): symbolizer__add_kernel_symbols
+ * keeps v[n] (copied) as one recording's table, *out (NULL when
+ * opts.kallsyms named a file: that file wins for every recording);
+ * symbolizer__use_kernel makes the kernel lookups (lookup_kernel,
+ * kernel_function, kernel_stext) resolve through k from now on, or with k
+ * NULL through opts.kallsyms or /proc/kallsyms again.  The tables live as
+ * long as s.  Not with symbolizer__set_kernel_symbols.  0 or -ENOMEM.
+ */
+struct sym_kernel;
+int symbolizer__add_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v, size_t n,
+				   u64 stext, const struct sym_kernel **out)
+	__attribute__((nonnull(1, 5)));
+void symbolizer__use_kernel(struct symbolizer *s, const struct sym_kernel *k)
+	__attribute__((nonnull(1)));
+
 /* One line-table row, for annotation. */
 struct sym_row {
 	u64 addr;	  /* link-time */

@@ -779,7 +779,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	af->samples = f->samples;
 	af->total = an->total;
 	af->event =
-		ebs_data__event(an->rs.d, an->rs.event < 0 ? 0 : (unsigned int)an->rs.event)->used;
+		session__event(&an->rs, an->rs.event < 0 ? 0 : (unsigned int)an->rs.event)->used;
 	af->show_asm = o->asm_;
 	/* the line table under the function */
 	rc.start = f->key.start;
@@ -1239,7 +1239,7 @@ static int build_file(struct annot *an, struct ann_func **out)
 	af->per = "%file";
 	af->total = an->total;
 	af->event =
-		ebs_data__event(an->rs.d, an->rs.event < 0 ? 0 : (unsigned int)an->rs.event)->used;
+		session__event(&an->rs, an->rs.event < 0 ? 0 : (unsigned int)an->rs.event)->used;
 	*out = af;
 	return 0;
 
@@ -1345,7 +1345,7 @@ int ann_set__open(struct ann_set *set, const struct annotate_opts *o, struct ebs
 	so.kcore = o->kcore;
 	if (o->target && (e = parse_target(an, o->target, err)))
 		return e;
-	e = session__open(&an->rs, o->view.input, o->view.force, &so, &o->view.filter, err);
+	e = session__open_view(&an->rs, &o->view, &so, err);
 	an->opened = !e;
 	return e;
 }

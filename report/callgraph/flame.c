@@ -473,12 +473,20 @@ static void legend(FILE *f, double x, double y)
 /* --title, else "Flame graph of FILE (EVENT)", escaped. */
 static void put_title(FILE *f, const struct flamegraph_opts *o, const struct stacks *s)
 {
+	size_t i;
+
 	if (o->title) {
 		xml_put(f, o->title, SIZE_MAX);
 		return;
 	}
 	fputs("Flame graph of ", f);
-	xml_put(f, strcmp(o->view.input, "-") ? o->view.input : "standard input", SIZE_MAX);
+	for (i = 0; i < (o->view.ninputs > 1 ? o->view.ninputs : 1); i++) {
+		const char *in = o->view.ninputs > 1 ? o->view.inputs[i] : o->view.input;
+
+		if (i)
+			fputs(i + 1 < o->view.ninputs ? ", " : " and ", f);
+		xml_put(f, strcmp(in, "-") ? in : "standard input", SIZE_MAX);
+	}
 	fputs(" (", f);
 	xml_put(f, s->event ? s->event : "?", SIZE_MAX);
 	fputc(')', f);

@@ -9,7 +9,9 @@
  *   sample_type   [samples/count, EVENT/nanoseconds (cpu-clock, task-clock)
  *                 or EVENT/count]: each Sample's values are its count and
  *                 period
- *   Sample        one per distinct stack, its Locations leaf first
+ *   Sample        one per distinct stack, its Locations leaf first, and the
+ *                 label "host": the recording's host name (one Sample per
+ *                 stack and host, with several recordings)
  *   Location      one per distinct (mapping, address, inline expansion): a
  *                 frame and the frames inlined into it at that address, as
  *                 Lines, innermost first
@@ -125,6 +127,9 @@ enum {
 	VALUE_TYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1, /* packed */
 	SAMPLE_VALUE = 2,	/* packed */
+	SAMPLE_LABEL = 3,
+	LABEL_KEY = 1,
+	LABEL_STR = 2,
 	MAPPING_ID = 1,
 	MAPPING_MEMORY_START = 2,
 	MAPPING_MEMORY_LIMIT = 3,
@@ -399,6 +404,15 @@ static int encode(struct pprof *p, struct pb *b)
 		pb_varint(&sub, st->count);
 		pb_varint(&sub, st->period);
 		pb_msg(&m, SAMPLE_VALUE, &sub);
+		if (st->host) { /* where it was recorded: a fleet's stores keep hosts apart */
+			if (!r)
+				r = str_id(p, "host", &id);
+			pb_uint(&sub, LABEL_KEY, id);
+			if (!r)
+				r = str_id(p, st->host, &id);
+			pb_uint(&sub, LABEL_STR, id);
+			pb_msg(&m, SAMPLE_LABEL, &sub);
+		}
 		pb_msg(b, PROFILE_SAMPLE, &m);
 	}
 	for (i = 0; i < p->mappings.n && !r; i++) {

@@ -5,7 +5,8 @@
  *
  * shared.frames holds one frame per function (name and DSO, inlined ones
  * included): its name, its source file and the lowest line a sample saw
- * in it, when known.  One profile of type "sampled": each distinct stack
+ * in it, when known.  One profile of type "sampled" (with several hosts'
+ * recordings, one per host, "EVENT (MODE) on HOST"): each distinct stack
  * is a sample (frame indexes, root first) weighed by its period, the
  * events it stands for: nanoseconds for cpu-clock and task-clock (unit
  * "nanoseconds"), events otherwise (unit "none").  startValue is 0,
@@ -32,15 +33,59 @@ struct sframe {
 	u32 line;	  /* the lowest known, 0: none */
 };
 
+/* One profile of s: the stacks of host (all: all of them), weighing end in all. */
+static void profile(struct ebs_json *j, const struct stacks *s, struct sframe *hash,
+		    const char *name, bool all, const char *host, u64 end)
+{
+	char title[600];
+	struct sframe *e;
+	unsigned int k;
+	size_t i;
+
+	snprintf(title, sizeof(title), "%s%s%s", name, all ? "" : " on ",
+		 all	? ""
+		 : host ? host
+			: "unknown");
+	ebs_json__obj(j);
+	ebs_json__key_str(j, "type", "sampled");
+	ebs_json__key_str(j, "name", title);
+	ebs_json__key_str(j, "unit", s->clock ? "nanoseconds" : "none");
+	ebs_json__key_u64(j, "startValue", 0);
+	ebs_json__key_u64(j, "endValue", end);
+	ebs_json__key(j, "samples");
+	ebs_json__arr(j);
+	for (i = 0; i < s->n; i++) {
+		const struct stack *st = &s->v[i];
+
+		if (!all && st->host != host)
+			continue;
+		ebs_json__arr(j);
+		for (k = st->n; k-- > 0;) {
+			HASH_FIND_PTR(hash, &st->frames[k].id, e);
+			ebs_json__u64(j, e->idx);
+		}
+		ebs_json__arr_end(j);
+	}
+	ebs_json__arr_end(j);
+	ebs_json__key(j, "weights");
+	ebs_json__arr(j);
+	for (i = 0; i < s->n; i++)
+		if (all || s->v[i].host == host)
+			ebs_json__u64(j, s->v[i].period);
+	ebs_json__arr_end(j);
+	ebs_json__obj_end(j);
+}
+
 int export_speedscope(const struct stacks *s, FILE *f, struct ebs_error *err)
 {
 	const char *event = s->event ? s->event : "events";
 	struct sframe *hash = NULL, *e, *tmp, **v = NULL;
 	size_t i, n = 0, cap = 0;
+	const char **hosts = calloc(s->nhosts + 1, sizeof(*hosts));
 	struct ebs_json j;
 	char name[256];
-	unsigned int k;
-	int r = 0;
+	unsigned int k, h, nh = 0;
+	int r = hosts ? 0 : -ENOMEM;
 
 	for (i = 0; i < s->n && !r; i++) {
 		for (k = 0; k < s->v[i].n; k++) {
@@ -97,31 +142,21 @@ int export_speedscope(const struct stacks *s, FILE *f, struct ebs_error *err)
 	ebs_json__obj_end(&j);
 	ebs_json__key(&j, "profiles");
 	ebs_json__arr(&j);
-	ebs_json__obj(&j);
-	ebs_json__key_str(&j, "type", "sampled");
-	ebs_json__key_str(&j, "name", name);
-	ebs_json__key_str(&j, "unit", s->clock ? "nanoseconds" : "none");
-	ebs_json__key_u64(&j, "startValue", 0);
-	ebs_json__key_u64(&j, "endValue", s->period);
-	ebs_json__key(&j, "samples");
-	ebs_json__arr(&j);
-	for (i = 0; i < s->n; i++) {
-		const struct stack *st = &s->v[i];
-
-		ebs_json__arr(&j);
-		for (k = st->n; k-- > 0;) {
-			HASH_FIND_PTR(hash, &st->frames[k].id, e);
-			ebs_json__u64(&j, e->idx);
-		}
-		ebs_json__arr_end(&j);
+	/* several hosts' recordings: a profile each, in the order first seen */
+	for (i = 0; i < s->n && s->nhosts > 1 && nh < s->nhosts; i++) {
+		for (h = 0; h < nh && hosts[h] != s->v[i].host; h++)
+			;
+		if (h == nh)
+			hosts[nh++] = s->v[i].host;
 	}
-	ebs_json__arr_end(&j);
-	ebs_json__key(&j, "weights");
-	ebs_json__arr(&j);
-	for (i = 0; i < s->n; i++)
-		ebs_json__u64(&j, s->v[i].period);
-	ebs_json__arr_end(&j);
-	ebs_json__obj_end(&j);
+	for (h = 0; h < (nh ? nh : 1); h++) {
+		u64 end = 0;
+
+		for (i = 0; i < s->n; i++)
+			if (!nh || s->v[i].host == hosts[h])
+				end += s->v[i].period;
+		profile(&j, s, hash, name, !nh, nh ? hosts[h] : NULL, end);
+	}
 	ebs_json__arr_end(&j);
 	ebs_json__obj_end(&j);
 	/* a write error is ebs_export's to name (ferror); misuse is a bug here */
@@ -132,6 +167,7 @@ out:
 		free(e);
 	}
 	free(v);
+	free(hosts);
 	if (r == -EINVAL)
 		return ebs_error__set(err, EINVAL, "--format speedscope: unbalanced JSON (a bug)");
 	return r ? ebs_error__set(err, -r, "out of memory") : 0;

@@ -5,7 +5,8 @@
  * Records arrive per CPU ring, so across CPUs they are only roughly in time
  * order: maps and names are kept in arrival order with their time, and a
  * lookup picks by time rather than by order.  Strings are interned per
- * machine.
+ * machine, or in the first of several (one session's recordings), so that
+ * one command name is one pointer in all of them.
  *
  * One entry per task id: a process's entry (pid) holds its maps and the
  * names of its main thread, which are the process's names; a thread's
@@ -113,7 +114,8 @@ struct comm_memo {
 
 struct machine {
 	struct proc *procs;
-	struct ebs_strset *strings; /* command names and paths */
+	struct ebs_strset **strings; /* command names and paths: own, or another machine's */
+	struct ebs_strset *own;
 	struct map_memo maps[MAP_MEMOS];
 	unsigned int next_map; /* the entry of maps[] to replace next */
 	struct comm_memo comm;
@@ -133,7 +135,16 @@ struct machine {
 
 struct machine *machine__new(void)
 {
-	return calloc(1, sizeof(struct machine));
+	return machine__new_sharing(NULL);
+}
+
+struct machine *machine__new_sharing(struct machine *with)
+{
+	struct machine *m = calloc(1, sizeof(struct machine));
+
+	if (m)
+		m->strings = with ? with->strings : &m->own;
+	return m;
 }
 
 static void index_free(struct map_index *ix)
@@ -163,7 +174,7 @@ void machine__free(struct machine *m)
 		free(p->ns);
 		free(p);
 	}
-	ebs_strset__free(&m->strings);
+	ebs_strset__free(&m->own);
 	free(m);
 }
 
@@ -209,7 +220,7 @@ static int add_map(struct machine *m, const struct ebs_rec_mmap *r)
 		mm->sym.build_id_size = r->build_id_size;
 		memcpy(mm->sym.build_id, r->build_id, r->build_id_size);
 	}
-	mm->sym.filename = ebs_strset__intern(&m->strings, r->filename);
+	mm->sym.filename = ebs_strset__intern(m->strings, r->filename);
 	if (!mm->sym.filename)
 		return -ENOMEM;
 	p->nr_maps++;
@@ -241,8 +252,8 @@ static int add_name(struct machine *m, const struct ebs_rec_comm *c)
 	n = &p->names[p->nr_names];
 	n->time = c->time;
 	n->seq = (unsigned int)p->nr_names;
-	n->name = ebs_strset__intern_clean(&m->strings,
-					   c->comm); /* shown, and compared with --comm */
+	n->name =
+		ebs_strset__intern_clean(m->strings, c->comm); /* shown, and compared with --comm */
 	if (!n->name)
 		return -ENOMEM;
 	p->nr_names++;
@@ -706,10 +717,10 @@ const char *machine__comm(struct machine *m, u32 pid, u32 tid, u64 t)
 	if (!name && tid != pid)
 		name = task_name(m, tid, t, 0, &sp);
 	if (!name && pid == 0)
-		name = ebs_strset__intern(&m->strings, "swapper");
+		name = ebs_strset__intern(m->strings, "swapper");
 	if (!name) {
 		snprintf(buf, sizeof(buf), ":%u", pid);
-		name = ebs_strset__intern(&m->strings, buf);
+		name = ebs_strset__intern(m->strings, buf);
 	}
 	/* the same name for pid and tid over sp */
 	mo->name = name;

@@ -21,6 +21,11 @@ struct machine_map {
 };
 
 struct machine *machine__new(void);
+/*
+ * A machine whose strings (command names, paths) are with's: one name is
+ * one pointer in both.  with must outlive it.
+ */
+struct machine *machine__new_sharing(struct machine *with);
 void machine__free(struct machine *m); /* accepts NULL */
 
 /* Feed MMAP, COMM, FORK, EXIT and PROCNS records (others are ignored); 0 or -ENOMEM. */

@@ -10,21 +10,25 @@
 #include "report/present.h"
 #include "report/session/session.h"
 
-static int keep_count(struct session *rs, const struct ebs_rec *rec)
+static int keep_count(struct session_input *in, const struct ebs_rec *rec)
 {
-	struct ebs_rec_count *v = realloc(rs->counts, (rs->ncounts + 1) * sizeof(*v));
+	struct ebs_rec_count *v = realloc(in->counts, (in->ncounts + 1) * sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
-	rs->counts = v;
-	memcpy(&v[rs->ncounts++], rec, sizeof(*v));
+	in->counts = v;
+	memcpy(&v[in->ncounts++], rec, sizeof(*v));
 	return 0;
 }
 
-/* The recording's own kernel symbols (KSYMS), when it has them, for the symbolizer. */
-static int use_kernel_symbols(struct session *rs)
+/*
+ * The recording's own kernel symbols (KSYMS), when it has them, for the
+ * symbolizer: each recording's own, so that two hosts' kernels (two boots'
+ * KASLR) each resolve their own addresses.
+ */
+static int use_kernel_symbols(struct session *rs, struct session_input *in)
 {
-	const struct ebs_rec_ksyms *k = ebs_data__ksyms(rs->d);
+	const struct ebs_rec_ksyms *k = ebs_data__ksyms(in->d);
 	const struct ebs_ksym *sy;
 	const char *str;
 	struct sym_ksym *v;
@@ -45,7 +49,7 @@ static int use_kernel_symbols(struct session *rs)
 		v[i].dso = sy[i].module ? str + sy[i].module : "[kernel]";
 		v[i].global = sy[i].flags & EBS_KSYM_GLOBAL;
 	}
-	e = symbolizer__set_kernel_symbols(rs->sym, v, k->nr, k->stext);
+	e = symbolizer__add_kernel_symbols(rs->sym, v, k->nr, k->stext, &in->kernel);
 	free(v);
 	return e;
 }
@@ -61,6 +65,7 @@ struct hint {
 	u64 map; /* the machine_map's address, once found: the sort key */
 	u64 ip, time;
 	u32 pid;
+	u32 input; /* the recording's index */
 };
 
 struct hints {
@@ -69,7 +74,7 @@ struct hints {
 	u64 seen, stride;
 };
 
-static int hint_add(struct hints *h, const struct ebs_rec *rec)
+static int hint_add(struct hints *h, const struct ebs_rec *rec, u32 input)
 {
 	const struct ebs_rec_sample *s = (const void *)rec;
 	u16 mode = rec->misc & EBS_CPUMODE_MASK;
@@ -88,7 +93,7 @@ static int hint_add(struct hints *h, const struct ebs_rec *rec)
 		h->n = MAX_HINTS / 2;
 		h->stride *= 2;
 	}
-	h->v[h->n++] = (struct hint){0, s->ip, s->time, s->pid};
+	h->v[h->n++] = (struct hint){0, s->ip, s->time, s->pid, input};
 	return 0;
 }
 
@@ -108,8 +113,8 @@ static int prefetch(struct session *rs, struct hints *h)
 	int e;
 
 	for (i = 0; i < h->n; i++) {
-		struct machine_map *map =
-			machine__find_map(rs->m, h->v[i].pid, h->v[i].ip, h->v[i].time);
+		struct machine_map *map = machine__find_map(rs->in[h->v[i].input].m, h->v[i].pid,
+							    h->v[i].ip, h->v[i].time);
 
 		h->v[i].map = (uintptr_t)map;
 	}
@@ -137,60 +142,229 @@ static int prefetch(struct session *rs, struct hints *h)
 
 static int resolve_funcs(struct session *rs, const char *list, FILE *out, struct ebs_error *err);
 
+/* The session's index of event i of in's file, a new one when its name is new. */
+static int merge_event(struct session *rs, struct session_input *in, unsigned int i,
+		       struct ebs_error *err)
+{
+	const struct ebs_event_info *info = ebs_data__event(in->d, i);
+	unsigned int j;
+
+	for (j = 0; j < rs->nevents && strcmp(rs->events[j]->used, info->used); j++)
+		;
+	if (j == rs->nevents) {
+		if (rs->nevents == EBS_MAX_EVENTS)
+			return ebs_error__set(err, E2BIG,
+					      "%s: more than %d events in these recordings",
+					      ebs_data__path(in->d), EBS_MAX_EVENTS);
+		rs->events[rs->nevents++] = info;
+	}
+	in->evmap[i] = (u16)j;
+	return 0;
+}
+
+/* Open the idx-th recording and read its processes, mappings and counts (the first pass). */
+static int open_one(struct session *rs, size_t idx, size_t n, const char *input, bool any_owner,
+		    const struct symbolize_opts *so, struct hints *hints, bool hinted,
+		    struct ebs_error *err)
+{
+	struct session_input *in = &rs->in[idx];
+	const struct ebs_rec_dso_image *vdso;
+	const struct ebs_rec *rec;
+	const char *host;
+	unsigned int i;
+	int e;
+
+	in->d = ebs_data__open_flags(
+		input, EBS_DATA_UNFINISHED | (any_owner ? EBS_DATA_ANY_OWNER : 0), err);
+	if (!in->d)
+		return err->err;
+	rs->nin = idx + 1;
+	in->m = machine__new_sharing(idx ? rs->in[0].m : NULL);
+	host = ebs_data__meta(in->d, EBS_META_HOSTNAME);
+	in->has_host = host && *host;
+	in->host = ebs_strset__intern_clean(&rs->names, in->has_host ? host : "unknown");
+	if (!in->m || !in->host)
+		return ebs_error__set(err, ENOMEM, "out of memory");
+	for (i = 0; i < ebs_data__nr_events(in->d); i++) {
+		e = merge_event(rs, in, i, err);
+		if (e)
+			return e;
+	}
+	/* --event: the first recording that has it names it (one alone must have it) */
+	if (rs->filter && rs->filter->event && rs->event < 0) {
+		int ev = ebs_data__find_event(in->d, rs->filter->event);
+
+		if (ev >= 0)
+			rs->event = in->evmap[ev];
+		else if (n == 1)
+			return ebs_error__set(err, ENOENT, "%s: no event '%s' in this file", input,
+					      rs->filter->event);
+	}
+	while ((e = ebs_data__next(in->d, &rec, err)) > 0) {
+		in->samples += rec->type == EBS_REC_SAMPLE;
+		if (machine__add(in->m, rec) ||
+		    (rec->type == EBS_REC_COUNT && keep_count(in, rec)) ||
+		    (hinted && rec->type == EBS_REC_SAMPLE && hint_add(hints, rec, (u32)idx)))
+			return ebs_error__set(err, ENOMEM, "out of memory");
+	}
+	if (e < 0)
+		return e;
+	rs->samples += in->samples;
+	if (use_kernel_symbols(rs, in))
+		return ebs_error__set(err, ENOMEM, "out of memory");
+	/* read up to its last whole record: say that the profile is partial */
+	if (ebs_data__unfinished(in->d))
+		ebs_warn(so->warn, so->warn_ctx, EBS_E_TRUNCATED, "warning: %s",
+			 ebs_data__unfinished(in->d));
+	vdso = ebs_data__dso_image(in->d, "[vdso]");
+	if (vdso)
+		machine__set_image(in->m, "[vdso]", vdso->image, vdso->image_size);
+	return 0;
+}
+
+/* Make the idx-th recording the one read (its processes, its kernel). */
+static void select_input(struct session *rs, size_t idx)
+{
+	struct session_input *in = &rs->in[idx];
+
+	rs->in[rs->cur].stext = rs->stext;
+	rs->in[rs->cur].stext_known = rs->stext_known;
+	rs->cur = idx;
+	rs->d = in->d;
+	rs->m = in->m;
+	rs->stext = in->stext;
+	rs->stext_known = in->stext_known;
+	symbolizer__use_kernel(rs->sym, in->kernel);
+}
+
+/* How recording in samples event ev (its own index), in words. */
+static void rate_words(const struct ebs_event_info *info, char *buf, size_t len)
+{
+	const struct ebs_rec_event *e = info->rec;
+
+	if (e->flags & EBS_EVF_FREQ)
+		snprintf(buf, len, "%llu Hz", (unsigned long long)e->sample_freq);
+	else
+		snprintf(buf, len, "every %llu events", (unsigned long long)e->sample_period);
+}
+
+/*
+ * Several recordings: each one's name beside a pid (its host, or "host#N"
+ * when another shares it), how many hosts, and a warning for an event
+ * sampled at different rates (rows count samples: a recording at a higher
+ * rate weighs more, as it would in one recording).
+ */
+static int settle_inputs(struct session *rs, const struct symbolize_opts *so)
+{
+	size_t i, j;
+	unsigned int ev, k;
+
+	for (i = 0; i < rs->nin; i++) {
+		bool shared = false, first = true;
+		char buf[600];
+
+		for (j = 0; j < rs->nin; j++)
+			if (j != i && rs->in[j].host == rs->in[i].host) {
+				shared = true;
+				first = first && j > i;
+			}
+		rs->nhosts += first;
+		snprintf(buf, sizeof(buf), "%s#%zu", rs->in[i].host, i + 1);
+		rs->in[i].label = shared ? ebs_strset__intern(&rs->names, buf) : rs->in[i].host;
+		if (!rs->in[i].label)
+			return -ENOMEM;
+	}
+	for (ev = 0; ev < rs->nevents && rs->nin > 1; ev++) {
+		const struct ebs_event_info *one = NULL;
+		char a[64], b[64];
+
+		for (i = 0; i < rs->nin; i++)
+			for (k = 0; k < ebs_data__nr_events(rs->in[i].d); k++) {
+				const struct ebs_event_info *info = ebs_data__event(rs->in[i].d, k);
+
+				if (rs->in[i].evmap[k] != ev)
+					continue;
+				if (!one) {
+					one = info;
+					j = i;
+					continue;
+				}
+				rate_words(one, a, sizeof(a));
+				rate_words(info, b, sizeof(b));
+				if (strcmp(a, b)) {
+					ebs_warn(so->warn, so->warn_ctx, EBS_E_OK,
+						 "warning: %s is sampled at %s in %s but at %s in "
+						 "%s: rows count samples, so each recording weighs "
+						 "by its rate",
+						 info->used, a, ebs_data__path(rs->in[j].d), b,
+						 ebs_data__path(rs->in[i].d));
+					i = rs->nin - 1; /* one warning per event */
+					break;
+				}
+			}
+	}
+	return 0;
+}
+
 int session__open(struct session *rs, const char *input, bool any_owner,
 		  const struct symbolize_opts *so, const struct report_filter *filter,
 		  struct ebs_error *err)
 {
-	const struct ebs_rec_dso_image *vdso;
+	return session__open_many(rs, &input, 1, any_owner, so, filter, err);
+}
+
+int session__open_view(struct session *rs, const struct view_opts *v,
+		       const struct symbolize_opts *so, struct ebs_error *err)
+{
+	if (v->inputs && v->ninputs > 1)
+		return session__open_many(rs, v->inputs, v->ninputs, v->force, so, &v->filter, err);
+	return session__open(rs, v->input, v->force, so, &v->filter, err);
+}
+
+int session__open_many(struct session *rs, const char *const *inputs, size_t n, bool any_owner,
+		       const struct symbolize_opts *so, const struct report_filter *filter,
+		       struct ebs_error *err)
+{
 	struct hints hints = {.stride = 16};
-	const struct ebs_rec *rec;
 	bool hinted;
+	size_t i, stdin_n = 0;
 	int e;
 
 	memset(rs, 0, sizeof(*rs));
 	rs->filter = filter;
 	rs->event = -1;
 	rs->no_memo = getenv("EBS_DEBUG_NO_MEMO") != NULL;
-	rs->d = ebs_data__open_flags(
-		input, EBS_DATA_UNFINISHED | (any_owner ? EBS_DATA_ANY_OWNER : 0), err);
-	if (!rs->d)
-		return err->err;
-	if (filter && filter->event) {
-		rs->event = ebs_data__find_event(rs->d, filter->event);
-		if (rs->event < 0) {
-			e = ebs_error__set(err, ENOENT, "%s: no event '%s' in this file", input,
-					   filter->event);
-			goto fail;
-		}
-	}
-	rs->m = machine__new();
+	for (i = 0; i < n; i++)
+		stdin_n += !strcmp(inputs[i], "-");
+	if (stdin_n > 1)
+		return ebs_error__set(err, EINVAL, "-: standard input can be read only once");
+	rs->in = calloc(n, sizeof(*rs->in));
 	rs->sym = symbolizer__new(so);
-	if (!rs->m || !rs->sym) {
+	if (!rs->in || !rs->sym) {
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto fail;
 	}
 	/* EBS_DEBUG_NO_PREFETCH: every file read as the pass meets it, for tests */
 	hinted = !so->no_dwarf && !getenv("EBS_DEBUG_NO_PREFETCH");
-	while ((e = ebs_data__next(rs->d, &rec, err)) > 0)
-		if (machine__add(rs->m, rec) ||
-		    (rec->type == EBS_REC_COUNT && keep_count(rs, rec)) ||
-		    (hinted && rec->type == EBS_REC_SAMPLE && hint_add(&hints, rec))) {
-			e = ebs_error__set(err, ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		e = open_one(rs, i, n, inputs[i], any_owner, so, &hints, hinted, err);
+		if (e)
 			goto fail;
-		}
-	if (e < 0)
+	}
+	rs->d = rs->in[0].d;
+	rs->m = rs->in[0].m;
+	rs->counts = rs->in[0].counts;
+	rs->ncounts = rs->in[0].ncounts;
+	if (filter && filter->event && rs->event < 0) {
+		e = ebs_error__set(err, ENOENT, "no event '%s' in any of the %zu recordings",
+				   filter->event, n);
 		goto fail;
-	if (use_kernel_symbols(rs)) {
+	}
+	if (settle_inputs(rs, so)) {
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto fail;
 	}
-	/* read up to its last whole record: say that the profile is partial */
-	if (ebs_data__unfinished(rs->d))
-		ebs_warn(so->warn, so->warn_ctx, EBS_E_TRUNCATED, "warning: %s",
-			 ebs_data__unfinished(rs->d));
-	vdso = ebs_data__dso_image(rs->d, "[vdso]");
-	if (vdso)
-		machine__set_image(rs->m, "[vdso]", vdso->image, vdso->image_size);
+	select_input(rs, 0);
 	if (hints.n && prefetch(rs, &hints)) {
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto fail;
@@ -209,6 +383,60 @@ fail:
 	free(hints.v);
 	session__close(rs);
 	return e;
+}
+
+unsigned int session__nr_events(const struct session *rs)
+{
+	return rs->nevents;
+}
+
+const struct ebs_event_info *session__event(const struct session *rs, unsigned int i)
+{
+	return i < rs->nevents ? rs->events[i] : NULL;
+}
+
+const char *session__call_graph(const struct session *rs)
+{
+	const char *mode = NULL;
+	size_t i;
+
+	for (i = 0; i < rs->nin && !mode; i++)
+		mode = ebs_data__meta(rs->in[i].d, EBS_META_CALL_GRAPH);
+	return mode;
+}
+
+/* n with a comma every three digits, as the header shows counts */
+static void grouped(char *buf, size_t len, u64 n)
+{
+	char digits[32];
+	size_t nd, i, o = 0;
+
+	nd = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)n);
+	for (i = 0; i < nd && o + 2 < len; i++) {
+		if (i && (nd - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+}
+
+void session__inputs_line(const struct session *rs, char *buf, size_t len)
+{
+	char num[40];
+	size_t i, o;
+
+	buf[0] = '\0';
+	if (rs->nin < 2)
+		return;
+	o = (size_t)snprintf(buf, len, "%zu recordings from %u host%s (", rs->nin, rs->nhosts,
+			     rs->nhosts == 1 ? "" : "s");
+	for (i = 0; i < rs->nin && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s: %s", i ? ", " : "",
+				      ebs_data__path(rs->in[i].d), rs->in[i].label);
+	grouped(num, sizeof(num), rs->samples);
+	if (o < len)
+		snprintf(buf + o, len - o, "), %s samples", num);
+	ebs_clean_text(buf, false); /* the paths given, shown */
 }
 
 void session__symbolize_opts(struct symbolize_opts *so, const struct view_opts *v)
@@ -234,9 +462,13 @@ void session__close(struct session *rs)
 		name_query__free(&rs->funcs[i]);
 	free(rs->funcs);
 	symbolizer__free(rs->sym);
-	machine__free(rs->m);
-	ebs_data__close(rs->d);
-	free(rs->counts);
+	for (i = rs->nin; i-- > 0;) { /* the first holds the others' strings */
+		machine__free(rs->in[i].m);
+		ebs_data__close(rs->in[i].d);
+		free(rs->in[i].counts);
+	}
+	free(rs->in);
+	ebs_strset__free(&rs->names);
 	memset(rs, 0, sizeof(*rs));
 }
 
@@ -382,12 +614,13 @@ static int resolve_funcs(struct session *rs, const char *list, FILE *out, struct
 	return e;
 }
 
-int session__each(struct session *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,
-		  struct ebs_error *err)
+/* session__each's pass over one recording. */
+static int each_of(struct session *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,
+		   u64 *seq, struct ebs_error *err)
 {
 	const struct report_filter *f = rs->filter;
+	const struct session_input *in = &rs->in[rs->cur];
 	const struct ebs_rec *rec;
-	u64 seq = 0;
 	int e;
 
 	ebs_data__rewind(rs->d);
@@ -398,14 +631,16 @@ int session__each(struct session *rs, int (*fn)(void *ctx, const struct resolved
 
 		if (rec->type != EBS_REC_SAMPLE)
 			continue;
-		seq++;
-		if (rs->event >= 0 && s->event != rs->event)
+		(*seq)++;
+		if (rs->event >= 0 && in->evmap[s->event] != rs->event)
 			continue;
 		if (f && ((f->pid && s->pid != f->pid) || (f->tid && s->tid != f->tid)))
 			continue;
 		memset(&r, 0, sizeof(r));
 		r.s = s;
-		r.seq = seq - 1;
+		r.seq = *seq - 1;
+		r.input = (unsigned int)rs->cur;
+		r.event = in->evmap[s->event];
 		r.comm = machine__comm(rs->m, s->pid, s->tid, s->time);
 		if (!r.comm)
 			return ebs_error__set(err, ENOMEM, "out of memory");
@@ -431,10 +666,36 @@ int session__each(struct session *rs, int (*fn)(void *ctx, const struct resolved
 		if (e)
 			return e < 0 ? ebs_error__set(err, -e, "%s", strerror(-e)) : e;
 	}
+	return e;
+}
+
+int session__each(struct session *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,
+		  struct ebs_error *err)
+{
+	u64 seq = 0;
+	size_t i;
+	int e = 0;
+
+	/* the recordings in the order given, as one: seq counts on across them */
+	for (i = 0; i < rs->nin && !e; i++) {
+		select_input(rs, i);
+		e = each_of(rs, fn, ctx, &seq, err);
+	}
+	select_input(rs, 0);
 	/* files that are not the ones recorded: how many samples they left unresolved */
-	if (!rs->tallying)
+	if (!rs->tallying && !e)
 		symbolizer__warn_unresolved(rs->sym);
 	return e;
+}
+
+unsigned int session__ns_procs(const struct session *rs)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < rs->nin; i++)
+		n += machine__ns_procs(rs->in[i].m);
+	return n;
 }
 
 u64 session__kernel_at(struct session *rs, u64 addr)

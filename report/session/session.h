@@ -14,13 +14,49 @@
 #include "report/report.h"
 #include "symbolize/symbolize.h"
 
-struct session {
-	const struct report_filter *filter;
+/*
+ * One recording of a session: a report of several (-i a -i b ...) reads
+ * each with its own processes (pids of two recordings are two processes)
+ * and its own kernel symbols, through the one symbolizer, so that a DSO
+ * they share is one DSO (one build-id: its DWARF decoded once) and rows
+ * of it merge.
+ */
+struct session_input {
 	struct ebs_data *d;
 	struct machine *m;
+	const char *host;		 /* META hostname; "unknown" when the file has none */
+	bool has_host;			 /* the file has one */
+	const char *label;		 /* what names it beside a pid: host, or "host#N" (the N-th
+					  * -i) when recordings share their host */
+	const struct sym_kernel *kernel; /* its KSYMS, NULL: none (or --kallsyms) */
+	struct ebs_rec_count *counts;	 /* its COUNT records, in file order */
+	size_t ncounts;
+	u64 samples;		   /* its SAMPLE records */
+	u16 evmap[EBS_MAX_EVENTS]; /* its event i is the session's evmap[i] */
+	u64 stext;		   /* session__kernel_at's, per recording */
+	signed char stext_known;
+};
+
+struct session {
+	const struct report_filter *filter;
+	/*
+	 * The recording being read: in a pass (session__each), the one whose
+	 * sample is handed on; outside one, the first.  d's events are not
+	 * the session's: see session__event.
+	 */
+	struct ebs_data *d;
+	struct machine *m;
+	struct session_input *in; /* [nin], in the order given */
+	size_t nin, cur;
+	unsigned int nhosts;	  /* distinct host names among them */
+	struct ebs_strset *names; /* hosts and labels: one host is one pointer */
+	u64 samples;		  /* their SAMPLE records, all of them */
+	/* the events of all of them, by name, in first-seen order */
+	const struct ebs_event_info *events[EBS_MAX_EVENTS];
+	unsigned int nevents;
 	struct symbolizer *sym;
-	int event;		      /* the filter's event index, -1 for all */
-	struct ebs_rec_count *counts; /* the file's COUNT records, in file order */
+	int event;		      /* the filter's event (the session's index), -1 for all */
+	struct ebs_rec_count *counts; /* the first recording's COUNT records (= in[0]'s) */
 	size_t ncounts;
 	/*
 	 * EBS_DEBUG_NO_MEMO set: what the views keep to spare the work of a
@@ -33,7 +69,7 @@ struct session {
 	struct name_query *funcs;
 	size_t nfuncs;
 	bool tallying; /* a pass that collects names: no --func, no warnings */
-	/* _stext, for session__kernel_at: asked for on first use */
+	/* _stext, for session__kernel_at: asked for on first use (the current recording's) */
 	u64 stext;
 	signed char stext_known; /* 0: not asked yet; 1; -1: not known */
 };
@@ -44,9 +80,11 @@ struct resolved {
 	struct sym_result res;
 	const struct machine_map *map; /* NULL for kernel samples and unmapped ones */
 	const char *comm;	       /* interned, never NULL: see machine__comm */
-	u32 ns;	 /* EBS_PROCNS_* where its process ran elsewhere than the recorder (machine__ns) */
-	u64 seq; /* the sample's number among the file's samples, from 0 (filtered ones
-		  * counted): what orders a second pass's samples as this one's */
+	u64 seq;	    /* the sample's number among the file's samples, from 0 (filtered ones
+			     * counted): what orders a second pass's samples as this one's */
+	unsigned int input; /* the recording's index in rs->in */
+	unsigned int event; /* the session's index of its event (not s->event, the file's) */
+	u32 ns; /* EBS_PROCNS_* where its process ran elsewhere than the recorder (machine__ns) */
 };
 
 /*
@@ -61,6 +99,39 @@ struct resolved {
 int session__open(struct session *rs, const char *input, bool any_owner,
 		  const struct symbolize_opts *so, const struct report_filter *filter,
 		  struct ebs_error *err);
+
+/*
+ * session__open of several recordings (inputs[n], n >= 1), read in that
+ * order as one: their events merged by name, each with its own processes
+ * and kernel symbols, one symbolizer.  The first that cannot be read fails
+ * the whole, err naming it; "-" (stdin) at most once.
+ */
+int session__open_many(struct session *rs, const char *const *inputs, size_t n, bool any_owner,
+		       const struct symbolize_opts *so, const struct report_filter *filter,
+		       struct ebs_error *err);
+
+/* session__open_many of v's inputs (v->inputs, else v->input). */
+int session__open_view(struct session *rs, const struct view_opts *v,
+		       const struct symbolize_opts *so, struct ebs_error *err);
+
+/* The session's events (merged by name over its recordings). */
+unsigned int session__nr_events(const struct session *rs);
+const struct ebs_event_info *session__event(const struct session *rs, unsigned int i);
+
+/* The call-graph mode (META call-graph) of the first recording that has one, or NULL. */
+const char *session__call_graph(const struct session *rs);
+
+/*
+ * The header's line for several recordings, "3 recordings from 2 hosts
+ * (a.data: web1, ...), 12,345 samples", into buf; "" for one recording.
+ */
+void session__inputs_line(const struct session *rs, char *buf, size_t len);
+
+/*
+ * How many processes the recordings' PROCNS records put in another mount
+ * namespace or root than their recorder (machine__ns_procs, summed).
+ */
+unsigned int session__ns_procs(const struct session *rs);
 
 /* The second pass: fn for every sample the filters let through; fn's nonzero stops it. */
 int session__each(struct session *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,

@@ -27,11 +27,14 @@ struct collect {
 	size_t key_cap;
 };
 
-static int add_stack(struct collect *cl, const struct ebs_rec_sample *smp, const struct cframe *f,
+static int add_stack(struct collect *cl, const struct resolved *r, const struct cframe *f,
 		     unsigned int n, unsigned int flags)
 {
+	const struct ebs_rec_sample *smp = r->s;
 	struct stacks *s = cl->s;
-	size_t len = (size_t)n * (sizeof(void *) + sizeof(u64)), i;
+	/* several recordings: the host first, so that each host's stacks are its own */
+	const char *host = s->rs.nin > 1 ? s->rs.in[r->input].host : NULL;
+	size_t len = (size_t)n * (sizeof(void *) + sizeof(u64)) + (host ? sizeof(host) : 0), i;
 	unsigned int hv;
 	struct stack_ent *e;
 	unsigned char *k;
@@ -46,6 +49,10 @@ static int add_stack(struct collect *cl, const struct ebs_rec_sample *smp, const
 		cl->key_cap = len;
 	}
 	k = cl->key;
+	if (host) {
+		memcpy(k, &host, sizeof(host));
+		k += sizeof(host);
+	}
 	for (i = 0; i < n; i++) {
 		memcpy(k, &f[i].id, sizeof(void *));
 		memcpy(k + sizeof(void *), &f[i].addr, sizeof(u64));
@@ -77,6 +84,7 @@ static int add_stack(struct collect *cl, const struct ebs_rec_sample *smp, const
 		st->frames = copy;
 		st->n = n;
 		st->flags = flags;
+		st->host = s->rs.in[r->input].has_host ? s->rs.in[r->input].host : NULL;
 	}
 	st = &s->v[e->idx];
 	st->count++;
@@ -93,10 +101,10 @@ static int collect_one(void *ctx, const struct resolved *r)
 	unsigned int n, flags;
 	int e;
 
-	if (cl->event >= 0 && r->s->event != cl->event)
+	if (cl->event >= 0 && (int)r->event != cl->event)
 		return 0;
 	e = chainer__build(cl->s->chains, r, &f, &n, &flags);
-	return e ? e : add_stack(cl, r->s, f, n, flags);
+	return e ? e : add_stack(cl, r, f, n, flags);
 }
 
 int stacks_collect(const struct view_opts *v, struct stacks *out, struct ebs_error *err)
@@ -110,14 +118,15 @@ int stacks_collect(const struct view_opts *v, struct stacks *out, struct ebs_err
 	out->no_inline = v->no_inline;
 	session__symbolize_opts(&so, v);
 	so.no_dwarf = v->no_inline && !v->filter.funcs;
-	e = session__open(&out->rs, v->input, v->force, &so, &v->filter, err);
+	e = session__open_view(&out->rs, v, &so, err);
 	if (e)
 		return e;
 	cl.event = out->rs.event >= 0 ? out->rs.event : 0;
-	info = ebs_data__event(out->rs.d, (unsigned int)cl.event);
+	info = session__event(&out->rs, (unsigned int)cl.event);
 	out->event = info->used;
 	out->clock = count_event_is_clock(info->rec->type, info->rec->config, info->rec->config1);
-	out->call_graph = ebs_data__meta(out->rs.d, EBS_META_CALL_GRAPH);
+	out->call_graph = session__call_graph(&out->rs);
+	out->nhosts = out->rs.nhosts;
 	out->chains = chainer__new(&out->rs, out->call_graph, v->no_inline);
 	if (!out->chains)
 		return ebs_error__set(err, ENOMEM, "out of memory");

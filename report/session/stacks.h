@@ -18,6 +18,8 @@ struct stack {
 	unsigned int flags; /* CHAIN_* of the samples (of the first, when they differ) */
 	u64 count;	    /* samples */
 	u64 period;	    /* the events they stand for (the sum of their periods) */
+	const char *host;   /* the recording's host (META hostname), NULL when it has
+			     * none; with several recordings, one stack per host */
 };
 
 struct stacks {
@@ -28,6 +30,7 @@ struct stacks {
 	const char *event;	/* the event's name as used */
 	bool clock;		/* it counts ns of CPU time (count_event_is_clock) */
 	const char *call_graph; /* META call-graph, NULL: none recorded */
+	unsigned int nhosts;	/* the recordings' distinct hosts */
 	bool no_inline;
 	/* private */
 	size_t cap;

@@ -24,6 +24,7 @@ want = {  # id: (comparison, target)
     'annotate': ('<=', 0.5), 'rss': ('<=', 1.0), 'size': ('<=', 0.5), 'rec_cpu': ('<=', 0.5),
     'slow_1k': ('<=', 1.0), 'slow_10k': ('<=', 1.0), 'drain': ('>=', 1.0),
     'growth_time': ('<=', 1.0), 'growth_rss': ('<=', 0.1), 'annotate_warm': ('<=', 0.5),
+    'merge': ('<=', 1.0),  # issue 32: a merged report of N recordings
 }
 try:
     doc = json.load(open(sys.argv[1]))

@@ -580,6 +580,72 @@ static void test_kallsyms_table(void)
 	kallsyms__free(k);
 }
 
+/*
+ * Several recordings' kernels in one symbolizer: each resolves its own
+ * addresses (two hosts, two KASLR offsets), one name is one pointer in all,
+ * and without one, the lookups go back to the default (here: --kallsyms's
+ * file, which also wins over any recording's table).
+ */
+static void test_kernel_tables(void)
+{
+	static const struct sym_ksym a[] = {
+		{K(0x100), K(0x180), "do_a", "[kernel]", true},
+		{M(0x20), M(0x80), "mod_fn", "[mymod]", true},
+	};
+	static const struct sym_ksym b[] = {
+		/* another boot: everything 0x1000 higher */
+		{K(0x1100), K(0x1180), "do_a", "[kernel]", true},
+		{K(0x1180), K(0x1200), "do_b", "[kernel]", true},
+		{M(0x1020), M(0x1080), "mod_fn", "[mymod]", true},
+	};
+	struct symbolize_opts so = {0};
+	const struct sym_kernel *ka, *kb;
+	struct sym_result ra, rb, r;
+	struct symbolizer *s = symbolizer__new(&so);
+	u64 stext = 0;
+
+	if (!s || symbolizer__add_kernel_symbols(s, a, 2, K(0x10), &ka) ||
+	    symbolizer__add_kernel_symbols(s, b, 3, K(0x1010), &kb) || !ka || !kb) {
+		TEST_FAIL("kernel tables", "symbolizer__add_kernel_symbols failed");
+		symbolizer__free(s);
+		return;
+	}
+	symbolizer__use_kernel(s, ka);
+	symbolizer__lookup_kernel(s, K(0x110), &ra);
+	TEST_CHECK("kernel tables: a's address in a's table",
+		   ra.function && !strcmp(ra.function, "do_a"));
+	symbolizer__lookup_kernel(s, K(0x1110), &r);
+	TEST_CHECK("kernel tables: b's address not in a's table", !r.function);
+	TEST_CHECK("kernel tables: a's _stext",
+		   !symbolizer__kernel_stext(s, &stext) && stext == K(0x10));
+	symbolizer__use_kernel(s, kb);
+	symbolizer__lookup_kernel(s, K(0x1110), &rb);
+	TEST_CHECK("kernel tables: b's address in b's table, one pointer for the name in both",
+		   rb.function && rb.function == ra.function);
+	symbolizer__lookup_kernel(s, M(0x1030), &rb);
+	symbolizer__use_kernel(s, ka);
+	symbolizer__lookup_kernel(s, M(0x30), &ra);
+	TEST_CHECK("kernel tables: a module's name, one pointer in both",
+		   ra.dso && ra.dso == rb.dso && !strcmp(ra.dso, "[mymod]"));
+	symbolizer__use_kernel(s, kb);
+	TEST_CHECK("kernel tables: b's _stext",
+		   !symbolizer__kernel_stext(s, &stext) && stext == K(0x1010));
+	symbolizer__free(s);
+
+	/* --kallsyms FILE wins: no table kept, the file's symbols */
+	so.kallsyms = "/nonexistent/kallsyms";
+	s = symbolizer__new(&so);
+	TEST_CHECK("kernel tables: with --kallsyms none is kept",
+		   s && !symbolizer__add_kernel_symbols(s, a, 2, K(0x10), &ka) && !ka);
+	if (s) {
+		symbolizer__use_kernel(s, ka);
+		symbolizer__lookup_kernel(s, K(0x110), &r);
+		TEST_CHECK("kernel tables: ...and the lookups are the file's (none here)",
+			   !r.function);
+	}
+	symbolizer__free(s);
+}
+
 static int setup(void)
 {
 	strcpy(tmpdir, "/tmp/ebs-test-kallsyms.XXXXXX");
@@ -593,4 +659,5 @@ static int setup(void)
 }
 
 TEST_MAIN(setup, cleanup, TEST_CASE(test_kallsyms), TEST_CASE(test_kallsyms_refused),
-	  TEST_CASE(test_kallsyms_table), TEST_CASE(test_jitmap), TEST_CASE(test_jitmap_refused))
+	  TEST_CASE(test_kallsyms_table), TEST_CASE(test_kernel_tables), TEST_CASE(test_jitmap),
+	  TEST_CASE(test_jitmap_refused))

@@ -106,6 +106,8 @@ LIBCRYPTO_CFLAGS := $(shell pkg-config --cflags nettle 2>/dev/null)
 LIBCRYPTO_LIBS   := $(shell pkg-config --libs nettle 2>/dev/null || echo -lnettle)
 LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(LIBUNWIND_LIBS) $(CAPSTONE_LIBS) $(LIBCRYPTO_LIBS) -lz \
 	-liberty -lm -pthread
+# libarchive: ebs archive's tar + zstd, written and read (data/archive.c)
+LIBS += $(shell pkg-config --libs libarchive 2>/dev/null || echo -larchive)
 
 ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) -DEBS_HAVE_CAPSTONE=$(EBS_HAVE_CAPSTONE) $(CFLAGS)
 

@@ -21,6 +21,7 @@ libunwind.h libunwind-dev
 zlib.h zlib1g-dev
 curses.h libncurses-dev
 nettle/sha2.h nettle-dev
+archive.h libarchive-dev
 libiberty/demangle.h libiberty-dev
 linux/perf_event.h linux-libc-dev"
 

@@ -53,6 +53,9 @@ set -u
 
 BUILD_PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
 libncurses-dev nettle-dev libiberty-dev libcapstone-dev less"
+# libarchive-dev: ebs archive writes, and every reader reads, a tar compressed with
+# zstd through libarchive (data/archive.c): no tar or compression written by hand
+BUILD_PKGS="$BUILD_PKGS libarchive-dev"
 TEST_PKGS="elfutils binutils python3 libstb-dev clang llvm libclang-rt-dev clang-format
 cmake ninja-build libzstd-dev golang-go python3-jsonschema chromium tmux strace nlohmann-json3-dev
 cargo dwz lld mold"

@@ -482,10 +482,26 @@ static const char *dso__shown(struct dso *d, const char *path)
 	return c ? c : "?"; /* out of memory: nothing of it */
 }
 
+/*
+ * The path a DSO was mapped at, as info shows it: d's own copy when it was
+ * read there, else a copy of path that lives as long as d (path may be the
+ * caller's buffer).
+ */
+static const char *dso__mapped(struct dso *d, const char *path)
+{
+	const char *c;
+
+	if (d->path && !strcmp(d->path, path))
+		return dso__shown(d, d->path);
+	c = ebs_strset__intern_clean(&d->shown, path);
+	return c ? c : "?"; /* out of memory: nothing of it */
+}
+
 /* The views handed out in sym_result.info, from what d knows. */
 static void dso__fill_info(struct dso *d, const char *path)
 {
-	d->info.path = dso__shown(d, d->path ? d->path : path);
+	/* as mapped, not where it was found: --symfs, a build-id directory */
+	d->info.path = dso__mapped(d, path);
 	d->info.has_symbols = d->symtab.nsyms > 0;
 	d->info.symbols_from = dso__shown(d, d->symbols_from);
 	d->info.debug_path = dso__shown(d, d->debug_path);
@@ -494,6 +510,10 @@ static void dso__fill_info(struct dso *d, const char *path)
 	d->info.unusable = d->unusable[0] ? d->unusable : NULL;
 	d->info.unusable_code = d->unusable[0] ? d->unusable_code : EBS_E_OK;
 	d->info.dwarf_owner = d->dwarf ? dwarf_info__owner(d->dwarf) : (uid_t)-1;
+	d->info.file = d->failed || d->is_jit ? NULL : d->path;
+	d->info.file_dev = d->st_dev;
+	d->info.file_ino = d->st_ino;
+	d->info.debug_file = d->debug_path;
 }
 
 /*
@@ -1024,7 +1044,7 @@ static struct dwarf_info *dso__dwarf_open(struct symbolizer *s, struct dso *d)
 				d->debug_path, why.msg);
 		d->dwarf_code = why.code;
 		d->dwarf_warn = true;
-		dso__fill_info(d, d->path);
+		dso__fill_info(d, d->info.path); /* as mapped still */
 	}
 	return d->dwarf;
 }

@@ -73,7 +73,8 @@ struct sym_map {
 
 /* What is known of one DSO's symbols and debug information (for --stats). */
 struct sym_dso_info {
-	const char *path;	     /* as mapped */
+	const char *path;	     /* as mapped (the first mapping's, for one mapped under
+				      * several paths) */
 	bool has_symbols;	     /* a symbol table with functions was read */
 	const char *symbols_from;    /* the file the symbols came from, or NULL */
 	const char *debug_path;	     /* the file DWARF came from, NULL when none */
@@ -86,6 +87,17 @@ struct sym_dso_info {
 	uid_t dwarf_owner;	     /* the owner of debug_path as its DWARF was read: whose
 				      * names of source files those are; (uid_t)-1 until
 				      * the DWARF is opened (by the first lookup of a line) */
+	/*
+	 * The files read, by their real names (to open, not to print): file
+	 * the DSO itself (the recorded path, under --symfs, or in a build-id
+	 * directory), NULL when none was (an image, a JIT map, a DSO that
+	 * could not be read); file_dev and file_ino what it was when read;
+	 * debug_file the file DWARF came from (file itself, a separate debug
+	 * file, or NULL).  What ebs archive copies.
+	 */
+	const char *file;
+	u64 file_dev, file_ino;
+	const char *debug_file;
 };
 
 /*

@@ -55,6 +55,7 @@
 	X(BYTE_ORDER, EBADMSG, "written in the other byte order")                                  \
 	X(TRUNCATED, EBADMSG, "truncated")                                                         \
 	X(BAD_RECORD, EBADMSG, "a malformed record")                                               \
+	X(BAD_ARCHIVE, EBADMSG, "an archive ebs does not extract: damaged, or not ebs archive's")  \
 	/* sampler/: what to record */                                                             \
 	X(UNKNOWN_EVENT, EINVAL, "no such event")
 

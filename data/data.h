@@ -89,7 +89,8 @@ int ebs_writer__begin_data(struct ebs_writer *w, u64 start_realtime_ns, u64 star
 
 /*
  * Append one data record (rec->size bytes; size must be a multiple of 8).
- * SAMPLE, LOST and THROTTLE records are counted for the trailer here.
+ * SAMPLE, LOST and THROTTLE records are counted for the trailer here;
+ * the first PROCNS makes the file version x.1.
  */
 int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec) __attribute__((nonnull(1)));
 

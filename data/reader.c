@@ -152,6 +152,8 @@ const char *ebs_rec__type_name(u16 type)
 		return "SAMPLES_CG";
 	case EBS_REC_KSYMS:
 		return "KSYMS";
+	case EBS_REC_PROCNS:
+		return "PROCNS";
 	default:
 		return "?";
 	}
@@ -195,6 +197,8 @@ u32 ebs_rec__fixed_size(u16 type)
 		return sizeof(struct ebs_rec_samples);
 	case EBS_REC_KSYMS:
 		return sizeof(struct ebs_rec_ksyms);
+	case EBS_REC_PROCNS:
+		return sizeof(struct ebs_rec_procns);
 	default:
 		return 0;
 	}
@@ -455,6 +459,10 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 	case EBS_REC_COMM:
 		if (!has_strings(tail, tail_len, 1))
 			return bad(d, err, off, "COMM name is not terminated");
+		break;
+	case EBS_REC_PROCNS:
+		if (!has_strings(tail, tail_len, 1))
+			return bad(d, err, off, "PROCNS root is not terminated");
 		break;
 	case EBS_REC_LOST: {
 		const struct ebs_rec_lost *l = (const void *)r;

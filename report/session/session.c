@@ -692,6 +692,7 @@ static int each_of(struct session *rs, int (*fn)(void *ctx, const struct resolve
 		r.comm = machine__comm(rs->m, s->pid, s->tid, s->time);
 		if (!r.comm)
 			return ebs_error__set(err, ENOMEM, "out of memory");
+		r.ns = machine__ns(rs->m, s->pid, s->time);
 		/* the very text a report shows: every shown name selects its samples */
 		if (f && f->comm && strcmp(r.comm, f->comm))
 			continue;
@@ -733,6 +734,16 @@ int session__each(struct session *rs, int (*fn)(void *ctx, const struct resolved
 	if (!rs->tallying && !e)
 		symbolizer__warn_unresolved(rs->sym);
 	return e;
+}
+
+unsigned int session__ns_procs(const struct session *rs)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < rs->nin; i++)
+		n += machine__ns_procs(rs->in[i].m);
+	return n;
 }
 
 u64 session__kernel_at(struct session *rs, u64 addr)

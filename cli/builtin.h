@@ -26,11 +26,12 @@ int cmd_stat(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
 
 /* Their option tables (options.h), for --help and ebs --dump-options. */
 extern const struct cli_cmd cli_record_cmd, cli_report_cmd, cli_list_cmd, cli_addr2line_cmd,
 	cli_annotate_cmd, cli_calibrate_cmd, cli_flamegraph_cmd, cli_export_cmd, cli_script_cmd,
-	cli_stat_cmd, cli_monitor_cmd, cli_diff_cmd, cli_convert_cmd;
+	cli_stat_cmd, cli_monitor_cmd, cli_diff_cmd, cli_convert_cmd, cli_archive_cmd;
 
 /*
  * A binary file (an ebs.data) asked onto a terminal (-o - with standard
@@ -122,6 +123,11 @@ const char *cli_code_tag(enum ebs_code code);
 
 /* The commands' ebs_warn_fn: "ebs CMD: LINE" (and its code tag) on stderr; ctx is CMD. */
 void cli_warn(void *ctx, enum ebs_code code, const char *line);
+/*
+ * The commands' progress lines (a debuginfod download's), for a terminal:
+ * "ebs CMD: LINE" drawn over the last one with "\r"; LINE "" clears it.
+ */
+void cli_progress(void *ctx, enum ebs_code code, const char *line);
 
 /*
  * The pager (pager.c).  cli_pager_stream(): where a listing goes: stdout,

@@ -64,16 +64,57 @@ static void keep_kernel_symbols(void *ctx, struct ebs_writer *w)
 }
 
 /*
+ * The files that processes in other mount namespaces or roots (containers,
+ * chroot) map, kept in the build-id cache while they run (sampler/ns.c
+ * finds and opens them): after they exit nothing else could read them.
+ */
+struct ns_keep {
+	struct buildid_cache *cache;
+	bool quiet;
+	unsigned int files, failed;
+	u64 bytes, ns, max_ns; /* bytes added, the time it took in all and at most */
+};
+
+static s64 keep_ns_file(void *ctx, pid_t pid, const char *path, int fd, const char *how,
+			const u8 *id, u8 id_size)
+{
+	struct ns_keep *k = ctx;
+	struct ebs_error err = {0};
+	char at[64];
+	u64 t0 = ebs_clock_ns(), dt;
+	s64 n;
+
+	/* the file open already, found inside the process's root: never looked up again */
+	snprintf(at, sizeof(at), "/proc/self/fd/%d", fd);
+	n = buildid_cache__add(k->cache, at, id, id_size, &err);
+	dt = ebs_clock_ns() - t0;
+	k->ns += dt;
+	if (dt > k->max_ns)
+		k->max_ns = dt;
+	if (n < 0) {
+		k->failed++;
+		if (!k->quiet)
+			fprintf(stderr,
+				"ebs record: warning: %s (pid %d, found through %s): not kept in the "
+				"build-id cache: %s%s\n",
+				path, (int)pid, how, err.msg, cli_code_tag(err.code));
+		return n;
+	}
+	k->files++;
+	k->bytes += (u64)n;
+	return n;
+}
+
+/*
  * After the recording: each file its samples hit, with its debug file, into
- * the build-id cache (docs/symbolize.md), so that its reports resolve once
+ * the build-id cache c (docs/symbolize.md), so that its reports resolve once
  * the file is rebuilt or gone, as perf record fills ~/.debug.  Quiet as
  * perf is; the cache's own warnings (a directory that may not be used)
  * are one line, none with -q.  A recording written to standard output, a
  * FIFO or a device is not read again: nothing is kept.
  */
-static void keep_buildids(const char *output, bool quiet)
+static void keep_buildids(const char *output, struct buildid_cache *c, bool quiet)
 {
-	struct buildid_cache *c;
 	struct keep_stats st;
 	struct stat st_out;
 	struct ebs_error err = {0};
@@ -84,17 +125,9 @@ static void keep_buildids(const char *output, bool quiet)
 	 */
 	if (!strcmp(output, "-") || stat(output, &st_out) || !S_ISREG(st_out.st_mode))
 		return;
-	c = buildid_cache__new(NULL, quiet ? NULL : cli_warn, (void *)"record");
-	if (!c) {
-		if (errno && !quiet)
-			fprintf(stderr, "ebs record: warning: the build-id cache: %s\n",
-				strerror(errno));
-		return;
-	}
 	if (report_keep_buildids(output, c, &st, &err) && !quiet)
 		fprintf(stderr, "ebs record: warning: nothing kept in the build-id cache: %s\n",
 			err.msg);
-	buildid_cache__free(c);
 }
 
 /* The largest sample period the kernel takes (bit 63 must be clear). */
@@ -367,6 +400,7 @@ int cmd_record(int argc, char **argv)
 	struct ebs_error err = {0};
 	struct cli_calibrate cc;
 	struct leftovers lo = {0};
+	struct ns_keep nk = {0};
 	unsigned int i;
 	int n, ret = 2;
 
@@ -492,6 +526,14 @@ int cmd_record(int argc, char **argv)
 
 	a.o.at_end = keep_kernel_symbols;
 	a.o.at_end_ctx = a.quiet ? NULL : stderr;
+	nk.quiet = a.quiet;
+	nk.cache = a.no_buildid_cache
+			   ? NULL
+			   : buildid_cache__new(NULL, a.quiet ? NULL : cli_warn, (void *)"record");
+	if (nk.cache) {
+		a.o.on_mapping = keep_ns_file;
+		a.o.on_mapping_ctx = &nk;
+	}
 	if (ebs_record(&a.o, &res, &err)) {
 		if (err.kept) /* whole, under another name: what it holds, as the summary says */
 			fprintf(stderr, "ebs record: %s (%llu samples, %llu lost)%s\n", err.msg,
@@ -519,11 +561,20 @@ int cmd_record(int argc, char **argv)
 			(unsigned long long)res.throttled,
 			strcmp(a.o.output, "-") ? a.o.output : "stdout",
 			(unsigned long long)res.bytes);
+		if (nk.files)
+			fprintf(stderr,
+				"ebs record: %u file%s of processes in other mount namespaces kept "
+				"in %s (%llu bytes added, %.1f ms while recording, at most %.1f "
+				"ms at once)\n",
+				nk.files, nk.files == 1 ? "" : "s", buildid_cache__dir(nk.cache),
+				(unsigned long long)nk.bytes, (double)nk.ns / 1e6,
+				(double)nk.max_ns / 1e6);
 	}
-	if (!a.no_buildid_cache)
-		keep_buildids(a.o.output, a.quiet);
+	if (nk.cache)
+		keep_buildids(a.o.output, nk.cache, a.quiet);
 	ret = res.have_child ? res.exit_status : 0;
 out:
+	buildid_cache__free(nk.cache);
 	free(cc.buf);
 	free(a.o.pids);
 	return ret;

@@ -131,3 +131,17 @@ void cli_warn(void *ctx, enum ebs_code code, const char *line)
 {
 	fprintf(stderr, "ebs %s: %s%s\n", (const char *)ctx, line, cli_code_tag(code));
 }
+
+void cli_progress(void *ctx, enum ebs_code code, const char *line)
+{
+	(void)code;
+	/*
+	 * Past stderr's cleaning stream (cli/ebs.c), whose "\r" and escape
+	 * would be '?': line is one the library cleaned (ebs_format_line).
+	 */
+	fflush(stderr);
+	if (line[0]) /* over the last one, the rest of the terminal's line erased */
+		dprintf(STDERR_FILENO, "\rebs %s: %s\033[K", (const char *)ctx, line);
+	else
+		dprintf(STDERR_FILENO, "\r\033[K");
+}

@@ -50,6 +50,8 @@ static const struct {
 	 "every sample as a line of text or JSON, as perf script"},
 	{"convert", cmd_convert, &cli_convert_cmd,
 	 "a perf.data file (perf record's) into ebs.data, smaller"},
+	{"archive", cmd_archive, &cli_archive_cmd,
+	 "a recording and the files it needs, by build-id, in one file to carry"},
 	{"list", cmd_list, &cli_list_cmd, "events this machine can sample"},
 	{"addr2line", cmd_addr2line, &cli_addr2line_cmd,
 	 "resolve addresses of an ELF file to function, file and line"},

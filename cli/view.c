@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/builtin.h"
 #include "symbolize/symbolize.h"
@@ -21,6 +22,8 @@ void cli_view_init(struct cli_view *cv, const char *cmd, struct view_opts *v)
 	v->out = stdout;
 	v->warn = cli_warn;
 	v->warn_ctx = (void *)cmd;
+	v->progress = isatty(STDERR_FILENO) ? cli_progress : NULL;
+	v->progress_ctx = (void *)cmd;
 	v->filter.candidates = stderr;
 }
 

@@ -89,7 +89,8 @@ int ebs_writer__begin_data(struct ebs_writer *w, u64 start_realtime_ns, u64 star
 
 /*
  * Append one data record (rec->size bytes; size must be a multiple of 8).
- * SAMPLE, LOST and THROTTLE records are counted for the trailer here.
+ * SAMPLE, LOST and THROTTLE records are counted for the trailer here;
+ * the first PROCNS makes the file version x.1.
  */
 int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec) __attribute__((nonnull(1)));
 
@@ -343,6 +344,41 @@ struct ebs_convert_stats {
 };
 int ebs_data__convert(const char *input, const char *output, unsigned int flags,
 		      struct ebs_convert_stats *st, struct ebs_error *err);
+
+/*
+ * Archives: a recording and the files it needs, by build-id, in one tar
+ * compressed with zstd (data/archive.c, docs/format.md section 10.4).
+ *
+ * ebs_archive__write writes output (whole or not at all, 0600, as
+ * util/output.c writes: "-" is standard output): the recording d as its
+ * member ebs.data (what d reads: a perf.data's conversion, an archive's
+ * own ebs.data), then each of m[n] (name ".build-id/xx/REST[.debug]", the
+ * file at path; when ino is not 0, path must still be that inode).  st
+ * gets the members, the bytes put in, the archive's size.  0, or -errno
+ * with err filled (output set when writing failed).
+ *
+ * ebs_data__open reads an archive as the recording it holds (found by its
+ * magic), extracted first into a private directory in $TMPDIR, removed at
+ * ebs_data__close: ebs_data__buildid_dir is that directory (its
+ * .build-id tree is a build-id directory for the symbolizer), NULL for a
+ * recording that is no archive; ebs_data__archive_notice the line saying
+ * which members were left out, or NULL.
+ */
+struct ebs_archive_member {
+	const char *name;
+	const char *path;
+	u64 dev, ino;
+};
+struct ebs_archive_stats {
+	u64 files;     /* members written, ebs.data included */
+	u64 bytes;     /* their bytes */
+	u64 out_bytes; /* the archive's (0 when written to a pipe) */
+};
+int ebs_archive__write(struct ebs_data *d, const char *output, const struct ebs_archive_member *m,
+		       size_t n, struct ebs_archive_stats *st, struct ebs_error *err)
+	__attribute__((nonnull(1, 2, 5)));
+const char *ebs_data__buildid_dir(const struct ebs_data *d) __attribute__((nonnull(1)));
+const char *ebs_data__archive_notice(const struct ebs_data *d) __attribute__((nonnull(1)));
 
 /*
  * Print every record of input, one line each with its byte offset, after

@@ -128,6 +128,17 @@ static void dump_record(struct ebs_data *d, const struct ebs_rec *r, FILE *out)
 			fputs(" (exec)", out);
 		break;
 	}
+	case EBS_REC_PROCNS: {
+		const struct ebs_rec_procns *n = (const void *)r;
+
+		fprintf(out, " time %llu pid %u mnt-ns %llu root %llu:%llu ", ULL(n->time), n->pid,
+			ULL(n->mnt_ns), ULL(n->root_dev), ULL(n->root_ino));
+		ebs_fputs_clean(n->root, out);
+		fprintf(out, "%s%s%s", n->flags & EBS_PROCNS_MNT ? " (other mount namespace)" : "",
+			n->flags & EBS_PROCNS_ROOT ? " (other root)" : "",
+			n->flags ? "" : " (ebs's own)");
+		break;
+	}
 	case EBS_REC_FORK:
 	case EBS_REC_EXIT: {
 		const struct ebs_rec_task *t = (const void *)r;

@@ -7,7 +7,9 @@
  * magic) is converted by perfdata.c through the writer into an unlinked
  * temporary file, which the reader then reads in its place; the offsets of
  * errors found while converting are the perf.data file's.  ebs convert
- * writes the conversion under a name instead; ebs calibrate's update of a
+ * writes the conversion under a name instead.  An archive (ebs archive's:
+ * tar + zstd, by its magic) is extracted into a private directory first
+ * (archive.c), and its ebs.data read in its place.  ebs calibrate's update of a
  * CALIBRATION record reads the file to find the record, then patches it.
  */
 #include <errno.h>
@@ -115,14 +117,38 @@ static int open_perf(struct ebs_data *d, unsigned int flags, struct ebs_error *e
 	reader__replace(d, fd, size, pc.unfinished ? note : NULL);
 	return 0;
 }
+/*
+ * An archive (ebs archive's, data/archive.c): extracted into a private
+ * directory, its ebs.data read in its place (a perf.data one converted in
+ * turn); errors in it name the archive, at offsets of its ebs.data.
+ */
+static int open_archive(struct ebs_data *d, struct ebs_error *err)
+{
+	char notice[384], *dir;
+	u64 size;
+	int fd = reader__fd(d, &size), data_fd, e;
+
+	e = archive__extract(fd, ebs_data__path(d), &dir, &data_fd, &size, notice, sizeof(notice),
+			     err);
+	if (e)
+		return e;
+	reader__replace(d, data_fd, size, NULL);
+	reader__set_archive(d, dir, notice);
+	return 0;
+}
+
 struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags, struct ebs_error *err)
 {
 	struct ebs_data *d = reader__new(path, flags, err);
-	int e;
+	u64 size = 0;
+	int fd, e;
 
 	if (!d)
 		return NULL;
 	e = reader__load(d, err);
+	fd = e ? -1 : reader__fd(d, &size);
+	if (fd >= 0 && archive__is(fd, size))
+		e = open_archive(d, err);
 	if (!e && is_perf_data(d))
 		e = open_perf(d, flags, err);
 	if (!e)

@@ -90,6 +90,9 @@ struct ebs_data {
 	const struct ebs_rec_ksyms *ksyms; /* a copy of the KSYMS record */
 	/* converted from a perf.data that did not finish: the line for unfinished, at the end */
 	char perf_unfinished[384];
+	/* read from an archive: where it was extracted (removed at close), what was left out */
+	char *archive_dir;
+	char archive_notice[384];
 };
 
 /*
@@ -149,6 +152,8 @@ const char *ebs_rec__type_name(u16 type)
 		return "SAMPLES_CG";
 	case EBS_REC_KSYMS:
 		return "KSYMS";
+	case EBS_REC_PROCNS:
+		return "PROCNS";
 	default:
 		return "?";
 	}
@@ -192,6 +197,8 @@ u32 ebs_rec__fixed_size(u16 type)
 		return sizeof(struct ebs_rec_samples);
 	case EBS_REC_KSYMS:
 		return sizeof(struct ebs_rec_ksyms);
+	case EBS_REC_PROCNS:
+		return sizeof(struct ebs_rec_procns);
 	default:
 		return 0;
 	}
@@ -453,6 +460,10 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 		if (!has_strings(tail, tail_len, 1))
 			return bad(d, err, off, "COMM name is not terminated");
 		break;
+	case EBS_REC_PROCNS:
+		if (!has_strings(tail, tail_len, 1))
+			return bad(d, err, off, "PROCNS root is not terminated");
+		break;
 	case EBS_REC_LOST: {
 		const struct ebs_rec_lost *l = (const void *)r;
 
@@ -681,6 +692,8 @@ static int spool_records(struct spool *s)
 	e = take(s, 8, &h, 8);
 	if (!e && perf_data__magic(h.magic) == PERF_MAGIC_NATIVE)
 		return spool_perf(s);
+	if (!e && archive__stream_magic((const u8 *)h.magic, 8)) /* an archive: whole, to its end */
+		return (e = take(s, UINT64_MAX, NULL, 0)) < 0 ? e : 0;
 	if (e || memcmp(h.magic, EBS_DATA_MAGIC, sizeof(EBS_DATA_MAGIC)) != 0)
 		return e < 0 ? e : 0;
 	e = take(s, sizeof(h) - 8, (u8 *)&h + 8, sizeof(h) - 8);
@@ -1014,8 +1027,27 @@ void ebs_data__close(struct ebs_data *d)
 	free(d->tbuf);
 	free(d->unpacked);
 	free((void *)d->ksyms);
+	archive__remove(d->archive_dir);
+	free(d->archive_dir);
 	free(d->path);
 	free(d);
+}
+
+void reader__set_archive(struct ebs_data *d, char *dir, const char *notice)
+{
+	free(d->archive_dir);
+	d->archive_dir = dir;
+	ebs_strlcpy(d->archive_notice, notice, sizeof(d->archive_notice));
+}
+
+const char *ebs_data__buildid_dir(const struct ebs_data *d)
+{
+	return d->archive_dir;
+}
+
+const char *ebs_data__archive_notice(const struct ebs_data *d)
+{
+	return d->archive_notice[0] ? d->archive_notice : NULL;
 }
 
 const char *ebs_data__path(const struct ebs_data *d)

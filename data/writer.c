@@ -337,7 +337,7 @@ int ebs_writer__meta(struct ebs_writer *w, u32 key, const char *value)
 	if (!err && key == EBS_META_CALL_GRAPH && !w->data_started) {
 		w->pack_parts = true;
 		w->hdr.version_major = EBS_DATA_VERSION_MAJOR;
-		w->hdr.version_minor = EBS_DATA_VERSION_MINOR;
+		w->hdr.version_minor = 0; /* 1 once a PROCNS record is added */
 	}
 	return err;
 }
@@ -459,6 +459,7 @@ static u64 rec_time(const struct ebs_rec *rec)
 	case EBS_REC_LOST:
 	case EBS_REC_THROTTLE:
 	case EBS_REC_COUNT:
+	case EBS_REC_PROCNS:
 		/* all of these have u64 time right after the header */
 		return *(const u64 *)(const void *)(rec + 1);
 	case EBS_REC_SAMPLES:
@@ -655,6 +656,9 @@ int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec)
 			return err;
 	}
 	count_rec(w, rec);
+	/* x.1: the file has PROCNS records (the header is patched at the end) */
+	if (rec->type == EBS_REC_PROCNS)
+		w->hdr.version_minor = 1;
 	return 0;
 }
 

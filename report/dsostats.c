@@ -85,7 +85,8 @@ static void debug_words(const struct dso_stat *st, char *buf, size_t len)
 	else if (in->unusable)
 		snprintf(buf, len, "%s", in->unusable);
 	else if (in->debug_path && !in->problem)
-		snprintf(buf, len, "DWARF from %s", in->debug_path);
+		snprintf(buf, len, "DWARF from %s%s", in->debug_path,
+			 in->debug_fetched ? " (from debuginfod)" : "");
 	else if (in->problem)
 		snprintf(buf, len, "%s", in->problem);
 	else if (!in->looked || !in->looked[0])
@@ -111,6 +112,9 @@ void dsostats__print_text(struct dso_stat *stats, FILE *f)
 			present_percent(v[i]->with_function, v[i]->samples),
 			present_percent(v[i]->with_line, v[i]->samples), v[i]->name);
 		fprintf(f, "  %28s%s\n", "", words);
+		if (v[i]->info && v[i]->info->fetched)
+			fprintf(f, "  %28sfile from %s (from debuginfod)\n", "",
+				v[i]->info->fetched);
 		if (v[i]->info && v[i]->info->symbols_from && v[i]->info->debug_path &&
 		    strcmp(v[i]->info->symbols_from, v[i]->info->path))
 			fprintf(f, "  %28ssymbols from %s\n", "", v[i]->info->symbols_from);

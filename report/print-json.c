@@ -64,6 +64,9 @@ void table__print_json(const struct report *r, int ev, struct row **rows, size_t
 	ebs_json__key_u64(&j, "samples", fa.samples);
 	ebs_json__key_u64(&j, "lost", fa.lost);
 	ebs_json__key_u64(&j, "throttled", fa.throttled);
+	if (session__ns_procs(&r->rs)) /* where the recording noted any (PROCNS) */
+		ebs_json__key_u64(&j, "other_mount_ns_samples",
+				  ev < 0 ? r->ns_total_all : r->ns_total[ev]);
 	for (i = 0; i < (r->o->nr_keys ? r->o->nr_keys : 1); i++)
 		snprintf(sort + strlen(sort), sizeof(sort) - strlen(sort), "%s%s", i ? "," : "",
 			 report_columns[r->o->nr_keys ? r->o->keys[i] : KEY_FUNC].name);

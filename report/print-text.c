@@ -90,6 +90,18 @@ static void print_header(const struct report *r, const struct facts *fa, FILE *f
 		(unsigned long long)fa->throttled);
 	if (fa->only[0])
 		fprintf(f, "# only: %s\n", fa->only);
+	/* only where the recording noted processes elsewhere (PROCNS records) */
+	if (session__ns_procs(&r->rs)) {
+		u64 ns = fa->ev < 0 ? r->ns_total_all : r->ns_total[fa->ev];
+
+		fprintf(f,
+			"# other mount namespaces: %llu of the samples (%.1f%%) from %u processes "
+			"in another mount namespace or root than ebs record (a container, a "
+			"chroot)\n",
+			(unsigned long long)ns,
+			fa->samples ? 100.0 * (double)ns / (double)fa->samples : 0.0,
+			session__ns_procs(&r->rs));
+	}
 	if (r->o->children) { /* --stats alone builds chains for its counts, not this table */
 		const char *mode = session__call_graph(&r->rs);
 		const struct chain_stats *cs = chainer__stats(r->chains);

@@ -158,6 +158,10 @@ static int account(void *ctx, const struct resolved *rv)
 	r->total[ev]++;
 	r->total_all++;
 	r->period_sum[ev] += s->period;
+	if (rv->ns) {
+		r->ns_total[ev]++;
+		r->ns_total_all++;
+	}
 	/* by the DSO's own path (one file seen under two paths is one DSO) */
 	if (r->o->stats && dsostats__add(&r->stats,
 					 res->info && res->info->path ? res->info->path

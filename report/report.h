@@ -88,8 +88,11 @@ struct view_opts {
 	enum report_color color;
 	int width; /* columns; 0: the terminal's when out is one, else no limit; -1: no limit */
 	FILE *out;
-	ebs_warn_fn *warn; /* warnings and notices ("warning: FILE: ..."); NULL: none */
-	void *warn_ctx;	   /* warn's */
+	ebs_warn_fn *warn;     /* warnings and notices ("warning: FILE: ..."); NULL: none */
+	void *warn_ctx;	       /* warn's */
+	ebs_warn_fn *progress; /* a line redrawn in place ("" clears it): a debuginfod
+				* download's progress; NULL: none (not a terminal) */
+	void *progress_ctx;
 };
 
 struct report_opts {
@@ -264,5 +267,30 @@ int script_parse_fields(const char *text, unsigned int *fields, struct ebs_error
  * output's reader went away (the rest is not printed); or as ebs_report.
  */
 int ebs_script(const struct script_opts *o, struct ebs_error *err) __attribute__((nonnull(1)));
+
+/*
+ * ebs archive (report/archive.c): the recording view.input and, by
+ * build-id, every DSO its samples and their call chains fall in, with its
+ * separate debug file, found as a report finds them (view's symfs, debug
+ * and build-id directories), written into output as one archive (tar +
+ * zstd: data.h's ebs_archive__write), whole or not at all.  Each DSO with
+ * samples that is not archived (no file found, no build-id recorded, a JIT
+ * map) is said in one line through view.warn.  res gets what was written.
+ * 0, or -errno with err filled (output set when writing failed).
+ */
+struct archive_opts {
+	struct view_opts view; /* input, force, symfs, debug_dirs, buildid_dirs, warn */
+	const char *output;
+};
+struct archive_result {
+	u64 files;	      /* members, ebs.data included */
+	u64 bytes;	      /* their bytes */
+	u64 out_bytes;	      /* the archive's size (0 to a pipe) */
+	unsigned int dsos;    /* DSOs archived */
+	unsigned int debugs;  /* separate debug files archived */
+	unsigned int missing; /* DSOs with samples not archived */
+};
+int ebs_archive(const struct archive_opts *o, struct archive_result *res, struct ebs_error *err)
+	__attribute__((nonnull(1, 2)));
 
 #endif /* EBS_REPORT_H */

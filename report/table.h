@@ -116,6 +116,8 @@ struct report {
 	size_t memo_cap;
 	u64 total[EBS_MAX_EVENTS], total_all;
 	u64 period_sum[EBS_MAX_EVENTS];
+	/* of them, from processes in another mount namespace or root (resolved.ns) */
+	u64 ns_total[EBS_MAX_EVENTS], ns_total_all;
 	struct dso_stat *stats;
 	struct chainer *chains; /* --children */
 	u64 seq;		/* samples counted so far */

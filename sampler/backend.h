@@ -66,6 +66,7 @@ struct sampler {
 	bool have_counts;
 	const struct sampler_backend *backend;
 	void *priv;
+	struct ns_tracker *ns; /* processes in other mount namespaces (ns.c); NULL: none */
 };
 
 extern const struct sampler_backend perf_backend;
@@ -146,9 +147,42 @@ int sampler__gone(pid_t pid, struct ebs_error *err);
 /* Write the EVENT header records for s->used (after open). */
 int sampler__write_events(struct sampler *s);
 
-/* /proc snapshots for -p and -a: COMM and MMAP records of what already runs. */
-int synth_process(struct ebs_writer *w, pid_t pid, u64 time);
-int synth_all_processes(struct ebs_writer *w, u64 time);
+/*
+ * Processes that run in another mount namespace or root than ebs (ns.c):
+ * PROCNS records, and their mapped files to record_opts.on_mapping.  It
+ * borrows o and w, which must outlive it.  NULL when out of memory.
+ */
+struct ns_tracker;
+struct ns_tracker *ns_tracker__new(const struct record_opts *o, struct ebs_writer *w);
+void ns_tracker__free(struct ns_tracker *t); /* accepts NULL */
+/*
+ * Mapping m (about to be written): a PROCNS record before it when its
+ * process runs elsewhere than it was last noted to, and its file to
+ * on_mapping when it has a build-id not yet kept.  t may be NULL.  0 or
+ * -errno from the writer.
+ */
+int ns_tracker__mmap(struct ns_tracker *t, const struct ebs_rec_mmap *m);
+
+/*
+ * The file that process pid maps as name (absolute, as pid sees it),
+ * opened for reading inside pid's root, the ways asked tried in turn:
+ * NS_OPEN_ROOT, openat2(2) below /proc/PID/root with RESOLVE_IN_ROOT;
+ * NS_OPEN_SETNS (when that found nothing or is missing), a child that
+ * entered pid's mount namespace (setns) and made pid's root its own.
+ * Returns the descriptor, or -errno: -EBS_ENOTREG for anything but a
+ * regular file (never opened: a FIFO, a device), -ENOENT when no way
+ * asked found it.  *how names the way that found it.  ns.c.
+ */
+#define NS_OPEN_ROOT  1u
+#define NS_OPEN_SETNS 2u
+int ns_open_in_root(u32 pid, const char *name, unsigned int ways, const char **how);
+
+/*
+ * /proc snapshots for -p and -a: COMM and MMAP records of what already
+ * runs (and PROCNS records of it through ns, which may be NULL).
+ */
+int synth_process(struct ebs_writer *w, struct ns_tracker *ns, pid_t pid, u64 time);
+int synth_all_processes(struct ebs_writer *w, struct ns_tracker *ns, u64 time);
 
 /*
  * A COMM record for thread tid of pid with its name now in /proc, stamped

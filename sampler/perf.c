@@ -9,11 +9,15 @@
  * the side-band records (MMAP2, COMM with comm_exec, FORK/EXIT through
  * task), so they come once; kernel threads' names come from /proc.
  *
+ * Beside them a watch (a tracking session of MMAP2 records only, whose
+ * ring wakes the reader at each) is polled when a mapping of a process in
+ * another mount namespace is to be read while the process runs (ns.c).
+ *
  * The rings are read by ring.c, which reassembles records that wrap; each
  * kind of record is converted by its own function, the kernel's layouts
  * named in perf_rec.h.
  *
- * Why one file of ~1,060 lines: the kernel's interface (perf_event_attr,
+ * Why one file of ~1,150 lines: the kernel's interface (perf_event_attr,
  * the groups, the rings, the records) is one state machine per session;
  * what is shared with the kmod backend is its tracking session here.
  */
@@ -75,6 +79,8 @@ struct perf_session {
 	u64 freq;	    /* frequency mode: samples per second */
 	bool count_only;    /* counting events: no sample_period, no freq */
 	bool tracking_only; /* side-band records only: no samples */
+	bool watch_only;    /* with tracking_only: MMAP2 records only, each one waking the
+			     * reader, for ns.c and never written (struct perf_watch) */
 	const pid_t *tids;  /* threads (inherit follows them), or -1 with system_wide */
 	unsigned int nr_tids;
 	const int *cpus;
@@ -97,8 +103,10 @@ struct perf_session {
 	} out;
 	enum call_graph call_graph; /* what samples carry beyond their IP */
 	u32 stack_user;
-	u64 regs_user; /* the user registers they carry (their mask) */
-	bool build_id; /* kernel supports attr.build_id */
+	u64 regs_user;		     /* the user registers they carry (their mask) */
+	bool build_id;		     /* kernel supports attr.build_id */
+	struct ns_tracker *ns;	     /* the sampler's (ns.c), or NULL */
+	struct perf_tracking *watch; /* the perf backend's watch of mappings, or NULL */
 };
 
 static size_t fd_index(const struct perf_session *p, unsigned int ev, unsigned int t,
@@ -140,7 +148,13 @@ static void fill_attr(const struct perf_session *p, unsigned int idx, bool build
 	attr->clockid = CLOCK_MONOTONIC;
 	attr->watermark = 1;
 	attr->wakeup_watermark = (u32)(ring_bytes / 4);
-	if (idx == 0) {
+	if (p->watch_only) {
+		/* each mapping wakes the reader at once: its process may soon be gone */
+		attr->wakeup_watermark = 1;
+		attr->mmap = 1;
+		attr->mmap2 = 1;
+		attr->build_id = build_id;
+	} else if (idx == 0) {
 		/* the tracking event: side-band records come once */
 		attr->mmap = 1;
 		attr->mmap2 = 1;
@@ -433,11 +447,12 @@ static struct perf_session *session_new(const struct sampler *s, struct event_sp
 	p->w = s->w;
 	p->output = s->opts->output;
 	p->build_id = true;
+	p->ns = s->ns;
 	p->nr_fds = (size_t)nr_events * p->nr_tids * p->nr_cpus;
 	p->fds = malloc(p->nr_fds * sizeof(*p->fds));
 	p->rings = calloc(p->nr_cpus, sizeof(*p->rings));
 	p->bounce = malloc(PERF_RING_BOUNCE_SIZE);
-	p->pfd = calloc(p->nr_cpus, sizeof(*p->pfd));
+	p->pfd = calloc(2 * (size_t)p->nr_cpus, sizeof(*p->pfd)); /* its rings and a watch's */
 	if (!p->fds || !p->rings || !p->bounce || !p->pfd) {
 		free(p->fds);
 		p->fds = NULL; /* nothing to close */
@@ -455,9 +470,15 @@ static struct perf_session *session_new(const struct sampler *s, struct event_sp
 
 static void perf_close(struct sampler *s)
 {
-	session_free(s->priv);
+	struct perf_session *p = s->priv;
+
+	if (p)
+		perf_tracking__close(p->watch);
+	session_free(p);
 	s->priv = NULL;
 }
+
+static struct perf_tracking *watch_open(const struct sampler *s);
 
 static int perf_open(struct sampler *s, struct ebs_error *err)
 {
@@ -494,6 +515,14 @@ static int perf_open(struct sampler *s, struct ebs_error *err)
 		s->enc[ev].type = s->used[ev].type;
 		s->enc[ev].config = s->used[ev].config;
 	}
+	/*
+	 * The mappings of processes in other mount namespaces want reading
+	 * while those run (their namespace, their files): a watch wakes the
+	 * reader at each one.  Without it (it could not be opened) they are
+	 * read with the rest, later.
+	 */
+	if (s->ns && !s->opts->count_only)
+		p->watch = watch_open(s);
 	return 0;
 
 fail:
@@ -539,8 +568,12 @@ static void session_start(struct perf_session *p)
 
 static int perf_start(struct sampler *s, struct ebs_error *err)
 {
+	struct perf_session *p = s->priv;
+
 	(void)err;
-	session_start(s->priv);
+	if (p->watch)
+		perf_tracking__start(p->watch);
+	session_start(p);
 	return 0;
 }
 
@@ -662,6 +695,7 @@ static int convert_mmap2(struct perf_session *p, const struct perf_rec_mmap2 *r)
 	struct ebs_rec_mmap *o = (void *)p->out.bytes;
 	const struct perf_rec_sample_id *sid;
 	size_t name_len;
+	int e;
 
 	if (r->header.size < sizeof(*r) + sizeof(*sid))
 		return 0;
@@ -693,7 +727,9 @@ static int convert_mmap2(struct perf_session *p, const struct perf_rec_mmap2 *r)
 	memcpy(o->filename, r->filename, name_len);
 	memset(o->filename + name_len, 0, 8);
 	o->hdr.size = (u32)ALIGN8(sizeof(*o) + name_len + 1);
-	return ebs_writer__add(p->w, &o->hdr);
+	/* a process elsewhere: now, while it runs (by the watch's copy, when there is one) */
+	e = p->watch ? 0 : ns_tracker__mmap(p->ns, o);
+	return e || p->watch_only ? e : ebs_writer__add(p->w, &o->hdr);
 }
 
 static int convert_comm(struct perf_session *p, const struct perf_rec_comm *r)
@@ -807,6 +843,8 @@ static int convert(void *ctx, const struct perf_event_header *h)
 	struct perf_session *p = ctx;
 	const void *r = h;
 
+	if (p->watch_only)
+		return h->type == PERF_RECORD_MMAP2 ? convert_mmap2(p, r) : 0;
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		return convert_sample(p, r);
@@ -852,37 +890,64 @@ static int drain_all(struct perf_session *p, struct ebs_error *err)
 	return 0;
 }
 
-/* Wait up to timeout_ms for data, then move it into the writer: 0 or -errno. */
-static int session_read(struct perf_session *p, int timeout_ms, struct ebs_error *err)
+/* The rings of q still open into pfd from n on; the new n. */
+static unsigned int poll_set(const struct perf_session *q, struct pollfd *pfd, unsigned int n)
 {
-	struct pollfd *pfd = p->pfd;
-	unsigned int c, n = 0;
+	unsigned int c;
 
-	for (c = 0; c < p->nr_cpus; c++) {
-		if (p->rings[c].fd < 0 || p->rings[c].hup)
+	for (c = 0; c < q->nr_cpus; c++) {
+		if (q->rings[c].fd < 0 || q->rings[c].hup)
 			continue;
-		pfd[n].fd = p->rings[c].fd;
+		pfd[n].fd = q->rings[c].fd;
 		pfd[n].events = POLLIN;
 		pfd[n].revents = 0;
 		n++;
 	}
-	if (n) {
-		/* signals (SIGINT, SIGCHLD) interrupt this: the caller checks its flags */
-		poll(pfd, n, timeout_ms);
-		for (c = 0; c < n; c++) {
-			unsigned int i;
+	return n;
+}
 
-			if (!(pfd[c].revents & (POLLHUP | POLLERR)))
-				continue;
-			for (i = 0; i < p->nr_cpus; i++)
-				if (p->rings[i].fd == pfd[c].fd)
-					p->rings[i].hup = true;
-		}
+/* The rings of q that poll found hung up (their targets gone): no more polled. */
+static void poll_hup(struct perf_session *q, const struct pollfd *pfd, unsigned int n)
+{
+	unsigned int c, i;
+
+	for (c = 0; c < n; c++) {
+		if (!(pfd[c].revents & (POLLHUP | POLLERR)))
+			continue;
+		for (i = 0; i < q->nr_cpus; i++)
+			if (q->rings[i].fd == pfd[c].fd)
+				q->rings[i].hup = true;
+	}
+}
+
+static struct perf_session *watch_session(const struct perf_session *p);
+
+/*
+ * Wait up to timeout_ms for data (or for a mapping, in p's watch), then
+ * move it into the writer, the watch's mappings first: 0 or -errno.
+ */
+static int session_read(struct perf_session *p, int timeout_ms, struct ebs_error *err)
+{
+	struct perf_session *w = watch_session(p);
+	struct pollfd *pfd = p->pfd;
+	unsigned int n = poll_set(p, pfd, 0), nw = n;
+	int e;
+
+	if (w)
+		nw = poll_set(w, pfd, n);
+	if (nw) {
+		/* signals (SIGINT, SIGCHLD) interrupt this: the caller checks its flags */
+		poll(pfd, nw, timeout_ms);
+		poll_hup(p, pfd, n);
+		if (w)
+			poll_hup(w, pfd + n, nw - n);
 	} else if (timeout_ms > 0) {
 		struct timespec ts = {0, (long)timeout_ms * 1000000L};
 
 		nanosleep(&ts, NULL);
 	}
+	if (w && (e = drain_all(w, err)))
+		return e;
 	return drain_all(p, err);
 }
 
@@ -982,9 +1047,12 @@ static int session_stop(struct perf_session *p, struct ebs_error *err)
 static int perf_stop(struct sampler *s, struct ebs_error *err)
 {
 	struct perf_session *p = s->priv;
-	int e;
+	int e = 0;
 
-	e = session_stop(p, err);
+	if (p->watch)
+		e = perf_tracking__stop(p->watch, err);
+	if (!e)
+		e = session_stop(p, err);
 	if (!e && (e = sum_counts(s, p, true)))
 		ebs_error__set(err, -e, "%s: write failed: %s", ebs_output_name(s->opts->output),
 			       strerror(-e));
@@ -1014,7 +1082,9 @@ struct perf_tracking {
 	struct perf_session *p;
 };
 
-struct perf_tracking *perf_tracking__open(const struct sampler *s, struct ebs_error *err)
+/* A tracking session, or (watch) a watch of mappings: backend.h, perf_session.watch_only. */
+static struct perf_tracking *tracking_open(const struct sampler *s, bool watch,
+					   struct ebs_error *err)
 {
 	struct perf_tracking *t = calloc(1, sizeof(*t));
 	int e;
@@ -1031,6 +1101,7 @@ struct perf_tracking *perf_tracking__open(const struct sampler *s, struct ebs_er
 	t->period = 1;
 	t->p->count_only = false;
 	t->p->tracking_only = true;
+	t->p->watch_only = watch;
 	e = open_event(t->p, 0, err);
 	if (!e)
 		e = setup_rings(t->p, err);
@@ -1040,6 +1111,24 @@ struct perf_tracking *perf_tracking__open(const struct sampler *s, struct ebs_er
 		return NULL;
 	}
 	return t;
+}
+
+struct perf_tracking *perf_tracking__open(const struct sampler *s, struct ebs_error *err)
+{
+	return tracking_open(s, false, err);
+}
+
+/* The watch of the perf backend's session, or NULL: its failure costs only promptness. */
+static struct perf_tracking *watch_open(const struct sampler *s)
+{
+	struct ebs_error why = {0};
+
+	return tracking_open(s, true, &why);
+}
+
+static struct perf_session *watch_session(const struct perf_session *p)
+{
+	return p->watch ? p->watch->p : NULL;
 }
 
 void perf_tracking__start(struct perf_tracking *t)

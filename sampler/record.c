@@ -517,6 +517,11 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		e = err->err;
 		goto out;
 	}
+	/* counting sessions read no mappings */
+	if (!o->count_only && !(s.ns = ns_tracker__new(o, s.w))) {
+		e = ebs_error__set(err, ENOMEM, "out of memory");
+		goto out;
+	}
 	e = s.backend->open(&s, err);
 	if (e)
 		goto out;
@@ -532,9 +537,9 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	t0 = ebs_clock_ns();
 	e = ebs_writer__begin_data(s.w, ebs_realtime_ns(), t0);
 	if (!e && o->system_wide)
-		e = synth_all_processes(s.w, t0);
+		e = synth_all_processes(s.w, s.ns, t0);
 	for (i = 0; !e && i < o->nr_pids; i++)
-		e = synth_process(s.w, o->pids[i], t0);
+		e = synth_process(s.w, s.ns, o->pids[i], t0);
 	if (e) {
 		ebs_error__set(err, -e, "%s: write failed: %s", ebs_output_name(o->output),
 			       strerror(-e));
@@ -710,6 +715,7 @@ out_free:
 	if (exec_fd >= 0)
 		close(exec_fd);
 	restore_handlers(old);
+	ns_tracker__free(s.ns);
 	free(s.tids);
 	free(s.cpus);
 	return e;

@@ -139,6 +139,22 @@ struct record_opts {
 	void (*at_end)(void *ctx, struct ebs_writer *w);
 	void *at_end_ctx;
 	/*
+	 * Called while recording, as its mapping is read, for each file with a
+	 * build-id that a process running in another mount namespace or root
+	 * than ebs (a container, a chroot) maps, until one call returns >= 0
+	 * for that build-id (at most 3 tries): fd is the file, a regular one,
+	 * open for reading, found inside the process's root (sampler/ns.c);
+	 * path names it ("/proc/PID/root/app/hot"), how says how it was found
+	 * ("/proc/PID/root", or "setns" where a child entered the namespace).
+	 * Returns what it kept (>= 0) or -errno; its messages are its own.  It
+	 * runs in the loop that reads the rings: what it costs, they wait.
+	 * NULL: none (the processes' namespaces are noted in the file all the
+	 * same: PROCNS records).
+	 */
+	s64 (*on_mapping)(void *ctx, pid_t pid, const char *path, int fd, const char *how,
+			  const u8 *build_id, u8 build_id_size);
+	void *on_mapping_ctx;
+	/*
 	 * Every interval_ms while the command runs (ebs stat -I), and once
 	 * more at its end: the counters' totals so far (scaled as in
 	 * record_result.counted, which is also what the last call gives) and

@@ -48,7 +48,8 @@ int synth_comm(struct ebs_writer *w, pid_t pid, pid_t tid, u64 time)
 }
 
 /* One line of /proc/PID/maps; only executable mappings are kept. */
-static int add_map_line(struct ebs_writer *w, pid_t pid, const char *line, u64 time)
+static int add_map_line(struct ebs_writer *w, struct ns_tracker *ns, pid_t pid, const char *line,
+			u64 time)
 {
 	union {
 		struct ebs_rec_mmap m;
@@ -57,7 +58,7 @@ static int add_map_line(struct ebs_writer *w, pid_t pid, const char *line, u64 t
 	unsigned long long start, end, pgoff, ino;
 	unsigned int maj, min;
 	char perms[8];
-	int name_at = 0;
+	int name_at = 0, err;
 	const char *name;
 	size_t len;
 
@@ -90,10 +91,11 @@ static int add_map_line(struct ebs_writer *w, pid_t pid, const char *line, u64 t
 	memcpy(u.m.filename, name, len);
 	memset(u.m.filename + len, 0, 8);
 	u.m.hdr.size = (u32)ALIGN8(sizeof(u.m) + len + 1);
-	return ebs_writer__add(w, &u.m.hdr);
+	err = ns_tracker__mmap(ns, &u.m);
+	return err ? err : ebs_writer__add(w, &u.m.hdr);
 }
 
-int synth_process(struct ebs_writer *w, pid_t pid, u64 time)
+int synth_process(struct ebs_writer *w, struct ns_tracker *ns, pid_t pid, u64 time)
 {
 	char path[64], *maps = NULL, *line, *save = NULL;
 	struct dirent *de;
@@ -114,12 +116,12 @@ int synth_process(struct ebs_writer *w, pid_t pid, u64 time)
 	if (ebs_read_file(path, &maps) < 0)
 		return 0;
 	for (line = strtok_r(maps, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save))
-		err = add_map_line(w, pid, line, time);
+		err = add_map_line(w, ns, pid, line, time);
 	free(maps);
 	return err;
 }
 
-int synth_all_processes(struct ebs_writer *w, u64 time)
+int synth_all_processes(struct ebs_writer *w, struct ns_tracker *ns, u64 time)
 {
 	struct dirent *de;
 	DIR *dir = opendir("/proc");
@@ -129,7 +131,7 @@ int synth_all_processes(struct ebs_writer *w, u64 time)
 		return -errno;
 	while (!err && (de = readdir(dir)))
 		if (isdigit((unsigned char)de->d_name[0]))
-			err = synth_process(w, (pid_t)atoi(de->d_name), time);
+			err = synth_process(w, ns, (pid_t)atoi(de->d_name), time);
 	closedir(dir);
 	return err;
 }

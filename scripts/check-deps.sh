@@ -21,7 +21,9 @@ libunwind.h libunwind-dev
 zlib.h zlib1g-dev
 curses.h libncurses-dev
 nettle/sha2.h nettle-dev
+archive.h libarchive-dev
 libiberty/demangle.h libiberty-dev
+elfutils/debuginfod.h libdebuginfod-dev
 linux/perf_event.h linux-libc-dev"
 
 FLAGS="$*"

@@ -20,7 +20,10 @@
 # libncurses-dev (ebs monitor's screen), nettle-dev (Nettle: SHA-256, the
 # digest that says which file an entry of the DWARF cache is of,
 # symbolize/digest.c), libiberty-dev (binutils' demangler, a static PIC
-# archive: C++ and Rust names, symbolize/demangle.c); libcapstone-dev (annotate --asm; optional: ebs
+# archive: C++ and Rust names, symbolize/demangle.c); libdebuginfod-dev
+# (elfutils' debuginfod client: its header's prototypes; ebs loads the
+# library, libdebuginfod1, with dlopen when DEBUGINFOD_URLS asks for a
+# server, and runs without it: symbolize/debuginfod.c); libcapstone-dev (annotate --asm; optional: ebs
 # builds without it and says so); less, the default pager of report and
 # annotate on a terminal (cli/pager.c).  The libraries ebs runs with come
 # with their -dev packages.
@@ -48,14 +51,18 @@
 # rustc) build the Rust program of tests/integration/rust.sh where
 # rustup's cargo is not there; dwz makes the supplementary debug files of
 # tests/integration/debuginfo-forms.sh; lld and mold link the call-graph
-# workload beside GNU ld and gold (binutils) in tests/integration/linkers.sh.
+# workload beside GNU ld and gold (binutils) in tests/integration/linkers.sh;
+# debuginfod is the real server tests/integration/debuginfod.sh asks.
 set -u
 
 BUILD_PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
-libncurses-dev nettle-dev libiberty-dev libcapstone-dev less"
+libncurses-dev nettle-dev libiberty-dev libdebuginfod-dev libcapstone-dev less"
+# libarchive-dev: ebs archive writes, and every reader reads, a tar compressed with
+# zstd through libarchive (data/archive.c): no tar or compression written by hand
+BUILD_PKGS="$BUILD_PKGS libarchive-dev"
 TEST_PKGS="elfutils binutils python3 libstb-dev clang llvm libclang-rt-dev clang-format
 cmake ninja-build libzstd-dev golang-go python3-jsonschema chromium tmux strace nlohmann-json3-dev
-cargo dwz lld mold"
+cargo dwz lld mold debuginfod"
 
 usage() {
 	echo "usage: scripts/deps.sh [build|test] [--list]" >&2

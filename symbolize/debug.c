@@ -10,6 +10,10 @@
  *   DIR/FILEDIR/LINK                 FILEDIR absolute, links resolved
  *   DIR/LINK                         directly in a --debug-dir
  *
+ *   debuginfod                       last, for a file with a build-id: the debug
+ *                                    file a server of $DEBUGINFOD_URLS sends
+ *                                    (debuginfod.c)
+ *
  * A candidate counts only when it carries DWARF and is the right one: the
  * same build-id when both have one, else the debuglink's CRC-32 of its
  * bytes.  Every place tried is remembered for `report --stats`.
@@ -190,6 +194,26 @@ int dso__find_debug(struct symbolizer *s, struct dso *d)
 		}
 	}
 	free(dir);
+	/* last, a debuginfod server (for a file without DWARF: dso__locate_debug) */
+	if (!found && d->build_id_size > 1) {
+		const char *name = d->path	     ? d->path
+				   : d->symbols_from ? d->symbols_from
+						     : "an image";
+		const char *base = strrchr(name, '/');
+		char what[300];
+
+		snprintf(what, sizeof(what), "the debug file of %s", base ? base + 1 : name);
+		r = debuginfod__find(s, DEBUGINFOD_DEBUGINFO, d->build_id, d->build_id_size, NULL,
+				     what, cand, sizeof(cand), &verdict);
+		if (r < 0)
+			goto oom;
+		if (r > 0 && (r = try_candidate(d, cand, false, &verdict)) < 0)
+			goto oom;
+		found = d->debug_fetched = r > 0;
+		if (verdict)
+			looked_add(&l, found ? cand : "debuginfod",
+				   found ? "(from debuginfod)" : verdict);
+	}
 	if (l.err) {
 		free(l.buf);
 		return l.err;

@@ -200,6 +200,11 @@ const char *dwarf_info__raw_name(const struct dwarf_info *di, const char *shown,
 	return r->raw;
 }
 
+bool dwarf_info__names_file(const struct dwarf_info *di, const char *file)
+{
+	return di && file && ebs_strset__find(di->strs, file) != NULL;
+}
+
 /* A function name as shown: demangled when asked and when it is mangled. */
 static const char *intern_name(struct dwarf_info *di, const char *s)
 {

@@ -129,6 +129,8 @@ struct dso {
 	char *debug_path;	/* where DWARF is: path, a separate file, or NULL */
 	char *symbols_from;	/* the file the symbol table came from */
 	char *looked;		/* where a separate debug file was looked for */
+	bool debug_fetched;	/* debug_path is a file a debuginfod server sent */
+	bool file_fetched;	/* so is path */
 	u8 debug_build_id_size; /* debug_path's build-id, the DWARF cache's key; 0 if none */
 	u8 debug_build_id[20];
 	bool dwarf_tried;
@@ -201,6 +203,10 @@ struct symbolizer {
 	char **buildid_dirs; /* the options' build-id directories; NULL-terminated */
 	char *symfs;	     /* --symfs, or NULL */
 	bool offline;	     /* no debuginfod */
+	struct debuginfod *debuginfod; /* libdebuginfod and its client, made at the first
+					* question (debuginfod.c); NULL until then */
+	ebs_warn_fn *progress;	       /* opts.progress */
+	void *progress_ctx;
 	char *perf_map_dir;
 	bool demangle;
 	bool no_dwarf;
@@ -238,18 +244,45 @@ struct symbolizer {
 struct locate_iter {
 	unsigned int step;
 	bool recorded_path; /* the last place given is the recorded path itself */
+	bool fetched;	    /* ... is a file a debuginfod server sent */
+	bool asked;	    /* debuginfod was asked (the last place) */
 };
 
 /*
  * The next place to look for the file map names (recorded at path; map
  * NULL: addr2line's file, only path itself) into out: the recorded path,
  * or with --symfs the path under it; then, when the recording has the
- * file's build-id, DIR/.build-id/xx/REST in each build-id directory.
- * 1 with out set, 0 when there is no other place, -ENAMETOOLONG.
+ * file's build-id, DIR/.build-id/xx/REST in each build-id directory; last,
+ * the file a debuginfod server sends for that build-id (debuginfod__find).
+ * 1 with out set, 0 when there is no other place, -ENAMETOOLONG, -ENOMEM.
  */
 int locate__next(struct symbolizer *s, const char *path, const struct sym_map *map,
 		 struct locate_iter *it, char *out, size_t len)
 	__attribute__((nonnull(1, 2, 4, 5)));
+
+/* ---- asking debuginfod servers (debuginfod.c) ---- */
+
+enum debuginfod_kind {
+	DEBUGINFOD_DEBUGINFO,  /* a separate debug file */
+	DEBUGINFOD_EXECUTABLE, /* the file itself */
+	DEBUGINFOD_SOURCE,     /* a source file its DWARF names */
+};
+
+/*
+ * Ask the servers of $DEBUGINFOD_URLS for the file of kind with build-id
+ * id (a source: source, its name as DWARF has it, absolute), unless s is
+ * offline, DEBUGINFOD_URLS is unset or empty, libdebuginfod is not there,
+ * or a server failed before (each said once).  what names the file in
+ * lines ("the debug file of libfoo.so").  1 with its path (in
+ * libdebuginfod's client cache) in out: for the first two kinds, a
+ * regular ELF file of build-id id; 0 when there is none, *verdict then
+ * NULL (not asked) or a word for report --stats ("(not found)",
+ * "(failed)", "(refused)"), and "" with 1; -ENOMEM.
+ */
+int debuginfod__find(struct symbolizer *s, enum debuginfod_kind kind, const u8 *id, u8 id_size,
+		     const char *source, const char *what, char *out, size_t len,
+		     const char **verdict) __attribute__((nonnull(1, 3, 6, 7, 9)));
+void debuginfod__free(struct debuginfod *d); /* accepts NULL */
 
 /* ---- text from the files the recording names (file.c) ---- */
 
@@ -651,6 +684,9 @@ const char *dwarf_info__raw_name(const struct dwarf_info *di, const char *file, 
  * -errno when there is no .eh_frame to read.
  */
 int eh_frame__fde_around(const char *path, u64 addr, u64 *lo, u64 *hi, u64 *next);
+
+/* Whether file (a name as lookups give it) is one of di's, decoded so far. */
+bool dwarf_info__names_file(const struct dwarf_info *di, const char *file);
 
 /* The first problem met while decoding (a corrupt unit...), or NULL. */
 const char *dwarf_info__problem(const struct dwarf_info *di);

@@ -7,6 +7,9 @@
  *                                directory: the build-id cache, an archive's
  *                                files (the layout of /usr/lib/debug, whose
  *                                REST.debug beside it is the debug file)
+ *   debuginfod                   the file a server of $DEBUGINFOD_URLS sends
+ *                                for the build-id (debuginfod.c), in its
+ *                                client cache
  *
  * A place counts only when its file is the one recorded: the same
  * build-id, else (at the recorded path only) the same inode.  A recording
@@ -20,11 +23,13 @@
 int locate__next(struct symbolizer *s, const char *path, const struct sym_map *map,
 		 struct locate_iter *it, char *out, size_t len)
 {
+	const char *base, *verdict;
 	char hex[41];
 	size_t k;
 	int n;
 
 	it->recorded_path = false;
+	it->fetched = false;
 	if (it->step == 0) {
 		it->step++;
 		it->recorded_path = !s->symfs;
@@ -43,5 +48,13 @@ int locate__next(struct symbolizer *s, const char *path, const struct sym_map *m
 			continue; /* too long a directory: not there */
 		return 1;
 	}
-	return 0;
+	if (it->asked)
+		return 0;
+	it->asked = true;
+	base = strrchr(path, '/');
+	n = debuginfod__find(s, DEBUGINFOD_EXECUTABLE, map->build_id,
+			     map->build_id_size < 20 ? map->build_id_size : 20, NULL,
+			     base ? base + 1 : path, out, len, &verdict);
+	it->fetched = n > 0;
+	return n;
 }

@@ -228,6 +228,8 @@ struct symbolizer *symbolizer__new(const struct symbolize_opts *opts)
 	s->warn = opts->warn;
 	s->warn_ctx = opts->warn_ctx;
 	s->offline = opts->offline;
+	s->progress = opts->progress;
+	s->progress_ctx = opts->progress_ctx;
 	if ((opts->symfs && !(s->symfs = strdup(opts->symfs))) ||
 	    !(s->buildid_dirs = copy_dirs(opts->buildid_dirs, NULL, NULL)) ||
 	    (opts->kallsyms && !(s->kallsyms_path = strdup(opts->kallsyms))) ||
@@ -291,6 +293,7 @@ void symbolizer__free(struct symbolizer *s)
 		dso__free(d);
 	}
 	symbolizer__unwind_exit(s);
+	debuginfod__free(s->debuginfod);
 	sym_cache__free(s->cache); /* after the DSOs: their DWARF is written back there */
 	symbolizer__use_kernel(s, NULL);
 	kallsyms__free(s->kernel);
@@ -482,18 +485,40 @@ static const char *dso__shown(struct dso *d, const char *path)
 	return c ? c : "?"; /* out of memory: nothing of it */
 }
 
+/*
+ * The path a DSO was mapped at, as info shows it: d's own copy when it was
+ * read there, else a copy of path that lives as long as d (path may be the
+ * caller's buffer).
+ */
+static const char *dso__mapped(struct dso *d, const char *path)
+{
+	const char *c;
+
+	if (d->path && !strcmp(d->path, path))
+		return dso__shown(d, d->path);
+	c = ebs_strset__intern_clean(&d->shown, path);
+	return c ? c : "?"; /* out of memory: nothing of it */
+}
+
 /* The views handed out in sym_result.info, from what d knows. */
 static void dso__fill_info(struct dso *d, const char *path)
 {
-	d->info.path = dso__shown(d, d->path ? d->path : path);
+	/* as mapped, not where it was found: --symfs, a build-id directory */
+	d->info.path = dso__mapped(d, path);
 	d->info.has_symbols = d->symtab.nsyms > 0;
 	d->info.symbols_from = dso__shown(d, d->symbols_from);
 	d->info.debug_path = dso__shown(d, d->debug_path);
 	d->info.looked = d->looked ? dso__shown(d, d->looked) : "";
+	d->info.debug_fetched = d->debug_fetched;
+	d->info.fetched = d->file_fetched && !d->failed ? dso__shown(d, d->path) : NULL;
 	d->info.problem = d->dwarf_problem[0] ? d->dwarf_problem : NULL;
 	d->info.unusable = d->unusable[0] ? d->unusable : NULL;
 	d->info.unusable_code = d->unusable[0] ? d->unusable_code : EBS_E_OK;
 	d->info.dwarf_owner = d->dwarf ? dwarf_info__owner(d->dwarf) : (uid_t)-1;
+	d->info.file = d->failed || d->is_jit ? NULL : d->path;
+	d->info.file_dev = d->st_dev;
+	d->info.file_ino = d->st_ino;
+	d->info.debug_file = d->debug_path;
 }
 
 /*
@@ -687,7 +712,8 @@ fail:
  * Load d for the file a mapping names (map NULL: the file at path, for
  * addr2line): from the first of the places locate__next gives that holds
  * the file recorded (the recorded path, or under --symfs; then by the
- * recorded build-id, in the build-id directories).  When none does, d
+ * recorded build-id, in the build-id directories; last from a debuginfod
+ * server).  When none does, d
  * fails with what the first place said, refused when a file was there but
  * not the one recorded.
  */
@@ -701,8 +727,10 @@ static void dso__load_file(struct symbolizer *s, struct dso *d, const char *path
 	int r;
 
 	while ((r = locate__next(s, path, map, &it, cand, sizeof(cand))) > 0) {
-		if (!dso__try_file(s, d, cand, map, it.recorded_path, &why))
+		if (!dso__try_file(s, d, cand, map, it.recorded_path, &why)) {
+			d->file_fetched = it.fetched;
 			return;
+		}
 		if (!first.msg[0]) {
 			first = why;
 			refused = d->refused;
@@ -1024,7 +1052,7 @@ static struct dwarf_info *dso__dwarf_open(struct symbolizer *s, struct dso *d)
 				d->debug_path, why.msg);
 		d->dwarf_code = why.code;
 		d->dwarf_warn = true;
-		dso__fill_info(d, d->path);
+		dso__fill_info(d, d->info.path); /* as mapped still */
 	}
 	return d->dwarf;
 }
@@ -1654,6 +1682,30 @@ const char *symbolizer__source_name(struct symbolizer *s, const char *file)
 		found = raw;
 	}
 	return found ? found : file;
+}
+
+int symbolizer__fetch_source(struct symbolizer *s, const char *file, char *out, size_t len)
+{
+	const char *raw = file ? symbolizer__source_name(s, file) : NULL, *verdict, *base;
+	struct dso *d, *tmp;
+	int r;
+
+	if (!raw || raw[0] != '/')
+		return 0; /* libdebuginfod asks for absolute names only */
+	base = strrchr(file, '/') + 1;
+	/* the DSOs whose DWARF, open so far, names it: asked by their build-ids */
+	HASH_ITER(hh, s->dsos, d, tmp) {
+		if (d->canon || !d->dwarf || d->build_id_size < 2 ||
+		    !dwarf_info__names_file(d->dwarf, file))
+			continue;
+		r = debuginfod__find(s, DEBUGINFOD_SOURCE, d->build_id, d->build_id_size, raw, base,
+				     out, len, &verdict);
+		if (r)
+			return r;
+		if (!verdict || !strcmp(verdict, "(failed)"))
+			return 0; /* not asked, or no more */
+	}
+	return 0;
 }
 
 int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 vaddr, void *buf,

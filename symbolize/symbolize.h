@@ -35,7 +35,8 @@ struct symbolize_opts {
 					  * path or not the one recorded, is looked for as
 					  * DIR/.build-id/xx/REST, its debug file as
 					  * DIR/.build-id/xx/REST.debug */
-	bool offline;			 /* never ask a debuginfod server */
+	bool offline;			 /* never ask a debuginfod server ($DEBUGINFOD_URLS:
+					  * debug files, files, sources; debuginfod.c) */
 	bool demangle;			 /* C++ and Rust names demangled */
 	bool no_dwarf;			 /* no lines, no inline chains (separate debug files
 					  * are still found, for their symbol tables) */
@@ -48,6 +49,9 @@ struct symbolize_opts {
 	ebs_warn_fn *warn; /* "warning: ..." lines and their EBS_E_ codes (util/error.h);
 			    * NULL: stay quiet */
 	void *warn_ctx;
+	ebs_warn_fn *progress; /* a download's progress, a line redrawn in place ("" clears
+				* it), code EBS_E_OK; NULL: none (not a terminal) */
+	void *progress_ctx;
 };
 
 /*
@@ -73,11 +77,15 @@ struct sym_map {
 
 /* What is known of one DSO's symbols and debug information (for --stats). */
 struct sym_dso_info {
-	const char *path;	     /* as mapped */
+	const char *path;	     /* as mapped (the first mapping's, for one mapped under
+				      * several paths) */
 	bool has_symbols;	     /* a symbol table with functions was read */
 	const char *symbols_from;    /* the file the symbols came from, or NULL */
 	const char *debug_path;	     /* the file DWARF came from, NULL when none */
 	const char *looked;	     /* where a separate debug file was looked for, "" when not */
+	bool debug_fetched;	     /* debug_path came from a debuginfod server (its cache) */
+	const char *fetched;	     /* the file itself, when a debuginfod server sent it:
+				      * where it is (as shown); else NULL */
 	const char *problem;	     /* why DWARF is missing or partial, NULL when it is not */
 	const char *unusable;	     /* why the file is not used at all (missing, not a
 				      * regular file, not ELF, not the file recorded), one
@@ -86,6 +94,17 @@ struct sym_dso_info {
 	uid_t dwarf_owner;	     /* the owner of debug_path as its DWARF was read: whose
 				      * names of source files those are; (uid_t)-1 until
 				      * the DWARF is opened (by the first lookup of a line) */
+	/*
+	 * The files read, by their real names (to open, not to print): file
+	 * the DSO itself (the recorded path, under --symfs, or in a build-id
+	 * directory), NULL when none was (an image, a JIT map, a DSO that
+	 * could not be read); file_dev and file_ino what it was when read;
+	 * debug_file the file DWARF came from (file itself, a separate debug
+	 * file, or NULL).  What ebs archive copies.
+	 */
+	const char *file;
+	u64 file_dev, file_ino;
+	const char *debug_file;
 };
 
 /*
@@ -331,6 +350,17 @@ int symbolizer__code(struct symbolizer *s, const struct sym_dso_info *info, u64 
  */
 const char *symbolizer__source_name(struct symbolizer *s, const char *file)
 	__attribute__((nonnull(1)));
+
+/*
+ * Where a debuginfod server has source file file (as a lookup gave it),
+ * for one whose DWARF names it and that cannot be read where it names
+ * it: asked by the build-id of a DSO whose DWARF, opened so far, names
+ * it.  1 with the path (in libdebuginfod's client cache) in out, to be
+ * read as the source it stands for; 0 when none (or not asked: see
+ * symbolize_opts.offline); -ENOMEM.
+ */
+int symbolizer__fetch_source(struct symbolizer *s, const char *file, char *out, size_t len)
+	__attribute__((nonnull(1, 3)));
 
 /*
  * Unwinding a copied user stack (unwind.c, through libunwind's remote

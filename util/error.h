@@ -55,8 +55,12 @@
 	X(BYTE_ORDER, EBADMSG, "written in the other byte order")                                  \
 	X(TRUNCATED, EBADMSG, "truncated")                                                         \
 	X(BAD_RECORD, EBADMSG, "a malformed record")                                               \
+	X(BAD_ARCHIVE, EBADMSG, "an archive ebs does not extract: damaged, or not ebs archive's")  \
 	/* sampler/: what to record */                                                             \
-	X(UNKNOWN_EVENT, EINVAL, "no such event")
+	X(UNKNOWN_EVENT, EINVAL, "no such event")                                                  \
+	/* symbolize/debuginfod.c: servers asked for files by build-id */                          \
+	X(NO_DEBUGINFOD, ENOSYS, "libdebuginfod is not there: no debuginfod server asked")         \
+	X(DEBUGINFOD_FAILED, EHOSTDOWN, "a debuginfod server failed: none asked again")
 
 enum ebs_code {
 #define EBS_ERROR_ENUM(name, errnum, text) EBS_E_##name,

@@ -247,6 +247,14 @@ const char *ebs_strset__intern_clean(struct ebs_strset **set, const char *s)
 	return r;
 }
 
+const char *ebs_strset__find(const struct ebs_strset *set, const char *s)
+{
+	struct ebs_strset *e;
+
+	HASH_FIND(hh, set, s, strlen(s), e);
+	return e ? e->s : NULL;
+}
+
 void ebs_strset__free(struct ebs_strset **set)
 {
 	struct ebs_strset *e, *tmp;

@@ -175,6 +175,8 @@ const char *ebs_strset__intern(struct ebs_strset **set, const char *s)
  */
 const char *ebs_strset__intern_clean(struct ebs_strset **set, const char *s)
 	__attribute__((nonnull(1, 2)));
+/* The set's copy of s, NULL when s is not in it (set may be empty: NULL). */
+const char *ebs_strset__find(const struct ebs_strset *set, const char *s);
 void ebs_strset__free(struct ebs_strset **set); /* accepts NULL */
 
 /*

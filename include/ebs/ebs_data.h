@@ -42,8 +42,10 @@
  * skip them.  Files without call graphs are still written as 2.0, so that
  * a 2.0 reader reads them.  A reader reads every version from 1.0
  * (EBS_DATA_VERSION_OLDEST_MAJOR) to its own.
+ * 2.1 and 3.1: PROCNS records (processes in another mount namespace or
+ * root), written only in files that have one; an older reader skips them.
  */
-#define EBS_DATA_VERSION_MINOR	      0
+#define EBS_DATA_VERSION_MINOR	      1
 #define EBS_DATA_VERSION_OLDEST_MAJOR 1
 
 /* header.flags */
@@ -95,6 +97,7 @@ enum ebs_rec_type {
 	EBS_REC_SAMPLES = 24,	 /* struct ebs_rec_samples: samples packed (2.0) */
 	EBS_REC_KSYMS = 25,	 /* struct ebs_rec_ksyms: kernel symbols of the samples (2.0) */
 	EBS_REC_SAMPLES_CG = 26, /* struct ebs_rec_samples: samples with their parts packed (3.0) */
+	EBS_REC_PROCNS = 27,	 /* struct ebs_rec_procns: a process's mount namespace (x.1) */
 	EBS_REC_TRAILER = 31,	 /* struct ebs_rec_trailer: always the last record */
 };
 
@@ -314,6 +317,32 @@ struct ebs_rec_count {
 	__u32 tid;	    /* or 0 */
 	__u16 event;
 	__u16 reserved[3];
+};
+
+/* PROCNS flags */
+#define EBS_PROCNS_MNT	(1u << 0) /* its mount namespace is not ebs record's */
+#define EBS_PROCNS_ROOT (1u << 1) /* its root directory is not ebs record's (chroot) */
+
+/*
+ * PROCNS (2.1, 3.1): from time on, process pid runs in the mount namespace
+ * mnt_ns (the inode of /proc/PID/ns/mnt) with the root directory root_dev,
+ * root_ino; flags say which of them differ from ebs record's own.  Written
+ * when a process first maps a file while it runs in another mount namespace
+ * or root than ebs record (a container, a chroot), and again when that
+ * changes (flags 0: back in ebs's own); a process with none ran in ebs's.
+ * root is its root as ebs saw it, /proc/PID/root's link ("/" for another
+ * namespace's root).  The files it mapped were read through /proc/PID/root
+ * while it ran (docs/symbolize.md, "Containers").
+ */
+struct ebs_rec_procns {
+	struct ebs_rec hdr;
+	__u64 time;
+	__u32 pid;
+	__u32 flags; /* EBS_PROCNS_* */
+	__u64 mnt_ns;
+	__u64 root_dev; /* st_dev of its root directory, as stat(2) gives it */
+	__u64 root_ino;
+	char root[]; /* NUL-terminated, padded to 8 */
 };
 
 struct ebs_event_counts {

@@ -1022,6 +1022,12 @@ static const char *source_name(void *ctx, const char *path)
 	return symbolizer__source_name(ctx, path);
 }
 
+/* A source file found nowhere here, for source.c: from a debuginfod server, if one has it. */
+static int source_fetch(void *ctx, const char *path, char *out, size_t len)
+{
+	return symbolizer__fetch_source(ctx, path, out, len);
+}
+
 /* ---- the page's mode ------------------------------------------------------ */
 
 /*
@@ -1371,6 +1377,7 @@ int ann_set__build(struct ann_set *set, struct ebs_error *err)
 		goto out;
 	}
 	source_cache__set_names(an->sources, source_name, an->rs.sym);
+	source_cache__set_fetch(an->sources, source_fetch, an->rs.sym);
 	if (an->rs.event < 0)
 		an->rs.event = 0; /* one event: the first, unless --event */
 	/* FUNC: the exact name, else the unqualified, a "::"-suffix, a part (names.h) */

@@ -13,7 +13,9 @@
  * when the file whose DWARF names a source belongs to another user than
  * root or the caller, the source (wherever --source-dir leads) is read
  * only if it is owned by root or by that user, and that user may read it
- * (ebs_open_input's EBS_IN_OWNER).  Whoever's binary names it, a source
+ * (ebs_open_input's EBS_IN_OWNER).  A source found nowhere here may come
+ * from a debuginfod server (source_cache__set_fetch), read by the same
+ * rules from where the server's file was put.  Whoever's binary names it, a source
  * on a kernel file system (/proc, /sys, debugfs...) is not read either:
  * `#line 1 "/proc/kallsyms"` would show root's view of it, kernel
  * addresses and all, and /proc/self/maps root's own memory map
@@ -52,6 +54,8 @@ struct source_cache {
 	void *warn_ctx;
 	const char *(*open_name)(void *ctx, const char *path); /* NULL: path itself */
 	void *names_ctx;
+	int (*fetch)(void *ctx, const char *path, char *out, size_t len); /* NULL: none */
+	void *fetch_ctx;
 	struct source_ent *ents;
 };
 
@@ -72,6 +76,14 @@ void source_cache__set_names(struct source_cache *sc,
 {
 	sc->open_name = open_name;
 	sc->names_ctx = ctx;
+}
+
+void source_cache__set_fetch(struct source_cache *sc,
+			     int (*fetch)(void *ctx, const char *path, char *out, size_t len),
+			     void *ctx)
+{
+	sc->fetch = fetch;
+	sc->fetch_ctx = ctx;
 }
 
 static void ent_free(struct source_ent *e)
@@ -196,6 +208,15 @@ static int find(struct source_cache *sc, struct source_ent *e, uid_t owner)
 		at = cand;
 	else if ((e->buf = try_read(sc, e, path, &rule)))
 		at = path;
+	/* nowhere here (nor refused): from a debuginfod server, read by the same rule */
+	if (!e->buf && !e->why && sc->fetch) {
+		int r = sc->fetch(sc->fetch_ctx, e->s.path, cand, sizeof(cand));
+
+		if (r < 0)
+			return r;
+		if (r > 0 && (e->buf = try_read(sc, e, cand, &rule)))
+			at = cand;
+	}
 	if (at && !(e->read_from = strdup(at)))
 		return -ENOMEM;
 	if (e->read_from) /* as the path is shown */

@@ -52,6 +52,18 @@ void source_cache__set_names(struct source_cache *sc,
 			     const char *(*open_name)(void *ctx, const char *path), void *ctx);
 
 /*
+ * For a source found nowhere (through dirs, nor as named) and refused
+ * nowhere: fetch(ctx, path, out, len) (the symbolizer's
+ * symbolizer__fetch_source: from a debuginfod server) puts where a copy
+ * of it is into out and returns 1, or 0 when there is none, or -ENOMEM.
+ * The copy is read by the rules below, and read_from names it.  Without
+ * it, nothing more is tried.  Before the first source_cache__get.
+ */
+void source_cache__set_fetch(struct source_cache *sc,
+			     int (*fetch)(void *ctx, const char *path, char *out, size_t len),
+			     void *ctx);
+
+/*
  * The source at path, as the DWARF of a file owned by owner names it
  * ((uid_t)-1: not known), read on first use and kept, whether found or
  * not, for that owner.  Never from a kernel file system (/proc, /sys,

@@ -76,7 +76,15 @@ struct proc {
 	size_t nr_names, cap_names;
 	bool sorted;	      /* execs and names sorted, the map index built */
 	struct map_index *ix; /* NULL when few maps (or no memory): scanned */
+	struct ns_at *ns;     /* from its PROCNS records, in arrival order */
+	size_t nr_ns, cap_ns;
 	UT_hash_handle hh;
+};
+
+/* Where a process ran from a time on (its PROCNS record's): EBS_PROCNS_* */
+struct ns_at {
+	u64 time;
+	u32 flags;
 };
 
 /* A span of time [lo, hi), or of addresses. */
@@ -111,6 +119,7 @@ struct machine {
 	struct map_memo maps[MAP_MEMOS];
 	unsigned int next_map; /* the entry of maps[] to replace next */
 	struct comm_memo comm;
+	unsigned int ns_procs; /* processes some PROCNS record puts elsewhere */
 };
 
 /*
@@ -162,6 +171,7 @@ void machine__free(struct machine *m)
 		free(p->maps);
 		free(p->execs);
 		free(p->names);
+		free(p->ns);
 		free(p);
 	}
 	ebs_strset__free(&m->own);
@@ -255,6 +265,60 @@ exec:
 	return p ? add_exec(p, c->time) : -ENOMEM;
 }
 
+/* A PROCNS record: where process pid ran from its time on. */
+static int add_ns(struct machine *m, const struct ebs_rec_procns *r)
+{
+	struct proc *p = proc_get(m, r->pid);
+	bool elsewhere = false;
+	size_t i;
+
+	if (!p)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_ns; i++)
+		elsewhere |= p->ns[i].flags != 0;
+	if (ebs_grow((void **)&p->ns, &p->cap_ns, p->nr_ns, sizeof(*p->ns), 2))
+		return -ENOMEM;
+	p->ns[p->nr_ns].time = r->time;
+	p->ns[p->nr_ns].flags = r->flags & (EBS_PROCNS_MNT | EBS_PROCNS_ROOT);
+	if (!elsewhere && p->ns[p->nr_ns].flags)
+		m->ns_procs++;
+	p->nr_ns++;
+	return 0;
+}
+
+u32 machine__ns(struct machine *m, u32 pid, u64 t)
+{
+	unsigned int depth;
+	struct proc *p;
+
+	if (!m->ns_procs)
+		return 0; /* all in the recorder's own (no PROCNS record elsewhere) */
+	HASH_FIND(hh, m->procs, &pid, sizeof(pid), p);
+	/* a process forked and not yet noted runs where its parent did */
+	for (depth = 0; p && depth < 64; depth++) {
+		const struct ns_at *best = NULL;
+		size_t i;
+
+		for (i = 0; i < p->nr_ns; i++) /* few: one per change */
+			if (p->ns[i].time <= t && (!best || p->ns[i].time >= best->time))
+				best = &p->ns[i];
+		if (best)
+			return best->flags;
+		if (p->nr_ns || !p->forked || !p->ppid)
+			return 0;
+		if (p->fork_time < t)
+			t = p->fork_time;
+		pid = p->ppid;
+		HASH_FIND(hh, m->procs, &pid, sizeof(pid), p);
+	}
+	return 0;
+}
+
+unsigned int machine__ns_procs(const struct machine *m)
+{
+	return m->ns_procs;
+}
+
 /* Forget the memos: a record changes what lookups answer. */
 static void memo_clear(struct machine *m)
 {
@@ -271,6 +335,8 @@ int machine__add(struct machine *m, const struct ebs_rec *rec)
 		return add_map(m, (const void *)rec);
 	case EBS_REC_COMM:
 		return add_name(m, (const void *)rec);
+	case EBS_REC_PROCNS:
+		return add_ns(m, (const void *)rec);
 	case EBS_REC_FORK: {
 		const struct ebs_rec_task *t = (const void *)rec;
 		struct proc *p = proc_get(m, t->tid);

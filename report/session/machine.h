@@ -28,7 +28,7 @@ struct machine *machine__new(void);
 struct machine *machine__new_sharing(struct machine *with);
 void machine__free(struct machine *m); /* accepts NULL */
 
-/* Feed MMAP, COMM, FORK and EXIT records (others are ignored); 0 or -ENOMEM. */
+/* Feed MMAP, COMM, FORK, EXIT and PROCNS records (others are ignored); 0 or -ENOMEM. */
 int machine__add(struct machine *m, const struct ebs_rec *rec);
 
 /* Attach an in-memory image to every map of that name ("[vdso]"). */
@@ -51,5 +51,16 @@ struct machine_map *machine__find_map(struct machine *m, u32 pid, u64 addr, u64 
  * one string; its control characters (a process names itself) are '?'.
  */
 const char *machine__comm(struct machine *m, u32 pid, u32 tid, u64 t);
+
+/*
+ * Where process pid ran at time t, by its PROCNS records (or its parent's
+ * at its fork, when it has none): EBS_PROCNS_MNT and _ROOT when in another
+ * mount namespace or root than the recorder (a container, a chroot), 0 in
+ * the recorder's own.
+ */
+u32 machine__ns(struct machine *m, u32 pid, u64 t);
+
+/* How many processes PROCNS records put in another mount namespace or root. */
+unsigned int machine__ns_procs(const struct machine *m);
 
 #endif /* EBS_REPORT_MACHINE_H */

@@ -142,6 +142,42 @@ static int prefetch(struct session *rs, struct hints *h)
 
 static int resolve_funcs(struct session *rs, const char *list, FILE *out, struct ebs_error *err);
 
+/*
+ * The symbolizer of so, its build-id directories (symbolize.h) led by the
+ * directories the recordings read from archives were extracted into (the
+ * files of the machines that recorded them: ebs archive), and followed by
+ * --symfs DIR's: an archive extracted by tar is read with --symfs DIR.
+ */
+static struct symbolizer *new_symbolizer(const struct session_input *in, size_t nin,
+					 const struct symbolize_opts *so)
+{
+	struct symbolize_opts o = *so;
+	struct symbolizer *s;
+	const char **v;
+	size_t n = 0, i, k = 0;
+
+	for (i = 0; i < nin; i++)
+		if (ebs_data__archive_notice(in[i].d))
+			ebs_warn(so->warn, so->warn_ctx, EBS_E_OK, "%s",
+				 ebs_data__archive_notice(in[i].d));
+	while (so->buildid_dirs && so->buildid_dirs[n])
+		n++;
+	v = calloc(nin + n + 2, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (i = 0; i < nin; i++)
+		if (ebs_data__buildid_dir(in[i].d))
+			v[k++] = ebs_data__buildid_dir(in[i].d);
+	for (i = 0; i < n; i++)
+		v[k++] = so->buildid_dirs[i];
+	if (so->symfs)
+		v[k++] = so->symfs;
+	o.buildid_dirs = k ? v : so->buildid_dirs;
+	s = symbolizer__new(&o); /* which copies them */
+	free(v);
+	return s;
+}
+
 /* The session's index of event i of in's file, a new one when its name is new. */
 static int merge_event(struct session *rs, struct session_input *in, unsigned int i,
 		       struct ebs_error *err)
@@ -174,11 +210,7 @@ static int open_one(struct session *rs, size_t idx, size_t n, const char *input,
 	unsigned int i;
 	int e;
 
-	in->d = ebs_data__open_flags(
-		input, EBS_DATA_UNFINISHED | (any_owner ? EBS_DATA_ANY_OWNER : 0), err);
-	if (!in->d)
-		return err->err;
-	rs->nin = idx + 1;
+	(void)any_owner; /* in->d opened by session__open_many, before the symbolizer */
 	in->m = machine__new_sharing(idx ? rs->in[0].m : NULL);
 	host = ebs_data__meta(in->d, EBS_META_HOSTNAME);
 	in->has_host = host && *host;
@@ -339,8 +371,22 @@ int session__open_many(struct session *rs, const char *const *inputs, size_t n, 
 	if (stdin_n > 1)
 		return ebs_error__set(err, EINVAL, "-: standard input can be read only once");
 	rs->in = calloc(n, sizeof(*rs->in));
-	rs->sym = symbolizer__new(so);
-	if (!rs->in || !rs->sym) {
+	if (!rs->in) {
+		e = ebs_error__set(err, ENOMEM, "out of memory");
+		goto fail;
+	}
+	/* the files first: the symbolizer searches what archives among them hold */
+	for (i = 0; i < n; i++) {
+		rs->in[i].d = ebs_data__open_flags(
+			inputs[i], EBS_DATA_UNFINISHED | (any_owner ? EBS_DATA_ANY_OWNER : 0), err);
+		rs->nin = i + 1;
+		if (!rs->in[i].d) {
+			e = err->err;
+			goto fail;
+		}
+	}
+	rs->sym = new_symbolizer(rs->in, n, so);
+	if (!rs->sym) {
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -450,6 +496,8 @@ void session__symbolize_opts(struct symbolize_opts *so, const struct view_opts *
 	so->cache = !v->no_cache;
 	so->warn = v->warn;
 	so->warn_ctx = v->warn_ctx;
+	so->progress = v->progress;
+	so->progress_ctx = v->progress_ctx;
 }
 
 void session__close(struct session *rs)
@@ -644,6 +692,7 @@ static int each_of(struct session *rs, int (*fn)(void *ctx, const struct resolve
 		r.comm = machine__comm(rs->m, s->pid, s->tid, s->time);
 		if (!r.comm)
 			return ebs_error__set(err, ENOMEM, "out of memory");
+		r.ns = machine__ns(rs->m, s->pid, s->time);
 		/* the very text a report shows: every shown name selects its samples */
 		if (f && f->comm && strcmp(r.comm, f->comm))
 			continue;
@@ -685,6 +734,16 @@ int session__each(struct session *rs, int (*fn)(void *ctx, const struct resolved
 	if (!rs->tallying && !e)
 		symbolizer__warn_unresolved(rs->sym);
 	return e;
+}
+
+unsigned int session__ns_procs(const struct session *rs)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < rs->nin; i++)
+		n += machine__ns_procs(rs->in[i].m);
+	return n;
 }
 
 u64 session__kernel_at(struct session *rs, u64 addr)

@@ -84,6 +84,7 @@ struct resolved {
 			     * counted): what orders a second pass's samples as this one's */
 	unsigned int input; /* the recording's index in rs->in */
 	unsigned int event; /* the session's index of its event (not s->event, the file's) */
+	u32 ns; /* EBS_PROCNS_* where its process ran elsewhere than the recorder (machine__ns) */
 };
 
 /*
@@ -125,6 +126,12 @@ const char *session__call_graph(const struct session *rs);
  * (a.data: web1, ...), 12,345 samples", into buf; "" for one recording.
  */
 void session__inputs_line(const struct session *rs, char *buf, size_t len);
+
+/*
+ * How many processes the recordings' PROCNS records put in another mount
+ * namespace or root than their recorder (machine__ns_procs, summed).
+ */
+unsigned int session__ns_procs(const struct session *rs);
 
 /* The second pass: fn for every sample the filters let through; fn's nonzero stops it. */
 int session__each(struct session *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,

@@ -74,6 +74,10 @@ static void check_record(const struct ebs_data *d, const struct ebs_rec *r, size
 		FUZZ_CHECK(string_inside(((const struct ebs_rec_comm *)r)->comm, r, r->size),
 			   "COMM name not terminated");
 		break;
+	case EBS_REC_PROCNS:
+		FUZZ_CHECK(string_inside(((const struct ebs_rec_procns *)r)->root, r, r->size),
+			   "PROCNS root not terminated");
+		break;
 	case EBS_REC_LOST: {
 		const struct ebs_rec_lost *l = (const void *)r;
 

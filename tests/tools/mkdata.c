@@ -17,6 +17,8 @@
  *   comm PID TID NAME
  *   fork PID PPID TID PTID         a new process (PID != PPID) or thread
  *   mmap PID START LEN PGOFF FILE  an executable mapping (hex START LEN PGOFF)
+ *   procns PID FLAGS MNTNS ROOT    PID runs in mount namespace MNTNS (decimal)
+ *                                  with root ROOT from now on; FLAGS EBS_PROCNS_*
  *   sample EVENT PID TID IP N [k]  N samples at hex IP, period from the event;
  *                                  k: kernel mode (else user)
  *   lost EVENT N
@@ -118,6 +120,20 @@ static int data_statement(struct ebs_writer *w, char *words[], int n)
 		if (strlen(words[5]) > 4000)
 			return -ENAMETOOLONG;
 		return ebs_writer__add(w, str_rec(buf, &m, sizeof(m), words[5]));
+	}
+	if (!strcmp(op, "procns") && n == 5) {
+		struct ebs_rec_procns r = {
+			.hdr.type = EBS_REC_PROCNS,
+			.time = tick(),
+			.pid = (u32)strtoul(words[1], NULL, 10),
+			.flags = (u32)strtoul(words[2], NULL, 10),
+			.mnt_ns = strtoull(words[3], NULL, 10),
+			.root_dev = 2049,
+			.root_ino = 2,
+		};
+		if (strlen(words[4]) > 4000)
+			return -ENAMETOOLONG;
+		return ebs_writer__add(w, str_rec(buf, &r, sizeof(r), words[4]));
 	}
 	if (!strcmp(op, "sample") && (n == 6 || n == 7) && !event_index(words[1], &ev)) {
 		struct ebs_rec_sample s = {

@@ -2766,9 +2766,95 @@ static int setup(void)
 	return 0;
 }
 
+/*
+ * PROCNS (x.1): written only where a process ran elsewhere, it makes the
+ * file version 2.1, reads back whole, shows in the dump, and a root that
+ * is not terminated is refused at its offset.
+ */
+static void test_procns(void)
+{
+	union {
+		struct ebs_rec_procns r;
+		u8 bytes[sizeof(struct ebs_rec_procns) + 16];
+	} u;
+	char path[PATH_MAX], dump[PATH_MAX];
+	struct ebs_error err = {0};
+	const struct ebs_rec_procns *got = NULL;
+	const struct ebs_rec *rec;
+	struct ebs_writer *w;
+	struct ebs_data *d;
+	struct group g;
+	char *text = NULL;
+	FILE *f;
+	size_t len;
+	u8 *b;
+	u64 off;
+	int e;
+
+	memset(&u, 0, sizeof(u));
+	u.r.hdr.type = EBS_REC_PROCNS;
+	u.r.hdr.size = sizeof(u.r) + 16;
+	u.r.time = 5;
+	u.r.pid = 4242;
+	u.r.flags = EBS_PROCNS_MNT | EBS_PROCNS_ROOT;
+	u.r.mnt_ns = 4026532000ull;
+	u.r.root_dev = 2049;
+	u.r.root_ino = 77;
+	strcpy(u.r.root, "/srv/jail");
+	tmp_path(path, sizeof(path), "procns.data");
+	w = ebs_writer__create(path, &err);
+	e = w ? std_write(w, 0) : -EIO;
+	e = e ?: ebs_writer__add(w, &u.r.hdr);
+	e = e ?: ebs_writer__finish(w, 0, NULL, &err);
+	group_begin(&g, "data: PROCNS: written and read back");
+	G_EQ(&g, e, 0);
+	d = e ? NULL : ebs_data__open(path, &err);
+	G_TRUE(&g, d != NULL);
+	if (d) {
+		G_EQ(&g, ebs_data__header(d)->version_major, 2);
+		G_EQ(&g, ebs_data__header(d)->version_minor, 1); /* 2.1: a PROCNS */
+	}
+	while (d && ebs_data__next(d, &rec, &err) == 1)
+		if (rec->type == EBS_REC_PROCNS)
+			got = (const void *)rec;
+	G_TRUE(&g, got != NULL);
+	if (got) {
+		G_EQ(&g, got->pid, 4242);
+		G_EQ(&g, got->mnt_ns, 4026532000ull);
+		G_EQ(&g, got->root_ino, 77);
+		G_STREQ(&g, got->root, "/srv/jail");
+	}
+	ebs_data__close(d);
+	tmp_path(dump, sizeof(dump), "procns.dump");
+	f = fopen(dump, "w");
+	G_TRUE(&g, f && ebs_data__dump(path, 0, f, NULL, NULL, &err) == 0);
+	if (f)
+		fclose(f);
+	G_TRUE(&g, ebs_read_file(dump, &text) > 0 &&
+			   strstr(text, " PROCNS time 5 pid 4242 mnt-ns 4026532000 root 2049:77 "
+					"/srv/jail (other mount namespace) (other root)\n"));
+	free(text);
+	unlink(dump);
+	group_end(&g);
+
+	if (!(b = file_load(path, &len)))
+		return;
+	off = find_rec(b, len, ((struct ebs_file_header *)(void *)b)->data_offset, EBS_REC_PROCNS,
+		       0);
+	if (!off) {
+		TEST_FAIL("data: PROCNS: bad records", "no PROCNS record found");
+	} else {
+		struct ebs_rec_procns *r = (void *)(b + off);
+
+		memset(r->root, 'x', r->hdr.size - sizeof(*r));
+		expect_bad("PROCNS: a root not terminated", b, len, off);
+	}
+	free(b);
+}
+
 TEST_MAIN(setup, remove_tmpdir, TEST_CASE(test_round_trip), TEST_CASE(test_sample_parts),
 	  TEST_CASE(test_packed), TEST_CASE(test_packed_cg), TEST_CASE(test_cg_file),
 	  TEST_CASE(test_kernel_addrs), TEST_CASE(test_ksyms), TEST_CASE(test_set_calibration),
 	  TEST_CASE(test_index), TEST_CASE(test_writer_misuse), TEST_CASE(test_rename),
 	  TEST_CASE(test_streamed), TEST_CASE(test_bad_files), TEST_CASE(test_truncation),
-	  TEST_CASE(test_corruption))
+	  TEST_CASE(test_corruption), TEST_CASE(test_procns))

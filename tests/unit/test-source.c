@@ -11,7 +11,9 @@
  * apart from the same path named by our own binary; no source on /proc
  * or /sys, whoever's binary names it; whether everyone may read a source
  * (a page showing one that not everyone may read is kept private); a
- * path with control characters opened by its real name.
+ * path with control characters opened by its real name; a source found
+ * nowhere read from where the fetch hook (debuginfod) put it, the hook
+ * asked only then.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -271,6 +273,51 @@ static void test_raw_names(void)
 	source_cache__free(sc);
 }
 
+/* The fetch hook (the symbolizer's debuginfod): counts its calls, has "fetched.c". */
+static unsigned int fetches;
+
+static int fetch(void *ctx, const char *path, char *out, size_t len)
+{
+	(void)ctx;
+	fetches++;
+	if (!strstr(path, "gone.c"))
+		return 0;
+	snprintf(out, len, "%s/cache-copy.c", dir);
+	return 1;
+}
+
+static void test_fetch(void)
+{
+	struct warned w = {0};
+	struct source_cache *sc = source_cache__new(NULL, warn, &w);
+	char path[256], copy[256];
+	const struct source *s;
+
+	put("cache-copy.c", "int fetched;\n");
+	put("here.c", "int here;\n");
+	source_cache__set_fetch(sc, fetch, NULL);
+	snprintf(path, sizeof(path), "%s/here.c", dir);
+	s = get(sc, path);
+	TEST_CHECK("source: found here: the fetch hook not asked",
+		   s && s->read_from && fetches == 0);
+	snprintf(path, sizeof(path), "%s/sub/gone.c", dir);
+	snprintf(copy, sizeof(copy), "%s/cache-copy.c", dir);
+	s = get(sc, path);
+	TEST_CHECK("source: found nowhere: read where the hook put it, said so",
+		   s && s->read_from && !strcmp(s->read_from, copy) && s->nlines == 1 &&
+			   !strcmp(s->lines[0], "int fetched;") && fetches == 1);
+	s = get(sc, path);
+	TEST_CHECK("source: ... once", s && s->read_from && fetches == 1);
+	snprintf(path, sizeof(path), "%s/nowhere.c", dir);
+	s = get(sc, path);
+	TEST_CHECK("source: the hook has none either: not there, nothing said",
+		   s && !s->read_from && !s->why && fetches == 2 && w.n == 0);
+	snprintf(path, sizeof(path), "%s", dir); /* a directory: refused here, not fetched */
+	s = get(sc, path);
+	TEST_CHECK("source: refused here: the hook not asked", s && s->why && fetches == 2);
+	source_cache__free(sc);
+}
+
 /* As root: sources named by the DWARF of a file of uid 65534's. */
 static void test_owner(void)
 {
@@ -345,4 +392,5 @@ static void teardown(void)
 }
 
 TEST_MAIN(setup, teardown, TEST_CASE(test_text), TEST_CASE(test_refused), TEST_CASE(test_dirs),
-	  TEST_CASE(test_pseudo), TEST_CASE(test_raw_names), TEST_CASE(test_owner))
+	  TEST_CASE(test_pseudo), TEST_CASE(test_raw_names), TEST_CASE(test_owner),
+	  TEST_CASE(test_fetch))

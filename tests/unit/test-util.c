@@ -172,6 +172,9 @@ static void test_strings(void)
 	c = ebs_strset__intern(&set, s);
 	TEST_CHECK("strset: equal strings, one pointer", a && a == c && a != s);
 	TEST_CHECK("strset: different strings differ", b && b != a && !strcmp(b, "other"));
+	TEST_CHECK("strset: find gives the set's copy, NULL for what it lacks",
+		   ebs_strset__find(set, "other") == b && !ebs_strset__find(set, "none") &&
+			   !ebs_strset__find(NULL, "other"));
 	ebs_strset__free(&set);
 	TEST_CHECK("strset: freed set is empty", set == NULL);
 

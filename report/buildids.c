@@ -42,7 +42,11 @@ static int mark(struct hit **hits, const struct machine_map *map)
 		return -ENOMEM;
 	h->map = map;
 	HASH_ADD_PTR(*hits, map, h);
-	return h->hh.tbl ? 0 : -ENOMEM;
+	if (!h->hh.tbl) {
+		free(h);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /* Mark the mappings of sample s: its IP (in user space), its call chain's user addresses. */
@@ -93,7 +97,11 @@ static int seen(struct file_id **ids, const struct sym_map *sm)
 		return -ENOMEM;
 	*f = key;
 	HASH_ADD(hh, *ids, id, sizeof(f->id), f);
-	return f->hh.tbl ? 0 : -ENOMEM;
+	if (!f->hh.tbl) {
+		free(f);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 int report_keep_buildids(const char *input, struct buildid_cache *c, struct keep_stats *st,

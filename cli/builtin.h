@@ -54,6 +54,13 @@ int cli_command_runnable(const char *cmd, const char *prog);
 bool cli_operands_left(const char *cmd, int argc, char **argv);
 
 /*
+ * --symfs DIR, checked as it is given: 0, or one line "ebs CMD: --symfs
+ * DIR: reason" (missing, not a directory) and 2, so that a wrong DIR is
+ * said once, not as a file missing under it for every DSO.
+ */
+int cli_symfs_dir(const char *cmd, const char *dir);
+
+/*
  * The options of every command that reads a data file (report, annotate,
  * flamegraph, export, script and diff), parsed once into a struct view_opts
  * (report/report.h) by view.c: cli_view_options, a table a command's

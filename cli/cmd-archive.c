@@ -29,6 +29,15 @@ static int add_debug_dir(void *ctx, const struct cli_opt *opt, const char *arg)
 	return 0;
 }
 
+static int set_symfs(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (cli_symfs_dir("archive", arg))
+		return 2;
+	((struct archive_args *)ctx)->o.view.symfs = arg;
+	return 0;
+}
+
 #define AA(field) CLI_BOOL_AT(struct archive_args, field)
 #define AS(field) CLI_STR_AT(struct archive_args, field)
 
@@ -42,7 +51,7 @@ static const struct cli_opt archive_opts[] = {
 	{"symfs", 0, "DIR",
 	 "look for the recorded files under DIR (a copy of the recording machine's tree) instead "
 	 "of /",
-	 CLI_STR, .off = AS(o.view.symfs)},
+	 CLI_CALL, .fn = set_symfs},
 	{"debug-dir", 0, "DIR", "look for separate debug files under DIR too; may be repeated",
 	 CLI_CALL, .fn = add_debug_dir},
 	{"quiet", 'q', NULL, "no summary line (the DSOs not archived are still said)", CLI_SET,

@@ -78,6 +78,21 @@ bool cli_operands_left(const char *cmd, int argc, char **argv)
 	return true;
 }
 
+int cli_symfs_dir(const char *cmd, const char *dir)
+{
+	struct stat st;
+	int e = 0;
+
+	if (stat(dir, &st))
+		e = errno;
+	else if (!S_ISDIR(st.st_mode))
+		e = ENOTDIR;
+	if (!e)
+		return 0;
+	fprintf(stderr, "ebs %s: --symfs %s: %s\n", cmd, dir, strerror(e));
+	return 2;
+}
+
 int cli_input_error(const char *cmd, const char *input, int e, const struct ebs_error *err)
 {
 	struct stat st;

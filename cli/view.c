@@ -80,6 +80,8 @@ static int set_word(void *ctx, const struct cli_opt *opt, const char *arg)
 		v->kallsyms = arg;
 		break;
 	case 's':
+		if (cli_symfs_dir(CV(ctx)->cmd, arg))
+			return 2;
 		v->symfs = arg;
 		break;
 	}

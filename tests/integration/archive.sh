@@ -122,6 +122,22 @@ for k in func line; do
 	check "the archive extracted by tar, --symfs DIR ($k), equals the report before" \
 		cmp "$k.before" "$k.ext"
 done
+# a --symfs DIR missing or not a directory: one line and exit 2, not a
+# warning per DSO and a report of [unknown] rows (nor an archive of 0 DSOs)
+for c in report annotate script diff flamegraph export; do
+	o=(--no-pager)
+	case $c in flamegraph) o=(-o symfs-bad.out) ;; export) o=(-o symfs-bad.out --format folded) ;; diff) o+=(rec.data) ;; esac
+	expect "$c --symfs a missing directory: one line" 2 \
+		"^ebs $c: --symfs $TMP/no-such-dir: No such file or directory\$" \
+		"$EBS" "$c" $([ "$c" = diff ] || echo -i) rec.data --symfs "$TMP/no-such-dir" "${o[@]}"
+done
+check "flamegraph, export --symfs a missing directory: no output file" [ ! -e symfs-bad.out ]
+expect "report --symfs a regular file: one line" 2 "^ebs report: --symfs rec.data: Not a directory\$" \
+	"$EBS" report -i rec.data --symfs rec.data --no-pager
+expect "archive --symfs a missing directory: one line" 2 \
+	"^ebs archive: --symfs /no-such-dir: No such file or directory\$" \
+	"$EBS" archive -i rec.data --symfs /no-such-dir -o symfs-bad.tar.zst
+check "archive --symfs a missing directory: no archive" [ ! -e symfs-bad.tar.zst ]
 
 # ---- d. the originals gone: the archive read as it is ----------------------------
 for k in func line children; do

@@ -10,7 +10,10 @@
  * DEBUGINFOD_URLS asks for servers).  Nothing is asked with --offline
  * (symbolize_opts.offline) or when DEBUGINFOD_URLS is unset or empty.  The
  * files live in libdebuginfod's own client cache ($DEBUGINFOD_CACHE_PATH,
- * default ~/.cache/debuginfod_client); ebs keeps no copy of its own.
+ * default ~/.cache/debuginfod_client); ebs keeps no copy of its own.  With
+ * --offline, or no server asked any more, that cache is read as a local
+ * place (cache_find).  A client that cannot make its cache asks nothing
+ * and says -ENOENT as for not found: said once, from its verbose log.
  *
  * A server is untrusted input: a file it sends is opened as every other
  * file a recording leads to (ebs_open_input: regular, not another user's
@@ -73,6 +76,7 @@ struct debuginfod {
 	double shown_at; /* when the progress line was last drawn, 0: not drawn */
 	bool timed_out;
 	/* from its verbose log: the client cache and the file's suffix there (a source's) */
+	bool logged; /* the log said something */
 	char cache_dir[PATH_MAX];
 	char suffix[PATH_MAX];
 };
@@ -282,6 +286,7 @@ static bool log_failure(struct debuginfod *d, char *server, size_t server_len, c
 			lseek(d->log_fd, 0, SEEK_SET);
 	}
 	d->cache_dir[0] = d->suffix[0] = '\0';
+	d->logged = n > 0;
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
@@ -361,46 +366,135 @@ static void server_of(const struct debuginfod *d, char *buf, size_t len)
 }
 
 /*
- * Is the file at path, which a server sent for build-id id, that ELF file?
- * Opened as every file a recording leads to.  true, or false with one
- * line said.
+ * The client cache as libdebuginfod 0.188 finds it: $DEBUGINFOD_CACHE_PATH;
+ * else $HOME/.debuginfod_client_cache when it is there (an older client's);
+ * else $XDG_CACHE_HOME/debuginfod_client, else $HOME/.cache/debuginfod_client
+ * ($HOME unset: /).  false when the name does not fit.
  */
-static bool check_elf(struct debuginfod *d, const char *path, const u8 *id, u8 id_size)
+static bool client_cache_dir(char *buf, size_t len)
+{
+	const char *env = getenv("DEBUGINFOD_CACHE_PATH"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME") ? getenv("HOME") : "/";
+	struct stat st;
+	int n;
+
+	if (env && env[0])
+		n = snprintf(buf, len, "%s", env);
+	else if ((n = snprintf(buf, len, "%s/.debuginfod_client_cache", home)) < (int)len &&
+		 !stat(buf, &st))
+		;
+	else if (xdg && xdg[0])
+		n = snprintf(buf, len, "%s/debuginfod_client", xdg);
+	else
+		n = snprintf(buf, len, "%s/.cache/debuginfod_client", home);
+	return n >= 0 && n < (int)len;
+}
+
+/*
+ * Is path an ELF file of build-id id?  Opened as every file a recording
+ * leads to.  0; -1, e said (it cannot be opened); 1 not ELF; 2 another
+ * build-id, in got_hex ("(none)" without one).
+ */
+static int elf_of_id(const char *path, const u8 *id, u8 id_size, char *got_hex, struct ebs_error *e)
 {
 	const struct ebs_input_rule shared = {.flags = EBS_IN_SHARED, .owner = (uid_t)-1};
-	char server[512], want[41], got_hex[41];
-	struct ebs_error e;
 	bool has_dwarf = false;
 	u8 got[20];
 	u8 got_size = 0;
 	struct stat st;
 	int fd, r;
 
-	server_of(d, server, sizeof(server));
-	ebs_format_hex(want, sizeof(want), id, id_size);
-	fd = ebs_open_input(path, &shared, &st, &e);
-	if (fd < 0) {
-		symbolizer__warn(d->s, e.code, "debuginfod: %s: %s: %s: refused", server, path,
-				 e.msg);
-		return false;
-	}
+	fd = ebs_open_input(path, &shared, &st, e);
+	if (fd < 0)
+		return -1;
 	r = elf_fd__debug_facts(fd, got, &got_size, &has_dwarf);
 	close(fd);
-	if (r) {
+	if (r)
+		return 1;
+	if (got_size != id_size || memcmp(got, id, id_size)) {
+		if (got_size)
+			ebs_format_hex(got_hex, 41, got, got_size);
+		else
+			snprintf(got_hex, 41, "(none)");
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * With --offline, or no server asked (a failure, no library): the file of
+ * build-id id a server sent before, in the client cache (client_cache_dir;
+ * CACHE/BUILDID/debuginfo or executable), checked as every file.  1 and
+ * its path in out, or 0 (a file there not of that build-id said).
+ */
+static int cache_find(struct symbolizer *s, enum debuginfod_kind kind, const u8 *id, u8 id_size,
+		      char *out, size_t len, const char **verdict)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64], hex[41], got[41];
+	struct ebs_error e;
+	struct stat st;
+
+	if (kind == DEBUGINFOD_SOURCE || !client_cache_dir(dir, sizeof(dir)))
+		return 0;
+	ebs_format_hex(hex, sizeof(hex), id, id_size);
+	if (snprintf(path, sizeof(path), "%s/%s/%s", dir, hex,
+		     kind == DEBUGINFOD_DEBUGINFO ? "debuginfo" : "executable") >=
+		    (int)sizeof(path) ||
+	    lstat(path, &st) || (S_ISREG(st.st_mode) && !st.st_size))
+		return 0; /* not there, or a miss kept (an empty file) */
+	switch (elf_of_id(path, id, id_size, got, &e)) {
+	case 0:
+		if (snprintf(out, len, "%s", path) >= (int)len)
+			return 0;
+		*verdict = "";
+		return 1;
+	case -1:
+		symbolizer__warn(s, e.code, "debuginfod: client cache: %s: %s: not used", path,
+				 e.msg);
+		break;
+	case 1:
+		symbolizer__warn(s, EBS_E_NOT_ELF,
+				 "debuginfod: client cache: %s: not an ELF file: not used", path);
+		break;
+	default:
+		symbolizer__warn(s, EBS_E_NO_BUILD_ID_MATCH,
+				 "debuginfod: client cache: %s has build-id %s, not %s: not used",
+				 path, got, hex);
+	}
+	*verdict = "(refused)";
+	return 0;
+}
+
+/*
+ * Is the file at path, which a server sent for build-id id, that ELF file?
+ * Opened as every file a recording leads to.  true, or false with one
+ * line said.
+ */
+static bool check_elf(struct debuginfod *d, const char *path, const u8 *id, u8 id_size)
+{
+	char server[512], want[41], got_hex[41];
+	struct ebs_error e;
+
+	server_of(d, server, sizeof(server));
+	ebs_format_hex(want, sizeof(want), id, id_size);
+	switch (elf_of_id(path, id, id_size, got_hex, &e)) {
+	case 0:
+		return true;
+	case -1:
+		symbolizer__warn(d->s, e.code, "debuginfod: %s: %s: %s: refused", server, path,
+				 e.msg);
+		break;
+	case 1:
 		symbolizer__warn(d->s, EBS_E_NOT_ELF,
 				 "debuginfod: %s sent %s for build-id %s: not an ELF file: refused",
 				 server, path, want);
-		return false;
-	}
-	if (got_size != id_size || memcmp(got, id, id_size)) {
-		if (got_size)
-			ebs_format_hex(got_hex, sizeof(got_hex), got, got_size);
+		break;
+	default:
 		symbolizer__warn(d->s, EBS_E_NO_BUILD_ID_MATCH,
 				 "debuginfod: %s sent %s with build-id %s for build-id %s: refused",
-				 server, path, got_size ? got_hex : "(none)", want);
-		return false;
+				 server, path, got_hex, want);
 	}
-	return true;
+	return false;
 }
 
 int debuginfod__find(struct symbolizer *s, enum debuginfod_kind kind, const u8 *id, u8 id_size,
@@ -413,13 +507,15 @@ int debuginfod__find(struct symbolizer *s, enum debuginfod_kind kind, const u8 *
 	int rc;
 
 	*verdict = NULL;
-	if (s->offline || id_size < 2 || (!s->debuginfod && !urls_set()))
+	if (id_size < 2 || (!s->debuginfod && !urls_set()))
 		return 0;
+	if (s->offline)
+		return cache_find(s, kind, id, id_size, out, len, verdict);
 	if (!s->debuginfod && !(s->debuginfod = debuginfod__load(s)))
 		return -ENOMEM;
 	d = s->debuginfod;
 	if (d->off)
-		return 0;
+		return cache_find(s, kind, id, id_size, out, len, verdict);
 	d->what = what;
 	d->shown_at = 0;
 	d->timed_out = false;
@@ -448,6 +544,20 @@ int debuginfod__find(struct symbolizer *s, enum debuginfod_kind kind, const u8 *
 	failed = log_failure(d, server, sizeof(server), why, sizeof(why));
 	if (rc == -ENOMEM)
 		return -ENOMEM;
+	if (d->logged && !d->cache_dir[0]) {
+		/* it stopped before its cache (its log names none): no server was asked */
+		char dir[PATH_MAX];
+
+		if (!client_cache_dir(dir, sizeof(dir)))
+			snprintf(dir, sizeof(dir), "(too long a name)");
+		symbolizer__warn(s, EBS_E_DEBUGINFOD_FAILED,
+				 "debuginfod: no cache directory for the client (%s: %s; set "
+				 "DEBUGINFOD_CACHE_PATH): not asked",
+				 dir, strerror(-rc));
+		d->off = true;
+		*verdict = "(failed)";
+		return 0;
+	}
 	if (d->timed_out || (failed && rc == -ENOENT)) /* a failure, not a miss */
 		forget_miss(d, kind, id, id_size);
 	if (d->timed_out) {

@@ -95,7 +95,8 @@ for f in prog libhot.so; do
 	objcopy --only-keep-debug "bin/$f" "srv/$f.debug"
 done
 
-record rec.data -e cpu-clock -F 500 "$B/prog" 0.3
+# no copy in the build-id cache: a file gone is found through debuginfod alone
+record rec.data --no-buildid-cache -e cpu-clock -F 500 "$B/prog" 0.3
 check "ebs record of the program: exit 0" [ $? -eq 0 ]
 R -i rec.data >full.txt 2>full.err
 check "the unstripped report names hot_own and hot_lib with lines" \
@@ -133,11 +134,23 @@ check "a. --stats: prog's and libhot.so's DWARF from the client cache, from debu
 		grep -qF 'DWARF from $TMP/cache1/$LIB_ID/debuginfo (from debuginfod)' stats.txt"
 DI cache1 R -i rec.data >warm.txt 2>warm.err
 check "a. from the warm client cache, the same report" cmp -s warm.txt full.txt
+DI cache1 R -i rec.data --offline >warm-off.txt 2>warm-off.err
+check "a. --offline: what the client cache has is read, the same report, nothing said" \
+	bash -c 'cmp -s warm-off.txt full.txt && [ ! -s warm-off.err ]'
+# a file in the client cache is checked by build-id as every file
+mkdir -p cwrong/"$PROG_ID" && cp srv/libhot.so.debug cwrong/"$PROG_ID"/debuginfo
+DI cwrong R -i rec.data --offline >wrong-off.txt 2>wrong-off.err
+check "a. --offline: another build-id's file in the client cache: not used, said" \
+	bash -c "grep -q 'client cache: $TMP/cwrong/$PROG_ID/debuginfo has build-id $LIB_ID, not $PROG_ID: not used \[EBS_E_NO_BUILD_ID_MATCH\]\$' wrong-off.err &&
+		! cmp -s wrong-off.txt full.txt"
 
 # b. the program itself gone: its file from the server too
 mv bin/prog away/
 DI cache2 R -i rec.data >exe.txt 2>exe.err
 check "b. the program gone, fetched by build-id: the same report" cmp -s exe.txt full.txt
+DI cache2 R -i rec.data --offline >exe-off.txt 2>/dev/null
+check "b. the program gone, --offline: the file fetched before, from the client cache" \
+	cmp -s exe-off.txt full.txt
 DI cache2 "$EBS" report -i rec.data --no-cache --stats >exe-stats.txt 2>/dev/null
 check "b. --stats: the file from the client cache, from debuginfod" \
 	grep -qF "file from $TMP/cache2/$PROG_ID/executable (from debuginfod)" exe-stats.txt
@@ -293,6 +306,17 @@ if can_play_nobody "e. planted" "to plant a file as nobody"; then
 		"$EBS" report -i rec.data --no-cache >planted.txt 2>planted.err
 	check "e. nobody's file in a shared client cache: refused, said ($(head -c 200 planted.err))" \
 		bash -c "grep -q '$TMP/shared/$PROG_ID/debuginfo: .*refused \[EBS_E_UNTRUSTED\]\$' planted.err"
+fi
+
+# h. no client cache the library can make (nobody, HOME=/nonexistent): one
+# line, not a silent miss in every row
+if can_play_nobody "h. no client cache" "to run as nobody"; then
+	chmod a+r rec.data
+	HOME=/nonexistent DEBUGINFOD_CACHE_PATH= XDG_CACHE_HOME= DEBUGINFOD_URLS=$URL EBS_ERROR_CODES=1 \
+		nobody_ebs report --no-cache -i rec.data >nocache.txt 2>nocache.err
+	check "h. no client cache directory: one line naming it ($(head -c 300 nocache.err))" \
+		bash -c "[ \"\$(grep -c debuginfod nocache.err)\" -eq 1 ] &&
+			grep -q 'debuginfod: no cache directory for the client (/nonexistent/.cache/debuginfod_client: No such file or directory; set DEBUGINFOD_CACHE_PATH): not asked \[EBS_E_DEBUGINFOD_FAILED\]\$' nocache.err"
 fi
 
 # f. no libdebuginfod: one notice, the report

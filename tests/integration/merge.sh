@@ -146,9 +146,10 @@ check "--sort pid: $LA:$pa and $LB:$pb" \
 "$EBS" report -i a.data -i b.data --sort pid --json >pid.json
 check "--sort pid --json: each pid with its recording" \
 	jtrue pid.json "sorted((r['recording'], r['pid']) for r in j['rows'] if r['samples'] > 10) == sorted([('$LA', $pa), ('$LB', $pb)])"
-# the same pid in both recordings stays two rows: a recording against itself
-"$EBS" report -i a.data -i a.data --sort pid --json >aa.json
-check "one recording given twice: pid $pa twice (two recordings), each with its $sa samples" \
+# the same pid in both recordings stays two rows: a recording against its copy
+cp a.data a2.data
+"$EBS" report -i a.data -i a2.data --sort pid --json >aa.json
+check "one recording and its copy: pid $pa twice (two recordings), each with its $sa samples" \
 	jtrue aa.json "sorted((r['recording'], r['samples']) for r in j['rows'] if r['pid'] == $pa) == [('$HOST#1', $sa), ('$HOST#2', $sa)]"
 
 # ---- d. exports, flame graph, annotate, script ----------------------------------------
@@ -269,6 +270,18 @@ if command -v perf >/dev/null && perf record -q -e cpu-clock -F 500 -o p.data b/
 	check "a.data and perf's p.data merged: the rows are the sums ($res)" [ "$res" = ok ]
 	check "...p.data's host is perf's hostname feature, $HOST" \
 		jtrue ap.json "j['recordings'][1]['host'] == '$HOST'"
+	# the kernel's functions: the ebs.data's own table (KSYMS) and, for the
+	# perf.data, /proc/kallsyms: one row per function, not one per table
+	record k.data -e cpu-clock -F 500 "$WORKLOADS/sysloop" 0.4
+	perf record -q -e cpu-clock -F 500 -o pk.data "$WORKLOADS/sysloop" 0.4 >/dev/null 2>&1
+	"$EBS" report -i k.data -i pk.data --top 0 --json >kp.json
+	# perf.data has no counter totals: a sum of a.data's alone is no total
+	"$EBS" report -i a.data -i p.data >ap.txt
+	check "a.data and p.data: no '# counted:' line (a.data's alone is no total), none in JSON" \
+		bash -c "grep -q '^# counted:' ab.txt && ! grep -q '^# counted:' ap.txt &&
+			python3 -c 'import json,sys; sys.exit(\"counted\" in json.load(open(\"ap.json\")))'"
+	check "a.data and p.data with kernel samples: each kernel function one row" \
+		jtrue kp.json "sum(r['dso'] == '[kernel]' for r in j['rows']) >= 1 and len(j['rows']) == len({(r['function'], r['dso']) for r in j['rows']})"
 else
 	skip "a perf.data among them" "perf is not installed, or cannot record here"
 fi
@@ -294,6 +307,13 @@ expect "export: one unreadable: no file written" 2 "bad\.data" \
 	"$EBS" export -i a.data -i bad.data --format pprof -o none.pb.gz
 check "...no pprof written" [ ! -e none.pb.gz ]
 expect "standard input twice" 2 "standard input" "$EBS" report -i - -i - </dev/null
+# one file given twice, by one name or by two (one device and inode): refused,
+# its samples would count twice
+expect "one file given twice: one line, status 2" 2 "a\.data: one file given twice" \
+	"$EBS" report -i a.data -i b.data -i a.data
+expect "...by two names: one line naming both, status 2" 2 "a\.data and \./a\.data: one file given twice" \
+	"$EBS" export -i a.data -i ./a.data --format folded -o twice.folded
+check "...no export written" [ ! -e twice.folded ]
 
 # ---- f. SQLite, recorded twice ---------------------------------------------------------
 sqlite_build sqlite || exit 0

@@ -117,6 +117,11 @@ single=$("$EBS" report -i a.data | grep -c 'recordings from')
 check "one recording: no such line" [ "$single" = 0 ]
 
 # ---- c. --sort host, --sort pid --------------------------------------------------------
+MAN=$TOP/docs/ebs-report.1
+check "--fields host: accepted, and named by --help and by the man page's two lists" \
+	bash -c "'$EBS' report -i a.data -i b.data --sort host --fields samples,host >/dev/null &&
+		'$EBS' report --help 2>&1 | grep -A2 -- '--fields' | grep -q 'event, host)' &&
+		[ \$(grep -cxF '.BR host ).' '$MAN') = 1 ] && [ \$(grep -cxF '.BR host ),' '$MAN') = 1 ]"
 "$EBS" report -i a.data -i b.data --sort host --json >host.json
 if [ "$HOSTS" = 2 ]; then
 	check "--sort host: two rows, each a recording's total ($HOST $na, $OTHER $nb)" \
@@ -259,7 +264,23 @@ check "annotate split_a of both: $fm of $tm samples = ($fa + $fb) of ($ta + $tb)
 	[ -n "$fm" -a "$fm" = $((fa + fb)) -a "$tm" = $((ta + tb)) ]
 "$EBS" script -i a.data -i b.data -F pid >script.txt
 check "script of both: every sample of each, one recording after the other" \
-	[ "$(wc -l <script.txt)" = $((na + nb)) ]
+	[ "$(grep -cv '^#' script.txt)" = $((na + nb)) ]
+check "...each after a line naming it and its host" \
+	bash -c "[ \"\$(grep '^#' script.txt | tr '\n' '|')\" = '# a.data (host $HOST)|# b.data (host $OTHER)|' ] &&
+		[ \"\$(sed -n '$((na + 2))p' script.txt)\" = '# b.data (host $OTHER)' ]"
+"$EBS" script -i a.data -i b.data --json >script.json
+res=$(python3 -c '
+import json, sys
+n = {}
+for l in open(sys.argv[1]):
+    s = json.loads(l)
+    k = (s["recording"], s["host"])
+    n[k] = n.get(k, 0) + 1
+print(sorted(n.items()))' script.json)
+check "script --json of both: each sample's recording and host ($res)" \
+	[ "$res" = "[(('a.data', '$HOST'), $na), (('b.data', '$OTHER'), $nb)]" ]
+"$EBS" script -i a.data --json | head -1 >script1.json
+check "...of one: neither member" jtrue script1.json "'recording' not in j and 'host' not in j"
 
 # a perf.data among them: its host from perf's hostname feature
 if command -v perf >/dev/null && perf record -q -e cpu-clock -F 500 -o p.data b/prog 0.2 \

@@ -95,12 +95,12 @@ static void print_header(const struct report *r, const struct facts *fa, FILE *f
 		u64 ns = fa->ev < 0 ? r->ns_total_all : r->ns_total[fa->ev];
 
 		fprintf(f,
-			"# other mount namespaces: %llu of the samples (%.1f%%) from %u processes "
+			"# other mount namespaces: %llu of the samples (%.1f%%) from %u process%s "
 			"in another mount namespace or root than ebs record (a container, a "
 			"chroot)\n",
 			(unsigned long long)ns,
 			fa->samples ? 100.0 * (double)ns / (double)fa->samples : 0.0,
-			session__ns_procs(&r->rs));
+			session__ns_procs(&r->rs), session__ns_procs(&r->rs) == 1 ? "" : "es");
 	}
 	if (r->o->children) { /* --stats alone builds chains for its counts, not this table */
 		const char *mode = session__call_graph(&r->rs);

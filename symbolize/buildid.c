@@ -226,7 +226,8 @@ static s64 keep(struct buildid_cache *b, int dfd, const char *name, int in, cons
 static struct symbolizer *debug_searcher(struct buildid_cache *b, const char *path,
 					 struct symbolizer **own)
 {
-	struct symbolize_opts so = {0};
+	/* offline: record keeps what is here, it does not ask debuginfod servers */
+	struct symbolize_opts so = {.offline = true};
 	char root[64];
 	size_t n;
 

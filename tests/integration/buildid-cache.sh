@@ -123,6 +123,19 @@ check "a. without the cache: the report differs (prog_hot unresolved)" \
 EBS_BUILDID_CACHE_MAX=0 report --sort func,dso >off.func 2>off.err
 check "a. EBS_BUILDID_CACHE_MAX=0: the cache is not read" \
 	bash -c 'grep -q "not the file recorded" off.err && cmp -s nocache.func off.func'
+# Record keeps what is here; it asks no debuginfod server for a debug
+# file: a stripped copy of the program (no DWARF, none beside it) recorded
+# with DEBUGINFOD_URLS set makes no connection (strace sees every connect)
+if command -v strace >/dev/null; then
+	strip -g -o app/prog.s app/prog
+	DEBUGINFOD_URLS=http://127.0.0.1:9 strace -f -qq -e trace=connect -o connects.txt \
+		"$EBS" record -q -e cpu-clock -F 997 -o rs.data "$TMP/app/prog.s" 0.1 2>rs.err
+	check "a. record with DEBUGINFOD_URLS set asks no server ($(grep -c 'htons(9)' connects.txt) connections to it)" \
+		bash -c '[ -s rs.data ] && ! grep -q "htons(9)" connects.txt'
+	rm -f app/prog.s
+else
+	skip "a. record asks no debuginfod server" "no strace (scripts/deps.sh installs it)"
+fi
 # the program gone altogether: from the cache too
 mv app app.gone
 report --sort func,dso >gone.func 2>gone.err

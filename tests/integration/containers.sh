@@ -182,7 +182,7 @@ else
 	check "chroot: the file is version x.1" grep -qE "^# ebs.data version [23]\.1," chroot.dump
 	"$EBS" report -i chroot.data >chroot.txt 2>&1
 	check "chroot: the header counts the samples of other namespaces" \
-		grep -qE "^# other mount namespaces: [1-9][0-9]* of the samples .* from 1 processes" chroot.txt
+		grep -qE "^# other mount namespaces: [1-9][0-9]* of the samples .* from 1 process in" chroot.txt
 	head -n 12 chroot.txt | sed 's/^/    /'
 	# perf, for information: its report of the same once the tree is gone
 	if command -v perf >/dev/null; then

@@ -83,7 +83,7 @@ static const struct cli_opt report_opts[] = {
 	 CLI_CALL, .fn = set_width},
 	{"fields", 0, "LIST",
 	 "the text columns to show, comma-separated: samples, percent, ci (the 95% interval), "
-	 "and the table's keys (func, dso, line...)",
+	 "and the table's keys (func, dso, line, pid, tid, comm, event, host)",
 	 CLI_CALL, .fn = set_fields},
 	{"no-ci", 0, NULL, "no 95% interval column", CLI_SET, .off = RA(o.no_ci)},
 	{"dump", 'D', NULL, "print every record of the file, one line each", CLI_SET,

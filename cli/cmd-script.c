@@ -95,8 +95,10 @@ int cmd_script(int argc, char **argv)
 	cli_view_done(&a.cv, false);
 	/* several -i: each recording's samples, one recording after another */
 	for (unsigned int i = 0; i < (a.cv.ninputs > 1 ? a.cv.ninputs : 1); i++) {
-		if (a.cv.ninputs > 1)
+		if (a.cv.ninputs > 1) {
 			a.o.view.input = a.cv.inputs[i];
+			a.o.recording = a.cv.inputs[i];
+		}
 		e = ebs_script(&a.o, &err);
 		if (e)
 			break;

@@ -90,7 +90,7 @@ static struct count_total counted_of(const struct session *rs, int ev)
 	struct cnt_thread *threads = NULL, *t, *tmp;
 	struct count_total c = {0};
 	unsigned int k;
-	bool pmu;
+	bool pmu, has, partial = false;
 	size_t i, n;
 
 	if (ev < 0)
@@ -103,11 +103,12 @@ static struct count_total counted_of(const struct session *rs, int ev)
 		if (k == ebs_data__nr_events(in->d))
 			continue; /* not in this recording */
 		pmu = group_on_pmu(in->d, k);
-		for (i = 0; i < in->ncounts; i++) {
+		for (i = 0, has = false; i < in->ncounts; i++) {
 			const struct ebs_rec_count *cr = &in->counts[i];
 
 			if (cr->event >= ebs_data__nr_events(in->d) || in->evmap[cr->event] != ev)
 				continue;
+			has = true;
 			if (cr->tid) {
 				HASH_FIND(hh, threads, &cr->tid, sizeof(cr->tid), t);
 				if (!t && (t = calloc(1, sizeof(*t)))) {
@@ -131,7 +132,10 @@ static struct count_total counted_of(const struct session *rs, int ev)
 			HASH_DEL(threads, t);
 			free(t);
 		}
+		partial = partial || !has;
 	}
+	if (partial) /* a sum of some of the recordings is no total: none */
+		memset(&c, 0, sizeof(c));
 	return c;
 }
 

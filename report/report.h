@@ -249,6 +249,8 @@ struct script_opts {
 				* before the one compiled there (perf script --inline) */
 	bool ns;	       /* times to the nanosecond, not the microsecond */
 	bool full_source_path; /* source files with their directories */
+	const char *recording; /* several -i: this one's file, said in a line before its
+				* samples (text) or in each (JSON); NULL: one */
 };
 
 /*

@@ -236,6 +236,7 @@ struct symbolizer {
 	bool home_tried;
 	struct kallsyms *kernel_home;
 	struct ebs_strset *knames; /* their symbols' and modules' names, interned */
+	bool kshared;		   /* symbolizer__share_kernel_names: every table's */
 };
 
 /* ---- where a mapped file is (locate.c) ---- */

@@ -1440,6 +1440,23 @@ void symbolizer__warn_unresolved(struct symbolizer *s)
 	}
 }
 
+/* k's symbol and module names as s->knames holds them. 0 or -ENOMEM. */
+static int kernel_intern(struct symbolizer *s, struct kallsyms *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->nsyms; i++) {
+		struct ksym *ks = &k->syms[i];
+
+		ks->name = ebs_strset__intern(&s->knames, ks->name);
+		if (ks->dso && strcmp(ks->dso, "[kernel]"))
+			ks->dso = ebs_strset__intern(&s->knames, ks->dso);
+		if (!ks->name || !ks->dso)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int symbolizer__kernel_symbols(struct symbolizer *s, const u64 *addrs, size_t n,
 			       struct sym_ksym **out, size_t *nout, u64 *stext,
 			       struct ebs_error *err)
@@ -1457,6 +1474,8 @@ int symbolizer__kernel_symbols(struct symbolizer *s, const u64 *addrs, size_t n,
 		s->kernel = kallsyms__load(path, err);
 		if (!s->kernel)
 			return errno ? -errno : -ENOENT;
+		if (s->kshared && kernel_intern(s, s->kernel))
+			return -ENOMEM;
 	}
 	if (!s->kernel) {
 		ebs_error__fail(err, EBS_E_NO_SYMBOLS, "%s: unreadable", path);
@@ -1495,28 +1514,10 @@ int symbolizer__set_kernel_symbols(struct symbolizer *s, const struct sym_ksym *
 	return s->kernel ? 0 : -ENOMEM;
 }
 
-/* k's symbol and module names as s->knames holds them. 0 or -ENOMEM. */
-static int kernel_intern(struct symbolizer *s, struct kallsyms *k)
-{
-	size_t i;
-
-	for (i = 0; i < k->nsyms; i++) {
-		struct ksym *ks = &k->syms[i];
-
-		ks->name = ebs_strset__intern(&s->knames, ks->name);
-		if (ks->dso && strcmp(ks->dso, "[kernel]"))
-			ks->dso = ebs_strset__intern(&s->knames, ks->dso);
-		if (!ks->name || !ks->dso)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 int symbolizer__add_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v, size_t n,
 				   u64 stext, const struct sym_kernel **out)
 {
 	struct kallsyms *k, **grown;
-	size_t i;
 
 	*out = NULL;
 	if (s->kallsyms_path)
@@ -1529,16 +1530,22 @@ int symbolizer__add_kernel_symbols(struct symbolizer *s, const struct sym_ksym *
 	if (!k)
 		return -ENOMEM;
 	s->ktables[s->nktables++] = k;
-	/*
-	 * Several recordings: one name, one pointer, whichever's table it is
-	 * in (callers key rows by them).  One recording's names are left as
-	 * they are: two symbols of one name stay two.
-	 */
-	for (i = s->nktables == 2 ? 0 : s->nktables - 1; s->nktables > 1 && i < s->nktables; i++)
-		if (kernel_intern(s, s->ktables[i]))
-			return -ENOMEM;
+	if (s->kshared && kernel_intern(s, k))
+		return -ENOMEM;
 	*out = (const struct sym_kernel *)k;
 	return 0;
+}
+
+int symbolizer__share_kernel_names(struct symbolizer *s)
+{
+	struct kallsyms *home = s->kernel_swapped ? s->kernel_home : s->kernel;
+	size_t i;
+
+	s->kshared = true;
+	for (i = 0; i < s->nktables; i++)
+		if (kernel_intern(s, s->ktables[i]))
+			return -ENOMEM;
+	return home ? kernel_intern(s, home) : 0;
 }
 
 void symbolizer__use_kernel(struct symbolizer *s, const struct sym_kernel *k)
@@ -1571,6 +1578,8 @@ int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result 
 		s->kernel = kallsyms__load(path, &why);
 		if (!s->kernel)
 			symbolizer__warn(s, why.code, "%s: %s", path, why.msg);
+		else if (s->kshared && kernel_intern(s, s->kernel))
+			return -ENOMEM;
 	}
 	memset(out, 0, sizeof(*out));
 	out->dso = "[kernel]";

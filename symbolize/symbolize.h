@@ -269,6 +269,15 @@ int symbolizer__add_kernel_symbols(struct symbolizer *s, const struct sym_ksym *
 void symbolizer__use_kernel(struct symbolizer *s, const struct sym_kernel *k)
 	__attribute__((nonnull(1)));
 
+/*
+ * Several recordings: every kernel table's names (each recording's own,
+ * and opts.kallsyms or /proc/kallsyms, for a recording without its own,
+ * such as a perf.data) one pointer per name from now on, since callers key
+ * rows by them.  Without it, one recording's names are left as they are:
+ * two symbols of one name stay two.  0 or -ENOMEM.
+ */
+int symbolizer__share_kernel_names(struct symbolizer *s) __attribute__((nonnull(1)));
+
 /* One line-table row, for annotation. */
 struct sym_row {
 	u64 addr;	  /* link-time */

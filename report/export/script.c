@@ -367,6 +367,10 @@ static int sample_json(struct script *sc, FILE *f, const struct resolved *r)
 
 	ebs_json__begin(&j, f);
 	ebs_json__obj(&j);
+	if (sc->o->recording) {
+		ebs_json__key_str(&j, "recording", sc->o->recording);
+		ebs_json__key_str(&j, "host", sc->rs.in[0].host);
+	}
 	if (want(sc, SCRIPT_COMM))
 		ebs_json__key_str(&j, "comm", r->comm);
 	if (want(sc, SCRIPT_PID))
@@ -568,6 +572,9 @@ int ebs_script(const struct script_opts *o, struct ebs_error *err)
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto out;
 	}
+	/* several -i: which recording the samples below are */
+	if (o->recording && !o->json)
+		fprintf(sc.out, "# %s (host %s)\n", o->recording, sc.rs.in[0].host);
 	e = read_times(&sc, err);
 	if (!e)
 		e = session__each(&sc.rs, script_one, &sc, err);

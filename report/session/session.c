@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "report/present.h"
 #include "report/session/session.h"
@@ -353,6 +354,30 @@ int session__open_view(struct session *rs, const struct view_opts *v,
 	return session__open(rs, v->input, v->force, so, &v->filter, err);
 }
 
+/*
+ * One file given twice (by one name or two: one device and inode): its
+ * samples would count twice, and the intervals narrow as if it were twice
+ * the evidence.  A copy is another recording (compare a run with itself).
+ */
+static int one_file_twice(const char *const *inputs, size_t n, struct ebs_error *err)
+{
+	struct stat a, b;
+	size_t i, j;
+
+	for (i = 1; i < n; i++)
+		for (j = 0; j < i; j++)
+			if (strcmp(inputs[i], "-") && strcmp(inputs[j], "-") &&
+			    !stat(inputs[i], &a) && !stat(inputs[j], &b) && a.st_dev == b.st_dev &&
+			    a.st_ino == b.st_ino)
+				return ebs_error__set(
+					err, EINVAL,
+					"%s%s%s: one file given twice: its samples "
+					"would count twice (a copy would not)",
+					inputs[j], strcmp(inputs[i], inputs[j]) ? " and " : "",
+					strcmp(inputs[i], inputs[j]) ? inputs[i] : "");
+	return 0;
+}
+
 int session__open_many(struct session *rs, const char *const *inputs, size_t n, bool any_owner,
 		       const struct symbolize_opts *so, const struct report_filter *filter,
 		       struct ebs_error *err)
@@ -363,6 +388,9 @@ int session__open_many(struct session *rs, const char *const *inputs, size_t n, 
 	int e;
 
 	memset(rs, 0, sizeof(*rs));
+	e = one_file_twice(inputs, n, err);
+	if (e)
+		return e;
 	rs->filter = filter;
 	rs->event = -1;
 	rs->no_memo = getenv("EBS_DEBUG_NO_MEMO") != NULL;
@@ -386,7 +414,7 @@ int session__open_many(struct session *rs, const char *const *inputs, size_t n, 
 		}
 	}
 	rs->sym = new_symbolizer(rs->in, n, so);
-	if (!rs->sym) {
+	if (!rs->sym || (n > 1 && symbolizer__share_kernel_names(rs->sym))) {
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto fail;
 	}

@@ -117,6 +117,11 @@ single=$("$EBS" report -i a.data | grep -c 'recordings from')
 check "one recording: no such line" [ "$single" = 0 ]
 
 # ---- c. --sort host, --sort pid --------------------------------------------------------
+MAN=$TOP/docs/ebs-report.1
+check "--fields host: accepted, and named by --help and by the man page's two lists" \
+	bash -c "'$EBS' report -i a.data -i b.data --sort host --fields samples,host >/dev/null &&
+		'$EBS' report --help 2>&1 | grep -A2 -- '--fields' | grep -q 'event, host)' &&
+		[ \$(grep -cxF '.BR host ).' '$MAN') = 1 ] && [ \$(grep -cxF '.BR host ),' '$MAN') = 1 ]"
 "$EBS" report -i a.data -i b.data --sort host --json >host.json
 if [ "$HOSTS" = 2 ]; then
 	check "--sort host: two rows, each a recording's total ($HOST $na, $OTHER $nb)" \
@@ -146,9 +151,10 @@ check "--sort pid: $LA:$pa and $LB:$pb" \
 "$EBS" report -i a.data -i b.data --sort pid --json >pid.json
 check "--sort pid --json: each pid with its recording" \
 	jtrue pid.json "sorted((r['recording'], r['pid']) for r in j['rows'] if r['samples'] > 10) == sorted([('$LA', $pa), ('$LB', $pb)])"
-# the same pid in both recordings stays two rows: a recording against itself
-"$EBS" report -i a.data -i a.data --sort pid --json >aa.json
-check "one recording given twice: pid $pa twice (two recordings), each with its $sa samples" \
+# the same pid in both recordings stays two rows: a recording against its copy
+cp a.data a2.data
+"$EBS" report -i a.data -i a2.data --sort pid --json >aa.json
+check "one recording and its copy: pid $pa twice (two recordings), each with its $sa samples" \
 	jtrue aa.json "sorted((r['recording'], r['samples']) for r in j['rows'] if r['pid'] == $pa) == [('$HOST#1', $sa), ('$HOST#2', $sa)]"
 
 # ---- d. exports, flame graph, annotate, script ----------------------------------------
@@ -258,7 +264,23 @@ check "annotate split_a of both: $fm of $tm samples = ($fa + $fb) of ($ta + $tb)
 	[ -n "$fm" -a "$fm" = $((fa + fb)) -a "$tm" = $((ta + tb)) ]
 "$EBS" script -i a.data -i b.data -F pid >script.txt
 check "script of both: every sample of each, one recording after the other" \
-	[ "$(wc -l <script.txt)" = $((na + nb)) ]
+	[ "$(grep -cv '^#' script.txt)" = $((na + nb)) ]
+check "...each after a line naming it and its host" \
+	bash -c "[ \"\$(grep '^#' script.txt | tr '\n' '|')\" = '# a.data (host $HOST)|# b.data (host $OTHER)|' ] &&
+		[ \"\$(sed -n '$((na + 2))p' script.txt)\" = '# b.data (host $OTHER)' ]"
+"$EBS" script -i a.data -i b.data --json >script.json
+res=$(python3 -c '
+import json, sys
+n = {}
+for l in open(sys.argv[1]):
+    s = json.loads(l)
+    k = (s["recording"], s["host"])
+    n[k] = n.get(k, 0) + 1
+print(sorted(n.items()))' script.json)
+check "script --json of both: each sample's recording and host ($res)" \
+	[ "$res" = "[(('a.data', '$HOST'), $na), (('b.data', '$OTHER'), $nb)]" ]
+"$EBS" script -i a.data --json | head -1 >script1.json
+check "...of one: neither member" jtrue script1.json "'recording' not in j and 'host' not in j"
 
 # a perf.data among them: its host from perf's hostname feature
 if command -v perf >/dev/null && perf record -q -e cpu-clock -F 500 -o p.data b/prog 0.2 \
@@ -269,6 +291,18 @@ if command -v perf >/dev/null && perf record -q -e cpu-clock -F 500 -o p.data b/
 	check "a.data and perf's p.data merged: the rows are the sums ($res)" [ "$res" = ok ]
 	check "...p.data's host is perf's hostname feature, $HOST" \
 		jtrue ap.json "j['recordings'][1]['host'] == '$HOST'"
+	# the kernel's functions: the ebs.data's own table (KSYMS) and, for the
+	# perf.data, /proc/kallsyms: one row per function, not one per table
+	record k.data -e cpu-clock -F 500 "$WORKLOADS/sysloop" 0.4
+	perf record -q -e cpu-clock -F 500 -o pk.data "$WORKLOADS/sysloop" 0.4 >/dev/null 2>&1
+	"$EBS" report -i k.data -i pk.data --top 0 --json >kp.json
+	# perf.data has no counter totals: a sum of a.data's alone is no total
+	"$EBS" report -i a.data -i p.data >ap.txt
+	check "a.data and p.data: no '# counted:' line (a.data's alone is no total), none in JSON" \
+		bash -c "grep -q '^# counted:' ab.txt && ! grep -q '^# counted:' ap.txt &&
+			python3 -c 'import json,sys; sys.exit(\"counted\" in json.load(open(\"ap.json\")))'"
+	check "a.data and p.data with kernel samples: each kernel function one row" \
+		jtrue kp.json "sum(r['dso'] == '[kernel]' for r in j['rows']) >= 1 and len(j['rows']) == len({(r['function'], r['dso']) for r in j['rows']})"
 else
 	skip "a perf.data among them" "perf is not installed, or cannot record here"
 fi
@@ -294,6 +328,13 @@ expect "export: one unreadable: no file written" 2 "bad\.data" \
 	"$EBS" export -i a.data -i bad.data --format pprof -o none.pb.gz
 check "...no pprof written" [ ! -e none.pb.gz ]
 expect "standard input twice" 2 "standard input" "$EBS" report -i - -i - </dev/null
+# one file given twice, by one name or by two (one device and inode): refused,
+# its samples would count twice
+expect "one file given twice: one line, status 2" 2 "a\.data: one file given twice" \
+	"$EBS" report -i a.data -i b.data -i a.data
+expect "...by two names: one line naming both, status 2" 2 "a\.data and \./a\.data: one file given twice" \
+	"$EBS" export -i a.data -i ./a.data --format folded -o twice.folded
+check "...no export written" [ ! -e twice.folded ]
 
 # ---- f. SQLite, recorded twice ---------------------------------------------------------
 sqlite_build sqlite || exit 0

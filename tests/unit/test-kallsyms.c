@@ -604,7 +604,9 @@ static void test_kernel_tables(void)
 	struct symbolizer *s = symbolizer__new(&so);
 	u64 stext = 0;
 
+	/* several recordings: names shared, whether said before or after a table is added */
 	if (!s || symbolizer__add_kernel_symbols(s, a, 2, K(0x10), &ka) ||
+	    symbolizer__share_kernel_names(s) ||
 	    symbolizer__add_kernel_symbols(s, b, 3, K(0x1010), &kb) || !ka || !kb) {
 		TEST_FAIL("kernel tables", "symbolizer__add_kernel_symbols failed");
 		symbolizer__free(s);

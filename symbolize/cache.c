@@ -708,7 +708,7 @@ static void evict(struct sym_cache *c)
 		while (dir && (de = readdir(dir))) {
 			if (!is_hex2(de->d_name))
 				continue;
-			snprintf(prefix, sizeof(prefix), "%s/", de->d_name);
+			snprintf(prefix, sizeof(prefix), "%.2s/", de->d_name); /* is_hex2: 2 */
 			if (collect(c, base, prefix, &l))
 				break;
 		}

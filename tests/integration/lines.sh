@@ -89,7 +89,7 @@ record st.data -e cpu-clock -F 2000 ./stripped 0.3
 check "stripped, no --debug-dir: no lines" [ "$(json st-none.json "all(r['line'] is None for r in j['rows'] if r['dso'] == 'stripped')")" = 1 ]
 "$EBS" report -i st.data --stats >st-none.txt 2>/dev/null
 check "stripped, no --debug-dir: --stats says where it looked" \
-	grep -q "no debug information; looked in /usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug" st-none.txt
+	grep -qE "no debug information; looked in (.*/ebs/buildid/.build-id/${bid:0:2}/${bid:2}.debug, )?/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug" st-none.txt
 "$EBS" report -i st.data --sort line --json --debug-dir "$TMP/dbg" >st.json
 check "stripped + --debug-dir: the HOT line first" [ "$(json st.json "j['rows'][0]['line']")" = "$hot" ]
 "$EBS" report -i st.data --json --debug-dir "$TMP/dbg" >stf.json

@@ -159,27 +159,11 @@ check "one recording and its copy: pid $pa twice (two recordings), each with its
 
 # ---- d. exports, flame graph, annotate, script ----------------------------------------
 PPROF_PY='
-import gzip, sys
-def varint(b, i):
-    v = s = 0
-    while True:
-        c = b[i]; i += 1
-        v |= (c & 0x7f) << s; s += 7
-        if c < 0x80:
-            return v, i
+import gzip, os, sys
+sys.path.insert(0, os.path.join(os.environ["TOP"], "tests", "tools"))
+from protobuf import varint, fields as all_fields
 def fields(b):
-    i = 0
-    while i < len(b):
-        k, i = varint(b, i)
-        f, w = k >> 3, k & 7
-        if w == 0:
-            v, i = varint(b, i)
-        elif w == 2:
-            n, i = varint(b, i)
-            v = b[i:i + n]; i += n
-        else:
-            raise SystemExit("wire type %d" % w)
-        yield f, v
+    return all_fields(b, (0, 2))  # pprof has no fixed-size fields
 p = gzip.open(sys.argv[1]).read()
 strings, samples = [], []
 for f, v in fields(p):

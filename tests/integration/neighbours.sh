@@ -694,29 +694,9 @@ else
 	"$EBS" export -i ka.data --format pprof -o ka.pb.gz 2>ka.pprof.err
 	# every Location's address and Mapping's range, and every string
 	python3 - ka.pb.gz >ka.pb.txt <<'PY'
-import gzip, sys
-def fields(b):
-    i = 0
-    while i < len(b):
-        k, i = varint(b, i)
-        f, w = k >> 3, k & 7
-        if w == 0:
-            v, i = varint(b, i)
-        elif w == 2:
-            n, i = varint(b, i)
-            v, i = b[i:i + n], i + n
-        elif w == 1:
-            v, i = b[i:i + 8], i + 8
-        else:
-            v, i = b[i:i + 4], i + 4
-        yield f, v
-def varint(b, i):
-    v = s = 0
-    while True:
-        c = b[i]; i += 1
-        v |= (c & 0x7f) << s; s += 7
-        if c < 0x80:
-            return v, i
+import gzip, os, sys
+sys.path.insert(0, os.path.join(os.environ['TOP'], 'tests', 'tools'))
+from protobuf import fields
 for f, v in fields(gzip.open(sys.argv[1]).read()):
     if f == 4:	# Location: address
         print(' '.join('address 0x%x' % x for g, x in fields(v) if g == 3))

@@ -110,39 +110,30 @@ tree() {
 	mkdir -p "$1/app" && cp hot "$1/app/hot" && chown -R 65534:65534 "$1"
 }
 
-# Reports read the build-id cache where record has --no-buildid-cache (issue
-# 32's cache, merged separately): else the checks that need it skip.
-READS_CACHE=
-"$EBS" record --help 2>&1 | grep -q -e --no-buildid-cache && READS_CACHE=1
-
 # leaf REPORT_JSON: "samples user_total" of hot_container_leaf
 leaf() { ushare "$1" hot_container_leaf; }
 
+# report_leaf NAME DATA [CACHE]: k and n of DATA's report
+# (XDG_CACHE_HOME=CACHE) as leaf gives them; false (after a FAIL) when the
+# report fails
+report_leaf() {
+	XDG_CACHE_HOME=${3:-$XDG_CACHE_HOME} "$EBS" report -i "$2" --json >"$2.json" 2>"$2.rep.err" ||
+		{ fail "$1" "report failed: $(head -c 300 "$2.rep.err")"; return 1; }
+	read -r k n < <(leaf "$2.json")
+}
 # resolves NAME DATA [CACHE [MIN]]: the report of DATA (XDG_CACHE_HOME=CACHE)
 # names hot's leaf for most user-space samples (at least MIN of them, 30 by
 # default, else a skip); unresolves: for none
 resolves() {
 	local k n
-	if [ -z "$READS_CACHE" ]; then
-		skip "$1" "this ebs's reports do not read the build-id cache (no --no-buildid-cache)"
-		return
-	fi
-	XDG_CACHE_HOME=${3:-$XDG_CACHE_HOME} "$EBS" report -i "$2" --json >"$2.json" 2>"$2.rep.err" ||
-		{ fail "$1" "report failed: $(head -c 300 "$2.rep.err")"; return; }
-	read -r k n < <(leaf "$2.json")
+	report_leaf "$1" "$2" "${3:-}" || return
 	enough "$1" "$n" "${4:-30}" || return
 	check "$1: hot_container_leaf has $k of $n user-space samples (want >= 50%)" \
 		at_least "$k" "$((n / 2))"
 }
 unresolves() {
 	local k n
-	if [ -z "$READS_CACHE" ]; then
-		skip "$1" "this ebs's reports do not read the build-id cache (no --no-buildid-cache)"
-		return
-	fi
-	XDG_CACHE_HOME=${3:-$XDG_CACHE_HOME} "$EBS" report -i "$2" --json >"$2.json" 2>"$2.rep.err" ||
-		{ fail "$1" "report failed: $(head -c 300 "$2.rep.err")"; return; }
-	read -r k n < <(leaf "$2.json")
+	report_leaf "$1" "$2" "${3:-}" || return
 	check "$1: hot_container_leaf has $k of $n samples (want 0: nothing kept)" [ "$k" -eq 0 ]
 }
 

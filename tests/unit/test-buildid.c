@@ -338,11 +338,12 @@ static void test_entries(void)
 
 static void test_cap(void)
 {
-	char cdir[96], e1[256], e2[256], exe[PATH_MAX], libc[PATH_MAX], cap[32];
+	char cdir[96], e1[256], e2[256], exe[PATH_MAX], libc[PATH_MAX], cap[32], dbg[256];
 	struct timespec old[2] = {{.tv_sec = 1000000000}, {.tv_sec = 1000000000}};
 	struct ebs_error err;
 	struct buildid_cache *b;
-	struct stat s1, s2;
+	struct stat s1, s2, sd;
+	long long libc_all;
 	u8 id1[20], id2[20], n1, n2;
 	s64 r1, r2;
 
@@ -353,9 +354,15 @@ static void test_cap(void)
 		return;
 	}
 	snprintf(cdir, sizeof(cdir), "%s/cap", dir);
-	/* room for either file, not both */
+	/*
+	 * Room for either, not both.  libc's entry holds its debug file too
+	 * when one is installed (libc6-dbg), and that one may be larger or
+	 * smaller than this program (a sanitizer build, libdwarf linked in).
+	 */
+	entry_path(dbg, sizeof(dbg), "/usr/lib/debug", id2, n2, ".debug");
+	libc_all = (long long)s2.st_size + (stat(dbg, &sd) ? 0 : (long long)sd.st_size);
 	snprintf(cap, sizeof(cap), "%lld",
-		 (long long)(s1.st_size > s2.st_size ? s1.st_size : s2.st_size) + 4096);
+		 (s1.st_size > libc_all ? (long long)s1.st_size : libc_all) + 4096);
 	setenv("EBS_BUILDID_CACHE_MAX", cap, 1);
 	b = buildid_cache__new(cdir, count_warn, NULL);
 	if (!b) {

@@ -146,6 +146,10 @@ $(1)_OBJS := $$(patsubst %.c,$(BUILD)/%.o,$$($(1)_SRCS))
 $(1)_LIB  := $(BUILD)/libebs-$(1).a
 endef
 $(foreach m,$(MODULES),$(eval $(call module_vars,$(m))))
+# ebs view's page (report/view/assets/*) built into report's archive by
+# report/view/assets.S (.incbin): an edited asset rebuilds it
+VIEW_ASSETS := $(wildcard report/view/assets/view.*)
+report_OBJS += $(BUILD)/report/view/assets.o
 # count/rule.c, counting's one rule (count/rule.h), takes nothing but
 # include/ebs/: the sampler's backends scale with it, and libebs compiles
 # it in.  Its own archive, last, below every module.
@@ -232,6 +236,10 @@ $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 $(BUILD)/cli/cmd-monitor.o: ALL_CFLAGS += $(NCURSES_CFLAGS)
+$(BUILD)/report/view/assets.o: report/view/assets.S $(VIEW_ASSETS) $(FLAGS_STAMP)
+	$(call msg,AS,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 # only symbolize/ includes libdwarf's headers (and its dwarf.h is not elfutils')
 $(BUILD)/symbolize/%.o: ALL_CFLAGS += $(LIBDWARF_CFLAGS) $(LIBUNWIND_CFLAGS) $(LIBCRYPTO_CFLAGS)
 # test-dwcache sorts line-table rows as dwarf.c does (symbolize/dwarf_int.h: libdwarf's types)

@@ -42,6 +42,8 @@ static const struct {
 	 "two recordings compared: each row's change, and whether it is real"},
 	{"annotate", cmd_annotate, &cli_annotate_cmd,
 	 "source (and instructions) of hot functions, with their samples"},
+	{"view", cmd_view, &cli_view_cmd,
+	 "one HTML page to explore a recording: timeline, tables, flame graph, source"},
 	{"flamegraph", cmd_flamegraph, &cli_flamegraph_cmd,
 	 "an interactive SVG flame graph of the call stacks"},
 	{"export", cmd_export, &cli_export_cmd,

@@ -219,6 +219,21 @@ struct diff_opts {
  */
 int ebs_diff(const struct diff_opts *o, struct ebs_error *err) __attribute__((nonnull(1)));
 
+/* ---- ebs view: one page to explore a recording (view/) ---- */
+
+struct view_page_opts {
+	struct view_opts view; /* top, min_percent, color and width unused */
+	const char *output;    /* the page; NULL: "ebs.html"; "-": standard output */
+};
+
+/*
+ * Write one self-contained HTML page of v's recordings (docs/view.md):
+ * whole or not at all.  0; -ENODATA when no sample passes the filters
+ * (err says so, no page); or -errno with err filled, as ebs_report (err's
+ * output set when the page could not be written).
+ */
+int ebs_view(const struct view_page_opts *o, struct ebs_error *err) __attribute__((nonnull(1)));
+
 /* ---- ebs script: every sample, one line each (script.c) ---- */
 
 /* What a line shows (--fields), in the order it shows them: bit 1 << SCRIPT_x. */

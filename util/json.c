@@ -10,6 +10,8 @@
 
 #include "util/json.h"
 
+static void write_string(FILE *f, const char *s, bool script);
+
 void ebs_json__begin(struct ebs_json *j, FILE *f)
 {
 	j->f = f;
@@ -18,6 +20,13 @@ void ebs_json__begin(struct ebs_json *j, FILE *f)
 	j->has_items = 0;
 	j->arrays = 0;
 	j->misuse = false;
+	j->script = false;
+}
+
+void ebs_json__begin_script(struct ebs_json *j, FILE *f)
+{
+	ebs_json__begin(j, f);
+	j->script = true;
 }
 
 int ebs_json__end(struct ebs_json *j)
@@ -93,7 +102,7 @@ void ebs_json__key(struct ebs_json *j, const char *key)
 	if (j->after_key || !j->depth || (j->arrays & 1ull << (j->depth - 1)))
 		j->misuse = true;
 	item(j);
-	ebs_json__write_string(j->f, key);
+	write_string(j->f, key, j->script);
 	fputc(':', j->f);
 	j->after_key = true;
 }
@@ -103,7 +112,7 @@ void ebs_json__key(struct ebs_json *j, const char *key)
  * RFC 8259 allows for any; a byte that is not UTF-8 (JSON text is) as
  * U+FFFD, the replacement character.
  */
-void ebs_json__write_string(FILE *f, const char *s)
+static void write_string(FILE *f, const char *s, bool script)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n;
@@ -118,17 +127,27 @@ void ebs_json__write_string(FILE *f, const char *s)
 			fprintf(f, "\\%c", *p);
 		else if (ebs_control_len((const char *)p, n))
 			fprintf(f, "\\u%04x", n == 2 ? p[1] : p[0]);
+		else if (script && (*p == '<' || *p == '>' || *p == '&'))
+			fprintf(f, "\\u%04x", *p);
+		else if (script && n == 3 && p[0] == 0xe2 && p[1] == 0x80 &&
+			 (p[2] == 0xa8 || p[2] == 0xa9))
+			fprintf(f, "\\u%04x", 0x2000 + (p[2] - 0x80));
 		else
 			fwrite(p, 1, n, f);
 	}
 	fputc('"', f);
 }
 
+void ebs_json__write_string(FILE *f, const char *s)
+{
+	write_string(f, s, false);
+}
+
 void ebs_json__str(struct ebs_json *j, const char *s)
 {
 	item(j);
 	if (s)
-		ebs_json__write_string(j->f, s);
+		write_string(j->f, s, j->script);
 	else
 		fputs("null", j->f);
 }

@@ -35,9 +35,16 @@ struct ebs_json {
 	u64 has_items;	    /* bit d: the container at depth d has an item */
 	u64 arrays;	    /* bit d: the container at depth d is an array */
 	bool misuse;	    /* unbalanced, mismatched, too deep, a key outside an object */
+	bool script;	    /* strings safe inside an HTML <script> element (begin_script) */
 };
 
 void ebs_json__begin(struct ebs_json *j, FILE *f);
+/*
+ * The same, for JSON inside an HTML <script> element: strings (keys too)
+ * also escape '<', '>', '&', U+2028 and U+2029 as \\uXXXX, so that no text
+ * in them can close the element or start markup ("</script>", "<!--").
+ */
+void ebs_json__begin_script(struct ebs_json *j, FILE *f);
 /* A newline after the top value; 0, or -EINVAL when misused (a bug). */
 int ebs_json__end(struct ebs_json *j);
 

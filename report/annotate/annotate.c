@@ -622,6 +622,7 @@ static void free_model(struct ann_func *af)
 		return;
 	free(af->lines);
 	free(af->insns);
+	free(af->hits);
 	free(af);
 }
 
@@ -761,7 +762,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	u64 base = shown_base(an, f); /* the model's addresses are less this */
 	char why[256] = "";
 	u64 noline = 0;
-	size_t i;
+	size_t i, hits_cap = 0;
 	uid_t owner;
 	u32 l, lo = UINT32_MAX, hi = 0; /* the function's own line range in its file */
 
@@ -857,8 +858,16 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		struct ann_insn *in = af->ninsns ? insn_at(af, at) : NULL;
 		struct sym_result moved;
 
-		if (in)
+		struct ann_hit *hit;
+
+		if (ebs_grow((void **)&af->hits, &hits_cap, af->nhits, sizeof(*af->hits), 16))
+			goto nomem;
+		hit = &af->hits[af->nhits++];
+		*hit = (struct ann_hit){.addr = a->addr - base, .has_insn = in != NULL};
+		if (in) {
 			in->samples += a->n;
+			hit->insn = in->addr;
+		}
 		/* skid-adjusted: the lines of the instruction the sample moved to */
 		if (at != a->addr - base &&
 		    symbolizer__lookup_in(an->rs.sym, f->key.info, at + base, &moved) == 0) {
@@ -881,6 +890,8 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 			if (!al)
 				goto nomem;
 			al->self += a->n;
+			hit->file = fr->file;
+			hit->line = fr->line;
 			continue;
 		}
 		for (k = 0; k < nr_frames; k++) {
@@ -900,6 +911,8 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 				goto nomem;
 			if (!k) { /* an inlined function's own line: name it */
 				al->self += a->n;
+				hit->file = fr->file;
+				hit->line = fr->line;
 				if (!session__same_name(fr->function,
 							frames[nr_frames - 1].function))
 					al->function = fr->function;

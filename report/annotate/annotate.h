@@ -48,6 +48,20 @@ struct ann_insn {
 	bool gap_before;	    /* instructions left out just before it */
 };
 
+/*
+ * Where the samples of one sampled address counted (for ebs view, whose
+ * page recounts a selection of them as the listing does): the line its
+ * count went to (file NULL: none, counted as "without a line") and the
+ * instruction (has_insn).  One per address, in no order.
+ */
+struct ann_hit {
+	u64 addr;	  /* as the listing shows it (insns' addresses) */
+	const char *file; /* the line whose own count (self) it is */
+	u32 line;
+	bool has_insn;
+	u64 insn; /* that instruction's address */
+};
+
 struct ann_func {
 	const char *name, *dso, *dso_path;
 	const char *event;
@@ -74,6 +88,8 @@ struct ann_func {
 	const char *source_why; /* why main_file, there, was not shown (a phrase to follow
 				 * "it "), NULL when shown or not there */
 	char note[512];		/* missing source, no line information... */
+	struct ann_hit *hits;	/* every sampled address's line and instruction */
+	size_t nhits;
 };
 
 /* What no listing shows, said after the text listings. */
@@ -110,6 +126,16 @@ int ann_set__open(struct ann_set *set, const struct annotate_opts *o, struct ebs
 int ann_set__build(struct ann_set *set, struct ebs_error *err);
 /* The path of a source shown that not everyone may read, or NULL. */
 const char *ann_set__private_source(const struct ann_set *set);
+/*
+ * A page made to be shown (0644) must not show others a source they could
+ * not read (another user's private file, under root's record -a and
+ * annotate): when set shows one, the page html is made 0600, said in one
+ * line through warn.  Standard output, a device or a FIFO given as the
+ * page is the caller's business.  0, or -errno with err filled.
+ */
+struct ebs_out;
+int ann_set__page_mode(const struct ann_set *set, struct ebs_out *html, ebs_warn_fn *warn,
+		       void *warn_ctx, struct ebs_error *err);
 /* Frees what open and build made; NULL and a zeroed set are fine. */
 void ann_set__free(struct ann_set *set); /* accepts NULL */
 

@@ -11,15 +11,9 @@
 #include "report/annotate/annotate.h"
 #include "report/present.h"
 
-/*
- * A page made to be shown (0644) must not show others a source they could
- * not read (another user's private file, under root's record -a and
- * annotate): when it shows one, it is written 0600, said in one line.
- * Standard output, a device or a FIFO given as the page is the caller's
- * business.  0, or -errno with err filled.
- */
-static int page_mode(const struct annotate_opts *o, const struct ann_set *set, struct ebs_out *html,
-		     struct ebs_error *err)
+/* A page of set's listings made private when it must (annotate.h). */
+int ann_set__page_mode(const struct ann_set *set, struct ebs_out *html, ebs_warn_fn *warn,
+		       void *warn_ctx, struct ebs_error *err)
 {
 	const char *src;
 	struct stat st;
@@ -34,7 +28,7 @@ static int page_mode(const struct annotate_opts *o, const struct ann_set *set, s
 		return 0; /* the umask made it private already */
 	if (fchmod(fd, 0600))
 		return ebs_error__output(err, errno, html->path, "cannot make it private");
-	ebs_warn(o->view.warn, o->view.warn_ctx, EBS_E_OK,
+	ebs_warn(warn, warn_ctx, EBS_E_OK,
 		 "%s: written 0600: it shows %s, which not everyone may read", html->path, src);
 	return 0;
 }
@@ -54,7 +48,7 @@ int ebs_annotate(const struct annotate_opts *o, struct ebs_error *err)
 	if (e)
 		goto out;
 	if (o->html) {
-		e = page_mode(o, &set, &html, err);
+		e = ann_set__page_mode(&set, &html, o->view.warn, o->view.warn_ctx, err);
 		if (e)
 			goto out;
 		annotate_html(html.f, (const struct ann_func *const *)set.models, set.n,

@@ -1,0 +1,724 @@
+// SPDX-License-Identifier: MIT
+/*
+ * model.c - ebs view's data (view.h): one pass over the samples through
+ * the session, each sample's chain built by callchain.c (the frames report
+ * --tree and --children use), interned into functions, a trie of frames,
+ * sampled instructions and distinct stacks, and counted per (time bucket,
+ * thread, event, stack): never one entry per sample.  Then annotate's own
+ * models (annotate.c) of the hottest functions, up to a byte budget, with
+ * the line and instruction each sampled address counted for, so that the
+ * page recounts a listing as `ebs annotate FUNC` does.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/annotate/annotate.h"
+#include "report/annotate/decode.h"
+#include "report/view/view.h"
+#include "util/hash.h"
+#include "util/json.h"
+
+#ifndef EBS_VERSION
+#define EBS_VERSION "unknown"
+#endif
+
+/* An interning table: a key of 64-bit words to its index. */
+struct kv {
+	UT_hash_handle hh;
+	u32 idx;
+	u64 key[];
+};
+
+/*
+ * The index of key (n words) in *h, added as next when new (*fresh set).
+ * 0 or -ENOMEM.
+ */
+static int intern(struct kv **h, const u64 *key, size_t n, u32 next, u32 *idx, bool *fresh)
+{
+	size_t len = n * sizeof(u64);
+	unsigned int hv = ebs_hash_words(key, len);
+	struct kv *e;
+
+	HASH_FIND_BYHASHVALUE(hh, *h, key, len, hv, e);
+	*fresh = !e;
+	if (e) {
+		*idx = e->idx;
+		return 0;
+	}
+	e = malloc(sizeof(*e) + len);
+	if (!e)
+		return -ENOMEM;
+	e->idx = next;
+	memcpy(e->key, key, len);
+	HASH_ADD_BYHASHVALUE(hh, *h, key[0], len, hv, e);
+	if (!e->hh.tbl) {
+		free(e);
+		return -ENOMEM;
+	}
+	*idx = next;
+	return 0;
+}
+
+static void kv_free(struct kv **h)
+{
+	struct kv *e, *tmp;
+
+	HASH_ITER(hh, *h, e, tmp) {
+		HASH_DEL(*h, e);
+		free(e);
+	}
+}
+
+/*
+ * A recording's start and span (the design's one rule, i33-design.md):
+ * start is the header's start_clock_ns when it is set and not after the
+ * first sample, else the first sample's time; end the later of the
+ * trailer's end_clock_ns and the latest sample's time; span = end - start
+ * + 1.  Every sample counts, the filtered ones too.
+ */
+static int span_of(struct ebs_data *d, struct view_time *t, struct ebs_error *err)
+{
+	const struct ebs_file_header *h = ebs_data__header(d);
+	const struct ebs_rec_trailer *tr;
+	const struct ebs_rec *rec;
+	u64 first = 0, last = 0, end;
+	bool any = false;
+	int e;
+
+	ebs_data__rewind(d);
+	while ((e = ebs_data__next(d, &rec, err)) > 0) {
+		const struct ebs_rec_sample *s = (const void *)rec;
+
+		if (rec->type != EBS_REC_SAMPLE)
+			continue;
+		if (!any)
+			first = s->time;
+		if (!any || s->time > last)
+			last = s->time;
+		any = true;
+	}
+	if (e < 0)
+		return e;
+	t->start = h->start_clock_ns && (!any || h->start_clock_ns <= first) ? h->start_clock_ns
+									     : first;
+	tr = ebs_data__trailer(d);
+	end = tr && tr->end_clock_ns > last ? tr->end_clock_ns : last;
+	t->span = (end > t->start ? end - t->start : 0) + 1;
+	return 0;
+}
+
+/* A sample's time from its recording's start (0 before it). */
+static u64 rel_time(const struct view_model *vm, const struct resolved *r)
+{
+	u64 start = vm->times[r->input].start;
+
+	return r->s->time < start ? 0 : r->s->time - start;
+}
+
+static int dso_of(struct view_model *vm, const char *name, const char *path, u32 *idx)
+{
+	const char *one = ebs_strset__intern(&vm->names, name); /* one name, one pointer */
+	u64 key = (u64)(uintptr_t)one;
+	struct view_dso *d;
+	bool fresh;
+	int e;
+
+	if (!one)
+		return -ENOMEM;
+	e = intern(&vm->h_dsos, &key, 1, (u32)vm->ndsos, idx, &fresh);
+	if (e || !fresh)
+		return e;
+	if (ebs_grow((void **)&vm->dsos, &vm->dsos_cap, vm->ndsos, sizeof(*vm->dsos), 16))
+		return -ENOMEM;
+	d = &vm->dsos[vm->ndsos++];
+	memset(d, 0, sizeof(*d));
+	d->name = one;
+	d->path = path ? path : one;
+	return 0;
+}
+
+static int func_of(struct view_model *vm, const struct cframe *f, u32 *idx)
+{
+	u64 key = (u64)(uintptr_t)f->id;
+	struct view_func *fn;
+	bool fresh;
+	u32 dso;
+	int e;
+
+	e = intern(&vm->h_funcs, &key, 1, (u32)vm->nfuncs, idx, &fresh);
+	if (e || !fresh)
+		return e;
+	e = dso_of(vm, f->dso, f->map ? f->map->filename : NULL, &dso);
+	if (e)
+		return e;
+	if (ebs_grow((void **)&vm->funcs, &vm->funcs_cap, vm->nfuncs, sizeof(*vm->funcs), 64))
+		return -ENOMEM;
+	fn = &vm->funcs[vm->nfuncs++];
+	memset(fn, 0, sizeof(*fn));
+	fn->name = f->name;
+	fn->dso = dso;
+	/* as report --tree's node, a function is inlined as it was first seen */
+	fn->flags = (f->kernel ? 1u : 0) | (f->inlined ? 2u : 0) | (f->unknown ? 4u : 0);
+	return 0;
+}
+
+static int pair_of(struct kv **h, u64 a, u64 b, void **v, size_t *n, size_t *cap, size_t size,
+		   u32 *idx)
+{
+	u64 key[2] = {a, b};
+	bool fresh;
+	int e = intern(h, key, 2, (u32)*n, idx, &fresh);
+
+	if (e || !fresh)
+		return e;
+	if (ebs_grow(v, cap, *n, size * 2, 256))
+		return -ENOMEM;
+	if (size == sizeof(u64)) {
+		((u64 *)*v)[2 * *n] = a;
+		((u64 *)*v)[2 * *n + 1] = b;
+	} else {
+		((u32 *)*v)[2 * *n] = (u32)a;
+		((u32 *)*v)[2 * *n + 1] = (u32)b;
+	}
+	(*n)++;
+	return 0;
+}
+
+static int thread_of(struct view_model *vm, const struct resolved *r, u32 *idx)
+{
+	u64 key[3] = {r->input, (u64)r->s->pid << 32 | r->s->tid, (u64)(uintptr_t)r->comm};
+	struct view_thread *t;
+	bool fresh;
+	int e = intern(&vm->h_threads, key, 3, (u32)vm->nthreads, idx, &fresh);
+
+	if (e || !fresh)
+		return e;
+	if (ebs_grow((void **)&vm->threads, &vm->threads_cap, vm->nthreads, sizeof(*vm->threads),
+		     16))
+		return -ENOMEM;
+	t = &vm->threads[vm->nthreads++];
+	t->input = r->input;
+	t->pid = r->s->pid;
+	t->tid = r->s->tid;
+	t->comm = r->comm;
+	return 0;
+}
+
+static int count_one(void *ctx, const struct resolved *r)
+{
+	struct view_model *vm = ctx;
+	const struct cframe *f;
+	unsigned int n, flags, k;
+	u32 thread, func = 0, node = 0, site, stack, ent, dso; /* n >= 1: a chain has its own frame */
+	s64 parent = -1;
+	u64 key[3];
+	bool fresh;
+	int e;
+
+	e = thread_of(vm, r, &thread);
+	if (!e)
+		e = chainer__build(vm->chains, r, &f, &n, &flags);
+	if (e)
+		return e;
+	for (k = n; k-- > 0;) { /* from the outermost frame in */
+		e = func_of(vm, &f[k], &func);
+		if (!e)
+			e = pair_of(&vm->h_nodes, (u64)parent, func, (void **)&vm->nodes,
+				    &vm->nnodes, &vm->nodes_cap, sizeof(u64), &node);
+		if (e)
+			return e;
+		parent = node;
+	}
+	vm->funcs[func].self++;
+	/* the sampled DSO: its debug information, by the sample's own result */
+	dso = vm->funcs[func].dso;
+	vm->dsos[dso].sampled = true;
+	if (!vm->dsos[dso].info && r->res.info)
+		vm->dsos[dso].info = r->res.info;
+	e = pair_of(&vm->h_sites, func, f[0].dso_addr, (void **)&vm->sites, &vm->nsites,
+		    &vm->sites_cap, sizeof(u64), &site);
+	if (!e)
+		e = pair_of(&vm->h_stacks, node, site, (void **)&vm->stacks, &vm->nstacks,
+			    &vm->stacks_cap, sizeof(u32), &stack);
+	if (e)
+		return e;
+	key[0] = rel_time(vm, r) / vm->bucket_ns;
+	if (key[0] >= vm->nbuckets)
+		key[0] = vm->nbuckets - 1;
+	key[1] = (u64)thread << 32 | r->event;
+	key[2] = stack;
+	e = intern(&vm->h_entries, key, 3, (u32)vm->nentries, &ent, &fresh);
+	if (e)
+		return e;
+	if (fresh) {
+		if (ebs_grow((void **)&vm->entries, &vm->entries_cap, vm->nentries,
+			     sizeof(*vm->entries), 1024))
+			return -ENOMEM;
+		vm->entries[ent] = (struct view_entry){.bucket = (u32)key[0],
+						       .thread = thread,
+						       .event = r->event,
+						       .stack = stack};
+		vm->nentries++;
+	}
+	vm->entries[ent].count++;
+	vm->samples++;
+	return 0;
+}
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+	const struct view_entry *a = pa, *b = pb;
+
+	if (a->bucket != b->bucket)
+		return a->bucket < b->bucket ? -1 : 1;
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	if (a->event != b->event)
+		return a->event < b->event ? -1 : 1;
+	return a->stack < b->stack ? -1 : a->stack > b->stack;
+}
+
+/* ---- annotate's listings ------------------------------------------------ */
+
+/* What a listing costs in the page, roughly: its text and numbers. */
+static size_t model_bytes(const struct ann_func *af)
+{
+	size_t n = 64, i;
+
+	for (i = 0; i < af->nlines; i++)
+		n += 24 + (af->lines[i].file ? strlen(af->lines[i].file) : 4) +
+		     (af->lines[i].text ? strlen(af->lines[i].text) : 4);
+	for (i = 0; i < af->ninsns; i++)
+		n += 32 + strlen(af->insns[i].text) + strlen(af->insns[i].target_name);
+	return n + af->nhits * 24;
+}
+
+static int annotate_models(struct view_model *vm, struct ebs_error *err)
+{
+	struct annotate_opts *ao = calloc(1, sizeof(*ao));
+	struct ann_set *set = calloc(1, sizeof(*set));
+	struct ebs_error aerr = {0};
+	int e;
+
+	if (!ao || !set) {
+		free(ao);
+		free(set);
+		return ebs_error__set(err, ENOMEM, "out of memory");
+	}
+	ao->view = *vm->v;
+	ao->view.top = VIEW_ANNOTATE_MAX;
+	ao->view.min_percent = 0;
+	ao->view.filter.candidates = NULL;
+	ao->view.warn = NULL; /* the first pass said them */
+	ao->view.progress = NULL;
+	ao->asm_ = decode_available();
+	vm->ann = set;
+	vm->ann_opts = ao; /* the set keeps it until freed */
+	e = ann_set__open(set, ao, &aerr);
+	if (!e)
+		e = ann_set__build(set, &aerr);
+	if (e == -ENOENT) /* no function to annotate (the kernel's without symbols) */
+		e = 0;
+	if (e)
+		*err = aerr;
+	return e;
+}
+
+int view_model__collect(struct view_model *vm, const struct view_opts *v, struct ebs_error *err)
+{
+	struct symbolize_opts so = {0};
+	u64 span_max = 1;
+	size_t i;
+	int e;
+
+	memset(vm, 0, sizeof(*vm));
+	vm->v = v;
+	session__symbolize_opts(&so, v);
+	e = session__open_view(&vm->rs, v, &so, err);
+	if (e)
+		return e;
+	vm->times = calloc(vm->rs.nin, sizeof(*vm->times));
+	if (!vm->times)
+		return ebs_error__set(err, ENOMEM, "out of memory");
+	for (i = 0; i < vm->rs.nin; i++) {
+		e = span_of(vm->rs.in[i].d, &vm->times[i], err);
+		if (e)
+			return e;
+		if (vm->times[i].span > span_max)
+			span_max = vm->times[i].span;
+	}
+	/* W: span_max / 1000 rounded up to whole microseconds */
+	vm->bucket_ns = (span_max + VIEW_MAX_BUCKETS - 1) / VIEW_MAX_BUCKETS;
+	vm->bucket_ns = (vm->bucket_ns + 999) / 1000 * 1000;
+	vm->nbuckets = (u32)((span_max + vm->bucket_ns - 1) / vm->bucket_ns);
+	vm->chains = chainer__new(&vm->rs, session__call_graph(&vm->rs), v->no_inline);
+	if (!vm->chains)
+		return ebs_error__set(err, ENOMEM, "out of memory");
+	e = session__each(&vm->rs, count_one, vm, err);
+	if (e)
+		return e;
+	if (!vm->samples)
+		return ebs_error__set(err, ENODATA, "%s: no samples%s", v->input,
+				      v->filter.pid || v->filter.tid || v->filter.comm ||
+						      v->filter.dso || v->filter.funcs ||
+						      v->filter.event
+					      ? " after the filters"
+					      : "");
+	qsort(vm->entries, vm->nentries, sizeof(*vm->entries), entry_cmp);
+	return annotate_models(vm, err);
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void json_recording(struct view_model *vm, size_t i, struct ebs_json *j)
+{
+	const struct session_input *in = &vm->rs.in[i];
+	struct ebs_data *d = in->d;
+	const struct ebs_rec_trailer *t = ebs_data__totals(d);
+	const struct ebs_rec_calibration *cal = NULL;
+	const char *cg = ebs_data__meta(d, EBS_META_CALL_GRAPH);
+	unsigned int k;
+
+	ebs_json__obj(j);
+	ebs_json__key_str(j, "file", ebs_data__path(d));
+	ebs_json__key_str(j, "host", in->has_host ? in->host : NULL);
+	ebs_json__key_str(j, "cmdline", ebs_data__meta(d, EBS_META_CMDLINE));
+	ebs_json__key_str(j, "target", ebs_data__meta(d, EBS_META_TARGET));
+	ebs_json__key_str(j, "backend", ebs_data__meta(d, EBS_META_BACKEND));
+	ebs_json__key(j, "events");
+	ebs_json__arr(j);
+	for (k = 0; k < ebs_data__nr_events(d); k++) {
+		const struct ebs_event_info *ev = ebs_data__event(d, k);
+		bool freq = ev->rec->flags & EBS_EVF_FREQ;
+
+		if (!cal)
+			cal = ebs_data__calibration(d, k);
+		ebs_json__obj(j);
+		ebs_json__key_str(j, "name", ev->used);
+		ebs_json__key_str(j, "asked", ev->asked);
+		ebs_json__key_str(j, "fallback", ev->why && ev->why[0] ? ev->why : NULL);
+		if (freq) {
+			ebs_json__key_null(j, "period");
+			ebs_json__key_u64(j, "freq", ev->rec->sample_freq);
+		} else {
+			ebs_json__key_u64(j, "period", ev->rec->sample_period);
+			ebs_json__key_null(j, "freq");
+		}
+		ebs_json__obj_end(j);
+	}
+	ebs_json__arr_end(j);
+	if (cal) {
+		char text[160];
+
+		snprintf(text, sizeof(text), "%u/s asked, N = %llu, %.1f%% overhead", cal->rate_hz,
+			 (unsigned long long)cal->sample_after, (double)cal->overhead_ppm / 1e4);
+		ebs_json__key_str(j, "calibration", text);
+	} else {
+		ebs_json__key_null(j, "calibration");
+	}
+	ebs_json__key_u64(j, "samples", in->samples);
+	ebs_json__key_u64(j, "lost", t ? t->lost : 0);
+	ebs_json__key_u64(j, "throttled", t ? t->throttled : 0);
+	ebs_json__key_u64(j, "start_ns", vm->times[i].start);
+	ebs_json__key_u64(j, "span_ns", vm->times[i].span);
+	ebs_json__key_str(j, "call_graph", cg ? cg : "");
+	ebs_json__obj_end(j);
+}
+
+static void json_u32s(struct ebs_json *j, const char *key, const u32 *v, size_t n)
+{
+	size_t i;
+
+	ebs_json__key(j, key);
+	ebs_json__arr(j);
+	for (i = 0; i < n; i++)
+		ebs_json__u64(j, v[i]);
+	ebs_json__arr_end(j);
+}
+
+static void json_samples(struct view_model *vm, struct ebs_json *j)
+{
+	size_t i = 0, b;
+
+	ebs_json__key(j, "samples");
+	ebs_json__obj(j);
+	ebs_json__key(j, "bucket_start");
+	ebs_json__arr(j);
+	for (b = 0; b <= vm->nbuckets; b++) { /* the first entry of bucket b (sorted) */
+		while (i < vm->nentries && vm->entries[i].bucket < b)
+			i++;
+		ebs_json__u64(j, i);
+	}
+	ebs_json__arr_end(j);
+#define COLUMN(name, field)                                                                        \
+	do {                                                                                       \
+		ebs_json__key(j, name);                                                            \
+		ebs_json__arr(j);                                                                  \
+		for (i = 0; i < vm->nentries; i++)                                                 \
+			ebs_json__u64(j, vm->entries[i].field);                                    \
+		ebs_json__arr_end(j);                                                              \
+	} while (0)
+	COLUMN("thread", thread);
+	COLUMN("event", event);
+	COLUMN("stack", stack);
+	COLUMN("count", count);
+#undef COLUMN
+	ebs_json__obj_end(j);
+}
+
+/* The index of f (name and DSO) among the functions, or -1. */
+static long func_index(const struct view_model *vm, const struct ann_func *af)
+{
+	size_t i;
+
+	for (i = 0; i < vm->nfuncs; i++)
+		if (!strcmp(vm->funcs[i].name, af->name) &&
+		    !strcmp(vm->dsos[vm->funcs[i].dso].name, af->dso))
+			return (long)i;
+	return -1;
+}
+
+static long line_row(const struct ann_func *af, const char *file, u32 line)
+{
+	size_t i;
+
+	for (i = 0; file && i < af->nlines; i++)
+		if (af->lines[i].file == file && af->lines[i].line == line)
+			return (long)i;
+	return -1;
+}
+
+static long insn_row(const struct ann_func *af, u64 addr)
+{
+	size_t lo = 0, hi = af->ninsns;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (af->insns[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < af->ninsns && af->insns[lo].addr == addr ? (long)lo : -1;
+}
+
+/* One listing: its lines, instructions, and each sampled site's row in them. */
+static void json_listing(struct view_model *vm, const struct ann_func *af, struct ebs_json *j)
+{
+	size_t i, s;
+	char text[512];
+
+	ebs_json__obj(j);
+	ebs_json__key_str(j, "file", af->main_file);
+	if (af->read_from && !af->source_missing)
+		ebs_json__key_null(j, "why");
+	else
+		ebs_json__key_str(j, "why", af->note[0] ? af->note
+					    : af->source_why ? af->source_why
+							     : "no source");
+	ebs_json__key(j, "lines");
+	ebs_json__arr(j);
+	for (i = 0; i < af->nlines; i++) {
+		ebs_json__arr(j);
+		ebs_json__str(j, af->lines[i].file);
+		ebs_json__u64(j, af->lines[i].line);
+		ebs_json__str(j, af->lines[i].text);
+		ebs_json__arr_end(j);
+	}
+	ebs_json__arr_end(j);
+	ebs_json__key(j, "asm");
+	ebs_json__arr(j);
+	for (i = 0; i < af->ninsns; i++) {
+		const struct ann_insn *in = &af->insns[i];
+
+		snprintf(text, sizeof(text), "%s%s%s%s", in->text, in->target_name[0] ? " <" : "",
+			 in->target_name, in->target_name[0] ? ">" : "");
+		ebs_json__arr(j);
+		ebs_json__u64(j, in->addr);
+		ebs_json__str(j, text);
+		ebs_json__num(j, "%.0f", in->src ? (double)(in->src - af->lines) : -1.0);
+		ebs_json__arr_end(j);
+	}
+	ebs_json__arr_end(j);
+	/* the sites in this function's DSO at its sampled addresses */
+	ebs_json__key(j, "map");
+	ebs_json__arr(j);
+	for (s = 0; s < vm->nsites; s++) {
+		const struct view_func *fn = &vm->funcs[vm->sites[2 * s]];
+		u64 addr = vm->sites[2 * s + 1];
+
+		if (strcmp(vm->dsos[fn->dso].name, af->dso))
+			continue;
+		for (i = 0; i < af->nhits; i++) {
+			const struct ann_hit *h = &af->hits[i];
+
+			if (h->addr != addr)
+				continue;
+			ebs_json__u64(j, s);
+			ebs_json__num(j, "%.0f", (double)line_row(af, h->file, h->line));
+			ebs_json__num(j, "%.0f",
+				      h->has_insn ? (double)insn_row(af, h->insn) : -1.0);
+			break;
+		}
+	}
+	ebs_json__arr_end(j);
+	ebs_json__obj_end(j);
+}
+
+static void json_annotate(struct view_model *vm, struct ebs_json *j)
+{
+	struct ann_set *set = vm->ann;
+	bool *done = calloc(vm->nfuncs + 1, sizeof(*done));
+	size_t i, bytes = 0, annotated = 0, with_self = 0;
+	char key[24];
+
+	ebs_json__key(j, "annotate");
+	ebs_json__obj(j);
+	for (i = 0; done && set && i < set->n; i++) {
+		const struct ann_func *af = set->models[i];
+		long f = func_index(vm, af);
+		size_t n = model_bytes(af);
+
+		if (f < 0 || done[f])
+			continue; /* a function of no frame, or a second one of its name */
+		if (bytes + n > VIEW_ANNOTATE_BUDGET)
+			break;
+		bytes += n;
+		done[f] = true;
+		annotated++;
+		snprintf(key, sizeof(key), "%ld", f);
+		ebs_json__key(j, key);
+		json_listing(vm, af, j);
+	}
+	ebs_json__obj_end(j);
+	for (i = 0; i < vm->nfuncs; i++)
+		if (vm->funcs[i].self && !(done && done[i]))
+			with_self++;
+	vm->annotate_left = with_self;
+	ebs_json__key_u64(j, "annotate_left", with_self);
+	free(done);
+	(void)annotated;
+}
+
+int view_model__json(struct view_model *vm, FILE *f)
+{
+	struct ebs_json j;
+	unsigned int k;
+	size_t i;
+
+	ebs_json__begin_script(&j, f);
+	ebs_json__obj(&j);
+	ebs_json__key_u64(&j, "format", 1);
+	ebs_json__key_str(&j, "ebs", EBS_VERSION);
+	ebs_json__key(&j, "recordings");
+	ebs_json__arr(&j);
+	for (i = 0; i < vm->rs.nin; i++)
+		json_recording(vm, i, &j);
+	ebs_json__arr_end(&j);
+	ebs_json__key(&j, "events");
+	ebs_json__arr(&j);
+	for (k = 0; k < session__nr_events(&vm->rs); k++)
+		ebs_json__str(&j, session__event(&vm->rs, k)->used);
+	ebs_json__arr_end(&j);
+	ebs_json__key_u64(&j, "bucket_ns", vm->bucket_ns);
+	ebs_json__key_u64(&j, "nbuckets", vm->nbuckets);
+	ebs_json__key(&j, "dsos");
+	ebs_json__arr(&j);
+	for (i = 0; i < vm->ndsos; i++) {
+		const struct view_dso *d = &vm->dsos[i];
+
+		ebs_json__arr(&j);
+		ebs_json__str(&j, d->name);
+		ebs_json__str(&j, d->path);
+		ebs_json__u64(&j, d->info && d->info->debug_path ? 1 : 0);
+		ebs_json__arr_end(&j);
+	}
+	ebs_json__arr_end(&j);
+	ebs_json__key(&j, "no_debug");
+	ebs_json__arr(&j);
+	for (i = 0; i < vm->ndsos; i++) /* user-space DSOs with samples and no DWARF */
+		if (vm->dsos[i].sampled && vm->dsos[i].info && !vm->dsos[i].info->debug_path)
+			ebs_json__u64(&j, i);
+	ebs_json__arr_end(&j);
+	ebs_json__key(&j, "funcs");
+	ebs_json__arr(&j);
+	for (i = 0; i < vm->nfuncs; i++) {
+		ebs_json__arr(&j);
+		ebs_json__str(&j, vm->funcs[i].name);
+		ebs_json__u64(&j, vm->funcs[i].dso);
+		ebs_json__u64(&j, vm->funcs[i].flags);
+		ebs_json__arr_end(&j);
+	}
+	ebs_json__arr_end(&j);
+	ebs_json__key(&j, "threads");
+	ebs_json__arr(&j);
+	for (i = 0; i < vm->nthreads; i++) {
+		const struct view_thread *t = &vm->threads[i];
+
+		ebs_json__arr(&j);
+		ebs_json__u64(&j, t->input);
+		ebs_json__u64(&j, t->pid);
+		ebs_json__u64(&j, t->tid);
+		ebs_json__str(&j, t->comm);
+		ebs_json__arr_end(&j);
+	}
+	ebs_json__arr_end(&j);
+	ebs_json__key(&j, "nodes");
+	ebs_json__arr(&j);
+	for (i = 0; i < 2 * vm->nnodes; i++)
+		ebs_json__num(&j, "%.0f", (double)vm->nodes[i]);
+	ebs_json__arr_end(&j);
+	ebs_json__key(&j, "sites");
+	ebs_json__arr(&j);
+	for (i = 0; i < 2 * vm->nsites; i++)
+		ebs_json__u64(&j, vm->sites[i]);
+	ebs_json__arr_end(&j);
+	json_u32s(&j, "stacks", vm->stacks, 2 * vm->nstacks);
+	json_samples(vm, &j);
+	json_annotate(vm, &j);
+	ebs_json__key(&j, "diff");
+	if (vm->rs.nin == 2) {
+		ebs_json__obj(&j);
+		ebs_json__key_u64(&j, "base", 0);
+		ebs_json__key_u64(&j, "new", 1);
+		ebs_json__key_num(&j, "alpha", "%g", 0.05);
+		ebs_json__obj_end(&j);
+	} else {
+		ebs_json__null(&j);
+	}
+	ebs_json__obj_end(&j);
+	return ebs_json__end(&j);
+}
+
+void view_model__free(struct view_model *vm)
+{
+	struct ann_set *set = vm->ann;
+
+	if (set) {
+		ann_set__free(set);
+		free(set);
+	}
+	kv_free(&vm->h_funcs);
+	kv_free(&vm->h_dsos);
+	kv_free(&vm->h_threads);
+	kv_free(&vm->h_nodes);
+	kv_free(&vm->h_sites);
+	kv_free(&vm->h_stacks);
+	kv_free(&vm->h_entries);
+	free(vm->funcs);
+	free(vm->dsos);
+	free(vm->threads);
+	free(vm->nodes);
+	free(vm->sites);
+	free(vm->stacks);
+	free(vm->entries);
+	free(vm->times);
+	free(vm->ann_opts);
+	ebs_strset__free(&vm->names);
+	chainer__free(vm->chains);
+	if (vm->rs.d)
+		session__close(&vm->rs);
+	memset(vm, 0, sizeof(*vm));
+}

@@ -210,7 +210,8 @@ static int count_one(void *ctx, const struct resolved *r)
 	struct view_model *vm = ctx;
 	const struct cframe *f;
 	unsigned int n, flags, k;
-	u32 thread, func = 0, node = 0, site, stack, ent, dso; /* n >= 1: a chain has its own frame */
+	u32 thread, func = 0, node = 0, site, stack, ent,
+		    dso; /* n >= 1: a chain has its own frame */
 	s64 parent = -1;
 	u64 key[3];
 	bool fresh;
@@ -255,10 +256,8 @@ static int count_one(void *ctx, const struct resolved *r)
 		if (ebs_grow((void **)&vm->entries, &vm->entries_cap, vm->nentries,
 			     sizeof(*vm->entries), 1024))
 			return -ENOMEM;
-		vm->entries[ent] = (struct view_entry){.bucket = (u32)key[0],
-						       .thread = thread,
-						       .event = r->event,
-						       .stack = stack};
+		vm->entries[ent] = (struct view_entry){
+			.bucket = (u32)key[0], .thread = thread, .event = r->event, .stack = stack};
 		vm->nentries++;
 	}
 	vm->entries[ent].count++;
@@ -515,9 +514,10 @@ static void json_listing(struct view_model *vm, const struct ann_func *af, struc
 	if (af->read_from && !af->source_missing)
 		ebs_json__key_null(j, "why");
 	else
-		ebs_json__key_str(j, "why", af->note[0] ? af->note
-					    : af->source_why ? af->source_why
-							     : "no source");
+		ebs_json__key_str(j, "why",
+				  af->note[0]	   ? af->note
+				  : af->source_why ? af->source_why
+						   : "no source");
 	ebs_json__key(j, "lines");
 	ebs_json__arr(j);
 	for (i = 0; i < af->nlines; i++) {

@@ -73,8 +73,8 @@ struct view_model {
 	size_t nentries, entries_cap;
 	struct kv *h_funcs, *h_dsos, *h_threads, *h_nodes, *h_sites, *h_stacks, *h_entries;
 	/* annotate's models of the hottest functions (annotate.h's ann_set) */
-	void *ann;	/* struct ann_set * */
-	void *ann_opts; /* its struct annotate_opts */
+	void *ann;		  /* struct ann_set * */
+	void *ann_opts;		  /* its struct annotate_opts */
 	struct ebs_strset *names; /* DSO names: one name, one pointer */
 	u64 annotate_left;
 };

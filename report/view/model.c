@@ -73,7 +73,7 @@ static void kv_free(struct kv **h)
 /*
  * A recording's start and span (the design's one rule, i33-design.md):
  * start is the header's start_clock_ns when it is set and not after the
- * first sample, else the first sample's time; end the later of the
+ * first (earliest) sample, else that sample's time; end the later of the
  * trailer's end_clock_ns and the latest sample's time; span = end - start
  * + 1.  Every sample counts, the filtered ones too.
  */
@@ -92,7 +92,7 @@ static int span_of(struct ebs_data *d, struct view_time *t, struct ebs_error *er
 
 		if (rec->type != EBS_REC_SAMPLE)
 			continue;
-		if (!any)
+		if (!any || s->time < first)
 			first = s->time;
 		if (!any || s->time > last)
 			last = s->time;

@@ -207,6 +207,17 @@ for w in report children tree buckets; do
 	agrees $w thr.html thr.data
 done
 
+# a real program nobody here wrote: SQLite (tests/real's driver), its
+# stacks unwound from DWARF (it is built without frame pointers)
+if sqlite_build sqlite; then
+	record sq.data --call-graph dwarf -e cpu-clock -F 499 "$SQLWORK" 100000
+	"$EBS" view -i sq.data -o sq.html 2>sq.err
+	check "SQLite: the page (exit 0, $(head -c 200 sq.err))" [ -s sq.html ]
+	for w in report children tree annotate buckets; do
+		agrees $w sq.html sq.data
+	done
+fi
+
 # ---- 2. two recordings: one page, the diff's rows -----------------------------
 record cg2.data -g -F 499 -- "$WORKLOADS/calltree" 0.4
 "$EBS" view -i cg.data -i cg2.data -o two.html 2>two.err

@@ -12,6 +12,8 @@
 #include "test.h"
 
 /* Run fn on a writer into memory; its text (without the final newline) and end's status. */
+static bool script_mode; /* written() begins with ebs_json__begin_script */
+
 static char *written(void (*fn)(struct ebs_json *), int *status)
 {
 	static char out[4096];
@@ -20,7 +22,10 @@ static char *written(void (*fn)(struct ebs_json *), int *status)
 	struct ebs_json j;
 	FILE *f = open_memstream(&buf, &len);
 
-	ebs_json__begin(&j, f);
+	if (script_mode)
+		ebs_json__begin_script(&j, f);
+	else
+		ebs_json__begin(&j, f);
 	fn(&j);
 	*status = ebs_json__end(&j);
 	fclose(f);
@@ -65,6 +70,15 @@ static void strings(struct ebs_json *j)
 	ebs_json__str(j, NULL);
 	ebs_json__str(j, "");
 	ebs_json__arr_end(j);
+}
+
+/* What could end a <script> element or open markup in it, in a key and a value. */
+static void hostile(struct ebs_json *j)
+{
+	ebs_json__obj(j);
+	ebs_json__key_str(j, "</script>",
+			  "</script><script>alert(1)</script><!--&x\xe2\x80\xa8\xe2\x80\xa9");
+	ebs_json__obj_end(j);
 }
 
 static void numbers(struct ebs_json *j)
@@ -172,6 +186,20 @@ static void test_writer(void)
 		strcat(want, "]");
 	TEST_STREQ("json: EBS_JSON_DEPTH levels, a comma at each", written(deepest, &st), want);
 	TEST_EQ("json: EBS_JSON_DEPTH levels balanced", st, 0);
+	/* inside <script>: < > & U+2028 U+2029 escaped too; plain JSON leaves them */
+	TEST_STREQ(
+		"json: plain mode keeps < > &", written(hostile, &st),
+		"{\"</script>\":\"</script><script>alert(1)</script><!--&x\xe2\x80\xa8\xe2\x80\xa9\"}");
+	script_mode = true;
+	TEST_STREQ("json: script mode escapes < > & U+2028 U+2029, keys too", written(hostile, &st),
+		   "{\"\\u003c/script\\u003e\":\"\\u003c/script\\u003e\\u003cscript\\u003ealert(1)"
+		   "\\u003c/script\\u003e\\u003c!--\\u0026x\\u2028\\u2029\"}");
+	TEST_STREQ(
+		"json: script mode escapes as plain mode otherwise", written(strings, &st),
+		"[\"q\\\"b\\\\s/\\u0001\\u000a\\u001f\\u007f\xc3\xa9\","
+		"\"c1 \\u009b raw \\ufffd bad \\ufffd\\ufffd\\ufffd nbsp \xc2\xa0 euro \xe2\x82\xac\","
+		"null,\"\"]");
+	script_mode = false;
 }
 
 TEST_MAIN(NULL, NULL, TEST_CASE(test_writer))

@@ -503,9 +503,21 @@ static long insn_row(const struct ann_func *af, u64 addr)
 	return lo < af->ninsns && af->insns[lo].addr == addr ? (long)lo : -1;
 }
 
-/* One listing: its lines, instructions, and each sampled site's row in them. */
-static void json_listing(struct view_model *vm, const struct ann_func *af, struct ebs_json *j)
+static int hit_cmp(const void *a, const void *b)
 {
+	u64 x = (*(const struct ann_hit *const *)a)->addr,
+	    y = (*(const struct ann_hit *const *)b)->addr;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * One listing: its lines, instructions, and each sampled site's row in
+ * them.  0, or -ENOMEM.
+ */
+static int json_listing(struct view_model *vm, const struct ann_func *af, struct ebs_json *j)
+{
+	const struct ann_hit **hits;
 	size_t i, s;
 	char text[512];
 
@@ -542,41 +554,49 @@ static void json_listing(struct view_model *vm, const struct ann_func *af, struc
 		ebs_json__arr_end(j);
 	}
 	ebs_json__arr_end(j);
-	/* the sites in this function's DSO at its sampled addresses */
+	/* the sites in this function's DSO at its sampled addresses (hits by address) */
 	ebs_json__key(j, "map");
 	ebs_json__arr(j);
-	for (s = 0; s < vm->nsites; s++) {
+	hits = malloc((af->nhits + 1) * sizeof(*hits));
+	for (i = 0; hits && i < af->nhits; i++)
+		hits[i] = &af->hits[i];
+	if (hits)
+		qsort(hits, af->nhits, sizeof(*hits), hit_cmp);
+	for (s = 0; hits && s < vm->nsites; s++) {
 		const struct view_func *fn = &vm->funcs[vm->sites[2 * s]];
-		u64 addr = vm->sites[2 * s + 1];
+		const struct ann_hit key = {.addr = vm->sites[2 * s + 1]}, *kp = &key;
+		const struct ann_hit *const *hp;
 
 		if (strcmp(vm->dsos[fn->dso].name, af->dso))
 			continue;
-		for (i = 0; i < af->nhits; i++) {
-			const struct ann_hit *h = &af->hits[i];
-
-			if (h->addr != addr)
-				continue;
-			ebs_json__u64(j, s);
-			ebs_json__num(j, "%.0f", (double)line_row(af, h->file, h->line));
-			ebs_json__num(j, "%.0f",
-				      h->has_insn ? (double)insn_row(af, h->insn) : -1.0);
-			break;
-		}
+		hp = bsearch(&kp, hits, af->nhits, sizeof(*hits), hit_cmp);
+		if (!hp)
+			continue;
+		ebs_json__u64(j, s);
+		ebs_json__num(j, "%.0f", (double)line_row(af, (*hp)->file, (*hp)->line));
+		ebs_json__num(j, "%.0f",
+			      (*hp)->has_insn ? (double)insn_row(af, (*hp)->insn) : -1.0);
 	}
 	ebs_json__arr_end(j);
 	ebs_json__obj_end(j);
+	if (!hits)
+		return -ENOMEM;
+	free(hits);
+	return 0;
 }
 
-static void json_annotate(struct view_model *vm, struct ebs_json *j)
+/* The listings, up to the budget, and how many functions are left out; 0 or -ENOMEM. */
+static int json_annotate(struct view_model *vm, struct ebs_json *j)
 {
 	struct ann_set *set = vm->ann;
 	bool *done = calloc(vm->nfuncs + 1, sizeof(*done));
-	size_t i, bytes = 0, annotated = 0, with_self = 0;
+	size_t i, bytes = 0, with_self = 0;
 	char key[24];
+	int e = done ? 0 : -ENOMEM;
 
 	ebs_json__key(j, "annotate");
 	ebs_json__obj(j);
-	for (i = 0; done && set && i < set->n; i++) {
+	for (i = 0; !e && set && i < set->n; i++) {
 		const struct ann_func *af = set->models[i];
 		long f = func_index(vm, af);
 		size_t n = model_bytes(af);
@@ -587,10 +607,9 @@ static void json_annotate(struct view_model *vm, struct ebs_json *j)
 			break;
 		bytes += n;
 		done[f] = true;
-		annotated++;
 		snprintf(key, sizeof(key), "%ld", f);
 		ebs_json__key(j, key);
-		json_listing(vm, af, j);
+		e = json_listing(vm, af, j);
 	}
 	ebs_json__obj_end(j);
 	for (i = 0; i < vm->nfuncs; i++)
@@ -599,7 +618,7 @@ static void json_annotate(struct view_model *vm, struct ebs_json *j)
 	vm->annotate_left = with_self;
 	ebs_json__key_u64(j, "annotate_left", with_self);
 	free(done);
-	(void)annotated;
+	return e;
 }
 
 int view_model__json(struct view_model *vm, FILE *f)
@@ -607,6 +626,7 @@ int view_model__json(struct view_model *vm, FILE *f)
 	struct ebs_json j;
 	unsigned int k;
 	size_t i;
+	int e;
 
 	ebs_json__begin_script(&j, f);
 	ebs_json__obj(&j);
@@ -677,7 +697,7 @@ int view_model__json(struct view_model *vm, FILE *f)
 	ebs_json__arr_end(&j);
 	json_u32s(&j, "stacks", vm->stacks, 2 * vm->nstacks);
 	json_samples(vm, &j);
-	json_annotate(vm, &j);
+	e = json_annotate(vm, &j);
 	ebs_json__key(&j, "diff");
 	if (vm->rs.nin == 2) {
 		ebs_json__obj(&j);
@@ -689,7 +709,7 @@ int view_model__json(struct view_model *vm, FILE *f)
 		ebs_json__null(&j);
 	}
 	ebs_json__obj_end(&j);
-	return ebs_json__end(&j);
+	return ebs_json__end(&j) ? -EINVAL : e;
 }
 
 void view_model__free(struct view_model *vm)

@@ -74,7 +74,7 @@ static int write_page(struct view_model *vm, FILE *f)
 		}
 	}
 	put(f, p, end);
-	return e ? -EINVAL : 0;
+	return e;
 }
 
 int ebs_view(const struct view_page_opts *o, struct ebs_error *err)
@@ -93,7 +93,9 @@ int ebs_view(const struct view_page_opts *o, struct ebs_error *err)
 	if (!e) {
 		e = write_page(&vm, out.f);
 		if (e)
-			ebs_error__set(err, EINVAL, "the page's data is not well-formed JSON");
+			ebs_error__set(err, -e, "%s",
+				       e == -ENOMEM ? "out of memory"
+						    : "the page's data is not well-formed JSON");
 		else {
 			e = ebs_out_close(&out, true, err);
 			out.f = NULL; /* closed either way */

@@ -84,7 +84,7 @@ struct view_model {
  * filters (err says so); or -errno with err filled, as ebs_report.
  */
 int view_model__collect(struct view_model *vm, const struct view_opts *v, struct ebs_error *err);
-/* The data as JSON (docs/view.md), safe inside a <script> element. */
+/* The data as JSON (docs/view.md), safe inside a <script> element: 0, -ENOMEM, -EINVAL (a bug). */
 int view_model__json(struct view_model *vm, FILE *f);
 void view_model__free(struct view_model *vm); /* accepts a zeroed one */
 

@@ -205,45 +205,86 @@ static int thread_of(struct view_model *vm, const struct resolved *r, u32 *idx)
 	return 0;
 }
 
-static int count_one(void *ctx, const struct resolved *r)
+/*
+ * The stack (node and site) of sample r into *stack, its innermost
+ * function into *func.  Without call chains a sample's frames are those of
+ * its address alone (its function and what was inlined there): they are
+ * kept by the address's number (sym_result.id) for the next sample there,
+ * as report's rows are (none of it with EBS_DEBUG_NO_MEMO).
+ */
+static int stack_of(struct view_model *vm, const struct resolved *r, u32 *stack, u32 *func)
 {
-	struct view_model *vm = ctx;
 	const struct cframe *f;
 	unsigned int n, flags, k;
-	u32 thread, func = 0, node = 0, site, stack, ent,
-		    dso; /* n >= 1: a chain has its own frame */
+	u32 node = 0, site;
 	s64 parent = -1;
-	u64 key[3];
-	bool fresh;
+	bool memo = !vm->chained && r->res.id && !vm->rs.no_memo;
 	int e;
 
-	e = thread_of(vm, r, &thread);
-	if (!e)
-		e = chainer__build(vm->chains, r, &f, &n, &flags);
+	if (memo && r->res.id < vm->nmemo && vm->memo[r->res.id].stack1) {
+		*stack = vm->memo[r->res.id].stack1 - 1;
+		*func = vm->memo[r->res.id].func;
+		return 0;
+	}
+	e = chainer__build(vm->chains, r, &f, &n, &flags);
 	if (e)
 		return e;
+	*func = 0;		/* n >= 1: a chain has its own frame */
 	for (k = n; k-- > 0;) { /* from the outermost frame in */
-		e = func_of(vm, &f[k], &func);
+		e = func_of(vm, &f[k], func);
 		if (!e)
-			e = pair_of(&vm->h_nodes, (u64)parent, func, (void **)&vm->nodes,
+			e = pair_of(&vm->h_nodes, (u64)parent, *func, (void **)&vm->nodes,
 				    &vm->nnodes, &vm->nodes_cap, sizeof(u64), &node);
 		if (e)
 			return e;
 		parent = node;
 	}
+	e = pair_of(&vm->h_sites, *func, f[0].dso_addr, (void **)&vm->sites, &vm->nsites,
+		    &vm->sites_cap, sizeof(u64), &site);
+	if (!e)
+		e = pair_of(&vm->h_stacks, node, site, (void **)&vm->stacks, &vm->nstacks,
+			    &vm->stacks_cap, sizeof(u32), stack);
+	if (e || !memo)
+		return e;
+	if (r->res.id >= vm->nmemo) {
+		size_t had = vm->nmemo;
+
+		while (r->res.id >= vm->nmemo)
+			if (ebs_grow((void **)&vm->memo, &vm->nmemo, vm->nmemo, sizeof(*vm->memo),
+				     1024))
+				return -ENOMEM;
+		memset(vm->memo + had, 0, (vm->nmemo - had) * sizeof(*vm->memo));
+	}
+	vm->memo[r->res.id].stack1 = *stack + 1;
+	vm->memo[r->res.id].func = *func;
+	return 0;
+}
+
+static int count_one(void *ctx, const struct resolved *r)
+{
+	struct view_model *vm = ctx;
+	u32 thread, func, stack, ent, dso;
+	u64 key[3];
+	bool fresh;
+	int e;
+
+	/* a thread's samples come in runs: the last one's, when it is this one */
+	if (vm->nthreads && vm->last_thread.input == r->input && vm->last_thread.pid == r->s->pid &&
+	    vm->last_thread.tid == r->s->tid && vm->last_thread.comm == r->comm)
+		thread = vm->last_thread_idx;
+	else if ((e = thread_of(vm, r, &thread)) != 0)
+		return e;
+	vm->last_thread = vm->threads[thread];
+	vm->last_thread_idx = thread;
+	e = stack_of(vm, r, &stack, &func);
+	if (e)
+		return e;
 	vm->funcs[func].self++;
 	/* the sampled DSO: its debug information, by the sample's own result */
 	dso = vm->funcs[func].dso;
 	vm->dsos[dso].sampled = true;
 	if (!vm->dsos[dso].info && r->res.info)
 		vm->dsos[dso].info = r->res.info;
-	e = pair_of(&vm->h_sites, func, f[0].dso_addr, (void **)&vm->sites, &vm->nsites,
-		    &vm->sites_cap, sizeof(u64), &site);
-	if (!e)
-		e = pair_of(&vm->h_stacks, node, site, (void **)&vm->stacks, &vm->nstacks,
-			    &vm->stacks_cap, sizeof(u32), &stack);
-	if (e)
-		return e;
 	key[0] = rel_time(vm, r) / vm->bucket_ns;
 	if (key[0] >= vm->nbuckets)
 		key[0] = vm->nbuckets - 1;
@@ -351,6 +392,7 @@ int view_model__collect(struct view_model *vm, const struct view_opts *v, struct
 	vm->bucket_ns = (span_max + VIEW_MAX_BUCKETS - 1) / VIEW_MAX_BUCKETS;
 	vm->bucket_ns = (vm->bucket_ns + 999) / 1000 * 1000;
 	vm->nbuckets = (u32)((span_max + vm->bucket_ns - 1) / vm->bucket_ns);
+	vm->chained = session__call_graph(&vm->rs) != NULL;
 	vm->chains = chainer__new(&vm->rs, session__call_graph(&vm->rs), v->no_inline);
 	if (!vm->chains)
 		return ebs_error__set(err, ENOMEM, "out of memory");
@@ -735,6 +777,7 @@ void view_model__free(struct view_model *vm)
 	free(vm->stacks);
 	free(vm->entries);
 	free(vm->times);
+	free(vm->memo);
 	free(vm->ann_opts);
 	ebs_strset__free(&vm->names);
 	chainer__free(vm->chains);

@@ -71,6 +71,14 @@ struct view_model {
 	size_t nstacks, stacks_cap;
 	struct view_entry *entries;
 	size_t nentries, entries_cap;
+	bool chained; /* a recording has call chains */
+	struct view_memo {
+		u32 stack1; /* the stack + 1; 0: none kept */
+		u32 func;
+	} * memo; /* by sym_result.id, without call chains */
+	size_t nmemo;
+	struct view_thread last_thread; /* the last sample's, and its index */
+	u32 last_thread_idx;
 	struct kv *h_funcs, *h_dsos, *h_threads, *h_nodes, *h_sites, *h_stacks, *h_entries;
 	/* annotate's models of the hottest functions (annotate.h's ann_set) */
 	void *ann;		  /* struct ann_set * */

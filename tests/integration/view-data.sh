@@ -233,6 +233,10 @@ check "no chains: the page is written (exit 0, $(head -c 200 flat.err))" [ -s fl
 check "no chains: call_graph is empty, the page can say so" \
 	grep -q '"call_graph":""' flat.html
 agrees report flat.html flat.data
+agrees tree flat.html flat.data
+# what the model keeps by address (its memo) changes nothing
+EBS_DEBUG_NO_MEMO=1 "$EBS" view -i flat.data -o flat-nomemo.html 2>/dev/null
+check "no chains: the page without the memo is the same" cmp -s flat.html flat-nomemo.html
 
 # ---- 4. hostile names: inert inside <script> ----------------------------------
 EVIL='</script><script>alert(1)</script><!--'

@@ -127,6 +127,17 @@ def check_annotate(p, data, nfuncs):
             if m[i + 1] >= 0 and count[m[i]]:
                 got[a["lines"][m[i + 1]][1]] += count[m[i]]
         ok &= differ("annotate %s line" % name, dict(want), dict(got))
+        if a["asm"]:  # the instructions, as annotate --asm counts them
+            want = collections.Counter()
+            for line in run("annotate", "-i", *data, "--asm", name).splitlines():
+                m = re.match(r"^\s+(\d+)\s+[\d.]+\s+[\d.]+\s+(?:\d+\s+)?([0-9a-f]+):  ", line)
+                if m:
+                    want[int(m.group(2), 16)] += int(m.group(1))
+            got = collections.Counter()
+            for i in range(0, len(m_ := a["map"]), 3):
+                if m_[i + 2] >= 0 and count[m_[i]]:
+                    got[a["asm"][m_[i + 2]][0]] += count[m_[i]]
+            ok &= differ("annotate --asm %s instruction" % name, dict(want), dict(got))
         done += 1
     if not done:
         print("no function annotated")

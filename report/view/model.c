@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "report/annotate/annotate.h"
 #include "report/annotate/decode.h"
@@ -334,13 +335,42 @@ static size_t model_bytes(const struct ann_func *af)
 	return n + af->nhits * 24;
 }
 
+/*
+ * Can the recordings be read again, for annotate's own pass?  Standard
+ * input and a FIFO are read once: no listings then, said in one line.
+ */
+static bool rereadable(const struct view_model *vm)
+{
+	const struct view_opts *v = vm->v;
+	size_t i, n = v->inputs ? v->ninputs : 1;
+	struct stat st;
+
+	for (i = 0; i < n; i++) {
+		const char *in = v->inputs ? v->inputs[i] : v->input;
+
+		if (!strcmp(in, "-") || stat(in, &st) || !S_ISREG(st.st_mode)) {
+			ebs_warn(
+				v->warn, v->warn_ctx, EBS_E_OK,
+				"warning: %s is read once: no source listings in the page (save the "
+				"recording to a file for them, or use ebs annotate)",
+				ebs_output_name(in) == in ? in : "standard input");
+			return false;
+		}
+	}
+	return true;
+}
+
 static int annotate_models(struct view_model *vm, struct ebs_error *err)
 {
-	struct annotate_opts *ao = calloc(1, sizeof(*ao));
-	struct ann_set *set = calloc(1, sizeof(*set));
+	struct annotate_opts *ao;
+	struct ann_set *set;
 	struct ebs_error aerr = {0};
 	int e;
 
+	if (!rereadable(vm))
+		return 0;
+	ao = calloc(1, sizeof(*ao));
+	set = calloc(1, sizeof(*set));
 	if (!ao || !set) {
 		free(ao);
 		free(set);

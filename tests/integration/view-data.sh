@@ -328,3 +328,14 @@ print(d["threads"][-1][2])' thr.html)
 agrees report tid.html thr.data --tid "$tid"
 "$EBS" view -i thr.data --comm threads --dso threads -o cd.html 2>/dev/null
 agrees report cd.html thr.data --comm threads --dso threads
+
+# ---- 8. the page's assets are built in: an edited one rebuilds ebs -----------
+# (make -n -W: what make would do were the asset just edited; nothing built)
+if git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1; then
+	for a in view.html view.css view.js; do
+		env -u MAKEFLAGS -u MAKELEVEL make -C "$TOP" --no-print-directory -n \
+			BUILD="$(dirname "$EBS")" -W "report/view/assets/$a" "$EBS" >make-$a.out 2>&1
+		check "an edited $a rebuilds the assets' object and ebs" \
+			sh -c "grep -q 'assets.S' make-$a.out && grep -q -- '-o $EBS\\|LINK' make-$a.out"
+	done
+fi

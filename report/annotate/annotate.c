@@ -76,7 +76,9 @@ struct fl_ent {
 
 struct annot {
 	const struct annotate_opts *o;
-	struct session rs;
+	struct session *rs; /* own, or the caller's (ann_set__attach) */
+	struct session own;
+	int only_event; /* attached: the one event counted (the caller's pass has all) */
 	struct fn_ent *fns;
 	struct fl_ent *flines;
 	/* file names of file listings: one pointer per name, whatever DSO's
@@ -139,7 +141,7 @@ static struct ann_memo *memo_of(struct annot *an, const struct sym_result *res)
 {
 	size_t n;
 
-	if (!res->id || an->rs.no_memo)
+	if (!res->id || an->rs->no_memo)
 		return NULL;
 	if (res->id >= an->nmemo) {
 		struct ann_memo *v;
@@ -178,6 +180,8 @@ static int collect(void *ctx, const struct resolved *rv)
 	const struct sym_frame *fr = NULL;
 	bool kernel;
 
+	if (an->only_event >= 0 && (int)rv->event != an->only_event)
+		return 0;
 	an->total++;
 	/* counted as the last sample of its address was: its line, function and address */
 	if (m && m->set) {
@@ -257,14 +261,15 @@ static int collect(void *ctx, const struct resolved *rv)
 		f->key = key;
 		f->name = res->function;
 		f->dso = res->dso;
-		f->dso_path = !kernel			  ? res->dso_path
-			      : an->o->view.kallsyms	  ? an->o->view.kallsyms
-			      : ebs_data__ksyms(an->rs.d) ? ebs_data__path(an->rs.d) /* its KSYMS */
-							  : "/proc/kallsyms";
+		f->dso_path = !kernel		     ? res->dso_path
+			      : an->o->view.kallsyms ? an->o->view.kallsyms
+			      : ebs_data__ksyms(an->rs->d)
+				      ? ebs_data__path(an->rs->d) /* its KSYMS */
+				      : "/proc/kallsyms";
 		f->kernel = kernel;
 		f->listed = !an->o->target || an->file_mode || name_query__match(&an->q, f->name);
-		e = kernel ? symbolizer__kernel_function(an->rs.sym, key.start, &sf)
-			   : symbolizer__function(an->rs.sym, res->info, key.start, &sf);
+		e = kernel ? symbolizer__kernel_function(an->rs->sym, key.start, &sf)
+			   : symbolizer__function(an->rs->sym, res->info, key.start, &sf);
 		f->end = e == 0 ? sf.end : res->dso_addr + 1;
 		HASH_ADD(hh, an->fns, key, sizeof(f->key), f);
 		if (!f->hh.tbl) {
@@ -419,16 +424,16 @@ static bool is_perf_map(const char *dso)
 static int kernel_code(struct annot *an, const struct fn_ent *f, u8 *code, size_t len,
 		       enum sym_arch *code_arch, char *why, size_t why_len)
 {
-	const char *stext = ebs_data__meta(an->rs.d, EBS_META_KERNEL_STEXT);
-	const char *release = ebs_data__meta(an->rs.d, EBS_META_OS_RELEASE);
-	const char *arch = ebs_data__meta(an->rs.d, EBS_META_ARCH);
+	const char *stext = ebs_data__meta(an->rs->d, EBS_META_KERNEL_STEXT);
+	const char *release = ebs_data__meta(an->rs->d, EBS_META_OS_RELEASE);
+	const char *arch = ebs_data__meta(an->rs->d, EBS_META_ARCH);
 	const char *kcore = an->o->kcore ? an->o->kcore : "/proc/kcore";
 	struct utsname u;
 	u64 now = 0;
 	int e;
 
 	*code_arch = arch && !strcmp(arch, "x86_64") ? SYM_ARCH_X86_64 : SYM_ARCH_UNKNOWN;
-	if (stext && symbolizer__kernel_stext(an->rs.sym, &now) == 0 &&
+	if (stext && symbolizer__kernel_stext(an->rs->sym, &now) == 0 &&
 	    strtoull(stext, NULL, 16) != now) {
 		snprintf(why, why_len,
 			 "no instructions: recorded on a kernel laid out otherwise "
@@ -440,7 +445,7 @@ static int kernel_code(struct annot *an, const struct fn_ent *f, u8 *code, size_
 			 release, u.release);
 		return -ESTALE;
 	}
-	e = symbolizer__kernel_code(an->rs.sym, f->key.start, code, len);
+	e = symbolizer__kernel_code(an->rs->sym, f->key.start, code, len);
 	if (e == -ENOENT)
 		snprintf(why, why_len, "no instructions: %s is not there (%s)", kcore,
 			 an->o->kcore ? "no such file"
@@ -478,8 +483,8 @@ static void name_target(struct annot *an, const struct fn_ent *f, struct ann_ins
 		name = f->name;
 		start = f->key.start;
 		ai->target_local = true;
-	} else if ((f->kernel ? symbolizer__kernel_function(an->rs.sym, target, &sf)
-			      : symbolizer__function(an->rs.sym, f->key.info, target, &sf)) == 0 &&
+	} else if ((f->kernel ? symbolizer__kernel_function(an->rs->sym, target, &sf)
+			      : symbolizer__function(an->rs->sym, f->key.info, target, &sf)) == 0 &&
 		   sf.name) {
 		name = sf.name;
 		start = sf.start;
@@ -501,7 +506,7 @@ static void name_target(struct annot *an, const struct fn_ent *f, struct ann_ins
  */
 static u64 shown_base(struct annot *an, const struct fn_ent *f)
 {
-	return f->kernel ? f->key.start - session__kernel_at(&an->rs, f->key.start) : 0;
+	return f->kernel ? f->key.start - session__kernel_at(an->rs, f->key.start) : 0;
 }
 
 struct insns_ctx {
@@ -557,7 +562,7 @@ static int insns_of(struct annot *an, const struct fn_ent *f, struct ann_func *a
 	if (!code)
 		return -ENOMEM;
 	e = f->kernel ? kernel_code(an, f, code, len, &arch, why, why_len)
-		      : symbolizer__code(an->rs.sym, f->key.info, f->key.start, code, len, &arch);
+		      : symbolizer__code(an->rs->sym, f->key.info, f->key.start, code, len, &arch);
 	if (e) {
 		if (!f->kernel)
 			snprintf(why, why_len, "no instructions: cannot read the code from %s",
@@ -773,18 +778,19 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	af->name = f->name;
 	af->start = f->key.start - base;
 	if (f->kernel) /* shown_base asked for _stext */
-		af->addr_from = an->rs.stext_known > 0 ? "_stext" : f->name;
+		af->addr_from = an->rs->stext_known > 0 ? "_stext" : f->name;
 	af->per = "%func";
 	af->dso = f->dso;
 	af->dso_path = f->dso_path;
 	af->samples = f->samples;
 	af->total = an->total;
 	af->event =
-		session__event(&an->rs, an->rs.event < 0 ? 0 : (unsigned int)an->rs.event)->used;
+		session__event(an->rs, an->rs->event < 0 ? 0 : (unsigned int)an->rs->event)->used;
 	af->show_asm = o->asm_;
 	/* the line table under the function */
 	rc.start = f->key.start;
-	if (symbolizer__rows(an->rs.sym, f->key.info, f->key.start, f->end, row_cb, &rc) == -ENOMEM)
+	if (symbolizer__rows(an->rs->sym, f->key.info, f->key.start, f->end, row_cb, &rc) ==
+	    -ENOMEM)
 		goto nomem;
 	/*
 	 * Its own lines: from its declaration to its last line of its own
@@ -794,7 +800,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	 * outside that text and are listed apart, never stretching the range.
 	 * Without a declaration, the lines of its own code's rows.
 	 */
-	if (symbolizer__source_span(an->rs.sym, f->key.info, f->key.start, &span) == 0) {
+	if (symbolizer__source_span(an->rs->sym, f->key.info, f->key.start, &span) == 0) {
 		af->main_file = span.file;
 		lo = span.first;
 	} else {
@@ -870,7 +876,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		}
 		/* skid-adjusted: the lines of the instruction the sample moved to */
 		if (at != a->addr - base &&
-		    symbolizer__lookup_in(an->rs.sym, f->key.info, at + base, &moved) == 0) {
+		    symbolizer__lookup_in(an->rs->sym, f->key.info, at + base, &moved) == 0) {
 			nr_frames = moved.nr_frames;
 			frames = moved.frames;
 		}
@@ -938,7 +944,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 			af->hottest = al->self;
 		/* own code at another function's line: name whose text it is */
 		if (!al->in_range && !al->function)
-			al->owner = symbolizer__line_owner(an->rs.sym, f->key.info, f->key.start,
+			al->owner = symbolizer__line_owner(an->rs->sym, f->key.info, f->key.start,
 							   al->file, al->line);
 	}
 	if (lv.n) /* none without DWARF */
@@ -966,13 +972,13 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 		}
 		/* a line outside its own: inlined code, or another function's text */
 		if (in->line && !(in->file == af->main_file && in->line >= lo && in->line <= hi)) {
-			if (symbolizer__lookup_in(an->rs.sym, f->key.info, in->addr + base, &res) ==
-				    0 &&
+			if (symbolizer__lookup_in(an->rs->sym, f->key.info, in->addr + base,
+						  &res) == 0 &&
 			    res.nr_frames > 1 && res.frames[0].function)
 				in->owner = res.frames[0].function;
 			else
 				in->owner = symbolizer__line_owner(
-					an->rs.sym, f->key.info, f->key.start, in->file, in->line);
+					an->rs->sym, f->key.info, f->key.start, in->file, in->line);
 		}
 		if (in->samples > af->hottest_insn)
 			af->hottest_insn = in->samples;
@@ -1258,7 +1264,7 @@ static int build_file(struct annot *an, struct ann_func **out)
 	af->per = "%file";
 	af->total = an->total;
 	af->event =
-		session__event(&an->rs, an->rs.event < 0 ? 0 : (unsigned int)an->rs.event)->used;
+		session__event(an->rs, an->rs->event < 0 ? 0 : (unsigned int)an->rs->event)->used;
 	*out = af;
 	return 0;
 
@@ -1360,11 +1366,13 @@ int ann_set__open(struct ann_set *set, const struct annotate_opts *o, struct ebs
 		return ebs_error__set(err, ENOMEM, "out of memory");
 	set->an = an;
 	an->o = o;
+	an->rs = &an->own;
+	an->only_event = -1;
 	session__symbolize_opts(&so, &o->view);
 	so.kcore = o->kcore;
 	if (o->target && (e = parse_target(an, o->target, err)))
 		return e;
-	e = session__open_view(&an->rs, &o->view, &so, err);
+	e = session__open_view(an->rs, &o->view, &so, err);
 	an->opened = !e;
 	return e;
 }
@@ -1374,7 +1382,31 @@ int ann_set__open(struct ann_set *set, const struct annotate_opts *o, struct ebs
  * listed (set->models, set->n; set->rest for what no listing shows).
  * 0, or -errno with err filled.
  */
-int ann_set__build(struct ann_set *set, struct ebs_error *err)
+/* Before the pass: the sources, the event, FUNC resolved.  0, or -errno with err filled. */
+static int prepare(struct annot *an, struct ebs_error *err)
+{
+	const struct annotate_opts *o = an->o;
+	int e = 0;
+
+	an->sources = source_cache__new(o->source_dirs, o->view.warn, o->view.warn_ctx);
+	if (!an->sources) {
+		return ebs_error__set(err, ENOMEM, "out of memory");
+	}
+	source_cache__set_names(an->sources, source_name, an->rs->sym);
+	source_cache__set_fetch(an->sources, source_fetch, an->rs->sym);
+	if (an->only_event < 0 && an->rs->event < 0) /* its own session: its pass */
+		an->rs->event = 0;		     /* one event: the first, unless --event */
+	/* FUNC: the exact name, else the unqualified, a "::"-suffix, a part (names.h) */
+	an->q = (struct name_query){.want = o->target, .len = o->target ? strlen(o->target) : 0};
+	if (o->target && !an->file_mode &&
+	    (e = session__resolve(an->rs, o->target, strlen(o->target), &an->q,
+				  o->view.filter.candidates, err)))
+		return e;
+	return 0;
+}
+
+/* After the pass: the models of the functions listed.  0, or -errno with err filled. */
+static int models_of(struct ann_set *set, struct ebs_error *err)
 {
 	struct annot *an = set->an;
 	const struct annotate_opts *o = an->o;
@@ -1382,28 +1414,8 @@ int ann_set__build(struct ann_set *set, struct ebs_error *err)
 	struct fn_ent **fns = NULL;
 	size_t nfns = 0, nmodels = 0, i;
 	char why[256] = "";
-	int e;
+	int e = 0;
 
-	an->sources = source_cache__new(o->source_dirs, o->view.warn, o->view.warn_ctx);
-	if (!an->sources) {
-		e = ebs_error__set(err, ENOMEM, "out of memory");
-		goto out;
-	}
-	source_cache__set_names(an->sources, source_name, an->rs.sym);
-	source_cache__set_fetch(an->sources, source_fetch, an->rs.sym);
-	if (an->rs.event < 0)
-		an->rs.event = 0; /* one event: the first, unless --event */
-	/* FUNC: the exact name, else the unqualified, a "::"-suffix, a part (names.h) */
-	an->q = (struct name_query){.want = o->target, .len = o->target ? strlen(o->target) : 0};
-	if (o->target && !an->file_mode &&
-	    (e = session__resolve(&an->rs, o->target, strlen(o->target), &an->q,
-				  o->view.filter.candidates, err)))
-		goto out;
-	e = session__each(&an->rs, collect, an, err);
-	if (!e)
-		e = check_target_line(an, err);
-	if (e)
-		goto out;
 	fns = sorted_fns(an, &nfns);
 	models = calloc(nfns + 1, sizeof(*models));
 	if (!fns || !models) {
@@ -1501,6 +1513,44 @@ out:
 	return e;
 }
 
+int ann_set__build(struct ann_set *set, struct ebs_error *err)
+{
+	struct annot *an = set->an;
+	int e = prepare(an, err);
+
+	if (!e)
+		e = session__each(an->rs, collect, an, err);
+	if (!e)
+		e = check_target_line(an, err);
+	return e ? e : models_of(set, err);
+}
+
+int ann_set__attach(struct ann_set *set, const struct annotate_opts *o, struct session *rs,
+		    struct ebs_error *err)
+{
+	struct annot *an;
+
+	memset(set, 0, sizeof(*set));
+	an = calloc(1, sizeof(*an));
+	if (!an)
+		return ebs_error__set(err, ENOMEM, "out of memory");
+	set->an = an;
+	an->o = o;
+	an->rs = rs;
+	an->only_event = rs->event >= 0 ? rs->event : 0; /* as prepare's for its own */
+	return prepare(an, err);
+}
+
+int ann_set__sample(struct ann_set *set, const struct resolved *r)
+{
+	return collect(set->an, r);
+}
+
+int ann_set__finish(struct ann_set *set, struct ebs_error *err)
+{
+	return models_of(set, err);
+}
+
 void ann_set__free(struct ann_set *set)
 {
 	size_t i;
@@ -1514,7 +1564,7 @@ void ann_set__free(struct ann_set *set)
 		free_all(set->an);
 		name_query__free(&set->an->q);
 		if (set->an->opened)
-			session__close(&set->an->rs);
+			session__close(&set->an->own);
 		free(set->an);
 	}
 	memset(set, 0, sizeof(*set));

@@ -124,6 +124,20 @@ struct ann_set {
 
 int ann_set__open(struct ann_set *set, const struct annotate_opts *o, struct ebs_error *err);
 int ann_set__build(struct ann_set *set, struct ebs_error *err);
+/*
+ * The same models counted in another's pass over the samples (ebs view's):
+ * ann_set__attach on the caller's open session rs (kept, not closed by
+ * ann_set__free; o->target NULL), then ann_set__sample for each sample of
+ * its pass (those of one event are counted: rs's filter's, else the
+ * first), then ann_set__finish, as ann_set__build after its own pass.
+ * 0, or -errno with err filled.
+ */
+struct session;
+struct resolved;
+int ann_set__attach(struct ann_set *set, const struct annotate_opts *o, struct session *rs,
+		    struct ebs_error *err);
+int ann_set__sample(struct ann_set *set, const struct resolved *r);
+int ann_set__finish(struct ann_set *set, struct ebs_error *err);
 /* The path of a source shown that not everyone may read, or NULL. */
 const char *ann_set__private_source(const struct ann_set *set);
 /*

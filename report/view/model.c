@@ -4,15 +4,15 @@
  * the session, each sample's chain built by callchain.c (the frames report
  * --tree and --children use), interned into functions, a trie of frames,
  * sampled instructions and distinct stacks, and counted per (time bucket,
- * thread, event, stack): never one entry per sample.  Then annotate's own
- * models (annotate.c) of the hottest functions, up to a byte budget, with
- * the line and instruction each sampled address counted for, so that the
- * page recounts a listing as `ebs annotate FUNC` does.
+ * thread, event, stack): never one entry per sample.  The same pass
+ * counts annotate's own models (annotate.c, attached to this session) of
+ * the hottest functions, written up to a byte budget with the line and
+ * instruction each sampled address counted for, so that the page
+ * recounts a listing as `ebs annotate FUNC` does.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "report/annotate/annotate.h"
 #include "report/annotate/decode.h"
@@ -304,7 +304,7 @@ static int count_one(void *ctx, const struct resolved *r)
 	}
 	vm->entries[ent].count++;
 	vm->samples++;
-	return 0;
+	return ann_set__sample(vm->ann, r);
 }
 
 static int entry_cmp(const void *pa, const void *pb)
@@ -336,60 +336,37 @@ static size_t model_bytes(const struct ann_func *af)
 }
 
 /*
- * Can the recordings be read again, for annotate's own pass?  Standard
- * input and a FIFO are read once: no listings then, said in one line.
+ * annotate's models of the hottest functions, counted in this pass
+ * (ann_set__attach, ann_set__sample): annotate's own attribution of each
+ * address to its line and instruction, so that a listing of the page is
+ * `ebs annotate FUNC`'s.  0, or -errno with err filled.
  */
-static bool rereadable(const struct view_model *vm)
+static int annotate_attach(struct view_model *vm, struct ebs_error *err)
 {
-	const struct view_opts *v = vm->v;
-	size_t i, n = v->inputs ? v->ninputs : 1;
-	struct stat st;
+	struct annotate_opts *ao = calloc(1, sizeof(*ao));
+	struct ann_set *set = calloc(1, sizeof(*set));
 
-	for (i = 0; i < n; i++) {
-		const char *in = v->inputs ? v->inputs[i] : v->input;
-
-		if (!strcmp(in, "-") || stat(in, &st) || !S_ISREG(st.st_mode)) {
-			ebs_warn(
-				v->warn, v->warn_ctx, EBS_E_OK,
-				"warning: %s is read once: no source listings in the page (save the "
-				"recording to a file for them, or use ebs annotate)",
-				ebs_output_name(in) == in ? in : "standard input");
-			return false;
-		}
-	}
-	return true;
-}
-
-static int annotate_models(struct view_model *vm, struct ebs_error *err)
-{
-	struct annotate_opts *ao;
-	struct ann_set *set;
-	struct ebs_error aerr = {0};
-	int e;
-
-	if (!rereadable(vm))
-		return 0;
-	ao = calloc(1, sizeof(*ao));
-	set = calloc(1, sizeof(*set));
-	if (!ao || !set) {
-		free(ao);
-		free(set);
+	vm->ann = set;
+	vm->ann_opts = ao; /* the set keeps it until freed */
+	if (!ao || !set)
 		return ebs_error__set(err, ENOMEM, "out of memory");
-	}
 	ao->view = *vm->v;
 	ao->view.top = VIEW_ANNOTATE_MAX;
 	ao->view.min_percent = 0;
 	ao->view.filter.candidates = NULL;
-	ao->view.warn = NULL; /* the first pass said them */
+	ao->view.warn = NULL; /* the pass says them */
 	ao->view.progress = NULL;
 	ao->asm_ = decode_available();
-	vm->ann = set;
-	vm->ann_opts = ao; /* the set keeps it until freed */
-	e = ann_set__open(set, ao, &aerr);
-	if (!e)
-		e = ann_set__build(set, &aerr);
+	return ann_set__attach(set, ao, &vm->rs, err);
+}
+
+static int annotate_finish(struct view_model *vm, struct ebs_error *err)
+{
+	struct ebs_error aerr = {0};
+	int e = ann_set__finish(vm->ann, &aerr);
+
 	if (e == -ENOENT) /* no function to annotate (the kernel's without symbols) */
-		e = 0;
+		return 0;
 	if (e)
 		*err = aerr;
 	return e;
@@ -426,7 +403,9 @@ int view_model__collect(struct view_model *vm, const struct view_opts *v, struct
 	vm->chains = chainer__new(&vm->rs, session__call_graph(&vm->rs), v->no_inline);
 	if (!vm->chains)
 		return ebs_error__set(err, ENOMEM, "out of memory");
-	e = session__each(&vm->rs, count_one, vm, err);
+	e = annotate_attach(vm, err);
+	if (!e)
+		e = session__each(&vm->rs, count_one, vm, err);
 	if (e)
 		return e;
 	if (!vm->samples)
@@ -437,7 +416,7 @@ int view_model__collect(struct view_model *vm, const struct view_opts *v, struct
 					      ? " after the filters"
 					      : "");
 	qsort(vm->entries, vm->nentries, sizeof(*vm->entries), entry_cmp);
-	return annotate_models(vm, err);
+	return annotate_finish(vm, err);
 }
 
 /* ---- JSON --------------------------------------------------------------- */

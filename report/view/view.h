@@ -5,9 +5,10 @@
  * event, aggregated (docs/view.md has the format): functions, the call
  * stacks as a trie of frames (callchain.c's, as report --tree and
  * --children count them), the sampled instructions, and per time bucket,
- * thread, event and stack a count; then annotate's own attribution of the
- * hottest functions' addresses to lines and instructions.  page.c writes
- * it into the page.  Private to report/.
+ * thread, event and stack a count; in the same pass annotate's own
+ * attribution of the hottest functions' addresses to lines and
+ * instructions (annotate.h's ann_set__attach).  page.c writes it into the
+ * page.  Private to report/.
  */
 #ifndef EBS_REPORT_VIEW_H
 #define EBS_REPORT_VIEW_H

@@ -302,11 +302,12 @@ check "a write cut short (exit $rc): the old page stays as it was" \
 "$EBS" view -i cg.data -o - >stdout.html 2>/dev/null
 check "-o -: the page on standard output" cmp -s stdout.html cg.html
 
-# standard input is read once: the page without listings, said in one line
+# standard input, read once: the listings come from the same pass
 cat cg.data | "$EBS" view -i - -o pipe.html 2>pipe.err
-check "-i -: the page, one line saying it has no listings ($(head -c 200 pipe.err))" \
-	sh -c '[ -s pipe.html ] && [ "$(wc -l <pipe.err)" -eq 1 ] && grep -q "read once" pipe.err'
+check "-i - (a pipe): the page, nothing said ($(head -c 200 pipe.err))" \
+	sh -c '[ -s pipe.html ] && [ ! -s pipe.err ]'
 agrees report pipe.html cg.data
+agrees annotate pipe.html cg.data
 
 # ---- 6. bad input: exit codes, one line, no page ------------------------------
 expect "no samples after the filters: exit 1" 1 "no samples" \

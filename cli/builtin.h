@@ -24,6 +24,7 @@ int cmd_export(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
@@ -31,7 +32,7 @@ int cmd_archive(int argc, char **argv);
 /* Their option tables (options.h), for --help and ebs --dump-options. */
 extern const struct cli_cmd cli_record_cmd, cli_report_cmd, cli_list_cmd, cli_addr2line_cmd,
 	cli_annotate_cmd, cli_calibrate_cmd, cli_flamegraph_cmd, cli_export_cmd, cli_script_cmd,
-	cli_stat_cmd, cli_monitor_cmd, cli_diff_cmd, cli_convert_cmd, cli_archive_cmd;
+	cli_stat_cmd, cli_monitor_cmd, cli_top_cmd, cli_diff_cmd, cli_convert_cmd, cli_archive_cmd;
 
 /*
  * A binary file (an ebs.data) asked onto a terminal (-o - with standard

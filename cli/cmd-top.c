@@ -41,8 +41,8 @@
 #include <curses.h>
 #include <term.h>
 
-#define TICK_MS	     50 /* how often records are resolved and the keys read */
-#define DEFAULT_ROWS 25 /* rows of a table without a terminal */
+#define TICK_MS	     100 /* how often records are resolved and the keys read */
+#define DEFAULT_ROWS 25	 /* rows of a table without a terminal */
 
 struct top_args {
 	pid_t *pids;
@@ -225,16 +225,18 @@ static void tty_show(struct topc *tc)
 
 	getmaxyx(stdscr, rows, cols);
 	erase();
-	snprintf(line, sizeof(line), "ebs top   every %.1f s   %s%s%s   %s", (double)tc->interval_ns / 1e9,
-		 tc->frozen ? "FROZEN   " : "", tc->ended ? "ENDED   " : "", tc->event, tc->target);
+	snprintf(line, sizeof(line), "ebs top   every %.1f s   %s%s%s   %s",
+		 (double)tc->interval_ns / 1e9, tc->frozen ? "FROZEN   " : "",
+		 tc->ended ? "ENDED   " : "", tc->event, tc->target);
 	tty_line(0, line, cols, false);
 	snprintf(line, sizeof(line),
 		 "%s %.1f-%.1f s: %llu samples (%llu kernel), %llu lost   sort: %s   "
 		 "show: %s",
-		 tc->v.cumulative ? "since the start," : "interval", (double)tc->table.start_ns / 1e9,
-		 (double)tc->table.end_ns / 1e9, (unsigned long long)tc->table.all,
-		 (unsigned long long)tc->table.kernel, (unsigned long long)tc->table.lost,
-		 top_sort_name(tc->v.sort), top_mode_name(tc->v.mode));
+		 tc->v.cumulative ? "since the start," : "interval",
+		 (double)tc->table.start_ns / 1e9, (double)tc->table.end_ns / 1e9,
+		 (unsigned long long)tc->table.all, (unsigned long long)tc->table.kernel,
+		 (unsigned long long)tc->table.lost, top_sort_name(tc->v.sort),
+		 top_mode_name(tc->v.mode));
 	tty_line(1, line, cols, false);
 	tty_line(2, tc->status, cols, false);
 	top_table__heading(&tc->table, line, sizeof(line), cols);
@@ -326,8 +328,8 @@ static void annotate_start(struct topc *tc)
 		if (!getenv("EBS_PAGER") && !getenv("PAGER"))
 			setenv("EBS_PAGER", "less -RX", 1);
 		setenv("LESS", "RX", 0);
-		execl(tc->self, "ebs", "annotate", "-i", tc->data, "--dso", r->dso, "--",
-		      r->name, (char *)NULL);
+		execl(tc->self, "ebs", "annotate", "-i", tc->data, "--dso", r->dso, "--", r->name,
+		      (char *)NULL);
 		_exit(127);
 	}
 	setpgid(pid, pid);
@@ -416,7 +418,9 @@ static void keys(struct topc *tc)
 			redraw = true;
 			break;
 		case KEY_NPAGE:
-			tc->sel = tc->sel + 10 < tc->table.n ? tc->sel + 10 : tc->table.n ? tc->table.n - 1 : 0;
+			tc->sel = tc->sel + 10 < tc->table.n ? tc->sel + 10
+				  : tc->table.n		     ? tc->table.n - 1
+							     : 0;
 			redraw = true;
 			break;
 		case 'a':
@@ -683,6 +687,7 @@ int cmd_top(int argc, char **argv)
 	o.cmdline = ebs_cmdline();
 	o.notice = notice;
 	o.notice_ctx = &tc;
+	o.no_ns = true; /* top reads no container's files: their namespaces unasked */
 	o.tap = top__tap;
 	o.tap_ctx = tc.t;
 	o.interval_ms = TICK_MS;

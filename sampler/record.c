@@ -520,8 +520,8 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	}
 	if (o->tap)
 		ebs_writer__set_tap(s.w, o->tap, o->tap_ctx);
-	/* counting sessions read no mappings */
-	if (!o->count_only && !(s.ns = ns_tracker__new(o, s.w))) {
+	/* counting sessions read no mappings; no_ns: no namespaces asked */
+	if (!o->count_only && !o->no_ns && !(s.ns = ns_tracker__new(o, s.w))) {
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto out;
 	}

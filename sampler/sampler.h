@@ -177,6 +177,13 @@ struct record_opts {
 	 */
 	ebs_writer_tap_fn *tap;
 	void *tap_ctx;
+	/*
+	 * No PROCNS records, no watch of mappings and no look at
+	 * /proc/PID/ns per mapping (ns.c): for a reader of the records that
+	 * reads no process's files from inside its namespace (ebs top), which
+	 * would pay two stat calls per mapping and a wakeup per mapping.
+	 */
+	bool no_ns;
 };
 
 struct record_result {

@@ -22,6 +22,20 @@ struct fn_row {
 	UT_hash_handle hh;
 };
 
+/*
+ * What a lookup gave (its borrowed name and DSO pointers, or for code
+ * without a symbol its DSO and address), to the row of that text: one
+ * hash of three words per sample, the row's texts made once.
+ */
+struct alias {
+	struct alias_key {
+		const void *name, *dso;
+		u64 at;
+	} key;
+	struct fn_row *row;
+	UT_hash_handle hh;
+};
+
 /* Counts of all samples (not only a view's), for the header. */
 struct totals {
 	u64 all, kernel, lost, dropped;
@@ -37,6 +51,7 @@ struct top {
 	size_t qlen, qcap;
 	bool qfull; /* a copy failed for want of memory: said by top__drain */
 	struct fn_row *rows;
+	struct alias *aliases;
 	struct totals cur, last, cum;
 	u64 start_ns, prev_ns, intervals;
 };
@@ -56,7 +71,6 @@ struct top *top__new(const struct symbolize_opts *so)
 		errno = ENOMEM;
 		return NULL;
 	}
-	/* the vdso is the same in every process: ours (as record keeps it) */
 	if (ebs_own_vdso(&t->vdso, &t->vdso_size))
 		t->vdso = NULL;
 	return t;
@@ -65,11 +79,15 @@ struct top *top__new(const struct symbolize_opts *so)
 void top__free(struct top *t)
 {
 	struct fn_row *r, *tmp;
+	struct alias *al, *atmp;
 
 	if (!t)
 		return;
-	HASH_ITER(hh, t->rows, r, tmp)
-	{
+	HASH_ITER(hh, t->aliases, al, atmp) {
+		HASH_DEL(t->aliases, al);
+		free(al);
+	}
+	HASH_ITER(hh, t->rows, r, tmp) {
 		HASH_DEL(t->rows, r);
 		free(r);
 	}
@@ -141,47 +159,80 @@ static struct fn_row *row_of(struct top *t, const char *name, const char *dso, b
 }
 
 /*
- * One sample's function, as report names it without DWARF: the symbol
- * table's; code no symbol covers, "[unknown] DSO+0xAT" with AT the start
- * of the FDE that covers it (one row per function), else its own address.
+ * The row of a sample that resolved to res (in map, at ip): named as
+ * report names it without DWARF, the symbol table's name; code no symbol
+ * covers, "[unknown] DSO+0xAT" with AT the start of the FDE that covers
+ * it (one row per function), else its own address.
  */
+static struct fn_row *row_of_result(struct top *t, const struct sym_result *res,
+				    struct machine_map *map, u64 ip, bool kernel)
+{
+	const char *dso = res->dso ? res->dso : kernel ? "[kernel]" : "[unknown]";
+	struct alias_key k = {res->function, dso, res->function ? 0 : res->dso_addr};
+	const char *name = res->function;
+	unsigned int hv;
+	char text[256];
+	struct alias *al;
+	u64 start, end;
+
+	if (!res->function && !res->dso)
+		k.at = ip;
+	hv = ebs_hash_words(&k, sizeof(k));
+	HASH_FIND_BYHASHVALUE(hh, t->aliases, &k, sizeof(k), hv, al);
+	if (al)
+		return al->row;
+	if (!name) {
+		u64 at = k.at;
+
+		if (map && res->dso &&
+		    symbolizer__cfi_function(t->sym, &map->sym, ip, &start, &end) == 0)
+			at -= ip - start;
+		if (kernel) /* kallsyms hidden from this user: no address shown */
+			snprintf(text, sizeof(text), "[unknown] %s", dso);
+		else if (res->dso)
+			snprintf(text, sizeof(text), "[unknown] %s+0x%llx", res->dso,
+				 (unsigned long long)at);
+		else
+			snprintf(text, sizeof(text), "[unknown] 0x%llx", (unsigned long long)at);
+		name = text;
+	}
+	al = calloc(1, sizeof(*al));
+	if (!al)
+		return NULL;
+	al->key = k;
+	al->row = row_of(t, name, dso, kernel, !res->function);
+	if (al->row)
+		HASH_ADD_BYHASHVALUE(hh, t->aliases, key, sizeof(al->key), hv, al);
+	if (!al->row || !al->hh.tbl) {
+		free(al);
+		return NULL;
+	}
+	return al->row;
+}
+
 static int count_sample(struct top *t, const struct ebs_rec_sample *s)
 {
 	u16 mode = s->hdr.misc & EBS_CPUMODE_MASK;
 	bool kernel = mode == EBS_CPUMODE_KERNEL || mode == EBS_CPUMODE_GUEST_KERNEL;
 	struct machine_map *map = NULL;
 	struct sym_result res = {0};
-	const char *name, *dso;
-	char text[256];
 	struct fn_row *r;
-	u64 start, end;
 
 	if (kernel) {
 		symbolizer__lookup_kernel(t->sym, s->ip, &res);
 	} else {
 		map = machine__find_map(t->m, s->pid, s->ip, s->time);
-		if (map && symbolizer__lookup_memo(t->sym, &map->sym, &map->ent, s->ip, &res) ==
-				   -ENOMEM)
+		/* the vdso is the same in every process: ours, as record keeps it */
+		if (map && t->vdso && !map->sym.image && !strcmp(map->sym.filename, "[vdso]")) {
+			map->sym.image = t->vdso;
+			map->sym.image_size = t->vdso_size;
+			map->ent = NULL;
+		}
+		if (map &&
+		    symbolizer__lookup_memo(t->sym, &map->sym, &map->ent, s->ip, &res) == -ENOMEM)
 			return -ENOMEM;
 	}
-	dso = res.dso ? res.dso : kernel ? "[kernel]" : "[unknown]";
-	name = res.function;
-	if (!name) {
-		u64 at = res.dso ? res.dso_addr : s->ip;
-
-		if (map && res.dso &&
-		    symbolizer__cfi_function(t->sym, &map->sym, s->ip, &start, &end) == 0)
-			at -= s->ip - start;
-		if (kernel) /* kallsyms hidden from this user: no address shown */
-			snprintf(text, sizeof(text), "[unknown] %s", dso);
-		else if (res.dso)
-			snprintf(text, sizeof(text), "[unknown] %s+0x%llx", res.dso,
-				 (unsigned long long)at);
-		else
-			snprintf(text, sizeof(text), "[unknown] 0x%llx", (unsigned long long)at);
-		name = text;
-	}
-	r = row_of(t, name, dso, kernel, !res.function);
+	r = row_of_result(t, &res, map, s->ip, kernel);
 	if (!r)
 		return -ENOMEM;
 	r->cur++;
@@ -196,7 +247,8 @@ int top__drain(struct top *t)
 	int e = 0;
 
 	/* the processes' records first: a sample's mapping may come later in the batch */
-	for (at = 0; at < t->qlen; at += ((const struct ebs_rec *)(const void *)(t->q + at))->size) {
+	for (at = 0; at < t->qlen;
+	     at += ((const struct ebs_rec *)(const void *)(t->q + at))->size) {
 		const struct ebs_rec *rec = (const void *)(t->q + at);
 
 		if (rec->type == EBS_REC_LOST) {
@@ -204,13 +256,10 @@ int top__drain(struct top *t)
 		} else if (rec->type != EBS_REC_SAMPLE) {
 			if (machine__add(t->m, rec))
 				e = -ENOMEM;
-			/* a new process's vdso: its bytes, as record's DSO_IMAGE gives them */
-			if (rec->type == EBS_REC_MMAP && t->vdso &&
-			    !strcmp(((const struct ebs_rec_mmap *)rec)->filename, "[vdso]"))
-				machine__set_image(t->m, "[vdso]", t->vdso, t->vdso_size);
 		}
 	}
-	for (at = 0; at < t->qlen && !e; at += ((const struct ebs_rec *)(const void *)(t->q + at))->size) {
+	for (at = 0; at < t->qlen && !e;
+	     at += ((const struct ebs_rec *)(const void *)(t->q + at))->size) {
 		const struct ebs_rec *rec = (const void *)(t->q + at);
 
 		if (rec->type == EBS_REC_SAMPLE)
@@ -233,8 +282,7 @@ void top__interval(struct top *t, u64 ns)
 {
 	struct fn_row *r, *tmp;
 
-	HASH_ITER(hh, t->rows, r, tmp)
-	{
+	HASH_ITER(hh, t->rows, r, tmp) {
 		r->last = r->cur;
 		r->cum += r->cur;
 		r->cur = 0;
@@ -310,16 +358,16 @@ int top__table(struct top *t, const struct top_view *v, struct top_table *tab)
 
 	tab->n = 0;
 	tab->samples = 0;
-	HASH_ITER(hh, t->rows, r, tmp)
-	{
+	HASH_ITER(hh, t->rows, r, tmp) {
 		u64 k = v->cumulative ? r->cum : r->last;
 
-		if (!k || (v->mode == TOP_USER && r->kernel) || (v->mode == TOP_KERNEL && !r->kernel))
+		if (!k || (v->mode == TOP_USER && r->kernel) ||
+		    (v->mode == TOP_KERNEL && !r->kernel))
 			continue;
 		if (ebs_grow((void **)&tab->rows, &tab->cap, tab->n + 1, sizeof(*tab->rows), 64))
 			return -ENOMEM;
-		tab->rows[tab->n++] = (struct top_row){r->key.name, r->key.dso, r->kernel,
-						       r->unknown, k, 0, 0, 0};
+		tab->rows[tab->n++] = (struct top_row){
+			r->key.name, r->key.dso, r->kernel, r->unknown, k, 0, 0, 0};
 		tab->samples += k;
 	}
 	for (i = 0; i < tab->n; i++) {
@@ -329,7 +377,8 @@ int top__table(struct top *t, const struct top_view *v, struct top_table *tab)
 		present_wilson95(row->samples, tab->samples, &row->lo, &row->hi);
 	}
 	if (tab->n)
-		qsort(tab->rows, tab->n, sizeof(*tab->rows), cmp[v->sort < TOP_SORT_MAX ? v->sort : 0]);
+		qsort(tab->rows, tab->n, sizeof(*tab->rows),
+		      cmp[v->sort < TOP_SORT_MAX ? v->sort : 0]);
 	tab->all = tot->all;
 	tab->kernel = tot->kernel;
 	tab->lost = tot->lost;
@@ -394,8 +443,8 @@ void top_table__line(const struct top_table *tab, size_t i, char *buf, size_t le
 	char name[256];
 
 	present_elide(name, sizeof(name), r->name, (size_t)nw);
-	snprintf(buf, len, "%9llu  %6.2f%%  [%5.1f, %5.1f]  %-*s  %s", (unsigned long long)r->samples,
-		 r->share, r->lo, r->hi, nw, name, r->dso);
+	snprintf(buf, len, "%9llu  %6.2f%%  [%5.1f, %5.1f]  %-*s  %s",
+		 (unsigned long long)r->samples, r->share, r->lo, r->hi, nw, name, r->dso);
 	fit(buf, len, width);
 }
 

@@ -51,7 +51,8 @@ int top__drain(struct top *t) __attribute__((nonnull(1)));
 /* Samples counted in the interval not yet ended. */
 u64 top__pending(const struct top *t) __attribute__((nonnull(1)));
 
-/* End the interval at ns (since the start of collection): its counts become the last whole one's. */
+/* End the interval at ns (since the start of collection): its counts become the last whole one's.
+ */
 void top__interval(struct top *t, u64 ns) __attribute__((nonnull(1)));
 
 enum top_sort { TOP_SORT_SAMPLES, TOP_SORT_NAME, TOP_SORT_DSO, TOP_SORT_MAX };
@@ -80,9 +81,9 @@ struct top_row {
 struct top_table {
 	struct top_row *rows; /* sorted as the view asks */
 	size_t n, cap;
-	u64 samples;	   /* of the rows (the view's mode) */
-	u64 all, kernel;   /* every sample of the interval (or since the start), the kernel's */
-	u64 lost, dropped; /* lost by the kernel (LOST records), dropped by the tap */
+	u64 samples;	      /* of the rows (the view's mode) */
+	u64 all, kernel;      /* every sample of the interval (or since the start), the kernel's */
+	u64 lost, dropped;    /* lost by the kernel (LOST records), dropped by the tap */
 	u64 start_ns, end_ns; /* the interval, since the start of collection */
 	u64 intervals;	      /* whole intervals so far */
 };

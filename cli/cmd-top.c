@@ -546,8 +546,11 @@ static void after_end(struct topc *tc)
 
 	for (i = 0; i < 3; i++)
 		sigaction(sigs[i], &sa, &old[i]);
-	snprintf(tc->status, sizeof(tc->status), "the command exited (status %d): q quits",
-		 tc->exit_status);
+	if (tc->a->argv)
+		snprintf(tc->status, sizeof(tc->status), "the command exited (status %d): q quits",
+			 tc->exit_status);
+	else
+		snprintf(tc->status, sizeof(tc->status), "the processes exited: q quits");
 	tc->ended = true;
 	tc->frozen = false;
 	new_table(tc);
@@ -718,7 +721,8 @@ int cmd_top(int argc, char **argv)
 	if (!tc.tty && (!a.iterations || tc.printed < a.iterations) && top__pending(tc.t))
 		interval_done(&tc, tc.last_ns);
 	tc.exit_status = res.exit_status;
-	if (tc.scr && !tc.quit && !tc.err) {
+	/* the command's or the processes' end (not q, -n, an error or a signal): the screen stays */
+	if (tc.scr && !tc.quit && !tc.err && !res.stop_signal) {
 		interval_done(&tc, tc.last_ns);
 		after_end(&tc);
 	}

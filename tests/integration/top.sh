@@ -235,6 +235,13 @@ $TM send-keys -t top q
 wait_file rc.txt 100
 check "terminal: q after the command's end: its status (0), the terminal restored" ended 0
 
+# SIGTERM: passed on to the command, the screen ends with it (no "exited" screen)
+run "sh -c 'echo \$\$ >top.pid; exec $EBS top -d 0.5 -- $LL 600'"
+wait_for "$(row leaf leafloop)" 150
+kill -TERM "$(cat top.pid)"
+wait_file rc.txt 100
+check "terminal: SIGTERM ends it (the command's status: 143), the terminal restored" ended 143
+
 # Ctrl-C is a key (raw mode): as q
 run "$EBS top -d 0.5 -- $LL 600"
 wait_for "$(row leaf leafloop)" 150

@@ -129,6 +129,20 @@ int cli_output_error(const char *cmd, const char *opt, const struct ebs_error *e
  */
 const char *cli_code_tag(enum ebs_code code);
 
+/*
+ * The live screens' terminal (cli/tty.c): ncurses started on standard
+ * output, keys read without waiting (nodelay, keypad), no echo, no
+ * cursor; raw_keys: Ctrl-C a key, not a signal (else cbreak).  The
+ * screen (ncurses's SCREEN), or NULL when this terminal has none: one
+ * terminfo does not know, or one that cannot move its cursor (dumb).
+ * cli_tty_end ends it (and sets *scr NULL; NULL: nothing to end);
+ * cli_tty_key gives the next key typed, -1 when none.
+ */
+struct screen;
+struct screen *cli_tty_start(bool raw_keys);
+void cli_tty_end(struct screen **scr);
+int cli_tty_key(void);
+
 /* The commands' ebs_warn_fn: "ebs CMD: LINE" (and its code tag) on stderr; ctx is CMD. */
 void cli_warn(void *ctx, enum ebs_code code, const char *line);
 /*

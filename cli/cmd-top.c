@@ -39,7 +39,6 @@
 
 /* after report.h (through builtin.h): curses.h #defines its KEY_MAX */
 #include <curses.h>
-#include <term.h>
 
 #define TICK_MS	     100 /* how often records are resolved and the keys read */
 #define DEFAULT_ROWS 25	 /* rows of a table without a terminal */
@@ -148,42 +147,11 @@ const struct cli_cmd cli_top_cmd = {
 
 /* ---- the terminal: every ncurses call --------------------------------------- */
 
-/*
- * The screen, at the first tick: 0, or -1 when this terminal has none
- * (asked of setupterm first, as ebs monitor does).  Raw mode: Ctrl-C is
- * a key (q), not a signal to ebs and the command.
- */
+/* The screen, at the first tick: raw keys, so that Ctrl-C is a key (q).  0, or -1: none. */
 static int tty_start(struct topc *tc)
 {
-	const char *cup;
-	int err = 0;
-	bool can;
-
-	if (setupterm(NULL, STDOUT_FILENO, &err) != OK)
-		return -1;
-	cup = tigetstr("cup");
-	can = cup && cup != (const char *)-1;
-	del_curterm(cur_term);
-	if (!can)
-		return -1;
-	tc->scr = newterm(NULL, stdout, stdin);
-	if (!tc->scr)
-		return -1;
-	raw();
-	noecho();
-	nodelay(stdscr, TRUE);
-	keypad(stdscr, TRUE);
-	curs_set(0);
-	return 0;
-}
-
-static void tty_end(struct topc *tc)
-{
-	if (!tc->scr)
-		return;
-	endwin();
-	delscreen(tc->scr);
-	tc->scr = NULL;
+	tc->scr = cli_tty_start(true);
+	return tc->scr ? 0 : -1;
 }
 
 /* The normal screen for a while (annotate), then tty_resume. */
@@ -259,14 +227,6 @@ static void tty_show(struct topc *tc)
 		 "arrows select  q quit",
 		 cols, false);
 	refresh();
-}
-
-/* -1: no key */
-static int tty_key(void)
-{
-	int ch = getch();
-
-	return ch == ERR ? -1 : ch;
 }
 
 /* ---- annotate ------------------------------------------------------------------ */
@@ -385,7 +345,7 @@ static void keys(struct topc *tc)
 	bool redraw = false, rebuild = false;
 	int ch;
 
-	while (!tc->ann && (ch = tty_key()) >= 0) {
+	while (!tc->ann && (ch = cli_tty_key()) >= 0) {
 		switch (ch) {
 		case 's':
 			tc->v.sort = (tc->v.sort + 1) % TOP_SORT_MAX;
@@ -706,7 +666,7 @@ int cmd_top(int argc, char **argv)
 	}
 	e = ebs_record(&o, &res, &err);
 	if (e) {
-		tty_end(&tc);
+		cli_tty_end(&tc.scr);
 		fprintf(stderr, "ebs top: %s%s\n", err.msg, cli_code_tag(err.code));
 		rc = res.exec_failed ? 127
 		     : err.err == -ESRCH || err.err == -EACCES || err.err == -EPERM ||
@@ -721,13 +681,14 @@ int cmd_top(int argc, char **argv)
 	if (!tc.tty && (!a.iterations || tc.printed < a.iterations) && top__pending(tc.t))
 		interval_done(&tc, tc.last_ns);
 	tc.exit_status = res.exit_status;
-	/* the command's or the processes' end (not q, -n, an error or a signal): the screen stays */
+	/* the command's or the processes' end (not q, -n, an error or a signal): the screen stays
+	 */
 	if (tc.scr && !tc.quit && !tc.err && !res.stop_signal) {
 		interval_done(&tc, tc.last_ns);
 		after_end(&tc);
 	}
 	annotate_poll(&tc, true);
-	tty_end(&tc);
+	cli_tty_end(&tc.scr);
 	if (tc.err) {
 		fprintf(stderr, "ebs top: %s\n", strerror(-tc.err));
 		rc = 1;

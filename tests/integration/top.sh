@@ -114,25 +114,7 @@ if ! command -v tmux >/dev/null 2>&1; then
 	skip "terminal" "no tmux here (Debian's tmux; scripts/deps.sh installs it)"
 	exit 0
 fi
-TM="tmux -L ebs-top-$$ -f /dev/null"
-trap '$TM kill-server 2>/dev/null; cleanup' EXIT
-$TM new-session -d -s top -x 160 -y 30 "env PS1='$ ' bash --norc --noprofile"
-$TM send-keys -t top "cd $TMP" Enter
-
-cap() { $TM capture-pane -p -t top >"$1"; }
-# poll TENTHS CMD...: CMD every 0.1 s until it succeeds, at most TENTHS times
-poll() {
-	local n=$1 i
-	shift
-	for ((i = 0; i < n; i++)); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-shown() { cap screen.now && grep -qE -e "$1" screen.now; }
-wait_for() { poll "${2:-100}" shown "$1"; }
-wait_file() { poll "${2:-100}" test -s "$1"; }
+tmux_session top 160 30
 alt() { [ "$($TM display -p -t top '#{alternate_on}')" = "$1" ]; }
 # run CMD: in the pane, with the terminal's settings before and after, and the exit status
 run() {

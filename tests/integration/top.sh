@@ -74,6 +74,15 @@ check "tables: the event's fallback (no PMU) said in one line, or nothing" \
 # a command that ends first: its last, partial interval, then its status
 timeout -s KILL 60 "$EBS" top -n 50 -d 0.5 -- "$WORKLOADS/exitcode" 5 >short.txt 2>/dev/null
 check "tables: a command's own status when it ends before -n" test $? = 5
+# -p: a running process, left running
+"$LL" 600 &
+LLPID=$!
+timeout -s KILL 60 "$EBS" top -p $LLPID -n 1 -d 0.5 >pid.txt 2>/dev/null
+rc=$?
+check "tables: -p PID, -n 1: one table, leaf the hottest, exit 0, the process left running" \
+	sh -c "[ $rc -eq 0 ] && python3 -c '$TABLES_PY' pid.txt 1 leaf && kill -0 $LLPID"
+kill $LLPID 2>/dev/null
+wait $LLPID 2>/dev/null
 mkdir -m 700 tmpd
 TMPDIR=$TMP/tmpd timeout -s KILL 60 "$EBS" top -n 50 -d 0.5 -- "$LL" 0.3 >part.txt 2>/dev/null
 rc=$?
@@ -223,6 +232,15 @@ wait_for "$(row leaf leafloop)" 150
 kill -TERM "$(cat top.pid)"
 wait_file rc.txt 100
 check "terminal: SIGTERM ends it (the command's status: 143), the terminal restored" ended 143
+
+# a terminal ncurses does not know: the tables on it, and one line saying so
+run "TERM=nosuch $EBS top -n 1 -d 0.5 -- $LL 600 2>term.err"
+wait_file rc.txt 150
+cap term.txt
+check "terminal: an unknown TERM gets the tables, said in one line" \
+	sh -c "[ \"\$(cat rc.txt)\" = 130 ] && grep -q '^# interval 1: ' term.txt &&
+	       grep -q \"^ebs top: the terminal 'nosuch' cannot be drawn on (TERM?): tables instead\" term.err &&
+	       [ \$(grep -vc '^ebs top: event' term.err) -eq 1 ]"
 
 # Ctrl-C is a key (raw mode): as q
 run "$EBS top -d 0.5 -- $LL 600"

@@ -35,6 +35,7 @@ struct session_input {
 	u16 evmap[EBS_MAX_EVENTS]; /* its event i is the session's evmap[i] */
 	u64 stext;		   /* session__kernel_at's, per recording */
 	signed char stext_known;
+	u64 start, span; /* its time (perf clock, ns) and span: session__span */
 };
 
 struct session {
@@ -132,6 +133,18 @@ void session__inputs_line(const struct session *rs, char *buf, size_t len);
  * namespace or root than their recorder (machine__ns_procs, summed).
  */
 unsigned int session__ns_procs(const struct session *rs);
+
+/*
+ * The time of recording input (rs->in's index), as --time and the
+ * timelines take it: *start (ns, the perf clock) is the header's
+ * start_clock_ns when it is not 0 and not after the first sample, else
+ * the first (earliest) sample's time; its end is the later of the
+ * trailer's end_clock_ns and the last sample's time; *span = end - start
+ * + 1 ns (at least 1).  A sample's time from the start is
+ * session__rel_time: 0 for a sample before it.
+ */
+void session__span(const struct session *rs, size_t input, u64 *start, u64 *span);
+u64 session__rel_time(const struct session *rs, const struct resolved *r);
 
 /* The second pass: fn for every sample the filters let through; fn's nonzero stops it. */
 int session__each(struct session *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,

@@ -263,6 +263,13 @@ static int open_one(struct session *rs, size_t idx, size_t n, const char *input,
 	if (e < 0)
 		return e;
 	set_span(in, first, last);
+	if (rs->filter && rs->filter->ntimes) {
+		in->times = malloc(2 * rs->filter->ntimes * sizeof(*in->times));
+		if (!in->times)
+			return ebs_error__set(err, ENOMEM, "out of memory");
+		in->ntimes = rs->filter->ntimes;
+		session__time_ranges(rs->filter->times, in->ntimes, in->span, in->times);
+	}
 	rs->samples += in->samples;
 	if (use_kernel_symbols(rs, in))
 		return ebs_error__set(err, ENOMEM, "out of memory");
@@ -563,6 +570,7 @@ void session__close(struct session *rs)
 		machine__free(rs->in[i].m);
 		ebs_data__close(rs->in[i].d);
 		free(rs->in[i].counts);
+		free(rs->in[i].times);
 	}
 	free(rs->in);
 	ebs_strset__free(&rs->names);
@@ -711,6 +719,18 @@ static int resolve_funcs(struct session *rs, const char *list, FILE *out, struct
 	return e;
 }
 
+/* Is time t in one of in's --time ranges? */
+static bool in_time(const struct session_input *in, u64 t)
+{
+	u64 rel = t < in->start ? 0 : t - in->start;
+	size_t i;
+
+	for (i = 0; i < in->ntimes; i++)
+		if (rel >= in->times[2 * i] && rel < in->times[2 * i + 1])
+			return true;
+	return false;
+}
+
 /* session__each's pass over one recording. */
 static int each_of(struct session *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,
 		   u64 *seq, struct ebs_error *err)
@@ -731,7 +751,7 @@ static int each_of(struct session *rs, int (*fn)(void *ctx, const struct resolve
 		(*seq)++;
 		if (rs->event >= 0 && in->evmap[s->event] != rs->event)
 			continue;
-		if (f && ((f->pid && s->pid != f->pid) || (f->tid && s->tid != f->tid)))
+		if (!session__ids_pass(f, s->pid, s->tid) || (in->ntimes && !in_time(in, s->time)))
 			continue;
 		memset(&r, 0, sizeof(r));
 		r.s = s;

@@ -36,6 +36,8 @@ struct session_input {
 	u64 stext;		   /* session__kernel_at's, per recording */
 	signed char stext_known;
 	u64 start, span; /* its time (perf clock, ns) and span: session__span */
+	u64 *times;	 /* --time's ranges of it, [times[2i], times[2i + 1]) ns from start */
+	size_t ntimes;
 };
 
 struct session {
@@ -145,6 +147,24 @@ unsigned int session__ns_procs(const struct session *rs);
  */
 void session__span(const struct session *rs, size_t input, u64 *start, u64 *span);
 u64 session__rel_time(const struct session *rs, const struct resolved *r);
+
+/*
+ * --time's ranges of a recording of span ns (session__span) into times:
+ * ntimes pairs [times[2i], times[2i + 1]), ns from its start.
+ */
+void session__time_ranges(const struct report_time *t, size_t ntimes, u64 span, u64 *times);
+
+/* Does the sample pass f's --pid and --tid (f NULL: yes)? */
+bool session__ids_pass(const struct report_filter *f, u32 pid, u32 tid);
+
+/*
+ * filter's --time, --pid and --tid in words, as a report's header shows
+ * them: "time 0.5-1.2 s", "time 10%-20%,50%-60%", "pid 12,13", into buf
+ * after n of its len bytes (joined by ", "); the new n (as snprintf: may
+ * exceed len).
+ */
+size_t session__filter_words(const struct report_filter *f, char *buf, size_t len, size_t n)
+	__attribute__((nonnull(1, 2)));
 
 /* The second pass: fn for every sample the filters let through; fn's nonzero stops it. */
 int session__each(struct session *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,

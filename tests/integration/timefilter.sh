@@ -30,8 +30,8 @@
 #     file: the halves of its run partition its samples, each as counted.
 # Python starts a handful of times only (it is the slow part on a loaded
 # machine): the expectations are computed in one call, compared in one.
-. "$(dirname "$0")/../lib.sh"
 # shellcheck disable=SC2154	# N_*, W_*, na, nb: set by eval of tf.py's assignments
+. "$(dirname "$0")/../lib.sh"
 
 if ! command -v python3 >/dev/null; then
 	skip "all" "python3 is not installed"

@@ -751,7 +751,8 @@ static int each_of(struct session *rs, int (*fn)(void *ctx, const struct resolve
 		(*seq)++;
 		if (rs->event >= 0 && in->evmap[s->event] != rs->event)
 			continue;
-		if (!session__ids_pass(f, s->pid, s->tid) || (in->ntimes && !in_time(in, s->time)))
+		if ((f && (f->npids || f->ntids) && !session__ids_pass(f, s->pid, s->tid)) ||
+		    (in->ntimes && !in_time(in, s->time)))
 			continue;
 		memset(&r, 0, sizeof(r));
 		r.s = s;

@@ -12,7 +12,7 @@
 
 #include "report/session/session.h"
 
-#define BILLION 1000000000ull
+#define BILLION	    1000000000ull
 #define ALL_PERCENT (100 * REPORT_PERCENT)
 
 /*
@@ -96,8 +96,7 @@ static int percent(const char **p, const char *item, size_t len, u64 *out, struc
 }
 
 /* One percent range, the len bytes at item: "A%-B%" or "P%/N". */
-static int percent_range(const char *item, size_t len, struct report_time *t,
-			 struct ebs_error *err)
+static int percent_range(const char *item, size_t len, struct report_time *t, struct ebs_error *err)
 {
 	const char *s = item;
 	u64 n = 0;
@@ -117,8 +116,9 @@ static int percent_range(const char *item, size_t len, struct report_time *t,
 		if (s != item + len)
 			return not_range(item, len, err);
 		if (t->start >= t->end)
-			return ebs_error__set(err, EINVAL, "'%.*s': the start is not before the end",
-					      (int)len, item);
+			return ebs_error__set(err, EINVAL,
+					      "'%.*s': the start is not before the end", (int)len,
+					      item);
 		return 0;
 	}
 	if (*s != '/')
@@ -126,8 +126,9 @@ static int percent_range(const char *item, size_t len, struct report_time *t,
 	for (s++; s < item + len && *s >= '0' && *s <= '9' && n <= ALL_PERCENT; s++)
 		n = n * 10 + (u64)(*s - '0');
 	if (s != item + len || !n)
-		return ebs_error__set(err, EINVAL, "'%.*s': N of P%%/N is not a whole number from 1",
-				      (int)len, item);
+		return ebs_error__set(err, EINVAL,
+				      "'%.*s': N of P%%/N is not a whole number from 1", (int)len,
+				      item);
 	if (!t->start)
 		return ebs_error__set(err, EINVAL, "'%.*s': a slice of 0%%", (int)len, item);
 	if (n > ALL_PERCENT / t->start)

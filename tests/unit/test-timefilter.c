@@ -242,8 +242,8 @@ static void test_ids(void)
 	bad_ids("1 ,2", "'1 ' is not a number");
 	bad_ids("0x10", "'0x10' is not a number");
 
-	TEST_CHECK("ids: no filter passes all", session__ids_pass(NULL, 1, 2) &&
-							session__ids_pass(&f, 1, 2));
+	TEST_CHECK("ids: no filter passes all",
+		   session__ids_pass(NULL, 1, 2) && session__ids_pass(&f, 1, 2));
 	f.pids = pids;
 	f.npids = 2;
 	TEST_CHECK("ids: --pid 5,7 passes pids 5 and 7, not 6 or 8",
@@ -251,9 +251,9 @@ static void test_ids(void)
 			   !session__ids_pass(&f, 6, 1) && !session__ids_pass(&f, 8, 1));
 	f.tids = tids;
 	f.ntids = 1;
-	TEST_CHECK("ids: --pid 5,7 --tid 8: both must hold",
-		   session__ids_pass(&f, 7, 8) && !session__ids_pass(&f, 7, 9) &&
-			   !session__ids_pass(&f, 6, 8));
+	TEST_CHECK("ids: --pid 5,7 --tid 8: both must hold", session__ids_pass(&f, 7, 8) &&
+								     !session__ids_pass(&f, 7, 9) &&
+								     !session__ids_pass(&f, 6, 8));
 }
 
 /* the words of f's time, pid and tid */

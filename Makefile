@@ -95,7 +95,7 @@ CAPSTONE_LIBS := $(if $(filter 1,$(EBS_HAVE_CAPSTONE)),$(shell \
 LIBUNWIND_CFLAGS := $(shell pkg-config --cflags libunwind-generic 2>/dev/null)
 LIBUNWIND_LIBS   := $(shell pkg-config --libs libunwind-generic 2>/dev/null || \
 	echo -lunwind-generic -lunwind)
-# ncurses for ebs monitor's screen (cli/cmd-monitor.c only): the wide-character
+# ncurses for ebs monitor's and ebs top's screens (cli/tty.c, cli/cmd-monitor.c, cli/cmd-top.c only): the wide-character
 # build where pkg-config knows it, else whichever library is there
 NCURSES_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null)
 NCURSES_LIBS   := $(shell pkg-config --libs ncursesw 2>/dev/null || \
@@ -235,7 +235,7 @@ $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	$(call msg,CC,$<)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
-$(BUILD)/cli/cmd-monitor.o: ALL_CFLAGS += $(NCURSES_CFLAGS)
+$(BUILD)/cli/cmd-monitor.o $(BUILD)/cli/cmd-top.o $(BUILD)/cli/tty.o: ALL_CFLAGS += $(NCURSES_CFLAGS)
 $(BUILD)/report/view/assets.o: report/view/assets.S $(VIEW_ASSETS) $(FLAGS_STAMP)
 	$(call msg,AS,$<)
 	@mkdir -p $(dir $@)

@@ -24,6 +24,7 @@ Environment (bench.sh sets the first ones):
   DRAIN_HZ, DRAIN_WORK   row 10's rate cap (default 40000) and the work of each
                          of its two busy programs (./big rounds, default 2000)
   SRCLINE_TIMEOUT        seconds perf report --sort srcline may take (600)
+  TOP_SECONDS            how long each ebs top and perf top run lasts (default 60)
 
 Nothing here writes outside OUT and RESULTS: ebs runs with XDG_CACHE_HOME
 under OUT, perf with PERF_BUILDID_DIR under OUT (its ~/.debug).
@@ -68,6 +69,8 @@ RUNS = max(1, env_int('RUNS', 5))
 LARGE_ITERS = max(1, env_int('LARGE_ITERS', 16))
 MIN_SAMPLES = env_int('MIN_SAMPLES', 500000)
 SQL_ROWS = env_int('SQL_ROWS', 400000)
+TOP_SECONDS = env_int('TOP_SECONDS', 60)
+TOP_STEADY = 10  # s: what a top run took after this is its steady state
 DRAIN_HZ = env_int('DRAIN_HZ', 40000)
 DRAIN_WORK = env_int('DRAIN_WORK', 2000)
 SRCLINE_TIMEOUT = env_int('SRCLINE_TIMEOUT', 600)
@@ -323,8 +326,14 @@ row('merge', 'merged report of %d recordings / the %d reports one by one' % (MER
     'over the sum of theirs; perf_ratio: over perf report of each (it takes one -i)'
     % MERGE_N)
 
+row('top_cpu', 'ebs top\'s own CPU, every CPU sampled at 1 kHz, both busy (% of a CPU)',
+    2.0, '<=', '%', 'issue 33: ebs top -a -F 1000 -d 1, its tables to /dev/null, for TOP_SECONDS '
+    '(default 60 s) while two busy loops take both CPUs; its CPU time (wait4) over its wall time, '
+    'start included (*_steady_median: after its first 10 s); perf_median: perf top --stdio '
+    '-F 1000 -e cpu-clock the same way')
+
 if not SQLWORK:
-    skip([k for k in ORDER if k != 'drain'], 'SQLite: ' + SQLITE_WHY)
+    skip([k for k in ORDER if k not in ('drain', 'top_cpu')], 'SQLite: ' + SQLITE_WHY)
 
 # ---- ebs's DSO cache -----------------------------------------------------------
 try:
@@ -902,6 +911,88 @@ def drain():
     shutil.rmtree(d)
 
 
+def proc_cpu(pid):
+    """CPU seconds (user + system, all threads) of a running process, from /proc."""
+    with open('/proc/%d/stat' % pid) as f:
+        v = f.read().rsplit(')', 1)[1].split()
+    return (int(v[11]) + int(v[12])) / os.sysconf('SC_CLK_TCK')
+
+
+def top_run(cmd, seconds):
+    """cmd (a live view that runs until stopped) for seconds, then SIGINT, as
+    Ctrl-C: (wall s, CPU s) of its process from wait4 (its waited-for
+    children included), and its CPU share after its first TOP_STEADY s
+    (/proc/PID/stat then, the rusage at the end): its steady state."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, env=BASE_ENV, start_new_session=True)
+    mark = []
+
+    def at_steady():
+        try:
+            mark.append((time.monotonic(), proc_cpu(p.pid)))
+        except (OSError, IndexError, ValueError):
+            pass
+    steady = threading.Timer(TOP_STEADY, at_steady)
+    timer = threading.Timer(seconds, lambda: os.kill(p.pid, signal.SIGINT))
+    kill = threading.Timer(seconds + 60, lambda: os.killpg(p.pid, signal.SIGKILL))
+    for t in (steady, timer, kill):
+        t.start()
+    try:
+        _, status, ru = os.wait4(p.pid, 0)
+    finally:
+        for t in (steady, timer, kill):
+            t.cancel()
+    t1 = time.monotonic()
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, -signal.SIGINT, 130):
+        raise Failed('%s: exit status %d' % (os.path.basename(cmd[0]), code))
+    cpu = ru.ru_utime + ru.ru_stime
+    if not mark:
+        raise Failed('%s: ended before %d s' % (os.path.basename(cmd[0]), TOP_STEADY))
+    return t1 - t0, cpu, (cpu - mark[0][1]) / (t1 - mark[0][0])
+
+
+def top_cpu():
+    """Issue 33, ebs top's own cost: its CPU time over its wall time (start
+    and end included), every CPU sampled at 1 kHz while two busy loops take
+    both CPUs, its tables (one a second) to /dev/null; and the same after
+    its first TOP_STEADY s (its start: the walk of /proc, kallsyms, the
+    symbol tables).  perf top --stdio the same way (cpu-clock, as ebs's
+    cycles falls back to on a machine without a PMU), interleaved; each
+    stopped by SIGINT after TOP_SECONDS.  min(RUNS, 3) rounds: each takes
+    two minutes."""
+    rounds = min(RUNS, 3)
+    progress('ebs top -a and perf top -a at 1000 Hz for %d s each, 2 busy loops: %d rounds'
+             % (TOP_SECONDS, rounds))
+    busy = [subprocess.Popen(['sh', '-c', 'while :; do :; done'], stdin=subprocess.DEVNULL,
+                             start_new_session=True) for _ in range(2)]
+    pct = {'ebs': [], 'perf': []}
+    steady = {'ebs': [], 'perf': []}
+    try:
+        for i in range(rounds):
+            for tool in (('ebs', 'perf') if i % 2 == 0 else ('perf', 'ebs')):
+                if tool == 'ebs':
+                    cmd = [EBS, 'top', '-a', '-F', '1000', '-d', '1']
+                else:
+                    cmd = ['perf', 'top', '--stdio', '-a', '-F', '1000', '-d', '1',
+                           '-e', 'cpu-clock']
+                w, c, st = top_run(cmd, TOP_SECONDS)
+                pct[tool].append(100.0 * c / w)
+                steady[tool].append(100.0 * st)
+    finally:
+        for b in busy:
+            os.killpg(b.pid, signal.SIGKILL)
+            b.wait()
+    e, p = pct['ebs'], pct['perf']
+    set_value('top_cpu', med(e), min(e), max(e), ebs_median=med(e), perf_median=med(p),
+              component_unit='%', ratio=med([a / b for a, b in zip(e, p) if b > 0]),
+              seconds=TOP_SECONDS, n=len(e), ebs_runs=e, perf_runs=p,
+              steady_after_s=TOP_STEADY, ebs_steady_median=med(steady['ebs']),
+              perf_steady_median=med(steady['perf']),
+              measured=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()))
+
+
 # ---- the machine ----------------------------------------------------------------
 def sh(cmd):
     try:
@@ -966,6 +1057,7 @@ def main():
             progress('  the 2,000-function program\'s reports: %s' % e)
         gen_line_row()
     step(['drain'], drain)
+    step(['top_cpu'], top_cpu)
     skip(ORDER, 'not measured (an earlier step failed)')
 
     m['programs'] = MACHINE_PROGRAMS
@@ -999,12 +1091,12 @@ def write(machine_, rows):
 
 def only(m):
     """ONLY's rows measured, put into RESULTS in their places (the others kept)."""
-    steps = {'merge': merge_row}
+    steps = {'merge': merge_row, 'top_cpu': top_cpu}
     for k in ONLY:
         if k not in steps:
             sys.exit('bench: ONLY=%s: the rows that can be measured alone are %s'
                      % (k, ', '.join(steps)))
-        if not SQLWORK:
+        if not SQLWORK and k != 'top_cpu':
             skip([k], 'SQLite: ' + SQLITE_WHY)
         else:
             step([k], steps[k])

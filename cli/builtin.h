@@ -24,6 +24,7 @@ int cmd_export(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
@@ -32,7 +33,8 @@ int cmd_view(int argc, char **argv);
 /* Their option tables (options.h), for --help and ebs --dump-options. */
 extern const struct cli_cmd cli_record_cmd, cli_report_cmd, cli_list_cmd, cli_addr2line_cmd,
 	cli_annotate_cmd, cli_calibrate_cmd, cli_flamegraph_cmd, cli_export_cmd, cli_script_cmd,
-	cli_stat_cmd, cli_monitor_cmd, cli_diff_cmd, cli_convert_cmd, cli_archive_cmd, cli_view_cmd;
+	cli_stat_cmd, cli_monitor_cmd, cli_top_cmd, cli_diff_cmd, cli_convert_cmd, cli_archive_cmd,
+	cli_view_cmd;
 
 /*
  * A binary file (an ebs.data) asked onto a terminal (-o - with standard
@@ -128,6 +130,20 @@ int cli_output_error(const char *cmd, const char *opt, const struct ebs_error *e
  * it.  (A static buffer: one call per line printed.)
  */
 const char *cli_code_tag(enum ebs_code code);
+
+/*
+ * The live screens' terminal (cli/tty.c): ncurses started on standard
+ * output, keys read without waiting (nodelay, keypad), no echo, no
+ * cursor; raw_keys: Ctrl-C a key, not a signal (else cbreak).  The
+ * screen (ncurses's SCREEN), or NULL when this terminal has none: one
+ * terminfo does not know, or one that cannot move its cursor (dumb).
+ * cli_tty_end ends it (and sets *scr NULL; NULL: nothing to end);
+ * cli_tty_key gives the next key typed, -1 when none.
+ */
+struct screen;
+struct screen *cli_tty_start(bool raw_keys);
+void cli_tty_end(struct screen **scr);
+int cli_tty_key(void);
 
 /* The commands' ebs_warn_fn: "ebs CMD: LINE" (and its code tag) on stderr; ctx is CMD. */
 void cli_warn(void *ctx, enum ebs_code code, const char *line);

@@ -10,8 +10,8 @@
  * (-i, changed by + and -) is made of those ticks: a rate is the totals' change over the time
  * between the two ticks that bound it.  The keys are read at every tick, so they answer within
  * TICK_MS whatever the interval.  The drawing is count/monitor.c's, into a
- * canvas that tty_show() copies to the screen: every ncurses call of ebs
- * is in this file, between tty_start() and tty_end().  The screen is
+ * canvas that tty_show() copies to the screen: every ncurses call of monitor
+ * is in this file and cli/tty.c (the screen started and ended, keys).  The screen is
  * restored however the session ends (q, --duration, the command's end,
  * SIGINT, SIGTERM, an error): the session catches those signals during it
  * and returns, and the screen starts only at its first tick.
@@ -33,7 +33,6 @@
 
 /* after report.h (through builtin.h): curses.h #defines its KEY_MAX */
 #include <curses.h>
-#include <term.h>
 
 #define TICK_MS		    25 /* how often the counters are read and the keys looked at */
 #define MIN_INTERVAL_MS	    50
@@ -247,34 +246,14 @@ static int choose_events(struct mon_opts *o, char *said, size_t said_len, char *
 static const short colours[MONITOR_MAX_TRACES] = {COLOR_GREEN, COLOR_YELLOW, COLOR_CYAN,
 						  COLOR_MAGENTA, COLOR_RED};
 
-/*
- * The screen, at the first tick.  0, or -1 when this terminal has none:
- * one terminfo does not know, or that cannot move its cursor (dumb).
- * Asked of setupterm() first, as newterm() of an unknown terminal leaks
- * what it allocated (ncurses 6.4).
- */
+/* The screen, at the first tick (cli_tty_start), and the traces' colours.  0, or -1: none. */
 static int tty_start(struct mon *mo)
 {
-	const char *cup;
-	int err = 0;
-	bool can;
 	short k;
 
-	if (setupterm(NULL, STDOUT_FILENO, &err) != OK)
-		return -1;
-	cup = tigetstr("cup");
-	can = cup && cup != (const char *)-1;
-	del_curterm(cur_term);
-	if (!can)
-		return -1;
-	mo->scr = newterm(NULL, stdout, stdin);
+	mo->scr = cli_tty_start(false);
 	if (!mo->scr)
 		return -1;
-	cbreak();
-	noecho();
-	nodelay(stdscr, TRUE);
-	keypad(stdscr, TRUE);
-	curs_set(0);
 	if (has_colors()) {
 		start_color();
 		use_default_colors();
@@ -283,15 +262,6 @@ static int tty_start(struct mon *mo)
 		init_pair(MONITOR_GRID, COLOR_BLUE, -1);
 	}
 	return 0;
-}
-
-static void tty_end(struct mon *mo)
-{
-	if (!mo->scr)
-		return;
-	endwin();
-	delscreen(mo->scr);
-	mo->scr = NULL;
 }
 
 /* Draw the model at the terminal's size (a new canvas when it changed) and show it. */
@@ -321,14 +291,6 @@ static void tty_show(struct mon *mo)
 	refresh();
 }
 
-/* -1: no key */
-static int tty_key(void)
-{
-	int ch = getch();
-
-	return ch == ERR ? -1 : ch;
-}
-
 /* ---- the ticks --------------------------------------------------------------- */
 
 /* The keys typed since the last tick: true to quit.  *redraw when the screen changes. */
@@ -338,7 +300,7 @@ static bool keys(struct mon *mo, bool *redraw)
 	bool quit = false;
 	int ch;
 
-	while ((ch = tty_key()) >= 0) {
+	while ((ch = cli_tty_key()) >= 0) {
 		switch (ch) {
 		case ' ':
 			m->paused = !m->paused;
@@ -503,7 +465,7 @@ int cmd_monitor(int argc, char **argv)
 	cs.on_interval = on_tick;
 	cs.interval_ctx = &mo;
 	e = count_session_run(&cs, &res, &err);
-	tty_end(&mo);
+	cli_tty_end(&mo.scr);
 	if (devnull >= 0)
 		close(devnull);
 	if (e) {

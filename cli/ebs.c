@@ -36,6 +36,8 @@ static const struct {
 	 "count events over a command's run (-r N: its statistics)"},
 	{"monitor", cmd_monitor, &cli_monitor_cmd,
 	 "event rates live: a scrolling terminal graph, or lines"},
+	{"top", cmd_top, &cli_top_cmd,
+	 "live hotspots of the system, processes or a command, as perf top"},
 	{"calibrate", cmd_calibrate, &cli_calibrate_cmd,
 	 "choose sample-after values for a command: measured, verified"},
 	{"diff", cmd_diff, &cli_diff_cmd,

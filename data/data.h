@@ -117,6 +117,16 @@ struct ebs_ksym_text {
 int ebs_writer__ksyms(struct ebs_writer *w, u64 stext, const struct ebs_ksym_text *v, size_t n)
 	__attribute__((nonnull(1)));
 
+/*
+ * A tap on the writer, for a live view of what is being recorded (ebs top):
+ * fn(ctx, rec) is called with every data record ebs_writer__add takes, as
+ * it was given (a SAMPLE before it is packed), once it is taken, in the
+ * caller's thread.  rec is valid during the call only.  fn NULL: none.
+ */
+typedef void ebs_writer_tap_fn(void *ctx, const struct ebs_rec *rec);
+void ebs_writer__set_tap(struct ebs_writer *w, ebs_writer_tap_fn *fn, void *ctx)
+	__attribute__((nonnull(1)));
+
 /* Bytes written so far (header included). */
 u64 ebs_writer__size(const struct ebs_writer *w) __attribute__((nonnull(1)));
 /* Counts so far, for event i (NULL when out of range). */

@@ -72,6 +72,8 @@ struct ebs_writer {
 	u64 *kaddrs;	       /* kernel addresses of the samples (ebs_writer__kernel_addrs) */
 	size_t nr_kaddrs, cap_kaddrs;
 	u64 end_realtime_ns, end_clock_ns; /* for the trailer; 0: the time of finish */
+	ebs_writer_tap_fn *tap;		   /* ebs_writer__set_tap's, or NULL */
+	void *tap_ctx;
 };
 
 int ebs_debug_poison(void)
@@ -659,7 +661,15 @@ int ebs_writer__add(struct ebs_writer *w, const struct ebs_rec *rec)
 	/* x.1: the file has PROCNS records (the header is patched at the end) */
 	if (rec->type == EBS_REC_PROCNS)
 		w->hdr.version_minor = 1;
+	if (w->tap)
+		w->tap(w->tap_ctx, rec);
 	return 0;
+}
+
+void ebs_writer__set_tap(struct ebs_writer *w, ebs_writer_tap_fn *fn, void *ctx)
+{
+	w->tap = fn;
+	w->tap_ctx = ctx;
 }
 
 /* The offset of s in the strings [0, *len) of buf, added when not there. */

@@ -511,14 +511,17 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	}
 
 	/* no output: a counting session read in memory (count/session.c), no file */
-	s.w = opts->output ? ebs_writer__create(o->output, err)
-			   : ebs_writer__create_sink(o->output, err);
+	s.w = o->output_fd > 0 ? ebs_writer__create_fd(o->output_fd, o->output, err)
+	      : opts->output   ? ebs_writer__create(o->output, err)
+			       : ebs_writer__create_sink(o->output, err);
 	if (!s.w) {
 		e = err->err;
 		goto out;
 	}
-	/* counting sessions read no mappings */
-	if (!o->count_only && !(s.ns = ns_tracker__new(o, s.w))) {
+	if (o->tap)
+		ebs_writer__set_tap(s.w, o->tap, o->tap_ctx);
+	/* counting sessions read no mappings; no_ns: no namespaces asked */
+	if (!o->count_only && !o->no_ns && !(s.ns = ns_tracker__new(o, s.w))) {
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto out;
 	}

@@ -104,6 +104,9 @@ struct record_opts {
 	/* "ebs.data"; "-" for stdout; NULL with count_only: no file, the
 	 * counts in record_result only (count/session.h) */
 	const char *output;
+	/* > 0: write into this descriptor instead (ebs_writer__create_fd: a
+	 * regular file, empty, the caller's; output only names it) */
+	int output_fd;
 	enum record_backend backend;
 	u32 kmod_mode; /* EBS_MODE_* of include/ebs/ebs_abi.h */
 	struct event_spec events[EBS_MAX_EVENTS];
@@ -167,6 +170,20 @@ struct record_opts {
 	unsigned int interval_ms;
 	int (*on_interval)(void *ctx, u64 ns, const double *totals, unsigned int nr);
 	void *interval_ctx;
+	/*
+	 * A tap: every data record as the file gets it (ebs_writer__set_tap),
+	 * for a live view (ebs top); it runs in the loop that reads the rings,
+	 * so it copies and returns.  NULL: none.
+	 */
+	ebs_writer_tap_fn *tap;
+	void *tap_ctx;
+	/*
+	 * No PROCNS records, no watch of mappings and no look at
+	 * /proc/PID/ns per mapping (ns.c): for a reader of the records that
+	 * reads no process's files from inside its namespace (ebs top), which
+	 * would pay two stat calls per mapping and a wakeup per mapping.
+	 */
+	bool no_ns;
 };
 
 struct record_result {

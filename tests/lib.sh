@@ -354,3 +354,33 @@ child_runs() {
 	done
 	return 1
 }
+
+# ---- a terminal, under tmux (monitor.sh, top.sh) ------------------------------
+# tmux_session NAME COLS ROWS: a tmux server of the test's own ($TM: tmux on
+# its own socket), with one session NAME of COLS x ROWS running bash (prompt
+# "$ ") in $TMP, its server killed at the end (the EXIT trap, then cleanup;
+# a test that needs more there sets its own trap after this)
+tmux_session() {
+	TM="tmux -L ebs-$T-$$ -f /dev/null"
+	PANE=$1
+	trap '$TM kill-server 2>/dev/null; cleanup' EXIT
+	$TM new-session -d -s "$1" -x "$2" -y "$3" "env PS1='$ ' bash --norc --noprofile"
+	$TM send-keys -t "$1" "cd $TMP" Enter
+}
+# cap FILE: the screen of the pane into FILE
+cap() { $TM capture-pane -p -t "$PANE" >"$1"; }
+# poll TENTHS CMD...: CMD every 0.1 s until it succeeds, at most TENTHS times
+poll() {
+	local n=$1 i
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# shown ERE: a capture (into screen.now) with the ERE; wait_for ERE [TENTHS]
+# and wait_file FILE [TENTHS] (not empty): polled, 10 s by default
+shown() { cap screen.now && grep -qE -e "$1" screen.now; }
+wait_for() { poll "${2:-100}" shown "$1"; }
+wait_file() { poll "${2:-100}" test -s "$1"; }

@@ -71,52 +71,6 @@ static void kv_free(struct kv **h)
 	}
 }
 
-/*
- * A recording's start and span (the design's one rule, i33-design.md):
- * start is the header's start_clock_ns when it is set and not after the
- * first (earliest) sample, else that sample's time; end the later of the
- * trailer's end_clock_ns and the latest sample's time; span = end - start
- * + 1.  Every sample counts, the filtered ones too.
- */
-static int span_of(struct ebs_data *d, struct view_time *t, struct ebs_error *err)
-{
-	const struct ebs_file_header *h = ebs_data__header(d);
-	const struct ebs_rec_trailer *tr;
-	const struct ebs_rec *rec;
-	u64 first = 0, last = 0, end;
-	bool any = false;
-	int e;
-
-	ebs_data__rewind(d);
-	while ((e = ebs_data__next(d, &rec, err)) > 0) {
-		const struct ebs_rec_sample *s = (const void *)rec;
-
-		if (rec->type != EBS_REC_SAMPLE)
-			continue;
-		if (!any || s->time < first)
-			first = s->time;
-		if (!any || s->time > last)
-			last = s->time;
-		any = true;
-	}
-	if (e < 0)
-		return e;
-	t->start = h->start_clock_ns && (!any || h->start_clock_ns <= first) ? h->start_clock_ns
-									     : first;
-	tr = ebs_data__trailer(d);
-	end = tr && tr->end_clock_ns > last ? tr->end_clock_ns : last;
-	t->span = (end > t->start ? end - t->start : 0) + 1;
-	return 0;
-}
-
-/* A sample's time from its recording's start (0 before it). */
-static u64 rel_time(const struct view_model *vm, const struct resolved *r)
-{
-	u64 start = vm->times[r->input].start;
-
-	return r->s->time < start ? 0 : r->s->time - start;
-}
-
 static int dso_of(struct view_model *vm, const char *name, const char *path, u32 *idx)
 {
 	const char *one = ebs_strset__intern(&vm->names, name); /* one name, one pointer */
@@ -286,7 +240,7 @@ static int count_one(void *ctx, const struct resolved *r)
 	vm->dsos[dso].sampled = true;
 	if (!vm->dsos[dso].info && r->res.info)
 		vm->dsos[dso].info = r->res.info;
-	key[0] = rel_time(vm, r) / vm->bucket_ns;
+	key[0] = session__rel_time(&vm->rs, r) / vm->bucket_ns;
 	if (key[0] >= vm->nbuckets)
 		key[0] = vm->nbuckets - 1;
 	key[1] = (u64)thread << 32 | r->event;
@@ -388,10 +342,8 @@ int view_model__collect(struct view_model *vm, const struct view_opts *v, struct
 	vm->times = calloc(vm->rs.nin, sizeof(*vm->times));
 	if (!vm->times)
 		return ebs_error__set(err, ENOMEM, "out of memory");
-	for (i = 0; i < vm->rs.nin; i++) {
-		e = span_of(vm->rs.in[i].d, &vm->times[i], err);
-		if (e)
-			return e;
+	for (i = 0; i < vm->rs.nin; i++) { /* each recording's own time (session__span) */
+		session__span(&vm->rs, i, &vm->times[i].start, &vm->times[i].span);
 		if (vm->times[i].span > span_max)
 			span_max = vm->times[i].span;
 	}
@@ -410,9 +362,9 @@ int view_model__collect(struct view_model *vm, const struct view_opts *v, struct
 		return e;
 	if (!vm->samples)
 		return ebs_error__set(err, ENODATA, "%s: no samples%s", v->input,
-				      v->filter.pid || v->filter.tid || v->filter.comm ||
-						      v->filter.dso || v->filter.funcs ||
-						      v->filter.event
+				      v->filter.npids || v->filter.ntids || v->filter.ntimes ||
+						      v->filter.comm || v->filter.dso ||
+						      v->filter.funcs || v->filter.event
 					      ? " after the filters"
 					      : "");
 	qsort(vm->entries, vm->nentries, sizeof(*vm->entries), entry_cmp);

@@ -25,6 +25,7 @@ want = {  # id: (comparison, target)
     'slow_1k': ('<=', 1.0), 'slow_10k': ('<=', 1.0), 'drain': ('>=', 1.0),
     'growth_time': ('<=', 1.0), 'growth_rss': ('<=', 0.1), 'annotate_warm': ('<=', 0.5),
     'merge': ('<=', 1.0),  # issue 32: a merged report of N recordings
+    'top_cpu': ('<=', 2.0),  # issue 33: ebs top's own CPU, % of a CPU
 }
 try:
     doc = json.load(open(sys.argv[1]))

@@ -140,29 +140,12 @@ if ! command -v tmux >/dev/null 2>&1; then
 	kill $BG 2>/dev/null
 	exit 0
 fi
-TM="tmux -L ebs-monitor-$$ -f /dev/null"
+tmux_session mon 100 30
 trap '$TM kill-server 2>/dev/null; kill $BG 2>/dev/null; cleanup' EXIT
-$TM new-session -d -s mon -x 100 -y 30 "env PS1='$ ' bash --norc --noprofile"
-$TM send-keys -t mon "cd $TMP" Enter
 
-cap() { $TM capture-pane -p -t mon >"$1"; }
-# poll TENTHS CMD...: CMD every 0.1 s until it succeeds, at most TENTHS times
-poll() {
-	local n=$1 i
-	shift
-	for ((i = 0; i < n; i++)); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-# shown ERE, gone ERE: a capture (into screen.now) with the ERE, or with the header but without it
-shown() { cap screen.now && grep -qE -e "$1" screen.now; }
+# gone ERE: a capture with the header but without the ERE; wait_gone ERE [TENTHS]: polled
 gone() { cap screen.now && grep -q every screen.now && ! grep -qE -e "$1" screen.now; }
-# wait_for ERE [TENTHS], wait_gone ERE [TENTHS], wait_file FILE [TENTHS]: polled
-wait_for() { poll "${2:-100}" shown "$1"; }
 wait_gone() { poll "${2:-100}" gone "$1"; }
-wait_file() { poll "${2:-100}" test -s "$1"; }
 # run CMD: in the pane, with the terminal's settings before and after, and the exit status
 run() {
 	rm -f rc.txt st1 st2

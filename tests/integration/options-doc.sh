@@ -15,7 +15,7 @@ if ! command -v python3 >/dev/null; then
 	exit 0
 fi
 MANOPTS=$TOP/tests/tools/manopts.py
-CMDS="record report stat monitor calibrate diff annotate flamegraph export script convert archive list addr2line view"
+CMDS="record report stat monitor top calibrate diff annotate flamegraph export script convert archive list addr2line view"
 
 page() { if [ "$1" = ebs ]; then echo "$TOP/docs/ebs.1"; else echo "$TOP/docs/ebs-$1.1"; fi; }
 

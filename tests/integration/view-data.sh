@@ -177,6 +177,22 @@ def check_diff(p, a, b):
         print("diff: %s" % p.d["diff"])
     return differ("diff base", want_b, dict(got[0])) & differ("diff new", want_n, dict(got[1])) & ok
 
+def check_window(p, data):
+    # buckets [B/4, B/2) are --time S,E (W whole microseconds: exact with 6 decimals)
+    d = p.d
+    b0, b1 = d["nbuckets"] // 4, d["nbuckets"] // 2
+    opt = "%.6f,%.6f" % (b0 * d["bucket_ns"] / 1e9, b1 * d["bucket_ns"] / 1e9)
+    rows = collections.Counter()
+    for r in json.loads(run("report", "-i", *data, "--time", opt, "--json", "-n", "0"))["rows"]:
+        rows[(r["function"], r["dso"])] += r["samples"]
+    got = collections.Counter()
+    for b, t, st, n in p.chosen():
+        if b0 <= b < b1:
+            got[p.fname(p.nodes[p.stacks[st][0]][1])] += n
+    if not got:
+        print("no samples in buckets [%d, %d)" % (b0, b1))
+    return differ("--time %s self" % opt, dict(rows), dict(got)) and bool(got)
+
 what, path, data = sys.argv[2], sys.argv[3], sys.argv[4:]
 p = Page(path)
 ok = {"report": lambda: check_report(p, data),
@@ -184,7 +200,8 @@ ok = {"report": lambda: check_report(p, data),
       "tree": lambda: check_tree(p, data),
       "annotate": lambda: check_annotate(p, data, 3),
       "buckets": lambda: check_buckets(p, data),
-      "diff": lambda: check_diff(p, *data)}[what]()
+      "diff": lambda: check_diff(p, *data),
+      "window": lambda: check_window(p, data)}[what]()
 sys.exit(0 if ok else 1)
 PY
 
@@ -202,7 +219,7 @@ record cg.data -g -F 499 -- "$WORKLOADS/calltree" 0.4
 "$EBS" view -i cg.data -o cg.html 2>cg.err
 check "view writes the page (exit 0, $(head -c 200 cg.err))" [ -s cg.html ]
 check "the page is 0644" [ "$(stat -c %a cg.html)" = 644 ]
-for w in report children tree annotate buckets; do
+for w in report children tree annotate buckets window; do
 	agrees $w cg.html cg.data
 done
 
@@ -214,7 +231,7 @@ check "threads: one entry per thread, 4 workers and main" python3 -c '
 import json, re, sys
 d = json.loads(re.search(r"<script id=\"ebs-data\" type=\"application/json\">(.*?)</script>", open(sys.argv[1]).read(), re.S).group(1))
 sys.exit(len(set(t[2] for t in d["threads"])) < 4)' thr.html
-for w in report children tree buckets; do
+for w in report children tree buckets window; do
 	agrees $w thr.html thr.data
 done
 
@@ -321,6 +338,24 @@ expect "an empty file: exit 2" 2 "zero.data" "$EBS" view -i zero.data -o zero.ht
 check "...and no page" [ ! -e zero.html ]
 
 # ---- 7. filters: the page of --tid T is the samples of T ----------------------
+# --time: the page of a time range holds the samples report --time counts,
+# in the buckets of the whole recording's times (each its own start)
+opt=$(python3 -c '
+import json, re, sys
+d = json.loads(re.search(r"<script id=\"ebs-data\" type=\"application/json\">(.*?)</script>", open(sys.argv[1]).read(), re.S).group(1))
+print("%.6f,%.6f" % (d["nbuckets"] // 4 * d["bucket_ns"] / 1e9, d["nbuckets"] // 2 * d["bucket_ns"] / 1e9))' cg.html)
+"$EBS" view -i cg.data --time "$opt" -o time.html 2>time.err
+check "--time $opt: the page ($(head -c 200 time.err))" [ -s time.html ]
+agrees report time.html cg.data --time "$opt"
+agrees buckets time.html cg.data --time "$opt"
+agrees annotate time.html cg.data --time "$opt"
+# --tid with a list
+"$EBS" view -i thr.data --tid "$(python3 -c '
+import json, re, sys
+d = json.loads(re.search(r"<script id=\"ebs-data\" type=\"application/json\">(.*?)</script>", open(sys.argv[1]).read(), re.S).group(1))
+print(",".join(str(t[2]) for t in d["threads"][-2:]))' thr.html)" -o tids.html 2>/dev/null
+check "--tid T1,T2: the page" [ -s tids.html ]
+
 tid=$(python3 -c '
 import json, re, sys
 d = json.loads(re.search(r"<script id=\"ebs-data\" type=\"application/json\">(.*?)</script>", open(sys.argv[1]).read(), re.S).group(1))

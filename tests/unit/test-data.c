@@ -24,6 +24,8 @@
  *   test_corruption   3000 random 1-4 byte corruptions: no crash, no hang,
  *                     either a full read or a message naming an offset, and
  *                     every record handed out keeps the reader's promises.
+ *   test_tap          the writer's tap (ebs top's): each record taken, once,
+ *                     as given; a refused one never.
  *
  * Everything happens in a mkdtemp() directory under /tmp, removed at the end.
  */
@@ -2666,6 +2668,68 @@ static void test_kernel_addrs(void)
 	group_end(&g);
 }
 
+/* What ebs_writer__set_tap's callback saw. */
+struct tap_seen {
+	unsigned int n, samples;
+	u64 ips[4];
+	u32 sizes[4];
+};
+
+static void tap_note(void *ctx, const struct ebs_rec *rec)
+{
+	struct tap_seen *t = ctx;
+
+	if (t->n < 4) {
+		t->sizes[t->n] = rec->size;
+		t->ips[t->n] =
+			rec->type == EBS_REC_SAMPLE ? ((const struct ebs_rec_sample *)rec)->ip : 0;
+	}
+	t->n++;
+	t->samples += rec->type == EBS_REC_SAMPLE;
+}
+
+/*
+ * The writer's tap (ebs top's): each data record taken, once, as given (a
+ * SAMPLE whole, before it is packed), in order; a refused one never.
+ */
+static void test_tap(void)
+{
+	struct ebs_rec_sample tmpl = {
+		.hdr = {.misc = EBS_CPUMODE_USER}, .pid = 1, .tid = 1, .period = 1};
+	struct tap_seen seen = {0};
+	struct ebs_error err = {0};
+	char path[PATH_MAX];
+	struct ebs_writer *w;
+	u64 buf[32];
+	struct group g;
+	int e;
+
+	group_begin(&g, "data: the tap sees each record taken, as given, once");
+	tmp_path(path, sizeof(path), "tap.data");
+	w = ebs_writer__create(path, &err);
+	e = w ? std_header(w) : -EIO;
+	if (w)
+		ebs_writer__set_tap(w, tap_note, &seen);
+	tmpl.ip = 0x401000;
+	build_sample(buf, &tmpl, NULL, 0);
+	/* before begin_data: refused, not tapped */
+	G_EQ(&g, w ? ebs_writer__add(w, (const struct ebs_rec *)buf) : -EINVAL, -EINVAL);
+	e = e ?: ebs_writer__begin_data(w, STD_REALTIME, STD_CLOCK);
+	e = e ?: ebs_writer__add(w, (const struct ebs_rec *)buf);
+	tmpl.ip = 0x401008;
+	build_sample(buf, &tmpl, NULL, 0);
+	e = e ?: ebs_writer__add(w, (const struct ebs_rec *)buf);
+	G_EQ(&g, e, 0);
+	G_EQ(&g, seen.n, 2);
+	G_EQ(&g, seen.samples, 2);
+	G_EQ(&g, seen.ips[0], 0x401000);
+	G_EQ(&g, seen.ips[1], 0x401008);
+	G_EQ(&g, seen.sizes[0], sizeof(struct ebs_rec_sample));
+	if (w)
+		ebs_writer__abort(w);
+	group_end(&g);
+}
+
 /* KSYMS: written by ebs_writer__ksyms, read back through ebs_data__ksyms. */
 static void test_ksyms(void)
 {
@@ -2857,4 +2921,4 @@ TEST_MAIN(setup, remove_tmpdir, TEST_CASE(test_round_trip), TEST_CASE(test_sampl
 	  TEST_CASE(test_kernel_addrs), TEST_CASE(test_ksyms), TEST_CASE(test_set_calibration),
 	  TEST_CASE(test_index), TEST_CASE(test_writer_misuse), TEST_CASE(test_rename),
 	  TEST_CASE(test_streamed), TEST_CASE(test_bad_files), TEST_CASE(test_truncation),
-	  TEST_CASE(test_corruption), TEST_CASE(test_procns))
+	  TEST_CASE(test_corruption), TEST_CASE(test_procns), TEST_CASE(test_tap))

@@ -18,6 +18,10 @@
  *                  broken UTF-8, HTML's tabs, the character limit
  *   test_name_list names_item: a --func list's names end at commas
  *                  outside brackets (C++ parameters, Rust generics)
+ *   test_top       ebs top's counting (report/top): samples through the
+ *                  tap, per interval (reset) and since the start, shares
+ *                  and intervals as report's, the views (user, kernel),
+ *                  the sorts, a table's lines, hostile names cleaned
  */
 #include <errno.h>
 #include <math.h>
@@ -30,6 +34,7 @@
 #include "report/present.h"
 #include "report/session/session.h"
 #include "report/table.h"
+#include "report/top/top.h"
 #include "test.h"
 
 /* ---- the 95% interval ------------------------------------------------------------------- */
@@ -495,6 +500,140 @@ static void test_name_list(void)
 	}
 }
 
+/* ---- ebs top's counting ------------------------------------------------------------------ */
+
+/* A kernel SAMPLE at ip (kernel) or a user one of a process with no mapping. */
+static void top_sample(struct top *t, u64 ip, bool kernel, u32 pid)
+{
+	struct ebs_rec_sample s = {0};
+
+	s.hdr.type = EBS_REC_SAMPLE;
+	s.hdr.size = sizeof(s);
+	s.hdr.misc = kernel ? EBS_CPUMODE_KERNEL : EBS_CPUMODE_USER;
+	s.ip = ip;
+	s.pid = s.tid = pid;
+	s.period = 1;
+	top__tap(t, &s.hdr);
+}
+
+/* The row of name in tab, or NULL. */
+static const struct top_row *top_find(const struct top_table *tab, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < tab->n; i++)
+		if (!strcmp(tab->rows[i].name, name))
+			return &tab->rows[i];
+	return NULL;
+}
+
+static void test_top(void)
+{
+	char ks[] = "/tmp/ebs-test-top-kallsyms.XXXXXX", line[512];
+	struct symbolize_opts so = {0};
+	struct top_view v = {0};
+	struct top_table tab = {0};
+	const struct top_row *r;
+	struct ebs_rec_count c = {0};
+	double lo, hi;
+	struct top *t;
+	FILE *f;
+	int fd, i;
+
+	fd = mkstemp(ks);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		TEST_FAIL("top: a kallsyms file", "mkstemp: %s", strerror(errno));
+		return;
+	}
+	fprintf(f, "ffffffff81000000 T _stext\nffffffff81000100 T hot_k\n"
+		   "ffffffff81000200 t cold_k\nffffffff81000300 T a\033[31mred\n"
+		   "ffffffff81000400 T zz_end\n");
+	fclose(f);
+	so.kallsyms = ks;
+	t = top__new(&so);
+	TEST_CHECK("top: new", t != NULL);
+	if (!t)
+		goto out;
+	/* interval 1: 30 hot_k, 10 cold_k, 5 user samples no mapping covers */
+	for (i = 0; i < 30; i++)
+		top_sample(t, 0xffffffff81000110ull + (u64)i, true, 7);
+	for (i = 0; i < 10; i++)
+		top_sample(t, 0xffffffff81000210ull, true, 7);
+	for (i = 0; i < 5; i++)
+		top_sample(t, 0x1000, false, 7);
+	top_sample(t, 0xffffffff81000310ull, true, 7); /* the hostile name */
+	c.hdr.type = EBS_REC_COUNT;
+	c.hdr.size = sizeof(c);
+	top__tap(t, &c.hdr); /* not shown: ignored */
+	TEST_EQ("top: nothing counted before the drain", top__pending(t), 0);
+	TEST_EQ("top: the drain", top__drain(t), 0);
+	TEST_EQ("top: the interval's samples so far", top__pending(t), 46);
+	TEST_EQ("top: no whole interval yet: an empty table", top__table(t, &v, &tab), 0);
+	TEST_EQ("top: no whole interval yet: no rows", tab.n, 0);
+	top__interval(t, 1000000000ull);
+	TEST_EQ("top: the table", top__table(t, &v, &tab), 0);
+	TEST_EQ("top: 4 rows", tab.n, 4);
+	TEST_EQ("top: all 46 samples, 41 kernel", tab.all * 100 + tab.kernel, 46 * 100 + 41);
+	TEST_CHECK("top: hottest first: hot_k [kernel], 30",
+		   tab.n && !strcmp(tab.rows[0].name, "hot_k") &&
+			   !strcmp(tab.rows[0].dso, "[kernel]") && tab.rows[0].samples == 30 &&
+			   tab.rows[0].kernel);
+	present_wilson95(30, 46, &lo, &hi);
+	TEST_CHECK("top: hot_k's share and its interval, as report's",
+		   tab.n && fabs(tab.rows[0].share - 3000.0 / 46) < 1e-9 && tab.rows[0].lo == lo &&
+			   tab.rows[0].hi == hi);
+	r = top_find(&tab, "[unknown] 0x1000");
+	TEST_CHECK("top: user code no mapping covers: [unknown] 0xADDR, 5, not kernel",
+		   r && r->samples == 5 && r->unknown && !r->kernel &&
+			   !strcmp(r->dso, "[unknown]"));
+	TEST_CHECK("top: a name's escape shown as '?'", top_find(&tab, "a?[31mred") != NULL);
+	/* the views: user only, kernel only (shares of what they keep) */
+	v.mode = TOP_USER;
+	top__table(t, &v, &tab);
+	TEST_CHECK("top: user only: the one user row, 100%",
+		   tab.n == 1 && tab.samples == 5 && tab.rows[0].share == 100.0);
+	v.mode = TOP_KERNEL;
+	top__table(t, &v, &tab);
+	TEST_CHECK("top: kernel only: 3 rows, 41 samples", tab.n == 3 && tab.samples == 41);
+	v.mode = TOP_BOTH;
+	v.sort = TOP_SORT_NAME;
+	top__table(t, &v, &tab);
+	TEST_CHECK("top: by name", tab.n == 4 && !strcmp(tab.rows[0].name, "[unknown] 0x1000") &&
+					   !strcmp(tab.rows[1].name, "a?[31mred") &&
+					   !strcmp(tab.rows[2].name, "cold_k"));
+	v.sort = TOP_SORT_DSO;
+	top__table(t, &v, &tab);
+	TEST_CHECK("top: by DSO, then samples", tab.n == 4 && !strcmp(tab.rows[0].name, "hot_k") &&
+							!strcmp(tab.rows[3].dso, "[unknown]"));
+	v.sort = TOP_SORT_SAMPLES;
+	/* interval 2: only 4 cold_k; the last interval's counts, and the sum since the start */
+	for (i = 0; i < 4; i++)
+		top_sample(t, 0xffffffff81000220ull, true, 7);
+	top__drain(t);
+	top__interval(t, 2000000000ull);
+	top__table(t, &v, &tab);
+	TEST_CHECK("top: per interval: the counts start again (cold_k 4, alone)",
+		   tab.n == 1 && tab.rows[0].samples == 4 && tab.all == 4 && tab.intervals == 2 &&
+			   tab.start_ns == 1000000000ull && tab.end_ns == 2000000000ull);
+	v.cumulative = true;
+	top__table(t, &v, &tab);
+	r = top_find(&tab, "cold_k");
+	TEST_CHECK("top: since the start: cold_k 14 of 50",
+		   r && r->samples == 14 && tab.all == 50 && tab.start_ns == 0);
+	top_table__line(&tab, 0, line, sizeof(line), 0);
+	TEST_CHECK("top: a row's line: samples, percent, interval, function, dso",
+		   !strncmp(line, "       30   60.00%  [ ", 21) && strstr(line, "hot_k") &&
+			   strstr(line, "  [kernel]"));
+	top_table__line(&tab, 0, line, sizeof(line), 30);
+	TEST_EQ("top: a line cut to the width", strlen(line), 30);
+	top_table__free(&tab);
+	top__free(t);
+out:
+	unlink(ks);
+}
+
 TEST_MAIN(NULL, NULL, TEST_CASE(test_wilson), TEST_CASE(test_share), TEST_CASE(test_elide),
 	  TEST_CASE(test_cells), TEST_CASE(test_columns), TEST_CASE(test_options),
-	  TEST_CASE(test_script_fields), TEST_CASE(test_markup), TEST_CASE(test_name_list))
+	  TEST_CASE(test_script_fields), TEST_CASE(test_markup), TEST_CASE(test_name_list),
+	  TEST_CASE(test_top))

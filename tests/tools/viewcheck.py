@@ -66,11 +66,14 @@ window.__vc = function (view) {
   } else if (view === 'callers') {
     ['callers', 'callees'].forEach(function (t) {
       out[t] = q('table#' + t + ' tr[data-func]').filter(vis).map(function (e) {
-        return {f: fn(e.getAttribute('data-func')), samples: num(e, 'samples'), share: num(e, 'share')}; });
+        var k = e.getAttribute('data-kind');
+        return {f: k === 'self' ? ['(self)', ''] : k === 'none' ? ['(no caller: the chain starts here)', ''] :
+                fn(e.getAttribute('data-func')), samples: num(e, 'samples'), share: num(e, 'share'),
+                lo: num(e, 'lo'), hi: num(e, 'hi')}; });
     });
   } else if (view === 'source') {
     out.func = window.__vcFunc;
-    var A = (D.annotate || {})[window.__vcFunc] || null;
+    var A = (D.annotate || {})[window.__vcFunc] || (D.annotate || {})[String(window.__vcIndex)] || null;
     out.has = !!A;
     out.rows = q('table#source tr[data-row]').map(function (e) {
       var r = +e.getAttribute('data-row'), l = A && A.lines[r] ? A.lines[r] : [null, null];
@@ -91,6 +94,7 @@ window.__vcOpen = function (name) {
   for (var i = 0; i < D.funcs.length; i++) if (D.funcs[i][0] === name) { best = i; break; }
   if (best < 0) throw new Error('no function ' + name + ' in the page');
   window.__vcFunc = name;
+  window.__vcIndex = best;
   ebsView.openFunc(best);
   return best;
 };
@@ -353,7 +357,9 @@ def check_callers(c, ebs, d, label, func):
         bad = [key(k) for k in set(got) ^ set(want)]
         bad += [(key(k), r["samples"], want[k]["samples"], r["share"], want[k]["percent"])
                 for k, r in got.items() if k in want and
-                (r["samples"] != want[k]["samples"] or not close(r["share"], want[k]["percent"], 0.0015))]
+                (r["samples"] != want[k]["samples"] or not close(r["share"], want[k]["percent"], 0.0015) or
+                 (r["lo"] is not None and not (close(r["lo"], want[k]["ci95"][0], 0.0015) and
+                                               close(r["hi"], want[k]["ci95"][1], 0.0015))))]
         c.ok("%s: %s of %s = report --%s %s --json (%d rows)" % (label, t, func, t, func, len(got)),
              not bad, "differ: %s" % bad[:5])
 
@@ -439,7 +445,7 @@ def main():
     with open(a.shots + ".browse", "wb") as f:
         f.write(p.stdout)
     if p.returncode != 0:
-        sys.stderr.write(p.stderr.decode(errors="replace").strip().splitlines()[-1] + "\n"
+        sys.stderr.write(p.stderr.decode(errors="replace").strip().splitlines()[0] + "\n"
                          if p.stderr.strip() else "browse.py: status %d\n" % p.returncode)
         return 1
     res = [l.split("\t", 1) for l in p.stdout.decode().splitlines()]

@@ -52,7 +52,9 @@
 # rustup's cargo is not there; dwz makes the supplementary debug files of
 # tests/integration/debuginfo-forms.sh; lld and mold link the call-graph
 # workload beside GNU ld and gold (binutils) in tests/integration/linkers.sh;
-# debuginfod is the real server tests/integration/debuginfod.sh asks.
+# debuginfod is the real server tests/integration/debuginfod.sh asks;
+# xz-utils is the multi-threaded program (xz -T2) whose ebs view page
+# tests/integration/view.sh drives in chromium.
 set -u
 
 BUILD_PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev
@@ -62,7 +64,7 @@ libncurses-dev nettle-dev libiberty-dev libdebuginfod-dev libcapstone-dev less"
 BUILD_PKGS="$BUILD_PKGS libarchive-dev"
 TEST_PKGS="elfutils binutils python3 libstb-dev clang llvm libclang-rt-dev clang-format
 cmake ninja-build libzstd-dev golang-go python3-jsonschema chromium tmux strace nlohmann-json3-dev
-cargo dwz lld mold debuginfod"
+cargo dwz lld mold debuginfod xz-utils"
 
 usage() {
 	echo "usage: scripts/deps.sh [build|test] [--list]" >&2

@@ -149,7 +149,7 @@ fi
 
 # ---- c. SQLite ----------------------------------------------------------------------------
 if sqlite_build sqlite; then
-	record sql.data -g -F 400 "$SQLWORK" 30000
+	record sql.data -g -F 500 "$SQLWORK" 100000
 	if view sql -i sql.data; then
 		browse_check sql -i sql.data --chains --func "$(hottest sql.data --dso "$(basename "$SQLWORK")")" --search sqlite3Btree --drag 0.25,0.75
 	fi
@@ -229,10 +229,10 @@ fi
 # an empty recording: a program that ends before its first sample at 1 Hz
 record empty.data -F 1 true
 rm -f empty.html
-expect "an empty recording: one line, exit 1" 1 "." "$EBS" view -i empty.data -o empty.html
+expect "an empty recording: one line naming it, exit 1" 1 "empty\.data: no samples" "$EBS" view -i empty.data -o empty.html
 check "an empty recording: no page written" [ ! -e empty.html ]
 rm -f none.html
-expect "no sample after the filters (--tid 1): one line, exit 1" 1 "." "$EBS" view -i ct.data --tid 1 -o none.html
+expect "no sample after the filters (--tid 1): one line, exit 1" 1 "ct\.data: no samples after the filters" "$EBS" view -i ct.data --tid 1 -o none.html
 check "no sample after the filters: no page written" [ ! -e none.html ]
 rm -f bad.html
 expect "one of two recordings missing: one line naming it, exit 2" 2 "nope\.data" \

@@ -829,6 +829,8 @@ def view_rows():
         raise Failed('the page gives no ebsView.timings.update_ms')
     set_value('view_update', med(up), min(up), max(up), n=len(up), by_size=by('update'),
               component_unit='ms', wall_ms=by('wall'), samples=samples)
+    for k in VIEW_ROWS:
+        ROWS[k]['measured'] = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
 
 
 def view_only():

@@ -44,7 +44,7 @@ window.__vc = function (view) {
   var vis = function (e) { return !!(e.offsetWidth || e.offsetHeight || e.getClientRects().length); };
   var num = function (e, k) { var v = e.getAttribute('data-' + k); return v === null || v === '' ? null : +v; };
   var sec = document.getElementById('view-' + view);
-  var out = {view: view, sel: ebsView.selection(), timings: ebsView.timings,
+  var out = {view: view, sel: ebsView.selection(), timings: ebsView.timings, W: D.bucket_ns, B: D.nbuckets,
              shown: sec ? vis(sec) : null, text: sec ? sec.innerText.slice(0, 2000) : null};
   if (view === 'summary') {
     out.keys = {};
@@ -483,8 +483,17 @@ def main():
         if phase == "whole":
             c.ok("%s: %s: no selection, no option (cli '%s')" % (label, d["view"], cli), cli == "")
         elif phase == "time" and d["view"] == "bottomup":
-            c.ok("%s: the dragged range is a --time option" % label, re.search(
-                r"--time [0-9]+\.[0-9]{6},[0-9]+\.[0-9]{6}\b", cli) is not None, cli)
+            # buckets [b0, b1) of W ns are --time b0*W/1e9,b1*W/1e9 with 6 decimals, exactly
+            sel, w = d["sel"], d["W"]
+            want = "--time %d.%06d,%d.%06d" % (sel["b0"] * w // 10**9, sel["b0"] * w % 10**9 // 1000,
+                                               sel["b1"] * w // 10**9, sel["b1"] * w % 10**9 // 1000)
+            c.ok("%s: the dragged buckets [%s, %s) of %s ns are the option %s" % (label, sel["b0"], sel["b1"], w, want),
+                 w % 1000 == 0 and 0 <= sel["b0"] < sel["b1"] and cli.split(" --tid")[0] == want, cli)
+            # the mouse went from fraction drag0 to drag1 of the strip: those buckets, within a pixel's
+            tol = d["B"] / 100.0 + 1
+            c.ok("%s: the buckets are where the mouse went: %s-%s of %d" % (label, a.drag0, a.drag1, d["B"]),
+                 abs(sel["b0"] - float(a.drag0) * d["B"]) <= tol and
+                 abs(sel["b1"] - float(a.drag1) * d["B"]) <= tol, json.dumps(sel))
         elif phase == "thread" and d["view"] == "bottomup":
             c.ok("%s: the thread's label selects --tid %d" % (label, a.thread),
                  re.search(r"--tid %d\b" % a.thread, cli) is not None, cli)

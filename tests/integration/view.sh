@@ -143,7 +143,9 @@ with open("words.txt", "w") as f:
 	read -r xtid xthreads < <(json xz.tids.json "'%s %d' % (max((r for r in j['rows'] if r['tid'] != r['pid']), key=lambda r: r['samples'], default={'tid': 0})['tid'], len(j['rows']))")
 	check "xz: more than one thread sampled ($xthreads)" [ "${xthreads:-0}" -ge 2 ]
 	if view xz -i xz.data; then
-		browse_check xz -i xz.data --chains --func "$(hottest xz.data)" --thread "$xtid" --search lzma --drag 0.1,0.5
+		targs=()
+		[ "${xtid:-0}" != 0 ] && targs=(--thread "$xtid")
+		browse_check xz -i xz.data --chains --func "$(hottest xz.data)" "${targs[@]}" --search lzma --drag 0.1,0.5
 	fi
 fi
 
@@ -184,7 +186,9 @@ elif ! gcc -O1 -g -fno-omit-frame-pointer -o hostile hostile.c 2>hostile.err ||
 	fail "hostile names" "could not build the program: $(head -n 1 hostile.err)"
 else
 	record hostile.data -g -F 400 ./hostile
-	if view hostile -i hostile.data && [ -n "$HAVE_CHROMIUM" ]; then
+	if view hostile -i hostile.data && [ -z "$HAVE_CHROMIUM" ]; then
+		skip "hostile: in Chromium" "chromium is not installed and could not be"
+	elif [ -e hostile.html ]; then
 		check "hostile: no '<img' nor '</script>' of a name is raw in the page's data" \
 			python3 -c 'import re, sys
 t = open(sys.argv[1], encoding="utf-8").read()

@@ -88,16 +88,39 @@ static int set_word(void *ctx, const struct cli_opt *opt, const char *arg)
 	return 0;
 }
 
-static int set_id(void *ctx, const struct cli_opt *opt, const char *arg)
+/* --pid, --tid: comma lists; --time: a range, or percent ranges; the last of each counts */
+static int set_list(void *ctx, const struct cli_opt *opt, const char *arg)
 {
 	struct report_filter *f = &CV(ctx)->v->filter;
-	bool pid = !strcmp(opt->name, "pid");
-	unsigned int u;
+	struct ebs_error err = {0};
+	struct report_time *times;
+	size_t n;
+	u32 *ids;
+	int e;
 
-	if (cli_u32(CV(ctx)->cmd, pid ? "--pid" : "--tid", arg, 1, &u))
-		return 2;
-	*(pid ? &f->pid : &f->tid) = u;
-	return 0;
+	if (!strcmp(opt->name, "time")) {
+		e = report_parse_time(arg, &times, &n, &err);
+		if (!e) {
+			free((void *)f->times);
+			f->times = times;
+			f->ntimes = n;
+		}
+	} else {
+		e = report_parse_ids(arg, &ids, &n, &err);
+		if (!e && opt->name[0] == 'p') {
+			free((void *)f->pids);
+			f->pids = ids;
+			f->npids = n;
+		} else if (!e) {
+			free((void *)f->tids);
+			f->tids = ids;
+			f->ntids = n;
+		}
+	}
+	if (!e)
+		return 0;
+	fprintf(stderr, "ebs %s: --%s '%s': %s\n", CV(ctx)->cmd, opt->name, arg, err.msg);
+	return e == -ENOMEM ? 1 : 2;
 }
 
 /* --no-inline, --[no-]demangle, --no-cache, --offline, --force: a bool of the view */
@@ -148,8 +171,14 @@ const struct cli_opt cli_view_options[] = {
 	{"event", 'e', "NAME", "only the samples of event NAME", CLI_CALL, .fn = set_word},
 	{"top", 'n', "N", "the first N rows (0: all)", CLI_CALL, .fn = set_top},
 	{"min-percent", 0, "P", "leave out rows below P percent", CLI_CALL, .fn = set_min_percent},
-	{"pid", 0, "PID", "only the samples of process PID", CLI_CALL, .fn = set_id},
-	{"tid", 0, "TID", "only the samples of thread TID", CLI_CALL, .fn = set_id},
+	{"time", 0, "START,END",
+	 "only the samples from START to before END, seconds from the recording's start (either "
+	 "may be empty); or percent ranges of its span, as 10%-20%,30%-40% or 25%/2",
+	 CLI_CALL, .fn = set_list},
+	{"pid", 0, "PIDS", "only the samples of these processes (comma-separated)", CLI_CALL,
+	 .fn = set_list},
+	{"tid", 0, "TIDS", "only the samples of these threads (comma-separated)", CLI_CALL,
+	 .fn = set_list},
 	{"comm", 0, "NAME", "only the samples of commands named NAME", CLI_CALL, .fn = set_word},
 	{"dso", 0, "NAME", "only the samples in DSO NAME", CLI_CALL, .fn = set_word},
 	{"func", 0, "NAMES",
@@ -253,6 +282,14 @@ int cli_view_result(struct cli_view *cv, int e, const struct ebs_error *err)
 
 void cli_view_free(struct cli_view *cv)
 {
+	if (cv->v) {
+		free((void *)cv->v->filter.times);
+		free((void *)cv->v->filter.pids);
+		free((void *)cv->v->filter.tids);
+		cv->v->filter.times = NULL;
+		cv->v->filter.pids = cv->v->filter.tids = NULL;
+		cv->v->filter.ntimes = cv->v->filter.npids = cv->v->filter.ntids = 0;
+	}
 	free(cv->dirs);
 	cv->dirs = NULL;
 	cv->ndirs = 0;

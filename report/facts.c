@@ -189,10 +189,7 @@ static void filter_words(const struct report_filter *f, char *buf, size_t len)
 	buf[0] = '\0';
 	if (!f)
 		return;
-	if (f->pid)
-		ADD(buf, len, n, "%spid %u", n ? ", " : "", f->pid);
-	if (f->tid)
-		ADD(buf, len, n, "%stid %u", n ? ", " : "", f->tid);
+	n = session__filter_words(f, buf, len, n);
 	if (f->comm)
 		ADD(buf, len, n, "%scommand %s", n ? ", " : "", f->comm);
 	if (f->dso)
@@ -215,8 +212,8 @@ void facts_of(struct facts *fa, const struct session *rs, const struct report_fi
 	fa->samples = samples;
 	fa->lost = sum_of(rs, ev, lost_in);
 	fa->throttled = sum_of(rs, ev, throttled_in);
-	fa->filtered = filter &&
-		       (filter->pid || filter->tid || filter->comm || filter->dso || filter->funcs);
+	fa->filtered = filter && (filter->npids || filter->ntids || filter->ntimes ||
+				  filter->comm || filter->dso || filter->funcs);
 	filter_words(filter, fa->only, sizeof(fa->only));
 	if (ev < 0)
 		return;

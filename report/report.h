@@ -44,10 +44,28 @@ enum report_field {
 	FIELD_MAX,
 };
 
+/*
+ * One range of --time: the samples whose time from their recording's
+ * start (session__rel_time) is at least start and below end; in ns, or
+ * with percent, in billionths of a percent of the recording's span (a
+ * percent p is floor(span * p / 100) ns).  end UINT64_MAX: to the end.
+ */
+struct report_time {
+	u64 start, end;
+	bool percent;
+};
+
+#define REPORT_PERCENT 1000000000ull /* one percent in a percent report_time */
+
 /* Which samples count.  Zero/NULL fields do not filter. */
 struct report_filter {
 	const char *event; /* as asked or as used */
-	u32 pid, tid;
+	/* --pid, --tid: a sample passes when its pid is one of pids (if any) and its tid
+	 * one of tids (if any); each sorted, without repeats */
+	const u32 *pids, *tids;
+	size_t npids, ntids;
+	const struct report_time *times; /* --time: a sample in one of them passes */
+	size_t ntimes;
 	const char *comm;
 	const char *dso;   /* short name or path as mapped */
 	const char *funcs; /* comma-separated function names (compiled or inlined) */
@@ -115,6 +133,25 @@ struct report_opts {
  */
 int report_parse_keys(const char *text, struct report_opts *o, struct ebs_error *err)
 	__attribute__((nonnull(1, 2)));
+
+/*
+ * Parse --time's text into *v (malloc'd, *n ranges; free() it): "S,E",
+ * seconds from the recording's start (decimals, up to 9 of them: exact
+ * ns), either side empty (from the start, to the end); or percent ranges
+ * as perf's --time, comma-separated (their union): "A%-B%", and "P%/N",
+ * the N-th slice of width P.  0; -EINVAL with err saying why (a line
+ * without the option's name: "the start is not before the end"); -ENOMEM.
+ */
+int report_parse_time(const char *text, struct report_time **v, size_t *n, struct ebs_error *err)
+	__attribute__((nonnull(1, 2, 3, 4)));
+
+/*
+ * Parse --pid's or --tid's comma-separated list ("12,13") of numbers from
+ * 1 to INT_MAX into *v (malloc'd, sorted, without repeats; *n of them).
+ * 0; -EINVAL with err saying why; -ENOMEM.
+ */
+int report_parse_ids(const char *text, u32 **v, size_t *n, struct ebs_error *err)
+	__attribute__((nonnull(1, 2, 3, 4)));
 
 /*
  * Parse "--fields" text ("samples,percent,func"...) into o->fields.

@@ -52,8 +52,9 @@
 # rustup's cargo is not there; dwz makes the supplementary debug files of
 # tests/integration/debuginfo-forms.sh; lld and mold link the call-graph
 # workload beside GNU ld and gold (binutils) in tests/integration/linkers.sh;
-# debuginfod is the real server tests/integration/debuginfod.sh asks;
-# xz-utils is the multi-threaded program (xz -T2) whose ebs view page
+# debuginfod is the real server tests/integration/debuginfod.sh asks; xz-utils
+# is the real program tests/integration/timefilter.sh records (xz compressing)
+# and the multi-threaded one (xz -T2) whose ebs view page
 # tests/integration/view.sh drives in chromium.
 set -u
 

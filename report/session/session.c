@@ -199,6 +199,20 @@ static int merge_event(struct session *rs, struct session_input *in, unsigned in
 	return 0;
 }
 
+/* in's start and span (session__span) of its samples' first and last times. */
+static void set_span(struct session_input *in, u64 first, u64 last)
+{
+	const struct ebs_rec_trailer *t = ebs_data__trailer(in->d);
+	u64 hs = ebs_data__header(in->d)->start_clock_ns, end = t ? t->end_clock_ns : 0;
+
+	in->start = hs && (!in->samples || hs <= first) ? hs : first;
+	if (in->samples && last > end)
+		end = last;
+	if (end < in->start)
+		end = in->start;
+	in->span = end - in->start + (end - in->start < UINT64_MAX); /* a hostile file's 2^64 */
+}
+
 /* Open the idx-th recording and read its processes, mappings and counts (the first pass). */
 static int open_one(struct session *rs, size_t idx, size_t n, const char *input, bool any_owner,
 		    const struct symbolize_opts *so, struct hints *hints, bool hinted,
@@ -208,6 +222,7 @@ static int open_one(struct session *rs, size_t idx, size_t n, const char *input,
 	const struct ebs_rec_dso_image *vdso;
 	const struct ebs_rec *rec;
 	const char *host;
+	u64 first = 0, last = 0; /* the samples' earliest and latest times */
 	unsigned int i;
 	int e;
 
@@ -234,7 +249,12 @@ static int open_one(struct session *rs, size_t idx, size_t n, const char *input,
 					      rs->filter->event);
 	}
 	while ((e = ebs_data__next(in->d, &rec, err)) > 0) {
-		in->samples += rec->type == EBS_REC_SAMPLE;
+		if (rec->type == EBS_REC_SAMPLE) {
+			u64 t = ((const struct ebs_rec_sample *)(const void *)rec)->time;
+
+			first = in->samples++ && first < t ? first : t;
+			last = last > t ? last : t;
+		}
 		if (machine__add(in->m, rec) ||
 		    (rec->type == EBS_REC_COUNT && keep_count(in, rec)) ||
 		    (hinted && rec->type == EBS_REC_SAMPLE && hint_add(hints, rec, (u32)idx)))
@@ -242,6 +262,14 @@ static int open_one(struct session *rs, size_t idx, size_t n, const char *input,
 	}
 	if (e < 0)
 		return e;
+	set_span(in, first, last);
+	if (rs->filter && rs->filter->ntimes) {
+		in->times = malloc(2 * rs->filter->ntimes * sizeof(*in->times));
+		if (!in->times)
+			return ebs_error__set(err, ENOMEM, "out of memory");
+		in->ntimes = rs->filter->ntimes;
+		session__time_ranges(rs->filter->times, in->ntimes, in->span, in->times);
+	}
 	rs->samples += in->samples;
 	if (use_kernel_symbols(rs, in))
 		return ebs_error__set(err, ENOMEM, "out of memory");
@@ -542,6 +570,7 @@ void session__close(struct session *rs)
 		machine__free(rs->in[i].m);
 		ebs_data__close(rs->in[i].d);
 		free(rs->in[i].counts);
+		free(rs->in[i].times);
 	}
 	free(rs->in);
 	ebs_strset__free(&rs->names);
@@ -690,6 +719,18 @@ static int resolve_funcs(struct session *rs, const char *list, FILE *out, struct
 	return e;
 }
 
+/* Is time t in one of in's --time ranges? */
+static bool in_time(const struct session_input *in, u64 t)
+{
+	u64 rel = t < in->start ? 0 : t - in->start;
+	size_t i;
+
+	for (i = 0; i < in->ntimes; i++)
+		if (rel >= in->times[2 * i] && rel < in->times[2 * i + 1])
+			return true;
+	return false;
+}
+
 /* session__each's pass over one recording. */
 static int each_of(struct session *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,
 		   u64 *seq, struct ebs_error *err)
@@ -710,7 +751,8 @@ static int each_of(struct session *rs, int (*fn)(void *ctx, const struct resolve
 		(*seq)++;
 		if (rs->event >= 0 && in->evmap[s->event] != rs->event)
 			continue;
-		if (f && ((f->pid && s->pid != f->pid) || (f->tid && s->tid != f->tid)))
+		if ((f && (f->npids || f->ntids) && !session__ids_pass(f, s->pid, s->tid)) ||
+		    (in->ntimes && !in_time(in, s->time)))
 			continue;
 		memset(&r, 0, sizeof(r));
 		r.s = s;
@@ -762,6 +804,19 @@ int session__each(struct session *rs, int (*fn)(void *ctx, const struct resolved
 	if (!rs->tallying && !e)
 		symbolizer__warn_unresolved(rs->sym);
 	return e;
+}
+
+void session__span(const struct session *rs, size_t input, u64 *start, u64 *span)
+{
+	*start = rs->in[input].start;
+	*span = rs->in[input].span;
+}
+
+u64 session__rel_time(const struct session *rs, const struct resolved *r)
+{
+	u64 start = rs->in[r->input].start;
+
+	return r->s->time < start ? 0 : r->s->time - start;
 }
 
 unsigned int session__ns_procs(const struct session *rs)

@@ -35,6 +35,9 @@ struct session_input {
 	u16 evmap[EBS_MAX_EVENTS]; /* its event i is the session's evmap[i] */
 	u64 stext;		   /* session__kernel_at's, per recording */
 	signed char stext_known;
+	u64 start, span; /* its time (perf clock, ns) and span: session__span */
+	u64 *times;	 /* --time's ranges of it, [times[2i], times[2i + 1]) ns from start */
+	size_t ntimes;
 };
 
 struct session {
@@ -132,6 +135,36 @@ void session__inputs_line(const struct session *rs, char *buf, size_t len);
  * namespace or root than their recorder (machine__ns_procs, summed).
  */
 unsigned int session__ns_procs(const struct session *rs);
+
+/*
+ * The time of recording input (rs->in's index), as --time and the
+ * timelines take it: *start (ns, the perf clock) is the header's
+ * start_clock_ns when it is not 0 and not after the first sample, else
+ * the first (earliest) sample's time; its end is the later of the
+ * trailer's end_clock_ns and the last sample's time; *span = end - start
+ * + 1 ns (at least 1).  A sample's time from the start is
+ * session__rel_time: 0 for a sample before it.
+ */
+void session__span(const struct session *rs, size_t input, u64 *start, u64 *span);
+u64 session__rel_time(const struct session *rs, const struct resolved *r);
+
+/*
+ * --time's ranges of a recording of span ns (session__span) into times:
+ * ntimes pairs [times[2i], times[2i + 1]), ns from its start.
+ */
+void session__time_ranges(const struct report_time *t, size_t ntimes, u64 span, u64 *times);
+
+/* Does the sample pass f's --pid and --tid (f NULL: yes)? */
+bool session__ids_pass(const struct report_filter *f, u32 pid, u32 tid);
+
+/*
+ * filter's --time, --pid and --tid in words, as a report's header shows
+ * them: "time 0.5-1.2 s", "time 10%-20%,50%-60%", "pid 12,13", into buf
+ * after n of its len bytes (joined by ", "); the new n (as snprintf: may
+ * exceed len).
+ */
+size_t session__filter_words(const struct report_filter *f, char *buf, size_t len, size_t n)
+	__attribute__((nonnull(1, 2)));
 
 /* The second pass: fn for every sample the filters let through; fn's nonzero stops it. */
 int session__each(struct session *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,

@@ -25,6 +25,7 @@ Environment (bench.sh sets the first ones):
                          of its two busy programs (./big rounds, default 2000)
   SRCLINE_TIMEOUT        seconds perf report --sort srcline may take (600)
   TOP_SECONDS            how long each ebs top and perf top run lasts (default 60)
+  CHROMIUM               the browser of the ebs view rows (default: chromium)
 
 Nothing here writes outside OUT and RESULTS: ebs runs with XDG_CACHE_HOME
 under OUT, perf with PERF_BUILDID_DIR under OUT (its ~/.debug).
@@ -74,6 +75,7 @@ TOP_STEADY = 10  # s: what a top run took after this is its steady state
 DRAIN_HZ = env_int('DRAIN_HZ', 40000)
 DRAIN_WORK = env_int('DRAIN_WORK', 2000)
 SRCLINE_TIMEOUT = env_int('SRCLINE_TIMEOUT', 600)
+CHROMIUM = os.environ.get('CHROMIUM') or shutil.which('chromium') or ''
 GEN_ROUNDS = env_int('GEN_ROUNDS', 15000)  # one ./big at 10 kHz: ~30,000 samples
 HZ = 10000  # the recordings that are reported: 10 kHz per CPU
 MERGE_N = max(2, env_int('MERGE_N', 4))  # the merge row's recordings
@@ -331,6 +333,20 @@ row('top_cpu', 'ebs top\'s own CPU, every CPU sampled at 1 kHz, both busy (% of 
     '(default 60 s) while two busy loops take both CPUs; its CPU time (wait4) over its wall time, '
     'start included (*_steady_median: after its first 10 s); perf_median: perf top --stdio '
     '-F 1000 -e cpu-clock the same way')
+# the page's size bound (MB) that docs/view.md states for SQLite's 500,000-sample recording
+VIEW_MAX_MB = 20.0
+VIEW_ROWS = ('view_write', 'view_size', 'view_open', 'view_update')
+row('view_write', 'ebs view: time to write the page / ebs report --sort func of the same file', 3.0,
+    '<=', 'ratio', 'issue 33; large SQLite profile; fresh copy, empty XDG_CACHE_HOME each run; '
+    'by_size: ebs view\'s own seconds at 1x, 4x, 16x')
+row('view_size', 'ebs view: the page\'s size, large SQLite profile', VIEW_MAX_MB, '<=', 'MB',
+    'issue 33: the bound docs/view.md states; by_size: 1x, 4x, 16x')
+row('view_open', 'ebs view: open and draw in headless Chromium, large SQLite profile', 2.0, '<=', 's',
+    'issue 33; navigation to ebsView.ready, a new Chromium each run (tests/tools/browse.py); '
+    'by_size: 1x, 4x, 16x')
+row('view_update', 'ebs view: a time selection\'s update, large SQLite profile', 200.0, '<=', 'ms',
+    'issue 33; ebsView.timings.update_ms after selectTime of the middle half of the buckets; '
+    'wall_*: selectTime and the next frame, timed from outside; by_size: 1x, 4x, 16x')
 
 if not SQLWORK:
     skip([k for k in ORDER if k not in ('drain', 'top_cpu')], 'SQLite: ' + SQLITE_WHY)
@@ -747,6 +763,92 @@ def merge_row():
     ROWS['merge']['met'] = ROWS['merge']['met'] and ROWS['merge']['rss_ratio'] <= 1.0
 
 
+# ---- ebs view's page (issue 33) ----------------------------------------------------
+HAVE_VIEW = subprocess.run([EBS, 'view', '--help'], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL).returncode == 0
+# what browse.py does with the page: load it, then select the middle half of the
+# timeline's buckets once the first draw is done
+VIEW_ACTIONS = """ready 120
+time new Promise(function (r) { var B = ebsView.data.nbuckets; ebsView.selectTime(Math.floor(B / 4), Math.floor(3 * B / 4)); requestAnimationFrame(function () { setTimeout(r, 0); }); })
+eval [ebsView.timings, ebsView.selection().cli, ebsView.data.nbuckets]
+"""
+
+
+def open_page(page):
+    """The page in a new headless Chromium: (navigation to ebsView.ready in s,
+    ebsView.timings after a time selection, the selection's wall ms to the next frame)."""
+    r = subprocess.run([sys.executable, os.path.join(TOP, 'tests', 'tools', 'browse.py'), page, CHROMIUM],
+                       input=VIEW_ACTIONS.encode(), capture_output=True, timeout=600)
+    if r.returncode != 0:
+        raise Failed('browse.py %s: %s' % (os.path.basename(page), last_line(r.stderr)))
+    out = {}
+    for l in r.stdout.decode().splitlines():
+        k, v = l.split('\t', 1)
+        out.setdefault(k, []).append(json.loads(v))
+    if out['errors'][0] or out['requests'][0]:
+        raise Failed('the page of %s: errors %s, requests %s' % (os.path.basename(page), out['errors'][0],
+                                                               out['requests'][0]))
+    timings, cli, _ = out['eval'][0]
+    if not cli.startswith('--time '):
+        raise Failed('selectTime gave the selection %r' % cli)
+    return out['ready'][0]['ms'] / 1000.0, out['ready'][0].get('timings') or {}, timings, out['time'][0]['ms']
+
+
+def view_rows():
+    """ebs view of the ebs SQLite recordings 1x, 4x, 16x: its time against ebs
+    report --sort func of the same file, the page's size, its open and draw time
+    in headless Chromium and a time selection's update (ebsView.timings), RUNS
+    rounds, the sizes in turn (reversed every other round)."""
+    if not HAVE_VIEW:
+        raise Failed('this ebs has no view command')
+    if not CHROMIUM:
+        raise Failed('no chromium to open the page (Debian: chromium; or CHROMIUM=PATH)')
+    sizes = ('1x', '4x', '16x')
+    res = {s: {'write': [], 'report': [], 'bytes': [], 'open': [], 'update': [], 'wall': [], 'draw': [],
+               'parse': []} for s in sizes}
+    progress('ebs view of SQLite at 1x, 4x, 16x: write, size, open and draw, a selection; %d rounds' % RUNS)
+    for i in range(RUNS):
+        for s in (sizes if i % 2 == 0 else sizes[::-1]):
+            data = SQL[('ebs', s)]['path']
+            page = os.path.join(OUT, 'view-%s.html' % s)
+            res[s]['write'].append(ebs_run('view', data, ['-o', page])[0])
+            res[s]['report'].append(ebs_run('report', data, ['--sort', 'func'])[0])
+            res[s]['bytes'].append(os.path.getsize(page))
+            ms, first, t, wall_ms = open_page(page)
+            res[s]['open'].append(ms)
+            res[s]['parse'].append(first.get('parse_ms'))
+            res[s]['draw'].append(first.get('draw_ms'))
+            res[s]['update'].append(t.get('update_ms'))
+            res[s]['wall'].append(wall_ms)
+    samples = {s: SQL[('ebs', s)]['samples'] for s in sizes}
+    by = lambda k: {s: med([x for x in res[s][k] if x is not None]) for s in sizes}  # noqa: E731
+    big = res['16x']
+    set_ratio('view_write', big['write'], big['report'], by_size=by('write'), component_unit='s',
+              ebs_view_median=med(big['write']), ebs_report_median=med(big['report']), samples=samples)
+    mb = [b / 1048576.0 for b in big['bytes']]
+    set_value('view_size', med(mb), min(mb), max(mb),
+              by_size={s: med(res[s]['bytes']) / 1048576.0 for s in sizes}, component_unit='MB',
+              bytes_per_sample={s: med(res[s]['bytes']) / samples[s] for s in sizes}, samples=samples)
+    set_value('view_open', med(big['open']), min(big['open']), max(big['open']), n=RUNS,
+              by_size=by('open'), component_unit='s', parse_ms=by('parse'), draw_ms=by('draw'),
+              samples=samples)
+    up = [x for x in big['update'] if x is not None]
+    if not up:
+        raise Failed('the page gives no ebsView.timings.update_ms')
+    set_value('view_update', med(up), min(up), max(up), n=len(up), by_size=by('update'),
+              component_unit='ms', wall_ms=by('wall'), samples=samples)
+    for k in VIEW_ROWS:
+        ROWS[k]['measured'] = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
+
+
+def view_only():
+    """ONLY=view: ebs's three SQLite recordings (as the whole bench makes them), then the rows."""
+    for size, iters in (('1x', max(1, LARGE_ITERS // 16)), ('4x', max(1, LARGE_ITERS // 4)),
+                        ('16x', LARGE_ITERS)):
+        record_sqlite('ebs', size, iters, MIN_SAMPLES if size == '16x' else 0)
+    view_rows()
+
+
 def size_and_slowdown():
     """Rows 9 and 7: sqlwork alone, under ebs record and under perf record,
     interleaved (the order rotates each round), the program's own time
@@ -1047,6 +1149,8 @@ def main():
                  sqlite_reports)
             step(['line'], line_rows)
             step(['growth_time', 'growth_rss'], growth_rows)
+        if ('ebs', '16x') in SQL:
+            step(list(VIEW_ROWS), view_rows)
         step(['slow_1k', 'slow_10k', 'size'], size_and_slowdown)
         step(['rec_cpu'], recorder_cpu)
         step(['merge'], merge_row)
@@ -1091,21 +1195,25 @@ def write(machine_, rows):
 
 def only(m):
     """ONLY's rows measured, put into RESULTS in their places (the others kept)."""
-    steps = {'merge': merge_row, 'top_cpu': top_cpu}
+    steps = {'merge': (merge_row, ['merge']), 'top_cpu': (top_cpu, ['top_cpu']),
+             'view': (view_only, list(VIEW_ROWS))}
+    ids = []
     for k in ONLY:
         if k not in steps:
             sys.exit('bench: ONLY=%s: the rows that can be measured alone are %s'
                      % (k, ', '.join(steps)))
+        fn, keys = steps[k]
+        ids += keys
         if not SQLWORK and k != 'top_cpu':
-            skip([k], 'SQLite: ' + SQLITE_WHY)
+            skip(keys, 'SQLite: ' + SQLITE_WHY)
         else:
-            step([k], steps[k])
+            step(keys, fn)
     try:
         doc = json.load(open(RESULTS))
     except (OSError, ValueError):
         doc = {'machine': clean(m), 'rows': []}
     rows = {r['id']: r for r in doc['rows']}
-    for k in ONLY:
+    for k in ids:
         rows[k] = clean(dict(ROWS[k], id=k))
     write(doc['machine'], [rows[k] for k in ORDER if k in rows])
 

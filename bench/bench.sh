@@ -18,7 +18,8 @@
 # BUILD/bench), RUNS (default 5), RESULTS (default bench/results.json; given
 # another, README.md is left alone), and bench.py's knobs (LARGE_ITERS,
 # MIN_SAMPLES, SQL_ROWS, DRAIN_HZ, DRAIN_WORK, SRCLINE_TIMEOUT, MERGE_N, ONLY:
-# see its head; ONLY=merge measures the merge row alone, into RESULTS).
+# see its head; ONLY=merge measures the merge row alone, ONLY=view the
+# ebs view rows, into RESULTS).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}

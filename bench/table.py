@@ -113,6 +113,11 @@ def sides(r):
     if 'ebs_rss_mb' in r:
         return ' / '.join(fmt(v, 'MB') for v in r['ebs_rss_mb'].values()), \
             'perf exponent %s' % fmt(r.get('perf_exponent'))
+    if 'by_size' in r:
+        sizes = ' / '.join(fmt(v, u) for v in r['by_size'].values())
+        if 'ebs_report_median' in r:
+            return sizes, 'report ' + fmt(r['ebs_report_median'], u)
+        return sizes, '(1x / 4x / 16x)'
     return '', ''
 
 

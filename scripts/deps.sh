@@ -53,7 +53,9 @@
 # tests/integration/debuginfo-forms.sh; lld and mold link the call-graph
 # workload beside GNU ld and gold (binutils) in tests/integration/linkers.sh;
 # debuginfod is the real server tests/integration/debuginfod.sh asks; xz-utils
-# is the real program tests/integration/timefilter.sh records (xz compressing).
+# is the real program tests/integration/timefilter.sh records (xz compressing)
+# and the multi-threaded one (xz -T2) whose ebs view page
+# tests/integration/view.sh drives in chromium.
 set -u
 
 BUILD_PKGS="build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev zlib1g-dev

@@ -26,6 +26,9 @@ want = {  # id: (comparison, target)
     'growth_time': ('<=', 1.0), 'growth_rss': ('<=', 0.1), 'annotate_warm': ('<=', 0.5),
     'merge': ('<=', 1.0),  # issue 32: a merged report of N recordings
     'top_cpu': ('<=', 2.0),  # issue 33: ebs top's own CPU, % of a CPU
+    # issue 33: ebs view's page of the SQLite recordings
+    'view_write': ('<=', 3.0), 'view_size': ('<=', 20.0), 'view_open': ('<=', 2.0),
+    'view_update': ('<=', 200.0),
 }
 try:
     doc = json.load(open(sys.argv[1]))

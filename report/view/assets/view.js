@@ -198,6 +198,7 @@
     return;
   }
   V.data = D;
+  V.timings.json_ms = performance.now() - T0;
   var B = D.nbuckets | 0, W = D.bucket_ns;
   var I32 = function (a) {
     return a ? new Int32Array(a) : new Int32Array(0);
@@ -297,14 +298,16 @@
     return r.call_graph;
   });
 
+  V.timings.trie_ms = performance.now() - T0;
   /* the flame graph's frames: the trie's nodes merged by name under their parent frame */
-  var FR = { parent: [-1], name: ["all"], dso: [""], kind: [0], depth: [0], kids: null };
-  var nFrame = new Int32Array(NN);
-  (function () {
-    var idx = new Map();
+  var FR = null, nFrame = null;
+  function buildFrames() {
+    FR = { parent: [-1], name: ["all"], dso: [""], kind: [0], depth: [0], kids: null };
+    nFrame = new Int32Array(NN);
+    var idx = new Map(), NM = nameIds.size + 1;
     for (var j = 0; j < NN; j++) {
       var n = order[j], p = nParent[n], pf = p >= 0 ? nFrame[p] : 0, f = nFunc[n];
-      var key = pf + "\u0000" + fName[f], id = idx.get(key);
+      var key = pf * NM + fNameId[f], id = idx.get(key);
       if (id === undefined) {
         id = FR.name.length;
         idx.set(key, id);
@@ -322,12 +325,23 @@
     for (j = 0; j < nfr; j++) kids.push([]);
     for (j = 1; j < nfr; j++) kids[FR.parent[j]].push(j);
     for (j = 0; j < nfr; j++)
-      kids[j].sort(function (a, b) {
-        return cmpStr(FR.name[a], FR.name[b]);
-      });
+      if (kids[j].length > 1)
+        kids[j].sort(function (a, b) {
+          return cmpStr(FR.name[a], FR.name[b]);
+        });
     FR.kids = kids;
     FR.n = new Float64Array(nfr);
-  })();
+    FR.stale = true;
+  }
+  /* the frames' samples, from the nodes' (when the flame graph is drawn) */
+  function frameCounts() {
+    if (!FR) buildFrames();
+    if (!FR.stale) return;
+    FR.stale = false;
+    FR.n.fill(0);
+    FR.n[0] = total;
+    for (var j = 0; j < NN; j++) if (nodeTotal[j]) FR.n[nFrame[j]] += nodeTotal[j];
+  }
   function kindOf(f) {
     var n = fName[f];
     if (fFlags[f] & 4 || n.lastIndexOf("[unknown]", 0) === 0 || n.lastIndexOf("[truncated]", 0) === 0)
@@ -393,19 +407,19 @@
       if (p >= 0) nodeTotal[p] += nodeTotal[nd];
     }
     for (j = 0; j < NN; j++) if (nFirst[j] && nodeTotal[j]) funcTotal[nFunc[j]] += nodeTotal[j];
-    FR.n.fill(0);
-    FR.n[0] = total;
-    for (j = 0; j < NN; j++) if (nodeTotal[j]) FR.n[nFrame[j]] += nodeTotal[j];
+    if (FR) FR.stale = true;
   }
 
   function update() {
     var t = performance.now();
     compute();
+    V.timings.compute_ms = performance.now() - t;
     ["summary", "bottomup", "topdown", "callers", "flame", "source", "diff"].forEach(function (v) {
       dirty[v] = true;
     });
     drawSelection();
     drawTimeline();
+    V.timings.timeline_ms = performance.now() - t - V.timings.compute_ms;
     drawView();
     V.timings.update_ms = performance.now() - t;
   }
@@ -899,7 +913,7 @@
   }
 
   /* top-down */
-  var td = { open: new Set(), init: false };
+  var td = { open: new Set(), all: new Set(), init: false };
   function kidsByTotal(n) {
     var out = [], a = n < 0 ? roots : null, j;
     if (a) out = a.filter(function (k) { return nodeTotal[k] > 0; });
@@ -932,15 +946,32 @@
     ["total", "self", "total %", "function"].forEach(function (h, i) { head.appendChild(el("div", i < 3 ? "n" : "f", h)); });
     box.appendChild(head);
     var rows = [], limit = 3000;
-    (function walk(n, depth) {
-      var k = kidsByTotal(n);
-      for (var j = 0; j < k.length && rows.length < limit; j++) {
+    (function walk(n) {
+      var k = kidsByTotal(n), lim = td.all.has(n) ? k.length : 40, j;
+      for (j = 0; j < k.length && j < lim && rows.length < limit; j++) {
         rows.push(k[j]);
-        if (td.open.has(k[j])) walk(k[j], depth + 1);
+        if (td.open.has(k[j])) walk(k[j]);
       }
-    })(-1, 0);
+      if (j < k.length && rows.length < limit) {
+        var rest = 0;
+        for (var i2 = j; i2 < k.length; i2++) rest += nodeTotal[k[i2]];
+        rows.push({ more: n, left: k.length - j, samples: rest });
+      }
+    })(-1);
     var frag = document.createDocumentFragment();
     rows.forEach(function (n) {
+      if (typeof n === "object") {
+        var m = el("div", "trow more-row");
+        m.setAttribute("data-more", String(n.more));
+        m.appendChild(el("div", "n", int(n.samples)));
+        m.appendChild(el("div", "n", ""));
+        m.appendChild(el("div", "p", pctText(pct(n.samples, total))));
+        var mf = el("div", "f", "\u2026 " + int(n.left) + " more (show all)");
+        mf.style.paddingLeft = (n.more >= 0 ? nDepth[n.more] + 1 : 0) * 14 + 14 + "px";
+        m.appendChild(mf);
+        frag.appendChild(m);
+        return;
+      }
       var r = el("div", "trow"), f = nFunc[n];
       r.setAttribute("data-node", String(n));
       r.setAttribute("data-func", String(f));
@@ -973,6 +1004,12 @@
     if (rows.length >= limit) box.appendChild(el("p", "note", "The first " + limit + " rows shown: close some to see more."));
   }
   $("topdown").addEventListener("click", function (e) {
+    var m = e.target.closest(".trow[data-more]");
+    if (m) {
+      td.all.add(+m.getAttribute("data-more"));
+      drawTopDown();
+      return;
+    }
     var r = e.target.closest(".trow[data-node]");
     if (!r) return;
     var n = +r.getAttribute("data-node");
@@ -1118,6 +1155,7 @@
       if (!old) noChains($("view-flame"));
       return;
     }
+    frameCounts();
     var z = fl.zoom, zn = FR.n[z];
     if (!zn) z = fl.zoom = 0;
     zn = FR.n[z];
@@ -1159,26 +1197,27 @@
       var up = j < ancestors, fx = up ? 0 : xs[j] * k, fw = up ? width : FR.n[f] * k;
       if (f === 0) fw = width;
       var y = (maxd - FR.depth[f]) * FRAME_H;
-      var g = sel("g"), r = sel("rect"), t = sel("text"), ti = sel("title");
+      var g = sel("g"), r = sel("rect");
       g.setAttribute("data-node", String(f));
       g.setAttribute("data-samples", String(FR.n[f]));
       g.setAttribute("data-name", FR.name[f]);
       g.setAttribute("data-depth", String(FR.depth[f]));
       if (up) g.setAttribute("class", "parent");
-      ti.textContent = frameInfo(f);
       r.setAttribute("x", fx.toFixed(2));
       r.setAttribute("y", String(y));
       r.setAttribute("width", Math.max(0, fw).toFixed(2));
       r.setAttribute("height", String(FRAME_H - 1));
       r.setAttribute("rx", "2");
       r.setAttribute("fill", flameFill(FR.kind[f], FR.name[f]));
-      t.setAttribute("x", (fx + 3).toFixed(2));
-      t.setAttribute("y", (y + 11.5).toFixed(1));
-      var max = Math.floor((fw - 6) / CHAR_W), s = FR.name[f];
-      t.textContent = max < 3 ? "" : s.length <= max ? s : s.substring(0, max - 2) + "..".substring(0, 2);
-      g.appendChild(ti);
       g.appendChild(r);
-      g.appendChild(t);
+      var max = Math.floor((fw - 6) / CHAR_W), s = FR.name[f];
+      if (max >= 3) {
+        var t = sel("text");
+        t.setAttribute("x", (fx + 3).toFixed(2));
+        t.setAttribute("y", (y + 11.5).toFixed(1));
+        t.textContent = s.length <= max ? s : s.substring(0, max - 2) + "..";
+        g.appendChild(t);
+      }
       frag.appendChild(g);
       fl.g.push(g);
     }
@@ -1193,6 +1232,7 @@
   }
   function flameSearch() {
     var text = $("flame-search").value, out = $("flame-matched"), re;
+    if (!FR) return;
     fl.g.forEach(function (g) { g.classList.remove("match"); });
     if (!text) {
       out.textContent = "";
@@ -1590,4 +1630,8 @@
   V.timings.update_ms = 0;
   V.timings.draw_ms = performance.now() - T0 - V.timings.parse_ms;
   V.ready = true;
+  // the flame graph's frames, made while the page is idle (not at its first show)
+  (window.requestIdleCallback || setTimeout)(function () {
+    if (!FR) buildFrames();
+  });
 })();

@@ -34,9 +34,11 @@ def wrap(data, out):
             return f.read()
     page = read("view.html")
     text = escape_json(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
-    page = page.replace("/*@EBS_CSS@*/", read("view.css"))
-    page = page.replace("/*@EBS_JS@*/", read("view.js"))
-    page = page.replace("@EBS_DATA@", text)
+    # as report/view/page.c does
+    page = page.replace("<!-- ebs:style -->", "<style>\n" + read("view.css") + "</style>", 1)
+    page = page.replace("<!-- ebs:data -->",
+                        '<script id="ebs-data" type="application/json">' + text + "</script>", 1)
+    page = page.replace("<!-- ebs:script -->", "<script>\n" + read("view.js") + "</script>", 1)
     with open(out, "w", encoding="utf-8") as f:
         f.write(page)
 

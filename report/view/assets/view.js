@@ -1598,7 +1598,11 @@
     }
   });
   var resizeTimer = 0;
+  function headHeight() {
+    document.documentElement.style.setProperty("--head", $("top").offsetHeight + "px");
+  }
   window.addEventListener("resize", function () {
+    headHeight();
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(function () {
       if (st.view === "flame") {
@@ -1625,6 +1629,7 @@
   evSel.addEventListener("change", function () { V.event(+evSel.value); });
   if (!diff) document.querySelector('#nav button[data-view="diff"]').title = "7: needs two recordings";
   buildTimeline();
+  headHeight();
   V.show("summary");
   update();
   V.timings.update_ms = 0;

@@ -528,8 +528,8 @@
       what.appendChild(document.createTextNode(" (" + secs((st.b1 - st.b0) * W) + ")"));
     }
     if (full) what.appendChild(document.createTextNode(" (" + secs(span) + ")"));
-    what.appendChild(document.createTextNode(" \u00b7 " + (st.threads ? st.threads.length + " of " : "all ") +
-      NT + " threads \u00b7 "));
+    what.appendChild(document.createTextNode(" \u00b7 " + (st.threads ? st.threads.length + " of " + NT :
+      NT === 1 ? "1" : "all " + NT) + (NT === 1 ? " thread" : " threads") + " \u00b7 "));
     what.appendChild(el("b", null, int(total)));
     what.appendChild(document.createTextNode(" samples of " + (events[st.ev] || "?")));
     box.appendChild(what);
@@ -1384,6 +1384,7 @@
     });
     asm.appendChild(frag);
     if (!ins.length) $("asm").parentNode.hidden = true;
+    $("source").parentNode.parentNode.classList.toggle("one", !lines.length || !ins.length);
   }
   $("source-func").addEventListener("change", function () {
     st.func = +this.value;

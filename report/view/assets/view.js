@@ -599,6 +599,17 @@
         }
       });
       cv.addEventListener("mousedown", startDrag);
+      cv.addEventListener("mousemove", function (e) {
+        var b = bucketAt(cv, e.clientX), v = density ? density[t * B + b] : 0, tip = $("tip");
+        tip.textContent = "tid " + tTid[t] + " " + String(threads[t][3]) + "\n" + timeText(b) + " \u2013 " +
+          timeText(b + 1) + " s: " + int(v) + " sample" + (v === 1 ? "" : "s") + " of " + (events[st.ev] || "?");
+        tip.hidden = false;
+        tip.style.left = Math.min(e.clientX + 14, window.innerWidth - tip.offsetWidth - 8) + "px";
+        tip.style.top = e.clientY + 16 + "px";
+      });
+      cv.addEventListener("mouseleave", function () {
+        $("tip").hidden = true;
+      });
     });
     // the axis: a tick at round seconds
     var axis = $("axis"), spanS = (B * W) / 1e9, steps = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5,
@@ -768,7 +779,7 @@
     var cards = el("div", "cards"), c = el("div", "card"), dl = el("dl", "kv"), j;
     c.appendChild(el("h3", null, "Profile"));
     var first = recs[0] || {};
-    dd(dl, "command", "command", recs.map(function (r) { return String(r.cmdline || r.target || ""); }).join(" | ")).className = "mono";
+    dd(dl, "command", "command", recs.map(function (r) { return String(r.cmdline || r.target || ""); }).join("\n")).className = "mono";
     var ei = evInfo(first), evt = String(events[st.ev] || "?");
     if (ei && ei.fallback) evt += " (asked " + String(ei.asked) + ", fell back: " + String(ei.fallback) + ")";
     dd(dl, "event", "event", evt);
@@ -879,7 +890,8 @@
     });
     $("bottomup-note").textContent = int(idx.length) + " functions" + (m ? " matching" : "") + " \u00b7 " +
       int(total) + " samples; self % is of these, with Wilson's 95% interval" +
-      (chains ? "; total: samples with the function on their stack" : "; no call chains recorded, total = self");
+      (chains ? "; total: samples with the function on their stack" : "; no call chains recorded, total = self") +
+      ". Double-click or Enter: the function's " + (chains ? "callers" : "source") + ".";
     if (!bu.table)
       bu.table = new LazyTable($("bottomup"), $("view-bottomup").querySelector(".more"), function (f) {
         var tr = el("tr"), share = pct(funcSelf[f], total), w = wilson(funcSelf[f], total, Z95);
@@ -1105,7 +1117,11 @@
     note.appendChild(document.createTextNode(": " + int(up.matched) + " samples have it on their stack (" +
       pctText(pct(up.matched, total)) + "); percent is of those, each sample counted once per neighbour. As "));
     note.appendChild(el("code", null, "ebs report --callers " + shq(fName[st.func]) + (cliText() ? " " + cliText() : "")));
-    note.appendChild(document.createTextNode(". Click a row to move to it."));
+    note.appendChild(document.createTextNode(". Click a row to move to it; "));
+    var go = el("button", "link", "its source");
+    go.type = "button";
+    go.addEventListener("click", function () { V.show("source"); });
+    note.appendChild(go);
     fillCC($("callers"), up, true);
     fillCC($("callees"), down, false);
   }
@@ -1515,7 +1531,10 @@
   $("diff").addEventListener("click", rowClick());
   $("bottomup").addEventListener("dblclick", function (e) {
     var tr = e.target.closest("tr[data-func]");
-    if (tr) V.openFunc(+tr.getAttribute("data-func"));
+    if (!tr) return;
+    st.func = +tr.getAttribute("data-func");
+    dirty.callers = dirty.source = true;
+    V.show(chains ? "callers" : "source");
   });
   var searchTimer = 0;
   $("search").addEventListener("input", function () {

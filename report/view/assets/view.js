@@ -1511,8 +1511,6 @@
         bu.sort = k;
         bu.dir = k === "name" || k === "dso" ? 1 : -1;
       }
-      if (k === "share") bu.sort = "self";
-      if (k === "share") th.setAttribute("data-sorted", "1");
       dirty.bottomup = true;
       drawView();
     });

@@ -302,7 +302,7 @@
   /* the flame graph's frames: the trie's nodes merged by name under their parent frame */
   var FR = null, nFrame = null;
   function buildFrames() {
-    FR = { parent: [-1], name: ["all"], dso: [""], kind: [0], depth: [0], kids: null };
+    FR = { parent: [-1], name: ["all"], dso: [""], kind: [0], depth: [0], node: [-1], kids: null };
     nFrame = new Int32Array(NN);
     var idx = new Map(), NM = nameIds.size + 1;
     for (var j = 0; j < NN; j++) {
@@ -316,6 +316,7 @@
         FR.dso.push(fDso[f]);
         FR.kind.push(kindOf(f));
         FR.depth.push(FR.depth[pf] + 1);
+        FR.node.push(n);
       } else if (FR.dso[id] !== fDso[f]) {
         FR.dso[id] = "several DSOs";
       }
@@ -699,10 +700,8 @@
     td.title = fName[f] + (fDso[f] ? " (" + fDso[f] + ")" : "");
     var k = kindOf(f);
     if (k === 2) td.classList.add("kind-kernel");
-    else if (k === 3) {
-      td.classList.add("kind-inline");
-      td.appendChild(el("span", "tag", "inlined"));
-    } else if (k === 4) td.classList.add("kind-unknown");
+    else if (k === 3) td.classList.add("kind-inline", "inl");
+    else if (k === 4) td.classList.add("kind-unknown");
   }
   function shareCell(td, share, scale) {
     var bar = el("i", "heat");
@@ -1214,7 +1213,8 @@
       if (f === 0) fw = width;
       var y = (maxd - FR.depth[f]) * FRAME_H;
       var g = sel("g"), r = sel("rect");
-      g.setAttribute("data-node", String(f));
+      g.setAttribute("data-frame", String(f));
+      g.setAttribute("data-node", String(FR.node[f]));
       g.setAttribute("data-samples", String(FR.n[f]));
       g.setAttribute("data-name", FR.name[f]);
       g.setAttribute("data-depth", String(FR.depth[f]));
@@ -1263,7 +1263,7 @@
     var hit = new Uint8Array(FR.name.length), j, sum = 0;
     for (j = 1; j < FR.name.length; j++) if (FR.n[j] && re.test(FR.name[j])) hit[j] = 1;
     fl.g.forEach(function (g) {
-      if (hit[+g.getAttribute("data-node")]) g.classList.add("match");
+      if (hit[+g.getAttribute("data-frame")]) g.classList.add("match");
     });
     // each sample once: a match under another match adds nothing
     for (j = 1; j < FR.name.length; j++) {
@@ -1276,14 +1276,14 @@
     out.setAttribute("data-samples", String(sum));
   }
   $("flame").addEventListener("click", function (e) {
-    var g = e.target.closest("g[data-node]");
+    var g = e.target.closest("g[data-frame]");
     if (!g) return;
-    fl.zoom = +g.getAttribute("data-node");
+    fl.zoom = +g.getAttribute("data-frame");
     drawFlame();
   });
   $("flame").addEventListener("mouseover", function (e) {
-    var g = e.target.closest("g[data-node]");
-    $("flame-details").textContent = g ? frameInfo(+g.getAttribute("data-node")) :
+    var g = e.target.closest("g[data-frame]");
+    $("flame-details").textContent = g ? frameInfo(+g.getAttribute("data-frame")) :
       "Hover over a frame for its samples; click to zoom in";
   });
   $("flame-reset").addEventListener("click", function () {
@@ -1534,14 +1534,11 @@
     dirty.callers = dirty.source = true;
     V.show(chains ? "callers" : "source");
   });
-  var searchTimer = 0;
+  // the search filters at once (a few thousand names: well under a frame)
   $("search").addEventListener("input", function () {
-    clearTimeout(searchTimer);
-    searchTimer = setTimeout(function () {
-      dirty.bottomup = dirty.diff = true;
-      if (st.view !== "bottomup" && st.view !== "diff") V.show("bottomup");
-      else drawView();
-    }, 60);
+    dirty.bottomup = dirty.diff = true;
+    if (this.value && st.view !== "bottomup" && st.view !== "diff") V.show("bottomup");
+    else drawView();
   });
   function setCursor(tr) {
     document.querySelectorAll(".cursor").forEach(function (t) { t.classList.remove("cursor"); });

@@ -7,6 +7,7 @@ does (view.css, view.js and the data inlined, the data escaped).
 usage: mkview.py [--entries N] [--funcs N] [--threads N] [--diff]
                  [--events N] [--seed S] [--json FILE] OUT.html
        mkview.py --wrap DATA.json OUT.html   (a page from a data file)
+       mkview.py --wrap PAGE.html OUT.html   (an ebs view page with these assets)
 
 The names include hostile ones (markup, a script end tag, U+2028) so that
 the page's escaping is exercised.
@@ -15,6 +16,7 @@ import argparse
 import json
 import os
 import random
+import re
 
 ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "report", "view",
                       "assets")
@@ -188,7 +190,10 @@ def main():
     a = p.parse_args()
     if a.wrap:
         with open(a.wrap, encoding="utf-8") as f:
-            data = json.load(f)
+            text = f.read()
+        # a page of ebs view: its data, for the assets of this tree
+        m = re.search(r'<script id="ebs-data" type="application/json">(.*?)</script>', text, re.S)
+        data = json.loads(m.group(1) if m else text)
     else:
         data = make(a)
     if a.json:

@@ -996,7 +996,7 @@
         (100 * nodeTotal[n]) / (total || 1) + "%, transparent 0)";
       r.appendChild(p);
       var fd = el("div", "f");
-      fd.style.paddingLeft = nDepth[n] * 14 + "px";
+      fd.style.paddingLeft = Math.min(nDepth[n], 40) * 14 + "px"; // deeper: the depth column says
       var hasKids = nKids0[n + 1] > nKids0[n];
       fd.appendChild(el("span", "t", hasKids ? (td.open.has(n) ? "\u25be" : "\u25b8") : ""));
       var nm = el("span", null, fName[f]);
@@ -1285,6 +1285,20 @@
     var g = e.target.closest("g[data-frame]");
     $("flame-details").textContent = g ? frameInfo(+g.getAttribute("data-frame")) :
       "Hover over a frame for its samples; click to zoom in";
+  });
+  $("flame").addEventListener("mousemove", function (e) {
+    var g = e.target.closest("g[data-frame]"), tip = $("tip");
+    if (!g) {
+      tip.hidden = true;
+      return;
+    }
+    tip.textContent = frameInfo(+g.getAttribute("data-frame"));
+    tip.hidden = false;
+    tip.style.left = Math.max(4, Math.min(e.clientX + 14, window.innerWidth - tip.offsetWidth - 8)) + "px";
+    tip.style.top = e.clientY + 18 + "px";
+  });
+  $("flame").addEventListener("mouseleave", function () {
+    $("tip").hidden = true;
   });
   $("flame-reset").addEventListener("click", function () {
     fl.zoom = 0;

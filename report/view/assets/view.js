@@ -1415,6 +1415,21 @@
     asm.appendChild(frag);
     if (!ins.length) $("asm").parentNode.hidden = true;
     $("source").parentNode.parentNode.classList.toggle("one", !lines.length || !ins.length);
+    var files = {};
+    lines.forEach(function (l) { files[l[0]] = 1; });
+    $("source").classList.toggle("onefile", Object.keys(files).length <= 1);
+    // the hottest line and instruction in sight
+    var hot = -1, hotA = -1;
+    for (j = 0; j < rowN.length; j++) if (rowN[j] && (hot < 0 || rowN[j] > rowN[hot])) hot = j;
+    for (j = 0; j < asmN.length; j++) if (asmN[j] && (hotA < 0 || asmN[j] > asmN[hotA])) hotA = j;
+    reveal($("source"), hot >= 0 ? src.querySelector('tr[data-row="' + hot + '"]') : null);
+    reveal($("asm"), hotA >= 0 ? asm.rows[hotA] : null);
+  }
+  /* scroll a listing's pane so that row is a third of the way down */
+  function reveal(table, row) {
+    var pane = table.parentNode;
+    if (!row || pane.hidden) return;
+    pane.scrollTop = Math.max(0, row.offsetTop - pane.clientHeight / 3);
   }
   $("source-func").addEventListener("change", function () {
     st.func = +this.value;
@@ -1430,11 +1445,15 @@
   }
   $("source").addEventListener("click", function (e) {
     var tr = e.target.closest("tr[data-row]");
-    if (tr) pickRows(+tr.getAttribute("data-row"));
+    if (!tr) return;
+    pickRows(+tr.getAttribute("data-row"));
+    reveal($("asm"), $("asm").querySelector("tr.pick"));
   });
   $("asm").addEventListener("click", function (e) {
     var tr = e.target.closest("tr[data-row]");
-    if (tr) pickRows(+tr.getAttribute("data-row"));
+    if (!tr) return;
+    pickRows(+tr.getAttribute("data-row"));
+    reveal($("source"), $("source").querySelector("tr.pick"));
   });
 
   /* the diff */

@@ -155,8 +155,14 @@
   function clearEl(e) {
     while (e.firstChild) e.removeChild(e.firstChild);
   }
+  /* n with thousands separated by commas (not toLocaleString: its first call loads ICU's data) */
   function int(n) {
-    return Math.round(n).toLocaleString("en-US");
+    var s = String(Math.round(Math.abs(n))), out = "";
+    while (s.length > 3) {
+      out = "," + s.substring(s.length - 3) + out;
+      s = s.substring(0, s.length - 3);
+    }
+    return (n < 0 && Math.round(n) !== 0 ? "-" : "") + s + out;
   }
   function pct(k, n) {
     return n ? (100 * k) / n : 0;
@@ -501,7 +507,7 @@
     st.func = f;
     dirty.callers = dirty.source = true;
     markPicked();
-    if (st.view !== "callers" && st.view !== "source") V.show(annotation(f) ? "source" : "callers");
+    if (st.view !== "callers" && st.view !== "source") V.show(annotation(f) || !chains ? "source" : "callers");
     else drawView();
   };
   V.event = function (i) {
@@ -585,7 +591,7 @@
       s.appendChild(lab);
       s.appendChild(cv);
       box.appendChild(s);
-      strips.push({ t: t, el: s, cv: cv, ctx: cv.getContext("2d"), img: null });
+      strips.push({ t: t, el: s, cv: cv, ctx: cv.getContext("2d", { willReadFrequently: true }), img: null });
       lab.addEventListener("click", function (e) {
         var cur = st.threads ? st.threads.slice() : [];
         if (e.ctrlKey || e.shiftKey || e.metaKey) {

@@ -217,8 +217,7 @@
   var funcs = D.funcs || [], NF = funcs.length;
   var fName = new Array(NF), fDso = new Array(NF), fFlags = new Int32Array(NF), fDsoIdx = new Int32Array(NF);
   var dsos = D.dsos || [];
-  var nameIds = new Map(), fNameId = new Int32Array(NF), keyIds = new Map(), fKey = new Int32Array(NF);
-  var keyFunc = [];
+  var nameIds = new Map(), fNameId = new Int32Array(NF);
   for (var i = 0; i < NF; i++) {
     var fn = funcs[i];
     fName[i] = String(fn[0]);
@@ -228,14 +227,7 @@
     var nid = nameIds.get(fName[i]);
     if (nid === undefined) nameIds.set(fName[i], (nid = nameIds.size));
     fNameId[i] = nid;
-    var key = fName[i] + "\u0000" + fDso[i], kid = keyIds.get(key);
-    if (kid === undefined) {
-      keyIds.set(key, (kid = keyIds.size));
-      keyFunc.push(i);
-    }
-    fKey[i] = kid;
   }
-  var NK = keyIds.size;
 
   var nodesA = D.nodes || [], NN = nodesA.length >> 1;
   var nParent = new Int32Array(NN), nFunc = new Int32Array(NN);
@@ -252,6 +244,55 @@
     kNode[i] = stacksA[2 * i];
     kSite[i] = stacksA[2 * i + 1];
     kFunc[i] = kSite[i] >= 0 ? sFunc[kSite[i]] : kNode[i] >= 0 ? nFunc[kNode[i]] : -1;
+  }
+  /*
+   * The diff's rows are ebs diff's: a function and its DSO, an inlined one apart for
+   * each function it was inlined into ("f (inlined into g)", as report's rows are):
+   * the data's site_into when it has it (the function each instruction's code was
+   * inlined into), else the nearest caller of another name on the stack.
+   */
+  var keyIds = new Map(), kKey = new Int32Array(NST), keyFunc = [], keyInto = [];
+  var siteInto = D.site_into || null;
+  for (i = 0; i < NST; i++) {
+    var kf = kFunc[i], into = -1;
+    if (kf >= 0 && siteInto && kSite[i] >= 0) into = siteInto[kSite[i]];
+    else if (kf >= 0 && fFlags[kf] & 2) {
+      var up = kNode[i] >= 0 ? nParent[kNode[i]] : -1;
+      while (up >= 0 && fName[nFunc[up]] === fName[kf]) up = nParent[up];
+      into = up >= 0 ? nFunc[up] : -1;
+    }
+    if (into >= 0 && fName[into] === fName[kf]) into = -1;
+    var dkey = kf + "\u0000" + (into >= 0 ? fName[into] : ""), dk = keyIds.get(dkey);
+    if (dk === undefined) {
+      keyIds.set(dkey, (dk = keyFunc.length));
+      keyFunc.push(kf);
+      keyInto.push(into);
+    }
+    kKey[i] = dk;
+  }
+  /* ...and rows of one name and DSO in several functions' entries are one */
+  (function () {
+    var byText = new Map(), remap = new Int32Array(keyFunc.length), f2 = [], i2 = [];
+    for (var k = 0; k < keyFunc.length; k++) {
+      var f = keyFunc[k], t = diffName(f, keyInto[k]) + "\u0000" + (f >= 0 ? dsoName(f) : ""), id = byText.get(t);
+      if (id === undefined) {
+        byText.set(t, (id = f2.length));
+        f2.push(f);
+        i2.push(keyInto[k]);
+      }
+      remap[k] = id;
+    }
+    for (k = 0; k < NST; k++) kKey[k] = remap[kKey[k]];
+    keyFunc = f2;
+    keyInto = i2;
+  })();
+  var NK = keyFunc.length;
+  function dsoName(f) {
+    return fDso[f];
+  }
+  function diffName(f, into) {
+    if (f < 0) return "??";
+    return into >= 0 ? fName[f] + " (inlined into " + fName[into] + ")" : fName[f];
   }
   var threads = D.threads || [], NT = threads.length;
   var tRec = new Int32Array(NT), tPid = new Float64Array(NT), tTid = new Float64Array(NT);
@@ -386,10 +427,10 @@
       if (diff) {
         var r = tRec[colTh[j]];
         if (r === dB) {
-          sideSelf[0][fKey[kFunc[s]]] += c;
+          sideSelf[0][kKey[s]] += c;
           sideN[0] += c;
         } else if (r === dN) {
-          sideSelf[1][fKey[kFunc[s]]] += c;
+          sideSelf[1][kKey[s]] += c;
           sideN[1] += c;
         }
       }
@@ -1495,9 +1536,9 @@
       var ma = Math.max(a.t.p1, a.t.p2), mb = Math.max(b.t.p1, b.t.p2);
       if (ma !== mb) return mb - ma;
       var fa = keyFunc[a.k], fb = keyFunc[b.k];
-      return cmpStr(fName[fa], fName[fb]) || cmpStr(fDso[fa], fDso[fb]);
+      return cmpStr(diffName(fa, keyInto[a.k]), diffName(fb, keyInto[b.k])) || cmpStr(fDso[fa], fDso[fb]);
     });
-    var shown = m ? rows.filter(function (r) { return m(fName[keyFunc[r.k]]); }) : rows;
+    var shown = m ? rows.filter(function (r) { return m(diffName(keyFunc[r.k], keyInto[r.k])); }) : rows;
     note.textContent = rows.length + " functions compared: base " + int(n1) + " samples (" +
       String(recs[diff.base] ? recs[diff.base].file : "") + "), new " + int(n2) + " samples (" +
       String(recs[diff.new] ? recs[diff.new].file : "") + "); " + nsig + " significant (\u2731) at family-wise alpha " +
@@ -1506,8 +1547,10 @@
     rows.forEach(function (r) { maxd = Math.max(maxd, Math.abs(r.t.diff)); });
     if (!df.table)
       df.table = new LazyTable($("diff"), sec.querySelector(".more"), function (r) {
-        var f = keyFunc[r.k], tr = el("tr");
+        var f = keyFunc[r.k], into = keyInto[r.k], tr = el("tr");
         tr.setAttribute("data-func", String(f));
+        tr.setAttribute("data-name", diffName(f, into)); // ebs diff's "name"
+        if (into >= 0) tr.setAttribute("data-into", String(into));
         tr.setAttribute("data-base", String(sideSelf[0][r.k]));
         tr.setAttribute("data-new", String(sideSelf[1][r.k]));
         tr.setAttribute("data-delta", fixedC(100 * r.t.diff, 4));
@@ -1517,9 +1560,14 @@
         tr.setAttribute("data-significant", r.sig ? "1" : "0");
         if (r.sig) tr.classList.add("sig");
         var tn = el("td", "name");
-        funcCell(tn, f);
+        if (f >= 0) funcCell(tn, f);
+        if (into >= 0 || f < 0) {
+          tn.classList.remove("inl");
+          tn.textContent = diffName(f, into);
+          tn.title = tn.textContent;
+        }
         tr.appendChild(tn);
-        tr.appendChild(el("td", "dso", fDso[f]));
+        tr.appendChild(el("td", "dso", f >= 0 ? fDso[f] : ""));
         tr.appendChild(el("td", "num", pctText(100 * r.t.p1)));
         tr.appendChild(el("td", "num", pctText(100 * r.t.p2)));
         var d = 100 * r.t.diff, tdd = el("td", "num " + (d > 0 ? "up" : d < 0 ? "down" : ""), (d > 0 ? "+" : "") + d.toFixed(2));

@@ -509,10 +509,10 @@
   V.selectThreads = function (list) {
     var tids = {};
     st.threads = null;
-    if (list && list.length) {
-      list.forEach(function (t) {
-        if (t >= 0 && t < NT) tids[tTid[t]] = 1;
-      });
+    (list || []).forEach(function (t) {
+      if (t >= 0 && t < NT) tids[tTid[t]] = 1;
+    });
+    if (Object.keys(tids).length) {
       // a thread is its tid: as --tid selects it (in every recording)
       for (var j = 0; j < NT; j++) thSel[j] = tids[tTid[j]] ? 1 : 0;
       st.threads = [];

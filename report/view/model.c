@@ -588,12 +588,19 @@ static int json_listing(struct view_model *vm, const struct ann_func *af, struct
 	return 0;
 }
 
-/* The listings, up to the budget, and how many functions are left out; 0 or -ENOMEM. */
+/*
+ * The listings, up to the budget; then how many functions have none, and
+ * why: left out by the bound (annotate's VIEW_ANNOTATE_MAX hottest, then
+ * the byte budget), or with samples of their own and nothing to list: no
+ * symbol names their code ("[unknown] DSO+0xADDR": annotate has no
+ * function there), or only inlined (annotate FUNC lists its lines where
+ * inlined).  0 or -ENOMEM.
+ */
 static int json_annotate(struct view_model *vm, struct ebs_json *j)
 {
 	struct ann_set *set = vm->ann;
 	bool *done = calloc(vm->nfuncs + 1, sizeof(*done));
-	size_t i, bytes = 0, with_self = 0;
+	size_t i, bytes = 0, over = 0, no_symbol = 0, inlined = 0;
 	char key[24];
 	int e = done ? 0 : -ENOMEM;
 
@@ -606,8 +613,10 @@ static int json_annotate(struct view_model *vm, struct ebs_json *j)
 
 		if (f < 0 || done[f])
 			continue; /* a function of no frame, or a second one of its name */
-		if (bytes + n > VIEW_ANNOTATE_BUDGET)
-			break;
+		if (bytes + n > VIEW_ANNOTATE_BUDGET) {
+			over++; /* this one and the colder ones: over the budget */
+			continue;
+		}
 		bytes += n;
 		done[f] = true;
 		snprintf(key, sizeof(key), "%ld", f);
@@ -615,11 +624,21 @@ static int json_annotate(struct view_model *vm, struct ebs_json *j)
 		e = json_listing(vm, af, j);
 	}
 	ebs_json__obj_end(j);
-	for (i = 0; i < vm->nfuncs; i++)
-		if (vm->funcs[i].self && !(done && done[i]))
-			with_self++;
-	vm->annotate_left = with_self;
-	ebs_json__key_u64(j, "annotate_left", with_self);
+	for (i = 0; done && i < vm->nfuncs; i++) {
+		if (!vm->funcs[i].self || done[i])
+			continue;
+		if (vm->funcs[i].flags & 4)
+			no_symbol++;
+		else if (vm->funcs[i].flags & 2)
+			inlined++;
+	}
+	vm->annotate_left = over + (set ? set->rest.left : 0);
+	ebs_json__key_u64(j, "annotate_left", vm->annotate_left);
+	ebs_json__key(j, "annotate_none");
+	ebs_json__obj(j);
+	ebs_json__key_u64(j, "no_symbol", no_symbol);
+	ebs_json__key_u64(j, "inlined", inlined);
+	ebs_json__obj_end(j);
 	free(done);
 	return e;
 }

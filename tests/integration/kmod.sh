@@ -145,7 +145,7 @@ vmlinuz() {
 # kernels' objects never meet, and kmod/ keeps only what make kmod puts
 # there.  W=1: no compiler or modpost warning.  Then sparse over every file
 # again (C=2 checks without compiling): no warning either.
-NSRC=$(ls "$TOP"/kmod/*.c | wc -l)
+NSRC=$(ls "$TOP"/kmod/*.c | grep -vc '\.mod\.c$')  # not kbuild's ebs.mod.c of an in-tree build
 for i in "${!KVERS[@]}"; do
 	kv=${KVERS[i]} kd=${KDIRS[i]} b="$TMP/kbuild/${KVERS[i]}"
 	mkdir -p "$b/kmod/kernel"

@@ -380,9 +380,9 @@ check "stat: kmod's page faults within 2% of perf's (${kpf:-none}, ${ppf:-none})
 # leafloop stops once it has had 0.5 s of CPU, reading its clock every
 # 1,000 calls: under TCG on a loaded host a run overshoots by up to 0.2 s
 # (0.59 s and 0.68 s seen), so each backend's task-clock is held to the
-# CPU time that run itself says it took (WL_CPU_OUT): at least that less
-# 20 ms (counting starts at exec, the process's clock at fork), at most 80
-# ms more (the exec and exit that TCG stretches).
+# CPU time that run's main itself says it took (WL_CPU_OUT): at least that
+# less 20 ms, at most 80 ms more (the exec, loading and exit before and
+# after main, which TCG stretches).
 cpu_of() { sed -n 's/^leafloop: cpu \([0-9]*\) ns$/\1/p' "$1"; }
 near() { awk -v c="${1:-0}" -v o="${2:-0}" 'BEGIN { exit !(o > 0 && c >= o - 20e6 && c <= o + 80e6) }'; }
 export WL_CPU_OUT=1

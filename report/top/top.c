@@ -404,7 +404,7 @@ void top_table__free(struct top_table *tab)
  */
 #define COUNTS_WIDTH 36
 #define NAME_MIN     16
-#define TOP_NAME_MAX     200
+#define TOP_NAME_MAX 200
 
 /*
  * The function column's width: the longest name of rows [from, from + n)

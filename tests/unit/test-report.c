@@ -658,7 +658,8 @@ static void test_top(void)
 	top_table__line(&tab, 1, line, sizeof(line), 80);
 	TEST_CHECK("top: 80 columns: the name shortened, the DSO whole",
 		   strlen(line) <= 80 && strlen(line) > 70 &&
-			   !strcmp(line + strlen(line) - 10, "  [kernel]") && !strstr(line, "shortened_on"));
+			   !strcmp(line + strlen(line) - 10, "  [kernel]") &&
+			   !strstr(line, "shortened_on"));
 	top_table__free(&tab);
 	top__free(t);
 out:

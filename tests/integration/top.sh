@@ -194,7 +194,7 @@ $TM send-keys -t top q
 check "terminal: q in the pager comes back to top's screen" \
 	poll 100 eval 'alt 1 && shown "^ebs top   every" && shown "$(row leaf leafloop)"'
 $TM send-keys -t top q
-wait_file rc.txt 100
+wait_file rc.txt 300
 check "terminal: q quits (SIGINT to the command: 130), the terminal restored, the prompt back" ended 130
 check "terminal: after q, neither the pager's text nor the event's fallback on the normal screen" \
 	sh -c "! grep -qE '^# annotate|^ebs top: event' end.now"
@@ -236,7 +236,7 @@ kernel_only() { cap kernel.txt && grep -q 'show: kernel$' kernel.txt &&
 	grep -qE "$(row '.*' '\[kernel\]')" kernel.txt; }
 check "terminal: k again: kernel only" poll 50 kernel_only
 $TM send-keys -t top q
-wait_file rc.txt 100
+wait_file rc.txt 300
 check "terminal: q after the command's end: its status (0), the terminal restored" ended 0
 
 # annotate after the end, since the start: its total is the header's (all the samples)
@@ -255,14 +255,14 @@ keep annotate-total.txt
 $TM send-keys -t top q
 wait_for '^ebs top   every' 100
 $TM send-keys -t top q
-wait_file rc.txt 100
+wait_file rc.txt 300
 check "terminal: q after annotate at the end: its status, the terminal restored" ended 0
 
 # SIGTERM: passed on to the command, the screen ends with it (no "exited" screen)
 run "sh -c 'echo \$\$ >top.pid; exec $EBS top -d 0.5 -- $LL 600'"
 wait_for "$(row leaf leafloop)" 150
 kill -TERM "$(cat top.pid)"
-wait_file rc.txt 100
+wait_file rc.txt 300
 check "terminal: SIGTERM ends it (the command's status: 143), the terminal restored" ended 143
 
 # a terminal ncurses does not know: the tables on it, and one line saying so
@@ -278,6 +278,6 @@ check "terminal: an unknown TERM gets the tables, said in one line" \
 run "$EBS top -d 0.5 -- $LL 600"
 wait_for "$(row leaf leafloop)" 150
 $TM send-keys -t top C-c
-wait_file rc.txt 100
+wait_file rc.txt 300
 check "terminal: Ctrl-C quits as q does, the terminal restored" ended 130
 exit 0

@@ -210,7 +210,8 @@ check "terminal: c: the table since the start" wait_for '^since the start,' 50
 fname() { sed -nE 's/^ +[0-9]+ +[0-9.]+% +\[[^]]*\] +([^ ]+).*/\1/p'; }
 sel() { $TM capture-pane -p -e -t top | sed -n '5,$p' | grep -F "$(printf '\033[7m')" |
 	sed -E 's/\x1b\[[0-9;]*m//g' | fname; }
-hot=$(sel)
+hot=
+poll 50 eval 'hot=$(sel); [ -n "$hot" ]'
 $TM send-keys -t top s
 check "terminal: s: the selection stays on its function ($hot), now elsewhere" \
 	poll 50 eval 'shown "sort: name" && [ -n "$hot" ] && [ "$(sel)" = "$hot" ]'

@@ -143,6 +143,8 @@ const char *cli_code_tag(enum ebs_code code);
 struct screen;
 struct screen *cli_tty_start(bool raw_keys);
 void cli_tty_end(struct screen **scr);
+/* Leave the screen for a while (a pager runs on a cleared alternate screen); back: refresh. */
+void cli_tty_suspend(void);
 int cli_tty_key(void);
 
 /* The commands' ebs_warn_fn: "ebs CMD: LINE" (and its code tag) on stderr; ctx is CMD. */

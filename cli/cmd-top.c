@@ -64,6 +64,9 @@ struct topc {
 	bool tty, tty_gone;
 	bool frozen;
 	size_t sel, first; /* the selected row, the first shown */
+	size_t body;	   /* rows of the table on the screen */
+	/* the selected function (interned: top's pointers), kept across tables */
+	const char *sel_name, *sel_dso;
 	u64 interval_ns, next_ns, last_ns;
 	unsigned int printed;
 	bool stop_sent, quit, ended;
@@ -76,7 +79,8 @@ struct topc {
 	const char *self; /* ebs itself, for annotate */
 	pid_t ann;	  /* annotate running; 0: none */
 	char ann_func[256];
-	int exit_status; /* of the command, once ended */
+	int exit_status;    /* of the command, once ended */
+	char fallback[256]; /* the event's fallback, said on stderr if no screen comes */
 };
 
 #define TA(ctx) ((struct top_args *)(ctx))
@@ -154,11 +158,13 @@ static int tty_start(struct topc *tc)
 	return tc->scr ? 0 : -1;
 }
 
-/* The normal screen for a while (annotate), then tty_resume. */
+/*
+ * The screen left for a while (annotate), then tty_resume: annotate and its
+ * pager draw on a cleared alternate screen, the normal one left as it was.
+ */
 static void tty_suspend(void)
 {
-	def_prog_mode();
-	endwin();
+	cli_tty_suspend();
 }
 
 static void tty_resume(void)
@@ -207,24 +213,29 @@ static void tty_show(struct topc *tc)
 		 top_mode_name(tc->v.mode));
 	tty_line(1, line, cols, false);
 	tty_line(2, tc->status, cols, false);
-	top_table__heading(&tc->table, line, sizeof(line), cols);
-	tty_line(3, line, cols, true);
 	body = rows - 5;
 	if (body < 1)
 		body = 1;
+	tc->body = (size_t)body;
 	if (tc->sel >= tc->table.n)
 		tc->sel = tc->table.n ? tc->table.n - 1 : 0;
 	if (tc->sel < tc->first)
 		tc->first = tc->sel;
 	if (tc->sel >= tc->first + (size_t)body)
 		tc->first = tc->sel - (size_t)body + 1;
+	if (tc->first + (size_t)body > tc->table.n)
+		tc->first = tc->table.n > (size_t)body ? tc->table.n - (size_t)body : 0;
+	/* the columns of the rows shown; DSOs whole */
+	top_table__fit(&tc->table, tc->first, (size_t)body, cols);
+	top_table__heading(&tc->table, line, sizeof(line), cols);
+	tty_line(3, line, cols, true);
 	for (y = 0, i = tc->first; y < body && i < tc->table.n; y++, i++) {
 		top_table__line(&tc->table, i, line, sizeof(line), cols);
 		tty_line(4 + y, line, cols, i == tc->sel);
 	}
 	tty_line(rows - 1,
 		 "s sort  k kernel/user  c cumulative  f freeze  a/Enter annotate  "
-		 "arrows select  q quit",
+		 "arrows/PgUp/PgDn/Home/End select  q quit",
 		 cols, false);
 	refresh();
 }
@@ -255,7 +266,9 @@ static void foreground(pid_t pg)
 static void annotate_start(struct topc *tc)
 {
 	const struct top_row *r = tc->sel < tc->table.n ? &tc->table.rows[tc->sel] : NULL;
+	bool same_name = false;
 	pid_t pid;
+	size_t i;
 	int fd;
 
 	if (!r) {
@@ -268,6 +281,12 @@ static void annotate_start(struct topc *tc)
 		return;
 	}
 	ebs_strlcpy(tc->ann_func, r->name, sizeof(tc->ann_func));
+	/*
+	 * --dso only where another DSO has a function of that name: it filters
+	 * the samples, so annotate's "of N" is then the DSO's, not the header's
+	 */
+	for (i = 0; i < tc->table.n; i++)
+		same_name |= i != tc->sel && !strcmp(tc->table.rows[i].name, r->name);
 	tty_suspend();
 	fflush(stdout);
 	pid = fork();
@@ -288,8 +307,12 @@ static void annotate_start(struct topc *tc)
 		if (!getenv("EBS_PAGER") && !getenv("PAGER"))
 			setenv("EBS_PAGER", "less -RX", 1);
 		setenv("LESS", "RX", 0);
-		execl(tc->self, "ebs", "annotate", "-i", tc->data, "--dso", r->dso, "--", r->name,
-		      (char *)NULL);
+		if (same_name)
+			execl(tc->self, "ebs", "annotate", "-i", tc->data, "--dso", r->dso, "--",
+			      r->name, (char *)NULL);
+		else
+			execl(tc->self, "ebs", "annotate", "-i", tc->data, "--", r->name,
+			      (char *)NULL);
 		_exit(127);
 	}
 	setpgid(pid, pid);
@@ -333,16 +356,40 @@ static void annotate_poll(struct topc *tc, bool block)
 
 /* ---- the ticks --------------------------------------------------------------- */
 
+/* The selection is its row's function (name and DSO), not its position. */
+static void select_row(struct topc *tc, size_t i)
+{
+	tc->sel = i;
+	tc->sel_name = i < tc->table.n ? tc->table.rows[i].name : NULL;
+	tc->sel_dso = i < tc->table.n ? tc->table.rows[i].dso : NULL;
+}
+
+/*
+ * A new table (a new interval, another sort or view): the selection stays
+ * on its function, wherever it is now; where it is gone, on its position.
+ */
 static void new_table(struct topc *tc)
 {
+	size_t i;
+
 	if (top__table(tc->t, &tc->v, &tc->table) && !tc->err)
 		tc->err = -ENOMEM;
+	for (i = 0; tc->sel_name && i < tc->table.n; i++)
+		if (tc->table.rows[i].name == tc->sel_name &&
+		    tc->table.rows[i].dso == tc->sel_dso) {
+			tc->sel = i;
+			return;
+		}
+	if (tc->sel >= tc->table.n)
+		tc->sel = tc->table.n ? tc->table.n - 1 : 0;
+	select_row(tc, tc->sel);
 }
 
 /* The keys typed since the last tick. */
 static void keys(struct topc *tc)
 {
 	bool redraw = false, rebuild = false;
+	size_t page;
 	int ch;
 
 	while (!tc->ann && (ch = cli_tty_key()) >= 0) {
@@ -366,21 +413,31 @@ static void keys(struct topc *tc)
 			redraw = true;
 			break;
 		case KEY_UP:
-			tc->sel -= tc->sel > 0;
+			select_row(tc, tc->sel - (tc->sel > 0));
 			redraw = true;
 			break;
 		case KEY_DOWN:
-			tc->sel += tc->sel + 1 < tc->table.n;
+			select_row(tc, tc->sel + (tc->sel + 1 < tc->table.n));
 			redraw = true;
 			break;
 		case KEY_PPAGE:
-			tc->sel = tc->sel > 10 ? tc->sel - 10 : 0;
+			page = tc->body > 1 ? tc->body - 1 : 1;
+			select_row(tc, tc->sel > page ? tc->sel - page : 0);
 			redraw = true;
 			break;
 		case KEY_NPAGE:
-			tc->sel = tc->sel + 10 < tc->table.n ? tc->sel + 10
-				  : tc->table.n		     ? tc->table.n - 1
-							     : 0;
+			page = tc->body > 1 ? tc->body - 1 : 1;
+			select_row(tc, tc->sel + page < tc->table.n ? tc->sel + page
+				       : tc->table.n		    ? tc->table.n - 1
+								    : 0);
+			redraw = true;
+			break;
+		case KEY_HOME:
+			select_row(tc, 0);
+			redraw = true;
+			break;
+		case KEY_END:
+			select_row(tc, tc->table.n ? tc->table.n - 1 : 0);
 			redraw = true;
 			break;
 		case 'a':
@@ -447,6 +504,9 @@ static int on_tick(void *ctx, u64 ns, const double *totals, unsigned int nr)
 				"ebs top: the terminal '%s' cannot be drawn on (TERM?): tables "
 				"instead\n",
 				getenv("TERM") ? getenv("TERM") : "");
+			if (tc->fallback[0])
+				fprintf(stderr, "ebs top: %s\n", tc->fallback);
+			tc->status[0] = '\0';
 		} else {
 			tty_show(tc);
 		}
@@ -476,9 +536,20 @@ static void notice(void *ctx, enum ebs_code code, const char *line)
 {
 	struct topc *tc = ctx;
 
-	if (strstr(line, "sampling 'cpu-clock") && strstr(line, "cannot be opened"))
+	if (strstr(line, "sampling 'cpu-clock") && strstr(line, "cannot be opened")) {
 		snprintf(tc->event, sizeof(tc->event), "cpu-clock %llu Hz (no cycles here)",
 			 (unsigned long long)tc->a->freq);
+		/*
+		 * A screen to come: said in its header (the event, and the status
+		 * line), not on the terminal under it; on stderr if none comes.
+		 */
+		if (tc->tty && !tc->scr) {
+			snprintf(tc->fallback, sizeof(tc->fallback), "%s%s", line,
+				 cli_code_tag(code));
+			snprintf(tc->status, sizeof(tc->status), "%s", line);
+			return;
+		}
+	}
 	if (tc->stop_sent) /* our own stop (q, -n) */
 		return;
 	if (tc->scr)

@@ -55,6 +55,26 @@ void cli_tty_end(struct screen **scr)
 	*scr = NULL;
 }
 
+/*
+ * The screen's program mode kept, its end drawn (endwin), then a cleared
+ * alternate screen again for what runs meanwhile (a pager): the terminal's
+ * normal screen is left as it was before the screen started, for the end.
+ */
+void cli_tty_suspend(void)
+{
+	const char *smcup, *clear;
+
+	def_prog_mode();
+	endwin();
+	smcup = tigetstr("smcup");
+	clear = tigetstr("clear");
+	if (smcup && smcup != (const char *)-1)
+		putp(smcup);
+	if (clear && clear != (const char *)-1)
+		putp(clear);
+	fflush(stdout);
+}
+
 int cli_tty_key(void)
 {
 	int ch = getch();

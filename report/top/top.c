@@ -386,6 +386,7 @@ int top__table(struct top *t, const struct top_view *v, struct top_table *tab)
 	tab->start_ns = v->cumulative ? 0 : t->start_ns;
 	tab->end_ns = t->prev_ns;
 	tab->intervals = t->intervals;
+	top_table__fit(tab, 0, tab->n, 0);
 	return 0;
 }
 
@@ -397,30 +398,40 @@ void top_table__free(struct top_table *tab)
 	memset(tab, 0, sizeof(*tab));
 }
 
-/* "  samples  percent  95% interval    " then the name and the DSO */
-#define COUNTS_WIDTH 35
+/*
+ * "  samples  percent  95% interval  " then the name and the DSO: 9 + 2 + 7
+ * + 2 + 14 + 2 columns before the name, 2 between the name and the DSO
+ */
+#define COUNTS_WIDTH 36
 #define NAME_MIN     16
+#define TOP_NAME_MAX 200
 
-/* The function column's width: the longest name, within width with the DSO. */
-static int name_width(const struct top_table *tab, int width)
+/*
+ * The function column's width: the longest name of rows [from, from + n)
+ * (the rows printed, not the others), within width with the longest DSO of
+ * those rows whole (a name is shortened, never a DSO); width <= 0: no limit.
+ */
+void top_table__fit(struct top_table *tab, size_t from, size_t n, int width)
 {
 	size_t i, w = strlen("function"), d = strlen("dso");
 	int fit;
 
-	for (i = 0; i < tab->n; i++) {
+	for (i = from; i < tab->n && i - from < n; i++) {
 		size_t l = strlen(tab->rows[i].name), ld = strlen(tab->rows[i].dso);
 
 		w = l > w ? l : w;
 		d = ld > d ? ld : d;
 	}
-	if (w > 200)
-		w = 200;
-	if (width <= 0)
-		return (int)w;
-	fit = width - COUNTS_WIDTH - 2 - (int)(d > 24 ? 24 : d);
-	if (fit < NAME_MIN)
-		fit = NAME_MIN;
-	return (int)w < fit ? (int)w : fit;
+	if (w > TOP_NAME_MAX)
+		w = TOP_NAME_MAX;
+	if (width > 0 && d < (size_t)width) {
+		fit = width - COUNTS_WIDTH - 2 - (int)d;
+		if (fit < NAME_MIN)
+			fit = NAME_MIN;
+		if ((int)w > fit)
+			w = (size_t)fit;
+	}
+	tab->name_width = (int)w;
 }
 
 static void fit(char *buf, size_t len, int width)
@@ -432,15 +443,15 @@ static void fit(char *buf, size_t len, int width)
 void top_table__heading(const struct top_table *tab, char *buf, size_t len, int width)
 {
 	snprintf(buf, len, "%9s  %7s  %-14s  %-*s  %s", "samples", "percent", "95% interval",
-		 name_width(tab, width), "function", "dso");
+		 tab->name_width, "function", "dso");
 	fit(buf, len, width);
 }
 
 void top_table__line(const struct top_table *tab, size_t i, char *buf, size_t len, int width)
 {
 	const struct top_row *r = &tab->rows[i];
-	int nw = name_width(tab, width);
-	char name[256];
+	int nw = tab->name_width;
+	char name[TOP_NAME_MAX + 1];
 
 	present_elide(name, sizeof(name), r->name, (size_t)nw);
 	snprintf(buf, len, "%9llu  %6.2f%%  [%5.1f, %5.1f]  %-*s  %s",
@@ -448,7 +459,7 @@ void top_table__line(const struct top_table *tab, size_t i, char *buf, size_t le
 	fit(buf, len, width);
 }
 
-void top_table__print(const struct top_table *tab, const struct top_view *v, size_t max, FILE *f)
+void top_table__print(struct top_table *tab, const struct top_view *v, size_t max, FILE *f)
 {
 	char line[1024];
 	size_t i, n = max && max < tab->n ? max : tab->n;
@@ -463,6 +474,7 @@ void top_table__print(const struct top_table *tab, const struct top_view *v, siz
 		fprintf(f, "; %s samples: %llu", top_mode_name(v->mode),
 			(unsigned long long)tab->samples);
 	fputc('\n', f);
+	top_table__fit(tab, 0, n, 0);
 	top_table__heading(tab, line, sizeof(line), 0);
 	fprintf(f, "#%s\n", line + 1);
 	for (i = 0; i < n; i++) {

@@ -86,6 +86,7 @@ struct top_table {
 	u64 lost, dropped;    /* lost by the kernel (LOST records), dropped by the tap */
 	u64 start_ns, end_ns; /* the interval, since the start of collection */
 	u64 intervals;	      /* whole intervals so far */
+	int name_width;	      /* the function column's (top_table__fit) */
 };
 
 /*
@@ -98,10 +99,20 @@ int top__table(struct top *t, const struct top_view *v, struct top_table *tab)
 void top_table__free(struct top_table *tab); /* accepts NULL */
 
 /*
+ * Size the function column for rows [from, from + n) (those shown): their
+ * longest name, shortened so that their DSOs show whole within width
+ * columns (<= 0: no limit).  top__table fits all its rows, no limit.
+ */
+void top_table__fit(struct top_table *tab, size_t from, size_t n, int width)
+	__attribute__((nonnull(1)));
+
+/*
  * Text of the table, width columns at most (0: no limit): the columns'
  * heading and row i, as report prints them ("share", "95% CI", "samples",
- * "function", "dso"), into buf (len bytes).  The function's name is
- * shortened in the middle (present_elide) to fit.
+ * "function", "dso"), into buf (len bytes), the function column as
+ * top_table__fit sized it.  The function's name is shortened in the middle
+ * (present_elide) to fit; the line is cut at width only where even the
+ * shortest name column leaves no room.
  */
 void top_table__heading(const struct top_table *tab, char *buf, size_t len, int width)
 	__attribute__((nonnull(1, 2)));
@@ -111,9 +122,9 @@ void top_table__line(const struct top_table *tab, size_t i, char *buf, size_t le
 /*
  * Without a terminal: one table, a header line "# interval N: S-E s,
  * SAMPLES samples (K kernel), L lost", the heading, at most max rows (0:
- * all), then a blank line.
+ * all), then a blank line; the columns sized from the rows printed.
  */
-void top_table__print(const struct top_table *tab, const struct top_view *v, size_t max, FILE *f)
+void top_table__print(struct top_table *tab, const struct top_view *v, size_t max, FILE *f)
 	__attribute__((nonnull(1, 2, 4)));
 
 #endif /* EBS_REPORT_TOP_H */

@@ -183,18 +183,21 @@ check "terminal: f freezes the screen (two captures 1.2 s apart equal)" \
 $TM send-keys -t top f
 check "terminal: f again thaws it" poll 100 eval '! shown FROZEN && updated'
 
-# a: annotate of the selected row (the hottest, leaf) on the normal screen, through the pager
+# a: annotate of the selected row (the hottest, leaf) through the pager, on the alternate
+# screen (the normal one kept as it was for the end)
 $TM send-keys -t top a
-check "terminal: a opens annotate of leaf, its source lines (the normal screen)" \
-	poll 150 eval 'shown "^# annotate: leaf \(leafloop" && shown "[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ .*for \(int i = 0; i < 1000" && alt 0'
+check "terminal: a opens annotate of leaf, its source lines (the alternate screen)" \
+	poll 150 eval 'shown "^# annotate: leaf \(leafloop" && shown "[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ .*for \(int i = 0; i < 1000" && alt 1'
 cp screen.now annotate.txt
 keep annotate.txt
 $TM send-keys -t top q
 check "terminal: q in the pager comes back to top's screen" \
 	poll 100 eval 'alt 1 && shown "^ebs top   every" && shown "$(row leaf leafloop)"'
 $TM send-keys -t top q
-wait_file rc.txt 100
+wait_file rc.txt 300
 check "terminal: q quits (SIGINT to the command: 130), the terminal restored, the prompt back" ended 130
+check "terminal: after q, neither the pager's text nor the event's fallback on the normal screen" \
+	sh -c "! grep -qE '^# annotate|^ebs top: event' end.now"
 
 # k on a system-call workload: its kernel rows, then none (user), then only them (kernel);
 # c (since the start) once it has ended, its status said
@@ -203,6 +206,17 @@ check "terminal: the command's end keeps the screen, its status said" \
 	wait_for 'the command exited \(status 0\): q quits' 300
 $TM send-keys -t top c
 check "terminal: c: the table since the start" wait_for '^since the start,' 50
+# the selection is a function, not a position: s keeps it on the one selected
+fname() { sed -nE 's/^ +[0-9]+ +[0-9.]+% +\[[^]]*\] +([^ ]+).*/\1/p'; }
+sel() { $TM capture-pane -p -e -t top | sed -n '5,$p' | grep -F "$(printf '\033[7m')" |
+	sed -E 's/\x1b\[[0-9;]*m//g' | fname; }
+hot=
+poll 50 eval 'hot=$(sel); [ -n "$hot" ]'
+$TM send-keys -t top s
+check "terminal: s: the selection stays on its function ($hot), now elsewhere" \
+	poll 50 eval 'shown "sort: name" && [ -n "$hot" ] && [ "$(sel)" = "$hot" ]'
+$TM send-keys -t top s s
+wait_for 'sort: samples' 50
 both() { cap both.txt && grep -q 'since the start' both.txt &&
 	grep -qE "$(row '[a-z_0-9]*(syscall|getppid)[a-z_0-9]*' '\[kernel\]')" both.txt &&
 	grep -qE "$(row '.*' sysloop)" both.txt; }
@@ -223,14 +237,33 @@ kernel_only() { cap kernel.txt && grep -q 'show: kernel$' kernel.txt &&
 	grep -qE "$(row '.*' '\[kernel\]')" kernel.txt; }
 check "terminal: k again: kernel only" poll 50 kernel_only
 $TM send-keys -t top q
-wait_file rc.txt 100
+wait_file rc.txt 300
 check "terminal: q after the command's end: its status (0), the terminal restored" ended 0
+
+# annotate after the end, since the start: its total is the header's (all the samples)
+run "$EBS top -d 0.5 -- $LL 1"
+wait_for 'the command exited \(status 0\): q quits' 300
+$TM send-keys -t top c
+wait_for '^since the start,' 50
+cap since.txt
+keep since.txt
+total=$(grep -oE '^since the start, [0-9.]+-[0-9.]+ s: [0-9]+ samples' since.txt | awk '{ print $6 }')
+$TM send-keys -t top a
+check "terminal: annotate's total is the header's ($total samples since the start)" \
+	poll 150 eval 'shown "^# event: .* of $total\$" && [ -n "$total" ]'
+cp screen.now annotate-total.txt
+keep annotate-total.txt
+$TM send-keys -t top q
+wait_for '^ebs top   every' 100
+$TM send-keys -t top q
+wait_file rc.txt 300
+check "terminal: q after annotate at the end: its status, the terminal restored" ended 0
 
 # SIGTERM: passed on to the command, the screen ends with it (no "exited" screen)
 run "sh -c 'echo \$\$ >top.pid; exec $EBS top -d 0.5 -- $LL 600'"
 wait_for "$(row leaf leafloop)" 150
 kill -TERM "$(cat top.pid)"
-wait_file rc.txt 100
+wait_file rc.txt 300
 check "terminal: SIGTERM ends it (the command's status: 143), the terminal restored" ended 143
 
 # a terminal ncurses does not know: the tables on it, and one line saying so
@@ -246,6 +279,6 @@ check "terminal: an unknown TERM gets the tables, said in one line" \
 run "$EBS top -d 0.5 -- $LL 600"
 wait_for "$(row leaf leafloop)" 150
 $TM send-keys -t top C-c
-wait_file rc.txt 100
+wait_file rc.txt 300
 check "terminal: Ctrl-C quits as q does, the terminal restored" ended 130
 exit 0

@@ -548,7 +548,9 @@ static void test_top(void)
 	}
 	fprintf(f, "ffffffff81000000 T _stext\nffffffff81000100 T hot_k\n"
 		   "ffffffff81000200 t cold_k\nffffffff81000300 T a\033[31mred\n"
-		   "ffffffff81000400 T zz_end\n");
+		   "ffffffff81000400 T zz_end\n"
+		   "ffffffff81000500 T a_function_whose_name_is_long_enough_to_be_shortened_"
+		   "on_a_screen_of_eighty_columns\nffffffff81000600 T zzz_end\n");
 	fclose(f);
 	so.kallsyms = ks;
 	t = top__new(&so);
@@ -627,6 +629,37 @@ static void test_top(void)
 			   strstr(line, "  [kernel]"));
 	top_table__line(&tab, 0, line, sizeof(line), 30);
 	TEST_EQ("top: a line cut to the width", strlen(line), 30);
+	/* interval 3: 20 hot_k, 1 of a long name; columns sized from the rows printed only */
+	v.cumulative = false;
+	for (i = 0; i < 20; i++)
+		top_sample(t, 0xffffffff81000110ull, true, 7);
+	top_sample(t, 0xffffffff81000510ull, true, 7);
+	top__drain(t);
+	top__interval(t, 3000000000ull);
+	top__table(t, &v, &tab);
+	{
+		char *text = NULL, *l2;
+		size_t tlen = 0;
+		FILE *m = open_memstream(&text, &tlen);
+
+		if (m) {
+			top_table__print(&tab, &v, 1, m);
+			fclose(m);
+		}
+		l2 = text ? strchr(text, '\n') : NULL;
+		l2 = l2 ? strchr(l2 + 1, '\n') : NULL; /* the first row's line */
+		TEST_CHECK("top: --rows 1: the long name not printed does not widen the columns",
+			   l2 && !strncmp(l2 + 1, "       20  ", 11) &&
+				   strcspn(l2 + 1, "\n") == 36 + strlen("function") + 2 + 8);
+		free(text);
+	}
+	/* on 80 columns: the DSO whole, the long name shortened */
+	top_table__fit(&tab, 0, tab.n, 80);
+	top_table__line(&tab, 1, line, sizeof(line), 80);
+	TEST_CHECK("top: 80 columns: the name shortened, the DSO whole",
+		   strlen(line) <= 80 && strlen(line) > 70 &&
+			   !strcmp(line + strlen(line) - 10, "  [kernel]") &&
+			   !strstr(line, "shortened_on"));
 	top_table__free(&tab);
 	top__free(t);
 out:

@@ -91,7 +91,7 @@ window.__vc = function (view) {
     out.rows = q('table#diff tr[data-func]').filter(vis).map(function (e) {
       return {f: fn(e.getAttribute('data-func')), base: num(e, 'base'), new: num(e, 'new'),
               delta: num(e, 'delta'), lo: num(e, 'lo'), hi: num(e, 'hi'),
-              significant: num(e, 'significant'), ptext: (e.querySelector('td.p') || {}).textContent}; });
+              significant: num(e, 'significant'), ptext: (e.querySelector('td.p') || e.cells[e.cells.length - 2] || {}).textContent}; });
   }
   done(out);
   }); }); });

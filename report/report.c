@@ -211,46 +211,7 @@ static int account(void *ctx, const struct resolved *rv)
 	if (r->col[KEY_FUNC]) {
 		const struct sym_frame *loc = NULL;
 
-		if (res->nr_frames > 1 && !r->o->view.no_inline) {
-			unsigned int into = 1, last = res->nr_frames - 1, j;
-
-			/* a function inlined into itself (a recursive call, an alias): one function
-			 */
-			while (into <= last && session__same_name(res->frames[into].function,
-								  res->frames[0].function))
-				into++;
-			/* ...and one repeated out to the compiled function is that one */
-			for (j = into; j < last && session__same_name(res->frames[j].function,
-								      res->frames[j + 1].function);
-			     j++)
-				;
-			if (into < last && j == last)
-				into = last;
-			/* inlined code: the inlined function, at its own line */
-			k.function =
-				res->frames[0].function ? res->frames[0].function : res->function;
-			/*
-			 * ...inlined into the next function out; the compiled one
-			 * named as its own code's rows name it, by the symbol table
-			 * (DWARF may name it by an alias: glibc's __GI_ names)
-			 */
-			if (into < last)
-				k.inlined_into = res->frames[into].function;
-			else if (into == last)
-				k.inlined_into =
-					res->function ? res->function : res->frames[last].function;
-			else if (res->function) /* itself all the way out: its own code */
-				k.function = res->function;
-			if (session__same_name(k.function, k.inlined_into))
-				k.inlined_into = NULL;
-			loc = &res->frames[0];
-		} else {
-			k.function = res->function;
-			if (!k.function && res->nr_frames)
-				k.function = res->frames[res->nr_frames - 1].function;
-			if (res->nr_frames) /* the compiled function's own line */
-				loc = &res->frames[res->nr_frames - 1];
-		}
+		loc = session__inline_key(res, r->o->view.no_inline, &k.function, &k.inlined_into);
 		if (!k.function) { /* no symbol: one row per function, as its FDE bounds it */
 			e = session__unknown_at(&r->rs, res, rv->map, s->ip, s->ip, &k.addr);
 			if (e)

@@ -1507,8 +1507,10 @@ static int models_of(struct ann_set *set, struct ebs_error *err)
 out:
 	set->models = models;
 	set->n = nmodels;
-	set->rest =
-		(struct ann_rest){.kernel = an->kernel, .nofunc = an->nofunc, .total = an->total};
+	set->rest = (struct ann_rest){.kernel = an->kernel,
+				      .nofunc = an->nofunc,
+				      .total = an->total,
+				      .left = o->target || !fns ? 0 : nfns - nmodels};
 	free(fns);
 	return e;
 }

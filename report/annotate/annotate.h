@@ -97,6 +97,7 @@ struct ann_rest {
 	u64 kernel; /* samples in the kernel, without kernel symbols */
 	u64 nofunc; /* samples outside any known function */
 	u64 total;  /* of the event, after the filters */
+	u64 left;   /* functions with samples not listed: over --top (no FUNC) */
 };
 
 /* The file name of a path, or "??". */

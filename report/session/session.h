@@ -204,6 +204,16 @@ bool session__name_is(const char *want, size_t len, const char *name);
 bool session__same_name(const char *a, const char *b);
 
 /*
+ * A sample's function as report's rows key it (res of its address): the
+ * innermost function, and with inlined code (unless no_inline) the
+ * function it was inlined into, else NULL (as `f (inlined into g)`;
+ * report/columns.c's func_text shows it).  Returns the frame whose line is
+ * the row's (the inlined code's own, or the compiled function's), or NULL.
+ */
+const struct sym_frame *session__inline_key(const struct sym_result *res, bool no_inline,
+					    const char **function, const char **inlined_into);
+
+/*
  * The symbolizer's options that every view sets alike: v's kallsyms, debug
  * directories and demangling, warnings through v's warn and warn_ctx.  The rest of so (kcore,
  * no_dwarf) is the caller's.

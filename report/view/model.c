@@ -161,6 +161,37 @@ static int thread_of(struct view_model *vm, const struct resolved *r, u32 *idx)
 }
 
 /*
+ * What site's code was inlined into, as report's rows key it
+ * (session__inline_key: "f (inlined into g)"): g's function index among
+ * the sample's frames f[1..n-1] (its exact name, else one of its names),
+ * or -1: not inlined, or no frame of that name.  0 or -ENOMEM.
+ */
+static int site_into(struct view_model *vm, const struct resolved *r, const struct cframe *f,
+		     unsigned int n, u32 site)
+{
+	const char *fn = NULL, *into = NULL;
+	unsigned int k, pass;
+	u32 idx;
+	int e;
+
+	if (ebs_grow((void **)&vm->site_into, &vm->site_into_cap, site, sizeof(*vm->site_into),
+		     256))
+		return -ENOMEM;
+	vm->site_into[site] = -1;
+	session__inline_key(&r->res, vm->v->no_inline, &fn, &into);
+	for (pass = 0; into && pass < 2; pass++)
+		for (k = 1; k < n; k++)
+			if (pass ? session__same_name(f[k].name, into) : !strcmp(f[k].name, into)) {
+				e = func_of(vm, &f[k], &idx);
+				if (e)
+					return e;
+				vm->site_into[site] = idx;
+				return 0;
+			}
+	return 0;
+}
+
+/*
  * The stack (node and site) of sample r into *stack, its innermost
  * function into *func.  Without call chains a sample's frames are those of
  * its address alone (its function and what was inlined there): they are
@@ -194,8 +225,11 @@ static int stack_of(struct view_model *vm, const struct resolved *r, u32 *stack,
 			return e;
 		parent = node;
 	}
+	k = (unsigned int)vm->nsites;
 	e = pair_of(&vm->h_sites, *func, f[0].dso_addr, (void **)&vm->sites, &vm->nsites,
 		    &vm->sites_cap, sizeof(u64), &site);
+	if (!e && vm->nsites > k)
+		e = site_into(vm, r, f, n, site);
 	if (!e)
 		e = pair_of(&vm->h_stacks, node, site, (void **)&vm->stacks, &vm->nstacks,
 			    &vm->stacks_cap, sizeof(u32), stack);
@@ -593,12 +627,19 @@ static int json_listing(struct view_model *vm, const struct ann_func *af, struct
 	return 0;
 }
 
-/* The listings, up to the budget, and how many functions are left out; 0 or -ENOMEM. */
+/*
+ * The listings, up to the budget; then how many functions have none, and
+ * why: left out by the bound (annotate's VIEW_ANNOTATE_MAX hottest, then
+ * the byte budget), or with samples of their own and nothing to list: no
+ * symbol names their code ("[unknown] DSO+0xADDR": annotate has no
+ * function there), or only inlined (annotate FUNC lists its lines where
+ * inlined).  0 or -ENOMEM.
+ */
 static int json_annotate(struct view_model *vm, struct ebs_json *j)
 {
 	struct ann_set *set = vm->ann;
 	bool *done = calloc(vm->nfuncs + 1, sizeof(*done));
-	size_t i, bytes = 0, with_self = 0;
+	size_t i, bytes = 0, over = 0, no_symbol = 0, inlined = 0;
 	char key[24];
 	int e = done ? 0 : -ENOMEM;
 
@@ -611,8 +652,10 @@ static int json_annotate(struct view_model *vm, struct ebs_json *j)
 
 		if (f < 0 || done[f])
 			continue; /* a function of no frame, or a second one of its name */
-		if (bytes + n > VIEW_ANNOTATE_BUDGET)
-			break;
+		if (bytes + n > VIEW_ANNOTATE_BUDGET) {
+			over++; /* this one and the colder ones: over the budget */
+			continue;
+		}
 		bytes += n;
 		done[f] = true;
 		snprintf(key, sizeof(key), "%ld", f);
@@ -620,11 +663,21 @@ static int json_annotate(struct view_model *vm, struct ebs_json *j)
 		e = json_listing(vm, af, j);
 	}
 	ebs_json__obj_end(j);
-	for (i = 0; i < vm->nfuncs; i++)
-		if (vm->funcs[i].self && !(done && done[i]))
-			with_self++;
-	vm->annotate_left = with_self;
-	ebs_json__key_u64(j, "annotate_left", with_self);
+	for (i = 0; done && i < vm->nfuncs; i++) {
+		if (!vm->funcs[i].self || done[i])
+			continue;
+		if (vm->funcs[i].flags & 4)
+			no_symbol++;
+		else if (vm->funcs[i].flags & 2)
+			inlined++;
+	}
+	vm->annotate_left = over + (set ? set->rest.left : 0);
+	ebs_json__key_u64(j, "annotate_left", vm->annotate_left);
+	ebs_json__key(j, "annotate_none");
+	ebs_json__obj(j);
+	ebs_json__key_u64(j, "no_symbol", no_symbol);
+	ebs_json__key_u64(j, "inlined", inlined);
+	ebs_json__obj_end(j);
 	free(done);
 	return e;
 }
@@ -703,6 +756,11 @@ int view_model__json(struct view_model *vm, FILE *f)
 	for (i = 0; i < 2 * vm->nsites; i++)
 		ebs_json__u64(&j, vm->sites[i]);
 	ebs_json__arr_end(&j);
+	ebs_json__key(&j, "site_into");
+	ebs_json__arr(&j);
+	for (i = 0; i < vm->nsites; i++)
+		ebs_json__num(&j, "%.0f", (double)vm->site_into[i]);
+	ebs_json__arr_end(&j);
 	json_u32s(&j, "stacks", vm->stacks, 2 * vm->nstacks);
 	json_samples(vm, &j);
 	e = json_annotate(vm, &j);
@@ -740,6 +798,7 @@ void view_model__free(struct view_model *vm)
 	free(vm->threads);
 	free(vm->nodes);
 	free(vm->sites);
+	free(vm->site_into);
 	free(vm->stacks);
 	free(vm->entries);
 	free(vm->times);

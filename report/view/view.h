@@ -68,6 +68,8 @@ struct view_model {
 	size_t nnodes, nodes_cap;
 	u64 *sites; /* pairs: func, address */
 	size_t nsites, sites_cap;
+	s64 *site_into; /* [nsites]: the function a site's code was inlined into, or -1 */
+	size_t site_into_cap;
 	u32 *stacks; /* pairs: node, site */
 	size_t nstacks, stacks_cap;
 	struct view_entry *entries;

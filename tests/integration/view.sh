@@ -122,6 +122,14 @@ if view pdiff -i ct.data -i ph.data; then
 	browse_check pdiff -i ct.data -i ph.data --diff --quick
 fi
 
+# a function inlined at one call site and called out of line at another: the
+# diff's rows "mix (inlined into in_line)" and "mix", as ebs diff's
+record inl.data -g -F 400 "$WORKLOADS/inlsome" 0.3
+record inl2.data -g -F 400 "$WORKLOADS/inlsome" 0.3
+if view inl -i inl.data -i inl2.data; then
+	browse_check inl -i inl.data -i inl2.data --chains --diff --func in_line --quick
+fi
+
 # ---- e. no chains: the views that need them say so --------------------------------------
 record flat.data -F 400 "$WORKLOADS/calltree" 0.3
 if view flat -i flat.data; then
@@ -155,6 +163,24 @@ with open("words.txt", "w") as f:
 		targs=()
 		[ "${xtid:-0}" != 0 ] && targs=(--thread "$xtid")
 		browse_check xz -i xz.data --chains --func "$(hottest xz.data)" "${targs[@]}" --search lzma --drag 0.1,0.5
+		# a function without a symbol ([unknown] liblzma...+0x...): its source view says
+		# why there is no listing, suggests no `ebs annotate` that cannot work, and does
+		# not count it as over the size bound
+		if [ -n "$HAVE_CHROMIUM" ]; then
+			cat >xzunk.actions <<'EOF'
+ready 120
+eval (function () { var d = ebsView.data, f; for (f = 0; f < d.funcs.length; f++) if (d.funcs[f][2] & 4 && !d.annotate[f]) { ebsView.show('source'); ebsView.openFunc(f); return [d.funcs[f][0], document.getElementById('source-note').textContent, d.annotate_left]; } return null; })()
+eval document.getElementById('view-summary').textContent
+EOF
+			python3 "$BROWSE" xz.html <xzunk.actions >xzunk.browse 2>xzunk.browse.err
+			keep xzunk.browse
+			check "xz: an [unknown] function's source view says it has no symbol, suggests no annotate ($(sed -n 2p xzunk.browse | cut -f 2- | cut -c1-300))" \
+				python3 -c 'import json, sys
+v = json.loads(sys.argv[1])
+sys.exit(not (v and v[0].startswith("[unknown] ") and "has no symbol" in v[1] and "ebs annotate " not in v[1] and "size bound" not in v[1]))' "$(sed -n 2p xzunk.browse | cut -f 2-)"
+			check "xz: the summary counts no function as over the size bound" \
+				python3 -c 'import json, sys; sys.exit("size bound" in json.loads(sys.argv[1]))' "$(sed -n 3p xzunk.browse | cut -f 2-)"
+		fi
 	fi
 fi
 
@@ -215,6 +241,7 @@ shot view-hostile-flame.png
 click document.querySelector('button[data-view="topdown"]')
 shot view-hostile-topdown.png
 eval [typeof window.__pwned, document.querySelectorAll('img').length]
+eval (function () { var d = ebsView.data, f; for (f = 0; f < d.funcs.length; f++) if (d.funcs[f][0].indexOf('ebs-view-leak') >= 0) { ebsView.show('callers'); ebsView.openFunc(f); ebsView.selectTime(0, Math.max(1, d.nbuckets >> 1)); return [d.funcs[f][0], document.querySelector('#callers-note code').textContent, ebsView.selection().cli]; } return null; })()
 EOF
 		if python3 "$BROWSE" hostile.html <hostile.actions >hostile.browse 2>hostile.browse.err; then
 			keep hostile.browse
@@ -228,6 +255,15 @@ sys.exit(not (any(sys.argv[2] in n for n in names) and any(sys.argv[3] in n for 
 				python3 -c 'import json, sys; p, img, _ = json.loads(sys.argv[1]); sys.exit(not (p == "undefined" and img == 0))' "$(act 4)"
 			check "hostile: after the flame graph and top-down too ($(act 11))" \
 				python3 -c 'import json, sys; p, img = json.loads(sys.argv[1]); sys.exit(not (p == "undefined" and img == 0))' "$(act 11)"
+			# the callers view's command, run by sh: its argument is the name, whole, then the selection's options
+			check "hostile: the callers command is the name, quoted for sh, with the selection ($(act 12 | cut -c1-300))" \
+				python3 -c 'import json, subprocess, sys
+name, code, cli = json.loads(sys.argv[1])
+out = subprocess.run(["sh", "-c", "ebs() { printf \"%s\\n\" \"$@\"; }; " + code], capture_output=True, text=True).stdout
+argv = out.split("\n")[:-1]
+i = argv.index("--callers") if "--callers" in argv else -1
+rest = argv[1:i] + argv[i + 2:] if i >= 0 else None
+sys.exit(not (cli.startswith("--time ") and argv[0] == "report" and i > 0 and argv[i + 1] == name and rest == cli.split(" ")))' "$(act 12)"
 			check "hostile: no request left the page ($(grep '^requests' hostile.browse | cut -f 2-))" \
 				[ "$(grep '^requests' hostile.browse)" = "$(printf 'requests\t[]')" ]
 			check "hostile: no exception, no console error ($(grep '^errors' hostile.browse | cut -f 2- | cut -c1-200))" \
@@ -261,7 +297,7 @@ expect "a recording cut short as one of two: one line naming it, exit 2" 2 "cut\
 	"$EBS" view -i cut.data -i ct.data -o bad.html
 check "a recording cut short: no page written" [ ! -e bad.html ]
 ls -la ./*.html >pages.txt 2>&1
-for f in ct diff flat xz sql hostile; do
+for f in ct diff inl flat xz sql hostile; do
 	[ -e "$f.view" ] && echo "$f: $(cat "$f.view") (status bytes ms)" >>pages.txt
 done
 keep pages.txt

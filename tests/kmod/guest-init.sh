@@ -377,21 +377,26 @@ check "stat --backend=kmod: page faults of 2,048 fresh pages within 10% (${kpf:-
 	sh -c "[ \"${kpf:-0}\" -ge 2048 ] && [ \"${kpf:-0}\" -le 2252 ]"
 check "stat: kmod's page faults within 2% of perf's (${kpf:-none}, ${ppf:-none})" \
 	awk -v k="${kpf:-0}" -v p="${ppf:--1}" 'BEGIN { d = k - p; if (d < 0) d = -d; exit !(p > 0 && d <= 0.02 * p) }'
-# leafloop reads its clock every 1,000 calls, which under TCG on a loaded
-# host can take 0.2 s: a run overshoots its 0.5 s by that much now and
-# then (perf's once counted 0.68 s beside kmod's 0.51).  So up to three
-# pairs; the checks take the first pair in which neither overshot 10%.
-for try in 1 2 3; do
-	stat_pair tc task-clock /leafloop 0.5
-	ktc=$(value_of tc.kmod task-clock)
-	ptc=$(value_of tc.perf task-clock)
-	echo "    stat task-clock of leafloop 0.5 (pair $try): kmod ${ktc:-none} ns, perf ${ptc:-none} ns"
-	awk -v k="${ktc:-0}" -v p="${ptc:-0}" 'BEGIN { exit !(k <= 0.55e9 && p <= 0.55e9) }' && break
-done
-check "stat --backend=kmod: task-clock of a 0.5 s loop within 10% (${ktc:-none} ns)" \
-	awk -v k="${ktc:-0}" 'BEGIN { exit !(k >= 0.5e9 && k <= 0.55e9) }'
-check "stat: kmod's task-clock within 10% of perf's (${ktc:-none}, ${ptc:-none})" \
-	awk -v k="${ktc:-0}" -v p="${ptc:--1}" 'BEGIN { d = k - p; if (d < 0) d = -d; exit !(p > 0 && d <= 0.1 * p) }'
+# leafloop stops once it has had 0.5 s of CPU, reading its clock every
+# 1,000 calls: under TCG on a loaded host a run overshoots by up to 0.2 s
+# (0.59 s and 0.68 s seen), so each backend's task-clock is held to the
+# CPU time that run itself says it took (WL_CPU_OUT): at least that less
+# 20 ms (counting starts at exec, the process's clock at fork), at most 80
+# ms more (the exec and exit that TCG stretches).
+cpu_of() { sed -n 's/^leafloop: cpu \([0-9]*\) ns$/\1/p' "$1"; }
+near() { awk -v c="${1:-0}" -v o="${2:-0}" 'BEGIN { exit !(o > 0 && c >= o - 20e6 && c <= o + 80e6) }'; }
+export WL_CPU_OUT=1
+stat_pair tc task-clock /leafloop 0.5
+unset WL_CPU_OUT
+ktc=$(value_of tc.kmod task-clock)
+ptc=$(value_of tc.perf task-clock)
+kcpu=$(cpu_of tc.kerr)
+pcpu=$(cpu_of tc.perr)
+echo "    stat task-clock of leafloop 0.5: kmod ${ktc:-none} ns (its run's CPU ${kcpu:-none}), perf ${ptc:-none} ns (${pcpu:-none})"
+check "stat --backend=kmod: task-clock of a 0.5 s loop, at least 0.5 s (${ktc:-none} ns)" \
+	awk -v k="${ktc:-0}" 'BEGIN { exit !(k >= 0.5e9) }'
+check "stat --backend=kmod: task-clock within -20/+80 ms of its run's CPU time (${ktc:-none}, ${kcpu:-none})" near "$ktc" "$kcpu"
+check "stat: perf's the same way (${ptc:-none}, ${pcpu:-none}): both count one thing" near "$ptc" "$pcpu"
 # the default events, as a user sees them: one run per event that can be counted
 /ebs stat --backend=kmod -- /leafloop 0.2 >kdef.out 2>&1
 rc=$?
@@ -399,16 +404,18 @@ sed 's/^/    /' kdef.out
 check "stat --backend=kmod, default events: exit 0 ($rc), one run per event said, each row's run named, no PMU said" \
 	sh -c "[ $rc -eq 0 ] && grep -q 'counts one event a run (ebs.ko has one counter a session): 4 runs of the command' kdef.out && grep -q 'task-clock .*\\[run 1\\]' kdef.out && grep -q 'page-faults .*\\[run 4\\]' kdef.out && grep -q 'cycles .*not supported' kdef.out"
 # -I through READ while the session runs
-/ebs stat --backend=kmod -I 100 -x, -e task-clock -o ki.csv -- /leafloop 0.5 2>ki.err
+WL_CPU_OUT=1 /ebs stat --backend=kmod -I 100 -x, -e task-clock -o ki.csv -- /leafloop 0.5 2>ki.err
 rc=$?
+icpu=$(cpu_of ki.err)
 rows=$(grep -c ',task-clock$' ki.csv)
 isum=$(awk -F, '$3 == "task-clock" { s += $2 } END { print s + 0 }' ki.csv)
-# The intervals hold the loop's 0.5 s of CPU and the command's start and
-# exit, which TCG stretches when the host is loaded (measured: 8 ms on a
-# quiet host, 57 ms beside two other tests); an interval counted twice
-# would add about 100 ms, one lost take as much away.
-check "stat --backend=kmod -I 100: exit 0 ($rc), $rows intervals summing to ${isum} ns (0.5 s of CPU, and at most 80 ms of start and exit)" \
-	sh -c "[ $rc -eq 0 ] && [ $rows -ge 4 ] && awk -v s=$isum 'BEGIN { exit !(s >= 0.5e9 && s <= 0.58e9) }'"
+# The intervals hold the loop's CPU time (0.5 s, more when TCG on a loaded
+# host overshoots: see above) and the command's start and exit, which TCG
+# stretches (measured: 8 ms on a quiet host, 57 ms beside two other
+# tests); an interval counted twice would add about 100 ms, one lost take
+# as much away.
+check "stat --backend=kmod -I 100: exit 0 ($rc), $rows intervals summing to ${isum} ns (its run's CPU ${icpu:-none} ns, -20/+80 ms)" \
+	sh -c "[ $rc -eq 0 ] && [ $rows -ge 4 ] && awk -v s=$isum -v o=${icpu:-0} 'BEGIN { exit !(s >= 0.5e9 && o > 0 && s >= o - 20e6 && s <= o + 80e6) }'"
 /ebs stat --backend=kmod -I 100 -e task-clock,page-faults -- /leafloop 0.1 >kbad.out 2>kbad.err
 rc=$?
 cat kbad.err

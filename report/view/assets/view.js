@@ -194,6 +194,15 @@
   function shq(s) {
     return /^[A-Za-z0-9_.,:\/+=@%-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'";
   }
+  /*
+   * A command for a POSIX shell: "ebs CMD [the selection's options] ARG", ARG one word
+   * whatever it holds (quotes, spaces, $, newlines), after "--" when it begins with "-"
+   * (else getopt reads it as an option); or ARG of option opt (getopt takes it as it is).
+   */
+  function cmdText(cmd, arg, opt) {
+    var cli = cliText();
+    return "ebs " + cmd + (cli ? " " + cli : "") + (opt ? " " + opt + " " : arg.charAt(0) === "-" ? " -- " : " ") + shq(arg);
+  }
   function cmpStr(a, b) {
     return a < b ? -1 : a > b ? 1 : 0;
   }
@@ -905,10 +914,17 @@
     });
     box.appendChild(cards);
     if (D.annotate_left) {
-      var p = el("p", "note", int(D.annotate_left) + " functions with samples have no source in this page (over its size bound); ");
+      var p = el("p", "note", int(D.annotate_left) + (D.annotate_left === 1 ? " function is" : " functions are") +
+        " over this page's size bound for listings; ");
       p.appendChild(el("code", null, "ebs annotate FUNC"));
-      p.appendChild(document.createTextNode(" shows them."));
+      p.appendChild(document.createTextNode(" shows each."));
       box.appendChild(p);
+    }
+    var none = D.annotate_none || {};
+    if (none.no_symbol) {
+      box.appendChild(el("p", "note", int(none.no_symbol) + (none.no_symbol === 1 ? " function" : " functions") +
+        " with samples have no symbol ([unknown] DSO+0xADDR: a stripped DSO without its debug file here): " +
+        "there is no function to list; the DSO's symbols (its debug file, e.g. Debian's -dbgsym package) name them."));
     }
   }
 
@@ -1167,7 +1183,7 @@
     note.appendChild(el("b", null, fName[st.func]));
     note.appendChild(document.createTextNode(": " + count(up.matched, "sample") + (up.matched === 1 ? " has" : " have") + " it on its stack (" +
       pctText(pct(up.matched, total)) + "); percent is of those, each sample counted once per neighbour. As "));
-    note.appendChild(el("code", null, "ebs report --callers " + shq(fName[st.func]) + (cliText() ? " " + cliText() : "")));
+    note.appendChild(el("code", null, cmdText("report", fName[st.func], "--callers")));
     note.appendChild(document.createTextNode(". Click a row to move to it; "));
     var go = el("button", "link", "its source");
     go.type = "button";
@@ -1396,11 +1412,21 @@
         return;
       }
       note.appendChild(el("b", null, fName[f]));
-      note.appendChild(document.createTextNode(" has no source in this page" +
-        (D.annotate_left ? " (" + int(D.annotate_left) + " functions are over the page's size bound)" : "") + "; "));
-      var cli = cliText();
-      note.appendChild(el("code", null, "ebs annotate " + shq(fName[f]) + (cli ? " " + cli : "")));
-      note.appendChild(document.createTextNode(" shows it."));
+      if (fFlags[f] & 4) {
+        // no symbol: annotate has no function there, so no command would list it
+        note.appendChild(document.createTextNode(" has no symbol: " + (fFlags[f] & 1 ?
+          "the kernel's symbols (kallsyms) were not readable" :
+          "its DSO is stripped and its debug file is not here") +
+          ", so there is no function to list (annotate names functions by their symbols). " +
+          "Record where the DSO's symbols are (its debug file, e.g. Debian's -dbgsym package) to see it."));
+        return;
+      }
+      note.appendChild(document.createTextNode(fFlags[f] & 2 ?
+        " was inlined: this page lists the functions compiled on their own; " :
+        " is over this page's size bound for listings (" + int(D.annotate_left) +
+        (D.annotate_left === 1 ? " function is" : " functions are") + "); "));
+      note.appendChild(el("code", null, cmdText("annotate", fName[f])));
+      note.appendChild(document.createTextNode(fFlags[f] & 2 ? " shows its lines wherever it was inlined." : " shows it."));
       return;
     }
     var lines = a.lines || [], ins = a.asm || [], map = a.map || [];

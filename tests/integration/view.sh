@@ -30,6 +30,8 @@ if ! "$EBS" view --help >/dev/null 2>&1; then
 	skip "all" "this ebs has no 'ebs view' ($("$EBS" view --help 2>&1 | head -n 1))"
 	exit 0
 fi
+check "ebs view --help says that two -i give the Diff view, the first the base" \
+	sh -c "\"\$1\" view --help | tr '\\n' ' ' | grep -q 'Two -i: .*Diff view.*the first is the base'" sh "$EBS"
 CHECK=$TOP/tests/tools/viewcheck.py
 BROWSE=$TOP/tests/tools/browse.py
 if ! command -v chromium >/dev/null && [ -z "${EBS_OFFLINE:-}" ]; then

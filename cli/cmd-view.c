@@ -28,6 +28,12 @@ static const struct cli_opt view_page_opts[] = {
 const struct cli_cmd cli_view_cmd = {
 	.name = "view",
 	.usage = "usage: ebs view [-i FILE]... [OPTIONS] [-o FILE]\n",
+	.about = "One self-contained HTML page to explore a recording: a timeline to select\n"
+		 "time and threads, and summary, bottom-up, top-down, callers/callees, flame\n"
+		 "graph and source views of the selected samples.\n",
+	.notes = "Two -i: the views show both recordings as one, and the Diff view compares\n"
+		 "them as 'ebs diff A B' does (the first is the base, the second the new).\n"
+		 "More than two: shown as one, without a diff.\n",
 	.opts = view_page_opts,
 };
 

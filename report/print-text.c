@@ -248,7 +248,12 @@ void table__print_text(const struct report *r, int ev, struct row **rows, size_t
 		 ev < 0 ? 0 : r->period_sum[ev]);
 	print_header(r, &fa, f);
 	if (!fa.samples) {
-		fprintf(f, "# no samples\n\n");
+		char why[256];
+
+		fprintf(f, "# no samples\n");
+		if (session__empty_why(&r->rs, why, sizeof(why)))
+			fprintf(f, "# (%s)\n", why);
+		fputc('\n', f);
 		return;
 	}
 	/* the key columns shown, in order */

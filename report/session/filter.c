@@ -330,3 +330,69 @@ size_t session__filter_words(const struct report_filter *f, char *buf, size_t le
 		n = id_words("tid", f->tids, f->ntids, buf, len, n);
 	return n;
 }
+
+#define WHY_IDS 5 /* ids named, at most */
+
+/* The distinct pids (tids) among the samples of rs's recordings, the first WHY_IDS seen. */
+static size_t sampled_ids(const struct session *rs, bool tids, u32 *ids, bool *more)
+{
+	const struct ebs_rec *rec;
+	struct ebs_error err = {0};
+	size_t k = 0, i, j;
+
+	*more = false;
+	for (i = 0; i < rs->nin; i++) {
+		if (ebs_data__rewind(rs->in[i].d))
+			continue;
+		while (ebs_data__next(rs->in[i].d, &rec, &err) > 0) {
+			const struct ebs_rec_sample *s = (const struct ebs_rec_sample *)rec;
+			u32 id;
+
+			if (rec->type != EBS_REC_SAMPLE)
+				continue;
+			id = tids ? s->tid : s->pid;
+			for (j = 0; j < k && ids[j] != id; j++)
+				;
+			if (j < k)
+				continue;
+			if (k == WHY_IDS) {
+				*more = true;
+				break;
+			}
+			ids[k++] = id;
+		}
+	}
+	return k;
+}
+
+size_t session__empty_why(const struct session *rs, char *buf, size_t len)
+{
+	const struct report_filter *f = rs->filter;
+	u32 ids[WHY_IDS];
+	size_t n = 0, i, k, w;
+	bool more;
+
+	if (len)
+		buf[0] = 0;
+	if (!f)
+		return 0;
+	if (f->ntimes) {
+		ADD(buf, len, n, "the recording%s", rs->nin > 1 ? "s span" : " spans");
+		for (i = 0; i < rs->nin; i++)
+			ADD(buf, len, n, "%s %.3f s", i ? "," : "", (double)rs->in[i].span / 1e9);
+	}
+	for (w = 0; w < 2; w++) {
+		if (!(w ? f->ntids : f->npids))
+			continue;
+		k = sampled_ids(rs, w, ids, &more);
+		ADD(buf, len, n, "%s%s %s:", n ? "; " : "", rs->nin > 1 ? "their" : "its",
+		    w ? "threads" : "processes");
+		for (i = 0; i < k; i++)
+			ADD(buf, len, n, "%s %u", i ? "," : "", ids[i]);
+		if (!k)
+			ADD(buf, len, n, " none");
+		if (more)
+			ADD(buf, len, n, ", ...");
+	}
+	return n;
+}

@@ -166,6 +166,16 @@ bool session__ids_pass(const struct report_filter *f, u32 pid, u32 tid);
 size_t session__filter_words(const struct report_filter *f, char *buf, size_t len, size_t n)
 	__attribute__((nonnull(1, 2)));
 
+/*
+ * Why the filters may have let no sample through, for the line under "no
+ * samples": "the recording spans 2.788 s" (--time), "its processes: 25141,
+ * 25160" (--pid), "its threads: ..." (--tid), a few ids at most, joined by
+ * "; "; "" when rs's filter has none of them.  Reads the recordings'
+ * samples again (between passes only).  The length, as snprintf's.
+ */
+size_t session__empty_why(const struct session *rs, char *buf, size_t len)
+	__attribute__((nonnull(1, 2)));
+
 /* The second pass: fn for every sample the filters let through; fn's nonzero stops it. */
 int session__each(struct session *rs, int (*fn)(void *ctx, const struct resolved *r), void *ctx,
 		  struct ebs_error *err);

@@ -394,13 +394,18 @@ int view_model__collect(struct view_model *vm, const struct view_opts *v, struct
 		e = session__each(&vm->rs, count_one, vm, err);
 	if (e)
 		return e;
-	if (!vm->samples)
-		return ebs_error__set(err, ENODATA, "%s: no samples%s", v->input,
+	if (!vm->samples) {
+		char why[256];
+
+		session__empty_why(&vm->rs, why, sizeof(why));
+		return ebs_error__set(err, ENODATA, "%s: no samples%s%s%s%s", v->input,
 				      v->filter.npids || v->filter.ntids || v->filter.ntimes ||
 						      v->filter.comm || v->filter.dso ||
 						      v->filter.funcs || v->filter.event
 					      ? " after the filters"
-					      : "");
+					      : "",
+				      why[0] ? " (" : "", why, why[0] ? ")" : "");
+	}
 	qsort(vm->entries, vm->nentries, sizeof(*vm->entries), entry_cmp);
 	return annotate_finish(vm, err);
 }

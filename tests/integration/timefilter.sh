@@ -126,10 +126,10 @@ def rel(args):
             r['rel'] = max(0, r['time'] - start)
         json.dump({'span': span, 'rows': rows}, open(name + '.rel', 'w'))
         rs = sorted(r['rel'] for r in rows) or [0]
-        print('N_%s=%d Q1_%s=%s Q3_%s=%s TIDS_%s="%s" PID_%s=%s' % (
+        print('N_%s=%d Q1_%s=%s Q3_%s=%s TIDS_%s="%s" PID_%s=%s SPAN_%s=%.3f' % (
             name, len(rows), name, secs(rs[len(rs) // 4]), name, secs(rs[len(rs) * 3 // 4]),
             name, ' '.join(map(str, sorted({r['tid'] for r in rows}))), name,
-            rows[0]['pid'] if rows else 0))
+            rows[0]['pid'] if rows else 0, name, span / 1e9))
 
 
 def want(jobs):
@@ -385,6 +385,21 @@ pb=$(samples -i a.data -i b.data --pid "$PID_B")
 check "merged: --pid $PID_A,$PID_B is --pid $PID_A ($pa = $N_A) plus --pid $PID_B ($pb = $N_B)" \
 	sh -c "[ $pa = $N_A ] && [ $pb = $N_B ] && [ \"\$1\" = $((N_A + N_B)) ]" sh \
 	"$(samples -i a.data -i b.data --pid "$PID_A,$PID_B")"
+
+# ---- no samples after the filters: one line says why it may be so -------------------
+"$EBS" report -i a.data --time 1000,2000 >none.txt 2>&1
+rc=$?
+check "--time 1000,2000 of a $SPAN_A s recording: '# no samples', '# (the recording spans $SPAN_A s)', exit 0 ($rc)" \
+	sh -c "[ $rc -eq 0 ] && grep -qx '# no samples' none.txt && grep -qxF '# (the recording spans $SPAN_A s)' none.txt"
+"$EBS" report -i a.data --pid 1 >none.txt 2>&1
+check "--pid 1: '# (its processes: $PID_A...)' ($(grep -m1 '^# (' none.txt))" grep -qF "# (its processes: $PID_A" none.txt
+"$EBS" report -i a.data --tid 1 >none.txt 2>&1
+check "--tid 1: '# (its threads: ...)' names $T1 ($(grep -m1 '^# (' none.txt))" \
+	grep -qE "^# \(its threads: ([0-9]+, )*$T1(,|\))" none.txt
+"$EBS" view -i a.data --time 1000, -o none.html >none.err 2>&1
+rc=$?
+check "view --time 1000,: exit 1, one line with the span ($rc: $(head -n 1 none.err))" \
+	sh -c "[ $rc -eq 1 ] && [ \$(wc -l <none.err) = 1 ] && grep -qF 'no samples after the filters (the recording spans $SPAN_A s)' none.err"
 
 # ---- e. merged: each recording from its own start ----------------------------------
 for i in 1 2 3 4; do

@@ -30,6 +30,8 @@ if ! "$EBS" view --help >/dev/null 2>&1; then
 	skip "all" "this ebs has no 'ebs view' ($("$EBS" view --help 2>&1 | head -n 1))"
 	exit 0
 fi
+check "ebs view --help says that two -i give the Diff view, the first the base" \
+	sh -c "\"\$1\" view --help | tr '\\n' ' ' | grep -q 'Two -i: .*Diff view.*the first is the base'" sh "$EBS"
 CHECK=$TOP/tests/tools/viewcheck.py
 BROWSE=$TOP/tests/tools/browse.py
 if ! command -v chromium >/dev/null && [ -z "${EBS_OFFLINE:-}" ]; then
@@ -116,6 +118,11 @@ fi
 if view diff -i ct.data -i ct2.data; then
 	browse_check diff -i ct.data -i ct2.data --chains --diff --func tree_leaf --drag 0.3,0.8
 fi
+# two programs: rows that differ, p below 0.0001 written as ebs diff writes it
+record ph.data -F 400 "$WORKLOADS/phases" 3 0.1 0.05
+if view pdiff -i ct.data -i ph.data; then
+	browse_check pdiff -i ct.data -i ph.data --diff --quick
+fi
 
 # a function inlined at one call site and called out of line at another: the
 # diff's rows "mix (inlined into in_line)" and "mix", as ebs diff's
@@ -128,7 +135,11 @@ fi
 # ---- e. no chains: the views that need them say so --------------------------------------
 record flat.data -F 400 "$WORKLOADS/calltree" 0.3
 if view flat -i flat.data; then
-	browse_check flat -i flat.data --func tree_leaf --search tree
+	browse_check flat -i flat.data --func tree_leaf --search tree_leaf
+fi
+# three recordings: merged, no diff view: the header says "a + b + c", not "a vs b vs c"
+if view three -i ct.data -i ct2.data -i flat.data; then
+	browse_check three -i ct.data -i ct2.data -i flat.data --quick
 fi
 
 # ---- b. a multi-threaded program nobody here wrote: xz -T2 ---------------------------------
@@ -272,7 +283,8 @@ rm -f empty.html
 expect "an empty recording: one line naming it, exit 1" 1 "empty\.data: no samples" "$EBS" view -i empty.data -o empty.html
 check "an empty recording: no page written" [ ! -e empty.html ]
 rm -f none.html
-expect "no sample after the filters (--tid 1): one line, exit 1" 1 "ct\.data: no samples after the filters" "$EBS" view -i ct.data --tid 1 -o none.html
+expect "no sample after the filters (--tid 1): one line naming the threads it has, exit 1" 1 \
+	"ct\.data: no samples after the filters \(its threads: [0-9]" "$EBS" view -i ct.data --tid 1 -o none.html
 check "no sample after the filters: no page written" [ ! -e none.html ]
 rm -f bad.html
 expect "one of two recordings missing: one line naming it, exit 2" 2 "nope\.data" \

@@ -52,6 +52,11 @@ window.__vc = function (view) {
     q('#view-summary dd[data-key]').forEach(function (e) {
       var k = e.getAttribute('data-key');
       (out.keys[k] = out.keys[k] || []).push(e.textContent); });
+    out.title = document.title;
+    out.header = (document.getElementById('title-file') || {}).textContent;
+    out.hot = q('.hotlist .fn').map(function (e) {
+      return {text: e.textContent, title: e.title, name: (D.funcs[+e.getAttribute('data-func')] || [])[0],
+              clipped: e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1}; });
   } else if (view === 'bottomup') {
     out.rows = q('table#bottomup tr[data-func]').filter(vis).map(function (e) {
       var n = e.querySelector('td.name');
@@ -89,10 +94,25 @@ window.__vc = function (view) {
       var f = fn(e.getAttribute('data-func'));
       return {f: f && [e.getAttribute('data-name') || f[0], f[1]], base: num(e, 'base'), new: num(e, 'new'),
               delta: num(e, 'delta'), lo: num(e, 'lo'), hi: num(e, 'hi'),
-              significant: num(e, 'significant')}; });
+              significant: num(e, 'significant'), ptext: (e.querySelector('td.p') || e.cells[e.cells.length - 2] || {}).textContent}; });
   }
   done(out);
   }); }); });
+};
+window.__vcDim = function () {
+  /* a thread not selected is dimmed alike in and out of the time range: its strip's pixels do not change with it */
+  var cv = document.querySelectorAll('#timeline .strip canvas');
+  if (cv.length < 2) return Promise.resolve(null);
+  var px = function () { return Array.prototype.slice.call(cv[1].getContext('2d').getImageData(0, 0, cv[1].width, 1).data).join(','); };
+  var frames = function () { return new Promise(function (d) { requestAnimationFrame(function () { requestAnimationFrame(d); }); }); };
+  var B = ebsView.data.nbuckets, a;
+  ebsView.clear();
+  ebsView.selectThreads([+cv[0].parentNode.getAttribute('data-thread')]);
+  return frames().then(function () {
+    a = px();
+    ebsView.selectTime(Math.floor(B * 0.3), Math.max(Math.floor(B * 0.3) + 1, Math.floor(B * 0.6)));
+    return frames();
+  }).then(function () { var b = px(); ebsView.clear(); return {dim: true, same: a === b}; });
 };
 window.__vcOpen = function (name) {
   var D = ebsView.data, best = -1;
@@ -158,6 +178,10 @@ def script(a):
     out.append("eval __vc('bottomup')")
     out.append("shot %s-timerange-timeline.png" % a.shots)
     all_views("time", False)
+    # a plain click on the strip (no drag) clears the time range
+    out.append("click " + strip)
+    out.append("eval Object.assign(ebsView.selection(), {by: 'strip'})")
+    out.append("eval __vcDim()")
     out.append("click document.getElementById('clear-selection')")
     out.append("eval ebsView.selection()")
     # a thread chosen by its label
@@ -199,6 +223,9 @@ class Ebs:
     def __init__(self, a):
         self.a = a
         self.memo = {}
+        t = open(a.page, encoding="utf-8").read()
+        m = re.search(r'<script id="ebs-data" type="application/json">(.*?)</script>', t, re.S)
+        self.page = json.loads(m.group(1)) if m else {}
 
     def run(self, args):
         key = tuple(args)
@@ -363,6 +390,26 @@ def check_tree(c, ebs, d, label, what):
          not bad, "differ (path, page, page self, cli (samples, self)): %s" % bad[:4])
 
 
+def check_folded(c, ebs, d, label):
+    """A flame graph without chains: its frames are ebs export --format folded's (ebs flamegraph's)."""
+    cli = d["sel"]["cli"].split()
+    rc, out, err = ebs.run(["export", "--format", "folded"] + cli + ebs.inputs())
+    if rc:
+        raise RuntimeError("ebs export --format folded: status %d: %s" % (rc, err.strip()[:200]))
+    want = {}
+    for line in out.splitlines():
+        stack, _, n = line.rpartition(" ")
+        names = tuple(stack.split(";"))
+        for i in range(1, len(names) + 1):
+            want[names[:i]] = want.get(names[:i], 0) + int(n)
+    got = {tuple(x[0] if x else "?" for x in r["path"]): r["samples"] for r in d["rows"] if r["path"]}
+    c.ok("%s: flame without chains: it draws the sampled functions (%d frames)" % (label, len(got)), len(got) > 0,
+         "no frame drawn")
+    bad = [(p, n, want.get(p)) for p, n in got.items() if want.get(p) != n]
+    c.ok("%s: flame without chains: each frame's samples = export --format folded's" % label, not bad,
+         "differ (path, page, folded): %s" % bad[:4])
+
+
 def check_callers(c, ebs, d, label, func):
     cli = d["sel"]["cli"].split()
     for t in ("callers", "callees"):
@@ -436,6 +483,10 @@ def check_diff(c, ebs, d, label):
                                                        "ci95", "significant")}))
     c.ok("%s: diff: counts, points, interval and significance = ebs diff --json's" % label, not bad,
          "differ: %s" % bad[:3])
+    # p as ebs diff's text table prints it: 4 decimals, "<0.0001" below
+    bad = [(key(k), r.get("ptext"), want[k]["p_adjusted"]) for k, r in got.items() if k in want and
+           r.get("ptext") != ("<0.0001" if want[k]["p_adjusted"] < 0.0001 else "%.4f" % want[k]["p_adjusted"])]
+    c.ok("%s: diff: p is written as ebs diff writes it" % label, not bad, "differ (page, p): %s" % bad[:3])
 
 
 def main():
@@ -489,8 +540,10 @@ def main():
             order.append((phase, v))
         elif k == "eval" and isinstance(v, dict) and set(v) >= {"b0", "b1", "cli"} and \
                 res[i - 1][0] == "click":
-            c.ok("clear-selection empties the selection (cli '%s')" % v["cli"], v["cli"] == "",
-                 json.dumps(v))
+            c.ok("%s empties the selection (cli '%s')" % ("a plain click on the strip" if v.get("by") else "clear-selection",
+                                                          v["cli"]), v["cli"] == "", json.dumps(v))
+        elif k == "eval" and isinstance(v, dict) and v.get("dim"):
+            c.ok("a thread not selected is dimmed alike in and out of the time range", v["same"], json.dumps(v))
     for phase, d in order:
         cli = d["sel"]["cli"]
         label = "%s [%s]" % (phase, cli) if cli else phase
@@ -526,6 +579,18 @@ def main():
                 miss = [k for k in ("command", "event", "sampling", "samples", "lost", "duration",
                                     "threads") if k not in d["keys"]]
                 c.ok("%s: summary: every key is there" % label, not miss, "missing %s" % miss)
+                # the hottest functions: names whole (wrapped, not cut), the full name in the tooltip
+                bad = [h for h in d.get("hot", []) if h["clipped"] or h["text"] != h["name"] or not h["title"].startswith(h["name"])]
+                c.ok("%s: summary: the hottest functions' names are whole (%d)" % (label, len(d.get("hot", []))),
+                     not bad, json.dumps(bad[:3]))
+                # titles: the recorded command, not the target's token; "a vs b" only with the diff view
+                recs = ebs.page["recordings"]
+                cmd = [os.path.basename(w) for w in str(recs[0].get("cmdline") or "").split()]
+                c.ok("%s: the tab's title names the command (%s)" % (label, d["title"]),
+                     " ".join(cmd[:2]) in d["title"] and "(%s)" % recs[0].get("target") not in d["title"], cmd)
+                files = [r["file"] for r in recs]
+                sep = " vs " if ebs.page.get("diff") else " + "
+                c.ok("%s: the header reads %r" % (label, d["header"]), d["header"] == sep.join(files), sep.join(files))
             elif d["view"] == "bottomup" and phase == "search":
                 rows = [r for r in d["rows"] if r["f"]]
                 if any(a.search not in (r["f"][0] or "") for r in rows):
@@ -548,12 +613,21 @@ def main():
                 check_source(c, ebs, d, label, a.func)
             elif d["view"] == "diff":
                 check_diff(c, ebs, d, label)
+            elif d["view"] == "flame" and not a.chains:
+                t = d.get("text") or ""
+                c.ok("%s: flame says without chains it shows the sampled functions only, and how to record them"
+                     % label, "only the sampled functions" in t and "record -g" in t, repr(t[:200]))
+                check_folded(c, ebs, d, label)
             elif d["view"] in ("topdown", "flame", "callers") and not a.chains:
                 t = d.get("text") or ""
                 c.ok("%s: %s says it needs call chains and how to record them" % (label, d["view"]),
                      "record -g" in t, repr(t[:200]))
         except RuntimeError as e:
             c.ok("%s: %s: ebs's listing" % (label, d["view"]), False, str(e))
+    # counts: "1 function", never "1 functions"
+    ones = [(d["view"], m.group(0)) for _, d in order
+            for m in re.finditer(r"(?<![0-9,.])1 (functions|samples|frames|threads)\b", d.get("text") or "")]
+    c.ok("no '1 <plural>' in the views' text (%d dumps)" % len(order), not ones, json.dumps(ones[:5]))
     # the keyboard
     act = [v for k, v in res if k == "eval" and isinstance(v, dict) and "shown" in v and "tag" in v]
     if a.quick:

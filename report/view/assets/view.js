@@ -155,6 +155,10 @@
   function clearEl(e) {
     while (e.firstChild) e.removeChild(e.firstChild);
   }
+  /* "1 sample", "2 samples": n as int() and the word, singular for one */
+  function count(n, word) {
+    return int(n) + " " + word + (Math.round(n) === 1 ? "" : "s");
+  }
   /* n with thousands separated by commas (not toLocaleString: its first call loads ICU's data) */
   function int(n) {
     var s = String(Math.round(Math.abs(n))), out = "";
@@ -588,7 +592,7 @@
     what.appendChild(document.createTextNode(" \u00b7 " + (st.threads ? st.threads.length + " of " + NT :
       NT === 1 ? "1" : "all " + NT) + (NT === 1 ? " thread" : " threads") + " \u00b7 "));
     what.appendChild(el("b", null, int(total)));
-    what.appendChild(document.createTextNode(" samples of " + (events[st.ev] || "?")));
+    what.appendChild(document.createTextNode((Math.round(total) === 1 ? " sample of " : " samples of ") + (events[st.ev] || "?")));
     box.appendChild(what);
     if (cli) {
       box.appendChild(document.createTextNode("  \u2003as "));
@@ -702,7 +706,9 @@
     drag = null;
     d.b = bucketAt(d.cv, e.clientX);
     if (Math.abs(e.clientX - d.x) < 3 && d.a === d.b) {
-      drawTimeline();
+      // a plain click on a strip (not its label) clears the time range, as perf's and hotspot's timelines do
+      if (st.b0 > 0 || st.b1 < B) V.selectTime(0, B);
+      else drawTimeline();
       return;
     }
     V.selectTime(Math.min(d.a, d.b), Math.max(d.a, d.b) + 1);
@@ -720,8 +726,7 @@
       var d = s.img.data, t = s.t, on = thSel[t] === 1;
       for (var b = 0; b < B; b++) {
         var v = density[t * B + b], c = v ? heatRGB(0.12 + 0.88 * Math.sqrt(v / densMax)) : bg;
-        var dim = (b < lo || b >= hi ? 0.72 : 0) + (on ? 0 : 0.6);
-        if (dim > 0.85) dim = 0.85;
+        var dim = !on ? 0.85 : b < lo || b >= hi ? 0.72 : 0; // a thread not selected: dimmed alike throughout
         d[4 * b] = c[0] + (255 - c[0]) * dim;
         d[4 * b + 1] = c[1] + (255 - c[1]) * dim;
         d[4 * b + 2] = c[2] + (255 - c[2]) * dim;
@@ -950,8 +955,8 @@
       th.classList.toggle("asc", th.getAttribute("data-sort") === key && dir > 0);
       th.classList.toggle("desc", th.getAttribute("data-sort") === key && dir < 0);
     });
-    $("bottomup-note").textContent = int(idx.length) + " functions" + (m ? " matching" : "") + " \u00b7 " +
-      int(total) + " samples; self % is of these, with Wilson's 95% interval" +
+    $("bottomup-note").textContent = count(idx.length, "function") + (m ? " matching" : "") + " \u00b7 " +
+      count(total, "sample") + "; self % is of these, with Wilson's 95% interval" +
       (chains ? "; total: samples with the function on their stack" : "; no call chains recorded, total = self") +
       ". Double-click or Enter: the function's " + (chains ? "callers" : "source") + ".";
     if (!bu.table)
@@ -1176,7 +1181,7 @@
     }
     var up = neighbours(true), down = neighbours(false);
     note.appendChild(el("b", null, fName[st.func]));
-    note.appendChild(document.createTextNode(": " + int(up.matched) + " samples have it on their stack (" +
+    note.appendChild(document.createTextNode(": " + count(up.matched, "sample") + (up.matched === 1 ? " has" : " have") + " it on its stack (" +
       pctText(pct(up.matched, total)) + "); percent is of those, each sample counted once per neighbour. As "));
     note.appendChild(el("code", null, cmdText("report", fName[st.func], "--callers")));
     note.appendChild(document.createTextNode(". Click a row to move to it; "));
@@ -1227,13 +1232,7 @@
     var svg = $("flame"), note = $("flame-note"), box = $("flame-box");
     clearEl(svg);
     clearEl(note);
-    if (!chains) {
-      box.hidden = true;
-      var old = $("view-flame").querySelector(".msg");
-      if (!old) noChains($("view-flame"));
-      return;
-    }
-    frameCounts();
+    frameCounts(); // without chains: the sampled functions and their inline frames, as ebs flamegraph draws them
     var z = fl.zoom, zn = FR.n[z];
     if (!zn) z = fl.zoom = 0;
     zn = FR.n[z];
@@ -1302,11 +1301,18 @@
     }
     svg.appendChild(frag);
     $("flame-reset").disabled = z === 0;
-    note.textContent = int(FR.n[0]) + " samples of " + (events[st.ev] || "?") +
+    note.textContent = count(FR.n[0], "sample") + " of " + (events[st.ev] || "?") +
       (recs[0] && recs[0].call_graph ? ", call graph " + recs[0].call_graph : "") +
       (z ? "; zoomed to " + FR.name[z] + " (" + pctText(pct(zn, FR.n[0])) + ")" : "") +
-      (dropped ? "; " + int(dropped) + " frames under 0.1% not drawn, holding " + int(hidden) + " samples (" +
+      (dropped ? "; " + count(dropped, "frame") + " under 0.1% not drawn, holding " + count(hidden, "sample") + " (" +
         pctText(pct(hidden, FR.n[0])) + ")" : "");
+    if (!chains) {
+      note.appendChild(el("br"));
+      note.appendChild(document.createTextNode("Without call chains this shows only the sampled functions (with the " +
+        "functions they are inlined into); to see who called them, record with "));
+      note.appendChild(el("code", null, "ebs record -g"));
+      note.appendChild(document.createTextNode("."));
+    }
     flameSearch();
   }
   function flameSearch() {
@@ -1438,8 +1444,8 @@
     rowN.forEach(function (v) { if (v > maxRow) maxRow = v; });
     asmN.forEach(function (v) { if (v > maxAsm) maxAsm = v; });
     note.appendChild(el("b", null, fName[f]));
-    note.appendChild(document.createTextNode((fDso[f] ? " (" + fDso[f] + ")" : "") + ": " + int(fsum) +
-      " samples; percent is of the function's" + (a.file ? " \u00b7 " + String(a.file) : "")));
+    note.appendChild(document.createTextNode((fDso[f] ? " (" + fDso[f] + ")" : "") + ": " + count(fsum, "sample") +
+      "; percent is of the function's" + (a.file ? " \u00b7 " + String(a.file) : "")));
     if (a.why) note.appendChild(el("div", null, String(a.why)));
     function cells(tr, n, max) {
       var tn = el("td", "n", n ? int(n) : ""), tp = el("td", "n", n ? pctText(pct(n, fsum)) : "");
@@ -1565,8 +1571,8 @@
       return cmpStr(diffName(fa, keyInto[a.k]), diffName(fb, keyInto[b.k])) || cmpStr(fDso[fa], fDso[fb]);
     });
     var shown = m ? rows.filter(function (r) { return m(diffName(keyFunc[r.k], keyInto[r.k])); }) : rows;
-    note.textContent = rows.length + " functions compared: base " + int(n1) + " samples (" +
-      String(recs[diff.base] ? recs[diff.base].file : "") + "), new " + int(n2) + " samples (" +
+    note.textContent = count(rows.length, "function") + " compared: base " + count(n1, "sample") + " (" +
+      String(recs[diff.base] ? recs[diff.base].file : "") + "), new " + count(n2, "sample") + " (" +
       String(recs[diff.new] ? recs[diff.new].file : "") + "); " + nsig + " significant (\u2731) at family-wise alpha " +
       alpha + " (pooled two-proportion z-test, Holm; Newcombe's 95% interval)";
     var maxd = 0;
@@ -1601,7 +1607,7 @@
           "rgba(27,122,58," + (0.08 + 0.3 * Math.abs(r.t.diff) / (df.maxd || 1)) + ")";
         tr.appendChild(tdd);
         tr.appendChild(el("td", "ci", "[" + (100 * r.t.lo).toFixed(2) + ", " + (100 * r.t.hi).toFixed(2) + "]"));
-        tr.appendChild(el("td", "num", r.adj < 1e-4 ? r.adj.toExponential(1) : r.adj.toFixed(4)));
+        tr.appendChild(el("td", "num p", r.adj < 1e-4 ? "<0.0001" : r.adj.toFixed(4))); // as ebs diff prints p
         tr.appendChild(el("td", "sig"));
         return tr;
       });
@@ -1744,9 +1750,14 @@
 
   V.timings.parse_ms = performance.now() - T0;
   var first = recs[0] || {};
-  $("title-file").textContent = recs.map(function (r) { return String(r.file || ""); }).join(" vs ") ;
-  document.title = "ebs view: " + recs.map(function (r) { return String(r.file || ""); }).join(", ") +
-    (first.target ? " (" + String(first.target) + ")" : "");
+  // "a vs b" only where the diff view compares them; else the recordings are merged: "a + b + c"
+  $("title-file").textContent = recs.map(function (r) { return String(r.file || ""); }).join(D.diff ? " vs " : " + ");
+  var cmd = String(first.cmdline || first.command || "").split(/\s+/).map(function (w) {
+    return /^\.{0,2}\/.*[^\/]$/.test(w) ? w.replace(/^.*\//, "") : w; // a path: its last part
+  }).join(" ").trim();
+  if (cmd.length > 60) cmd = cmd.substring(0, 59) + "\u2026";
+  document.title = "ebs view: " + recs.map(function (r) { return String(r.file || ""); }).join(D.diff ? " vs " : " + ") +
+    (cmd ? " (" + cmd + ")" : "");
   var evSel = $("event");
   events.forEach(function (e, j) {
     var o = el("option", null, String(e));

@@ -396,3 +396,17 @@ size_t session__empty_why(const struct session *rs, char *buf, size_t len)
 	}
 	return n;
 }
+
+/* session.h: a recording's time, as --time takes it */
+void session__span(const struct session *rs, size_t input, u64 *start, u64 *span)
+{
+	*start = rs->in[input].start;
+	*span = rs->in[input].span;
+}
+
+u64 session__rel_time(const struct session *rs, const struct resolved *r)
+{
+	u64 start = rs->in[r->input].start;
+
+	return r->s->time < start ? 0 : r->s->time - start;
+}

@@ -595,58 +595,6 @@ bool session__name_is(const char *want, size_t len, const char *name)
 	       (name[len] == '\0' || name[len] == '(' || name[len] == '.');
 }
 
-bool session__same_name(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-const struct sym_frame *session__inline_key(const struct sym_result *res, bool no_inline,
-					    const char **function, const char **inlined_into)
-{
-	const struct sym_frame *loc = NULL;
-
-	*inlined_into = NULL;
-	if (res->nr_frames > 1 && !no_inline) {
-		unsigned int into = 1, last = res->nr_frames - 1, j;
-
-		/* a function inlined into itself (a recursive call, an alias): one function
-		 */
-		while (into <= last &&
-		       session__same_name(res->frames[into].function, res->frames[0].function))
-			into++;
-		/* ...and one repeated out to the compiled function is that one */
-		for (j = into; j < last && session__same_name(res->frames[j].function,
-							      res->frames[j + 1].function);
-		     j++)
-			;
-		if (into < last && j == last)
-			into = last;
-		/* inlined code: the inlined function, at its own line */
-		*function = res->frames[0].function ? res->frames[0].function : res->function;
-		/*
-		 * ...inlined into the next function out; the compiled one
-		 * named as its own code's rows name it, by the symbol table
-		 * (DWARF may name it by an alias: glibc's __GI_ names)
-		 */
-		if (into < last)
-			*inlined_into = res->frames[into].function;
-		else if (into == last)
-			*inlined_into = res->function ? res->function : res->frames[last].function;
-		else if (res->function) /* itself all the way out: its own code */
-			*function = res->function;
-		if (session__same_name(*function, *inlined_into))
-			*inlined_into = NULL;
-		loc = &res->frames[0];
-	} else {
-		*function = res->function;
-		if (!*function && res->nr_frames)
-			*function = res->frames[res->nr_frames - 1].function;
-		if (res->nr_frames) /* the compiled function's own line */
-			loc = &res->frames[res->nr_frames - 1];
-	}
-	return loc;
-}
-
 /* Is name one that --func names (rs->funcs, resolved)? */
 static bool name_in(const struct session *rs, const char *name)
 {
@@ -851,19 +799,6 @@ int session__each(struct session *rs, int (*fn)(void *ctx, const struct resolved
 	if (!rs->tallying && !e)
 		symbolizer__warn_unresolved(rs->sym);
 	return e;
-}
-
-void session__span(const struct session *rs, size_t input, u64 *start, u64 *span)
-{
-	*start = rs->in[input].start;
-	*span = rs->in[input].span;
-}
-
-u64 session__rel_time(const struct session *rs, const struct resolved *r)
-{
-	u64 start = rs->in[r->input].start;
-
-	return r->s->time < start ? 0 : r->s->time - start;
 }
 
 unsigned int session__ns_procs(const struct session *rs)

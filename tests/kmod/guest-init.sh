@@ -205,7 +205,7 @@ spid=$!
 sleep 0.5
 /ebs record --backend=kmod -e cpu-clock -c 1000000 -o /tmp/p.data -p "$(cat sleeper.pid)" 2>p.err &
 rpid=$!
-sleep 1
+sleep 2 # 1 s gave too few of the sleeper's samples once, the host loaded
 kill -INT $rpid
 wait $rpid
 rc=$?
@@ -381,10 +381,12 @@ check "stat: kmod's page faults within 2% of perf's (${kpf:-none}, ${ppf:-none})
 # 1,000 calls: under TCG on a loaded host a run overshoots by up to 0.2 s
 # (0.59 s and 0.68 s seen), so each backend's task-clock is held to the
 # CPU time that run's main itself says it took (WL_CPU_OUT): at least that
-# less 20 ms, at most 80 ms more (the exec, loading and exit before and
+# less 20 ms, at most 200 ms more (the exec, loading and exit before and
 # after main, which TCG stretches).
 cpu_of() { sed -n 's/^leafloop: cpu \([0-9]*\) ns$/\1/p' "$1"; }
-near() { awk -v c="${1:-0}" -v o="${2:-0}" 'BEGIN { exit !(o > 0 && c >= o - 20e6 && c <= o + 80e6) }'; }
+# +200 ms: a host loaded twice over stretched them to +91 ms once; what
+# this guards against (a session counted twice, or half lost) is 0.5 s
+near() { awk -v c="${1:-0}" -v o="${2:-0}" 'BEGIN { exit !(o > 0 && c >= o - 20e6 && c <= o + 200e6) }'; }
 export WL_CPU_OUT=1
 stat_pair tc task-clock /leafloop 0.5
 unset WL_CPU_OUT
@@ -395,7 +397,7 @@ pcpu=$(cpu_of tc.perr)
 echo "    stat task-clock of leafloop 0.5: kmod ${ktc:-none} ns (its run's CPU ${kcpu:-none}), perf ${ptc:-none} ns (${pcpu:-none})"
 check "stat --backend=kmod: task-clock of a 0.5 s loop, at least 0.5 s (${ktc:-none} ns)" \
 	awk -v k="${ktc:-0}" 'BEGIN { exit !(k >= 0.5e9) }'
-check "stat --backend=kmod: task-clock within -20/+80 ms of its run's CPU time (${ktc:-none}, ${kcpu:-none})" near "$ktc" "$kcpu"
+check "stat --backend=kmod: task-clock within -20/+200 ms of its run's CPU time (${ktc:-none}, ${kcpu:-none})" near "$ktc" "$kcpu"
 check "stat: perf's the same way (${ptc:-none}, ${pcpu:-none}): both count one thing" near "$ptc" "$pcpu"
 # the default events, as a user sees them: one run per event that can be counted
 /ebs stat --backend=kmod -- /leafloop 0.2 >kdef.out 2>&1

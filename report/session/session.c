@@ -619,15 +619,9 @@ static bool func_match(const struct session *rs, const struct sym_result *res)
 	return false;
 }
 
-struct tally {
-	struct name_tally *t;
-	u64 samples;
-};
-
 /* The names of a sample's function and those inlined at it, once each. */
-static int tally_one(void *ctx, const struct resolved *r)
+int session__tally(struct session_tally *ta, const struct resolved *r)
 {
-	struct tally *ta = ctx;
 	const struct sym_result *res = &r->res;
 	unsigned int i, j;
 	int e = 0;
@@ -647,11 +641,16 @@ static int tally_one(void *ctx, const struct resolved *r)
 	return e;
 }
 
+static int tally_one(void *ctx, const struct resolved *r)
+{
+	return session__tally(ctx, r);
+}
+
 /* The functions of the samples the filters let through (not --func's), by their samples. */
 static int tally_names(struct session *rs, struct name_cand **c, size_t *n, u64 *samples,
 		       struct ebs_error *err)
 {
-	struct tally ta = {0};
+	struct session_tally ta = {0};
 	int e;
 
 	rs->tallying = true;
@@ -665,26 +664,43 @@ static int tally_names(struct session *rs, struct name_cand **c, size_t *n, u64 
 	return e < 0 ? e : 0;
 }
 
-int session__resolve(struct session *rs, const char *want, size_t len, struct name_query *q,
-		     FILE *list, struct ebs_error *err)
+int session__resolve_tally(struct session *rs, struct session_tally *ta, const char *want,
+			   size_t len, struct name_query *q, FILE *list, struct ebs_error *err)
 {
+	enum name_tier max = q->max_tier;
 	struct name_cand *c;
 	size_t n;
-	u64 samples;
-	int e;
-
-	enum name_tier max = q->max_tier;
+	int e = 0;
 
 	memset(q, 0, sizeof(*q));
 	q->want = want;
 	q->len = len;
 	q->max_tier = max;
-	e = tally_names(rs, &c, &n, &samples, err);
+	if (!(c = name_tally__cands(ta->t, &n)))
+		e = ebs_error__set(err, ENOMEM, "out of memory");
+	name_tally__free(&ta->t);
 	if (!e)
-		e = name_query__resolve(q, c, n, samples, list, list ? present_width(list, 0) : 0,
-					ebs_data__path(rs->d), err);
+		e = name_query__resolve(q, c, n, ta->samples, list,
+					list ? present_width(list, 0) : 0, ebs_data__path(rs->d),
+					err);
 	free(c);
 	return e;
+}
+
+int session__resolve(struct session *rs, const char *want, size_t len, struct name_query *q,
+		     FILE *list, struct ebs_error *err)
+{
+	struct session_tally ta = {0};
+	int e;
+
+	rs->tallying = true;
+	e = session__each(rs, tally_one, &ta, err);
+	rs->tallying = false;
+	if (e) {
+		name_tally__free(&ta.t);
+		return e < 0 ? e : 0;
+	}
+	return session__resolve_tally(rs, &ta, want, len, q, list, err);
 }
 
 /* --func's names (comma-separated, brackets kept whole) resolved into rs->funcs. */

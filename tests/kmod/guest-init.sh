@@ -414,10 +414,13 @@ isum=$(awk -F, '$3 == "task-clock" { s += $2 } END { print s + 0 }' ki.csv)
 # The intervals hold the loop's CPU time (0.5 s, more when TCG on a loaded
 # host overshoots: see above) and the command's start and exit, which TCG
 # stretches (measured: 8 ms on a quiet host, 57 ms beside two other
-# tests); an interval counted twice would add about 100 ms, one lost take
-# as much away.
-check "stat --backend=kmod -I 100: exit 0 ($rc), $rows intervals summing to ${isum} ns (its run's CPU ${icpu:-none} ns, -20/+80 ms)" \
-	sh -c "[ $rc -eq 0 ] && [ $rows -ge 4 ] && awk -v s=$isum -v o=${icpu:-0} 'BEGIN { exit !(s >= 0.5e9 && o > 0 && s >= o - 20e6 && s <= o + 80e6) }'"
+# tests, once more than 80 ms under CI's load): the sum within -20/+200 ms
+# of the run's CPU, as above.  An interval lost takes ~100 ms away (found);
+# a running total printed for a delta adds seconds (found); one interval
+# counted twice adds ~100 ms, within the allowance: stat.sh holds the -I
+# code both backends share (count/stat.c) to the session's total, 1%.
+check "stat --backend=kmod -I 100: exit 0 ($rc), $rows intervals summing to ${isum} ns (its run's CPU ${icpu:-none} ns, -20/+200 ms)" \
+	sh -c "[ $rc -eq 0 ] && [ $rows -ge 4 ] && awk -v s=$isum -v o=${icpu:-0} 'BEGIN { exit !(s >= 0.5e9 && o > 0 && s >= o - 20e6 && s <= o + 200e6) }'"
 /ebs stat --backend=kmod -I 100 -e task-clock,page-faults -- /leafloop 0.1 >kbad.out 2>kbad.err
 rc=$?
 cat kbad.err

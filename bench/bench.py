@@ -849,6 +849,20 @@ def view_only():
     view_rows()
 
 
+# issue 34 (H3): ONLY=report, the first and warm reports and annotate of the large recording
+REPORT_ROWS = ['func', 'func_warm', 'noinline', 'noinline_warm', 'line_func', 'annotate', 'rss',
+               'annotate_warm']
+
+
+def report_only():
+    """ONLY=report: the SQLite recordings those rows read (ebs 1x for the warm caches, both
+    tools' 16x, as the whole bench makes them), then the rows (sqlite_reports)."""
+    record_sqlite('ebs', '1x', max(1, LARGE_ITERS // 16))
+    for tool in ('ebs', 'perf'):
+        record_sqlite(tool, '16x', LARGE_ITERS, MIN_SAMPLES)
+    sqlite_reports()
+
+
 def size_and_slowdown():
     """Rows 9 and 7: sqlwork alone, under ebs record and under perf record,
     interleaved (the order rotates each round), the program's own time
@@ -1196,7 +1210,8 @@ def write(machine_, rows):
 def only(m):
     """ONLY's rows measured, put into RESULTS in their places (the others kept)."""
     steps = {'merge': (merge_row, ['merge']), 'top_cpu': (top_cpu, ['top_cpu']),
-             'view': (view_only, list(VIEW_ROWS))}
+             'view': (view_only, list(VIEW_ROWS)),
+             'report': (report_only, REPORT_ROWS)}
     ids = []
     for k in ONLY:
         if k not in steps:

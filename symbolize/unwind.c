@@ -358,6 +358,15 @@ struct unw_ctx {
 		u64 bias;
 	} dsos[UNW_MAX_DSOS];
 	unsigned int ndsos;
+	/*
+	 * The last word dso_mem found, at memo_addr: libunwind reads CFI a
+	 * byte at a time, each byte through the aligned word holding it, so
+	 * the same word is asked for up to 8 times in a row.  What dso_mem
+	 * finds for an address does not change within one unwind (a DSO
+	 * added to dsos comes after the one that had it).
+	 */
+	u64 memo_addr, memo_val;
+	bool memo_ok;
 	bool past_copy; /* a read past the end of the stack copy failed */
 	bool no_info;	/* an address had no CFI */
 	bool oom;	/* out of memory on the way: the result is not to be trusted */
@@ -404,19 +413,57 @@ static struct dso *ctx_dso(struct unw_ctx *c, u64 addr, u64 *bias)
 	return d;
 }
 
-/* Search table t of a DSO loaded at bias for ip. */
+/*
+ * The entry of t's search table (sorted by start, each a pair of int32
+ * relative to hdr_vaddr) that libunwind's binary search for rel finds: the
+ * last one starting at or before it.  Its index, or -1 when none does or
+ * the table is not within the header's bytes.
+ */
+static s64 table_entry(const struct cfi_table *t, s32 rel)
+{
+	u64 off = t->table_vaddr - t->hdr_vaddr, lo = 0, hi = t->fde_count;
+
+	if (!t->hdr || t->table_vaddr < t->hdr_vaddr || off > t->hdr_size ||
+	    t->fde_count > (t->hdr_size - off) / 8)
+		return -1;
+	while (lo < hi) {
+		u64 mid = (lo + hi) / 2;
+		s32 start;
+
+		memcpy(&start, t->hdr + off + mid * 8, 4);
+		if (rel < start)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return hi ? (s64)hi - 1 : -1;
+}
+
+/*
+ * Search table t of a DSO loaded at bias for ip.  libunwind's own binary
+ * search reads the table through access_mem, 4 bytes at a time; it is
+ * done here on t's copy, and libunwind is handed the entry found and the
+ * next (a table that its search ends on that same entry), so that it only
+ * reads the FDE: the same result, found without ~2 log2(FDEs) reads.
+ */
 static int search(unw_addr_space_t as, unw_word_t ip, const struct cfi_table *t, u64 bias,
 		  unw_proc_info_t *pi, int need, void *arg)
 {
+	u64 segbase = t->hdr_vaddr + bias;
+	s64 k = table_entry(t, (s32)(ip - segbase)); /* libunwind's int32_t rel_ip */
 	unw_dyn_info_t di;
 
 	memset(&di, 0, sizeof(di));
 	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
 	di.start_ip = ip; /* the table's own bounds are checked by the search */
 	di.end_ip = ip + 1;
-	di.u.rti.segbase = t->hdr_vaddr + bias;
+	di.u.rti.segbase = segbase;
 	di.u.rti.table_data = t->table_vaddr + bias;
 	di.u.rti.table_len = t->fde_count * 8 / sizeof(unw_word_t);
+	if (k >= 0) {
+		di.u.rti.table_data += (u64)k * 8;
+		di.u.rti.table_len = ((u64)k + 1 < t->fde_count ? 2 : 1) * 8 / sizeof(unw_word_t);
+	}
 	return dwarf_search_unwind_table(as, ip, &di, pi, need, arg);
 }
 
@@ -509,7 +556,14 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, in
 		*valp = v;
 		return 0;
 	}
+	if (c->memo_ok && c->memo_addr == addr) {
+		*valp = c->memo_val;
+		return 0;
+	}
 	if (dso_mem(c, addr, &v)) {
+		c->memo_ok = true;
+		c->memo_addr = addr;
+		c->memo_val = v;
 		*valp = v;
 		return 0;
 	}

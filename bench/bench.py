@@ -10,6 +10,11 @@ Environment (bench.sh sets the first ones):
   BIG                    the generated 2,000-function program (bench/gen.py)
   SQLWORK, SQLITE_WHY    the SQLite driver (tests/real/build-sqlite.sh), or
                          empty and why it could not be built
+  SQLWORK_FP             the same built with frame pointers (bench.sh), for
+                         the -g rows (issue 34; SQLWORK when empty)
+  CG_ITERS, CG_DWARF_HZ, CG_PERFDATA_ITERS
+                         the call-graph rows' recordings (default 1, 4000, 4:
+                         docs/bench.md)
   RESULTS                where the JSON goes (default TOP/bench/results.json)
   RUNS                   runs per measurement (default 5): a row's value is
                          the median of RUNS runs, or of RUNS ratios of
@@ -321,6 +326,29 @@ row('annotate_warm', 'annotate of the hottest function, warm DWARF cache / perf 
     0.5, '<=', 'ratio', 'large SQLite profile; the DSO cache as an earlier annotate of another '
     'recording of the same program left it (after_report_*: as row 2\'s, left by a report of '
     'functions, which reads no line table)')
+
+# ---- issue 34, H1: call graphs and perf.data (cg_rows(); ONLY=cg) ----------------
+CG_ROWS = ('children_fp', 'children_dwarf', 'flamegraph', 'perfdata_cold', 'perfdata_warm',
+           'rss_dwarf')
+row('children_fp', 'report --children of a -g (frame-pointer) recording / perf report --children '
+    '-g none', 0.5, '<=', 'ratio', 'issue 34; SQLite built with frame pointers, 2 loops of sqlwork '
+    'at 10 kHz, -g; first report (empty XDG_CACHE_HOME, fresh copy); warm_*: with a warm cache')
+row('children_dwarf', 'report --children of a --call-graph dwarf recording / perf report '
+    '--children -g none', 0.5, '<=', 'ratio', 'issue 34; one sqlwork (-O2, no frame pointers) at '
+    'CG_DWARF_HZ, --call-graph dwarf; first report; warm_*: with a warm cache')
+row('flamegraph', 'ebs flamegraph / perf script of the same work', 0.5, '<=', 'ratio',
+    'issue 34; the -g recordings of children_fp; no stackcollapse-perf.pl/flamegraph.pl here, so '
+    'perf script alone (a lower bound of the pipeline); perf_stackcollapse_*: perf script report '
+    'stackcollapse, for information')
+row('perfdata_cold', 'ebs report -i perf.data, first report / perf report of the same file', 1.0,
+    '<=', 'ratio', 'issue 34; perf record of 2 loops of 4 x sqlwork at 10 kHz (IP only); ebs '
+    'report --sort func against perf report --stdio --sort sym; empty XDG_CACHE_HOME')
+row('perfdata_warm', 'ebs report -i perf.data, warm DSO cache / perf report of the same file', 1.0,
+    '<=', 'ratio', 'issue 34; as perfdata_cold, ebs with the cache an ebs report of another '
+    'perf.data of the same program left')
+row('rss_dwarf', 'peak RSS of report --children of a dwarf recording / perf report\'s', 1.0, '<=',
+    'ratio', 'issue 34; the runs of children_dwarf; ru_maxrss through wait4')
+# ---- end of issue 34, H1's rows ------------------------------------------------
 
 row('merge', 'merged report of %d recordings / the %d reports one by one' % (MERGE_N, MERGE_N),
     1.0, '<=', 'ratio', '%d recordings of one sqlwork each; ebs report -i a -i b ... over the sum '
@@ -763,6 +791,129 @@ def merge_row():
     ROWS['merge']['met'] = ROWS['merge']['met'] and ROWS['merge']['rss_ratio'] <= 1.0
 
 
+# ---- issue 34, H1: call graphs and perf.data -----------------------------------
+SQLWORK_FP = os.environ.get('SQLWORK_FP', '')
+CG_ITERS = max(1, env_int('CG_ITERS', 1))  # the -g recordings: 2 loops of this many sqlworks
+CG_DWARF_HZ = env_int('CG_DWARF_HZ', 4000)  # perf's dwarf samples are 8 KB each
+CG_PERFDATA_ITERS = max(1, env_int('CG_PERFDATA_ITERS', 4))
+
+
+def cg_record(tool, args, iters, prog, tag, hz=HZ):
+    """tool record ARGS (-g, --call-graph dwarf, or none) of 2 loops of
+    iters x prog SQL_ROWS (iters 0: one prog SQL_ROWS): the path and its
+    sample count."""
+    path = os.path.join(OUT, 'cg-%s.%s' % (tag, 'ebs' if tool == 'ebs' else 'perf'))
+    cmd = recorder(tool, hz, path)
+    work = ['sh', '-c', LOOPS, prog, str(iters), str(SQL_ROWS)] if iters else [prog, str(SQL_ROWS)]
+    cmd = cmd[:-1] + args + ['--'] + work
+    progress('call-graph rows: recording %s: %s record %s, %s %s %d at %d Hz'
+             % (tag, tool, ' '.join(args) or '(IP only)', '2 loops of %d x' % iters if iters else 'one',
+                os.path.basename(prog), SQL_ROWS, hz))
+    measure(cmd, timeout=1800)
+    return path, stats(tool, path)['samples']
+
+
+def cg_rows():
+    """Issue 34's rows 1, 2, 3 and 7: report --children of a -g (frame
+    pointers) and a --call-graph dwarf recording against perf report
+    --children -g none --stdio of perf's recording of the same work, ebs
+    flamegraph against perf script, ebs report of perf's own perf.data (cold
+    and warm) against perf report of that file, and the dwarf report's peak
+    RSS.  Each ebs run reads a fresh copy with an empty XDG_CACHE_HOME (the
+    first report) unless it says warm; interleaved, ratios per round."""
+    fp = SQLWORK_FP or SQLWORK
+    rec = {}
+    for tool in ('ebs', 'perf'):
+        rec[(tool, 'fp')] = cg_record(tool, ['-g'], CG_ITERS, fp, 'fp')
+        # dwarf: one sqlwork (perf's file holds 8 KB of stack per sample)
+        rec[(tool, 'dwarf')] = cg_record(tool, ['--call-graph', 'dwarf'], 0, SQLWORK, 'dwarf',
+                                         CG_DWARF_HZ)
+    rec[('perf', 'ip')] = cg_record('perf', [], CG_PERFDATA_ITERS, SQLWORK, 'ip')
+    # perfdata_warm's cache: an ebs report of another perf.data of the same program
+    other = cg_record('perf', [], 0, SQLWORK, 'ip-other')[0]
+    warm = warm_cache('cg-perfdata', other)
+    # the -g rows' warm cache: what a report --children of another recording left
+    warm_fp = warm_dw = None
+    if HAVE_CACHE:
+        warm_fp = os.path.join(OUT, 'xdg-warm-cg-fp')
+        warm_dw = os.path.join(OUT, 'xdg-warm-cg-dwarf')
+        for d, p in ((warm_fp, cg_record('ebs', ['-g'], 0, fp, 'fp-other')[0]),
+                     (warm_dw, cg_record('ebs', ['--call-graph', 'dwarf'], 0, SQLWORK,
+                                         'dwarf-other', CG_DWARF_HZ)[0])):
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+            capture([EBS, 'report', '--children', '-i', p], env=dict(BASE_ENV, XDG_CACHE_HOME=d))
+    efp, pfp = rec[('ebs', 'fp')][0], rec[('perf', 'fp')][0]
+    edw, pdw = rec[('ebs', 'dwarf')][0], rec[('perf', 'dwarf')][0]
+    pip = rec[('perf', 'ip')][0]
+    svg_dir = scratch('svg')
+    svg = os.path.join(svg_dir, 'out.svg')
+    children = ['--children', '-g', 'none', '--stdio']
+    tasks = [
+        ('e_fp', lambda: ebs_run('report', efp, ['--children'])),
+        ('p_fp', lambda: perf_run('report', pfp, children)),
+        ('e_dw', lambda: ebs_run('report', edw, ['--children'])),
+        ('p_dw', lambda: perf_run('report', pdw, children)),
+        ('e_flame', lambda: ebs_run('flamegraph', efp, ['-o', svg])),
+        ('p_script', lambda: perf_run('script', pfp, [])),
+        ('e_pd', lambda: ebs_run('report', pip, ['--sort', 'func'])),
+        ('p_pd', lambda: perf_run('report', pip, ['--stdio', '--sort', 'sym'])),
+    ]
+    # perf's own collapse script (Python, one call per sample), for information:
+    # Brendan Gregg's stackcollapse-perf.pl and flamegraph.pl are not in Debian
+    collapse = os.path.join(sh(['perf', '--exec-path']), 'scripts', 'python', 'stackcollapse.py')
+    if os.path.isfile(collapse):
+        tasks.append(('p_collapse', lambda: perf_run('script', pfp, ['-s', collapse])))
+    if HAVE_CACHE:
+        tasks += [
+            ('e_fp_warm', lambda: ebs_run('report', efp, ['--children'], 'warm', warm_fp)),
+            ('e_dw_warm', lambda: ebs_run('report', edw, ['--children'], 'warm', warm_dw)),
+            ('e_pd_warm', lambda: ebs_run('report', pip, ['--sort', 'func'], 'warm', warm)),
+        ]
+    progress('call-graph and perf.data rows: %d rounds' % RUNS)
+    res = interleave(tasks)
+    shutil.rmtree(svg_dir)
+    n = lambda k: {'ebs': rec[('ebs', k)][1], 'perf': rec[('perf', k)][1]}  # noqa: E731
+    stamp = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
+
+    def warm_fields(key):
+        if key not in res:
+            return {}
+        return {'warm_ebs_median': med(wall(res[key])),
+                'warm_ratio': summary(wall(res[key]), wall(res[key.replace('e_', 'p_', 1)
+                                                              .replace('_warm', '')]))['ratio']}
+    set_ratio('children_fp', wall(res['e_fp']), wall(res['p_fp']),
+              **pair_fields(wall(res['e_fp']), wall(res['p_fp'])), samples=n('fp'),
+              ebs_cpu_median=med(cput(res['e_fp'])), perf_cpu_median=med(cput(res['p_fp'])),
+              frame_pointers=bool(SQLWORK_FP), measured=stamp, **warm_fields('e_fp_warm'))
+    set_ratio('children_dwarf', wall(res['e_dw']), wall(res['p_dw']),
+              **pair_fields(wall(res['e_dw']), wall(res['p_dw'])), samples=n('dwarf'),
+              hz=CG_DWARF_HZ, ebs_cpu_median=med(cput(res['e_dw'])),
+              perf_cpu_median=med(cput(res['p_dw'])), measured=stamp,
+              bytes={'ebs': os.path.getsize(edw), 'perf': os.path.getsize(pdw)},
+              **warm_fields('e_dw_warm'))
+    set_ratio('flamegraph', wall(res['e_flame']), wall(res['p_script']),
+              **pair_fields(wall(res['e_flame']), wall(res['p_script'])), samples=n('fp'),
+              measured=stamp)
+    if 'p_collapse' in res:
+        ROWS['flamegraph'].update(
+            perf_stackcollapse_median=med(wall(res['p_collapse'])),
+            perf_stackcollapse_ratio=summary(wall(res['e_flame']), wall(res['p_collapse']))['ratio'])
+    pd_n = {'perf': rec[('perf', 'ip')][1]}
+    set_ratio('perfdata_cold', wall(res['e_pd']), wall(res['p_pd']),
+              **pair_fields(wall(res['e_pd']), wall(res['p_pd'])), samples=pd_n,
+              ebs_rss_mb_median=med(rss(res['e_pd'])), perf_rss_mb_median=med(rss(res['p_pd'])),
+              measured=stamp)
+    if 'e_pd_warm' in res:
+        set_ratio('perfdata_warm', wall(res['e_pd_warm']), wall(res['p_pd']),
+                  **pair_fields(wall(res['e_pd_warm']), wall(res['p_pd'])), samples=pd_n,
+                  measured=stamp)
+    set_ratio('rss_dwarf', rss(res['e_dw']), rss(res['p_dw']),
+              **pair_fields(rss(res['e_dw']), rss(res['p_dw']), 'MB'), samples=n('dwarf'),
+              measured=stamp)
+# ---- end of issue 34, H1's functions -------------------------------------------
+
+
 # ---- ebs view's page (issue 33) ----------------------------------------------------
 HAVE_VIEW = subprocess.run([EBS, 'view', '--help'], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL).returncode == 0
@@ -1154,6 +1305,7 @@ def main():
         step(['slow_1k', 'slow_10k', 'size'], size_and_slowdown)
         step(['rec_cpu'], recorder_cpu)
         step(['merge'], merge_row)
+        step(list(CG_ROWS), cg_rows)  # issue 34, H1
     if 'ebs' in GEN:
         try:
             gen_reports()
@@ -1196,7 +1348,8 @@ def write(machine_, rows):
 def only(m):
     """ONLY's rows measured, put into RESULTS in their places (the others kept)."""
     steps = {'merge': (merge_row, ['merge']), 'top_cpu': (top_cpu, ['top_cpu']),
-             'view': (view_only, list(VIEW_ROWS))}
+             'view': (view_only, list(VIEW_ROWS)),
+             'cg': (cg_rows, list(CG_ROWS))}  # issue 34, H1: call graphs, perf.data
     ids = []
     for k in ONLY:
         if k not in steps:

@@ -29,6 +29,9 @@ want = {  # id: (comparison, target)
     # issue 33: ebs view's page of the SQLite recordings
     'view_write': ('<=', 3.0), 'view_size': ('<=', 20.0), 'view_open': ('<=', 2.0),
     'view_update': ('<=', 200.0),
+    # issue 34: call-graph reports, flame graphs, perf.data, the dwarf report's memory
+    'children_fp': ('<=', 0.5), 'children_dwarf': ('<=', 0.5), 'flamegraph': ('<=', 0.5),
+    'perfdata_cold': ('<=', 1.0), 'perfdata_warm': ('<=', 1.0), 'rss_dwarf': ('<=', 1.0),
 }
 try:
     doc = json.load(open(sys.argv[1]))

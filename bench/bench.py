@@ -904,7 +904,9 @@ def cg_rows():
               **pair_fields(wall(res['e_pd']), wall(res['p_pd'])), samples=pd_n,
               ebs_rss_mb_median=med(rss(res['e_pd'])), perf_rss_mb_median=med(rss(res['p_pd'])),
               measured=stamp)
-    if 'e_pd_warm' in res:
+    if 'e_pd_warm' not in res:
+        skip(['perfdata_warm'], 'this ebs has no DSO cache (no --no-cache in ebs report --help)')
+    else:
         set_ratio('perfdata_warm', wall(res['e_pd_warm']), wall(res['p_pd']),
                   **pair_fields(wall(res['e_pd_warm']), wall(res['p_pd'])), samples=pd_n,
                   measured=stamp)

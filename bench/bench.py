@@ -205,9 +205,10 @@ WRAP = ['bash', '-c', 's=$EPOCHREALTIME; "$@"; r=$?; e=$EPOCHREALTIME; '
         '{ echo "$s $e"; times; } >"$BENCH_TIMES"; exit $r', 'wrap']
 
 
-def timed(cmd, timeout=900):
+def timed(cmd, timeout=900, recorder_cpu=False):
     """Run cmd (whose last part is WRAP + program): (program wall s,
-    total wall s, program CPU s)."""
+    total wall s, program CPU s); recorder_cpu (PIN_WRAP): and the
+    recorder's CPU s while the program ran."""
     d = scratch('t')
     tf = os.path.join(d, 'times')
     total = measure(cmd, env=dict(BASE_ENV, BENCH_TIMES=tf), timeout=timeout)[0]
@@ -218,9 +219,13 @@ def timed(cmd, timeout=900):
         s, e = map(float, lines[0].split())
         # "0m1.405s 0m0.020s": the children's user and system time
         cpu = sum(int(m) * 60 + float(x) for m, x in re.findall(r'(\d+)m([\d.]+)s', lines[2]))
+        rc = 0
+        if recorder_cpu:  # PIN_WRAP's line: the recorder's ns before and after
+            r0, r1 = map(int, lines[3].split())
+            rc = (r1 - r0) * 1e-9
     except (IndexError, ValueError):
         raise Failed('the timing wrapper wrote %r' % lines)
-    return e - s, total, cpu
+    return (e - s, total, cpu, rc) if recorder_cpu else (e - s, total, cpu)
 
 
 # ---- statistics and rows -----------------------------------------------------
@@ -357,7 +362,7 @@ row('monitor_cpu', 'ebs monitor\'s own CPU at 10 Hz (-i 100) / perf stat -I 100\
 row('libebs_read', 'libebs ebs_count_read() / a bare read(2) of the same group, ns per read', 1.1,
     '<=', 'ratio', 'issue 34: bench/readpair.c, task-clock,page-faults,context-switches (the read '
     'path: software events), READPAIR_ROUNDS rounds of 1,000 reads of each alternating; '
-    'the medians\' ratio per run')
+    'the least batch\'s ratio per run (median_ratios: the medians\')')
 # ---- end of issue 34 H2 rows ----
 # the page's size bound (MB) that docs/view.md states for SQLite's 500,000-sample recording
 VIEW_MAX_MB = 20.0
@@ -1140,24 +1145,6 @@ PIN_WRAP = ['bash', '-c', 'rc() { RC=0; for f in /proc/$PPID/task/*/schedstat; d
             '{ echo "$s $e"; times; echo "$r0 $RC"; } >"$BENCH_TIMES"; exit $r', 'wrap']
 
 
-def timed_pin(cmd, timeout=900):
-    """Run cmd (whose last part is PIN_WRAP + program): (program wall s,
-    program CPU s, the recorder's CPU s while the program ran)."""
-    d = scratch('t')
-    tf = os.path.join(d, 'times')
-    measure(cmd, env=dict(BASE_ENV, BENCH_TIMES=tf), timeout=timeout)
-    with open(tf) as f:
-        lines = f.read().splitlines()
-    shutil.rmtree(d)
-    try:
-        s, e = map(float, lines[0].split())
-        cpu = sum(int(m) * 60 + float(x) for m, x in re.findall(r'(\d+)m([\d.]+)s', lines[2]))
-        r0, r1 = map(int, lines[3].split())
-    except (IndexError, ValueError):
-        raise Failed('the timing wrapper wrote %r' % lines)
-    return e - s, cpu, (r1 - r0) * 1e-9
-
-
 def pinned_slowdown():
     """Rows pin_1k and pin_10k: the recorder's cost where it competes with
     the program.  sqlwork alone, under ebs record and under perf record, each
@@ -1188,10 +1175,10 @@ def pinned_slowdown():
         for i in range(RUNS):
             for kind in kinds[i % 3:] + kinds[:i % 3]:
                 if kind == 'alone':
-                    w, pc, _ = timed_pin(pin + prog)
+                    w, _, pc, _ = timed(pin + prog, recorder_cpu=True)
                 else:
                     path = os.path.join(d, 'rec.' + kind)
-                    w, pc, rc = timed_pin(pin + recorder(kind, hz, path) + prog)
+                    w, _, pc, rc = timed(pin + recorder(kind, hz, path) + prog, recorder_cpu=True)
                     rec[kind].append(rc)
                     nsamp[kind].append(stats(kind, path)['samples'])
                 t[kind].append(w)
@@ -1268,7 +1255,9 @@ def libebs_read():
     libebs.a, RUNS times: the medians over READPAIR_ROUNDS rounds of the
     ns per ebs_count_read() of a set of three software events and per bare
     read(2) of the same group opened by hand (the same read_format), in
-    alternating batches of 1,000; libebs's over the bare one's per run."""
+    alternating batches of 1,000; the least batch's ns per read (the cost
+    nothing disturbed), libebs's over the bare one's per run (the medians'
+    ratios kept: median_ratios)."""
     src = os.path.join(TOP, 'bench', 'readpair.c')
     lib = os.path.join(os.path.dirname(EBS), 'libebs.a')
     exe = os.path.join(OUT, 'readpair')
@@ -1277,18 +1266,21 @@ def libebs_read():
     capture(['gcc', '-O2', '-I', os.path.join(TOP, 'include'), '-o', exe, src, lib, '-lm'])
     ev = 'task-clock,page-faults,context-switches'
     progress('libebs read pairs against bare read(2) of %s: %d runs' % (ev, RUNS))
-    lib_ns, bare_ns, path = [], [], None
+    lib_ns, bare_ns, lib_med, bare_med, path = [], [], [], [], None
     for _ in range(RUNS):
-        m = re.match(r'libebs_ns (\S+) bare_ns (\S+) path (\S+)',
-                     capture([exe, ev, str(READPAIR_ROUNDS), '1000']))
+        m = re.match(r'libebs_ns (\S+) bare_ns (\S+) libebs_median_ns (\S+) bare_median_ns (\S+) '
+                     r'path (\S+)', capture([exe, ev, str(READPAIR_ROUNDS), '1000']))
         if not m:
             raise Failed('readpair printed no figures')
         lib_ns.append(float(m.group(1)))
         bare_ns.append(float(m.group(2)))
-        path = m.group(3)
+        lib_med.append(float(m.group(3)))
+        bare_med.append(float(m.group(4)))
+        path = m.group(5)
     set_ratio('libebs_read', lib_ns, bare_ns, ebs_median=med(lib_ns),
               bare_median=med(bare_ns), component_unit='ns/read', events=ev, read_path=path,
-              rounds=READPAIR_ROUNDS)
+              rounds=READPAIR_ROUNDS, median_ratios=[a / b for a, b in zip(lib_med, bare_med)],
+              ebs_median_of_medians=med(lib_med), bare_median_of_medians=med(bare_med))
 
 
 def ovh_rows():

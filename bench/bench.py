@@ -26,6 +26,9 @@ Environment (bench.sh sets the first ones):
   SRCLINE_TIMEOUT        seconds perf report --sort srcline may take (600)
   TOP_SECONDS            how long each ebs top and perf top run lasts (default 60)
   CHROMIUM               the browser of the ebs view rows (default: chromium)
+  STAT_CMD               the short command of row stat_100 (default /bin/true)
+  MONITOR_SECONDS        how long each monitor_cpu run lasts (default 20)
+  READPAIR_ROUNDS        libebs_read's rounds of 1,000 reads (default 201)
 
 Nothing here writes outside OUT and RESULTS: ebs runs with XDG_CACHE_HOME
 under OUT, perf with PERF_BUILDID_DIR under OUT (its ~/.debug).

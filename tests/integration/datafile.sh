@@ -13,7 +13,13 @@
 #      KASLR); --kallsyms still wins;
 #   3. backward reading: tests/data/v1.2-sysloop.data, recorded by ebs
 #      37a0604 (format 1.2, SAMPLE records), reads as it did then: its
-#      report --dump and --sort dso equal that ebs's, byte for byte.
+#      report --dump and --sort dso equal that ebs's, byte for byte; and
+#      tests/data/v3.0-calltree-{fp,dwarf}.data, -g recordings of ebs
+#      3c16a09 (format 3.0, SAMPLES_CG records), read as that ebs read them
+#      (report --dump, --sort dso, the digest of every record it handed
+#      out, stacks included: tests/tools/recopy.c), and written again as
+#      4.0 (SAMPLES_CGZ) they read back the same records, byte for byte,
+#      and give the same reports and scripts.
 . "$(dirname "$0")/../lib.sh"
 
 CHECK="$TOP/tests/tools/datacheck.py"
@@ -45,14 +51,14 @@ check "a recording is mode 0600, as perf.data: it holds samples, stacks, kernel 
 check "a recording without call graphs is written as format 2.0 (2.0 readers read it)" \
 	grep -q '^# ebs.data version 2\.0,' p.dump
 
-# ---- 1b. samples with their parts packed (3.0) ------------------------------------
+# ---- 1b. samples with their parts packed (3.0), then compressed (4.0) ----------------
 for cg in fp dwarf,2048; do
 	f=cg-${cg%%,*}.data
 	"$EBS" record -q -e cpu-clock -F 1000 --call-graph $cg -o $f "$WORKLOADS/calltree" 0.4 >/dev/null 2>$f.err
 	n=$(python3 "$CHECK" $f | sed -n 's/^ok: finished, .*, \([0-9]*\) samples$/\1/p')
 	"$EBS" report --dump -i $f >$f.dump 2>&1
-	check "--call-graph $cg: written as format 3.0" grep -q '^# ebs.data version 3\.0,' $f.dump
-	check "--call-graph $cg: every SAMPLES_CG record unpacks, every byte checked (datacheck.py: ${n:-?} samples)" \
+	check "--call-graph $cg: written as format 4.0" grep -q '^# ebs.data version 4\.0,' $f.dump
+	check "--call-graph $cg: every SAMPLES_CGZ record decompresses and unpacks, every byte checked (datacheck.py: ${n:-?} samples)" \
 		[ "${n:-0}" -gt 100 ]
 	check "--call-graph $cg: report --dump hands out each sample with its parts" \
 		[ "$(grep ' SAMPLE ' $f.dump | grep -c 'chain\|stack')" -eq "${n:-0}" ]
@@ -116,10 +122,52 @@ check "a 1.2 file: report --dump as ebs 37a0604 printed it" diff -q "$DATA/v1.2-
 check "a 1.2 file: report --sort dso as ebs 37a0604 printed it" diff -q "$DATA/v1.2-sysloop.dso" old.dso
 check "a 1.2 file: datacheck.py reads it" \
 	sh -c "python3 '$CHECK' '$DATA/v1.2-sysloop.data' | grep -q '^ok: finished'"
-# the version check: 4.0 is refused, naming offset 12
+# the version check: 5.0 is refused, naming offset 12
 python3 -c "
 import sys
-b = bytearray(open(sys.argv[1], 'rb').read()); b[12] = 4
-open('v4.data', 'wb').write(b)" p.data
-expect "a future major version (4.0) is refused" 2 "^ebs report: v4.data: offset 12: format version 4.0; this ebs reads versions 1.x to 3.x" \
-	"$EBS" report -i v4.data
+b = bytearray(open(sys.argv[1], 'rb').read()); b[12] = 5
+open('v5.data', 'wb').write(b)" p.data
+expect "a future major version (5.0) is refused" 2 "^ebs report: v5.data: offset 12: format version 5.0; this ebs reads versions 1.x to 4.x" \
+	"$EBS" report -i v5.data
+
+# ---- 3b. reading format 3.0, and the same samples written as 4.0 -------------------------
+RECOPY=$(dirname "$EBS")/tests/tools/recopy
+for cg in fp dwarf; do
+	old=$DATA/v3.0-calltree-$cg
+	"$EBS" report --dump -i "$old.data" >v3-$cg.dump 2>&1
+	check "a 3.0 file (-g $cg): report --dump as ebs 3c16a09 printed it" diff -q "$old.dump" v3-$cg.dump
+	"$EBS" report -i "$old.data" --sort dso >v3-$cg.dso 2>/dev/null
+	check "a 3.0 file (-g $cg): report --sort dso as ebs 3c16a09 printed it" diff -q "$old.dso" v3-$cg.dso
+	"$RECOPY" "$old.data" v4-$cg.data >v3-$cg.digest 2>v4-$cg.err
+	check "a 3.0 file (-g $cg): every record, stacks included, as ebs 3c16a09 read it ($(cat v3-$cg.digest))" \
+		diff -q "$old.digest" v3-$cg.digest
+	"$EBS" report --dump -i v4-$cg.data >v4-$cg.dump 2>&1
+	check "...written again: format 4.0, in SAMPLES_CGZ records" \
+		sh -c "grep -q '^# ebs.data version 4\.0,' v4-$cg.dump && python3 '$CHECK' v4-$cg.data | grep -q '^ok: finished'"
+	python3 -c "
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+off, n = struct.unpack_from('<Q', b, 24)[0], 0
+while off + 8 <= len(b):
+	t, _, size = struct.unpack_from('<HHI', b, off)
+	n += t == 28
+	off += size
+	if t == 31 or size < 8: break
+sys.exit(0 if n else 1)" v4-$cg.data
+	check "...with SAMPLES_CGZ records in it" [ $? -eq 0 ]
+	check "...in fewer bytes ($(stat -c %s "$old.data") -> $(stat -c %s v4-$cg.data))" \
+		[ "$(stat -c %s v4-$cg.data)" -lt "$(stat -c %s "$old.data")" ]
+	"$RECOPY" v4-$cg.data >v4-$cg.digest
+	check "...reads back every record byte for byte (the same digest)" diff -q "$old.digest" v4-$cg.digest
+	# the records' offsets and the record count differ: the samples are packed anew
+	check "...report --dump prints the same records" \
+		diff -q <(grep -v '^# ebs.data version\|TRAILER' "$old.dump" | cut -d' ' -f2-) \
+		<(grep -v '^# ebs.data version\|TRAILER' v4-$cg.dump | cut -d' ' -f2-)
+	for args in "script" "report --children --sort func" "report --sort func,line --top 0"; do
+		# shellcheck disable=SC2086
+		"$EBS" $args -i "$old.data" >v3-$cg.out 2>&1
+		# shellcheck disable=SC2086
+		"$EBS" $args -i v4-$cg.data 2>&1 | sed "s|v4-$cg\.data|$old.data|g" >v4-$cg.out
+		check "...ebs $args: the same output ($(wc -l <v3-$cg.out) lines)" diff -q v3-$cg.out v4-$cg.out
+	done
+done

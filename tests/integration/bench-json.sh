@@ -29,6 +29,8 @@ want = {  # id: (comparison, target)
     # issue 33: ebs view's page of the SQLite recordings
     'view_write': ('<=', 3.0), 'view_size': ('<=', 20.0), 'view_open': ('<=', 2.0),
     'view_update': ('<=', 200.0),
+    # issue 34: a -g (frame pointers) and a --call-graph dwarf recording's bytes per sample
+    'size_fp': ('<=', 1.0), 'size_dwarf': ('<=', 0.1),
 }
 try:
     doc = json.load(open(sys.argv[1]))

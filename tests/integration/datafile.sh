@@ -25,6 +25,19 @@
 CHECK="$TOP/tests/tools/datacheck.py"
 DATA=$TOP/tests/data
 
+has_cgz() {	# FILE: it holds a SAMPLES_CGZ record (type 28) among its data records
+	python3 -c "
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+off, n = struct.unpack_from('<Q', b, 24)[0], 0
+while off + 8 <= len(b):
+	t, _, size = struct.unpack_from('<HHI', b, off)
+	n += t == 28
+	if t == 31 or size < 8: break
+	off += size
+sys.exit(0 if n else 1)" "$1"
+}
+
 # ---- 1. packed samples --------------------------------------------------------
 t0=$(date +%s%N)
 "$EBS" record -q -e cpu-clock -F 2000 -o p.data "$WORKLOADS/leafloop" 0.5 >/dev/null 2>p.err
@@ -58,12 +71,37 @@ for cg in fp dwarf,2048; do
 	n=$(python3 "$CHECK" $f | sed -n 's/^ok: finished, .*, \([0-9]*\) samples$/\1/p')
 	"$EBS" report --dump -i $f >$f.dump 2>&1
 	check "--call-graph $cg: written as format 4.0" grep -q '^# ebs.data version 4\.0,' $f.dump
+	check "--call-graph $cg: its samples in SAMPLES_CGZ records" has_cgz $f
 	check "--call-graph $cg: every SAMPLES_CGZ record decompresses and unpacks, every byte checked (datacheck.py: ${n:-?} samples)" \
 		[ "${n:-0}" -gt 100 ]
 	check "--call-graph $cg: report --dump hands out each sample with its parts" \
 		[ "$(grep ' SAMPLE ' $f.dump | grep -c 'chain\|stack')" -eq "${n:-0}" ]
 	echo "# --call-graph $cg: $(stat -c %s $f) bytes for ${n:-?} samples"
 done
+
+# a -g recording killed (SIGKILL) leaves its temporary file whole records
+# up to its end, SAMPLES_CGZ ones among them (each record stands alone),
+# which report reads as an unfinished recording
+"$EBS" record -q -e cpu-clock -F 1000 -g -o kg.data "$WORKLOADS/calltree" 30 >/dev/null 2>kg.err &
+epid=$!
+n=0
+for _ in $(seq 100); do	# until samples are out (ebs writes at least every 0.2 s), 10 s at most
+	sleep 0.1
+	tmpf=$(ls -A | grep '^\.kg\.data\.tmp\.' | head -n 1)
+	[ -n "$tmpf" ] || continue
+	n=$(python3 "$CHECK" --unfinished "$tmpf" 2>/dev/null | sed -nE 's/^ok: unfinished, .* ([0-9]+) samples.*/\1/p')
+	[ "${n:-0}" -gt 300 ] && break
+done
+kill -9 $epid
+wait $epid 2>/dev/null
+python3 "$CHECK" --unfinished "$tmpf" >kg.chk 2>&1
+check "-g, killed by SIGKILL: the temporary file is whole records, $(sed -nE 's/.* ([0-9]+) samples.*/\1/p' kg.chk) samples ($(head -n 1 kg.chk))" \
+	grep -q '^ok: unfinished, .* [1-9][0-9]* samples' kg.chk
+check "...SAMPLES_CGZ records among them" has_cgz "$tmpf"
+"$EBS" report -i "$tmpf" --children >kg.rep 2>&1
+check "...report --children reads it as an unfinished recording" \
+	sh -c "grep -q 'recording did not finish' kg.rep && grep -q '^# samples: [1-9]' kg.rep"
+rm -f "$tmpf"
 
 # ---- 2. KSYMS ---------------------------------------------------------------------
 "$EBS" record -q -e cpu-clock -F 2000 -o k.data "$WORKLOADS/sysloop" 0.4 >/dev/null 2>k.err
@@ -144,17 +182,7 @@ for cg in fp dwarf; do
 	"$EBS" report --dump -i v4-$cg.data >v4-$cg.dump 2>&1
 	check "...written again: format 4.0, in SAMPLES_CGZ records" \
 		sh -c "grep -q '^# ebs.data version 4\.0,' v4-$cg.dump && python3 '$CHECK' v4-$cg.data | grep -q '^ok: finished'"
-	python3 -c "
-import struct, sys
-b = open(sys.argv[1], 'rb').read()
-off, n = struct.unpack_from('<Q', b, 24)[0], 0
-while off + 8 <= len(b):
-	t, _, size = struct.unpack_from('<HHI', b, off)
-	n += t == 28
-	off += size
-	if t == 31 or size < 8: break
-sys.exit(0 if n else 1)" v4-$cg.data
-	check "...with SAMPLES_CGZ records in it" [ $? -eq 0 ]
+	check "...with SAMPLES_CGZ records in it" has_cgz v4-$cg.data
 	check "...in fewer bytes ($(stat -c %s "$old.data") -> $(stat -c %s v4-$cg.data))" \
 		[ "$(stat -c %s v4-$cg.data)" -lt "$(stat -c %s "$old.data")" ]
 	"$RECOPY" v4-$cg.data >v4-$cg.digest

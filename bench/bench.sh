@@ -20,8 +20,8 @@
 # MIN_SAMPLES, SQL_ROWS, DRAIN_HZ, DRAIN_WORK, SRCLINE_TIMEOUT, MERGE_N, ONLY:
 # see its head; ONLY=merge measures the merge row alone, ONLY=view the
 # ebs view rows, ONLY=ovh issue 34's overhead rows (or one of pin,
-# stat_100, monitor_cpu, libebs_read; slow: the two-core rows), into
-# RESULTS).
+# stat_100, monitor_cpu, libebs_read; slow: the two-core rows), ONLY=size_cg
+# issue 34's -g file size rows (size_fp, size_dwarf), into RESULTS).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}

@@ -321,6 +321,12 @@ row('rss', 'peak RSS of report --sort func / perf report --sort sym\'s', 1.0, '<
     'large SQLite profile; ru_maxrss through wait4')
 row('size', 'file size per sample, IP-only recording / perf.data\'s', 0.5, '<=', 'ratio',
     'sqlwork at 10 kHz, cpu-clock, both recorders\' defaults')
+# ---- issue 34 (H5 "size"): the -g recordings' size per sample, size_cg() -----
+row('size_fp', 'file size per sample, -g (frame pointers) / perf record -g\'s perf.data', 1.0, '<=',
+    'ratio', 'issue 34: sqlwork at 10 kHz, cpu-clock, -g: both recorders\' defaults (ebs: fp,512)')
+row('size_dwarf', 'file size per sample, --call-graph dwarf / perf\'s perf.data', 0.1, '<=', 'ratio',
+    'issue 34: sqlwork at 1 kHz, cpu-clock, --call-graph dwarf: both copy 8 KiB of stack')
+# ---- end of issue 34 (H5) rows ------------------------------------------------
 row('rec_cpu', 'ebs record\'s own CPU time per sample / perf record\'s', 0.5, '<=', 'ratio',
     'attached with -p to a running sqlwork at 10 kHz; the recorder process alone')
 # issue 34: information now (cmp 'info', no target): with the recorder on the
@@ -1148,6 +1154,54 @@ def recorder_cpu():
     shutil.rmtree(d)
 
 
+# ---- issue 34 (H5 "size"): the -g file size rows -------------------------------
+def size_cg():
+    """Rows size_fp and size_dwarf: sqlwork recorded with call graphs by ebs
+    record and perf record in turn (the order alternating each round), each
+    tool's defaults for -g (frame pointers: ebs also copies 512 bytes of
+    stack and BP, SP, IP for the leaf's caller) at 10 kHz, and for
+    --call-graph dwarf (8 KiB of stack and the user registers) at 1 kHz,
+    where perf.data takes some 8.5 KB a sample; the file's bytes over the
+    samples it holds (ebs report --json, perf report --stats), ebs's over
+    perf's per round.  perf record 6.1 -g sometimes dies at its end (here
+    two runs of some twenty: "assertion failed at util/build-id.c:1010", "stack
+    smashing detected"): a recording that fails is made again, at most
+    twice, and the retries are counted (retries)."""
+    d = scratch('size_cg')
+    for key, cg, hz in (('size_fp', ['-g'], HZ), ('size_dwarf', ['--call-graph', 'dwarf'], 1000)):
+        progress('sqlwork %d under ebs record and perf record %s at %d Hz: %d rounds'
+                 % (SQL_ROWS, ' '.join(cg), hz, RUNS))
+        per = {'ebs': [], 'perf': []}
+        nsamp = {'ebs': [], 'perf': []}
+        nbytes = {'ebs': [], 'perf': []}
+        retries = {'ebs': 0, 'perf': 0}
+        for i in range(RUNS):
+            for tool in (('ebs', 'perf') if i % 2 == 0 else ('perf', 'ebs')):
+                path = os.path.join(d, 'rec.' + tool)
+                cmd = recorder(tool, hz, path)
+                for attempt in range(3):
+                    try:
+                        measure(cmd[:-1] + cg + ['--', SQLWORK, str(SQL_ROWS)], timeout=600)
+                        break
+                    except Failed as e:
+                        if attempt == 2:
+                            raise
+                        progress('  %s: %s; again' % (tool, e))
+                        retries[tool] += 1
+                st = stats(tool, path)
+                size = os.path.getsize(path)
+                per[tool].append(size / st['samples'])
+                nsamp[tool].append(st['samples'])
+                nbytes[tool].append(size)
+                os.unlink(path)
+        set_ratio(key, per['ebs'], per['perf'], ebs_median=med(per['ebs']),
+                  perf_median=med(per['perf']), component_unit='bytes/sample', hz=hz,
+                  samples={t: med(nsamp[t]) for t in nsamp},
+                  file_bytes={t: med(nbytes[t]) for t in nbytes}, retries=retries)
+    shutil.rmtree(d)
+# ---- end of issue 34 (H5) functions --------------------------------------------
+
+
 def drain():
     """Row 10, how many samples a second each recorder writes without
     losing any, pushed as hard as this machine allows.  Method: two busy
@@ -1498,7 +1552,7 @@ def main():
     step([], gen_profile)
     if SQLWORK:
         step([k for k in ORDER if k not in ('drain', 'size', 'rec_cpu', 'slow_1k', 'slow_10k')
-              + OVH_ROWS],
+              + OVH_ROWS + ('size_fp', 'size_dwarf')],  # size_cg's: no SQLite recording needed
              sqlite_recordings)
         if ('ebs', '16x') in SQL and ('perf', '16x') in SQL:
             step(['func', 'func_warm', 'noinline', 'noinline_warm', 'line_func', 'annotate', 'rss',
@@ -1510,6 +1564,7 @@ def main():
             step(list(VIEW_ROWS), view_rows)
         step(['slow_1k', 'slow_10k', 'size'], size_and_slowdown)
         step(['rec_cpu'], recorder_cpu)
+        step(['size_fp', 'size_dwarf'], size_cg)  # issue 34 (H5)
         step(['merge'], merge_row)
         step(list(CG_ROWS), cg_rows)  # issue 34, H1
     if 'ebs' in GEN:
@@ -1563,7 +1618,8 @@ def only(m):
              'stat_100': (stat_row, ['stat_100']), 'monitor_cpu': (monitor_row, ['monitor_cpu']),
              'libebs_read': (libebs_read, ['libebs_read']),
              'slow': (size_and_slowdown, ['slow_1k', 'slow_10k', 'size']),
-             'cg': (cg_rows, list(CG_ROWS))}  # issue 34, H1: call graphs, perf.data
+             'cg': (cg_rows, list(CG_ROWS)),  # issue 34, H1: call graphs, perf.data
+             'size_cg': (size_cg, ['size_fp', 'size_dwarf'])}  # issue 34 (H5)
     ids = []
     for k in ONLY:
         if k not in steps:

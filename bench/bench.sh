@@ -21,8 +21,8 @@
 # see its head; ONLY=merge measures the merge row alone, ONLY=view the
 # ebs view rows, ONLY=ovh issue 34's overhead rows (or one of pin,
 # stat_100, monitor_cpu, libebs_read; slow: the two-core rows), ONLY=cg its
-# call-graph and perf.data rows, into
-# RESULTS).
+# call-graph and perf.data rows, ONLY=size_cg its -g file size rows
+# (size_fp, size_dwarf), into RESULTS).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}

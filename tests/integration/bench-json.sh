@@ -37,6 +37,8 @@ want = {  # id: (comparison, target)
     # monitor's and libebs's overhead
     'pin_1k': ('<=', 0.8), 'pin_10k': ('<=', 0.8), 'stat_100': ('<=', 1.0),
     'monitor_cpu': ('<=', 1.0), 'libebs_read': ('<=', 1.1),
+    # issue 34: a -g (frame pointers) and a --call-graph dwarf recording's bytes per sample
+    'size_fp': ('<=', 1.0), 'size_dwarf': ('<=', 0.1),
 }
 try:
     doc = json.load(open(sys.argv[1]))

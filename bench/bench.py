@@ -26,6 +26,9 @@ Environment (bench.sh sets the first ones):
   SRCLINE_TIMEOUT        seconds perf report --sort srcline may take (600)
   TOP_SECONDS            how long each ebs top and perf top run lasts (default 60)
   CHROMIUM               the browser of the ebs view rows (default: chromium)
+  STAT_CMD               the short command of row stat_100 (default /bin/true)
+  MONITOR_SECONDS        how long each monitor_cpu run lasts (default 20)
+  READPAIR_ROUNDS        libebs_read's rounds of 1,000 reads (default 201)
 
 Nothing here writes outside OUT and RESULTS: ebs runs with XDG_CACHE_HOME
 under OUT, perf with PERF_BUILDID_DIR under OUT (its ~/.debug).
@@ -207,9 +210,10 @@ WRAP = ['bash', '-c', 's=$EPOCHREALTIME; "$@"; r=$?; e=$EPOCHREALTIME; '
         '{ echo "$s $e"; times; } >"$BENCH_TIMES"; exit $r', 'wrap']
 
 
-def timed(cmd, timeout=900):
+def timed(cmd, timeout=900, recorder_cpu=False):
     """Run cmd (whose last part is WRAP + program): (program wall s,
-    total wall s, program CPU s)."""
+    total wall s, program CPU s); recorder_cpu (PIN_WRAP): and the
+    recorder's CPU s while the program ran."""
     d = scratch('t')
     tf = os.path.join(d, 'times')
     total = measure(cmd, env=dict(BASE_ENV, BENCH_TIMES=tf), timeout=timeout)[0]
@@ -220,9 +224,13 @@ def timed(cmd, timeout=900):
         s, e = map(float, lines[0].split())
         # "0m1.405s 0m0.020s": the children's user and system time
         cpu = sum(int(m) * 60 + float(x) for m, x in re.findall(r'(\d+)m([\d.]+)s', lines[2]))
+        rc = 0
+        if recorder_cpu:  # PIN_WRAP's line: the recorder's ns before and after
+            r0, r1 = map(int, lines[3].split())
+            rc = (r1 - r0) * 1e-9
     except (IndexError, ValueError):
         raise Failed('the timing wrapper wrote %r' % lines)
-    return e - s, total, cpu
+    return (e - s, total, cpu, rc) if recorder_cpu else (e - s, total, cpu)
 
 
 # ---- statistics and rows -----------------------------------------------------
@@ -244,11 +252,15 @@ ORDER = []
 
 def row(key, name, target, cmp, unit, note=''):
     ORDER.append(key)
-    ROWS[key] = {'name': name, 'value': None, 'target': target, 'cmp': cmp, 'met': False,
+    ROWS[key] = {'name': name, 'value': None, 'target': target, 'cmp': cmp,
+                 'met': None if cmp == 'info' else False,
                  'min': None, 'max': None, 'unit': unit, 'note': note}
 
 
 def met(r, v):
+    """Whether v meets r's target; None for an information row (cmp 'info')."""
+    if r['cmp'] == 'info':
+        return None
     return v is not None and (v <= r['target'] if r['cmp'] == '<=' else v >= r['target'])
 
 
@@ -308,10 +320,13 @@ row('size', 'file size per sample, IP-only recording / perf.data\'s', 0.5, '<=',
     'sqlwork at 10 kHz, cpu-clock, both recorders\' defaults')
 row('rec_cpu', 'ebs record\'s own CPU time per sample / perf record\'s', 0.5, '<=', 'ratio',
     'attached with -p to a running sqlwork at 10 kHz; the recorder process alone')
-row('slow_1k', 'program slowdown under record at 1 kHz / perf\'s', 1.0, '<=', 'ratio',
-    '(t_under - t_alone) / t_alone of sqlwork, ebs\'s over perf\'s')
-row('slow_10k', 'program slowdown under record at 10 kHz / perf\'s', 1.0, '<=', 'ratio',
-    '(t_under - t_alone) / t_alone of sqlwork, ebs\'s over perf\'s')
+# issue 34: information now (cmp 'info', no target): with the recorder on the
+# other core these measure the sample interrupt, which both tools take alike;
+# pin_1k and pin_10k are the rows with a target
+row('slow_1k', 'program slowdown under record at 1 kHz / perf\'s (two cores; information)', None,
+    'info', 'ratio', '(t_under - t_alone) / t_alone of sqlwork, ebs\'s over perf\'s')
+row('slow_10k', 'program slowdown under record at 10 kHz / perf\'s (two cores; information)', None,
+    'info', 'ratio', '(t_under - t_alone) / t_alone of sqlwork, ebs\'s over perf\'s')
 row('drain', 'samples per second written without loss / perf\'s', 1.0, '>=', 'ratio',
     'two busy programs at the highest rate used here; met only when ebs lost nothing')
 row('growth_time', 'report --sort func time growth exponent over 1x, 4x, 16x samples', 1.0,
@@ -335,6 +350,25 @@ row('top_cpu', 'ebs top\'s own CPU, every CPU sampled at 1 kHz, both busy (% of 
     '(default 60 s) while two busy loops take both CPUs; its CPU time (wait4) over its wall time, '
     'start included (*_steady_median: after its first 10 s); perf_median: perf top --stdio '
     '-F 1000 -e cpu-clock the same way')
+# ---- issue 34, H2 "ovh": the recorder's, stat's, monitor's and libebs's overhead ----
+row('pin_1k', 'program slowdown under record at 1 kHz, program and recorder on one CPU / perf\'s',
+    0.8, '<=', 'ratio', 'issue 34: sqlwork alone, under ebs record, under perf record, all pinned '
+    'to one CPU (taskset), so that the recorder competes with the program; the program\'s wall '
+    'time (t_under - t_alone) / t_alone, ebs\'s over perf\'s per round')
+row('pin_10k', 'program slowdown under record at 10 kHz, program and recorder on one CPU / perf\'s',
+    0.8, '<=', 'ratio', 'issue 34: as pin_1k, at 10 kHz')
+row('stat_100', 'ebs stat -r 100 of a short command, overhead / perf stat -r 100\'s', 1.0, '<=',
+    'ratio', 'issue 34: STAT_CMD (default /bin/true) 100 times under each, the default events; '
+    'overhead: the wall time less that of a shell loop running the command 100 times')
+row('monitor_cpu', 'ebs monitor\'s own CPU at 10 Hz (-i 100) / perf stat -I 100\'s', 1.0, '<=',
+    'ratio', 'issue 34: ebs monitor -a -i 100 -e task-clock,page-faults (no terminal: a line per '
+    'interval) and perf stat -a -I 100 -e task-clock,page-faults, each MONITOR_SECONDS (default 20 s); '
+    'CPU time (wait4) over wall time, ebs\'s over perf\'s per round')
+row('libebs_read', 'libebs ebs_count_read() / a bare read(2) of the same group, ns per read', 1.1,
+    '<=', 'ratio', 'issue 34: bench/readpair.c, task-clock,page-faults,context-switches (the read '
+    'path: software events), READPAIR_ROUNDS rounds of 1,000 reads of each alternating; '
+    'the least batch\'s ratio per run (median_ratios: the medians\')')
+# ---- end of issue 34 H2 rows ----
 # the page's size bound (MB) that docs/view.md states for SQLite's 500,000-sample recording
 VIEW_MAX_MB = 20.0
 VIEW_ROWS = ('view_write', 'view_size', 'view_open', 'view_update')
@@ -1157,6 +1191,175 @@ def top_cpu():
               measured=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()))
 
 
+# ---- issue 34, H2 "ovh": pin_1k, pin_10k, stat_100, monitor_cpu, libebs_read ----
+OVH_ROWS = ('pin_1k', 'pin_10k', 'stat_100', 'monitor_cpu', 'libebs_read')
+STAT_CMD = os.environ.get('STAT_CMD') or '/bin/true'
+STAT_N = 100
+MONITOR_SECONDS = env_int('MONITOR_SECONDS', 20)
+READPAIR_ROUNDS = env_int('READPAIR_ROUNDS', 201)
+
+
+# WRAP, and the CPU time of the wrapper's parent (the recorder: ebs record
+# and perf record fork the program themselves) just before the program
+# starts and just after it ends, in ns: the sum over its threads of
+# /proc/PID/task/TID/schedstat's first field (the time on a CPU), read by
+# bash's builtins alone, so that the reading forks nothing
+PIN_WRAP = ['bash', '-c', 'rc() { RC=0; for f in /proc/$PPID/task/*/schedstat; do '
+            'read -r a b <"$f" && RC=$((RC + a)); done; }; rc; r0=$RC; '
+            's=$EPOCHREALTIME; "$@"; r=$?; e=$EPOCHREALTIME; rc; '
+            '{ echo "$s $e"; times; echo "$r0 $RC"; } >"$BENCH_TIMES"; exit $r', 'wrap']
+
+
+def pinned_slowdown():
+    """Rows pin_1k and pin_10k: the recorder's cost where it competes with
+    the program.  sqlwork alone, under ebs record and under perf record, each
+    started under taskset -c CPU (the last CPU this process may use), so that
+    the recorder and the program (its child, which inherits the mask) share
+    one CPU, the order rotating each round.  On one CPU the program's wall
+    time is its own CPU time plus the recorder's while it ran (and whatever
+    else runs there): the slowdown is ((program CPU + recorder CPU while the
+    program ran) under the recorder - program CPU alone) / program CPU alone,
+    ebs's over perf's per round.  The program's CPU time carries the sample
+    interrupts (alike for both tools) and what the recorder's runs cost the
+    program's caches; the recorder's is read from /proc (PIN_WRAP), its start
+    and end (perf's build-id pass) left out.  The sum is measured rather than
+    the wall time, which on this shared VM measures other work on that CPU
+    (the wall-time slowdowns are kept: wall_*)."""
+    cpu = str(sorted(os.sched_getaffinity(0))[-1])
+    pin = ['taskset', '-c', cpu]
+    prog = PIN_WRAP + [SQLWORK, str(SQL_ROWS)]
+    for hz, key in ((1000, 'pin_1k'), (HZ, 'pin_10k')):
+        progress('sqlwork %d alone, under ebs record, under perf record at %d Hz, all on CPU %s: '
+                 '%d rounds' % (SQL_ROWS, hz, cpu, RUNS))
+        d = scratch('pin')
+        t = {'alone': [], 'ebs': [], 'perf': []}
+        c = {'alone': [], 'ebs': [], 'perf': []}
+        rec = {'ebs': [], 'perf': []}
+        nsamp = {'ebs': [], 'perf': []}
+        kinds = ['alone', 'ebs', 'perf']
+        for i in range(RUNS):
+            for kind in kinds[i % 3:] + kinds[:i % 3]:
+                if kind == 'alone':
+                    w, _, pc, _ = timed(pin + prog, recorder_cpu=True)
+                else:
+                    path = os.path.join(d, 'rec.' + kind)
+                    w, _, pc, rc = timed(pin + recorder(kind, hz, path) + prog, recorder_cpu=True)
+                    rec[kind].append(rc)
+                    nsamp[kind].append(stats(kind, path)['samples'])
+                t[kind].append(w)
+                c[kind].append(pc)
+        se = [(e + r - a) / a for e, r, a in zip(c['ebs'], rec['ebs'], c['alone'])]
+        sp = [(p + r - a) / a for p, r, a in zip(c['perf'], rec['perf'], c['alone'])]
+        we = [(e - a) / a for e, a in zip(t['ebs'], t['alone'])]
+        wp = [(p - a) / a for p, a in zip(t['perf'], t['alone'])]
+        set_ratio(key, se, sp, ebs_slowdown_median=med(se), perf_slowdown_median=med(sp),
+                  alone_cpu_median=med(c['alone']), ebs_cpu_median=med(c['ebs']),
+                  perf_cpu_median=med(c['perf']), component_unit='s', hz=hz, cpu=int(cpu),
+                  pairs_dropped=sum(1 for p in sp if p <= 0),
+                  recorder_cpu_s={'ebs': med(rec['ebs']), 'perf': med(rec['perf'])},
+                  samples={'ebs': med(nsamp['ebs']), 'perf': med(nsamp['perf'])},
+                  slowdowns={'ebs': se, 'perf': sp},
+                  wall_alone_median=med(t['alone']), wall_ebs_median=med(t['ebs']),
+                  wall_perf_median=med(t['perf']), wall_ebs_slowdown_median=med(we),
+                  wall_perf_slowdown_median=med(wp))
+        shutil.rmtree(d)
+
+
+def stat_row():
+    """Row stat_100: ebs stat -r 100 and perf stat -r 100 of STAT_CMD (a
+    short command: /bin/true), each with its default events, and a shell
+    loop that runs STAT_CMD 100 times, interleaved.  The overhead of a
+    stat is its wall time less the loop's (fork, exec and wait of the
+    command a hundred times, which both tools do too); the row is ebs's
+    overhead over perf's per round (ratio: the plain wall times')."""
+    progress('ebs stat -r %d, perf stat -r %d and a shell loop of %s: %d rounds'
+             % (STAT_N, STAT_N, STAT_CMD, RUNS))
+    loop = ['sh', '-c', 'i=0; while [ $i -lt %d ]; do "$@"; i=$((i + 1)); done' % STAT_N,
+            'loop', STAT_CMD]
+    res = interleave([
+        ('ebs', lambda: measure([EBS, 'stat', '-r', str(STAT_N), '--', STAT_CMD])),
+        ('perf', lambda: measure(['perf', 'stat', '-r', str(STAT_N), '--', STAT_CMD])),
+        ('loop', lambda: measure(loop))])
+    w = {k: [r[0] for r in v] for k, v in res.items()}
+    oe = [e - l for e, l in zip(w['ebs'], w['loop'])]
+    op = [p - l for p, l in zip(w['perf'], w['loop'])]
+    set_ratio('stat_100', oe, op, ebs_median=med(oe) / STAT_N * 1e3,
+              perf_median=med(op) / STAT_N * 1e3, component_unit='ms/run',
+              command=STAT_CMD, runs_per_stat=STAT_N, wall_ebs_median=med(w['ebs']),
+              wall_perf_median=med(w['perf']), wall_loop_median=med(w['loop']),
+              ratio=med([a / b for a, b in zip(w['ebs'], w['perf'])]),
+              cpu_ebs_median=med([r[1] for r in res['ebs']]),
+              cpu_perf_median=med([r[1] for r in res['perf']]),
+              cpu_loop_median=med([r[1] for r in res['loop']]))
+
+
+def monitor_row():
+    """Row monitor_cpu: ebs monitor's own cost at its default 10 Hz.  ebs
+    monitor -a -i 100 --duration MONITOR_SECONDS and perf stat -a -I 100 --
+    sleep MONITOR_SECONDS, the same two software events (the events ebs
+    monitor falls back to without a PMU), every CPU, output to /dev/null
+    (ebs monitor without a terminal prints a line per interval, as perf
+    stat -I does), interleaved; each one's CPU time (wait4, the sleep
+    included for perf) over its wall time, ebs's over perf's per round."""
+    ev = 'task-clock,page-faults'
+    progress('ebs monitor -a -i 100 and perf stat -a -I 100 for %d s each: %d rounds'
+             % (MONITOR_SECONDS, RUNS))
+    res = interleave([
+        ('ebs', lambda: measure([EBS, 'monitor', '-a', '-i', '100', '-e', ev, '--duration',
+                                 str(MONITOR_SECONDS)], timeout=MONITOR_SECONDS + 60)),
+        ('perf', lambda: measure(['perf', 'stat', '-a', '-I', '100', '-e', ev, '--', 'sleep',
+                                  str(MONITOR_SECONDS)], timeout=MONITOR_SECONDS + 60))])
+    pct = {k: [100.0 * r[1] / r[0] for r in v] for k, v in res.items()}
+    set_ratio('monitor_cpu', pct['ebs'], pct['perf'], ebs_median=med(pct['ebs']),
+              perf_median=med(pct['perf']), component_unit='%', seconds=MONITOR_SECONDS,
+              events=ev, ebs_runs=pct['ebs'], perf_runs=pct['perf'])
+
+
+def libebs_read():
+    """Row libebs_read: bench/readpair.c, built here against the build's
+    libebs.a, RUNS times: the medians over READPAIR_ROUNDS rounds of the
+    ns per ebs_count_read() of a set of three software events and per bare
+    read(2) of the same group opened by hand (the same read_format), in
+    alternating batches of 1,000; the least batch's ns per read (the cost
+    nothing disturbed), libebs's over the bare one's per run (the medians'
+    ratios kept: median_ratios)."""
+    src = os.path.join(TOP, 'bench', 'readpair.c')
+    lib = os.path.join(os.path.dirname(EBS), 'libebs.a')
+    exe = os.path.join(OUT, 'readpair')
+    if not os.path.exists(lib):
+        raise Failed('%s is not built (make all)' % lib)
+    capture(['gcc', '-O2', '-I', os.path.join(TOP, 'include'), '-o', exe, src, lib, '-lm'])
+    ev = 'task-clock,page-faults,context-switches'
+    progress('libebs read pairs against bare read(2) of %s: %d runs' % (ev, RUNS))
+    lib_ns, bare_ns, lib_med, bare_med, path = [], [], [], [], None
+    for _ in range(RUNS):
+        m = re.match(r'libebs_ns (\S+) bare_ns (\S+) libebs_median_ns (\S+) bare_median_ns (\S+) '
+                     r'path (\S+)', capture([exe, ev, str(READPAIR_ROUNDS), '1000']))
+        if not m:
+            raise Failed('readpair printed no figures')
+        lib_ns.append(float(m.group(1)))
+        bare_ns.append(float(m.group(2)))
+        lib_med.append(float(m.group(3)))
+        bare_med.append(float(m.group(4)))
+        path = m.group(5)
+    set_ratio('libebs_read', lib_ns, bare_ns, ebs_median=med(lib_ns),
+              bare_median=med(bare_ns), component_unit='ns/read', events=ev, read_path=path,
+              rounds=READPAIR_ROUNDS, median_ratios=[a / b for a, b in zip(lib_med, bare_med)],
+              ebs_median_of_medians=med(lib_med), bare_median_of_medians=med(bare_med))
+
+
+def ovh_rows():
+    """Issue 34's overhead rows (H2), in main() and ONLY=ovh."""
+    if SQLWORK:
+        step(['pin_1k', 'pin_10k'], pinned_slowdown)
+    else:
+        skip(['pin_1k', 'pin_10k'], 'SQLite: ' + SQLITE_WHY)
+    step(['stat_100'], stat_row)
+    step(['monitor_cpu'], monitor_row)
+    step(['libebs_read'], libebs_read)
+# ---- end of issue 34 H2 functions ----
+
+
 # ---- the machine ----------------------------------------------------------------
 def sh(cmd):
     try:
@@ -1203,7 +1406,8 @@ def main():
         return only(m)
     step([], gen_profile)
     if SQLWORK:
-        step([k for k in ORDER if k not in ('drain', 'size', 'rec_cpu', 'slow_1k', 'slow_10k')],
+        step([k for k in ORDER if k not in ('drain', 'size', 'rec_cpu', 'slow_1k', 'slow_10k')
+              + OVH_ROWS],
              sqlite_recordings)
         if ('ebs', '16x') in SQL and ('perf', '16x') in SQL:
             step(['func', 'func_warm', 'noinline', 'noinline_warm', 'line_func', 'annotate', 'rss',
@@ -1224,6 +1428,7 @@ def main():
         gen_line_row()
     step(['drain'], drain)
     step(['top_cpu'], top_cpu)
+    ovh_rows()  # issue 34, H2: pin_*, stat_100, monitor_cpu, libebs_read
     skip(ORDER, 'not measured (an earlier step failed)')
 
     m['programs'] = MACHINE_PROGRAMS
@@ -1259,7 +1464,14 @@ def only(m):
     """ONLY's rows measured, put into RESULTS in their places (the others kept)."""
     steps = {'merge': (merge_row, ['merge']), 'top_cpu': (top_cpu, ['top_cpu']),
              'view': (view_only, list(VIEW_ROWS)),
-             'warm': (warm_only, WARM_ROWS)}  # issue 34 (H4)
+             'warm': (warm_only, WARM_ROWS),  # issue 34 (H4)
+             # issue 34, H2: the overhead rows (ONLY=ovh: all of them), and the
+             # two-core slowdown rows, now information (ONLY=slow; with size)
+             'ovh': (ovh_rows, list(OVH_ROWS)),
+             'pin': (pinned_slowdown, ['pin_1k', 'pin_10k']),
+             'stat_100': (stat_row, ['stat_100']), 'monitor_cpu': (monitor_row, ['monitor_cpu']),
+             'libebs_read': (libebs_read, ['libebs_read']),
+             'slow': (size_and_slowdown, ['slow_1k', 'slow_10k', 'size'])}
     ids = []
     for k in ONLY:
         if k not in steps:
@@ -1267,7 +1479,7 @@ def only(m):
                      % (k, ', '.join(steps)))
         fn, keys = steps[k]
         ids += keys
-        if not SQLWORK and k != 'top_cpu':
+        if not SQLWORK and k not in ('top_cpu', 'ovh', 'stat_100', 'monitor_cpu', 'libebs_read'):
             skip(keys, 'SQLite: ' + SQLITE_WHY)
         else:
             step(keys, fn)

@@ -19,9 +19,10 @@
 # another, README.md is left alone), and bench.py's knobs (LARGE_ITERS,
 # MIN_SAMPLES, SQL_ROWS, DRAIN_HZ, DRAIN_WORK, SRCLINE_TIMEOUT, MERGE_N, ONLY:
 # see its head; ONLY=merge measures the merge row alone, ONLY=view the
-# ebs view rows, ONLY=warm the three warm-cache rows, into RESULTS; with
-# REUSE=1, ONLY=warm and ONLY=view take the recordings an earlier run left
-# in BUILD/bench).
+# ebs view rows, ONLY=ovh issue 34's overhead rows (or one of pin,
+# stat_100, monitor_cpu, libebs_read; slow: the two-core rows), ONLY=warm
+# the three warm-cache rows, into RESULTS; with REUSE=1, ONLY=warm and
+# ONLY=view take the recordings an earlier run left in BUILD/bench).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}

@@ -236,6 +236,8 @@ if [ -s "$LOGS/times.new" ]; then
 fi
 for l in ${failed_logs[@]+"${failed_logs[@]}"}; do
 	echo "failed: ${l#"$PWD"/}"
+	# its FAIL lines too: CI keeps only the end of the output
+	grep -a '^FAIL: ' "$l" | head -n 10 | cut -c1-400 | sed 's/^/  /'
 done
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -205,14 +205,24 @@ spid=$!
 sleep 0.5
 /ebs record --backend=kmod -e cpu-clock -c 1000000 -o /tmp/p.data -p "$(cat sleeper.pid)" 2>p.err &
 rpid=$!
-sleep 2 # 1 s gave too few of the sleeper's samples once, the host loaded
+# 2 s of recording from when ebs has the device open: under TCG on a
+# loaded host a sanitizer build took over 2 s just to get there
+n=0
+while [ $n -lt 300 ] && ! ls -l /proc/$rpid/fd 2>/dev/null | grep -q /dev/ebs; do
+	sleep 0.1
+	n=$((n + 1))
+done
+echo "    -p: ebs had /dev/ebs open after $n tenths of a second"
+sleep 2
 kill -INT $rpid
 wait $rpid
 rc=$?
 cat p.err
 check "-p then Ctrl-C: exit 0" [ $rc -eq 0 ]
 kill $spid
-check "-p: leaf resolved from /proc's maps" sh -c "/ebs report -i /tmp/p.data --top 1 | grep -q ' leaf '"
+/ebs report -i /tmp/p.data --top 3 >p.rep 2>&1
+check "-p: leaf resolved from /proc's maps" grep -q ' leaf ' p.rep
+grep -q ' leaf ' p.rep || sed 's/^/    /' p.rep
 wait
 # the sleeper runs until killed (30 s is only a bound): on a loaded host a
 # sanitizer build of ebs may take seconds to start under TCG
@@ -414,10 +424,13 @@ isum=$(awk -F, '$3 == "task-clock" { s += $2 } END { print s + 0 }' ki.csv)
 # The intervals hold the loop's CPU time (0.5 s, more when TCG on a loaded
 # host overshoots: see above) and the command's start and exit, which TCG
 # stretches (measured: 8 ms on a quiet host, 57 ms beside two other
-# tests); an interval counted twice would add about 100 ms, one lost take
-# as much away.
-check "stat --backend=kmod -I 100: exit 0 ($rc), $rows intervals summing to ${isum} ns (its run's CPU ${icpu:-none} ns, -20/+80 ms)" \
-	sh -c "[ $rc -eq 0 ] && [ $rows -ge 4 ] && awk -v s=$isum -v o=${icpu:-0} 'BEGIN { exit !(s >= 0.5e9 && o > 0 && s >= o - 20e6 && s <= o + 80e6) }'"
+# tests, once more than 80 ms under CI's load): the sum within -20/+200 ms
+# of the run's CPU, as above.  An interval lost takes ~100 ms away (found);
+# a running total printed for a delta adds seconds (found); one interval
+# counted twice adds ~100 ms, within the allowance: stat.sh holds the -I
+# code both backends share (count/stat.c) to the session's total, 1%.
+check "stat --backend=kmod -I 100: exit 0 ($rc), $rows intervals summing to ${isum} ns (its run's CPU ${icpu:-none} ns, -20/+200 ms)" \
+	sh -c "[ $rc -eq 0 ] && [ $rows -ge 4 ] && awk -v s=$isum -v o=${icpu:-0} 'BEGIN { exit !(s >= 0.5e9 && o > 0 && s >= o - 20e6 && s <= o + 200e6) }'"
 /ebs stat --backend=kmod -I 100 -e task-clock,page-faults -- /leafloop 0.1 >kbad.out 2>kbad.err
 rc=$?
 cat kbad.err

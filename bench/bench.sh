@@ -22,7 +22,9 @@
 # ebs view rows, ONLY=ovh issue 34's overhead rows (or one of pin,
 # stat_100, monitor_cpu, libebs_read; slow: the two-core rows), ONLY=cg its
 # call-graph and perf.data rows, ONLY=size_cg its -g file size rows
-# (size_fp, size_dwarf), into RESULTS).
+# (size_fp, size_dwarf), ONLY=warm the three warm-cache rows, into RESULTS;
+# with REUSE=1, ONLY=warm and ONLY=view take the recordings an earlier run
+# left in BUILD/bench).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}

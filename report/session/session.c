@@ -619,22 +619,32 @@ static bool func_match(const struct session *rs, const struct sym_result *res)
 	return false;
 }
 
+/*
+ * The names' tally.  A result's names are a function of its number
+ * (sym_result.id: equal ids, equal names), so the samples of a numbered
+ * address are counted by number in the pass and their names tallied once
+ * each after it (none of it with EBS_DEBUG_NO_MEMO): no name looked up
+ * per sample.
+ */
 struct tally {
 	struct name_tally *t;
 	u64 samples;
+	struct tally_id {
+		u64 n;			/* samples of this number */
+		struct sym_result copy; /* its first result: names and frames borrowed */
+	} * ids;
+	size_t nids;
+	bool memo;
 };
 
-/* The names of a sample's function and those inlined at it, once each. */
-static int tally_one(void *ctx, const struct resolved *r)
+/* The names of a result (n samples): its function and those inlined at it, once each. */
+static int tally_names_of(struct tally *ta, const struct sym_result *res, u64 n)
 {
-	struct tally *ta = ctx;
-	const struct sym_result *res = &r->res;
 	unsigned int i, j;
 	int e = 0;
 
-	ta->samples++;
 	if (res->function)
-		e = name_tally__add(&ta->t, res->function, 1);
+		e = name_tally__add(&ta->t, res->function, n);
 	for (i = 0; i < res->nr_frames && !e; i++) {
 		const char *fn = res->frames[i].function;
 
@@ -642,8 +652,42 @@ static int tally_one(void *ctx, const struct resolved *r)
 		for (j = 0; j < i && !session__same_name(res->frames[j].function, fn); j++)
 			;
 		if (fn && !session__same_name(fn, res->function) && j == i)
-			e = name_tally__add(&ta->t, fn, 1);
+			e = name_tally__add(&ta->t, fn, n);
 	}
+	return e;
+}
+
+static int tally_one(void *ctx, const struct resolved *r)
+{
+	struct tally *ta = ctx;
+	const struct sym_result *res = &r->res;
+
+	ta->samples++;
+	if (!ta->memo || !res->id)
+		return tally_names_of(ta, res, 1);
+	if (res->id >= ta->nids) {
+		size_t had = ta->nids;
+
+		while (res->id >= ta->nids)
+			if (ebs_grow((void **)&ta->ids, &ta->nids, ta->nids, sizeof(*ta->ids),
+				     1024))
+				return -ENOMEM;
+		memset(ta->ids + had, 0, (ta->nids - had) * sizeof(*ta->ids));
+	}
+	if (!ta->ids[res->id].n++)
+		ta->ids[res->id].copy = *res; /* the symbolizer's, until it is freed */
+	return 0;
+}
+
+/* After the pass: each number's names, with its samples.  0 or -ENOMEM. */
+static int tally_ids(struct tally *ta)
+{
+	size_t i;
+	int e = 0;
+
+	for (i = 0; i < ta->nids && !e; i++)
+		if (ta->ids[i].n)
+			e = tally_names_of(ta, &ta->ids[i].copy, ta->ids[i].n);
 	return e;
 }
 
@@ -651,12 +695,15 @@ static int tally_one(void *ctx, const struct resolved *r)
 static int tally_names(struct session *rs, struct name_cand **c, size_t *n, u64 *samples,
 		       struct ebs_error *err)
 {
-	struct tally ta = {0};
+	struct tally ta = {.memo = !rs->no_memo};
 	int e;
 
 	rs->tallying = true;
 	e = session__each(rs, tally_one, &ta, err);
 	rs->tallying = false;
+	if (!e && tally_ids(&ta))
+		e = ebs_error__set(err, ENOMEM, "out of memory");
+	free(ta.ids);
 	*c = NULL;
 	if (!e && !(*c = name_tally__cands(ta.t, n)))
 		e = ebs_error__set(err, ENOMEM, "out of memory");

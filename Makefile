@@ -113,6 +113,9 @@ LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(LIBUNWIND_LIBS) $(CAPSTONE_LIBS) $(LIB
 	-liberty -lm -pthread -ldl
 # libarchive: ebs archive's tar + zstd, written and read (data/archive.c)
 LIBS += $(shell pkg-config --libs libarchive 2>/dev/null || echo -larchive)
+# libzstd: a -g recording's SAMPLES_CGZ records (format 4.0), written and read (data/writer.c,
+# data/reader.c): zstd frames of the packed samples
+LIBS += $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
 
 ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) -DEBS_HAVE_CAPSTONE=$(EBS_HAVE_CAPSTONE) $(CFLAGS)
 

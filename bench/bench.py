@@ -10,6 +10,11 @@ Environment (bench.sh sets the first ones):
   BIG                    the generated 2,000-function program (bench/gen.py)
   SQLWORK, SQLITE_WHY    the SQLite driver (tests/real/build-sqlite.sh), or
                          empty and why it could not be built
+  SQLWORK_FP             the same built with frame pointers (bench.sh), for
+                         the -g rows (issue 34; SQLWORK when empty)
+  CG_ITERS, CG_DWARF_HZ, CG_PERFDATA_ITERS
+                         the call-graph rows' recordings (default 1, 4000, 4:
+                         docs/bench.md)
   RESULTS                where the JSON goes (default TOP/bench/results.json)
   RUNS                   runs per measurement (default 5): a row's value is
                          the median of RUNS runs, or of RUNS ratios of
@@ -26,6 +31,9 @@ Environment (bench.sh sets the first ones):
   SRCLINE_TIMEOUT        seconds perf report --sort srcline may take (600)
   TOP_SECONDS            how long each ebs top and perf top run lasts (default 60)
   CHROMIUM               the browser of the ebs view rows (default: chromium)
+  STAT_CMD               the short command of row stat_100 (default /bin/true)
+  MONITOR_SECONDS        how long each monitor_cpu run lasts (default 20)
+  READPAIR_ROUNDS        libebs_read's rounds of 1,000 reads (default 201)
 
 Nothing here writes outside OUT and RESULTS: ebs runs with XDG_CACHE_HOME
 under OUT, perf with PERF_BUILDID_DIR under OUT (its ~/.debug).
@@ -82,6 +90,8 @@ MERGE_N = max(2, env_int('MERGE_N', 4))  # the merge row's recordings
 # ONLY=id[,id...]: measure those rows alone (the merge row: ONLY=merge), and
 # put them into RESULTS, the other rows kept as they are
 ONLY = [k for k in os.environ.get('ONLY', '').split(',') if k]
+# REUSE=1 (with ONLY=warm or ONLY=view): OUT's recordings of an earlier run, if good
+REUSE = bool(os.environ.get('REUSE'))
 
 os.makedirs(OUT, exist_ok=True)
 SCRATCH = os.path.join(OUT, 'runs')
@@ -205,9 +215,10 @@ WRAP = ['bash', '-c', 's=$EPOCHREALTIME; "$@"; r=$?; e=$EPOCHREALTIME; '
         '{ echo "$s $e"; times; } >"$BENCH_TIMES"; exit $r', 'wrap']
 
 
-def timed(cmd, timeout=900):
+def timed(cmd, timeout=900, recorder_cpu=False):
     """Run cmd (whose last part is WRAP + program): (program wall s,
-    total wall s, program CPU s)."""
+    total wall s, program CPU s); recorder_cpu (PIN_WRAP): and the
+    recorder's CPU s while the program ran."""
     d = scratch('t')
     tf = os.path.join(d, 'times')
     total = measure(cmd, env=dict(BASE_ENV, BENCH_TIMES=tf), timeout=timeout)[0]
@@ -218,9 +229,13 @@ def timed(cmd, timeout=900):
         s, e = map(float, lines[0].split())
         # "0m1.405s 0m0.020s": the children's user and system time
         cpu = sum(int(m) * 60 + float(x) for m, x in re.findall(r'(\d+)m([\d.]+)s', lines[2]))
+        rc = 0
+        if recorder_cpu:  # PIN_WRAP's line: the recorder's ns before and after
+            r0, r1 = map(int, lines[3].split())
+            rc = (r1 - r0) * 1e-9
     except (IndexError, ValueError):
         raise Failed('the timing wrapper wrote %r' % lines)
-    return e - s, total, cpu
+    return (e - s, total, cpu, rc) if recorder_cpu else (e - s, total, cpu)
 
 
 # ---- statistics and rows -----------------------------------------------------
@@ -242,11 +257,15 @@ ORDER = []
 
 def row(key, name, target, cmp, unit, note=''):
     ORDER.append(key)
-    ROWS[key] = {'name': name, 'value': None, 'target': target, 'cmp': cmp, 'met': False,
+    ROWS[key] = {'name': name, 'value': None, 'target': target, 'cmp': cmp,
+                 'met': None if cmp == 'info' else False,
                  'min': None, 'max': None, 'unit': unit, 'note': note}
 
 
 def met(r, v):
+    """Whether v meets r's target; None for an information row (cmp 'info')."""
+    if r['cmp'] == 'info':
+        return None
     return v is not None and (v <= r['target'] if r['cmp'] == '<=' else v >= r['target'])
 
 
@@ -288,12 +307,12 @@ row('func', 'report --sort func (inline-aware), first report / perf report --sor
     0.5, '<=', 'ratio', 'large SQLite profile; ebs with an empty XDG_CACHE_HOME and a fresh copy '
     'of the file each run')
 row('func_warm', 'report --sort func (inline-aware), warm DWARF cache / perf report --sort sym',
-    0.5, '<=', 'ratio', 'large SQLite profile; the DSO cache as an earlier report of another '
+    0.25, '<=', 'ratio', 'large SQLite profile; the DSO cache as an earlier report of another '
     'recording of the same program left it')
 row('noinline', 'report --sort func --no-inline, first report / perf report --sort sym',
     0.5, '<=', 'ratio', 'large SQLite profile; empty XDG_CACHE_HOME')
 row('noinline_warm', 'report --sort func --no-inline, warm DWARF cache / perf report --sort sym',
-    0.5, '<=', 'ratio', 'large SQLite profile; warm DWARF cache')
+    0.25, '<=', 'ratio', 'large SQLite profile; warm DWARF cache')
 row('line', 'report --sort line / perf report --sort srcline', 0.02, '<=', 'ratio',
     'small SQLite profile; perf once (it takes long), with a timeout; min/max from ebs\'s runs')
 row('line_func', 'report --sort line / report --sort func (ebs alone)', 1.5, '<=', 'ratio',
@@ -304,12 +323,21 @@ row('rss', 'peak RSS of report --sort func / perf report --sort sym\'s', 1.0, '<
     'large SQLite profile; ru_maxrss through wait4')
 row('size', 'file size per sample, IP-only recording / perf.data\'s', 0.5, '<=', 'ratio',
     'sqlwork at 10 kHz, cpu-clock, both recorders\' defaults')
+# ---- issue 34 (H5 "size"): the -g recordings' size per sample, size_cg() -----
+row('size_fp', 'file size per sample, -g (frame pointers) / perf record -g\'s perf.data', 1.0, '<=',
+    'ratio', 'issue 34: sqlwork at 10 kHz, cpu-clock, -g: both recorders\' defaults (ebs: fp,512)')
+row('size_dwarf', 'file size per sample, --call-graph dwarf / perf\'s perf.data', 0.1, '<=', 'ratio',
+    'issue 34: sqlwork at 1 kHz, cpu-clock, --call-graph dwarf: both copy 8 KiB of stack')
+# ---- end of issue 34 (H5) rows ------------------------------------------------
 row('rec_cpu', 'ebs record\'s own CPU time per sample / perf record\'s', 0.5, '<=', 'ratio',
     'attached with -p to a running sqlwork at 10 kHz; the recorder process alone')
-row('slow_1k', 'program slowdown under record at 1 kHz / perf\'s', 1.0, '<=', 'ratio',
-    '(t_under - t_alone) / t_alone of sqlwork, ebs\'s over perf\'s')
-row('slow_10k', 'program slowdown under record at 10 kHz / perf\'s', 1.0, '<=', 'ratio',
-    '(t_under - t_alone) / t_alone of sqlwork, ebs\'s over perf\'s')
+# issue 34: information now (cmp 'info', no target): with the recorder on the
+# other core these measure the sample interrupt, which both tools take alike;
+# pin_1k and pin_10k are the rows with a target
+row('slow_1k', 'program slowdown under record at 1 kHz / perf\'s (two cores; information)', None,
+    'info', 'ratio', '(t_under - t_alone) / t_alone of sqlwork, ebs\'s over perf\'s')
+row('slow_10k', 'program slowdown under record at 10 kHz / perf\'s (two cores; information)', None,
+    'info', 'ratio', '(t_under - t_alone) / t_alone of sqlwork, ebs\'s over perf\'s')
 row('drain', 'samples per second written without loss / perf\'s', 1.0, '>=', 'ratio',
     'two busy programs at the highest rate used here; met only when ebs lost nothing')
 row('growth_time', 'report --sort func time growth exponent over 1x, 4x, 16x samples', 1.0,
@@ -318,9 +346,32 @@ row('growth_rss', 'report --sort func peak RSS growth exponent over 1x, 4x, 16x 
     '<=', 'exponent', 'bound: memory does not grow with the samples (16x the samples, '
     'at most 16^0.1 = 1.32x the peak RSS)')
 row('annotate_warm', 'annotate of the hottest function, warm DWARF cache / perf annotate --stdio of it',
-    0.5, '<=', 'ratio', 'large SQLite profile; the DSO cache as an earlier annotate of another '
+    0.25, '<=', 'ratio', 'large SQLite profile; the DSO cache as an earlier annotate of another '
     'recording of the same program left it (after_report_*: as row 2\'s, left by a report of '
     'functions, which reads no line table)')
+
+# ---- issue 34, H1: call graphs and perf.data (cg_rows(); ONLY=cg) ----------------
+CG_ROWS = ('children_fp', 'children_dwarf', 'flamegraph', 'perfdata_cold', 'perfdata_warm',
+           'rss_dwarf')
+row('children_fp', 'report --children of a -g (frame-pointer) recording / perf report --children '
+    '-g none', 0.5, '<=', 'ratio', 'issue 34; SQLite built with frame pointers, 2 loops of sqlwork '
+    'at 10 kHz, -g; first report (empty XDG_CACHE_HOME, fresh copy); warm_*: with a warm cache')
+row('children_dwarf', 'report --children of a --call-graph dwarf recording / perf report '
+    '--children -g none', 0.5, '<=', 'ratio', 'issue 34; one sqlwork (-O2, no frame pointers) at '
+    'CG_DWARF_HZ, --call-graph dwarf; first report; warm_*: with a warm cache')
+row('flamegraph', 'ebs flamegraph / perf script of the same work', 0.5, '<=', 'ratio',
+    'issue 34; the -g recordings of children_fp; no stackcollapse-perf.pl/flamegraph.pl here, so '
+    'perf script alone (a lower bound of the pipeline); perf_stackcollapse_*: perf script report '
+    'stackcollapse, for information')
+row('perfdata_cold', 'ebs report -i perf.data, first report / perf report of the same file', 1.0,
+    '<=', 'ratio', 'issue 34; perf record of 2 loops of 4 x sqlwork at 10 kHz (IP only); ebs '
+    'report --sort func against perf report --stdio --sort sym; empty XDG_CACHE_HOME')
+row('perfdata_warm', 'ebs report -i perf.data, warm DSO cache / perf report of the same file', 1.0,
+    '<=', 'ratio', 'issue 34; as perfdata_cold, ebs with the cache an ebs report of another '
+    'perf.data of the same program left')
+row('rss_dwarf', 'peak RSS of report --children of a dwarf recording / perf report\'s', 1.0, '<=',
+    'ratio', 'issue 34; the runs of children_dwarf; ru_maxrss through wait4')
+# ---- end of issue 34, H1's rows ------------------------------------------------
 
 row('merge', 'merged report of %d recordings / the %d reports one by one' % (MERGE_N, MERGE_N),
     1.0, '<=', 'ratio', '%d recordings of one sqlwork each; ebs report -i a -i b ... over the sum '
@@ -333,6 +384,25 @@ row('top_cpu', 'ebs top\'s own CPU, every CPU sampled at 1 kHz, both busy (% of 
     '(default 60 s) while two busy loops take both CPUs; its CPU time (wait4) over its wall time, '
     'start included (*_steady_median: after its first 10 s); perf_median: perf top --stdio '
     '-F 1000 -e cpu-clock the same way')
+# ---- issue 34, H2 "ovh": the recorder's, stat's, monitor's and libebs's overhead ----
+row('pin_1k', 'program slowdown under record at 1 kHz, program and recorder on one CPU / perf\'s',
+    0.8, '<=', 'ratio', 'issue 34: sqlwork alone, under ebs record, under perf record, all pinned '
+    'to one CPU (taskset), so that the recorder competes with the program; the program\'s wall '
+    'time (t_under - t_alone) / t_alone, ebs\'s over perf\'s per round')
+row('pin_10k', 'program slowdown under record at 10 kHz, program and recorder on one CPU / perf\'s',
+    0.8, '<=', 'ratio', 'issue 34: as pin_1k, at 10 kHz')
+row('stat_100', 'ebs stat -r 100 of a short command, overhead / perf stat -r 100\'s', 1.0, '<=',
+    'ratio', 'issue 34: STAT_CMD (default /bin/true) 100 times under each, the default events; '
+    'overhead: the wall time less that of a shell loop running the command 100 times')
+row('monitor_cpu', 'ebs monitor\'s own CPU at 10 Hz (-i 100) / perf stat -I 100\'s', 1.0, '<=',
+    'ratio', 'issue 34: ebs monitor -a -i 100 -e task-clock,page-faults (no terminal: a line per '
+    'interval) and perf stat -a -I 100 -e task-clock,page-faults, each MONITOR_SECONDS (default 20 s); '
+    'CPU time (wait4) over wall time, ebs\'s over perf\'s per round')
+row('libebs_read', 'libebs ebs_count_read() / a bare read(2) of the same group, ns per read', 1.1,
+    '<=', 'ratio', 'issue 34: bench/readpair.c, task-clock,page-faults,context-switches (the read '
+    'path: software events), READPAIR_ROUNDS rounds of 1,000 reads of each alternating; '
+    'the least batch\'s ratio per run (median_ratios: the medians\')')
+# ---- end of issue 34 H2 rows ----
 # the page's size bound (MB) that docs/view.md states for SQLite's 500,000-sample recording
 VIEW_MAX_MB = 20.0
 VIEW_ROWS = ('view_write', 'view_size', 'view_open', 'view_update')
@@ -479,17 +549,7 @@ def fill_report_rows(res, samples):
               **pair_fields(wall(res['e_noinl']), wall(res['p_sym'])), samples=samples,
               ebs_cpu_median=med(cput(res['e_noinl'])), perf_cpu_median=med(cput(res['p_sym'])))
     if 'e_func_warm' in res:
-        set_ratio('func_warm', wall(res['e_func_warm']), wall(res['p_sym']),
-                  **pair_fields(wall(res['e_func_warm']), wall(res['p_sym'])), samples=samples,
-                  ebs_rss_mb_median=med(rss(res['e_func_warm'])))
-        set_ratio('noinline_warm', wall(res['e_noinl_warm']), wall(res['p_sym']),
-                  **pair_fields(wall(res['e_noinl_warm']), wall(res['p_sym'])), samples=samples)
-        set_ratio('annotate_warm', wall(res['e_ann_warm']), wall(res['p_ann']),
-                  **pair_fields(wall(res['e_ann_warm']), wall(res['p_ann'])), function=res['hot'],
-                  samples=samples, ebs_rss_mb_median=med(rss(res['e_ann_warm'])),
-                  after_report_ebs_median=med(wall(res['e_ann_after_report'])),
-                  after_report_ratio=summary(wall(res['e_ann_after_report']),
-                                             wall(res['p_ann']))['ratio'])
+        warm_rows(res, samples)
     set_ratio('line_func', wall(res['e_line']), wall(res['e_func']), ebs_line_median=med(
         wall(res['e_line'])), ebs_func_median=med(wall(res['e_func'])), component_unit='s',
         samples=samples)
@@ -763,6 +823,131 @@ def merge_row():
     ROWS['merge']['met'] = ROWS['merge']['met'] and ROWS['merge']['rss_ratio'] <= 1.0
 
 
+# ---- issue 34, H1: call graphs and perf.data -----------------------------------
+SQLWORK_FP = os.environ.get('SQLWORK_FP', '')
+CG_ITERS = max(1, env_int('CG_ITERS', 1))  # the -g recordings: 2 loops of this many sqlworks
+CG_DWARF_HZ = env_int('CG_DWARF_HZ', 4000)  # perf's dwarf samples are 8 KB each
+CG_PERFDATA_ITERS = max(1, env_int('CG_PERFDATA_ITERS', 4))
+
+
+def cg_record(tool, args, iters, prog, tag, hz=HZ):
+    """tool record ARGS (-g, --call-graph dwarf, or none) of 2 loops of
+    iters x prog SQL_ROWS (iters 0: one prog SQL_ROWS): the path and its
+    sample count."""
+    path = os.path.join(OUT, 'cg-%s.%s' % (tag, 'ebs' if tool == 'ebs' else 'perf'))
+    cmd = recorder(tool, hz, path)
+    work = ['sh', '-c', LOOPS, prog, str(iters), str(SQL_ROWS)] if iters else [prog, str(SQL_ROWS)]
+    cmd = cmd[:-1] + args + ['--'] + work
+    progress('call-graph rows: recording %s: %s record %s, %s %s %d at %d Hz'
+             % (tag, tool, ' '.join(args) or '(IP only)', '2 loops of %d x' % iters if iters else 'one',
+                os.path.basename(prog), SQL_ROWS, hz))
+    measure(cmd, timeout=1800)
+    return path, stats(tool, path)['samples']
+
+
+def cg_rows():
+    """Issue 34's rows 1, 2, 3 and 7: report --children of a -g (frame
+    pointers) and a --call-graph dwarf recording against perf report
+    --children -g none --stdio of perf's recording of the same work, ebs
+    flamegraph against perf script, ebs report of perf's own perf.data (cold
+    and warm) against perf report of that file, and the dwarf report's peak
+    RSS.  Each ebs run reads a fresh copy with an empty XDG_CACHE_HOME (the
+    first report) unless it says warm; interleaved, ratios per round."""
+    fp = SQLWORK_FP or SQLWORK
+    rec = {}
+    for tool in ('ebs', 'perf'):
+        rec[(tool, 'fp')] = cg_record(tool, ['-g'], CG_ITERS, fp, 'fp')
+        # dwarf: one sqlwork (perf's file holds 8 KB of stack per sample)
+        rec[(tool, 'dwarf')] = cg_record(tool, ['--call-graph', 'dwarf'], 0, SQLWORK, 'dwarf',
+                                         CG_DWARF_HZ)
+    rec[('perf', 'ip')] = cg_record('perf', [], CG_PERFDATA_ITERS, SQLWORK, 'ip')
+    # perfdata_warm's cache: an ebs report of another perf.data of the same program
+    other = cg_record('perf', [], 0, SQLWORK, 'ip-other')[0]
+    warm = warm_cache('cg-perfdata', other)
+    # the -g rows' warm cache: what a report --children of another recording left
+    warm_fp = warm_dw = None
+    if HAVE_CACHE:
+        warm_fp = os.path.join(OUT, 'xdg-warm-cg-fp')
+        warm_dw = os.path.join(OUT, 'xdg-warm-cg-dwarf')
+        for d, p in ((warm_fp, cg_record('ebs', ['-g'], 0, fp, 'fp-other')[0]),
+                     (warm_dw, cg_record('ebs', ['--call-graph', 'dwarf'], 0, SQLWORK,
+                                         'dwarf-other', CG_DWARF_HZ)[0])):
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+            capture([EBS, 'report', '--children', '-i', p], env=dict(BASE_ENV, XDG_CACHE_HOME=d))
+    efp, pfp = rec[('ebs', 'fp')][0], rec[('perf', 'fp')][0]
+    edw, pdw = rec[('ebs', 'dwarf')][0], rec[('perf', 'dwarf')][0]
+    pip = rec[('perf', 'ip')][0]
+    svg_dir = scratch('svg')
+    svg = os.path.join(svg_dir, 'out.svg')
+    children = ['--children', '-g', 'none', '--stdio']
+    tasks = [
+        ('e_fp', lambda: ebs_run('report', efp, ['--children'])),
+        ('p_fp', lambda: perf_run('report', pfp, children)),
+        ('e_dw', lambda: ebs_run('report', edw, ['--children'])),
+        ('p_dw', lambda: perf_run('report', pdw, children)),
+        ('e_flame', lambda: ebs_run('flamegraph', efp, ['-o', svg])),
+        ('p_script', lambda: perf_run('script', pfp, [])),
+        ('e_pd', lambda: ebs_run('report', pip, ['--sort', 'func'])),
+        ('p_pd', lambda: perf_run('report', pip, ['--stdio', '--sort', 'sym'])),
+    ]
+    # perf's own collapse script (Python, one call per sample), for information:
+    # Brendan Gregg's stackcollapse-perf.pl and flamegraph.pl are not in Debian
+    collapse = os.path.join(sh(['perf', '--exec-path']), 'scripts', 'python', 'stackcollapse.py')
+    if os.path.isfile(collapse):
+        tasks.append(('p_collapse', lambda: perf_run('script', pfp, ['-s', collapse])))
+    if HAVE_CACHE:
+        tasks += [
+            ('e_fp_warm', lambda: ebs_run('report', efp, ['--children'], 'warm', warm_fp)),
+            ('e_dw_warm', lambda: ebs_run('report', edw, ['--children'], 'warm', warm_dw)),
+            ('e_pd_warm', lambda: ebs_run('report', pip, ['--sort', 'func'], 'warm', warm)),
+        ]
+    progress('call-graph and perf.data rows: %d rounds' % RUNS)
+    res = interleave(tasks)
+    shutil.rmtree(svg_dir)
+    n = lambda k: {'ebs': rec[('ebs', k)][1], 'perf': rec[('perf', k)][1]}  # noqa: E731
+    stamp = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
+
+    def warm_fields(key):
+        if key not in res:
+            return {}
+        return {'warm_ebs_median': med(wall(res[key])),
+                'warm_ratio': summary(wall(res[key]), wall(res[key.replace('e_', 'p_', 1)
+                                                              .replace('_warm', '')]))['ratio']}
+    set_ratio('children_fp', wall(res['e_fp']), wall(res['p_fp']),
+              **pair_fields(wall(res['e_fp']), wall(res['p_fp'])), samples=n('fp'),
+              ebs_cpu_median=med(cput(res['e_fp'])), perf_cpu_median=med(cput(res['p_fp'])),
+              frame_pointers=bool(SQLWORK_FP), measured=stamp, **warm_fields('e_fp_warm'))
+    set_ratio('children_dwarf', wall(res['e_dw']), wall(res['p_dw']),
+              **pair_fields(wall(res['e_dw']), wall(res['p_dw'])), samples=n('dwarf'),
+              hz=CG_DWARF_HZ, ebs_cpu_median=med(cput(res['e_dw'])),
+              perf_cpu_median=med(cput(res['p_dw'])), measured=stamp,
+              bytes={'ebs': os.path.getsize(edw), 'perf': os.path.getsize(pdw)},
+              **warm_fields('e_dw_warm'))
+    set_ratio('flamegraph', wall(res['e_flame']), wall(res['p_script']),
+              **pair_fields(wall(res['e_flame']), wall(res['p_script'])), samples=n('fp'),
+              measured=stamp)
+    if 'p_collapse' in res:
+        ROWS['flamegraph'].update(
+            perf_stackcollapse_median=med(wall(res['p_collapse'])),
+            perf_stackcollapse_ratio=summary(wall(res['e_flame']), wall(res['p_collapse']))['ratio'])
+    pd_n = {'perf': rec[('perf', 'ip')][1]}
+    set_ratio('perfdata_cold', wall(res['e_pd']), wall(res['p_pd']),
+              **pair_fields(wall(res['e_pd']), wall(res['p_pd'])), samples=pd_n,
+              ebs_rss_mb_median=med(rss(res['e_pd'])), perf_rss_mb_median=med(rss(res['p_pd'])),
+              measured=stamp)
+    if 'e_pd_warm' not in res:
+        skip(['perfdata_warm'], 'this ebs has no DSO cache (no --no-cache in ebs report --help)')
+    else:
+        set_ratio('perfdata_warm', wall(res['e_pd_warm']), wall(res['p_pd']),
+                  **pair_fields(wall(res['e_pd_warm']), wall(res['p_pd'])), samples=pd_n,
+                  measured=stamp)
+    set_ratio('rss_dwarf', rss(res['e_dw']), rss(res['p_dw']),
+              **pair_fields(rss(res['e_dw']), rss(res['p_dw']), 'MB'), samples=n('dwarf'),
+              measured=stamp)
+# ---- end of issue 34, H1's functions -------------------------------------------
+
+
 # ---- ebs view's page (issue 33) ----------------------------------------------------
 HAVE_VIEW = subprocess.run([EBS, 'view', '--help'], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL).returncode == 0
@@ -841,11 +1026,81 @@ def view_rows():
         ROWS[k]['measured'] = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
 
 
+# ---- issue 34 (H4 "warm"): ONLY=warm, the warm-cache rows alone ---------------
+def reuse_sqlite(tool, size, iters, minimum):
+    """REUSE=1: an earlier run's recording in OUT, when it reads and holds
+    minimum samples (ONLY=warm and ONLY=view while developing: recording
+    takes minutes)."""
+    path = os.path.join(OUT, 'sqlite-%s.%s' % (size, 'ebs' if tool == 'ebs' else 'perf'))
+    try:
+        st = stats(tool, path)
+    except Exception:  # noqa: BLE001 - absent or unreadable: recorded again
+        return False
+    if st['samples'] < max(minimum, 1):
+        return False
+    progress('reusing %s (%d samples)' % (path, st['samples']))
+    st.update(path=path, iterations=iters, bytes=os.path.getsize(path))
+    SQL[(tool, size)] = st
+    return True
+
+
+def warm_rows(res, samples):
+    """Rows 2, 4 and 16 from report_block's (or warm_only's) runs."""
+    set_ratio('func_warm', wall(res['e_func_warm']), wall(res['p_sym']),
+              **pair_fields(wall(res['e_func_warm']), wall(res['p_sym'])), samples=samples,
+              ebs_rss_mb_median=med(rss(res['e_func_warm'])))
+    set_ratio('noinline_warm', wall(res['e_noinl_warm']), wall(res['p_sym']),
+              **pair_fields(wall(res['e_noinl_warm']), wall(res['p_sym'])), samples=samples)
+    set_ratio('annotate_warm', wall(res['e_ann_warm']), wall(res['p_ann']),
+              **pair_fields(wall(res['e_ann_warm']), wall(res['p_ann'])), function=res['hot'],
+              samples=samples, ebs_rss_mb_median=med(rss(res['e_ann_warm'])),
+              after_report_ebs_median=med(wall(res['e_ann_after_report'])),
+              after_report_ratio=summary(wall(res['e_ann_after_report']),
+                                         wall(res['p_ann']))['ratio'])
+
+
+def warm_only():
+    """ONLY=warm: the SQLite recordings the warm rows need (1x for the caches,
+    16x measured, both tools; REUSE=1 takes OUT's from an earlier run),
+    then func_warm, noinline_warm and annotate_warm against perf's report and
+    annotate, RUNS rounds interleaved."""
+    for tool in ('ebs', 'perf'):
+        for size, iters, least in (('1x', max(1, LARGE_ITERS // 16), 0),
+                                   ('16x', LARGE_ITERS, MIN_SAMPLES)):
+            if not (REUSE and reuse_sqlite(tool, size, iters, least)):
+                record_sqlite(tool, size, iters, least)
+    large_e, large_p = SQL[('ebs', '16x')]['path'], SQL[('perf', '16x')]['path']
+    warm = warm_cache('sqlite', SQL[('ebs', '1x')]['path'])
+    warm_ann = warm_cache('sqlite-ann', SQL[('ebs', '1x')]['path'], 'annotate')
+    if not warm:
+        raise Failed('this ebs has no DSO cache')
+    hot = hottest(large_e, 'sqlwork')
+    progress('SQLite, large profile: warm reports and annotate, %d rounds' % RUNS)
+    res = interleave([
+        ('p_sym', lambda: perf_run('report', large_p, ['--stdio', '--sort', 'sym'])),
+        ('e_func_warm', lambda: ebs_run('report', large_e, ['--sort', 'func'], 'warm', warm)),
+        ('e_noinl_warm', lambda: ebs_run('report', large_e, ['--sort', 'func', '--no-inline'],
+                                         'warm', warm)),
+        ('p_ann', lambda: perf_run('annotate', large_p, ['--stdio', hot])),
+        ('e_ann_warm', lambda: ebs_run('annotate', large_e, [hot], 'warm', warm_ann)),
+        ('e_ann_after_report', lambda: ebs_run('annotate', large_e, [hot], 'warm', warm)),
+    ])
+    res['hot'] = hot
+    warm_rows(res, {'ebs': SQL[('ebs', '16x')]['samples'], 'perf': SQL[('perf', '16x')]['samples']})
+    for k in WARM_ROWS:
+        ROWS[k]['measured'] = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
+
+
+WARM_ROWS = ['func_warm', 'noinline_warm', 'annotate_warm']
+
+
 def view_only():
     """ONLY=view: ebs's three SQLite recordings (as the whole bench makes them), then the rows."""
     for size, iters in (('1x', max(1, LARGE_ITERS // 16)), ('4x', max(1, LARGE_ITERS // 4)),
                         ('16x', LARGE_ITERS)):
-        record_sqlite('ebs', size, iters, MIN_SAMPLES if size == '16x' else 0)
+        least = MIN_SAMPLES if size == '16x' else 0
+        if not (REUSE and reuse_sqlite('ebs', size, iters, least)):  # issue 34: REUSE=1
+            record_sqlite('ebs', size, iters, least)
     view_rows()
 
 
@@ -973,6 +1228,54 @@ def recorder_cpu():
               samples={'ebs': med(nsamp['ebs']), 'perf': med(nsamp['perf'])},
               exit_lag_s={'ebs': med(lag['ebs']), 'perf': med(lag['perf'])})
     shutil.rmtree(d)
+
+
+# ---- issue 34 (H5 "size"): the -g file size rows -------------------------------
+def size_cg():
+    """Rows size_fp and size_dwarf: sqlwork recorded with call graphs by ebs
+    record and perf record in turn (the order alternating each round), each
+    tool's defaults for -g (frame pointers: ebs also copies 512 bytes of
+    stack and BP, SP, IP for the leaf's caller) at 10 kHz, and for
+    --call-graph dwarf (8 KiB of stack and the user registers) at 1 kHz,
+    where perf.data takes some 8.5 KB a sample; the file's bytes over the
+    samples it holds (ebs report --json, perf report --stats), ebs's over
+    perf's per round.  perf record 6.1 -g sometimes dies at its end (here
+    two runs of some twenty: "assertion failed at util/build-id.c:1010", "stack
+    smashing detected"): a recording that fails is made again, at most
+    twice, and the retries are counted (retries)."""
+    d = scratch('size_cg')
+    for key, cg, hz in (('size_fp', ['-g'], HZ), ('size_dwarf', ['--call-graph', 'dwarf'], 1000)):
+        progress('sqlwork %d under ebs record and perf record %s at %d Hz: %d rounds'
+                 % (SQL_ROWS, ' '.join(cg), hz, RUNS))
+        per = {'ebs': [], 'perf': []}
+        nsamp = {'ebs': [], 'perf': []}
+        nbytes = {'ebs': [], 'perf': []}
+        retries = {'ebs': 0, 'perf': 0}
+        for i in range(RUNS):
+            for tool in (('ebs', 'perf') if i % 2 == 0 else ('perf', 'ebs')):
+                path = os.path.join(d, 'rec.' + tool)
+                cmd = recorder(tool, hz, path)
+                for attempt in range(3):
+                    try:
+                        measure(cmd[:-1] + cg + ['--', SQLWORK, str(SQL_ROWS)], timeout=600)
+                        break
+                    except Failed as e:
+                        if attempt == 2:
+                            raise
+                        progress('  %s: %s; again' % (tool, e))
+                        retries[tool] += 1
+                st = stats(tool, path)
+                size = os.path.getsize(path)
+                per[tool].append(size / st['samples'])
+                nsamp[tool].append(st['samples'])
+                nbytes[tool].append(size)
+                os.unlink(path)
+        set_ratio(key, per['ebs'], per['perf'], ebs_median=med(per['ebs']),
+                  perf_median=med(per['perf']), component_unit='bytes/sample', hz=hz,
+                  samples={t: med(nsamp[t]) for t in nsamp},
+                  file_bytes={t: med(nbytes[t]) for t in nbytes}, retries=retries)
+    shutil.rmtree(d)
+# ---- end of issue 34 (H5) functions --------------------------------------------
 
 
 def drain():
@@ -1109,6 +1412,175 @@ def top_cpu():
               measured=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()))
 
 
+# ---- issue 34, H2 "ovh": pin_1k, pin_10k, stat_100, monitor_cpu, libebs_read ----
+OVH_ROWS = ('pin_1k', 'pin_10k', 'stat_100', 'monitor_cpu', 'libebs_read')
+STAT_CMD = os.environ.get('STAT_CMD') or '/bin/true'
+STAT_N = 100
+MONITOR_SECONDS = env_int('MONITOR_SECONDS', 20)
+READPAIR_ROUNDS = env_int('READPAIR_ROUNDS', 201)
+
+
+# WRAP, and the CPU time of the wrapper's parent (the recorder: ebs record
+# and perf record fork the program themselves) just before the program
+# starts and just after it ends, in ns: the sum over its threads of
+# /proc/PID/task/TID/schedstat's first field (the time on a CPU), read by
+# bash's builtins alone, so that the reading forks nothing
+PIN_WRAP = ['bash', '-c', 'rc() { RC=0; for f in /proc/$PPID/task/*/schedstat; do '
+            'read -r a b <"$f" && RC=$((RC + a)); done; }; rc; r0=$RC; '
+            's=$EPOCHREALTIME; "$@"; r=$?; e=$EPOCHREALTIME; rc; '
+            '{ echo "$s $e"; times; echo "$r0 $RC"; } >"$BENCH_TIMES"; exit $r', 'wrap']
+
+
+def pinned_slowdown():
+    """Rows pin_1k and pin_10k: the recorder's cost where it competes with
+    the program.  sqlwork alone, under ebs record and under perf record, each
+    started under taskset -c CPU (the last CPU this process may use), so that
+    the recorder and the program (its child, which inherits the mask) share
+    one CPU, the order rotating each round.  On one CPU the program's wall
+    time is its own CPU time plus the recorder's while it ran (and whatever
+    else runs there): the slowdown is ((program CPU + recorder CPU while the
+    program ran) under the recorder - program CPU alone) / program CPU alone,
+    ebs's over perf's per round.  The program's CPU time carries the sample
+    interrupts (alike for both tools) and what the recorder's runs cost the
+    program's caches; the recorder's is read from /proc (PIN_WRAP), its start
+    and end (perf's build-id pass) left out.  The sum is measured rather than
+    the wall time, which on this shared VM measures other work on that CPU
+    (the wall-time slowdowns are kept: wall_*)."""
+    cpu = str(sorted(os.sched_getaffinity(0))[-1])
+    pin = ['taskset', '-c', cpu]
+    prog = PIN_WRAP + [SQLWORK, str(SQL_ROWS)]
+    for hz, key in ((1000, 'pin_1k'), (HZ, 'pin_10k')):
+        progress('sqlwork %d alone, under ebs record, under perf record at %d Hz, all on CPU %s: '
+                 '%d rounds' % (SQL_ROWS, hz, cpu, RUNS))
+        d = scratch('pin')
+        t = {'alone': [], 'ebs': [], 'perf': []}
+        c = {'alone': [], 'ebs': [], 'perf': []}
+        rec = {'ebs': [], 'perf': []}
+        nsamp = {'ebs': [], 'perf': []}
+        kinds = ['alone', 'ebs', 'perf']
+        for i in range(RUNS):
+            for kind in kinds[i % 3:] + kinds[:i % 3]:
+                if kind == 'alone':
+                    w, _, pc, _ = timed(pin + prog, recorder_cpu=True)
+                else:
+                    path = os.path.join(d, 'rec.' + kind)
+                    w, _, pc, rc = timed(pin + recorder(kind, hz, path) + prog, recorder_cpu=True)
+                    rec[kind].append(rc)
+                    nsamp[kind].append(stats(kind, path)['samples'])
+                t[kind].append(w)
+                c[kind].append(pc)
+        se = [(e + r - a) / a for e, r, a in zip(c['ebs'], rec['ebs'], c['alone'])]
+        sp = [(p + r - a) / a for p, r, a in zip(c['perf'], rec['perf'], c['alone'])]
+        we = [(e - a) / a for e, a in zip(t['ebs'], t['alone'])]
+        wp = [(p - a) / a for p, a in zip(t['perf'], t['alone'])]
+        set_ratio(key, se, sp, ebs_slowdown_median=med(se), perf_slowdown_median=med(sp),
+                  alone_cpu_median=med(c['alone']), ebs_cpu_median=med(c['ebs']),
+                  perf_cpu_median=med(c['perf']), component_unit='s', hz=hz, cpu=int(cpu),
+                  pairs_dropped=sum(1 for p in sp if p <= 0),
+                  recorder_cpu_s={'ebs': med(rec['ebs']), 'perf': med(rec['perf'])},
+                  samples={'ebs': med(nsamp['ebs']), 'perf': med(nsamp['perf'])},
+                  slowdowns={'ebs': se, 'perf': sp},
+                  wall_alone_median=med(t['alone']), wall_ebs_median=med(t['ebs']),
+                  wall_perf_median=med(t['perf']), wall_ebs_slowdown_median=med(we),
+                  wall_perf_slowdown_median=med(wp))
+        shutil.rmtree(d)
+
+
+def stat_row():
+    """Row stat_100: ebs stat -r 100 and perf stat -r 100 of STAT_CMD (a
+    short command: /bin/true), each with its default events, and a shell
+    loop that runs STAT_CMD 100 times, interleaved.  The overhead of a
+    stat is its wall time less the loop's (fork, exec and wait of the
+    command a hundred times, which both tools do too); the row is ebs's
+    overhead over perf's per round (ratio: the plain wall times')."""
+    progress('ebs stat -r %d, perf stat -r %d and a shell loop of %s: %d rounds'
+             % (STAT_N, STAT_N, STAT_CMD, RUNS))
+    loop = ['sh', '-c', 'i=0; while [ $i -lt %d ]; do "$@"; i=$((i + 1)); done' % STAT_N,
+            'loop', STAT_CMD]
+    res = interleave([
+        ('ebs', lambda: measure([EBS, 'stat', '-r', str(STAT_N), '--', STAT_CMD])),
+        ('perf', lambda: measure(['perf', 'stat', '-r', str(STAT_N), '--', STAT_CMD])),
+        ('loop', lambda: measure(loop))])
+    w = {k: [r[0] for r in v] for k, v in res.items()}
+    oe = [e - l for e, l in zip(w['ebs'], w['loop'])]
+    op = [p - l for p, l in zip(w['perf'], w['loop'])]
+    set_ratio('stat_100', oe, op, ebs_median=med(oe) / STAT_N * 1e3,
+              perf_median=med(op) / STAT_N * 1e3, component_unit='ms/run',
+              command=STAT_CMD, runs_per_stat=STAT_N, wall_ebs_median=med(w['ebs']),
+              wall_perf_median=med(w['perf']), wall_loop_median=med(w['loop']),
+              ratio=med([a / b for a, b in zip(w['ebs'], w['perf'])]),
+              cpu_ebs_median=med([r[1] for r in res['ebs']]),
+              cpu_perf_median=med([r[1] for r in res['perf']]),
+              cpu_loop_median=med([r[1] for r in res['loop']]))
+
+
+def monitor_row():
+    """Row monitor_cpu: ebs monitor's own cost at its default 10 Hz.  ebs
+    monitor -a -i 100 --duration MONITOR_SECONDS and perf stat -a -I 100 --
+    sleep MONITOR_SECONDS, the same two software events (the events ebs
+    monitor falls back to without a PMU), every CPU, output to /dev/null
+    (ebs monitor without a terminal prints a line per interval, as perf
+    stat -I does), interleaved; each one's CPU time (wait4, the sleep
+    included for perf) over its wall time, ebs's over perf's per round."""
+    ev = 'task-clock,page-faults'
+    progress('ebs monitor -a -i 100 and perf stat -a -I 100 for %d s each: %d rounds'
+             % (MONITOR_SECONDS, RUNS))
+    res = interleave([
+        ('ebs', lambda: measure([EBS, 'monitor', '-a', '-i', '100', '-e', ev, '--duration',
+                                 str(MONITOR_SECONDS)], timeout=MONITOR_SECONDS + 60)),
+        ('perf', lambda: measure(['perf', 'stat', '-a', '-I', '100', '-e', ev, '--', 'sleep',
+                                  str(MONITOR_SECONDS)], timeout=MONITOR_SECONDS + 60))])
+    pct = {k: [100.0 * r[1] / r[0] for r in v] for k, v in res.items()}
+    set_ratio('monitor_cpu', pct['ebs'], pct['perf'], ebs_median=med(pct['ebs']),
+              perf_median=med(pct['perf']), component_unit='%', seconds=MONITOR_SECONDS,
+              events=ev, ebs_runs=pct['ebs'], perf_runs=pct['perf'])
+
+
+def libebs_read():
+    """Row libebs_read: bench/readpair.c, built here against the build's
+    libebs.a, RUNS times: the medians over READPAIR_ROUNDS rounds of the
+    ns per ebs_count_read() of a set of three software events and per bare
+    read(2) of the same group opened by hand (the same read_format), in
+    alternating batches of 1,000; the least batch's ns per read (the cost
+    nothing disturbed), libebs's over the bare one's per run (the medians'
+    ratios kept: median_ratios)."""
+    src = os.path.join(TOP, 'bench', 'readpair.c')
+    lib = os.path.join(os.path.dirname(EBS), 'libebs.a')
+    exe = os.path.join(OUT, 'readpair')
+    if not os.path.exists(lib):
+        raise Failed('%s is not built (make all)' % lib)
+    capture(['gcc', '-O2', '-I', os.path.join(TOP, 'include'), '-o', exe, src, lib, '-lm'])
+    ev = 'task-clock,page-faults,context-switches'
+    progress('libebs read pairs against bare read(2) of %s: %d runs' % (ev, RUNS))
+    lib_ns, bare_ns, lib_med, bare_med, path = [], [], [], [], None
+    for _ in range(RUNS):
+        m = re.match(r'libebs_ns (\S+) bare_ns (\S+) libebs_median_ns (\S+) bare_median_ns (\S+) '
+                     r'path (\S+)', capture([exe, ev, str(READPAIR_ROUNDS), '1000']))
+        if not m:
+            raise Failed('readpair printed no figures')
+        lib_ns.append(float(m.group(1)))
+        bare_ns.append(float(m.group(2)))
+        lib_med.append(float(m.group(3)))
+        bare_med.append(float(m.group(4)))
+        path = m.group(5)
+    set_ratio('libebs_read', lib_ns, bare_ns, ebs_median=med(lib_ns),
+              bare_median=med(bare_ns), component_unit='ns/read', events=ev, read_path=path,
+              rounds=READPAIR_ROUNDS, median_ratios=[a / b for a, b in zip(lib_med, bare_med)],
+              ebs_median_of_medians=med(lib_med), bare_median_of_medians=med(bare_med))
+
+
+def ovh_rows():
+    """Issue 34's overhead rows (H2), in main() and ONLY=ovh."""
+    if SQLWORK:
+        step(['pin_1k', 'pin_10k'], pinned_slowdown)
+    else:
+        skip(['pin_1k', 'pin_10k'], 'SQLite: ' + SQLITE_WHY)
+    step(['stat_100'], stat_row)
+    step(['monitor_cpu'], monitor_row)
+    step(['libebs_read'], libebs_read)
+# ---- end of issue 34 H2 functions ----
+
+
 # ---- the machine ----------------------------------------------------------------
 def sh(cmd):
     try:
@@ -1155,7 +1627,8 @@ def main():
         return only(m)
     step([], gen_profile)
     if SQLWORK:
-        step([k for k in ORDER if k not in ('drain', 'size', 'rec_cpu', 'slow_1k', 'slow_10k')],
+        step([k for k in ORDER if k not in ('drain', 'size', 'rec_cpu', 'slow_1k', 'slow_10k')
+              + OVH_ROWS + ('size_fp', 'size_dwarf')],  # size_cg's: no SQLite recording needed
              sqlite_recordings)
         if ('ebs', '16x') in SQL and ('perf', '16x') in SQL:
             step(['func', 'func_warm', 'noinline', 'noinline_warm', 'line_func', 'annotate', 'rss',
@@ -1167,7 +1640,9 @@ def main():
             step(list(VIEW_ROWS), view_rows)
         step(['slow_1k', 'slow_10k', 'size'], size_and_slowdown)
         step(['rec_cpu'], recorder_cpu)
+        step(['size_fp', 'size_dwarf'], size_cg)  # issue 34 (H5)
         step(['merge'], merge_row)
+        step(list(CG_ROWS), cg_rows)  # issue 34, H1
     if 'ebs' in GEN:
         try:
             gen_reports()
@@ -1176,6 +1651,7 @@ def main():
         gen_line_row()
     step(['drain'], drain)
     step(['top_cpu'], top_cpu)
+    ovh_rows()  # issue 34, H2: pin_*, stat_100, monitor_cpu, libebs_read
     skip(ORDER, 'not measured (an earlier step failed)')
 
     m['programs'] = MACHINE_PROGRAMS
@@ -1211,7 +1687,17 @@ def only(m):
     """ONLY's rows measured, put into RESULTS in their places (the others kept)."""
     steps = {'merge': (merge_row, ['merge']), 'top_cpu': (top_cpu, ['top_cpu']),
              'view': (view_only, list(VIEW_ROWS)),
-             'report': (report_only, REPORT_ROWS)}
+             'warm': (warm_only, WARM_ROWS),  # issue 34 (H4)
+             # issue 34, H2: the overhead rows (ONLY=ovh: all of them), and the
+             # two-core slowdown rows, now information (ONLY=slow; with size)
+             'ovh': (ovh_rows, list(OVH_ROWS)),
+             'pin': (pinned_slowdown, ['pin_1k', 'pin_10k']),
+             'stat_100': (stat_row, ['stat_100']), 'monitor_cpu': (monitor_row, ['monitor_cpu']),
+             'libebs_read': (libebs_read, ['libebs_read']),
+             'slow': (size_and_slowdown, ['slow_1k', 'slow_10k', 'size']),
+             'cg': (cg_rows, list(CG_ROWS)),  # issue 34, H1: call graphs, perf.data
+             'size_cg': (size_cg, ['size_fp', 'size_dwarf']),  # issue 34 (H5)
+             'report': (report_only, REPORT_ROWS)}  # issue 34 (H3)
     ids = []
     for k in ONLY:
         if k not in steps:
@@ -1219,7 +1705,7 @@ def only(m):
                      % (k, ', '.join(steps)))
         fn, keys = steps[k]
         ids += keys
-        if not SQLWORK and k != 'top_cpu':
+        if not SQLWORK and k not in ('top_cpu', 'ovh', 'stat_100', 'monitor_cpu', 'libebs_read'):
             skip(keys, 'SQLite: ' + SQLITE_WHY)
         else:
             step(keys, fn)

@@ -19,7 +19,13 @@
 # another, README.md is left alone), and bench.py's knobs (LARGE_ITERS,
 # MIN_SAMPLES, SQL_ROWS, DRAIN_HZ, DRAIN_WORK, SRCLINE_TIMEOUT, MERGE_N, ONLY:
 # see its head; ONLY=merge measures the merge row alone, ONLY=view the
-# ebs view rows, ONLY=report the first and warm reports and annotate, into RESULTS).
+# ebs view rows, ONLY=ovh issue 34's overhead rows (or one of pin,
+# stat_100, monitor_cpu, libebs_read; slow: the two-core rows), ONLY=cg its
+# call-graph and perf.data rows, ONLY=size_cg its -g file size rows
+# (size_fp, size_dwarf), ONLY=warm the three warm-cache rows, ONLY=report
+# the first and warm reports and annotate (rows 1-4, 6, 7, 16), into RESULTS;
+# with REUSE=1, ONLY=warm and ONLY=view take the recordings an earlier run
+# left in BUILD/bench).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
@@ -49,7 +55,27 @@ if ! SQLWORK=$("$TOP/tests/real/build-sqlite.sh" 2>"$OUT/sqlite-build.err"); the
 	echo "bench: SQLite $SQLITE_WHY: its rows are skipped" >&2
 fi
 
-export TOP EBS OUT BIG SQLWORK SQLITE_WHY RESULTS
+# issue 34, the call-graph rows: SQLite as above, but with frame pointers
+# (-fno-omit-frame-pointer), so that -g (fp) chains go past the leaf; the
+# default -O2 build omits them.  Built into OUT/fp/sqlwork (the same name, so
+# the same comm), once: rebuilt when the driver or the sources are newer.
+SQLWORK_FP=
+if [ -n "$SQLWORK" ]; then
+	src=$(dirname "$SQLWORK")/sqlite-src
+	fp=$OUT/fp/sqlwork
+	if [ ! -x "$fp" ] || [ "$src/sqlite3.c" -nt "$fp" ] || [ "$TOP/tests/real/sqlwork.c" -nt "$fp" ]; then
+		echo "bench: building SQLite with frame pointers for the call-graph rows (about a minute, once)"
+		mkdir -p "$OUT/fp" &&
+			gcc -O2 -g -fPIE -fno-omit-frame-pointer -DSQLITE_THREADSAFE=0 \
+				-DSQLITE_OMIT_LOAD_EXTENSION -c -o "$OUT/fp/sqlite3.o" "$src/sqlite3.c" &&
+			gcc -std=gnu11 -O2 -g -fPIE -pie -fno-omit-frame-pointer -I"$src" -o "$fp.tmp" \
+				"$TOP/tests/real/sqlwork.c" "$OUT/fp/sqlite3.o" -lm &&
+			mv -f "$fp.tmp" "$fp" || fp=
+	fi
+	SQLWORK_FP=$fp
+fi
+
+export TOP EBS OUT BIG SQLWORK SQLWORK_FP SQLITE_WHY RESULTS
 python3 "$TOP/bench/bench.py" || exit 1
 echo
 python3 "$TOP/bench/table.py" "$RESULTS" || exit 1

@@ -10,7 +10,10 @@
 RESULTS defaults to bench/results.json next to this script.  The schema is
 checked first (every row: name, value, target, met, min, max, unit; a row
 without a value says why in "skipped"); a file that breaks it is refused
-with one line naming the row and the field, status 1.  Python 3 stdlib only.
+with one line naming the row and the field, status 1.  An information row
+(issue 34: "cmp": "info") is measured and shown but has no target: its
+"target" and "met" are null, and the table says "information" and "-".
+Python 3 stdlib only.
 """
 import json
 import os
@@ -49,10 +52,19 @@ def check(doc):
                 raise Bad('%s: no "%s"' % (where, k))
         if not isinstance(r['name'], str) or not r['name']:
             raise Bad('%s: "name" is not a string' % where)
-        if not isinstance(r['met'], bool):
-            raise Bad('%s: "met" is not true or false' % where)
-        if not number(r['target']):
-            raise Bad('%s: "target" is not a number' % where)
+        cmp = r.get('cmp', '<=')
+        if cmp not in ('<=', '>=', 'info'):
+            raise Bad('%s: "cmp" is %r, not <=, >= or info' % (where, cmp))
+        if cmp == 'info':  # information: no target, neither met nor missed
+            if r['target'] is not None:
+                raise Bad('%s: an information row with a "target"' % where)
+            if r['met'] is not None:
+                raise Bad('%s: an information row with "met" %s, not null' % (where, r['met']))
+        else:
+            if not isinstance(r['met'], bool):
+                raise Bad('%s: "met" is not true or false' % where)
+            if not number(r['target']):
+                raise Bad('%s: "target" is not a number' % where)
         if not isinstance(r['unit'], str) or not r['unit']:
             raise Bad('%s: "unit" is not a string' % where)
         if r['value'] is None:
@@ -66,9 +78,6 @@ def check(doc):
                 raise Bad('%s: "%s" is not a number' % (where, k))
         if not r['min'] <= r['value'] <= r['max']:
             raise Bad('%s: value %s outside [min %s, max %s]' % (where, r['value'], r['min'], r['max']))
-        cmp = r.get('cmp', '<=')
-        if cmp not in ('<=', '>='):
-            raise Bad('%s: "cmp" is %r, not <= or >=' % (where, cmp))
 
 
 def fmt(v, unit=''):
@@ -94,6 +103,8 @@ def fmt(v, unit=''):
 def sides(r):
     """The two measured figures behind a row: (ebs, peer), as text."""
     u = r.get('component_unit', '')
+    if 'bare_median' in r:  # libebs_read: against a bare read(2), not perf
+        return fmt(r.get('ebs_median'), u), 'read(2) ' + fmt(r['bare_median'], u)
     if 'ebs_median' in r or 'perf_median' in r:
         peer = fmt(r.get('perf_median'), u)
         if r.get('perf_timed_out'):
@@ -143,7 +154,9 @@ def render(doc):
            '| # | row | value | target | met | min-max | ebs | peer | 2,000-function program |',
            '|---|---|---|---|---|---|---|---|---|']
     for i, r in enumerate(doc['rows'], 1):
-        target = '%s %g' % (r.get('cmp', '<='), r['target'])
+        info = r.get('cmp') == 'info'
+        target = 'information' if info else '%s %g' % (r.get('cmp', '<='), r['target'])
+        met = '-' if info else 'yes' if r['met'] else 'no'
         name = r['name'].replace('|', '\\|')
         if r['value'] is None:
             why = r['skipped'].replace('|', '\\|')
@@ -155,7 +168,7 @@ def render(doc):
         g = r.get('gen2000') or {}
         gen = fmt(g['ratio']) if number(g.get('ratio')) else ''
         out.append('| %d | %s | **%s** %s | %s | %s | %s | %s | %s | %s |' % (
-            i, name, fmt(r['value']), r['unit'], target, 'yes' if r['met'] else 'no', rng, e, p, gen))
+            i, name, fmt(r['value']), r['unit'], target, met, rng, e, p, gen))
     return '\n'.join(out) + '\n'
 
 

@@ -6,7 +6,8 @@
  * interval to a file either way.
  *
  * The counting is ebs stat's: an in-process counting session
- * (count/session.h) that calls back every TICK_MS with the totals so far.  The monitor's interval
+ * (count/session.h) that calls back every TICK_MS (without a terminal: every interval, tick_ms())
+ * with the totals so far.  The monitor's interval
  * (-i, changed by + and -) is made of those ticks: a rate is the totals' change over the time
  * between the two ticks that bound it.  The keys are read at every tick, so they answer within
  * TICK_MS whatever the interval.  The drawing is count/monitor.c's, into a
@@ -343,7 +344,23 @@ static void interval_done(struct mon *mo, u64 ns, const double *totals, bool par
 	monitor__interval(mo->m, ns, totals, partial, mo->csv, mo->tty ? NULL : stdout);
 }
 
-/* record's tick (every TICK_MS, and once at the end): nonzero asks it to stop */
+/*
+ * How often record ticks: every TICK_MS on the screen, where the keys are
+ * read at each tick; without one (lines), there are no keys and a tick per
+ * interval is enough (the counters read 10 times a second at -i 100, not
+ * 40: issue 34's monitor_cpu), unless --duration does not end on an
+ * interval's end, which the ticks must then find within TICK_MS as before.
+ */
+static int tick_ms(const struct mon_opts *o, bool tty)
+{
+	double ticks = o->duration * 1000.0 / o->interval;
+
+	if (tty || (o->duration > 0 && fabs(ticks - round(ticks)) > 1e-6))
+		return TICK_MS;
+	return o->interval;
+}
+
+/* record's tick (every tick_ms(), and once at the end): nonzero asks it to stop */
 static int on_tick(void *ctx, u64 ns, const double *totals, unsigned int nr)
 {
 	struct mon *mo = ctx;
@@ -461,7 +478,7 @@ int cmd_monitor(int argc, char **argv)
 	cs.pids = o.pids;
 	cs.nr_pids = o.nr_pids;
 	cs.system_wide = o.system_wide;
-	cs.interval_ms = TICK_MS;
+	cs.interval_ms = tick_ms(&o, mo.tty);
 	cs.on_interval = on_tick;
 	cs.interval_ctx = &mo;
 	e = count_session_run(&cs, &res, &err);

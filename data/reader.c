@@ -4,8 +4,9 @@
  *
  * A SAMPLES or SAMPLES_CG record's packed samples are unpacked whole when
  * it is read (every byte checked), and handed out one by one as SAMPLE
- * records: a
- * reader's user sees the same records whichever way a sample was stored.
+ * records (a SAMPLES_CGZ record is decompressed into the SAMPLES_CG it
+ * holds first): a reader's user sees the same records whichever way a
+ * sample was stored.
  *
  * Nothing is trusted: before a field is used, the bytes it lies in are
  * known to be inside the file and inside its record.  Every problem becomes
@@ -42,6 +43,8 @@
 #include <unistd.h>
 
 #include <linux/perf_event.h>
+
+#include <zstd.h>
 
 #include "data/data.h"
 #include "data/packed.h"
@@ -87,6 +90,9 @@ struct ebs_data {
 	u8 *unpacked;
 	size_t unpacked_cap, unpacked_len, unpacked_next;
 	u64 unpacked_off;
+	/* a SAMPLES_CGZ record's SAMPLES_CG record, decompressed, and the decompressor */
+	struct ebs_rec_samples *inflated;
+	ZSTD_DCtx *zd;
 	const struct ebs_rec_ksyms *ksyms; /* a copy of the KSYMS record */
 	/* converted from a perf.data that did not finish: the line for unfinished, at the end */
 	char perf_unfinished[384];
@@ -150,6 +156,8 @@ const char *ebs_rec__type_name(u16 type)
 		return "SAMPLES";
 	case EBS_REC_SAMPLES_CG:
 		return "SAMPLES_CG";
+	case EBS_REC_SAMPLES_CGZ:
+		return "SAMPLES_CGZ";
 	case EBS_REC_KSYMS:
 		return "KSYMS";
 	case EBS_REC_PROCNS:
@@ -195,6 +203,8 @@ u32 ebs_rec__fixed_size(u16 type)
 	case EBS_REC_SAMPLES:
 	case EBS_REC_SAMPLES_CG:
 		return sizeof(struct ebs_rec_samples);
+	case EBS_REC_SAMPLES_CGZ:
+		return sizeof(struct ebs_rec_samples_z);
 	case EBS_REC_KSYMS:
 		return sizeof(struct ebs_rec_ksyms);
 	case EBS_REC_PROCNS:
@@ -499,6 +509,20 @@ static int check_record(struct ebs_data *d, u64 off, u64 end, const struct ebs_r
 		if (sp->bytes > tail_len)
 			return bad(d, err, off, "%s record of %u bytes packs %u", name, size,
 				   sp->bytes);
+		break;
+	}
+	case EBS_REC_SAMPLES_CGZ: {
+		const struct ebs_rec_samples_z *z = (const void *)r;
+
+		if (!z->count || z->count > EBS_SAMPLES_MAX)
+			return bad(d, err, off, "SAMPLES_CGZ record of %u samples (1 to %u)",
+				   z->count, EBS_SAMPLES_MAX);
+		if (z->bytes > size - sizeof(*z))
+			return bad(d, err, off, "SAMPLES_CGZ record of %u bytes holds %u", size,
+				   z->bytes);
+		if (!z->packed || z->packed > EBS_SAMPLES_CG_MAX_BYTES)
+			return bad(d, err, off, "SAMPLES_CGZ record of %u packed bytes (1 to %u)",
+				   z->packed, EBS_SAMPLES_CG_MAX_BYTES);
 		break;
 	}
 	case EBS_REC_KSYMS: {
@@ -1026,6 +1050,8 @@ void ebs_data__close(struct ebs_data *d)
 	free(d->win);
 	free(d->tbuf);
 	free(d->unpacked);
+	free(d->inflated);
+	ZSTD_freeDCtx(d->zd);
 	free((void *)d->ksyms);
 	archive__remove(d->archive_dir);
 	free(d->archive_dir);
@@ -1224,8 +1250,12 @@ static int end_unfinished(struct ebs_data *d, u64 end)
 	return 0;
 }
 
-/* Unpack the SAMPLES or SAMPLES_CG record sp, at off, into d->unpacked. */
-static int unpack(struct ebs_data *d, const struct ebs_rec_samples *sp, u64 off,
+/*
+ * Unpack the SAMPLES or SAMPLES_CG record sp, at off, into d->unpacked.
+ * z: sp is the SAMPLES_CGZ record at off decompressed (its errors name the
+ * byte of the decompressed samples).
+ */
+static int unpack(struct ebs_data *d, const struct ebs_rec_samples *sp, u64 off, bool z,
 		  struct ebs_error *err)
 {
 	bool cg = sp->hdr.type == EBS_REC_SAMPLES_CG;
@@ -1249,18 +1279,55 @@ static int unpack(struct ebs_data *d, const struct ebs_rec_samples *sp, u64 off,
 	len = (size_t)sp->count * sizeof(*s);
 	e = cg ? ebs_unpack_cg(data, sp->bytes, sp->count, d->unpacked, cap, &len, &at, &why)
 	       : ebs_unpack(data, sp->bytes, sp->count, (void *)d->unpacked, &at, &why);
+	if (e && z)
+		return bad(d, err, off, "SAMPLES_CGZ record: byte %zu of its samples: %s", at, why);
 	if (e)
 		return bad(d, err, off + sizeof(*sp) + at, "%s record: %s", name, why);
 	for (i = 0, n = 0; i < len; i += s->hdr.size, n++) {
 		s = (const void *)(d->unpacked + i);
 		if (s->event >= d->nr_events)
 			return bad(d, err, off,
-				   "%s record: sample %u names event %u; the file has %u", name, n,
-				   s->event, d->nr_events);
+				   "%s record: sample %u names event %u; the file has %u",
+				   z ? "SAMPLES_CGZ" : name, n, s->event, d->nr_events);
 	}
 	d->unpacked_len = len;
 	d->unpacked_next = 0;
 	d->unpacked_off = off;
+	return 0;
+}
+
+/*
+ * The SAMPLES_CGZ record z, at off: its zstd frame decompressed, exactly
+ * one frame of exactly z->packed bytes, into the SAMPLES_CG record
+ * *out (d->inflated, valid until the next).
+ */
+static int inflate_cgz(struct ebs_data *d, const struct ebs_rec_samples_z *z, u64 off,
+		       const struct ebs_rec_samples **out, struct ebs_error *err)
+{
+	const u8 *frame = (const u8 *)(z + 1);
+	size_t n;
+
+	if (!d->inflated &&
+	    !(d->inflated = malloc(sizeof(*d->inflated) + EBS_SAMPLES_CG_MAX_BYTES)))
+		return ebs_error__set(err, ENOMEM, "%s: out of memory", d->path);
+	if (!d->zd && !(d->zd = ZSTD_createDCtx()))
+		return ebs_error__set(err, ENOMEM, "%s: out of memory", d->path);
+	n = ZSTD_findFrameCompressedSize(frame, z->bytes);
+	if (ZSTD_isError(n) || n != z->bytes)
+		return bad(d, err, off + sizeof(*z), "SAMPLES_CGZ record: %s",
+			   ZSTD_isError(n) ? ZSTD_getErrorName(n)
+					   : "bytes left after its zstd frame");
+	n = ZSTD_decompressDCtx(d->zd, d->inflated + 1, z->packed, frame, z->bytes);
+	if (ZSTD_isError(n) || n != z->packed)
+		return bad(d, err, off + sizeof(*z),
+			   "SAMPLES_CGZ record: %s (%u packed bytes announced)",
+			   ZSTD_isError(n) ? ZSTD_getErrorName(n) : "the frame holds fewer",
+			   z->packed);
+	memset(d->inflated, 0, sizeof(*d->inflated));
+	d->inflated->hdr.type = EBS_REC_SAMPLES_CG;
+	d->inflated->count = z->count;
+	d->inflated->bytes = z->packed;
+	*out = d->inflated;
 	return 0;
 }
 
@@ -1351,7 +1418,17 @@ int ebs_data__next(struct ebs_data *d, const struct ebs_rec **rec, struct ebs_er
 		if (!ebs_rec__fixed_size(r->type))
 			continue; /* unknown type */
 		if (r->type == EBS_REC_SAMPLES || r->type == EBS_REC_SAMPLES_CG) {
-			e = unpack(d, (const void *)r, d->pos - r->size, err);
+			e = unpack(d, (const void *)r, d->pos - r->size, false, err);
+			if (e)
+				return e;
+			r = next_unpacked(d);
+		} else if (r->type == EBS_REC_SAMPLES_CGZ) {
+			const struct ebs_rec_samples *sp = NULL;
+			u64 off = d->pos - r->size;
+
+			e = inflate_cgz(d, (const void *)r, off, &sp, err);
+			if (!e)
+				e = unpack(d, sp, off, true, err);
 			if (e)
 				return e;
 			r = next_unpacked(d);
@@ -1394,7 +1471,7 @@ u64 ebs_data__offset(const struct ebs_data *d, const void *rec)
 
 	b = (uintptr_t)d->unpacked;
 	if (d->unpacked && p >= b && p - b < d->unpacked_len)
-		return d->unpacked_off; /* a packed sample: its SAMPLES or SAMPLES_CG record's */
+		return d->unpacked_off; /* a packed sample: its SAMPLES, SAMPLES_CG(Z) record's */
 	b = (uintptr_t)d->head;
 	if (d->head && p >= b && p - b < d->head_len)
 		return p - b;

@@ -154,8 +154,12 @@ static void fill_attr(const struct perf_session *p, unsigned int idx, bool build
 		attr->mmap = 1;
 		attr->mmap2 = 1;
 		attr->build_id = build_id;
-	} else if (idx == 0) {
-		/* the tracking event: side-band records come once */
+	} else if (idx == 0 && !p->count_only) {
+		/*
+		 * the tracking event: side-band records come once (a counting
+		 * session keeps no recording to put them in: with -a, every
+		 * process's mmap, exec and fork would wake it for nothing)
+		 */
 		attr->mmap = 1;
 		attr->mmap2 = 1;
 		attr->comm = 1;

@@ -462,7 +462,7 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	struct rusage ru;
 	unsigned int i;
 	u64 t0, t_start, t_exec = 0, t_base, next_tick;
-	bool ticking;
+	bool ticking, sink;
 
 	memset(res, 0, sizeof(*res));
 	if (!copy.output)
@@ -528,8 +528,17 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	e = s.backend->open(&s, err);
 	if (e)
 		goto out;
-	write_meta(&s);
-	write_vdso(&s);
+	/*
+	 * A sink (a counting session's: ebs stat, monitor) keeps nothing, and
+	 * no tap reads it: no header metadata (/proc/cpuinfo), no vdso image
+	 * (/proc/self/maps), no walk of /proc (-a, -p) for it to throw away,
+	 * which ebs stat -r paid on every run and ebs monitor -a at its start.
+	 */
+	sink = !(o->output_fd > 0 || opts->output) && !o->tap;
+	if (!sink) {
+		write_meta(&s);
+		write_vdso(&s);
+	}
 	e = sampler__write_events(&s);
 	for (i = 0; !e && i < o->nr_calib; i++)
 		e = ebs_writer__calibration(s.w, &o->calib[i]);
@@ -539,9 +548,9 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	}
 	t0 = ebs_clock_ns();
 	e = ebs_writer__begin_data(s.w, ebs_realtime_ns(), t0);
-	if (!e && o->system_wide)
+	if (!e && o->system_wide && !sink)
 		e = synth_all_processes(s.w, s.ns, t0);
-	for (i = 0; !e && i < o->nr_pids; i++)
+	for (i = 0; !e && !sink && i < o->nr_pids; i++)
 		e = synth_process(s.w, s.ns, o->pids[i], t0);
 	if (e) {
 		ebs_error__set(err, -e, "%s: write failed: %s", ebs_output_name(o->output),

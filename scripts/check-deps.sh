@@ -22,6 +22,7 @@ zlib.h zlib1g-dev
 curses.h libncurses-dev
 nettle/sha2.h nettle-dev
 archive.h libarchive-dev
+zstd.h libzstd-dev
 libiberty/demangle.h libiberty-dev
 elfutils/debuginfod.h libdebuginfod-dev
 linux/perf_event.h linux-libc-dev"

@@ -66,6 +66,9 @@ BUILD_PKGS="$BUILD_PKGS libdeflate-dev"
 # libarchive-dev: ebs archive writes, and every reader reads, a tar compressed with
 # zstd through libarchive (data/archive.c): no tar or compression written by hand
 BUILD_PKGS="$BUILD_PKGS libarchive-dev"
+# libzstd-dev: a -g recording's samples are zstd frames (format 4.0, SAMPLES_CGZ records:
+# data/writer.c writes them, data/reader.c reads them)
+BUILD_PKGS="$BUILD_PKGS libzstd-dev"
 TEST_PKGS="elfutils binutils python3 libstb-dev clang llvm libclang-rt-dev clang-format
 cmake ninja-build libzstd-dev golang-go python3-jsonschema chromium tmux strace nlohmann-json3-dev
 cargo dwz lld mold debuginfod xz-utils"

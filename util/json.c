@@ -107,6 +107,13 @@ void ebs_json__key(struct ebs_json *j, const char *key)
 	j->after_key = true;
 }
 
+/* Is c printable ASCII that write_string copies as it is? */
+static inline bool plain_ascii(unsigned char c, bool script)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' &&
+	       !(script && (c == '<' || c == '>' || c == '&'));
+}
+
 /*
  * Control characters (util/text.h's: C0, DEL, U+0080-U+009F) as \u00XX, as
  * RFC 8259 allows for any; a byte that is not UTF-8 (JSON text is) as
@@ -114,11 +121,18 @@ void ebs_json__key(struct ebs_json *j, const char *key)
  */
 static void write_string(FILE *f, const char *s, bool script)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *run;
 	size_t n;
 
 	fputc('"', f);
 	for (; *p; p += n) {
+		/* printable ASCII that needs no escape (most of any name): written as one run */
+		for (run = p; plain_ascii(*p, script); p++)
+			;
+		if (p > run)
+			fwrite(run, 1, (size_t)(p - run), f);
+		if (!*p)
+			break;
 		n = ebs_utf8_len((const char *)p, 4); /* a NUL ends a sequence early */
 		if (!n) {
 			fputs("\\ufffd", f);
@@ -152,10 +166,30 @@ void ebs_json__str(struct ebs_json *j, const char *s)
 		fputs("null", j->f);
 }
 
+/* v in decimal, as printf's %llu, without printf (a page writes millions). */
+static void write_u64(FILE *f, u64 v, bool minus)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (minus)
+		*--p = '-';
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+}
+
 void ebs_json__u64(struct ebs_json *j, u64 v)
 {
 	item(j);
-	fprintf(j->f, "%llu", (unsigned long long)v);
+	write_u64(j->f, v, false);
+}
+
+void ebs_json__s64(struct ebs_json *j, s64 v)
+{
+	item(j);
+	write_u64(j->f, v < 0 ? -(u64)v : (u64)v, v < 0);
 }
 
 void ebs_json__num(struct ebs_json *j, const char *fmt, double v)

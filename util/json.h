@@ -57,6 +57,7 @@ void ebs_json__key(struct ebs_json *j, const char *key);
 /* Values.  A NULL string is null; a number that is not finite is null. */
 void ebs_json__str(struct ebs_json *j, const char *s);
 void ebs_json__u64(struct ebs_json *j, u64 v);
+void ebs_json__s64(struct ebs_json *j, s64 v);
 void ebs_json__num(struct ebs_json *j, const char *fmt, double v)
 	__attribute__((format(printf, 2, 0)));
 void ebs_json__bool(struct ebs_json *j, bool v);

@@ -1564,14 +1564,14 @@ static void collect_reset(struct annot *an)
 static int fused_pass(struct annot *an, struct ebs_error *err)
 {
 	const struct annotate_opts *o = an->o;
-	struct fused fu = {.an = an};
+	struct fused fu = {.an = an, .ta = {.memo = !an->rs->no_memo}};
 	int e;
 
 	an->rs->tallying = true;
 	e = session__each(an->rs, fused_one, &fu, err);
 	an->rs->tallying = false;
 	if (e) {
-		name_tally__free(&fu.ta.t);
+		session__tally_free(&fu.ta);
 		return e;
 	}
 	e = session__resolve_tally(an->rs, &fu.ta, o->target, strlen(o->target), &an->q,

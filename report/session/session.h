@@ -204,8 +204,12 @@ int session__resolve(struct session *rs, const char *want, size_t len, struct na
 struct session_tally {
 	struct name_tally *t;
 	u64 samples;
+	struct session_tally_id *ids; /* per result number (session.c) */
+	size_t nids;
+	bool memo; /* set it to !rs->no_memo before the pass */
 };
 int session__tally(struct session_tally *ta, const struct resolved *r);
+void session__tally_free(struct session_tally *ta); /* what a pass that failed tallied */
 int session__resolve_tally(struct session *rs, struct session_tally *ta, const char *want,
 			   size_t len, struct name_query *q, FILE *list, struct ebs_error *err);
 

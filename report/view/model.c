@@ -249,12 +249,164 @@ static int stack_of(struct view_model *vm, const struct resolved *r, u32 *stack,
 	return 0;
 }
 
+static int entry_cmp(const void *pa, const void *pb)
+{
+	const struct view_entry *a = pa, *b = pb;
+
+	if (a->bucket != b->bucket)
+		return a->bucket < b->bucket ? -1 : 1;
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	if (a->event != b->event)
+		return a->event < b->event ? -1 : 1;
+	return a->stack < b->stack ? -1 : a->stack > b->stack;
+}
+
+/*
+ * The entries are counted in two steps.  Samples come nearly in time
+ * order, so the current time bucket's entries are counted in a small
+ * open-addressing table (vm->cur: in cache, one probe or two per sample,
+ * no allocation per entry); when the bucket changes they are appended to
+ * vm->entries.  A bucket met again later (samples of several CPUs
+ * interleave at the edges) appends its entries again: entries_finish
+ * groups them by bucket, sorts each bucket's, and adds up the repeats,
+ * which gives the entries one hash table of every (bucket, thread, event,
+ * stack) would, in entry_cmp's order.
+ */
+static size_t cur_slot(const struct view_entry *k, size_t mask)
+{
+	u64 key[2] = {k->thread, (u64)k->event << 32 | k->stack};
+
+	return ebs_hash_words(key, sizeof(key)) & mask;
+}
+
+static bool entry_same(const struct view_entry *a, const struct view_entry *b)
+{
+	return a->bucket == b->bucket && a->thread == b->thread && a->event == b->event &&
+	       a->stack == b->stack;
+}
+
+/* Twice the slots (256 at first), every entry put back in its place.  0 or -ENOMEM. */
+static int cur_grow(struct view_model *vm)
+{
+	size_t cap = vm->cur_cap ? vm->cur_cap * 2 : 256, i, k;
+	struct view_entry *t = calloc(cap, sizeof(*t));
+	u32 *used = malloc(cap / 2 * sizeof(*used));
+
+	if (!t || !used) {
+		free(t);
+		free(used);
+		return -ENOMEM;
+	}
+	for (i = 0; i < vm->ncur; i++) {
+		const struct view_entry *e = &vm->cur[vm->cur_used[i]];
+
+		for (k = cur_slot(e, cap - 1); t[k].count; k = (k + 1) & (cap - 1))
+			;
+		t[k] = *e;
+		used[i] = (u32)k;
+	}
+	free(vm->cur);
+	free(vm->cur_used);
+	vm->cur = t;
+	vm->cur_used = used;
+	vm->cur_cap = cap;
+	return 0;
+}
+
+/* The current bucket's entries appended to vm->entries, the table emptied.  0 or -ENOMEM. */
+static int cur_flush(struct view_model *vm)
+{
+	size_t i;
+
+	while (vm->nentries + vm->ncur > vm->entries_cap)
+		if (ebs_grow((void **)&vm->entries, &vm->entries_cap, vm->entries_cap,
+			     sizeof(*vm->entries), 1024))
+			return -ENOMEM;
+	for (i = 0; i < vm->ncur; i++) {
+		struct view_entry *e = &vm->cur[vm->cur_used[i]];
+
+		vm->entries[vm->nentries++] = *e;
+		e->count = 0;
+	}
+	vm->ncur = 0;
+	return 0;
+}
+
+/* One more sample of key: its entry's count (a new entry at 1).  0 or -ENOMEM. */
+static int entry_count(struct view_model *vm, const struct view_entry *key)
+{
+	size_t mask, k;
+
+	if (vm->ncur && vm->cur_bucket != key->bucket && cur_flush(vm))
+		return -ENOMEM;
+	vm->cur_bucket = key->bucket;
+	if ((vm->ncur + 1) * 2 > vm->cur_cap && cur_grow(vm))
+		return -ENOMEM;
+	mask = vm->cur_cap - 1;
+	for (k = cur_slot(key, mask); vm->cur[k].count; k = (k + 1) & mask)
+		if (entry_same(&vm->cur[k], key)) {
+			vm->cur[k].count++;
+			return 0;
+		}
+	vm->cur[k] = *key;
+	vm->cur[k].count = 1;
+	vm->cur_used[vm->ncur++] = (u32)k;
+	return 0;
+}
+
+/*
+ * The appended entries grouped by bucket (a counting sort), each bucket's
+ * sorted (entry_cmp) with its repeats added up: vm->entries as it is
+ * written.  0 or -ENOMEM.
+ */
+static int entries_finish(struct view_model *vm)
+{
+	struct view_entry *by;
+	size_t *at, i, b, n = 0;
+
+	if (cur_flush(vm))
+		return -ENOMEM;
+	at = calloc((size_t)vm->nbuckets + 1, sizeof(*at));
+	by = malloc((vm->nentries + 1) * sizeof(*by));
+	if (!at || !by) {
+		free(at);
+		free(by);
+		return -ENOMEM;
+	}
+	for (i = 0; i < vm->nentries; i++)
+		at[vm->entries[i].bucket + 1]++;
+	for (b = 0; b < vm->nbuckets; b++)
+		at[b + 1] += at[b];
+	for (i = 0; i < vm->nentries; i++)
+		by[at[vm->entries[i].bucket]++] = vm->entries[i];
+	/* at[b] is now where bucket b + 1 starts */
+	for (b = 0, i = 0; b < vm->nbuckets; b++) {
+		size_t end = at[b], k;
+
+		qsort(by + i, end - i, sizeof(*by), entry_cmp);
+		for (k = i; k < end; k++) {
+			if (n && entry_same(&by[n - 1], &by[k]))
+				by[n - 1].count += by[k].count;
+			else
+				by[n++] = by[k];
+		}
+		i = end;
+	}
+	free(vm->entries);
+	free(at);
+	vm->entries = by;
+	vm->entries_cap = vm->nentries + 1;
+	vm->nentries = n;
+	return 0;
+}
+
 static int count_one(void *ctx, const struct resolved *r)
 {
 	struct view_model *vm = ctx;
-	u32 thread, func, stack, ent, dso;
-	u64 key[3];
-	bool fresh;
+	u32 thread, func, stack, dso;
+	struct view_entry key;
+	u64 bucket;
 	int e;
 
 	/* a thread's samples come in runs: the last one's, when it is this one */
@@ -274,38 +426,16 @@ static int count_one(void *ctx, const struct resolved *r)
 	vm->dsos[dso].sampled = true;
 	if (!vm->dsos[dso].info && r->res.info)
 		vm->dsos[dso].info = r->res.info;
-	key[0] = session__rel_time(&vm->rs, r) / vm->bucket_ns;
-	if (key[0] >= vm->nbuckets)
-		key[0] = vm->nbuckets - 1;
-	key[1] = (u64)thread << 32 | r->event;
-	key[2] = stack;
-	e = intern(&vm->h_entries, key, 3, (u32)vm->nentries, &ent, &fresh);
+	bucket = session__rel_time(&vm->rs, r) / vm->bucket_ns;
+	if (bucket >= vm->nbuckets)
+		bucket = vm->nbuckets - 1;
+	key = (struct view_entry){
+		.bucket = (u32)bucket, .thread = thread, .event = r->event, .stack = stack};
+	e = entry_count(vm, &key);
 	if (e)
 		return e;
-	if (fresh) {
-		if (ebs_grow((void **)&vm->entries, &vm->entries_cap, vm->nentries,
-			     sizeof(*vm->entries), 1024))
-			return -ENOMEM;
-		vm->entries[ent] = (struct view_entry){
-			.bucket = (u32)key[0], .thread = thread, .event = r->event, .stack = stack};
-		vm->nentries++;
-	}
-	vm->entries[ent].count++;
 	vm->samples++;
 	return ann_set__sample(vm->ann, r);
-}
-
-static int entry_cmp(const void *pa, const void *pb)
-{
-	const struct view_entry *a = pa, *b = pb;
-
-	if (a->bucket != b->bucket)
-		return a->bucket < b->bucket ? -1 : 1;
-	if (a->thread != b->thread)
-		return a->thread < b->thread ? -1 : 1;
-	if (a->event != b->event)
-		return a->event < b->event ? -1 : 1;
-	return a->stack < b->stack ? -1 : a->stack > b->stack;
 }
 
 /* ---- annotate's listings ------------------------------------------------ */
@@ -406,7 +536,9 @@ int view_model__collect(struct view_model *vm, const struct view_opts *v, struct
 					      : "",
 				      why[0] ? " (" : "", why, why[0] ? ")" : "");
 	}
-	qsort(vm->entries, vm->nentries, sizeof(*vm->entries), entry_cmp);
+	e = entries_finish(vm);
+	if (e)
+		return ebs_error__set(err, -e, "out of memory");
 	return annotate_finish(vm, err);
 }
 
@@ -592,7 +724,7 @@ static int json_listing(struct view_model *vm, const struct ann_func *af, struct
 		ebs_json__arr(j);
 		ebs_json__u64(j, in->addr);
 		ebs_json__str(j, text);
-		ebs_json__num(j, "%.0f", in->src ? (double)(in->src - af->lines) : -1.0);
+		ebs_json__s64(j, in->src ? (s64)(in->src - af->lines) : -1);
 		ebs_json__arr_end(j);
 	}
 	ebs_json__arr_end(j);
@@ -615,9 +747,8 @@ static int json_listing(struct view_model *vm, const struct ann_func *af, struct
 		if (!hp)
 			continue;
 		ebs_json__u64(j, s);
-		ebs_json__num(j, "%.0f", (double)line_row(af, (*hp)->file, (*hp)->line));
-		ebs_json__num(j, "%.0f",
-			      (*hp)->has_insn ? (double)insn_row(af, (*hp)->insn) : -1.0);
+		ebs_json__s64(j, line_row(af, (*hp)->file, (*hp)->line));
+		ebs_json__s64(j, (*hp)->has_insn ? insn_row(af, (*hp)->insn) : -1);
 	}
 	ebs_json__arr_end(j);
 	ebs_json__obj_end(j);
@@ -749,7 +880,7 @@ int view_model__json(struct view_model *vm, FILE *f)
 	ebs_json__key(&j, "nodes");
 	ebs_json__arr(&j);
 	for (i = 0; i < 2 * vm->nnodes; i++)
-		ebs_json__num(&j, "%.0f", (double)vm->nodes[i]);
+		ebs_json__s64(&j, vm->nodes[i]);
 	ebs_json__arr_end(&j);
 	ebs_json__key(&j, "sites");
 	ebs_json__arr(&j);
@@ -759,7 +890,7 @@ int view_model__json(struct view_model *vm, FILE *f)
 	ebs_json__key(&j, "site_into");
 	ebs_json__arr(&j);
 	for (i = 0; i < vm->nsites; i++)
-		ebs_json__num(&j, "%.0f", (double)vm->site_into[i]);
+		ebs_json__s64(&j, vm->site_into[i]);
 	ebs_json__arr_end(&j);
 	json_u32s(&j, "stacks", vm->stacks, 2 * vm->nstacks);
 	json_samples(vm, &j);
@@ -792,7 +923,6 @@ void view_model__free(struct view_model *vm)
 	kv_free(&vm->h_nodes);
 	kv_free(&vm->h_sites);
 	kv_free(&vm->h_stacks);
-	kv_free(&vm->h_entries);
 	free(vm->funcs);
 	free(vm->dsos);
 	free(vm->threads);
@@ -801,6 +931,8 @@ void view_model__free(struct view_model *vm)
 	free(vm->site_into);
 	free(vm->stacks);
 	free(vm->entries);
+	free(vm->cur);
+	free(vm->cur_used);
 	free(vm->times);
 	free(vm->memo);
 	free(vm->ann_opts);

@@ -72,8 +72,12 @@ struct view_model {
 	size_t site_into_cap;
 	u32 *stacks; /* pairs: node, site */
 	size_t nstacks, stacks_cap;
-	struct view_entry *entries;
+	struct view_entry *entries; /* sorted (entry_cmp) once counted */
 	size_t nentries, entries_cap;
+	struct view_entry *cur; /* the current bucket's, counting (model.c's entry_count) */
+	u32 *cur_used;		/* their slots in cur */
+	size_t ncur, cur_cap;
+	u32 cur_bucket;
 	bool chained; /* a recording has call chains */
 	struct view_memo {
 		u32 stack1; /* the stack + 1; 0: none kept */
@@ -82,7 +86,7 @@ struct view_model {
 	size_t nmemo;
 	struct view_thread last_thread; /* the last sample's, and its index */
 	u32 last_thread_idx;
-	struct kv *h_funcs, *h_dsos, *h_threads, *h_nodes, *h_sites, *h_stacks, *h_entries;
+	struct kv *h_funcs, *h_dsos, *h_threads, *h_nodes, *h_sites, *h_stacks;
 	/* annotate's models of the hottest functions (annotate.h's ann_set) */
 	void *ann;		  /* struct ann_set * */
 	void *ann_opts;		  /* its struct annotate_opts */

@@ -40,7 +40,8 @@ seeds_reader() {
 			"$WORKLOADS/forkexec" 0.03 >/dev/null 2>&1
 		"$EBS" record -q -e cpu-clock:u -F 500 -o - "$WORKLOADS/leafloop" 0.02 \
 			>"$d/streamed.data" 2>/dev/null
-		# format 3.0: samples with chains, registers and stacks packed (SAMPLES_CG)
+		# format 4.0: samples with chains, registers and stacks packed (SAMPLES_CG) and
+		# compressed (SAMPLES_CGZ)
 		"$EBS" record -q -g -F 500 -o "$d/callgraph.data" "$WORKLOADS/calltree" 0.03 \
 			>/dev/null 2>&1
 		"$EBS" record -q --call-graph dwarf,512 -F 500 -o "$d/dwarf.data" \

@@ -19,16 +19,27 @@ rows() {
 	python3 - "$1" 2>&1 <<'PY'
 import json, sys
 want = {  # id: (comparison, target)
-    'func': ('<=', 0.5), 'func_warm': ('<=', 0.5), 'noinline': ('<=', 0.5),
-    'noinline_warm': ('<=', 0.5), 'line': ('<=', 0.02), 'line_func': ('<=', 1.5),
+    # issue 34: the warm-cache rows (func_warm, noinline_warm, annotate_warm) at <= 0.25
+    'func': ('<=', 0.5), 'func_warm': ('<=', 0.25), 'noinline': ('<=', 0.5),
+    'noinline_warm': ('<=', 0.25), 'line': ('<=', 0.02), 'line_func': ('<=', 1.5),
     'annotate': ('<=', 0.5), 'rss': ('<=', 1.0), 'size': ('<=', 0.5), 'rec_cpu': ('<=', 0.5),
-    'slow_1k': ('<=', 1.0), 'slow_10k': ('<=', 1.0), 'drain': ('>=', 1.0),
-    'growth_time': ('<=', 1.0), 'growth_rss': ('<=', 0.1), 'annotate_warm': ('<=', 0.5),
+    # issue 34: the two-core slowdown rows are information (no target)
+    'slow_1k': ('info', None), 'slow_10k': ('info', None), 'drain': ('>=', 1.0),
+    'growth_time': ('<=', 1.0), 'growth_rss': ('<=', 0.1), 'annotate_warm': ('<=', 0.25),
     'merge': ('<=', 1.0),  # issue 32: a merged report of N recordings
     'top_cpu': ('<=', 2.0),  # issue 33: ebs top's own CPU, % of a CPU
     # issue 33: ebs view's page of the SQLite recordings
     'view_write': ('<=', 3.0), 'view_size': ('<=', 20.0), 'view_open': ('<=', 2.0),
     'view_update': ('<=', 200.0),
+    # issue 34: call-graph reports, flame graphs, perf.data, the dwarf report's memory
+    'children_fp': ('<=', 0.5), 'children_dwarf': ('<=', 0.5), 'flamegraph': ('<=', 0.5),
+    'perfdata_cold': ('<=', 1.0), 'perfdata_warm': ('<=', 1.0), 'rss_dwarf': ('<=', 1.0),
+    # issue 34: the recorder competing with the program on one CPU; stat's,
+    # monitor's and libebs's overhead
+    'pin_1k': ('<=', 0.8), 'pin_10k': ('<=', 0.8), 'stat_100': ('<=', 1.0),
+    'monitor_cpu': ('<=', 1.0), 'libebs_read': ('<=', 1.1),
+    # issue 34: a -g (frame pointers) and a --call-graph dwarf recording's bytes per sample
+    'size_fp': ('<=', 1.0), 'size_dwarf': ('<=', 0.1),
 }
 try:
     doc = json.load(open(sys.argv[1]))
@@ -46,8 +57,13 @@ try:
         if (r.get('cmp'), r['target']) != want[k]:
             sys.exit('row %s: target %s %s, the issue says %s %s'
                      % ((k, r.get('cmp'), r['target']) + want[k]))
-        if not isinstance(r['met'], bool) or not r['unit'] or not r['name']:
-            sys.exit('row %s: met not a bool, or no unit or name' % k)
+        if r['cmp'] == 'info':  # information: neither met nor missed
+            if r['met'] is not None:
+                sys.exit('row %s: information, but met is %s, not null' % (k, r['met']))
+        elif not isinstance(r['met'], bool):
+            sys.exit('row %s: met not a bool' % k)
+        if not r['unit'] or not r['name']:
+            sys.exit('row %s: no unit or name' % k)
         if r['value'] is None:
             if r['met'] or not r.get('skipped'):
                 sys.exit('row %s: no value, and met or no reason' % k)
@@ -78,10 +94,20 @@ d = json.load(open(sys.argv[1]))
 r = [r for r in d["rows"] if r["id"] == "line"][0]
 r.update(value=5.0, min=5.0, max=5.0, met=True)
 r.pop("skipped", None)
-json.dump(d, open("met.json", "w"))' "$RESULTS"
+json.dump(d, open("met.json", "w"))
+d = json.load(open(sys.argv[1]))
+r = [r for r in d["rows"] if r["id"] == "slow_10k"][0]
+r.update(cmp="<=", target=1.0, met=False)
+json.dump(d, open("slowtarget.json", "w"))
+r.update(cmp="info", target=None, met=True)
+json.dump(d, open("infomet.json", "w"))' "$RESULTS"
 check "a row left out is found" eval 'rows gone.json | grep -q "row annotate: 0 times"'
 check "a target other than the issue's is found" eval 'rows target.json | grep -q "the issue says <= 0.5"'
 check "met for a value above its target is found" eval 'rows met.json | grep -q "row line: met, but 5.0"'
+check "issue 34: a two-core slowdown row with a target again is found" \
+	eval 'rows slowtarget.json | grep -q "row slow_10k: target <= 1.0, the issue says info None"'
+check "issue 34: an information row marked met is found" \
+	eval 'rows infomet.json | grep -q "row slow_10k: information, but met is True"'
 
 # a sample: one measured row, one skipped
 cat >sample.json <<'EOF'
@@ -95,7 +121,10 @@ cat >sample.json <<'EOF'
    "perf_median": 0.6, "component_unit": "s", "gen2000": {"ratio": 1.25}},
   {"id": "drain", "name": "samples per second / perf's", "value": null, "target": 1.0,
    "cmp": ">=", "met": false, "min": null, "max": null, "unit": "ratio",
-   "skipped": "perf is not installed"}]}
+   "skipped": "perf is not installed"},
+  {"id": "slow_1k", "name": "slowdown (information)", "value": 0.95, "target": null,
+   "cmp": "info", "met": null, "min": 0.9, "max": 1.2, "unit": "ratio", "n": 5,
+   "ebs_slowdown_median": 0.1, "perf_slowdown_median": 0.105}]}
 EOF
 python3 "$TABLE" sample.json >sample.md 2>sample.err
 rc=$?
@@ -106,6 +135,8 @@ check "the header row" grep -qF '| # | row | value | target | met | min-max | eb
 check "a measured row: value, target, met, range, both medians, the second program" \
 	grep -qF '| 1 | report --sort func / perf | **0.75** ratio | <= 0.5 | no | 0.7-0.8 (n=5) | 0.45 s | perf 0.6 s | 1.25 |' sample.md
 check "a skipped row says why" grep -qF '| 2 | samples per second / perf'"'"'s | - | >= 1 | skipped: perf is not installed |' sample.md
+check "issue 34: an information row: no target, neither met nor missed" \
+	grep -qF '| 3 | slowdown (information) | **0.95** ratio | information | - | 0.9-1.20 (n=5) | +10.0% | perf +10.5% |  |' sample.md
 keep sample.md
 
 # files that break the schema: refused, one line naming the row and the field
@@ -127,6 +158,13 @@ bad "no value and no reason" 'del d["rows"][1]["skipped"]' 'no value and no "ski
 bad "value outside min-max" 'd["rows"][0]["value"] = 0.9' 'value 0.9 outside [min 0.7, max 0.8]'
 bad "no machine date" 'del d["machine"]["date"]' 'machine: no "date"'
 bad "no rows" 'd["rows"] = []' 'no rows'
+bad "issue 34: an information row marked met" 'd["rows"][2]["met"] = False' \
+	'row 3 (slowdown (information)): an information row with "met" False, not null'
+bad "issue 34: an information row with a target" 'd["rows"][2]["target"] = 1.0' \
+	'row 3 (slowdown (information)): an information row with a "target"'
+bad "issue 34: a row without a target that is not information" \
+	'd["rows"][0]["target"] = None' 'row 1 (report --sort func / perf): "target" is not a number'
+bad "issue 34: an unknown cmp" 'd["rows"][0]["cmp"] = "<"' '"cmp" is '"'"'<'"'"', not <=, >= or info'
 
 # README.md's table is the committed results.json's rendering
 python3 "$TABLE" "$RESULTS" >table.md

@@ -369,9 +369,9 @@ check "--call-graph dwarf: no function named with its symbol version (@@VERSION)
 check "--call-graph dwarf: tree_left and tree_right unwound, in both" \
 	bash -c "grep -qE '^#     +tree_left ' dw.cmp && grep -qE '^#     +tree_right ' dw.cmp"
 
-# ebs convert of recordings with chains: format 3.0's SAMPLES_CG records
+# ebs convert of recordings with chains: format 4.0's SAMPLES_CGZ records
 # (chains as repeats of the chains before them, stack copies as repeats of
-# the stack before) make the file at most half of perf.data's (the
+# the stack before, compressed with zstd) make the file at most half of perf.data's (the
 # performance issue's target for IP-only recordings, held here too), and
 # the converted file reads as the perf.data does
 for f in g dw; do
@@ -383,8 +383,8 @@ for f in g dw; do
 	check "ebs convert of the $f.data recording: datacheck.py reads it as docs/format.md says" \
 		sh -c "python3 '$TOP/tests/tools/datacheck.py' $f.conv.data | grep -q '^ok: finished'"
 	check "ebs convert of the $f.data recording: mode 0600, as the perf.data" [ "$(stat -c %a $f.conv.data)" = 600 ]
-	check "ebs convert of the $f.data recording: written as format 3.0" \
-		sh -c "'$EBS' report -i $f.conv.data --dump 2>/dev/null | head -n 1 | grep -q '^# ebs.data version 3\.0,'"
+	check "ebs convert of the $f.data recording: written as format 4.0" \
+		sh -c "'$EBS' report -i $f.conv.data --dump 2>/dev/null | head -n 1 | grep -q '^# ebs.data version 4\.0,'"
 	"$EBS" script -i $f.data >$f.script 2>/dev/null
 	"$EBS" script -i $f.conv.data >$f.conv.script 2>/dev/null
 	check "ebs convert of the $f.data recording: ebs script reads every chain as from the perf.data ($(grep -c . $f.script) lines)" \

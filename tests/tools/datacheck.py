@@ -22,6 +22,7 @@ prints one such line per file, the good ones as "FILE: ok: ...", and exits
 
   datacheck.py [--unfinished] FILE...
 """
+import ctypes
 import struct
 import sys
 
@@ -29,11 +30,12 @@ HEADER = struct.Struct('<8sIHHIIQQQQQ32s')	# 96 bytes
 REC = struct.Struct('<HHI')
 
 FIXED = {1: 16, 2: 56, 3: 72, 4: 56, 16: 48, 17: 104, 18: 24, 19: 32, 20: 32,
-	 21: 32, 22: 24, 23: 56, 24: 16, 25: 24, 26: 16, 31: 72}
+	 21: 32, 22: 24, 23: 56, 24: 16, 25: 24, 26: 16, 28: 24, 31: 72}
 NAMES = {1: 'META', 2: 'EVENT', 3: 'DSO_IMAGE', 4: 'CALIBRATION', 16: 'SAMPLE',
 	 17: 'MMAP', 18: 'COMM', 19: 'FORK', 20: 'EXIT', 21: 'LOST', 22: 'THROTTLE',
-	 23: 'COUNT', 24: 'SAMPLES', 25: 'KSYMS', 26: 'SAMPLES_CG', 31: 'TRAILER'}
-SINCE = {24: 2, 25: 2, 26: 3}	# SAMPLES and KSYMS: format 2.0; SAMPLES_CG: 3.0
+	 23: 'COUNT', 24: 'SAMPLES', 25: 'KSYMS', 26: 'SAMPLES_CG', 28: 'SAMPLES_CGZ',
+	 31: 'TRAILER'}
+SINCE = {24: 2, 25: 2, 26: 3, 28: 4}	# SAMPLES and KSYMS: 2.0; SAMPLES_CG: 3.0; SAMPLES_CGZ: 4.0
 M64 = (1 << 64) - 1
 CHAIN_USER, CHAIN_KERNEL, CHAIN_MAX = M64 + 1 - 512, M64 + 1 - 128, M64 + 1 - 4095
 
@@ -198,6 +200,40 @@ def check_ksyms(b, off, size):
 	zero(b, off, 24 + 32 * nr + ssize, size, 'KSYMS padding')
 
 
+def unpack_samples_cgz(b, off, size):
+	"""the number of samples of the SAMPLES_CGZ record at off: its zstd frame
+	(one, exactly its bytes) decompressed with libzstd, through ctypes, to
+	exactly the packed bytes it announces, which are checked as a
+	SAMPLES_CG record's (docs/format.md 7.12)"""
+	count, nbytes, packed, reserved = struct.unpack_from('<IIII', b, off + 8)
+	if not 1 <= count <= 4096 or 24 + nbytes > size or not 1 <= packed <= 1 << 20:
+		raise Bad(off, 'SAMPLES_CGZ: count %d, %d bytes of %d packed in a record of %d' %
+			  (count, nbytes, packed, size))
+	if reserved:
+		raise Bad(off + 20, 'SAMPLES_CGZ reserved is not zero')
+	zero(b, off, 24 + nbytes, size, 'SAMPLES_CGZ padding')
+	z = ctypes.CDLL('libzstd.so.1')
+	z.ZSTD_findFrameCompressedSize.restype = ctypes.c_size_t
+	z.ZSTD_findFrameCompressedSize.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+	z.ZSTD_decompress.restype = ctypes.c_size_t
+	z.ZSTD_decompress.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p,
+				      ctypes.c_size_t]
+	z.ZSTD_isError.argtypes = [ctypes.c_size_t]
+	frame = bytes(b[off + 24:off + 24 + nbytes])
+	n = z.ZSTD_findFrameCompressedSize(frame, nbytes)
+	if z.ZSTD_isError(n) or n != nbytes:
+		raise Bad(off + 24, 'SAMPLES_CGZ: not one zstd frame of %d bytes' % nbytes)
+	out = ctypes.create_string_buffer(packed)
+	n = z.ZSTD_decompress(out, packed, frame, nbytes)
+	if z.ZSTD_isError(n) or n != packed:
+		raise Bad(off + 24, 'SAMPLES_CGZ: the frame does not hold %d bytes' % packed)
+	rec = struct.pack('<HHIII', 26, 0, 16 + packed, count, packed) + out.raw
+	try:
+		return unpack_samples_cg(rec, 0, len(rec))
+	except Bad as e:
+		raise Bad(off, 'SAMPLES_CGZ: byte %d of its samples: %s' % (e.off - 16, e.what))
+
+
 class Bad(Exception):
 	def __init__(self, off, what):
 		super().__init__(what)
@@ -279,7 +315,7 @@ def check_rec(b, off, typ, misc, size):
 		zero(b, off, 22, size, 'THROTTLE reserved')
 	elif typ == 23:
 		zero(b, off, 50, size, 'COUNT reserved')
-	elif typ in (24, 26):
+	elif typ in (24, 26, 28):
 		if misc:
 			raise Bad(off, '%s misc 0x%x is not zero' % (name, misc))
 	elif typ == 25:
@@ -298,8 +334,8 @@ def walk(b, unfinished):
 		raise Bad(0, 'shorter than the fixed header')
 	(magic, endian, major, _minor, hsize, flags, data_off, data_size, trailer_off, _r, _c,
 	 reserved) = HEADER.unpack_from(b, 0)
-	if magic != b'EBSDATA\0' or endian != 0x01020304 or major not in (1, 2, 3):
-		raise Bad(0, 'not an ebs.data file of version 1 to 3 in this byte order')
+	if magic != b'EBSDATA\0' or endian != 0x01020304 or major not in (1, 2, 3, 4):
+		raise Bad(0, 'not an ebs.data file of version 1 to 4 in this byte order')
 	if any(reserved):
 		raise Bad(64, 'header reserved is not zero')
 	if flags & ~1:
@@ -332,7 +368,8 @@ def walk(b, unfinished):
 		if off >= data_off:
 			records += 1
 			samples += unpack_samples(b, off, size) if typ == 24 else \
-				unpack_samples_cg(b, off, size) if typ == 26 else typ == 16
+				unpack_samples_cg(b, off, size) if typ == 26 else \
+				unpack_samples_cgz(b, off, size) if typ == 28 else typ == 16
 		off += size
 	if off != data_off and off < data_off:
 		raise Bad(off, 'header records end before data_offset')

@@ -2544,7 +2544,34 @@ static void test_packed_cg(void)
 	ebs_pack__free(pack);
 }
 
-/* A recording with META CALL_GRAPH is written as 3.0 and its samples read back as they went in. */
+/* The records of type type in the data of the file at path. */
+static unsigned int count_type(const char *path, u16 type)
+{
+	size_t len;
+	u8 *b = file_load(path, &len);
+	unsigned int n = 0;
+	u64 off;
+
+	if (!b || len < sizeof(struct ebs_file_header))
+		goto out;
+	for (off = ((const struct ebs_file_header *)(const void *)b)->data_offset;
+	     off + sizeof(struct ebs_rec) <= len;) {
+		const struct ebs_rec *r = (const void *)(b + off);
+
+		if (r->size < 8)
+			break;
+		n += r->type == type;
+		off += r->size;
+	}
+out:
+	free(b);
+	return n;
+}
+
+/*
+ * A recording with META CALL_GRAPH is written as 4.0, its samples in
+ * SAMPLES_CGZ records, and they read back as they went in.
+ */
 static void test_cg_file(void)
 {
 	static u64 in[(2u << 20) / 8];
@@ -2559,7 +2586,8 @@ static void test_cg_file(void)
 	struct group g;
 	int e;
 
-	group_begin(&g, "data: a -g recording: written as 3.0, read back sample for sample");
+	group_begin(&g, "data: a -g recording: written as 4.0 (SAMPLES_CGZ), read back sample for "
+			"sample");
 	tmp_path(path, sizeof(path), "cg.data");
 	w = ebs_writer__create(path, &err);
 	group_check(&g, w != NULL, __LINE__, "create: %s", err.msg);
@@ -2588,7 +2616,8 @@ static void test_cg_file(void)
 	d = ebs_data__open(path, &err);
 	group_check(&g, d != NULL, __LINE__, "open: %s", err.msg);
 	if (d) {
-		G_EQ(&g, ebs_data__header(d)->version_major, 3);
+		G_EQ(&g, ebs_data__header(d)->version_major, 4);
+		G_TRUE(&g, count_type(path, EBS_REC_SAMPLES_CGZ) > 0);
 		for (off = 0, i = 0; (e = ebs_data__next(d, &rec, &err)) == 1;) {
 			const struct ebs_rec *want = (const void *)((u8 *)in + off);
 
@@ -2603,11 +2632,87 @@ static void test_cg_file(void)
 		G_EQ(&g, e, 0);
 		G_EQ(&g, got, n);
 		G_EQ(&g, bad, 0);
-		printf("  # %zu samples, %zu bytes as SAMPLE records, a %llu-byte file\n", n, off,
-		       (unsigned long long)file_size(path));
+		printf("  # %zu samples, %zu bytes as SAMPLE records, a %llu-byte file: %u "
+		       "SAMPLES_CGZ, %u SAMPLES_CG records\n",
+		       n, off, (unsigned long long)file_size(path),
+		       count_type(path, EBS_REC_SAMPLES_CGZ), count_type(path, EBS_REC_SAMPLES_CG));
 		ebs_data__close(d);
 	}
 	group_end(&g);
+}
+
+/*
+ * A SAMPLES_CGZ record that lies is refused, naming the record's offset
+ * (or its frame's): a count, bytes or packed out of range, a frame that is
+ * not zstd, one cut short, bytes after the frame, a frame of other than
+ * packed bytes, and decompressed samples that do not unpack.
+ */
+static void test_cgz_bad(void)
+{
+	static u64 buf[(48 + 8 * 4200) / 8];
+	struct ebs_error err = {0};
+	struct ebs_rec_event ev = {.hdr = {.type = EBS_REC_EVENT}, .sample_period = 250000};
+	struct ebs_rec_samples_z *z;
+	static struct cg_gen gen;
+	char path[PATH_MAX];
+	struct ebs_writer *w;
+	size_t len;
+	u8 *b, *c;
+	u64 at;
+	int e, i;
+
+	tmp_path(path, sizeof(path), "cgz.data");
+	w = ebs_writer__create(path, &err);
+	if (!w) {
+		TEST_FAIL("data: SAMPLES_CGZ: bad records", "create: %s", err.msg);
+		return;
+	}
+	e = ebs_writer__meta(w, EBS_META_CALL_GRAPH, "fp,512");
+	e = e ?: ebs_writer__event(w, &ev, "cpu-clock", "cpu-clock", "");
+	e = e ?: ebs_writer__begin_data(w, STD_REALTIME, STD_CLOCK);
+	cg_gen_init(&gen, 11, false);
+	for (i = 0; !e && i < 200; i++) {
+		cg_sample(&gen, buf);
+		e = ebs_writer__add(w, (const void *)buf);
+	}
+	e = e ?: ebs_writer__finish(w, 0, NULL, &err);
+	b = e ? NULL : file_load(path, &len);
+	at = b ? find_rec(b, len, ((struct ebs_file_header *)(void *)b)->data_offset,
+			  EBS_REC_SAMPLES_CGZ, 0)
+	       : 0;
+	if (!at) {
+		TEST_FAIL("data: SAMPLES_CGZ: bad records", "no SAMPLES_CGZ record written (%d)",
+			  e);
+		free(b);
+		return;
+	}
+	c = malloc(len);
+	if (!c) {
+		free(b);
+		return;
+	}
+	z = (void *)(c + at);
+#define BAD_CGZ(label, edit, off)                                                                  \
+	do {                                                                                       \
+		memcpy(c, b, len);                                                                 \
+		edit;                                                                              \
+		expect_bad("SAMPLES_CGZ: " label, c, len, off);                                    \
+	} while (0)
+	BAD_CGZ("a count of 0", z->count = 0, at);
+	BAD_CGZ("a count beyond 4096", z->count = EBS_SAMPLES_MAX + 1, at);
+	BAD_CGZ("a frame beyond the record", z->bytes = z->hdr.size, at);
+	BAD_CGZ("packed bytes of 0", z->packed = 0, at);
+	BAD_CGZ("packed bytes beyond 1 MiB", z->packed = EBS_SAMPLES_CG_MAX_BYTES + 1, at);
+	BAD_CGZ("not a zstd frame", memset(z + 1, 0x5a, 8), at + sizeof(*z));
+	BAD_CGZ("a frame cut short", z->bytes -= 3, at + sizeof(*z));
+	if (((struct ebs_rec_samples_z *)(void *)(b + at))->bytes % 8) /* padding follows */
+		BAD_CGZ("a byte after the frame", z->bytes += 1, at + sizeof(*z));
+	BAD_CGZ("a frame of more bytes than packed", z->packed -= 1, at + sizeof(*z));
+	BAD_CGZ("a frame of fewer bytes than packed", z->packed += 1, at + sizeof(*z));
+	BAD_CGZ("samples that do not unpack", z->count += 1, at);
+#undef BAD_CGZ
+	free(c);
+	free(b);
 }
 
 /*
@@ -2918,7 +3023,8 @@ static void test_procns(void)
 
 TEST_MAIN(setup, remove_tmpdir, TEST_CASE(test_round_trip), TEST_CASE(test_sample_parts),
 	  TEST_CASE(test_packed), TEST_CASE(test_packed_cg), TEST_CASE(test_cg_file),
-	  TEST_CASE(test_kernel_addrs), TEST_CASE(test_ksyms), TEST_CASE(test_set_calibration),
-	  TEST_CASE(test_index), TEST_CASE(test_writer_misuse), TEST_CASE(test_rename),
-	  TEST_CASE(test_streamed), TEST_CASE(test_bad_files), TEST_CASE(test_truncation),
-	  TEST_CASE(test_corruption), TEST_CASE(test_procns), TEST_CASE(test_tap))
+	  TEST_CASE(test_cgz_bad), TEST_CASE(test_kernel_addrs), TEST_CASE(test_ksyms),
+	  TEST_CASE(test_set_calibration), TEST_CASE(test_index), TEST_CASE(test_writer_misuse),
+	  TEST_CASE(test_rename), TEST_CASE(test_streamed), TEST_CASE(test_bad_files),
+	  TEST_CASE(test_truncation), TEST_CASE(test_corruption), TEST_CASE(test_procns),
+	  TEST_CASE(test_tap))

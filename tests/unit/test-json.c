@@ -89,6 +89,11 @@ static void numbers(struct ebs_json *j)
 	ebs_json__num(j, "%.4f", NAN);
 	ebs_json__num(j, "%.4f", INFINITY);
 	ebs_json__u64(j, 0);
+	ebs_json__u64(j, 1234567890);
+	ebs_json__s64(j, -1);
+	ebs_json__s64(j, 0);
+	ebs_json__s64(j, INT64_MIN);
+	ebs_json__s64(j, INT64_MAX);
 	ebs_json__null(j);
 	ebs_json__arr_end(j);
 }
@@ -165,7 +170,8 @@ static void test_writer(void)
 		"\"c1 \\u009b raw \\ufffd bad \\ufffd\\ufffd\\ufffd nbsp \xc2\xa0 euro \xe2\x82\xac\","
 		"null,\"\"]");
 	TEST_STREQ("json: numbers, non-finite as null", written(numbers, &st),
-		   "[12346,0.000123457,null,null,0,null]");
+		   "[12346,0.000123457,null,null,0,1234567890,-1,0,-9223372036854775808,"
+		   "9223372036854775807,null]");
 	written(unclosed, &st);
 	TEST_EQ("json: unclosed is misuse", st, -EINVAL);
 	written(overclosed, &st);

@@ -395,4 +395,3 @@ int view_model__json(struct view_model *vm, FILE *f)
 	ebs_json__obj_end(&j);
 	return ebs_json__end(&j) ? -EINVAL : e;
 }
-

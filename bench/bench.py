@@ -1104,6 +1104,20 @@ def view_only():
     view_rows()
 
 
+# issue 34 (H3): ONLY=report, the first and warm reports and annotate of the large recording
+REPORT_ROWS = ['func', 'func_warm', 'noinline', 'noinline_warm', 'line_func', 'annotate', 'rss',
+               'annotate_warm']
+
+
+def report_only():
+    """ONLY=report: the SQLite recordings those rows read (ebs 1x for the warm caches, both
+    tools' 16x, as the whole bench makes them), then the rows (sqlite_reports)."""
+    record_sqlite('ebs', '1x', max(1, LARGE_ITERS // 16))
+    for tool in ('ebs', 'perf'):
+        record_sqlite(tool, '16x', LARGE_ITERS, MIN_SAMPLES)
+    sqlite_reports()
+
+
 def size_and_slowdown():
     """Rows 9 and 7: sqlwork alone, under ebs record and under perf record,
     interleaved (the order rotates each round), the program's own time
@@ -1682,7 +1696,8 @@ def only(m):
              'libebs_read': (libebs_read, ['libebs_read']),
              'slow': (size_and_slowdown, ['slow_1k', 'slow_10k', 'size']),
              'cg': (cg_rows, list(CG_ROWS)),  # issue 34, H1: call graphs, perf.data
-             'size_cg': (size_cg, ['size_fp', 'size_dwarf'])}  # issue 34 (H5)
+             'size_cg': (size_cg, ['size_fp', 'size_dwarf']),  # issue 34 (H5)
+             'report': (report_only, REPORT_ROWS)}  # issue 34 (H3)
     ids = []
     for k in ONLY:
         if k not in steps:

@@ -22,7 +22,8 @@
 # ebs view rows, ONLY=ovh issue 34's overhead rows (or one of pin,
 # stat_100, monitor_cpu, libebs_read; slow: the two-core rows), ONLY=cg its
 # call-graph and perf.data rows, ONLY=size_cg its -g file size rows
-# (size_fp, size_dwarf), ONLY=warm the three warm-cache rows, into RESULTS;
+# (size_fp, size_dwarf), ONLY=warm the three warm-cache rows, ONLY=report
+# the first and warm reports and annotate (rows 1-4, 6, 7, 16), into RESULTS;
 # with REUSE=1, ONLY=warm and ONLY=view take the recordings an earlier run
 # left in BUILD/bench).
 set -u

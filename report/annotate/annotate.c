@@ -1382,8 +1382,11 @@ int ann_set__open(struct ann_set *set, const struct annotate_opts *o, struct ebs
  * listed (set->models, set->n; set->rest for what no listing shows).
  * 0, or -errno with err filled.
  */
-/* Before the pass: the sources, the event, FUNC resolved.  0, or -errno with err filled. */
-static int prepare(struct annot *an, struct ebs_error *err)
+/*
+ * Before the pass: the sources, the event, FUNC resolved (unless !resolve:
+ * the pass resolves it, fused_pass).  0, or -errno with err filled.
+ */
+static int prepare(struct annot *an, bool resolve, struct ebs_error *err)
 {
 	const struct annotate_opts *o = an->o;
 	int e = 0;
@@ -1398,7 +1401,7 @@ static int prepare(struct annot *an, struct ebs_error *err)
 		an->rs->event = 0;		     /* one event: the first, unless --event */
 	/* FUNC: the exact name, else the unqualified, a "::"-suffix, a part (names.h) */
 	an->q = (struct name_query){.want = o->target, .len = o->target ? strlen(o->target) : 0};
-	if (o->target && !an->file_mode &&
+	if (resolve && o->target && !an->file_mode &&
 	    (e = session__resolve(an->rs, o->target, strlen(o->target), &an->q,
 				  o->view.filter.candidates, err)))
 		return e;
@@ -1515,13 +1518,84 @@ out:
 	return e;
 }
 
+struct fused {
+	struct annot *an;
+	struct session_tally ta;
+};
+
+static int fused_one(void *ctx, const struct resolved *rv)
+{
+	struct fused *fu = ctx;
+	int e = session__tally(&fu->ta, rv);
+
+	return e ? e : collect(fu->an, rv);
+}
+
+/* What collect counted, forgotten: for a pass again. */
+static void collect_reset(struct annot *an)
+{
+	struct source_cache *sources = an->sources;
+	struct ebs_strset *fnames = an->fnames;
+
+	an->sources = NULL;
+	an->fnames = NULL;
+	free_all(an);
+	an->sources = sources;
+	an->fnames = fnames;
+	an->fns = NULL;
+	an->flines = NULL;
+	an->memo = NULL;
+	an->nmemo = 0;
+	an->total = an->kernel = an->nofunc = 0;
+	an->inlined_name = an->inlined_in = NULL;
+}
+
+/*
+ * FUNC resolved and its samples collected in one pass over the recording,
+ * where there were two (session__resolve's, then collect's): the pass
+ * tallies the names and collects as if FUNC were a function's exact name
+ * (name_query__match with tier NAME_NONE or NAME_EXACT: session__name_is).
+ * When it resolves to another tier (a part of a name, an unqualified
+ * one), what was collected is dropped and collect's pass made again, with
+ * FUNC resolved.  The pass is a tallying one (no warning of files that
+ * are not the ones recorded): that warning is given after, as collect's
+ * own pass gives it, once FUNC resolved.
+ */
+static int fused_pass(struct annot *an, struct ebs_error *err)
+{
+	const struct annotate_opts *o = an->o;
+	struct fused fu = {.an = an, .ta = {.memo = !an->rs->no_memo}};
+	int e;
+
+	an->rs->tallying = true;
+	e = session__each(an->rs, fused_one, &fu, err);
+	an->rs->tallying = false;
+	if (e) {
+		session__tally_free(&fu.ta);
+		return e;
+	}
+	e = session__resolve_tally(an->rs, &fu.ta, o->target, strlen(o->target), &an->q,
+				   o->view.filter.candidates, err);
+	if (e)
+		return e;
+	if (an->q.tier <= NAME_EXACT) {
+		symbolizer__warn_unresolved(an->rs->sym);
+		return 0;
+	}
+	collect_reset(an);
+	return session__each(an->rs, collect, an, err);
+}
+
 int ann_set__build(struct ann_set *set, struct ebs_error *err)
 {
 	struct annot *an = set->an;
-	int e = prepare(an, err);
+	const struct report_filter *f = an->rs->filter;
+	/* --func filters collect's pass but not the names': two passes then */
+	bool fuse = an->o->target && !an->file_mode && !(f && f->funcs);
+	int e = prepare(an, !fuse, err);
 
 	if (!e)
-		e = session__each(an->rs, collect, an, err);
+		e = fuse ? fused_pass(an, err) : session__each(an->rs, collect, an, err);
 	if (!e)
 		e = check_target_line(an, err);
 	return e ? e : models_of(set, err);
@@ -1540,7 +1614,7 @@ int ann_set__attach(struct ann_set *set, const struct annotate_opts *o, struct s
 	an->o = o;
 	an->rs = rs;
 	an->only_event = rs->event >= 0 ? rs->event : 0; /* as prepare's for its own */
-	return prepare(an, err);
+	return prepare(an, true, err);
 }
 
 int ann_set__sample(struct ann_set *set, const struct resolved *r)

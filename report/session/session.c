@@ -626,19 +626,13 @@ static bool func_match(const struct session *rs, const struct sym_result *res)
  * each after it (none of it with EBS_DEBUG_NO_MEMO): no name looked up
  * per sample.
  */
-struct tally {
-	struct name_tally *t;
-	u64 samples;
-	struct tally_id {
-		u64 n;			/* samples of this number */
-		struct sym_result copy; /* its first result: names and frames borrowed */
-	} * ids;
-	size_t nids;
-	bool memo;
+struct session_tally_id {
+	u64 n;			/* samples of this number */
+	struct sym_result copy; /* its first result: names and frames borrowed */
 };
 
 /* The names of a result (n samples): its function and those inlined at it, once each. */
-static int tally_names_of(struct tally *ta, const struct sym_result *res, u64 n)
+static int tally_names_of(struct session_tally *ta, const struct sym_result *res, u64 n)
 {
 	unsigned int i, j;
 	int e = 0;
@@ -657,9 +651,8 @@ static int tally_names_of(struct tally *ta, const struct sym_result *res, u64 n)
 	return e;
 }
 
-static int tally_one(void *ctx, const struct resolved *r)
+int session__tally(struct session_tally *ta, const struct resolved *r)
 {
-	struct tally *ta = ctx;
 	const struct sym_result *res = &r->res;
 
 	ta->samples++;
@@ -679,8 +672,13 @@ static int tally_one(void *ctx, const struct resolved *r)
 	return 0;
 }
 
+static int tally_one(void *ctx, const struct resolved *r)
+{
+	return session__tally(ctx, r);
+}
+
 /* After the pass: each number's names, with its samples.  0 or -ENOMEM. */
-static int tally_ids(struct tally *ta)
+static int tally_ids(struct session_tally *ta)
 {
 	size_t i;
 	int e = 0;
@@ -691,47 +689,86 @@ static int tally_ids(struct tally *ta)
 	return e;
 }
 
+/* ta's names as candidates (*c, *n), ta freed.  0, or -ENOMEM with err filled. */
+static int tally_cands(struct session_tally *ta, struct name_cand **c, size_t *n,
+		       struct ebs_error *err)
+{
+	int e = 0;
+
+	if (tally_ids(ta))
+		e = ebs_error__set(err, ENOMEM, "out of memory");
+	free(ta->ids);
+	ta->ids = NULL;
+	ta->nids = 0;
+	*c = NULL;
+	if (!e && !(*c = name_tally__cands(ta->t, n)))
+		e = ebs_error__set(err, ENOMEM, "out of memory");
+	name_tally__free(&ta->t);
+	return e;
+}
+
+void session__tally_free(struct session_tally *ta)
+{
+	free(ta->ids);
+	ta->ids = NULL;
+	ta->nids = 0;
+	name_tally__free(&ta->t);
+}
+
 /* The functions of the samples the filters let through (not --func's), by their samples. */
 static int tally_names(struct session *rs, struct name_cand **c, size_t *n, u64 *samples,
 		       struct ebs_error *err)
 {
-	struct tally ta = {.memo = !rs->no_memo};
+	struct session_tally ta = {.memo = !rs->no_memo};
 	int e;
 
 	rs->tallying = true;
 	e = session__each(rs, tally_one, &ta, err);
 	rs->tallying = false;
-	if (!e && tally_ids(&ta))
-		e = ebs_error__set(err, ENOMEM, "out of memory");
-	free(ta.ids);
 	*c = NULL;
-	if (!e && !(*c = name_tally__cands(ta.t, n)))
-		e = ebs_error__set(err, ENOMEM, "out of memory");
-	name_tally__free(&ta.t);
+	if (e)
+		session__tally_free(&ta);
+	else
+		e = tally_cands(&ta, c, n, err);
 	*samples = ta.samples;
 	return e < 0 ? e : 0;
 }
 
-int session__resolve(struct session *rs, const char *want, size_t len, struct name_query *q,
-		     FILE *list, struct ebs_error *err)
+int session__resolve_tally(struct session *rs, struct session_tally *ta, const char *want,
+			   size_t len, struct name_query *q, FILE *list, struct ebs_error *err)
 {
+	enum name_tier max = q->max_tier;
 	struct name_cand *c;
 	size_t n;
-	u64 samples;
 	int e;
-
-	enum name_tier max = q->max_tier;
 
 	memset(q, 0, sizeof(*q));
 	q->want = want;
 	q->len = len;
 	q->max_tier = max;
-	e = tally_names(rs, &c, &n, &samples, err);
+	e = tally_cands(ta, &c, &n, err);
 	if (!e)
-		e = name_query__resolve(q, c, n, samples, list, list ? present_width(list, 0) : 0,
-					ebs_data__path(rs->d), err);
+		e = name_query__resolve(q, c, n, ta->samples, list,
+					list ? present_width(list, 0) : 0, ebs_data__path(rs->d),
+					err);
 	free(c);
 	return e;
+}
+
+int session__resolve(struct session *rs, const char *want, size_t len, struct name_query *q,
+		     FILE *list, struct ebs_error *err)
+{
+	struct session_tally ta = {.memo = !rs->no_memo};
+	int e;
+
+	rs->tallying = true;
+	e = session__each(rs, tally_one, &ta, err);
+	rs->tallying = false;
+	if (e) {
+		session__tally_free(&ta);
+		return e < 0 ? e : 0;
+	}
+	return session__resolve_tally(rs, &ta, want, len, q, list, err);
 }
 
 /* --func's names (comma-separated, brackets kept whole) resolved into rs->funcs. */

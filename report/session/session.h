@@ -194,6 +194,26 @@ int session__resolve(struct session *rs, const char *want, size_t len, struct na
 		     FILE *list, struct ebs_error *err);
 
 /*
+ * session__resolve in two halves, for a caller that does its own work in
+ * the same pass (ebs annotate): session__tally on each sample of a pass
+ * with rs->tallying set (no --func, no warnings), then
+ * session__resolve_tally, which resolves as session__resolve does and
+ * frees ta's names.  Both return 0 or -errno (-ENOMEM; -EINVAL, as
+ * session__resolve, with err filled).
+ */
+struct session_tally {
+	struct name_tally *t;
+	u64 samples;
+	struct session_tally_id *ids; /* per result number (session.c) */
+	size_t nids;
+	bool memo; /* set it to !rs->no_memo before the pass */
+};
+int session__tally(struct session_tally *ta, const struct resolved *r);
+void session__tally_free(struct session_tally *ta); /* what a pass that failed tallied */
+int session__resolve_tally(struct session *rs, struct session_tally *ta, const char *want,
+			   size_t len, struct name_query *q, FILE *list, struct ebs_error *err);
+
+/*
  * Is name the function the first len bytes of want name?  "ns::f" names
  * "ns::f(int)" too (demangled C++ with its parameters), "f" gcc's clones
  * "f.constprop.0", "f.isra.0", "f.part.0", "f.cold".  NULL names none.

@@ -55,6 +55,10 @@ check "annotate hot_loop: the call site ($call) shows what inl_helper inlined th
 	grep -qE "^ {29,}$call  .*<- [0-9]+ samples \([0-9.]+%\) of inl_helper inlined here" ann.txt
 check "annotate hot_loop: INLINE-HOT ($inl) under 'inlined code', marked [inl_helper]" \
 	sh -c "grep -A3 '^# inlined code, $SRC:' ann.txt | grep -qE '^ +[0-9]+ .* $inl  .*\[inl_helper\]'"
+# one pass resolves FUNC and collects its samples as if FUNC were the exact
+# name; a part of a name has the pass collect again, resolved: one listing
+"$EBS" annotate -i hl.data hot_lo --color never >ann-part.txt
+check "annotate hot_lo (a part of hot_loop's name): hot_loop's very listing" cmp -s ann.txt ann-part.txt
 fn_samples=$(sed -n 's/^# event: cpu-clock: \([0-9]*\) samples in it.*/\1/p' ann.txt)
 check "annotate hot_loop: line counts add up to the function's $fn_samples samples" \
 	[ "$(counts ann.txt | awk '{ s += $2 } END { print s }')" = "$fn_samples" ]

@@ -22,6 +22,8 @@
 #include <dwarf.h>
 #include <errno.h>
 #include <libunwind.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,6 +36,38 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 					      unw_dyn_info_t *di, unw_proc_info_t *pi,
 					      int need_unwind_info, void *arg);
 #define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
+
+/*
+ * libunwind's memory pool (allocating each frame's register state for
+ * DW_CFA_remember_state, and the CIE and FDE it parses) takes its lock
+ * with all signals blocked: sigprocmask(SIG_SETMASK, full) before, and the
+ * old mask back after, two system calls a lock, most of those of a
+ * call-graph report (about 4.5 a sample of a -g recording).  The blocking
+ * is there for a process that unwinds itself in a signal handler; ebs
+ * unwinds copied stacks, never in a handler, and the pool's mutex still
+ * serializes its threads.  So while a thread is in libunwind here
+ * (in_libunwind), its sigprocmask calls (libunwind's only: it names
+ * sigprocmask; glibc calls its own internally) do nothing; elsewhere, and
+ * in every other thread, this is the libc's.
+ */
+static __thread bool in_libunwind;
+
+int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int e;
+
+	if (in_libunwind) {
+		if (old)
+			sigemptyset(old); /* handed back, unused, to the call that restores it */
+		return 0;
+	}
+	e = pthread_sigmask(how, set, old);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
 
 /*
  * A DSO's CFI as the unwinder reads it: its .eh_frame_hdr and .eh_frame
@@ -731,7 +765,9 @@ int symbolizer__unwind(struct symbolizer *s, const struct sym_stack *st, sym_map
 	if (!as)
 		return -ENOMEM;
 	ips[(*nr)++] = ip0;
+	in_libunwind = true;
 	if (unw_init_remote(&cur, as, &c) < 0) {
+		in_libunwind = false;
 		*end = SYM_UNWIND_BAD;
 		return c.oom ? -ENOMEM : 0;
 	}
@@ -767,6 +803,7 @@ int symbolizer__unwind(struct symbolizer *s, const struct sym_stack *st, sym_map
 			*end = SYM_UNWIND_BAD;
 		break;
 	}
+	in_libunwind = false;
 	return c.oom ? -ENOMEM : 0; /* a chain cut by a failed allocation is not the stack's */
 }
 
@@ -792,7 +829,9 @@ int symbolizer__cfi_function(struct symbolizer *s, const struct sym_map *map, u6
 	if (!as)
 		return -ENOMEM;
 	memset(&pi, 0, sizeof(pi));
+	in_libunwind = true;
 	r = unw_get_proc_info_by_ip(as, addr, &pi, &c);
+	in_libunwind = false;
 	if (c.oom || r == -UNW_ENOMEM)
 		return -ENOMEM;
 	if (r < 0 || addr < pi.start_ip || addr >= pi.end_ip)

@@ -30,6 +30,8 @@
 #include <errno.h>
 #include <stdint.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -531,6 +533,27 @@ out:
 	rmdir(shared);
 }
 
+/*
+ * symbolize/unwind.c defines sigprocmask (a no-op only inside libunwind):
+ * everywhere else it is the libc's, blocking and unblocking for real.
+ */
+static void test_sigprocmask(void)
+{
+	sigset_t usr1, old, now;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	TEST_CHECK("sigprocmask blocks", sigprocmask(SIG_BLOCK, &usr1, &old) == 0 &&
+						 pthread_sigmask(SIG_SETMASK, NULL, &now) == 0 &&
+						 sigismember(&now, SIGUSR1) == 1);
+	TEST_CHECK("sigprocmask gives the old mask back", sigismember(&old, SIGUSR1) == 0);
+	TEST_CHECK("sigprocmask restores", sigprocmask(SIG_SETMASK, &old, NULL) == 0 &&
+						   pthread_sigmask(SIG_SETMASK, NULL, &now) == 0 &&
+						   sigismember(&now, SIGUSR1) == 0);
+	TEST_CHECK("sigprocmask refuses a bad how",
+		   sigprocmask(12345, &usr1, NULL) == -1 && errno == EINVAL);
+}
+
 static int setup(void)
 {
 	FILE *f;
@@ -559,4 +582,4 @@ static void teardown(void)
 }
 
 TEST_MAIN(setup, teardown, TEST_CASE(test_memo), TEST_CASE(test_ids), TEST_CASE(test_cache),
-	  TEST_CASE(test_jit))
+	  TEST_CASE(test_jit), TEST_CASE(test_sigprocmask))

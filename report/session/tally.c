@@ -108,7 +108,7 @@ void session__tally_free(struct session_tally *ta)
 
 /* The functions of the samples the filters let through (not --func's), by their samples. */
 int session__tally_names(struct session *rs, struct name_cand **c, size_t *n, u64 *samples,
-		       struct ebs_error *err)
+			 struct ebs_error *err)
 {
 	struct session_tally ta = {.memo = !rs->no_memo};
 	int e;

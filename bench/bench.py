@@ -1715,7 +1715,9 @@ def only(m):
         doc = {'machine': clean(m), 'rows': []}
     rows = {r['id']: r for r in doc['rows']}
     for k in ids:
-        rows[k] = clean(dict(ROWS[k], id=k))
+        # measured alone, not in the machine line's run: said beside the table
+        rows[k] = clean(dict(ROWS[k], id=k, alone={'date': m['date'][:10], 'runs': RUNS,
+                                                  'load': m['loadavg_start']}))
     write(doc['machine'], [rows[k] for k in ORDER if k in rows])
 
 

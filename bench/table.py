@@ -149,8 +149,21 @@ def machine_line(m):
     return 'Measured %s on %s.' % (m['date'][:10], '; '.join(parts))
 
 
+def alone_line(rows):
+    """The rows measured alone (ONLY=), not in the machine line's run: when, how."""
+    runs = {}
+    for i, r in enumerate(rows, 1):
+        a = r.get('alone')
+        if a:
+            load = a['load'] if isinstance(a['load'], str) else fmt(a['load'])
+            runs.setdefault((a['date'], a['runs'], load), []).append(str(i))
+    return ' '.join('Rows %s were measured alone (ONLY=) on %s, RUNS=%s, load average %s.'
+                    % (', '.join(ids), d, n, load) for (d, n, load), ids in sorted(runs.items()))
+
+
 def render(doc):
-    out = [machine_line(doc['machine']), '',
+    alone = alone_line(doc['rows'])
+    out = [machine_line(doc['machine']) + (' ' + alone if alone else ''), '',
            '| # | row | value | target | met | min-max | ebs | peer | 2,000-function program |',
            '|---|---|---|---|---|---|---|---|---|']
     for i, r in enumerate(doc['rows'], 1):

@@ -33,8 +33,8 @@
 # tests/integration/symbolize.sh); clang and llvm (clang-built fixtures,
 # llvm-symbolizer as an oracle); libclang-rt-dev, the default clang's
 # runtime (libclang-rt-14-dev on Debian 12): libFuzzer, for the fuzz
-# harnesses (docs/fuzzing.md); clang-format for make format-check; cmake,
-# ninja-build and libzstd-dev build libdwarf 2 for
+# harnesses (docs/fuzzing.md); clang-format for make format-check; cmake
+# and ninja-build (with libzstd-dev, a build package now) build libdwarf 2 for
 # tests/integration/libdwarf2.sh; golang-go (go tool pprof reads back ebs
 # export --format pprof; tests/integration/go.sh builds Go programs and
 # profiles Debian's stripped Go compiler) and python3-jsonschema (--format speedscope
@@ -70,7 +70,7 @@ BUILD_PKGS="$BUILD_PKGS libarchive-dev"
 # data/writer.c writes them, data/reader.c reads them)
 BUILD_PKGS="$BUILD_PKGS libzstd-dev"
 TEST_PKGS="elfutils binutils python3 libstb-dev clang llvm libclang-rt-dev clang-format
-cmake ninja-build libzstd-dev golang-go python3-jsonschema chromium tmux strace nlohmann-json3-dev
+cmake ninja-build golang-go python3-jsonschema chromium tmux strace nlohmann-json3-dev
 cargo dwz lld mold debuginfod xz-utils"
 
 usage() {

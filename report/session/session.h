@@ -210,6 +210,9 @@ struct session_tally {
 };
 int session__tally(struct session_tally *ta, const struct resolved *r);
 void session__tally_free(struct session_tally *ta); /* what a pass that failed tallied */
+/* The functions of the samples the filters let through (not --func's), by samples: one pass. */
+int session__tally_names(struct session *rs, struct name_cand **c, size_t *n, u64 *samples,
+			 struct ebs_error *err);
 int session__resolve_tally(struct session *rs, struct session_tally *ta, const char *want,
 			   size_t len, struct name_query *q, FILE *list, struct ebs_error *err);
 

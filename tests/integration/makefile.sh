@@ -37,7 +37,7 @@ check "plain make: its goal is ebs ($(grep -m1 'Nothing to be done' plain.out))"
 # CMake, ninja...).  --list prints a purpose's packages and installs
 # nothing (EBS_OFFLINE=1 all the same: the deps.sh before took no purpose
 # and would have installed everything).
-TEST_ONLY="chromium golang-go clang llvm libclang-rt-dev clang-format cmake ninja-build libzstd-dev
+TEST_ONLY="chromium golang-go clang llvm libclang-rt-dev clang-format cmake ninja-build
 python3-jsonschema tmux strace libstb-dev elfutils"
 EBS_OFFLINE=1 "$TOP/scripts/deps.sh" build --list >deps-build.txt 2>&1
 EBS_OFFLINE=1 "$TOP/scripts/deps.sh" test --list >deps-test.txt 2>&1
@@ -57,7 +57,7 @@ none_in() {
 }
 check "deps.sh build --list: the compiler and the libraries' headers ($(wc -l <deps-build.txt) packages: $(head -c 100 deps-build.txt | tr '\n' ' '))" \
 	all_in deps-build.txt build-essential pkg-config libelf-dev libdwarf-dev libunwind-dev uthash-dev \
-	zlib1g-dev libncurses-dev nettle-dev
+	zlib1g-dev libncurses-dev nettle-dev libdeflate-dev libzstd-dev
 # shellcheck disable=SC2086 # TEST_ONLY is a list
 check "deps.sh build --list: no package only the tests need ($(printf '%s\n' $TEST_ONLY | grep -xFf - deps-build.txt | tr '\n' ' '))" \
 	none_in deps-build.txt $TEST_ONLY

@@ -231,13 +231,14 @@ static int find(struct source_cache *sc, struct source_ent *e, uid_t owner)
 /* Split e->buf into its lines, in place; 0 or -ENOMEM. */
 static int split(struct source_ent *e)
 {
-	char *p, *line = e->buf;
+	char *p, *end, *line = e->buf;
 	u32 n = 0;
 
-	for (p = e->buf; p && *p; p++)
-		n += *p == '\n';
 	if (!e->buf)
 		return 0;
+	/* its newlines, up to its end (a NUL ends it) */
+	for (p = e->buf, end = p + strlen(p); (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		n++;
 	e->lines = calloc((size_t)n + 2, sizeof(*e->lines));
 	if (!e->lines)
 		return -ENOMEM;

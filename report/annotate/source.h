@@ -24,9 +24,7 @@ struct source {
 				* "it ", NULL when read or not there */
 	bool private;	       /* read, and not everyone may read it (its mode, its
 				* directories': ebs_everyone_may_read) */
-	u32 nlines;
-	const char *const *lines; /* lines[i] is line i + 1; control characters
-				   * shown as '?' (tab kept, CR as a space) */
+	u32 nlines;	       /* its lines: source_cache__text */
 };
 
 #define SOURCE_MAX_BYTES (256u << 20) /* SQLite's 9 MB amalgamation fits */
@@ -77,13 +75,23 @@ void source_cache__set_fetch(struct source_cache *sc,
 int source_cache__get(struct source_cache *sc, const char *path, uid_t owner,
 		      const struct source **out);
 
+/*
+ * Line line (from 1) of s's text (s from sc) into *text, NULL when not
+ * there: its control characters shown as '?' (tab kept, CR as a space),
+ * borrowed until source_cache__free.  Read from the file when first asked
+ * for (with the lines around it), so that a file of 270,000 lines costs
+ * one pass to count them and the few a listing shows; 0 or -ENOMEM.
+ */
+int source_cache__text(struct source_cache *sc, const struct source *s, u32 line,
+		       const char **text);
+
 /* Line line (from 1) of file's text into *text, NULL when not there; 0 or -ENOMEM. */
 int source_cache__line(struct source_cache *sc, const char *file, uid_t owner, u32 line,
 		       const char **text);
 
 /*
- * The source whose lines text (from source_cache__line, or a struct
- * source's lines) is one of; NULL when none of sc's is.
+ * The source whose lines text (from source_cache__line or
+ * source_cache__text) is one of; NULL when none of sc's is.
  */
 const struct source *source_cache__of_text(const struct source_cache *sc, const char *text);
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "report/annotate/source.h"
+#include "util/text.h"
 #include "test.h"
 
 static char dir[64];
@@ -55,6 +56,24 @@ static void put(const char *name, const char *text)
 	}
 }
 
+/* Line n (from 1) of s's text, or NULL. */
+static const char *line_of(struct source_cache *sc, const struct source *s, u32 n)
+{
+	const char *text = NULL;
+
+	if (!s || source_cache__text(sc, s, n, &text))
+		return NULL;
+	return text;
+}
+
+/* Is line n of s's text want? */
+static bool is_line(struct source_cache *sc, const struct source *s, u32 n, const char *want)
+{
+	const char *text = line_of(sc, s, n);
+
+	return text && !strcmp(text, want);
+}
+
 /* The source at path through sc, or NULL (a failure said). */
 static const struct source *get(struct source_cache *sc, const char *path)
 {
@@ -83,10 +102,10 @@ static void test_text(void)
 		return;
 	TEST_STREQ("source: read where named", s->read_from, path);
 	TEST_EQ("source: 4 lines (the last without a newline)", s->nlines, 4);
-	TEST_STREQ("source: line 1 as written", s->nlines > 0 ? s->lines[0] : NULL, "int a;");
-	TEST_STREQ("source: escape, C1 and BEL as '?', CR as a space",
-		   s->nlines > 1 ? s->lines[1] : NULL, "?[31mred?2J? ");
-	TEST_STREQ("source: a tab kept", s->nlines > 2 ? s->lines[2] : NULL, "\tb = 1;");
+	TEST_STREQ("source: line 1 as written", line_of(sc, s, 1), "int a;");
+	TEST_STREQ("source: escape, C1 and BEL as '?', CR as a space", line_of(sc, s, 2),
+		   "?[31mred?2J? ");
+	TEST_STREQ("source: a tab kept", line_of(sc, s, 3), "\tb = 1;");
 	again = get(sc, path);
 	TEST_CHECK("source: asked again, the same one", again == s);
 	TEST_CHECK("source: line 4 by file and line",
@@ -99,7 +118,7 @@ static void test_text(void)
 		   source_cache__line(sc, NULL, geteuid(), 1, &text) == 0 && !text);
 	TEST_EQ("source: no warning for a file that is read", w.n, 0);
 	TEST_CHECK("source: a line's text is the source's",
-		   s->nlines > 1 && source_cache__of_text(sc, s->lines[1]) == s &&
+		   s->nlines > 1 && source_cache__of_text(sc, line_of(sc, s, 2)) == s &&
 			   !source_cache__of_text(sc, "elsewhere"));
 	TEST_CHECK("source: its directory 0700 (mkdtemp's): not everyone may read it", s->private);
 	source_cache__free(sc);
@@ -178,7 +197,7 @@ static void test_dirs(void)
 	snprintf(want, sizeof(want), "%s/new/sub/m.c", dir);
 	TEST_CHECK("source: OLD=NEW replaces the prefix, and comes first",
 		   s && s->read_from && !strcmp(s->read_from, want) && s->nlines == 1 &&
-			   !strcmp(s->lines[0], "mapped"));
+			   is_line(sc, s, 1, "mapped"));
 	s = get(sc, "/elsewhere/deep/f.c");
 	snprintf(want, sizeof(want), "%s/flat/f.c", dir);
 	TEST_CHECK("source: a plain DIR finds the file by its name",
@@ -259,7 +278,7 @@ static void test_raw_names(void)
 	source_cache__set_names(sc, open_name, shown);
 	s = get(sc, shown);
 	TEST_CHECK("source: a name with control characters: read by its real name",
-		   s && s->read_from && s->nlines == 2 && !strcmp(s->lines[1], "second"));
+		   s && s->read_from && s->nlines == 2 && is_line(sc, s, 2, "second"));
 	TEST_STREQ("source: ... shown as listings show the path", s ? s->read_from : NULL, shown);
 	TEST_STREQ("source: ... its path as DWARF's names come", s ? s->path : NULL, shown);
 	snprintf(other, sizeof(other), "%s/ambiguous?.c", dir);
@@ -305,7 +324,7 @@ static void test_fetch(void)
 	s = get(sc, path);
 	TEST_CHECK("source: found nowhere: read where the hook put it, said so",
 		   s && s->read_from && !strcmp(s->read_from, copy) && s->nlines == 1 &&
-			   !strcmp(s->lines[0], "int fetched;") && fetches == 1);
+			   is_line(sc, s, 1, "int fetched;") && fetches == 1);
 	s = get(sc, path);
 	TEST_CHECK("source: ... once", s && s->read_from && fetches == 1);
 	snprintf(path, sizeof(path), "%s/nowhere.c", dir);
@@ -364,12 +383,132 @@ static void test_owner(void)
 	}
 	TEST_CHECK("source: their own 0600 file, named by their binary: shown",
 		   source_cache__get(sc, path, 65534, &s) == 0 && s && s->read_from &&
-			   s->nlines == 1 && !strcmp(s->lines[0], "theirs"));
+			   s->nlines == 1 && is_line(sc, s, 1, "theirs"));
 	TEST_CHECK("source: root's public file, named by their binary: shown",
 		   chmod(path, 0644) == 0 && chown(path, 0, 0) == 0 &&
 			   source_cache__get(sc, path, 1234, &s) == 0 && s && s->read_from);
 out:
 	source_cache__free(sc);
+}
+
+/* Write n bytes of text to dir/name. */
+static void put_mem(const char *name, const char *text, size_t n)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		if (n)
+			fwrite(text, 1, n, f);
+		fclose(f);
+	}
+}
+
+/*
+ * Does sc show text (n bytes, as written to dir/name) as a whole read of
+ * it, split at its newlines up to its first NUL, cleaned, would?
+ */
+static bool same_as_split(struct source_cache *sc, const char *name, const char *text, size_t n)
+{
+	char path[256], *copy = malloc(n + 1), *line, *nl;
+	const struct source *s;
+	u32 k = 0;
+	bool ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!copy || source_cache__get(sc, path, geteuid(), &s) || !s->read_from) {
+		free(copy);
+		return false;
+	}
+	memcpy(copy, text, n);
+	copy[n] = '\0';
+	ebs_clean_text(copy, true);
+	for (ok = true, line = copy; ok && line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		ok = is_line(sc, s, ++k, line) && source_cache__of_text(sc, line_of(sc, s, k)) == s;
+	}
+	ok = ok && s->nlines == k && !line_of(sc, s, k + 1);
+	if (!ok)
+		printf("# %s: %u lines, %u read\n", name, s->nlines, k);
+	free(copy);
+	return ok;
+}
+
+/*
+ * Files of many lines, read by blocks of lines as they are asked for: each
+ * line as a split of the whole file gives it, at the ends of blocks, with
+ * a NUL byte ending the text, empty lines, no newline at the end; and
+ * past the files kept open, files read whole; a file cut short after it
+ * was counted shows fewer lines, no crash.
+ */
+static void test_blocks(void)
+{
+	struct warned w = {0};
+	struct source_cache *sc = source_cache__new(NULL, warn, &w);
+	size_t cap = 1 << 20, n = 0, i;
+	char *t = malloc(cap), name[64], path[256];
+	const struct source *s;
+	const char *text;
+	bool ok = true;
+
+	if (!sc || !t) {
+		TEST_FAIL("source: blocks", "out of memory");
+		goto out;
+	}
+	for (i = 0; i < 1000; i++) /* lines of 0 to 60 bytes, one with ESC, one with CR */
+		n += (size_t)snprintf(t + n, cap - n, "%.*s%s\n", (int)(i * 7 % 61),
+				      "int x = y + z; /* a comment ... */ return f(a, b, c, d, e);",
+				      i == 300 ? "\x1b[2J\r" : "");
+	put_mem("big.c", t, n);
+	TEST_CHECK("source: 1,000 lines by blocks as split whole",
+		   same_as_split(sc, "big.c", t, n));
+	put_mem("big-nonl.c", t, n - 1);
+	TEST_CHECK("source: ... no newline at the end", same_as_split(sc, "big-nonl.c", t, n - 1));
+	memset(t, '\n', 1024);
+	put_mem("empty-lines.c", t, 1024);
+	TEST_CHECK("source: 1,024 empty lines", same_as_split(sc, "empty-lines.c", t, 1024));
+	for (n = 0, i = 0; i < 256; i++)
+		n += (size_t)snprintf(t + n, cap - n, "line %zu\n", i + 1);
+	put_mem("256.c", t, n);
+	TEST_CHECK("source: 256 lines, ending where a block does",
+		   same_as_split(sc, "256.c", t, n));
+	put_mem("256-nonl.c", t, n - 1);
+	TEST_CHECK("source: ... without the last newline",
+		   same_as_split(sc, "256-nonl.c", t, n - 1));
+	t[n / 2] = '\0';
+	put_mem("nul.c", t, n);
+	TEST_CHECK("source: a NUL byte ends the text", same_as_split(sc, "nul.c", t, n));
+	put_mem("nothing.c", t, 0);
+	TEST_CHECK("source: an empty file, no line", same_as_split(sc, "nothing.c", t, 0));
+	/* past the files kept open: each read whole at once */
+	t[n / 2] = 'x';
+	for (i = 0; i < 80; i++) {
+		snprintf(name, sizeof(name), "many-%zu.c", i);
+		put_mem(name, t, n);
+		ok = ok && same_as_split(sc, name, t, n);
+	}
+	TEST_CHECK("source: 80 files of 256 lines each as split whole", ok);
+	TEST_EQ("source: no warning for files read", w.n, 0);
+	source_cache__free(sc);
+	/* cut short after it was counted */
+	sc = source_cache__new(NULL, warn, &w);
+	put_mem("cut.c", t, n);
+	snprintf(path, sizeof(path), "%s/cut.c", dir);
+	if (!sc || source_cache__get(sc, path, geteuid(), &s) || !s->read_from) {
+		TEST_FAIL("source: cut short", "not read");
+		goto out;
+	}
+	TEST_CHECK("source: cut short after it was counted: line 200 not there, line 1 is",
+		   truncate(path, 10) == 0 && s->nlines == 256 &&
+			   source_cache__text(sc, s, 200, &text) == 0 && !text &&
+			   is_line(sc, s, 1, "line 1"));
+out:
+	source_cache__free(sc);
+	free(t);
 }
 
 static int setup(void)
@@ -393,4 +532,4 @@ static void teardown(void)
 
 TEST_MAIN(setup, teardown, TEST_CASE(test_text), TEST_CASE(test_refused), TEST_CASE(test_dirs),
 	  TEST_CASE(test_pseudo), TEST_CASE(test_raw_names), TEST_CASE(test_owner),
-	  TEST_CASE(test_fetch))
+	  TEST_CASE(test_fetch), TEST_CASE(test_blocks))

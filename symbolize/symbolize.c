@@ -37,6 +37,7 @@
 #include <string.h>
 #include <malloc.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -216,25 +217,44 @@ static char **copy_debug_dirs(const char *const *dirs, const char *const *buildi
  * a quarter of the CPU time was page faults under libdwarf's callocs, and
  * as much again malloc's TLB misses.  So before the first DWARF is read,
  * the main arena (glibc's brk heap) is grown by HEAP_PAD of address space,
- * kept (M_TOP_PAD: not trimmed below it, grown by it) and advised to be
+ * kept (M_TOP_PAD: not trimmed below it, grown by it; a trim threshold
+ * instead lets the first large free give it back) and advised to be
  * backed by transparent huge pages (which THP's default "madvise" mode
- * honours): -30 % CPU for a cold report of SQLite, the peak RSS a few
- * MiB more.  Address space only: a page is memory once touched.  Best
- * effort: nothing changes when malloc is not glibc's brk heap (a
- * sanitizer's), on a kernel without THP, or when the main thread does
- * not read the DWARF first (other threads allocate from their arenas).
+ * honours): -25 % CPU for a cold report of SQLite, the peak RSS a few
+ * MiB more.  Address space only, a page is memory once touched; so not
+ * under a limit of address space (RLIMIT_AS) or of commit (overcommit
+ * mode 2), which it could make ebs reach sooner.  Best effort: nothing
+ * changes when malloc is not glibc's brk heap (a sanitizer's), on a
+ * kernel without THP, or when the main thread does not read the DWARF
+ * first (other threads allocate from their arenas).
  */
 #define HEAP_PAD  (256ul << 20)
 #define HUGE_PAGE (2ul << 20) /* x86-64's and arm64's (4 KiB pages) PMD size */
 
+/* Does the kernel refuse to commit more than it has (vm.overcommit_memory 2)? */
+static bool strict_commit(void)
+{
+	char c = 0;
+	int fd = open("/proc/sys/vm/overcommit_memory", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == '2';
+}
+
 static void heap_for_dwarf(void)
 {
+	struct rlimit rl;
 	void *blk[32];
 	char *lo, *hi;
 	uintptr_t a, b;
 	size_t n = 0, i;
 
-	if (!mallopt(M_TOP_PAD, (int)HEAP_PAD))
+	if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur != RLIM_INFINITY || strict_commit() ||
+	    !mallopt(M_TOP_PAD, (int)HEAP_PAD))
 		return;
 	/* take blocks of the top chunk until malloc extends it, by HEAP_PAD */
 	lo = sbrk(0);

@@ -68,6 +68,39 @@ static void extend(u64 *extent, u64 off, u64 n, u64 len, u64 size)
 		*extent = end;
 }
 
+/* An unsigned integer of len bytes at p, in the file's byte order. */
+static u64 get_n(const unsigned char *p, unsigned int len, bool msb)
+{
+	u64 v = 0;
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		v |= (u64)p[i] << (8 * (msb ? len - 1 - i : i));
+	return v;
+}
+
+/*
+ * Section sh's compression header, from the file on fd (its ELF header
+ * eh), as gelf_getchdr gives it: gelf_getchdr reads the whole section for
+ * it, which for libc's debug file was most of a warm report's first look
+ * at it (4 MB read to learn the sizes).
+ */
+static bool read_chdr(int fd, const GElf_Ehdr *eh, const GElf_Shdr *sh, GElf_Chdr *ch)
+{
+	unsigned char b[sizeof(Elf64_Chdr)];
+	bool c64 = eh->e_ident[EI_CLASS] == ELFCLASS64;
+	bool msb = eh->e_ident[EI_DATA] == ELFDATA2MSB;
+	size_t len = c64 ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
+
+	if (sh->sh_size < len || pread(fd, b, len, (off_t)sh->sh_offset) != (ssize_t)len)
+		return false;
+	/* Elf64_Chdr: type, reserved, size, addralign; Elf32_Chdr: type, size, addralign */
+	ch->ch_type = (Elf64_Word)get_n(b, 4, msb);
+	ch->ch_size = c64 ? get_n(b + 8, 8, msb) : get_n(b + 4, 4, msb);
+	ch->ch_addralign = c64 ? get_n(b + 16, 8, msb) : get_n(b + 8, 4, msb);
+	return true;
+}
+
 /*
  * Has the ELF file on fd (size bytes) a compressed .debug_ section?
  * *extent: where its last header or section ends (what a copy needs of
@@ -104,7 +137,7 @@ static bool has_compressed(int fd, u64 size, u64 *extent, u64 *inflated)
 		extend(extent, sh.sh_offset, 1, sh.sh_size, size);
 		name = elf_strptr(e, shstrndx, sh.sh_name);
 		if ((sh.sh_flags & SHF_COMPRESSED) && name && !strncmp(name, ".debug_", 7) &&
-		    gelf_getchdr(scn, &ch)) {
+		    read_chdr(fd, &eh, &sh, &ch)) {
 			any = true;
 			if (__builtin_add_overflow(*inflated, ch.ch_size, inflated))
 				*inflated = UINT64_MAX;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "count/session.h"
 #include "count/stat.h"
@@ -155,7 +156,7 @@ int count_stat_run(struct count_stat *so)
 	unsigned long r, done = 0;
 	bool stopped = false; /* ebs got a stop signal (Ctrl-C): no more runs */
 	struct sigaction old_sa[sizeof(stop_signals) / sizeof(stop_signals[0])];
-	int rc = -1, status = 0, e = 0;
+	int rc = -1, status = 0, e = 0, hold[EBS_MAX_EVENTS];
 	FILE *out = stderr;
 
 	/* what this machine can count: the others are rows that say why not */
@@ -223,6 +224,15 @@ int count_stat_run(struct count_stat *so)
 	cs.interval_ms = so->tick_ms;
 	cs.on_interval = on_tick;
 	cs.interval_ctx = &tick;
+	/*
+	 * The software events' static keys held on from the first run to the
+	 * last (sampler.h's event_spec__hold): not rewritten in the kernel
+	 * twice a run.  ebs.ko's counters are its own.
+	 */
+	for (i = 0; i < so->nr_ev; i++)
+		hold[i] = so->backend == BACKEND_PERF && so->ev[i].slot >= 0
+				  ? event_spec__hold(&so->ev[i].spec)
+				  : -1;
 	stat_signal = 0;
 	catch_stop_signals(old_sa);
 	/* --all-events: one warm-up run first, its counts not kept */
@@ -304,6 +314,9 @@ int count_stat_run(struct count_stat *so)
 			break;
 	}
 	restore_stop_signals(old_sa);
+	for (i = 0; i < so->nr_ev; i++)
+		if (hold[i] >= 0)
+			close(hold[i]);
 	/*
 	 * A command's runs stopped (between runs, or in one the command
 	 * finished): the status of a stop.  Without a command (-p, -a alone)

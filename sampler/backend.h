@@ -32,6 +32,12 @@ struct sampler_backend {
 	void (*close)(struct sampler *s);
 };
 
+/* A process whose exit the session waits for: its pidfd, readable once it has exited. */
+struct sampler_exit {
+	int fd;
+	bool gone; /* it was readable: no more polled */
+};
+
 struct sampler {
 	const struct record_opts *opts;
 	struct ebs_writer *w;
@@ -47,8 +53,22 @@ struct sampler {
 	unsigned int nr_tids;
 	bool system_wide;
 	bool enable_on_exec; /* launched command: counting starts at its exec */
+	/*
+	 * The CPUs of the counters: the online ones, or one "CPU" -1 for a
+	 * counting session read in memory on a command or processes (ebs
+	 * stat, monitor; record.c's per_task_count): one counter per event
+	 * and thread, counting it wherever it runs, as perf stat opens them.
+	 */
 	int *cpus;
 	unsigned int nr_cpus;
+	/*
+	 * The command or -p's processes as pidfds, which the perf backend's
+	 * read polls beside its rings: an exit wakes it at once, where a
+	 * SIGCHLD that came just before it slept would not.  NULL: none
+	 * (no pidfd_open: the reader wakes on its timeout or a signal).
+	 */
+	struct sampler_exit *exits;
+	unsigned int nr_exits;
 	/* how the file's EVENT records describe them (perf attr, or the kmod ABI) */
 	struct {
 		u32 type;

@@ -188,6 +188,24 @@ int event_spec__probe(const struct event_spec *ev)
 	return 0;
 }
 
+int event_spec__hold(const struct event_spec *ev)
+{
+	struct perf_event_attr attr = {0};
+	int fd;
+
+	/* the clocks are PMUs of their own, with no static key */
+	if (ev->type != PERF_TYPE_SOFTWARE || event_spec__is_clock(ev))
+		return -EOPNOTSUPP;
+	attr.size = sizeof(attr);
+	attr.type = ev->type;
+	attr.config = ev->config;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1; /* whatever ev's: the key is the event's, and :u is allowed more */
+	attr.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 bool event_spec__is_clock(const struct event_spec *ev)
 {
 	return count_event_is_clock(ev->type, ev->config, 0);

@@ -5,7 +5,10 @@
  *
  * One counter per (event, target thread, CPU); counters on one CPU form a
  * group per thread (the first event leads) and all of them write into one
- * mmap'd ring per CPU (PERF_EVENT_IOC_SET_OUTPUT).  Only event 0 asks for
+ * mmap'd ring per CPU (PERF_EVENT_IOC_SET_OUTPUT).  A counting session
+ * has no rings (it takes no samples and asks for no side-band), and on a
+ * command or processes its one "CPU" is -1 (record.c's per_task_count):
+ * one counter per event and thread, wherever it runs.  Only event 0 asks for
  * the side-band records (MMAP2, COMM with comm_exec, FORK/EXIT through
  * task), so they come once; kernel threads' names come from /proc.
  *
@@ -17,7 +20,7 @@
  * kind of record is converted by its own function, the kernel's layouts
  * named in perf_rec.h.
  *
- * Why one file of ~1,150 lines: the kernel's interface (perf_event_attr,
+ * Why one file of ~1,220 lines: the kernel's interface (perf_event_attr,
  * the groups, the rings, the records) is one state machine per session;
  * what is shared with the kmod backend is its tracking session here.
  */
@@ -90,23 +93,32 @@ struct perf_session {
 	unsigned int mmap_pages; /* data pages per ring */
 	struct ebs_writer *w;
 	const char *output; /* w's file, for messages */
+	/* the sampler's processes whose exit wakes the reader (backend.h); NULL: none */
+	struct sampler_exit *exits;
+	unsigned int nr_exits;
 
 	int *fds; /* [event][tid][cpu], -1 when not open */
 	size_t nr_fds;
-	struct ring *rings; /* one per CPU */
+	struct ring *rings; /* one per CPU; none mapped (fd -1) in a counting session */
 	struct id_entry *ids;
-	u8 *bounce;	    /* for records that wrap */
-	struct pollfd *pfd; /* one per ring */
-	union {
-		struct ebs_rec_sample sample;
-		u8 bytes[65536 + 512]; /* a SAMPLE with its parts: the kernel's are < 64 KiB */
-	} out;
+	u8 *bounce;		    /* for records that wrap */
+	struct pollfd *pfd;	    /* one per ring, a watch's ring and exit */
 	enum call_graph call_graph; /* what samples carry beyond their IP */
 	u32 stack_user;
 	u64 regs_user;		     /* the user registers they carry (their mask) */
 	bool build_id;		     /* kernel supports attr.build_id */
 	struct ns_tracker *ns;	     /* the sampler's (ns.c), or NULL */
 	struct perf_tracking *watch; /* the perf backend's watch of mappings, or NULL */
+	/*
+	 * Last, and not zeroed with the rest (session_new): each converter
+	 * zeroes what it writes, and a counting session, which converts
+	 * nothing, would pay a page fault for each of its 17 pages (a copy
+	 * on write, with ebs stat's command forked just before).
+	 */
+	union {
+		struct ebs_rec_sample sample;
+		u8 bytes[65536 + 512]; /* a SAMPLE with its parts: the kernel's are < 64 KiB */
+	} out;
 };
 
 static size_t fd_index(const struct perf_session *p, unsigned int ev, unsigned int t,
@@ -278,6 +290,12 @@ static int open_event(struct perf_session *p, unsigned int ev, struct ebs_error 
 					permission_hint(hint, sizeof(hint), p, &p->events[ev]);
 				if (!hint[0] && strcmp(reason, strerror(-fd)))
 					ebs_strlcpy(hint, reason, sizeof(hint));
+				if (p->cpus[c] < 0) /* a task's counter, on any CPU */
+					return ebs_error__set(
+						err, -fd, "cannot open event '%s' on %s: %s%s%s",
+						p->events[ev].name,
+						target_name(p, t, tn, sizeof(tn)), strerror(-fd),
+						hint[0] ? ": " : "", hint);
 				return ebs_error__set(
 					err, -fd, "cannot open event '%s' on %s, cpu %d: %s%s%s",
 					p->events[ev].name, target_name(p, t, tn, sizeof(tn)),
@@ -428,11 +446,12 @@ static void session_free(struct perf_session *p)
 static struct perf_session *session_new(const struct sampler *s, struct event_spec *events,
 					unsigned int nr_events, const u64 *periods)
 {
-	struct perf_session *p = calloc(1, sizeof(*p));
+	struct perf_session *p = malloc(sizeof(*p));
 	size_t i;
 
 	if (!p)
 		return NULL;
+	memset(p, 0, offsetof(struct perf_session, out)); /* out: the converters' */
 	p->events = events;
 	p->nr_events = nr_events;
 	p->periods = periods;
@@ -456,7 +475,8 @@ static struct perf_session *session_new(const struct sampler *s, struct event_sp
 	p->fds = malloc(p->nr_fds * sizeof(*p->fds));
 	p->rings = calloc(p->nr_cpus, sizeof(*p->rings));
 	p->bounce = malloc(PERF_RING_BOUNCE_SIZE);
-	p->pfd = calloc(2 * (size_t)p->nr_cpus, sizeof(*p->pfd)); /* its rings and a watch's */
+	/* its rings, a watch's and the exits (perf_open sets them: the tracking has none) */
+	p->pfd = calloc(2 * (size_t)p->nr_cpus + s->nr_exits, sizeof(*p->pfd));
 	if (!p->fds || !p->rings || !p->bounce || !p->pfd) {
 		free(p->fds);
 		p->fds = NULL; /* nothing to close */
@@ -469,6 +489,8 @@ static struct perf_session *session_new(const struct sampler *s, struct event_sp
 	}
 	for (i = 0; i < p->nr_fds; i++)
 		p->fds[i] = -1;
+	for (i = 0; i < p->nr_cpus; i++)
+		p->rings[i].fd = -1; /* none mapped (setup_rings maps them) */
 	return p;
 }
 
@@ -494,6 +516,8 @@ static int perf_open(struct sampler *s, struct ebs_error *err)
 	if (!p)
 		return ebs_error__set(err, ENOMEM, "out of memory");
 	s->priv = p;
+	p->exits = s->exits;
+	p->nr_exits = s->nr_exits;
 	for (ev = 0; ev < s->nr_events; ev++) {
 		e = open_event(p, ev, err);
 		if ((e == -EACCES || e == -EPERM) && !s->used[ev].exclude_kernel &&
@@ -512,7 +536,8 @@ static int perf_open(struct sampler *s, struct ebs_error *err)
 		if (e)
 			goto fail;
 	}
-	e = setup_rings(p, err);
+	/* a counting session's counters write nothing: no rings */
+	e = s->opts->count_only ? 0 : setup_rings(p, err);
 	if (e)
 		goto fail;
 	for (ev = 0; ev < s->nr_events; ev++) {
@@ -924,31 +949,67 @@ static void poll_hup(struct perf_session *q, const struct pollfd *pfd, unsigned 
 	}
 }
 
+/* The exits of p not yet seen into pfd from n on; the new n. */
+static unsigned int poll_exits(const struct perf_session *p, struct pollfd *pfd, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_exits; i++) {
+		if (p->exits[i].gone)
+			continue;
+		pfd[n].fd = p->exits[i].fd;
+		pfd[n].events = POLLIN;
+		pfd[n].revents = 0;
+		n++;
+	}
+	return n;
+}
+
+/* The exits that poll found readable (their processes exited): no more polled. */
+static void poll_gone(struct perf_session *p, const struct pollfd *pfd, unsigned int n)
+{
+	unsigned int c, i;
+
+	for (c = 0; c < n; c++) {
+		if (!pfd[c].revents)
+			continue;
+		for (i = 0; i < p->nr_exits; i++)
+			if (p->exits[i].fd == pfd[c].fd)
+				p->exits[i].gone = true;
+	}
+}
+
 static struct perf_session *watch_session(const struct perf_session *p);
 
 /*
- * Wait up to timeout_ms for data (or for a mapping, in p's watch), then
- * move it into the writer, the watch's mappings first: 0 or -errno.
+ * Wait up to timeout_ms for data (or for a mapping, in p's watch, or for
+ * an exit), then move it into the writer, the watch's mappings first: 0
+ * or -errno.
  */
 static int session_read(struct perf_session *p, int timeout_ms, struct ebs_error *err)
 {
 	struct perf_session *w = watch_session(p);
 	struct pollfd *pfd = p->pfd;
-	unsigned int n = poll_set(p, pfd, 0), nw = n;
+	unsigned int n = poll_set(p, pfd, 0), nw = n, nx;
 	int e;
 
 	if (w)
 		nw = poll_set(w, pfd, n);
-	if (nw) {
+	nx = poll_exits(p, pfd, nw);
+	if (nx) {
 		/* signals (SIGINT, SIGCHLD) interrupt this: the caller checks its flags */
-		poll(pfd, nw, timeout_ms);
+		poll(pfd, nx, timeout_ms);
 		poll_hup(p, pfd, n);
 		if (w)
 			poll_hup(w, pfd + n, nw - n);
+		poll_gone(p, pfd + nw, nx - nw);
 	} else if (timeout_ms > 0) {
-		struct timespec ts = {0, (long)timeout_ms * 1000000L};
-
-		nanosleep(&ts, NULL);
+		/*
+		 * nothing to wait for (a counting session of every CPU, or its
+		 * targets gone): a sleep, in poll all the same (the tests' sign
+		 * that the counters are open: tests/lib.sh's wait_polling)
+		 */
+		poll(NULL, 0, timeout_ms);
 	}
 	if (w && (e = drain_all(w, err)))
 		return e;

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -449,6 +450,51 @@ static void cap_frequency(struct record_opts *o)
 	}
 }
 
+/*
+ * A counting session read in memory (count/session.c: ebs stat, monitor,
+ * calibrate's counting passes) on a command or processes, through
+ * perf_event_open: its counters are the tasks', one per event and thread
+ * on "CPU" -1 (inherited by their children, read at the end and at -I's
+ * ticks), as perf stat opens them, not one per CPU as a recording's,
+ * whose rings a counting session has no use for.  The counts are the same
+ * sums (a thread's per-CPU counters add up to what its one counter
+ * counts); there are fewer counters to open, enable, read and close.
+ */
+static bool per_task_count(const struct record_opts *o, bool sink)
+{
+	return sink && o->count_only && !o->system_wide && o->backend == BACKEND_PERF;
+}
+
+/*
+ * s's exits (backend.h): a pidfd of the command, or of each of -p's
+ * processes.  One that cannot be had (no pidfd_open before Linux 5.3, a
+ * thread's id given to -p, no memory) is left out: its exit is seen at
+ * the reader's next timeout or signal, as before.
+ */
+static void open_exits(struct sampler *s, const struct record_opts *o, pid_t child)
+{
+	unsigned int n = child > 0 ? 1 : o->nr_pids, i;
+
+	s->exits = n ? calloc(n, sizeof(*s->exits)) : NULL;
+	for (i = 0; s->exits && i < n; i++) {
+		int fd = (int)syscall(SYS_pidfd_open, child > 0 ? child : o->pids[i], 0);
+
+		if (fd >= 0)
+			s->exits[s->nr_exits++].fd = fd;
+	}
+}
+
+static void close_exits(struct sampler *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_exits; i++)
+		close(s->exits[i].fd);
+	free(s->exits);
+	s->exits = NULL;
+	s->nr_exits = 0;
+}
+
 int ebs_record(const struct record_opts *opts, struct record_result *res, struct ebs_error *err)
 {
 	struct record_opts copy = *opts;
@@ -478,7 +524,15 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	s.nr_events = o->nr_events;
 	memcpy(s.used, o->events, sizeof(s.used[0]) * o->nr_events);
 	s.system_wide = o->system_wide;
-	n = online_cpus(&s.cpus);
+	/* no output: a counting session read in memory (count/session.c), no file */
+	sink = !(o->output_fd > 0 || opts->output) && !o->tap;
+	if (per_task_count(o, sink)) {
+		n = (s.cpus = malloc(sizeof(*s.cpus))) ? 1 : -ENOMEM;
+		if (n > 0)
+			s.cpus[0] = -1;
+	} else {
+		n = online_cpus(&s.cpus);
+	}
 	if (n < 0)
 		return ebs_error__set(err, -n, "out of memory");
 	s.nr_cpus = (unsigned int)n;
@@ -509,8 +563,8 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 			goto out;
 		}
 	}
+	open_exits(&s, o, child);
 
-	/* no output: a counting session read in memory (count/session.c), no file */
 	s.w = o->output_fd > 0 ? ebs_writer__create_fd(o->output_fd, o->output, err)
 	      : opts->output   ? ebs_writer__create(o->output, err)
 			       : ebs_writer__create_sink(o->output, err);
@@ -534,7 +588,6 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 	 * (/proc/self/maps), no walk of /proc (-a, -p) for it to throw away,
 	 * which ebs stat -r paid on every run and ebs monitor -a at its start.
 	 */
-	sink = !(o->output_fd > 0 || opts->output) && !o->tap;
 	if (!sink) {
 		write_meta(&s);
 		write_vdso(&s);
@@ -727,6 +780,7 @@ out_free:
 	if (exec_fd >= 0)
 		close(exec_fd);
 	restore_handlers(old);
+	close_exits(&s);
 	ns_tracker__free(s.ns);
 	free(s.tids);
 	free(s.cpus);

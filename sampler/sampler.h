@@ -53,6 +53,18 @@ int event_spec__probe(const struct event_spec *ev);
 int kmod_probe_count(const struct event_spec *ev, bool system_wide, int *why,
 		     struct ebs_error *err);
 
+/*
+ * Hold the kernel's switch for software event ev on (events.c): a
+ * counter of it on the calling thread, disabled, that counts nothing.
+ * Opening the first counter of page-faults, context-switches or
+ * cpu-migrations anywhere turns on a static key, which rewrites kernel
+ * code on every CPU, and closing the last turns it off again: ebs stat
+ * -r's short runs paid both each run.  Returns the counter's fd, to close
+ * when the runs are done, or -errno (-EOPNOTSUPP: ev is no such event;
+ * a level of kernel.perf_event_paranoid that allows no counting at all).
+ */
+int event_spec__hold(const struct event_spec *ev);
+
 /* Is ev cpu-clock or task-clock: sampled by an hrtimer, its period in nanoseconds? */
 bool event_spec__is_clock(const struct event_spec *ev);
 

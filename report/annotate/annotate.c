@@ -541,12 +541,14 @@ static int take_insn(void *ctx, const struct decode_insn *in)
  * decode (data in the code, padding) is listed as ".byte 0xNN" and
  * decoding goes on after it (decode.h): where it stopped is seen.
  */
-static int insns_of(struct annot *an, const struct fn_ent *f, struct ann_func *af, char *why,
-		    size_t why_len)
+static int insns_of(struct annot *an, const struct fn_ent *f, const struct rows_ctx *rc,
+		    struct ann_func *af, char *why, size_t why_len)
 {
 	struct insns_ctx ic = {.an = an, .f = f, .af = af, .base = shown_base(an, f)};
-	size_t len = f->end - f->key.start;
+	size_t len = f->end - f->key.start, nstops = 0, i;
 	enum sym_arch arch = SYM_ARCH_UNKNOWN;
+	struct addr_cnt *a, *tmp;
+	u64 *stops;
 	u8 *code;
 	int e;
 
@@ -570,8 +572,22 @@ static int insns_of(struct annot *an, const struct fn_ent *f, struct ann_func *a
 		free(code);
 		return e == -ENOMEM ? e : -ENOENT;
 	}
+	/* where instructions begin: the line table's rows, the sampled addresses */
+	stops = malloc((rc->nrows + HASH_COUNT(f->addrs) + 1) * sizeof(*stops));
+	if (!stops) {
+		free(code);
+		return -ENOMEM;
+	}
+	for (i = 0; i < rc->nrows; i++)
+		if (rc->rows[i].addr > f->key.start && rc->rows[i].addr < f->end)
+			stops[nstops++] = rc->rows[i].addr - f->key.start;
+	HASH_ITER(hh, f->addrs, a, tmp)
+		if (a->addr > f->key.start && a->addr < f->end)
+			stops[nstops++] = a->addr - f->key.start;
+	qsort(stops, nstops, sizeof(*stops), ebs_u64_cmp);
 	/* decoded where it is shown: a branch's target is shown as its address is */
-	e = decode_each(arch, code, len, f->key.start - ic.base, take_insn, &ic);
+	e = decode_each_at(arch, code, len, f->key.start - ic.base, stops, nstops, take_insn, &ic);
+	free(stops);
 	free(code);
 	if (e == -ENOEXEC) {
 		snprintf(why, why_len, "no instructions: only x86-64 code is decoded");
@@ -842,7 +858,7 @@ static struct ann_func *build(struct annot *an, struct fn_ent *f, bool whole, ch
 	} else if (!o->asm_ && !f->kernel && !is_perf_map(f->dso)) {
 		af->asm_for_source = need_insns = true; /* no DWARF: its instructions */
 	}
-	if (need_insns && insns_of(an, f, af, why, sizeof(why)) == -ENOMEM)
+	if (need_insns && insns_of(an, f, &rc, af, why, sizeof(why)) == -ENOMEM)
 		goto nomem;
 	code_read = af->ninsns > 0;
 	/* kernel code not read: at least where in it the samples are */

@@ -47,10 +47,11 @@ static void take(csh cs, const cs_insn *ci, struct decode_insn *out)
  * checking, and crash when that allocation fails.  Where capstone stops,
  * the byte there is handed on as a bad one and decoding goes on after it.
  */
-int decode_each(enum sym_arch arch, const void *code, size_t len, u64 addr,
-		int (*fn)(void *ctx, const struct decode_insn *in), void *ctx)
+int decode_each_at(enum sym_arch arch, const void *code, size_t len, u64 addr, const u64 *stops,
+		   size_t nstops, int (*fn)(void *ctx, const struct decode_insn *in), void *ctx)
 {
 	const u8 *p = code;
+	size_t s = 0;
 	struct decode_insn di;
 	cs_insn *insn;
 	size_t off = 0;
@@ -75,6 +76,12 @@ int decode_each(enum sym_arch arch, const void *code, size_t len, u64 addr,
 		size_t left = len - off;
 		uint64_t a = addr + off;
 
+		/* no instruction across the next place one is known to begin */
+		while (s < nstops && stops[s] <= off)
+			s++;
+		if (s < nstops && stops[s] - off < left)
+			left = (size_t)(stops[s] - off);
+
 		if (cs_disasm_iter(cs, &at, &left, &a, insn)) {
 			take(cs, insn, &di);
 			off = (size_t)(at - p);
@@ -95,6 +102,12 @@ int decode_each(enum sym_arch arch, const void *code, size_t len, u64 addr,
 	return e;
 }
 
+int decode_each(enum sym_arch arch, const void *code, size_t len, u64 addr,
+		int (*fn)(void *ctx, const struct decode_insn *in), void *ctx)
+{
+	return decode_each_at(arch, code, len, addr, NULL, 0, fn, ctx);
+}
+
 #else /* !EBS_HAVE_CAPSTONE */
 
 bool decode_available(void)
@@ -112,6 +125,14 @@ int decode_each(enum sym_arch arch, const void *code, size_t len, u64 addr,
 	(void)fn;
 	(void)ctx;
 	return -EOPNOTSUPP;
+}
+
+int decode_each_at(enum sym_arch arch, const void *code, size_t len, u64 addr, const u64 *stops,
+		   size_t nstops, int (*fn)(void *ctx, const struct decode_insn *in), void *ctx)
+{
+	(void)stops;
+	(void)nstops;
+	return decode_each(arch, code, len, addr, fn, ctx);
 }
 
 #endif

@@ -53,4 +53,16 @@ bool decode_available(void);
 int decode_each(enum sym_arch arch, const void *code, size_t len, u64 addr,
 		int (*fn)(void *ctx, const struct decode_insn *in), void *ctx);
 
+/*
+ * decode_each, where instructions are known to begin at the byte offsets
+ * stops[0..nstops) (ascending; the line table's rows, sampled addresses):
+ * no instruction is decoded across one.  A decoder that lost the
+ * instruction boundaries (an encoding it does not know, as capstone 4 and
+ * some AVX-512 instructions) lists bytes up to the next known start and
+ * takes up the right instructions there, so that a sample is listed at
+ * its own instruction and line.
+ */
+int decode_each_at(enum sym_arch arch, const void *code, size_t len, u64 addr, const u64 *stops,
+		   size_t nstops, int (*fn)(void *ctx, const struct decode_insn *in), void *ctx);
+
 #endif /* EBS_REPORT_DECODE_H */

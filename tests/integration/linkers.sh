@@ -75,9 +75,12 @@ leaf, mids, above = {
 n = full = left = bad = 0
 for c in chains(sys.argv[1], False):
     names = [f[0] for f in c if f[1] != '[kernel]']
-    # callers only: a sample's own address may be in no mapping the file
-    # has (perf's child samples before its exec), which no unwinder made
-    bad += sum(f[2] == '[unknown]' for f in c[1:])
+    # callers only: a sample's own user address may be in no mapping the
+    # file has (perf's child samples before its exec; a sample in execve
+    # after the new image's mappings replaced the old, whose return address
+    # the user registers still hold), which no unwinder made
+    user = [f for f in c if f[1] != '[kernel]']
+    bad += sum(f[2] == '[unknown]' for f in user[1:])
     if not names or names[0] != leaf:
         continue
     n += 1

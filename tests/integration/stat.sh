@@ -269,3 +269,47 @@ if command -v strace >/dev/null; then
 else
 	skip "stat reads no /proc/cpuinfo" "no strace (scripts/deps.sh installs it)"
 fi
+
+# issue 34 (bench row stat_100): a command's counters are its own, as perf
+# stat's: one per event on CPU -1, inherited by its children, no counter
+# per CPU and no ring buffer (before, one per event and CPU, each CPU's
+# mapped as a ring); -p's one per event and thread.  The opens on ebs
+# itself (pid 0: the probes, the held static keys) are not the command's.
+# opens FILE: "PID CPU" of each perf_event_open of another process in strace FILE
+opens() { sed -n 's/.*perf_event_open(.*}, \([0-9-]*\), \([0-9-]*\), [0-9-]*, [A-Z_|0]*) = [0-9].*/\1 \2/p' "$1" | awk '$1 > 0'; }
+if command -v strace >/dev/null; then
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -f -qq -e trace=perf_event_open,mmap,ioctl -o pt.strace \
+		"$EBS" stat -e task-clock,page-faults,context-switches -- true 2>pt.err
+	check "a command: one counter per event, on CPU -1 ($(opens pt.strace | tr '\n' ' '))" \
+		eval '[ "$(opens pt.strace | wc -l)" = 3 ] && [ "$(opens pt.strace | awk "\$2 != -1" | wc -l)" = 0 ]'
+	check "...no ring buffer: no shared mapping, no PERF_EVENT_IOC_SET_OUTPUT" \
+		eval '! grep -q "MAP_SHARED\|SET_OUTPUT" pt.strace && grep -q "task-clock" pt.err'
+	"$WORKLOADS/leafloop" 0.5 &
+	lp=$!
+	wait_until 300 runs_as $lp leafloop
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -f -qq -e trace=perf_event_open,mmap -o pp.strace \
+		"$EBS" stat -e task-clock,page-faults -p $lp 2>pp.err
+	wait $lp
+	check "-p: one counter per event and thread, on CPU -1, none mapped ($(opens pp.strace | tr '\n' ' '))" \
+		eval '[ "$(opens pp.strace | awk -v p=$lp "\$1 == p && \$2 == -1" | wc -l)" = 2 ] &&
+		      [ "$(opens pp.strace | wc -l)" = 2 ] && ! grep -q MAP_SHARED pp.strace'
+else
+	skip "per-task counters" "no strace (scripts/deps.sh installs it)"
+fi
+# the same counts as perf stat's, which counts the same way: a command
+# whose two children each spin 0.2 s of CPU time (inherited counters: the
+# task-clock of both, 0.4 s) within 10%, and page faults within 10% (the
+# shell's and the workload's; ebs's own and perf's before exec are not
+# counted: enable_on_exec in both)
+pair="$WORKLOADS/leafloop 0.2 & $WORKLOADS/leafloop 0.2; $WORKLOADS/memtouch 8 1; wait"
+if command -v perf >/dev/null && perf stat -x, -e task-clock,page-faults -o pf.perf -- sh -c "$pair" 2>/dev/null; then
+	stat_ pair.json --json -e task-clock,page-faults -- sh -c "$pair"
+	ptc=$(awk -F, '$3 == "task-clock" { print $1 * 1e6 }' pf.perf)
+	ppf=$(awk -F, '$3 == "page-faults" { print $1 }' pf.perf)
+	check "children inherited, as perf stat counts them: task-clock $(json pair.json "'%.0f' % (j['events'][0]['count'] / 1e6)") ms (perf ${ptc%??????}), page-faults $(json pair.json "'%.0f' % j['events'][1]['count']") (perf $ppf), each within 10%" \
+		jtrue pair.json "abs(j['events'][0]['count'] - $ptc) <= 0.1 * $ptc and abs(j['events'][1]['count'] - $ppf) <= 0.1 * $ppf and j['events'][0]['count'] >= 0.38e9"
+else
+	skip "counts against perf stat's" "no working perf here"
+fi

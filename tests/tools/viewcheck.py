@@ -101,9 +101,13 @@ window.__vc = function (view) {
 };
 window.__vcDim = function () {
   /* a thread not selected is dimmed alike in and out of the time range: its strip's pixels do not change with it */
-  var cv = document.querySelectorAll('#timeline .strip canvas');
-  if (cv.length < 2) return Promise.resolve(null);
-  var px = function () { return Array.prototype.slice.call(cv[1].getContext('2d').getImageData(0, 0, cv[1].width, 1).data).join(','); };
+  /* the strip of a thread of another tid than the first's: a thread is its tid
+     (sh's strip and the xz it became by exec are one thread to --tid) */
+  var cv = document.querySelectorAll('#timeline .strip canvas'), th = ebsView.data.threads || [], o = null;
+  var tid = function (c) { return (th[+c.parentNode.getAttribute('data-thread')] || [])[2]; };
+  for (var k = 1; k < cv.length && !o; k++) if (tid(cv[k]) !== tid(cv[0])) o = cv[k];
+  if (!o) return Promise.resolve(null);
+  var px = function () { return Array.prototype.slice.call(o.getContext('2d').getImageData(0, 0, o.width, 1).data).join(','); };
   var frames = function () { return new Promise(function (d) { requestAnimationFrame(function () { requestAnimationFrame(d); }); }); };
   var B = ebsView.data.nbuckets, a;
   ebsView.clear();

@@ -191,6 +191,32 @@ static void test_annotate_asm(void)
 					   "disassembler (install libcapstone-dev and rebuild)"));
 }
 
+/*
+ * Known instruction starts (decode_each_at): the bytes b8 c3 c3 c3 c3 are
+ * one mov $0xc3c3c3c3,%eax from offset 0; when an instruction is known to
+ * begin at offset 1 (a sampled address, a line-table row: the decoder lost
+ * the boundaries before it), byte 0 is listed alone and the rets from 1.
+ */
+static void test_stops(void)
+{
+	static const u8 code[] = {0xb8, 0xc3, 0xc3, 0xc3, 0xc3};
+	static const u64 at1[] = {1}, past[] = {0, 5, 9};
+	struct got g = {0};
+	int e;
+
+	e = decode_each_at(SYM_ARCH_X86_64, code, sizeof(code), BASE, NULL, 0, collect, &g);
+	TEST_CHECK("decode: no stops: one 5-byte mov", !e && g.n == 1 && g.v[0].len == 5);
+	memset(&g, 0, sizeof(g));
+	e = decode_each_at(SYM_ARCH_X86_64, code, sizeof(code), BASE, at1, 1, collect, &g);
+	TEST_CHECK("decode: a stop at 1: byte 0 bad, then 4 rets from BASE + 1",
+		   !e && g.n == 5 && g.v[0].bad && g.v[0].len == 1 && g.v[1].addr == BASE + 1 &&
+			   starts(g.v[1].text, "ret") && starts(g.v[4].text, "ret"));
+	memset(&g, 0, sizeof(g));
+	e = decode_each_at(SYM_ARCH_X86_64, code, sizeof(code), BASE, past, 3, collect, &g);
+	TEST_CHECK("decode: stops at 0 and at or past the end change nothing",
+		   !e && g.n == 1 && g.v[0].len == 5);
+}
+
 /* Without a disassembler, the one thing to check is that decoding says so. */
 static void test_instructions(void)
 {
@@ -206,6 +232,7 @@ static void test_instructions(void)
 	test_known();
 	test_partial();
 	test_edges();
+	test_stops();
 }
 
 TEST_MAIN(NULL, NULL, TEST_CASE(test_annotate_asm), TEST_CASE(test_instructions))

@@ -442,6 +442,10 @@ static int get_u(struct cursor *c, u64 *out)
 	u64 v = 0;
 	unsigned int shift;
 
+	if (c->p < c->end && !(*c->p & 0x80)) { /* most are one byte */
+		*out = *c->p++;
+		return 0;
+	}
 	for (shift = 0; shift < 64; shift += 7) {
 		u8 b;
 
@@ -698,6 +702,17 @@ static int get_stack(struct cursor *c, struct cg_read *r, u8 *out, size_t *used,
 			return fail(c, "a stack run of no word");
 		if (same > words - i || lit > words - i - same)
 			return fail(c, "a stack run past the stack");
+		if (same && have_sp && r->stack) {
+			/* the words the previous stack has, in one piece */
+			u64 at = sp + 8 * (u64)i - r->stack_sp;
+
+			if (!(at % 8) && at / 8 < r->stack_words &&
+			    same <= r->stack_words - at / 8) {
+				memcpy(data + 8 * i, r->stack + at, 8 * same);
+				i += same;
+				same = 0;
+			}
+		}
 		for (; same; same--, i++) {
 			if (!stack_ref(r->stack, r->stack_words, r->stack_sp, have_sp, sp, i, &ref))
 				return fail(c,

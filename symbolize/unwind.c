@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "symbolize/internal.h"
+#include "symbolize/cfa.h"
 
 /* libunwind's, exported but not in its headers */
 extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
@@ -100,6 +100,7 @@ struct dso_cfi {
 	struct cfi_table eh, dbg;
 	bool eh_ok, dbg_tried, dbg_ok;
 	struct fde_memo *memo; /* FDE_MEMO of them, made at the first */
+	struct cfa_memo *rows; /* cfa.c's */
 	struct {
 		u64 vaddr;   /* link-time, page-aligned; 1 when empty */
 		u32 lo, len; /* data[lo, lo + len): the bytes of the page the file has */
@@ -123,6 +124,7 @@ void dso_cfi__free(struct dso_cfi *c)
 		return;
 	cfi_table__exit(&c->eh);
 	cfi_table__exit(&c->dbg);
+	cfa_memo__free(c->rows);
 	if (c->memo) {
 		unsigned int i;
 
@@ -418,6 +420,10 @@ struct unw_ctx {
 		u64 bias;
 	} dsos[UNW_MAX_DSOS];
 	unsigned int ndsos;
+	/* the mapping ctx_dso found a DSO of last, that DSO and its bias */
+	const struct sym_map *last_map;
+	struct dso *last_dso;
+	u64 last_bias;
 	/*
 	 * The last word dso_mem found, at memo_addr: libunwind reads CFI a
 	 * byte at a time, each byte through the aligned word holding it, so
@@ -459,9 +465,16 @@ static struct dso *ctx_dso(struct unw_ctx *c, u64 addr, u64 *bias)
 
 	if (!map)
 		return NULL;
+	if (map == c->last_map) { /* the frames of a chain are mostly of one mapping */
+		*bias = c->last_bias;
+		return c->last_dso;
+	}
 	d = symbolizer__map_dso(c->s, map, bias);
 	if (!d)
 		return NULL;
+	c->last_map = map;
+	c->last_dso = d;
+	c->last_bias = *bias;
 	for (i = 0; i < c->ndsos; i++)
 		if (c->dsos[i].d == d && c->dsos[i].bias == *bias)
 			return d;
@@ -471,32 +484,6 @@ static struct dso *ctx_dso(struct unw_ctx *c, u64 addr, u64 *bias)
 		c->ndsos++;
 	}
 	return d;
-}
-
-/*
- * The entry of t's search table (sorted by start, each a pair of int32
- * relative to hdr_vaddr) that libunwind's binary search for rel finds: the
- * last one starting at or before it.  Its index, or -1 when none does or
- * the table is not within the header's bytes.
- */
-static s64 table_entry(const struct cfi_table *t, s32 rel)
-{
-	u64 off = t->table_vaddr - t->hdr_vaddr, lo = 0, hi = t->fde_count;
-
-	if (!t->hdr || t->table_vaddr < t->hdr_vaddr || off > t->hdr_size ||
-	    t->fde_count > (t->hdr_size - off) / 8)
-		return -1;
-	while (lo < hi) {
-		u64 mid = (lo + hi) / 2;
-		s32 start;
-
-		memcpy(&start, t->hdr + off + mid * 8, 4);
-		if (rel < start)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return hi ? (s64)hi - 1 : -1;
 }
 
 /*
@@ -510,7 +497,7 @@ static int search(unw_addr_space_t as, unw_word_t ip, struct dso_cfi *cfi,
 		  const struct cfi_table *t, u64 bias, unw_proc_info_t *pi, int need, void *arg)
 {
 	u64 segbase = t->hdr_vaddr + bias;
-	s64 k = table_entry(t, (s32)(ip - segbase)); /* libunwind's int32_t rel_ip */
+	s64 k = cfi_table__entry(t, (s32)(ip - segbase)); /* libunwind's int32_t rel_ip */
 	struct fde_memo *m = NULL;
 	unw_dyn_info_t di;
 	int r;
@@ -743,6 +730,40 @@ void symbolizer__unwind_exit(struct symbolizer *s)
 	s->unwind_as = NULL;
 }
 
+static int fast_cfi = -1;
+
+/* cfa_env's: the .eh_frame of the DSO at addr */
+static bool fast_table(void *arg, u64 addr, const struct cfi_table **t, u64 *bias,
+		       struct cfa_memo ***memo)
+{
+	struct unw_ctx *c = arg;
+	struct dso *d = ctx_dso(c, addr, bias);
+	struct dso_cfi *cfi = d ? dso__cfi(d) : NULL;
+
+	if (!cfi || !cfi->eh_ok)
+		return false;
+	*t = &cfi->eh;
+	*memo = &cfi->rows;
+	return true;
+}
+
+static bool fast_mapped(void *arg, u64 addr)
+{
+	struct unw_ctx *c = arg;
+
+	return c->map_of(c->map_ctx, addr) != NULL;
+}
+
+static bool fast_mem(void *arg, u64 addr, u64 *val)
+{
+	unw_word_t v;
+
+	if (access_mem(NULL, addr, &v, 0, arg))
+		return false;
+	*val = v;
+	return true;
+}
+
 int symbolizer__unwind(struct symbolizer *s, const struct sym_stack *st, sym_map_of_fn map_of,
 		       void *ctx, u64 *ips, unsigned int max, unsigned int *nr,
 		       enum sym_unwind_end *end)
@@ -761,10 +782,31 @@ int symbolizer__unwind(struct symbolizer *s, const struct sym_stack *st, sym_map
 		*end = SYM_UNWIND_NO_REGS;
 		return 0;
 	}
+	ips[(*nr)++] = ip0;
+	if (fast_cfi < 0) /* EBS_DEBUG_NO_FAST_CFI: libunwind all the way, for tests */
+		fast_cfi = !getenv("EBS_DEBUG_NO_FAST_CFI");
+	if (fast_cfi) {
+		/* the common rules without libunwind; libunwind where it gives up */
+		struct cfa_env env = {.st = st,
+				      .sp = c.sp,
+				      .table = fast_table,
+				      .mapped = fast_mapped,
+				      .mem = fast_mem,
+				      .arg = &c};
+		enum cfa_result fr = cfa_unwind(&env, ips, max, nr, end);
+
+		if (fr == CFA_READ_FAILED) /* as unw_step's failure below */
+			*end = c.past_copy && st->copy_full ? SYM_UNWIND_TRUNCATED : SYM_UNWIND_BAD;
+
+		if (fr != CFA_GAVE_UP)
+			return c.oom ? -ENOMEM : 0;
+		*nr = 1;
+		c = (struct unw_ctx){
+			.s = s, .st = st, .map_of = map_of, .map_ctx = ctx, .sp = c.sp};
+	}
 	as = address_space(s);
 	if (!as)
 		return -ENOMEM;
-	ips[(*nr)++] = ip0;
 	in_libunwind = true;
 	if (unw_init_remote(&cur, as, &c) < 0) {
 		in_libunwind = false;

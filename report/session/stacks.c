@@ -6,6 +6,7 @@
  * functions only (folded stacks, flame graphs) merges by name itself.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,43 @@ struct stack_ent {
 	size_t key_len;
 	unsigned char key[]; /* (id, addr) of each frame */
 };
+
+/*
+ * The arena: chunks of at least ARENA bytes, the newest first.  A stack's
+ * frames and its key are allocated once and freed with all the others, so
+ * they are cut from chunks (a chunk per stack cost a malloc of kilobytes
+ * per sample: most of a flame graph's stacks are distinct).
+ */
+#define ARENA (1u << 20)
+
+struct stack_chunk {
+	struct stack_chunk *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+/* n bytes, aligned as malloc's; NULL when out of memory. */
+static void *arena_alloc(struct stacks *s, size_t n)
+{
+	struct stack_chunk *c = s->arena;
+	void *p;
+
+	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > ARENA ? n : ARENA;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->next = s->arena;
+		c->used = 0;
+		c->cap = cap;
+		s->arena = c;
+	}
+	p = (char *)c->data + c->used;
+	c->used += n;
+	return p;
+}
 
 struct collect {
 	struct stacks *s;
@@ -61,24 +99,18 @@ static int add_stack(struct collect *cl, const struct resolved *r, const struct 
 	hv = ebs_hash_words(cl->key, len);
 	HASH_FIND_BYHASHVALUE(hh, s->hash, cl->key, len, hv, e);
 	if (!e) {
-		struct cframe *copy = malloc(n * sizeof(*copy));
+		struct cframe *copy = arena_alloc(s, n * sizeof(*copy));
 
-		e = malloc(sizeof(*e) + len);
-		if (!copy || !e || ebs_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v), 64)) {
-			free(copy);
-			free(e);
+		e = copy ? arena_alloc(s, sizeof(*e) + len) : NULL;
+		if (!e || ebs_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v), 64))
 			return -ENOMEM;
-		}
 		memcpy(copy, f, n * sizeof(*copy));
 		memcpy(e->key, cl->key, len);
 		e->key_len = len;
 		e->idx = s->n;
 		HASH_ADD_BYHASHVALUE(hh, s->hash, key, len, hv, e);
-		if (!e->hh.tbl) {
-			free(copy);
-			free(e);
+		if (!e->hh.tbl)
 			return -ENOMEM;
-		}
 		st = &s->v[s->n++];
 		memset(st, 0, sizeof(*st));
 		st->frames = copy;
@@ -137,15 +169,13 @@ int stacks_collect(const struct view_opts *v, struct stacks *out, struct ebs_err
 
 void stacks_free(struct stacks *s)
 {
-	struct stack_ent *e, *tmp;
-	size_t i;
+	struct stack_chunk *c, *next;
 
-	HASH_ITER(hh, s->hash, e, tmp) {
-		HASH_DEL(s->hash, e);
-		free(e);
+	HASH_CLEAR(hh, s->hash); /* its entries are in the arena */
+	for (c = s->arena; c; c = next) {
+		next = c->next;
+		free(c);
 	}
-	for (i = 0; i < s->n; i++)
-		free((void *)s->v[i].frames);
 	free(s->v);
 	chainer__free(s->chains);
 	if (s->rs.d)

@@ -37,6 +37,7 @@ struct stacks {
 	struct session rs;
 	struct chainer *chains;
 	struct stack_ent *hash;
+	struct stack_chunk *arena; /* the frames and the hash's keys */
 };
 
 /*

@@ -108,6 +108,14 @@ check "fp chains through code without frame pointers: the header says so and nam
 	grep -qE '^# chains: [0-9]+ of [0-9]+ disagree with the CFI or leave the mappings: .*--call-graph dwarf' nofp.txt
 check "fp chains of code with frame pointers: no such hint (report, --tree)" \
 	bash -c "! grep -q 'disagree with the CFI' fp.txt fptree.txt"
+# the common CFI rules are evaluated without libunwind (symbolize/cfa.c): its frames are libunwind's
+for f in dw fp nofp; do
+	"$EBS" report -i $f.data --children --stats --no-pager >$f.fast.txt 2>&1
+	"$EBS" script -i $f.data >>$f.fast.txt 2>&1
+	EBS_DEBUG_NO_FAST_CFI=1 "$EBS" report -i $f.data --children --stats --no-pager >$f.unw.txt 2>&1
+	EBS_DEBUG_NO_FAST_CFI=1 "$EBS" script -i $f.data >>$f.unw.txt 2>&1
+	check "$f: the chains unwound without libunwind are libunwind's" cmp -s $f.fast.txt $f.unw.txt
+done
 
 # ---- a recording without chains --------------------------------------------------------
 record flat.data -e cpu-clock -F 1000 "$WORKLOADS/calltree" 0.2

@@ -841,7 +841,16 @@ def cg_record(tool, args, iters, prog, tag, hz=HZ):
     progress('call-graph rows: recording %s: %s record %s, %s %s %d at %d Hz'
              % (tag, tool, ' '.join(args) or '(IP only)', '2 loops of %d x' % iters if iters else 'one',
                 os.path.basename(prog), SQL_ROWS, hz))
-    measure(cmd, timeout=1800)
+    # perf 6.1's record dies at exit now and then (util/build-id.c's
+    # assertion, stack smashing): at most twice again, as size_cg does
+    for attempt in range(3):
+        try:
+            measure(cmd, timeout=1800)
+            break
+        except Failed as e:
+            if attempt == 2:
+                raise
+            progress('  %s: %s; again' % (tool, e))
     return path, stats(tool, path)['samples']
 
 

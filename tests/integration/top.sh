@@ -187,7 +187,7 @@ check "terminal: f again thaws it" poll 100 eval '! shown FROZEN && updated'
 # screen (the normal one kept as it was for the end)
 $TM send-keys -t top a
 check "terminal: a opens annotate of leaf, its source lines (the alternate screen)" \
-	poll 150 eval 'shown "^# annotate: leaf \(leafloop" && shown "[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ .*for \(int i = 0; i < 1000" && alt 1'
+	poll 150 eval 'shown "^# annotate: leaf \(leafloop" && shown "[0-9]+ +[0-9.]+ +[0-9.]+ +(30|31) .*(for \(int i = 0; i < 1000|x = x \* 6364136223846793005UL)" && alt 1'
 cp screen.now annotate.txt
 keep annotate.txt
 $TM send-keys -t top q

@@ -225,7 +225,9 @@ j = [json.loads(l) for l in open(sys.argv[2])]
 print('samples %d' % len(s))
 print('every sample a chain: %d' % all(c for _, c in s))
 print('sample lines end with the event: %d' % all(l.endswith(' cpu-clock: ') for l, _ in s))
-same = all([(f[0], f[1]) for f in c] == [(int(f['ip'], 16), f['sym'] or '[unknown]') for f in o['callchain']]
+# a cut chain: the text's last frame "0 [truncated]", --json's "truncated": true
+same = all([(f[0], f[1]) for f in c] == [(int(f['ip'], 16), f['sym'] or '[unknown]') for f in o['callchain']] +
+           [(0, '[truncated]')] * bool(o.get('truncated'))
            for (_, c), o in zip(s, j))
 print('json chains the same: %d' % same)
 leaf = [c for _, c in s if c[0][1] == 'tree_leaf']

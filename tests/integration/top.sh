@@ -218,9 +218,9 @@ check "terminal: s: the selection stays on its function ($hot), now elsewhere" \
 $TM send-keys -t top s s
 wait_for 'sort: samples' 50
 both() { cap both.txt && grep -q 'since the start' both.txt &&
-	grep -qE "$(row '[a-z_0-9]*(syscall|getppid)[a-z_0-9]*' '\[kernel\]')" both.txt &&
+	grep -qE "$(row '[a-z_0-9]*(syscall|getppid|task_pid_nr|task_tgid)[a-z_0-9]*' '\[kernel\]')" both.txt &&
 	grep -qE "$(row '.*' sysloop)" both.txt; }
-check "terminal: kernel rows (do_syscall_64 or getppid's) and user rows both shown" poll 50 both
+check "terminal: kernel rows (do_syscall_64, getppid's or its __task_pid_nr_ns) and user rows both shown" poll 50 both
 cp both.txt kernel-user.txt
 keep kernel-user.txt
 $TM send-keys -t top k

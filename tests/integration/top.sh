@@ -208,7 +208,8 @@ $TM send-keys -t top c
 check "terminal: c: the table since the start" wait_for '^since the start,' 50
 # the selection is a function, not a position: s keeps it on the one selected
 fname() { sed -nE 's/^ +[0-9]+ +[0-9.]+% +\[[^]]*\] +([^ ]+).*/\1/p'; }
-sel() { $TM capture-pane -p -e -t top | sed -n '5,$p' | grep -F "$(printf '\033[7m')" |
+# (reverse video: ESC[7m, or 7 among other attributes, ESC[0;7m)
+sel() { $TM capture-pane -p -e -t top | sed -n '5,$p' | grep -E "$(printf '\033')\\[([0-9]+;)*7(;[0-9]+)*m" |
 	sed -E 's/\x1b\[[0-9;]*m//g' | fname; }
 hot=
 poll 50 eval 'hot=$(sel); [ -n "$hot" ]'

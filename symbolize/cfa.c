@@ -51,7 +51,8 @@ struct loc {
 static const signed char perf_reg[NREG] = {0,  3,  2,  1,  4,  5,  6,  7, 16,
 					   17, 18, 19, 20, 21, 22, 23, 8};
 
-static bool uleb(const u8 **p, const u8 *end, u64 *v)
+/* An LEB128 number at *p (signed: its last byte's bit 6 extended). */
+static bool leb(const u8 **p, const u8 *end, u64 *v, bool is_signed)
 {
 	unsigned int shift = 0;
 	u64 r = 0;
@@ -64,27 +65,20 @@ static bool uleb(const u8 **p, const u8 *end, u64 *v)
 		r |= (u64)(b & 0x7f) << shift;
 		shift += 7;
 	} while (b & 0x80);
+	if (is_signed && shift < 64 && (b & 0x40))
+		r |= ~(u64)0 << shift;
 	*v = r;
 	return true;
 }
 
+static bool uleb(const u8 **p, const u8 *end, u64 *v)
+{
+	return leb(p, end, v, false);
+}
+
 static bool sleb(const u8 **p, const u8 *end, u64 *v)
 {
-	unsigned int shift = 0;
-	u64 r = 0;
-	u8 b;
-
-	do {
-		if (*p >= end || shift >= 64)
-			return false;
-		b = *(*p)++;
-		r |= (u64)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		r |= ~(u64)0 << shift;
-	*v = r;
-	return true;
+	return leb(p, end, v, true);
 }
 
 static bool fixed(const u8 **p, const u8 *end, void *v, size_t n)

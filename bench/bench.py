@@ -37,6 +37,8 @@ Environment (bench.sh sets the first ones):
   STAT_CMD               the short command of row stat_100 (default /bin/true)
   MONITOR_SECONDS        how long each monitor_cpu run lasts (default 20)
   READPAIR_ROUNDS        libebs_read's rounds of 1,000 reads (default 201)
+  PIN_ROUNDS             rounds of the pinned rows pin_1k and pin_10k, when
+                         more than RUNS (default 9)
 
 Nothing here writes outside OUT and RESULTS: ebs runs with XDG_CACHE_HOME
 under OUT, perf with PERF_BUILDID_DIR under OUT (its ~/.debug).
@@ -1191,7 +1193,7 @@ def size_and_slowdown():
         c = {'alone': [], 'ebs': [], 'perf': []}
         total = {'ebs': [], 'perf': []}
         kinds = ['alone', 'ebs', 'perf']
-        for i in range(RUNS):
+        for i in range(rounds):
             for kind in kinds[i % 3:] + kinds[:i % 3]:
                 if kind == 'alone':
                     w, _, cpu = timed(prog)
@@ -1215,6 +1217,7 @@ def size_and_slowdown():
                   alone_cpu_median=med(c['alone']), ebs_cpu_median=med(c['ebs']),
                   perf_cpu_median=med(c['perf']), component_unit='s', hz=hz,
                   pairs_dropped=sum(1 for p in sp if p <= 0),
+                  ratio_of_medians=med(se) / med(sp) if med(sp) > 0 else None,
                   wall_alone_median=med(t['alone']), wall_ebs_median=med(t['ebs']),
                   wall_perf_median=med(t['perf']), wall_ebs_slowdown_median=med(we),
                   wall_perf_slowdown_median=med(wp), wall_ratio_median=med(wr),
@@ -1470,6 +1473,9 @@ STAT_CMD = os.environ.get('STAT_CMD') or '/bin/true'
 STAT_N = 100
 MONITOR_SECONDS = env_int('MONITOR_SECONDS', 20)
 READPAIR_ROUNDS = env_int('READPAIR_ROUNDS', 201)
+# the pinned rows' rounds: their slowdowns (a few % at 1 kHz) are smaller
+# than the VM's drift between runs, so they take more rounds than RUNS
+PIN_ROUNDS = env_int('PIN_ROUNDS', 9)
 
 
 # WRAP, and the CPU time of the wrapper's parent (the recorder: ebs record
@@ -1502,15 +1508,16 @@ def pinned_slowdown():
     pin = ['taskset', '-c', cpu]
     prog = PIN_WRAP + [SQLWORK, str(SQL_ROWS)]
     for hz, key in ((1000, 'pin_1k'), (HZ, 'pin_10k')):
+        rounds = max(RUNS, PIN_ROUNDS)
         progress('sqlwork %d alone, under ebs record, under perf record at %d Hz, all on CPU %s: '
-                 '%d rounds' % (SQL_ROWS, hz, cpu, RUNS))
+                 '%d rounds' % (SQL_ROWS, hz, cpu, rounds))
         d = scratch('pin')
         t = {'alone': [], 'ebs': [], 'perf': []}
         c = {'alone': [], 'ebs': [], 'perf': []}
         rec = {'ebs': [], 'perf': []}
         nsamp = {'ebs': [], 'perf': []}
         kinds = ['alone', 'ebs', 'perf']
-        for i in range(RUNS):
+        for i in range(rounds):
             for kind in kinds[i % 3:] + kinds[:i % 3]:
                 if kind == 'alone':
                     w, _, pc, _ = timed(pin + prog, recorder_cpu=True)
@@ -1529,6 +1536,7 @@ def pinned_slowdown():
                   alone_cpu_median=med(c['alone']), ebs_cpu_median=med(c['ebs']),
                   perf_cpu_median=med(c['perf']), component_unit='s', hz=hz, cpu=int(cpu),
                   pairs_dropped=sum(1 for p in sp if p <= 0),
+                  ratio_of_medians=med(se) / med(sp) if med(sp) > 0 else None,
                   recorder_cpu_s={'ebs': med(rec['ebs']), 'perf': med(rec['perf'])},
                   samples={'ebs': med(nsamp['ebs']), 'perf': med(nsamp['perf'])},
                   slowdowns={'ebs': se, 'perf': sp},

@@ -862,7 +862,11 @@ static int check_header(struct ebs_data *d, struct ebs_error *err)
 			      h->data_offset >= h->header_size && h->data_offset % 8 == 0
 				      ? EBS_E_TRUNCATED
 				      : EBS_E_BAD_RECORD,
-			      24, "data offset %llu is outside the file (%llu bytes)",
+			      24,
+			      h->data_offset > d->size && h->data_offset % 8 == 0
+				      ? "truncated: data offset %llu is past the file's end (%llu "
+					"bytes): the file was cut short"
+				      : "data offset %llu is outside the file (%llu bytes)",
 			      (unsigned long long)h->data_offset, (unsigned long long)d->size);
 	d->head = malloc(h->data_offset);
 	if (!d->head)

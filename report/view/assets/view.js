@@ -1445,7 +1445,7 @@
     asmN.forEach(function (v) { if (v > maxAsm) maxAsm = v; });
     note.appendChild(el("b", null, fName[f]));
     note.appendChild(document.createTextNode((fDso[f] ? " (" + fDso[f] + ")" : "") + ": " + count(fsum, "sample") +
-      "; percent is of the function's" + (a.file ? " \u00b7 " + String(a.file) : "")));
+      "; percents are of these samples" + (a.file ? " \u00b7 " + String(a.file) : "")));
     if (a.why) note.appendChild(el("div", null, String(a.why)));
     function cells(tr, n, max) {
       var tn = el("td", "n", n ? int(n) : ""), tp = el("td", "n", n ? pctText(pct(n, fsum)) : "");

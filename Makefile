@@ -17,6 +17,7 @@
 #   V=1                  full command lines      DEBUG=1 (or CI=true)  -Werror
 #   SAN=address,undefined  sanitizer build (into build-san/)
 #   NO_CAPSTONE=1        build without capstone (annotate --asm then says so)
+#   NO_ZYDIS=1           build without Zydis (AVX-512 code is then listed as .byte)
 
 VERSION   := 0.1.0
 
@@ -89,6 +90,20 @@ endif
 EBS_HAVE_CAPSTONE ?= 0
 CAPSTONE_LIBS := $(if $(filter 1,$(EBS_HAVE_CAPSTONE)),$(shell \
 	pkg-config --libs capstone 2>/dev/null || echo -lcapstone))
+# Zydis (libzydis-dev) decodes, after capstone, what Debian 12's capstone
+# 4.0.2 cannot: AVX-512's mask and EVEX instructions, of which glibc's
+# *_evex string functions are made (report/annotate/decode.c).  Optional as
+# capstone is: without its header, with NO_ZYDIS=1, or without capstone,
+# EBS_HAVE_ZYDIS is 0 and those bytes are listed as .byte.
+ifeq ($(NO_ZYDIS),)
+ifneq ($(PROBE),)
+EBS_HAVE_ZYDIS := $(if $(filter 1,$(EBS_HAVE_CAPSTONE)),$(shell \
+	printf '$(HASH)include <Zydis/Zydis.h>\n' | \
+	$(CC) $(CFLAGS) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0),0)
+endif
+endif
+EBS_HAVE_ZYDIS ?= 0
+ZYDIS_LIBS := $(if $(filter 1,$(EBS_HAVE_ZYDIS)),-lZydis)
 # libiberty (libiberty-dev, a static PIC archive) for its demangler: C++ and
 # Rust names (symbolize/demangle.c)
 # libunwind: its generic (remote) API, for unwinding copied stacks
@@ -109,7 +124,7 @@ LIBCRYPTO_LIBS   := $(shell pkg-config --libs nettle 2>/dev/null || echo -lnettl
 LIBDEFLATE_LIBS := $(shell pkg-config --libs libdeflate 2>/dev/null || echo -ldeflate)
 # libdebuginfod is not linked: symbolize/debuginfod.c loads it (dlopen) at its first question,
 # so that ebs runs where it is absent; its header gives the prototypes
-LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(LIBUNWIND_LIBS) $(CAPSTONE_LIBS) $(LIBCRYPTO_LIBS) $(LIBDEFLATE_LIBS) -lz \
+LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(LIBUNWIND_LIBS) $(CAPSTONE_LIBS) $(ZYDIS_LIBS) $(LIBCRYPTO_LIBS) $(LIBDEFLATE_LIBS) -lz \
 	-liberty -lm -pthread -ldl
 # libarchive: ebs archive's tar + zstd, written and read (data/archive.c)
 LIBS += $(shell pkg-config --libs libarchive 2>/dev/null || echo -larchive)
@@ -117,7 +132,8 @@ LIBS += $(shell pkg-config --libs libarchive 2>/dev/null || echo -larchive)
 # data/reader.c): zstd frames of the packed samples
 LIBS += $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
 
-ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) -DEBS_HAVE_CAPSTONE=$(EBS_HAVE_CAPSTONE) $(CFLAGS)
+ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) -DEBS_HAVE_CAPSTONE=$(EBS_HAVE_CAPSTONE) \
+	-DEBS_HAVE_ZYDIS=$(EBS_HAVE_ZYDIS) $(CFLAGS)
 
 # Every header the code takes from a package must be there, or the build
 # stops at once with one line naming the Debian packages to install

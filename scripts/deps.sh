@@ -63,6 +63,9 @@ libncurses-dev nettle-dev libiberty-dev libdebuginfod-dev libcapstone-dev less"
 # libdeflate-dev: symbolize/inflate.c inflates compressed DWARF sections with it
 # (2-3x faster than zlib given the size, which ELF's compression header holds)
 BUILD_PKGS="$BUILD_PKGS libdeflate-dev"
+# libzydis-dev: annotate --asm decodes with Zydis what capstone 4.0.2 cannot (AVX-512's
+# mask and EVEX instructions: glibc's *_evex string functions); optional, as capstone is
+BUILD_PKGS="$BUILD_PKGS libzydis-dev"
 # libarchive-dev: ebs archive writes, and every reader reads, a tar compressed with
 # zstd through libarchive (data/archive.c): no tar or compression written by hand
 BUILD_PKGS="$BUILD_PKGS libarchive-dev"

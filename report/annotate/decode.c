@@ -2,6 +2,11 @@
 /*
  * decode.c - machine code to instructions (decode.h), through capstone
  * when ebs is built with it; the only file that includes capstone.h.
+ * Where capstone stops, Zydis (when built with it: EBS_HAVE_ZYDIS) decodes
+ * that one instruction: Debian 12's capstone 4.0.2 knows no AVX-512 mask
+ * instruction (kmovd) and few EVEX ones, of which glibc's *_evex string
+ * functions, often the hottest code, are made.  capstone stays first, so
+ * that what it decodes is listed as before.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -14,8 +19,15 @@
 #define EBS_HAVE_CAPSTONE 1 /* until the Makefile says */
 #endif
 
+#ifndef EBS_HAVE_ZYDIS
+#define EBS_HAVE_ZYDIS 0
+#endif
+
 #if EBS_HAVE_CAPSTONE
 #include <capstone/capstone.h>
+#if EBS_HAVE_ZYDIS
+#include <Zydis/Zydis.h>
+#endif
 
 bool decode_available(void)
 {
@@ -41,6 +53,42 @@ static void take(csh cs, const cs_insn *ci, struct decode_insn *out)
 	}
 }
 
+#if EBS_HAVE_ZYDIS
+struct zydis {
+	ZydisDecoder dec;
+	ZydisFormatter fmt;
+	bool ok;
+};
+
+static void zydis_init(struct zydis *z)
+{
+	z->ok = ZYAN_SUCCESS(ZydisDecoderInit(&z->dec, ZYDIS_MACHINE_MODE_LONG_64,
+					      ZYDIS_STACK_WIDTH_64)) &&
+		ZYAN_SUCCESS(ZydisFormatterInit(&z->fmt, ZYDIS_FORMATTER_STYLE_ATT));
+}
+
+/* The one instruction at code (len bytes, at addr) as Zydis decodes it; false: none. */
+static bool zydis_take(const struct zydis *z, const u8 *code, size_t len, u64 addr,
+		       struct decode_insn *out)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+
+	if (!z->ok || !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&z->dec, code, len, &in, ops)) ||
+	    !in.length || in.length > len || in.length > DECODE_MAX_BYTES)
+		return false;
+	memset(out, 0, sizeof(*out));
+	if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&z->fmt, &in, ops,
+							  in.operand_count_visible, out->text,
+							  sizeof(out->text), addr, NULL)))
+		return false;
+	out->addr = addr;
+	out->len = in.length;
+	memcpy(out->bytes, code, in.length);
+	return true;
+}
+#endif
+
 /*
  * One instruction at a time (cs_disasm_iter) into one cs_insn of our own
  * (cs_malloc): cs_disasm would allocate each instruction's detail without
@@ -58,6 +106,9 @@ int decode_each_at(enum sym_arch arch, const void *code, size_t len, u64 addr, c
 	cs_err ce;
 	csh cs;
 	int e = 0;
+#if EBS_HAVE_ZYDIS
+	struct zydis zy;
+#endif
 
 	if (arch != SYM_ARCH_X86_64)
 		return -ENOEXEC;
@@ -71,6 +122,9 @@ int decode_each_at(enum sym_arch arch, const void *code, size_t len, u64 addr, c
 		cs_close(&cs);
 		return -ENOMEM;
 	}
+#if EBS_HAVE_ZYDIS
+	zydis_init(&zy);
+#endif
 	while (off < len && !e) {
 		const u8 *at = p + off;
 		size_t left = len - off;
@@ -85,6 +139,10 @@ int decode_each_at(enum sym_arch arch, const void *code, size_t len, u64 addr, c
 		if (cs_disasm_iter(cs, &at, &left, &a, insn)) {
 			take(cs, insn, &di);
 			off = (size_t)(at - p);
+#if EBS_HAVE_ZYDIS
+		} else if (zydis_take(&zy, p + off, left, addr + off, &di)) {
+			off += di.len; /* what capstone does not know */
+#endif
 		} else {
 			/* it stopped here: this byte, and on after it */
 			memset(&di, 0, sizeof(di));

@@ -187,8 +187,11 @@ else
 	fail "without capstone: ebs builds" "$(grep -m 1 -E 'error|Error' nocap.out)"
 fi
 check "without capstone: built with EBS_HAVE_CAPSTONE=0" grep -q -- '-DEBS_HAVE_CAPSTONE=0' "$TMP/nocap/.flags"
+# Zydis decodes only after capstone (report/annotate/decode.c): not without it
+check "without capstone: nor Zydis (EBS_HAVE_ZYDIS=0)" grep -q -- '-DEBS_HAVE_ZYDIS=0' "$TMP/nocap/.flags"
 if [ $rc -eq 0 ]; then
 	check "without capstone: ebs does not link libcapstone" not bash -c "ldd '$TMP/nocap/ebs' | grep -q capstone"
+	check "without capstone: ebs does not link libZydis" not bash -c "ldd '$TMP/nocap/ebs' | grep -q Zydis"
 	record asm.data -e cpu-clock -F 1000 "$WORKLOADS/hotline" 0.2
 	"$TMP/nocap/ebs" annotate -i asm.data hot_loop --asm --color never >asm.out 2>asm.err
 	rc=$?

@@ -12,10 +12,15 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/annotate/decode.h"
 #include "report/report.h"
 #include "test.h"
+
+#ifndef EBS_HAVE_ZYDIS
+#define EBS_HAVE_ZYDIS 0
+#endif
 
 #define BASE 0x401000ull
 
@@ -217,6 +222,38 @@ static void test_stops(void)
 		   !e && g.n == 1 && g.v[0].len == 5);
 }
 
+/*
+ * AVX-512, as glibc's __memcmp_evex_movbe has it (objdump -d): kmovd
+ * %ecx,%k2; vmovdqu8 (%rsi),%ymm18{%k2}; vpcmpnequb (%rdi),%ymm18,%k1{%k2};
+ * kmovd %k1,%eax; test %eax,%eax; ret.  capstone 4.0.2 knows neither kmovd
+ * nor the EVEX compare; with Zydis (EBS_HAVE_ZYDIS) each is one instruction
+ * of its own length, no byte bad, and the test and ret after them are found.
+ */
+static void test_avx512(void)
+{
+	static const u8 code[] = {0xc5, 0xfb, 0x92, 0xd1, 0x62, 0xe1, 0x7f, 0x2a,
+				  0x6f, 0x16, 0x62, 0xf3, 0x6d, 0x22, 0x3e, 0x0f,
+				  0x04, 0xc5, 0xfb, 0x93, 0xc1, 0x85, 0xc0, 0xc3};
+	static const u8 lens[] = {4, 6, 7, 4, 2, 1};
+	static const char *const names[] = {"kmovd", "vmovdqu8", "vpcmp", "kmovd", "test", "ret"};
+	struct got g = {0};
+	size_t i, same = 0;
+	int e;
+
+	e = decode_each(SYM_ARCH_X86_64, code, sizeof(code), BASE, collect, &g);
+	if (!EBS_HAVE_ZYDIS) {
+		TEST_SKIP("decode: AVX-512 (kmovd, EVEX compares) decoded whole",
+			  "this ebs was built without Zydis (libzydis-dev)");
+		return;
+	}
+	for (i = 0; i < g.n && i < 6; i++)
+		same += !g.v[i].bad && g.v[i].len == lens[i] && starts(g.v[i].text, names[i]);
+	TEST_CHECK("decode: AVX-512: kmovd, vmovdqu8, vpcmp, kmovd, test, ret, each whole",
+		   !e && g.n == 6 && same == 6);
+	TEST_CHECK("decode: AVX-512: kmovd's operands in AT&T order (%ecx, %k2)",
+		   g.n > 0 && strstr(g.v[0].text, "%ecx, %k2") != NULL);
+}
+
 /* Without a disassembler, the one thing to check is that decoding says so. */
 static void test_instructions(void)
 {
@@ -233,6 +270,7 @@ static void test_instructions(void)
 	test_partial();
 	test_edges();
 	test_stops();
+	test_avx512();
 }
 
 TEST_MAIN(NULL, NULL, TEST_CASE(test_annotate_asm), TEST_CASE(test_instructions))

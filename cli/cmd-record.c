@@ -335,8 +335,9 @@ static const struct cli_opt record_opts[] = {
 	 .fn = set_freq},
 	{"output", 'o', "FILE", "data file (default ebs.data; '-' for stdout)", CLI_CALL,
 	 .fn = set_output},
-	{"pid", 'p', "PID[,PID...]", "attach to running processes (all their threads)", CLI_CALL,
-	 .fn = add_pids},
+	{"pid", 'p', "PID[,PID...]",
+	 "attach to running processes (all their threads); CMD, if given, only bounds the duration",
+	 CLI_CALL, .fn = add_pids},
 	{"all-cpus", 'a', NULL, "sample every CPU; CMD, if given, only bounds the duration",
 	 CLI_SET, .off = CLI_BOOL_AT(struct record_args, o.system_wide)},
 	{NULL, 'g', NULL,
@@ -438,11 +439,6 @@ int cmd_record(int argc, char **argv)
 		a.o.freq = 1000;
 	if (a.o.nr_pids && a.o.system_wide) {
 		fprintf(stderr, "ebs record: -p and -a exclude each other\n");
-		goto out;
-	}
-	if (a.o.nr_pids && optind < argc) {
-		fprintf(stderr,
-			"ebs record: -p attaches to running processes; no command wanted\n");
 		goto out;
 	}
 	if (!a.clean && !a.o.nr_pids && !a.o.system_wide && optind >= argc) {

@@ -556,7 +556,7 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 			ebs_error__set(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	if (o->system_wide && o->argv) {
+	if ((o->system_wide || o->nr_pids) && o->argv) { /* a command bounding -a or -p */
 		child = spawn(o, old, &go_fd, &exec_fd, err);
 		if (child < 0) {
 			e = child;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # attach.sh - -p attaches to a running process (its existing mappings come
 # from /proc, so its code resolves) and stops when it exits; -a samples every
-# CPU and sees a process started separately; CMD only bounds -a's duration.
+# CPU and sees a process started separately; CMD only bounds -a's and -p's
+# duration.
 #
 # Nothing here waits a wall-clock time for a workload to have done some
 # work: the test waits until ebs polls for samples (wait_polling), then
@@ -35,6 +36,26 @@ periods_bound "-p" p.dump
 check "-p: recorded until the process ended (its EXIT record)" grep -q "EXIT .* pid $spid " p.dump
 check "-p: synthesized MMAP of the sleeper" grep -q 'MMAP .*/sleeper (synthesized)' p.dump
 check "-p: header names the target" grep -q "^# target: pid $spid" p.dump
+
+# -p PID -- CMD: the command only bounds the duration, as perf's: recording
+# ends when it exits (the process still running), its exit status is
+# ebs's, and only the process is sampled, not the command.
+"$WORKLOADS/sleeper" 300 >sb.pid &
+sbpid=$!
+wait_line sb.pid
+"$EBS" record -q -e cpu-clock -F 1000 -o pb.data -p "$sbpid" -- sh -c 'sleep 0.5; exit 3' 2>pb.data.err
+rc=$?
+alive=no
+kill -0 "$sbpid" 2>/dev/null && alive=yes
+kill -TERM "$sbpid"
+wait "$sbpid"
+check "-p PID -- CMD: ends when CMD exits, with its status (3: $rc), the process still running ($alive)" \
+	[ "$rc.$alive" = 3.yes ]
+"$EBS" report -i pb.data --sort pid --json >pb.json 2>pb.err
+check "-p PID -- CMD: the process's samples, none of the command's" \
+	python3 -c 'import json, sys
+rows = json.load(open("pb.json"))["rows"]
+sys.exit(not (rows and all(r["pid"] == int(sys.argv[1]) for r in rows)))' "$sbpid"
 
 # -p of several pids: two sleepers, both sampled (each works 0.1 s of CPU
 # time, 50 periods of 2 ms, while ebs is attached).

@@ -393,9 +393,12 @@ int report_collect(struct report *r, const struct report_opts *opts, struct ebs_
 	/* DWARF where lines or inline chains are shown, counted or filtered on */
 	so.no_dwarf = !r->col[KEY_LINE] && !opts->stats && !opts->view.filter.funcs &&
 		      (opts->view.no_inline || !r->col[KEY_FUNC]);
-	/* a table of functions (no lines shown, no chains): units without their line tables */
-	so.no_lines = !r->col[KEY_LINE] && !opts->stats && !opts->children && !opts->tree &&
-		      !opts->callers && !opts->callees;
+	/*
+	 * a table of functions, of --children's too (no lines shown; a chain's
+	 * rows are keyed by function and DSO): units without their line tables
+	 */
+	so.no_lines = !r->col[KEY_LINE] && !opts->stats && !opts->tree && !opts->callers &&
+		      !opts->callees;
 	e = session__open_view(&r->rs, &opts->view, &so, err);
 	if (e)
 		return e;

@@ -90,18 +90,39 @@ static int account_chain(struct report *r, const struct resolved *rv, struct row
 {
 	const struct cframe *f;
 	unsigned int n, i, flags;
+	struct frame_memo *fm;
 	struct row *row;
+	u32 nfids;
 	int e;
 
 	e = chainer__build(r->chains, rv, &f, &n, &flags);
 	if (e)
 		return e;
 	r->seq++;
+	if (!r->chain_gen || memcmp(k, &r->chain_ctx, sizeof(*k))) {
+		r->chain_ctx = *k;
+		r->chain_gen++;
+	}
+	nfids = chainer__nr_fids(r->chains);
+	if (nfids >= r->fmemo_cap) {
+		size_t had = r->fmemo_cap;
+
+		while (nfids >= r->fmemo_cap)
+			if (ebs_grow((void **)&r->fmemo, &r->fmemo_cap, r->fmemo_cap,
+				     sizeof(*r->fmemo), 1024))
+				return -ENOMEM;
+		memset(r->fmemo + had, 0, (r->fmemo_cap - had) * sizeof(*r->fmemo));
+	}
 	for (i = 0; i < n; i++) {
-		k->function = f[i].name;
-		k->dso_id = f[i].dso;
-		HASH_FIND_BYHASHVALUE(hh, r->rows, k, sizeof(*k), ebs_hash_words(k, sizeof(*k)),
-				      row);
+		fm = &r->fmemo[f[i].fid];
+		if (fm->gen == r->chain_gen) {
+			row = fm->row;
+		} else {
+			k->function = f[i].name;
+			k->dso_id = f[i].dso;
+			HASH_FIND_BYHASHVALUE(hh, r->rows, k, sizeof(*k),
+					      ebs_hash_words(k, sizeof(*k)), row);
+		}
 		if (row && row->mark == r->seq)
 			continue; /* recursion: counted once */
 		if (row) {
@@ -112,6 +133,8 @@ static int account_chain(struct report *r, const struct resolved *rv, struct row
 			if (e)
 				return e;
 		}
+		fm->row = row;
+		fm->gen = r->chain_gen;
 		row->mark = r->seq;
 		if (f[i].mangled)
 			row->mangled = f[i].mangled;
@@ -370,9 +393,12 @@ int report_collect(struct report *r, const struct report_opts *opts, struct ebs_
 	/* DWARF where lines or inline chains are shown, counted or filtered on */
 	so.no_dwarf = !r->col[KEY_LINE] && !opts->stats && !opts->view.filter.funcs &&
 		      (opts->view.no_inline || !r->col[KEY_FUNC]);
-	/* a table of functions (no lines shown, no chains): units without their line tables */
-	so.no_lines = !r->col[KEY_LINE] && !opts->stats && !opts->children && !opts->tree &&
-		      !opts->callers && !opts->callees;
+	/*
+	 * a table of functions, of --children's too (no lines shown; a chain's
+	 * rows are keyed by function and DSO): units without their line tables
+	 */
+	so.no_lines = !r->col[KEY_LINE] && !opts->stats && !opts->tree && !opts->callers &&
+		      !opts->callees;
 	e = session__open_view(&r->rs, &opts->view, &so, err);
 	if (e)
 		return e;
@@ -401,6 +427,7 @@ void report_release(struct report *r)
 	}
 	dsostats__free(&r->stats);
 	free(r->memo);
+	free(r->fmemo);
 	chainer__free(r->chains);
 	session__close(&r->rs);
 	memset(r, 0, sizeof(*r));

@@ -102,6 +102,16 @@ struct row_memo {
 
 #define NO_CALLER UINT32_MAX
 
+/*
+ * --children: where a frame (cframe.fid) was counted last, while the
+ * sample's own part of the key (task, event columns: chain_ctx) is the one
+ * of generation gen.
+ */
+struct frame_memo {
+	struct row *row;
+	u64 gen;
+};
+
 /* One table's worth of rows, and how they are shown. */
 struct report {
 	const struct report_opts *o;
@@ -119,8 +129,12 @@ struct report {
 	/* of them, from processes in another mount namespace or root (resolved.ns) */
 	u64 ns_total[EBS_MAX_EVENTS], ns_total_all;
 	struct dso_stat *stats;
-	struct chainer *chains; /* --children */
-	u64 seq;		/* samples counted so far */
+	struct chainer *chains;	  /* --children */
+	u64 seq;		  /* samples counted so far */
+	struct frame_memo *fmemo; /* by cframe.fid */
+	size_t fmemo_cap;
+	struct row_key chain_ctx; /* the latest chain's key, but for its frames */
+	u64 chain_gen;		  /* changes with chain_ctx */
 	bool color;
 	int width;
 };

@@ -604,7 +604,7 @@ int ebs_flamegraph(const struct flamegraph_opts *o, struct ebs_error *err)
 	int e;
 	size_t i;
 
-	e = stacks_collect(&o->view, &s, err);
+	e = stacks_collect(&o->view, false, &s, err); /* names alone: no lines */
 	if (e)
 		goto out;
 	e = flame_node(&fl, NONE, "all", "", FK_ROOT) == NONE ? -ENOMEM : 0;

@@ -591,7 +591,7 @@ int ebs_report_graph(const struct report_opts *o, struct ebs_error *err)
 	struct stacks s;
 	int e;
 
-	e = stacks_collect(&o->view, &s, err);
+	e = stacks_collect(&o->view, true, &s, err);
 	if (!e) {
 		e = o->tree ? tree(o, &s, o->view.out) : callers_callees(o, &s, o->view.out, err);
 		if (e == -ENOMEM)

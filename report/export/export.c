@@ -117,7 +117,7 @@ int ebs_export(const struct export_opts *o, struct ebs_error *err)
 	struct stacks s;
 	int e, w;
 
-	e = stacks_collect(&o->view, &s, err);
+	e = stacks_collect(&o->view, true, &s, err);
 	if (e)
 		goto out;
 	e = ebs_out_open(&out, o->output, o->view.out, err);

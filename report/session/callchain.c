@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "report/session/callchain.h"
+#include "util/hash.h"
 #include "util/json.h"
 
 #define MAX_ADDRS 1024 /* addresses per chain, the kernel's and the unwound */
@@ -28,7 +29,8 @@
 /* One frame of an address's, as push_resolved named it. */
 struct named {
 	const char *id, *name, *dso; /* interned */
-	const char *mangled;	     /* the symbolizer's */
+	u32 fid;
+	const char *mangled; /* the symbolizer's */
 	const char *file;
 	u32 line;
 	bool inlined;
@@ -46,8 +48,17 @@ struct addr_frames {
 	u32 first, n;
 };
 
+/* A (name, dso) pair's cframe.fid: the interned pointers are the key. */
+struct fid_ent {
+	const char *key[2]; /* name, dso */
+	u32 fid;
+	UT_hash_handle hh;
+};
+
 struct chainer {
 	struct session *rs;
+	struct fid_ent *fids;
+	u32 nr_fids;
 	bool fp, dwarf, no_inline;
 	u64 asked; /* the stack copy's size the recording asked for */
 	struct ebs_strset *names;
@@ -83,13 +94,47 @@ struct chainer *chainer__new(struct session *rs, const char *mode, bool no_inlin
 
 void chainer__free(struct chainer *c)
 {
+	struct fid_ent *fe, *tmp;
+
 	if (!c)
 		return;
+	HASH_ITER(hh, c->fids, fe, tmp) {
+		HASH_DEL(c->fids, fe);
+		free(fe);
+	}
 	ebs_strset__free(&c->names);
 	free(c->frames);
 	free(c->by_id);
 	free(c->named);
 	free(c);
+}
+
+u32 chainer__nr_fids(const struct chainer *c)
+{
+	return c->nr_fids;
+}
+
+/* The number of (name, dso), interned; 0 when out of memory. */
+static u32 fid_of(struct chainer *c, const char *name, const char *dso)
+{
+	const char *key[2] = {name, dso};
+	struct fid_ent *fe;
+
+	HASH_FIND(hh, c->fids, key, sizeof(key), fe);
+	if (fe)
+		return fe->fid;
+	fe = malloc(sizeof(*fe));
+	if (!fe)
+		return 0;
+	fe->key[0] = name;
+	fe->key[1] = dso;
+	fe->fid = c->nr_fids + 1;
+	HASH_ADD(hh, c->fids, key, sizeof(fe->key), fe);
+	if (!fe->hh.tbl) {
+		free(fe);
+		return 0;
+	}
+	return ++c->nr_fids;
 }
 
 const struct chain_stats *chainer__stats(const struct chainer *c)
@@ -209,7 +254,7 @@ static int push(struct chainer *c, const char *name, const char *mangled, const 
 	f->id = ebs_strset__intern(&c->names, buf);
 	f->name = ebs_strset__intern(&c->names, name);
 	f->dso = ebs_strset__intern(&c->names, dso);
-	if (!f->id || !f->name || !f->dso)
+	if (!f->id || !f->name || !f->dso || !(f->fid = fid_of(c, f->name, f->dso)))
 		return -ENOMEM;
 	f->mangled = mangled;
 	f->addr = w->addr;
@@ -259,6 +304,7 @@ static int keep_frames(struct chainer *c, struct addr_frames *af, const char *ds
 		struct named *nm = &c->named[c->nr_named++];
 
 		nm->id = c->frames[i].id;
+		nm->fid = c->frames[i].fid;
 		nm->name = c->frames[i].name;
 		nm->mangled = c->frames[i].mangled;
 		nm->dso = c->frames[i].dso;
@@ -283,6 +329,7 @@ static int push_kept(struct chainer *c, const struct addr_frames *af, const stru
 		struct cframe *f = &c->frames[c->n++];
 
 		f->id = nm->id;
+		f->fid = nm->fid;
 		f->name = nm->name;
 		f->mangled = nm->mangled;
 		f->dso = nm->dso;

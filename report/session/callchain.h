@@ -16,6 +16,7 @@
  */
 struct cframe {
 	const char *id;		   /* "name\tdso", interned */
+	u32 fid;		   /* the (name, dso) pair's number, from 1: dense, for arrays */
 	const char *name;	   /* function, or "[unknown] DSO+0xSTART" (by the CFI's bounds) */
 	const char *mangled;	   /* name as the symbol table has it, when name is its
 				    * demangled form (sym_result.mangled); else NULL */
@@ -77,6 +78,9 @@ int chainer__build(struct chainer *c, const struct resolved *r, const struct cfr
 		   unsigned int *n, unsigned int *flags);
 
 const struct chain_stats *chainer__stats(const struct chainer *c);
+
+/* The highest cframe.fid given so far (0: none). */
+u32 chainer__nr_fids(const struct chainer *c);
 
 /*
  * What building the chains found, for --stats: one '#' line (text), or

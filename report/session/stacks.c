@@ -139,7 +139,7 @@ static int collect_one(void *ctx, const struct resolved *r)
 	return e ? e : add_stack(cl, r, f, n, flags);
 }
 
-int stacks_collect(const struct view_opts *v, struct stacks *out, struct ebs_error *err)
+int stacks_collect(const struct view_opts *v, bool lines, struct stacks *out, struct ebs_error *err)
 {
 	struct symbolize_opts so = {0};
 	struct collect cl = {.s = out, .event = -1};
@@ -150,6 +150,7 @@ int stacks_collect(const struct view_opts *v, struct stacks *out, struct ebs_err
 	out->no_inline = v->no_inline;
 	session__symbolize_opts(&so, v);
 	so.no_dwarf = v->no_inline && !v->filter.funcs;
+	so.no_lines = !lines;
 	e = session__open_view(&out->rs, v, &so, err);
 	if (e)
 		return e;

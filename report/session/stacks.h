@@ -42,10 +42,13 @@ struct stacks {
 
 /*
  * Read v's file: every sample of one event (v->filter.event, else the
- * first) that the filters let through, into out.  0, or -errno with err
- * filled (as ebs_report).
+ * first) that the filters let through, into out.  lines: the frames' file
+ * and line are wanted (false: DWARF's units are decoded without their line
+ * tables, and the frames have none).  0, or -errno with err filled (as
+ * ebs_report).
  */
-int stacks_collect(const struct view_opts *v, struct stacks *out, struct ebs_error *err);
+int stacks_collect(const struct view_opts *v, bool lines, struct stacks *out,
+		   struct ebs_error *err);
 
 /* The symbolizer's and the machine's strings live until this. */
 void stacks_free(struct stacks *s);

@@ -235,6 +235,15 @@ static int account(void *ctx, const struct resolved *rv)
 		const struct sym_frame *loc = NULL;
 
 		loc = session__inline_key(res, r->o->view.no_inline, &k.function, &k.inlined_into);
+		/*
+		 * One row per name: the symbol table's and DWARF's copies of a
+		 * name (an inlined function's caller named by either) are two
+		 * pointers; interned, they are one key (a memo miss pays it).
+		 */
+		if ((k.function && !(k.function = ebs_strset__intern(&r->rs.names, k.function))) ||
+		    (k.inlined_into &&
+		     !(k.inlined_into = ebs_strset__intern(&r->rs.names, k.inlined_into))))
+			return -ENOMEM;
 		if (!k.function) { /* no symbol: one row per function, as its FDE bounds it */
 			e = session__unknown_at(&r->rs, res, rv->map, s->ip, s->ip, &k.addr);
 			if (e)
@@ -250,7 +259,7 @@ static int account(void *ctx, const struct resolved *rv)
 		k.dso_id = res->info ? (const void *)res->info : (const void *)dso;
 	if (!r->by_line || (!k.line && !k.file)) {
 		e = add_row(r, &k, dso, ev, &row);
-		if (!e && k.function && k.function == res->function)
+		if (!e && k.function && session__same_name(k.function, res->function))
 			row->mangled = res->mangled;
 	} else {
 		/* the line is the row: its function shown, its callers counted */

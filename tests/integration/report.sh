@@ -352,3 +352,21 @@ for cmd in R A; do
 	check "$cmd to a full disk (/dev/full): exit 1, one line" \
 		sh -c "[ $rc -eq 1 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'standard output: write failed' err.txt"
 done
+
+# One name, one row: mix() inlined into step(), which runs both as a
+# function of its own (its name from the symbol table) and inlined into
+# outer() (its name from DWARF's inline scope): "mix (inlined into step)"
+# once, with both halves of the samples (two rows before: a fresh-eye
+# trial found "pymalloc_alloc (inlined into _PyObject_Malloc)" twice in a
+# report of Python).
+if record twice.data -e cpu-clock -F 1000 "$WORKLOADS/inltwice" 0.4; then
+	"$EBS" report -i twice.data --top 0 --json >twice.json 2>twice.err
+	check "report: 'mix (inlined into step)' is one row, whichever way step is named" \
+		python3 -c 'import json, sys
+rows = [r for r in json.load(open("twice.json"))["rows"]
+        if r["function"] == "mix" and r.get("inlined_into") == "step"]
+n = sum(r["samples"] for r in json.load(open("twice.json"))["rows"])
+sys.exit(not (len(rows) == 1 and rows[0]["samples"] * 10 >= n * 8))'
+else
+	fail "record inltwice" "$(tail -n 1 twice.data.err)"
+fi

@@ -142,6 +142,8 @@ struct dso {
 	struct ebs_strset *shown; /* info's paths that hold control characters, as '?' */
 
 	struct addr_ent *cache; /* per-address results, by link-time address */
+	struct addr_ent *bare;	/* results without frames replaced since: kept for
+				 * what they were lent to (symbolizer__frames_for) */
 	size_t nr_cache;	/* its entries */
 	/*
 	 * In front of cache, a slot per hash of an address: the entry last
@@ -210,7 +212,9 @@ struct symbolizer {
 	char *perf_map_dir;
 	bool demangle;
 	bool no_dwarf;
-	bool no_lines;		 /* DWARF's units decoded without their line tables */
+	bool no_lines; /* DWARF's units decoded without their line tables */
+	bool (*frames_for)(void *ctx, const char *function); /* symbolize_opts' */
+	void *frames_ctx;
 	struct sym_cache *cache; /* NULL: none */
 	ebs_warn_fn *warn;
 	void *warn_ctx;

@@ -102,6 +102,7 @@ struct annot {
 	struct ann_memo *memo;
 	size_t nmemo;
 	bool opened; /* rs is open */
+	bool bare;   /* the symbolizer gives frames to FUNC's functions only (fused_pass) */
 };
 
 struct ann_memo {
@@ -1361,6 +1362,14 @@ static void free_all(struct annot *an)
 	free(an->memo);
 }
 
+/* symbolize_opts.frames_for of FUNC's annotate: is function FUNC by its exact name? */
+static bool frames_of_target(void *ctx, const char *function)
+{
+	const char *want = ctx;
+
+	return session__name_is(want, strlen(want), function);
+}
+
 /*
  * Open the recording named by o and resolve what to annotate: the first
  * half of building, so that a bad recording or FUNC is said before any
@@ -1388,6 +1397,12 @@ int ann_set__open(struct ann_set *set, const struct annotate_opts *o, struct ebs
 	so.kcore = o->kcore;
 	if (o->target && (e = parse_target(an, o->target, err)))
 		return e;
+	/* FUNC: no other function's DWARF read, not even ahead (fused_pass) */
+	an->bare = o->target && !an->file_mode && !o->view.filter.funcs;
+	if (an->bare) {
+		so.frames_for = frames_of_target;
+		so.frames_ctx = (void *)o->target;
+	}
 	e = session__open_view(an->rs, &o->view, &so, err);
 	an->opened = !e;
 	return e;
@@ -1547,6 +1562,17 @@ static int fused_one(void *ctx, const struct resolved *rv)
 	return e ? e : collect(fu->an, rv);
 }
 
+/* Was a function of FUNC's exact name (name_query__match, tier NAME_NONE) collected? */
+static bool any_listed(const struct annot *an)
+{
+	const struct fn_ent *f;
+
+	for (f = an->fns; f; f = f->hh.next)
+		if (f->listed)
+			return true;
+	return false;
+}
+
 /* What collect counted, forgotten: for a pass again. */
 static void collect_reset(struct annot *an)
 {
@@ -1583,12 +1609,31 @@ static int fused_pass(struct annot *an, struct ebs_error *err)
 	struct fused fu = {.an = an, .ta = {.memo = !an->rs->no_memo}};
 	int e;
 
+again:
 	an->rs->tallying = true;
 	e = session__each(an->rs, fused_one, &fu, err);
 	an->rs->tallying = false;
 	if (e) {
 		session__tally_free(&fu.ta);
 		return e;
+	}
+	if (an->bare) {
+		/*
+		 * Only FUNC's functions were given frames: the names tallied are
+		 * then all there are to resolve FUNC among when it is the exact
+		 * name of a function with samples (tier NAME_EXACT whatever else
+		 * was inlined where); else the pass is made again with every
+		 * address's frames, as without (an inlined function, a part of
+		 * a name).
+		 */
+		symbolizer__frames_for(an->rs->sym, NULL, NULL);
+		an->bare = false;
+		if (!any_listed(an)) {
+			session__tally_free(&fu.ta);
+			collect_reset(an);
+			fu.ta = (struct session_tally){.memo = !an->rs->no_memo};
+			goto again;
+		}
 	}
 	e = session__resolve_tally(an->rs, &fu.ta, o->target, strlen(o->target), &an->q,
 				   o->view.filter.candidates, err);

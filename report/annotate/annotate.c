@@ -1549,15 +1549,52 @@ out:
 	return e;
 }
 
+#define NAME_MEMO_BITS 10
+
+struct name_memo {
+	const char *name;
+	bool is;
+};
+
 struct fused {
 	struct annot *an;
 	struct session_tally ta;
+	struct name_memo names[1u << NAME_MEMO_BITS]; /* is_target's */
 };
+
+/*
+ * Is name (a sym_result.function) FUNC's exact name?  Memoized by the
+ * name's pointer (a function's name is one string for the session's life).
+ */
+static bool is_target(struct fused *fu, const char *name)
+{
+	struct name_memo *m;
+
+	if (!name)
+		return false;
+	m = &fu->names[((uintptr_t)name * 0x9e3779b97f4a7c15ull) >> (64 - NAME_MEMO_BITS)];
+	if (m->name != name) {
+		m->name = name;
+		m->is = session__name_is(fu->an->o->target, fu->an->q.len, name);
+	}
+	return m->is;
+}
 
 static int fused_one(void *ctx, const struct resolved *rv)
 {
 	struct fused *fu = ctx;
-	int e = session__tally(&fu->ta, rv);
+	int e;
+
+	/*
+	 * Without frames, another function's sample is only counted in the
+	 * total: the names tallied and the functions collected are FUNC's,
+	 * which is all that a FUNC of NAME_EXACT needs (fused_pass).
+	 */
+	if (fu->an->bare && !is_target(fu, rv->res.function)) {
+		fu->an->total++;
+		return 0;
+	}
+	e = session__tally(&fu->ta, rv);
 
 	return e ? e : collect(fu->an, rv);
 }
@@ -1606,37 +1643,42 @@ static void collect_reset(struct annot *an)
 static int fused_pass(struct annot *an, struct ebs_error *err)
 {
 	const struct annotate_opts *o = an->o;
-	struct fused fu = {.an = an, .ta = {.memo = !an->rs->no_memo}};
+	struct fused *fu = calloc(1, sizeof(*fu));
 	int e;
 
+	if (!fu)
+		return ebs_error__set(err, ENOMEM, "out of memory");
+	fu->an = an;
 again:
+	fu->ta = (struct session_tally){.memo = !an->rs->no_memo};
 	an->rs->tallying = true;
-	e = session__each(an->rs, fused_one, &fu, err);
+	e = session__each(an->rs, fused_one, fu, err);
 	an->rs->tallying = false;
-	if (e) {
-		session__tally_free(&fu.ta);
-		return e;
-	}
-	if (an->bare) {
+	if (!e && an->bare) {
 		/*
-		 * Only FUNC's functions were given frames: the names tallied are
-		 * then all there are to resolve FUNC among when it is the exact
-		 * name of a function with samples (tier NAME_EXACT whatever else
-		 * was inlined where); else the pass is made again with every
-		 * address's frames, as without (an inlined function, a part of
-		 * a name).
+		 * Only FUNC's functions were given frames, tallied and
+		 * collected: that is all there is to resolve FUNC among when it
+		 * is the exact name of a function with samples (tier NAME_EXACT
+		 * whatever else there is); else the pass is made again with
+		 * every sample's frames, as without (an inlined function, a
+		 * part of a name).
 		 */
 		symbolizer__frames_for(an->rs->sym, NULL, NULL);
 		an->bare = false;
 		if (!any_listed(an)) {
-			session__tally_free(&fu.ta);
+			session__tally_free(&fu->ta);
 			collect_reset(an);
-			fu.ta = (struct session_tally){.memo = !an->rs->no_memo};
 			goto again;
 		}
 	}
-	e = session__resolve_tally(an->rs, &fu.ta, o->target, strlen(o->target), &an->q,
+	if (e) {
+		session__tally_free(&fu->ta);
+		free(fu);
+		return e;
+	}
+	e = session__resolve_tally(an->rs, &fu->ta, o->target, strlen(o->target), &an->q,
 				   o->view.filter.candidates, err);
+	free(fu);
 	if (e)
 		return e;
 	if (an->q.tier <= NAME_EXACT) {

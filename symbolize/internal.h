@@ -215,7 +215,9 @@ struct symbolizer {
 	bool no_lines; /* DWARF's units decoded without their line tables */
 	bool (*frames_for)(void *ctx, const char *function); /* symbolize_opts' */
 	void *frames_ctx;
-	struct sym_cache *cache; /* NULL: none */
+	bool all_bare;		   /* no frames at all: symbolizer__prefetch_while's pass */
+	struct prefetch *deferred; /* symbolizer__prefetch's work, for symbolizer__prefetch_while */
+	struct sym_cache *cache;   /* NULL: none */
 	ebs_warn_fn *warn;
 	void *warn_ctx;
 

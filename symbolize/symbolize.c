@@ -352,6 +352,8 @@ static void dso__free(struct dso *d)
 	free(d);
 }
 
+static void prefetch_drop(struct prefetch *p);
+
 void symbolizer__free(struct symbolizer *s)
 {
 	struct map_ent *m, *mtmp;
@@ -360,6 +362,7 @@ void symbolizer__free(struct symbolizer *s)
 
 	if (!s)
 		return;
+	prefetch_drop(s->deferred);
 	HASH_ITER(hh, s->maps, m, mtmp) {
 		HASH_DEL(s->maps, m);
 		free(m->path);
@@ -1227,7 +1230,7 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 		a->next = d->bare;
 		d->bare = a;
 	}
-	bare = !frames_wanted(s, d, vaddr);
+	bare = s->all_bare || !frames_wanted(s, d, vaddr);
 	di = s->no_dwarf || bare ? NULL : dso__dwarf(s, d);
 	if (di) {
 		n = dwarf_info__lookup(di, vaddr, frames, MAX_FRAMES);
@@ -1448,6 +1451,33 @@ void symbolizer__frames_for(struct symbolizer *s, bool (*fn)(void *ctx, const ch
 	s->frames_ctx = ctx;
 }
 
+/* p's jobs freed, and p (may be NULL). */
+static void prefetch_drop(struct prefetch *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->njobs; i++)
+		free(p->jobs[i].vaddrs);
+	free(p->jobs);
+	free(p);
+}
+
+struct while_run {
+	int (*fn)(void *ctx);
+	void *ctx;
+	int ret;
+};
+
+static void *while_run(void *arg)
+{
+	struct while_run *w = arg;
+
+	w->ret = w->fn(w->ctx);
+	return NULL;
+}
+
 int symbolizer__prefetch(struct symbolizer *s, const struct sym_prefetch *v, size_t n)
 {
 	struct prefetch p = {.s = s};
@@ -1486,6 +1516,16 @@ int symbolizer__prefetch(struct symbolizer *s, const struct sym_prefetch *v, siz
 			e = job_add(&p, m->dso, vaddr);
 		}
 	}
+	if (!e && p.njobs && s->frames_for) { /* for symbolizer__prefetch_while */
+		for (i = 0; i < p.njobs; i++)
+			qsort(p.jobs[i].vaddrs, p.jobs[i].n, sizeof(u64), ebs_u64_cmp);
+		qsort(p.jobs, p.njobs, sizeof(*p.jobs), job_cmp);
+		prefetch_drop(s->deferred);
+		if ((s->deferred = malloc(sizeof(p)))) {
+			*s->deferred = p;
+			return 0;
+		}
+	}
 	/* a thread for each file, while there are CPUs: one file is read as well without */
 	if (!e && p.njobs > 1) {
 		qsort(p.jobs, p.njobs, sizeof(*p.jobs), job_cmp);
@@ -1508,6 +1548,45 @@ int symbolizer__prefetch(struct symbolizer *s, const struct sym_prefetch *v, siz
 		free(p.jobs[i].vaddrs);
 	free(p.jobs);
 	return e;
+}
+
+int symbolizer__prefetch_while(struct symbolizer *s, int (*fn)(void *ctx), void *ctx)
+{
+	struct prefetch *p = s->deferred;
+	struct while_run w = {fn, ctx, 0};
+	pthread_t tid[PREFETCH_THREADS];
+	unsigned int nthreads = prefetch_threads(), started = 0, t;
+	sigset_t all, old;
+
+	s->deferred = NULL;
+	if (!p || nthreads < 2) {
+		prefetch_drop(p);
+		return fn(ctx);
+	}
+	sym_cache__ready(s->cache);
+	heap_ready(); /* this thread reads the largest file, from the brk heap */
+	s->all_bare = true;
+	p->s = s;
+	/* signals are this thread's to take */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (!pthread_create(&tid[0], NULL, while_run, &w))
+		started++;
+	for (t = 2; started && t < nthreads && t <= p->njobs; t++)
+		if (!pthread_create(&tid[started], NULL, prefetch_work, p))
+			started++;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!started) {
+		s->all_bare = false;
+		prefetch_drop(p);
+		return fn(ctx);
+	}
+	prefetch_work(p);
+	for (t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	s->all_bare = false;
+	prefetch_drop(p);
+	return w.ret;
 }
 
 /* Link-time address vaddr of d into out; 0 or -ENOMEM. */

@@ -213,6 +213,19 @@ void symbolizer__frames_for(struct symbolizer *s, bool (*fn)(void *ctx, const ch
 			    void *ctx) __attribute__((nonnull(1)));
 
 /*
+ * With frames_for set, symbolizer__prefetch only notes what to read: this
+ * reads it on the calling thread (and more, one file to a thread) while
+ * fn(ctx) runs on another, its lookups all without frames (sym_result
+ * with no frames, no file, no line; the DWARF being read is not
+ * touched).  The lookups fn makes must be the only use of s meanwhile.
+ * Frames are had after, by looking the addresses up again
+ * (symbolizer__lookup_in) once symbolizer__frames_for(s, NULL, NULL).
+ * fn's return; fn(ctx) alone when nothing was noted or no thread starts.
+ */
+int symbolizer__prefetch_while(struct symbolizer *s, int (*fn)(void *ctx), void *ctx)
+	__attribute__((nonnull(1, 2)));
+
+/*
  * Warn (through opts.warn), for each mapped file refused because it is not
  * the one recorded (another build-id, none where one was recorded, another
  * inode), how many symbolizer__lookup calls it left unresolved since the

@@ -1560,6 +1560,7 @@ struct fused {
 	struct annot *an;
 	struct session_tally ta;
 	struct name_memo names[1u << NAME_MEMO_BITS]; /* is_target's */
+	struct ebs_error *err;
 };
 
 /*
@@ -1640,6 +1641,44 @@ static void collect_reset(struct annot *an)
  * are not the ones recorded): that warning is given after, as collect's
  * own pass gives it, once FUNC resolved.
  */
+/* fused_pass's pass over the samples. */
+static int tallying_pass(void *ctx)
+{
+	struct fused *fu = ctx;
+	int e;
+
+	fu->an->rs->tallying = true;
+	e = session__each(fu->an->rs, fused_one, fu, fu->err);
+	fu->an->rs->tallying = false;
+	return e;
+}
+
+/*
+ * After a pass without frames (symbolizer__prefetch_while): the frames of
+ * the addresses of FUNC's functions, looked up again.  0 or -ENOMEM.
+ */
+static int frames_again(struct annot *an)
+{
+	struct fn_ent *f;
+	struct addr_cnt *a;
+	struct sym_result r;
+	int e;
+
+	symbolizer__frames_for(an->rs->sym, NULL, NULL);
+	for (f = an->fns; f; f = f->hh.next) {
+		if (!f->listed || f->kernel || !f->key.info)
+			continue;
+		for (a = f->addrs; a; a = a->hh.next) {
+			e = symbolizer__lookup_in(an->rs->sym, f->key.info, a->addr, &r);
+			if (e)
+				return e;
+			a->nr_frames = r.nr_frames;
+			a->frames = r.frames;
+		}
+	}
+	return 0;
+}
+
 static int fused_pass(struct annot *an, struct ebs_error *err)
 {
 	const struct annotate_opts *o = an->o;
@@ -1651,13 +1690,16 @@ static int fused_pass(struct annot *an, struct ebs_error *err)
 	fu->an = an;
 again:
 	fu->ta = (struct session_tally){.memo = !an->rs->no_memo};
-	an->rs->tallying = true;
-	e = session__each(an->rs, fused_one, fu, err);
-	an->rs->tallying = false;
+	fu->err = err;
+	/* bare: FUNC's DWARF read on this thread while the pass runs on another */
+	e = an->bare ? symbolizer__prefetch_while(an->rs->sym, tallying_pass, fu)
+		     : tallying_pass(fu);
+	if (!e && an->bare && frames_again(an))
+		e = ebs_error__set(err, ENOMEM, "out of memory");
 	if (!e && an->bare) {
 		/*
-		 * Only FUNC's functions were given frames, tallied and
-		 * collected: that is all there is to resolve FUNC among when it
+		 * Only FUNC's functions were tallied and collected (and given
+		 * frames): that is all there is to resolve FUNC among when it
 		 * is the exact name of a function with samples (tier NAME_EXACT
 		 * whatever else there is); else the pass is made again with
 		 * every sample's frames, as without (an inlined function, a

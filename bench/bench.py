@@ -25,6 +25,9 @@ Environment (bench.sh sets the first ones):
                          and a sixteenth of it)
   MIN_SAMPLES            samples each tool's large recording must hold
                          (default 500000; recorded again, longer, when short)
+  SAMPLES_BOUND          how far apart ebs's and perf's recordings of the
+                         same work may be in samples (default 1.15: within
+                         15% either way; both recorded again, twice at most)
   SQL_ROWS               rows of one sqlwork run (default 400000, ~1.5 s)
   DRAIN_HZ, DRAIN_WORK   row 10's rate cap (default 40000) and the work of each
                          of its two busy programs (./big rounds, default 2000)
@@ -34,6 +37,8 @@ Environment (bench.sh sets the first ones):
   STAT_CMD               the short command of row stat_100 (default /bin/true)
   MONITOR_SECONDS        how long each monitor_cpu run lasts (default 20)
   READPAIR_ROUNDS        libebs_read's rounds of 1,000 reads (default 201)
+  PIN_ROUNDS             rounds of the pinned rows pin_1k and pin_10k, when
+                         more than RUNS (default 9)
 
 Nothing here writes outside OUT and RESULTS: ebs runs with XDG_CACHE_HOME
 under OUT, perf with PERF_BUILDID_DIR under OUT (its ~/.debug).
@@ -77,6 +82,7 @@ RESULTS = os.environ.get('RESULTS') or os.path.join(TOP, 'bench', 'results.json'
 RUNS = max(1, env_int('RUNS', 5))
 LARGE_ITERS = max(1, env_int('LARGE_ITERS', 16))
 MIN_SAMPLES = env_int('MIN_SAMPLES', 500000)
+SAMPLES_BOUND = float(os.environ.get('SAMPLES_BOUND') or 1.15)
 SQL_ROWS = env_int('SQL_ROWS', 400000)
 TOP_SECONDS = env_int('TOP_SECONDS', 60)
 TOP_STEADY = 10  # s: what a top run took after this is its steady state
@@ -641,19 +647,48 @@ def record_sqlite(tool, size, iters, minimum=0):
     SQL[(tool, size)] = st
 
 
+def comparable(n_ebs, n_perf):
+    """Whether two recordings of the same work hold sample counts within
+    SAMPLES_BOUND of each other (a report's cost grows with its samples)."""
+    return n_ebs and n_perf and 1 / SAMPLES_BOUND <= n_ebs / n_perf <= SAMPLES_BOUND
+
+
+def record_pair(what, record, samples):
+    """Record ebs's and perf's recordings of the same work (record(tool)),
+    again, both, at most twice more while their sample counts are not
+    comparable(): the cost of a 10 kHz interrupt on a VM can swing by 2x
+    within minutes, which stretches one tool's run and so its recording.
+    samples(tool) reads the count; returns whether the last pair held."""
+    for attempt in range(3):
+        for tool in ('ebs', 'perf'):
+            record(tool)
+        n = {tool: samples(tool) for tool in ('ebs', 'perf')}
+        if comparable(n['ebs'], n['perf']):
+            return True
+        progress('  %s: %d samples (ebs) against %d (perf), not within %.2fx: %s'
+                 % (what, n['ebs'], n['perf'], SAMPLES_BOUND,
+                    'both again' if attempt < 2 else 'kept, marked not comparable'))
+    return False
+
+
 def sqlite_recordings():
     sizes = [('1x', max(1, LARGE_ITERS // 16)), ('4x', max(1, LARGE_ITERS // 4)),
              ('16x', LARGE_ITERS)]
+    held = {}
     for size, iters in sizes:
-        for tool in ('ebs', 'perf'):
-            record_sqlite(tool, size, iters, MIN_SAMPLES if size == '16x' else 0)
+        held[size] = record_pair(
+            'SQLite %s' % size,
+            lambda tool, size=size, iters=iters: record_sqlite(
+                tool, size, iters, MIN_SAMPLES if size == '16x' else 0),
+            lambda tool, size=size: SQL[(tool, size)]['samples'])
     MACHINE_PROGRAMS['sqlite'] = {
         'what': 'SQLite %s amalgamation (npm pack better-sqlite3, deps/sqlite3/sqlite3.c), '
                 'gcc -O2 -g, under tests/real/sqlwork.c' % sqlite_version(),
         'recordings': 'two concurrent loops of sqlwork %d at %d Hz, cpu-clock' % (SQL_ROWS, HZ),
         'samples': {size: {'ebs': SQL[('ebs', size)]['samples'], 'perf': SQL[('perf', size)]['samples'],
                            'iterations': {'ebs': SQL[('ebs', size)]['iterations'],
-                                          'perf': SQL[('perf', size)]['iterations']}}
+                                          'perf': SQL[('perf', size)]['iterations']},
+                           'comparable': held[size]}
                     for size, _ in sizes}}
 
 
@@ -864,11 +899,17 @@ def cg_rows():
     first report) unless it says warm; interleaved, ratios per round."""
     fp = SQLWORK_FP or SQLWORK
     rec = {}
-    for tool in ('ebs', 'perf'):
-        rec[(tool, 'fp')] = cg_record(tool, ['-g'], CG_ITERS, fp, 'fp')
-        # dwarf: one sqlwork (perf's file holds 8 KB of stack per sample)
-        rec[(tool, 'dwarf')] = cg_record(tool, ['--call-graph', 'dwarf'], 0, SQLWORK, 'dwarf',
-                                         CG_DWARF_HZ)
+    held = {}
+    held['fp'] = record_pair(
+        'the -g recordings',
+        lambda tool: rec.__setitem__((tool, 'fp'), cg_record(tool, ['-g'], CG_ITERS, fp, 'fp')),
+        lambda tool: rec[(tool, 'fp')][1])
+    # dwarf: one sqlwork (perf's file holds 8 KB of stack per sample)
+    held['dwarf'] = record_pair(
+        'the dwarf recordings',
+        lambda tool: rec.__setitem__((tool, 'dwarf'), cg_record(
+            tool, ['--call-graph', 'dwarf'], 0, SQLWORK, 'dwarf', CG_DWARF_HZ)),
+        lambda tool: rec[(tool, 'dwarf')][1])
     rec[('perf', 'ip')] = cg_record('perf', [], CG_PERFDATA_ITERS, SQLWORK, 'ip')
     # perfdata_warm's cache: an ebs report of another perf.data of the same program
     other = cg_record('perf', [], 0, SQLWORK, 'ip-other')[0]
@@ -925,16 +966,19 @@ def cg_rows():
                                                               .replace('_warm', '')]))['ratio']}
     set_ratio('children_fp', wall(res['e_fp']), wall(res['p_fp']),
               **pair_fields(wall(res['e_fp']), wall(res['p_fp'])), samples=n('fp'),
+              samples_comparable=held['fp'],
               ebs_cpu_median=med(cput(res['e_fp'])), perf_cpu_median=med(cput(res['p_fp'])),
               frame_pointers=bool(SQLWORK_FP), measured=stamp, **warm_fields('e_fp_warm'))
     set_ratio('children_dwarf', wall(res['e_dw']), wall(res['p_dw']),
               **pair_fields(wall(res['e_dw']), wall(res['p_dw'])), samples=n('dwarf'),
+              samples_comparable=held['dwarf'],
               hz=CG_DWARF_HZ, ebs_cpu_median=med(cput(res['e_dw'])),
               perf_cpu_median=med(cput(res['p_dw'])), measured=stamp,
               bytes={'ebs': os.path.getsize(edw), 'perf': os.path.getsize(pdw)},
               **warm_fields('e_dw_warm'))
     set_ratio('flamegraph', wall(res['e_flame']), wall(res['p_script']),
               **pair_fields(wall(res['e_flame']), wall(res['p_script'])), samples=n('fp'),
+              samples_comparable=held['fp'],
               measured=stamp)
     if 'p_collapse' in res:
         ROWS['flamegraph'].update(
@@ -953,6 +997,7 @@ def cg_rows():
                   measured=stamp)
     set_ratio('rss_dwarf', rss(res['e_dw']), rss(res['p_dw']),
               **pair_fields(rss(res['e_dw']), rss(res['p_dw']), 'MB'), samples=n('dwarf'),
+              samples_comparable=held['dwarf'],
               measured=stamp)
 # ---- end of issue 34, H1's functions -------------------------------------------
 
@@ -1148,7 +1193,7 @@ def size_and_slowdown():
         c = {'alone': [], 'ebs': [], 'perf': []}
         total = {'ebs': [], 'perf': []}
         kinds = ['alone', 'ebs', 'perf']
-        for i in range(RUNS):
+        for i in range(rounds):
             for kind in kinds[i % 3:] + kinds[:i % 3]:
                 if kind == 'alone':
                     w, _, cpu = timed(prog)
@@ -1172,6 +1217,7 @@ def size_and_slowdown():
                   alone_cpu_median=med(c['alone']), ebs_cpu_median=med(c['ebs']),
                   perf_cpu_median=med(c['perf']), component_unit='s', hz=hz,
                   pairs_dropped=sum(1 for p in sp if p <= 0),
+                  ratio_of_medians=med(se) / med(sp) if med(sp) > 0 else None,
                   wall_alone_median=med(t['alone']), wall_ebs_median=med(t['ebs']),
                   wall_perf_median=med(t['perf']), wall_ebs_slowdown_median=med(we),
                   wall_perf_slowdown_median=med(wp), wall_ratio_median=med(wr),
@@ -1427,6 +1473,9 @@ STAT_CMD = os.environ.get('STAT_CMD') or '/bin/true'
 STAT_N = 100
 MONITOR_SECONDS = env_int('MONITOR_SECONDS', 20)
 READPAIR_ROUNDS = env_int('READPAIR_ROUNDS', 201)
+# the pinned rows' rounds: their slowdowns (a few % at 1 kHz) are smaller
+# than the VM's drift between runs, so they take more rounds than RUNS
+PIN_ROUNDS = env_int('PIN_ROUNDS', 9)
 
 
 # WRAP, and the CPU time of the wrapper's parent (the recorder: ebs record
@@ -1459,15 +1508,16 @@ def pinned_slowdown():
     pin = ['taskset', '-c', cpu]
     prog = PIN_WRAP + [SQLWORK, str(SQL_ROWS)]
     for hz, key in ((1000, 'pin_1k'), (HZ, 'pin_10k')):
+        rounds = max(RUNS, PIN_ROUNDS)
         progress('sqlwork %d alone, under ebs record, under perf record at %d Hz, all on CPU %s: '
-                 '%d rounds' % (SQL_ROWS, hz, cpu, RUNS))
+                 '%d rounds' % (SQL_ROWS, hz, cpu, rounds))
         d = scratch('pin')
         t = {'alone': [], 'ebs': [], 'perf': []}
         c = {'alone': [], 'ebs': [], 'perf': []}
         rec = {'ebs': [], 'perf': []}
         nsamp = {'ebs': [], 'perf': []}
         kinds = ['alone', 'ebs', 'perf']
-        for i in range(RUNS):
+        for i in range(rounds):
             for kind in kinds[i % 3:] + kinds[:i % 3]:
                 if kind == 'alone':
                     w, _, pc, _ = timed(pin + prog, recorder_cpu=True)
@@ -1486,6 +1536,7 @@ def pinned_slowdown():
                   alone_cpu_median=med(c['alone']), ebs_cpu_median=med(c['ebs']),
                   perf_cpu_median=med(c['perf']), component_unit='s', hz=hz, cpu=int(cpu),
                   pairs_dropped=sum(1 for p in sp if p <= 0),
+                  ratio_of_medians=med(se) / med(sp) if med(sp) > 0 else None,
                   recorder_cpu_s={'ebs': med(rec['ebs']), 'perf': med(rec['perf'])},
                   samples={'ebs': med(nsamp['ebs']), 'perf': med(nsamp['perf'])},
                   slowdowns={'ebs': se, 'perf': sp},

@@ -17,9 +17,9 @@
 # Environment: BUILD (the build directory, default build; scratch files go to
 # BUILD/bench), RUNS (default 5), RESULTS (default bench/results.json; given
 # another, README.md is left alone), and bench.py's knobs (LARGE_ITERS,
-# MIN_SAMPLES, SQL_ROWS, DRAIN_HZ, DRAIN_WORK, SRCLINE_TIMEOUT, MERGE_N, ONLY:
-# see its head; ONLY=merge measures the merge row alone, ONLY=view the
-# ebs view rows, ONLY=ovh issue 34's overhead rows (or one of pin,
+# MIN_SAMPLES, SAMPLES_BOUND, SQL_ROWS, DRAIN_HZ, DRAIN_WORK, SRCLINE_TIMEOUT,
+# MERGE_N, ONLY: see its head; ONLY=merge measures the merge row alone,
+# ONLY=view the ebs view rows, ONLY=ovh issue 34's overhead rows (or one of pin,
 # stat_100, monitor_cpu, libebs_read; slow: the two-core rows), ONLY=cg its
 # call-graph and perf.data rows, ONLY=size_cg its -g file size rows
 # (size_fp, size_dwarf), ONLY=warm the three warm-cache rows, ONLY=report

@@ -140,8 +140,10 @@ def machine_line(m):
              m['perf'], 'ebs %s%s' % (m['ebs_rev'], ' (uncommitted changes)' if m['ebs_dirty'] else ''),
              'RUNS=%s' % m['runs']]
     if sq:
-        parts.append('SQLite large profile %s samples (ebs) / %s (perf)'
-                     % (fmt(sq['ebs']), fmt(sq['perf'])))
+        parts.append('SQLite large profile %s samples (ebs) / %s (perf)%s'
+                     % (fmt(sq['ebs']), fmt(sq['perf']),
+                        ' (NOT comparable: more than the bound apart after 3 tries)'
+                        if sq.get('comparable') is False else ''))
     if gen:
         parts.append('2,000-function program %s / %s' % (fmt(gen['ebs']), fmt(gen['perf'])))
     if 'loadavg_start' in m:

@@ -172,9 +172,12 @@ static void estimate_why(const struct facts *fa, char *why, size_t len)
 	 * rate asks: throttling (kernel.perf_event_max_sample_rate,
 	 * perf_cpu_time_max_percent), or a clock event's timer falling
 	 * behind when an interrupt costs more than the period.  A timer's
-	 * latency alone loses a few percent, hence a tenth.
+	 * latency alone loses a few percent, hence a tenth; and each thread's
+	 * last period is cut short, unsampled, which in a run of a few
+	 * samples is more than a tenth: hence also ten periods at least.
 	 */
-	if (c->value && !fa->filtered && fa->events < c->scaled * 0.9)
+	if (c->value && !fa->filtered && fa->events < c->scaled * 0.9 &&
+	    (!fa->samples || c->scaled - fa->events > 10.0 * fa->events / fa->samples))
 		ADD(why, len, n,
 		    "%sthe samples stand for %.0f%% of the counted events: the kernel "
 		    "took fewer samples than asked (throttled, or the interrupts cost more than the "

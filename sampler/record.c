@@ -717,6 +717,13 @@ int ebs_record(const struct record_opts *opts, struct record_result *res, struct
 		if (e)
 			goto out;
 	}
+	/*
+	 * The recording's end is when the command exited (or the stop came),
+	 * not when its file is finished: reading /proc/kallsyms and the rest
+	 * take 0.2-0.4 s after, which --time's percentages and ebs view's
+	 * timeline would count as time without samples.
+	 */
+	ebs_writer__set_end(s.w, ebs_realtime_ns(), ebs_clock_ns());
 	e = s.backend->stop(&s, err);
 	if (e)
 		goto out;

@@ -191,6 +191,19 @@ check "report: samples standing for 10% of the counted events say so, and why" \
 R -i few.data --json >few.json
 check "report --json: the same reason in estimate.why" \
 	[ "$(json few.json "j['estimate']['approximate'] and 'stand for 10%' in j['estimate']['why']")" = 1 ]
+# A run of a few samples: 4 of 1000000 against 4,600,000 counted (87%) is
+# each thread's last period, cut short, not throttling: no such reason.
+cat >short.script <<EOF2
+event cpu-clock cpu-clock 1000000
+comm 100 100 golden
+mmap 100 401000 1000 1000 $TMP/golden
+$(for i in 1 2 3 4; do echo "sample 0 100 100 40100c 1"; done)
+count 0 4600000 100000000 100000000 0 100
+EOF2
+"$MKDATA" short.data <short.script
+R -i short.data >short.out 2>&1
+check "report: 4 samples standing for 87% of the counted events (a short run's cut period) are not said to be throttled" \
+	not grep -q 'stand for' short.out
 
 # Counting's one rule (count/rule.h): a task-clock counter that ran 950 us
 # of its thread's 1 ms is its own total alone (a group of software events

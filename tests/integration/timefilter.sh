@@ -291,9 +291,22 @@ else
 	awk 'BEGIN { srand(33); for (i = 0; i < 500; i++) { w = ""; n = 2 + int(rand() * 8)
 		for (k = 0; k < n; k++) w = w sprintf("%c", 97 + int(rand() * 10)); v[i] = w }
 		for (i = 0; i < 200000; i++) printf "%s%s", v[int(rand() * 500)], (i % 12 == 11 ? "\n" : " ") }' >input.txt
-	record x.data -e cpu-clock -F 500 xz -6 -T1 -c input.txt >/dev/null
+	# the command's last act: its realtime clock, to hold the trailer's end against
+	# shellcheck disable=SC2016	# sh -c's own $?
+	record x.data -e cpu-clock -F 500 sh -c 'xz -6 -T1 -c input.txt; s=$?; date +%s%N >exit.ns; exit $s' >/dev/null
 	check "record Debian's xz -6 -T1 compressing $(($(wc -c <input.txt) / 1000)) kB of words: exit 0" [ $? -eq 0 ] &&
 		XZ=x
+	# the recording ends when the command exited, not when ebs finished its
+	# file (/proc/kallsyms and the rest after it: 0.24 s here), which --time's
+	# percentages and ebs view's timeline would count as time without samples
+	end=$(python3 -c 'import struct, sys
+f = open(sys.argv[1], "rb"); h = f.read(96); f.seek(struct.unpack_from("<Q", h, 40)[0])
+print(struct.unpack_from("<Q", f.read(16), 8)[0])' x.data)
+	gap=$(( (end - $(cat exit.ns)) / 1000000 ))
+	inside=no
+	[ "$gap" -ge -5 ] && [ "$gap" -le 100 ] && inside=yes
+	check "the trailer's end is when the command exited: ${gap} ms after its last date +%s%N (at most 100)" \
+		[ $inside = yes ]
 fi
 for n in a b $XZ; do
 	"$EBS" script -i "$n.data" --json -F pid,tid,time,sym >"$n.jsonl" 2>"$n.script.err" ||

@@ -1523,6 +1523,8 @@ int symbolizer__prefetch(struct symbolizer *s, const struct sym_prefetch *v, siz
 		prefetch_drop(s->deferred);
 		if ((s->deferred = malloc(sizeof(p)))) {
 			*s->deferred = p;
+			/* now, as below: later the heap's top may be too large to find its end */
+			heap_ready();
 			return 0;
 		}
 	}

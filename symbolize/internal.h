@@ -142,6 +142,8 @@ struct dso {
 	struct ebs_strset *shown; /* info's paths that hold control characters, as '?' */
 
 	struct addr_ent *cache; /* per-address results, by link-time address */
+	struct addr_ent *bare;	/* results without frames replaced since: kept for
+				 * what they were lent to (symbolizer__frames_for) */
 	size_t nr_cache;	/* its entries */
 	/*
 	 * In front of cache, a slot per hash of an address: the entry last
@@ -210,8 +212,12 @@ struct symbolizer {
 	char *perf_map_dir;
 	bool demangle;
 	bool no_dwarf;
-	bool no_lines;		 /* DWARF's units decoded without their line tables */
-	struct sym_cache *cache; /* NULL: none */
+	bool no_lines; /* DWARF's units decoded without their line tables */
+	bool (*frames_for)(void *ctx, const char *function); /* symbolize_opts' */
+	void *frames_ctx;
+	bool all_bare;		   /* no frames at all: symbolizer__prefetch_while's pass */
+	struct prefetch *deferred; /* symbolizer__prefetch's work, for symbolizer__prefetch_while */
+	struct sym_cache *cache;   /* NULL: none */
 	ebs_warn_fn *warn;
 	void *warn_ctx;
 

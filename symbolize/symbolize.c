@@ -86,6 +86,8 @@ struct addr_ent {
 	const char *mangled;  /* sym_result.mangled */
 	u64 sym_offset;
 	unsigned int nr_frames;
+	bool bare;	       /* resolved without DWARF: symbolizer.frames_for said no */
+	struct addr_ent *next; /* in dso.bare, once replaced */
 	struct sym_frame frames[];
 };
 
@@ -296,6 +298,8 @@ struct symbolizer *symbolizer__new(const struct symbolize_opts *opts)
 	s->demangle = opts->demangle;
 	s->no_dwarf = opts->no_dwarf;
 	s->no_lines = opts->no_lines;
+	s->frames_for = opts->frames_for;
+	s->frames_ctx = opts->frames_ctx;
 	s->warn = opts->warn;
 	s->warn_ctx = opts->warn_ctx;
 	s->offline = opts->offline;
@@ -327,6 +331,10 @@ static void dso__free(struct dso *d)
 		HASH_DEL(d->cache, a);
 		free(a);
 	}
+	while ((a = d->bare)) {
+		d->bare = a->next;
+		free(a);
+	}
 	free(d->front);
 	dwarf_info__free(d->dwarf);
 	dso_cfi__free(d->cfi);
@@ -344,6 +352,8 @@ static void dso__free(struct dso *d)
 	free(d);
 }
 
+static void prefetch_drop(struct prefetch *p);
+
 void symbolizer__free(struct symbolizer *s)
 {
 	struct map_ent *m, *mtmp;
@@ -352,6 +362,7 @@ void symbolizer__free(struct symbolizer *s)
 
 	if (!s)
 		return;
+	prefetch_drop(s->deferred);
 	HASH_ITER(hh, s->maps, m, mtmp) {
 		HASH_DEL(s->maps, m);
 		free(m->path);
@@ -1181,6 +1192,17 @@ static void front_grow(struct dso *d)
 		front_put(d, a);
 }
 
+/* Does vaddr of d want its frames (symbolizer.frames_for)? */
+static bool frames_wanted(struct symbolizer *s, struct dso *d, u64 vaddr)
+{
+	const struct sym *sym;
+
+	if (!s->frames_for)
+		return true;
+	sym = symtab__find(&d->symtab, vaddr);
+	return s->frames_for(s->frames_ctx, sym ? symtab__name(&d->symtab, sym, NULL) : NULL);
+}
+
 /* Resolve link-time address vaddr of d, once; later calls hit the cache. */
 static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, u64 vaddr)
 {
@@ -1188,20 +1210,28 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 	struct dwarf_info *di;
 	const struct sym *sym;
 	struct addr_ent *a;
+	bool bare = false;
 	int n = 0;
 
 	if (d->front) {
 		const struct addr_slot *f = front_slot(d, vaddr);
 
-		if (f->a && f->vaddr == vaddr)
+		if (f->a && f->vaddr == vaddr && (!f->a->bare || s->frames_for))
 			return f->a;
 	}
 	HASH_FIND(hh, d->cache, &vaddr, sizeof(vaddr), a);
-	if (a) {
+	if (a && (!a->bare || s->frames_for)) {
 		front_put(d, a);
 		return a;
 	}
-	di = s->no_dwarf ? NULL : dso__dwarf(s, d);
+	if (a) { /* without frames, which are wanted now: resolved again */
+		HASH_DEL(d->cache, a);
+		d->nr_cache--;
+		a->next = d->bare;
+		d->bare = a;
+	}
+	bare = s->all_bare || !frames_wanted(s, d, vaddr);
+	di = s->no_dwarf || bare ? NULL : dso__dwarf(s, d);
 	if (di) {
 		n = dwarf_info__lookup(di, vaddr, frames, MAX_FRAMES);
 		/* a unit that failed to decode says why, once, and for --stats */
@@ -1214,7 +1244,7 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 					 d->dwarf_problem);
 		}
 	}
-	if (!n && d->gopcln && !s->no_dwarf && !s->no_lines) {
+	if (!n && d->gopcln && !s->no_dwarf && !s->no_lines && !bare) {
 		/* a Go binary without DWARF: its own table's line (one frame) */
 		struct gopcln_hit hit;
 
@@ -1235,6 +1265,7 @@ static const struct addr_ent *dso__resolve(struct symbolizer *s, struct dso *d, 
 	a->vaddr = vaddr;
 	a->id = s->nr_ids < UINT32_MAX ? s->nr_ids + 1 : 0; /* (0: no number left) */
 	a->nr_frames = (unsigned int)n;
+	a->bare = bare;
 	memcpy(a->frames, frames, (size_t)n * sizeof(frames[0]));
 	sym = symtab__find(&d->symtab, vaddr);
 	if (sym) {
@@ -1413,6 +1444,40 @@ static int job_add(struct prefetch *p, struct dso *d, u64 vaddr)
 	return 0;
 }
 
+void symbolizer__frames_for(struct symbolizer *s, bool (*fn)(void *ctx, const char *function),
+			    void *ctx)
+{
+	s->frames_for = fn;
+	s->frames_ctx = ctx;
+}
+
+/* p's jobs freed, and p (may be NULL). */
+static void prefetch_drop(struct prefetch *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->njobs; i++)
+		free(p->jobs[i].vaddrs);
+	free(p->jobs);
+	free(p);
+}
+
+struct while_run {
+	int (*fn)(void *ctx);
+	void *ctx;
+	int ret;
+};
+
+static void *while_run(void *arg)
+{
+	struct while_run *w = arg;
+
+	w->ret = w->fn(w->ctx);
+	return NULL;
+}
+
 int symbolizer__prefetch(struct symbolizer *s, const struct sym_prefetch *v, size_t n)
 {
 	struct prefetch p = {.s = s};
@@ -1441,12 +1506,26 @@ int symbolizer__prefetch(struct symbolizer *s, const struct sym_prefetch *v, siz
 		if (m->dso->failed || m->dso->is_jit || m->dso->dwarf_tried || !m->dso->debug_path)
 			continue;
 		for (k = 0; k < v[i].naddrs && !e; k++) {
-			u64 a = v[i].addrs[k];
+			u64 a = v[i].addrs[k], vaddr;
 
 			if (a < map->start || (map->len && a - map->start >= map->len))
 				continue;
-			e = job_add(&p, m->dso,
-				    dso__file_to_vaddr(m->dso, a - map->start + map->pgoff));
+			vaddr = dso__file_to_vaddr(m->dso, a - map->start + map->pgoff);
+			if (!frames_wanted(s, m->dso, vaddr))
+				continue;
+			e = job_add(&p, m->dso, vaddr);
+		}
+	}
+	if (!e && p.njobs && s->frames_for) { /* for symbolizer__prefetch_while */
+		for (i = 0; i < p.njobs; i++)
+			qsort(p.jobs[i].vaddrs, p.jobs[i].n, sizeof(u64), ebs_u64_cmp);
+		qsort(p.jobs, p.njobs, sizeof(*p.jobs), job_cmp);
+		prefetch_drop(s->deferred);
+		if ((s->deferred = malloc(sizeof(p)))) {
+			*s->deferred = p;
+			/* now, as below: later the heap's top may be too large to find its end */
+			heap_ready();
+			return 0;
 		}
 	}
 	/* a thread for each file, while there are CPUs: one file is read as well without */
@@ -1471,6 +1550,45 @@ int symbolizer__prefetch(struct symbolizer *s, const struct sym_prefetch *v, siz
 		free(p.jobs[i].vaddrs);
 	free(p.jobs);
 	return e;
+}
+
+int symbolizer__prefetch_while(struct symbolizer *s, int (*fn)(void *ctx), void *ctx)
+{
+	struct prefetch *p = s->deferred;
+	struct while_run w = {fn, ctx, 0};
+	pthread_t tid[PREFETCH_THREADS];
+	unsigned int nthreads = prefetch_threads(), started = 0, t;
+	sigset_t all, old;
+
+	s->deferred = NULL;
+	if (!p || nthreads < 2) {
+		prefetch_drop(p);
+		return fn(ctx);
+	}
+	sym_cache__ready(s->cache);
+	heap_ready(); /* this thread reads the largest file, from the brk heap */
+	s->all_bare = true;
+	p->s = s;
+	/* signals are this thread's to take */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (!pthread_create(&tid[0], NULL, while_run, &w))
+		started++;
+	for (t = 2; started && t < nthreads && t <= p->njobs; t++)
+		if (!pthread_create(&tid[started], NULL, prefetch_work, p))
+			started++;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!started) {
+		s->all_bare = false;
+		prefetch_drop(p);
+		return fn(ctx);
+	}
+	prefetch_work(p);
+	for (t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	s->all_bare = false;
+	prefetch_drop(p);
+	return w.ret;
 }
 
 /* Link-time address vaddr of d into out; 0 or -ENOMEM. */

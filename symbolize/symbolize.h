@@ -52,6 +52,16 @@ struct symbolize_opts {
 	ebs_warn_fn *progress; /* a download's progress, a line redrawn in place ("" clears
 				* it), code EBS_E_OK; NULL: none (not a terminal) */
 	void *progress_ctx;
+	/*
+	 * NULL, or which functions' addresses want their inline chains and
+	 * lines: an address in another function (by the symbol table's name,
+	 * as sym_result.function; NULL without one) is resolved without
+	 * DWARF (no frames), and its DWARF is not read ahead
+	 * (symbolizer__prefetch).  An annotate of one function reads no DWARF
+	 * of the others.  symbolizer__frames_for changes it.
+	 */
+	bool (*frames_for)(void *ctx, const char *function);
+	void *frames_ctx;
 };
 
 /*
@@ -192,6 +202,28 @@ struct sym_prefetch {
 };
 int symbolizer__prefetch(struct symbolizer *s, const struct sym_prefetch *v, size_t n)
 	__attribute__((nonnull(1)));
+
+/*
+ * From now on, frames for the functions fn says (symbolize_opts.frames_for;
+ * fn NULL: for every address).  An address resolved without them while
+ * fn said no is resolved again, with them, when next looked up after fn
+ * says yes; the earlier result's frames and names stay valid.
+ */
+void symbolizer__frames_for(struct symbolizer *s, bool (*fn)(void *ctx, const char *function),
+			    void *ctx) __attribute__((nonnull(1)));
+
+/*
+ * With frames_for set, symbolizer__prefetch only notes what to read: this
+ * reads it on the calling thread (and more, one file to a thread) while
+ * fn(ctx) runs on another, its lookups all without frames (sym_result
+ * with no frames, no file, no line; the DWARF being read is not
+ * touched).  The lookups fn makes must be the only use of s meanwhile.
+ * Frames are had after, by looking the addresses up again
+ * (symbolizer__lookup_in) once symbolizer__frames_for(s, NULL, NULL).
+ * fn's return; fn(ctx) alone when nothing was noted or no thread starts.
+ */
+int symbolizer__prefetch_while(struct symbolizer *s, int (*fn)(void *ctx), void *ctx)
+	__attribute__((nonnull(1, 2)));
 
 /*
  * Warn (through opts.warn), for each mapped file refused because it is not

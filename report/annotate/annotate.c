@@ -102,6 +102,7 @@ struct annot {
 	struct ann_memo *memo;
 	size_t nmemo;
 	bool opened; /* rs is open */
+	bool bare;   /* the symbolizer gives frames to FUNC's functions only (fused_pass) */
 };
 
 struct ann_memo {
@@ -1361,6 +1362,14 @@ static void free_all(struct annot *an)
 	free(an->memo);
 }
 
+/* symbolize_opts.frames_for of FUNC's annotate: is function FUNC by its exact name? */
+static bool frames_of_target(void *ctx, const char *function)
+{
+	const char *want = ctx;
+
+	return session__name_is(want, strlen(want), function);
+}
+
 /*
  * Open the recording named by o and resolve what to annotate: the first
  * half of building, so that a bad recording or FUNC is said before any
@@ -1388,6 +1397,12 @@ int ann_set__open(struct ann_set *set, const struct annotate_opts *o, struct ebs
 	so.kcore = o->kcore;
 	if (o->target && (e = parse_target(an, o->target, err)))
 		return e;
+	/* FUNC: no other function's DWARF read, not even ahead (fused_pass) */
+	an->bare = o->target && !an->file_mode && !o->view.filter.funcs;
+	if (an->bare) {
+		so.frames_for = frames_of_target;
+		so.frames_ctx = (void *)o->target;
+	}
 	e = session__open_view(an->rs, &o->view, &so, err);
 	an->opened = !e;
 	return e;
@@ -1534,17 +1549,66 @@ out:
 	return e;
 }
 
+#define NAME_MEMO_BITS 10
+
+struct name_memo {
+	const char *name;
+	bool is;
+};
+
 struct fused {
 	struct annot *an;
 	struct session_tally ta;
+	struct name_memo names[1u << NAME_MEMO_BITS]; /* is_target's */
+	struct ebs_error *err;
 };
+
+/*
+ * Is name (a sym_result.function) FUNC's exact name?  Memoized by the
+ * name's pointer (a function's name is one string for the session's life).
+ */
+static bool is_target(struct fused *fu, const char *name)
+{
+	struct name_memo *m;
+
+	if (!name)
+		return false;
+	m = &fu->names[((uintptr_t)name * 0x9e3779b97f4a7c15ull) >> (64 - NAME_MEMO_BITS)];
+	if (m->name != name) {
+		m->name = name;
+		m->is = session__name_is(fu->an->o->target, fu->an->q.len, name);
+	}
+	return m->is;
+}
 
 static int fused_one(void *ctx, const struct resolved *rv)
 {
 	struct fused *fu = ctx;
-	int e = session__tally(&fu->ta, rv);
+	int e;
+
+	/*
+	 * Without frames, another function's sample is only counted in the
+	 * total: the names tallied and the functions collected are FUNC's,
+	 * which is all that a FUNC of NAME_EXACT needs (fused_pass).
+	 */
+	if (fu->an->bare && !is_target(fu, rv->res.function)) {
+		fu->an->total++;
+		return 0;
+	}
+	e = session__tally(&fu->ta, rv);
 
 	return e ? e : collect(fu->an, rv);
+}
+
+/* Was a function of FUNC's exact name (name_query__match, tier NAME_NONE) collected? */
+static bool any_listed(const struct annot *an)
+{
+	const struct fn_ent *f;
+
+	for (f = an->fns; f; f = f->hh.next)
+		if (f->listed)
+			return true;
+	return false;
 }
 
 /* What collect counted, forgotten: for a pass again. */
@@ -1577,21 +1641,86 @@ static void collect_reset(struct annot *an)
  * are not the ones recorded): that warning is given after, as collect's
  * own pass gives it, once FUNC resolved.
  */
+/* fused_pass's pass over the samples. */
+static int tallying_pass(void *ctx)
+{
+	struct fused *fu = ctx;
+	int e;
+
+	fu->an->rs->tallying = true;
+	e = session__each(fu->an->rs, fused_one, fu, fu->err);
+	fu->an->rs->tallying = false;
+	return e;
+}
+
+/*
+ * After a pass without frames (symbolizer__prefetch_while): the frames of
+ * the addresses of FUNC's functions, looked up again.  0 or -ENOMEM.
+ */
+static int frames_again(struct annot *an)
+{
+	struct fn_ent *f;
+	struct addr_cnt *a;
+	struct sym_result r;
+	int e;
+
+	symbolizer__frames_for(an->rs->sym, NULL, NULL);
+	for (f = an->fns; f; f = f->hh.next) {
+		if (!f->listed || f->kernel || !f->key.info)
+			continue;
+		for (a = f->addrs; a; a = a->hh.next) {
+			e = symbolizer__lookup_in(an->rs->sym, f->key.info, a->addr, &r);
+			if (e)
+				return e;
+			a->nr_frames = r.nr_frames;
+			a->frames = r.frames;
+		}
+	}
+	return 0;
+}
+
 static int fused_pass(struct annot *an, struct ebs_error *err)
 {
 	const struct annotate_opts *o = an->o;
-	struct fused fu = {.an = an, .ta = {.memo = !an->rs->no_memo}};
+	struct fused *fu = calloc(1, sizeof(*fu));
 	int e;
 
-	an->rs->tallying = true;
-	e = session__each(an->rs, fused_one, &fu, err);
-	an->rs->tallying = false;
+	if (!fu)
+		return ebs_error__set(err, ENOMEM, "out of memory");
+	fu->an = an;
+again:
+	fu->ta = (struct session_tally){.memo = !an->rs->no_memo};
+	fu->err = err;
+	/* bare: FUNC's DWARF read on this thread while the pass runs on another */
+	e = an->bare ? symbolizer__prefetch_while(an->rs->sym, tallying_pass, fu)
+		     : tallying_pass(fu);
+	if (!e && an->bare && frames_again(an))
+		e = ebs_error__set(err, ENOMEM, "out of memory");
+	if (!e && an->bare) {
+		/*
+		 * Only FUNC's functions were tallied and collected (and given
+		 * frames): that is all there is to resolve FUNC among when it
+		 * is the exact name of a function with samples (tier NAME_EXACT
+		 * whatever else there is); else the pass is made again with
+		 * every sample's frames, as without (an inlined function, a
+		 * part of a name).
+		 */
+		symbolizer__frames_for(an->rs->sym, NULL, NULL);
+		an->bare = false;
+		if (!any_listed(an)) {
+			session__tally_free(&fu->ta);
+			collect_reset(an);
+			goto again;
+		}
+	}
 	if (e) {
-		session__tally_free(&fu.ta);
+		session__tally_free(&fu->ta);
+		free(fu);
 		return e;
 	}
-	e = session__resolve_tally(an->rs, &fu.ta, o->target, strlen(o->target), &an->q,
+	e = session__resolve_tally(an->rs, &fu->ta, o->target, strlen(o->target), &an->q,
 				   o->view.filter.candidates, err);
+	free(fu);
 	if (e)
 		return e;
 	if (an->q.tier <= NAME_EXACT) {

@@ -787,11 +787,11 @@ def growth_rows():
     # the exponent from each round's own times, for a spread
     per_round = [slope([ns[s] for s in sizes], [res['e' + s][i][0] for s in sizes])
                  for i in range(RUNS)]
-    set_value('growth_time', e_t, min(per_round), max(per_round), n=RUNS, samples=ns,
+    set_value('growth_time', e_t, min(per_round + [e_t]), max(per_round + [e_t]), n=RUNS, samples=ns,
               ebs_seconds=ts, perf_exponent=p_t, perf_samples=pns, perf_seconds=pts)
     per_round = [slope([ns[s] for s in sizes], [res['e' + s][i][2] for s in sizes])
                  for i in range(RUNS)]
-    set_value('growth_rss', e_m, min(per_round), max(per_round), n=RUNS, samples=ns,
+    set_value('growth_rss', e_m, min(per_round + [e_m]), max(per_round + [e_m]), n=RUNS, samples=ns,
               ebs_rss_mb=ms, perf_exponent=p_m, perf_rss_mb=pms)
 
 

@@ -1193,7 +1193,7 @@ def size_and_slowdown():
         c = {'alone': [], 'ebs': [], 'perf': []}
         total = {'ebs': [], 'perf': []}
         kinds = ['alone', 'ebs', 'perf']
-        for i in range(rounds):
+        for i in range(RUNS):
             for kind in kinds[i % 3:] + kinds[:i % 3]:
                 if kind == 'alone':
                     w, _, cpu = timed(prog)

@@ -109,6 +109,7 @@ struct addr2line_args {
 	const char **dirs; /* --debug-dir, NULL-terminated */
 	unsigned int ndirs;
 	bool no_demangle, no_cache;
+	bool habit; /* -f, -i, -C: what ebs addr2line always does */
 };
 
 static int add_debug_dir(void *ctx, const struct cli_opt *opt, const char *arg)
@@ -133,13 +134,19 @@ static const struct cli_opt addr2line_opts[] = {
 	 .off = AA(no_demangle)},
 	{"no-cache", 0, NULL, "decode DWARF afresh, without the cache ($XDG_CACHE_HOME/ebs)",
 	 CLI_SET, .off = AA(no_cache)},
+	{"functions", 'f', NULL, "taken, as binutils' addr2line's: functions are always shown",
+	 CLI_SET, .off = AA(habit)},
+	{"inlines", 'i', NULL, "taken, as binutils' addr2line's: inline chains are always shown",
+	 CLI_SET, .off = AA(habit)},
+	{"demangle", 'C', NULL, "taken, as binutils' addr2line's: names are demangled unless "
+	 "--no-demangle", CLI_SET, .off = AA(habit)},
 	{0},
 };
 
 const struct cli_cmd cli_addr2line_cmd = {
 	.name = "addr2line",
 	.usage = "usage: ebs addr2line -e FILE [--debug-dir DIR]... [--no-demangle] [--no-cache] "
-		 "[ADDR...]\n",
+		 "[-f] [-i] [-C] [ADDR...]\n",
 	.notes = "Without ADDR, addresses are read from standard input, one a line.\n",
 	.opts = addr2line_opts,
 };

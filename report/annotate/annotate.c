@@ -1501,7 +1501,7 @@ static int models_of(struct ann_set *set, struct ebs_error *err)
 			}
 		}
 		if (!nmodels) {
-			char hot[256] = "", one[64];
+			char hot[256] = "", one[64], nosym[128] = "";
 			size_t len = 0;
 
 			/* names shortened as report shows them (their own names kept), whole ones
@@ -1513,10 +1513,28 @@ static int models_of(struct ann_set *set, struct ebs_error *err)
 				len += (size_t)snprintf(hot + len, sizeof(hot) - len, "%s%s",
 							i ? ", " : "", one);
 			}
-			e = ebs_error__set(err, ENOENT, "%s: no %s '%s' with samples%s%s%s",
+			/*
+			 * Most samples in code no symbol names (a stripped binary):
+			 * the hottest functions are not the hottest code; say where
+			 * it is, as ebs report lists it.
+			 */
+			if (an->total && an->nofunc * 10 >= an->total)
+				snprintf(nosym, sizeof(nosym),
+					 "; %.1f%% of the samples are in code without symbols "
+					 "(stripped?), which ebs report lists as [unknown] DSO+0xADDR",
+					 100.0 * (double)an->nofunc / (double)an->total);
+			if (!strncmp(o->target, "[unknown]", 9)) {
+				e = ebs_error__set(err, ENOENT,
+						   "%s: '%s' is code without a symbol: annotate lists "
+						   "a function by its name (ebs report --sort line and "
+						   "ebs script show where its samples are)",
+						   o->view.input, o->target);
+				goto out;
+			}
+			e = ebs_error__set(err, ENOENT, "%s: no %s '%s' with samples%s%s%s%s",
 					   o->view.input,
 					   an->file_mode ? "source file" : "function", o->target,
-					   nfns ? " (the hottest: " : "", hot, nfns ? ")" : "");
+					   nfns ? " (the hottest: " : "", hot, nfns ? ")" : "", nosym);
 			goto out;
 		}
 	} else {

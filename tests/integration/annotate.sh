@@ -376,3 +376,17 @@ else
 	check "annotate mid: the line calling leafy holds most of them" \
 		grep -qE '^ +[0-9]+ +([5-9][0-9]|100)\.[0-9] .*MID-CALL' nest.txt
 fi
+
+# A stripped binary (no symbols, no DWARF): most samples are in code no
+# symbol names, which ebs report lists as [unknown] DSO+0xADDR.  annotate of
+# a name it does not have says so, and the report's [unknown] row as FUNC is
+# refused saying annotate lists functions by name (it was taken for a file).
+record strip.data -e cpu-clock -F 2000 "$WORKLOADS/calltree-stripped" 0.4
+expect "annotate main of a stripped binary: one line saying most samples are in code without symbols" 2 \
+	"no function 'main' with samples.*; [0-9.]+% of the samples are in code without symbols \(stripped\?\), which ebs report lists as \[unknown\] DSO\+0xADDR" \
+	"$EBS" annotate -i strip.data main
+unk=$("$EBS" report -i strip.data --json 2>/dev/null | python3 -c 'import json, sys
+print(next(r["function"] for r in json.load(sys.stdin)["rows"] if r["function"].startswith("[unknown]")))' 2>/dev/null)
+expect "annotate '${unk:-[unknown] row}' (a report row without a symbol): refused, saying annotate lists functions by name" 2 \
+	"is code without a symbol: annotate lists a function by its name" \
+	"$EBS" annotate -i strip.data "${unk:-[unknown] calltree-stripped+0x0}"

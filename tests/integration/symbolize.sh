@@ -77,6 +77,9 @@ else
 		zother=$(grep ' at ' zh.out | grep -vF -e " at $STB:" -e ' at ??:0' | head -n 1)
 		check "stbi__zhuffman_decode: $zstb of $zn frames at stb_image.h lines, none elsewhere${zother:+ (not $zother)}" \
 			[ "$zstb" -gt 0 -a -z "$zother" ]
+		# binutils' habits, -f -i -C, are taken: the same output
+		"$EBS" addr2line -f -i -C -e stb <zh.addrs >zh-fic.out 2>zh-fic.err
+		check "addr2line -f -i -C (binutils' habits): taken, the same output" cmp zh.out zh-fic.out
 	fi
 fi
 

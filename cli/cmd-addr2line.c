@@ -138,8 +138,10 @@ static const struct cli_opt addr2line_opts[] = {
 	 CLI_SET, .off = AA(habit)},
 	{"inlines", 'i', NULL, "taken, as binutils' addr2line's: inline chains are always shown",
 	 CLI_SET, .off = AA(habit)},
-	{"demangle", 'C', NULL, "taken, as binutils' addr2line's: names are demangled unless "
-	 "--no-demangle", CLI_SET, .off = AA(habit)},
+	{"demangle", 'C', NULL,
+	 "taken, as binutils' addr2line's: names are demangled unless "
+	 "--no-demangle",
+	 CLI_SET, .off = AA(habit)},
 	{0},
 };
 

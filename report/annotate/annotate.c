@@ -1519,22 +1519,24 @@ static int models_of(struct ann_set *set, struct ebs_error *err)
 			 * it is, as ebs report lists it.
 			 */
 			if (an->total && an->nofunc * 10 >= an->total)
-				snprintf(nosym, sizeof(nosym),
-					 "; %.1f%% of the samples are in code without symbols "
-					 "(stripped?), which ebs report lists as [unknown] DSO+0xADDR",
-					 100.0 * (double)an->nofunc / (double)an->total);
+				snprintf(
+					nosym, sizeof(nosym),
+					"; %.1f%% of the samples are in code without symbols "
+					"(stripped?), which ebs report lists as [unknown] DSO+0xADDR",
+					100.0 * (double)an->nofunc / (double)an->total);
 			if (!strncmp(o->target, "[unknown]", 9)) {
-				e = ebs_error__set(err, ENOENT,
-						   "%s: '%s' is code without a symbol: annotate lists "
-						   "a function by its name (ebs report --sort line and "
-						   "ebs script show where its samples are)",
-						   o->view.input, o->target);
+				e = ebs_error__set(
+					err, ENOENT,
+					"%s: '%s' is code without a symbol: annotate lists "
+					"a function by its name (ebs report --sort line and "
+					"ebs script show where its samples are)",
+					o->view.input, o->target);
 				goto out;
 			}
-			e = ebs_error__set(err, ENOENT, "%s: no %s '%s' with samples%s%s%s%s",
-					   o->view.input,
-					   an->file_mode ? "source file" : "function", o->target,
-					   nfns ? " (the hottest: " : "", hot, nfns ? ")" : "", nosym);
+			e = ebs_error__set(
+				err, ENOENT, "%s: no %s '%s' with samples%s%s%s%s", o->view.input,
+				an->file_mode ? "source file" : "function", o->target,
+				nfns ? " (the hottest: " : "", hot, nfns ? ")" : "", nosym);
 			goto out;
 		}
 	} else {

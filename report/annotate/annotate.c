@@ -1650,17 +1650,6 @@ static void collect_reset(struct annot *an)
 	an->inlined_name = an->inlined_in = NULL;
 }
 
-/*
- * FUNC resolved and its samples collected in one pass over the recording,
- * where there were two (session__resolve's, then collect's): the pass
- * tallies the names and collects as if FUNC were a function's exact name
- * (name_query__match with tier NAME_NONE or NAME_EXACT: session__name_is).
- * When it resolves to another tier (a part of a name, an unqualified
- * one), what was collected is dropped and collect's pass made again, with
- * FUNC resolved.  The pass is a tallying one (no warning of files that
- * are not the ones recorded): that warning is given after, as collect's
- * own pass gives it, once FUNC resolved.
- */
 /* fused_pass's pass over the samples. */
 static int tallying_pass(void *ctx)
 {
@@ -1699,6 +1688,17 @@ static int frames_again(struct annot *an)
 	return 0;
 }
 
+/*
+ * FUNC resolved and its samples collected in one pass over the recording,
+ * where there were two (session__resolve's, then collect's): the pass
+ * tallies the names and collects as if FUNC were a function's exact name
+ * (name_query__match with tier NAME_NONE or NAME_EXACT: session__name_is).
+ * When it resolves to another tier (a part of a name, an unqualified
+ * one), what was collected is dropped and collect's pass made again, with
+ * FUNC resolved.  The pass is a tallying one (no warning of files that
+ * are not the ones recorded): that warning is given after, as collect's
+ * own pass gives it, once FUNC resolved.
+ */
 static int fused_pass(struct annot *an, struct ebs_error *err)
 {
 	const struct annotate_opts *o = an->o;
@@ -1723,9 +1723,9 @@ again:
 		 * is the exact name of a function with samples (tier NAME_EXACT
 		 * whatever else there is); else the pass is made again with
 		 * every sample's frames, as without (an inlined function, a
-		 * part of a name).
+		 * part of a name).  (frames_again gave every lookup its frames
+		 * back.)
 		 */
-		symbolizer__frames_for(an->rs->sym, NULL, NULL);
 		an->bare = false;
 		if (!any_listed(an)) {
 			session__tally_free(&fu->ta);

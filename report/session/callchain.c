@@ -48,9 +48,9 @@ struct addr_frames {
 	u32 first, n;
 };
 
-/* A (name, dso) pair's cframe.fid: the interned pointers are the key. */
+/* A (name, dso) pair's cframe.fid: its interned "name\tdso" (cframe.id) is the key. */
 struct fid_ent {
-	const char *key[2]; /* name, dso */
+	const char *id;
 	u32 fid;
 	UT_hash_handle hh;
 };
@@ -114,22 +114,20 @@ u32 chainer__nr_fids(const struct chainer *c)
 	return c->nr_fids;
 }
 
-/* The number of (name, dso), interned; 0 when out of memory. */
-static u32 fid_of(struct chainer *c, const char *name, const char *dso)
+/* The number of (name, dso), by its interned id; 0 when out of memory. */
+static u32 fid_of(struct chainer *c, const char *id)
 {
-	const char *key[2] = {name, dso};
 	struct fid_ent *fe;
 
-	HASH_FIND(hh, c->fids, key, sizeof(key), fe);
+	HASH_FIND_PTR(c->fids, &id, fe);
 	if (fe)
 		return fe->fid;
 	fe = malloc(sizeof(*fe));
 	if (!fe)
 		return 0;
-	fe->key[0] = name;
-	fe->key[1] = dso;
+	fe->id = id;
 	fe->fid = c->nr_fids + 1;
-	HASH_ADD(hh, c->fids, key, sizeof(fe->key), fe);
+	HASH_ADD_PTR(c->fids, id, fe);
 	if (!fe->hh.tbl) {
 		free(fe);
 		return 0;
@@ -254,7 +252,7 @@ static int push(struct chainer *c, const char *name, const char *mangled, const 
 	f->id = ebs_strset__intern(&c->names, buf);
 	f->name = ebs_strset__intern(&c->names, name);
 	f->dso = ebs_strset__intern(&c->names, dso);
-	if (!f->id || !f->name || !f->dso || !(f->fid = fid_of(c, f->name, f->dso)))
+	if (!f->id || !f->name || !f->dso || !(f->fid = fid_of(c, f->id)))
 		return -ENOMEM;
 	f->mangled = mangled;
 	f->addr = w->addr;

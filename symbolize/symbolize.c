@@ -1451,16 +1451,22 @@ void symbolizer__frames_for(struct symbolizer *s, bool (*fn)(void *ctx, const ch
 	s->frames_ctx = ctx;
 }
 
-/* p's jobs freed, and p (may be NULL). */
-static void prefetch_drop(struct prefetch *p)
+/* p's jobs freed. */
+static void prefetch_free_jobs(struct prefetch *p)
 {
 	size_t i;
 
-	if (!p)
-		return;
 	for (i = 0; i < p->njobs; i++)
 		free(p->jobs[i].vaddrs);
 	free(p->jobs);
+}
+
+/* p's jobs freed, and p (may be NULL). */
+static void prefetch_drop(struct prefetch *p)
+{
+	if (!p)
+		return;
+	prefetch_free_jobs(p);
 	free(p);
 }
 
@@ -1546,9 +1552,7 @@ int symbolizer__prefetch(struct symbolizer *s, const struct sym_prefetch *v, siz
 		for (t = 0; t < started; t++)
 			pthread_join(tid[t], NULL);
 	}
-	for (i = 0; i < p.njobs; i++)
-		free(p.jobs[i].vaddrs);
-	free(p.jobs);
+	prefetch_free_jobs(&p);
 	return e;
 }
 

@@ -1439,6 +1439,22 @@ static int prepare(struct annot *an, bool resolve, struct ebs_error *err)
 	return 0;
 }
 
+/*
+ * Most samples in code no symbol names (a stripped binary): the hottest
+ * functions are not the hottest code; where it is, as ebs report lists
+ * it, in buf ("; N% of the samples..."), else "".  Returns buf.
+ */
+static const char *nosym_hint(const struct annot *an, char *buf, size_t size)
+{
+	buf[0] = 0;
+	if (an->total && an->nofunc * 10 >= an->total)
+		snprintf(buf, size,
+			 "; %.1f%% of the samples are in code without symbols "
+			 "(stripped?), which ebs report lists as [unknown] DSO+0xADDR",
+			 100.0 * (double)an->nofunc / (double)an->total);
+	return buf;
+}
+
 /* After the pass: the models of the functions listed.  0, or -errno with err filled. */
 static int models_of(struct ann_set *set, struct ebs_error *err)
 {
@@ -1447,7 +1463,7 @@ static int models_of(struct ann_set *set, struct ebs_error *err)
 	struct ann_func **models = NULL;
 	struct fn_ent **fns = NULL;
 	size_t nfns = 0, nmodels = 0, i;
-	char why[256] = "";
+	char why[256] = "", hint[128];
 	int e = 0;
 
 	fns = sorted_fns(an, &nfns);
@@ -1469,6 +1485,18 @@ static int models_of(struct ann_set *set, struct ebs_error *err)
 		}
 		for (i = 0; nmodels > 1 && i < nmodels; i++) /* static functions of one name */
 			models[i]->show_start = true;
+		/*
+		 * Only a part of a name matched ("main" in ld.so's dl_main)
+		 * while most samples are in code no symbol names: the
+		 * function annotated is unlikely to be the one meant.
+		 */
+		nosym_hint(an, hint, sizeof(hint));
+		for (i = 0; an->q.tier == NAME_SUBSTRING && hint[0] && i < nmodels; i++)
+			if (!models[i]->note[0])
+				snprintf(models[i]->note, sizeof(models[i]->note),
+					 "no function is named '%s', it is a part of this "
+					 "one's name%s",
+					 o->target, hint);
 		if (!nmodels && an->file_mode) {
 			if (build_file(an, &models[0])) {
 				e = ebs_error__set(err, ENOMEM, "out of memory");
@@ -1501,7 +1529,7 @@ static int models_of(struct ann_set *set, struct ebs_error *err)
 			}
 		}
 		if (!nmodels) {
-			char hot[256] = "", one[64], nosym[128] = "";
+			char hot[256] = "", one[64];
 			size_t len = 0;
 
 			/* names shortened as report shows them (their own names kept), whole ones
@@ -1513,17 +1541,6 @@ static int models_of(struct ann_set *set, struct ebs_error *err)
 				len += (size_t)snprintf(hot + len, sizeof(hot) - len, "%s%s",
 							i ? ", " : "", one);
 			}
-			/*
-			 * Most samples in code no symbol names (a stripped binary):
-			 * the hottest functions are not the hottest code; say where
-			 * it is, as ebs report lists it.
-			 */
-			if (an->total && an->nofunc * 10 >= an->total)
-				snprintf(
-					nosym, sizeof(nosym),
-					"; %.1f%% of the samples are in code without symbols "
-					"(stripped?), which ebs report lists as [unknown] DSO+0xADDR",
-					100.0 * (double)an->nofunc / (double)an->total);
 			if (!strncmp(o->target, "[unknown]", 9)) {
 				e = ebs_error__set(
 					err, ENOENT,
@@ -1536,7 +1553,7 @@ static int models_of(struct ann_set *set, struct ebs_error *err)
 			e = ebs_error__set(
 				err, ENOENT, "%s: no %s '%s' with samples%s%s%s%s", o->view.input,
 				an->file_mode ? "source file" : "function", o->target,
-				nfns ? " (the hottest: " : "", hot, nfns ? ")" : "", nosym);
+				nfns ? " (the hottest: " : "", hot, nfns ? ")" : "", hint);
 			goto out;
 		}
 	} else {
@@ -1703,6 +1720,7 @@ static int fused_pass(struct annot *an, struct ebs_error *err)
 {
 	const struct annotate_opts *o = an->o;
 	struct fused *fu = calloc(1, sizeof(*fu));
+	char hint[128];
 	int e;
 
 	if (!fu)
@@ -1741,6 +1759,12 @@ again:
 	e = session__resolve_tally(an->rs, &fu->ta, o->target, strlen(o->target), &an->q,
 				   o->view.filter.candidates, err);
 	free(fu);
+	if (e == -EINVAL && nosym_hint(an, hint, sizeof(hint))[0]) { /* ambiguous */
+		char msg[sizeof(err->msg)];
+
+		snprintf(msg, sizeof(msg), "%s%s", err->msg, hint);
+		memcpy(err->msg, msg, sizeof(msg));
+	}
 	if (e)
 		return e;
 	if (an->q.tier <= NAME_EXACT) {

@@ -249,6 +249,12 @@ def med(v):
     return statistics.median(v) if v else None
 
 
+def mad(v):
+    """The median absolute deviation from the median: the rounds' spread."""
+    m = med(v)
+    return med([abs(x - m) for x in v]) if v else None
+
+
 def rnd(x, digits=4):
     if x is None or isinstance(x, bool) or not isinstance(x, float):
         return x
@@ -284,6 +290,13 @@ def set_ratio(key, num, den, **extra):
     r.update(value=med(ratios), min=min(ratios), max=max(ratios), n=len(ratios),
              ratios=ratios, **extra)
     r['met'] = met(r, r['value'])
+
+
+def unmeasurable(key, why):
+    """A row whose value this machine cannot tell from noise: neither met
+    nor missed on it, whatever the ratio says; why in "unmeasurable"."""
+    ROWS[key].update(met=False, unmeasurable=why)
+    progress('  not measurable here: %s: %s' % (ROWS[key]['name'], why))
 
 
 def set_value(key, value, lo=None, hi=None, **extra):
@@ -1530,6 +1543,7 @@ def pinned_slowdown():
                 c[kind].append(pc)
         se = [(e + r - a) / a for e, r, a in zip(c['ebs'], rec['ebs'], c['alone'])]
         sp = [(p + r - a) / a for p, r, a in zip(c['perf'], rec['perf'], c['alone'])]
+        noise = 2 * max(mad(se), mad(sp))
         we = [(e - a) / a for e, a in zip(t['ebs'], t['alone'])]
         wp = [(p - a) / a for p, a in zip(t['perf'], t['alone'])]
         set_ratio(key, se, sp, ebs_slowdown_median=med(se), perf_slowdown_median=med(sp),
@@ -1542,7 +1556,11 @@ def pinned_slowdown():
                   slowdowns={'ebs': se, 'perf': sp},
                   wall_alone_median=med(t['alone']), wall_ebs_median=med(t['ebs']),
                   wall_perf_median=med(t['perf']), wall_ebs_slowdown_median=med(we),
-                  wall_perf_slowdown_median=med(wp))
+                  wall_perf_slowdown_median=med(wp), noise=noise)
+        if med(sp) <= noise:
+            unmeasurable(key, "perf's median slowdown (%+.1f%%) is within the rounds' noise "
+                         "(twice the larger median absolute deviation, %.1f%%)"
+                         % (100 * med(sp), 100 * noise))
         shutil.rmtree(d)
 
 

@@ -13,6 +13,8 @@ without a value says why in "skipped"); a file that breaks it is refused
 with one line naming the row and the field, status 1.  An information row
 (issue 34: "cmp": "info") is measured and shown but has no target: its
 "target" and "met" are null, and the table says "information" and "-".
+A row the machine cannot tell from noise (issue 34: "unmeasurable", the
+reason) keeps its value, "met" false, and the table says "not measurable".
 Python 3 stdlib only.
 """
 import json
@@ -65,6 +67,11 @@ def check(doc):
                 raise Bad('%s: "met" is not true or false' % where)
             if not number(r['target']):
                 raise Bad('%s: "target" is not a number' % where)
+        if 'unmeasurable' in r:  # the value cannot be told from noise here
+            if not isinstance(r['unmeasurable'], str) or not r['unmeasurable']:
+                raise Bad('%s: "unmeasurable" is not a reason' % where)
+            if r['met'] is not False:
+                raise Bad('%s: not measurable but "met" %s, not false' % (where, r['met']))
         if not isinstance(r['unit'], str) or not r['unit']:
             raise Bad('%s: "unit" is not a string' % where)
         if r['value'] is None:
@@ -172,6 +179,8 @@ def render(doc):
         info = r.get('cmp') == 'info'
         target = 'information' if info else '%s %g' % (r.get('cmp', '<='), r['target'])
         met = '-' if info else 'yes' if r['met'] else 'no'
+        if r.get('unmeasurable'):
+            met = 'not measurable: ' + r['unmeasurable'].replace('|', '\\|')
         name = r['name'].replace('|', '\\|')
         if r['value'] is None:
             why = r['skipped'].replace('|', '\\|')

@@ -124,7 +124,10 @@ cat >sample.json <<'EOF'
    "skipped": "perf is not installed"},
   {"id": "slow_1k", "name": "slowdown (information)", "value": 0.95, "target": null,
    "cmp": "info", "met": null, "min": 0.9, "max": 1.2, "unit": "ratio", "n": 5,
-   "ebs_slowdown_median": 0.1, "perf_slowdown_median": 0.105}]}
+   "ebs_slowdown_median": 0.1, "perf_slowdown_median": 0.105},
+  {"id": "pin_1k", "name": "pinned slowdown / perf's", "value": 0.4, "target": 0.8, "cmp": "<=",
+   "met": false, "min": -2.0, "max": 3.0, "unit": "ratio", "n": 9,
+   "unmeasurable": "perf's median slowdown (+2.4%) is within the rounds' noise (4.6%)"}]}
 EOF
 python3 "$TABLE" sample.json >sample.md 2>sample.err
 rc=$?
@@ -137,6 +140,8 @@ check "a measured row: value, target, met, range, both medians, the second progr
 check "a skipped row says why" grep -qF '| 2 | samples per second / perf'"'"'s | - | >= 1 | skipped: perf is not installed |' sample.md
 check "issue 34: an information row: no target, neither met nor missed" \
 	grep -qF '| 3 | slowdown (information) | **0.95** ratio | information | - | 0.9-1.20 (n=5) | +10.0% | perf +10.5% |  |' sample.md
+check "issue 34: a row the machine cannot tell from noise: not measurable, saying why" \
+	grep -qF "| 4 | pinned slowdown / perf's | **0.4** ratio | <= 0.8 | not measurable: perf's median slowdown (+2.4%) is within the rounds' noise (4.6%) | -2.00-3.00 (n=9) |" sample.md
 keep sample.md
 
 # files that break the schema: refused, one line naming the row and the field
@@ -164,6 +169,10 @@ bad "issue 34: an information row with a target" 'd["rows"][2]["target"] = 1.0' 
 	'row 3 (slowdown (information)): an information row with a "target"'
 bad "issue 34: a row without a target that is not information" \
 	'd["rows"][0]["target"] = None' 'row 1 (report --sort func / perf): "target" is not a number'
+bad "issue 34: a row not measurable but met" 'd["rows"][3]["met"] = True' \
+	'row 4 (pinned slowdown / perf'"'"'s): not measurable but "met" True, not false'
+bad "issue 34: a row not measurable without a reason" 'd["rows"][3]["unmeasurable"] = ""' \
+	'row 4 (pinned slowdown / perf'"'"'s): "unmeasurable" is not a reason'
 bad "issue 34: an unknown cmp" 'd["rows"][0]["cmp"] = "<"' '"cmp" is '"'"'<'"'"', not <=, >= or info'
 
 # README.md's table is the committed results.json's rendering

@@ -240,6 +240,12 @@ struct ebs_data *ebs_data__open(const char *path, struct ebs_error *err)
 struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags, struct ebs_error *err)
 	__attribute__((nonnull(1)));
 void ebs_data__close(struct ebs_data *d); /* accepts NULL */
+/*
+ * Does path look like a perf.data file (a regular file with its magic)?
+ * A hint only, read before ebs_data__open converts it: nothing is
+ * checked, and a stream or device is not opened (false).
+ */
+bool ebs_data__looks_perf(const char *path) __attribute__((nonnull(1)));
 
 const char *ebs_data__path(const struct ebs_data *d) __attribute__((nonnull(1)));
 /* The size of the file read: of the ebs.data a perf.data was converted into. */

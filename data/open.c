@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "data/data.h"
@@ -158,6 +159,23 @@ struct ebs_data *ebs_data__open_flags(const char *path, unsigned int flags, stru
 		return NULL;
 	}
 	return d;
+}
+
+bool ebs_data__looks_perf(const char *path)
+{
+	struct stat st;
+	u8 magic[8];
+	bool yes;
+	int fd;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	yes = pread(fd, magic, 8, 0) == 8 && perf_data__magic(magic) != PERF_MAGIC_NONE;
+	close(fd);
+	return yes;
 }
 
 struct ebs_data *ebs_data__open(const char *path, struct ebs_error *err)

@@ -228,9 +228,10 @@ struct symbolizer {
 	size_t keybuf_cap;
 	u32 nr_ids; /* addresses resolved so far: the last sym_result.id */
 
-	void *unwind_as;	 /* libunwind's address space, made on first use */
-	bool kernel_tried;	 /* kallsyms read (or failed to) */
-	struct kallsyms *kernel; /* NULL when unreadable or restricted */
+	void *unwind_as;	       /* libunwind's address space, made on first use */
+	bool kernel_tried;	       /* kallsyms read (or failed to) */
+	struct kallsyms_preload *kpre; /* /proc/kallsyms being read ahead, adopted */
+	struct kallsyms *kernel;       /* NULL when unreadable or restricted */
 	/*
 	 * Several recordings' kernels (symbolizer__add_kernel_symbols): their
 	 * tables, owned here; while one is in use (symbolizer__use_kernel),
@@ -451,6 +452,8 @@ int jitmap__load(const char *path, struct symtab *t, bool demangle);
 /* Kernel side (kallsyms.c). */
 struct kallsyms *kallsyms__load(const char *path, struct ebs_error *err)
 	__attribute__((nonnull(1)));
+/* The preload's table (waited for; NULL with errno set and why filled), p freed. */
+struct kallsyms *kallsyms_preload__take(struct kallsyms_preload *p, struct ebs_error *why);
 /* From a recording's table (sorted, not overlapping; what is not is left out).  NULL: ENOMEM. */
 struct kallsyms *kallsyms__from_table(const struct sym_ksym *v, size_t n, u64 stext);
 void kallsyms__free(struct kallsyms *k); /* accepts NULL */

@@ -21,6 +21,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -354,4 +356,66 @@ int kallsyms__stext(char *buf, size_t len)
 	}
 	fclose(f);
 	return e;
+}
+
+/*
+ * /proc/kallsyms read on a thread of its own (symbolize.h): the kernel
+ * writes the file out line by line, some 50 ms of system time here.
+ */
+struct kallsyms_preload {
+	pthread_t tid;
+	struct kallsyms *k;
+	struct ebs_error why;
+	int errnum;
+};
+
+static void *preload_run(void *arg)
+{
+	struct kallsyms_preload *p = arg;
+
+	p->k = kallsyms__load("/proc/kallsyms", &p->why);
+	p->errnum = p->k ? 0 : errno;
+	return NULL;
+}
+
+struct kallsyms_preload *kallsyms_preload__start(void)
+{
+	struct kallsyms_preload *p = calloc(1, sizeof(*p));
+	sigset_t all, old;
+	int e;
+
+	if (!p)
+		return NULL;
+	/* signals stay the main thread's (SIGINT's handler, SIGPIPE) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(&p->tid, NULL, preload_run, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+struct kallsyms *kallsyms_preload__take(struct kallsyms_preload *p, struct ebs_error *why)
+{
+	struct kallsyms *k;
+
+	pthread_join(p->tid, NULL);
+	k = p->k;
+	if (!k) {
+		*why = p->why;
+		errno = p->errnum;
+	}
+	free(p);
+	return k;
+}
+
+void kallsyms_preload__free(struct kallsyms_preload *p)
+{
+	struct ebs_error why;
+
+	if (p)
+		kallsyms__free(kallsyms_preload__take(p, &why));
 }

@@ -378,6 +378,7 @@ void symbolizer__free(struct symbolizer *s)
 	debuginfod__free(s->debuginfod);
 	sym_cache__free(s->cache); /* after the DSOs: their DWARF is written back there */
 	symbolizer__use_kernel(s, NULL);
+	kallsyms_preload__free(s->kpre);
 	kallsyms__free(s->kernel);
 	for (i = 0; i < s->nktables; i++)
 		kallsyms__free(s->ktables[i]);
@@ -1652,6 +1653,24 @@ static int kernel_intern(struct symbolizer *s, struct kallsyms *k)
 	return 0;
 }
 
+void symbolizer__adopt_kernel(struct symbolizer *s, struct kallsyms_preload *p)
+{
+	if (s->kallsyms_path || s->kpre || s->kernel_tried) { /* read elsewhere, or already */
+		kallsyms_preload__free(p);
+		return;
+	}
+	s->kpre = p;
+}
+
+/* kallsyms at path: the adopted read ahead's table (of /proc/kallsyms), else read now */
+static struct kallsyms *kernel_load(struct symbolizer *s, const char *path, struct ebs_error *err)
+{
+	struct kallsyms_preload *p = s->kpre;
+
+	s->kpre = NULL;
+	return p ? kallsyms_preload__take(p, err) : kallsyms__load(path, err);
+}
+
 int symbolizer__kernel_symbols(struct symbolizer *s, const u64 *addrs, size_t n,
 			       struct sym_ksym **out, size_t *nout, u64 *stext,
 			       struct ebs_error *err)
@@ -1666,7 +1685,7 @@ int symbolizer__kernel_symbols(struct symbolizer *s, const u64 *addrs, size_t n,
 	*stext = 0;
 	if (!s->kernel_tried) {
 		s->kernel_tried = true;
-		s->kernel = kallsyms__load(path, err);
+		s->kernel = kernel_load(s, path, err);
 		if (!s->kernel)
 			return errno ? -errno : -ENOENT;
 		if (s->kshared && kernel_intern(s, s->kernel))
@@ -1770,7 +1789,7 @@ int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result 
 		struct ebs_error why;
 
 		s->kernel_tried = true;
-		s->kernel = kallsyms__load(path, &why);
+		s->kernel = kernel_load(s, path, &why);
 		if (!s->kernel)
 			symbolizer__warn(s, why.code, "%s: %s", path, why.msg);
 		else if (s->kshared && kernel_intern(s, s->kernel))

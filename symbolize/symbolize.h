@@ -265,6 +265,23 @@ struct sym_ksym {
 int kallsyms__stext(char *buf, size_t len);
 
 /*
+ * /proc/kallsyms read ahead, on a thread of its own, while a report does
+ * other work first (converting a perf.data file, which carries no kernel
+ * symbols): the kernel takes some 50 ms to write the file out.
+ * symbolizer__adopt_kernel hands it to s, whose first read of
+ * /proc/kallsyms waits for it and takes it instead, errors and warnings as
+ * its own read's would be, and when they would be; s frees it, and so does
+ * adopting it when opts.kallsyms named a file.  One never adopted is
+ * freed (waited for) with kallsyms_preload__free.  NULL when no thread
+ * could be started: /proc/kallsyms is read when needed, as without.
+ */
+struct kallsyms_preload;
+struct kallsyms_preload *kallsyms_preload__start(void);
+void kallsyms_preload__free(struct kallsyms_preload *p); /* accepts NULL */
+void symbolizer__adopt_kernel(struct symbolizer *s, struct kallsyms_preload *p)
+	__attribute__((nonnull(1)));
+
+/*
  * For a recording's KSYMS record: the kernel symbols (from opts.kallsyms or
  * /proc/kallsyms, now) that cover the sorted addresses addrs[n], each once,
  * by address, into *out (malloc'd, *nout of them; the strings live as long

@@ -411,6 +411,7 @@ int session__open_many(struct session *rs, const char *const *inputs, size_t n, 
 		       struct ebs_error *err)
 {
 	struct hints hints = {.stride = 16};
+	struct kallsyms_preload *kpre = NULL;
 	bool hinted;
 	size_t i, stdin_n = 0;
 	int e;
@@ -431,6 +432,13 @@ int session__open_many(struct session *rs, const char *const *inputs, size_t n, 
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto fail;
 	}
+	/*
+	 * A perf.data holds no kernel symbols: /proc/kallsyms is read on
+	 * another thread meanwhile (unless --kallsyms names a file).
+	 */
+	for (i = 0; !so->kallsyms && !kpre && i < n; i++)
+		if (strcmp(inputs[i], "-") && ebs_data__looks_perf(inputs[i]))
+			kpre = kallsyms_preload__start();
 	/* the files first: the symbolizer searches what archives among them hold */
 	for (i = 0; i < n; i++) {
 		rs->in[i].d = ebs_data__open_flags(
@@ -442,6 +450,10 @@ int session__open_many(struct session *rs, const char *const *inputs, size_t n, 
 		}
 	}
 	rs->sym = new_symbolizer(rs->in, n, so);
+	if (rs->sym && kpre) {
+		symbolizer__adopt_kernel(rs->sym, kpre);
+		kpre = NULL;
+	}
 	if (!rs->sym || (n > 1 && symbolizer__share_kernel_names(rs->sym))) {
 		e = ebs_error__set(err, ENOMEM, "out of memory");
 		goto fail;
@@ -482,6 +494,7 @@ int session__open_many(struct session *rs, const char *const *inputs, size_t n, 
 	return 0;
 
 fail:
+	kallsyms_preload__free(kpre);
 	free(hints.v);
 	session__close(rs);
 	return e;

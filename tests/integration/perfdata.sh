@@ -19,7 +19,13 @@
 #  7. cut and corrupted files: one line naming the file and the offset,
 #     exit status 2, never a crash (the sanitizer build runs this too);
 #  8. ebs convert: the report of the converted file is the perf.data's, and
-#     the converted file is smaller.
+#     the converted file is smaller;
+#  9. the kernel's symbols: a perf.data holds none, so /proc/kallsyms is
+#     read on a thread of its own while the file is converted (strace -f:
+#     not by the main thread), the kernel rows as with --kallsyms of a
+#     copy; for nobody, whose kallsyms hides its addresses, the warning
+#     once for a recording with kernel samples, none without (dd: a real
+#     program, in the kernel for most of its time).
 # Same samples, so the counts are compared exactly: a row's count in ebs is
 # perf's, and so are the shares (each prints to 0.01 points; ebs's JSON
 # percent is its count over the total, checked within 0.005 points).
@@ -525,3 +531,36 @@ expect "ebs convert of a cut perf.data: one line, exit 2, no output" 2 "^ebs con
 	"$EBS" convert -i cut.data -o cut.ebs
 check "ebs convert of a cut perf.data: no output file, no temporary file left" \
 	sh -c "! ls cut.ebs .cut.ebs.tmp.* 2>/dev/null"
+
+# ---- 9. the kernel's symbols ----------------------------------------------------------
+perf record -q -e cpu-clock -F 1000 -o kern.data -- dd if=/dev/zero of=/dev/null bs=64 count=300000 \
+	>/dev/null 2>&1
+perf record -q -e cpu-clock:u -F 1000 -o user.data -- "$WORKLOADS/calltree" 0.3 >/dev/null 2>&1
+chmod 644 kern.data user.data
+"$EBS" report -i kern.data --no-cache --sort func,dso >kern.txt 2>kern.err
+cat /proc/kallsyms >copy.kallsyms
+"$EBS" report -i kern.data --no-cache --sort func,dso --kallsyms copy.kallsyms >kern-copy.txt 2>&1
+nk=$(grep -c '\[kernel\]' kern.txt)
+check "perf.data of dd: kernel functions named ($nk rows), nothing on stderr ($(head -c 200 kern.err))" \
+	sh -c "[ $nk -ge 1 ] && [ ! -s kern.err ]"
+check "...the same rows as with --kallsyms of a copy of /proc/kallsyms" cmp -s kern.txt kern-copy.txt
+if command -v strace >/dev/null; then
+	strace -f -e trace=openat -o kern.strace "$EBS" report -i kern.data --no-cache >/dev/null 2>&1
+	main=$(awk 'NR == 1 { print $1 }' kern.strace)
+	check "perf.data: /proc/kallsyms read once, not by the main thread ($(grep kallsyms kern.strace | head -c 200))" \
+		sh -c "[ \$(grep -c '\"/proc/kallsyms\"' kern.strace) -eq 1 ] && ! grep -q '^$main .*\"/proc/kallsyms\"' kern.strace"
+	strace -f -e trace=openat -o copy.strace "$EBS" report -i kern.data --no-cache --kallsyms copy.kallsyms >/dev/null 2>&1
+	check "perf.data with --kallsyms FILE: /proc/kallsyms not read" not grep -q '"/proc/kallsyms"' copy.strace
+else
+	skip "perf.data: /proc/kallsyms read on a thread of its own" "strace is not installed"
+fi
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$TMP" XDG_CACHE_HOME="$TMP/nobody-cache" "$@"; }
+nobody "$EBS" report -i kern.data >kern-nobody.txt 2>kern-nobody.err
+st=$?
+n=$(grep -c 'warning: /proc/kallsyms: addresses are hidden from this user' kern-nobody.err)
+check "nobody, perf.data with kernel samples: exit 0 ($st), the hidden-kallsyms warning once ($n)" \
+	sh -c "[ $st -eq 0 ] && [ $n -eq 1 ]"
+nobody "$EBS" report -i user.data >user-nobody.txt 2>user-nobody.err
+st=$?
+check "nobody, perf.data without kernel samples: exit 0 ($st), no kallsyms warning ($(head -c 200 user-nobody.err))" \
+	sh -c "[ $st -eq 0 ] && ! grep -q kallsyms user-nobody.err && grep -q tree_leaf user-nobody.txt"

@@ -88,8 +88,15 @@ EBS_HAVE_CAPSTONE := $(shell printf '$(HASH)include <capstone/capstone.h>\n' | \
 endif
 endif
 EBS_HAVE_CAPSTONE ?= 0
-CAPSTONE_LIBS := $(if $(filter 1,$(EBS_HAVE_CAPSTONE)),$(shell \
-	pkg-config --libs capstone 2>/dev/null || echo -lcapstone))
+# capstone, Zydis and libarchive are not linked but loaded at their first
+# use (util/dynlib.c: linked, they cost every ebs start some 20 ms), by the
+# soname of the library the linker would take; "" when there is none
+soname = $(shell f=$$($(CC) -print-file-name=lib$(1).so); [ -f "$$f" ] && \
+	readelf -d "$$f" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+ifneq ($(PROBE),)
+CAPSTONE_SONAME := $(if $(filter 1,$(EBS_HAVE_CAPSTONE)),$(call soname,capstone))
+ARCHIVE_SONAME := $(call soname,archive)
+endif
 # Zydis (libzydis-dev) decodes, after capstone, what Debian 12's capstone
 # 4.0.2 cannot: AVX-512's mask and EVEX instructions, of which glibc's
 # *_evex string functions are made (report/annotate/decode.c).  Optional as
@@ -103,7 +110,9 @@ EBS_HAVE_ZYDIS := $(if $(filter 1,$(EBS_HAVE_CAPSTONE)),$(shell \
 endif
 endif
 EBS_HAVE_ZYDIS ?= 0
-ZYDIS_LIBS := $(if $(filter 1,$(EBS_HAVE_ZYDIS)),-lZydis)
+ifneq ($(PROBE),)
+ZYDIS_SONAME := $(if $(filter 1,$(EBS_HAVE_ZYDIS)),$(call soname,Zydis))
+endif
 # libiberty (libiberty-dev, a static PIC archive) for its demangler: C++ and
 # Rust names (symbolize/demangle.c)
 # libunwind: its generic (remote) API, for unwinding copied stacks
@@ -124,16 +133,16 @@ LIBCRYPTO_LIBS   := $(shell pkg-config --libs nettle 2>/dev/null || echo -lnettl
 LIBDEFLATE_LIBS := $(shell pkg-config --libs libdeflate 2>/dev/null || echo -ldeflate)
 # libdebuginfod is not linked: symbolize/debuginfod.c loads it (dlopen) at its first question,
 # so that ebs runs where it is absent; its header gives the prototypes
-LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(LIBUNWIND_LIBS) $(CAPSTONE_LIBS) $(ZYDIS_LIBS) $(LIBCRYPTO_LIBS) $(LIBDEFLATE_LIBS) -lz \
+LIBS := $(LIBDWARF_LIBS) $(LIBELF_LIBS) $(LIBUNWIND_LIBS) $(LIBCRYPTO_LIBS) $(LIBDEFLATE_LIBS) -lz \
 	-liberty -lm -pthread -ldl
-# libarchive: ebs archive's tar + zstd, written and read (data/archive.c)
-LIBS += $(shell pkg-config --libs libarchive 2>/dev/null || echo -larchive)
+# libarchive: ebs archive's tar + zstd, written and read (data/archive.c), loaded as capstone
 # libzstd: a -g recording's SAMPLES_CGZ records (format 4.0), written and read (data/writer.c,
 # data/reader.c): zstd frames of the packed samples
 LIBS += $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
 
 ALL_CFLAGS = $(BASE_CFLAGS) $(LIBELF_CFLAGS) -DEBS_HAVE_CAPSTONE=$(EBS_HAVE_CAPSTONE) \
-	-DEBS_HAVE_ZYDIS=$(EBS_HAVE_ZYDIS) $(CFLAGS)
+	-DEBS_HAVE_ZYDIS=$(EBS_HAVE_ZYDIS) -DEBS_CAPSTONE_SONAME='"$(CAPSTONE_SONAME)"' \
+	-DEBS_ZYDIS_SONAME='"$(ZYDIS_SONAME)"' -DEBS_ARCHIVE_SONAME='"$(ARCHIVE_SONAME)"' $(CFLAGS)
 
 # Every header the code takes from a package must be there, or the build
 # stops at once with one line naming the Debian packages to install

@@ -24,6 +24,10 @@
  * names are left out, said in one notice.  The directory's name holds the
  * process's pid, so that one a killed command left behind is removed by a
  * later extraction, a day on.
+ *
+ * libarchive is loaded at the first archive read or written (dlopen,
+ * util/dynlib.h), not linked: with its libxml2, ICU and libstdc++ it cost
+ * every ebs start 12 ms.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -31,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +47,70 @@
 
 #include "data/data.h"
 #include "data/internal.h"
+#include "util/dynlib.h"
+
+#ifndef EBS_ARCHIVE_SONAME
+#define EBS_ARCHIVE_SONAME ""
+#endif
+
+/* libarchive's entry points this file calls, as la.NAME */
+#define LIBARCHIVE(X)                                                                              \
+	X(archive_entry_filetype)                                                                  \
+	X(archive_entry_free)                                                                      \
+	X(archive_entry_hardlink)                                                                  \
+	X(archive_entry_new)                                                                       \
+	X(archive_entry_pathname)                                                                  \
+	X(archive_entry_set_filetype)                                                              \
+	X(archive_entry_set_mtime)                                                                 \
+	X(archive_entry_set_pathname)                                                              \
+	X(archive_entry_set_perm)                                                                  \
+	X(archive_entry_set_size)                                                                  \
+	X(archive_entry_size)                                                                      \
+	X(archive_entry_size_is_set)                                                               \
+	X(archive_entry_sparse_count)                                                              \
+	X(archive_error_string)                                                                    \
+	X(archive_read_data)                                                                       \
+	X(archive_read_free)                                                                       \
+	X(archive_read_new)                                                                        \
+	X(archive_read_next_header)                                                                \
+	X(archive_read_open_fd)                                                                    \
+	X(archive_read_support_filter_zstd)                                                        \
+	X(archive_read_support_format_tar)                                                         \
+	X(archive_set_error)                                                                       \
+	X(archive_write_add_filter_zstd)                                                           \
+	X(archive_write_close)                                                                     \
+	X(archive_write_data)                                                                      \
+	X(archive_write_free)                                                                      \
+	X(archive_write_header)                                                                    \
+	X(archive_write_new)                                                                       \
+	X(archive_write_open)                                                                      \
+	X(archive_write_set_bytes_in_last_block)                                                   \
+	X(archive_write_set_filter_option)                                                         \
+	X(archive_write_set_format_pax_restricted)
+#define LA_FIELD(f) __typeof__(f) *f;
+#define LA_ENTRY(f) DYNLIB_ENTRY(struct libarchive, f)
+static struct libarchive {
+	LIBARCHIVE(LA_FIELD)
+} la;
+static const struct dynlib_entry la_entries[] = {LIBARCHIVE(LA_ENTRY)};
+static int la_loaded = -ENOENT;
+static char la_why[256];
+static pthread_once_t la_once = PTHREAD_ONCE_INIT;
+
+static void la_load(void)
+{
+	la_loaded = dynlib_load(EBS_ARCHIVE_SONAME[0] ? EBS_ARCHIVE_SONAME : "libarchive.so",
+				la_entries, ARRAY_SIZE(la_entries), &la, la_why, sizeof(la_why));
+}
+
+/* libarchive loaded (once): 0, or -ENOENT with err naming name and why. */
+static int libarchive(const char *name, struct ebs_error *err)
+{
+	pthread_once(&la_once, la_load);
+	return la_loaded
+		       ? ebs_error__set(err, ENOENT, "%s: cannot load libarchive: %s", name, la_why)
+		       : 0;
+}
 
 /* The bounds of what an archive may hold: a DSO or debug file, and all of them */
 #define MEMBER_MAX (16ull << 30)
@@ -71,7 +140,7 @@ bool archive__stream_magic(const u8 *b, size_t len)
 /* What libarchive says went wrong, for "PATH: WHAT" */
 static const char *archive_why(struct archive *a)
 {
-	const char *why = archive_error_string(a);
+	const char *why = la.archive_error_string(a);
 
 	return why ? why : "failed";
 }
@@ -181,7 +250,7 @@ static int copy_out(struct extract *x, const char *member, int fd, u64 size)
 	u64 done = 0;
 
 	for (;;) {
-		la_ssize_t n = archive_read_data(x->a, x->buf, CHUNK);
+		la_ssize_t n = la.archive_read_data(x->a, x->buf, CHUNK);
 		size_t w = 0;
 
 		if (n < 0)
@@ -237,8 +306,8 @@ static const char *type_name(mode_t type)
 /* One member, its header read: extracted, left out, or the archive refused. */
 static int extract_one(struct extract *x, struct archive_entry *ent)
 {
-	const char *name = archive_entry_pathname(ent), *rel = NULL, *base;
-	mode_t type = archive_entry_filetype(ent);
+	const char *name = la.archive_entry_pathname(ent), *rel = NULL, *base;
+	mode_t type = la.archive_entry_filetype(ent);
 	char shown[160], dir[16];
 	enum member_kind kind;
 	struct statvfs vfs;
@@ -255,13 +324,13 @@ static int extract_one(struct extract *x, struct archive_entry *ent)
 				       "%s: member '%s' names a place outside the archive: not "
 				       "extracted",
 				       x->name, shown);
-	if (archive_entry_hardlink(ent) || (type != AE_IFREG && type != AE_IFDIR))
+	if (la.archive_entry_hardlink(ent) || (type != AE_IFREG && type != AE_IFDIR))
 		return ebs_error__fail(x->err, EBS_E_BAD_ARCHIVE,
 				       "%s: member '%s' is %s: not extracted (an archive holds "
 				       "regular files only)",
 				       x->name, shown,
-				       archive_entry_hardlink(ent) ? "a hard link"
-								   : type_name(type));
+				       la.archive_entry_hardlink(ent) ? "a hard link"
+								      : type_name(type));
 	if (kind == MEMBER_DIR && type == AE_IFDIR)
 		return 0; /* the extraction makes its own */
 	if (kind == MEMBER_OTHER || kind == MEMBER_DIR || type == AE_IFDIR) {
@@ -269,12 +338,12 @@ static int extract_one(struct extract *x, struct archive_entry *ent)
 			ebs_strlcpy(x->first_other, shown, sizeof(x->first_other));
 		return 0;
 	}
-	if (archive_entry_sparse_count(ent) > 0)
+	if (la.archive_entry_sparse_count(ent) > 0)
 		return ebs_error__fail(x->err, EBS_E_BAD_ARCHIVE,
 				       "%s: member '%s' is a sparse file: not extracted", x->name,
 				       shown);
-	size = archive_entry_size_is_set(ent) && archive_entry_size(ent) >= 0
-		       ? (u64)archive_entry_size(ent)
+	size = la.archive_entry_size_is_set(ent) && la.archive_entry_size(ent) >= 0
+		       ? (u64)la.archive_entry_size(ent)
 		       : UINT64_MAX;
 	if (size > MEMBER_MAX || x->total + size > TOTAL_MAX)
 		return ebs_error__fail(
@@ -409,6 +478,9 @@ int archive__extract(int fd, const char *name, char **dir_out, int *data_fd, u64
 	int r, e = 0;
 
 	notice[0] = '\0';
+	e = libarchive(name, err);
+	if (e)
+		return e;
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
 	reap(tmp);
@@ -423,20 +495,20 @@ int archive__extract(int fd, const char *name, char **dir_out, int *data_fd, u64
 	}
 	x.root = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	x.buf = malloc(CHUNK);
-	x.a = archive_read_new();
+	x.a = la.archive_read_new();
 	if (x.root < 0 || !x.buf || !x.a) {
 		e = ebs_error__set(err, x.root < 0 ? errno : ENOMEM, "%s: cannot extract it: %s",
 				   name, strerror(x.root < 0 ? errno : ENOMEM));
 		goto out;
 	}
-	archive_read_support_filter_zstd(x.a);
-	archive_read_support_format_tar(x.a);
-	if (lseek(fd, 0, SEEK_SET) < 0 || archive_read_open_fd(x.a, fd, CHUNK) != ARCHIVE_OK) {
+	la.archive_read_support_filter_zstd(x.a);
+	la.archive_read_support_format_tar(x.a);
+	if (lseek(fd, 0, SEEK_SET) < 0 || la.archive_read_open_fd(x.a, fd, CHUNK) != ARCHIVE_OK) {
 		e = ebs_error__fail(err, EBS_E_BAD_ARCHIVE, "%s: not a tar archive ebs reads: %s",
 				    name, archive_why(x.a));
 		goto out;
 	}
-	while (!e && (r = archive_read_next_header(x.a, &ent)) != ARCHIVE_EOF) {
+	while (!e && (r = la.archive_read_next_header(x.a, &ent)) != ARCHIVE_EOF) {
 		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) { /* (WARN: a name not in this locale) */
 			e = ebs_error__fail(err, EBS_E_BAD_ARCHIVE, "%s: %s: not extracted", name,
 					    archive_why(x.a));
@@ -457,7 +529,7 @@ int archive__extract(int fd, const char *name, char **dir_out, int *data_fd, u64
 			 x.first_other, x.others > 1 ? ", ..." : "");
 out:
 	if (x.a)
-		archive_read_free(x.a);
+		la.archive_read_free(x.a);
 	free(x.buf);
 	if (x.root >= 0)
 		close(x.root);
@@ -491,7 +563,7 @@ static int copy_in(struct archive *a, int fd, u64 size, u8 *buf, int *e)
 			*e = n < 0 ? errno : ESTALE; /* shorter than it was: changed meanwhile */
 			return -1;
 		}
-		if (archive_write_data(a, buf, (size_t)n) != n) {
+		if (la.archive_write_data(a, buf, (size_t)n) != n) {
 			*e = 0;
 			return -1;
 		}
@@ -504,17 +576,17 @@ static int copy_in(struct archive *a, int fd, u64 size, u8 *buf, int *e)
 static int add_member(struct archive *a, const char *out, const char *name, const char *path,
 		      int fd, const struct stat *st, u8 *buf, struct ebs_error *err)
 {
-	struct archive_entry *ent = archive_entry_new();
+	struct archive_entry *ent = la.archive_entry_new();
 	int e = 0;
 
 	if (!ent)
 		return ebs_error__set(err, ENOMEM, "%s: out of memory", out);
-	archive_entry_set_pathname(ent, name);
-	archive_entry_set_filetype(ent, AE_IFREG);
-	archive_entry_set_perm(ent, 0600);
-	archive_entry_set_size(ent, st->st_size);
-	archive_entry_set_mtime(ent, st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
-	if (archive_write_header(a, ent) != ARCHIVE_OK ||
+	la.archive_entry_set_pathname(ent, name);
+	la.archive_entry_set_filetype(ent, AE_IFREG);
+	la.archive_entry_set_perm(ent, 0600);
+	la.archive_entry_set_size(ent, st->st_size);
+	la.archive_entry_set_mtime(ent, st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
+	if (la.archive_write_header(a, ent) != ARCHIVE_OK ||
 	    copy_in(a, fd, (u64)st->st_size, buf, &e)) {
 		if (e)
 			e = ebs_error__set(err, e, "%s: cannot read it for %s: %s", path, out,
@@ -522,7 +594,7 @@ static int add_member(struct archive *a, const char *out, const char *name, cons
 		else
 			e = ebs_error__output(err, EIO, out, archive_why(a));
 	}
-	archive_entry_free(ent);
+	la.archive_entry_free(ent);
 	return e;
 }
 
@@ -538,7 +610,7 @@ static la_ssize_t out_write(struct archive *a, void *ctx, const void *buf, size_
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			archive_set_error(a, errno, "%s", strerror(errno));
+			la.archive_set_error(a, errno, "%s", strerror(errno));
 			return -1;
 		}
 		done += (size_t)n;
@@ -558,21 +630,24 @@ int ebs_archive__write(struct ebs_data *d, const char *output, const struct ebs_
 	int fd = reader__fd(d, &size), e;
 
 	memset(st, 0, sizeof(*st));
+	e = libarchive(output, err);
+	if (e)
+		return e;
 	e = ebs_outfile__open(&of, output, 0600, 0, err);
 	if (e)
 		return e;
 	buf = malloc(CHUNK);
-	a = archive_write_new();
+	a = la.archive_write_new();
 	if (!buf || !a) {
 		e = ebs_error__set(err, ENOMEM, "%s: out of memory", output);
 		goto fail;
 	}
 	/* level 9: a third smaller than the default's 3 on binaries, at a few MB/s less */
-	if (archive_write_add_filter_zstd(a) != ARCHIVE_OK ||
-	    archive_write_set_filter_option(a, "zstd", "compression-level", "9") != ARCHIVE_OK ||
-	    archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
-	    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
-	    archive_write_open(a, &of.fd, NULL, out_write, NULL) != ARCHIVE_OK) {
+	if (la.archive_write_add_filter_zstd(a) != ARCHIVE_OK ||
+	    la.archive_write_set_filter_option(a, "zstd", "compression-level", "9") != ARCHIVE_OK ||
+	    la.archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+	    la.archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
+	    la.archive_write_open(a, &of.fd, NULL, out_write, NULL) != ARCHIVE_OK) {
 		e = ebs_error__output(err, EIO, output, archive_why(a));
 		goto fail;
 	}
@@ -608,11 +683,11 @@ int ebs_archive__write(struct ebs_data *d, const char *output, const struct ebs_
 		st->files++;
 		st->bytes += (u64)sb.st_size;
 	}
-	if (archive_write_close(a) != ARCHIVE_OK) {
+	if (la.archive_write_close(a) != ARCHIVE_OK) {
 		e = ebs_error__output(err, EIO, output, archive_why(a));
 		goto fail;
 	}
-	archive_write_free(a);
+	la.archive_write_free(a);
 	free(buf);
 	if (!of.in_place && !fstat(of.fd, &sb))
 		st->out_bytes = (u64)sb.st_size;
@@ -620,7 +695,7 @@ int ebs_archive__write(struct ebs_data *d, const char *output, const struct ebs_
 
 fail:
 	if (a)
-		archive_write_free(a);
+		la.archive_write_free(a);
 	free(buf);
 	ebs_outfile__abort(&of);
 	return e;

@@ -554,7 +554,7 @@ static int insns_of(struct annot *an, const struct fn_ent *f, const struct rows_
 	int e;
 
 	if (!decode_available()) {
-		snprintf(why, why_len, "no instructions: %s", DECODE_NONE_WHY);
+		snprintf(why, why_len, "no instructions: %s", decode_none_why());
 		return -ENOENT;
 	}
 	if (!len || len > MAX_FUNC_BYTES) {
@@ -1385,7 +1385,7 @@ int ann_set__open(struct ann_set *set, const struct annotate_opts *o, struct ebs
 	memset(set, 0, sizeof(*set));
 	/* --asm is all instructions: without a disassembler, nothing to show */
 	if (o->asm_ && !decode_available())
-		return ebs_error__set(err, EOPNOTSUPP, "--asm: %s", DECODE_NONE_WHY);
+		return ebs_error__set(err, EOPNOTSUPP, "--asm: %s", decode_none_why());
 	an = calloc(1, sizeof(*an));
 	if (!an)
 		return ebs_error__set(err, ENOMEM, "out of memory");

@@ -6,14 +6,17 @@
  * that one instruction: Debian 12's capstone 4.0.2 knows no AVX-512 mask
  * instruction (kmovd) and few EVEX ones, of which glibc's *_evex string
  * functions, often the hottest code, are made.  capstone stays first, so
- * that what it decodes is listed as before.
+ * that what it decodes is listed as before.  Both are loaded at the first
+ * decode (util/dynlib.h), not linked: most commands never decode.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "report/annotate/decode.h"
+#include "util/dynlib.h"
 
 #ifndef EBS_HAVE_CAPSTONE
 #define EBS_HAVE_CAPSTONE 1 /* until the Makefile says */
@@ -29,9 +32,76 @@
 #include <Zydis/Zydis.h>
 #endif
 
+#ifndef EBS_CAPSTONE_SONAME
+#define EBS_CAPSTONE_SONAME ""
+#endif
+#ifndef EBS_ZYDIS_SONAME
+#define EBS_ZYDIS_SONAME ""
+#endif
+
+/* capstone's entry points */
+static struct capstone {
+	__typeof__(cs_open) *cs_open;
+	__typeof__(cs_option) *cs_option;
+	__typeof__(cs_malloc) *cs_malloc;
+	__typeof__(cs_disasm_iter) *cs_disasm_iter;
+	__typeof__(cs_insn_group) *cs_insn_group;
+	__typeof__(cs_free) *cs_free;
+	__typeof__(cs_close) *cs_close;
+} capstone;
+static const struct dynlib_entry capstone_entries[] = {
+	DYNLIB_ENTRY(struct capstone, cs_open) DYNLIB_ENTRY(struct capstone, cs_option)
+		DYNLIB_ENTRY(struct capstone, cs_malloc)
+			DYNLIB_ENTRY(struct capstone, cs_disasm_iter)
+				DYNLIB_ENTRY(struct capstone, cs_insn_group)
+					DYNLIB_ENTRY(struct capstone, cs_free)
+						DYNLIB_ENTRY(struct capstone, cs_close)};
+static int capstone_loaded = -ENOENT;
+static char capstone_why[320];
+
+#if EBS_HAVE_ZYDIS
+/* Zydis's (zydis_loaded false: what capstone cannot decode is listed as .byte) */
+static struct zydis_lib {
+	__typeof__(ZydisDecoderInit) *ZydisDecoderInit;
+	__typeof__(ZydisFormatterInit) *ZydisFormatterInit;
+	__typeof__(ZydisDecoderDecodeFull) *ZydisDecoderDecodeFull;
+	__typeof__(ZydisFormatterFormatInstruction) *ZydisFormatterFormatInstruction;
+} zydis_lib;
+static const struct dynlib_entry zydis_entries[] = {
+	DYNLIB_ENTRY(struct zydis_lib, ZydisDecoderInit)
+		DYNLIB_ENTRY(struct zydis_lib, ZydisFormatterInit)
+			DYNLIB_ENTRY(struct zydis_lib, ZydisDecoderDecodeFull)
+				DYNLIB_ENTRY(struct zydis_lib, ZydisFormatterFormatInstruction)};
+static bool zydis_loaded;
+#endif
+static pthread_once_t decoders_once = PTHREAD_ONCE_INIT;
+
+static void decoders_load(void)
+{
+	const char *cs = EBS_CAPSTONE_SONAME[0] ? EBS_CAPSTONE_SONAME : "libcapstone.so";
+	char why[256];
+
+	capstone_loaded = dynlib_load(cs, capstone_entries, ARRAY_SIZE(capstone_entries), &capstone,
+				      why, sizeof(why));
+	if (capstone_loaded)
+		snprintf(capstone_why, sizeof(capstone_why),
+			 "this ebs cannot load its disassembler: %s", why);
+#if EBS_HAVE_ZYDIS
+	zydis_loaded =
+		!dynlib_load(EBS_ZYDIS_SONAME[0] ? EBS_ZYDIS_SONAME : "libZydis.so", zydis_entries,
+			     ARRAY_SIZE(zydis_entries), &zydis_lib, why, sizeof(why));
+#endif
+}
+
 bool decode_available(void)
 {
-	return true;
+	pthread_once(&decoders_once, decoders_load);
+	return !capstone_loaded;
+}
+
+const char *decode_none_why(void)
+{
+	return decode_available() ? "" : capstone_why;
 }
 
 /* What capstone decoded, as decode.h says it. */
@@ -46,7 +116,9 @@ static void take(csh cs, const cs_insn *ci, struct decode_insn *out)
 	snprintf(out->text, sizeof(out->text), "%.31s%s%.63s", ci->mnemonic,
 		 ci->op_str[0] ? " " : "", ci->op_str);
 	/* a direct branch: one immediate operand, the target address */
-	if (d && (cs_insn_group(cs, ci, CS_GRP_JUMP) || cs_insn_group(cs, ci, CS_GRP_CALL)) &&
+	if (d &&
+	    (capstone.cs_insn_group(cs, ci, CS_GRP_JUMP) ||
+	     capstone.cs_insn_group(cs, ci, CS_GRP_CALL)) &&
 	    d->x86.op_count == 1 && d->x86.operands[0].type == X86_OP_IMM) {
 		out->target = (u64)d->x86.operands[0].imm;
 		out->has_target = true;
@@ -62,9 +134,10 @@ struct zydis {
 
 static void zydis_init(struct zydis *z)
 {
-	z->ok = ZYAN_SUCCESS(ZydisDecoderInit(&z->dec, ZYDIS_MACHINE_MODE_LONG_64,
-					      ZYDIS_STACK_WIDTH_64)) &&
-		ZYAN_SUCCESS(ZydisFormatterInit(&z->fmt, ZYDIS_FORMATTER_STYLE_ATT));
+	z->ok = zydis_loaded &&
+		ZYAN_SUCCESS(zydis_lib.ZydisDecoderInit(&z->dec, ZYDIS_MACHINE_MODE_LONG_64,
+							ZYDIS_STACK_WIDTH_64)) &&
+		ZYAN_SUCCESS(zydis_lib.ZydisFormatterInit(&z->fmt, ZYDIS_FORMATTER_STYLE_ATT));
 }
 
 /* The one instruction at code (len bytes, at addr) as Zydis decodes it; false: none. */
@@ -74,13 +147,14 @@ static bool zydis_take(const struct zydis *z, const u8 *code, size_t len, u64 ad
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 
-	if (!z->ok || !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&z->dec, code, len, &in, ops)) ||
+	if (!z->ok ||
+	    !ZYAN_SUCCESS(zydis_lib.ZydisDecoderDecodeFull(&z->dec, code, len, &in, ops)) ||
 	    !in.length || in.length > len || in.length > DECODE_MAX_BYTES)
 		return false;
 	memset(out, 0, sizeof(*out));
-	if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&z->fmt, &in, ops,
-							  in.operand_count_visible, out->text,
-							  sizeof(out->text), addr, NULL)))
+	if (!ZYAN_SUCCESS(zydis_lib.ZydisFormatterFormatInstruction(
+		    &z->fmt, &in, ops, in.operand_count_visible, out->text, sizeof(out->text), addr,
+		    NULL)))
 		return false;
 	out->addr = addr;
 	out->len = in.length;
@@ -112,14 +186,16 @@ int decode_each_at(enum sym_arch arch, const void *code, size_t len, u64 addr, c
 
 	if (arch != SYM_ARCH_X86_64)
 		return -ENOEXEC;
-	ce = cs_open(CS_ARCH_X86, CS_MODE_64, &cs);
+	if (!decode_available())
+		return -EOPNOTSUPP;
+	ce = capstone.cs_open(CS_ARCH_X86, CS_MODE_64, &cs);
 	if (ce != CS_ERR_OK)
 		return ce == CS_ERR_MEM ? -ENOMEM : -ENOEXEC;
-	cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT); /* as objdump and perf show it */
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);	 /* branch targets */
-	insn = cs_malloc(cs);
+	capstone.cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT); /* as objdump and perf show it */
+	capstone.cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);	  /* branch targets */
+	insn = capstone.cs_malloc(cs);
 	if (!insn) {
-		cs_close(&cs);
+		capstone.cs_close(&cs);
 		return -ENOMEM;
 	}
 #if EBS_HAVE_ZYDIS
@@ -136,7 +212,7 @@ int decode_each_at(enum sym_arch arch, const void *code, size_t len, u64 addr, c
 		if (s < nstops && stops[s] - off < left)
 			left = (size_t)(stops[s] - off);
 
-		if (cs_disasm_iter(cs, &at, &left, &a, insn)) {
+		if (capstone.cs_disasm_iter(cs, &at, &left, &a, insn)) {
 			take(cs, insn, &di);
 			off = (size_t)(at - p);
 #if EBS_HAVE_ZYDIS
@@ -155,8 +231,8 @@ int decode_each_at(enum sym_arch arch, const void *code, size_t len, u64 addr, c
 		}
 		e = fn(ctx, &di);
 	}
-	cs_free(insn, 1);
-	cs_close(&cs);
+	capstone.cs_free(insn, 1);
+	capstone.cs_close(&cs);
 	return e;
 }
 
@@ -171,6 +247,11 @@ int decode_each(enum sym_arch arch, const void *code, size_t len, u64 addr,
 bool decode_available(void)
 {
 	return false;
+}
+
+const char *decode_none_why(void)
+{
+	return DECODE_NONE_WHY;
 }
 
 int decode_each(enum sym_arch arch, const void *code, size_t len, u64 addr,

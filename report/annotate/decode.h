@@ -34,8 +34,11 @@ struct decode_insn {
 			* and perf show it */
 };
 
-/* Was this ebs built with a disassembler? */
+/* Was this ebs built with a disassembler, and can it load it (at the first call)? */
 bool decode_available(void);
+/* Why not, as one phrase (DECODE_NONE_WHY, or the library that cannot be loaded); "" when it can.
+ */
+const char *decode_none_why(void);
 
 /*
  * Decode len bytes of arch's code, the first at address addr, calling fn
@@ -46,7 +49,7 @@ bool decode_available(void);
  * objdump does, so that every byte is accounted for and where decoding
  * stopped is seen.
  *
- * Returns 0; -EOPNOTSUPP when built without a disassembler (DECODE_NONE_WHY);
+ * Returns 0; -EOPNOTSUPP without a disassembler (decode_none_why);
  * -ENOEXEC for an architecture it does not decode (x86-64 only today);
  * -ENOMEM; or fn's nonzero return, which stops it.
  */

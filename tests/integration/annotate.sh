@@ -90,6 +90,21 @@ objdump -d --no-show-raw-insn --disassemble=hot_loop "$WORKLOADS/hotline" | grep
 sed -n 's/^.*  \([0-9a-f]*\):  .* 0x[0-9a-f]* \(<[^>]*>\)$/\1 \2/p' asm.txt >asm.targets
 acheck "--asm: the $(wc -l <objdump.targets) branch and call targets objdump names, named alike" \
 	sh -c '[ -s objdump.targets ] && diff -q asm.targets objdump.targets'
+# capstone and Zydis are loaded at the first decode, not linked
+# (util/dynlib.h): other commands start without their 77,000 relocations.
+# One that cannot be loaded (a libcapstone with none of its functions,
+# found first on LD_LIBRARY_PATH) is one line naming it.
+check "ebs links neither capstone nor Zydis" not sh -c "ldd '$EBS' | grep -qE 'libcapstone|libZydis'"
+if [ -z "$NOASM" ]; then
+	cso=$(strings "$EBS" | grep -m 1 '^libcapstone\.so')
+	mkdir -p fakelib
+	gcc -shared -fPIC -o "fakelib/${cso:-libcapstone.so}" -x c /dev/null
+	LD_LIBRARY_PATH=$PWD/fakelib expect "--asm where ${cso:-libcapstone} has no cs_open: one line naming it" 2 \
+		"^ebs annotate: --asm: this ebs cannot load its disassembler: ${cso:-libcapstone}[.0-9]* has no cs_open\$" \
+		"$EBS" annotate -i hl.data hot_loop --asm
+else
+	skip "--asm where libcapstone cannot be loaded" "$NOASM"
+fi
 acheck "--asm: a call out of the function is named (hot_loop calls another function)" \
 	grep -qE '  call[q]? 0x[0-9a-f]+ <[a-z_]+[^+]*>$' asm.txt
 # source rows carry their line's total, as in the source view

@@ -58,6 +58,20 @@ sed 's/^/    /' archive.err
 check "ebs archive: exit 0 ($rc), a summary line" \
 	bash -c '[ '$rc' -eq 0 ] && grep -q "^ebs archive: rec.tar.zst: ebs.data, DSOs: [0-9]*, debug files: [0-9]*; [0-9]* bytes" archive.err'
 check "the archive is mode 0600" [ "$(stat -c %a rec.tar.zst)" = 600 ]
+# libarchive is loaded when an archive is first read or written, not linked
+# (util/dynlib.h): every other command starts without it and its ICU and
+# libstdc++.  One that cannot be loaded (here a libarchive.so.13 with none
+# of its functions, found first on LD_LIBRARY_PATH) is one line naming it.
+check "ebs does not link libarchive" not sh -c "ldd '$EBS' | grep -q libarchive"
+laso=$(strings "$EBS" | grep -m 1 '^libarchive\.so')
+mkdir -p fakelib
+gcc -shared -fPIC -o "fakelib/${laso:-libarchive.so}" -x c /dev/null
+LD_LIBRARY_PATH=$PWD/fakelib expect "ebs archive where ${laso:-libarchive} has no functions: one line naming it" 2 \
+	"^ebs archive: fake\.tar\.zst: cannot load libarchive: ${laso:-libarchive}[.0-9a-z]* has no archive_" \
+	"$EBS" archive -i rec.data -o fake.tar.zst
+check "... and no output file" not test -e fake.tar.zst
+LD_LIBRARY_PATH=$PWD/fakelib expect "ebs report of an archive there: one line naming it" 2 \
+	"^ebs report: rec\.tar\.zst: cannot load libarchive: " "$EBS" report -i rec.tar.zst
 tar --zstd -tf rec.tar.zst >members.txt 2>tar.err
 check "tar --zstd -tf lists it" [ -s members.txt ]
 want="ebs.data"

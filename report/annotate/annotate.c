@@ -1760,10 +1760,11 @@ again:
 				   o->view.filter.candidates, err);
 	free(fu);
 	if (e == -EINVAL && nosym_hint(an, hint, sizeof(hint))[0]) { /* ambiguous */
-		char msg[sizeof(err->msg)];
+		size_t at = strnlen(err->msg, sizeof(err->msg) - 1),
+		       n = strnlen(hint, sizeof(err->msg) - 1 - at);
 
-		snprintf(msg, sizeof(msg), "%s%s", err->msg, hint);
-		memcpy(err->msg, msg, sizeof(msg));
+		memcpy(err->msg + at, hint, n); /* cut at the buffer's end, as a message is */
+		err->msg[at + n] = '\0';
 	}
 	if (e)
 		return e;

@@ -215,14 +215,20 @@ else
 	skip "checkpatch" "checkpatch.pl is not on this machine and linux-source-$series could not be fetched"
 fi
 
-# The initramfs: busybox, ebs with the libraries ldd names, static workloads.
+# The initramfs: busybox, ebs with the libraries ldd names and those it
+# loads when first needed (util/dynlib.h: capstone and Zydis for annotate
+# --asm of /proc/kcore, libarchive; the sonames it holds, found through
+# ldconfig, with what they need), static workloads.
 R=root
 mkdir -p $R/bin $R/proc $R/sys $R/dev $R/tmp
 cp /bin/busybox $R/bin/busybox
 cp "$TOP/tests/kmod/guest-init.sh" $R/
 mv $R/guest-init.sh $R/init
 cp "$EBS" $R/ebs
-for lib in $(ldd "$EBS" | grep -o '/[^ ]*'); do
+dyn=$(strings "$EBS" | grep -E '^lib(capstone|Zydis|archive)\.so' | sort -u |
+	while read -r so; do ldconfig -p | awk -v so="$so" '$1 == so && /x86-64/ { print $NF; exit }'; done)
+for lib in $(for f in "$EBS" $dyn; do echo "$f"; ldd "$f" | grep -o '/[^ ]*'; done | sort -u); do
+	[ "$lib" = "$EBS" ] && continue
 	mkdir -p "$R$(dirname "$lib")"
 	cp -L "$lib" "$R$lib"
 done

@@ -135,6 +135,15 @@ else
 	HAVE_PERF=1
 fi
 
+# perfchains.py itself: a chain whose leaf perf prints in no mapping (the
+# sampled ip itself, which ebs keeps as [unknown]) ends at its sample, not
+# with every chain after it dropped (a SAN run: "chains perf 8 ebs 804")
+printf '\t    7f0000001000 [unknown] ([unknown])\n\t    55550000114e main+0x1e (/x/prog)\n\n\t    555500001130 leaf+0x0 (/x/prog)\n\t    55550000114e main+0x1e (/x/prog)\n\n' >pc.perf.txt
+printf '\t    7f0000001000 [unknown] ([unknown])\n\t    55550000114e main (/x/prog)\n\n\t    555500001130 leaf (/x/prog)\n\t    55550000114e main (/x/prog)\n\n' >pc.ebs.txt
+python3 "$TOP/tests/tools/perfchains.py" pc.perf.txt pc.ebs.txt >pc.cmp 2>&1
+check "perfchains.py: a leaf in no mapping ends its own chain only ($(tr '\n' ' ' <pc.cmp | head -c 120))" \
+	sh -c 'head -n 1 pc.cmp | grep -qx "chains perf 2 ebs 2" && grep -qx "chains differ 0" pc.cmp'
+
 # against_perf WHAT MODE BIN: perf record of BIN, perf script's chains against
 # ebs script's of perf's file
 against_perf() {

@@ -195,8 +195,18 @@ else
 		keep rendered.txt
 		check "in Chromium: the text names both events, in the legend and over the panels" \
 			sh -c '[ "$(grep -c "^task-clock" rendered.txt)" -ge 2 ] && [ "$(grep -c "^page-faults" rendered.txt)" -ge 2 ]'
+		# the time axis's ticks come just before its label, increasing: 0.5 s
+		# apart on a quiet machine, whole seconds when the run took 4 s
 		check "in Chromium: the axes' labels are laid out (the time axis's, its ticks, the value axes' K)" \
-			sh -c 'grep -qx "seconds since the command started" rendered.txt && grep -qx "0\.[0-9]*" rendered.txt && grep -qx "[0-9.]*K" rendered.txt'
+			python3 -c 'import re, sys
+t = [l.strip() for l in open("rendered.txt")]
+i = t.index("seconds since the command started")
+ticks = []
+while i > 0 and re.fullmatch(r"[0-9]+(\.[0-9]+)?", t[i - 1]):
+    i -= 1
+    ticks.insert(0, float(t[i]))
+sys.exit(not (len(ticks) >= 2 and ticks == sorted(set(ticks)) and
+              any(re.fullmatch(r"[0-9.]+K", l) for l in t)))'
 		read -r nonwhite total blue orange < <(python3 -c "$PIXELS_PY" out.png '#0072b2' '#d55e00')
 		check "in Chromium: the screenshot is not blank ($nonwhite of $total pixels not white; at least 1%)" \
 			[ "${nonwhite:-0}" -ge $((${total:-1} / 100)) ]

@@ -171,10 +171,11 @@ open(sys.argv[2], "w").write("speedscope.loadFileFromBase64(%s, %s)" % (json.dum
 		# with the resolution of the printed digits
 		# the table's rows come a frame after its header, and the virtual
 		# time budget sometimes ends between the two (1 run in 5 here, more
-		# on a loaded machine): up to 5 tries
+		# on a loaded machine, all 5 once in CI): up to 5 tries, each with
+		# a budget 10 s of virtual time longer than the one before
 		for try in 1 2 3 4 5; do
 			timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --window-size=1600,8000 \
-				--virtual-time-budget=10000 --user-data-dir="$TMP/chromium" --dump-dom \
+				--virtual-time-budget=$((10000 * try)) --user-data-dir="$TMP/chromium" --dump-dom \
 				"file://$SS/index.html#localProfilePath=$TMP/load.js&view=sandwich" >ss.html 2>chromium.err
 			python3 -c '
 import html, re, sys

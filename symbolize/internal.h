@@ -12,6 +12,7 @@
 #define EBS_SYMBOLIZE_INTERNAL_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -448,6 +449,12 @@ void symtab__exit(struct symtab *t); /* accepts NULL */
 int jitmap__load_err(const char *path, struct symtab *t, bool demangle, struct ebs_error *err)
 	__attribute__((nonnull(1, 2)));
 int jitmap__load(const char *path, struct symtab *t, bool demangle);
+
+/*
+ * A thread that takes no signal (pthread_create's 0 or error): SIGINT's
+ * handler and SIGPIPE stay the caller's thread's (prefetch, kallsyms).
+ */
+int sym_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg);
 
 /* Kernel side (kallsyms.c). */
 struct kallsyms *kallsyms__load(const char *path, struct ebs_error *err)

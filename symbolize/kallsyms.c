@@ -22,7 +22,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -381,17 +380,10 @@ static void *preload_run(void *arg)
 struct kallsyms_preload *kallsyms_preload__start(void)
 {
 	struct kallsyms_preload *p = calloc(1, sizeof(*p));
-	sigset_t all, old;
-	int e;
 
 	if (!p)
 		return NULL;
-	/* signals stay the main thread's (SIGINT's handler, SIGPIPE) */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = pthread_create(&p->tid, NULL, preload_run, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e) {
+	if (sym_thread_create(&p->tid, preload_run, p)) {
 		free(p);
 		return NULL;
 	}

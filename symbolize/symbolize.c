@@ -1490,7 +1490,6 @@ int symbolizer__prefetch(struct symbolizer *s, const struct sym_prefetch *v, siz
 	struct prefetch p = {.s = s};
 	pthread_t tid[PREFETCH_THREADS];
 	unsigned int nthreads = prefetch_threads(), started = 0, t;
-	sigset_t all, old;
 	size_t i, k;
 	int e = 0;
 
@@ -1542,18 +1541,26 @@ int symbolizer__prefetch(struct symbolizer *s, const struct sym_prefetch *v, siz
 			qsort(p.jobs[i].vaddrs, p.jobs[i].n, sizeof(u64), ebs_u64_cmp);
 		sym_cache__ready(s->cache);
 		heap_ready(); /* before the threads: the caller's thread reads a file too */
-		/* signals are the caller's thread's to take */
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
 		for (t = 1; t < nthreads && t < p.njobs; t++)
-			if (!pthread_create(&tid[started], NULL, prefetch_work, &p))
+			if (!sym_thread_create(&tid[started], prefetch_work, &p))
 				started++;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		prefetch_work(&p);
 		for (t = 0; t < started; t++)
 			pthread_join(tid[t], NULL);
 	}
 	prefetch_free_jobs(&p);
+	return e;
+}
+
+int sym_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int e;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(tid, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return e;
 }
 
@@ -1563,7 +1570,6 @@ int symbolizer__prefetch_while(struct symbolizer *s, int (*fn)(void *ctx), void 
 	struct while_run w = {fn, ctx, 0};
 	pthread_t tid[PREFETCH_THREADS];
 	unsigned int nthreads = prefetch_threads(), started = 0, t;
-	sigset_t all, old;
 
 	s->deferred = NULL;
 	if (!p || nthreads < 2) {
@@ -1574,15 +1580,11 @@ int symbolizer__prefetch_while(struct symbolizer *s, int (*fn)(void *ctx), void 
 	heap_ready(); /* this thread reads the largest file, from the brk heap */
 	s->all_bare = true;
 	p->s = s;
-	/* signals are this thread's to take */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (!pthread_create(&tid[0], NULL, while_run, &w))
+	if (!sym_thread_create(&tid[0], while_run, &w))
 		started++;
 	for (t = 2; started && t < nthreads && t <= p->njobs; t++)
-		if (!pthread_create(&tid[started], NULL, prefetch_work, p))
+		if (!sym_thread_create(&tid[started], prefetch_work, p))
 			started++;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!started) {
 		s->all_bare = false;
 		prefetch_drop(p);

@@ -383,9 +383,23 @@ def check_tree(c, ebs, d, label, what):
     rows = [r for r in d["rows"] if r["path"]]
     c.ok("%s: %s: it shows frames (%d)" % (label, what, len(rows)), len(rows) > 0 or not want,
          "no [data-node] shown")
+    flame = what == "flame"
+    if flame:
+        # a flame frame is the nodes of one name under its parent frame, whatever
+        # their DSOs (two _start, ld.so's and the program's, are one frame), so
+        # its samples are those of every --tree path with its names; its
+        # data-node is the first of them, whose path the row carries
+        byname = {}
+        for p, (n, s) in want.items():
+            k = tuple((x[0], None) for x in p)
+            o = byname.get(k, (0, 0))
+            byname[k] = (o[0] + n, o[1] + s)
+        want = byname
     bad = []
     for r in rows:
         p = tuple(tuple(x) if x else ("?", None) for x in r["path"])
+        if flame:
+            p = tuple((x[0], None) for x in p)
         n = r.get("total", r.get("samples"))
         if p not in want or want[p][0] != n or ("self" in r and r["self"] is not None and
                                                  want[p][1] != r["self"]):

@@ -120,8 +120,20 @@ def check_annotate(p, data, nfuncs):
     for _, f in hot[:nfuncs]:
         a = p.d["annotate"][str(f)]
         name = p.d["funcs"][f][0]
-        want = collections.Counter()
+        # source lines ("N %func %total LINE  text"); without the source, its
+        # instructions, each line's number beside its first one only: a
+        # sampled instruction with no number is on the line above it
+        want, cur = collections.Counter(), None
         for line in run("annotate", *ins(data), name).splitlines():
+            m = re.match(r"^(?:\s+(\d+)\s+[\d.]+\s+[\d.]+)?\s+(?:(\d+)\s+)?[0-9a-f]+:  ", line)
+            if m:
+                cur = int(m.group(2)) if m.group(2) else cur
+                if m.group(1) and cur is not None:
+                    want[cur] += int(m.group(1))
+                continue
+            if line.strip() == "...":
+                cur = None
+                continue
             m = re.match(r"^\s+(\d+)\s+[\d.]+\s+[\d.]+\s+(\d+)  ", line)
             if m:
                 want[int(m.group(2))] += int(m.group(1))

@@ -269,14 +269,27 @@ class Ebs:
 
 ROW = re.compile(r"^\s*(\d+)\s+[0-9.]+\s+[0-9.]+\s+(\d+)\s")
 ASM = re.compile(r"^\s*(\d+)\s+[0-9.]+\s+[0-9.]+\s+([0-9a-f]+):\s")
+# an instruction of annotate without the source: [samples %func %total] [line] address
+BARE = re.compile(r"^(?:\s+(\d+)\s+[0-9.]+\s+[0-9.]+)?\s+(?:(\d+)\s+)?[0-9a-f]+:  ")
 
 
 def annotate_lines(text):
     """annotate FUNC's listing: {(source file's basename, line): samples} of the sampled lines."""
-    out, src = {}, None
+    out, src, cur = {}, None, None
     for l in text.splitlines():
         if l.startswith("# source: "):
             src = os.path.basename(l[len("# source: "):].strip())
+            continue
+        # without the source text, instructions: a line's number beside its
+        # first instruction only, so a sampled one without it is on the line above
+        m = BARE.match(l)
+        if m:
+            cur = int(m.group(2)) if m.group(2) else cur
+            if m.group(1) and cur is not None:
+                out[(src, cur)] = out.get((src, cur), 0) + int(m.group(1))
+            continue
+        if l.strip() == "...":
+            cur = None
             continue
         m = ROW.match(l)
         if m:

@@ -188,14 +188,15 @@ check "record -c N1,N2: one N per event in the file" sh -c "
 	'$EBS' report --dump -i two.data | grep -q '^# event 1: task-clock .* period 2000000 '"
 
 # 8. Bad input: one line naming what is wrong, exit 2, nothing under -o.
-echo keep-me >kept.data
 bad() {	# NAME ARGS...: one line on stderr, exit 2, kept.data untouched
 	local name=$1
 	shift
+	echo keep-me >kept.data # each case its own: one failure is not the next's
 	"$EBS" "$@" >bad.out 2>bad.err
 	local rc=$?
 	check "bad input, $name: exit 2 ($rc), one line: $(head -c 150 bad.err)" \
 		sh -c "[ $rc -eq 2 ] && [ \$(wc -l <bad.err) -eq 1 ] && [ \"\$(cat kept.data)\" = keep-me ] && ! ls -A | grep -q '^\.ebs-calibrate'"
+	rm -f .ebs-calibrate* # the same: a leftover is this case's failure only
 }
 bad "--rate 0" calibrate --rate 0 -o kept.data -- "$L" 0.1
 bad "--rate -5" calibrate --rate -5 -- "$L" 0.1

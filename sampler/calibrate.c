@@ -157,6 +157,7 @@ static int run(struct cal *c, char *const *argv, const struct event_spec *evs, u
 	struct record_opts ro = c->o->rec;
 	struct ebs_data *d;
 	unsigned int i;
+	double own;
 	int e;
 
 	memset(out, 0, sizeof(*out));
@@ -192,12 +193,13 @@ static int run(struct cal *c, char *const *argv, const struct event_spec *evs, u
 				      argv[0], out->res.exit_status);
 	out->cpu = (double)out->res.cpu_ns * 1e-9;
 	out->seconds = c->wall ? (double)out->res.wall_ns * 1e-9 : out->cpu;
-	if (command_cpu(c, out) < MIN_SECONDS)
+	own = command_cpu(c, out);
+	if (own < MIN_SECONDS)
 		return ebs_error__set(err, EINVAL,
 				      "'%s' used %.1f ms of CPU time (in %.1f ms): too little to "
 				      "sample; calibration needs at least %.0f ms",
-				      argv[0], command_cpu(c, out) * 1e3,
-				      (double)out->res.wall_ns * 1e-6, MIN_SECONDS * 1e3);
+				      argv[0], own * 1e3, (double)out->res.wall_ns * 1e-6,
+				      MIN_SECONDS * 1e3);
 	/* rates per CPU-second on the counters' own clock where known (a
 	 * clock event then counts exactly 1e9 a second), else rusage's */
 	for (i = 0; i < n; i++)

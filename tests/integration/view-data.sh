@@ -22,6 +22,7 @@ MKDATA=$(dirname "$EBS")/tests/tools/mkdata
 # nothing when all agrees, and exits 1 then).
 cat >page.py <<'PY'
 import collections, json, re, subprocess, sys
+from viewcheck import annotate_lines  # tests/tools, on PYTHONPATH
 
 EBS = sys.argv[1]
 
@@ -120,23 +121,11 @@ def check_annotate(p, data, nfuncs):
     for _, f in hot[:nfuncs]:
         a = p.d["annotate"][str(f)]
         name = p.d["funcs"][f][0]
-        # source lines ("N %func %total LINE  text"); without the source, its
-        # instructions, each line's number beside its first one only: a
-        # sampled instruction with no number is on the line above it
-        want, cur = collections.Counter(), None
-        for line in run("annotate", *ins(data), name).splitlines():
-            m = re.match(r"^(?:\s+(\d+)\s+[\d.]+\s+[\d.]+)?\s+(?:(\d+)\s+)?[0-9a-f]+:  ", line)
-            if m:
-                cur = int(m.group(2)) if m.group(2) else cur
-                if m.group(1) and cur is not None:
-                    want[cur] += int(m.group(1))
-                continue
-            if line.strip() == "...":
-                cur = None
-                continue
-            m = re.match(r"^\s+(\d+)\s+[\d.]+\s+[\d.]+\s+(\d+)  ", line)
-            if m:
-                want[int(m.group(2))] += int(m.group(1))
+        # the sampled lines as viewcheck.py reads the listing (with the
+        # source, or its instructions under each line), by line alone
+        want = collections.Counter()
+        for (_, line), n in annotate_lines(run("annotate", *ins(data), name)).items():
+            want[line] += n
         got = collections.Counter()
         m = a["map"]
         for i in range(0, len(m), 3):
@@ -231,7 +220,7 @@ agrees() {
 	local what=$1 pg=$2
 	shift 2
 	local rc
-	python3 page.py "$EBS" "$what" "$pg" "$@" >"$pg.$what.diff" 2>&1
+	PYTHONPATH="$TOP/tests/tools" python3 page.py "$EBS" "$what" "$pg" "$@" >"$pg.$what.diff" 2>&1
 	rc=$? # before the message's $(...), which sets $? again
 	check "$pg: $what agrees with the commands ($(tail -n 3 "$pg.$what.diff" | tr '\n' ' '))" \
 		[ $rc -eq 0 ]

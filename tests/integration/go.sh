@@ -263,7 +263,7 @@ PY
 check "stripped against plain: the same functions, shares within 8 points ($(same_shares x plain.funcs stripped.funcs))" \
 	same_shares x plain.funcs stripped.funcs
 if command -v perf >/dev/null 2>&1 && perf record -q -e cpu-clock -F 1000 -o perf.data ./plain $N >/dev/null 2>perf.err; then
-	perf report -i perf.data --comm plain --dso plain --sort sym --stdio -q 2>/dev/null |
+	perf report -i perf.data --comm plain --dso plain --percentage relative --sort sym --stdio -q 2>/dev/null |
 		awk '$1 ~ /%$/ {sub("%", "", $1); print $3, $1 / 100}' >perf.funcs
 	keep perf.funcs
 	check "stripped against perf on plain: the same functions, shares within 8 points ($(same_shares x perf.funcs stripped.funcs))" \

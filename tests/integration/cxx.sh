@@ -37,10 +37,31 @@ if ! g++ -O2 -g -fno-omit-frame-pointer -o jsonwork "$TOP/tests/real/jsonwork.cp
 fi
 pass "build: jsonwork over nlohmann-json, -O2 -g"
 
-if ! record cxx.data -e cpu-clock -F 1000 -g -- ./jsonwork 600 >/dev/null; then
-	fail "record" "$(tail -n 1 cxx.data.err)"
-	exit 0
-fi
+# Section 3's "annotate destroy" needs a second function named destroy among
+# the samples. The others are small allocator methods inlined where the
+# samples fall: a run can miss them all (one CI recording had none in 688
+# samples; here 6 to 12 in 5 runs). So a recording whose samples have none
+# in their leaf's inline frames (ebs script --inline) is taken again, up to
+# 5 times.
+other_destroy() {
+	"$EBS" script -i cxx.data --inline --json -F ip,sym 2>/dev/null | python3 -c '
+import json, sys
+for l in sys.stdin:
+    for f in json.loads(l).get("callchain") or []:
+        s = f.get("sym") or ""
+        if ("::destroy<" in s or "::destroy(" in s) and "json_value::destroy" not in s:
+            sys.exit(0)
+        if not f["inlined"]:
+            break
+sys.exit(1)'
+}
+for try in 1 2 3 4 5; do
+	if ! record cxx.data -e cpu-clock -F 1000 -g -- ./jsonwork 600 >/dev/null; then
+		fail "record" "$(tail -n 1 cxx.data.err)"
+		exit 0
+	fi
+	other_destroy && break
+done
 "$EBS" report -i cxx.data --json >cxx.json 2>/dev/null
 n=$(json cxx.json "j['samples']")
 if [ "${n:-0}" -lt 300 ]; then

@@ -40,7 +40,7 @@ pass "build: jsonwork over nlohmann-json, -O2 -g"
 # Section 3's "annotate destroy" needs a second function named destroy among
 # the samples. The others are small allocator methods inlined where the
 # samples fall: a run can miss them all (one CI recording had none in 688
-# samples; here 6 to 12 in 5 runs). So a recording whose samples have none
+# samples; here 6 to 12 in each of 4 runs). So a recording whose samples have none
 # in their leaf's inline frames (ebs script --inline) is taken again, up to
 # 5 times.
 other_destroy() {

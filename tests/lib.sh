@@ -139,6 +139,19 @@ record() {
 	"$EBS" record -q -o "$out" "$@" 2>"$out.err"
 }
 
+# perf_rec OUT ARGS...: perf record (the oracle) into OUT, up to 3 tries;
+# its error in OUT.err.  perf 6.1 now and then aborts ("assertion failed at
+# util/build-id.c:1010") under load, seen in linkers and merge; -N: no
+# build-id cache (~/.debug), which concurrent runs share.
+perf_rec() {
+	local out=$1 i
+	shift
+	for i in 1 2 3; do
+		perf record -q -N -o "$out" "$@" >/dev/null 2>"$out.err" && return 0
+	done
+	return 1
+}
+
 # sqlite_build [NAME]: SQLWORK, the path of tests/real's SQLite driver, built
 # by tests/real/build-sqlite.sh (SQLite's sources and sqlite3.o beside it in
 # build/real-cache), and true; else one SKIP line (no SQLite to fetch) or

@@ -113,19 +113,6 @@ truth() {
 	near "$what: the leaf's chains through tree_left are 2/3 ($left of $n)" "$left" "$n" 0.6667 0.02
 }
 
-# perf_rec OUT ARGS...: perf record into OUT, up to 3 tries; its error in
-# OUT.err.  perf 6.1 now and then aborts ("assertion failed at
-# util/build-id.c:1010") while other perf runs share the machine; -N: no
-# build-id cache (~/.debug), which concurrent runs share.
-perf_rec() {
-	local out=$1 i
-	shift
-	for i in 1 2 3; do
-		perf record -q -N -o "$out" "$@" >/dev/null 2>"$out.err" && return 0
-	done
-	return 1
-}
-
 HAVE_PERF=
 if ! command -v perf >/dev/null 2>&1; then
 	skip "perf" "perf is not installed (apt-get install linux-perf): no oracle for the chains"

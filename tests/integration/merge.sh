@@ -280,8 +280,11 @@ check "script --json of both: each sample's recording and host ($res)" \
 check "...of one: neither member" jtrue script1.json "'recording' not in j and 'host' not in j"
 
 # a perf.data among them: its host from perf's hostname feature
-if command -v perf >/dev/null && perf record -q -e cpu-clock -F 500 -o p.data b/prog 0.2 \
-	>/dev/null 2>&1; then
+if ! command -v perf >/dev/null; then
+	skip "a perf.data among them" "perf is not installed"
+elif ! perf_rec p.data -e cpu-clock -F 500 b/prog 0.2; then
+	skip "a perf.data among them" "perf record failed 3 times: $(tail -n 1 p.data.err)"
+else
 	"$EBS" report -i p.data --top 0 --json >p.json
 	"$EBS" report -i a.data -i p.data --top 0 --json >ap.json 2>ap.err
 	res=$(python3 -c "$SUM_PY" function,dso a.json p.json ap.json)
@@ -291,7 +294,7 @@ if command -v perf >/dev/null && perf record -q -e cpu-clock -F 500 -o p.data b/
 	# the kernel's functions: the ebs.data's own table (KSYMS) and, for the
 	# perf.data, /proc/kallsyms: one row per function, not one per table
 	record k.data -e cpu-clock -F 500 "$WORKLOADS/sysloop" 0.4
-	perf record -q -e cpu-clock -F 500 -o pk.data "$WORKLOADS/sysloop" 0.4 >/dev/null 2>&1
+	perf_rec pk.data -e cpu-clock -F 500 "$WORKLOADS/sysloop" 0.4
 	"$EBS" report -i k.data -i pk.data --top 0 --json >kp.json
 	# perf.data has no counter totals: a sum of a.data's alone is no total
 	"$EBS" report -i a.data -i p.data >ap.txt
@@ -300,8 +303,6 @@ if command -v perf >/dev/null && perf record -q -e cpu-clock -F 500 -o p.data b/
 			python3 -c 'import json,sys; sys.exit(\"counted\" in json.load(open(\"ap.json\")))'"
 	check "a.data and p.data with kernel samples: each kernel function one row" \
 		jtrue kp.json "sum(r['dso'] == '[kernel]' for r in j['rows']) >= 1 and len(j['rows']) == len({(r['function'], r['dso']) for r in j['rows']})"
-else
-	skip "a perf.data among them" "perf is not installed, or cannot record here"
 fi
 
 # one event at two rates: merged, and said in one warning line

@@ -655,8 +655,10 @@ static int kaddr_add(struct ebs_writer *w, u64 addr)
  * and its chain's kernel part, where a caller's return address is looked
  * up one byte back, inside its call (report/session/callchain.c), which is another
  * function's when the call is the last instruction of its own (a noreturn
- * call: x86_64_start_reservations ends in one).  The chain's first address
- * is the sampled one, taken as it is.
+ * call: x86_64_start_reservations ends in one), or the function's padding
+ * before it (a retpoline's jump: the recorder keeps the function after
+ * padding too).  The chain's first address is the sampled one, taken as it
+ * is.
  */
 static int keep_kernel_addrs(struct ebs_writer *w, const struct ebs_rec_sample *s)
 {

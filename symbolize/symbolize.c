@@ -1673,6 +1673,24 @@ static struct kallsyms *kernel_load(struct symbolizer *s, const char *path, stru
 	return p ? kallsyms_preload__take(p, err) : kallsyms__load(path, err);
 }
 
+/*
+ * A function's padding: __pfx_ (CONFIG_CALL_PADDING) or __cfi_ (kCFI's
+ * preamble), the bytes before it.  No call is ever made from there.
+ */
+static bool kernel_padding(const char *name)
+{
+	return !strncmp(name, "__pfx_", 6) || !strncmp(name, "__cfi_", 6);
+}
+
+static void ksym_put(struct sym_ksym *v, const struct ksym *ks)
+{
+	v->start = ks->addr;
+	v->end = ks->end > ks->addr ? ks->end : UINT64_MAX; /* a span that wraps */
+	v->name = ks->name;
+	v->dso = ks->dso;
+	v->global = ks->global;
+}
+
 int symbolizer__kernel_symbols(struct symbolizer *s, const u64 *addrs, size_t n,
 			       struct sym_ksym **out, size_t *nout, u64 *stext,
 			       struct ebs_error *err)
@@ -1698,21 +1716,22 @@ int symbolizer__kernel_symbols(struct symbolizer *s, const u64 *addrs, size_t n,
 		return -ENOENT;
 	}
 	*stext = s->kernel->stext;
-	v = calloc(n ? n : 1, sizeof(*v));
+	v = calloc(n ? 2 * n : 1, sizeof(*v));
 	if (!v)
 		return ebs_error__fail(err, EBS_E_NOMEM, "out of memory");
 	for (i = 0; i < n; i++) { /* addrs sorted: a symbol's addresses come together */
-		const struct ksym *ks = kallsyms__find(s->kernel, addrs[i]);
+		const struct ksym *ks = kallsyms__find(s->kernel, addrs[i]), *fn;
 
 		if (!ks || ks == last)
 			continue;
 		last = ks;
-		v[k].start = ks->addr;
-		v[k].end = ks->end > ks->addr ? ks->end : UINT64_MAX; /* a span that wraps */
-		v[k].name = ks->name;
-		v[k].dso = ks->dso;
-		v[k].global = ks->global;
-		k++;
+		ksym_put(&v[k++], ks);
+		/* padding: its function too (symbolizer__lookup_kernel_caller) */
+		if (kernel_padding(ks->name) && ks->end > ks->addr &&
+		    (fn = kallsyms__find(s->kernel, ks->end)) && fn != ks) {
+			last = fn;
+			ksym_put(&v[k++], fn);
+		}
 	}
 	*out = v;
 	*nout = k;
@@ -1811,6 +1830,24 @@ int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result 
 		out->sym_offset = addr - ks->addr;
 	}
 	return 0;
+}
+
+int symbolizer__lookup_kernel_caller(struct symbolizer *s, u64 ret, struct sym_result *out,
+				     u64 *look)
+{
+	struct sym_result at;
+	int e;
+
+	*look = ret - 1;
+	e = symbolizer__lookup_kernel(s, ret - 1, out);
+	if (e || !out->function || !kernel_padding(out->function))
+		return e;
+	e = symbolizer__lookup_kernel(s, ret, &at);
+	if (!e && at.function) {
+		*out = at;
+		*look = ret;
+	}
+	return e;
 }
 
 /* The dso behind a sym_dso_info handed out by a lookup. */

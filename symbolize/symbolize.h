@@ -249,6 +249,17 @@ int symbolizer__lookup_file(struct symbolizer *s, const char *path, u64 vaddr,
 int symbolizer__lookup_kernel(struct symbolizer *s, u64 addr, struct sym_result *out)
 	__attribute__((nonnull(1, 3)));
 
+/*
+ * A kernel caller's frame from its return address ret: looked up one byte
+ * back, inside the call (*look = ret - 1), as for user space; but when that
+ * byte is a function's padding (__pfx_, __cfi_), which holds no call, ret
+ * itself (*look = ret) when it names a function.  Such a "return address" is
+ * a function's entry that a retpoline thunk (__x86_indirect_thunk_rax) put
+ * on the stack to jump to it, and perf names that function too.
+ */
+int symbolizer__lookup_kernel_caller(struct symbolizer *s, u64 ret, struct sym_result *out,
+				     u64 *look) __attribute__((nonnull(1, 3, 4)));
+
 /* A kernel text symbol: [start, end), its name, its DSO ("[kernel]", "[ext4]"). */
 struct sym_ksym {
 	u64 start, end;
@@ -284,8 +295,10 @@ void symbolizer__adopt_kernel(struct symbolizer *s, struct kallsyms_preload *p)
 /*
  * For a recording's KSYMS record: the kernel symbols (from opts.kallsyms or
  * /proc/kallsyms, now) that cover the sorted addresses addrs[n], each once,
- * by address, into *out (malloc'd, *nout of them; the strings live as long
- * as s) and _stext's address into *stext (0: not listed).  0; -errno with
+ * by address, and the function after each such symbol that is padding
+ * (symbolizer__lookup_kernel_caller), into *out (malloc'd, *nout of them;
+ * the strings live as long as s) and _stext's address into *stext (0: not
+ * listed).  0; -errno with
  * err set when kallsyms cannot be read or hides its addresses
  * (EBS_E_ADDRESSES_HIDDEN, EBS_E_NO_SYMBOLS, EBS_E_LINE_TOO_LONG...).
  */

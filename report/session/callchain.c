@@ -452,7 +452,9 @@ static int resolve_all(struct chainer *c, const struct resolved *r, unsigned int
 			e = push_resolved(c, &r->res, r->map, addr, addr, c->kernel[i]);
 		} else {
 			memset(&res, 0, sizeof(res));
-			if (c->kernel[i]) {
+			if (c->kernel[i] && look != addr) {
+				symbolizer__lookup_kernel_caller(c->rs->sym, addr, &res, &look);
+			} else if (c->kernel[i]) {
 				symbolizer__lookup_kernel(c->rs->sym, look, &res);
 			} else {
 				map = machine__find_map(c->rs->m, r->s->pid, look, r->s->time);

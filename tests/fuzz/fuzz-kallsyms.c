@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz-kallsyms.c - the kallsyms parser (symbolize/kallsyms.c), through the
- * symbolizer as report uses it (--kallsyms FILE): kernel lookups, a kernel
- * function's bounds and _stext, then the table itself.
+ * symbolizer as report uses it (--kallsyms FILE): kernel lookups (of a
+ * sampled address and of a caller's), a kernel function's bounds and
+ * _stext, then the table itself.
  *
  * Promises checked (symbolize/internal.h, struct kallsyms): text symbols
  * only, sorted by address and one per address, names and module names
@@ -17,12 +18,20 @@
 
 static void probe(struct symbolizer *s, const struct kallsyms *k, u64 a)
 {
-	struct sym_result r;
+	struct sym_result r, c;
 	struct sym_func f;
 	size_t i, want = SIZE_MAX;
+	u64 look;
 	int e;
 
 	FUZZ_CHECK(symbolizer__lookup_kernel(s, a, &r) == 0, "lookup");
+	/* a caller at return address a + 1: a's symbol, or after padding the next */
+	FUZZ_CHECK(symbolizer__lookup_kernel_caller(s, a + 1, &c, &look) == 0 &&
+			   (look == a ? c.function == r.function
+				      : look == a + 1 && r.function && c.function &&
+						(!strncmp(r.function, "__pfx_", 6) ||
+						 !strncmp(r.function, "__cfi_", 6))),
+		   "caller at %#llx", (unsigned long long)(a + 1));
 	if (k) {
 		for (i = k->nsyms; i-- > 0;)
 			if (k->syms[i].addr <= a) {

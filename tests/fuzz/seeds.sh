@@ -163,9 +163,9 @@ seeds_events() {
 	note "events: $(ls "$d" | wc -l) strings"
 }
 
-# kallsyms: real lines of /proc/kallsyms (the first, some of each type, and
-# module symbols), with the addresses as this user may see them, and the
-# test suite's copy.
+# kallsyms: real lines of /proc/kallsyms (the first, some of each type,
+# a function's padding and module symbols), with the addresses as this user
+# may see them, and the test suite's copy.
 seeds_kallsyms() {
 	local d=$OUT/kallsyms
 	mkdir -p "$d"
@@ -174,7 +174,10 @@ seeds_kallsyms() {
 		awk '{ if (seen[$2]++ < 4) print }' /proc/kallsyms >"$d/types"
 		grep -m 64 '\[' /proc/kallsyms >"$d/modules"
 		grep -m 1 -B 8 -A 8 ' _stext$' /proc/kallsyms >"$d/stext"
+		# functions with padding before them (__pfx_, since 6.2): a caller's lookup
+		grep -m 1 -B 4 -A 4 ' __pfx_pipe_release$' /proc/kallsyms >"$d/padding"
 		[ -s "$d/modules" ] || rm -f "$d/modules"
+		[ -s "$d/padding" ] || rm -f "$d/padding"
 	else
 		note "kallsyms: /proc/kallsyms unreadable"
 	fi

@@ -648,6 +648,94 @@ static void test_kernel_tables(void)
 	symbolizer__free(s);
 }
 
+/*
+ * A kernel caller's frame whose return address less one is a function's
+ * padding: the frame is that function (a retpoline thunk put its entry on
+ * the stack to jump to it; perf names it so: "pipe_release", not
+ * "__pfx_pipe_release", in a chain CI recorded).  Elsewhere, one byte back
+ * as ever, into another function when the call was its last instruction.
+ * A recording keeps the function after padding, so its own table gives it.
+ */
+static void test_kernel_padding(void)
+{
+	static const char text[] = "ffffffff81000000 T _stext\n"
+				   "ffffffff81000100 T caller\n"
+				   "ffffffff810001f0 t __pfx_pipe_release\n"
+				   "ffffffff81000200 t pipe_release\n"
+				   "ffffffff810002f0 t __cfi_other\n"
+				   "ffffffff81000300 T other\n"
+				   "ffffffff81000400 T next_fn\n"
+				   "ffffffff81000500 T end\n";
+	u64 addrs[] = {K(0x1ff), K(0x2f5), K(0x3ff)};
+	struct symbolize_opts so = {0};
+	struct ebs_error why = {0};
+	struct sym_ksym *v = NULL;
+	struct sym_result r;
+	struct symbolizer *s, *t;
+	char path[128];
+	size_t nv = 0, i;
+	u64 look = 0, stext;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kallsyms-pfx", tmpdir);
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		TEST_FAIL("kernel padding", "%s: %s", path, strerror(errno));
+		return;
+	}
+	so.kallsyms = path;
+	s = symbolizer__new(&so);
+	if (!s) {
+		TEST_FAIL("kernel padding", "symbolizer__new failed");
+		return;
+	}
+	symbolizer__lookup_kernel_caller(s, K(0x200), &r, &look);
+	TEST_CHECK("kernel padding: a return address whose byte before is __pfx_: the function",
+		   r.function && !strcmp(r.function, "pipe_release") && look == K(0x200) &&
+			   r.sym_offset == 0);
+	symbolizer__lookup_kernel_caller(s, K(0x300), &r, &look);
+	TEST_CHECK("kernel padding: ...or __cfi_",
+		   r.function && !strcmp(r.function, "other") && look == K(0x300));
+	symbolizer__lookup_kernel_caller(s, K(0x400), &r, &look);
+	TEST_CHECK(
+		"kernel padding: a function's start after a function: the one before (a noreturn call)",
+		r.function && !strcmp(r.function, "other") && look == K(0x3ff) &&
+			r.sym_offset == 0xff);
+	symbolizer__lookup_kernel_caller(s, K(0x150), &r, &look);
+	TEST_CHECK("kernel padding: inside a function: one byte back",
+		   r.function && !strcmp(r.function, "caller") && look == K(0x14f));
+	symbolizer__lookup_kernel(s, K(0x1f5), &r);
+	TEST_CHECK("kernel padding: a plain lookup still names the padding",
+		   r.function && !strcmp(r.function, "__pfx_pipe_release"));
+
+	/* the recording's table: the function after each padding hit */
+	if (symbolizer__kernel_symbols(s, addrs, 3, &v, &nv, &stext, &why)) {
+		TEST_FAIL("kernel padding: kept symbols", "%s", why.msg);
+		symbolizer__free(s);
+		return;
+	}
+	TEST_EQ("kernel padding: kept: each padding and its function, other once", nv, 4);
+	for (i = 0; i < nv && i < 4; i++) {
+		static const char *const want[] = {"__pfx_pipe_release", "pipe_release",
+						   "__cfi_other", "other"};
+
+		TEST_STREQ("kernel padding: kept in order", v[i].name, want[i]);
+	}
+
+	/* a report of that table alone (v's names are s's): the same frame */
+	t = symbolizer__new(&(struct symbolize_opts){0});
+	if (t && !symbolizer__set_kernel_symbols(t, v, nv, stext)) {
+		symbolizer__lookup_kernel_caller(t, K(0x200), &r, &look);
+		TEST_CHECK("kernel padding: from the recording's table alone, the function",
+			   r.function && !strcmp(r.function, "pipe_release"));
+	} else {
+		TEST_FAIL("kernel padding: the table", "symbolizer__set_kernel_symbols failed");
+	}
+	symbolizer__free(t);
+	symbolizer__free(s);
+	free(v);
+}
+
 static int setup(void)
 {
 	strcpy(tmpdir, "/tmp/ebs-test-kallsyms.XXXXXX");
@@ -661,5 +749,5 @@ static int setup(void)
 }
 
 TEST_MAIN(setup, cleanup, TEST_CASE(test_kallsyms), TEST_CASE(test_kallsyms_refused),
-	  TEST_CASE(test_kallsyms_table), TEST_CASE(test_kernel_tables), TEST_CASE(test_jitmap),
-	  TEST_CASE(test_jitmap_refused))
+	  TEST_CASE(test_kallsyms_table), TEST_CASE(test_kernel_tables),
+	  TEST_CASE(test_kernel_padding), TEST_CASE(test_jitmap), TEST_CASE(test_jitmap_refused))

@@ -1130,8 +1130,9 @@ static bool count_adds_up(const struct ebs_read *r, const struct ebs_count *cpu)
  * read or stopped it being called (the counter ran all of that), at most
  * the time around both ioctls (it cannot have run longer).  Only the
  * clocks' differences need the 3%.  A check against the outer interval
- * alone failed once under CI's load: a STOP of every CPU of a TCG guest
- * took 41 ms, and 0.304 s counted of 0.341 s read as 11% short.
+ * alone failed once under CI's load: the START and STOP of every CPU of a
+ * TCG guest took 41 ms between them, and 0.304 s counted of 0.341 s read
+ * as 11% short.
  */
 static int time_within(__u64 ns, double inner, double outer)
 {

@@ -130,6 +130,15 @@ printf '\t    7f0000001000 [unknown] ([unknown])\n\t    55550000114e main (/x/pr
 python3 "$TOP/tests/tools/perfchains.py" pc.perf.txt pc.ebs.txt >pc.cmp 2>&1
 check "perfchains.py: a leaf in no mapping ends its own chain only ($(tr '\n' ' ' <pc.cmp | head -c 120))" \
 	sh -c 'head -n 1 pc.cmp | grep -qx "chains perf 2 ebs 2" && grep -qx "chains differ 0" pc.cmp'
+# ...and a PLT entry perf names by the symbol before it (_init+0x50) is
+# ebs's NAME@plt, but no other name of ebs's
+printf '\t    555500001050 _init+0x50 (/x/prog)\n\t    55550000114e main+0x1e (/x/prog)\n\n' >plt.perf.txt
+printf '\t    555500001050 clock_gettime@plt (/x/prog)\n\t    55550000114e main (/x/prog)\n\n' >plt.ebs.txt
+sed 's/clock_gettime@plt/leaf/' plt.ebs.txt >plt.other.txt
+python3 "$TOP/tests/tools/perfchains.py" plt.perf.txt plt.ebs.txt >plt.cmp 2>&1
+python3 "$TOP/tests/tools/perfchains.py" plt.perf.txt plt.other.txt >plt-other.cmp 2>&1
+check "perfchains.py: perf's _init+0x50 is ebs's clock_gettime@plt, not its leaf ($(sed -n 3p plt.cmp), then $(sed -n 3p plt-other.cmp))" \
+	sh -c 'grep -qx "chains differ 0" plt.cmp && grep -qx "chains differ 1" plt-other.cmp'
 
 # against_perf WHAT MODE BIN: perf record of BIN, perf script's chains against
 # ebs script's of perf's file

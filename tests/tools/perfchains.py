@@ -23,8 +23,9 @@ which perf names by that symbol and ebs by the call's, one byte back
 ('boundary': ld.so's _dl_start_user after _start's call), or in ld.so
 perf's _dl_start_user (a label of the debug file ebs does not take) and
 ebs's _start, which covers it, or a PLT entry of no symbol, perf's bare
-"@plt" and ebs's [unknown] in the same DSO.  A chain of perf's that is kernel frames
-alone, where ebs's goes on into user space, is one whose user part
+"@plt" and ebs's [unknown] in the same DSO, or a PLT entry perf names _init
+(the symbol before it) and ebs NAME@plt.  A chain of perf's that is kernel
+frames alone, where ebs's goes on into user space, is one whose user part
 perf's unwinder lost (it failed at the first frame, as it does early in
 ld.so): counted apart.
 
@@ -131,6 +132,12 @@ def same(x, y, k):
     # ifuncs through them), which perf calls "@plt" and ebs leaves
     # [unknown] in the DSO: one address, no name to compare
     if x[0] == '@plt' and y[0] == '[unknown]':
+        return 'alias'
+    # a PLT entry perf 6.1 names by the symbol before it, .init's _init
+    # (of size 0, which perf stretches to the next symbol), and ebs
+    # NAME@plt: calltree's clock_gettime@plt at 0x1050 was perf's
+    # _init+0x50 in a SAN run of script.sh
+    if x[0] == '_init' and y[0].endswith('@plt'):
         return 'alias'
     return None
 

@@ -16,9 +16,11 @@ perf: every sample perf recorded in sqlwork, its IP made a link-time address
 through perf's mmap events and the program headers, is resolved by one
 `ebs addr2line -e sqlwork` (addresses on stdin); the last frame of its inline
 chain (the compiled function) must be perf's symbol, sample for sample.  The
-one allowed difference: GCC's clones (foo.constprop.0, foo.part.0,
+allowed differences: GCC's clones (foo.constprop.0, foo.part.0,
 foo.isra.0, foo.cold) are named by the ELF symbol table, which perf reads,
-and by DWARF (the clone's DIE points at foo's), which ebs addr2line reads.
+and by DWARF (the clone's DIE points at foo's), which ebs addr2line reads;
+and PLT code of no symbol (PLT0, .plt.got), which perf names _init (the
+size-0 symbol before it, stretched) and ebs addr2line ??.
 
 annotate: see check_functions, check_whole and check_html.
 """
@@ -110,6 +112,16 @@ def ebs_samples(ebs, data, exe):
     sm = re.compile(r"^\d+ SAMPLE .* pid (\d+) .* ip (0x[0-9a-f]+) .* event 0 ")
     dump = run([ebs, "report", "-i", data, "--dump"]).splitlines()
     return [a for a, _ in mapped_samples(dump, exe, mm, sm) if a is not None]
+
+
+def plt_ranges(exe):
+    """[start, end) of the PLT sections (.plt, .plt.got, .plt.sec)."""
+    out = []
+    for line in run(["readelf", "-SW", exe]).splitlines():
+        m = re.search(r"\]\s+(\.plt\S*)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", line)
+        if m:
+            out.append((int(m.group(2), 16), int(m.group(2), 16) + int(m.group(3), 16)))
+    return out
 
 
 def ebs_compiled(ebs, exe, addrs):
@@ -393,14 +405,19 @@ def cmd_perf(a):
         print("FAIL: %s: perf: ebs addr2line answered %d of %d addresses" % (a.t, len(names), len(samples)))
         return
     clones, bad = collections.Counter(), collections.Counter()
+    plts, plt = plt_ranges(a.exe), 0
     for (addr, sym), name in zip(samples, names):
         if name == sym:
             continue
         if CLONE.search(sym) and base_name(sym) == name:
             clones[sym] += 1
+        elif sym == "_init" and name == "??" and any(lo <= addr < hi for lo, hi in plts):
+            # PLT code of no symbol (PLT0, .plt.got): perf stretches .init's
+            # _init (size 0) over it; ebs names nothing (a SAN run: 1 of 5343)
+            plt += 1
         else:
             bad[(sym, name)] += 1
-    agree = len(samples) - sum(clones.values()) - sum(bad.values())
+    agree = len(samples) - sum(clones.values()) - sum(bad.values()) - plt
     if bad or unmapped:
         print("FAIL: %s: perf's symbol = ebs addr2line's compiled function, sample for sample: "
               "%d of %d samples differ%s: %s" %
@@ -410,9 +427,9 @@ def cmd_perf(a):
     else:
         print("PASS: %s: perf's symbol = ebs addr2line's compiled function for each of %d "
               "samples: %d equal, %d allowed (GCC clones: perf names the ELF symbol, ebs the "
-              "DWARF function: %s)" %
+              "DWARF function: %s), %d in PLT code of no symbol (perf's _init, ebs's ??)" %
               (a.t, len(samples), agree, sum(clones.values()),
-               ", ".join("%s (%d)" % kv for kv in clones.most_common(5)) or "none"))
+               ", ".join("%s (%d)" % kv for kv in clones.most_common(5)) or "none", plt))
 
 
 def top_functions(ebs, data, n):

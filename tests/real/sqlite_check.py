@@ -118,7 +118,7 @@ def plt_ranges(exe):
     """[start, end) of the PLT sections (.plt, .plt.got, .plt.sec)."""
     out = []
     for line in run(["readelf", "-SW", exe]).splitlines():
-        m = re.search(r"\]\s+(\.plt\S*)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", line)
+        m = re.match(r"^\s*\[\s*\d+\] (\.plt\S*)\s+\S+\s+([0-9a-f]+) [0-9a-f]+ ([0-9a-f]+) ", line)
         if m:
             out.append((int(m.group(2), 16), int(m.group(2), 16) + int(m.group(3), 16)))
     return out
@@ -170,11 +170,8 @@ def symtab(exe):
             start, size = int(f[1], 16), int(f[2], 0)
             if size:
                 syms.add((start, start + size, f[7].split("@")[0]))
-    for line in run(["readelf", "-SW", exe]).splitlines():
-        m = re.match(r"^\s*\[\s*\d+\] (\.plt\S*)\s+\S+\s+([0-9a-f]+) [0-9a-f]+ ([0-9a-f]+) ", line)
-        if m:
-            start, size = int(m.group(2), 16), int(m.group(3), 16)
-            syms |= {(a, a + 16, "plt+%x" % a) for a in range(start, start + size, 16)}
+    for start, end in plt_ranges(exe):
+        syms |= {(a, a + 16, "plt+%x" % a) for a in range(start, end, 16)}
     return sorted(syms)
 
 
